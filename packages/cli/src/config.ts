@@ -1,0 +1,14 @@
+import fs from 'node:fs';
+import type { CreateHubOptions, HubConfig } from '@hub/runtime';
+import { builtInConfig } from '@hub/runtime';
+
+/** --config, then $HUB_CONFIG, then ./hub.toml, then the built-in default. */
+export function configSource(flag: string | undefined, env: NodeJS.ProcessEnv): Pick<CreateHubOptions, 'configFile' | 'config'> {
+  const file = flag ?? env.HUB_CONFIG ?? (fs.existsSync('hub.toml') ? 'hub.toml' : undefined);
+  if (file) {
+    if (!fs.existsSync(file)) throw new Error(`config file ${file} does not exist`);
+    return { configFile: file };
+  }
+  const config: HubConfig = builtInConfig(env);
+  return { config };
+}

@@ -1,0 +1,2 @@
+export { main, type Io } from './main.js';
+export { defaultPlugins, readCatalogue } from './plugins.js';

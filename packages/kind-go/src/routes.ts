@@ -1,0 +1,110 @@
+import { errors, reply, type KindRoute, type MetadataSpec, type Reply, type RequestContext } from '@hub/runtime';
+import { escapePath, isGoVersion, modulePath, unescapeElement } from './module-path.js';
+import { compareGoVersions, isRelease } from './semver.js';
+
+export interface GoConfig {
+  /** Base URL of the checksum database that `/sumdb/<db-name>/...` passes through to. */
+  checksum_db?: string;
+}
+
+type Rc = RequestContext<GoConfig>;
+
+const notHtml = (what: string) => (body: Buffer) => (/^\s*</.test(body.subarray(0, 64).toString('latin1')) ? `${what} looks like an HTML page` : null);
+const checkInfo = (body: Buffer): string | null => {
+  try {
+    const v = JSON.parse(body.toString('utf8')) as { Version?: unknown };
+    return typeof v.Version === 'string' ? null : 'no Version member';
+  } catch {
+    return 'not JSON';
+  }
+};
+
+const upstreamUrl = (rc: Rc, module: string, tail: string) => `${rc.registry.upstream}/${escapePath(module)}/${tail}`;
+
+function listSpec(rc: Rc, module: string): MetadataSpec {
+  return { key: `list:${module}`, url: upstreamUrl(rc, module, '@v/list'), check: notHtml('version list') };
+}
+
+async function listed(rc: Rc, module: string): Promise<string[]> {
+  const doc = await rc.metadata(listSpec(rc, module));
+  const hidden = await rc.hiddenVersions(module);
+  return doc
+    .derive('versions', (b) => b.toString('utf8').split('\n').map((l) => l.trim()).filter(Boolean))
+    .filter((v) => !hidden.has(v));
+}
+
+/** `.info` and `.mod` are immutable for a version, so they are cached like artifacts. */
+function versionFile(rc: Rc, module: string, version: string, ext: 'info' | 'mod' | 'zip'): Promise<Reply> {
+  const tail = `@v/${escapePath(version)}.${ext}`;
+  return rc.artifact({
+    key: `${module}/${tail}`,
+    coordinate: { name: module, version },
+    contentType: ext === 'zip' ? 'application/zip' : ext === 'info' ? 'application/json' : 'text/plain; charset=utf-8',
+    checkHead: ext === 'zip' ? (h) => (h.subarray(0, 4).equals(Buffer.from('PK\x03\x04', 'latin1')) ? null : 'not a zip archive') : notHtml(`.${ext} file`),
+    source: async () => ({ url: upstreamUrl(rc, module, tail) }),
+  });
+}
+
+/** `@latest`: the upstream's answer, unless it names an unlisted version; then the highest listed one. */
+async function latest(rc: Rc, module: string): Promise<Reply> {
+  const hidden = await rc.hiddenVersions(module);
+  let upstreamLatest: { Version?: string } | null = null;
+  try {
+    const doc = await rc.metadata({ key: `latest:${module}`, url: upstreamUrl(rc, module, '@latest'), check: checkInfo });
+    upstreamLatest = doc.derive('parsed', (b) => JSON.parse(b.toString('utf8')) as { Version?: string });
+    if (upstreamLatest.Version && !hidden.has(upstreamLatest.Version)) return reply.bytes(doc.body, 'application/json', doc.stale ? { 'x-hub-stale': '1' } : {});
+  } catch (e) {
+    if (!(e as { code?: string }).code || (e as { code?: string }).code !== 'not_found') throw e;
+  }
+  const versions = (await listed(rc, module)).sort(compareGoVersions);
+  const pick = versions.filter(isRelease).at(-1) ?? versions.at(-1);
+  if (!pick) throw errors.notFound(`no listed version of ${module}`);
+  return versionFile(rc, module, pick, 'info');
+}
+
+/** Splits `<module>/@v/<file>` or `<module>/@latest`. */
+function parseModuleRequest(s: readonly string[]): { module: string; op: 'list' | 'latest' | 'info' | 'mod' | 'zip'; version?: string } | null {
+  if (s.at(-1) === '@latest') {
+    const module = modulePath(s.slice(0, -1));
+    return module ? { module, op: 'latest' } : null;
+  }
+  const at = s.length - 2;
+  if (at < 1 || s[at] !== '@v') return null;
+  const module = modulePath(s.slice(0, at));
+  if (!module) throw errors.badRequest('malformed module path');
+  const file = s[at + 1]!;
+  if (file === 'list') return { module, op: 'list' };
+  const m = /^(.+)\.(info|mod|zip)$/.exec(file);
+  const version = m ? unescapeElement(m[1]!) : null;
+  if (!m || !version || !isGoVersion(version)) throw errors.badRequest(`"${file.slice(0, 100)}" is not a module version file`);
+  return { module, op: m[2] as 'info' | 'mod' | 'zip', version };
+}
+
+const moduleRoute: KindRoute<GoConfig> = {
+  id: 'module',
+  match(s) {
+    if (s[0] === 'sumdb') return null;
+    const r = parseModuleRequest(s);
+    return r ? { coordinate: { name: r.module, version: r.version }, params: { op: r.op } } : null;
+  },
+  async handle(rc, m) {
+    const { name, version } = m.coordinate!;
+    const op = m.params!.op as 'list' | 'latest' | 'info' | 'mod' | 'zip';
+    if (op === 'latest') return latest(rc, name);
+    if (op === 'list') return reply.bytes(`${(await listed(rc, name)).join('\n')}\n`, 'text/plain; charset=utf-8');
+    return versionFile(rc, name, version!, op);
+  },
+};
+
+/** `/sumdb/<db-name>/...` goes to the configured checksum database byte for byte (PROTOCOLS.md 3). */
+const sumdbRoute: KindRoute<GoConfig> = {
+  id: 'sumdb',
+  match: (s) => (s[0] === 'sumdb' && s.length >= 3 ? { params: { rest: s.slice(2).map(encodeURIComponent).join('/') } } : null),
+  async handle(rc, m) {
+    const base = rc.registry.config.checksum_db;
+    if (!base) throw errors.notFound(`registry ${rc.registry.name} has no checksum_db configured`);
+    return rc.passthrough(`${base}/${m.params!.rest}`);
+  },
+};
+
+export const routes: readonly KindRoute<GoConfig>[] = [sumdbRoute, moduleRoute];

@@ -1,0 +1,41 @@
+import type { SbomDependency, SbomExtractor } from '@hub/runtime';
+
+/** `require` directives of the module's own go.mod (the `.mod` file the proxy serves). */
+export function parseGoMod(text: string): SbomDependency[] {
+  const out: SbomDependency[] = [];
+  let inBlock = false;
+  for (const raw of text.split('\n')) {
+    const line = raw.replace(/\/\/.*$/, '').trim();
+    if (inBlock) {
+      if (line === ')') inBlock = false;
+      else {
+        const [name, range] = line.split(/\s+/);
+        if (name && range) out.push({ name, range, scope: 'runtime' });
+      }
+      continue;
+    }
+    if (/^require\s*\($/.test(line)) inBlock = true;
+    else {
+      const m = /^require\s+(\S+)\s+(\S+)$/.exec(line);
+      if (m) out.push({ name: m[1]!, range: m[2]!, scope: 'runtime' });
+    }
+  }
+  return out;
+}
+
+export const sbom: SbomExtractor = {
+  appliesTo: (key) => key.endsWith('.mod'),
+  async extract(body, limits) {
+    const chunks: Buffer[] = [];
+    let n = 0;
+    for await (const c of body) {
+      n += (c as Buffer).length;
+      if (n > limits.maxBytes) {
+        body.destroy();
+        throw Object.assign(new Error('go.mod exceeds the SBOM size cap'), { code: 'ARCHIVE_LIMIT' });
+      }
+      chunks.push(c as Buffer);
+    }
+    return parseGoMod(Buffer.concat(chunks).toString('utf8'));
+  },
+};

@@ -1,0 +1,24 @@
+import { defineKind } from '@hub/runtime';
+import { isPackageName } from './names.js';
+import { probe } from './probe.js';
+import { routes } from './routes.js';
+import { sbom } from './sbom.js';
+
+/** npm: tarball downloads by the SPEC 4.1 routes, and packuments for the npm client. */
+export default defineKind({
+  id: 'npm',
+  contract: 1,
+  addressing: 'package',
+  description: 'npm packages: tarballs, and packuments with tarball URLs rewritten to hub',
+  coordinate: {
+    parse(text) {
+      const at = text.lastIndexOf('@');
+      const [name, version] = at > 0 ? [text.slice(0, at), text.slice(at + 1)] : [text, undefined];
+      return isPackageName(name) ? (version ? { name, version } : { name }) : null;
+    },
+    format: (c) => (c.version ? `${c.name}@${c.version}` : c.name),
+  },
+  routes,
+  probe,
+  sbom,
+});

@@ -1,0 +1,84 @@
+import { errors, type Digest, type MetadataDoc, type MetadataSpec, type RequestContext } from '@hub/runtime';
+import { compareSemver, isPrerelease } from './semver.js';
+import { tarballFile, upstreamPath } from './names.js';
+
+/** npm serves two representations of one packument; they are cached apart. */
+export type Representation = 'full' | 'corgi';
+export const CORGI = 'application/vnd.npm.install-v1+json';
+
+interface VersionDoc {
+  dist?: { tarball?: string; integrity?: string; shasum?: string };
+  [k: string]: unknown;
+}
+export interface Packument {
+  name?: string;
+  'dist-tags'?: Record<string, string>;
+  versions?: Record<string, VersionDoc>;
+  time?: Record<string, string>;
+  [k: string]: unknown;
+}
+
+function checkPackument(body: Buffer): string | null {
+  try {
+    const doc = JSON.parse(body.toString('utf8')) as unknown;
+    if (!doc || typeof doc !== 'object' || Array.isArray(doc)) return 'not a JSON object';
+    if (!('versions' in doc) && !('name' in doc)) return 'no name or versions';
+    return null;
+  } catch {
+    return 'not JSON';
+  }
+}
+
+export function packumentSpec(rc: RequestContext, name: string, repr: Representation): MetadataSpec {
+  return {
+    key: `packument:${repr}:${name}`,
+    url: `${rc.registry.upstream}/${upstreamPath(name)}`,
+    headers: { accept: repr === 'corgi' ? `${CORGI}; q=1.0, application/json; q=0.8` : 'application/json' },
+    check: checkPackument,
+  };
+}
+
+export const parsed = (doc: MetadataDoc): Packument => doc.derive('parsed', (b) => JSON.parse(b.toString('utf8')) as Packument);
+
+/** The version `latest` points at, or the highest listed stable one when that is unlisted. */
+export function latestVersion(p: Packument, hidden: ReadonlySet<string>): string | null {
+  const tagged = p['dist-tags']?.latest;
+  if (tagged && p.versions?.[tagged] && !hidden.has(tagged)) return tagged;
+  const listed = Object.keys(p.versions ?? {}).filter((v) => !hidden.has(v));
+  const stable = listed.filter((v) => !isPrerelease(v));
+  return (stable.length ? stable : listed).sort(compareSemver).at(-1) ?? null;
+}
+
+/** sha512 from `dist.integrity` (SRI, base64) or else sha1 from `dist.shasum`. */
+export function distDigest(v: VersionDoc): Digest | undefined {
+  const sri = v.dist?.integrity?.split(/\s+/).find((s) => s.startsWith('sha512-'));
+  if (sri) return { algorithm: 'sha512', hex: Buffer.from(sri.slice(7), 'base64').toString('hex') };
+  if (v.dist?.shasum && /^[0-9a-f]{40}$/i.test(v.dist.shasum)) return { algorithm: 'sha1', hex: v.dist.shasum };
+  return undefined;
+}
+
+/** The packument as hub serves it: tarballs point at hub, unlisted versions are gone. */
+export function rewritePackument(p: Packument, baseUrl: string, hidden: ReadonlySet<string>): Packument {
+  const name = p.name ?? '';
+  const versions: Record<string, VersionDoc> = {};
+  for (const [v, doc] of Object.entries(p.versions ?? {})) {
+    if (hidden.has(v)) continue;
+    versions[v] = { ...doc, dist: { ...doc.dist, tarball: `${baseUrl}/${name}/-/${tarballFile(name, v)}` } };
+  }
+  const out: Packument = { ...p, versions };
+  if (p.time && hidden.size) out.time = Object.fromEntries(Object.entries(p.time).filter(([k]) => !hidden.has(k)));
+  if (p['dist-tags']) {
+    const tags = Object.fromEntries(Object.entries(p['dist-tags']).filter(([, v]) => !hidden.has(v)));
+    const latest = latestVersion(p, hidden);
+    if (latest) tags.latest = latest;
+    out['dist-tags'] = tags;
+  }
+  return out;
+}
+
+export async function versionDoc(rc: RequestContext, name: string, version: string): Promise<VersionDoc> {
+  const p = parsed(await rc.metadata(packumentSpec(rc, name, 'corgi')));
+  const v = p.versions?.[version];
+  if (!v) throw errors.notFound(`${name}@${version} is not in the upstream`);
+  return v;
+}

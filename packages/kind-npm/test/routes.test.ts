@@ -1,0 +1,125 @@
+import t from 'tap';
+import { get, setup } from './setup.js';
+
+const isGzip = (b: Buffer) => b[0] === 0x1f && b[1] === 0x8b;
+
+t.test('SPEC 4.1: GET /<package> streams the latest tarball, never JSON', async (t) => {
+  const s = await setup(t, { config: { auth: { anonymous: ['source:read'] } } });
+  const res = await get(`${s.base}/hubdemo`);
+  t.equal(res.status, 200);
+  t.ok(isGzip(res.body), 'gzip bytes');
+  const direct = await get(`${s.upstream.url}/hubdemo/-/hubdemo-1.1.0.tgz`);
+  t.same(res.body, direct.body, 'the latest version (1.1.0) byte for byte');
+  t.ok(res.headers.get('x-request-id'), 'a request id');
+});
+
+t.test('SPEC 4.1: GET /<package>/<version>/tarball needs source:read', async (t) => {
+  const s = await setup(t);
+  const anon = await get(`${s.base}/hubdemo/1.0.0/tarball`);
+  t.equal(anon.status, 401);
+  t.equal(anon.json().error.code, 'unauthenticated');
+  t.match(anon.headers.get('www-authenticate') ?? '', /Basic realm="hub"/, 'challenges for Basic too');
+  t.equal(s.upstream.count(), 0, 'refused before any upstream request');
+
+  const reader = await s.token('alice', { roles: ['reader'] });
+  const ok = await get(`${s.base}/hubdemo/1.0.0/tarball`, { authorization: `Bearer ${reader}` });
+  t.equal(ok.status, 200);
+  t.ok(isGzip(ok.body));
+
+  const basic = await get(`${s.base}/hubdemo/1.0.0/tarball`, { authorization: `Basic ${Buffer.from(`alice:${reader}`).toString('base64')}` });
+  t.equal(basic.status, 200, 'Basic with the token as password');
+  const bare = await get(`${s.base}/hubdemo/1.0.0/tarball`, { authorization: reader });
+  t.equal(bare.status, 200, 'a bare token (cargo style)');
+
+  const auditor = await s.token('bob', { roles: ['auditor'] });
+  const denied = await get(`${s.base}/hubdemo/1.0.0/tarball`, { authorization: `Bearer ${auditor}` });
+  t.equal(denied.status, 403);
+  t.equal(denied.json().error.code, 'forbidden');
+
+  const bad = await get(`${s.base}/hubdemo/1.0.0/tarball`, { authorization: 'Bearer hub_not_a_real_token' });
+  t.equal(bad.status, 401);
+});
+
+t.test('scoped packages in both encodings', async (t) => {
+  const s = await setup(t, { config: { auth: { anonymous: ['source:read'] } } });
+  const a = await get(`${s.base}/@hubtest%2fscoped/1.0.0/tarball`);
+  const b = await get(`${s.base}/@hubtest/scoped/1.0.0/tarball`);
+  const c = await get(`${s.base}/@hubtest%2Fscoped`);
+  t.equal(a.status, 200);
+  t.same(a.body, b.body);
+  t.same(a.body, c.body);
+  t.equal(s.upstream.count('/@hubtest/scoped/-/'), 1, 'one upstream tarball fetch for all three');
+});
+
+t.test('packuments for the npm client: chosen by Accept, cached per representation, URLs rewritten', async (t) => {
+  const s = await setup(t, { config: { auth: { anonymous: ['source:read'] } } });
+  const full = await get(`${s.base}/hubdemo`, { accept: 'application/json' });
+  t.equal(full.status, 200);
+  t.match(full.headers.get('content-type'), /application\/json/);
+  const doc = full.json();
+  t.equal(doc.name, 'hubdemo');
+  t.equal(doc['dist-tags'].latest, '1.1.0');
+  t.equal(doc.versions['1.0.0'].dist.tarball, `${s.base}/hubdemo/-/hubdemo-1.0.0.tgz`);
+  t.ok(doc.versions['1.0.0'].dist.integrity.startsWith('sha512-'), 'integrity left alone');
+
+  const corgi = await get(`${s.base}/hubdemo`, { accept: 'application/vnd.npm.install-v1+json; q=1.0, application/json; q=0.8, */*' });
+  t.match(corgi.headers.get('content-type'), /vnd\.npm\.install-v1\+json/);
+  t.notOk(corgi.json().versions['1.0.0'].description, 'the abbreviated document');
+
+  const scoped = (await get(`${s.base}/@hubtest%2fscoped`, { accept: 'application/json' })).json();
+  t.equal(scoped.versions['1.0.0'].dist.tarball, `${s.base}/@hubtest/scoped/-/scoped-1.0.0.tgz`);
+  const tgz = await get(scoped.versions['1.0.0'].dist.tarball);
+  t.equal(tgz.status, 200, 'the rewritten URL serves the tarball');
+
+  await get(`${s.base}/hubdemo`, { accept: 'application/json' });
+  t.equal(s.upstream.count((r) => r.url === '/hubdemo' && r.headers.accept === 'application/json'), 1, 'the full packument was fetched once');
+});
+
+t.test('unknown registry, wrong routes, bad names and hostile paths', async (t) => {
+  const s = await setup(t, { config: { auth: { anonymous: ['source:read'] } } });
+  const cases: Array<[string, number, string]> = [
+    [`${s.url}/proxy/nope/hubdemo`, 404, 'not_found'],
+    [`${s.base}/hubdemo/1.0.0/zipball`, 404, 'not_found'],
+    [`${s.base}/Bad%20Name!/1.0.0/tarball`, 400, 'bad_request'],
+    [`${s.base}/hubdemo/..%2f..%2fetc/tarball`, 400, 'bad_request'],
+    [`${s.base}/%2e%2e/%2e%2e/etc/passwd`, 400, 'bad_request'],
+    [`${s.base}/hubdemo/%00/tarball`, 400, 'bad_request'],
+    [`${s.base}/hubdemo/1.0.0%5c..%5c/tarball`, 400, 'bad_request'],
+    [`${s.base}/hubdemo/%zz/tarball`, 400, 'bad_request'],
+    [`${s.base}/nosuchpkg`, 404, 'not_found'],
+    [`${s.base}/hubdemo/9.9.9/tarball`, 404, 'not_found'],
+    [`${s.base}/hubdemo/-/other-1.0.0.tgz`, 404, 'not_found'],
+  ];
+  for (const [url, status, code] of cases) {
+    const res = await get(url);
+    t.equal(res.status, status, url);
+    t.equal(res.json().error.code, code, `${url} code`);
+    t.ok(res.json().error.request_id, 'carries the request id');
+    t.notMatch(res.body.toString(), /at .*\.js:\d+/, 'no stack trace');
+  }
+  t.equal(s.upstream.count((r) => r.url.includes('etc') || r.url.includes('passwd')), 0, 'nothing hostile reached the upstream');
+});
+
+t.test('an oversized header gets 431 in the error format', async (t) => {
+  const s = await setup(t);
+  const res = await fetch(`${s.base}/hubdemo`, { headers: { 'x-big': 'a'.repeat(20_000) } });
+  t.equal(res.status, 431);
+  t.equal(((await res.json()) as { error: { code: string } }).error.code, 'header_too_large');
+});
+
+t.test('HEAD answers headers without a body', async (t) => {
+  const s = await setup(t, { config: { auth: { anonymous: ['source:read'] } } });
+  await get(`${s.base}/hubdemo/1.0.0/tarball`);
+  const res = await fetch(`${s.base}/hubdemo/1.0.0/tarball`, { method: 'HEAD' });
+  t.equal(res.status, 200);
+  t.ok(Number(res.headers.get('content-length')) > 0);
+  t.equal((await res.arrayBuffer()).byteLength, 0);
+});
+
+t.test('/healthz needs no token; /metrics exposes hub_ metrics', async (t) => {
+  const s = await setup(t);
+  t.equal((await get(`${s.url}/healthz`)).status, 200);
+  const m = (await get(`${s.url}/metrics`)).body.toString();
+  t.match(m, /hub_http_request_duration_seconds/);
+  t.match(m, /hub_cache_requests_total/);
+});

@@ -1,0 +1,73 @@
+import type { Knex } from 'knex';
+import { LRUCache } from 'lru-cache';
+import type { Permission } from '../contract/kind.js';
+import { errors, HubError } from '../errors.js';
+import { ANONYMOUS, type Subject } from '../policy/decide.js';
+import { tokenFromAuthorization } from './credentials.js';
+import { hashToken } from './tokens.js';
+
+/**
+ * How long a token lookup is remembered per process. A revocation or a user block reaches every
+ * replica within this time, because each replica re-reads the database after it.
+ */
+export const AUTH_MEMO_MS = 1_000;
+
+export interface Authenticator {
+  /** The subject of a request: anonymous without credentials; throws for bad, revoked or blocked ones. */
+  subject(authorization: string | undefined): Promise<Subject>;
+  /** Drops remembered lookups (after an admin change on this replica). */
+  invalidate(): void;
+}
+
+interface TokenLookup {
+  subject?: Subject;
+  error?: HubError;
+  at: number;
+}
+
+export function createAuthenticator(db: Knex, opts: { adminTokenSha256?: string }): Authenticator {
+  const memo = new LRUCache<string, TokenLookup>({ max: 10_000, ttl: AUTH_MEMO_MS });
+
+  async function lookup(hash: string): Promise<TokenLookup> {
+    const now = Date.now();
+    if (opts.adminTokenSha256 && hash === opts.adminTokenSha256) return { subject: { user_id: 'admin', token_id: 'bootstrap', roles: ['admin'] }, at: now };
+    const row = await db('tokens')
+      .join('users', 'users.id', 'tokens.user_id')
+      .where('tokens.token_sha256', hash)
+      .first('tokens.id as token_id', 'tokens.user_id', 'tokens.permissions', 'tokens.expires_at', 'tokens.revoked_at', 'users.roles', 'users.blocked');
+    if (!row) return { error: errors.unauthenticated('unknown token'), at: now };
+    if (row.revoked_at !== null) return { error: errors.unauthenticated('the token was revoked'), at: now };
+    if (row.expires_at !== null && Number(row.expires_at) <= now) return { error: errors.unauthenticated('the token has expired'), at: now };
+    if (row.blocked) return { error: new HubError('user_blocked', `user ${row.user_id} is blocked`), at: now };
+    return {
+      subject: {
+        user_id: row.user_id,
+        token_id: row.token_id,
+        roles: JSON.parse(row.roles) as string[],
+        token_permissions: row.permissions ? (JSON.parse(row.permissions) as Permission[]) : undefined,
+      },
+      at: now,
+    };
+  }
+
+  return {
+    async subject(authorization) {
+      const token = tokenFromAuthorization(authorization);
+      if (!token) {
+        if (authorization) throw errors.unauthenticated('the Authorization header is not a token hub understands');
+        return ANONYMOUS;
+      }
+      const hash = hashToken(token);
+      let hit = memo.get(hash);
+      if (!hit) {
+        hit = await lookup(hash);
+        memo.set(hash, hit);
+      }
+      if (hit.error) throw hit.error;
+      return hit.subject!;
+    },
+    invalidate() {
+      memo.clear();
+    },
+  };
+}

@@ -1,0 +1,205 @@
+import { LRUCache } from 'lru-cache';
+import type { Logger } from 'pino';
+import type { ArtifactSpec, RegistryInfo, Reply } from '../contract/kind.js';
+import type { UpstreamClient } from '../contract/upstream.js';
+import { errors, isHubError } from '../errors.js';
+import type { HubMetrics } from '../metrics.js';
+import type { BlobStore } from '../storage/blobs/blob-store.js';
+import type { artifactRows, ArtifactRow } from '../storage/artifact-rows.js';
+import { Flight, FlightError } from './flight.js';
+
+export interface ArtifactCacheOptions {
+  blobs: BlobStore;
+  rows: ReturnType<typeof artifactRows>;
+  metrics: HubMetrics;
+  log: Logger;
+  /** Hot small artifacts kept in memory, by total bytes. */
+  memoryBytes: number;
+  memoryMaxObjectBytes: number;
+  maxArtifactBytes: number;
+}
+
+interface InFlight {
+  flight: Flight;
+  /** Resolves once the blob is promoted and its row written. */
+  stored: Promise<ArtifactRow>;
+  contentType: string;
+  size?: number;
+}
+
+interface FlightSlot {
+  promise: Promise<InFlight>;
+  entry?: InFlight;
+}
+
+const NOT_ARTIFACT_TYPES = /^text\/html\b/i;
+
+/**
+ * The pull-through artifact cache. A hit streams the blob (or serves it from memory when small and
+ * hot); a miss starts one Flight per (registry, key) that every concurrent waiter shares.
+ */
+export function createArtifactCache(o: ArtifactCacheOptions) {
+  const flights = new Map<string, FlightSlot>();
+  // Rows are immutable once written (content-addressed), so remembering them is safe; a purge drops them.
+  const rowMemo = new LRUCache<string, ArtifactRow>({ max: 50_000 });
+  const hot = new LRUCache<string, Buffer>({ maxSize: Math.max(1, o.memoryBytes), sizeCalculation: (b) => b.length || 1 });
+  const touched = new Map<string, Set<string>>();
+
+  const reply = (row: Pick<ArtifactRow, 'blob_sha256' | 'size' | 'content_type'>, body: Reply['body'], cache: string): Reply => ({
+    status: 200,
+    headers: {
+      'content-type': row.content_type,
+      'content-length': String(row.size),
+      etag: `"${row.blob_sha256}"`,
+      'cache-control': 'public, max-age=31536000, immutable',
+      'x-hub-cache': cache,
+    },
+    body,
+  });
+
+  async function serveRow(registry: string, row: ArtifactRow): Promise<Reply | null> {
+    const mem = hot.get(row.blob_sha256);
+    if (mem) return reply(row, mem, 'hit');
+    if (row.size <= o.memoryMaxObjectBytes && o.memoryBytes > 0) {
+      const buf = await o.blobs.readAll(row.blob_sha256);
+      if (!buf || buf.length !== row.size) return null;
+      hot.set(row.blob_sha256, buf);
+      return reply(row, buf, 'hit');
+    }
+    const stream = await o.blobs.get(row.blob_sha256);
+    return stream ? reply(row, stream, 'hit') : null;
+  }
+
+  function markTouched(registry: string, key: string) {
+    let set = touched.get(registry);
+    if (!set) touched.set(registry, (set = new Set()));
+    set.add(key);
+  }
+
+  function startFlight(reg: RegistryInfo, spec: ArtifactSpec, upstream: UpstreamClient): Promise<InFlight> {
+    return (async () => {
+      const source = await spec.source();
+      const res = await upstream.request(source.url, { headers: source.headers, maxBytes: o.maxArtifactBytes });
+      if (res.status === 404 || res.status === 410) {
+        res.body.destroy();
+        throw errors.notFound(`${spec.key} is not in the upstream of registry ${reg.name}`);
+      }
+      if (res.status !== 200) {
+        res.body.destroy();
+        throw errors.upstream(`upstream answered ${res.status} for ${spec.key}`, { status: res.status });
+      }
+      const upstreamType = res.headers['content-type'];
+      if (upstreamType && NOT_ARTIFACT_TYPES.test(upstreamType) && !NOT_ARTIFACT_TYPES.test(spec.contentType)) {
+        res.body.destroy();
+        o.metrics.fetchFailures.inc({ registry: reg.name, reason: 'check' });
+        throw errors.upstream(`upstream sent an HTML page instead of ${spec.key}`);
+      }
+      const cl = res.headers['content-length'];
+      const expectedSize = source.size ?? (cl !== undefined ? Number(cl) : undefined);
+      const flight = new Flight({
+        tmpDir: o.blobs.tmpDir,
+        body: res.body,
+        expectedSize,
+        digest: source.digest,
+        checkHead: spec.checkHead,
+        onChunk: (c) => o.metrics.upstreamBytes.inc({ registry: reg.name }, c.length),
+      });
+      const stored = flight.finished.then(async (f) => {
+        await o.blobs.promote(f.tmpPath, f.sha256, f.size);
+        const row: ArtifactRow = {
+          registry: reg.name,
+          cache_key: spec.key,
+          package_name: spec.coordinate.name,
+          version: spec.coordinate.version ?? null,
+          blob_sha256: f.sha256,
+          size: f.size,
+          content_type: spec.contentType,
+          upstream_url: res.url,
+          origin: 'upstream',
+          fetched_at: Date.now(),
+        };
+        await o.rows.insert(row);
+        return row;
+      });
+      stored.catch((e: Error) => {
+        const reason = e instanceof FlightError ? e.reason : 'upstream';
+        o.metrics.fetchFailures.inc({ registry: reg.name, reason });
+        o.log.warn({ registry: reg.name, key: spec.key, reason, err: e.message }, 'artifact not cached');
+      });
+      return { flight, stored, contentType: spec.contentType, size: expectedSize };
+    })();
+  }
+
+  return {
+    async serve(reg: RegistryInfo, spec: ArtifactSpec, upstream: UpstreamClient): Promise<Reply> {
+      const id = `${reg.name}\0${spec.key}`;
+      const row = rowMemo.get(id) ?? (await o.rows.find(reg.name, spec.key));
+      if (row) {
+        const served = await serveRow(reg.name, row);
+        if (served) {
+          rowMemo.set(id, row);
+          markTouched(reg.name, spec.key);
+          o.metrics.cache.inc({ registry: reg.name, result: 'hit' });
+          return served;
+        }
+        // The row points at a blob that is gone: forget it and fetch again.
+        rowMemo.delete(id);
+        await o.rows.remove(reg.name, spec.key);
+      }
+      if (reg.mode === 'local') throw errors.notFound(`${spec.key} was never published to local registry ${reg.name}`);
+
+      let slot = flights.get(id);
+      // A failed flight may linger for a tick while it cleans up; never join it.
+      if (slot?.entry?.flight.state === 'failed') slot = undefined;
+      const coalesced = slot !== undefined;
+      if (!slot) {
+        // Registered before any await, so every concurrent miss joins this one fetch.
+        const s: FlightSlot = { promise: startFlight(reg, spec, upstream) };
+        slot = s;
+        flights.set(id, s);
+        const done = () => flights.get(id) === s && flights.delete(id);
+        s.promise.then((e) => {
+          s.entry = e;
+          e.stored.then((row) => rowMemo.set(id, row), () => {}).finally(done);
+        }, done);
+      }
+      const entry = await slot.promise;
+      o.metrics.cache.inc({ registry: reg.name, result: coalesced ? 'coalesced' : 'miss' });
+      return joinFlight(entry, coalesced);
+    },
+    forget(registry: string, key: string) {
+      const row = rowMemo.get(`${registry}\0${key}`);
+      rowMemo.delete(`${registry}\0${key}`);
+      if (row) hot.delete(row.blob_sha256);
+    },
+    async flushTouches() {
+      const now = Date.now();
+      for (const [registry, keys] of touched) {
+        touched.delete(registry);
+        await o.rows.touch(registry, [...keys], now).catch((e: Error) => o.log.warn({ err: e.message }, 'could not record artifact access times'));
+      }
+    },
+  };
+
+  async function joinFlight(entry: InFlight, coalesced: boolean): Promise<Reply> {
+    const { flight } = entry;
+    await flight.ready.catch((e: unknown) => {
+      throw isHubError(e) ? e : errors.upstream(e instanceof Error ? e.message : 'upstream failed');
+    });
+    const headers: Record<string, string> = { 'content-type': entry.contentType, 'x-hub-cache': coalesced ? 'coalesced' : 'miss' };
+    if (entry.size !== undefined) headers['content-length'] = String(entry.size);
+    if (flight.state === 'done') {
+      // Too late to tail the spool file: it is being (or has been) promoted.
+      const row = await entry.stored.catch(() => {
+        throw errors.upstream('upstream body failed verification');
+      });
+      const body = await o.blobs.get(row.blob_sha256);
+      if (!body) throw errors.internal('cached blob vanished');
+      return { status: 200, headers: { ...headers, 'content-length': String(row.size) }, body };
+    }
+    if (flight.state === 'failed') throw errors.upstream(flight.error?.message ?? 'upstream failed');
+    return { status: 200, headers, body: flight.reader() };
+  }
+}
+
+export type ArtifactCache = ReturnType<typeof createArtifactCache>;

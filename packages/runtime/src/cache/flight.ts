@@ -1,0 +1,167 @@
+import crypto from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import type { Digest } from '../contract/kind.js';
+
+const HEAD_BYTES = 512;
+const READ_CHUNK = 256 * 1024;
+
+export interface FlightInput {
+  tmpDir: string;
+  body: AsyncIterable<Buffer>;
+  /** Length the upstream announced; a different count means truncation. */
+  expectedSize?: number;
+  digest?: Digest;
+  /** Checks the first bytes before any waiter is answered. */
+  checkHead?(head: Buffer): string | null;
+  /** Checks the whole file before it is promoted (structural checks); null when fine. */
+  verify?(): Promise<string | null>;
+  onChunk?(chunk: Buffer): void;
+}
+
+export class FlightError extends Error {
+  constructor(
+    message: string,
+    readonly reason: 'truncated' | 'digest' | 'check' | 'upstream' | 'io',
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * One upstream fetch spooled to a temp file while any number of waiters tail that file.
+ * Waiters get bytes as they land (first byte ~ origin's first byte), each at its own pace, and
+ * nothing is buffered whole in memory. A failure destroys every waiter's stream, so no client
+ * ever sees a clean end of a wrong or partial body.
+ */
+export class Flight extends EventEmitter {
+  readonly tmpPath: string;
+  written = 0;
+  state: 'head' | 'streaming' | 'verifying' | 'done' | 'failed' = 'head';
+  error?: Error;
+  sha256?: string;
+  /** Resolves once the head check passed; rejects if it failed or the upstream broke first. */
+  readonly ready: Promise<void>;
+  /** Resolves with the verified spool file, ready to promote; rejects on any failure. */
+  readonly finished: Promise<{ sha256: string; size: number; tmpPath: string }>;
+
+  constructor(private readonly input: FlightInput) {
+    super();
+    this.setMaxListeners(0);
+    this.tmpPath = path.join(input.tmpDir, `${crypto.randomUUID()}.part`);
+    let resolveReady!: () => void;
+    let rejectReady!: (e: Error) => void;
+    this.ready = new Promise((res, rej) => ((resolveReady = res), (rejectReady = rej)));
+    this.ready.catch(() => {});
+    this.finished = this.run(resolveReady, rejectReady);
+    this.finished.catch(() => {});
+  }
+
+  private async run(resolveReady: () => void, rejectReady: (e: Error) => void) {
+    const { input } = this;
+    const sha256 = crypto.createHash('sha256');
+    const extra = input.digest && input.digest.algorithm !== 'sha256' ? crypto.createHash(input.digest.algorithm) : null;
+    const fh = await fsp.open(this.tmpPath, 'wx');
+    let head: Buffer[] = [];
+    let headLen = 0;
+    const passHead = () => {
+      const bytes = Buffer.concat(head).subarray(0, HEAD_BYTES);
+      head = [];
+      const why = input.checkHead?.(bytes) ?? null;
+      if (why) throw new FlightError(why, 'check');
+      this.state = 'streaming';
+      resolveReady();
+    };
+    try {
+      for await (const chunk of input.body) {
+        const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
+        if (this.state === 'head') {
+          head.push(buf);
+          headLen += buf.length;
+        }
+        sha256.update(buf);
+        extra?.update(buf);
+        input.onChunk?.(buf);
+        let off = 0;
+        while (off < buf.length) off += (await fh.write(buf, off, buf.length - off, this.written + off)).bytesWritten;
+        this.written += buf.length;
+        if (this.state === 'head' && headLen >= HEAD_BYTES) passHead();
+        this.emit('progress');
+      }
+      if (this.state === 'head') passHead();
+      this.state = 'verifying';
+      if (input.expectedSize !== undefined && this.written !== input.expectedSize)
+        throw new FlightError(`upstream sent ${this.written} of ${input.expectedSize} bytes`, 'truncated');
+      const hex = sha256.digest('hex');
+      if (input.digest) {
+        const got = extra ? extra.digest('hex') : hex;
+        if (got !== input.digest.hex.toLowerCase())
+          throw new FlightError(`${input.digest.algorithm} mismatch: upstream promised ${input.digest.hex}, bytes hash to ${got}`, 'digest');
+      }
+      await fh.sync();
+      const why = (await input.verify?.()) ?? null;
+      if (why) throw new FlightError(why, 'check');
+      await fh.close();
+      this.sha256 = hex;
+      this.state = 'done';
+      this.emit('progress');
+      return { sha256: hex, size: this.written, tmpPath: this.tmpPath };
+    } catch (e) {
+      const err = e instanceof Error ? e : new Error(String(e));
+      // Fail every waiter first, synchronously, so no one sees a clean end; then clean up.
+      this.error = err;
+      this.state = 'failed';
+      rejectReady(err);
+      this.emit('progress');
+      await fh.close().catch(() => {});
+      await fsp.rm(this.tmpPath, { force: true });
+      throw err;
+    }
+  }
+
+  /**
+   * A stream of the whole artifact for one waiter, tailing the spool file. Must be called while the
+   * spool file exists (state head/streaming/verifying); afterwards read the promoted blob instead.
+   */
+  reader(): Readable {
+    const fd = fs.openSync(this.tmpPath, 'r');
+    let pos = 0;
+    let closed = false;
+    const flight = this;
+    const closeFd = () => {
+      if (!closed) {
+        closed = true;
+        fs.close(fd, () => {});
+      }
+    };
+    return new Readable({
+      highWaterMark: READ_CHUNK,
+      read() {
+        const step = () => {
+          if (flight.state === 'failed') return this.destroy(flight.error);
+          const available = flight.written - pos;
+          if (available > 0) {
+            const buf = Buffer.allocUnsafe(Math.min(available, READ_CHUNK));
+            fs.read(fd, buf, 0, buf.length, pos, (err, n) => {
+              if (err) return this.destroy(err);
+              pos += n;
+              this.push(n === buf.length ? buf : buf.subarray(0, n));
+            });
+            return;
+          }
+          // Only the verified end is a clean end; anything else waits or fails.
+          if (flight.state === 'done') return this.push(null);
+          flight.once('progress', step);
+        };
+        step();
+      },
+      destroy(err, cb) {
+        closeFd();
+        cb(err);
+      },
+    });
+  }
+}

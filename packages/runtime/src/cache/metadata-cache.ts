@@ -1,0 +1,177 @@
+import crypto from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import type { Logger } from 'pino';
+import type { MetadataDoc, MetadataSpec, RegistryInfo } from '../contract/kind.js';
+import type { UpstreamClient, UpstreamResponse } from '../contract/upstream.js';
+import { errors, isHubError, type HubError } from '../errors.js';
+import type { HubMetrics } from '../metrics.js';
+import type { BlobStore } from '../storage/blobs/blob-store.js';
+import type { metadataRows, MetadataRow } from '../storage/artifact-rows.js';
+
+export interface MetadataCacheOptions {
+  blobs: BlobStore;
+  rows: ReturnType<typeof metadataRows>;
+  metrics: HubMetrics;
+  log: Logger;
+  negativeTtlSecs: number;
+  maxMetadataBytes: number;
+}
+
+interface Memo {
+  doc: MetadataDoc;
+  freshUntil: number;
+}
+
+/** After an upstream failure the stale copy is reused this long before asking again. */
+const STALE_RETRY_MS = 10_000;
+
+async function readCapped(res: UpstreamResponse, max: number): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  let n = 0;
+  for await (const chunk of res.body) {
+    n += (chunk as Buffer).length;
+    if (n > max) {
+      res.body.destroy();
+      throw errors.upstream(`upstream document exceeds ${max} bytes`);
+    }
+    parts.push(chunk as Buffer);
+  }
+  return Buffer.concat(parts);
+}
+
+/**
+ * Mutable upstream documents (packuments, version lists, indexes): served from memory while fresh,
+ * revalidated with ETag / Last-Modified when not, the last good copy served (marked stale) when the
+ * upstream fails, and upstream 404s remembered briefly. Concurrent refreshes of one key coalesce.
+ */
+export function createMetadataCache(o: MetadataCacheOptions) {
+  const memo = new LRUCache<string, Memo>({ max: 5_000 });
+  const negative = new LRUCache<string, true>({ max: 10_000, ttl: Math.max(1, o.negativeTtlSecs) * 1000 });
+  const derived = new LRUCache<string, { v: unknown }>({ max: 2_000 });
+  const refreshing = new Map<string, Promise<MetadataDoc>>();
+
+  const makeDoc = (body: Buffer, row: Pick<MetadataRow, 'content_type' | 'fetched_at' | 'blob_sha256'>, stale: boolean): MetadataDoc => ({
+    body,
+    contentType: row.content_type ?? undefined,
+    etag: `"${row.blob_sha256}"`,
+    stale,
+    fetchedAt: new Date(row.fetched_at),
+    derive<T>(tag: string, fn: (b: Buffer) => T): T {
+      const k = `${row.blob_sha256}\0${tag}`;
+      const hit = derived.get(k);
+      if (hit) return hit.v as T;
+      const v = fn(body);
+      derived.set(k, { v });
+      return v;
+    },
+  });
+
+  async function refresh(reg: RegistryInfo, spec: MetadataSpec, upstream: UpstreamClient, id: string, conditional = true): Promise<MetadataDoc> {
+    const ttlMs = (spec.ttlSecs ?? reg.metadataTtlSecs) * 1000;
+    const row = await o.rows.find(reg.name, spec.key);
+    const now = Date.now();
+    const stored = async (r: MetadataRow, stale: boolean) => {
+      const body = await o.blobs.readAll(r.blob_sha256);
+      return body ? makeDoc(body, r, stale) : null;
+    };
+    // Another replica may have refreshed it recently.
+    if (row && now - row.fetched_at < ttlMs) {
+      const doc = await stored(row, false);
+      if (doc) {
+        memo.set(id, { doc, freshUntil: row.fetched_at + ttlMs });
+        return doc;
+      }
+    }
+    const headers: Record<string, string> = { ...spec.headers };
+    if (conditional && row?.upstream_etag) headers['if-none-match'] = row.upstream_etag;
+    if (conditional && row?.upstream_last_modified) headers['if-modified-since'] = row.upstream_last_modified;
+
+    const fallback = async (err: HubError): Promise<MetadataDoc> => {
+      const doc = row ? await stored(row, true) : null;
+      if (!doc) throw err;
+      o.metrics.cache.inc({ registry: reg.name, result: 'stale' });
+      o.log.warn({ registry: reg.name, key: spec.key, err: err.message }, 'upstream failed; serving the last good copy');
+      memo.set(id, { doc, freshUntil: Date.now() + STALE_RETRY_MS });
+      return doc;
+    };
+
+    let res: UpstreamResponse;
+    try {
+      res = await upstream.request(spec.url, { headers, maxBytes: spec.maxBytes ?? o.maxMetadataBytes });
+    } catch (e) {
+      return fallback(isHubError(e) ? e : errors.upstream('upstream request failed'));
+    }
+    if (res.status === 304 && row) {
+      res.body.destroy();
+      const doc = await stored(row, false);
+      if (doc) {
+        await o.rows.touch(reg.name, spec.key, now);
+        memo.set(id, { doc, freshUntil: now + ttlMs });
+        return doc;
+      }
+      return refresh(reg, spec, upstream, id, false); // the stored copy is gone: ask for the whole document
+    }
+    if (res.status === 404 || res.status === 410) {
+      res.body.destroy();
+      negative.set(id, true);
+      memo.delete(id);
+      throw errors.notFound(`${spec.key} is not in the upstream of registry ${reg.name}`);
+    }
+    if (res.status !== 200) {
+      res.body.destroy();
+      return fallback(errors.upstream(`upstream answered ${res.status} for ${spec.key}`, { status: res.status }));
+    }
+    let body: Buffer;
+    try {
+      body = await readCapped(res, spec.maxBytes ?? o.maxMetadataBytes);
+    } catch (e) {
+      return fallback(isHubError(e) ? e : errors.upstream('upstream body failed'));
+    }
+    const contentType = res.headers['content-type'];
+    const why = spec.check?.(body, contentType) ?? null;
+    if (why) return fallback(errors.upstream(`upstream sent an invalid document for ${spec.key}: ${why}`));
+    const put = await o.blobs.putBuffer(body);
+    const newRow: MetadataRow = {
+      blob_sha256: put.sha256,
+      size: put.size,
+      content_type: contentType ?? null,
+      upstream_etag: res.headers.etag ?? null,
+      upstream_last_modified: res.headers['last-modified'] ?? null,
+      fetched_at: Date.now(),
+    };
+    await o.rows.upsert(reg.name, spec.key, newRow);
+    const doc = makeDoc(body, newRow, false);
+    memo.set(id, { doc, freshUntil: newRow.fetched_at + ttlMs });
+    return doc;
+  }
+
+  return {
+    async get(reg: RegistryInfo, spec: MetadataSpec, upstream: UpstreamClient): Promise<MetadataDoc> {
+      const id = `${reg.name}\0${spec.key}`;
+      const m = memo.get(id);
+      if (m && Date.now() < m.freshUntil) {
+        o.metrics.cache.inc({ registry: reg.name, result: 'hit' });
+        return m.doc;
+      }
+      if (negative.has(id)) {
+        o.metrics.cache.inc({ registry: reg.name, result: 'negative' });
+        throw errors.notFound(`${spec.key} is not in the upstream of registry ${reg.name}`);
+      }
+      if (reg.mode === 'local') throw errors.notFound(`${spec.key} was never published to local registry ${reg.name}`);
+      let p = refreshing.get(id);
+      if (!p) {
+        o.metrics.cache.inc({ registry: reg.name, result: 'miss' });
+        p = refresh(reg, spec, upstream, id).finally(() => refreshing.delete(id));
+        refreshing.set(id, p);
+      } else o.metrics.cache.inc({ registry: reg.name, result: 'coalesced' });
+      return p;
+    },
+    forget(registry: string, key: string) {
+      memo.delete(`${registry}\0${key}`);
+      negative.delete(`${registry}\0${key}`);
+    },
+  };
+}
+
+export type MetadataCache = ReturnType<typeof createMetadataCache>;
+export const sha256hex = (b: Buffer | string): string => crypto.createHash('sha256').update(b).digest('hex');

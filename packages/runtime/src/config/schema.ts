@@ -1,0 +1,258 @@
+/**
+ * The hub.toml schema (INTERFACE.md section 2). The schema is the configuration: defaults,
+ * documentation (docs/config.md is rendered from the descriptions here) and validation all come
+ * from these TypeBox values, so a key cannot exist in one place and be missing from another.
+ *
+ * Every object is `additionalProperties: false` (unknown keys are errors, never ignored) and every
+ * key carries a `description`. Cross-field rules that JSON Schema says badly (upstream required
+ * for proxy mode, tls_cert with tls_key, ...) live in load.ts.
+ */
+import Type, { type Static, type TOptional, type TSchema, type TString } from 'typebox';
+import type { Mode, Permission } from '../contract/kind.js';
+
+export const PERMISSIONS = ['source:read', 'source:write', 'system:read', 'system:write'] as const satisfies readonly Permission[];
+export const MODES = ['proxy', 'hybrid', 'local'] as const satisfies readonly Mode[];
+export const AUDIT_POLICIES = ['audit', 'block'] as const;
+
+/** Registry names are path segments (`/proxy/<name>/`), so they stay URL- and file-name-safe. */
+export const REGISTRY_NAME_PATTERN = '^[a-z0-9][a-z0-9._-]{0,62}$';
+const HTTP_URL_PATTERN = '^https?://[^\\s/?#]+[^\\s]*$';
+/** HOST:PORT with a bracketed IPv6 host allowed; port 0 asks the OS for a free port (tests). */
+const LISTEN_PATTERN = '^(\\[[0-9A-Fa-f:.]+\\]|[^\\s:\\[\\]]+):[0-9]{1,5}$';
+
+const strict = { additionalProperties: false } as const;
+
+/** A secret given either literally or as the name of an environment variable holding it. */
+function secretPair<K extends string>(key: K, what: string): { [P in K | `${K}_env`]: TOptional<TString> } {
+  const pair: Record<string, TOptional<TString>> = {
+    [key]: Type.Optional(Type.String({ minLength: 1, description: `${what}. Prefer \`${key}_env\` so the secret stays out of the file.` })),
+    [`${key}_env`]: Type.Optional(Type.String({ minLength: 1, description: `Name of the environment variable holding \`${key}\`; after loading, its value is in \`${key}\`.` })),
+  };
+  return pair as { [P in K | `${K}_env`]: TOptional<TString> };
+}
+
+/** `errorMessage` is what load.ts says when the pattern fails; a regex is no help to a user. */
+const httpUrl = (description: string, example: string) =>
+  Type.String({ pattern: HTTP_URL_PATTERN, examples: [example], errorMessage: 'must be an http:// or https:// URL', description });
+const NAME_MESSAGE = 'must be 1-63 characters of a-z, 0-9, ".", "_" and "-", starting with a letter or digit';
+
+export const ServerSchema = Type.Object(
+  {
+    listen: Type.String({
+      default: '127.0.0.1:8080',
+      pattern: LISTEN_PATTERN,
+      examples: ['127.0.0.1:8080'],
+      errorMessage: 'must be HOST:PORT, e.g. 127.0.0.1:8080 or [::1]:8080',
+      description: 'Address and port to listen on, HOST:PORT (`[::1]:8080` for IPv6). `hub serve --listen` overrides it.',
+    }),
+    public_url: Type.Optional(httpUrl('Base URL clients use to reach hub; rewritten metadata points here. Unset: derived from Host / X-Forwarded-* per request.', 'http://localhost:8080')),
+    trust_proxy: Type.Boolean({ default: false, description: 'Honour X-Forwarded-For / X-Forwarded-Proto / X-Forwarded-Host. Only behind a proxy you control: otherwise clients can fake their IP.' }),
+    tls_cert: Type.Optional(Type.String({ minLength: 1, description: 'PEM certificate file; with tls_key, hub serves HTTPS (go sends .netrc credentials only over https, terraform needs https). Relative to the config file.' })),
+    tls_key: Type.Optional(Type.String({ minLength: 1, description: 'PEM private key file for tls_cert. Relative to the config file.' })),
+    forbid_redirect_to: Type.Array(Type.String({ examples: ['169.254.0.0/16'], description: 'An IPv4 or IPv6 CIDR range, or one address.' }), {
+      default: ['169.254.0.0/16', 'fe80::/10', 'fd00:ec2::254/128', '100.100.100.200/32'],
+      description: 'CIDR ranges an upstream redirect is never followed into. The default covers link-local and the cloud metadata endpoints.',
+    }),
+    connect_timeout_ms: Type.Integer({ default: 10000, minimum: 1, description: 'Upstream TCP/TLS connect timeout in milliseconds.' }),
+    headers_timeout_ms: Type.Integer({ default: 10000, minimum: 1, description: 'Time allowed for an upstream to send its response headers, in milliseconds.' }),
+    deadline_ms: Type.Integer({ default: 120000, minimum: 1, description: 'Overall deadline for one upstream metadata request, in milliseconds.' }),
+  },
+  { ...strict, default: {}, description: 'The HTTP listener and how hub talks to upstreams.' },
+);
+
+export const DatabaseSchema = Type.Object(
+  {
+    client: Type.Enum(['sqlite', 'mysql'], { default: 'sqlite', description: '`sqlite` for one instance; `mysql` (or MariaDB) when replicas share state.' }),
+    filename: Type.String({ default: './data/hub.db', minLength: 1, description: 'SQLite database file, relative to the config file (`:memory:` for a throw-away database).' }),
+    url: Type.Optional(Type.String({ minLength: 1, examples: ['mysql://user:pass@127.0.0.1:3306/hub'], description: 'MySQL connection URL; required with client = "mysql" (or url_env).' })),
+    url_env: Type.Optional(Type.String({ minLength: 1, description: 'Name of the environment variable holding the MySQL URL; after loading the value is in `url`.' })),
+  },
+  { ...strict, default: {}, description: 'Where users, tokens, blocks, flags, the artifact index and the audit log live.' },
+);
+
+export const StorageSchema = Type.Object(
+  {
+    kind: Type.Enum(['fs', 's3'], { default: 'fs', description: '`fs` stores blobs under `path`; `s3` in an S3-compatible bucket (needed when replicas share blobs).' }),
+    path: Type.String({ default: './data/blobs', minLength: 1, description: 'Blob folder for kind = "fs", relative to the config file.' }),
+    bucket: Type.Optional(Type.String({ minLength: 1, description: 'S3 bucket; required with kind = "s3".' })),
+    endpoint: Type.Optional(httpUrl('S3 endpoint for S3-compatible stores; unset: the SDK default for the region.', 'http://127.0.0.1:9000')),
+    region: Type.Optional(Type.String({ minLength: 1, description: 'S3 region.' })),
+    prefix: Type.Optional(Type.String({ description: 'Key prefix inside the bucket, e.g. `hub/`.' })),
+    force_path_style: Type.Boolean({ default: false, description: 'Address the bucket as `<endpoint>/<bucket>` (most self-hosted S3-compatible stores need this).' }),
+    ...secretPair('access_key_id', 'S3 access key id (unset: the SDK default credential chain)'),
+    ...secretPair('secret_access_key', 'S3 secret access key'),
+  },
+  { ...strict, default: {}, description: 'Where artifact bytes (blobs, content-addressed by SHA-256) are kept.' },
+);
+
+const nameList = (description: string) => Type.Optional(Type.Array(Type.String({ minLength: 1, description: 'One name or glob pattern.' }), { description }));
+
+export const PolicySchema = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, description: 'A label for the rule, shown as `rule` in access-check answers.' })),
+    effect: Type.Enum(['allow', 'deny'], { description: 'Whether the rule grants or refuses the permissions; deny wins over allow.' }),
+    permissions: Type.Array(Type.Enum(PERMISSIONS, { description: 'A permission.' }), { minItems: 1, description: 'Permissions the rule applies to.' }),
+    users: nameList('User ids the rule applies to.'),
+    roles: nameList('Roles the rule applies to (admin, reader, publisher, auditor, operator, or your own).'),
+    tokens: nameList('Token ids the rule applies to.'),
+    registries: nameList('Registry name glob patterns (`*` matches any run of characters); absent: every registry.'),
+    packages: nameList('Package name glob patterns in canonical form (`@acme/*`, `com.acme:*`); absent: every package.'),
+  },
+  { ...strict, description: 'One access rule. A rule without users, roles and tokens applies to everyone.' },
+);
+
+export const AuthSchema = Type.Object(
+  {
+    anonymous: Type.Array(Type.Enum(PERMISSIONS, { description: 'A permission.' }), { default: [], description: 'Permissions granted to requests without a token. Empty: every request needs a token.' }),
+    admin_token_sha256: Type.Optional(Type.String({ pattern: '^[0-9a-fA-F]{64}$', examples: ['<64 hex digits>'], errorMessage: 'must be 64 hex digits (the SHA-256 of the token)', description: 'SHA-256 (hex) of the bootstrap admin token. The env HUB_ADMIN_TOKEN (plain) also works; with neither, the first start prints a token once.' })),
+    policies: Type.Array(PolicySchema, { default: [], description: 'Allow/deny rules on top of roles, as `[[auth.policies]]` tables.' }),
+  },
+  { ...strict, default: {}, description: 'Who may do what. Tokens are Bearer (or the password of Basic auth).' },
+);
+
+export const LimitsSchema = Type.Object(
+  {
+    packages_per_page: Type.Integer({ default: 50, minimum: 1, maximum: 1000, description: 'Page size of paged admin listings (the disappeared-packages listing).' }),
+    rate_per_ip: Type.Number({ default: 50, exclusiveMinimum: 0, description: 'Sustained requests per second per client IP before 429.' }),
+    burst_per_ip: Type.Integer({ default: 200, minimum: 1, description: 'Requests one IP may make in a burst above the sustained rate.' }),
+    max_json_body_bytes: Type.Integer({ default: 1048576, minimum: 1, description: 'Largest JSON request body accepted (413 above).' }),
+    max_metadata_bytes: Type.Integer({ default: 67108864, minimum: 1, description: 'Largest upstream metadata document hub will read.' }),
+    max_artifact_bytes: Type.Integer({ default: 4294967296, minimum: 1, description: 'Largest artifact hub will fetch, store or accept on publish.' }),
+  },
+  { ...strict, default: {}, description: 'Sizes and rates that protect the instance.' },
+);
+
+export const CacheSchema = Type.Object(
+  {
+    memory_bytes: Type.Integer({ default: 268435456, minimum: 0, description: 'Memory for hot small artifacts and parsed metadata, per process; 0 disables the memory tier.' }),
+    memory_max_object_bytes: Type.Integer({ default: 1048576, minimum: 0, description: 'Artifacts larger than this are never kept in memory.' }),
+    negative_ttl_secs: Type.Integer({ default: 60, minimum: 0, description: 'How long an upstream 404 is remembered before asking again.' }),
+  },
+  { ...strict, default: {}, description: 'The in-process cache in front of the blob store.' },
+);
+
+export const UpstreamAuditSchema = Type.Object(
+  {
+    enabled: Type.Boolean({ default: false, description: 'Run scheduled sweeps. On-demand sweeps and rechecks work regardless.' }),
+    on_confirmed: Type.Enum(AUDIT_POLICIES, { default: 'audit', description: 'What a confirmed disappearance does: `audit` records it, `block` also blocks the held versions. A registry\'s own on_confirmed overrides it.' }),
+    confirm_after: Type.Integer({ default: 3, minimum: 1, description: 'Consecutive sweeps that must miss a version before it is confirmed gone.' }),
+    confirm_min_age_secs: Type.Integer({ default: 86400, minimum: 0, description: 'And at least this long between the first miss and the confirmation.' }),
+    outage_ratio: Type.Number({ default: 0.25, minimum: 0, maximum: 1, description: 'If more than this fraction of a registry\'s probed packages is missing, the sweep is void (an outage, not disappearances).' }),
+    min_probed: Type.Integer({ default: 10, minimum: 0, description: 'Below this many conclusive probes there is no ratio gate and nothing is blocked.' }),
+    interval_secs: Type.Integer({ default: 21600, minimum: 300, description: 'Seconds between scheduled sweeps (at least 300).' }),
+  },
+  { ...strict, default: {}, description: 'The upstream-disappearance audit.' },
+);
+
+export const FlagSourceSchema = Type.Object(
+  {
+    name: Type.String({ pattern: REGISTRY_NAME_PATTERN, examples: ['osv-bridge'], errorMessage: NAME_MESSAGE, description: 'The `<source>` path segment flag requests are posted to.' }),
+    ...secretPair('secret', 'The shared signing secret of this source'),
+  },
+  { ...strict, description: 'An external source allowed to push signed flags.' },
+);
+
+export const WebhookSchema = Type.Object(
+  {
+    url: httpUrl('Where events are POSTed.', 'http://127.0.0.1:9000/hooks'),
+    events: Type.Array(Type.String({ pattern: '^[a-z][a-z0-9_]*$', examples: ['package_disappeared_upstream'], errorMessage: 'must be an event name like package_disappeared_upstream', description: 'An event name.' }), {
+      minItems: 1,
+      description: 'Events delivered, e.g. package_disappeared_upstream, package_reappeared_upstream, upstream_unreachable.',
+    }),
+    ...secretPair('secret', 'Secret deliveries are signed with, like flag requests'),
+  },
+  { ...strict, description: 'One webhook subscription.' },
+);
+
+export const NotificationsSchema = Type.Object(
+  {
+    webhooks: Type.Array(WebhookSchema, { default: [], description: 'Webhook subscriptions, as `[[notifications.webhooks]]` tables.' }),
+  },
+  { ...strict, default: {}, description: 'Where events are sent.' },
+);
+
+export const MetricsSchema = Type.Object(
+  {
+    ...secretPair('token', 'Bearer token `/metrics` requires (unset: /metrics is open)'),
+  },
+  { ...strict, default: {}, description: 'The Prometheus endpoint.' },
+);
+
+export const PluginsSchema = Type.Object(
+  {
+    load: Type.Array(Type.String({ minLength: 1, description: 'An exact package name.' }), { default: [], description: 'Extra plugin packages to import, by exact package name.' }),
+  },
+  { ...strict, default: {}, description: 'Plugins loaded in addition to those the distribution composes.' },
+);
+
+export const UpstreamAuthSchema = Type.Object(
+  {
+    ...secretPair('token', 'Token sent to the upstream'),
+    username: Type.Optional(Type.String({ minLength: 1, description: 'User name for Basic auth to the upstream (with password).' })),
+    ...secretPair('password', 'Password for Basic auth to the upstream'),
+  },
+  { ...strict, description: 'Credentials for the upstream: a token, or username with password.' },
+);
+
+export const SecuritySchema = Type.Object(
+  {
+    min_release_age_secs: Type.Integer({ default: 0, minimum: 0, description: 'Cool-down: an upstream version younger than this is not served yet.' }),
+  },
+  { ...strict, description: 'Presence turns on the security profile: hard-block flags take effect at once.' },
+);
+
+export const RegistrySchema = Type.Object(
+  {
+    name: Type.String({ pattern: REGISTRY_NAME_PATTERN, examples: ['npm'], errorMessage: NAME_MESSAGE, description: 'Served under `/proxy/<name>/`; unique.' }),
+    type: Type.String({ minLength: 1, description: 'The kind (npm, maven, go, ...): one of the loaded kind plugins.' }),
+    mode: Type.Enum(MODES, { default: 'proxy', description: '`proxy`: upstream fetch plus cache; `hybrid`: fetch from upstream on the first request and cache the result; `local`: only locally published artifacts.' }),
+    upstream: Type.Optional(httpUrl('Upstream base URL; required for proxy and hybrid. What it points at depends on the kind (see INTERFACE.md section 2).', 'https://upstream.example/base')),
+    upstream_auth: Type.Optional(UpstreamAuthSchema),
+    on_confirmed: Type.Optional(Type.Enum(AUDIT_POLICIES, { description: 'Overrides [upstream_audit] on_confirmed for this registry.' })),
+    metadata_ttl_secs: Type.Integer({ default: 300, minimum: 0, description: 'How long listings and metadata are served without revalidation.' }),
+    security: Type.Optional(SecuritySchema),
+  },
+  { ...strict, description: 'One served registry. Keys not listed here belong to the kind (see the kind sections).' },
+);
+
+export const HubConfigSchema = Type.Object(
+  {
+    server: ServerSchema,
+    database: DatabaseSchema,
+    storage: StorageSchema,
+    auth: AuthSchema,
+    limits: LimitsSchema,
+    cache: CacheSchema,
+    upstream_audit: UpstreamAuditSchema,
+    flag_sources: Type.Array(FlagSourceSchema, { default: [], description: 'Flag sources, as `[[flag_sources]]` tables.' }),
+    notifications: NotificationsSchema,
+    metrics: MetricsSchema,
+    plugins: PluginsSchema,
+    registries: Type.Array(RegistrySchema, { default: [], description: 'Served registries, as `[[registries]]` tables.' }),
+  },
+  { ...strict, description: 'hub.toml' },
+);
+
+export type ServerConfig = Static<typeof ServerSchema>;
+export type DatabaseConfig = Static<typeof DatabaseSchema>;
+export type StorageConfig = Static<typeof StorageSchema>;
+export type PolicyConfig = Static<typeof PolicySchema>;
+export type AuthConfig = Static<typeof AuthSchema>;
+export type LimitsConfig = Static<typeof LimitsSchema>;
+export type CacheConfig = Static<typeof CacheSchema>;
+export type UpstreamAuditConfig = Static<typeof UpstreamAuditSchema>;
+export type FlagSourceConfig = Static<typeof FlagSourceSchema>;
+export type WebhookConfig = Static<typeof WebhookSchema>;
+export type NotificationsConfig = Static<typeof NotificationsSchema>;
+export type MetricsConfig = Static<typeof MetricsSchema>;
+export type PluginsConfig = Static<typeof PluginsSchema>;
+export type UpstreamAuthConfig = Static<typeof UpstreamAuthSchema>;
+export type SecurityConfig = Static<typeof SecuritySchema>;
+
+/** A registry entry; `extra` holds the kind's own keys, validated and defaulted by its configSchema. */
+export type RegistryConfig = Static<typeof RegistrySchema> & { extra: Record<string, unknown> };
+
+export type HubConfig = Omit<Static<typeof HubConfigSchema>, 'registries'> & { registries: RegistryConfig[] };
+
+/** Kind id -> the kind's configSchema (extra [[registries]] keys). */
+export type KindSchemas = ReadonlyMap<string, TSchema>;

@@ -1,0 +1,216 @@
+/**
+ * The RegistryKind contract: what a kind plugin gives the runtime.
+ *
+ * Kinds describe, the runtime enforces. A kind never checks tokens, blocks, unlisting, rate limits or
+ * metrics: each route hands the runtime a coordinate, and the runtime decides before (and, for
+ * artifacts, again inside `rc.artifact`) the handler's work is served.
+ *
+ * @example
+ * export default defineKind({
+ *   id: 'acme', contract: 1, addressing: 'package', description: 'Acme packages',
+ *   coordinate: { parse: (t) => ({ name: t }), format: (c) => c.name },
+ *   routes: [{
+ *     id: 'file',
+ *     match: (s) => (s.length === 2 ? { coordinate: { name: s[0]!, version: s[1]! } } : null),
+ *     handle: (rc, m) => rc.artifact({
+ *       key: `${m.coordinate!.name}/${m.coordinate!.version}`, coordinate: m.coordinate!,
+ *       contentType: 'application/octet-stream',
+ *       source: async () => ({ url: `${rc.registry.upstream}/${m.coordinate!.name}/${m.coordinate!.version}` }),
+ *     }),
+ *   }],
+ * });
+ */
+import type { Readable } from 'node:stream';
+import type { TSchema } from 'typebox';
+import type { Logger } from 'pino';
+import type { UpstreamClient } from './upstream.js';
+
+/** The major version of this contract; the runtime refuses plugins built for another. */
+export const CONTRACT_VERSION = 1;
+
+export type Addressing = 'package' | 'path' | 'forge';
+export type Mode = 'proxy' | 'hybrid' | 'local';
+export type Permission = 'source:read' | 'source:write' | 'system:read' | 'system:write';
+export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE';
+
+/** What a request is about. Canonical names follow INTERFACE.md section 3. */
+export interface Coordinate {
+  /** npm `@scope/name`, go the unescaped module path, maven `group:artifact`, path kinds `repo`. */
+  name: string;
+  /** A version; for path-addressed kinds the upstream path without a leading slash. */
+  version?: string;
+}
+
+export interface CoordinateCodec {
+  /** Parses the canonical text form used by the admin API, CLI and flags; null when malformed. */
+  parse(text: string): Coordinate | null;
+  /** The inverse of parse: parse(format(c)) round-trips. */
+  format(c: Coordinate): string;
+  /** Case folding and the like (nuget lower-cases ids). Identity when absent. */
+  normalizeName?(name: string): string;
+}
+
+/** The registry a request is for, as configured. */
+export interface RegistryInfo<Cfg = unknown> {
+  name: string;
+  type: string;
+  mode: Mode;
+  /** The upstream base without a trailing slash; absent in local mode. */
+  upstream?: string;
+  metadataTtlSecs: number;
+  /** The kind's own [[registries]] keys, validated against its configSchema. */
+  config: Cfg;
+}
+
+export interface RouteMatch {
+  /** The runtime checks blocks against this before the handler runs. */
+  coordinate?: Coordinate;
+  params?: Record<string, string>;
+}
+
+export interface KindRoute<Cfg = unknown> {
+  /** A short stable name for logs and metrics, e.g. `tarball`. */
+  id: string;
+  /** Default: GET and HEAD (the runtime answers HEAD from the GET reply without a body). */
+  methods?: readonly HttpMethod[];
+  /**
+   * Matches the path below `/proxy/<name>/`, split on `/` and percent-decoded per segment.
+   * The runtime has already refused empty, `.`, `..`, NUL and backslash segments.
+   */
+  match(segments: readonly string[]): RouteMatch | null;
+  /** Default `source:read`; null for documents a client fetches before it authenticates. */
+  permission?: Permission | null;
+  handle(rc: RequestContext<Cfg>, match: RouteMatch): Promise<Reply>;
+}
+
+export interface Digest {
+  algorithm: 'sha1' | 'sha256' | 'sha512';
+  hex: string;
+}
+
+/** Where an uncached artifact comes from, resolved only on a miss. */
+export interface ArtifactSource {
+  url: string;
+  /** The upstream's own digest; a mismatch means nothing is cached and the client gets 502. */
+  digest?: Digest;
+  size?: number;
+  headers?: Record<string, string>;
+}
+
+export interface ArtifactSpec {
+  /** Unique within the registry, stable across replicas, e.g. `lodash/-/lodash-4.17.21.tgz`. */
+  key: string;
+  coordinate: Coordinate;
+  contentType: string;
+  source(): Promise<ArtifactSource>;
+  /** Checks the first bytes (up to 512); returns why they are not this artifact, or null. */
+  checkHead?(head: Buffer): string | null;
+}
+
+export interface MetadataSpec {
+  /** Unique within the registry; include the representation when the upstream varies by Accept. */
+  key: string;
+  url: string;
+  headers?: Record<string, string>;
+  /** Returns why the body is not a valid document (an HTML error page, say), or null. */
+  check?(body: Buffer, contentType: string | undefined): string | null;
+  /** Overrides the registry's metadata_ttl_secs. Immutable documents use a long TTL. */
+  ttlSecs?: number;
+  maxBytes?: number;
+}
+
+export interface MetadataDoc {
+  body: Buffer;
+  contentType?: string;
+  /** Strong validator of the stored bytes (their SHA-256). */
+  etag: string;
+  /** True when the upstream failed and this is the last good copy. */
+  stale: boolean;
+  fetchedAt: Date;
+  /** Memoises a derived value (a parsed or rewritten document) for these exact bytes. */
+  derive<T>(tag: string, fn: (body: Buffer) => T): T;
+}
+
+export interface Reply {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer | string | Readable | null;
+}
+
+export interface RequestContext<Cfg = unknown> {
+  registry: RegistryInfo<Cfg>;
+  /** `<public url>/proxy/<name>` without a trailing slash: the prefix for rewritten URLs. */
+  baseUrl: string;
+  method: HttpMethod;
+  /** Request headers, lower-cased names. */
+  headers: Readonly<Record<string, string | undefined>>;
+  query: URLSearchParams;
+  log: Logger;
+  upstream: UpstreamClient;
+  /** Serves an immutable artifact from the cache, or fetches it once for every concurrent waiter. */
+  artifact(spec: ArtifactSpec): Promise<Reply>;
+  /** A mutable document with TTL, revalidation, stale-on-error and a short negative cache. */
+  metadata(spec: MetadataSpec): Promise<MetadataDoc>;
+  /** Streams an upstream answer unchanged and uncached (e.g. go's checksum database). */
+  passthrough(url: string, headers?: Record<string, string>): Promise<Reply>;
+  /** Versions of `name` that are unlisted: drop them from every listing the kind serves. */
+  hiddenVersions(name: string): Promise<ReadonlySet<string>>;
+}
+
+export type ProbeAnswer = 'present' | 'absent' | 'inconclusive';
+
+export interface ProbeResult {
+  version: string;
+  answer: ProbeAnswer;
+  /** Which rung decided: `listing` or `version`. */
+  rung: string;
+  detail?: string;
+}
+
+export interface ProbeContext<Cfg = unknown> {
+  registry: RegistryInfo<Cfg>;
+  upstream: UpstreamClient;
+  log: Logger;
+}
+
+/**
+ * The probe ladder asks the upstream whether held versions still exist: the listing document first,
+ * a per-version probe otherwise. A 5xx, a timeout or anything unclear is `inconclusive`, never `absent`.
+ */
+export type ProbeLadder<Cfg = unknown> = (pc: ProbeContext<Cfg>, name: string, versions: readonly string[]) => Promise<ProbeResult[]>;
+
+export interface SbomDependency {
+  name: string;
+  range: string;
+  scope: 'runtime' | 'dev' | 'optional' | 'peer' | 'build';
+}
+
+export interface SbomLimits {
+  maxBytes: number;
+  maxEntries: number;
+}
+
+/** Reads the dependencies an artifact's own manifest names, from its stream, within the limits. */
+export interface SbomExtractor {
+  appliesTo(key: string): boolean;
+  extract(body: Readable, limits: SbomLimits): Promise<SbomDependency[]>;
+}
+
+export interface RegistryKind<Cfg = unknown> {
+  role: 'kind';
+  /** Equals `[[registries]].type`. */
+  id: string;
+  contract: typeof CONTRACT_VERSION;
+  addressing: Addressing;
+  description: string;
+  /** Extra [[registries]] keys for this type (additionalProperties: false). */
+  configSchema?: TSchema;
+  coordinate: CoordinateCodec;
+  routes: readonly KindRoute<Cfg>[];
+  probe?: ProbeLadder<Cfg>;
+  sbom?: SbomExtractor;
+}
+
+export function defineKind<Cfg = unknown>(kind: Omit<RegistryKind<Cfg>, 'role'>): RegistryKind<Cfg> {
+  return { role: 'kind', ...kind };
+}

@@ -1,0 +1,271 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import { parse as parseToml } from 'smol-toml';
+import type { TSchema } from 'typebox';
+import { createAuthenticator, type Authenticator } from './auth/authenticate.js';
+import { bootstrapAdmin } from './auth/bootstrap.js';
+import { createArtifactCache, type ArtifactCache } from './cache/artifact-cache.js';
+import { createMetadataCache } from './cache/metadata-cache.js';
+import { loadConfig } from './config/load.js';
+import type { HubConfig } from './config/schema.js';
+import { CONTRACT_VERSION, type RegistryInfo, type RegistryKind } from './contract/kind.js';
+import type { AnyPlugin, HubPlugin } from './contract/plugin.js';
+import { HubError } from './errors.js';
+import { createLogger } from './log.js';
+import { createMetrics, type HubMetrics } from './metrics.js';
+import { createBlockList, type BlockList } from './policy/block-list.js';
+import type { Policy } from './policy/decide.js';
+import { createApp } from './server/app.js';
+import { registryRoutes, type BoundRegistry } from './server/registry-routes.js';
+import { artifactRows, metadataRows } from './storage/artifact-rows.js';
+import type { BlobStore } from './storage/blobs/blob-store.js';
+import { createFsBlobStore, sweepSpool } from './storage/blobs/fs.js';
+import { createDb, migrate } from './storage/db.js';
+import { runtimeMigrations } from './storage/migrations/index.js';
+import { createUpstreamClient } from './upstream/client.js';
+import { VERSION } from './version.js';
+
+export class StartupError extends Error {
+  constructor(
+    readonly code: 'plugin_contract' | 'plugin_duplicate' | 'plugin_requires' | 'plugin_load' | 'unknown_kind' | 'storage',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'StartupError';
+  }
+}
+
+export interface CreateHubOptions {
+  /** The composition root: kinds and plugins, in any order. */
+  plugins: readonly AnyPlugin[];
+  /** A loaded config, or a file / TOML text to load (validated against the plugins' schemas). */
+  config?: HubConfig;
+  configFile?: string;
+  configText?: string;
+  env?: NodeJS.ProcessEnv;
+  logger?: Logger;
+  /** Where the one-time bootstrap token line goes (stderr by default). */
+  print?: (line: string) => void;
+}
+
+export interface Hub {
+  config: HubConfig;
+  db: Knex;
+  blobs: BlobStore;
+  log: Logger;
+  metrics: HubMetrics;
+  auth: Authenticator;
+  blocks: BlockList;
+  artifacts: ArtifactCache;
+  kinds: ReadonlyMap<string, RegistryKind>;
+  registries: ReadonlyMap<string, BoundRegistry>;
+  /** The koa request handler, for embedding. */
+  callback: http.RequestListener;
+  /** Listens (default: config.server.listen); resolves with the base URL. */
+  listen(listen?: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** Sorts plugins into kinds and others, and checks contract versions, duplicates and `requires`. */
+export function checkPlugins(plugins: readonly AnyPlugin[]): { kinds: Map<string, RegistryKind>; others: HubPlugin[] } {
+  const kinds = new Map<string, RegistryKind>();
+  const others: HubPlugin[] = [];
+  const ids = new Set<string>();
+  for (const p of plugins) {
+    if (!p || typeof p !== 'object' || (p.role !== 'kind' && p.role !== 'plugin'))
+      throw new StartupError('plugin_contract', `a plugin value is neither a kind nor a plugin (${JSON.stringify(p)?.slice(0, 80)})`);
+    if (p.contract !== CONTRACT_VERSION)
+      throw new StartupError('plugin_contract', `plugin "${p.id}" targets contract ${String(p.contract)}; this runtime speaks contract ${CONTRACT_VERSION}`);
+    const key = `${p.role}:${p.id}`;
+    if (ids.has(key)) throw new StartupError('plugin_duplicate', `two plugins claim the ${p.role} id "${p.id}"`);
+    ids.add(key);
+    if (p.role === 'kind') kinds.set(p.id, p);
+    else others.push(p);
+  }
+  const known = new Set(others.map((p) => p.id));
+  for (const p of others)
+    for (const r of p.requires ?? []) if (!known.has(r) && !kinds.has(r)) throw new StartupError('plugin_requires', `plugin "${p.id}" requires "${r}", which is not loaded`);
+  return { kinds, others };
+}
+
+/** Imports the packages named by `[plugins] load` (exact package names; their default export is the plugin). */
+async function loadConfiguredPlugins(names: readonly string[]): Promise<AnyPlugin[]> {
+  const out: AnyPlugin[] = [];
+  for (const name of names) {
+    try {
+      const mod = (await import(name)) as { default?: AnyPlugin };
+      if (!mod.default) throw new Error('it has no default export');
+      out.push(mod.default);
+    } catch (e) {
+      throw new StartupError('plugin_load', `[plugins] load: cannot load "${name}": ${(e as Error).message}`);
+    }
+  }
+  return out;
+}
+
+function resolveConfig(o: CreateHubOptions, kinds: ReadonlyMap<string, RegistryKind>): HubConfig {
+  if (o.config) return o.config;
+  const kindSchemas = new Map<string, TSchema>();
+  for (const k of kinds.values()) if (k.configSchema) kindSchemas.set(k.id, k.configSchema);
+  return loadConfig({ path: o.configFile, text: o.configText, env: o.env, kindSchemas });
+}
+
+export async function createHub(o: CreateHubOptions): Promise<Hub> {
+  const env = o.env ?? process.env;
+  let plugins = [...o.plugins];
+  if (!o.config) {
+    const raw = o.configText ?? (o.configFile ? fs.readFileSync(o.configFile, 'utf8') : '');
+    const load = ((parseToml(raw) as { plugins?: { load?: unknown } }).plugins?.load ?? []) as string[];
+    if (Array.isArray(load) && load.length) plugins = plugins.concat(await loadConfiguredPlugins(load));
+  }
+  const { kinds, others } = checkPlugins(plugins);
+  const config = resolveConfig(o, kinds);
+  config.registries.forEach((r, i) => {
+    if (!kinds.has(r.type))
+      throw new StartupError('unknown_kind', `registries[${i}].type: no loaded kind "${r.type}" (loaded: ${[...kinds.keys()].sort().join(', ') || 'none'})`);
+  });
+  if (config.storage.kind !== 'fs') throw new StartupError('storage', `storage.kind: "${config.storage.kind}" is not available in this build; use "fs" (a shared directory for replicas)`);
+
+  const log = o.logger ?? createLogger();
+  const metrics = createMetrics();
+  const db = createDb(config.database);
+  const owners = [{ id: 'runtime', migrations: runtimeMigrations }, ...others];
+  await migrate(db, owners);
+  const blobs = createFsBlobStore(config.storage.path);
+  await sweepSpool(blobs.tmpDir, config.server.deadline_ms * 2);
+
+  const adminHash = await bootstrapAdmin(db, {
+    adminTokenSha256: config.auth.admin_token_sha256,
+    envToken: env.HUB_ADMIN_TOKEN,
+    log,
+    print: o.print ?? ((l) => process.stderr.write(`${l}\n`)),
+  });
+  const auth = createAuthenticator(db, { adminTokenSha256: adminHash });
+  const blocks = createBlockList(db);
+
+  const registries = new Map<string, BoundRegistry>();
+  for (const r of config.registries) {
+    const info: RegistryInfo = { name: r.name, type: r.type, mode: r.mode, upstream: r.upstream, metadataTtlSecs: r.metadata_ttl_secs, config: r.extra };
+    const upstream = createUpstreamClient({
+      origin: r.upstream ?? 'http://invalid.invalid',
+      auth: r.upstream_auth,
+      userAgent: `hub/${VERSION}`,
+      connectTimeoutMs: config.server.connect_timeout_ms,
+      headersTimeoutMs: config.server.headers_timeout_ms,
+      deadlineMs: config.server.deadline_ms,
+      forbidRedirectTo: config.server.forbid_redirect_to,
+      onRequest: (i) => {
+        metrics.upstreamRequests.inc({ registry: r.name, status: String(i.status) });
+        metrics.upstreamDuration.observe({ registry: r.name }, i.durationMs / 1000);
+      },
+    });
+    registries.set(r.name, { info, kind: kinds.get(r.type)!, upstream });
+  }
+
+  const artifacts = createArtifactCache({
+    blobs,
+    rows: artifactRows(db),
+    metrics,
+    log,
+    memoryBytes: config.cache.memory_bytes,
+    memoryMaxObjectBytes: config.cache.memory_max_object_bytes,
+    maxArtifactBytes: config.limits.max_artifact_bytes,
+  });
+  const metadata = createMetadataCache({
+    blobs,
+    rows: metadataRows(db),
+    metrics,
+    log,
+    negativeTtlSecs: config.cache.negative_ttl_secs,
+    maxMetadataBytes: config.limits.max_metadata_bytes,
+  });
+
+  const { app, router } = createApp({
+    log,
+    metrics,
+    trustProxy: config.server.trust_proxy,
+    metricsToken: config.metrics?.token,
+    ready: async () => (await db.raw('select 1'), true),
+    registry: registryRoutes({
+      registries,
+      auth,
+      blocks,
+      artifacts,
+      metadata,
+      policies: (config.auth.policies ?? []) as Policy[],
+      anonymous: config.auth.anonymous,
+      publicUrl: config.server.public_url,
+    }),
+  });
+
+  for (const p of others)
+    await p.setup?.({ config, db, blobs, kinds, registries: config.registries, log: log.child({ plugin: p.id }), metrics, auth, router });
+
+  const touchTimer = setInterval(() => void artifacts.flushTouches(), 30_000);
+  touchTimer.unref();
+
+  const callback = app.callback();
+  let server: http.Server | undefined;
+
+  return {
+    config,
+    db,
+    blobs,
+    log,
+    metrics,
+    auth,
+    blocks,
+    artifacts,
+    kinds,
+    registries,
+    callback,
+    async listen(listen = config.server.listen) {
+      const { host, port } = parseListen(listen);
+      const tls = config.server.tls_cert && config.server.tls_key ? { cert: fs.readFileSync(config.server.tls_cert), key: fs.readFileSync(config.server.tls_key) } : undefined;
+      server = tls ? https.createServer(tls, callback) : http.createServer(callback);
+      server.keepAliveTimeout = 65_000;
+      server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+        // Node answers header overflows itself with a bare body; answer in the INTERFACE.md error format.
+        const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+        const code = status === 431 ? 'header_too_large' : 'bad_request';
+        const body = JSON.stringify({ error: { code, message: status === 431 ? 'request headers too large' : 'malformed request', request_id: '' } });
+        if (socket.writable && !(socket as { _httpMessage?: unknown })._httpMessage)
+          socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+        else socket.destroy();
+      });
+      await new Promise<void>((resolve, reject) => {
+        server!.once('error', reject);
+        server!.listen(port, host, () => resolve());
+      });
+      const addr = server.address() as AddressInfo;
+      const shownHost = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+      const url = `${tls ? 'https' : 'http'}://${shownHost}:${addr.port}`;
+      log.info({ url, registries: [...registries.keys()] }, 'hub listening');
+      return url;
+    },
+    async close() {
+      clearInterval(touchTimer);
+      if (server) {
+        const s = server;
+        await new Promise<void>((resolve) => {
+          s.close(() => resolve());
+          s.closeIdleConnections();
+        });
+      }
+      await artifacts.flushTouches();
+      for (const p of others) await p.stop?.();
+      for (const r of registries.values()) await r.upstream.close();
+      await db.destroy();
+    },
+  };
+}
+
+export function parseListen(listen: string): { host: string; port: number } {
+  const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(listen);
+  if (!m) throw new HubError('bad_request', `listen address "${listen}" is not HOST:PORT`);
+  return { host: m[1] ?? m[2]!, port: Number(m[3]) };
+}

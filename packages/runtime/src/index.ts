@@ -1,0 +1,25 @@
+/** @hub/runtime: the RegistryKind contract and the small core every hub is assembled from. */
+export * from './contract/kind.js';
+export * from './contract/plugin.js';
+export * from './contract/upstream.js';
+export { HubError, errors, isHubError, ERROR_CODES, type ErrorCode } from './errors.js';
+export { createHub, checkPlugins, parseListen, StartupError, type Hub, type CreateHubOptions } from './hub.js';
+export { loadConfig, ConfigError } from './config/load.js';
+export { builtInConfig } from './config/defaults.js';
+export type { HubConfig, RegistryConfig } from './config/schema.js';
+export { createDb, migrate } from './storage/db.js';
+export { runtimeMigrations } from './storage/migrations/index.js';
+export type { BlobStore } from './storage/blobs/blob-store.js';
+export { createFsBlobStore } from './storage/blobs/fs.js';
+export { hashToken, newToken } from './auth/tokens.js';
+export { tokenFromAuthorization } from './auth/credentials.js';
+export { decide, type Decision, type Policy, type Subject, type AccessRequest } from './policy/decide.js';
+export { ROLE_PERMISSIONS, ALL_PERMISSIONS } from './policy/roles.js';
+export { reply, probeAnswer } from './reply.js';
+export { createLogger } from './log.js';
+export { VERSION } from './version.js';
+export { detectUpstreams, renderInitToml, type FoundUpstream } from './config/init.js';
+export { renderConfigDocs } from './config/docs.js';
+export { findInTar, gunzipCapped, isArchiveError, type ArchiveLimits } from './archive/tar.js';
+export { findInZip } from './archive/zip.js';
+export { headLooksLike, structuralVerifier, type Format } from './archive/checks.js';

@@ -1,0 +1,54 @@
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/**
+ * One prom-client Registry per hub (never the global one: tests build many hubs in one process).
+ * Every metric is `hub_`-prefixed with a fixed label set.
+ */
+export function createMetrics() {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'hub_process_' });
+  const m = {
+    registry,
+    httpDuration: new Histogram({
+      name: 'hub_http_request_duration_seconds',
+      help: 'Request durations by registry, route and status',
+      labelNames: ['registry', 'route', 'status'] as const,
+      buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30],
+      registers: [registry],
+    }),
+    cache: new Counter({
+      name: 'hub_cache_requests_total',
+      help: 'Cache lookups by registry and result (hit, miss, coalesced, stale, negative)',
+      labelNames: ['registry', 'result'] as const,
+      registers: [registry],
+    }),
+    upstreamRequests: new Counter({
+      name: 'hub_upstream_requests_total',
+      help: 'Upstream requests by registry and status (or "error")',
+      labelNames: ['registry', 'status'] as const,
+      registers: [registry],
+    }),
+    upstreamBytes: new Counter({
+      name: 'hub_upstream_bytes_total',
+      help: 'Bytes received from upstreams',
+      labelNames: ['registry'] as const,
+      registers: [registry],
+    }),
+    upstreamDuration: new Histogram({
+      name: 'hub_upstream_duration_seconds',
+      help: 'Upstream response-header latency',
+      labelNames: ['registry'] as const,
+      buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 30],
+      registers: [registry],
+    }),
+    fetchFailures: new Counter({
+      name: 'hub_artifact_fetch_failures_total',
+      help: 'Artifact fetches that were not cached (truncated, digest mismatch, failed check)',
+      labelNames: ['registry', 'reason'] as const,
+      registers: [registry],
+    }),
+  };
+  return m;
+}
+
+export type HubMetrics = ReturnType<typeof createMetrics>;

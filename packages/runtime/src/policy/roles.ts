@@ -1,0 +1,12 @@
+import type { Permission } from '../contract/kind.js';
+
+export const ALL_PERMISSIONS: readonly Permission[] = ['source:read', 'source:write', 'system:read', 'system:write'];
+
+/** The roles INTERFACE.md section 3 defines from the start. */
+export const ROLE_PERMISSIONS: Readonly<Record<string, readonly Permission[]>> = {
+  admin: ALL_PERMISSIONS,
+  reader: ['source:read'],
+  publisher: ['source:read', 'source:write'],
+  auditor: ['system:read'],
+  operator: ['system:read', 'system:write'],
+};

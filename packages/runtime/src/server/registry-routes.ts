@@ -1,0 +1,156 @@
+import { Readable } from 'node:stream';
+import type Koa from 'koa';
+import type { HttpMethod, KindRoute, RegistryInfo, RegistryKind, Reply, RequestContext, RouteMatch } from '../contract/kind.js';
+import type { UpstreamClient } from '../contract/upstream.js';
+import { errors, HubError, isHubError } from '../errors.js';
+import type { ArtifactCache } from '../cache/artifact-cache.js';
+import type { MetadataCache } from '../cache/metadata-cache.js';
+import type { Authenticator } from '../auth/authenticate.js';
+import type { BlockList } from '../policy/block-list.js';
+import { decide, type Policy } from '../policy/decide.js';
+import type { Permission } from '../contract/kind.js';
+import { splitSegments } from './path-segments.js';
+
+export interface BoundRegistry {
+  info: RegistryInfo;
+  kind: RegistryKind;
+  upstream: UpstreamClient;
+}
+
+export interface RegistryRoutesDeps {
+  registries: ReadonlyMap<string, BoundRegistry>;
+  auth: Authenticator;
+  blocks: BlockList;
+  artifacts: ArtifactCache;
+  metadata: MetadataCache;
+  policies: readonly Policy[];
+  anonymous: readonly Permission[];
+  publicUrl?: string;
+}
+
+const DEFAULT_METHODS: readonly HttpMethod[] = ['GET', 'HEAD'];
+const PREFIX = '/proxy/';
+
+/** A 401 that also challenges for Basic, because maven, NuGet and pacman only send credentials after one. */
+const challenge = (message: string) =>
+  new HubError('unauthenticated', message, { headers: { 'WWW-Authenticate': 'Basic realm="hub", Bearer realm="hub"' } });
+
+/**
+ * Dispatches `/proxy/<name>/...` to the registry's kind. Before a kind's handler runs, the runtime
+ * authenticates, decides the route's permission, and refuses blocked coordinates; `rc.artifact`
+ * checks the block list again with the version the handler resolved.
+ */
+export function registryRoutes(d: RegistryRoutesDeps): Koa.Middleware {
+  return async (ctx, next) => {
+    if (!ctx.path.startsWith(PREFIX)) return next();
+    const rest = ctx.path.slice(PREFIX.length);
+    const slash = rest.indexOf('/');
+    const name = decodeURIComponentSafe(slash === -1 ? rest : rest.slice(0, slash));
+    const reg = d.registries.get(name);
+    if (!reg) throw errors.notFound(`no registry named "${name}"`);
+    const segments = slash === -1 ? [] : splitSegments(rest.slice(slash + 1));
+    const where = { registry: reg.info.name, kind: reg.kind.id, route: '' };
+    ctx.state.where = where;
+
+    let found: { route: KindRoute; match: RouteMatch } | undefined;
+    let methodMismatch = false;
+    for (const route of reg.kind.routes) {
+      const match = route.match(segments);
+      if (!match) continue;
+      if (!(route.methods ?? DEFAULT_METHODS).includes(ctx.method as HttpMethod)) {
+        methodMismatch = true;
+        continue;
+      }
+      found = { route, match };
+      break;
+    }
+    if (!found) {
+      if (methodMismatch) throw new HubError('method_not_allowed', `${ctx.method} is not allowed here`);
+      throw errors.notFound(`no ${reg.kind.id} route matches this path in registry "${reg.info.name}"`);
+    }
+    const { route, match } = found;
+    where.route = route.id;
+
+    const permission = route.permission === undefined ? 'source:read' : route.permission;
+    if (permission) {
+      const subject = await d.auth.subject(ctx.get('authorization') || undefined);
+      ctx.state.subject = subject;
+      const decision = decide({ subject, permission, registry: reg.info.name, package: match.coordinate?.name }, d.policies, d.anonymous);
+      if (decision.decision === 'deny') {
+        if (subject.user_id === null) throw challenge(`this registry needs a token with ${permission}`);
+        throw errors.forbidden(`the token lacks ${permission} here (${decision.reason})`);
+      }
+    }
+    if (match.coordinate) await refuseBlocked(d, reg.info.name, match.coordinate);
+
+    const rc = requestContext(ctx, d, reg);
+    let reply: Reply;
+    try {
+      reply = await route.handle(rc, match);
+    } catch (e) {
+      if (isHubError(e)) throw e;
+      // An unexpected error from a kind is logged with where it came from; the client sees a plain 500.
+      ctx.state.log?.error({ err: { message: (e as Error)?.message, stack: (e as Error)?.stack }, ...where }, 'kind handler failed');
+      throw errors.internal();
+    }
+    send(ctx, reply);
+  };
+}
+
+async function refuseBlocked(d: RegistryRoutesDeps, registry: string, c: { name: string; version?: string }) {
+  const block = await d.blocks.find(registry, c);
+  if (block) {
+    const what = block.version === null ? `package ${c.name}` : `${c.name} ${block.version}`;
+    throw errors.packageBlocked(`${what} is blocked by ${block.blocked_by}${block.reason ? `: ${block.reason}` : ''}`);
+  }
+}
+
+function requestContext(ctx: Koa.Context, d: RegistryRoutesDeps, reg: BoundRegistry): RequestContext {
+  const base = d.publicUrl ?? `${ctx.protocol}://${ctx.host}`;
+  return {
+    registry: reg.info,
+    baseUrl: `${base}/proxy/${encodeURIComponent(reg.info.name)}`,
+    method: ctx.method as HttpMethod,
+    headers: ctx.headers as Record<string, string | undefined>,
+    query: new URLSearchParams(ctx.querystring),
+    log: ctx.state.log,
+    upstream: reg.upstream,
+    async artifact(spec) {
+      await refuseBlocked(d, reg.info.name, spec.coordinate);
+      return d.artifacts.serve(reg.info, spec, reg.upstream);
+    },
+    metadata: (spec) => d.metadata.get(reg.info, spec, reg.upstream),
+    async passthrough(url, headers) {
+      const res = await reg.upstream.request(url, { headers });
+      const out: Record<string, string> = {};
+      for (const h of ['content-type', 'content-length', 'etag', 'last-modified', 'cache-control']) if (res.headers[h]) out[h] = res.headers[h]!;
+      return { status: res.status, headers: out, body: res.body };
+    },
+    hiddenVersions: (name) => d.blocks.hiddenVersions(reg.info.name, name),
+  };
+}
+
+function send(ctx: Koa.Context, reply: Reply) {
+  ctx.status = reply.status;
+  ctx.set(reply.headers);
+  const body = reply.body;
+  if (body instanceof Readable) {
+    if (ctx.method === 'HEAD') {
+      body.destroy();
+      return;
+    }
+    // A body that fails mid-way must not look like a complete response: drop the connection.
+    body.once('error', () => ctx.res.destroy());
+    // Clients that go away stop the read (and free its file descriptor).
+    ctx.res.once('close', () => body.destroy());
+  }
+  ctx.body = body;
+}
+
+function decodeURIComponentSafe(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    throw errors.badRequest('malformed percent-encoding in the path');
+  }
+}

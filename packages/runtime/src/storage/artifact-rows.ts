@@ -1,0 +1,74 @@
+import crypto from 'node:crypto';
+import type { Knex } from 'knex';
+
+export interface ArtifactRow {
+  registry: string;
+  cache_key: string;
+  package_name: string;
+  version: string | null;
+  blob_sha256: string;
+  size: number;
+  content_type: string;
+  upstream_url: string | null;
+  origin: 'upstream' | 'local';
+  fetched_at: number;
+}
+
+export const keyHash = (key: string): string => crypto.createHash('sha256').update(key).digest('hex');
+
+/** The `artifacts` table: which blob answers a registry's cache key. */
+export function artifactRows(db: Knex) {
+  return {
+    async find(registry: string, key: string): Promise<ArtifactRow | null> {
+      const row = await db('artifacts')
+        .where({ registry, key_sha256: keyHash(key) })
+        .first('registry', 'cache_key', 'package_name', 'version', 'blob_sha256', 'size', 'content_type', 'upstream_url', 'origin', 'fetched_at');
+      return row ? { ...row, size: Number(row.size), fetched_at: Number(row.fetched_at) } : null;
+    },
+    /** Idempotent: a second replica that fetched the same bytes changes nothing. */
+    async insert(row: ArtifactRow): Promise<void> {
+      const now = Date.now();
+      await db('artifacts')
+        .insert({ ...row, key_sha256: keyHash(row.cache_key), last_access_at: now, pinned: false })
+        .onConflict(['registry', 'key_sha256'])
+        .merge(['blob_sha256', 'size', 'content_type', 'upstream_url', 'fetched_at']);
+    },
+    async remove(registry: string, key: string): Promise<void> {
+      await db('artifacts').where({ registry, key_sha256: keyHash(key) }).delete();
+    },
+    /** Batched from memory: the hot path never writes per hit. */
+    async touch(registry: string, keys: readonly string[], at: number): Promise<void> {
+      if (keys.length === 0) return;
+      await db('artifacts').where({ registry }).whereIn('key_sha256', keys.map(keyHash)).update({ last_access_at: at });
+    },
+  };
+}
+
+export interface MetadataRow {
+  blob_sha256: string;
+  size: number;
+  content_type: string | null;
+  upstream_etag: string | null;
+  upstream_last_modified: string | null;
+  fetched_at: number;
+}
+
+export function metadataRows(db: Knex) {
+  return {
+    async find(registry: string, key: string): Promise<MetadataRow | null> {
+      const row = await db('metadata')
+        .where({ registry, key_sha256: keyHash(key) })
+        .first('blob_sha256', 'size', 'content_type', 'upstream_etag', 'upstream_last_modified', 'fetched_at');
+      return row ? { ...row, size: Number(row.size), fetched_at: Number(row.fetched_at) } : null;
+    },
+    async upsert(registry: string, key: string, row: MetadataRow): Promise<void> {
+      await db('metadata')
+        .insert({ registry, key_sha256: keyHash(key), cache_key: key, ...row })
+        .onConflict(['registry', 'key_sha256'])
+        .merge(['blob_sha256', 'size', 'content_type', 'upstream_etag', 'upstream_last_modified', 'fetched_at']);
+    },
+    async touch(registry: string, key: string, at: number): Promise<void> {
+      await db('metadata').where({ registry, key_sha256: keyHash(key) }).update({ fetched_at: at });
+    },
+  };
+}

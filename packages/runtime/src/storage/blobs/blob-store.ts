@@ -1,0 +1,22 @@
+import type { Readable } from 'node:stream';
+
+/**
+ * Content-addressed blob storage: a blob's name is the SHA-256 of its bytes, so writes are idempotent
+ * and replicas sharing a store never disagree. New bytes are spooled to `tmpDir` (same filesystem for
+ * `fs`), verified by the caller, then promoted: a crash never leaves a half blob under a final name.
+ */
+export interface BlobStore {
+  /** Where writers spool; files older than the longest fetch deadline are swept at start. */
+  readonly tmpDir: string;
+  /** Moves a verified spool file to its final name; an existing blob wins and the spool is removed. */
+  promote(tmpPath: string, sha256: string, size: number): Promise<void>;
+  /** A stream of the blob (optionally a byte range, inclusive), or null when absent. */
+  get(sha256: string, range?: { start: number; end: number }): Promise<Readable | null>;
+  size(sha256: string): Promise<number | null>;
+  readAll(sha256: string): Promise<Buffer | null>;
+  putBuffer(data: Buffer): Promise<{ sha256: string; size: number }>;
+  delete(sha256: string): Promise<void>;
+  close?(): Promise<void>;
+}
+
+export const isSha256 = (s: string): boolean => /^[0-9a-f]{64}$/.test(s);

@@ -1,0 +1,99 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { isSha256, type BlobStore } from './blob-store.js';
+
+/** Blobs at `<root>/sha256/ab/cd/<hex>`, spool files at `<root>/tmp/`. */
+export function createFsBlobStore(root: string): BlobStore {
+  const tmpDir = path.join(root, 'tmp');
+  fs.mkdirSync(tmpDir, { recursive: true });
+
+  const finalPath = (sha: string): string => {
+    // The name is checked, never trusted: nothing outside the root can be addressed.
+    if (!isSha256(sha)) throw new Error(`not a sha256: ${sha.slice(0, 80)}`);
+    return path.join(root, 'sha256', sha.slice(0, 2), sha.slice(2, 4), sha);
+  };
+
+  async function fsyncDir(dir: string): Promise<void> {
+    const fh = await fsp.open(dir, 'r');
+    try {
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+  }
+
+  const store: BlobStore = {
+    tmpDir,
+    async promote(tmpPath, sha256, size) {
+      const dest = finalPath(sha256);
+      const existing = await store.size(sha256);
+      if (existing === size) {
+        await fsp.rm(tmpPath, { force: true });
+        return;
+      }
+      const fh = await fsp.open(tmpPath, 'r');
+      try {
+        await fh.sync();
+      } finally {
+        await fh.close();
+      }
+      await fsp.mkdir(path.dirname(dest), { recursive: true });
+      await fsp.rename(tmpPath, dest);
+      await fsyncDir(path.dirname(dest));
+    },
+    async get(sha256, range) {
+      try {
+        const fh = await fsp.open(finalPath(sha256), 'r');
+        return fh.createReadStream(range ? { start: range.start, end: range.end } : {}) as Readable;
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+        throw e;
+      }
+    },
+    async size(sha256) {
+      try {
+        return (await fsp.stat(finalPath(sha256))).size;
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+        throw e;
+      }
+    },
+    async readAll(sha256) {
+      try {
+        return await fsp.readFile(finalPath(sha256));
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+        throw e;
+      }
+    },
+    async putBuffer(data) {
+      const sha256 = crypto.createHash('sha256').update(data).digest('hex');
+      if ((await store.size(sha256)) === data.length) return { sha256, size: data.length };
+      const tmp = path.join(tmpDir, `${crypto.randomUUID()}.buf`);
+      await fsp.writeFile(tmp, data);
+      await store.promote(tmp, sha256, data.length);
+      return { sha256, size: data.length };
+    },
+    async delete(sha256) {
+      await fsp.rm(finalPath(sha256), { force: true });
+    },
+  };
+  return store;
+}
+
+/** Removes spool files left by a crash (older than maxAgeMs). */
+export async function sweepSpool(tmpDir: string, maxAgeMs: number): Promise<number> {
+  let removed = 0;
+  for (const name of await fsp.readdir(tmpDir).catch(() => [] as string[])) {
+    const p = path.join(tmpDir, name);
+    const st = await fsp.stat(p).catch(() => null);
+    if (st && Date.now() - st.mtimeMs > maxAgeMs) {
+      await fsp.rm(p, { force: true });
+      removed++;
+    }
+  }
+  return removed;
+}

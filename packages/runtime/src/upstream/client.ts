@@ -1,0 +1,346 @@
+import { lookup } from 'node:dns/promises';
+import { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Agent, type Dispatcher } from 'undici';
+import type { UpstreamClient, UpstreamRequestOptions, UpstreamResponse } from '../contract/upstream.js';
+import { errors, isHubError, type HubError } from '../errors.js';
+import { createAddressMatcher, DEFAULT_FORBIDDEN_CIDRS, parseIp } from './address-policy.js';
+
+export interface UpstreamClientOptions {
+  /** The configured upstream base URL; its origin is the only one that gets credentials. */
+  origin: string;
+  /** token -> `Authorization: Bearer <token>`; username + password -> Basic. */
+  auth?: { token?: string; username?: string; password?: string };
+  /** e.g. "hub/0.1.0" */
+  userAgent: string;
+  /** Default 10_000. */
+  connectTimeoutMs?: number;
+  /** Default 10_000. */
+  headersTimeoutMs?: number;
+  /** Default 30_000. undici's bodyTimeout: it resets on every chunk, hence the overall deadline below. */
+  idleBodyTimeoutMs?: number;
+  /** Default 120_000. Covers the headers and the whole body. */
+  deadlineMs?: number;
+  /** Default 4 GiB. The body errors out past it; a Content-Length above it fails at once. */
+  maxBytes?: number;
+  /** Default 5. */
+  maxRedirects?: number;
+  /** Default 2. GET/HEAD that failed before any response byte; statuses (502, 503...) are returned, never retried. */
+  retries?: number;
+  /** CIDRs (IPv4 and IPv6) that redirects may not lead to. Default: DEFAULT_FORBIDDEN_CIDRS. */
+  forbidRedirectTo?: string[];
+  /**
+   * Metrics hook, called once per request when it settles: status 0 when request() throws; `bytes` only
+   * when the body was read to its end (0 for HEAD, 204, 304). `url` is the final URL without userinfo or query.
+   */
+  onRequest?(info: { url: string; status: number; durationMs: number; bytes?: number }): void;
+}
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+/** Failures before any response byte that a fresh connection may fix (incl. a stale keep-alive socket). */
+const RETRYABLE_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'EAI_AGAIN', 'UND_ERR_SOCKET']);
+const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+/** Headers that belong to one origin and are dropped, for good, once a redirect leaves it. */
+const ORIGIN_BOUND_HEADERS = ['authorization', 'proxy-authorization', 'cookie', 'host'];
+const REDIRECT_DRAIN_LIMIT = 64 * 1024;
+const noop = (): void => {};
+
+/** The URL as it may appear in logs: no userinfo, no query (presigned redirect targets carry signatures there). */
+export function redactUrl(url: URL | string): string {
+  try {
+    const u = typeof url === 'string' ? new URL(url) : url;
+    return `${u.protocol}//${u.host}${u.pathname}`;
+  } catch {
+    return '<invalid url>';
+  }
+}
+
+/** One timer per request, from the first byte sent to the last byte read. */
+interface Deadline {
+  readonly signal: AbortSignal;
+  expired(): boolean;
+  /** Once the body is handed out, expiry destroys it instead of aborting the request. */
+  onBodyExpiry(fn: () => void): void;
+  clear(): void;
+}
+
+function startDeadline(ms: number): Deadline {
+  const ac = new AbortController();
+  let expired = false;
+  let bodyHook: (() => void) | undefined;
+  const timer = setTimeout(() => {
+    expired = true;
+    if (bodyHook) bodyHook();
+    else ac.abort();
+  }, ms);
+  return {
+    signal: ac.signal,
+    expired: () => expired,
+    onBodyExpiry: (fn) => void (bodyHook = fn),
+    clear: () => clearTimeout(timer),
+  };
+}
+
+/** State of one request() call, for error mapping and metrics. */
+interface Ctx {
+  url: URL;
+  deadline: Deadline;
+  started: number;
+}
+
+function errorCode(e: unknown): string | undefined {
+  const code = (e as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/** Transport errors become HubErrors; the message is safe for clients, the detail is for the log line. */
+function toHubError(e: unknown, ctx: Ctx, phase: 'request' | 'body'): HubError {
+  if (isHubError(e)) return e;
+  const code = errorCode(e);
+  const detail = { url: redactUrl(ctx.url), reason: code ?? (e instanceof Error ? e.name : 'unknown') };
+  if (ctx.deadline.expired()) return errors.upstreamTimeout('upstream did not answer within the deadline', detail);
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') return errors.upstreamTimeout('upstream connection timed out', detail);
+  if (code === 'UND_ERR_HEADERS_TIMEOUT') return errors.upstreamTimeout('upstream did not send response headers in time', detail);
+  if (code === 'UND_ERR_BODY_TIMEOUT') return errors.upstreamTimeout('upstream stalled while sending the body', detail);
+  if (code !== undefined && TIMEOUT_CODES.has(code)) return errors.upstreamTimeout('upstream timed out', detail);
+  if (code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH') return errors.upstream('upstream body did not match its Content-Length', detail);
+  if (phase === 'body') return errors.upstream('upstream connection failed while sending the body', detail);
+  return errors.upstream('upstream request failed', detail);
+}
+
+function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+function lowerCaseKeys(headers: Record<string, string> = {}): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
+}
+
+function authHeader(auth: UpstreamClientOptions['auth']): string | undefined {
+  if (auth?.token) return `Bearer ${auth.token}`;
+  if (auth?.username !== undefined && auth.password !== undefined) {
+    return `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}`;
+  }
+  return undefined;
+}
+
+function parseHttpUrl(text: string, base?: URL): URL | undefined {
+  try {
+    const u = new URL(text, base);
+    return u.protocol === 'http:' || u.protocol === 'https:' ? u : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function parseLength(value: string | undefined): number | undefined {
+  return value !== undefined && /^\d+$/.test(value) ? Number(value) : undefined;
+}
+
+/** Rejects once the deadline fires, so a slow DNS answer cannot outlive it. */
+function untilDeadline<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(new Error('deadline'));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(new Error('deadline'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+interface BodyGuard {
+  expected: number | undefined;
+  maxBytes: number;
+  ctx: Ctx;
+  settle(bytes?: number): void;
+}
+
+/**
+ * Re-emits the raw body and turns every way it can go wrong into an error on the stream: over maxBytes,
+ * fewer bytes than Content-Length, the deadline, the idle timeout, a reset. undici 7 already errors when
+ * the connection ends early and the length is known ("other side closed", ECONNRESET, or
+ * UND_ERR_RES_CONTENT_LENGTH_MISMATCH with `Connection: close`), and on a truncated chunked body; the count
+ * here is a second line. Without Content-Length, a body delimited by closing the connection that is cut
+ * short ends cleanly, even on a TCP reset (undici treats ECONNRESET after headers on a non-keep-alive
+ * response as the end): nothing at this layer can tell, so callers must check digests or structure.
+ */
+function guardBody(src: Readable, g: BodyGuard): Readable {
+  let bytes = 0;
+  let ended = false;
+  const out = new Readable({
+    read: () => void src.resume(),
+    destroy: (err, cb) => {
+      src.destroy();
+      g.settle(ended ? bytes : undefined);
+      cb(err);
+    },
+  });
+  const fail = (e: unknown): void => void out.destroy(toHubError(e, g.ctx, 'body'));
+  src.pause(); // wait for the consumer's first read
+  src.on('data', (chunk: Buffer) => {
+    bytes += chunk.length;
+    if (bytes > g.maxBytes) return fail(errors.upstream('upstream body exceeded the size limit', { url: redactUrl(g.ctx.url), maxBytes: g.maxBytes }));
+    if (!out.push(chunk)) src.pause();
+  });
+  src.on('end', () => {
+    if (g.expected !== undefined && bytes !== g.expected) {
+      return fail(errors.upstream('upstream body was truncated', { url: redactUrl(g.ctx.url), expected: g.expected, received: bytes }));
+    }
+    ended = true;
+    out.push(null);
+  });
+  src.on('error', fail);
+  g.ctx.deadline.onBodyExpiry(() => fail(errors.upstreamTimeout('upstream did not finish the body within the deadline', { url: redactUrl(g.ctx.url) })));
+  return out;
+}
+
+export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClient {
+  const configuredOrigin = new URL(opts.origin).origin;
+  const upstreamAuth = authHeader(opts.auth);
+  const defaultDeadlineMs = opts.deadlineMs ?? 120_000;
+  const defaultMaxBytes = opts.maxBytes ?? 4 * 1024 ** 3;
+  const maxRedirects = opts.maxRedirects ?? 5;
+  const retries = opts.retries ?? 2;
+  const isForbidden = createAddressMatcher(opts.forbidRedirectTo ?? DEFAULT_FORBIDDEN_CIDRS);
+  const agent = new Agent({
+    connect: { timeout: opts.connectTimeoutMs ?? 10_000 },
+    headersTimeout: opts.headersTimeoutMs ?? 10_000,
+    bodyTimeout: opts.idleBodyTimeoutMs ?? 30_000,
+  });
+
+  function report(ctx: Ctx, status: number, bytes?: number): void {
+    try {
+      opts.onRequest?.({ url: redactUrl(ctx.url), status, durationMs: performance.now() - ctx.started, ...(bytes === undefined ? {} : { bytes }) });
+    } catch {
+      // a metrics bug must not fail a download
+    }
+  }
+
+  function headersFor(target: URL, carried: Record<string, string>): Record<string, string> {
+    const headers: Record<string, string> = { 'user-agent': opts.userAgent, 'accept-encoding': 'identity' };
+    if (upstreamAuth !== undefined && target.origin === configuredOrigin) headers['authorization'] = upstreamAuth;
+    return { ...headers, ...carried };
+  }
+
+  /** One hop, retried while nothing came back and the deadline allows. */
+  async function send(ctx: Ctx, method: 'GET' | 'HEAD', headers: Record<string, string>): Promise<Dispatcher.ResponseData> {
+    const { signal } = ctx.deadline;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await agent.request({ origin: ctx.url.origin, path: ctx.url.pathname + ctx.url.search, method, headers, signal });
+      } catch (e) {
+        const code = errorCode(e);
+        if (attempt >= retries || signal.aborted || code === undefined || !RETRYABLE_CODES.has(code)) throw e;
+        await sleep(100 * 2 ** attempt, undefined, { signal });
+      }
+    }
+  }
+
+  async function assertAllowedTarget(ctx: Ctx, target: URL): Promise<void> {
+    const host = target.hostname.replace(/^\[(.*)\]$/, '$1');
+    let addresses: string[];
+    if (parseIp(host)) addresses = [host];
+    else {
+      try {
+        addresses = (await untilDeadline(lookup(host, { all: true, verbatim: true }), ctx.deadline.signal)).map((a) => a.address);
+      } catch (e) {
+        if (ctx.deadline.expired()) throw e;
+        throw errors.upstream('upstream redirected to a host that does not resolve', { url: redactUrl(target), reason: errorCode(e) });
+      }
+    }
+    const bad = addresses.find(isForbidden);
+    if (bad !== undefined) throw errors.upstream('upstream redirected to a forbidden address', { url: redactUrl(target), address: bad });
+  }
+
+  /**
+   * Follows redirects by hand so every hop's address is checked and credentials stay on their origin.
+   * Caller Authorization/Cookie are dropped for good once a hop leaves the first origin; upstream_auth is
+   * added to any hop on the configured origin. The check resolves the name itself and undici resolves it
+   * again to connect, so a DNS-rebinding host could still switch addresses in between.
+   */
+  async function follow(ctx: Ctx, method: 'GET' | 'HEAD', callerHeaders: Record<string, string>): Promise<Dispatcher.ResponseData> {
+    const carried = { ...callerHeaders };
+    for (let hop = 0; ; hop++) {
+      const res = await send(ctx, method, headersFor(ctx.url, carried));
+      const location = res.headers['location'];
+      if (!REDIRECT_STATUSES.has(res.statusCode) || typeof location !== 'string') return res;
+      res.body.dump({ limit: REDIRECT_DRAIN_LIMIT }).catch(noop);
+      if (hop >= maxRedirects) throw errors.upstream('upstream redirected too many times', { url: redactUrl(ctx.url), maxRedirects });
+      const next = parseHttpUrl(location, ctx.url);
+      if (!next) throw errors.upstream('upstream redirected to an invalid or non-HTTP location', { url: redactUrl(ctx.url) });
+      await assertAllowedTarget(ctx, next);
+      if (next.origin !== ctx.url.origin) for (const h of ORIGIN_BOUND_HEADERS) delete carried[h];
+      ctx.url = next;
+    }
+  }
+
+  function toResponse(ctx: Ctx, res: Dispatcher.ResponseData, method: 'GET' | 'HEAD', maxBytes: number): UpstreamResponse {
+    const headers = flattenHeaders(res.headers);
+    const base = { status: res.statusCode, headers, url: ctx.url.href };
+    const bodiless = method === 'HEAD' || res.statusCode === 204 || res.statusCode === 304 || res.statusCode < 200;
+    if (bodiless) {
+      res.body.dump().catch(noop);
+      ctx.deadline.clear();
+      report(ctx, res.statusCode, 0);
+      return { ...base, body: emptyBody() };
+    }
+    const expected = parseLength(headers['content-length']);
+    if (expected !== undefined && expected > maxBytes) {
+      discard(res.body);
+      throw errors.upstream('upstream response is larger than the size limit', { url: redactUrl(ctx.url), contentLength: expected, maxBytes });
+    }
+    if (ctx.deadline.expired()) {
+      discard(res.body);
+      throw toHubError(undefined, ctx, 'request');
+    }
+    const settle = (bytes?: number): void => {
+      ctx.deadline.clear();
+      report(ctx, res.statusCode, bytes);
+    };
+    return { ...base, body: guardBody(res.body, { expected, maxBytes, ctx, settle: once(settle) }) };
+  }
+
+  async function request(url: string, ro: UpstreamRequestOptions = {}): Promise<UpstreamResponse> {
+    const method = ro.method ?? 'GET';
+    const start = parseHttpUrl(url);
+    if (!start) throw errors.upstream('invalid upstream URL', { url: redactUrl(url) });
+    const ctx: Ctx = { url: start, deadline: startDeadline(ro.deadlineMs ?? defaultDeadlineMs), started: performance.now() };
+    try {
+      const res = await follow(ctx, method, lowerCaseKeys(ro.headers));
+      return toResponse(ctx, res, method, ro.maxBytes ?? defaultMaxBytes);
+    } catch (e) {
+      ctx.deadline.clear();
+      report(ctx, 0);
+      throw toHubError(e, ctx, 'request');
+    }
+  }
+
+  return {
+    request,
+    close: () => agent.close(),
+  };
+}
+
+/** Destroying an undici body with no listener would raise an unhandled 'error' (RequestAbortedError). */
+function discard(body: Readable): void {
+  body.on('error', noop);
+  body.destroy();
+}
+
+function emptyBody(): Readable {
+  const r = new Readable({ read: noop });
+  r.push(null);
+  return r;
+}
+
+function once<A extends unknown[]>(fn: (...args: A) => void): (...args: A) => void {
+  let done = false;
+  return (...args) => {
+    if (done) return;
+    done = true;
+    fn(...args);
+  };
+}

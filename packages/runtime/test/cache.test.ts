@@ -1,0 +1,150 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import t, { type Test } from 'tap';
+import { startFixtureUpstream, startTestHub } from '@hub/testkit';
+import { filesKind } from './files-kind.js';
+
+const sha = (b: Buffer) => crypto.createHash('sha256').update(b).digest('hex');
+
+async function setup(t: Test, config: Record<string, Record<string, unknown>> = {}) {
+  const top = t.testdir({ up: { pkg: { '1.0.0': {} } }, hub: {} });
+  const root = path.join(top, 'up');
+  const dir = path.join(top, 'hub');
+  const big = crypto.randomBytes(1024 * 1024);
+  fs.writeFileSync(path.join(root, 'pkg/1.0.0/big.bin'), big);
+  fs.writeFileSync(path.join(root, 'pkg.json'), JSON.stringify({ name: 'pkg', versions: ['1.0.0'] }));
+  const upstream = await startFixtureUpstream({ root });
+  t.teardown(() => upstream.close());
+  const hub = await startTestHub({
+    dir,
+    plugins: [filesKind],
+    registries: [{ name: 'files', type: 'files', upstream: upstream.url, metadata_ttl_secs: 0 }],
+    config: { auth: { anonymous: ['source:read'] }, ...config },
+  });
+  t.teardown(() => hub.close());
+  return { hub, upstream, big, root, base: `${hub.url}/proxy/files`, blobDir: path.join(dir, 'blobs') };
+}
+
+async function get(url: string) {
+  const res = await fetch(url);
+  return { status: res.status, body: Buffer.from(await res.arrayBuffer()), headers: res.headers };
+}
+
+/** Every file under the blob store's final area, with its name and content hash. */
+function blobFiles(blobDir: string): Array<{ name: string; sha: string }> {
+  const out: Array<{ name: string; sha: string }> = [];
+  const walk = (d: string) => {
+    for (const e of fs.existsSync(d) ? fs.readdirSync(d, { withFileTypes: true }) : []) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else out.push({ name: e.name, sha: sha(fs.readFileSync(p)) });
+    }
+  };
+  walk(path.join(blobDir, 'sha256'));
+  return out;
+}
+
+t.test('50 concurrent misses make exactly one upstream request and 50 identical bodies', async (t) => {
+  const s = await setup(t);
+  // A slow origin keeps the fetch in flight while the waiters pile up.
+  s.upstream.fault('/pkg/1.0.0/big.bin', { type: 'slow', bytesPerTick: 128 * 1024, tickMs: 20 });
+  const results = await Promise.all(Array.from({ length: 50 }, () => get(`${s.base}/pkg/1.0.0/big.bin`)));
+  t.equal(s.upstream.count('/pkg/1.0.0/big.bin'), 1, 'one upstream request');
+  t.ok(results.every((r) => r.status === 200), 'all 200');
+  t.ok(results.every((r) => r.body.equals(s.big)), 'all 50 bodies equal the upstream bytes');
+  t.ok(results.some((r) => r.headers.get('x-hub-cache') === 'coalesced'), 'waiters joined the one fetch');
+  const again = await get(`${s.base}/pkg/1.0.0/big.bin`);
+  t.equal(again.headers.get('x-hub-cache'), 'hit');
+  t.equal(s.upstream.count('/pkg/1.0.0/big.bin'), 1, 'a later request is a cache hit');
+});
+
+t.test('a cached artifact is served while the upstream is down', async (t) => {
+  const s = await setup(t);
+  t.equal((await get(`${s.base}/pkg/1.0.0/big.bin`)).status, 200);
+  s.upstream.down();
+  const res = await get(`${s.base}/pkg/1.0.0/big.bin`);
+  t.equal(res.status, 200);
+  t.ok(res.body.equals(s.big));
+});
+
+t.test('upstream down with nothing cached is a 502 upstream_error', async (t) => {
+  const s = await setup(t);
+  s.upstream.down();
+  const res = await get(`${s.base}/pkg/1.0.0/big.bin`);
+  t.equal(res.status, 502);
+  t.equal(JSON.parse(res.body.toString()).error.code, 'upstream_error');
+});
+
+t.test('upstream closes mid-body: the client sees an aborted body, nothing is cached, the next request refetches', async (t) => {
+  const s = await setup(t);
+  s.upstream.fault('/pkg/1.0.0/big.bin', { type: 'reset-mid-body' }, 1);
+  await t.rejects(get(`${s.base}/pkg/1.0.0/big.bin`), 'the body is not a clean 200');
+  t.same(blobFiles(s.blobDir), [], 'no blob');
+  t.same(await s.hub.hub.db('artifacts').select('cache_key'), [], 'no row');
+  const ok = await get(`${s.base}/pkg/1.0.0/big.bin`);
+  t.equal(ok.status, 200);
+  t.ok(ok.body.equals(s.big));
+  t.equal(s.upstream.count('/pkg/1.0.0/big.bin'), 2, 'fetched again');
+  t.equal(fs.readdirSync(path.join(s.blobDir, 'tmp')).length, 0, 'no spool file left');
+});
+
+t.test('a digest mismatch is a 502 and nothing is cached', async (t) => {
+  const s = await setup(t);
+  const res = await get(`${s.base}/pkg/1.0.0/big.bin?sha256=${'0'.repeat(64)}`).catch(() => null);
+  t.ok(res === null || res.status !== 200 || !res.body.equals(s.big), 'never a clean 200 of unverified bytes');
+  t.same(await s.hub.hub.db('artifacts').select('cache_key'), [], 'no row');
+  const good = await get(`${s.base}/pkg/1.0.0/big.bin?sha256=${sha(s.big)}`);
+  t.equal(good.status, 200);
+  t.ok(good.body.equals(s.big));
+});
+
+t.test('a 200 HTML page instead of an artifact is a 502, not cached', async (t) => {
+  const s = await setup(t);
+  fs.writeFileSync(path.join(s.root, 'pkg/1.0.0/a.gz'), Buffer.from([0x1f, 0x8b, 8, 0, 0, 0]));
+  s.upstream.fault('/pkg/1.0.0/a.gz', { type: 'html200' }, 1);
+  const res = await get(`${s.base}/pkg/1.0.0/a.gz`);
+  t.equal(res.status, 502);
+  t.same(await s.hub.hub.db('artifacts').select('cache_key'), []);
+  t.equal((await get(`${s.base}/pkg/1.0.0/a.gz`)).status, 200, 'the real file is fetched next time');
+});
+
+t.test('every blob is named by its hash', async (t) => {
+  const s = await setup(t);
+  await get(`${s.base}/pkg/1.0.0/big.bin`);
+  const files = blobFiles(s.blobDir);
+  t.equal(files.length, 1);
+  t.equal(files[0]!.name, files[0]!.sha);
+});
+
+t.test('metadata: stale copy served when the upstream fails; 404 remembered briefly', async (t) => {
+  const s = await setup(t);
+  const first = await get(`${s.base}/meta/pkg`);
+  t.equal(first.status, 200);
+  t.equal(first.headers.get('x-hub-stale'), null);
+  s.upstream.fault('/pkg.json', { type: 'status', status: 503 });
+  const stale = await get(`${s.base}/meta/pkg`);
+  t.equal(stale.status, 200);
+  t.equal(stale.headers.get('x-hub-stale'), '1');
+  t.same(stale.body, first.body);
+  s.upstream.clearFaults();
+
+  t.equal((await get(`${s.base}/meta/nosuch`)).status, 404);
+  t.equal((await get(`${s.base}/meta/nosuch`)).status, 404);
+  t.equal(s.upstream.count('/nosuch.json'), 1, 'the second 404 came from the negative cache');
+});
+
+t.test('metadata: an HTML error page is not cached and, with nothing cached, is a 502', async (t) => {
+  const s = await setup(t);
+  s.upstream.fault('/pkg.json', { type: 'html200' }, 1);
+  t.equal((await get(`${s.base}/meta/pkg`)).status, 502);
+  t.equal((await get(`${s.base}/meta/pkg`)).status, 200);
+});
+
+t.test('metadata revalidates with If-None-Match', async (t) => {
+  const s = await setup(t);
+  await get(`${s.base}/meta/pkg`);
+  await get(`${s.base}/meta/pkg`);
+  const second = s.upstream.requests.filter((r) => r.url === '/pkg.json')[1];
+  t.ok(second?.headers['if-none-match'], 'a conditional request');
+});

@@ -1,0 +1,531 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import t from 'tap';
+import Type, { type TSchema } from 'typebox';
+import type { Mode, Permission } from '../src/contract/kind.js';
+import { builtInConfig } from '../src/config/defaults.js';
+import { renderConfigDocs } from '../src/config/docs.js';
+import { ConfigError, loadConfig, type LoadOptions } from '../src/config/load.js';
+import { HubConfigSchema, type HubConfig } from '../src/config/schema.js';
+
+type Asserts = Pick<typeof t, 'fail' | 'equal'>;
+
+/** Joins lines so a test can say which line a key is on: line n is lines[n - 1]. */
+const toml = (...lines: string[]): string => `${lines.join('\n')}\n`;
+
+function loadError(tt: Asserts, opts: LoadOptions): ConfigError {
+  try {
+    loadConfig(opts);
+  } catch (e) {
+    if (e instanceof ConfigError) return e;
+    throw e;
+  }
+  tt.fail('expected a ConfigError');
+  return new ConfigError('none');
+}
+
+/** The one issue's rendered message, after checking there is exactly one. */
+function oneError(tt: Asserts, opts: LoadOptions): ConfigError {
+  const e = loadError(tt, opts);
+  tt.equal(e.issues.length, 1, `exactly one issue: ${e.message}`);
+  return e;
+}
+
+const npmRegistry = ['[[registries]]', 'name = "npm"', 'type = "npm"', 'upstream = "http://127.0.0.1:9/"'];
+
+const FULL = toml(
+  '[server]', // 1
+  'listen = "127.0.0.1:8080"',
+  'public_url = "http://localhost:8080/"',
+  'trust_proxy = true',
+  'tls_cert = "cert.pem"', // 5
+  'tls_key = "/abs/key.pem"',
+  'forbid_redirect_to = ["169.254.0.0/16", "fd00::/8"]',
+  'connect_timeout_ms = 2000',
+  '',
+  '[database]', // 10
+  'client = "sqlite"',
+  'filename = "./data/hub.db"',
+  '',
+  '[storage]',
+  'kind = "fs"', // 15
+  'path = "./data/blobs"',
+  '',
+  '[auth]',
+  'anonymous = ["source:read"]',
+  `admin_token_sha256 = "${'AB'.repeat(32)}"`, // 20
+  '',
+  '[[auth.policies]]',
+  'effect = "deny"',
+  'permissions = ["source:read"]',
+  'roles = ["reader"]', // 25
+  'registries = ["internal-*"]',
+  'packages = ["@acme/*"]',
+  '',
+  '[limits]',
+  'packages_per_page = 20', // 30
+  'rate_per_ip = 2.5',
+  'burst_per_ip = 10',
+  'max_json_body_bytes = 4096',
+  '',
+  '[cache]', // 35
+  'memory_bytes = 0',
+  '',
+  '[upstream_audit]',
+  'enabled = true',
+  'on_confirmed = "block"', // 40
+  'confirm_after = 1',
+  'confirm_min_age_secs = 0',
+  'outage_ratio = 0.5',
+  'min_probed = 3',
+  'interval_secs = 300', // 45
+  '',
+  '[[flag_sources]]',
+  'name = "osv-bridge"',
+  'secret = "s3cret"',
+  '', // 50
+  '[[notifications.webhooks]]',
+  'url = "http://127.0.0.1:9000/hooks"',
+  'events = ["package_disappeared_upstream", "upstream_unreachable"]',
+  'secret_env = "HOOK_SECRET"',
+  '', // 55
+  '[metrics]',
+  'token = "m"',
+  '',
+  '[plugins]',
+  'load = ["@acme/hub-kind-helm"]', // 60
+  '',
+  '[[registries]]',
+  'name = "npm"',
+  'type = "npm"',
+  'mode = "proxy"', // 65
+  'upstream = "http://127.0.0.1:9/npm//"',
+  'upstream_auth = { token_env = "NPM_TOKEN" }',
+  'on_confirmed = "audit"',
+  'metadata_ttl_secs = 60',
+  '  [registries.security]', // 70
+  '  min_release_age_secs = 3600',
+  '',
+  '[[registries]]',
+  'name = "internal"',
+  'type = "maven"', // 75
+  'mode = "local"',
+);
+
+t.test('a full example parses, with every value where the file put it', async (tt) => {
+  const dir = tt.testdir();
+  const cfg = loadConfig({ text: FULL, path: join(dir, 'hub.toml'), env: { NPM_TOKEN: 'npm-t', HOOK_SECRET: 'hook-s' } });
+  tt.equal(cfg.server.public_url, 'http://localhost:8080', 'trailing slash stripped from public_url');
+  tt.equal(cfg.server.trust_proxy, true);
+  tt.equal(cfg.server.tls_cert, join(dir, 'cert.pem'), 'relative tls_cert resolved against the file');
+  tt.equal(cfg.server.tls_key, '/abs/key.pem', 'absolute paths stay');
+  tt.same(cfg.server.forbid_redirect_to, ['169.254.0.0/16', 'fd00::/8']);
+  tt.equal(cfg.server.connect_timeout_ms, 2000);
+  tt.equal(cfg.server.headers_timeout_ms, 10000, 'an unset key keeps its default next to set ones');
+  tt.equal(cfg.database.filename, join(dir, 'data', 'hub.db'));
+  tt.equal(cfg.storage.path, join(dir, 'data', 'blobs'));
+  const anon: Permission[] = cfg.auth.anonymous;
+  tt.same(anon, ['source:read']);
+  tt.equal(cfg.auth.admin_token_sha256, 'ab'.repeat(32), 'admin hash lower-cased');
+  tt.same(cfg.auth.policies, [{ effect: 'deny', permissions: ['source:read'], roles: ['reader'], registries: ['internal-*'], packages: ['@acme/*'] }]);
+  tt.same(cfg.limits, { packages_per_page: 20, rate_per_ip: 2.5, burst_per_ip: 10, max_json_body_bytes: 4096, max_metadata_bytes: 67108864, max_artifact_bytes: 4294967296 });
+  tt.equal(cfg.cache.memory_bytes, 0);
+  tt.same(cfg.upstream_audit, { enabled: true, on_confirmed: 'block', confirm_after: 1, confirm_min_age_secs: 0, outage_ratio: 0.5, min_probed: 3, interval_secs: 300 });
+  tt.same(cfg.flag_sources, [{ name: 'osv-bridge', secret: 's3cret' }]);
+  tt.equal(cfg.notifications.webhooks[0]?.secret, 'hook-s', 'secret_env resolved into secret');
+  tt.equal(cfg.metrics.token, 'm');
+  tt.same(cfg.plugins.load, ['@acme/hub-kind-helm']);
+  const [npm, internal] = cfg.registries;
+  const mode: Mode | undefined = npm?.mode;
+  tt.equal(mode, 'proxy');
+  tt.equal(npm?.upstream, 'http://127.0.0.1:9/npm', 'trailing slashes stripped from upstream');
+  tt.equal(npm?.upstream_auth?.token, 'npm-t', 'token_env resolved into token');
+  tt.equal(npm?.upstream_auth?.token_env, 'NPM_TOKEN', 'the _env name stays, for messages');
+  tt.equal(npm?.on_confirmed, 'audit');
+  tt.equal(npm?.metadata_ttl_secs, 60);
+  tt.same(npm?.security, { min_release_age_secs: 3600 });
+  tt.same(npm?.extra, {});
+  tt.equal(internal?.mode, 'local');
+  tt.equal(internal?.upstream, undefined);
+  tt.equal(internal?.security, undefined, 'no [registries.security] table: no security profile');
+});
+
+t.test('an empty file gets every default', async (tt) => {
+  const cfg = loadConfig({ text: '', path: '/srv/hub/hub.toml' });
+  const expected: HubConfig = {
+    server: {
+      listen: '127.0.0.1:8080',
+      trust_proxy: false,
+      forbid_redirect_to: ['169.254.0.0/16', 'fe80::/10', 'fd00:ec2::254/128', '100.100.100.200/32'],
+      connect_timeout_ms: 10000,
+      headers_timeout_ms: 10000,
+      deadline_ms: 120000,
+    },
+    database: { client: 'sqlite', filename: '/srv/hub/data/hub.db' },
+    storage: { kind: 'fs', path: '/srv/hub/data/blobs', force_path_style: false },
+    auth: { anonymous: [], policies: [] },
+    limits: { packages_per_page: 50, rate_per_ip: 50, burst_per_ip: 200, max_json_body_bytes: 1048576, max_metadata_bytes: 67108864, max_artifact_bytes: 4294967296 },
+    cache: { memory_bytes: 268435456, memory_max_object_bytes: 1048576, negative_ttl_secs: 60 },
+    upstream_audit: { enabled: false, on_confirmed: 'audit', confirm_after: 3, confirm_min_age_secs: 86400, outage_ratio: 0.25, min_probed: 10, interval_secs: 21600 },
+    flag_sources: [],
+    notifications: { webhooks: [] },
+    metrics: {},
+    plugins: { load: [] },
+    registries: [],
+  };
+  tt.strictSame(cfg, expected);
+  tt.strictSame(loadConfig({}).server, expected.server, 'no path and no text: an empty document');
+});
+
+t.test('registry defaults: mode proxy, metadata_ttl_secs 300, security only when the table is present', async (tt) => {
+  const cfg = loadConfig({ text: toml(...npmRegistry, '[registries.security]') });
+  const reg = cfg.registries[0];
+  tt.equal(reg?.mode, 'proxy');
+  tt.equal(reg?.metadata_ttl_secs, 300);
+  tt.same(reg?.security, { min_release_age_secs: 0 });
+});
+
+t.test('unknown keys are errors that name the key and its line, with a suggestion when one is close', async (tt) => {
+  tt.test('top level table', async (t2) => {
+    const e = oneError(t2, { text: toml('[sever]', 'listen = "127.0.0.1:1"') });
+    t2.equal(e.message, 'hub.toml:1: sever: unknown key (did you mean "server"?)');
+    t2.equal(e.key, 'sever');
+    t2.equal(e.line, 1);
+    t2.equal(e.file, 'hub.toml');
+  });
+  tt.test('top level key, nothing close', async (t2) => {
+    const e = oneError(t2, { text: toml('', 'colour = "blue"') });
+    t2.equal(e.message, 'hub.toml:2: colour: unknown key');
+  });
+  tt.test('in a section', async (t2) => {
+    const e = oneError(t2, { text: toml('[server]', 'listen = "127.0.0.1:1"', 'trust_proxi = true'), path: 'conf/hub.toml' });
+    t2.equal(e.message, 'conf/hub.toml:3: server.trust_proxi: unknown key (did you mean "trust_proxy"?)');
+    t2.equal(e.file, 'conf/hub.toml');
+  });
+  tt.test('in a registry (no kind schema for its type)', async (t2) => {
+    const e = oneError(t2, { text: toml(...npmRegistry, '', ...npmRegistry.slice(0, 1), 'name = "b"', 'type = "npm"', 'upstream = "http://127.0.0.1:9"', 'metadata_ttl = 5') });
+    t2.equal(e.message, 'hub.toml:10: registries[1].metadata_ttl: unknown key for type "npm" (did you mean "metadata_ttl_secs"?)');
+    t2.equal(e.key, 'registries[1].metadata_ttl');
+    t2.equal(e.line, 10);
+  });
+  tt.test('in a nested table of a registry', async (t2) => {
+    const e = oneError(t2, { text: toml(...npmRegistry, '[registries.security]', 'min_release_age_sec = 5') });
+    t2.equal(e.message, 'hub.toml:6: registries[0].security.min_release_age_sec: unknown key (did you mean "min_release_age_secs"?)');
+  });
+  tt.test('in an inline table', async (t2) => {
+    const e = oneError(t2, { text: toml(...npmRegistry, 'upstream_auth = { tokn = "x" }') });
+    t2.equal(e.message, 'hub.toml:5: registries[0].upstream_auth.tokn: unknown key (did you mean "token"?)');
+  });
+  tt.test('in an array of tables', async (t2) => {
+    const e = oneError(t2, { text: toml('[auth]', '[[auth.policies]]', 'effect = "allow"', 'permissions = ["system:read"]', 'user = ["ann"]') });
+    t2.equal(e.message, 'hub.toml:5: auth.policies[0].user: unknown key (did you mean "users"?)');
+  });
+});
+
+t.test('value errors name the key, the line, what is allowed and what was given', async (tt) => {
+  tt.test('bad enum value', async (t2) => {
+    const text = toml(...npmRegistry, '', '[[registries]]', 'name = "other"', 'type = "npm"', 'mode = "proxi"', 'upstream = "http://127.0.0.1:9"');
+    const e = oneError(t2, { text });
+    t2.equal(e.message, 'hub.toml:9: registries[1].mode: must be one of proxy, hybrid, local (got "proxi")');
+    t2.equal(e.key, 'registries[1].mode');
+    t2.equal(e.line, 9);
+  });
+  tt.test('wrong type', async (t2) => {
+    t2.equal(oneError(t2, { text: toml('[limits]', 'rate_per_ip = "fast"') }).message, 'hub.toml:2: limits.rate_per_ip: must be a number (got "fast")');
+    t2.equal(oneError(t2, { text: toml('[server]', 'trust_proxy = "yes"') }).message, 'hub.toml:2: server.trust_proxy: must be true or false (got "yes")');
+    t2.equal(oneError(t2, { text: toml('server = 5') }).message, 'hub.toml:1: server: must be a table (got 5)');
+    t2.equal(oneError(t2, { text: toml('[limits]', 'burst_per_ip = 1.5') }).message, 'hub.toml:2: limits.burst_per_ip: must be an integer (got 1.5)');
+    t2.equal(oneError(t2, { text: toml('[database]', 'filename = 1979-05-27') }).message, 'hub.toml:2: database.filename: must be a string (got a date)');
+  });
+  tt.test('ranges from INTERFACE: confirm_after >= 1, interval_secs >= 300, outage_ratio in 0..1', async (t2) => {
+    const e = loadError(t2, { text: toml('[upstream_audit]', 'confirm_after = 0', 'interval_secs = 299', 'outage_ratio = 1.5') });
+    t2.equal(
+      e.message,
+      [
+        'hub.toml:2: upstream_audit.confirm_after: must be >= 1 (got 0)',
+        'hub.toml:3: upstream_audit.interval_secs: must be >= 300 (got 299)',
+        'hub.toml:4: upstream_audit.outage_ratio: must be <= 1 (got 1.5)',
+      ].join('\n'),
+    );
+    t2.same(e.issues.map((i) => i.line), [2, 3, 4], 'every issue at once, in file order');
+  });
+  tt.test('a bad array element points at its own line', async (t2) => {
+    const e = oneError(t2, { text: toml('[auth]', 'anonymous = [', '  "source:read",', '  "source:rede",', ']') });
+    t2.equal(e.message, 'hub.toml:4: auth.anonymous[1]: must be one of source:read, source:write, system:read, system:write (got "source:rede")');
+  });
+  tt.test('patterns are explained in words', async (t2) => {
+    t2.equal(oneError(t2, { text: toml('[server]', 'listen = "8080"') }).message, 'hub.toml:2: server.listen: must be HOST:PORT, e.g. 127.0.0.1:8080 or [::1]:8080 (got "8080")');
+    t2.equal(
+      oneError(t2, { text: toml('[[registries]]', 'name = "My Registry"', 'type = "npm"', 'upstream = "http://127.0.0.1:9"') }).message,
+      'hub.toml:2: registries[0].name: must be 1-63 characters of a-z, 0-9, ".", "_" and "-", starting with a letter or digit (got "My Registry")',
+    );
+    t2.equal(oneError(t2, { text: toml(...npmRegistry.slice(0, 3), 'upstream = "ftp://127.0.0.1/"') }).message, 'hub.toml:4: registries[0].upstream: must be an http:// or https:// URL (got "ftp://127.0.0.1/")');
+    t2.equal(oneError(t2, { text: toml('[auth]', 'admin_token_sha256 = "abc"') }).message, 'hub.toml:2: auth.admin_token_sha256: must be 64 hex digits (the SHA-256 of the token) (got "abc")');
+  });
+  tt.test('a missing required key points at its table header', async (t2) => {
+    const e = oneError(t2, { text: toml('[server]', '', '[[registries]]', 'name = "npm"', 'mode = "local"') });
+    t2.equal(e.message, 'hub.toml:3: registries[0].type: missing required key');
+  });
+  tt.test('empty strings and empty lists', async (t2) => {
+    t2.equal(oneError(t2, { text: toml('[[flag_sources]]', 'name = "a"', 'secret = ""') }).message, 'hub.toml:3: flag_sources[0].secret: must not be empty');
+    t2.equal(oneError(t2, { text: toml('[[notifications.webhooks]]', 'url = "http://127.0.0.1:9/"', 'events = []') }).message, 'hub.toml:3: notifications.webhooks[0].events: must list at least one entry');
+  });
+});
+
+t.test('cross-field rules', async (tt) => {
+  tt.test('upstream is required for proxy and hybrid', async (t2) => {
+    for (const mode of ['proxy', 'hybrid']) {
+      const e = oneError(t2, { text: toml('[[registries]]', 'name = "npm"', 'type = "npm"', `mode = "${mode}"`) });
+      t2.equal(e.message, `hub.toml:1: registries[0].upstream: missing required key: mode "${mode}" needs an upstream URL`);
+    }
+    t2.equal(oneError(t2, { text: toml('[[registries]]', 'name = "npm"', 'type = "npm"') }).key, 'registries[0].upstream', 'proxy is the default mode');
+  });
+  tt.test('local mode refuses an upstream it would ignore', async (t2) => {
+    const e = oneError(t2, { text: toml(...npmRegistry, 'mode = "local"') });
+    t2.equal(e.message, 'hub.toml:4: registries[0].upstream: not used in local mode (remove it or change mode)');
+  });
+  tt.test('duplicate registry names', async (t2) => {
+    const text = toml(...npmRegistry, '[[registries]]', 'name = "go"', 'type = "go"', 'upstream = "http://127.0.0.1:9"', ...npmRegistry);
+    const e = oneError(t2, { text });
+    t2.equal(e.message, 'hub.toml:10: registries[2].name: duplicate registry name "npm"');
+  });
+  tt.test('duplicate flag source names', async (t2) => {
+    const e = oneError(t2, { text: toml('[[flag_sources]]', 'name = "a"', 'secret = "x"', '[[flag_sources]]', 'name = "a"', 'secret = "y"') });
+    t2.equal(e.message, 'hub.toml:5: flag_sources[1].name: duplicate flag source name "a"');
+  });
+  tt.test('a flag source needs a secret', async (t2) => {
+    t2.equal(oneError(t2, { text: toml('[[flag_sources]]', 'name = "a"') }).message, 'hub.toml:1: flag_sources[0].secret: missing required key (or secret_env)');
+  });
+  tt.test('tls_cert and tls_key together', async (t2) => {
+    t2.equal(oneError(t2, { text: toml('[server]', 'tls_cert = "c.pem"') }).message, 'hub.toml:1: server.tls_key: tls_cert and tls_key go together: set both or neither');
+    t2.equal(oneError(t2, { text: toml('[server]', 'tls_key = "k.pem"') }).key, 'server.tls_cert');
+  });
+  tt.test('mysql needs url or url_env; sqlite takes none', async (t2) => {
+    t2.equal(oneError(t2, { text: toml('[database]', 'client = "mysql"') }).message, 'hub.toml:1: database.url: client = "mysql" needs url or url_env');
+    const cfg = loadConfig({ text: toml('[database]', 'client = "mysql"', 'url_env = "DB_URL"'), env: { DB_URL: 'mysql://u:p@127.0.0.1:3306/hub' } });
+    t2.equal(cfg.database.url, 'mysql://u:p@127.0.0.1:3306/hub');
+    t2.equal(oneError(t2, { text: toml('[database]', 'url = "mysql://127.0.0.1/hub"') }).message, 'hub.toml:2: database.url: only used with client = "mysql"');
+  });
+  tt.test('storage: s3 needs a bucket and paired keys; fs refuses s3 keys', async (t2) => {
+    t2.equal(oneError(t2, { text: toml('[storage]', 'kind = "s3"') }).message, 'hub.toml:1: storage.bucket: kind = "s3" needs a bucket');
+    t2.equal(oneError(t2, { text: toml('[storage]', 'kind = "s3"', 'bucket = "b"', 'access_key_id = "a"') }).key, 'storage.secret_access_key');
+    const cfg = loadConfig({ text: toml('[storage]', 'kind = "s3"', 'bucket = "b"', 'endpoint = "http://127.0.0.1:9000"', 'access_key_id = "a"', 'secret_access_key_env = "S3_SECRET"'), env: { S3_SECRET: 'z' } });
+    t2.equal(cfg.storage.secret_access_key, 'z');
+    t2.equal(oneError(t2, { text: toml('[storage]', 'bucket = "b"') }).message, 'hub.toml:2: storage.bucket: only used with kind = "s3"');
+  });
+  tt.test('forbid_redirect_to entries are CIDR ranges', async (t2) => {
+    const e = loadError(t2, { text: toml('[server]', 'forbid_redirect_to = [', '  "10.0.0.0/8",', '  "10.0.0.1",', '  "metadata",', '  "fe80::/200",', ']') });
+    t2.equal(
+      e.message,
+      [
+        'hub.toml:5: server.forbid_redirect_to[2]: must be an IP address or CIDR range like 169.254.0.0/16 or fe80::/10 (got "metadata")',
+        'hub.toml:6: server.forbid_redirect_to[3]: must be an IP address or CIDR range like 169.254.0.0/16 or fe80::/10 (got "fe80::/200")',
+      ].join('\n'),
+    );
+  });
+  tt.test('listen port range', async (t2) => {
+    t2.equal(oneError(t2, { text: toml('[server]', 'listen = "127.0.0.1:70000"') }).message, 'hub.toml:2: server.listen: port must be 0..65535 (got 70000)');
+    t2.equal(loadConfig({ text: toml('[server]', 'listen = "[::1]:0"') }).server.listen, '[::1]:0');
+  });
+  tt.test('upstream_auth: a token, or username with password', async (t2) => {
+    const base = [...npmRegistry];
+    t2.equal(oneError(t2, { text: toml(...base, 'upstream_auth = { username = "u" }') }).message, 'hub.toml:5: registries[0].upstream_auth.password: username and password go together (password may be password_env)');
+    t2.equal(oneError(t2, { text: toml(...base, 'upstream_auth = { token = "t", username = "u", password = "p" }') }).key, 'registries[0].upstream_auth');
+    t2.equal(oneError(t2, { text: toml(...base, 'upstream_auth = {}') }).message, 'hub.toml:5: registries[0].upstream_auth: needs token (or token_env), or username with password (or password_env)');
+    const cfg = loadConfig({ text: toml(...base, 'upstream_auth = { username = "u", password_env = "PW" }'), env: { PW: 'secret' } });
+    t2.same(cfg.registries[0]?.upstream_auth, { username: 'u', password_env: 'PW', password: 'secret' });
+  });
+});
+
+t.test('*_env secrets', async (tt) => {
+  tt.test('resolved from the given env into the plain key', async (t2) => {
+    const cfg = loadConfig({ text: toml(...npmRegistry, 'upstream_auth = { token_env = "GH_TOKEN" }', '[metrics]', 'token_env = "METRICS_TOKEN"'), env: { GH_TOKEN: 'gh', METRICS_TOKEN: 'mt' } });
+    t2.equal(cfg.registries[0]?.upstream_auth?.token, 'gh');
+    t2.equal(cfg.metrics.token, 'mt');
+  });
+  tt.test('process.env is the default', async (t2) => {
+    process.env.HUB_CONFIG_TEST_TOKEN = 'from-process';
+    t2.teardown(() => delete process.env.HUB_CONFIG_TEST_TOKEN);
+    const cfg = loadConfig({ text: toml('[metrics]', 'token_env = "HUB_CONFIG_TEST_TOKEN"') });
+    t2.equal(cfg.metrics.token, 'from-process');
+  });
+  tt.test('an unset variable is an error naming the key', async (t2) => {
+    const e = oneError(t2, { text: toml(...npmRegistry, 'upstream_auth = { token_env = "GH_TOKEN" }'), env: {} });
+    t2.equal(e.message, 'hub.toml:5: registries[0].upstream_auth.token_env: environment variable GH_TOKEN is not set');
+    t2.equal(oneError(t2, { text: toml('[metrics]', 'token_env = "EMPTY"'), env: { EMPTY: '' } }).key, 'metrics.token_env', 'empty counts as unset');
+  });
+  tt.test('both the key and its _env is an error', async (t2) => {
+    const e = oneError(t2, { text: toml('[metrics]', 'token = "a"', 'token_env = "B"'), env: { B: 'b' } });
+    t2.equal(e.message, 'hub.toml:3: metrics.token_env: give token or token_env, not both');
+  });
+});
+
+t.test('kind schemas validate the extra registry keys', async (tt) => {
+  const goSchema = Type.Object(
+    {
+      checksum_db: Type.Optional(Type.String({ pattern: '^https?://', description: 'checksum database' })),
+      sumdb_name: Type.String({ default: 'sum.db.test', description: 'name of the checksum database' }),
+      mirror: Type.Optional(Type.Object({ depth: Type.Integer({ default: 2, description: 'depth' }) }, { additionalProperties: false, description: 'mirror' })),
+      token_env: Type.Optional(Type.String({ description: 'env name' })),
+      token: Type.Optional(Type.String({ description: 'token' })),
+    },
+    { additionalProperties: false },
+  );
+  const kindSchemas = new Map<string, TSchema>([['go', goSchema]]);
+  const goRegistry = ['[[registries]]', 'name = "go"', 'type = "go"', 'upstream = "http://127.0.0.1:9/"'];
+
+  tt.test('accepted and defaulted into extra, not into the base keys', async (t2) => {
+    const cfg = loadConfig({ text: toml(...goRegistry, 'checksum_db = "http://127.0.0.1:9/sumdb"', '[registries.mirror]'), kindSchemas });
+    const reg = cfg.registries[0];
+    t2.same(reg?.extra, { checksum_db: 'http://127.0.0.1:9/sumdb', sumdb_name: 'sum.db.test', mirror: { depth: 2 } });
+    t2.notOk('checksum_db' in (reg ?? {}), 'kind keys live only in extra');
+    t2.same(loadConfig({ text: toml(...goRegistry), kindSchemas }).registries[0]?.extra, { sumdb_name: 'sum.db.test' }, 'defaults without any kind key written');
+  });
+  tt.test('refused: an unknown kind key, suggesting from kind and base keys', async (t2) => {
+    t2.equal(oneError(t2, { text: toml(...goRegistry, 'checksum_bd = "http://127.0.0.1:9/"'), kindSchemas }).message, 'hub.toml:5: registries[0].checksum_bd: unknown key (did you mean "checksum_db"?)');
+    t2.equal(oneError(t2, { text: toml(...goRegistry, 'modes = "proxy"'), kindSchemas }).message, 'hub.toml:5: registries[0].modes: unknown key (did you mean "mode"?)');
+    t2.equal(oneError(t2, { text: toml(...goRegistry, '[registries.mirror]', 'deep = 1'), kindSchemas }).message, 'hub.toml:6: registries[0].mirror.deep: unknown key');
+  });
+  tt.test('refused: a bad kind value', async (t2) => {
+    t2.equal(oneError(t2, { text: toml(...goRegistry, 'sumdb_name = 7'), kindSchemas }).message, 'hub.toml:5: registries[0].sumdb_name: must be a string (got 7)');
+  });
+  tt.test('refused: kind keys on a type without a kind schema', async (t2) => {
+    const text = toml('[[registries]]', 'name = "n"', 'type = "npm"', 'upstream = "http://127.0.0.1:9/"', 'checksum_db = "http://127.0.0.1:9/"');
+    t2.equal(oneError(t2, { text, kindSchemas }).message, 'hub.toml:5: registries[0].checksum_db: unknown key for type "npm"');
+  });
+  tt.test('an unknown type is not the loader\'s error', async (t2) => {
+    const cfg = loadConfig({ text: toml('[[registries]]', 'name = "x"', 'type = "no-such-kind"', 'mode = "local"'), kindSchemas });
+    t2.equal(cfg.registries[0]?.type, 'no-such-kind');
+  });
+  tt.test('a kind\'s own *_env keys resolve like the base ones', async (t2) => {
+    const cfg = loadConfig({ text: toml(...goRegistry, 'token_env = "GO_TOKEN"'), kindSchemas, env: { GO_TOKEN: 'gt' } });
+    t2.equal(cfg.registries[0]?.extra.token, 'gt');
+    t2.equal(oneError(t2, { text: toml(...goRegistry, 'token_env = "GO_TOKEN"'), kindSchemas, env: {} }).message, 'hub.toml:5: registries[0].token_env: environment variable GO_TOKEN is not set');
+  });
+  tt.test('kind and base problems are reported in one pass', async (t2) => {
+    const e = loadError(t2, { text: toml(...goRegistry, 'mode = "proxi"', 'checksum_bd = "x"'), kindSchemas });
+    t2.same(e.issues.map((i) => i.key), ['registries[0].mode', 'registries[0].checksum_bd']);
+  });
+});
+
+t.test('a TOML syntax error names the file, line and column', async (tt) => {
+  const e = loadError(tt, { text: toml('[server]', 'listen = "127.0.0.1:8080"', 'trust_proxy = = true'), path: 'hub.toml' });
+  tt.equal(e.line, 3);
+  tt.match(e.message, /^hub\.toml:3:\d+: invalid TOML: /);
+  tt.equal(e.file, 'hub.toml');
+  const dup = loadError(tt, { text: toml('[server]', 'listen = "a:1"', 'listen = "b:2"') });
+  tt.match(dup.message, /^hub\.toml:3:\d+: invalid TOML/, 'a duplicate key is a syntax error too');
+});
+
+t.test('a missing file is a ConfigError naming it', async (tt) => {
+  const path = join(tt.testdir(), 'nope.toml');
+  const e = loadError(tt, { path });
+  tt.equal(e.message, `${path}: cannot read the configuration file: no such file`);
+  tt.equal(e.file, path);
+});
+
+t.test('relative paths resolve against the file\'s folder, or the working directory without a file', async (tt) => {
+  const dir = tt.testdir();
+  mkdirSync(join(dir, 'etc'));
+  const path = join(dir, 'etc', 'hub.toml');
+  writeFileSync(path, toml('[server]', 'tls_cert = "tls/cert.pem"', 'tls_key = "../key.pem"', '[database]', 'filename = "db/hub.db"', '[storage]', 'path = "/var/blobs"'));
+  const cfg = loadConfig({ path });
+  tt.equal(cfg.server.tls_cert, join(dir, 'etc', 'tls', 'cert.pem'));
+  tt.equal(cfg.server.tls_key, join(dir, 'key.pem'));
+  tt.equal(cfg.database.filename, join(dir, 'etc', 'db', 'hub.db'));
+  tt.equal(cfg.storage.path, '/var/blobs');
+  tt.equal(loadConfig({ text: '' }).database.filename, resolve(process.cwd(), 'data', 'hub.db'));
+  tt.equal(loadConfig({ text: toml('[database]', 'filename = ":memory:"'), path }).database.filename, ':memory:', 'SQLite :memory: is not a path');
+});
+
+t.test('the locator: lines survive comments, multi-line strings, dotted keys and inline tables', async (tt) => {
+  const text = toml(
+    '# a comment with [brackets] and key = "value"', // 1
+    'server.listen = "127.0.0.1:1"',
+    'server.trust_proxy = """',
+    '[not a table]',
+    'nor = "a key"', // 5
+    '"""',
+    '[[registries]]',
+    'name = "a"',
+    'type = "npm"',
+    'upstream = "http://127.0.0.1:9/"', // 10
+    '[[registries]]',
+    "name = 'b'",
+    'type = "npm"',
+    '"mode" = "proxi"   # quoted key',
+    'upstream = "http://127.0.0.1:9/"', // 15
+    '[auth]',
+    'policies = [',
+    '  { effect = "allow", permissions = ["source:read"] },',
+    '  { effect = "maybe", permissions = ["source:read"] },',
+    ']', // 20
+  );
+  const e = loadError(tt, { text });
+  tt.same(
+    e.issues.map((i) => [i.line, i.key]),
+    [
+      [3, 'server.trust_proxy'],
+      [14, 'registries[1].mode'],
+      [19, 'auth.policies[1].effect'],
+    ],
+  );
+});
+
+t.test('builtInConfig: one npm registry from npm_config_registry, anonymous download on loopback', async (tt) => {
+  const cfg = builtInConfig({ npm_config_registry: 'http://127.0.0.1:9/npm/' });
+  tt.equal(cfg.registries.length, 1);
+  const reg = cfg.registries[0];
+  tt.same({ name: reg?.name, type: reg?.type, mode: reg?.mode, upstream: reg?.upstream }, { name: 'npm', type: 'npm', mode: 'proxy', upstream: 'http://127.0.0.1:9/npm' });
+  tt.same(cfg.auth.anonymous, ['source:read']);
+  tt.equal(cfg.server.listen, '127.0.0.1:8080');
+  tt.equal(cfg.database.filename, resolve(process.cwd(), 'data', 'hub.db'));
+  tt.equal(cfg.storage.path, resolve(process.cwd(), 'data', 'blobs'));
+  const withKind = builtInConfig({ npm_config_registry: 'http://127.0.0.1:9/' }, new Map([['npm', Type.Object({ x: Type.Integer({ default: 1, description: 'x' }) }, { additionalProperties: false })]]));
+  tt.same(withKind.registries[0]?.extra, { x: 1 }, 'the npm kind\'s defaults apply');
+
+  for (const env of [{}, { npm_config_registry: '' }]) {
+    const e = (() => {
+      try {
+        builtInConfig(env);
+      } catch (err) {
+        return err;
+      }
+      return undefined;
+    })();
+    tt.ok(e instanceof ConfigError, 'no registry: ConfigError');
+    tt.match((e as Error).message, /hub init/);
+    tt.match((e as Error).message, /npm start/);
+  }
+});
+
+t.test('the schema: a description on every key, additionalProperties false on every object', async (tt) => {
+  const problems: string[] = [];
+  const walk = (node: Record<string, unknown>, path: string): void => {
+    if (node.type === 'object') {
+      if (node.additionalProperties !== false) problems.push(`${path}: additionalProperties`);
+      for (const [k, v] of Object.entries(node.properties as Record<string, Record<string, unknown>>)) {
+        if (typeof v.description !== 'string' || v.description === '') problems.push(`${path}.${k}: description`);
+        walk(v, `${path}.${k}`);
+      }
+    }
+    if (node.type === 'array') walk(node.items as Record<string, unknown>, `${path}[]`);
+  };
+  walk(HubConfigSchema as unknown as Record<string, unknown>, 'hub');
+  tt.same(problems, []);
+});
+
+t.test('renderConfigDocs: a table per section and a section per kind schema', async (tt) => {
+  const kind = Type.Object({ checksum_db: Type.Optional(Type.String({ description: 'Checksum database | base' })) }, { additionalProperties: false });
+  const md = renderConfigDocs(new Map([['go', kind]]));
+  for (const title of ['[server]', '[database]', '[storage]', '[auth]', '[[auth.policies]]', '[limits]', '[cache]', '[upstream_audit]', '[[flag_sources]]', '[notifications]', '[[notifications.webhooks]]', '[metrics]', '[plugins]', '[[registries]]', '[registries.upstream_auth]', '[registries.security]']) {
+    tt.match(md, `\`${title}\`\n`, `section ${title}`);
+  }
+  tt.match(md, '| `listen` | string | `"127.0.0.1:8080"` |');
+  tt.match(md, '| `mode` | `"proxy"` \\| `"hybrid"` \\| `"local"` | `"proxy"` |');
+  tt.match(md, '| `interval_secs` | integer, ≥ 300 | `21600` |');
+  tt.match(md, '| `name` | string | **required** |');
+  tt.match(md, 'Kind `go`: extra [[registries]] keys');
+  tt.match(md, 'Checksum database \\| base', 'pipes escaped in cells');
+  tt.equal(renderConfigDocs(), renderConfigDocs(new Map()), 'deterministic');
+});

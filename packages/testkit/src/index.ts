@@ -1,0 +1,5 @@
+export * from './test-hub.js';
+export * from './fixture-upstream.js';
+export * from './tls.js';
+export * from './npm-fixture.js';
+export * from './go-fixture.js';
