@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import type { Test } from 'tap';
-import { npmFixtureHandler, startFixtureUpstream, startTestHub, type FixtureUpstream, type TestHub, type TestHubOptions } from '@hub/testkit';
+import { npmFixtureHandler, rawRequest, startFixtureUpstream, startTestHub, type FixtureUpstream, type TestHub, type TestHubOptions } from '@hub/testkit';
 import npm from '../src/index.js';
 
 /** The fixture registry: hubdep 1.0.0, hubdemo 1.0.0 and 1.1.0 (depends on hubdep), @hubtest/scoped 1.0.0. */
@@ -27,8 +27,5 @@ export async function setup(t: Test, opts: Partial<Pick<TestHubOptions, 'config'
   return { ...hub, upstream, base: `${hub.url}/proxy/npm` };
 }
 
-export async function get(url: string, headers: Record<string, string> = {}) {
-  const res = await fetch(url, { headers });
-  const body = Buffer.from(await res.arrayBuffer());
-  return { status: res.status, headers: res.headers, body, json: () => JSON.parse(body.toString('utf8')) as Record<string, any> };
-}
+/** GET with the path sent exactly as written (hostile-path tests need that). */
+export const get = (url: string, headers: Record<string, string> = {}) => rawRequest(url, { headers });

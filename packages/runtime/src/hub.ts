@@ -29,6 +29,8 @@ import { runtimeMigrations } from './storage/migrations/index.js';
 import { createUpstreamClient } from './upstream/client.js';
 import { VERSION } from './version.js';
 
+const CLOSE_GRACE_MS = 2_000;
+
 export class StartupError extends Error {
   constructor(
     readonly code: 'plugin_contract' | 'plugin_duplicate' | 'plugin_requires' | 'plugin_load' | 'unknown_kind' | 'storage',
@@ -254,8 +256,11 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
         await new Promise<void>((resolve) => {
           s.close(() => resolve());
           s.closeIdleConnections();
+          // Clients that keep a connection open past a grace period are cut, so close() always ends.
+          setTimeout(() => s.closeAllConnections(), CLOSE_GRACE_MS).unref();
         });
       }
+      await artifacts.idle();
       await artifacts.flushTouches();
       for (const p of others) await p.stop?.();
       for (const r of registries.values()) await r.upstream.close();

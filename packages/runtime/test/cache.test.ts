@@ -80,12 +80,14 @@ t.test('upstream closes mid-body: the client sees an aborted body, nothing is ca
   const s = await setup(t);
   s.upstream.fault('/pkg/1.0.0/big.bin', { type: 'reset-mid-body' }, 1);
   await t.rejects(get(`${s.base}/pkg/1.0.0/big.bin`), 'the body is not a clean 200');
+  await s.hub.hub.artifacts.idle();
   t.same(blobFiles(s.blobDir), [], 'no blob');
   t.same(await s.hub.hub.db('artifacts').select('cache_key'), [], 'no row');
   const ok = await get(`${s.base}/pkg/1.0.0/big.bin`);
   t.equal(ok.status, 200);
   t.ok(ok.body.equals(s.big));
   t.equal(s.upstream.count('/pkg/1.0.0/big.bin'), 2, 'fetched again');
+  await s.hub.hub.artifacts.idle();
   t.equal(fs.readdirSync(path.join(s.blobDir, 'tmp')).length, 0, 'no spool file left');
 });
 
@@ -93,6 +95,7 @@ t.test('a digest mismatch is a 502 and nothing is cached', async (t) => {
   const s = await setup(t);
   const res = await get(`${s.base}/pkg/1.0.0/big.bin?sha256=${'0'.repeat(64)}`).catch(() => null);
   t.ok(res === null || res.status !== 200 || !res.body.equals(s.big), 'never a clean 200 of unverified bytes');
+  await s.hub.hub.artifacts.idle();
   t.same(await s.hub.hub.db('artifacts').select('cache_key'), [], 'no row');
   const good = await get(`${s.base}/pkg/1.0.0/big.bin?sha256=${sha(s.big)}`);
   t.equal(good.status, 200);
@@ -112,6 +115,7 @@ t.test('a 200 HTML page instead of an artifact is a 502, not cached', async (t) 
 t.test('every blob is named by its hash', async (t) => {
   const s = await setup(t);
   await get(`${s.base}/pkg/1.0.0/big.bin`);
+  await s.hub.hub.artifacts.idle();
   const files = blobFiles(s.blobDir);
   t.equal(files.length, 1);
   t.equal(files[0]!.name, files[0]!.sha);

@@ -3,3 +3,4 @@ export * from './fixture-upstream.js';
 export * from './tls.js';
 export * from './npm-fixture.js';
 export * from './go-fixture.js';
+export * from './raw-request.js';

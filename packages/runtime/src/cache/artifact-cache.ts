@@ -44,6 +44,8 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
   const rowMemo = new LRUCache<string, ArtifactRow>({ max: 50_000 });
   const hot = new LRUCache<string, Buffer>({ maxSize: Math.max(1, o.memoryBytes), sizeCalculation: (b) => b.length || 1 });
   const touched = new Map<string, Set<string>>();
+  // Fetches still spooling, verifying or promoting; close() waits for them so nothing is cut mid-write.
+  const pending = new Set<Promise<unknown>>();
 
   const reply = (row: Pick<ArtifactRow, 'blob_sha256' | 'size' | 'content_type'>, body: Reply['body'], cache: string): Reply => ({
     status: 200,
@@ -121,6 +123,12 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
         await o.rows.insert(row);
         return row;
       });
+      const settled = stored.then(
+        () => {},
+        () => {},
+      );
+      pending.add(settled);
+      void settled.finally(() => pending.delete(settled));
       stored.catch((e: Error) => {
         const reason = e instanceof FlightError ? e.reason : 'upstream';
         o.metrics.fetchFailures.inc({ registry: reg.name, reason });
@@ -171,6 +179,10 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
       const row = rowMemo.get(`${registry}\0${key}`);
       rowMemo.delete(`${registry}\0${key}`);
       if (row) hot.delete(row.blob_sha256);
+    },
+    /** Resolves once every fetch under way has been stored or discarded (its spool file removed). */
+    async idle() {
+      while (pending.size > 0) await Promise.all(pending);
     },
     async flushTouches() {
       const now = Date.now();
