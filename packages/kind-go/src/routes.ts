@@ -40,7 +40,7 @@ function versionFile(rc: Rc, module: string, version: string, ext: 'info' | 'mod
     key: `${module}/${tail}`,
     coordinate: { name: module, version },
     contentType: ext === 'zip' ? 'application/zip' : ext === 'info' ? 'application/json' : 'text/plain; charset=utf-8',
-    checkHead: ext === 'zip' ? (h) => (h.subarray(0, 4).equals(Buffer.from('PK\x03\x04', 'latin1')) ? null : 'not a zip archive') : notHtml(`.${ext} file`),
+    ...(ext === 'zip' ? { format: 'zip' as const } : { checkHead: notHtml(`.${ext} file`) }),
     source: async () => ({ url: upstreamUrl(rc, module, tail) }),
   });
 }

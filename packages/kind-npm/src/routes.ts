@@ -2,8 +2,6 @@ import { errors, reply, type Coordinate, type KindRoute, type Reply, type Reques
 import { isPackageName, isVersion, takeName, tarballFile, versionFromFile } from './names.js';
 import { CORGI, distDigest, latestVersion, packumentSpec, parsed, rewritePackument, versionDoc, type Representation } from './packument.js';
 
-const GZIP = (head: Buffer) => (head[0] === 0x1f && head[1] === 0x8b ? null : 'not gzip data');
-
 function checkedName(name: string): string {
   if (!isPackageName(name)) throw errors.badRequest(`"${name.slice(0, 100)}" is not a valid npm package name`);
   return name;
@@ -15,7 +13,7 @@ function tarball(rc: RequestContext, name: string, version: string): Promise<Rep
     key: `${name}/-/${tarballFile(name, version)}`,
     coordinate,
     contentType: 'application/octet-stream',
-    checkHead: GZIP,
+    format: 'gzip',
     async source() {
       const v = await versionDoc(rc, name, version);
       if (!v.dist?.tarball) throw errors.upstream(`the upstream packument of ${name}@${version} names no tarball`);

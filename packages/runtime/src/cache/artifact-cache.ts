@@ -6,6 +6,7 @@ import { errors, isHubError } from '../errors.js';
 import type { HubMetrics } from '../metrics.js';
 import type { BlobStore } from '../storage/blobs/blob-store.js';
 import type { artifactRows, ArtifactRow } from '../storage/artifact-rows.js';
+import { headLooksLike, structuralVerifier } from '../archive/checks.js';
 import { Flight, FlightError } from './flight.js';
 
 export interface ArtifactCacheOptions {
@@ -98,13 +99,19 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
       }
       const cl = res.headers['content-length'];
       const expectedSize = source.size ?? (cl !== undefined ? Number(cl) : undefined);
+      const format = spec.format;
+      const verifier = format ? structuralVerifier(format) : undefined;
       const flight = new Flight({
         tmpDir: o.blobs.tmpDir,
         body: res.body,
         expectedSize,
         digest: source.digest,
-        checkHead: spec.checkHead,
-        onChunk: (c) => o.metrics.upstreamBytes.inc({ registry: reg.name }, c.length),
+        checkHead: (head) => (format ? headLooksLike(format, head) : null) ?? spec.checkHead?.(head) ?? null,
+        verify: verifier && (() => verifier.finish()),
+        onChunk: (c) => {
+          verifier?.update(c);
+          o.metrics.upstreamBytes.inc({ registry: reg.name }, c.length);
+        },
       });
       const stored = flight.finished.then(async (f) => {
         await o.blobs.promote(f.tmpPath, f.sha256, f.size);

@@ -103,6 +103,11 @@ export interface ArtifactSpec {
   coordinate: Coordinate;
   contentType: string;
   source(): Promise<ArtifactSource>;
+  /**
+   * The container format. The runtime then refuses a head that is not this format (an HTML error
+   * page, say) and verifies the whole structure (gzip CRCs, zip end record, tar headers) before caching.
+   */
+  format?: 'gzip' | 'zip' | 'tar';
   /** Checks the first bytes (up to 512); returns why they are not this artifact, or null. */
   checkHead?(head: Buffer): string | null;
 }
