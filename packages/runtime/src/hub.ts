@@ -8,6 +8,7 @@ import { parse as parseToml } from 'smol-toml';
 import type { TSchema } from 'typebox';
 import { createAuthenticator, type Authenticator } from './auth/authenticate.js';
 import { bootstrapAdmin } from './auth/bootstrap.js';
+import { loadUrlSigner } from './auth/signed-urls.js';
 import { createArtifactCache, type ArtifactCache } from './cache/artifact-cache.js';
 import { createMetadataCache } from './cache/metadata-cache.js';
 import { loadConfig } from './config/load.js';
@@ -148,6 +149,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
   });
   const auth = createAuthenticator(db, { adminTokenSha256: adminHash });
   const blocks = createBlockList(db);
+  const signer = await loadUrlSigner(db);
 
   const registries = new Map<string, BoundRegistry>();
   for (const r of config.registries) {
@@ -201,6 +203,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
       policies: (config.auth.policies ?? []) as Policy[],
       anonymous: config.auth.anonymous,
       publicUrl: config.server.public_url,
+      signer,
     }),
   });
 

@@ -80,6 +80,11 @@ export interface KindRoute<Cfg = unknown> {
   match(segments: readonly string[]): RouteMatch | null;
   /** Default `source:read`; null for documents a client fetches before it authenticates. */
   permission?: Permission | null;
+  /**
+   * A URL made by `rc.signedUrl` for this path also grants the route, without a token: for clients
+   * that send no credentials to download URLs (terraform). Blocks still apply.
+   */
+  signedAccess?: boolean;
   handle(rc: RequestContext<Cfg>, match: RouteMatch): Promise<Reply>;
 }
 
@@ -158,6 +163,11 @@ export interface RequestContext<Cfg = unknown> {
   metadata(spec: MetadataSpec): Promise<MetadataDoc>;
   /** Streams an upstream answer unchanged and uncached (e.g. go's checksum database). */
   passthrough(url: string, headers?: Record<string, string>): Promise<Reply>;
+  /**
+   * `${baseUrl}/${subpath}` with a short-lived signature (default 10 minutes) that routes with
+   * `signedAccess` accept instead of a token. `subpath` is already percent-encoded.
+   */
+  signedUrl(subpath: string, ttlSecs?: number): string;
   /** Versions of `name` that are unlisted: drop them from every listing the kind serves. */
   hiddenVersions(name: string): Promise<ReadonlySet<string>>;
 }

@@ -9,6 +9,7 @@ import type { Authenticator } from '../auth/authenticate.js';
 import type { BlockList } from '../policy/block-list.js';
 import { decide, type Policy } from '../policy/decide.js';
 import type { Permission } from '../contract/kind.js';
+import type { UrlSigner } from '../auth/signed-urls.js';
 import { splitSegments } from './path-segments.js';
 
 export interface BoundRegistry {
@@ -26,8 +27,10 @@ export interface RegistryRoutesDeps {
   policies: readonly Policy[];
   anonymous: readonly Permission[];
   publicUrl?: string;
+  signer: UrlSigner;
 }
 
+const SIGNED_URL_TTL_SECS = 600;
 const DEFAULT_METHODS: readonly HttpMethod[] = ['GET', 'HEAD'];
 const PREFIX = '/proxy/';
 
@@ -72,7 +75,8 @@ export function registryRoutes(d: RegistryRoutesDeps): Koa.Middleware {
     where.route = route.id;
 
     const permission = route.permission === undefined ? 'source:read' : route.permission;
-    if (permission) {
+    const signed = route.signedAccess === true && d.signer.verify(ctx.path, new URLSearchParams(ctx.querystring));
+    if (permission && !signed) {
       const subject = await d.auth.subject(ctx.get('authorization') || undefined);
       ctx.state.subject = subject;
       const decision = decide({ subject, permission, registry: reg.info.name, package: match.coordinate?.name }, d.policies, d.anonymous);
@@ -107,9 +111,10 @@ async function refuseBlocked(d: RegistryRoutesDeps, registry: string, c: { name:
 
 function requestContext(ctx: Koa.Context, d: RegistryRoutesDeps, reg: BoundRegistry): RequestContext {
   const base = d.publicUrl ?? `${ctx.protocol}://${ctx.host}`;
+  const prefix = `/proxy/${encodeURIComponent(reg.info.name)}`;
   return {
     registry: reg.info,
-    baseUrl: `${base}/proxy/${encodeURIComponent(reg.info.name)}`,
+    baseUrl: `${base}${prefix}`,
     method: ctx.method as HttpMethod,
     headers: ctx.headers as Record<string, string | undefined>,
     query: new URLSearchParams(ctx.querystring),
@@ -126,6 +131,7 @@ function requestContext(ctx: Koa.Context, d: RegistryRoutesDeps, reg: BoundRegis
       for (const h of ['content-type', 'content-length', 'etag', 'last-modified', 'cache-control']) if (res.headers[h]) out[h] = res.headers[h]!;
       return { status: res.status, headers: out, body: res.body };
     },
+    signedUrl: (subpath, ttlSecs = SIGNED_URL_TTL_SECS) => `${base}${prefix}/${subpath}?${d.signer.sign(`${prefix}/${subpath}`, ttlSecs)}`,
     hiddenVersions: (name) => d.blocks.hiddenVersions(reg.info.name, name),
   };
 }

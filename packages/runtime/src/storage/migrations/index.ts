@@ -1,4 +1,5 @@
 import type { Migration } from '../../contract/plugin.js';
 import { core } from './001_core.js';
+import { settings } from './002_settings.js';
 
-export const runtimeMigrations: Readonly<Record<string, Migration>> = { '001_core': core };
+export const runtimeMigrations: Readonly<Record<string, Migration>> = { '001_core': core, '002_settings': settings };
