@@ -54,6 +54,7 @@ t.test('50 concurrent misses make exactly one upstream request and 50 identical 
   t.ok(results.every((r) => r.status === 200), 'all 200');
   t.ok(results.every((r) => r.body.equals(s.big)), 'all 50 bodies equal the upstream bytes');
   t.ok(results.some((r) => r.headers.get('x-hub-cache') === 'coalesced'), 'waiters joined the one fetch');
+  await s.hub.hub.artifacts.idle();
   const again = await get(`${s.base}/pkg/1.0.0/big.bin`);
   t.equal(again.headers.get('x-hub-cache'), 'hit');
   t.equal(s.upstream.count('/pkg/1.0.0/big.bin'), 1, 'a later request is a cache hit');

@@ -142,7 +142,9 @@ export class Flight extends EventEmitter {
       read() {
         const step = () => {
           if (flight.state === 'failed') return this.destroy(flight.error);
-          const available = flight.written - pos;
+          // The last byte waits for verification: a client that knows the length would otherwise take
+          // the full count of bytes as a complete answer before the digest was checked.
+          const available = flight.written - pos - (flight.state === 'done' ? 0 : 1);
           if (available > 0) {
             const buf = Buffer.allocUnsafe(Math.min(available, READ_CHUNK));
             fs.read(fd, buf, 0, buf.length, pos, (err, n) => {
