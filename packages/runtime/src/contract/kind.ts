@@ -152,6 +152,8 @@ export interface RequestContext<Cfg = unknown> {
   /** `<public url>/proxy/<name>` without a trailing slash: the prefix for rewritten URLs. */
   baseUrl: string;
   method: HttpMethod;
+  /** True when a request without credentials may read this registry (cargo's `auth-required` says the opposite). */
+  anonymousRead: boolean;
   /** Request headers, lower-cased names. */
   headers: Readonly<Record<string, string | undefined>>;
   query: URLSearchParams;

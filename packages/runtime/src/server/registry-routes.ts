@@ -7,7 +7,7 @@ import type { ArtifactCache } from '../cache/artifact-cache.js';
 import type { MetadataCache } from '../cache/metadata-cache.js';
 import type { Authenticator } from '../auth/authenticate.js';
 import type { BlockList } from '../policy/block-list.js';
-import { decide, type Policy } from '../policy/decide.js';
+import { ANONYMOUS, decide, type Policy } from '../policy/decide.js';
 import type { Permission } from '../contract/kind.js';
 import type { UrlSigner } from '../auth/signed-urls.js';
 import { splitSegments } from './path-segments.js';
@@ -116,6 +116,7 @@ function requestContext(ctx: Koa.Context, d: RegistryRoutesDeps, reg: BoundRegis
     registry: reg.info,
     baseUrl: `${base}${prefix}`,
     method: ctx.method as HttpMethod,
+    anonymousRead: decide({ subject: ANONYMOUS, permission: 'source:read', registry: reg.info.name }, d.policies, d.anonymous).decision === 'allow',
     headers: ctx.headers as Record<string, string | undefined>,
     query: new URLSearchParams(ctx.querystring),
     log: ctx.state.log,
