@@ -36,3 +36,7 @@ export function modulePath(segments: readonly string[]): string | null {
 
 const VERSION = /^v[0-9]+\.[0-9]+\.[0-9]+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
 export const isGoVersion = (v: string): boolean => v.length <= 200 && VERSION.test(v);
+
+/** Percent-encodes a path segment but keeps RFC 3986 pchars (`@`, `!`, `+`, ...) that sumdb paths use literally. */
+export const encodePathSegment = (s: string): string =>
+  encodeURIComponent(s).replace(/%(21|24|26|27|28|29|2A|2B|2C|3A|3B|3D|40)/gi, (m) => decodeURIComponent(m));

@@ -1,5 +1,5 @@
 import { errors, reply, type KindRoute, type MetadataSpec, type Reply, type RequestContext } from '@hub/runtime';
-import { escapePath, isGoVersion, modulePath, unescapeElement } from './module-path.js';
+import { encodePathSegment, escapePath, isGoVersion, modulePath, unescapeElement } from './module-path.js';
 import { compareGoVersions, isRelease } from './semver.js';
 
 export interface GoConfig {
@@ -99,7 +99,7 @@ const moduleRoute: KindRoute<GoConfig> = {
 /** `/sumdb/<db-name>/...` goes to the configured checksum database byte for byte (PROTOCOLS.md 3). */
 const sumdbRoute: KindRoute<GoConfig> = {
   id: 'sumdb',
-  match: (s) => (s[0] === 'sumdb' && s.length >= 3 ? { params: { rest: s.slice(2).map(encodeURIComponent).join('/') } } : null),
+  match: (s) => (s[0] === 'sumdb' && s.length >= 3 ? { params: { rest: s.slice(2).map(encodePathSegment).join('/') } } : null),
   async handle(rc, m) {
     const base = rc.registry.config.checksum_db;
     if (!base) throw errors.notFound(`registry ${rc.registry.name} has no checksum_db configured`);
