@@ -8,6 +8,7 @@ export { loadConfig, ConfigError } from './config/load.js';
 export { builtInConfig } from './config/defaults.js';
 export type { HubConfig, RegistryConfig } from './config/schema.js';
 export { createDb, migrate } from './storage/db.js';
+export { binaryCollation } from './storage/migrations/collation.js';
 export { runtimeMigrations } from './storage/migrations/index.js';
 export type { BlobStore } from './storage/blobs/blob-store.js';
 export { createFsBlobStore } from './storage/blobs/fs.js';

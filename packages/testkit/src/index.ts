@@ -4,3 +4,4 @@ export * from './tls.js';
 export * from './npm-fixture.js';
 export * from './go-fixture.js';
 export * from './raw-request.js';
+export * from './mysql.js';

@@ -13,6 +13,8 @@ export interface TestHubOptions {
   config?: Record<string, Record<string, unknown>>;
   /** Use MySQL/MariaDB at this URL instead of SQLite (tables are created; the caller cleans up). */
   mysqlUrl?: string;
+  /** Blob directory; default `<dir>/blobs`. Two hubs given the same one act as replicas. */
+  storagePath?: string;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -32,10 +34,11 @@ export async function startTestHub(o: TestHubOptions): Promise<TestHub> {
   const tables: Record<string, unknown> = {
     server: { listen: '127.0.0.1:0', ...o.config?.server },
     database: o.mysqlUrl ? { client: 'mysql', url: o.mysqlUrl } : { client: 'sqlite', filename: path.join(o.dir, 'hub.db') },
-    storage: { kind: 'fs', path: path.join(o.dir, 'blobs') },
+    storage: { kind: 'fs', path: o.storagePath ?? path.join(o.dir, 'blobs') },
     ...Object.fromEntries(Object.entries(o.config ?? {}).filter(([k]) => k !== 'server')),
     registries: o.registries,
   };
+  fs.mkdirSync(o.dir, { recursive: true });
   const configFile = path.join(o.dir, 'hub.toml');
   fs.writeFileSync(configFile, stringify(tables));
   const hub = await createHub({

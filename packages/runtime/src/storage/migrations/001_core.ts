@@ -1,10 +1,12 @@
 import type { Knex } from 'knex';
 import type { Migration } from '../../contract/plugin.js';
+import { binaryCollation } from './collation.js';
 
 /** Times are epoch milliseconds (bigint) so SQLite and MySQL agree without time-zone handling. */
 export const core: Migration = {
   async up(db: Knex) {
     await db.schema.createTable('artifacts', (t) => {
+      binaryCollation(db, t);
       t.bigIncrements('id');
       t.string('registry', 64).notNullable();
       t.string('key_sha256', 64).notNullable(); // the cache key can be long; its hash is the unique index
@@ -24,6 +26,7 @@ export const core: Migration = {
       t.index(['blob_sha256']);
     });
     await db.schema.createTable('metadata', (t) => {
+      binaryCollation(db, t);
       t.bigIncrements('id');
       t.string('registry', 64).notNullable();
       t.string('key_sha256', 64).notNullable();
@@ -37,12 +40,14 @@ export const core: Migration = {
       t.unique(['registry', 'key_sha256']);
     });
     await db.schema.createTable('users', (t) => {
+      binaryCollation(db, t);
       t.string('id', 128).primary();
       t.text('roles').notNullable(); // JSON array
       t.boolean('blocked').notNullable().defaultTo(false);
       t.bigInteger('created_at').notNullable();
     });
     await db.schema.createTable('tokens', (t) => {
+      binaryCollation(db, t);
       t.string('id', 32).primary();
       t.string('user_id', 128).notNullable().references('id').inTable('users');
       t.string('token_sha256', 64).notNullable().unique();
@@ -53,6 +58,7 @@ export const core: Migration = {
       t.index(['user_id']);
     });
     await db.schema.createTable('blocks', (t) => {
+      binaryCollation(db, t);
       t.bigIncrements('id');
       t.string('registry', 64).notNullable();
       t.string('package_name', 512).notNullable();
@@ -63,6 +69,7 @@ export const core: Migration = {
       t.index(['registry', 'package_name']);
     });
     await db.schema.createTable('unlisted', (t) => {
+      binaryCollation(db, t);
       t.bigIncrements('id');
       t.string('registry', 64).notNullable();
       t.string('package_name', 512).notNullable();

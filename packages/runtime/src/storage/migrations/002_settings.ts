@@ -1,10 +1,12 @@
 import type { Knex } from 'knex';
 import type { Migration } from '../../contract/plugin.js';
+import { binaryCollation } from './collation.js';
 
 /** Hub-wide values every replica must agree on (the URL-signing key), kept in the shared database. */
 export const settings: Migration = {
   async up(db: Knex) {
     await db.schema.createTable('settings', (t) => {
+      binaryCollation(db, t);
       t.string('name', 64).primary();
       t.text('value').notNullable();
     });
