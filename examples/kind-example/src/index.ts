@@ -1,0 +1,94 @@
+/**
+ * A third-party kind in one file, written only against the published contract of @hub/runtime.
+ *
+ * The upstream it proxies is a static file tree:
+ *   <upstream>/<package>/versions.json          {"versions": ["1.0.0", ...]}
+ *   <upstream>/<package>/<version>/<file>       the files, immutable
+ * hub serves the same paths below /proxy/<name>/, caching both.
+ */
+import { defineKind, errors, probeAnswer, reply, type KindRoute, type ProbeLadder } from '@hub/runtime';
+
+const NAME = /^[a-z0-9][a-z0-9._-]{0,99}$/;
+const VERSION = /^[0-9]+\.[0-9]+\.[0-9]+$/;
+const FILE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
+
+function checkedName(name: string): string {
+  if (!NAME.test(name)) throw errors.badRequest(`"${name.slice(0, 100)}" is not a valid package name`);
+  return name;
+}
+
+interface Listing {
+  versions: string[];
+}
+
+const listing: KindRoute = {
+  id: 'versions',
+  match: (s) => (s.length === 2 && s[1] === 'versions.json' ? { coordinate: { name: checkedName(s[0]!) } } : null),
+  async handle(rc, m) {
+    const name = m.coordinate!.name;
+    const doc = await rc.metadata({
+      key: `versions:${name}`,
+      url: `${rc.registry.upstream}/${name}/versions.json`,
+      check: (b) => (b.toString('utf8').trimStart().startsWith('{') ? null : 'not a JSON listing'),
+    });
+    // Unlisted versions disappear from the listing; the runtime keeps them downloadable by exact version.
+    const hidden = await rc.hiddenVersions(name);
+    const parsed = doc.derive('listing', (b) => JSON.parse(b.toString('utf8')) as Listing);
+    return reply.json({ versions: parsed.versions.filter((v) => !hidden.has(v)) }, 200, doc.stale ? { 'x-hub-stale': '1' } : {});
+  },
+};
+
+const file: KindRoute = {
+  id: 'file',
+  match(s) {
+    if (s.length !== 3) return null;
+    if (!VERSION.test(s[1]!) || !FILE.test(s[2]!)) throw errors.badRequest('expected <package>/<x.y.z>/<file>');
+    return { coordinate: { name: checkedName(s[0]!), version: s[1]! }, params: { file: s[2]! } };
+  },
+  handle: (rc, m) =>
+    rc.artifact({
+      key: `${m.coordinate!.name}/${m.coordinate!.version}/${m.params!.file}`,
+      coordinate: m.coordinate!,
+      contentType: 'application/octet-stream',
+      format: m.params!.file!.endsWith('.tgz') ? 'gzip' : undefined,
+      source: async () => ({ url: `${rc.registry.upstream}/${m.coordinate!.name}/${m.coordinate!.version}/${m.params!.file}` }),
+    }),
+};
+
+/** The listing decides; a version it lacks is absent; a failing listing is inconclusive, never absent. */
+const probe: ProbeLadder = async (pc, name, versions) => {
+  let status = 0;
+  let listed = new Set<string>();
+  try {
+    const res = await pc.upstream.request(`${pc.registry.upstream}/${name}/versions.json`);
+    status = res.status;
+    const chunks: Buffer[] = [];
+    for await (const c of res.body) chunks.push(c as Buffer);
+    if (status === 200) listed = new Set((JSON.parse(Buffer.concat(chunks).toString('utf8')) as Listing).versions);
+  } catch {
+    status = 0;
+  }
+  const answer = probeAnswer(status);
+  return versions.map((version) => ({
+    version,
+    rung: 'listing',
+    answer: answer === 'present' ? (listed.has(version) ? 'present' : 'absent') : answer,
+  }));
+};
+
+export default defineKind({
+  id: 'static',
+  contract: 1,
+  addressing: 'package',
+  description: 'Files on a static upstream, addressed as <package>/<version>/<file>',
+  coordinate: {
+    parse(text) {
+      const [name, version] = text.split('@');
+      if (!name || !NAME.test(name) || (version !== undefined && !VERSION.test(version))) return null;
+      return version ? { name, version } : { name };
+    },
+    format: (c) => (c.version ? `${c.name}@${c.version}` : c.name),
+  },
+  routes: [listing, file],
+  probe,
+});

@@ -1,0 +1,21 @@
+import fs from 'node:fs';
+import t from 'tap';
+import { configReference, readCatalogue } from '@hub/cli';
+
+const root = new URL('../../', import.meta.url);
+const read = (p: string) => fs.readFileSync(new URL(p, root), 'utf8');
+
+t.test('docs/config.md is what the schemas render (run `npm run docs` after changing a schema)', async (t) => {
+  t.equal(read('docs/config.md'), await configReference());
+});
+
+t.test('plugins-registry.json matches each package manifest', async (t) => {
+  const catalogue = readCatalogue();
+  for (const entry of catalogue.plugins) {
+    const dir = entry.package.replace('@hub/', 'packages/');
+    const manifest = JSON.parse(read(`${dir}/package.json`)) as { name: string; hub: { contract: number; role: string; provides: string[] } };
+    t.equal(manifest.name, entry.package, `${dir} is ${entry.package}`);
+    t.same(manifest.hub.provides, entry.provides, `${entry.package} provides what the catalogue says`);
+    t.equal(manifest.hub.contract, catalogue.contract, `${entry.package} targets the catalogue's contract`);
+  }
+});
