@@ -130,6 +130,7 @@ export class Flight extends EventEmitter {
     const fd = fs.openSync(this.tmpPath, 'r');
     let pos = 0;
     let closed = false;
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- inside read(), `this` is the Readable
     const flight = this;
     const closeFd = () => {
       if (!closed) {
