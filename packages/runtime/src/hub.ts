@@ -250,6 +250,8 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
       const shownHost = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
       const url = `${tls ? 'https' : 'http'}://${shownHost}:${addr.port}`;
       log.info({ url, registries: [...registries.keys()] }, 'hub listening');
+      if (config.auth.anonymous.length > 0 && !/^(127\.|\[?::1\]?$|localhost$)/.test(addr.address))
+        log.warn({ anonymous: config.auth.anonymous, address: addr.address }, 'requests without a token are allowed on a non-loopback address');
       return url;
     },
     async close() {
