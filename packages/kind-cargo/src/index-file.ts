@@ -1,0 +1,87 @@
+import { createHash } from 'node:crypto';
+import { errors, type MetadataDoc, type MetadataSpec, type RequestContext } from '@hub/runtime';
+import { canonicalName, indexPath } from './names.js';
+
+/** One version of a crate: a line of its sparse index file (only the members hub reads). */
+export interface IndexEntry {
+  name: string;
+  vers: string;
+  cksum?: string;
+  yanked?: boolean;
+}
+
+const SHA256 = /^[0-9a-f]{64}$/;
+
+function parseLine(line: string): IndexEntry | null {
+  try {
+    const v = JSON.parse(line) as unknown;
+    if (!v || typeof v !== 'object' || Array.isArray(v)) return null;
+    const e = v as Record<string, unknown>;
+    return typeof e.name === 'string' && typeof e.vers === 'string' ? (e as unknown as IndexEntry) : null;
+  } catch {
+    return null;
+  }
+}
+
+const lines = (body: Buffer): string[] => body.toString('utf8').split('\n');
+
+/**
+ * Parses an index file; the reason it is not one (an HTML error page, a line that is not a version
+ * of this crate, no line at all: a registry removes the file of a crate with no version) otherwise.
+ * Blank lines are allowed, as cargo allows them.
+ */
+export function parseIndexFile(body: Buffer, name: string): IndexEntry[] | string {
+  const out: IndexEntry[] = [];
+  for (const line of lines(body)) {
+    if (!line.trim()) continue;
+    const e = parseLine(line);
+    if (!e) return /^\s*</.test(line) ? 'looks like an HTML page' : 'a line is not an index entry';
+    if (canonicalName(e.name) !== name) return `a line names crate "${e.name.slice(0, 64)}"`;
+    out.push(e);
+  }
+  return out.length ? out : 'no index entry';
+}
+
+export function indexSpec(rc: RequestContext, name: string): MetadataSpec {
+  return {
+    key: `index:${name}`,
+    url: `${rc.registry.upstream}/${indexPath(name)}`,
+    check(body, contentType) {
+      if (contentType && /^text\/html\b/i.test(contentType)) return 'an HTML page';
+      const parsed = parseIndexFile(body, name);
+      return typeof parsed === 'string' ? parsed : null;
+    },
+  };
+}
+
+export const entries = (doc: MetadataDoc, name: string): IndexEntry[] =>
+  doc.derive(`entries:${name}`, (b) => {
+    const parsed = parseIndexFile(b, name);
+    return typeof parsed === 'string' ? [] : parsed;
+  });
+
+/** The index line of one version, with the sha256 the downloaded .crate must have. */
+export async function versionEntry(rc: RequestContext, name: string, version: string): Promise<IndexEntry & { cksum: string }> {
+  const e = entries(await rc.metadata(indexSpec(rc, name)), name).find((x) => x.vers === version);
+  if (!e) throw errors.notFound(`${name} ${version} is not in the upstream index`);
+  if (typeof e.cksum !== 'string' || !SHA256.test(e.cksum)) throw errors.upstream(`the upstream index line of ${name} ${version} has no valid cksum`);
+  return e as IndexEntry & { cksum: string };
+}
+
+/**
+ * The index file as hub serves it: an unlisted version stays (a Cargo.lock may pin it) but is
+ * marked `"yanked": true`, so cargo no longer picks it for a new resolution. Other lines pass
+ * through byte for byte.
+ */
+export function servedIndex(doc: MetadataDoc, hidden: ReadonlySet<string>): { body: Buffer; etag: string } {
+  if (hidden.size === 0) return { body: doc.body, etag: doc.etag };
+  return doc.derive(`served:${[...hidden].sort().join('\n')}`, (b) => {
+    const out = lines(b).map((line) => {
+      const e = line.trim() ? parseLine(line) : null;
+      if (!e || !hidden.has(e.vers) || e.yanked === true) return line;
+      return JSON.stringify({ ...e, yanked: true });
+    });
+    const body = Buffer.from(out.join('\n'));
+    return { body, etag: `"${createHash('sha256').update(body).digest('hex')}"` };
+  });
+}

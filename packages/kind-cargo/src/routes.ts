@@ -1,0 +1,83 @@
+import { createHash } from 'node:crypto';
+import { errors, type KindRoute, type Reply, type RequestContext } from '@hub/runtime';
+import { canonicalName, isCrateName, isCrateVersion, nameFromIndexPath } from './names.js';
+import { indexSpec, servedIndex, versionEntry } from './index-file.js';
+import { downloadUrl, parseDl, upstreamConfigSpec } from './download-url.js';
+
+/** The sparse index root below `/proxy/<name>/` (SPEC 4.1). */
+export const INDEX_ROOT = 'registry';
+/** Where hub's config.json sends cargo for .crate files; cargo appends `/{crate}/{version}/download`. */
+export const DOWNLOAD_ROOT = ['api', 'v1', 'crates'] as const;
+
+/** A 200 with an ETag, or a 304 when the client already holds these bytes. */
+function withEtag(rc: RequestContext, body: Buffer, etag: string, contentType: string, extra: Record<string, string> = {}): Reply {
+  const headers = { etag, 'cache-control': 'no-cache', ...extra };
+  const inm = rc.headers['if-none-match'];
+  if (inm && inm.split(',').some((t) => t.trim() === '*' || t.trim().replace(/^W\//, '') === etag)) return { status: 304, headers, body: null };
+  return { status: 200, headers: { 'content-type': contentType, ...headers }, body };
+}
+
+/**
+ * GET /registry/config.json, made by hub: cargo reads it before it sends any token, so it needs no
+ * permission. `auth-required` tells cargo to send its token with every later request; without it,
+ * cargo sends none. No `api`: hub serves no web API (search, publish), and cargo says so plainly.
+ */
+const configRoute: KindRoute = {
+  id: 'config',
+  permission: null,
+  match: (s) => (s.length === 2 && s[0] === INDEX_ROOT && s[1] === 'config.json' ? {} : null),
+  async handle(rc) {
+    const body = Buffer.from(JSON.stringify({ dl: `${rc.baseUrl}/${DOWNLOAD_ROOT.join('/')}`, 'auth-required': !rc.anonymousRead }));
+    return withEtag(rc, body, `"${createHash('sha256').update(body).digest('hex')}"`, 'application/json');
+  },
+};
+
+/** GET /registry/<prefix>/<name>: the upstream's index file, unlisted versions marked yanked. */
+const indexRoute: KindRoute = {
+  id: 'index',
+  match(s) {
+    if (s[0] !== INDEX_ROOT) return null;
+    const r = nameFromIndexPath(s.slice(1));
+    if (!r) return null;
+    if ('error' in r) {
+      if (r.error === 'bad_name') throw errors.badRequest(`"${r.name.slice(0, 100)}" is not a valid crate name`);
+      throw errors.notFound(`this is not the index path of crate ${r.name}`);
+    }
+    return { coordinate: { name: r.name } };
+  },
+  async handle(rc, m) {
+    const name = m.coordinate!.name;
+    const doc = await rc.metadata(indexSpec(rc, name));
+    const served = servedIndex(doc, await rc.hiddenVersions(name));
+    return withEtag(rc, served.body, served.etag, 'text/plain; charset=utf-8', doc.stale ? { 'x-hub-stale': '1' } : {});
+  },
+};
+
+/** GET /api/v1/crates/<crate>/<version>/download: the .crate, checked against the index's cksum. */
+const downloadRoute: KindRoute = {
+  id: 'download',
+  match(s) {
+    if (s.length !== 6 || s[5] !== 'download' || DOWNLOAD_ROOT.some((p, i) => s[i] !== p)) return null;
+    const [crate, version] = [s[3]!, s[4]!];
+    if (!isCrateName(crate)) throw errors.badRequest(`"${crate.slice(0, 100)}" is not a valid crate name`);
+    if (!isCrateVersion(version)) throw errors.badRequest(`"${version.slice(0, 100)}" is not a valid crate version`);
+    return { coordinate: { name: canonicalName(crate), version } };
+  },
+  handle(rc, m) {
+    const { name, version } = m.coordinate as { name: string; version: string };
+    return rc.artifact({
+      key: `crates/${name}/${name}-${version}.crate`,
+      coordinate: { name, version },
+      contentType: 'application/gzip',
+      format: 'gzip',
+      async source() {
+        const entry = await versionEntry(rc, name, version);
+        const dl = (await rc.metadata(upstreamConfigSpec(rc.registry.upstream ?? ''))).derive('dl', parseDl);
+        if (!dl) throw errors.upstream('the upstream index config names no dl URL');
+        return { url: downloadUrl(dl, entry.name, entry.vers, entry.cksum), digest: { algorithm: 'sha256', hex: entry.cksum } };
+      },
+    });
+  },
+};
+
+export const routes: readonly KindRoute[] = [configRoute, indexRoute, downloadRoute];
