@@ -1,11 +1,29 @@
 import { defineKind } from '@hub/runtime';
+import { isVersion, splitName } from './layout.js';
+import { probe } from './probe.js';
+import { routes } from './routes.js';
+import { sbom } from './sbom.js';
 
-/** maven: work in progress (issue 3). */
+/** maven: a Maven 2 repository layout under `/proxy/<name>/maven2/` (POMs, jars, checksums, maven-metadata.xml). */
 export default defineKind({
   id: 'maven',
   contract: 1,
   addressing: 'package',
   description: 'Maven repositories: POMs, jars, checksums, maven-metadata.xml',
-  coordinate: { parse: (t) => (t ? { name: t } : null), format: (c) => c.name },
-  routes: [],
+  coordinate: {
+    // `group:artifact` names a package (INTERFACE.md section 3); `group:artifact:version` one version.
+    parse(text) {
+      const parts = text.split(':');
+      if (parts.length !== 2 && parts.length !== 3) return null;
+      const name = `${parts[0]}:${parts[1]}`;
+      if (!splitName(name)) return null;
+      const version = parts[2];
+      if (version === undefined) return { name };
+      return isVersion(version) ? { name, version } : null;
+    },
+    format: (c) => (c.version ? `${c.name}:${c.version}` : c.name),
+  },
+  routes,
+  probe,
+  sbom,
 });

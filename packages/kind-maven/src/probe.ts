@@ -1,0 +1,63 @@
+import { probeAnswer, type ProbeContext, type ProbeLadder, type ProbeResult } from '@hub/runtime';
+import { artifactDir, isSnapshot, splitName } from './layout.js';
+import { checkMetadata, listedVersions } from './metadata.js';
+
+/** SPEC 8: at most this many versions are asked for one by one per package per sweep. */
+export const MAX_VERSION_PROBES = 25;
+const MAX_LISTING_BYTES = 8 * 1024 * 1024;
+
+const url = (pc: ProbeContext, path: string) => `${pc.registry.upstream}/${path.split('/').map(encodeURIComponent).join('/')}`;
+
+/** The versions the upstream's maven-metadata.xml lists, or null when it has none we can read. */
+async function listing(pc: ProbeContext, dir: string): Promise<Set<string> | null> {
+  try {
+    const res = await pc.upstream.request(url(pc, `${dir}/maven-metadata.xml`), { maxBytes: MAX_LISTING_BYTES });
+    if (res.status !== 200) {
+      res.body.destroy();
+      return null;
+    }
+    const chunks: Buffer[] = [];
+    for await (const c of res.body) chunks.push(c as Buffer);
+    const body = Buffer.concat(chunks);
+    return checkMetadata(body) ? null : new Set(listedVersions(body.toString('utf8')));
+  } catch {
+    return null;
+  }
+}
+
+/** HEAD on the version's POM (a SNAPSHOT's own maven-metadata.xml). 5xx, 429, timeouts and HTML answers decide nothing. */
+async function headVersion(pc: ProbeContext, dir: string, artifact: string, version: string): Promise<ProbeResult> {
+  const path = isSnapshot(version) ? `${dir}/${version}/maven-metadata.xml` : `${dir}/${version}/${artifact}-${version}.pom`;
+  try {
+    const res = await pc.upstream.request(url(pc, path), { method: 'HEAD' });
+    res.body.destroy();
+    const html = /^text\/html\b/i.test(res.headers['content-type'] ?? '');
+    const answer = res.status === 200 && html ? 'inconclusive' : probeAnswer(res.status);
+    return { version, answer, rung: 'version', detail: `HEAD ${path.slice(dir.length + 1)} answered ${res.status}${html ? ' with an HTML page' : ''}` };
+  } catch (e) {
+    return { version, answer: 'inconclusive', rung: 'version', detail: (e as Error).message };
+  }
+}
+
+/**
+ * The listing first: a version maven-metadata.xml lists is present. A repository need not publish
+ * metadata (and a listing can lag), so any version it does not list is asked for with a HEAD on its
+ * POM, at most 25 per package; the rest stay inconclusive until the next sweep.
+ */
+export const probe: ProbeLadder = async (pc, name, versions) => {
+  const c = splitName(name);
+  if (!c) return versions.map((version) => ({ version, answer: 'inconclusive', rung: 'listing', detail: `"${name}" is not group:artifact` }));
+  const dir = artifactDir(c.group, c.artifact);
+  const listed = await listing(pc, dir);
+  const out: ProbeResult[] = [];
+  let asked = 0;
+  for (const version of versions) {
+    if (listed?.has(version)) out.push({ version, answer: 'present', rung: 'listing' });
+    else if (asked >= MAX_VERSION_PROBES) out.push({ version, answer: 'inconclusive', rung: 'version', detail: `more than ${MAX_VERSION_PROBES} versions to ask for` });
+    else {
+      asked++;
+      out.push(await headVersion(pc, dir, c.artifact, version));
+    }
+  }
+  return out;
+};

@@ -1,0 +1,120 @@
+import type { Readable } from 'node:stream';
+import { errors, isHubError, reply, type Digest, type KindRoute, type Reply, type RequestContext } from '@hub/runtime';
+import { parseRequest, type MavenRequest } from './layout.js';
+import { checkMetadata, checksumOf, rewriteMetadata } from './metadata.js';
+import { checkChecksumHead, checkNotHtml, checkPomHead, checkSignatureHead } from './checks.js';
+
+type FileRequest = Extract<MavenRequest, { type: 'file' }>;
+type MetadataRequest = Extract<MavenRequest, { type: 'metadata' }>;
+
+const TEXT = 'text/plain; charset=utf-8';
+const ZIP_EXTS = new Set(['jar', 'war', 'ear', 'aar', 'zip', 'hpi', 'jpi', 'nbm']);
+const CONTENT_TYPES: Record<string, string> = {
+  pom: 'application/xml',
+  xml: 'application/xml',
+  jar: 'application/java-archive',
+  zip: 'application/zip',
+  module: 'application/json',
+};
+
+const upstreamUrl = (rc: RequestContext, path: string) => `${rc.registry.upstream}/${path.split('/').map(encodeURIComponent).join('/')}`;
+
+async function readSmall(body: Reply['body'], max: number): Promise<string> {
+  if (body === null) return '';
+  if (typeof body === 'string' || Buffer.isBuffer(body)) return body.toString().slice(0, max);
+  const chunks: Buffer[] = [];
+  let n = 0;
+  for await (const c of body as Readable) {
+    chunks.push(c as Buffer);
+    n += (c as Buffer).length;
+    if (n >= max) {
+      (body as Readable).destroy();
+      break;
+    }
+  }
+  return Buffer.concat(chunks).toString('latin1');
+}
+
+/** One immutable file of a version folder, cached as an artifact. */
+function artifact(rc: RequestContext, r: FileRequest, checks: { format?: 'zip'; checkHead?: (h: Buffer) => string | null }, contentType: string, digest?: () => Promise<Digest | undefined>): Promise<Reply> {
+  return rc.artifact({
+    key: r.path,
+    coordinate: r.coordinate,
+    contentType,
+    ...checks,
+    source: async () => ({ url: upstreamUrl(rc, r.path), digest: await digest?.() }),
+  });
+}
+
+/**
+ * The upstream's `.sha1` of a primary file, cached as an artifact of its own (the client asks for it next).
+ * Only a 404 means "none published": then the file is cached on its structural checks alone. Any other
+ * failure refuses the file rather than caching it unverified.
+ */
+async function upstreamSha1(rc: RequestContext, r: FileRequest): Promise<Digest | undefined> {
+  const sha1: FileRequest = { ...r, path: `${r.path}.sha1`, role: 'checksum', checksum: 'sha1' };
+  let text: string;
+  try {
+    const res = await artifact(rc, sha1, { checkHead: checkChecksumHead('sha1') }, TEXT);
+    text = await readSmall(res.body, 4096);
+  } catch (e) {
+    if (isHubError(e) && e.code === 'not_found') return undefined;
+    throw errors.upstream(`could not read the upstream checksum of ${r.path}: ${(e as Error).message}`);
+  }
+  const hex = /^\s*([0-9a-fA-F]{40})(?:\s|$)/.exec(text)?.[1];
+  if (!hex) throw errors.upstream(`the upstream checksum of ${r.path} is malformed`);
+  return { algorithm: 'sha1', hex: hex.toLowerCase() };
+}
+
+/** A non-unique SNAPSHOT file changes in place upstream: streamed through, never cached. */
+async function mutableFile(rc: RequestContext, r: FileRequest): Promise<Reply> {
+  const res = await rc.passthrough(upstreamUrl(rc, r.path));
+  if (res.status === 200) return { ...res, headers: { ...res.headers, 'cache-control': 'no-cache' } };
+  (res.body as Readable | null)?.destroy?.();
+  if (res.status === 404 || res.status === 410) throw errors.notFound(`${r.path} is not in the upstream`);
+  throw errors.upstream(`upstream answered ${res.status} for ${r.path}`);
+}
+
+function file(rc: RequestContext, r: FileRequest): Promise<Reply> {
+  if (r.mutable) return mutableFile(rc, r);
+  if (r.role === 'checksum') return artifact(rc, r, { checkHead: checkChecksumHead(r.checksum!) }, TEXT);
+  if (r.role === 'signature') return artifact(rc, r, { checkHead: checkSignatureHead }, 'application/pgp-signature');
+  const checks = ZIP_EXTS.has(r.ext) ? { format: 'zip' as const } : { checkHead: r.ext === 'pom' ? checkPomHead : checkNotHtml };
+  return artifact(rc, r, checks, CONTENT_TYPES[r.ext] ?? 'application/octet-stream', () => upstreamSha1(rc, r));
+}
+
+/**
+ * maven-metadata.xml and its checksums. The document is mutable (registry TTL); unlisted versions are
+ * dropped from it, so its checksum files are computed here over exactly the bytes served.
+ */
+async function metadata(rc: RequestContext, r: MetadataRequest): Promise<Reply> {
+  if (r.signature) throw errors.notFound('hub serves no signature for maven-metadata.xml (it may rewrite the document)');
+  const doc = await rc.metadata({ key: `metadata:${r.path}`, url: upstreamUrl(rc, r.path), check: checkMetadata });
+  // Version-level (SNAPSHOT) metadata describes one version, which stays downloadable when unlisted.
+  const hidden = r.coordinate.version ? new Set<string>() : await rc.hiddenVersions(r.coordinate.name);
+  const tag = `served:${[...hidden].sort().join('\n')}`;
+  const served = doc.derive(tag, (b) => rewriteMetadata(b, hidden));
+  const headers: Record<string, string> = { 'cache-control': 'no-cache' };
+  if (doc.stale) headers['x-hub-stale'] = '1';
+  if (r.checksum) return reply.bytes(doc.derive(`${tag}:${r.checksum}`, () => checksumOf(served, r.checksum!)), TEXT, headers);
+  return reply.bytes(served, 'application/xml', headers);
+}
+
+/** The parsed request travels from match() to handle() in the match's params. */
+const mavenRoute = (id: string, accepts: (r: MavenRequest) => boolean): KindRoute => ({
+  id,
+  match(s) {
+    const r = parseRequest(s);
+    return r && accepts(r) ? { coordinate: r.coordinate, params: { request: JSON.stringify(r) } } : null;
+  },
+  handle(rc, m) {
+    const r = JSON.parse(m.params!.request!) as MavenRequest;
+    return r.type === 'metadata' ? metadata(rc, r) : file(rc, r);
+  },
+});
+
+export const routes: readonly KindRoute[] = [
+  mavenRoute('metadata', (r) => r.type === 'metadata'),
+  mavenRoute('checksum', (r) => r.type === 'file' && r.role !== 'primary'),
+  mavenRoute('file', (r) => r.type === 'file' && r.role === 'primary'),
+];

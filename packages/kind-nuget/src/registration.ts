@@ -1,0 +1,91 @@
+import { errors, type Digest, type MetadataDoc, type RequestContext } from '@hub/runtime';
+import { isObject, jsonCheck, parseJson, str, type JsonObject } from './json.js';
+import { compareVersions, normalizeVersion } from './names.js';
+import type { UpstreamIndex } from './service-index.js';
+
+/** Catalog leaves never change once written. */
+const CATALOG_TTL_SECS = 30 * 24 * 3600;
+
+const checkRegistration = jsonCheck((d) =>
+  Array.isArray(d.items) || 'catalogEntry' in d || 'packageContent' in d ? null : 'not a registration index, page or leaf',
+);
+
+/**
+ * One registration document (index, page or leaf) of package `id`, `rest` below `<hive><id>/`.
+ * The route and the digest lookup share these cache entries.
+ */
+export function registrationDoc(rc: RequestContext, up: UpstreamIndex, id: string, rest: string): Promise<MetadataDoc> {
+  if (!up.registration) throw errors.notFound('the upstream service index names no registration resource');
+  return rc.metadata({ key: `registration:${id}/${rest}`, url: `${up.registration}${id}/${rest}`, check: checkRegistration });
+}
+
+const items = (d: unknown): JsonObject[] => (isObject(d) && Array.isArray(d.items) ? d.items.filter(isObject) : []);
+
+/** The leaves of an index (pages inlined) or of a page. */
+const leaves = (d: unknown): JsonObject[] => items(d).flatMap((p) => (Array.isArray(p.items) ? items(p) : [p]));
+
+/** Marks unlisted versions `listed: false` in every inlined catalog entry (NuGet's own unlisting). */
+export function markUnlisted(doc: unknown, hidden: ReadonlySet<string>): void {
+  if (!hidden.size) return;
+  for (const leaf of leaves(doc)) {
+    const entry = leaf.catalogEntry;
+    if (isObject(entry) && hidden.has(normalizeVersion(str(entry.version) ?? '') ?? '')) entry.listed = false;
+  }
+}
+
+/** `rest` of an upstream registration URL of package `id` (any hive), or null. */
+function restOf(url: unknown, up: UpstreamIndex, id: string): string | null {
+  const s = str(url);
+  if (!s) return null;
+  const noHash = s.split('#')[0]!;
+  for (const hive of up.registrations) {
+    if (!noHash.startsWith(`${hive}${id}/`)) continue;
+    const rest = noHash.slice(hive.length + id.length + 1);
+    return rest.split('/').every((p) => /^[A-Za-z0-9][A-Za-z0-9._+~-]*$/.test(p)) ? rest : null;
+  }
+  return null;
+}
+
+function hashOf(entry: JsonObject): Digest | undefined {
+  const hash = str(entry.packageHash);
+  const algorithm = (str(entry.packageHashAlgorithm) ?? 'SHA512').toLowerCase();
+  if (!hash || (algorithm !== 'sha512' && algorithm !== 'sha256')) return undefined;
+  const hex = Buffer.from(hash, 'base64').toString('hex');
+  return hex.length === (algorithm === 'sha512' ? 128 : 64) ? { algorithm, hex } : undefined;
+}
+
+/** The hash from the catalog leaf a registration entry points at (the gallery inlines none). */
+async function catalogHash(rc: RequestContext, up: UpstreamIndex, url: unknown): Promise<Digest | undefined> {
+  const s = str(url)?.split('#')[0];
+  if (!s || !up.catalog || !s.startsWith(up.catalog)) return undefined;
+  const doc = await rc.metadata({ key: `catalog:${s.slice(up.catalog.length)}`, url: s, ttlSecs: CATALOG_TTL_SECS, check: jsonCheck(() => null) });
+  return hashOf(doc.derive('parsed', parseJson) as JsonObject);
+}
+
+/**
+ * The upstream's digest of a .nupkg: `packageHash` of its registration catalog entry, or else of the
+ * catalog leaf that entry names. Pages that are not inlined are fetched only when the version is in
+ * their range. Undefined when the upstream publishes none.
+ */
+export async function packageDigest(rc: RequestContext, up: UpstreamIndex, id: string, version: string): Promise<Digest | undefined> {
+  if (!up.registration) return undefined;
+  const index = (await registrationDoc(rc, up, id, 'index.json')).derive('parsed', parseJson);
+  for (const page of items(index)) {
+    let found: JsonObject[];
+    if (Array.isArray(page.items)) found = items(page);
+    else {
+      const lower = str(page.lower);
+      const upper = str(page.upper);
+      if (lower && upper && (compareVersions(version, lower) < 0 || compareVersions(version, upper) > 0)) continue;
+      const rest = restOf(page['@id'], up, id);
+      if (!rest) continue;
+      found = leaves((await registrationDoc(rc, up, id, rest)).derive('parsed', parseJson));
+    }
+    for (const leaf of found) {
+      const entry = leaf.catalogEntry;
+      if (!isObject(entry) || normalizeVersion(str(entry.version) ?? '') !== version) continue;
+      return hashOf(entry) ?? (await catalogHash(rc, up, entry['@id']));
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,163 @@
+import { errors, reply, type KindRoute, type Reply, type RequestContext, type RouteMatch } from '@hub/runtime';
+import { isObject, jsonCheck, parseJson, str, type JsonObject } from './json.js';
+import { checkedId, checkedVersion, normalizeVersion } from './names.js';
+import { markUnlisted, packageDigest, registrationDoc } from './registration.js';
+import { rewriteUrls, urlMapper } from './rewrite.js';
+import { search } from './search.js';
+import { hubServiceIndex, upstreamIndex } from './service-index.js';
+
+const MAX_ICON_BYTES = 1024 * 1024;
+
+/** Matches `nuget/v3/<resource>/...`; returns the segments below the resource. */
+const under = (s: readonly string[], resource: string): readonly string[] | null =>
+  s[0] === 'nuget' && s[1] === 'v3' && s[2] === resource ? s.slice(3) : null;
+
+const stale = (doc: { stale: boolean }): Record<string, string> => (doc.stale ? { 'x-hub-stale': '1' } : {});
+
+/** GET /nuget/v3/index.json: generated, no upstream request; fetched before any credentials (see README). */
+const serviceIndexRoute: KindRoute = {
+  id: 'service-index',
+  permission: null,
+  match: (s) => (s.length === 3 && s[0] === 'nuget' && s[1] === 'v3' && s[2] === 'index.json' ? {} : null),
+  handle: async (rc) => reply.json(hubServiceIndex(rc.baseUrl), 200, { 'cache-control': 'no-cache' }),
+};
+
+const checkVersions = jsonCheck((d) => (Array.isArray(d.versions) ? null : 'no versions array'));
+
+/** The version list of a flat container index document (lower-cased), or null when it is not one. */
+export const flatVersions = (body: Buffer): string[] | null => {
+  if (checkVersions(body)) return null;
+  return ((parseJson(body) as JsonObject).versions as unknown[]).map((v) => str(v)?.toLowerCase()).filter((v): v is string => !!v);
+};
+
+/** GET flatcontainer/<id>/index.json: the versions the upstream has, without the unlisted ones. */
+const flatIndexRoute: KindRoute = {
+  id: 'flat-index',
+  match(s) {
+    const r = under(s, 'flatcontainer');
+    return r && r.length === 2 && r[1] === 'index.json' ? { coordinate: { name: checkedId(r[0]!) } } : null;
+  },
+  async handle(rc, m) {
+    const id = m.coordinate!.name;
+    const up = await upstreamIndex(rc);
+    const doc = await rc.metadata({ key: `flat:${id}`, url: `${up.flat}${id}/index.json`, check: checkVersions });
+    const hidden = await rc.hiddenVersions(id);
+    const versions = (doc.derive('versions', flatVersions) ?? []).filter((v) => !hidden.has(normalizeVersion(v) ?? v));
+    return reply.json({ versions }, 200, { 'cache-control': 'no-cache', ...stale(doc) });
+  },
+};
+
+function nupkg(rc: RequestContext, id: string, version: string): Promise<Reply> {
+  const file = `${id}/${version}/${id}.${version}.nupkg`;
+  return rc.artifact({
+    key: file,
+    coordinate: { name: id, version },
+    contentType: 'application/octet-stream',
+    format: 'zip',
+    async source() {
+      const up = await upstreamIndex(rc);
+      // The digest is a check on top of the zip structure; without one (or without a registration) the download still works.
+      const digest = await packageDigest(rc, up, id, version).catch((e: Error) => {
+        rc.log.info({ id, version, err: e.message }, 'no upstream digest for this package; zip structure checks only');
+        return undefined;
+      });
+      return { url: `${up.flat}${file}`, digest };
+    },
+  });
+}
+
+const notHtml = (head: Buffer): string | null => {
+  const text = head.toString('utf8').replace(/^\uFEFF/, '').trimStart();
+  if (!text.startsWith('<')) return 'not XML';
+  return /^<(!doctype\s+html|html)\b/i.test(text) ? 'an HTML page, not a .nuspec' : null;
+};
+
+function nuspec(rc: RequestContext, id: string, version: string): Promise<Reply> {
+  const file = `${id}/${version}/${id}.nuspec`;
+  return rc.artifact({
+    key: file,
+    coordinate: { name: id, version },
+    contentType: 'application/xml',
+    checkHead: notHtml,
+    source: async () => ({ url: `${(await upstreamIndex(rc)).flat}${file}` }),
+  });
+}
+
+/** The embedded icon the gallery serves from its flat container; not cached (it is not a package). */
+async function icon(rc: RequestContext, id: string, version: string): Promise<Reply> {
+  const res = await rc.upstream.request(`${(await upstreamIndex(rc)).flat}${id}/${version}/icon`, { maxBytes: MAX_ICON_BYTES });
+  const type = res.headers['content-type'] ?? '';
+  if (res.status !== 200 || !/^image\//i.test(type)) {
+    res.body.destroy();
+    if (res.status === 404 || res.status === 410) throw errors.notFound(`${id} ${version} has no icon upstream`);
+    throw errors.upstream(res.status === 200 ? 'upstream icon is not an image' : `upstream answered ${res.status} for the icon`);
+  }
+  const headers: Record<string, string> = { 'content-type': type };
+  if (res.headers['content-length']) headers['content-length'] = res.headers['content-length'];
+  return { status: 200, headers, body: res.body };
+}
+
+/** GET flatcontainer/<id>/<ver>/{<id>.<ver>.nupkg, <id>.nuspec, icon}; any case of the id maps to one entry. */
+const flatFileRoute: KindRoute = {
+  id: 'flat-file',
+  match(s) {
+    const r = under(s, 'flatcontainer');
+    if (!r || r.length !== 3) return null;
+    const [rawId, rawVersion, file] = [r[0]!, r[1]!, r[2]!.toLowerCase()];
+    const id = checkedId(rawId);
+    const version = checkedVersion(rawVersion);
+    const as = (kind: string): RouteMatch => ({ coordinate: { name: id, version }, params: { kind } });
+    if (file === `${id}.${rawVersion.toLowerCase()}.nupkg` || file === `${id}.${version}.nupkg`) return as('nupkg');
+    if (file === `${id}.nuspec`) return as('nuspec');
+    if (file === 'icon') return as('icon');
+    throw errors.notFound(`"${r[2]!.slice(0, 100)}" is not a file of ${id} ${version}`);
+  },
+  handle(rc, m) {
+    const { name, version } = m.coordinate!;
+    const kind = m.params!.kind;
+    return kind === 'nupkg' ? nupkg(rc, name, version!) : kind === 'nuspec' ? nuspec(rc, name, version!) : icon(rc, name, version!);
+  },
+};
+
+const SAFE_SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._+~-]{0,199}$/;
+
+/**
+ * GET registration/<id>/<rest>: `index.json`, pages (`page/<lower>/<upper>.json`) and leaves
+ * (`<ver>.json`), read from the upstream's newest registration hive. Every URL in them is rewritten
+ * to hub and unlisted versions are marked `listed: false`.
+ */
+const registrationRoute: KindRoute = {
+  id: 'registration',
+  match(s) {
+    const r = under(s, 'registration');
+    if (!r || r.length < 2) return null;
+    const id = checkedId(r[0]!);
+    const rest = r.slice(1);
+    if (rest.length > 3 || !rest.every((p) => SAFE_SEGMENT.test(p))) throw errors.badRequest('not a registration document path');
+    const leaf = rest.length === 1 && rest[0] !== 'index.json' && rest[0]!.endsWith('.json') ? normalizeVersion(rest[0]!.slice(0, -5)) : null;
+    return { coordinate: leaf ? { name: id, version: leaf } : { name: id }, params: { rest: rest.join('/') } };
+  },
+  async handle(rc, m) {
+    const { name: id, version: leafVersion } = m.coordinate!;
+    const up = await upstreamIndex(rc);
+    const doc = await registrationDoc(rc, up, id, m.params!.rest!);
+    const hidden = await rc.hiddenVersions(id);
+    const tag = `served:${rc.baseUrl}:${JSON.stringify(up)}:${[...hidden].sort().join(',')}`;
+    const body = doc.derive(tag, (b) => {
+      const out = rewriteUrls(parseJson(b), urlMapper(up, rc.baseUrl, id));
+      markUnlisted(out, hidden);
+      if (leafVersion && hidden.has(leafVersion) && isObject(out)) out.listed = false;
+      return Buffer.from(JSON.stringify(out));
+    });
+    return reply.bytes(body, 'application/json', { 'cache-control': 'no-cache', ...stale(doc) });
+  },
+};
+
+/** GET query?q=…: search (SearchQueryService). */
+const searchRoute: KindRoute = {
+  id: 'search',
+  match: (s) => (s.length === 3 && s[0] === 'nuget' && s[1] === 'v3' && s[2] === 'query' ? {} : null),
+  handle: (rc) => search(rc),
+};
+
+export const routes: readonly KindRoute[] = [serviceIndexRoute, flatIndexRoute, flatFileRoute, registrationRoute, searchRoute];
