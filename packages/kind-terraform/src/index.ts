@@ -1,11 +1,24 @@
 import { defineKind } from '@hub/runtime';
+import { configSchema, type TerraformConfig } from './config.js';
+import { codec } from './names.js';
+import { probe } from './probe.js';
+import { routes } from './routes.js';
 
-/** terraform: work in progress (issue 3). */
-export default defineKind({
+export { discovery } from './discovery.js';
+export { configSchema, type TerraformConfig } from './config.js';
+
+/**
+ * terraform: the provider registry protocol (versions, download documents with signed hub URLs, the
+ * zip, SHA256SUMS and its signature) and the provider network mirror protocol over the same cache.
+ * No SBOM: a provider zip holds a compiled binary and no dependency manifest.
+ */
+export default defineKind<TerraformConfig>({
   id: 'terraform',
   contract: 1,
   addressing: 'package',
   description: 'Terraform providers: registry protocol and network mirror',
-  coordinate: { parse: (t) => (t ? { name: t } : null), format: (c) => c.name },
-  routes: [],
+  configSchema,
+  coordinate: codec,
+  routes,
+  probe,
 });
