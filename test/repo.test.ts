@@ -12,6 +12,13 @@ t.test('docs/config.md is what the schemas render (run `npm run docs` after chan
 t.test('plugins-registry.json matches each package manifest', async (t) => {
   const catalogue = readCatalogue();
   for (const entry of catalogue.plugins) {
+    // A subpath entry (`@hub/kind-terraform/discovery`) is an extra export of its package.
+    const [pkg, subpath] = entry.package.split('/').length > 2 ? [entry.package.split('/').slice(0, 2).join('/'), `./${entry.package.split('/').slice(2).join('/')}`] : [entry.package, undefined];
+    if (subpath) {
+      const manifest = JSON.parse(read(`${pkg.replace('@hub/', 'packages/')}/package.json`)) as { exports: Record<string, string> };
+      t.ok(manifest.exports[subpath], `${pkg} exports ${subpath}`);
+      continue;
+    }
     const dir = entry.package.replace('@hub/', 'packages/');
     const manifest = JSON.parse(read(`${dir}/package.json`)) as { name: string; hub: { contract: number; role: string; provides: string[] } };
     t.equal(manifest.name, entry.package, `${dir} is ${entry.package}`);
