@@ -1,11 +1,30 @@
 import { defineKind } from '@hub/runtime';
+import { isGemName, isVersionToken } from './names.js';
+import { probe } from './probe.js';
+import { routes } from './routes.js';
+import { sbom } from './sbom.js';
 
-/** rubygems: work in progress (issue 3). */
+/**
+ * rubygems: the gem API (SPEC 4.1), the compact index and the full index, so that gem and bundler
+ * install through hub. Coordinates: the gem name as the upstream spells it (gem names are case
+ * sensitive in every path), and the version token (`1.0.0`, `1.15.0-x86_64-linux`); text form
+ * `<name>@<token>`.
+ */
 export default defineKind({
   id: 'rubygems',
   contract: 1,
   addressing: 'package',
   description: 'Ruby gems: the gem API, compact index and specs for gem and bundler',
-  coordinate: { parse: (t) => (t ? { name: t } : null), format: (c) => c.name },
-  routes: [],
+  coordinate: {
+    parse(text) {
+      const at = text.indexOf('@');
+      const [name, version] = at === -1 ? [text, undefined] : [text.slice(0, at), text.slice(at + 1)];
+      if (!isGemName(name) || (version !== undefined && !isVersionToken(version))) return null;
+      return version === undefined ? { name } : { name, version };
+    },
+    format: (c) => (c.version ? `${c.name}@${c.version}` : c.name),
+  },
+  routes,
+  probe,
+  sbom,
 });

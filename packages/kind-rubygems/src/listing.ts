@@ -1,0 +1,55 @@
+/**
+ * Which versions of a gem the upstream lists, with the sha256 it publishes for each .gem: the compact
+ * index `/info/<gem>` first, the versions API `/api/v1/versions/<gem>.json` when the upstream has no
+ * compact index for it. Unlisting is not applied here: unlisted versions stay downloadable.
+ */
+import { isHubError, type MetadataSpec, type RequestContext } from '@hub/runtime';
+import { checkCompactIndex, parseInfo, type InfoEntry } from './compact-index.js';
+
+export type Listing = ReadonlyMap<string, InfoEntry>;
+
+export const infoSpec = (rc: RequestContext, name: string): MetadataSpec => ({
+  key: `info:${name}`,
+  url: `${rc.registry.upstream}/info/${name}`,
+  check: checkCompactIndex,
+});
+
+interface ApiVersion {
+  number?: unknown;
+  platform?: unknown;
+  sha?: unknown;
+}
+
+/** The versions API's array as listing entries; null when it is not that array. */
+export function parseVersionsApi(buf: Buffer): InfoEntry[] | null {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(buf.toString('utf8'));
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(doc)) return null;
+  return (doc as ApiVersion[]).flatMap((v) => {
+    if (typeof v?.number !== 'string') return [];
+    const token = typeof v.platform === 'string' && v.platform !== 'ruby' && v.platform !== '' ? `${v.number}-${v.platform}` : v.number;
+    return [{ token, deps: [], ...(typeof v.sha === 'string' && /^[0-9a-f]{64}$/i.test(v.sha) ? { sha256: v.sha.toLowerCase() } : {}) }];
+  });
+}
+
+const toMap = (entries: InfoEntry[]): Listing => new Map(entries.map((e) => [e.token, e]));
+
+/** The upstream's listing of `name`; throws not_found when neither document knows the gem. */
+export async function listing(rc: RequestContext, name: string): Promise<Listing> {
+  try {
+    const doc = await rc.metadata(infoSpec(rc, name));
+    return doc.derive('info-listing', (b) => toMap(parseInfo(b)));
+  } catch (e) {
+    if (!isHubError(e) || e.code !== 'not_found') throw e;
+  }
+  const doc = await rc.metadata({
+    key: `versions-api:${name}`,
+    url: `${rc.registry.upstream}/api/v1/versions/${name}.json`,
+    check: (b) => (parseVersionsApi(b) ? null : 'not a JSON array of versions'),
+  });
+  return doc.derive('api-listing', (b) => toMap(parseVersionsApi(b) ?? []));
+}

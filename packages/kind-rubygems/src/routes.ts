@@ -1,0 +1,160 @@
+import { errors, reply, type KindRoute, type MetadataSpec, type Reply, type RequestContext, type RouteMatch } from '@hub/runtime';
+import { checkCompactIndex, filterInfo, filterVersions, md5hex, versionsNames } from './compact-index.js';
+import { checkGemDoc, serveGemDoc, type GemDoc } from './gem-api.js';
+import { indexReply, TEXT } from './index-reply.js';
+import { infoSpec, listing } from './listing.js';
+import { fileName, isGemName, splits } from './names.js';
+import { resolveFile } from './resolve.js';
+import { decodeSpecs, filterSpecs, specsNames } from './specs.js';
+import { hiddenAmong, signature } from './unlisted.js';
+
+const SPECS_FILES = new Set(['specs.4.8.gz', 'latest_specs.4.8.gz', 'prerelease_specs.4.8.gz']);
+
+/** A gzip head; or a zlib head (`78 xx`, header checksum), which is what a `.rz` file is. */
+const checkGzip = (b: Buffer) => (b[0] === 0x1f && b[1] === 0x8b ? null : 'not gzip data');
+const checkZlib = (b: Buffer) => (b.length >= 2 && (b[0]! & 0x0f) === 8 && (b[0]! * 256 + b[1]!) % 31 === 0 ? null : 'not zlib (.rz) data');
+
+function checkedName(name: string): string {
+  if (!isGemName(name)) throw errors.badRequest(`"${name.slice(0, 100)}" is not a valid gem name`);
+  return name;
+}
+
+/** A file below `gems/` or `quick/Marshal.4.8/`: its base name; the coordinate only when the name has one reading. */
+function fileMatch(file: string, ext: string): RouteMatch {
+  const base = file.slice(0, -ext.length);
+  const readings = splits(base);
+  if (readings.length === 0) throw errors.badRequest(`"${file.slice(0, 100)}" is not <gem>-<version>${ext}`);
+  const only = readings.length === 1 ? readings[0]! : undefined;
+  return { params: { base }, ...(only ? { coordinate: { name: only.name, version: only.token } } : {}) };
+}
+
+/** A .gem or a .gemspec.rz, immutable once published: cached under the resolved (name, version). */
+async function gemFile(rc: RequestContext, base: string, what: 'gem' | 'gemspec'): Promise<Reply> {
+  const r = await resolveFile(rc, base);
+  const file = fileName(r.name, r.token);
+  const gem = what === 'gem';
+  const sha = gem ? r.entry?.sha256 : undefined;
+  return rc.artifact({
+    key: gem ? `gems/${r.name}/${file}.gem` : `quick/${r.name}/${file}.gemspec.rz`,
+    coordinate: { name: r.name, version: r.token },
+    contentType: 'application/octet-stream',
+    ...(gem ? { format: 'tar' as const } : { checkHead: checkZlib }),
+    async source() {
+      // Not vouched for by the upstream's listing: only a copy hub already holds is served.
+      if (r.unlisted) throw r.unlisted;
+      const path = gem ? `gems/${file}.gem` : `quick/Marshal.4.8/${file}.gemspec.rz`;
+      return { url: `${rc.registry.upstream}/${path}`, ...(sha ? { digest: { algorithm: 'sha256' as const, hex: sha } } : {}) };
+    },
+  });
+}
+
+/** `/info/<gem>` as hub serves it: unlisted versions dropped. */
+async function servedInfo(rc: RequestContext, name: string): Promise<{ body: Buffer; stale: boolean }> {
+  const doc = await rc.metadata(infoSpec(rc, name));
+  const hidden = await rc.hiddenVersions(name);
+  return { body: doc.derive(`served:${[...hidden].sort().join(',')}`, (b) => filterInfo(b, hidden)), stale: doc.stale };
+}
+
+const indexSpec = (rc: RequestContext, path: string): MetadataSpec => ({ key: path, url: `${rc.registry.upstream}/${path}`, check: checkCompactIndex });
+
+/** `/versions` as hub serves it: unlisted versions dropped and the md5s of changed info files recomputed. */
+async function servedVersions(rc: RequestContext): Promise<{ body: Buffer; stale: boolean }> {
+  const doc = await rc.metadata(indexSpec(rc, 'versions'));
+  const hidden = await hiddenAmong(rc, doc.derive('gem-names', versionsNames));
+  // Said once per upstream document (derive memoises by its bytes), not on every request.
+  if (!hidden) doc.derive('warned', () => rc.log.warn({ registry: rc.registry.name }, 'too many gems to apply unlisting to /versions'));
+  if (!hidden?.size) return { body: doc.body, stale: doc.stale };
+  const md5s = new Map<string, string>();
+  for (const name of hidden.keys()) {
+    const info = await servedInfo(rc, name).catch(() => null);
+    if (info) md5s.set(name, md5hex(info.body));
+  }
+  const tag = `served:${signature(hidden)}:${[...md5s].join(',')}`;
+  return { body: doc.derive(tag, (b) => filterVersions(b, hidden, md5s)), stale: doc.stale };
+}
+
+const root: KindRoute = {
+  id: 'root',
+  permission: null,
+  match: (s) => (s.length === 0 || (s.length === 1 && s[0] === '') ? {} : null),
+  // gem probes the source with HEAD and uses the compact index when it answers 200.
+  handle: async () => reply.bytes('hub rubygems proxy: compact index at versions, info/<gem>, names\n', TEXT),
+};
+
+const versions: KindRoute = {
+  id: 'versions',
+  match: (s) => (s.length === 1 && s[0] === 'versions' ? {} : null),
+  async handle(rc) {
+    const { body, stale } = await servedVersions(rc);
+    return indexReply(rc, body, { stale, ranges: true });
+  },
+};
+
+const names: KindRoute = {
+  id: 'names',
+  match: (s) => (s.length === 1 && s[0] === 'names' ? {} : null),
+  async handle(rc) {
+    const doc = await rc.metadata(indexSpec(rc, 'names'));
+    return indexReply(rc, doc.body, { stale: doc.stale, ranges: true });
+  },
+};
+
+const info: KindRoute = {
+  id: 'info',
+  match: (s) => (s.length === 2 && s[0] === 'info' ? { coordinate: { name: checkedName(s[1]!) } } : null),
+  async handle(rc, m) {
+    const { body, stale } = await servedInfo(rc, m.coordinate!.name);
+    return indexReply(rc, body, { stale, ranges: true });
+  },
+};
+
+const specs: KindRoute = {
+  id: 'specs',
+  match: (s) => (s.length === 1 && SPECS_FILES.has(s[0]!) ? { params: { file: s[0]! } } : null),
+  async handle(rc, m) {
+    const file = m.params!.file!;
+    const doc = await rc.metadata({ key: file, url: `${rc.registry.upstream}/${file}`, check: checkGzip });
+    let items;
+    try {
+      items = doc.derive('items', decodeSpecs);
+    } catch (e) {
+      throw errors.upstream(`the upstream's ${file} cannot be read: ${(e as Error).message}`);
+    }
+    const hidden = items && (await hiddenAmong(rc, doc.derive('gem-names', () => specsNames(items))));
+    if (!hidden) doc.derive('warned', () => rc.log.warn({ registry: rc.registry.name, file }, 'too many gems to apply unlisting to the specs index'));
+    const body = items && hidden?.size ? doc.derive(`served:${signature(hidden)}`, (b) => filterSpecs(b, items, hidden)) : doc.body;
+    return indexReply(rc, body, { stale: doc.stale, contentType: 'application/octet-stream' });
+  },
+};
+
+const gems: KindRoute = {
+  id: 'gem',
+  match: (s) => (s.length === 2 && s[0] === 'gems' && s[1]!.endsWith('.gem') ? fileMatch(s[1]!, '.gem') : null),
+  handle: (rc, m) => gemFile(rc, m.params!.base!, 'gem'),
+};
+
+const gemspec: KindRoute = {
+  id: 'gemspec',
+  match: (s) =>
+    s.length === 3 && s[0] === 'quick' && s[1] === 'Marshal.4.8' && s[2]!.endsWith('.gemspec.rz') ? fileMatch(s[2]!, '.gemspec.rz') : null,
+  handle: (rc, m) => gemFile(rc, m.params!.base!, 'gemspec'),
+};
+
+/** SPEC 4.1: `/api/v1/gems/<gem>.json`. */
+const gemApi: KindRoute = {
+  id: 'gem-api',
+  match: (s) => (s.length === 4 && s[0] === 'api' && s[1] === 'v1' && s[2] === 'gems' && s[3]!.endsWith('.json') ? { coordinate: { name: checkedName(s[3]!.slice(0, -5)) } } : null),
+  async handle(rc, m) {
+    const name = m.coordinate!.name;
+    const doc = await rc.metadata({ key: `gem-api:${name}`, url: `${rc.registry.upstream}/api/v1/gems/${name}.json`, check: checkGemDoc });
+    const hidden = await rc.hiddenVersions(name);
+    const served = await serveGemDoc(
+      doc.derive('parsed', (b) => JSON.parse(b.toString('utf8')) as GemDoc),
+      { upstream: rc.registry.upstream!, baseUrl: rc.baseUrl, hidden, listing: () => listing(rc, name) },
+    );
+    if (!served) throw errors.notFound(`${name} has no listed version`);
+    return reply.json(served, 200, { 'cache-control': 'no-cache', ...(doc.stale ? { 'x-hub-stale': '1' } : {}) });
+  },
+};
+
+export const routes: readonly KindRoute[] = [root, versions, names, info, specs, gems, gemspec, gemApi];
