@@ -178,6 +178,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     memoryBytes: config.cache.memory_bytes,
     memoryMaxObjectBytes: config.cache.memory_max_object_bytes,
     maxArtifactBytes: config.limits.max_artifact_bytes,
+    verifyReads: config.cache.verify_reads,
   });
   const metadata = createMetadataCache({
     blobs,

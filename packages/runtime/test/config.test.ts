@@ -165,7 +165,7 @@ t.test('an empty file gets every default', async (tt) => {
     storage: { kind: 'fs', path: '/srv/hub/data/blobs', force_path_style: false },
     auth: { anonymous: [], policies: [] },
     limits: { packages_per_page: 50, rate_per_ip: 50, burst_per_ip: 200, max_json_body_bytes: 1048576, max_metadata_bytes: 67108864, max_artifact_bytes: 4294967296 },
-    cache: { memory_bytes: 268435456, memory_max_object_bytes: 1048576, negative_ttl_secs: 60 },
+    cache: { memory_bytes: 268435456, memory_max_object_bytes: 1048576, verify_reads: true, negative_ttl_secs: 60 },
     upstream_audit: { enabled: false, on_confirmed: 'audit', confirm_after: 3, confirm_min_age_secs: 86400, outage_ratio: 0.25, min_probed: 10, interval_secs: 21600 },
     flag_sources: [],
     notifications: { webhooks: [] },

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import type { ArtifactSpec, RegistryInfo, Reply } from '../contract/kind.js';
@@ -8,6 +9,9 @@ import type { BlobStore } from '../storage/blobs/blob-store.js';
 import type { artifactRows, ArtifactRow } from '../storage/artifact-rows.js';
 import { headLooksLike, structuralVerifier } from '../archive/checks.js';
 import { Flight, FlightError } from './flight.js';
+import { verifiedRead } from './verified-read.js';
+
+const sha256Hex = (b: Buffer) => crypto.createHash('sha256').update(b).digest('hex');
 
 export interface ArtifactCacheOptions {
   blobs: BlobStore;
@@ -18,6 +22,8 @@ export interface ArtifactCacheOptions {
   memoryBytes: number;
   memoryMaxObjectBytes: number;
   maxArtifactBytes: number;
+  /** Hash every blob read from disk against its name (bit rot, tampering); on by default. */
+  verifyReads: boolean;
 }
 
 interface InFlight {
@@ -60,17 +66,33 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
     body,
   });
 
+  /** A blob that no longer matches its name: drop it and every memo of it, so the next request fetches again. */
+  async function discardCorrupt(registry: string, row: ArtifactRow): Promise<void> {
+    o.metrics.fetchFailures.inc({ registry, reason: 'corrupt_blob' });
+    o.log.error({ registry, key: row.cache_key, blob: row.blob_sha256 }, 'cached blob is corrupt; discarded, the next request fetches it again');
+    hot.delete(row.blob_sha256);
+    rowMemo.delete(`${registry}\0${row.cache_key}`);
+    await o.rows.remove(registry, row.cache_key);
+    await o.blobs.delete(row.blob_sha256);
+  }
+
   async function serveRow(registry: string, row: ArtifactRow): Promise<Reply | null> {
     const mem = hot.get(row.blob_sha256);
     if (mem) return reply(row, mem, 'hit');
     if (row.size <= o.memoryMaxObjectBytes && o.memoryBytes > 0) {
       const buf = await o.blobs.readAll(row.blob_sha256);
       if (!buf || buf.length !== row.size) return null;
+      // Checked once per load into memory; a corrupt copy is refetched for this very request.
+      if (o.verifyReads && sha256Hex(buf) !== row.blob_sha256) {
+        await discardCorrupt(registry, row);
+        return null;
+      }
       hot.set(row.blob_sha256, buf);
       return reply(row, buf, 'hit');
     }
     const stream = await o.blobs.get(row.blob_sha256);
-    return stream ? reply(row, stream, 'hit') : null;
+    if (!stream) return null;
+    return reply(row, o.verifyReads ? verifiedRead(stream, row.blob_sha256, () => discardCorrupt(registry, row)) : stream, 'hit');
   }
 
   function markTouched(registry: string, key: string) {
@@ -181,6 +203,19 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
       const entry = await slot.promise;
       o.metrics.cache.inc({ registry: reg.name, result: coalesced ? 'coalesced' : 'miss' });
       return joinFlight(entry, coalesced);
+    },
+    /**
+     * Removes cached artifacts of a package (one version, or all): rows first, then blobs no other row
+     * still names. Returns what was removed, for the audit log.
+     */
+    async purge(registry: string, packageName: string, version?: string): Promise<ArtifactRow[]> {
+      const removed = await o.rows.removePackage(registry, packageName, version);
+      for (const row of removed) {
+        rowMemo.delete(`${registry}\0${row.cache_key}`);
+        hot.delete(row.blob_sha256);
+        if (!(await o.rows.blobInUse(row.blob_sha256))) await o.blobs.delete(row.blob_sha256);
+      }
+      return removed;
     },
     forget(registry: string, key: string) {
       const row = rowMemo.get(`${registry}\0${key}`);

@@ -126,6 +126,10 @@ export const CacheSchema = Type.Object(
   {
     memory_bytes: Type.Integer({ default: 268435456, minimum: 0, description: 'Memory for hot small artifacts and parsed metadata, per process; 0 disables the memory tier.' }),
     memory_max_object_bytes: Type.Integer({ default: 1048576, minimum: 0, description: 'Artifacts larger than this are never kept in memory.' }),
+    verify_reads: Type.Boolean({
+      default: true,
+      description: 'Hash every cached artifact read from disk against its name; a corrupt copy is discarded and fetched again.',
+    }),
     negative_ttl_secs: Type.Integer({ default: 60, minimum: 0, description: 'How long an upstream 404 is remembered before asking again.' }),
   },
   { ...strict, default: {}, description: 'The in-process cache in front of the blob store.' },

@@ -16,14 +16,18 @@ export interface ArtifactRow {
 
 export const keyHash = (key: string): string => crypto.createHash('sha256').update(key).digest('hex');
 
+const COLUMNS = ['registry', 'cache_key', 'package_name', 'version', 'blob_sha256', 'size', 'content_type', 'upstream_url', 'origin', 'fetched_at'] as const;
+// bigint columns come back as strings from mysql2.
+const fromDb = (row: ArtifactRow): ArtifactRow => ({ ...row, size: Number(row.size), fetched_at: Number(row.fetched_at) });
+
 /** The `artifacts` table: which blob answers a registry's cache key. */
 export function artifactRows(db: Knex) {
   return {
     async find(registry: string, key: string): Promise<ArtifactRow | null> {
       const row = await db('artifacts')
         .where({ registry, key_sha256: keyHash(key) })
-        .first('registry', 'cache_key', 'package_name', 'version', 'blob_sha256', 'size', 'content_type', 'upstream_url', 'origin', 'fetched_at');
-      return row ? { ...row, size: Number(row.size), fetched_at: Number(row.fetched_at) } : null;
+        .first(...COLUMNS);
+      return row ? fromDb(row) : null;
     },
     /** Idempotent: a second replica that fetched the same bytes changes nothing. */
     async insert(row: ArtifactRow): Promise<void> {
@@ -35,6 +39,19 @@ export function artifactRows(db: Knex) {
     },
     async remove(registry: string, key: string): Promise<void> {
       await db('artifacts').where({ registry, key_sha256: keyHash(key) }).delete();
+    },
+    /** Deletes a package's rows (one version, or every version) and returns them. */
+    async removePackage(registry: string, packageName: string, version?: string): Promise<ArtifactRow[]> {
+      return db.transaction(async (trx) => {
+        const q = trx('artifacts').where({ registry, package_name: packageName });
+        if (version !== undefined) q.andWhere({ version });
+        const rows = (await q.clone().select(...COLUMNS)) as ArtifactRow[];
+        await q.delete();
+        return rows.map(fromDb);
+      });
+    },
+    async blobInUse(sha256: string): Promise<boolean> {
+      return (await db('artifacts').where({ blob_sha256: sha256 }).first('id')) !== undefined;
     },
     /** Batched from memory: the hot path never writes per hit. */
     async touch(registry: string, keys: readonly string[], at: number): Promise<void> {

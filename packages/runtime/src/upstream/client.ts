@@ -179,6 +179,9 @@ function guardBody(src: Readable, g: BodyGuard): Readable {
     },
   });
   const fail = (e: unknown): void => void out.destroy(toHubError(e, g.ctx, 'body'));
+  // A body can fail before its consumer attaches (the cache awaits a file open first); the error
+  // stays on `out` (`errored`, and a later read sees it) instead of crashing the process.
+  out.on('error', () => {});
   src.pause(); // wait for the consumer's first read
   src.on('data', (chunk: Buffer) => {
     bytes += chunk.length;
