@@ -51,6 +51,12 @@ const NUGET_CONFIG = `<?xml version="1.0" encoding="utf-8"?>
 
 const TERRAFORMRC = `# CLI configuration
 plugin_cache_dir = "$HOME/.terraform.d/plugin-cache"
+host "registry.internal.test" {
+  services = {
+    # "providers.v1" = "http://127.0.0.1:1/commented/v1/providers/"
+    "providers.v1" = "https://127.0.0.1:18443/tfr/v1/providers/"
+  }
+}
 provider_installation {
   /* network_mirror { url = "http://127.0.0.1:1/commented/" } */
   network_mirror {
@@ -94,7 +100,7 @@ t.test('detectUpstreams reads every package manager it can find', async (tt) => 
     { name: 'maven', type: 'maven', upstream: 'http://127.0.0.1:8081/repository/maven-public', source: '~/.m2/settings.xml' },
     { name: 'rubygems', type: 'rubygems', upstream: 'http://127.0.0.1:9292', source: 'gem sources --list' },
     { name: 'nuget', type: 'nuget', upstream: 'http://127.0.0.1:5000/v3/index.json', source: '~/.nuget/NuGet/NuGet.Config' },
-    { name: 'terraform', type: 'terraform', upstream: 'https://127.0.0.1:18443/tfm', source: '~/.terraformrc' },
+    { name: 'terraform', type: 'terraform', upstream: 'https://127.0.0.1:18443/tfr', source: '~/.terraformrc' },
   ]);
   tt.notMatch(JSON.stringify(found), /secret/, 'credentials in a URL are never carried into hub.toml');
 });

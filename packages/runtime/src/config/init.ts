@@ -154,13 +154,17 @@ const detectNuget: Detector = async (_run, home) => {
   return null;
 };
 
-/** `provider_installation { network_mirror { url = "..." } }` in the terraform CLI configuration. */
+/**
+ * A provider registry the terraform CLI configuration points a host at:
+ * `host "<h>" { services = { "providers.v1" = "<base>/v1/providers/" } }`. A `network_mirror` is a
+ * different protocol (hub serves one, it does not proxy one), so it is not taken as an upstream.
+ */
 const detectTerraform: Detector = async (_run, home) => {
   const text = await readText(join(home, '.terraformrc'));
   if (text === null) return null;
   const withoutComments = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*(#|\/\/).*$/gm, '');
-  const url = /network_mirror\s*\{[^}]*?\burl\s*=\s*"([^"]+)"/.exec(withoutComments)?.[1];
-  return found('terraform', url, '~/.terraformrc');
+  const services = /"providers\.v1"\s*=\s*"([^"]+)"/.exec(withoutComments)?.[1];
+  return found('terraform', services?.replace(/\/v1\/providers\/?$/, ''), '~/.terraformrc');
 };
 
 // ---------------------------------------------------------------------------------------------
