@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import t, { type Test } from 'tap';
 import { startFixtureUpstream, startTestHub } from '@hub/testkit';
@@ -8,21 +9,27 @@ import { filesKind } from './files-kind.js';
 const sha = (b: Buffer) => crypto.createHash('sha256').update(b).digest('hex');
 
 async function setup(t: Test, config: Record<string, Record<string, unknown>> = {}) {
-  const top = t.testdir({ up: { pkg: { '1.0.0': {} } }, hub: {} });
+  // Not t.testdir(): its removal can run before hub.close(), while a fetch is still promoting a blob.
+  const top = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-cache-test-'));
   const root = path.join(top, 'up');
   const dir = path.join(top, 'hub');
+  fs.mkdirSync(path.join(root, 'pkg/1.0.0'), { recursive: true });
   const big = crypto.randomBytes(1024 * 1024);
   fs.writeFileSync(path.join(root, 'pkg/1.0.0/big.bin'), big);
   fs.writeFileSync(path.join(root, 'pkg.json'), JSON.stringify({ name: 'pkg', versions: ['1.0.0'] }));
   const upstream = await startFixtureUpstream({ root });
-  t.teardown(() => upstream.close());
   const hub = await startTestHub({
     dir,
     plugins: [filesKind],
     registries: [{ name: 'files', type: 'files', upstream: upstream.url, metadata_ttl_secs: 0 }],
     config: { auth: { anonymous: ['source:read'] }, ...config },
   });
-  t.teardown(() => hub.close());
+  // One teardown, in order: the hub finishes its writes before anything is removed.
+  t.teardown(async () => {
+    await hub.close();
+    await upstream.close();
+    fs.rmSync(top, { recursive: true, force: true });
+  });
   return { hub, upstream, big, root, base: `${hub.url}/proxy/files`, blobDir: path.join(dir, 'blobs') };
 }
 
