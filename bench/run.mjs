@@ -1,7 +1,7 @@
 // npm run bench: warm-hit throughput of hub for 10 KiB, 1 MiB and 20 MiB artifacts, with token auth,
 // block checks and access logging on, against a bare node:http server streaming the same file from
 // disk in the same run (read the ratio: absolute figures drift with the machine).
-// Options: BENCH_SECONDS (default 10), BENCH_CONNECTIONS (default 64).
+// Options: BENCH_SECONDS (default 10), BENCH_CONNECTIONS (default 64), BENCH_VERIFY_READS=false.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -41,6 +41,12 @@ filename = "${dir}/hub.db"
 [storage]
 kind = "fs"
 path = "${dir}/blobs"
+[limits]
+# One client address drives all the load: keep the per-IP limiter out of the measurement.
+rate_per_ip = 1000000000
+burst_per_ip = 1000000000
+[cache]
+verify_reads = ${process.env.BENCH_VERIFY_READS === 'false' ? 'false' : 'true'}
 [[registries]]
 name = "bench"
 type = "static"
@@ -65,13 +71,35 @@ const anchor = http.createServer((req, res) => {
 await new Promise((r) => anchor.listen(0, '127.0.0.1', r));
 const anchorUrl = `http://127.0.0.1:${anchor.address().port}`;
 
-// The load generator runs in its own process so it never shares hub's event loop.
+// The load generator runs in its own process so it never shares hub's event loop: wrk when the
+// machine has it (apt install wrk), else autocannon from node_modules.
+const exec = promisify(execFile);
+const hasWrk = await exec('wrk', ['--version']).then(
+  () => true,
+  (e) => /^wrk /.test(`${e.stdout}${e.stderr}`),
+);
 const AUTOCANNON = path.join(path.dirname(createRequire(import.meta.url).resolve('autocannon/package.json')), 'autocannon.js');
 const run = async (url, headers = {}) => {
+  if (hasWrk) {
+    const args = ['-t2', `-c${connections}`, `-d${seconds}s`, '--latency'];
+    for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}: ${v}`);
+    const { stdout } = await exec('wrk', [...args, url]);
+    const num = (re) => Number(re.exec(stdout)?.[1] ?? NaN);
+    const unit = (v, u) => v * ({ B: 1, KB: 1024, MB: 1024 ** 2, GB: 1024 ** 3 }[u] ?? 1);
+    const tr = /Transfer\/sec:\s+([\d.]+)(\w+)/.exec(stdout);
+    const p99 = /99%\s+([\d.]+)(us|ms|s)/.exec(stdout);
+    const non2xx = num(/Non-2xx or 3xx responses: (\d+)/) || 0;
+    return {
+      rps: num(/Requests\/sec:\s+([\d.]+)/),
+      bytesPerSec: tr ? unit(Number(tr[1]), tr[2]) : NaN,
+      p99ms: p99 ? Number(p99[1]) * { us: 0.001, ms: 1, s: 1000 }[p99[2]] : NaN,
+      failures: non2xx + (num(/Socket errors: connect (\d+)/) || 0),
+    };
+  }
   const args = [AUTOCANNON, '--json', '-c', String(connections), '-d', String(seconds)];
   for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}=${v}`);
-  const { stdout } = await promisify(execFile)(process.execPath, [...args, url], { maxBuffer: 64 * 1024 * 1024 });
-  return JSON.parse(stdout);
+  const r = JSON.parse((await exec(process.execPath, [...args, url], { maxBuffer: 64 * 1024 * 1024 })).stdout);
+  return { rps: r.requests.average, bytesPerSec: r.throughput.average, p99ms: r.latency.p99, failures: r.non2xx + r.errors };
 };
 
 const rows = [];
@@ -83,17 +111,17 @@ for (const [label, size] of sizes) {
   await hub.artifacts.idle();
   const h = await run(`${hubUrl}/proxy/bench${p}`, auth);
   const a = await run(`${anchorUrl}${p}`);
-  if (h.non2xx || h.errors) throw new Error(`hub answered ${h.non2xx} non-2xx and ${h.errors} errors`);
+  if (h.failures) throw new Error(`hub answered ${h.failures} failed requests`);
   rows.push({
     file: label,
-    'hub req/s': Math.round(h.requests.average),
-    'hub MB/s': +(h.throughput.average / 1e6).toFixed(1),
-    'hub p99 ms': h.latency.p99,
-    'node:http stream req/s': Math.round(a.requests.average),
-    ratio: +(h.requests.average / a.requests.average).toFixed(2),
+    'hub req/s': Math.round(h.rps),
+    'hub MB/s': +(h.bytesPerSec / 1e6).toFixed(1),
+    'hub p99 ms': +h.p99ms.toFixed(1),
+    'node:http stream req/s': Math.round(a.rps),
+    ratio: +(h.rps / a.rps).toFixed(2),
   });
 }
-console.log(`hub ${hubUrl}: warm hits, ${connections} connections, ${seconds}s each, ${os.cpus().length} cores`);
+console.log(`hub ${hubUrl}: warm hits with token auth, block checks and access logging; ${hasWrk ? 'wrk' : 'autocannon'}, ${connections} connections, ${seconds}s each, ${os.cpus().length} cores`);
 console.table(rows);
 console.log(`upstream requests during the run: ${upstream.count()} (one per file: the warm-up)`);
 

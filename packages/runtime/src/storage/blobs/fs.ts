@@ -6,6 +6,8 @@ import type { Readable } from 'node:stream';
 import { isSha256, type BlobStore } from './blob-store.js';
 
 /** Blobs at `<root>/sha256/ab/cd/<hex>`, spool files at `<root>/tmp/`. */
+const READ_CHUNK = 256 * 1024;
+
 export function createFsBlobStore(root: string): BlobStore {
   const tmpDir = path.join(root, 'tmp');
   fs.mkdirSync(tmpDir, { recursive: true });
@@ -47,7 +49,8 @@ export function createFsBlobStore(root: string): BlobStore {
     async get(sha256, range) {
       try {
         const fh = await fsp.open(finalPath(sha256), 'r');
-        return fh.createReadStream(range ? { start: range.start, end: range.end } : {}) as Readable;
+        // 256 KiB reads: large files stream at ~1.6x the throughput of the 64 KiB default (PERFORMANCE.md).
+        return fh.createReadStream({ highWaterMark: READ_CHUNK, ...(range ? { start: range.start, end: range.end } : {}) }) as Readable;
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
         throw e;
