@@ -46,6 +46,7 @@ async function readCapped(res: UpstreamResponse, max: number): Promise<Buffer> {
  */
 export function createMetadataCache(o: MetadataCacheOptions) {
   const memo = new LRUCache<string, Memo>({ max: 5_000 });
+  // LRUCache needs a positive ttl; with negative_ttl_secs = 0 nothing is ever stored in it.
   const negative = new LRUCache<string, true>({ max: 10_000, ttl: Math.max(1, o.negativeTtlSecs) * 1000 });
   const derived = new LRUCache<string, { v: unknown }>({ max: 2_000 });
   const refreshing = new Map<string, Promise<MetadataDoc>>();
@@ -113,7 +114,7 @@ export function createMetadataCache(o: MetadataCacheOptions) {
     }
     if (res.status === 404 || res.status === 410) {
       res.body.destroy();
-      negative.set(id, true);
+      if (o.negativeTtlSecs > 0) negative.set(id, true);
       memo.delete(id);
       throw errors.notFound(`${spec.key} is not in the upstream of registry ${reg.name}`);
     }
