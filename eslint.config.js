@@ -11,4 +11,6 @@ export default tseslint.config(
       'no-console': 'error',
     },
   },
+  // Benchmarks and scripts print their results.
+  { files: ['bench/**', 'scripts/**'], rules: { 'no-console': 'off' } },
 );

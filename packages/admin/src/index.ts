@@ -1,8 +1,22 @@
 import { definePlugin } from '@hub/runtime';
+import { mountAdminRoutes } from './admin-route.js';
+import { ADMIN_ROUTES } from './routes/index.js';
 
-/** The administration API (work in progress, issue 5). */
+export { ADMIN_ROUTES } from './routes/index.js';
+export type { AdminRoute } from './admin-route.js';
+export { parseCsv } from './csv.js';
+export { ENTRY_COLUMNS } from './routes/audit-log.js';
+
+/**
+ * The administration API (INTERFACE.md section 4): users, tokens, policies and the RBAC simulator,
+ * IP blocks, package blocks and unlisting, the audit log and its CSV export, cache purges. Access
+ * control, blocks, rate limits and the audit writer live in the runtime; this plugin is their API.
+ */
 export default definePlugin({
   id: 'admin',
   contract: 1,
-  description: 'The administration API',
+  description: 'The administration API: users, tokens, policies, access-check, IP blocks, blocks, unlisting, audit log, cache purge',
+  setup(ctx) {
+    mountAdminRoutes(ctx, ADMIN_ROUTES);
+  },
 });

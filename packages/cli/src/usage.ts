@@ -1,22 +1,47 @@
-/** Usage errors exit 2 (INTERFACE.md section 6). */
-export class UsageError extends Error {}
+/** Usage errors exit 2 (INTERFACE.md section 6); `command` names the help to point at. */
+export class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly command?: string,
+  ) {
+    super(message);
+  }
+}
 
 export const HELP: Record<string, string> = {
   main: `hub: a caching proxy for package registries
 
 Usage: hub <command> [options]
 
-Commands:
-  serve      run the server
-  migrate    create or update the database tables, then exit
-  init       write a hub.toml from the upstreams this machine's package managers use
+Server commands:
+  serve              run the server
+  migrate            create or update the database tables, then exit
+  init               write a hub.toml from the upstreams this machine's package managers use
+
+Admin commands (talk to a running hub over its admin API):
+  audit-log          list access events (downloads, admin actions, denials)
+  export-audit-log   write access events as CSV
+  users              create, block, unblock, show or list users
+  token              create or revoke a token
+  ip-blocks          add, remove or list blocked IP addresses and ranges
+  block              block a package, a version or a file
+  unblock            lift a block
+  blocks             list blocks
+  packages           unlist or relist a version; list unlisted versions
+  policies           list, create or delete access policies
+  access-check       ask whether a user, token or role may do something (exit 1 when denied)
+  cache              purge cached artifacts of a package
 
 Options:
   -h, --help     show help (also: hub <command> --help)
   -v, --version  print the version
 
 Configuration comes from --config FILE, else $HUB_CONFIG, else ./hub.toml, else the built-in
-default (one npm registry named "npm" whose upstream is your npm's registry).`,
+default (one npm registry named "npm" whose upstream is your npm's registry).
+Admin commands reach the hub at --url or $HUB_URL (default http://127.0.0.1:8080) with the
+token in --token or $HUB_TOKEN, and print JSON with --json.
+
+Exit status: 0 success; 1 refused request, failed check or server error; 2 bad usage.`,
   serve: `Usage: hub serve [--config FILE] [--listen HOST:PORT]
 
 Runs the server until SIGTERM or SIGINT, then finishes running downloads and exits 0.

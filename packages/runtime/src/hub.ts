@@ -14,12 +14,18 @@ import { createMetadataCache } from './cache/metadata-cache.js';
 import { loadConfig } from './config/load.js';
 import type { HubConfig } from './config/schema.js';
 import { CONTRACT_VERSION, type RegistryInfo, type RegistryKind } from './contract/kind.js';
-import type { AnyPlugin, HubPlugin } from './contract/plugin.js';
+import type { AnyPlugin, CachePurge, HubPlugin } from './contract/plugin.js';
 import { HubError } from './errors.js';
+import { createAuditLog, type AuditLog } from './audit/audit-log.js';
+import { createMemoryRateStore, type RateLimitStore } from './limits/rate-limit-store.js';
+import { createRedisRateStore } from './limits/redis-rate-store.js';
+import { createAccessControl, type AccessControl } from './policy/access-control.js';
+import { createIpBlockList, type IpBlockList } from './policy/ip-blocks.js';
+import { createPolicySource } from './policy/policy-source.js';
+import { jsonBody } from './server/json-body.js';
 import { createLogger } from './log.js';
 import { createMetrics, type HubMetrics } from './metrics.js';
 import { createBlockList, type BlockList } from './policy/block-list.js';
-import type { Policy } from './policy/decide.js';
 import { createApp } from './server/app.js';
 import { registryRoutes, type BoundRegistry } from './server/registry-routes.js';
 import { artifactRows, metadataRows } from './storage/artifact-rows.js';
@@ -63,6 +69,10 @@ export interface Hub {
   metrics: HubMetrics;
   auth: Authenticator;
   blocks: BlockList;
+  ipBlocks: IpBlockList;
+  access: AccessControl;
+  audit: AuditLog;
+  rates: RateLimitStore;
   artifacts: ArtifactCache;
   kinds: ReadonlyMap<string, RegistryKind>;
   registries: ReadonlyMap<string, BoundRegistry>;
@@ -149,6 +159,21 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
   });
   const auth = createAuthenticator(db, { adminTokenSha256: adminHash });
   const blocks = createBlockList(db);
+  const ipBlocks = createIpBlockList(db);
+  const access = createAccessControl(auth, createPolicySource(db, config.auth.policies ?? []), config.auth.anonymous);
+  const audit = createAuditLog({
+    db,
+    log,
+    metrics,
+    enabled: config.audit_log.enabled,
+    flushIntervalMs: config.audit_log.flush_interval_ms,
+    batchRows: config.audit_log.batch_rows,
+  });
+  const bucket = { ratePerSec: config.limits.rate_per_ip, burst: config.limits.burst_per_ip };
+  const rates =
+    config.limits.rate_store === 'redis'
+      ? createRedisRateStore({ url: config.redis.url!, keyPrefix: `${config.redis.key_prefix}rate:`, limits: bucket, onFailure: config.limits.rate_store_failure, log, onError: () => metrics.rateStoreErrors.inc() })
+      : createMemoryRateStore(bucket);
   const signer = await loadUrlSigner(db);
 
   const registries = new Map<string, BoundRegistry>();
@@ -193,29 +218,49 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     log,
     metrics,
     trustProxy: config.server.trust_proxy,
+    audit,
+    ipBlocks,
+    rates,
     metricsToken: config.metrics?.token,
     ready: async () => (await db.raw('select 1'), true),
     registry: registryRoutes({
       registries,
-      auth,
+      access,
       blocks,
       artifacts,
       metadata,
-      policies: (config.auth.policies ?? []) as Policy[],
-      anonymous: config.auth.anonymous,
       publicUrl: config.server.public_url,
       signer,
     }),
   });
 
+  const purger: CachePurge = { purge: async (registry, packageName, version) => (await artifacts.purge(registry, packageName, version)).length };
+  const pluginJsonBody = jsonBody(config.limits.max_json_body_bytes);
   for (const p of others)
-    await p.setup?.({ config, db, blobs, kinds, registries: config.registries, log: log.child({ plugin: p.id }), metrics, auth, router });
+    await p.setup?.({
+      config,
+      db,
+      blobs,
+      kinds,
+      registries: config.registries,
+      log: log.child({ plugin: p.id }),
+      metrics,
+      auth,
+      access,
+      blocks,
+      ipBlocks,
+      audit,
+      artifacts: purger,
+      jsonBody: pluginJsonBody,
+      router,
+    });
 
   const touchTimer = setInterval(() => void artifacts.flushTouches(), 30_000);
   touchTimer.unref();
 
   const callback = app.callback();
   let server: http.Server | undefined;
+  let closing: Promise<void> | undefined;
 
   return {
     config,
@@ -225,6 +270,10 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     metrics,
     auth,
     blocks,
+    ipBlocks,
+    access,
+    audit,
+    rates,
     artifacts,
     kinds,
     registries,
@@ -255,22 +304,29 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
         log.warn({ anonymous: config.auth.anonymous, address: addr.address }, 'requests without a token are allowed on a non-loopback address');
       return url;
     },
-    async close() {
-      clearInterval(touchTimer);
-      if (server) {
-        const s = server;
-        await new Promise<void>((resolve) => {
-          s.close(() => resolve());
-          s.closeIdleConnections();
-          // Clients that keep a connection open past a grace period are cut, so close() always ends.
-          setTimeout(() => s.closeAllConnections(), CLOSE_GRACE_MS).unref();
-        });
-      }
-      await artifacts.idle();
-      await artifacts.flushTouches();
-      for (const p of others) await p.stop?.();
-      for (const r of registries.values()) await r.upstream.close();
-      await db.destroy();
+    close() {
+      // Idempotent: a second call (a test's teardown after an explicit close) waits for the first.
+      closing ??= (async () => {
+        clearInterval(touchTimer);
+        if (server) {
+          const s = server;
+          await new Promise<void>((resolve) => {
+            s.close(() => resolve());
+            s.closeIdleConnections();
+            // Clients that keep a connection open past a grace period are cut, so close() always ends.
+            setTimeout(() => s.closeAllConnections(), CLOSE_GRACE_MS).unref();
+          });
+        }
+        await artifacts.idle();
+        await artifacts.flushTouches();
+        for (const p of others) await p.stop?.();
+        // Every request has ended by now, so every audit row is queued: write them all.
+        await audit.close();
+        await rates.close();
+        for (const r of registries.values()) await r.upstream.close();
+        await db.destroy();
+      })();
+      return closing;
     },
   };
 }

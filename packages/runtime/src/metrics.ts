@@ -47,6 +47,25 @@ export function createMetrics() {
       labelNames: ['registry', 'reason'] as const,
       registers: [registry],
     }),
+    denials: new Counter({
+      name: 'hub_access_denials_total',
+      help: 'Requests refused by access control, by code (401 challenges to clients that sent no credentials are not counted)',
+      labelNames: ['code'] as const,
+      registers: [registry],
+    }),
+    challenges: new Counter({
+      name: 'hub_auth_challenges_total',
+      help: '401 answers that asked a client which sent no credentials for them (maven, NuGet ask first)',
+      registers: [registry],
+    }),
+    auditEvents: new Counter({ name: 'hub_audit_events_total', help: 'Audit-log rows written', registers: [registry] }),
+    auditDropped: new Counter({ name: 'hub_audit_dropped_total', help: 'Audit-log rows dropped because the database refused writes for too long', registers: [registry] }),
+    auditSuppressed: new Counter({
+      name: 'hub_audit_suppressed_total',
+      help: 'Repeated ip_blocked / rate_limited refusals of one IP within a second, counted but not written',
+      registers: [registry],
+    }),
+    rateStoreErrors: new Counter({ name: 'hub_rate_limit_store_errors_total', help: 'Rate-limit store calls that failed (Redis unreachable or slow)', registers: [registry] }),
   };
   return m;
 }

@@ -128,7 +128,7 @@ t.test('a full example parses, with every value where the file put it', async (t
   tt.same(anon, ['source:read']);
   tt.equal(cfg.auth.admin_token_sha256, 'ab'.repeat(32), 'admin hash lower-cased');
   tt.same(cfg.auth.policies, [{ effect: 'deny', permissions: ['source:read'], roles: ['reader'], registries: ['internal-*'], packages: ['@acme/*'] }]);
-  tt.same(cfg.limits, { packages_per_page: 20, rate_per_ip: 2.5, burst_per_ip: 10, max_json_body_bytes: 4096, max_metadata_bytes: 67108864, max_artifact_bytes: 4294967296 });
+  tt.same(cfg.limits, { packages_per_page: 20, rate_per_ip: 2.5, burst_per_ip: 10, rate_store: 'memory', rate_store_failure: 'open', max_json_body_bytes: 4096, max_metadata_bytes: 67108864, max_artifact_bytes: 4294967296 });
   tt.equal(cfg.cache.memory_bytes, 0);
   tt.same(cfg.upstream_audit, { enabled: true, on_confirmed: 'block', confirm_after: 1, confirm_min_age_secs: 0, outage_ratio: 0.5, min_probed: 3, interval_secs: 300 });
   tt.same(cfg.flag_sources, [{ name: 'osv-bridge', secret: 's3cret' }]);
@@ -164,8 +164,19 @@ t.test('an empty file gets every default', async (tt) => {
     database: { client: 'sqlite', filename: '/srv/hub/data/hub.db' },
     storage: { kind: 'fs', path: '/srv/hub/data/blobs', force_path_style: false },
     auth: { anonymous: [], policies: [] },
-    limits: { packages_per_page: 50, rate_per_ip: 50, burst_per_ip: 200, max_json_body_bytes: 1048576, max_metadata_bytes: 67108864, max_artifact_bytes: 4294967296 },
+    limits: {
+      packages_per_page: 50,
+      rate_per_ip: 50,
+      burst_per_ip: 200,
+      rate_store: 'memory',
+      rate_store_failure: 'open',
+      max_json_body_bytes: 1048576,
+      max_metadata_bytes: 67108864,
+      max_artifact_bytes: 4294967296,
+    },
     cache: { memory_bytes: 268435456, memory_max_object_bytes: 1048576, verify_reads: true, negative_ttl_secs: 60 },
+    audit_log: { enabled: true, flush_interval_ms: 500, batch_rows: 500 },
+    redis: { key_prefix: 'hub:' },
     upstream_audit: { enabled: false, on_confirmed: 'audit', confirm_after: 3, confirm_min_age_secs: 86400, outage_ratio: 0.25, min_probed: 10, interval_secs: 21600 },
     flag_sources: [],
     notifications: { webhooks: [] },

@@ -40,7 +40,7 @@ for (const store of stores) {
     const db = createDb((await store.database(t)) as never);
     t.teardown(() => db.destroy());
     const owners = [{ id: 'runtime', migrations: runtimeMigrations }];
-    t.same(await migrate(db, owners), ['runtime/001_core', 'runtime/002_settings']);
+    t.same(await migrate(db, owners), ['runtime/001_core', 'runtime/002_settings', 'runtime/003_access']);
     t.same(await migrate(db, owners), [], 'a second run has nothing to do');
   });
 

@@ -19,6 +19,11 @@ export interface Authenticator {
   invalidate(): void;
 }
 
+function withDetail(e: HubError, detail: Record<string, unknown>): HubError {
+  Object.assign(e.detail, detail);
+  return e;
+}
+
 interface TokenLookup {
   subject?: Subject;
   error?: HubError;
@@ -36,9 +41,11 @@ export function createAuthenticator(db: Knex, opts: { adminTokenSha256?: string 
       .where('tokens.token_sha256', hash)
       .first('tokens.id as token_id', 'tokens.user_id', 'tokens.permissions', 'tokens.expires_at', 'tokens.revoked_at', 'users.roles', 'users.blocked');
     if (!row) return { error: errors.unauthenticated('unknown token'), at: now };
-    if (row.revoked_at !== null) return { error: errors.unauthenticated('the token was revoked'), at: now };
-    if (row.expires_at !== null && Number(row.expires_at) <= now) return { error: errors.unauthenticated('the token has expired'), at: now };
-    if (row.blocked) return { error: new HubError('user_blocked', `user ${row.user_id} is blocked`), at: now };
+    // Who owned a refused token goes on the audit row (HubError.detail never reaches the client).
+    const who = { user_id: row.user_id as string, token_id: row.token_id as string };
+    if (row.revoked_at !== null) return { error: withDetail(errors.unauthenticated('the token was revoked'), who), at: now };
+    if (row.expires_at !== null && Number(row.expires_at) <= now) return { error: withDetail(errors.unauthenticated('the token has expired'), who), at: now };
+    if (row.blocked) return { error: new HubError('user_blocked', `user ${row.user_id} is blocked`, { detail: who }), at: now };
     return {
       subject: {
         user_id: row.user_id,

@@ -115,11 +115,36 @@ export const LimitsSchema = Type.Object(
     packages_per_page: Type.Integer({ default: 50, minimum: 1, maximum: 1000, description: 'Page size of paged admin listings (the disappeared-packages listing).' }),
     rate_per_ip: Type.Number({ default: 50, exclusiveMinimum: 0, description: 'Sustained requests per second per client IP before 429.' }),
     burst_per_ip: Type.Integer({ default: 200, minimum: 1, description: 'Requests one IP may make in a burst above the sustained rate.' }),
+    rate_store: Type.Enum(['memory', 'redis'], {
+      default: 'memory',
+      description: 'Where the per-IP rate counters live: `memory` counts per replica; `redis` (needs `[redis] url`) shares them between replicas.',
+    }),
+    rate_store_failure: Type.Enum(['open', 'closed'], {
+      default: 'open',
+      description: 'While the Redis rate store cannot answer: `open` lets requests through (the limiter protects capacity, not access), `closed` answers 429.',
+    }),
     max_json_body_bytes: Type.Integer({ default: 1048576, minimum: 1, description: 'Largest JSON request body accepted (413 above).' }),
     max_metadata_bytes: Type.Integer({ default: 67108864, minimum: 1, description: 'Largest upstream metadata document hub will read.' }),
     max_artifact_bytes: Type.Integer({ default: 4294967296, minimum: 1, description: 'Largest artifact hub will fetch, store or accept on publish.' }),
   },
   { ...strict, default: {}, description: 'Sizes and rates that protect the instance.' },
+);
+
+export const AuditLogSchema = Type.Object(
+  {
+    enabled: Type.Boolean({ default: true, description: 'Record access events (registry requests, admin actions, refusals) in the database. Off only for measurements.' }),
+    flush_interval_ms: Type.Integer({ default: 500, minimum: 10, maximum: 60000, description: 'Events are buffered in memory and written in batches at least this often (and on shutdown).' }),
+    batch_rows: Type.Integer({ default: 500, minimum: 1, maximum: 10000, description: 'A buffer holding this many events is written at once.' }),
+  },
+  { ...strict, default: {}, description: 'The audit log of access events (`GET /api/v1/admin/audit-log`).' },
+);
+
+export const RedisSchema = Type.Object(
+  {
+    ...secretPair('url', 'Redis URL, `redis://[user:password@]host:port[/db]` (or `rediss://` for TLS)'),
+    key_prefix: Type.String({ default: 'hub:', maxLength: 64, description: 'Prefix of every key hub writes, so several hubs (or other programs) can share one Redis.' }),
+  },
+  { ...strict, default: {}, description: 'A Redis server replicas share (for `[limits] rate_store = "redis"`).' },
 );
 
 export const CacheSchema = Type.Object(
@@ -227,6 +252,8 @@ export const HubConfigSchema = Type.Object(
     auth: AuthSchema,
     limits: LimitsSchema,
     cache: CacheSchema,
+    audit_log: AuditLogSchema,
+    redis: RedisSchema,
     upstream_audit: UpstreamAuditSchema,
     flag_sources: Type.Array(FlagSourceSchema, { default: [], description: 'Flag sources, as `[[flag_sources]]` tables.' }),
     notifications: NotificationsSchema,
@@ -244,6 +271,8 @@ export type PolicyConfig = Static<typeof PolicySchema>;
 export type AuthConfig = Static<typeof AuthSchema>;
 export type LimitsConfig = Static<typeof LimitsSchema>;
 export type CacheConfig = Static<typeof CacheSchema>;
+export type AuditLogConfig = Static<typeof AuditLogSchema>;
+export type RedisConfig = Static<typeof RedisSchema>;
 export type UpstreamAuditConfig = Static<typeof UpstreamAuditSchema>;
 export type FlagSourceConfig = Static<typeof FlagSourceSchema>;
 export type WebhookConfig = Static<typeof WebhookSchema>;

@@ -9,6 +9,11 @@ import type { HubConfig, RegistryConfig } from '../config/schema.js';
 import type { BlobStore } from '../storage/blobs/blob-store.js';
 import type { HubMetrics } from '../metrics.js';
 import type { Authenticator } from '../auth/authenticate.js';
+import type { AuditLog } from '../audit/audit-log.js';
+import type { BlockList } from '../policy/block-list.js';
+import type { AccessControl } from '../policy/access-control.js';
+import type { IpBlockList } from '../policy/ip-blocks.js';
+import type Koa from 'koa';
 import type { CONTRACT_VERSION, RegistryKind } from './kind.js';
 
 /** A knex migration, namespaced by the plugin id when merged (`<plugin>/<name>`). */
@@ -26,8 +31,25 @@ export interface PluginContext {
   log: Logger;
   metrics: HubMetrics;
   auth: Authenticator;
+  /** Authentication plus decide() with config and API policies: what every route checks access with. */
+  access: AccessControl;
+  /** Package blocks and unlisting as the runtime enforces them (invalidate() after a change). */
+  blocks: BlockList;
+  /** Client IP blocks (invalidate() after a change). */
+  ipBlocks: IpBlockList;
+  /** The buffered writer of the audit log. */
+  audit: AuditLog;
+  /** The artifact cache's removals (the admin API's purge). */
+  artifacts: CachePurge;
+  /** Parses a JSON body within `[limits] max_json_body_bytes` (415 / 413 / 400 otherwise). */
+  jsonBody: Koa.Middleware;
   /** Mounted at the root; plugins add their `/api/v1/...` routes here. */
   router: Router;
+}
+
+/** Removes cached artifacts of a package (one version, or all); resolves with how many were removed. */
+export interface CachePurge {
+  purge(registry: string, packageName: string, version?: string): Promise<number>;
 }
 
 export interface HubPlugin {

@@ -1,8 +1,12 @@
 import Koa from 'koa';
 import Router from '@koa/router';
 import type { Logger } from 'pino';
+import type { AuditLog } from '../audit/audit-log.js';
 import { errors } from '../errors.js';
+import type { RateLimitStore } from '../limits/rate-limit-store.js';
 import type { HubMetrics } from '../metrics.js';
+import type { IpBlockList } from '../policy/ip-blocks.js';
+import { clientGate } from './client-gate.js';
 import { errorMiddleware } from './error-middleware.js';
 import { requestLog } from './request-log.js';
 
@@ -10,6 +14,9 @@ export interface AppParts {
   log: Logger;
   metrics: HubMetrics;
   trustProxy: boolean;
+  audit: AuditLog;
+  ipBlocks: IpBlockList;
+  rates: RateLimitStore;
   metricsToken?: string;
   /** Registry dispatch; runs after the plugin routers. */
   registry: Koa.Middleware;
@@ -17,9 +24,14 @@ export interface AppParts {
   ready(): Promise<boolean>;
 }
 
-/** The koa app: request id and log line, error rendering, /healthz, /readyz, /metrics, plugins, registries. */
+/**
+ * The koa app: request id, log line and audit row; error rendering; IP blocks and the rate limit;
+ * /healthz, /readyz, /metrics, plugins, registries.
+ */
 export function createApp(p: AppParts): { app: Koa; router: Router } {
-  const app = new Koa({ proxy: p.trustProxy });
+  // With trust_proxy, the client is the last X-Forwarded-For entry (the one our proxy appended);
+  // entries before it are whatever the client sent and prove nothing.
+  const app = new Koa({ proxy: p.trustProxy, maxIpsCount: 1 });
   app.silent = true; // errors are logged by our middleware, with the request id
   const router = new Router();
   router.get('/healthz', (ctx) => {
@@ -35,8 +47,9 @@ export function createApp(p: AppParts): { app: Koa; router: Router } {
     ctx.type = p.metrics.registry.contentType;
     ctx.body = await p.metrics.registry.metrics();
   });
-  app.use(requestLog(p.log, p.metrics));
+  app.use(requestLog(p.log, p.metrics, p.audit));
   app.use(errorMiddleware());
+  app.use(clientGate({ ipBlocks: p.ipBlocks, rates: p.rates }));
   app.use(router.routes());
   app.use(p.registry);
   app.use((ctx) => {

@@ -5,10 +5,10 @@ import type { UpstreamClient } from '../contract/upstream.js';
 import { errors, HubError, isHubError } from '../errors.js';
 import type { ArtifactCache } from '../cache/artifact-cache.js';
 import type { MetadataCache } from '../cache/metadata-cache.js';
-import type { Authenticator } from '../auth/authenticate.js';
+import type { AuditContext } from '../audit/access-event.js';
 import type { BlockList } from '../policy/block-list.js';
-import { ANONYMOUS, decide, type Policy } from '../policy/decide.js';
-import type { Permission } from '../contract/kind.js';
+import { ANONYMOUS } from '../policy/decide.js';
+import type { AccessControl } from '../policy/access-control.js';
 import type { UrlSigner } from '../auth/signed-urls.js';
 import { splitSegments } from './path-segments.js';
 
@@ -20,12 +20,10 @@ export interface BoundRegistry {
 
 export interface RegistryRoutesDeps {
   registries: ReadonlyMap<string, BoundRegistry>;
-  auth: Authenticator;
+  access: AccessControl;
   blocks: BlockList;
   artifacts: ArtifactCache;
   metadata: MetadataCache;
-  policies: readonly Policy[];
-  anonymous: readonly Permission[];
   publicUrl?: string;
   signer: UrlSigner;
 }
@@ -46,11 +44,15 @@ const challenge = (message: string) =>
 export function registryRoutes(d: RegistryRoutesDeps): Koa.Middleware {
   return async (ctx, next) => {
     if (!ctx.path.startsWith(PREFIX)) return next();
+    // Every registry request gets an audit row: `metadata` until the handler serves an artifact.
+    const audit: AuditContext = { action: 'metadata' };
+    ctx.state.audit = audit;
     const rest = ctx.path.slice(PREFIX.length);
     const slash = rest.indexOf('/');
     const name = decodeURIComponentSafe(slash === -1 ? rest : rest.slice(0, slash));
     const reg = d.registries.get(name);
     if (!reg) throw errors.notFound(`no registry named "${name}"`);
+    audit.registry = reg.info.name;
     const segments = slash === -1 ? [] : splitSegments(rest.slice(slash + 1));
     const where = { registry: reg.info.name, kind: reg.kind.id, route: '' };
     ctx.state.where = where;
@@ -73,21 +75,23 @@ export function registryRoutes(d: RegistryRoutesDeps): Koa.Middleware {
     }
     const { route, match } = found;
     where.route = route.id;
+    if (match.coordinate) {
+      audit.package = match.coordinate.name;
+      audit.version = match.coordinate.version;
+      // A versioned coordinate is (almost always) a file; rc.artifact() settles it if the handler runs.
+      if (match.coordinate.version !== undefined) audit.action = 'download';
+    }
 
     const permission = route.permission === undefined ? 'source:read' : route.permission;
     const signed = route.signedAccess === true && d.signer.verify(ctx.path, new URLSearchParams(ctx.querystring));
-    if (permission && !signed) {
-      const subject = await d.auth.subject(ctx.get('authorization') || undefined);
-      ctx.state.subject = subject;
-      const decision = decide({ subject, permission, registry: reg.info.name, package: match.coordinate?.name }, d.policies, d.anonymous);
-      if (decision.decision === 'deny') {
-        if (subject.user_id === null) throw challenge(`this registry needs a token with ${permission}`);
-        throw errors.forbidden(`the token lacks ${permission} here (${decision.reason})`);
-      }
-    }
+    if (signed) audit.detail = 'signed URL';
+    if (permission && !signed) await d.access.require(ctx, permission, { registry: reg.info.name, package: match.coordinate?.name }, { challenge });
     if (match.coordinate) await refuseBlocked(d, reg.info.name, match.coordinate);
 
-    const rc = requestContext(ctx, d, reg);
+    const anonymousRead = (await d.access.decide({ subject: ANONYMOUS, permission: 'source:read', registry: reg.info.name })).decision === 'allow';
+    const rc = requestContext(ctx, d, reg, audit, anonymousRead);
+    // A refusal above was labelled by the coordinate; from here on what the handler serves decides.
+    audit.action = 'metadata';
     let reply: Reply;
     try {
       reply = await route.handle(rc, match);
@@ -109,19 +113,22 @@ async function refuseBlocked(d: RegistryRoutesDeps, registry: string, c: { name:
   }
 }
 
-function requestContext(ctx: Koa.Context, d: RegistryRoutesDeps, reg: BoundRegistry): RequestContext {
+function requestContext(ctx: Koa.Context, d: RegistryRoutesDeps, reg: BoundRegistry, audit: AuditContext, anonymousRead: boolean): RequestContext {
   const base = d.publicUrl ?? `${ctx.protocol}://${ctx.host}`;
   const prefix = `/proxy/${encodeURIComponent(reg.info.name)}`;
   return {
     registry: reg.info,
     baseUrl: `${base}${prefix}`,
     method: ctx.method as HttpMethod,
-    anonymousRead: decide({ subject: ANONYMOUS, permission: 'source:read', registry: reg.info.name }, d.policies, d.anonymous).decision === 'allow',
+    anonymousRead,
     headers: ctx.headers as Record<string, string | undefined>,
     query: new URLSearchParams(ctx.querystring),
     log: ctx.state.log,
     upstream: reg.upstream,
     async artifact(spec) {
+      audit.action = 'download';
+      audit.package = spec.coordinate.name;
+      audit.version = spec.coordinate.version;
       await refuseBlocked(d, reg.info.name, spec.coordinate);
       return d.artifacts.serve(reg.info, spec, reg.upstream);
     },

@@ -1,24 +1,35 @@
 import crypto from 'node:crypto';
 import type Koa from 'koa';
 import type { Logger } from 'pino';
+import type { AuditContext } from '../audit/access-event.js';
+import { outcomeOf } from '../audit/access-event.js';
+import type { AuditLog } from '../audit/audit-log.js';
+import { createDenialThrottle, THROTTLED_CODES } from '../audit/denial-throttle.js';
 import type { HubMetrics } from '../metrics.js';
+import { canonicalIp } from '../policy/ip-blocks.js';
 
 const SAFE_ID = /^[A-Za-z0-9._-]{1,64}$/;
 const prefix = crypto.randomBytes(4).toString('hex');
 let counter = 0;
+const PROXY_PREFIX = '/proxy/';
 
 /**
- * A request id on every response (the client's X-Request-Id when it is safe, else ours) and exactly
- * one log line per request when the response is finished or aborted. Bytes are read from the socket
- * counters, never by wrapping res.write (which would defeat backpressure).
+ * A request id on every response (the client's X-Request-Id when it is safe, else ours), the client IP
+ * (ctx.state.clientIp), and when the response is finished or aborted: exactly one log line, the
+ * denial metric, and the audit row (queued, never awaited). Bytes are read from the socket counters,
+ * never by wrapping res.write (which would defeat backpressure).
  */
-export function requestLog(log: Logger, metrics: HubMetrics): Koa.Middleware {
+export function requestLog(log: Logger, metrics: HubMetrics, audit?: AuditLog): Koa.Middleware {
+  const throttle = createDenialThrottle();
   return async (ctx, next) => {
     const start = process.hrtime.bigint();
     const incoming = ctx.get('x-request-id');
     const id = SAFE_ID.test(incoming) ? incoming : `${prefix}-${(++counter).toString(36)}`;
     ctx.state.requestId = id;
     ctx.state.log = log.child({ req_id: id });
+    // koa takes the last X-Forwarded-For entry when trust_proxy is on (maxIpsCount 1): the one our proxy wrote.
+    const ip = canonicalIp(ctx.ip) ?? canonicalIp(ctx.req.socket.remoteAddress ?? '') ?? '';
+    ctx.state.clientIp = ip;
     ctx.set('X-Request-Id', id);
     const socket = ctx.req.socket;
     const bytesBefore = socket.bytesWritten;
@@ -29,7 +40,11 @@ export function requestLog(log: Logger, metrics: HubMetrics): Koa.Middleware {
       const secs = Number(process.hrtime.bigint() - start) / 1e9;
       const where = (ctx.state.where ?? {}) as { registry?: string; route?: string };
       const status = ctx.res.writableFinished ? ctx.status : 499;
+      const code = ctx.state.errorCode as string | undefined;
       metrics.httpDuration.observe({ registry: where.registry ?? '', route: where.route ?? '', status: String(status) }, secs);
+      const outcome = outcomeOf(status, code, ctx.state.challenged === true);
+      if (outcome === 'denied') metrics.denials.inc({ code: code! });
+      else if (outcome === 'challenged') metrics.challenges.inc();
       const line = {
         req_id: id,
         method: ctx.method,
@@ -37,16 +52,51 @@ export function requestLog(log: Logger, metrics: HubMetrics): Koa.Middleware {
         status,
         ms: Math.round(secs * 1e5) / 100,
         bytes: socket.bytesWritten - bytesBefore,
-        ip: ctx.ip,
+        ip,
         ...where,
         cache: ctx.response.get('x-hub-cache') || undefined,
-        code: ctx.state.errorCode,
+        code,
       };
       if (status >= 500) log.error(line, 'request');
       else log.info(line, 'request');
+
+      if (!audit?.enabled) return;
+      const a = ctx.state.audit as AuditContext | undefined;
+      // Routes that declare an audit context are recorded; elsewhere only refusals are.
+      if (!a && outcome === 'allowed') return;
+      if (code && THROTTLED_CODES.has(code) && !throttle.admit(code, ip)) {
+        metrics.auditSuppressed.inc();
+        return;
+      }
+      const registry = a?.registry ?? (ctx.path.startsWith(PROXY_PREFIX) ? registryOf(ctx.path) : undefined);
+      audit.record({
+        at: Date.now(),
+        user_id: a?.user_id ?? null,
+        token_id: a?.token_id ?? null,
+        ip_address: ip || null,
+        action: a?.action ?? 'request',
+        outcome,
+        registry: registry ?? null,
+        package: a?.package ?? null,
+        version: a?.version ?? null,
+        status,
+        code: code ?? null,
+        request_id: id,
+        detail: a?.detail ?? null,
+      });
     };
     ctx.res.once('finish', done);
     ctx.res.once('close', done);
     await next();
   };
+}
+
+function registryOf(path: string): string | undefined {
+  const rest = path.slice(PROXY_PREFIX.length);
+  const name = rest.slice(0, rest.indexOf('/') === -1 ? undefined : rest.indexOf('/'));
+  try {
+    return decodeURIComponent(name) || undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -12,12 +12,12 @@ export const DEFAULT_FORBIDDEN_CIDRS: readonly string[] = [
   '100.100.100.200/32', // another cloud's metadata address
 ];
 
-interface Ip {
+export interface Ip {
   v4: boolean;
   value: bigint;
 }
 
-interface Cidr extends Ip {
+export interface Cidr extends Ip {
   prefix: number;
 }
 
@@ -69,9 +69,9 @@ export function parseCidr(text: string): Cidr {
   return { ...ip, prefix };
 }
 
-function contains(cidr: Cidr, ip: Ip): boolean {
+export function cidrContains(cidr: Cidr, ip: Ip): boolean {
   // An IPv6 range such as ::/0 also covers IPv4 addresses in their mapped form.
-  if (!cidr.v4 && ip.v4) return contains(cidr, { v4: false, value: ip.value + MAPPED_PREFIX });
+  if (!cidr.v4 && ip.v4) return cidrContains(cidr, { v4: false, value: ip.value + MAPPED_PREFIX });
   if (cidr.v4 !== ip.v4) return false;
   const width = cidr.v4 ? 32n : 128n;
   const shift = width - BigInt(cidr.prefix);
@@ -87,6 +87,6 @@ export function createAddressMatcher(cidrs: readonly string[]): (address: string
   return (address) => {
     const ip = parseIp(address);
     if (!ip) return true;
-    return parsed.some((c) => contains(c, ip));
+    return parsed.some((c) => cidrContains(c, ip));
   };
 }

@@ -1,5 +1,6 @@
 import type { Migration } from '../../contract/plugin.js';
 import { core } from './001_core.js';
 import { settings } from './002_settings.js';
+import { access } from './003_access.js';
 
-export const runtimeMigrations: Readonly<Record<string, Migration>> = { '001_core': core, '002_settings': settings };
+export const runtimeMigrations: Readonly<Record<string, Migration>> = { '001_core': core, '002_settings': settings, '003_access': access };

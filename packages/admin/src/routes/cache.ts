@@ -1,0 +1,20 @@
+import { adminRoute, type AdminRoute, type AdminCall } from '../admin-route.js';
+import { canonicalCoordinate } from '../coordinates.js';
+
+/**
+ * Removes cached artifacts of a package (all versions, or one), recorded as the audit action `delete`.
+ * Names with a slash (npm scopes, go modules) are one URL-encoded segment: `@scope%2Fname`.
+ */
+async function purge({ ctx, hub, params, registry, audit }: AdminCall) {
+  const reg = registry(params.registry!);
+  const c = canonicalCoordinate(reg, params.package!, params.version, undefined);
+  Object.assign(audit, { registry: reg.name, package: c.name, version: c.version });
+  const removed = await hub.artifacts.purge(reg.name, c.name, c.version);
+  audit.detail = `removed ${removed}`;
+  ctx.body = { registry: reg.name, package_name: c.name, version: c.version ?? null, removed };
+}
+
+export const cacheRoutes: AdminRoute[] = [
+  adminRoute({ method: 'DELETE', path: '/api/v1/admin/cache/:registry/:package', permission: 'system:write', action: 'delete', handle: purge }),
+  adminRoute({ method: 'DELETE', path: '/api/v1/admin/cache/:registry/:package/:version', permission: 'system:write', action: 'delete', handle: purge }),
+];

@@ -1,0 +1,23 @@
+import type { AdminRoute } from '../admin-route.js';
+import { accessCheckRoutes } from './access-check.js';
+import { auditLogRoutes } from './audit-log.js';
+import { blockRoutes } from './blocks.js';
+import { cacheRoutes } from './cache.js';
+import { ipBlockRoutes } from './ip-blocks.js';
+import { policyRoutes } from './policies.js';
+import { tokenRoutes } from './tokens.js';
+import { unlistRoutes } from './unlist.js';
+import { userRoutes } from './users.js';
+
+/** Every admin route, with its permission and audit action: the table the permission test walks. */
+export const ADMIN_ROUTES: readonly AdminRoute[] = [
+  ...userRoutes,
+  ...tokenRoutes,
+  ...policyRoutes,
+  ...accessCheckRoutes,
+  ...ipBlockRoutes,
+  ...blockRoutes,
+  ...unlistRoutes,
+  ...auditLogRoutes,
+  ...cacheRoutes,
+];

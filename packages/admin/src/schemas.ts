@@ -1,0 +1,68 @@
+/** Request bodies of the admin API (INTERFACE.md section 4), as TypeBox schemas checked before any handler. */
+import Type from 'typebox';
+
+const PERMISSIONS = ['source:read', 'source:write', 'system:read', 'system:write'] as const;
+const strict = { additionalProperties: false } as const;
+
+/** User ids are path segments and CSV cells: letters, digits and `._@+-`, starting with a letter or digit. */
+export const USER_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._@+-]{0,127}$';
+export const ROLE_PATTERN = '^[a-z][a-z0-9_-]{0,63}$';
+export const TOKEN_ID_PATTERN = '^[0-9a-f]{1,32}$';
+
+const permission = Type.Enum(PERMISSIONS);
+const userId = Type.String({ pattern: USER_ID_PATTERN, description: 'A user id.' });
+const roles = Type.Array(Type.String({ pattern: ROLE_PATTERN }), { maxItems: 32, uniqueItems: true });
+const text = (max: number) => Type.String({ minLength: 1, maxLength: max });
+const patterns = Type.Array(text(512), { minItems: 1, maxItems: 100 });
+
+export const CreateUserBody = Type.Object({ id: userId, roles: Type.Optional(roles) }, strict);
+
+export const CreateTokenBody = Type.Object(
+  {
+    user_id: userId,
+    permissions: Type.Optional(Type.Array(permission, { maxItems: 4, uniqueItems: true })),
+    expires_in_secs: Type.Optional(Type.Integer({ minimum: 1, maximum: 10 * 366 * 86400 })),
+  },
+  strict,
+);
+
+export const AccessCheckBody = Type.Object(
+  {
+    user_id: Type.Optional(userId),
+    token_id: Type.Optional(Type.String({ pattern: TOKEN_ID_PATTERN })),
+    roles: Type.Optional(roles),
+    permission,
+    registry: Type.Optional(text(64)),
+    package: Type.Optional(text(512)),
+  },
+  strict,
+);
+
+export const IpBlockBody = Type.Object({ ip: text(64), reason: Type.Optional(text(1000)) }, strict);
+
+export const BlockBody = Type.Object(
+  {
+    registry: text(64),
+    package_name: text(512),
+    version: Type.Optional(text(1024)),
+    path: Type.Optional(text(1024)),
+    reason: Type.Optional(text(1000)),
+  },
+  strict,
+);
+
+export const UnlistBody = Type.Object({ registry: text(64), package_name: text(512), version: text(255) }, strict);
+
+export const PolicyBody = Type.Object(
+  {
+    name: Type.Optional(text(128)),
+    effect: Type.Enum(['allow', 'deny']),
+    permissions: Type.Array(permission, { minItems: 1, maxItems: 4, uniqueItems: true }),
+    users: Type.Optional(patterns),
+    roles: Type.Optional(patterns),
+    tokens: Type.Optional(patterns),
+    registries: Type.Optional(patterns),
+    packages: Type.Optional(patterns),
+  },
+  strict,
+);

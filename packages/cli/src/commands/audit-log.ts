@@ -1,0 +1,182 @@
+/** audit-log and export-audit-log: the access events of SPEC 2.5 (GET /api/v1/admin/audit-log[/export]). */
+import fs from 'node:fs';
+import path from 'node:path';
+import { Readable, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { RequestError, type Query } from '../client.js';
+import { adminCommand, connectionHelp } from '../command.js';
+import type { Io } from '../io.js';
+import { instant, ipAddress, list, positiveInt, required, str, type Values } from '../options.js';
+import { printJson, rowsOf, table, type Column, type Row } from '../output.js';
+import { UsageError } from '../usage.js';
+
+const FILTER_OPTIONS = {
+  'denied-only': { type: 'boolean' },
+  from: { type: 'string' },
+  to: { type: 'string' },
+  action: { type: 'string' },
+  ip: { type: 'string' },
+  user: { type: 'string' },
+  registry: { type: 'string' },
+} as const;
+
+const FILTER_HELP = `  --denied-only      only refused requests (outcome "denied")
+  --from TIME        at or after TIME: RFC 3339 (2025-01-31T12:00:00Z), a date (2025-01-31,
+                     UTC), or a span back from now (90m, 24h, 7d)
+  --to TIME          before TIME, same forms
+  --action A,B       only these actions (e.g. download,metadata,delete,retention_reclaim)
+  --ip ADDRESS       only requests from this client address
+  --user USER        only requests made as this user
+  --registry R       only requests to this registry`;
+
+/** The filters as the API's query parameters (INTERFACE.md section 4). */
+function filters(values: Values, command: string): Query {
+  const ip = str(values, 'ip', command);
+  const from = instant(str(values, 'from', command), 'from', command);
+  const to = instant(str(values, 'to', command), 'to', command);
+  if (from && to && from > to) throw new UsageError('--from is after --to', command);
+  return {
+    denied: values['denied-only'] === true ? 'true' : undefined,
+    from,
+    to,
+    action: list(str(values, 'action', command), 'action', command)?.join(','),
+    ip: ip === undefined ? undefined : ipAddress(ip, 'ip', command),
+    user_id: str(values, 'user', command),
+    registry: str(values, 'registry', command),
+  };
+}
+
+const COLUMNS: Column[] = [
+  { header: 'TIME', keys: ['time'] },
+  { header: 'OUTCOME', keys: ['outcome'] },
+  { header: 'ACTION', keys: ['action'] },
+  { header: 'STATUS', keys: ['status'] },
+  { header: 'CODE', keys: ['code'] },
+  { header: 'USER', keys: ['user_id'] },
+  { header: 'TOKEN', keys: ['token_id'] },
+  { header: 'IP', keys: ['ip_address'] },
+  { header: 'REGISTRY', keys: ['registry'] },
+  { header: 'PACKAGE', keys: ['package'] },
+  { header: 'VERSION', keys: ['version'] },
+  { header: 'DETAIL', keys: ['detail'] },
+];
+
+interface Page {
+  entries?: Row[];
+  next_cursor?: string | null;
+}
+
+export const auditLog = adminCommand({
+  name: 'audit-log',
+  help: `Usage: hub audit-log [filters] [--limit N [--cursor C]] [--page-size N]
+
+Lists access events, newest first: every registry request, every admin action and every
+denial, with time, outcome (allowed/denied), action, HTTP status and error code, user, token,
+client IP and coordinate.
+Without --limit it follows the server's cursors and prints every matching entry.
+
+Filters:
+${FILTER_HELP}
+
+Paging:
+  --limit N          print one page of at most N entries (the hub allows up to 1000); the
+                     cursor of the next page goes to standard error ("next_cursor" with --json)
+  --cursor C         start at this cursor (from an earlier --limit run)
+  --page-size N      entries per request while following cursors (default: the hub's, 100)
+
+Needs permission system:read.
+
+Example:
+  hub audit-log --denied-only --from 24h --action download,metadata
+
+${connectionHelp('system:read')}`,
+  options: { ...FILTER_OPTIONS, limit: { type: 'string' }, cursor: { type: 'string' }, 'page-size': { type: 'string' } },
+  async run({ io, values, json, api, command }) {
+    const query = filters(values, command);
+    const limit = positiveInt(str(values, 'limit', command), 'limit', command);
+    const pageSize = positiveInt(str(values, 'page-size', command), 'page-size', command);
+    if (limit !== undefined && pageSize !== undefined) throw new UsageError('--limit and --page-size cannot be used together', command);
+    let cursor = str(values, 'cursor', command);
+    const entries: Row[] = [];
+    const seen = new Set<string>();
+    for (;;) {
+      const page = await api.call<Page>('GET', '/api/v1/admin/audit-log', { query: { ...query, cursor, limit: limit ?? pageSize } });
+      entries.push(...rowsOf(page, 'entries'));
+      const next = page.next_cursor ?? undefined;
+      if (limit !== undefined || !next) {
+        cursor = next;
+        break;
+      }
+      if (seen.has(next)) throw new RequestError(`the server returned the cursor ${next} twice; stopping after ${entries.length} entries`);
+      seen.add(next);
+      cursor = next;
+    }
+    if (json) printJson(io, { entries, next_cursor: cursor ?? null });
+    else if (!entries.length) io.err('no audit-log entries match\n');
+    else table(io, COLUMNS, entries);
+    if (!json && cursor) io.err(`more entries follow: add --cursor ${cursor}\n`);
+    return 0;
+  },
+});
+
+export const exportAuditLog = adminCommand({
+  name: 'export-audit-log',
+  help: `Usage: hub export-audit-log [--from TIME] [--to TIME] [--format csv] --output FILE
+
+Writes the access events in the time window as CSV (RFC 4180, newest first, with a header
+line), streamed from the server: the rows hub audit-log lists, with every member. FILE is written only when the export completes;
+"-" writes to standard output.
+
+Options:
+  --output FILE      where to write; "-" for standard output (required)
+  --format csv       the only format (default csv)
+${FILTER_HELP}
+
+Needs permission system:read.
+
+Example:
+  hub export-audit-log --from 2025-01-01 --to 2025-02-01 --format csv --output january.csv
+
+${connectionHelp('system:read')}`,
+  options: { ...FILTER_OPTIONS, format: { type: 'string' }, output: { type: 'string', short: 'o' } },
+  async run({ io, values, json, api, command }) {
+    const output = required(values, 'output', command);
+    const format = str(values, 'format', command) ?? 'csv';
+    if (format !== 'csv') throw new UsageError(`--format must be csv, not "${format}"`, command);
+    const query = { format, ...filters(values, command) };
+    if (output !== '-' && !fs.existsSync(path.dirname(path.resolve(output)))) throw new UsageError(`the folder of --output ${output} does not exist`, command);
+    const res = await api.download('/api/v1/admin/audit-log/export', query);
+    if (!res.body) throw new RequestError('the server sent no body');
+    const body = Readable.fromWeb(res.body as import('node:stream/web').ReadableStream<Uint8Array>);
+    let bytes = 0;
+    body.on('data', (c: Buffer) => (bytes += c.length));
+    if (output === '-') {
+      await pipeline(body, stdoutOf(io), { end: false });
+      return 0;
+    }
+    const tmp = `${output}.${process.pid}.partial`;
+    try {
+      await pipeline(body, fs.createWriteStream(tmp));
+      fs.renameSync(tmp, output);
+    } catch (e) {
+      fs.rmSync(tmp, { force: true });
+      const err = e as NodeJS.ErrnoException;
+      throw new RequestError(err.code?.startsWith('E') && err.syscall ? `cannot write ${output}: ${err.message}` : `the export was cut off: ${err.message}`);
+    }
+    if (json) printJson(io, { output, bytes });
+    else io.err(`wrote ${bytes} bytes of CSV to ${output}\n`);
+    return 0;
+  },
+});
+
+/** Standard output as a stream: the real one, or a writer over io.out (tests). */
+function stdoutOf(io: Io): Writable {
+  if (io.stdout) return io.stdout;
+  const decoder = new TextDecoder();
+  return new Writable({
+    write(chunk: Buffer, _enc, done) {
+      io.out(decoder.decode(chunk, { stream: true }));
+      done();
+    },
+  });
+}

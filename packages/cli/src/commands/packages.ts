@@ -1,0 +1,117 @@
+/** packages unlist|relist: POST and DELETE /api/v1/admin/unlist with {registry, package_name, version}. */
+import { adminCommand, commandGroup, connectionHelp } from '../command.js';
+import { optionOrPositional, str } from '../options.js';
+import { coordinate, printJson, rowsOf, table } from '../output.js';
+
+const OPTIONS = { registry: { type: 'string' }, package: { type: 'string' }, version: { type: 'string' } } as const;
+
+function listingCommand(op: 'unlist' | 'relist') {
+  const help =
+    op === 'unlist'
+      ? `Usage: hub packages unlist --registry R --package P --version V [--relist]
+       hub packages unlist <registry> <package> <version>
+
+Unlists a version: it disappears from every listing (version lists, @latest and dist-tags,
+packuments, maven-metadata, search) but stays downloadable by its exact version, so builds that
+pin it keep working. --relist (or hub packages relist) undoes it.
+
+Options:
+  --registry R       the registry name from hub.toml (required)
+  --package P        the canonical package name, e.g. @scope/name, group:artifact (required)
+  --version V        the version (required)
+  --relist           list the version again instead
+
+Needs permission system:write.
+
+Example:
+  hub packages unlist --registry npm --package left-pad --version 1.3.0
+
+${connectionHelp('system:write')}`
+      : `Usage: hub packages relist --registry R --package P --version V
+       hub packages relist <registry> <package> <version>
+
+Lists an unlisted version again (the same as hub packages unlist --relist).
+
+Options:
+  --registry R       the registry name from hub.toml (required)
+  --package P        the canonical package name (required)
+  --version V        the version (required)
+
+Needs permission system:write.
+
+Example:
+  hub packages relist --registry npm --package left-pad --version 1.3.0
+
+${connectionHelp('system:write')}`;
+  return adminCommand({
+    name: `packages ${op}`,
+    help,
+    options: op === 'unlist' ? { ...OPTIONS, relist: { type: 'boolean' } } : OPTIONS,
+    positionals: { min: 0, max: 3 },
+    async run({ io, values, positionals, json, api, command }) {
+      const body = {
+        registry: optionOrPositional(values, 'registry', positionals[0], command, { required: true })!,
+        package_name: optionOrPositional(values, 'package', positionals[1], command, { required: true })!,
+        version: optionOrPositional(values, 'version', positionals[2], command, { required: true })!,
+      };
+      const relist = op === 'relist' || values.relist === true;
+      const answer = await api.call(relist ? 'DELETE' : 'POST', '/api/v1/admin/unlist', { body });
+      if (json) printJson(io, answer);
+      else io.out(`${relist ? 'relisted' : 'unlisted'} ${coordinate(body.registry, body.package_name, body.version)}\n`);
+      return 0;
+    },
+  });
+}
+
+const unlisted = adminCommand({
+  name: 'packages unlisted',
+  help: `Usage: hub packages unlisted [--registry R] [--package P]
+
+Lists unlisted versions, with who unlisted them and when.
+
+Options:
+  --registry R       only this registry
+  --package P        only this package (canonical name)
+
+Needs permission system:read.
+
+Example:
+  hub packages unlisted --registry npm
+
+${connectionHelp('system:read')}`,
+  options: { registry: { type: 'string' }, package: { type: 'string' } },
+  async run({ io, values, json, api, command }) {
+    const answer = await api.call('GET', '/api/v1/admin/unlist', { query: { registry: str(values, 'registry', command), package_name: str(values, 'package', command) } });
+    const rows = rowsOf(answer, 'unlisted');
+    if (json) printJson(io, answer);
+    else if (!rows.length) io.err('no unlisted versions\n');
+    else
+      table(
+        io,
+        [
+          { header: 'REGISTRY', keys: ['registry'] },
+          { header: 'PACKAGE', keys: ['package_name'] },
+          { header: 'VERSION', keys: ['version'] },
+          { header: 'UNLISTED_BY', keys: ['unlisted_by'] },
+          { header: 'CREATED', keys: ['created_at'] },
+        ],
+        rows,
+      );
+    return 0;
+  },
+});
+
+export const packages = commandGroup(
+  'packages',
+  `Usage: hub packages <unlist|relist|unlisted> [options]
+
+Hides versions from listings while keeping them downloadable by exact version.
+
+Sub-commands:
+  unlist --registry R --package P --version V   unlist a version (system:write)
+  relist --registry R --package P --version V   list it again (system:write)
+  unlisted [--registry R] [--package P]         list unlisted versions (system:read)
+
+Run 'hub packages <sub-command> --help' for its options.`,
+  { unlist: listingCommand('unlist'), relist: listingCommand('relist'), unlisted },
+);

@@ -1,0 +1,60 @@
+/** The commands that run hub itself rather than talk to it: serve, migrate, init. Loaded on demand. */
+import fs from 'node:fs';
+import { VERSION, checkPlugins, createDb, createHub, detectUpstreams, loadConfig, migrate, renderInitToml, runtimeMigrations } from '@hub/runtime';
+import { configSource } from '../config.js';
+import type { Io } from '../io.js';
+import { parse } from '../options.js';
+import { defaultPlugins } from '../plugins.js';
+import { HELP, UsageError } from '../usage.js';
+
+export async function serve(argv: string[], io: Io): Promise<number> {
+  const { values } = parse(argv, { config: { type: 'string', short: 'c' }, listen: { type: 'string', short: 'l' } }, { command: 'serve' });
+  if (values.help) return (io.out(`${HELP.serve}\n`), 0);
+  const hub = await createHub({ plugins: await defaultPlugins(), env: io.env, ...configSource(values.config as string | undefined, io.env) });
+  const url = await hub.listen(values.listen as string | undefined);
+  io.err(`hub ${VERSION} serving ${[...hub.registries.keys()].map((n) => `${url}/proxy/${n}/`).join(', ')}\n`);
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      hub.log.info({ signal }, 'shutting down: finishing running requests');
+      resolve();
+    };
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGINT', () => stop('SIGINT'));
+  });
+  await hub.close();
+  return 0;
+}
+
+export async function migrateCommand(argv: string[], io: Io): Promise<number> {
+  const { values } = parse(argv, { config: { type: 'string', short: 'c' } }, { command: 'migrate' });
+  if (values.help) return (io.out(`${HELP.migrate}\n`), 0);
+  const { kinds, others } = checkPlugins(await defaultPlugins());
+  const src = configSource(values.config as string | undefined, io.env);
+  const kindSchemas = new Map([...kinds.values()].filter((k) => k.configSchema).map((k) => [k.id, k.configSchema!]));
+  const config = src.config ?? loadConfig({ path: src.configFile, env: io.env, kindSchemas });
+  const db = createDb(config.database);
+  try {
+    const ran = await migrate(db, [{ id: 'runtime', migrations: runtimeMigrations }, ...others]);
+    io.out(ran.length ? `applied ${ran.length} migration(s):\n${ran.map((n) => `  ${n}\n`).join('')}` : 'the database is up to date\n');
+  } finally {
+    await db.destroy();
+  }
+  return 0;
+}
+
+export async function init(argv: string[], io: Io): Promise<number> {
+  const { values } = parse(argv, { output: { type: 'string', short: 'o' }, force: { type: 'boolean', short: 'f' } }, { command: 'init' });
+  if (values.help) return (io.out(`${HELP.init}\n`), 0);
+  const found = await detectUpstreams();
+  const toml = renderInitToml(found);
+  const output = (values.output as string | undefined) ?? 'hub.toml';
+  if (output === '-') io.out(toml);
+  else {
+    if (fs.existsSync(output) && !values.force) throw new UsageError(`${output} exists; pass --force to overwrite it`, 'init');
+    fs.writeFileSync(output, toml);
+    io.err(`wrote ${output} with ${found.length} registr${found.length === 1 ? 'y' : 'ies'}${found.length ? `: ${found.map((f: { name: string; source: string }) => `${f.name} (from ${f.source})`).join(', ')}` : ''}\n`);
+  }
+  return 0;
+}
+
+export { VERSION };

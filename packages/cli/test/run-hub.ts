@@ -1,0 +1,71 @@
+/** Helpers for the CLI tests: run the real `hub` binary, and start a real hub with the admin plugin and npm. */
+import { execFile } from 'node:child_process';
+import net from 'node:net';
+import { fileURLToPath } from 'node:url';
+import type { Test } from 'tap';
+import admin from '@hub/admin';
+import npm from '@hub/kind-npm';
+import { npmFixtureHandler, startFixtureUpstream, startTestHub, type FixtureUpstream, type TestHub } from '@hub/testkit';
+
+export const BIN = fileURLToPath(new URL('../src/bin.js', import.meta.url));
+const NPM_FIXTURES = fileURLToPath(new URL('../../../kind-npm/test/fixtures/upstream/', import.meta.url));
+
+export interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `hub ...` with only PATH and `env` in its environment; resolves whatever the exit code. */
+export function runHub(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH, ...env }, timeout: 60_000 }, (err, stdout, stderr) => {
+      resolve({ code: err ? Number((err as { code?: unknown }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+export interface AdminHub extends TestHub {
+  upstream: FixtureUpstream;
+  /** `hub <args>` against this hub, as the bootstrap admin unless env says otherwise. */
+  cli(args: string[], env?: NodeJS.ProcessEnv): Promise<Run>;
+  /** `${url}/proxy/npm` */
+  base: string;
+}
+
+/** A real hub (admin plugin + npm kind) with one npm registry named `npm` over the npm fixture upstream. */
+export async function startAdminHub(t: Test): Promise<AdminHub> {
+  const upstream = await startFixtureUpstream({ handler: npmFixtureHandler(NPM_FIXTURES) });
+  t.teardown(() => upstream.close());
+  const hub = await startTestHub({
+    dir: t.testdir(),
+    plugins: [admin, npm],
+    registries: [{ name: 'npm', type: 'npm', mode: 'proxy', upstream: upstream.url }],
+  });
+  t.teardown(() => hub.close());
+  return {
+    ...hub,
+    upstream,
+    base: `${hub.url}/proxy/npm`,
+    cli: (args, env = {}) => runHub(args, { HUB_URL: hub.url, HUB_TOKEN: hub.adminToken, ...env }),
+  };
+}
+
+/** A loopback port with nothing listening on it. */
+export async function closedPort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Retries `check` until it passes or `ms` runs out (policy memos and the batched audit log settle within a second or two). */
+export async function eventually<T>(check: () => Promise<T | undefined | false>, ms = 5_000): Promise<T | undefined | false> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const v = await check();
+    if (v || Date.now() > until) return v;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

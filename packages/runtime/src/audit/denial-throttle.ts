@@ -1,0 +1,21 @@
+import { LRUCache } from 'lru-cache';
+
+/**
+ * A client hammering hub after being refused (a blocked IP, a rate-limited one) must not turn the audit
+ * log into an amplifier: such refusals are recorded at most once per IP and code per window; the rest
+ * are only counted (hub_audit_suppressed_total).
+ */
+export const THROTTLED_CODES: ReadonlySet<string> = new Set(['ip_blocked', 'rate_limited']);
+
+export function createDenialThrottle(windowMs = 1_000) {
+  const seen = new LRUCache<string, number>({ max: 50_000, ttl: windowMs });
+  return {
+    /** True when this refusal should be written; false when one like it already was in this window. */
+    admit(code: string, ip: string): boolean {
+      const key = `${code}\0${ip}`;
+      if (seen.has(key)) return false;
+      seen.set(key, 1);
+      return true;
+    },
+  };
+}

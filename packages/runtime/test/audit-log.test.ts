@@ -1,0 +1,80 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import t, { type Test } from 'tap';
+import { createDb, migrate, runtimeMigrations } from '../src/index.js';
+import { createAuditLog } from '../src/audit/audit-log.js';
+import type { AccessEvent } from '../src/audit/access-event.js';
+import { createLogger } from '../src/log.js';
+import { createMetrics } from '../src/metrics.js';
+
+async function database(t: Test) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-audit-'));
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const db = createDb({ client: 'sqlite', filename: path.join(dir, 'hub.db') } as never);
+  t.teardown(() => db.destroy());
+  await migrate(db, [{ id: 'runtime', migrations: runtimeMigrations }]);
+  return db;
+}
+
+const event = (i: number, over: Partial<AccessEvent> = {}): AccessEvent => ({
+  at: 1_700_000_000_000 + i,
+  user_id: 'u',
+  token_id: 't',
+  ip_address: '192.0.2.1',
+  action: 'download',
+  outcome: 'allowed',
+  registry: 'npm',
+  package: 'p',
+  version: `1.0.${i}`,
+  status: 200,
+  code: null,
+  request_id: `r${i}`,
+  detail: null,
+  ...over,
+});
+
+t.test('events are buffered, written in batches, and all written by close()', async (t) => {
+  const db = await database(t);
+  const audit = createAuditLog({ db, log: createLogger({ level: 'silent' }), metrics: createMetrics(), enabled: true, flushIntervalMs: 60_000, batchRows: 100_000 });
+  for (let i = 0; i < 1234; i++) audit.record(event(i));
+  t.equal(Number((await db('access_events').count({ n: '*' }))[0]!.n), 0, 'nothing written on the hot path');
+  await audit.close();
+  const rows = await db('access_events').orderBy('id').select('version', 'at');
+  t.equal(rows.length, 1234, 'a clean close loses nothing');
+  t.equal(rows[1233].version, '1.0.1233', 'in order');
+  audit.record(event(9999));
+  await audit.flush();
+  t.equal(Number((await db('access_events').count({ n: '*' }))[0]!.n), 1234, 'nothing is taken after close');
+});
+
+t.test('a full batch is written without waiting for the timer', async (t) => {
+  const db = await database(t);
+  const audit = createAuditLog({ db, log: createLogger({ level: 'silent' }), metrics: createMetrics(), enabled: true, flushIntervalMs: 60_000, batchRows: 10 });
+  t.teardown(() => audit.close());
+  for (let i = 0; i < 10; i++) audit.record(event(i));
+  await audit.flush();
+  t.equal(Number((await db('access_events').count({ n: '*' }))[0]!.n), 10);
+});
+
+t.test('a failed write keeps the events for the next flush; overlong values are cut to the columns', async (t) => {
+  const db = await database(t);
+  const audit = createAuditLog({ db, log: createLogger({ level: 'silent' }), metrics: createMetrics(), enabled: true, flushIntervalMs: 60_000 });
+  await db.schema.renameTable('access_events', 'access_events_away');
+  audit.record(event(1, { package: 'x'.repeat(5000), detail: 'd'.repeat(10_000) }));
+  await audit.flush();
+  await db.schema.renameTable('access_events_away', 'access_events');
+  await audit.close();
+  const rows = await db('access_events').select('package', 'detail');
+  t.equal(rows.length, 1, 'written once the table was back');
+  t.equal(rows[0].package.length, 512);
+  t.equal(rows[0].detail.length, 4000);
+});
+
+t.test('a disabled audit log records nothing', async (t) => {
+  const db = await database(t);
+  const audit = createAuditLog({ db, log: createLogger({ level: 'silent' }), metrics: createMetrics(), enabled: false });
+  audit.record(event(1));
+  await audit.close();
+  t.equal(Number((await db('access_events').count({ n: '*' }))[0]!.n), 0);
+});

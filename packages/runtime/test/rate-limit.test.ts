@@ -1,0 +1,131 @@
+import crypto from 'node:crypto';
+import net from 'node:net';
+import path from 'node:path';
+import t from 'tap';
+import { startFixtureUpstream, startTestHub } from '@hub/testkit';
+import { createLogger } from '../src/log.js';
+import { createMemoryRateStore } from '../src/limits/rate-limit-store.js';
+import { createRedisRateStore } from '../src/limits/redis-rate-store.js';
+import { createRespClient, encodeCommand, parseReply } from '../src/limits/resp-client.js';
+import { filesKind } from './files-kind.js';
+
+const REDIS_URL = process.env.HUB_TEST_REDIS_URL || undefined;
+const log = createLogger({ level: 'silent' });
+
+t.test('memory store: a token bucket per key, refilled over time, with refunds', async (t) => {
+  let now = 0;
+  const store = createMemoryRateStore({ ratePerSec: 2, burst: 3 }, { now: () => now });
+  for (let i = 0; i < 3; i++) t.ok((await store.take('a')).allowed, `burst request ${i + 1}`);
+  const refused = await store.take('a');
+  t.same(refused, { allowed: false, retryAfterSecs: 1 }, 'the fourth is refused, with a retry time');
+  t.ok((await store.take('b')).allowed, 'another key has its own bucket');
+  now += 500; // one token back at 2/s
+  t.ok((await store.take('a')).allowed);
+  t.notOk((await store.take('a')).allowed);
+  await store.refund('a');
+  t.ok((await store.take('a')).allowed, 'a refunded token can be taken again');
+  now += 60_000;
+  for (let i = 0; i < 3; i++) t.ok((await store.take('a')).allowed, 'refilled only up to the burst');
+  t.notOk((await store.take('a')).allowed);
+});
+
+t.test('memory store: Retry-After grows with the wait at slow rates', async (t) => {
+  const store = createMemoryRateStore({ ratePerSec: 0.1, burst: 1 }, { now: () => 0 });
+  t.ok((await store.take('x')).allowed);
+  t.same(await store.take('x'), { allowed: false, retryAfterSecs: 10 });
+});
+
+t.test('RESP: commands encode and replies parse, also when split', async (t) => {
+  t.equal(encodeCommand(['SET', 'k', 'vä']).toString(), '*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$3\r\nvä\r\n');
+  const wire = Buffer.from('+OK\r\n:42\r\n$3\r\nabc\r\n$-1\r\n*2\r\n:1\r\n$2\r\nhi\r\n-ERR nope\r\n');
+  const values: unknown[] = [];
+  let at = 0;
+  for (let r = parseReply(wire, at); r; r = parseReply(wire, at)) {
+    values.push(r.value instanceof Error ? `error:${r.value.message}` : r.value);
+    at = r.next;
+  }
+  t.same(values, ['OK', 42, 'abc', null, [1, 'hi'], 'error:ERR nope']);
+  t.equal(parseReply(Buffer.from('$5\r\nab'), 0), undefined, 'an incomplete bulk string waits for more');
+  t.equal(parseReply(Buffer.from('*2\r\n:1\r\n'), 0), undefined, 'an incomplete array waits for more');
+});
+
+t.test('Redis store: fails open or closed, as configured, when Redis is unreachable', async (t) => {
+  // A port nobody listens on.
+  const probe = net.createServer();
+  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+  const port = (probe.address() as net.AddressInfo).port;
+  await new Promise<void>((r) => probe.close(() => r()));
+  let errors = 0;
+  const open = createRedisRateStore({ url: `redis://127.0.0.1:${port}`, limits: { ratePerSec: 1, burst: 1 }, onFailure: 'open', log, onError: () => errors++ });
+  const closed = createRedisRateStore({ url: `redis://127.0.0.1:${port}`, limits: { ratePerSec: 1, burst: 1 }, onFailure: 'closed', log });
+  t.teardown(() => Promise.all([open.close(), closed.close()]));
+  t.same(await open.take('1.2.3.4'), { allowed: true, retryAfterSecs: 0 }, 'fail-open lets the request through');
+  t.same(await closed.take('1.2.3.4'), { allowed: false, retryAfterSecs: 1 }, 'fail-closed refuses it');
+  t.ok(errors >= 1, 'the failure is counted');
+});
+
+if (!REDIS_URL) {
+  t.comment('Redis tier skipped: HUB_TEST_REDIS_URL is not set');
+} else {
+  t.test('Redis store: replicas share one bucket per IP, atomically', async (t) => {
+    const keyPrefix = `hub-test:${crypto.randomBytes(6).toString('hex')}:`;
+    const limits = { ratePerSec: 0.001, burst: 4 };
+    const a = createRedisRateStore({ url: REDIS_URL, keyPrefix, limits, onFailure: 'closed', log });
+    const b = createRedisRateStore({ url: REDIS_URL, keyPrefix, limits, onFailure: 'closed', log });
+    t.teardown(() => Promise.all([a.close(), b.close()]));
+    // Ten concurrent takes from two replicas: exactly the burst is allowed.
+    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).take('198.51.100.1')));
+    t.equal(answers.filter((x) => x.allowed).length, 4, 'four allowed in all');
+    const refused = answers.find((x) => !x.allowed)!;
+    t.ok(refused.retryAfterSecs >= 900, `Retry-After reflects the slow refill (${refused.retryAfterSecs}s)`);
+    t.ok((await a.take('198.51.100.2')).allowed, 'another IP is counted apart');
+    await b.refund('198.51.100.1');
+    t.ok((await a.take('198.51.100.1')).allowed, 'a refund on one replica is a token on the other');
+    t.notOk((await a.take('198.51.100.1')).allowed);
+  });
+
+  t.test('Redis store: survives a dropped connection and a flushed script cache', async (t) => {
+    const keyPrefix = `hub-test:${crypto.randomBytes(6).toString('hex')}:`;
+    const client = createRespClient({ url: REDIS_URL, reconnectDelayMs: 20 });
+    const admin = createRespClient({ url: REDIS_URL });
+    t.teardown(() => Promise.all([client.close(), admin.close()]));
+    const store = createRedisRateStore({ url: REDIS_URL, keyPrefix, limits: { ratePerSec: 1, burst: 100 }, onFailure: 'closed', log, client });
+    t.ok((await store.take('k')).allowed);
+    const id = await client.command(['CLIENT', 'ID']);
+    await admin.command(['CLIENT', 'KILL', 'ID', String(id)]);
+    // The kill reaches our socket at some point; within a few tries the client has reconnected.
+    let pong: unknown;
+    for (let i = 0; i < 100 && pong !== 'PONG'; i++) {
+      pong = await client.command(['PING']).catch(() => null);
+      if (pong !== 'PONG') await new Promise((r) => setTimeout(r, 20));
+    }
+    t.equal(pong, 'PONG', 'reconnected');
+    t.not(await client.command(['CLIENT', 'ID']), id, 'on a new connection');
+    await admin.command(['SCRIPT', 'FLUSH']);
+    t.ok((await store.take('k')).allowed, 'NOSCRIPT is answered by sending the script again');
+  });
+
+  t.test('two hubs on one Redis share the per-IP limit (429 rate_limited with Retry-After)', async (t) => {
+    const top = t.testdir({ up: { pkg: { '1.0.0': { 'a.bin': 'x' } } } });
+    const upstream = await startFixtureUpstream({ root: path.join(top, 'up') });
+    t.teardown(() => upstream.close());
+    const config = {
+      limits: { rate_per_ip: 0.001, burst_per_ip: 3, rate_store: 'redis' },
+      redis: { url: REDIS_URL, key_prefix: `hub-test:${crypto.randomBytes(6).toString('hex')}:` },
+      auth: { anonymous: ['source:read'] },
+    };
+    const shared = { registries: [{ name: 'files', type: 'files', upstream: upstream.url }], plugins: [filesKind], config };
+    const a = await startTestHub({ ...shared, dir: path.join(top, 'a') });
+    t.teardown(() => a.close());
+    const b = await startTestHub({ ...shared, dir: path.join(top, 'b') });
+    t.teardown(() => b.close());
+    const statuses = [];
+    for (const hub of [a, b, a]) statuses.push((await fetch(`${hub.url}/proxy/files/pkg/1.0.0/a.bin`)).status);
+    t.same(statuses, [200, 200, 200]);
+    const refused = await fetch(`${b.url}/proxy/files/pkg/1.0.0/a.bin`);
+    t.equal(refused.status, 429, 'the fourth request, on the other replica, is over the shared burst');
+    t.ok(Number(refused.headers.get('retry-after')) >= 1, 'Retry-After is set');
+    t.equal(((await refused.json()) as { error: { code: string } }).error.code, 'rate_limited');
+    t.equal((await fetch(`${a.url}/healthz`)).status, 200, '/healthz is never limited');
+  });
+}
