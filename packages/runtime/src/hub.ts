@@ -236,24 +236,32 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
 
   const purger: CachePurge = { purge: async (registry, packageName, version) => (await artifacts.purge(registry, packageName, version)).length };
   const pluginJsonBody = jsonBody(config.limits.max_json_body_bytes);
-  for (const p of others)
-    await p.setup?.({
-      config,
-      db,
-      blobs,
-      kinds,
-      registries: config.registries,
-      log: log.child({ plugin: p.id }),
-      metrics,
-      auth,
-      access,
-      blocks,
-      ipBlocks,
-      audit,
-      artifacts: purger,
-      jsonBody: pluginJsonBody,
-      router,
-    });
+  const pluginContext = {
+    config,
+    db,
+    blobs,
+    kinds,
+    registries: config.registries,
+    metrics,
+    auth,
+    access,
+    blocks,
+    ipBlocks,
+    audit,
+    artifacts: purger,
+    jsonBody: pluginJsonBody,
+    router,
+  };
+  for (const p of others) {
+    try {
+      await p.setup?.({ ...pluginContext, log: log.child({ plugin: p.id }) });
+    } catch (e) {
+      // Nothing is serving yet: release what was opened, so a failed start lets the process exit.
+      await Promise.allSettled([audit.close(), rates.close(), ...[...registries.values()].map((r) => r.upstream.close())]);
+      await db.destroy();
+      throw new StartupError('plugin_load', `plugin "${p.id}" failed to start: ${(e as Error).message}`);
+    }
+  }
 
   const touchTimer = setInterval(() => void artifacts.flushTouches(), 30_000);
   touchTimer.unref();
