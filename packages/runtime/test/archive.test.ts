@@ -562,3 +562,30 @@ t.test('structuralVerifier: tar', async (t) => {
   t.equal(await verify('tar', paxSized, 100), null);
   t.match(await verify('tar', Buffer.from('<html>')), /HTML page/);
 });
+
+t.test('verifyZipEntries checks every entry, stored or deflated, with or without data descriptors', async (t) => {
+  const { verifyZipEntries } = await import('../src/archive/zip.js');
+  const limits = { maxBytes: 1 << 26, maxEntries: 1000 };
+  for (const name of ['mixed.zip', 'streamed.zip']) await t.resolves(verifyZipEntries(chunked(fixture(name), 100), limits), `${name} is whole`);
+
+  // Data offsets of the first two entries of mixed.zip (deflated readme, stored blob), from their local headers.
+  const zip = fixture('mixed.zip');
+  const dataStart = (at: number) => at + 30 + zip.readUInt16LE(at + 26) + zip.readUInt16LE(at + 28);
+  const first = dataStart(0);
+  const second = dataStart(first + zip.readUInt32LE(18));
+  for (const [what, at] of [
+    ['a deflated entry', first + 40],
+    ['a stored entry', second + 1000],
+  ] as const) {
+    const bad = Buffer.from(zip);
+    bad[at] = bad[at]! ^ 0x55;
+    await t.rejects(verifyZipEntries(chunked(bad, 100), limits), { name: 'ArchiveError' }, `a flipped byte in ${what} is found`);
+    t.equal(await structuralVerifierResult(bad), null, `(the end-record check alone misses ${what})`);
+  }
+});
+
+async function structuralVerifierResult(buf: Buffer): Promise<string | null> {
+  const v = structuralVerifier('zip');
+  v.update(buf);
+  return v.finish();
+}

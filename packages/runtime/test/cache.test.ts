@@ -216,3 +216,19 @@ t.test('purge removes a package version from the cache; the next request fetches
   t.same(await s.hub.hub.artifacts.purge('files', 'nosuch'), [], 'nothing to purge is not an error');
   await s.hub.hub.artifacts.idle();
 });
+
+t.test('a zip with a corrupt entry and no upstream digest is refused, not cached', async (t) => {
+  const s = await setup(t);
+  const zip = fs.readFileSync(new URL('../../test/fixtures/archive/mixed.zip', import.meta.url));
+  const bad = Buffer.from(zip);
+  bad[200] = bad[200]! ^ 0x55; // inside the first (deflated) entry; the end record is intact
+  fs.writeFileSync(path.join(s.root, 'pkg/1.0.0/bad.zip'), bad);
+  fs.writeFileSync(path.join(s.root, 'pkg/1.0.0/good.zip'), zip);
+  const res = await get(`${s.base}/pkg/1.0.0/bad.zip`).catch(() => null);
+  t.ok(res === null || res.status !== 200 || !res.body.equals(bad), 'never a clean 200 of the corrupt zip');
+  await s.hub.hub.artifacts.idle();
+  t.same(await s.hub.hub.db('artifacts').select('cache_key'), [], 'not cached');
+  const good = await get(`${s.base}/pkg/1.0.0/good.zip`);
+  t.equal(good.status, 200);
+  t.ok(good.body.equals(zip));
+});

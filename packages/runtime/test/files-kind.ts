@@ -3,7 +3,7 @@ import { defineKind, errors, reply, type KindRoute } from '../src/index.js';
 /**
  * A minimal kind for runtime tests: `/<pkg>/<version>/<file>` is an artifact fetched from
  * `<upstream>/<pkg>/<version>/<file>`; `/meta/<pkg>` is a metadata document from `<upstream>/<pkg>.json`.
- * Files named `*.gz` must start with the gzip magic bytes.
+ * Files named `*.gz` must start with the gzip magic bytes; `*.zip` files get the runtime's zip checks.
  */
 const file: KindRoute = {
   id: 'file',
@@ -13,6 +13,7 @@ const file: KindRoute = {
       key: `${m.coordinate!.name}/${m.coordinate!.version}/${m.params!.file}`,
       coordinate: m.coordinate!,
       contentType: 'application/octet-stream',
+      format: m.params!.file!.endsWith('.zip') ? 'zip' : undefined,
       checkHead: m.params!.file!.endsWith('.gz') ? (h) => (h[0] === 0x1f && h[1] === 0x8b ? null : 'not gzip') : undefined,
       source: async () => {
         const digest = rc.query.get('sha256');

@@ -63,6 +63,22 @@ export async function findInZip(
   }
 }
 
+/**
+ * Reads a whole zip and checks every entry: each one inflates cleanly to its recorded size and CRC-32,
+ * and the entries end in a central directory. Throws an ArchiveError saying what is wrong.
+ */
+export async function verifyZipEntries(source: Readable, limits: ArchiveLimits): Promise<void> {
+  const lim = normalizeLimits(limits);
+  const r = new ByteReader(source[Symbol.asyncIterator]());
+  try {
+    await scanZip(r, () => false, lim, true);
+  } catch (e) {
+    throw mapZlibError(e, 'zip entry has corrupt deflate data');
+  } finally {
+    source.destroy();
+  }
+}
+
 interface InflateResult {
   /** Compressed bytes that belonged to the deflate stream. */
   consumed: number;
@@ -70,7 +86,12 @@ interface InflateResult {
   produced: number;
 }
 
-async function scanZip(r: ByteReader, want: (name: string) => boolean, lim: NormalizedLimits): Promise<{ name: string; data: Buffer } | null> {
+async function scanZip(
+  r: ByteReader,
+  want: (name: string) => boolean,
+  lim: NormalizedLimits,
+  verifyAll = false,
+): Promise<{ name: string; data: Buffer } | null> {
   let inflatedTotal = 0;
   const room = (n: number): void => {
     if (r.pos + n > lim.maxBytes) throw limitError(`zip is larger than ${lim.maxBytes} bytes`);
@@ -84,6 +105,25 @@ async function scanZip(r: ByteReader, want: (name: string) => boolean, lim: Norm
   const skipExactly = async (n: number, what: string): Promise<void> => {
     room(n);
     if (!(await r.skip(n))) throw corruptError(`zip is truncated inside ${what}`);
+  };
+
+  /** Reads an entry it does not keep, computing its CRC-32 and size as the bytes go by. */
+  const checkEntry = async (method: number, flags: number, csize: number, label: string): Promise<{ crc: number; size: number }> => {
+    if (flags & FLAG_ENCRYPTED) throw unsupported(`${label} is encrypted`);
+    let crc = 0;
+    if (method === METHOD_STORE) {
+      for (let left = csize; left > 0; ) {
+        const b = await readExactly(Math.min(left, INFLATE_CHUNK), label);
+        crc = zlib.crc32(b, crc);
+        left -= b.length;
+      }
+      return { crc: crc >>> 0, size: csize };
+    }
+    if (method !== METHOD_DEFLATE) throw unsupported(`${label} uses compression method ${method}`);
+    const res = await inflateFrom(r, label, { compressedSize: csize, maxOut: lim.maxBytes - inflatedTotal, maxPos: lim.maxBytes, onOut: (b) => void (crc = zlib.crc32(b, crc)) });
+    inflatedTotal += res.produced;
+    if (res.consumed < csize) await skipExactly(csize - res.consumed, label);
+    return { crc: crc >>> 0, size: res.produced };
   };
 
   let entries = 0;
@@ -144,7 +184,10 @@ async function scanZip(r: ByteReader, want: (name: string) => boolean, lim: Norm
       // sizes are known from the local header (a stored entry with a descriptor flag but real sizes
       // in the header is delimited by them; the descriptor that follows is then skipped)
       let data: Buffer | undefined;
-      if (!wanted) {
+      let checked: { crc: number; size: number } | undefined;
+      if (!wanted && verifyAll && !isDir) {
+        checked = await checkEntry(method, flags, csize, label);
+      } else if (!wanted) {
         await skipExactly(csize, label);
       } else if (method === METHOD_STORE) {
         if (csize !== usize) throw corruptError(`${label} is stored but its sizes differ`);
@@ -163,6 +206,10 @@ async function scanZip(r: ByteReader, want: (name: string) => boolean, lim: Norm
         room(0);
         crc = d.crc;
       }
+      if (checked) {
+        if (checked.size !== usize) throw corruptError(`${label} holds ${checked.size} bytes, header says ${usize}`);
+        if (checked.crc !== crc) throw corruptError(`${label} fails its CRC-32 check`);
+      }
       if (data) {
         if (data.length !== usize) throw corruptError(`${label} inflated to ${data.length} bytes, header says ${usize}`);
         if ((zlib.crc32(data) >>> 0) !== crc) throw corruptError(`${label} fails its CRC-32 check`);
@@ -177,11 +224,14 @@ async function scanZip(r: ByteReader, want: (name: string) => boolean, lim: Norm
     }
     if (flags & FLAG_ENCRYPTED) throw unsupported(`${label} is encrypted with a data descriptor; it cannot be read as a stream`);
     const parts: Buffer[] = [];
+    let running = 0;
     const cap = wanted ? Math.min(lim.maxEntryBytes, lim.maxBytes - inflatedTotal) : lim.maxBytes - inflatedTotal;
-    const res = await inflateFrom(r, label, { maxOut: cap, maxPos: lim.maxBytes, onOut: wanted ? (b) => parts.push(b) : undefined });
+    const onOut = wanted ? (b: Buffer) => void parts.push(b) : verifyAll ? (b: Buffer) => void (running = zlib.crc32(b, running)) : undefined;
+    const res = await inflateFrom(r, label, { maxOut: cap, maxPos: lim.maxBytes, onOut });
     inflatedTotal += res.produced;
     const d = await readDescriptor(r, res.consumed, res.produced, label, zip64);
     room(0);
+    if (!wanted && verifyAll && (running >>> 0) !== d.crc) throw corruptError(`${label} fails its CRC-32 check`);
     if (wanted) {
       const data = Buffer.concat(parts, res.produced);
       if ((zlib.crc32(data) >>> 0) !== d.crc) throw corruptError(`${label} fails its CRC-32 check`);
