@@ -100,3 +100,9 @@ t.test('SBOM: the requires of go.mod', async (t) => {
   const deps = await go.sbom!.extract(Readable.from([mod]), { maxBytes: 1 << 20, maxEntries: 100 });
   t.same(deps, [{ name: 'github.com/pkg/errors', range: 'v0.9.1', scope: 'runtime' }]);
 });
+
+t.test('version order: numeric pre-release identifiers compare as numbers', async (t) => {
+  const { compareGoVersions } = await import('../src/semver.js');
+  const sorted = ['v1.0.0', 'v1.0.0-rc.10', 'v1.0.0-rc.2', 'v0.9.0', 'v1.0.0-alpha'].sort(compareGoVersions);
+  t.same(sorted, ['v0.9.0', 'v1.0.0-alpha', 'v1.0.0-rc.2', 'v1.0.0-rc.10', 'v1.0.0']);
+});

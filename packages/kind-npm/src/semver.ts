@@ -1,3 +1,5 @@
+import { comparePrerelease } from '@hub/runtime';
+
 /** Enough of semver ordering to choose a `latest` when the tagged one is unlisted. */
 function parts(v: string): { nums: number[]; pre: string[] } | null {
   const m = /^v?(\d+)\.(\d+)\.(\d+)(?:-([0-9A-Za-z.-]+))?(?:\+.*)?$/.exec(v);
@@ -9,19 +11,7 @@ export function compareSemver(a: string, b: string): number {
   const y = parts(b);
   if (!x || !y) return x ? 1 : y ? -1 : a.localeCompare(b);
   for (let i = 0; i < 3; i++) if (x.nums[i] !== y.nums[i]) return x.nums[i]! - y.nums[i]!;
-  if (!x.pre.length || !y.pre.length) return y.pre.length - x.pre.length;
-  for (let i = 0; i < Math.max(x.pre.length, y.pre.length); i++) {
-    const p = x.pre[i];
-    const q = y.pre[i];
-    if (p === undefined) return -1;
-    if (q === undefined) return 1;
-    const pn = /^\d+$/.test(p);
-    const qn = /^\d+$/.test(q);
-    if (pn && qn && Number(p) !== Number(q)) return Number(p) - Number(q);
-    if (pn !== qn) return pn ? -1 : 1;
-    if (p !== q) return p < q ? -1 : 1;
-  }
-  return 0;
+  return comparePrerelease(x.pre, y.pre);
 }
 
 export const isPrerelease = (v: string): boolean => (parts(v)?.pre.length ?? 1) > 0;

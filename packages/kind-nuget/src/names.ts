@@ -1,4 +1,4 @@
-import { errors } from '@hub/runtime';
+import { errors, comparePrerelease } from '@hub/runtime';
 
 /**
  * NuGet package ids and versions. Ids are case-insensitive: hub's canonical form (coordinates, cache
@@ -55,17 +55,5 @@ export function compareVersions(a: string, b: string): number {
   const y = parse(b);
   if (!x || !y) return x ? 1 : y ? -1 : a.localeCompare(b);
   for (let i = 0; i < 4; i++) if (x.nums[i] !== y.nums[i]) return x.nums[i]! - y.nums[i]!;
-  if (!x.pre.length || !y.pre.length) return y.pre.length - x.pre.length;
-  for (let i = 0; i < Math.max(x.pre.length, y.pre.length); i++) {
-    const p = x.pre[i];
-    const q = y.pre[i];
-    if (p === undefined) return -1;
-    if (q === undefined) return 1;
-    const pn = /^\d+$/.test(p);
-    const qn = /^\d+$/.test(q);
-    if (pn && qn && Number(p) !== Number(q)) return Number(p) - Number(q);
-    if (pn !== qn) return pn ? -1 : 1;
-    if (p !== q) return p < q ? -1 : 1;
-  }
-  return 0;
+  return comparePrerelease(x.pre, y.pre);
 }

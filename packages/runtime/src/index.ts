@@ -36,3 +36,4 @@ export { createRedisRateStore, TOKEN_BUCKET_SCRIPT } from './limits/redis-rate-s
 export { createRespClient, RespError, type RespClient, type RespValue } from './limits/resp-client.js';
 export { jsonBody } from './server/json-body.js';
 export { createAddressMatcher } from './upstream/address-policy.js';
+export { comparePrerelease } from './versions.js';

@@ -1,3 +1,4 @@
+import { comparePrerelease } from '@hub/runtime';
 /**
  * Serve a Go module proxy fixture folder (GOPROXY protocol).
  *
@@ -44,19 +45,7 @@ export function compareGoVersions(a: string, b: string): number {
   const y = parseSemver(b);
   if (!x || !y) return x ? 1 : y ? -1 : 0;
   for (let i = 0; i < 3; i++) if (x.nums[i] !== y.nums[i]) return x.nums[i]! - y.nums[i]!;
-  if (x.pre.length === 0 || y.pre.length === 0) return y.pre.length - x.pre.length;
-  for (let i = 0; i < Math.max(x.pre.length, y.pre.length); i++) {
-    const p = x.pre[i];
-    const q = y.pre[i];
-    if (p === undefined) return -1;
-    if (q === undefined) return 1;
-    const pn = /^\d+$/.test(p);
-    const qn = /^\d+$/.test(q);
-    if (pn && qn && Number(p) !== Number(q)) return Number(p) - Number(q);
-    if (pn !== qn) return pn ? -1 : 1;
-    if (p !== q) return p < q ? -1 : 1;
-  }
-  return 0;
+  return comparePrerelease(x.pre, y.pre);
 }
 
 /** What `@latest` picks: the highest release, or the highest pre-release when there is no release. */
