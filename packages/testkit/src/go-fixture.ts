@@ -1,4 +1,3 @@
-import { comparePrerelease } from '@hub/runtime';
 /**
  * Serve a Go module proxy fixture folder (GOPROXY protocol).
  *
@@ -15,6 +14,7 @@ import { comparePrerelease } from '@hub/runtime';
  * server's plain-text 404 "not found".
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { comparePrerelease } from '@hub/runtime';
 import { promises as fsp } from 'node:fs';
 import { pathOf, resolveUnderRoot, sendBody, serveStatic } from './fixture-upstream.js';
 import type { FixtureHandler, FixtureUpstream } from './fixture-upstream.js';
