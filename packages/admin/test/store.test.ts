@@ -1,38 +1,25 @@
 import path from 'node:path';
 import t, { type Test } from 'tap';
 import npm from '@hub/kind-npm';
-import { createTestDatabase, npmFixtureHandler, startFixtureUpstream, startTestHub, TEST_MYSQL_URL, type TestHub } from '@hub/testkit';
+import { hubOnDatabase, npmFixtureHandler, startFixtureUpstream, startTestHub, storeTiers, type StoreTier, type TestHub } from '@hub/testkit';
 import admin from '../src/index.js';
 import { NPM_FIXTURES, request } from './setup.js';
 
 /** The admin tables on SQLite and, where HUB_TEST_MYSQL_URL is set (CI), on MariaDB/MySQL. */
-type Store = { name: string; database(t: Test, dir: string): Promise<{ mysqlUrl?: string; database?: Record<string, string> }> };
-const stores: Store[] = [{ name: 'sqlite', database: async (_t, dir) => ({ database: { client: 'sqlite', filename: path.join(dir, 'shared.db') } }) }];
-if (TEST_MYSQL_URL) {
-  stores.push({
-    name: 'mysql',
-    async database(t) {
-      const db = await createTestDatabase(TEST_MYSQL_URL!);
-      t.teardown(() => db.drop());
-      return { mysqlUrl: db.url };
-    },
-  });
-} else {
-  t.comment('MariaDB tier skipped: HUB_TEST_MYSQL_URL is not set');
-}
+const { tiers, skipped } = storeTiers();
+if (skipped) t.comment(skipped);
 
-async function replicas(t: Test, store: Store): Promise<[TestHub, TestHub]> {
+async function replicas(t: Test, store: StoreTier): Promise<[TestHub, TestHub]> {
   const top = t.testdir();
   const upstream = await startFixtureUpstream({ handler: npmFixtureHandler(NPM_FIXTURES) });
   t.teardown(() => upstream.close());
-  const where = await store.database(t, top);
+  const where = hubOnDatabase(await store.database(t, top));
   const start = (name: string) =>
     startTestHub({
       dir: path.join(top, name),
       plugins: [npm, admin],
       registries: [{ name: 'npm', type: 'npm', mode: 'proxy', upstream: upstream.url }],
-      mysqlUrl: where.mysqlUrl,
-      config: where.database ? { database: where.database } : undefined,
+      ...where,
       storagePath: path.join(top, 'blobs'),
     });
   const a = await start('a');
@@ -54,7 +41,7 @@ async function eventually(check: () => Promise<boolean>): Promise<boolean> {
   return false;
 }
 
-for (const store of stores) {
+for (const store of tiers) {
   t.test(`${store.name}: every admin table round-trips through the API`, async (t) => {
     const [a] = await replicas(t, store);
     t.equal((await call(a, 'POST', '/api/v1/admin/users', { id: 'Ci.User@example', roles: ['reader', 'team-x'] })).status, 201);

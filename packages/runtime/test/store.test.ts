@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import t, { type Test } from 'tap';
-import { createTestDatabase, startFixtureUpstream, startTestHub, TEST_MYSQL_URL } from '@hub/testkit';
+import { hubOnDatabase, startFixtureUpstream, startTestHub, storeTiers, type StoreDatabase } from '@hub/testkit';
 import { createDb, migrate, runtimeMigrations } from '../src/index.js';
 import { artifactRows } from '../src/storage/artifact-rows.js';
 import { createBlockList } from '../src/policy/block-list.js';
@@ -10,34 +10,19 @@ import { loadUrlSigner } from '../src/auth/signed-urls.js';
 import { filesKind } from './files-kind.js';
 
 /** Every store test runs on SQLite and, where HUB_TEST_MYSQL_URL is set (CI), on MariaDB/MySQL. */
-type Store = { name: string; database(t: Test): Promise<Record<string, string>> };
-const stores: Store[] = [
-  {
-    name: 'sqlite',
-    // Its own temp folder: t.testdir() would wipe fixtures a test already wrote there.
-    async database(t) {
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-store-'));
-      t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
-      return { client: 'sqlite', filename: path.join(dir, 'hub.db') };
-    },
-  },
-];
-if (TEST_MYSQL_URL) {
-  stores.push({
-    name: 'mysql',
-    async database(t) {
-      const db = await createTestDatabase(TEST_MYSQL_URL!);
-      t.teardown(() => db.drop());
-      return { client: 'mysql', url: db.url };
-    },
-  });
-} else {
-  t.comment('MariaDB store tier skipped: HUB_TEST_MYSQL_URL is not set');
+const { tiers, skipped } = storeTiers();
+if (skipped) t.comment(skipped);
+
+// Its own temp folder for SQLite: t.testdir() would wipe fixtures a test already wrote there.
+function tempDir(t: Test): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-store-'));
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
 }
 
-for (const store of stores) {
+for (const store of tiers) {
   t.test(`${store.name}: migrations run once and are recorded`, async (t) => {
-    const db = createDb((await store.database(t)) as never);
+    const db = createDb(await store.database(t, tempDir(t)));
     t.teardown(() => db.destroy());
     const owners = [{ id: 'runtime', migrations: runtimeMigrations }];
     t.same(await migrate(db, owners), ['runtime/001_core', 'runtime/002_settings', 'runtime/003_access']);
@@ -45,7 +30,7 @@ for (const store of stores) {
   });
 
   t.test(`${store.name}: artifact rows insert idempotently, are found, touched and removed`, async (t) => {
-    const db = createDb((await store.database(t)) as never);
+    const db = createDb(await store.database(t, tempDir(t)));
     t.teardown(() => db.destroy());
     await migrate(db, [{ id: 'runtime', migrations: runtimeMigrations }]);
     const rows = artifactRows(db);
@@ -73,7 +58,7 @@ for (const store of stores) {
   });
 
   t.test(`${store.name}: blocks compare names byte for byte`, async (t) => {
-    const db = createDb((await store.database(t)) as never);
+    const db = createDb(await store.database(t, tempDir(t)));
     t.teardown(() => db.destroy());
     await migrate(db, [{ id: 'runtime', migrations: runtimeMigrations }]);
     await db('blocks').insert({ registry: 'npm', package_name: 'Evil', version: '1.0.0', reason: 'r', blocked_by: 'sec', created_at: 1 });
@@ -84,9 +69,9 @@ for (const store of stores) {
   });
 
   t.test(`${store.name}: replicas on one database share the URL-signing key`, async (t) => {
-    const cfg = await store.database(t);
-    const a = createDb(cfg as never);
-    const b = createDb(cfg as never);
+    const cfg = await store.database(t, tempDir(t));
+    const a = createDb(cfg);
+    const b = createDb(cfg);
     t.teardown(() => Promise.all([a.destroy(), b.destroy()]));
     await migrate(a, [{ id: 'runtime', migrations: runtimeMigrations }]);
     const [sa, sb] = await Promise.all([loadUrlSigner(a), loadUrlSigner(b)]);
@@ -99,10 +84,14 @@ for (const store of stores) {
     const top = t.testdir({ up: { pkg: { '1.0.0': { 'a.bin': 'hello from upstream' } } } });
     const upstream = await startFixtureUpstream({ root: path.join(top, 'up') });
     t.teardown(() => upstream.close());
-    const database = await store.database(t);
+    const database = await store.database(t, tempDir(t));
     const shared = { registries: [{ name: 'files', type: 'files', upstream: upstream.url }], plugins: [filesKind], config: { auth: { anonymous: ['source:read'] } } };
+    const withDatabase = (db: StoreDatabase) => {
+      const on = hubOnDatabase(db);
+      return { ...on, config: { ...shared.config, ...on.config } };
+    };
     const dirA = path.join(top, 'a');
-    const hubA = await startTestHub({ ...shared, dir: dirA, ...(database.client === 'mysql' ? { mysqlUrl: database.url } : { config: { ...shared.config, database } }) });
+    const hubA = await startTestHub({ ...shared, dir: dirA, ...withDatabase(database) });
     t.teardown(() => hubA.close());
     const first = await fetch(`${hubA.url}/proxy/files/pkg/1.0.0/a.bin`);
     t.equal(await first.text(), 'hello from upstream');
@@ -111,7 +100,7 @@ for (const store of stores) {
     const hubB = await startTestHub({
       ...shared,
       dir: path.join(top, 'b'),
-      ...(database.client === 'mysql' ? { mysqlUrl: database.url } : { config: { ...shared.config, database } }),
+      ...withDatabase(database),
       storagePath: path.join(dirA, 'blobs'),
     });
     t.teardown(() => hubB.close());

@@ -5,7 +5,7 @@ import type { DatabaseConfig } from '../config/schema.js';
 import type { Migration } from '../contract/plugin.js';
 
 /** SQLite (embedded default, WAL) or MySQL/MariaDB through mysql2 for replicas sharing state. */
-export function createDb(cfg: DatabaseConfig): Knex {
+export function createDb(cfg: Pick<DatabaseConfig, 'client'> & { url?: string; filename?: string }): Knex {
   if (cfg.client === 'mysql') {
     return knexFactory({
       client: 'mysql2',
@@ -14,6 +14,7 @@ export function createDb(cfg: DatabaseConfig): Knex {
       acquireConnectionTimeout: 10_000,
     });
   }
+  if (!cfg.filename) throw new Error('database.filename is required for client = "sqlite"');
   fs.mkdirSync(path.dirname(cfg.filename), { recursive: true });
   return knexFactory({
     client: 'better-sqlite3',
