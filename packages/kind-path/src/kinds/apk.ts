@@ -1,11 +1,8 @@
-import { defineKind } from '@hub/runtime';
+import { definePathKind } from '../path-kind.js';
 
-/** apk: work in progress (issue 4). */
-export default defineKind({
+/** apk (Alpine repositories): `APKINDEX.tar.gz` is mutable; `.apk` files are immutable gzip streams. */
+export default definePathKind({
   id: 'apk',
-  contract: 1,
-  addressing: 'path',
-  description: 'apk (work in progress)',
-  coordinate: { parse: (t) => (t ? { name: t } : null), format: (c) => c.name },
-  routes: [],
+  description: 'Alpine apk repositories: APKINDEX revalidated by TTL, packages cached immutably',
+  index: [/(^|\/)APKINDEX\.tar\.gz$/u],
 });

@@ -1,11 +1,9 @@
-import { defineKind } from '@hub/runtime';
+import { definePathKind } from '../path-kind.js';
 
-/** generic: work in progress (issue 4). */
-export default defineKind({
+/** generic: any file tree. Files are immutable unless the registry's `index_paths` says otherwise. */
+export default definePathKind({
   id: 'generic',
-  contract: 1,
-  addressing: 'path',
-  description: 'generic (work in progress)',
-  coordinate: { parse: (t) => (t ? { name: t } : null), format: (c) => c.name },
-  routes: [],
+  description: 'Any HTTP file tree: files cached immutably; index_paths names mutable documents',
+  index: [],
+  htmlAllowed: true,
 });

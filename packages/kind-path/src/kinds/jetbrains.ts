@@ -1,11 +1,8 @@
-import { defineKind } from '@hub/runtime';
+import { definePathKind } from '../path-kind.js';
 
-/** jetbrains: work in progress (issue 4). */
-export default defineKind({
+/** jetbrains (plugin repositories and IDE downloads): files are immutable; list documents are named with `index_paths`. */
+export default definePathKind({
   id: 'jetbrains',
-  contract: 1,
-  addressing: 'path',
-  description: 'jetbrains (work in progress)',
-  coordinate: { parse: (t) => (t ? { name: t } : null), format: (c) => c.name },
-  routes: [],
+  description: 'JetBrains plugin and IDE download paths: files cached immutably; index_paths names mutable documents',
+  index: [],
 });

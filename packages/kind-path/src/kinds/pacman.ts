@@ -1,11 +1,8 @@
-import { defineKind } from '@hub/runtime';
+import { definePathKind } from '../path-kind.js';
 
-/** pacman: work in progress (issue 4). */
-export default defineKind({
+/** pacman (Arch repositories): `<repo>.db`, `.files`, `.links`, their tarball forms and signatures are mutable. */
+export default definePathKind({
   id: 'pacman',
-  contract: 1,
-  addressing: 'path',
-  description: 'pacman (work in progress)',
-  coordinate: { parse: (t) => (t ? { name: t } : null), format: (c) => c.name },
-  routes: [],
+  description: 'pacman repositories: repo databases revalidated by TTL, package files cached immutably',
+  index: [/(^|\/)[^/]+\.(db|files|links)(\.tar(\.(gz|xz|zst|bz2))?)?(\.old)?(\.sig)?$/u],
 });

@@ -1,0 +1,33 @@
+import { defineKind, type RegistryKind } from '@hub/runtime';
+import type { PathKindTable } from './classify.js';
+import { configSchema, type PathConfig } from './config.js';
+import { isFilePath, REPO } from './paths.js';
+import { probeFor } from './probe.js';
+import { fileRoute } from './routes.js';
+
+/**
+ * A path-addressed kind from its table: one route serving `<upstream>/<path>`, the coordinate
+ * `repo@<path>` (INTERFACE.md section 3), and a HEAD probe per held file. No SBOM.
+ */
+export function definePathKind(table: PathKindTable): RegistryKind<PathConfig> {
+  return defineKind<PathConfig>({
+    id: table.id,
+    contract: 1,
+    addressing: 'path',
+    description: table.description,
+    configSchema,
+    coordinate: {
+      parse(text) {
+        if (text === REPO) return { name: REPO };
+        if (!text.startsWith(`${REPO}@`)) return null;
+        const version = text.slice(REPO.length + 1).replace(/^\/+/u, '');
+        return isFilePath(version) ? { name: REPO, version } : null;
+      },
+      format: (c) => (c.version ? `${c.name}@${c.version}` : c.name),
+    },
+    routes: [fileRoute(table)],
+    probe: probeFor(table),
+  });
+}
+
+export type { PathKindTable } from './classify.js';

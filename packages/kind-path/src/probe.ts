@@ -1,0 +1,33 @@
+import { probeAnswer, type ProbeLadder, type ProbeResult } from '@hub/runtime';
+import { isIndexPath, type PathKindTable } from './classify.js';
+import { indexPatterns, type PathConfig } from './config.js';
+import { isFilePath, upstreamUrl } from './paths.js';
+
+/**
+ * One rung: HEAD each held file's upstream path. Index-like files change by design (and by-hash
+ * blobs are dropped when superseded), so they answer `inconclusive` and never count as disappeared.
+ */
+export function probeFor(table: PathKindTable): ProbeLadder<PathConfig> {
+  return async (pc, _name, versions) => {
+    const extra = indexPatterns(pc.registry.config);
+    const out: ProbeResult[] = [];
+    for (const version of versions) {
+      if (!isFilePath(version)) {
+        out.push({ version, answer: 'inconclusive', rung: 'file', detail: 'not a file path' });
+        continue;
+      }
+      if (isIndexPath(table, version, extra) || table.digestOf?.(version)) {
+        out.push({ version, answer: 'inconclusive', rung: 'file', detail: 'index-like file; not audited' });
+        continue;
+      }
+      try {
+        const res = await pc.upstream.request(upstreamUrl(pc.registry.upstream, version), { method: 'HEAD' });
+        res.body.destroy();
+        out.push({ version, answer: probeAnswer(res.status), rung: 'file', detail: `HEAD answered ${res.status}` });
+      } catch (e) {
+        out.push({ version, answer: 'inconclusive', rung: 'file', detail: (e as Error).message });
+      }
+    }
+    return out;
+  };
+}
