@@ -1,11 +1,18 @@
 import { defineKind } from '@hub/runtime';
+import { coordinate } from '../names.js';
+import { apiRoute, fileRoute, upstreamVsix } from '../openvsx-api.js';
+import { probe } from '../openvsx-probe.js';
+import { sbom } from '../sbom.js';
+import { vsixRoute } from '../vsix-route.js';
 
-/** openvsx: work in progress (issue 4). */
+/** openvsx: VSIX downloads by the SPEC 4.1 route, and the JSON API `ovsx get` reads. */
 export default defineKind({
   id: 'openvsx',
   contract: 1,
   addressing: 'package',
-  description: 'openvsx (work in progress)',
-  coordinate: { parse: (t) => (t ? { name: t } : null), format: (c) => c.name },
-  routes: [],
+  description: 'openvsx editor extensions: VSIX files, and the JSON API with download URLs rewritten to hub',
+  coordinate,
+  routes: [apiRoute, fileRoute, vsixRoute(upstreamVsix)],
+  probe,
+  sbom,
 });

@@ -1,11 +1,17 @@
 import { defineKind } from '@hub/runtime';
+import { coordinate } from '../names.js';
+import { marketplaceVsixUrl, probe } from '../marketplace.js';
+import { sbom } from '../sbom.js';
+import { vsixRoute } from '../vsix-route.js';
 
-/** vscode-marketplace: work in progress (issue 4). */
+/** vscode-marketplace: VSIX downloads by the SPEC 4.1 route from the gallery's vspackage path. */
 export default defineKind({
   id: 'vscode-marketplace',
   contract: 1,
   addressing: 'package',
-  description: 'vscode-marketplace (work in progress)',
-  coordinate: { parse: (t) => (t ? { name: t } : null), format: (c) => c.name },
-  routes: [],
+  description: 'Visual Studio Code marketplace extensions: VSIX files',
+  coordinate,
+  routes: [vsixRoute(marketplaceVsixUrl)],
+  probe,
+  sbom,
 });

@@ -12,6 +12,7 @@ import { headLooksLike, structuralVerifier, type StructuralVerifier } from '../a
 import { isArchiveError } from '../archive/tar.js';
 import { verifyZipEntries } from '../archive/zip.js';
 import { Flight, FlightError } from './flight.js';
+import { gunzipIfGzip } from './decode-body.js';
 import { verifiedRead } from './verified-read.js';
 
 /** Past this many inflated bytes a zip is refused as a bomb (the gzip check uses the same cap). */
@@ -125,12 +126,14 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
         throw errors.upstream(`upstream sent an HTML page instead of ${spec.key}`);
       }
       const cl = res.headers['content-length'];
-      const expectedSize = source.size ?? (cl !== undefined ? Number(cl) : undefined);
+      const decoding = source.decode === 'gzip';
+      // A Content-Length counts the encoded bytes; only a declared size describes what is decoded.
+      const expectedSize = source.size ?? (cl !== undefined && !decoding ? Number(cl) : undefined);
       const format = spec.format;
       const verifier = format ? structuralVerifier(format) : undefined;
       const flight: Flight = new Flight({
         tmpDir: o.blobs.tmpDir,
-        body: res.body,
+        body: decoding ? gunzipIfGzip(res.body, o.maxArtifactBytes) : res.body,
         expectedSize,
         digest: source.digest,
         checkHead: (head) => (format ? headLooksLike(format, head) : null) ?? spec.checkHead?.(head) ?? null,

@@ -100,6 +100,12 @@ export interface ArtifactSource {
   digest?: Digest;
   size?: number;
   headers?: Record<string, string>;
+  /**
+   * `gzip`: the upstream may gzip the artifact (Content-Encoding, or just the body, as the VS Code
+   * marketplace does); hub gunzips it, and checks, caches and serves the decoded bytes. `digest` and
+   * `size` then describe the decoded bytes.
+   */
+  decode?: 'gzip';
 }
 
 export interface ArtifactSpec {
