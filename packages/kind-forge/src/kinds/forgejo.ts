@@ -1,11 +1,5 @@
-import { defineKind } from '@hub/runtime';
+import { FORGES } from '../forges.js';
+import { forgeKind } from '../kind.js';
 
-/** forgejo: work in progress (issue 4). */
-export default defineKind({
-  id: 'forgejo',
-  contract: 1,
-  addressing: 'forge',
-  description: 'forgejo (work in progress)',
-  coordinate: { parse: (t) => (t ? { name: t } : null), format: (c) => c.name },
-  routes: [],
-});
+/** forgejo: release assets proxied by path (see README.md). */
+export default forgeKind(FORGES.forgejo);

@@ -1,11 +1,5 @@
-import { defineKind } from '@hub/runtime';
+import { FORGES } from '../forges.js';
+import { forgeKind } from '../kind.js';
 
-/** github: work in progress (issue 4). */
-export default defineKind({
-  id: 'github',
-  contract: 1,
-  addressing: 'forge',
-  description: 'github (work in progress)',
-  coordinate: { parse: (t) => (t ? { name: t } : null), format: (c) => c.name },
-  routes: [],
-});
+/** github: release assets proxied by path (see README.md). */
+export default forgeKind(FORGES.github);

@@ -1,11 +1,5 @@
-import { defineKind } from '@hub/runtime';
+import { FORGES } from '../forges.js';
+import { forgeKind } from '../kind.js';
 
-/** gitlab: work in progress (issue 4). */
-export default defineKind({
-  id: 'gitlab',
-  contract: 1,
-  addressing: 'forge',
-  description: 'gitlab (work in progress)',
-  coordinate: { parse: (t) => (t ? { name: t } : null), format: (c) => c.name },
-  routes: [],
-});
+/** gitlab: release assets proxied by path (see README.md). */
+export default forgeKind(FORGES.gitlab);

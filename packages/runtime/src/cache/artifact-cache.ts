@@ -153,7 +153,8 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
           blob_sha256: f.sha256,
           size: f.size,
           content_type: spec.contentType,
-          upstream_url: res.url,
+          // The URL hub asked, never a redirect target: those carry short-lived signatures.
+          upstream_url: source.url,
           origin: 'upstream',
           fetched_at: Date.now(),
         };

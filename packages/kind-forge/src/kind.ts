@@ -1,0 +1,29 @@
+import { defineKind, type RegistryKind } from '@hub/runtime';
+import type { Forge } from './forges.js';
+import { forgeRoutes } from './routes.js';
+
+const PROJECT = /^[A-Za-z0-9_][A-Za-z0-9_.-]*(\/[A-Za-z0-9_][A-Za-z0-9_.-]*)+$/;
+
+/**
+ * A forge kind from its table entry. Canonical text: `owner/repo` or `owner/repo@tag` (GitLab:
+ * `group/sub/project@tag`). Project names never hold `@`, so the first one starts the tag
+ * (tags like `pkg@1.0.0` are common). No probe: forge kinds are never audited (SPEC 3.1).
+ */
+export function forgeKind(forge: Forge): RegistryKind {
+  return defineKind({
+    id: forge.id,
+    contract: 1,
+    addressing: 'forge',
+    description: forge.description,
+    coordinate: {
+      parse(text) {
+        const at = text.indexOf('@');
+        const [name, version] = at >= 0 ? [text.slice(0, at), text.slice(at + 1)] : [text, undefined];
+        if (!PROJECT.test(name) || version === '' || (version !== undefined && /[/\\\0]/.test(version))) return null;
+        return version === undefined ? { name } : { name, version };
+      },
+      format: (c) => (c.version === undefined ? c.name : `${c.name}@${c.version}`),
+    },
+    routes: forgeRoutes(forge),
+  });
+}
