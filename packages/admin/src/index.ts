@@ -3,13 +3,17 @@ import { mountAdminRoutes } from './admin-route.js';
 import { ADMIN_ROUTES } from './routes/index.js';
 
 export { ADMIN_ROUTES } from './routes/index.js';
-export type { AdminRoute } from './admin-route.js';
+export { adminRoute, mountAdminRoutes, type AdminRoute, type AdminCall } from './admin-route.js';
+export { canonicalCoordinate, type RegistryRef } from './coordinates.js';
+export { queryInt, queryValue } from './query.js';
+export { iso, parseTime } from './times.js';
 export { parseCsv } from './csv.js';
 export { ENTRY_COLUMNS } from './routes/audit-log.js';
 
 /**
  * The administration API (INTERFACE.md section 4): users, tokens, policies and the RBAC simulator,
- * IP blocks, package blocks and unlisting, the audit log and its CSV export, cache purges. Access
+ * IP blocks, package blocks and unlisting, the audit log and its CSV export, cache purges, notifications
+ * sent and the health card. Access
  * control, blocks, rate limits and the audit writer live in the runtime; this plugin is their API.
  */
 export default definePlugin({

@@ -14,9 +14,11 @@ import { createMetadataCache } from './cache/metadata-cache.js';
 import { loadConfig } from './config/load.js';
 import type { HubConfig } from './config/schema.js';
 import { CONTRACT_VERSION, type RegistryInfo, type RegistryKind } from './contract/kind.js';
-import type { AnyPlugin, CachePurge, HubPlugin } from './contract/plugin.js';
+import type { AnyPlugin, CachePurge, HubPlugin, PluginInstance } from './contract/plugin.js';
 import { HubError } from './errors.js';
 import { createAuditLog, type AuditLog } from './audit/audit-log.js';
+import { createEventBus, type EventBus } from './events/event-bus.js';
+import { createHealthBoard } from './health/health-board.js';
 import { createMemoryRateStore, type RateLimitStore } from './limits/rate-limit-store.js';
 import { createRedisRateStore } from './limits/redis-rate-store.js';
 import { createAccessControl, type AccessControl } from './policy/access-control.js';
@@ -72,6 +74,7 @@ export interface Hub {
   ipBlocks: IpBlockList;
   access: AccessControl;
   audit: AuditLog;
+  events: EventBus;
   rates: RateLimitStore;
   artifacts: ArtifactCache;
   kinds: ReadonlyMap<string, RegistryKind>;
@@ -234,6 +237,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     }),
   });
 
+  const events = createEventBus({ db, log, metrics, webhooks: config.notifications.webhooks });
   const purger: CachePurge = { purge: async (registry, packageName, version) => (await artifacts.purge(registry, packageName, version)).length };
   const pluginJsonBody = jsonBody(config.limits.max_json_body_bytes);
   const pluginContext = {
@@ -242,6 +246,9 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     blobs,
     kinds,
     registries: config.registries,
+    served: registries,
+    events,
+    health: createHealthBoard(),
     metrics,
     auth,
     access,
@@ -252,12 +259,14 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     jsonBody: pluginJsonBody,
     router,
   };
+  const instances: PluginInstance[] = [];
   for (const p of others) {
     try {
-      await p.setup?.({ ...pluginContext, log: log.child({ plugin: p.id }) });
+      const instance = await p.setup?.({ ...pluginContext, log: log.child({ plugin: p.id }) });
+      if (instance) instances.push(instance);
     } catch (e) {
       // Nothing is serving yet: release what was opened, so a failed start lets the process exit.
-      await Promise.allSettled([audit.close(), rates.close(), ...[...registries.values()].map((r) => r.upstream.close())]);
+      await Promise.allSettled([...instances.map((i) => i.stop()), audit.close(), events.close(), rates.close(), ...[...registries.values()].map((r) => r.upstream.close())]);
       await db.destroy();
       throw new StartupError('plugin_load', `plugin "${p.id}" failed to start: ${(e as Error).message}`);
     }
@@ -281,6 +290,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     ipBlocks,
     access,
     audit,
+    events,
     rates,
     artifacts,
     kinds,
@@ -327,7 +337,8 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
         }
         await artifacts.idle();
         await artifacts.flushTouches();
-        for (const p of others) await p.stop?.();
+        for (const i of instances) await i.stop();
+        await events.close();
         // Every request has ended by now, so every audit row is queued: write them all.
         await audit.close();
         await rates.close();

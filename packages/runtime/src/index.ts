@@ -18,6 +18,7 @@ export { decide, ANONYMOUS, type Decision, type Policy, type Subject, type Acces
 export { ROLE_PERMISSIONS, ALL_PERMISSIONS } from './policy/roles.js';
 export { reply, probeAnswer } from './reply.js';
 export { createLogger } from './log.js';
+export type { HubMetrics } from './metrics.js';
 export { VERSION } from './version.js';
 export { detectUpstreams, renderInitToml, type FoundUpstream } from './config/init.js';
 export { renderConfigDocs } from './config/docs.js';
@@ -30,6 +31,8 @@ export { createIpBlockList, canonicalIp, canonicalIpBlock, type IpBlockList, typ
 export { createBlockList, POLICY_MEMO_MS, type BlockList, type BlockRow } from './policy/block-list.js';
 export { AUTH_MEMO_MS, type Authenticator } from './auth/authenticate.js';
 export { createAuditLog, type AuditLog } from './audit/audit-log.js';
+export { createHealthBoard, type HealthBoard, type HealthContribution } from './health/health-board.js';
+export { createEventBus, signBody, type EventBus, type HubEvent } from './events/event-bus.js';
 export { DENIAL_CODES, EVENT_LIMITS, outcomeOf, type AccessEvent, type AccessOutcome, type AuditContext } from './audit/access-event.js';
 export { createMemoryRateStore, type RateLimitStore, type RateDecision, type TokenBucket } from './limits/rate-limit-store.js';
 export { createRedisRateStore, TOKEN_BUCKET_SCRIPT } from './limits/redis-rate-store.js';

@@ -58,6 +58,12 @@ export function createMetrics() {
       help: '401 answers that asked a client which sent no credentials for them (maven, NuGet ask first)',
       registers: [registry],
     }),
+    webhookDeliveries: new Counter({
+      name: 'hub_webhook_deliveries_total',
+      help: 'Webhook delivery attempts by outcome (delivered, retried, failed)',
+      labelNames: ['outcome'] as const,
+      registers: [registry],
+    }),
     auditEvents: new Counter({ name: 'hub_audit_events_total', help: 'Audit-log rows written', registers: [registry] }),
     auditDropped: new Counter({ name: 'hub_audit_dropped_total', help: 'Audit-log rows dropped because the database refused writes for too long', registers: [registry] }),
     auditSuppressed: new Counter({

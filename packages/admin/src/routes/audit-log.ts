@@ -4,6 +4,7 @@ import type { Knex } from 'knex';
 import { canonicalIp, errors } from '@hub/runtime';
 import { adminRoute, type AdminRoute } from '../admin-route.js';
 import { csvRecord } from '../csv.js';
+import { queryValue as one } from '../query.js';
 import { iso, parseTime } from '../times.js';
 
 /** The members of an audit-log entry, in the order the CSV export writes them. */
@@ -39,12 +40,6 @@ interface Filter {
   ip?: string;
   user_id?: string;
   registry?: string;
-}
-
-function one(ctx: Koa.Context, name: string): string | undefined {
-  const v = ctx.query[name];
-  if (Array.isArray(v)) throw errors.badRequest(`${name} is given more than once`);
-  return v === undefined || v === '' ? undefined : v;
 }
 
 /** The filters of SPEC 4.2: denied only, a time window [from, to), a list of actions, an IP (and user, registry, outcome). */

@@ -3,6 +3,8 @@ import { accessCheckRoutes } from './access-check.js';
 import { auditLogRoutes } from './audit-log.js';
 import { blockRoutes } from './blocks.js';
 import { cacheRoutes } from './cache.js';
+import { eventRoutes } from './events.js';
+import { healthRoutes } from './health.js';
 import { ipBlockRoutes } from './ip-blocks.js';
 import { policyRoutes } from './policies.js';
 import { tokenRoutes } from './tokens.js';
@@ -20,4 +22,6 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   ...unlistRoutes,
   ...auditLogRoutes,
   ...cacheRoutes,
+  ...eventRoutes,
+  ...healthRoutes,
 ];

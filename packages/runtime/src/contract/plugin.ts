@@ -14,7 +14,10 @@ import type { BlockList } from '../policy/block-list.js';
 import type { AccessControl } from '../policy/access-control.js';
 import type { IpBlockList } from '../policy/ip-blocks.js';
 import type Koa from 'koa';
-import type { CONTRACT_VERSION, RegistryKind } from './kind.js';
+import type { CONTRACT_VERSION, RegistryInfo, RegistryKind } from './kind.js';
+import type { UpstreamClient } from './upstream.js';
+import type { EventBus } from '../events/event-bus.js';
+import type { HealthBoard } from '../health/health-board.js';
 
 /** A knex migration, namespaced by the plugin id when merged (`<plugin>/<name>`). */
 export interface Migration {
@@ -28,6 +31,8 @@ export interface PluginContext {
   blobs: BlobStore;
   kinds: ReadonlyMap<string, RegistryKind>;
   registries: readonly RegistryConfig[];
+  /** Each served registry as its routes see it, with its own upstream client (auth, timeouts, redirect rules). */
+  served: ReadonlyMap<string, ServedRegistry>;
   log: Logger;
   metrics: HubMetrics;
   auth: Authenticator;
@@ -39,12 +44,22 @@ export interface PluginContext {
   ipBlocks: IpBlockList;
   /** The buffered writer of the audit log. */
   audit: AuditLog;
+  /** Notifications: stored, listed by the admin API, delivered to `[[notifications.webhooks]]`. */
+  events: EventBus;
+  /** Sections plugins add to the admin health card. */
+  health: HealthBoard;
   /** The artifact cache's removals (the admin API's purge). */
   artifacts: CachePurge;
   /** Parses a JSON body within `[limits] max_json_body_bytes` (415 / 413 / 400 otherwise). */
   jsonBody: Koa.Middleware;
   /** Mounted at the root; plugins add their `/api/v1/...` routes here. */
   router: Router;
+}
+
+export interface ServedRegistry {
+  info: RegistryInfo;
+  kind: RegistryKind;
+  upstream: UpstreamClient;
 }
 
 /** Removes cached artifacts of a package (one version, or all); resolves with how many were removed. */
@@ -61,8 +76,15 @@ export interface HubPlugin {
   requires?: readonly string[];
   /** Ordered by name; run at start and by `hub migrate`. */
   migrations?: Readonly<Record<string, Migration>>;
-  setup?(ctx: PluginContext): void | Promise<void>;
-  stop?(): void | Promise<void>;
+  /**
+   * Called once per hub. What it returns is that hub's instance of the plugin: its stop() runs when the
+   * hub closes (timers, sweeps). State lives there, never in the module: one process may run many hubs.
+   */
+  setup?(ctx: PluginContext): void | PluginInstance | Promise<void | PluginInstance>;
+}
+
+export interface PluginInstance {
+  stop(): void | Promise<void>;
 }
 
 export function definePlugin(plugin: Omit<HubPlugin, 'role'>): HubPlugin {

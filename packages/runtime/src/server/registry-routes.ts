@@ -1,7 +1,6 @@
 import { Readable } from 'node:stream';
 import type Koa from 'koa';
-import type { HttpMethod, KindRoute, RegistryInfo, RegistryKind, Reply, RequestContext, RouteMatch } from '../contract/kind.js';
-import type { UpstreamClient } from '../contract/upstream.js';
+import type { HttpMethod, KindRoute, Reply, RequestContext, RouteMatch } from '../contract/kind.js';
 import { errors, HubError, isHubError } from '../errors.js';
 import type { ArtifactCache } from '../cache/artifact-cache.js';
 import type { MetadataCache } from '../cache/metadata-cache.js';
@@ -12,11 +11,9 @@ import type { AccessControl } from '../policy/access-control.js';
 import type { UrlSigner } from '../auth/signed-urls.js';
 import { splitSegments } from './path-segments.js';
 
-export interface BoundRegistry {
-  info: RegistryInfo;
-  kind: RegistryKind;
-  upstream: UpstreamClient;
-}
+import type { ServedRegistry } from '../contract/plugin.js';
+
+export type BoundRegistry = ServedRegistry;
 
 export interface RegistryRoutesDeps {
   registries: ReadonlyMap<string, BoundRegistry>;

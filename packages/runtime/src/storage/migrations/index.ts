@@ -2,5 +2,6 @@ import type { Migration } from '../../contract/plugin.js';
 import { core } from './001_core.js';
 import { settings } from './002_settings.js';
 import { access } from './003_access.js';
+import { events } from './004_events.js';
 
-export const runtimeMigrations: Readonly<Record<string, Migration>> = { '001_core': core, '002_settings': settings, '003_access': access };
+export const runtimeMigrations: Readonly<Record<string, Migration>> = { '001_core': core, '002_settings': settings, '003_access': access, '004_events': events };

@@ -1,0 +1,34 @@
+import { errors } from '@hub/runtime';
+import { adminRoute, type AdminRoute } from '../admin-route.js';
+import { queryInt, queryValue } from '../query.js';
+import { iso } from '../times.js';
+
+const TYPE = /^[a-z][a-z0-9_]{0,63}$/;
+
+/** Notifications sent (SPEC section 6), newest first, paged by cursor: `{events, next_cursor}`. */
+export const eventRoutes: AdminRoute[] = [
+  adminRoute({
+    method: 'GET',
+    path: '/api/v1/admin/events',
+    permission: 'system:read',
+    action: 'event_list',
+    async handle({ ctx, hub }) {
+      const type = queryValue(ctx, 'type');
+      const registry = queryValue(ctx, 'registry');
+      const cursor = queryValue(ctx, 'cursor');
+      const limit = queryInt(ctx, 'limit', 100, 1000);
+      if (type !== undefined && !TYPE.test(type)) throw errors.badRequest('type must be an event name like package_disappeared_upstream');
+      if (cursor !== undefined && !/^[1-9]\d{0,15}$/.test(cursor)) throw errors.badRequest('cursor must be the next_cursor of an earlier page');
+      const q = hub.db('events').orderBy('id', 'desc').limit(limit + 1);
+      if (type) q.where({ type });
+      if (registry) q.where({ registry });
+      if (cursor) q.where('id', '<', Number(cursor));
+      const rows = (await q.select()) as Array<Record<string, unknown>>;
+      const page = rows.slice(0, limit);
+      ctx.body = {
+        events: page.map((r) => ({ id: Number(r.id), type: String(r.type), registry: (r.registry as string | null) ?? null, created_at: iso(r.created_at as number), data: JSON.parse(String(r.data)) as unknown })),
+        next_cursor: rows.length > limit ? String(page[page.length - 1]!.id) : null,
+      };
+    },
+  }),
+];

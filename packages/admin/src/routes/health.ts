@@ -1,0 +1,38 @@
+import { VERSION } from '@hub/runtime';
+import { adminRoute, type AdminRoute } from '../admin-route.js';
+
+/**
+ * The health card (SPEC 4.2): per registry its kind, mode, upstream and what is cached, plus the sections
+ * other plugins contribute (the audit adds its policy and missing/disappeared counts).
+ */
+export const healthRoutes: AdminRoute[] = [
+  adminRoute({
+    method: 'GET',
+    path: '/api/v1/admin/health',
+    permission: 'system:read',
+    action: 'health',
+    async handle({ ctx, hub }) {
+      const cached = (await hub.db('artifacts').select('registry').count({ artifacts: '*' }).sum({ bytes: 'size' }).groupBy('registry')) as Array<{ registry: string; artifacts: number | string; bytes: number | string | null }>;
+      const sections = await hub.health.collect();
+      let database = 'ok';
+      try {
+        await hub.db.raw('select 1');
+      } catch {
+        database = 'unreachable';
+      }
+      const body: Record<string, unknown> = {
+        status: database === 'ok' ? 'ok' : 'degraded',
+        version: VERSION,
+        database,
+        registries: hub.registries.map((r) => {
+          const c = cached.find((x) => x.registry === r.name);
+          const entry: Record<string, unknown> = { name: r.name, type: r.type, mode: r.mode, upstream: r.upstream ?? null, cached: { artifacts: Number(c?.artifacts ?? 0), bytes: Number(c?.bytes ?? 0) } };
+          for (const [section, s] of sections) if (s.registries?.[r.name]) entry[section] = s.registries[r.name];
+          return entry;
+        }),
+      };
+      for (const [section, s] of sections) if (s.summary) body[section] = s.summary;
+      ctx.body = body;
+    },
+  }),
+];

@@ -1,0 +1,50 @@
+import { binaryCollation, type Migration } from '@hub/runtime';
+
+/**
+ * `upstream_audit`: one row per held coordinate that a sweep missed (SPEC 2.2). `upstream_sweeps`: one row
+ * per sweep, for the health card and the exposure coverage. Times are epoch milliseconds.
+ */
+export const auditMigrations: Readonly<Record<string, Migration>> = {
+  '001_upstream_audit': {
+    async up(db) {
+      await db.schema.createTable('upstream_audit', (t) => {
+        binaryCollation(db, t);
+        t.bigIncrements('id');
+        t.string('registry', 64).notNullable();
+        t.string('key_sha256', 64).notNullable(); // of package_name and version, which can be long
+        t.string('package_name', 512).notNullable();
+        t.string('version', 1024).notNullable(); // path-addressed kinds: the upstream file path
+        t.string('state', 16).notNullable(); // missing | disappeared
+        t.bigInteger('first_missed_at').notNullable();
+        t.bigInteger('last_checked_at').notNullable();
+        t.bigInteger('confirmed_at').nullable();
+        t.integer('misses').notNullable(); // consecutive sweeps that missed it
+        t.string('rung', 32).nullable();
+        t.text('detail').nullable();
+        t.string('policy', 8).notNullable();
+        t.unique(['registry', 'key_sha256']);
+        t.index(['registry', 'state']);
+        t.index(['registry', 'package_name']);
+      });
+      await db.schema.createTable('upstream_sweeps', (t) => {
+        binaryCollation(db, t);
+        t.bigIncrements('id');
+        t.string('registry', 64).notNullable();
+        t.string('trigger', 16).notNullable(); // schedule | manual
+        t.string('outcome', 8).notNullable(); // ok | void
+        t.bigInteger('started_at').notNullable();
+        t.bigInteger('finished_at').notNullable();
+        t.integer('probed').notNullable(); // packages
+        t.integer('conclusive').notNullable();
+        t.integer('missing').notNullable(); // packages with a version absent in this sweep
+        t.integer('disappeared').notNullable(); // confirmed by this sweep
+        t.integer('reappeared').notNullable();
+        t.index(['registry', 'id']);
+      });
+    },
+    async down(db) {
+      await db.schema.dropTable('upstream_sweeps');
+      await db.schema.dropTable('upstream_audit');
+    },
+  },
+};

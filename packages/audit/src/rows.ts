@@ -1,0 +1,71 @@
+import { createHash } from 'node:crypto';
+import type { Knex } from 'knex';
+import type { AuditRow } from './transitions.js';
+
+export const rowKey = (packageName: string, version: string): string => createHash('sha256').update(`${packageName}\0${version}`).digest('hex');
+
+/** A stored row with numbers made numbers (MySQL returns BIGINT as strings). */
+export function toRow(r: Record<string, unknown>): AuditRow {
+  const n = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+  return {
+    registry: String(r.registry),
+    package_name: String(r.package_name),
+    version: String(r.version),
+    state: r.state as AuditRow['state'],
+    first_missed_at: Number(r.first_missed_at),
+    last_checked_at: Number(r.last_checked_at),
+    confirmed_at: n(r.confirmed_at),
+    misses: Number(r.misses),
+    rung: (r.rung as string | null) ?? null,
+    detail: (r.detail as string | null) ?? null,
+    policy: r.policy as AuditRow['policy'],
+  };
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** The JSON form of INTERFACE.md section 4, plus the rung and detail of the last probe. */
+export function rowJson(r: AuditRow) {
+  return {
+    registry: r.registry,
+    package_name: r.package_name,
+    version: r.version,
+    state: r.state,
+    first_missed_at: iso(r.first_missed_at),
+    last_checked_at: iso(r.last_checked_at),
+    confirmed_at: iso(r.confirmed_at),
+    misses: r.misses,
+    policy: r.policy,
+    rung: r.rung,
+    detail: r.detail,
+  };
+}
+
+/** The rows of one registry (optionally one package), by version. */
+export async function loadRows(db: Knex, registry: string, packageName?: string): Promise<Map<string, AuditRow>> {
+  const q = db('upstream_audit').where({ registry });
+  if (packageName !== undefined) q.where({ package_name: packageName });
+  const out = new Map<string, AuditRow>();
+  for (const r of (await q.select()) as Record<string, unknown>[]) {
+    const row = toRow(r);
+    out.set(rowKey(row.package_name, row.version), row);
+  }
+  return out;
+}
+
+/**
+ * Held versions per package: what this hub cached from the upstream (local publications are never
+ * audited), newest fetch first.
+ */
+export async function heldVersions(db: Knex, registry: string, packageName?: string): Promise<Map<string, string[]>> {
+  const q = db('artifacts').where({ registry, origin: 'upstream' }).whereNotNull('version');
+  if (packageName !== undefined) q.where({ package_name: packageName });
+  const rows = (await q.select('package_name', 'version').max({ fetched: 'fetched_at' }).groupBy('package_name', 'version').orderBy('fetched', 'desc')) as Array<{ package_name: string; version: string }>;
+  const out = new Map<string, string[]>();
+  for (const r of rows) {
+    const list = out.get(r.package_name) ?? [];
+    list.push(r.version);
+    out.set(r.package_name, list);
+  }
+  return out;
+}
