@@ -189,9 +189,12 @@ export function createAuditEngine(d: AuditEngineDeps) {
       stop();
       return { ...empty, outcome: 'skipped', reason: 'the hub is stopping; nothing recorded' };
     }
-    const tally: SweepTally = { probed: answers.length, conclusive: 0, missing: 0 };
-    for (const [, res] of answers) {
-      if (res.some((r) => r.answer !== 'inconclusive')) tally.conclusive++;
+    // The ratio gate counts packages; a path-addressed registry is one package (`repo`), so there it counts files.
+    const audited = answers.map(([, res]) => res.filter((r) => r.answer !== 'not_audited')).filter((res) => res.length > 0);
+    const units = reg.kind.addressing === 'path' ? audited.flatMap((res) => res.map((r) => [r])) : audited;
+    const tally: SweepTally = { probed: units.length, conclusive: 0, missing: 0 };
+    for (const res of units) {
+      if (res.some((r) => r.answer === 'present' || r.answer === 'absent')) tally.conclusive++;
       if (res.some((r) => r.answer === 'absent')) tally.missing++;
     }
     const result: SweepResult = { ...empty, ...tally, outcome: 'ok' };

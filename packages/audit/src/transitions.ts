@@ -35,7 +35,7 @@ export type Transition =
  * The state machine of one held coordinate. `sweep` is false for a recheck, which may clear a row but
  * never adds a miss and so can neither create a row nor confirm one early.
  *
- * - An answer that is not conclusive changes nothing but the check time.
+ * - An answer that is not conclusive (or a file out of the audit) changes nothing but the check time.
  * - `present` clears any row: a disappeared one (a reappearance) and a missing one (the misses were
  *   not consecutive, so counting starts again).
  * - `absent` in a sweep adds a miss; the row is confirmed once it has `confirmAfter` consecutive misses
@@ -43,7 +43,7 @@ export type Transition =
  */
 export function transition(row: AuditRow | undefined, answer: ProbeAnswer, now: number, rule: ConfirmRule, sweep: boolean): Transition {
   if (answer === 'present') return row ? { to: 'cleared', was: row.state } : { to: 'none' };
-  if (answer === 'inconclusive' || !sweep) return row ? { to: 'touched' } : { to: 'none' };
+  if (answer !== 'absent' || !sweep) return row ? { to: 'touched' } : { to: 'none' };
   if (!row) return confirmOrMiss(1, now, now, rule);
   if (row.state === 'disappeared') return { to: 'disappeared', misses: row.misses + 1, confirmedAt: row.confirmed_at ?? now, confirmedNow: false };
   return confirmOrMiss(row.misses + 1, row.first_missed_at, now, rule);

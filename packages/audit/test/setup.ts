@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { Test } from 'tap';
 import admin from '@hub/admin';
 import npm from '@hub/kind-npm';
-import { npmFixtureHandler, startFixtureUpstream, startTestHub, type FixtureUpstream, type TestHub } from '@hub/testkit';
+import { hubOnDatabase, npmFixtureHandler, startFixtureUpstream, startTestHub, type FixtureUpstream, type StoreDatabase, type TestHub } from '@hub/testkit';
 import type { AnyPlugin } from '@hub/runtime';
 import audit from '../src/index.js';
 
@@ -29,17 +29,19 @@ export interface AuditSetup extends TestHub {
 /** The test defaults: confirmation after two sweeps at any age, ratio gate and blocking from 2 packages. */
 export const AUDIT_TEST_CONFIG = { confirm_after: 2, confirm_min_age_secs: 0, outage_ratio: 0.5, min_probed: 2 };
 
-export async function setup(t: Test, opts: { upstreamAudit?: Record<string, unknown>; registry?: Record<string, unknown>; config?: Record<string, Record<string, unknown>>; plugins?: AnyPlugin[] } = {}): Promise<AuditSetup> {
+export async function setup(t: Test, opts: { upstreamAudit?: Record<string, unknown>; registry?: Record<string, unknown>; config?: Record<string, Record<string, unknown>>; plugins?: AnyPlugin[]; db?: StoreDatabase } = {}): Promise<AuditSetup> {
   const root = mkdtempSync(join(tmpdir(), 'hub-audit-'));
   t.teardown(() => rmSync(root, { recursive: true, force: true }));
   cpSync(NPM_FIXTURES, root, { recursive: true });
   const upstream = await startFixtureUpstream({ handler: npmFixtureHandler(root) });
   t.teardown(() => upstream.close());
+  const where = opts.db ? hubOnDatabase(opts.db) : {};
   const hub = await startTestHub({
     dir: t.testdir(),
+    mysqlUrl: where.mysqlUrl,
     plugins: opts.plugins ?? [npm, admin, audit],
     registries: [{ name: 'npm', type: 'npm', mode: 'proxy', upstream: upstream.url, ...opts.registry }],
-    config: { auth: { anonymous: ['source:read'] }, ...opts.config, upstream_audit: { ...AUDIT_TEST_CONFIG, ...opts.upstreamAudit } },
+    config: { auth: { anonymous: ['source:read'] }, ...where.config, ...opts.config, upstream_audit: { ...AUDIT_TEST_CONFIG, ...opts.upstreamAudit } },
   });
   t.teardown(() => hub.close());
   const packumentFile = (name: string) => join(root, `${name.replace('/', '%2f')}.json.tmpl`);

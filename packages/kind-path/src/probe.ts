@@ -5,7 +5,7 @@ import { isFilePath, upstreamUrl } from './paths.js';
 
 /**
  * One rung: HEAD each held file's upstream path. Index-like files change by design (and by-hash
- * blobs are dropped when superseded), so they answer `inconclusive` and never count as disappeared.
+ * blobs are dropped when superseded), so they answer `not_audited` and never count as disappeared.
  */
 export function probeFor(table: PathKindTable): ProbeLadder<PathConfig> {
   return async (pc, _name, versions) => {
@@ -17,7 +17,7 @@ export function probeFor(table: PathKindTable): ProbeLadder<PathConfig> {
         continue;
       }
       if (isIndexPath(table, version, extra) || table.digestOf?.(version)) {
-        out.push({ version, answer: 'inconclusive', rung: 'file', detail: 'index-like file; not audited' });
+        out.push({ version, answer: 'not_audited', rung: 'file', detail: 'index-like file; not audited' });
         continue;
       }
       try {

@@ -58,7 +58,7 @@ t.test('by-hash files are immutable and verified against their name', async (t) 
   await s.hub.artifacts.idle();
   await get(`${s.base}/${path}`);
   t.equal(s.upstream.count(`/${path}`), 1, 'cached');
-  t.equal((await probeOf(s, [path]))[0]?.answer, 'inconclusive', 'by-hash blobs are not audited');
+  t.equal((await probeOf(s, [path]))[0]?.answer, 'not_audited', 'by-hash blobs are not audited');
 
   // The upstream serves other bytes under a hash name: 502, nothing cached.
   const wrong = `dists/stable/main/binary-amd64/by-hash/SHA256/${'0'.repeat(64)}`;
@@ -131,7 +131,7 @@ t.test('probe: HEAD per held file; index-like files are not audited', async (t) 
   const answers = await probeOf(s, [DEB, 'pool/main/h/hubdemo/gone_1.0_all.deb', PKGS, 'dists/stable/InRelease']);
   t.same(
     answers.map((a) => a.answer),
-    ['present', 'absent', 'inconclusive', 'inconclusive'],
+    ['present', 'absent', 'not_audited', 'not_audited'],
   );
   t.equal(s.upstream.count((r) => r.method === 'HEAD'), 2, 'index files are not asked about');
   s.upstream.fault('/pool/', { type: 'status', status: 503 });

@@ -11,7 +11,7 @@ export const reply = {
 };
 
 /** The usual reading of an upstream status for the probe ladder: only 404/410 mean absent. */
-export function probeAnswer(status: number): ProbeAnswer {
+export function probeAnswer(status: number): Exclude<ProbeAnswer, 'not_audited'> {
   if (status >= 200 && status < 300) return 'present';
   if (status === 404 || status === 410) return 'absent';
   return 'inconclusive';

@@ -180,7 +180,11 @@ export interface RequestContext<Cfg = unknown> {
   hiddenVersions(name: string): Promise<ReadonlySet<string>>;
 }
 
-export type ProbeAnswer = 'present' | 'absent' | 'inconclusive';
+/**
+ * `not_audited`: the file is left out of the audit by design (an index that changes on every repository
+ * update): no row, and it does not count toward a sweep's outage ratio.
+ */
+export type ProbeAnswer = 'present' | 'absent' | 'inconclusive' | 'not_audited';
 
 export interface ProbeResult {
   version: string;
