@@ -14,7 +14,7 @@ import { createMetadataCache } from './cache/metadata-cache.js';
 import { loadConfig } from './config/load.js';
 import type { HubConfig } from './config/schema.js';
 import { CONTRACT_VERSION, type RegistryInfo, type RegistryKind } from './contract/kind.js';
-import type { AnyPlugin, CachePurge, HubPlugin, PluginInstance } from './contract/plugin.js';
+import type { AnyPlugin, CachePurge, HubPlugin, PluginInstance, RefusalRule } from './contract/plugin.js';
 import { HubError } from './errors.js';
 import { createAuditLog, type AuditLog } from './audit/audit-log.js';
 import { createEventBus, type EventBus } from './events/event-bus.js';
@@ -217,6 +217,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     maxMetadataBytes: config.limits.max_metadata_bytes,
   });
 
+  const refusals: RefusalRule[] = [];
   const { app, router } = createApp({
     log,
     metrics,
@@ -234,6 +235,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
       metadata,
       publicUrl: config.server.public_url,
       signer,
+      refusals,
     }),
   });
 
@@ -249,6 +251,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     served: registries,
     events,
     health: createHealthBoard(),
+    refusals,
     metrics,
     auth,
     access,

@@ -37,6 +37,6 @@ export { DENIAL_CODES, EVENT_LIMITS, outcomeOf, type AccessEvent, type AccessOut
 export { createMemoryRateStore, type RateLimitStore, type RateDecision, type TokenBucket } from './limits/rate-limit-store.js';
 export { createRedisRateStore, TOKEN_BUCKET_SCRIPT } from './limits/redis-rate-store.js';
 export { createRespClient, RespError, type RespClient, type RespValue } from './limits/resp-client.js';
-export { jsonBody } from './server/json-body.js';
+export { jsonBody, readJsonBytes, parseJson } from './server/json-body.js';
 export { createAddressMatcher } from './upstream/address-policy.js';
 export { comparePrerelease } from './versions.js';

@@ -14,7 +14,7 @@ import type { BlockList } from '../policy/block-list.js';
 import type { AccessControl } from '../policy/access-control.js';
 import type { IpBlockList } from '../policy/ip-blocks.js';
 import type Koa from 'koa';
-import type { CONTRACT_VERSION, RegistryInfo, RegistryKind } from './kind.js';
+import type { CONTRACT_VERSION, Coordinate, RegistryInfo, RegistryKind } from './kind.js';
 import type { UpstreamClient } from './upstream.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { HealthBoard } from '../health/health-board.js';
@@ -48,6 +48,8 @@ export interface PluginContext {
   events: EventBus;
   /** Sections plugins add to the admin health card. */
   health: HealthBoard;
+  /** Refusal rules the runtime applies with blocks, before any kind's handler and again for each artifact. */
+  refusals: RefusalRule[];
   /** The artifact cache's removals (the admin API's purge). */
   artifacts: CachePurge;
   /** Parses a JSON body within `[limits] max_json_body_bytes` (415 / 413 / 400 otherwise). */
@@ -55,6 +57,12 @@ export interface PluginContext {
   /** Mounted at the root; plugins add their `/api/v1/...` routes here. */
   router: Router;
 }
+
+/**
+ * A rule that can refuse a coordinate on a registry (403 `package_blocked`): resolves with the message
+ * naming who or what refuses it, or null. Called on the hot path: keep it memoised.
+ */
+export type RefusalRule = (registry: string, c: Coordinate) => Promise<string | null>;
 
 export interface ServedRegistry {
   info: RegistryInfo;

@@ -11,7 +11,7 @@ import type { AccessControl } from '../policy/access-control.js';
 import type { UrlSigner } from '../auth/signed-urls.js';
 import { splitSegments } from './path-segments.js';
 
-import type { ServedRegistry } from '../contract/plugin.js';
+import type { RefusalRule, ServedRegistry } from '../contract/plugin.js';
 
 export type BoundRegistry = ServedRegistry;
 
@@ -23,6 +23,8 @@ export interface RegistryRoutesDeps {
   metadata: MetadataCache;
   publicUrl?: string;
   signer: UrlSigner;
+  /** Plugins' refusal rules (flags), applied after blocks. */
+  refusals: readonly RefusalRule[];
 }
 
 const SIGNED_URL_TTL_SECS = 600;
@@ -107,6 +109,10 @@ async function refuseBlocked(d: RegistryRoutesDeps, registry: string, c: { name:
   if (block) {
     const what = block.version === null ? `package ${c.name}` : `${c.name} ${block.version}`;
     throw errors.packageBlocked(`${what} is blocked by ${block.blocked_by}${block.reason ? `: ${block.reason}` : ''}`);
+  }
+  for (const rule of d.refusals) {
+    const refused = await rule(registry, c);
+    if (refused) throw errors.packageBlocked(refused);
   }
 }
 

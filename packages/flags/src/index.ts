@@ -1,0 +1,35 @@
+import { mountAdminRoutes, type RegistryRef } from '@hub/admin';
+import { definePlugin, errors } from '@hub/runtime';
+import { createFlagRule } from './flag-rule.js';
+import { flagMigrations } from './migrations.js';
+import { flagAdminRoutes } from './routes/admin.js';
+import { mountFlagPush } from './routes/push.js';
+
+export { EFFECTS, refuses, type Effect } from './effects.js';
+export { signature } from './signature.js';
+export { EXPOSURE_COLUMNS, type ExposureRow } from './exposure.js';
+
+/**
+ * Flags pushed by external sources, signed with a shared secret (SPEC 3.2 and section 5), the flags rule
+ * that refuses flagged versions, the flag listing, and the exposure report (who fetched a flagged version).
+ */
+export default definePlugin({
+  id: 'flags',
+  contract: 1,
+  description: 'Signed flags from external sources, the flags rule, and the exposure report',
+  migrations: flagMigrations,
+  setup(ctx) {
+    const secure = new Set(ctx.registries.filter((r) => r.security !== undefined).map((r) => r.name));
+    const { rule, invalidate } = createFlagRule(ctx.db, secure);
+    ctx.refusals.push(rule);
+    const secrets = new Map(ctx.config.flag_sources.map((s) => [s.name, s.secret!]));
+    const registry = (name: string): RegistryRef => {
+      const r = ctx.registries.find((x) => x.name === name);
+      const kind = r && ctx.kinds.get(r.type);
+      if (!r || !kind) throw errors.notFound(`no registry named "${name.slice(0, 64)}"`);
+      return { name: r.name, kind };
+    };
+    mountFlagPush({ hub: ctx, secrets, registry, changed: invalidate });
+    mountAdminRoutes(ctx, flagAdminRoutes);
+  },
+});

@@ -1,0 +1,72 @@
+import { Readable } from 'node:stream';
+import type Koa from 'koa';
+import { adminRoute, csvRecord, parseTime, queryValue, type AdminRoute } from '@hub/admin';
+import { errors } from '@hub/runtime';
+import { EFFECTS } from '../effects.js';
+import { EXPOSURE_COLUMNS, exposureCoverage, exposureRows, type ExposureFilter } from '../exposure.js';
+import { flagJson, type FlagRow } from '../flag-json.js';
+
+const WHEN = new Set(['before-flag', 'after-flag', 'any']);
+
+/** The exposure filters of SPEC 4.2: source, min_effect, when, registry, package, from. */
+function exposureFilter(ctx: Koa.Context): ExposureFilter {
+  const f: ExposureFilter = {};
+  const minEffect = queryValue(ctx, 'min_effect');
+  if (minEffect !== undefined && !(EFFECTS as readonly string[]).includes(minEffect)) throw errors.badRequest(`min_effect must be one of ${EFFECTS.join(', ')}`);
+  const when = queryValue(ctx, 'when');
+  if (when !== undefined && !WHEN.has(when)) throw errors.badRequest('when must be before-flag, after-flag or any');
+  const from = queryValue(ctx, 'from');
+  Object.assign(f, {
+    source: queryValue(ctx, 'source'),
+    minEffect,
+    when: when as ExposureFilter['when'],
+    registry: queryValue(ctx, 'registry'),
+    package: queryValue(ctx, 'package'),
+    from: from === undefined ? undefined : parseTime('from', from),
+  });
+  return f;
+}
+
+export const flagAdminRoutes: AdminRoute[] = [
+  adminRoute({
+    method: 'GET',
+    path: '/api/v1/admin/flags',
+    permission: 'system:read',
+    action: 'flag_list',
+    async handle({ ctx, hub }) {
+      const dead = queryValue(ctx, 'include_dead');
+      if (dead !== undefined && dead !== 'true' && dead !== 'false') throw errors.badRequest('include_dead must be true or false');
+      const q = hub.db('flags').orderBy('id');
+      if (dead !== 'true') q.where({ state: 'active' });
+      for (const key of ['source', 'registry'] as const) {
+        const v = queryValue(ctx, key);
+        if (v !== undefined) q.where({ [key]: v });
+      }
+      ctx.body = { flags: ((await q.select()) as FlagRow[]).map(flagJson) };
+    },
+  }),
+  adminRoute({
+    method: 'GET',
+    path: '/api/v1/admin/exposure',
+    permission: 'system:read',
+    action: 'exposure',
+    async handle({ ctx, hub }) {
+      const rows = await exposureRows(hub.db, exposureFilter(ctx));
+      ctx.body = { rows, coverage: await exposureCoverage(hub) };
+    },
+  }),
+  adminRoute({
+    method: 'GET',
+    path: '/api/v1/admin/exposure/export',
+    permission: 'system:read',
+    action: 'exposure_export',
+    async handle({ ctx, hub }) {
+      const format = queryValue(ctx, 'format') ?? 'csv';
+      if (format !== 'csv') throw errors.badRequest('format must be csv');
+      const rows = await exposureRows(hub.db, exposureFilter(ctx));
+      ctx.type = 'text/csv; charset=utf-8';
+      ctx.set('Content-Disposition', 'attachment; filename="exposure.csv"');
+      ctx.body = Readable.from([csvRecord(EXPOSURE_COLUMNS), ...rows.map((r) => csvRecord(EXPOSURE_COLUMNS.map((c) => r[c])))]);
+    },
+  }),
+];

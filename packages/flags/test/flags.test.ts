@@ -1,0 +1,170 @@
+import { createHmac } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import t, { type Test } from 'tap';
+import admin, { parseCsv } from '@hub/admin';
+import npm from '@hub/kind-npm';
+import { npmFixtureHandler, startFixtureUpstream, startTestHub } from '@hub/testkit';
+import flags from '../src/index.js';
+
+const NPM_FIXTURES = fileURLToPath(new URL('../../../kind-npm/test/fixtures/upstream/', import.meta.url));
+const SECRET = 'osv-shared-secret';
+const sign = (payload: string, secret = SECRET) => `sha256=${createHmac('sha256', secret).update(payload).digest('hex')}`;
+
+async function setup(t: Test) {
+  const upstream = await startFixtureUpstream({ handler: npmFixtureHandler(NPM_FIXTURES) });
+  t.teardown(() => upstream.close());
+  const hub = await startTestHub({
+    dir: t.testdir(),
+    plugins: [npm, admin, flags],
+    registries: [
+      { name: 'npm', type: 'npm', mode: 'proxy', upstream: upstream.url },
+      { name: 'secure', type: 'npm', mode: 'proxy', upstream: upstream.url, security: {} },
+    ],
+    config: { flag_sources: [{ name: 'osv', secret: SECRET }, { name: 'quiet', secret: 'other' }] as never, auth: { anonymous: [] } },
+  });
+  t.teardown(() => hub.close());
+  const alice = await hub.token('alice', { roles: ['reader'] });
+  const push = async (flagList: unknown[], opts: { source?: string; secret?: string; signature?: string | null } = {}) => {
+    const body = JSON.stringify({ flags: flagList });
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    const sig = opts.signature === undefined ? sign(body, opts.secret) : opts.signature;
+    if (sig !== null) headers['x-hub-signature-256'] = sig;
+    const res = await fetch(`${hub.url}/api/v1/flags/${opts.source ?? 'osv'}`, { method: 'POST', headers, body });
+    return { status: res.status, json: (await res.json()) as any };
+  };
+  const lift = async (externalId: string, opts: { source?: string; secret?: string } = {}) => {
+    const path = `/api/v1/flags/${opts.source ?? 'osv'}/${externalId}`;
+    const res = await fetch(`${hub.url}${path}`, { method: 'DELETE', headers: { 'x-hub-signature-256': sign(`DELETE\n${path}`, opts.secret) } });
+    return { status: res.status, json: (await res.json()) as any };
+  };
+  const download = async (registry: string, name: string, version: string, token = alice) => {
+    const res = await fetch(`${hub.url}/proxy/${registry}/${name}/${version}/tarball`, { headers: { authorization: `Bearer ${token}` } });
+    const body = res.status === 200 ? null : await res.json();
+    if (res.status === 200) await res.arrayBuffer();
+    return { status: res.status, body: body as any };
+  };
+  const api = async (path: string) => {
+    const res = await fetch(`${hub.url}${path}`, { headers: { authorization: `Bearer ${hub.adminToken}` } });
+    return { status: res.status, text: await res.text() };
+  };
+  return { ...hub, upstream, alice, push, lift, download, api };
+}
+
+const flag = (over: Record<string, unknown> = {}) => ({ external_id: 'GHSA-1', registry: 'npm', package_name: 'hubdemo', version: '1.0.0', kind: 'malware', effect: 'hard_block', summary: 'steals tokens', ...over });
+
+t.test('a signed hard_block flag refuses the version at once; lifting it leaves a tombstone', async (t) => {
+  const s = await setup(t);
+  t.equal((await s.download('npm', 'hubdemo', '1.0.0')).status, 200, 'served before the flag');
+  const pushed = await s.push([flag()]);
+  t.equal(pushed.status, 200);
+  t.match(pushed.json, { accepted: 1, flags: [{ source: 'osv', external_id: 'GHSA-1', registry: 'npm', package_name: 'hubdemo', version: '1.0.0', kind: 'malware', effect: 'hard_block', state: 'active', lifted_at: null }] });
+  const refused = await s.download('npm', 'hubdemo', '1.0.0');
+  t.equal(refused.status, 403, 'the cached copy is refused too');
+  t.match(refused.body, { error: { code: 'package_blocked', message: /flagged malware \(hard_block\) by flag source osv, GHSA-1: steals tokens/ } });
+  t.equal((await s.download('npm', 'hubdemo', '1.1.0')).status, 200, 'other versions are served');
+
+  const listed = JSON.parse((await s.api('/api/v1/admin/flags')).text);
+  t.match(listed.flags, [{ external_id: 'GHSA-1', state: 'active' }]);
+  const lifted = await s.lift('GHSA-1');
+  t.match(lifted, { status: 200, json: { flag: { external_id: 'GHSA-1', state: 'tombstone' } } });
+  t.ok(lifted.json.flag.lifted_at);
+  t.equal((await s.download('npm', 'hubdemo', '1.0.0')).status, 200, 'served again');
+  t.same(JSON.parse((await s.api('/api/v1/admin/flags')).text).flags, [], 'tombstones are hidden by default');
+  t.match(JSON.parse((await s.api('/api/v1/admin/flags?include_dead=true')).text).flags, [{ external_id: 'GHSA-1', state: 'tombstone' }]);
+  t.equal((await s.lift('GHSA-404')).status, 404, 'lifting an unknown flag');
+  const log = JSON.parse((await s.api('/api/v1/admin/audit-log?action=flag_raise,flag_lift')).text).entries;
+  t.match(log.map((e: any) => [e.action, e.user_id, e.outcome]), [
+    ['flag_lift', 'flag-source:osv', 'allowed'],
+    ['flag_lift', 'flag-source:osv', 'allowed'],
+    ['flag_raise', 'flag-source:osv', 'allowed'],
+  ]);
+});
+
+t.test('signatures: missing, wrong, for another source, or for an unknown source: the same 401', async (t) => {
+  const s = await setup(t);
+  const answers = [
+    await s.push([flag()], { signature: null }),
+    await s.push([flag()], { signature: 'sha256=00' }),
+    await s.push([flag()], { secret: 'other' }),
+    await s.push([flag()], { source: 'nobody' }),
+    await s.lift('GHSA-1', { secret: 'wrong' }),
+    await s.lift('GHSA-1', { source: 'nobody' }),
+  ];
+  for (const a of answers) t.match(a, { status: 401, json: { error: { code: 'invalid_signature', message: 'the request is not signed by a configured flag source (X-Hub-Signature-256)' } } });
+  t.equal((await s.download('npm', 'hubdemo', '1.0.0')).status, 200, 'nothing was flagged');
+  const denied = JSON.parse((await s.api('/api/v1/admin/audit-log?denied=true')).text).entries;
+  t.equal(denied.length, 6, 'each refusal is a denied audit-log entry');
+  t.equal((await s.push([flag()], { source: 'quiet', secret: 'other' })).status, 200, "a source's own secret works");
+});
+
+t.test('bad flags are 400 and change nothing', async (t) => {
+  const s = await setup(t);
+  const cases: Array<[unknown[], RegExp]> = [
+    [[flag({ registry: 'nope' })], /flags\[0\]\.registry: no registry named "nope"/],
+    [[flag({ effect: 'explode' })], /effect/],
+    [[flag({ version: undefined })], /give version or version_range/],
+    [[flag({ version_range: '*' })], /not both/],
+    [[flag({ version_range: '^1.0.0', version: undefined })], /version_range/],
+    [[flag({ package_name: 'Not A Name' })], /not a valid npm package/],
+    [[flag(), flag({ external_id: 'GHSA-2', registry: 'nope' })], /flags\[1\]/],
+    [[], /flags/],
+  ];
+  for (const [list, message] of cases) t.match(await s.push(list), { status: 400, json: { error: { code: 'bad_request', message } } }, String(message));
+  t.same(JSON.parse((await s.api('/api/v1/admin/flags?include_dead=true')).text).flags, [], 'nothing stored, not even the valid first flag of a bad batch');
+  const res = await fetch(`${s.url}/api/v1/flags/osv`, { method: 'POST', headers: { 'content-type': 'text/plain', 'x-hub-signature-256': sign('x') }, body: 'x' });
+  t.equal(res.status, 415);
+});
+
+t.test('gate refuses only where a security profile is on; version_range * covers every version', async (t) => {
+  const s = await setup(t);
+  await s.push([flag({ registry: 'npm', effect: 'gate', external_id: 'G1' }), flag({ registry: 'secure', effect: 'gate', external_id: 'G2' })]);
+  t.equal((await s.download('npm', 'hubdemo', '1.0.0')).status, 200, 'gate without a security profile: reported, not refused');
+  t.equal((await s.download('secure', 'hubdemo', '1.0.0')).status, 403, 'gate with a security profile: refused');
+  await s.push([flag({ registry: 'npm', package_name: 'hubdep', version: undefined, version_range: '*', effect: 'hard_block', external_id: 'ALL' })]);
+  t.equal((await s.download('npm', 'hubdep', '1.0.0')).status, 403);
+  const packument = await fetch(`${s.url}/proxy/npm/hubdep`, { headers: { authorization: `Bearer ${s.alice}`, accept: 'application/json' } });
+  t.equal(packument.status, 403, 'a * flag refuses the name itself');
+  t.match(await packument.json(), { error: { message: /every version of hubdep/ } });
+  await s.push([flag({ registry: 'npm', effect: 'warn', external_id: 'W1', version: '1.1.0' })]);
+  t.equal((await s.download('npm', 'hubdemo', '1.1.0')).status, 200, 'warn never refuses');
+});
+
+t.test('exposure: who fetched a flagged version, before and after the flag, as JSON and CSV', async (t) => {
+  const s = await setup(t);
+  const bob = await s.token('bob', { roles: ['reader'] });
+  await s.download('npm', 'hubdemo', '1.0.0');
+  await s.download('npm', 'hubdemo', '1.0.0');
+  await s.download('npm', 'hubdemo', '1.0.0', bob);
+  await s.download('npm', 'hubdemo', '1.1.0', bob);
+  await s.hub.audit.flush();
+  await new Promise((r) => setTimeout(r, 5)); // the flag is raised strictly after those fetches
+  await s.push([flag({ effect: 'warn' })]);
+  await s.download('npm', 'hubdemo', '1.0.0', bob);
+  await s.hub.audit.flush();
+
+  const report = JSON.parse((await s.api('/api/v1/admin/exposure')).text);
+  const byUser = Object.fromEntries(report.rows.map((r: any) => [r.consumer, r]));
+  t.match(byUser.alice, { user_id: 'alice', ip_addresses: '127.0.0.1', registry: 'npm', package_name: 'hubdemo', version: '1.0.0', source: 'osv', external_id: 'GHSA-1', effect: 'warn', flag_state: 'active', fetches_before_flag: 2, fetches_after_flag: 0 });
+  t.match(byUser.bob, { fetches_before_flag: 1, fetches_after_flag: 1 });
+  t.equal(report.rows.length, 2, 'hubdemo 1.1.0 is not flagged');
+  t.match(report.coverage, { registries_with_sbom: 2, analysis: /never run/, sources: [{ name: 'osv', pushed: true, flags: 1 }, { name: 'quiet', pushed: false, flags: 0, last_push_at: null }] });
+
+  t.same(JSON.parse((await s.api('/api/v1/admin/exposure?min_effect=gate')).text).rows, [], 'min_effect=gate leaves out a warn flag');
+  t.equal(JSON.parse((await s.api('/api/v1/admin/exposure?min_effect=warn&when=before-flag')).text).rows.length, 2);
+  t.same(JSON.parse((await s.api('/api/v1/admin/exposure?when=after-flag')).text).rows.map((r: any) => r.consumer), ['bob']);
+  t.same(JSON.parse((await s.api('/api/v1/admin/exposure?source=quiet')).text).rows, []);
+  t.same(JSON.parse((await s.api('/api/v1/admin/exposure?from=2999-01-01')).text).rows, [], 'from limits the fetches counted');
+  t.equal((await s.api('/api/v1/admin/exposure?min_effect=huge')).status, 400);
+  t.equal((await s.api('/api/v1/admin/exposure?when=sometimes')).status, 400);
+
+  await s.lift('GHSA-1');
+  t.equal(JSON.parse((await s.api('/api/v1/admin/exposure')).text).rows.length, 2, 'a tombstone still answers');
+
+  const csv = await s.api('/api/v1/admin/exposure/export?format=csv');
+  t.equal(csv.status, 200);
+  const records = parseCsv(csv.text);
+  t.same(records[0], ['consumer', 'user_id', 'ip_addresses', 'registry', 'package_name', 'version', 'source', 'external_id', 'kind', 'effect', 'flag_state', 'flag_raised_at', 'fetches_before_flag', 'fetches_after_flag', 'first_fetch_at', 'last_fetch_at']);
+  const alice = records.find((r) => r[0] === 'alice')!;
+  t.same([alice[5], alice[10], alice[12], alice[13]], ['1.0.0', 'tombstone', '2', '0']);
+  t.equal((await s.api('/api/v1/admin/exposure/export?format=xml')).status, 400);
+});
