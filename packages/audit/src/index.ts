@@ -1,16 +1,14 @@
 import { mountAdminRoutes } from '@hub/admin';
-import { definePlugin } from '@hub/runtime';
+import { definePlugin, startSchedule } from '@hub/runtime';
 import { AUDIT_ACTOR } from './block-arm.js';
 import { createAuditEngine } from './engine.js';
 import { createAuditMetrics } from './metrics.js';
 import { auditMigrations } from './migrations.js';
 import { upstreamRoutes } from './routes.js';
-import { startSchedule } from './schedule.js';
 
 export { AUDIT_ACTOR } from './block-arm.js';
 export { MAX_VERSIONS_PER_PACKAGE, createAuditEngine, type AuditEngine, type SweepResult, type RecheckResult } from './engine.js';
 export { transition, isVoid, type AuditRow, type Transition } from './transitions.js';
-export { startSchedule } from './schedule.js';
 
 /**
  * The upstream-disappearance audit (SPEC 3.1, 3.3, section 6): sweeps probe what the hub holds through
@@ -49,7 +47,7 @@ export default definePlugin({
     });
     const blocking = ctx.registries.filter((r) => e.policyOf(r.name).policy === 'block').map((r) => r.name);
     if (blocking.length) ctx.log.info({ registries: blocking, blocked_by: AUDIT_ACTOR }, `upstream audit policy is block: confirmed disappearances are blocked as ${AUDIT_ACTOR}`);
-    const schedule = cfg.enabled ? startSchedule({ db: ctx.db, log: ctx.log, intervalMs: cfg.interval_secs * 1000, run: () => e.sweep(undefined, 'schedule') }) : undefined;
+    const schedule = cfg.enabled ? startSchedule({ db: ctx.db, log: ctx.log, name: 'upstream_audit', intervalMs: cfg.interval_secs * 1000, run: () => e.sweep(undefined, 'schedule') }) : undefined;
     return {
       async stop() {
         await schedule?.stop();

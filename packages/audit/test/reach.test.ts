@@ -6,10 +6,8 @@ import admin from '@hub/admin';
 import { github } from '@hub/kind-forge';
 import { deb, generic } from '@hub/kind-path';
 import npm from '@hub/kind-npm';
-import { createDb, migrate, runtimeMigrations, createLogger } from '@hub/runtime';
 import { startFixtureUpstream, startTestHub } from '@hub/testkit';
-import audit, { MAX_VERSIONS_PER_PACKAGE, startSchedule } from '../src/index.js';
-import { auditMigrations } from '../src/migrations.js';
+import audit, { MAX_VERSIONS_PER_PACKAGE } from '../src/index.js';
 import { AUDIT_TEST_CONFIG } from './setup.js';
 
 const json = async (url: string, token: string, method = 'GET', body?: unknown) => {
@@ -107,21 +105,4 @@ t.test(`at most ${MAX_VERSIONS_PER_PACKAGE} files per package per sweep`, async 
   upstream.requests.length = 0;
   await json(`${hub.url}/api/v1/admin/upstream/sweep`, hub.adminToken, 'POST', {});
   t.equal(upstream.count((r) => r.method === 'HEAD'), MAX_VERSIONS_PER_PACKAGE);
-});
-
-t.test('scheduled sweeps run once per interval across replicas sharing a database', async (t) => {
-  const db = createDb({ client: 'sqlite', filename: join(t.testdir(), 'hub.db') } as never);
-  t.teardown(() => db.destroy());
-  await migrate(db, [{ id: 'runtime', migrations: runtimeMigrations }, { id: 'audit', migrations: auditMigrations }]);
-  const runs: string[] = [];
-  const log = createLogger({ level: 'silent' });
-  const replicas = ['a', 'b', 'c'].map((name) => startSchedule({ db, log, intervalMs: 150, tickMs: 10, run: async () => void runs.push(name) }));
-  await new Promise((r) => setTimeout(r, 700));
-  await Promise.all(replicas.map((r) => r.stop()));
-  // The first due time is one interval after the first tick, then one run per 150 ms interval: at most 5
-  // in 700 ms however many replicas tick (without the shared due time, three replicas would run 3 times as often).
-  t.ok(runs.length >= 1 && runs.length <= 5, `runs: ${runs.join(',')} (${runs.length} within about 4 intervals)`);
-  const count = runs.length;
-  await new Promise((r) => setTimeout(r, 200));
-  t.equal(runs.length, count, 'stopped schedules run nothing');
 });
