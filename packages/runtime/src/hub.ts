@@ -11,6 +11,8 @@ import { bootstrapAdmin } from './auth/bootstrap.js';
 import { loadUrlSigner } from './auth/signed-urls.js';
 import { createArtifactCache, type ArtifactCache } from './cache/artifact-cache.js';
 import { createMetadataCache } from './cache/metadata-cache.js';
+import { runRetention } from './cache/retention.js';
+import { startSchedule } from './jobs/schedule.js';
 import { loadConfig } from './config/load.js';
 import type { HubConfig } from './config/schema.js';
 import { CONTRACT_VERSION, type RegistryInfo, type RegistryKind } from './contract/kind.js';
@@ -277,6 +279,18 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
 
   const touchTimer = setInterval(() => void artifacts.flushTouches(), 30_000);
   touchTimer.unref();
+  const { max_bytes: maxBytes, max_idle_days: maxIdleDays, retention_interval_secs: retentionSecs } = config.cache;
+  const retention =
+    maxBytes > 0 || maxIdleDays > 0
+      ? startSchedule({
+          db,
+          log,
+          name: 'retention',
+          intervalMs: retentionSecs * 1000,
+          firstRunAfterMs: 0,
+          run: () => runRetention({ db, artifacts, audit, log, metrics, maxBytes, maxIdleMs: maxIdleDays * 86_400_000 }),
+        })
+      : undefined;
 
   const callback = app.callback();
   let server: http.Server | undefined;
@@ -329,6 +343,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
       // Idempotent: a second call (a test's teardown after an explicit close) waits for the first.
       closing ??= (async () => {
         clearInterval(touchTimer);
+        await retention?.stop();
         if (server) {
           const s = server;
           await new Promise<void>((resolve) => {

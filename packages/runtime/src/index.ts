@@ -32,6 +32,7 @@ export { createBlockList, POLICY_MEMO_MS, type BlockList, type BlockRow } from '
 export { AUTH_MEMO_MS, type Authenticator } from './auth/authenticate.js';
 export { createAuditLog, type AuditLog } from './audit/audit-log.js';
 export { startSchedule, type ScheduleOptions } from './jobs/schedule.js';
+export { runRetention, type RetentionOptions, type RetentionResult } from './cache/retention.js';
 export { createHealthBoard, type HealthBoard, type HealthContribution } from './health/health-board.js';
 export { createEventBus, signBody, type EventBus, type HubEvent } from './events/event-bus.js';
 export { DENIAL_CODES, EVENT_LIMITS, outcomeOf, type AccessEvent, type AccessOutcome, type AuditContext } from './audit/access-event.js';

@@ -58,6 +58,12 @@ export function createMetrics() {
       help: '401 answers that asked a client which sent no credentials for them (maven, NuGet ask first)',
       registers: [registry],
     }),
+    reclaimed: new Counter({
+      name: 'hub_cache_reclaimed_total',
+      help: 'Cached artifacts removed by retention, by registry and reason (idle, over max_bytes)',
+      labelNames: ['registry', 'reason'] as const,
+      registers: [registry],
+    }),
     webhookDeliveries: new Counter({
       name: 'hub_webhook_deliveries_total',
       help: 'Webhook delivery attempts by outcome (delivered, retried, failed)',

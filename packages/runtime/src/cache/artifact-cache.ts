@@ -240,6 +240,14 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
       }
       return removed;
     },
+    /** Retention's removal of one row: gone from the database, the memos and (when no row shares it) the store. */
+    async reclaim(registry: string, row: Pick<ArtifactRow, 'cache_key' | 'blob_sha256'>, notAccessedSince: number): Promise<boolean> {
+      if (!(await o.rows.removeIdle(registry, row.cache_key, notAccessedSince))) return false;
+      rowMemo.delete(`${registry}\0${row.cache_key}`);
+      hot.delete(row.blob_sha256);
+      if (!(await o.rows.blobInUse(row.blob_sha256))) await o.blobs.delete(row.blob_sha256);
+      return true;
+    },
     forget(registry: string, key: string) {
       const row = rowMemo.get(`${registry}\0${key}`);
       rowMemo.delete(`${registry}\0${key}`);

@@ -156,8 +156,11 @@ export const CacheSchema = Type.Object(
       description: 'Hash every cached artifact read from disk against its name; a corrupt copy is discarded and fetched again.',
     }),
     negative_ttl_secs: Type.Integer({ default: 60, minimum: 0, description: 'How long an upstream 404 is remembered before asking again.' }),
+    max_bytes: Type.Integer({ default: 0, minimum: 0, description: 'Retention: above this many bytes of cached artifacts, the least recently downloaded are removed down to 90% of it; 0 = no limit. Pinned artifacts (disappeared upstream) and local publications are never removed.' }),
+    max_idle_days: Type.Integer({ default: 0, minimum: 0, description: 'Retention: artifacts not downloaded for this many days are removed; 0 = never.' }),
+    retention_interval_secs: Type.Integer({ default: 3600, minimum: 60, description: 'How often retention runs (once per interval across replicas).' }),
   },
-  { ...strict, default: {}, description: 'The in-process cache in front of the blob store.' },
+  { ...strict, default: {}, description: 'The artifact cache: its in-process memory tier, and retention.' },
 );
 
 export const UpstreamAuditSchema = Type.Object(

@@ -50,6 +50,11 @@ export function artifactRows(db: Knex) {
         return rows.map(fromDb);
       });
     },
+    /** Removes one row unless it was downloaded after `notAccessedSince` (a hit racing the reclaim wins). */
+    async removeIdle(registry: string, cacheKey: string, notAccessedSince: number): Promise<boolean> {
+      const n = await db('artifacts').where({ registry, key_sha256: keyHash(cacheKey), pinned: false }).andWhere('last_access_at', '<=', notAccessedSince).delete();
+      return n > 0;
+    },
     async blobInUse(sha256: string): Promise<boolean> {
       return (await db('artifacts').where({ blob_sha256: sha256 }).first('id')) !== undefined;
     },

@@ -1,0 +1,104 @@
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { AuditLog } from '../audit/audit-log.js';
+import type { HubMetrics } from '../metrics.js';
+import type { ArtifactCache } from './artifact-cache.js';
+
+export interface RetentionOptions {
+  db: Knex;
+  artifacts: ArtifactCache;
+  audit: AuditLog;
+  log: Logger;
+  metrics: HubMetrics;
+  /** 0: no size limit. */
+  maxBytes: number;
+  /** 0: nothing expires by idleness. */
+  maxIdleMs: number;
+  now?: () => number;
+}
+
+export interface RetentionResult {
+  removed: number;
+  bytes: number;
+}
+
+/** A full cache is reclaimed down to this share of max_bytes, so it is not reclaimed again on every run. */
+const LOW_WATER = 0.9;
+const BATCH = 500;
+
+interface Candidate {
+  registry: string;
+  cache_key: string;
+  blob_sha256: string;
+  package_name: string;
+  version: string | null;
+  size: number | string;
+  last_access_at: number | string;
+}
+
+/**
+ * Retention: removes artifacts idle longer than `maxIdleMs`, then the least recently downloaded until the
+ * cache holds at most 90% of `maxBytes`. Pinned artifacts (confirmed gone upstream) and local
+ * publications are never removed. Each removal is an audit-log entry with action `retention_reclaim`
+ * (a removal by a policy rather than a person).
+ */
+export async function runRetention(o: RetentionOptions): Promise<RetentionResult> {
+  const now = (o.now ?? Date.now)();
+  await o.artifacts.flushTouches(); // this replica's recent hits count
+  const result: RetentionResult = { removed: 0, bytes: 0 };
+  const candidates = () => o.db('artifacts').where({ pinned: false, origin: 'upstream' }).orderBy('last_access_at').orderBy('id').limit(BATCH);
+  const columns = ['registry', 'cache_key', 'blob_sha256', 'package_name', 'version', 'size', 'last_access_at'];
+
+  const remove = async (c: Candidate, reason: string) => {
+    if (!(await o.artifacts.reclaim(c.registry, c, Number(c.last_access_at)))) return false;
+    result.removed++;
+    result.bytes += Number(c.size);
+    o.metrics.reclaimed.inc({ registry: c.registry, reason });
+    o.audit.record({
+      at: Date.now(),
+      user_id: 'system:retention',
+      token_id: null,
+      ip_address: null,
+      action: 'retention_reclaim',
+      outcome: 'allowed',
+      registry: c.registry,
+      package: c.package_name,
+      version: c.version,
+      status: 200,
+      code: null,
+      request_id: null,
+      detail: `${reason}: ${c.cache_key} (${Number(c.size)} bytes, last downloaded ${new Date(Number(c.last_access_at)).toISOString()})`,
+    });
+    return true;
+  };
+
+  if (o.maxIdleMs > 0) {
+    for (;;) {
+      const batch = (await candidates().where('last_access_at', '<', now - o.maxIdleMs).select(columns)) as Candidate[];
+      let progressed = false;
+      for (const c of batch) progressed = (await remove(c, 'idle')) || progressed;
+      if (batch.length < BATCH || !progressed) break;
+    }
+  }
+
+  if (o.maxBytes > 0) {
+    const sums = (await o.db('artifacts').sum({ total: 'size' })) as Array<{ total: number | string | null }>;
+    let held = Number(sums[0]?.total ?? 0);
+    if (held > o.maxBytes) {
+      const target = Math.floor(o.maxBytes * LOW_WATER);
+      let offset = 0;
+      while (held > target) {
+        const batch = (await candidates().offset(offset).select(columns)) as Candidate[];
+        if (batch.length === 0) break; // what is left is pinned or local
+        for (const c of batch) {
+          if (held <= target) break;
+          if (await remove(c, 'over max_bytes')) held -= Number(c.size);
+          else offset++; // downloaded meanwhile: it stays, and the next batch starts after it
+        }
+      }
+      if (held > o.maxBytes) o.log.warn({ held_bytes: held, max_bytes: o.maxBytes }, 'cache is over max_bytes with only pinned or local artifacts left');
+    }
+  }
+  if (result.removed) o.log.info({ removed: result.removed, bytes: result.bytes }, 'retention reclaimed cached artifacts');
+  return result;
+}
