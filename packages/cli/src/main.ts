@@ -3,10 +3,13 @@ import { accessCheck } from './commands/access-check.js';
 import { auditLog, exportAuditLog } from './commands/audit-log.js';
 import { block, blocks, unblock } from './commands/blocks.js';
 import { cache } from './commands/cache.js';
+import { events } from './commands/events.js';
+import { health } from './commands/health.js';
 import { ipBlocks } from './commands/ip-blocks.js';
 import { packages } from './commands/packages.js';
 import { policies } from './commands/policies.js';
 import { token } from './commands/token.js';
+import { upstream } from './commands/upstream.js';
 import { users } from './commands/users.js';
 import { stdio, type Command, type Io } from './io.js';
 import { HELP, UsageError } from './usage.js';
@@ -32,6 +35,9 @@ const COMMANDS: Record<string, Command> = {
   policies,
   'access-check': accessCheck,
   cache,
+  upstream,
+  events,
+  health,
 };
 
 /** Runs one command; returns the exit code (0 ok, 1 failed or refused, 2 bad usage). Never throws, never prints a stack. */

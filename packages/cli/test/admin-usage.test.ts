@@ -28,6 +28,12 @@ const COMMANDS: Array<[string[], string]> = [
   [['policies', 'delete'], 'system:write'],
   [['access-check'], 'system:read'],
   [['cache', 'purge'], 'system:write'],
+  [['upstream', 'sweep'], 'system:write'],
+  [['upstream', 'recheck'], 'system:write'],
+  [['upstream', 'list'], 'system:read'],
+  [['upstream', 'status'], 'system:read'],
+  [['events'], 'system:read'],
+  [['health'], 'system:read'],
 ];
 
 t.test('--help of every admin command: usage, the permission, an example, the connection options', async (t) => {
@@ -55,13 +61,14 @@ t.test('--help of each command group lists its sub-commands; hub --help lists th
     ['packages', ['unlist', 'relist', 'unlisted']],
     ['cache', ['purge']],
     ['policies', ['list', 'create', 'delete']],
+    ['upstream', ['sweep', 'recheck', 'list', 'status']],
   ] as const) {
     const r = await runHub([group, '--help']);
     t.equal(r.code, 0, `${group} --help exits 0`);
     for (const sub of subs) t.match(r.stdout, new RegExp(`^ {2}${sub}\\b`, 'm'), `${group} --help lists ${sub}`);
   }
   const top = await runHub(['--help']);
-  for (const c of ['audit-log', 'export-audit-log', 'users', 'token', 'ip-blocks', 'block', 'unblock', 'blocks', 'packages', 'policies', 'access-check', 'cache'])
+  for (const c of ['audit-log', 'export-audit-log', 'users', 'token', 'ip-blocks', 'block', 'unblock', 'blocks', 'packages', 'policies', 'access-check', 'cache', 'upstream', 'events', 'health'])
     t.match(top.stdout, new RegExp(`^ {2}${c} `, 'm'), `hub --help lists ${c}`);
 });
 
