@@ -19,6 +19,7 @@ import { CONTRACT_VERSION, type RegistryInfo, type RegistryKind } from './contra
 import type { AnyPlugin, CachePurge, HubPlugin, PluginInstance, RefusalRule } from './contract/plugin.js';
 import { HubError } from './errors.js';
 import { createAuditLog, type AuditLog } from './audit/audit-log.js';
+import { pruneAccessEvents } from './audit/prune.js';
 import { createEventBus, type EventBus } from './events/event-bus.js';
 import { createHealthBoard } from './health/health-board.js';
 import { createMemoryRateStore, type RateLimitStore } from './limits/rate-limit-store.js';
@@ -291,6 +292,21 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
           run: () => runRetention({ db, artifacts, audit, log, metrics, maxBytes, maxIdleMs: maxIdleDays * 86_400_000 }),
         })
       : undefined;
+  const retentionDays = config.audit_log.retention_days;
+  const pruning =
+    retentionDays > 0
+      ? startSchedule({
+          db,
+          log,
+          name: 'audit_log_retention',
+          intervalMs: 3_600_000,
+          firstRunAfterMs: 0,
+          run: async () => {
+            const removed = await pruneAccessEvents(db, Date.now() - retentionDays * 86_400_000);
+            if (removed) log.info({ removed, retention_days: retentionDays }, 'old audit-log events deleted');
+          },
+        })
+      : undefined;
 
   const callback = app.callback();
   let server: http.Server | undefined;
@@ -344,6 +360,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
       closing ??= (async () => {
         clearInterval(touchTimer);
         await retention?.stop();
+        await pruning?.stop();
         if (server) {
           const s = server;
           await new Promise<void>((resolve) => {

@@ -31,6 +31,7 @@ export { createIpBlockList, canonicalIp, canonicalIpBlock, type IpBlockList, typ
 export { createBlockList, POLICY_MEMO_MS, type BlockList, type BlockRow } from './policy/block-list.js';
 export { AUTH_MEMO_MS, type Authenticator } from './auth/authenticate.js';
 export { createAuditLog, type AuditLog } from './audit/audit-log.js';
+export { pruneAccessEvents } from './audit/prune.js';
 export { startSchedule, type ScheduleOptions } from './jobs/schedule.js';
 export { runRetention, type RetentionOptions, type RetentionResult } from './cache/retention.js';
 export { createHealthBoard, type HealthBoard, type HealthContribution } from './health/health-board.js';

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import t, { type Test } from 'tap';
-import { createDb, migrate, runtimeMigrations } from '../src/index.js';
+import { createDb, migrate, pruneAccessEvents, runtimeMigrations } from '../src/index.js';
 import { createAuditLog } from '../src/audit/audit-log.js';
 import type { AccessEvent } from '../src/audit/access-event.js';
 import { createLogger } from '../src/log.js';
@@ -77,4 +77,14 @@ t.test('a disabled audit log records nothing', async (t) => {
   audit.record(event(1));
   await audit.close();
   t.equal(Number((await db('access_events').count({ n: '*' }))[0]!.n), 0);
+});
+
+t.test('retention_days: events older than the cutoff are deleted in batches, newer ones stay', async (t) => {
+  const db = await database(t);
+  const rows = Array.from({ length: 12_000 }, (_, i) => ({ ...event(i), at: i < 11_000 ? 1_000 + i : 10_000_000 + i }));
+  for (let i = 0; i < rows.length; i += 500) await db('access_events').insert(rows.slice(i, i + 500));
+  t.equal(await pruneAccessEvents(db, 5_000_000), 11_000, 'more than one batch of 5000');
+  const left = (await db('access_events').count({ n: '*' })) as Array<{ n: number }>;
+  t.equal(Number(left[0]!.n), 1_000);
+  t.equal(await pruneAccessEvents(db, 5_000_000), 0, 'nothing left to prune');
 });

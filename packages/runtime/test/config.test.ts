@@ -175,7 +175,7 @@ t.test('an empty file gets every default', async (tt) => {
       max_artifact_bytes: 4294967296,
     },
     cache: { memory_bytes: 268435456, memory_max_object_bytes: 1048576, verify_reads: true, negative_ttl_secs: 60, max_bytes: 0, max_idle_days: 0, retention_interval_secs: 3600 },
-    audit_log: { enabled: true, flush_interval_ms: 500, batch_rows: 500 },
+    audit_log: { enabled: true, flush_interval_ms: 500, batch_rows: 500, retention_days: 0 },
     redis: { key_prefix: 'hub:' },
     upstream_audit: { enabled: false, on_confirmed: 'audit', confirm_after: 3, confirm_min_age_secs: 86400, outage_ratio: 0.25, min_probed: 10, interval_secs: 21600 },
     flag_sources: [],

@@ -135,6 +135,7 @@ export const AuditLogSchema = Type.Object(
     enabled: Type.Boolean({ default: true, description: 'Record access events (registry requests, admin actions, refusals) in the database. Off only for measurements.' }),
     flush_interval_ms: Type.Integer({ default: 500, minimum: 10, maximum: 60000, description: 'Events are buffered in memory and written in batches at least this often (and on shutdown).' }),
     batch_rows: Type.Integer({ default: 500, minimum: 1, maximum: 10000, description: 'A buffer holding this many events is written at once.' }),
+    retention_days: Type.Integer({ default: 0, minimum: 0, description: 'Events older than this many days are deleted (hourly, once across replicas); 0 keeps them forever. The exposure report only knows fetches still in the log.' }),
   },
   { ...strict, default: {}, description: 'The audit log of access events (`GET /api/v1/admin/audit-log`).' },
 );
