@@ -21,6 +21,8 @@ export const EXPOSURE_COLUMNS = [
   'registry',
   'package_name',
   'version',
+  'exposure',
+  'via',
   'source',
   'external_id',
   'kind',
@@ -36,10 +38,52 @@ export type ExposureRow = Record<(typeof EXPOSURE_COLUMNS)[number], string | num
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+interface Fetches {
+  consumer: string;
+  user_id: string | null;
+  ips: Set<string>;
+  version: string | null;
+  before: number;
+  after: number;
+  first: number;
+  last: number;
+}
+
 /**
- * Who fetched a flagged version: allowed downloads in the audit log (`access_events`) of each flag's
- * coordinate, counted before and after the flag was raised. Lifted flags (tombstones) still answer.
- * A consumer is the user, or the IP address for requests without a token.
+ * Allowed downloads of a package (one version, or any) in the audit log, per consumer and version,
+ * counted before and after `raisedAt`. A consumer is the user, or the IP address without a token.
+ */
+async function fetchesOf(db: Knex, registry: string, name: string, version: string | null, raisedAt: number, from: number | undefined): Promise<Fetches[]> {
+  const ev = db('access_events').where({ action: 'download', outcome: 'allowed', registry, package: name });
+  if (version !== null) ev.where({ version });
+  if (from !== undefined) ev.where('at', '>=', from);
+  const groups = (await ev
+    .select('user_id', 'ip_address', 'version')
+    .sum({ before: db.raw('case when at < ? then 1 else 0 end', [raisedAt]) })
+    .sum({ after: db.raw('case when at >= ? then 1 else 0 end', [raisedAt]) })
+    .min({ first: 'at' })
+    .max({ last: 'at' })
+    .groupBy('user_id', 'ip_address', 'version')) as Array<{ user_id: string | null; ip_address: string | null; version: string | null; before: number | string; after: number | string; first: number | string; last: number | string }>;
+  const byConsumer = new Map<string, Fetches>();
+  for (const g of groups) {
+    const consumer = g.user_id ?? `ip:${g.ip_address ?? 'unknown'}`;
+    const key = `${consumer}\0${g.version ?? ''}`;
+    const f = byConsumer.get(key) ?? { consumer, user_id: g.user_id, ips: new Set<string>(), version: g.version, before: 0, after: 0, first: Infinity, last: -Infinity };
+    if (g.ip_address) f.ips.add(g.ip_address);
+    f.before += Number(g.before);
+    f.after += Number(g.after);
+    f.first = Math.min(f.first, Number(g.first));
+    f.last = Math.max(f.last, Number(g.last));
+    byConsumer.set(key, f);
+  }
+  return [...byConsumer.values()];
+}
+
+/**
+ * Who fetched a flagged version (`direct`), and, once dependency analysis has run, who fetched a held
+ * artifact whose manifest names the flagged package (`dependent`; `via` says which). Dependency ranges
+ * are not evaluated: a dependent row means the dependent may pull the flagged version. Lifted flags
+ * (tombstones) still answer.
  */
 export async function exposureRows(db: Knex, f: ExposureFilter): Promise<ExposureRow[]> {
   const q = db('flags').orderBy('id');
@@ -48,58 +92,39 @@ export async function exposureRows(db: Knex, f: ExposureFilter): Promise<Exposur
   if (f.package) q.where({ package_name: f.package });
   const flags = ((await q.select()) as FlagRow[]).filter((x) => f.minEffect === undefined || effectRank(x.effect) >= effectRank(f.minEffect));
   const out: ExposureRow[] = [];
+  const emit = (flag: FlagRow, fetched: Fetches, exposure: 'direct' | 'dependent', via: string | null) => {
+    if (f.when === 'before-flag' && fetched.before === 0) return;
+    if (f.when === 'after-flag' && fetched.after === 0) return;
+    out.push({
+      consumer: fetched.consumer,
+      user_id: fetched.user_id,
+      ip_addresses: [...fetched.ips].sort().join(' ') || null,
+      registry: flag.registry,
+      package_name: flag.package_name,
+      version: exposure === 'direct' ? fetched.version : flag.version,
+      exposure,
+      via,
+      source: flag.source,
+      external_id: flag.external_id,
+      kind: flag.kind,
+      effect: flag.effect,
+      flag_state: flag.state,
+      flag_raised_at: iso(Number(flag.raised_at)),
+      fetches_before_flag: fetched.before,
+      fetches_after_flag: fetched.after,
+      first_fetch_at: iso(fetched.first),
+      last_fetch_at: iso(fetched.last),
+    });
+  };
   for (const flag of flags) {
     const raisedAt = Number(flag.raised_at);
-    const ev = db('access_events').where({ action: 'download', outcome: 'allowed', registry: flag.registry, package: flag.package_name });
-    if (flag.version_range !== '*') ev.where({ version: flag.version });
-    if (f.from !== undefined) ev.where('at', '>=', f.from);
-    const groups = (await ev
-      .select('user_id', 'ip_address', 'version')
-      .sum({ before: db.raw('case when at < ? then 1 else 0 end', [raisedAt]) })
-      .sum({ after: db.raw('case when at >= ? then 1 else 0 end', [raisedAt]) })
-      .min({ first: 'at' })
-      .max({ last: 'at' })
-      .groupBy('user_id', 'ip_address', 'version')) as Array<{ user_id: string | null; ip_address: string | null; version: string | null; before: number | string; after: number | string; first: number | string; last: number | string }>;
-    const byConsumer = new Map<string, ExposureRow & { ips: Set<string> }>();
-    for (const g of groups) {
-      const consumer = g.user_id ?? `ip:${g.ip_address ?? 'unknown'}`;
-      const key = `${consumer}\0${g.version ?? ''}`;
-      let row = byConsumer.get(key);
-      if (!row) {
-        row = {
-          consumer,
-          user_id: g.user_id,
-          ip_addresses: null,
-          registry: flag.registry,
-          package_name: flag.package_name,
-          version: g.version,
-          source: flag.source,
-          external_id: flag.external_id,
-          kind: flag.kind,
-          effect: flag.effect,
-          flag_state: flag.state,
-          flag_raised_at: iso(raisedAt),
-          fetches_before_flag: 0,
-          fetches_after_flag: 0,
-          first_fetch_at: null,
-          last_fetch_at: null,
-          ips: new Set(),
-        };
-        byConsumer.set(key, row);
-      }
-      if (g.ip_address) row.ips.add(g.ip_address);
-      row.fetches_before_flag = Number(row.fetches_before_flag) + Number(g.before);
-      row.fetches_after_flag = Number(row.fetches_after_flag) + Number(g.after);
-      const first = Number(g.first);
-      const last = Number(g.last);
-      if (row.first_fetch_at === null || first < Date.parse(String(row.first_fetch_at))) row.first_fetch_at = iso(first);
-      if (row.last_fetch_at === null || last > Date.parse(String(row.last_fetch_at))) row.last_fetch_at = iso(last);
-    }
-    for (const { ips, ...row } of byConsumer.values()) {
-      row.ip_addresses = [...ips].sort().join(' ') || null;
-      if (f.when === 'before-flag' && Number(row.fetches_before_flag) === 0) continue;
-      if (f.when === 'after-flag' && Number(row.fetches_after_flag) === 0) continue;
-      out.push(row);
+    const exact = flag.version_range === '*' ? null : flag.version;
+    for (const fetched of await fetchesOf(db, flag.registry, flag.package_name, exact, raisedAt, f.from)) emit(flag, fetched, 'direct', null);
+    const dependents = (await db('sbom_dependencies').where({ registry: flag.registry, dep_name: flag.package_name }).distinct('package_name', 'version', 'dep_range')) as Array<{ package_name: string; version: string | null; dep_range: string }>;
+    for (const d of dependents) {
+      if (d.version === null) continue;
+      const via = `${d.package_name}@${d.version} depends on ${flag.package_name} ${d.dep_range}`;
+      for (const fetched of await fetchesOf(db, flag.registry, d.package_name, d.version, raisedAt, f.from)) emit(flag, fetched, 'dependent', via);
     }
   }
   return out;
@@ -107,16 +132,21 @@ export async function exposureRows(db: Knex, f: ExposureFilter): Promise<Exposur
 
 /**
  * What the report can know (SPEC 2.6): which registries have an SBOM extractor, when dependency analysis
- * last ran per registry, and which flag sources have pushed anything. Analysis of held artifacts' SBOMs
- * is not run yet, so the report covers direct downloads of flagged versions only, and says so.
+ * last ran per registry, and which flag sources have pushed anything.
  */
 export async function exposureCoverage(hub: PluginContext) {
   const pushed = (await hub.db('flags').select('source').count({ n: '*' }).max({ last: 'updated_at' }).groupBy('source')) as Array<{ source: string; n: number | string; last: number | string }>;
-  const registries = hub.registries.map((r) => ({ name: r.name, type: r.type, sbom: Boolean(hub.kinds.get(r.type)?.sbom), analysed_at: null }));
+  const analyses = (await hub.db('sbom_analyses').select()) as Array<{ registry: string; analysed_at: number | string; artifacts: number | string; failed: number | string }>;
+  const registries = hub.registries.map((r) => {
+    const a = analyses.find((x) => x.registry === r.name);
+    return { name: r.name, type: r.type, sbom: Boolean(hub.kinds.get(r.type)?.sbom), analysed_at: a ? iso(Number(a.analysed_at)) : null, artifacts_analysed: Number(a?.artifacts ?? 0) };
+  });
   return {
     registries_with_sbom: registries.filter((r) => r.sbom).length,
     registries,
-    analysis: 'never run: rows are direct downloads of flagged versions, not dependents',
+    analysis: analyses.length
+      ? 'dependents come from the SBOMs of held artifacts; their dependency ranges are not evaluated, so a dependent row means the dependent may pull the flagged version'
+      : 'never run: rows are direct downloads of flagged versions, not dependents',
     sources: hub.config.flag_sources.map((s) => {
       const p = pushed.find((x) => x.source === s.name);
       return { name: s.name, pushed: Boolean(p), flags: Number(p?.n ?? 0), last_push_at: p ? iso(Number(p.last)) : null };

@@ -1,5 +1,6 @@
 import { mountAdminRoutes, type RegistryRef } from '@hub/admin';
-import { definePlugin, errors } from '@hub/runtime';
+import { definePlugin, errors, startSchedule } from '@hub/runtime';
+import { analyseRegistry } from './analysis.js';
 import { createFlagRule } from './flag-rule.js';
 import { flagMigrations } from './migrations.js';
 import { flagAdminRoutes } from './routes/admin.js';
@@ -31,5 +32,17 @@ export default definePlugin({
     };
     mountFlagPush({ hub: ctx, secrets, registry, changed: invalidate });
     mountAdminRoutes(ctx, flagAdminRoutes);
+    // Dependency analysis is incremental (only artifacts not read yet), so a frequent run is cheap.
+    const analysis = startSchedule({
+      db: ctx.db,
+      log: ctx.log,
+      name: 'sbom_analysis',
+      intervalMs: 3_600_000,
+      firstRunAfterMs: 0,
+      run: async () => {
+        for (const r of ctx.registries) await analyseRegistry(ctx, r.name, ctx.log);
+      },
+    });
+    return { stop: () => analysis.stop() };
   },
 });

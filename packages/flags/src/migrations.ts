@@ -28,4 +28,41 @@ export const flagMigrations: Readonly<Record<string, Migration>> = {
       await db.schema.dropTable('flags');
     },
   },
+  '002_sbom': {
+    async up(db) {
+      // The dependencies each held artifact's own manifest names, for exposure through dependents.
+      await db.schema.createTable('sbom_dependencies', (t) => {
+        binaryCollation(db, t);
+        t.bigIncrements('id');
+        t.string('registry', 64).notNullable();
+        t.string('key_sha256', 64).notNullable(); // the artifact's row
+        t.string('package_name', 512).notNullable();
+        t.string('version', 1024).nullable();
+        t.string('dep_name', 512).notNullable();
+        t.string('dep_range', 255).notNullable();
+        t.string('scope', 16).notNullable();
+        t.index(['registry', 'dep_name']);
+        t.index(['registry', 'key_sha256']);
+      });
+      await db.schema.createTable('sbom_artifacts', (t) => {
+        binaryCollation(db, t);
+        t.string('registry', 64).notNullable();
+        t.string('key_sha256', 64).notNullable();
+        t.integer('dependencies').notNullable();
+        t.primary(['registry', 'key_sha256']);
+      });
+      await db.schema.createTable('sbom_analyses', (t) => {
+        binaryCollation(db, t);
+        t.string('registry', 64).primary();
+        t.bigInteger('analysed_at').notNullable();
+        t.integer('artifacts').notNullable();
+        t.integer('failed').notNullable();
+      });
+    },
+    async down(db) {
+      await db.schema.dropTable('sbom_analyses');
+      await db.schema.dropTable('sbom_artifacts');
+      await db.schema.dropTable('sbom_dependencies');
+    },
+  },
 };

@@ -144,7 +144,7 @@ t.test('exposure: who fetched a flagged version, before and after the flag, as J
 
   const report = JSON.parse((await s.api('/api/v1/admin/exposure')).text);
   const byUser = Object.fromEntries(report.rows.map((r: any) => [r.consumer, r]));
-  t.match(byUser.alice, { user_id: 'alice', ip_addresses: '127.0.0.1', registry: 'npm', package_name: 'hubdemo', version: '1.0.0', source: 'osv', external_id: 'GHSA-1', effect: 'warn', flag_state: 'active', fetches_before_flag: 2, fetches_after_flag: 0 });
+  t.match(byUser.alice, { user_id: 'alice', ip_addresses: '127.0.0.1', registry: 'npm', package_name: 'hubdemo', version: '1.0.0', exposure: 'direct', via: null, source: 'osv', external_id: 'GHSA-1', effect: 'warn', flag_state: 'active', fetches_before_flag: 2, fetches_after_flag: 0 });
   t.match(byUser.bob, { fetches_before_flag: 1, fetches_after_flag: 1 });
   t.equal(report.rows.length, 2, 'hubdemo 1.1.0 is not flagged');
   t.match(report.coverage, { registries_with_sbom: 2, analysis: /never run/, sources: [{ name: 'osv', pushed: true, flags: 1 }, { name: 'quiet', pushed: false, flags: 0, last_push_at: null }] });
@@ -163,8 +163,38 @@ t.test('exposure: who fetched a flagged version, before and after the flag, as J
   const csv = await s.api('/api/v1/admin/exposure/export?format=csv');
   t.equal(csv.status, 200);
   const records = parseCsv(csv.text);
-  t.same(records[0], ['consumer', 'user_id', 'ip_addresses', 'registry', 'package_name', 'version', 'source', 'external_id', 'kind', 'effect', 'flag_state', 'flag_raised_at', 'fetches_before_flag', 'fetches_after_flag', 'first_fetch_at', 'last_fetch_at']);
+  t.same(records[0], ['consumer', 'user_id', 'ip_addresses', 'registry', 'package_name', 'version', 'exposure', 'via', 'source', 'external_id', 'kind', 'effect', 'flag_state', 'flag_raised_at', 'fetches_before_flag', 'fetches_after_flag', 'first_fetch_at', 'last_fetch_at']);
   const alice = records.find((r) => r[0] === 'alice')!;
-  t.same([alice[5], alice[10], alice[12], alice[13]], ['1.0.0', 'tombstone', '2', '0']);
+  t.same([alice[5], alice[6], alice[7], alice[12], alice[14], alice[15]], ['1.0.0', 'direct', '', 'tombstone', '2', '0']);
   t.equal((await s.api('/api/v1/admin/exposure/export?format=xml')).status, 400);
+});
+
+t.test('dependency analysis: who fetched a dependent of a flagged version', async (t) => {
+  const s = await setup(t);
+  const bob = await s.token('bob', { roles: ['reader'] });
+  await s.download('npm', 'hubdemo', '1.1.0'); // hubdemo 1.1.0 depends on hubdep
+  await s.download('npm', '@hubtest/scoped', '1.0.0', bob); // so does this
+  await s.hub.artifacts.idle();
+  await s.hub.audit.flush();
+  await s.push([flag({ external_id: 'DEP-1', package_name: 'hubdep', version: '1.0.0', effect: 'warn' })]);
+  t.same(JSON.parse((await s.api('/api/v1/admin/exposure')).text).rows, [], 'before analysis: nobody fetched hubdep itself');
+
+  const res = await fetch(`${s.url}/api/v1/admin/exposure/analyse`, { method: 'POST', headers: { authorization: `Bearer ${s.adminToken}`, 'content-type': 'application/json' }, body: '{"registry":"npm"}' });
+  const analysed = (await res.json()) as any;
+  t.match(analysed, { analyses: [{ registry: 'npm', artifacts: 2, analysed: 2, failed: 0 }] });
+  const again = (await (await fetch(`${s.url}/api/v1/admin/exposure/analyse`, { method: 'POST', headers: { authorization: `Bearer ${s.adminToken}`, 'content-type': 'application/json' }, body: '{}' })).json()) as any;
+  t.match(again.analyses.find((a: any) => a.registry === 'npm'), { artifacts: 2, analysed: 0 }, 'incremental: nothing read twice');
+
+  const report = JSON.parse((await s.api('/api/v1/admin/exposure')).text);
+  const byUser = Object.fromEntries(report.rows.map((r: any) => [r.consumer, r]));
+  t.match(byUser.alice, { package_name: 'hubdep', version: '1.0.0', exposure: 'dependent', via: 'hubdemo@1.1.0 depends on hubdep ^1.0.0', external_id: 'DEP-1', fetches_before_flag: 1 });
+  t.match(byUser.bob, { exposure: 'dependent', via: '@hubtest/scoped@1.0.0 depends on hubdep ^1.0.0' });
+  t.equal(report.rows.length, 2);
+  t.match(report.coverage.registries.find((r: any) => r.name === 'npm'), { sbom: true, artifacts_analysed: 2 });
+  t.ok(report.coverage.registries.find((r: any) => r.name === 'npm').analysed_at, 'when analysis last ran');
+  t.match(report.coverage.analysis, /not evaluated/);
+
+  await s.hub.artifacts.purge('npm', 'hubdemo', '1.1.0');
+  await fetch(`${s.url}/api/v1/admin/exposure/analyse`, { method: 'POST', headers: { authorization: `Bearer ${s.adminToken}`, 'content-type': 'application/json' }, body: '{}' });
+  t.same(JSON.parse((await s.api('/api/v1/admin/exposure')).text).rows.map((r: any) => r.consumer), ['bob'], 'an artifact no longer held is forgotten');
 });

@@ -1,7 +1,9 @@
 import { Readable } from 'node:stream';
 import type Koa from 'koa';
 import { adminRoute, csvRecord, parseTime, queryValue, type AdminRoute } from '@hub/admin';
+import { Type } from 'typebox';
 import { errors } from '@hub/runtime';
+import { analyseRegistry } from '../analysis.js';
 import { EFFECTS } from '../effects.js';
 import { EXPOSURE_COLUMNS, exposureCoverage, exposureRows, type ExposureFilter } from '../exposure.js';
 import { flagJson, type FlagRow } from '../flag-json.js';
@@ -27,7 +29,25 @@ function exposureFilter(ctx: Koa.Context): ExposureFilter {
   return f;
 }
 
+const AnalyseBody = Type.Object({ registry: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) }, { additionalProperties: false });
+
 export const flagAdminRoutes: AdminRoute[] = [
+  adminRoute({
+    method: 'POST',
+    path: '/api/v1/admin/exposure/analyse',
+    permission: 'system:write',
+    action: 'exposure_analyse',
+    body: AnalyseBody,
+    async handle({ ctx, hub, body, registry }) {
+      const names = body.registry !== undefined ? [registry(body.registry).name] : hub.registries.map((r) => r.name);
+      const analyses = [];
+      for (const name of names) {
+        const a = await analyseRegistry(hub, name, hub.log);
+        if (a) analyses.push(a);
+      }
+      ctx.body = { analyses };
+    },
+  }),
   adminRoute({
     method: 'GET',
     path: '/api/v1/admin/flags',
