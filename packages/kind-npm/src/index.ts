@@ -21,4 +21,5 @@ export default defineKind({
   routes,
   probe,
   sbom,
+  publishTimes: true,
 });

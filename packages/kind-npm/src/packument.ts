@@ -40,6 +40,22 @@ export function packumentSpec(rc: RequestContext, name: string, repr: Representa
 
 export const parsed = (doc: MetadataDoc): Packument => doc.derive('parsed', (b) => JSON.parse(b.toString('utf8')) as Packument);
 
+/** Versions the packument's `time` says were published less than `minAgeSecs` ago (the cool-down). */
+export function tooNew(p: Packument, minAgeSecs: number, now = Date.now()): Set<string> {
+  const out = new Set<string>();
+  for (const v of Object.keys(p.versions ?? {})) {
+    const at = Date.parse(p.time?.[v] ?? '');
+    if (Number.isFinite(at) && now - at < minAgeSecs * 1000) out.add(v);
+  }
+  return out;
+}
+
+/** When the packument's `time` says `version` was published, if it says. */
+export function publishedAt(p: Packument, version: string): Date | undefined {
+  const at = Date.parse(p.time?.[version] ?? '');
+  return Number.isFinite(at) ? new Date(at) : undefined;
+}
+
 /** The version `latest` points at, or the highest listed stable one when that is unlisted. */
 export function latestVersion(p: Packument, hidden: ReadonlySet<string>): string | null {
   const tagged = p['dist-tags']?.latest;

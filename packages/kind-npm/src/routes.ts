@@ -1,10 +1,21 @@
 import { errors, reply, type Coordinate, type KindRoute, type Reply, type RequestContext } from '@hub/runtime';
 import { isPackageName, isVersion, takeName, tarballFile, versionFromFile } from './names.js';
-import { CORGI, distDigest, latestVersion, packumentSpec, parsed, rewritePackument, versionDoc, type Representation } from './packument.js';
+import { CORGI, distDigest, latestVersion, packumentSpec, parsed, publishedAt, rewritePackument, tooNew, versionDoc, type Representation } from './packument.js';
 
 function checkedName(name: string): string {
   if (!isPackageName(name)) throw errors.badRequest(`"${name.slice(0, 100)}" is not a valid npm package name`);
   return name;
+}
+
+/** The full packument, which alone carries `time`; read only when the registry has a cool-down. */
+const fullPackument = async (rc: RequestContext, name: string) => parsed(await rc.metadata(packumentSpec(rc, name, 'full')));
+const coolDown = (rc: RequestContext) => rc.registry.minReleaseAgeSecs ?? 0;
+
+/** Versions to leave out of what is served: unlisted ones, and those still within the cool-down. */
+async function hiddenVersions(rc: RequestContext, name: string): Promise<ReadonlySet<string>> {
+  const unlisted = await rc.hiddenVersions(name);
+  if (coolDown(rc) === 0) return unlisted;
+  return new Set([...unlisted, ...tooNew(await fullPackument(rc, name), coolDown(rc))]);
 }
 
 function tarball(rc: RequestContext, name: string, version: string): Promise<Reply> {
@@ -17,7 +28,8 @@ function tarball(rc: RequestContext, name: string, version: string): Promise<Rep
     async source() {
       const v = await versionDoc(rc, name, version);
       if (!v.dist?.tarball) throw errors.upstream(`the upstream packument of ${name}@${version} names no tarball`);
-      return { url: v.dist.tarball, digest: distDigest(v) };
+      const at = coolDown(rc) > 0 ? publishedAt(await fullPackument(rc, name), version) : undefined;
+      return { url: v.dist.tarball, digest: distDigest(v), publishedAt: at };
     },
   });
 }
@@ -32,7 +44,7 @@ function wantsPackument(accept: string | undefined): Representation | null {
 
 async function packument(rc: RequestContext, name: string, repr: Representation): Promise<Reply> {
   const doc = await rc.metadata(packumentSpec(rc, name, repr));
-  const hidden = await rc.hiddenVersions(name);
+  const hidden = await hiddenVersions(rc, name);
   const tag = `served:${rc.baseUrl}:${[...hidden].sort().join(',')}`;
   const body = doc.derive(tag, () => Buffer.from(JSON.stringify(rewritePackument(parsed(doc), rc.baseUrl, hidden))));
   const headers: Record<string, string> = { 'cache-control': 'no-cache' };
@@ -54,7 +66,7 @@ const packageRoute: KindRoute = {
     const name = m.coordinate!.name;
     const repr = wantsPackument(rc.headers.accept);
     if (repr) return packument(rc, name, repr);
-    const hidden = await rc.hiddenVersions(name);
+    const hidden = await hiddenVersions(rc, name);
     const latest = latestVersion(parsed(await rc.metadata(packumentSpec(rc, name, 'corgi'))), hidden);
     if (!latest) throw errors.notFound(`${name} has no listed version`);
     return tarball(rc, name, latest);

@@ -45,7 +45,7 @@ const CLOSE_GRACE_MS = 2_000;
 
 export class StartupError extends Error {
   constructor(
-    readonly code: 'plugin_contract' | 'plugin_duplicate' | 'plugin_requires' | 'plugin_load' | 'unknown_kind' | 'storage',
+    readonly code: 'plugin_contract' | 'plugin_duplicate' | 'plugin_requires' | 'plugin_load' | 'unknown_kind' | 'unsupported' | 'storage',
     message: string,
   ) {
     super(message);
@@ -146,6 +146,11 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
   config.registries.forEach((r, i) => {
     if (!kinds.has(r.type))
       throw new StartupError('unknown_kind', `registries[${i}].type: no loaded kind "${r.type}" (loaded: ${[...kinds.keys()].sort().join(', ') || 'none'})`);
+    if ((r.security?.min_release_age_secs ?? 0) > 0 && !kinds.get(r.type)!.publishTimes)
+      throw new StartupError(
+        'unsupported',
+        `registries[${i}].security.min_release_age_secs: the ${r.type} kind cannot tell when a version was published, so no cool-down can be applied to "${r.name}"; set it to 0`,
+      );
   });
   if (config.storage.kind !== 'fs') throw new StartupError('storage', `storage.kind: "${config.storage.kind}" is not available in this build; use "fs" (a shared directory for replicas)`);
 
@@ -184,7 +189,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
 
   const registries = new Map<string, BoundRegistry>();
   for (const r of config.registries) {
-    const info: RegistryInfo = { name: r.name, type: r.type, mode: r.mode, upstream: r.upstream, metadataTtlSecs: r.metadata_ttl_secs, config: r.extra };
+    const info: RegistryInfo = { name: r.name, type: r.type, mode: r.mode, upstream: r.upstream, metadataTtlSecs: r.metadata_ttl_secs, minReleaseAgeSecs: r.security?.min_release_age_secs ?? 0, config: r.extra };
     const upstream = createUpstreamClient({
       origin: r.upstream ?? 'http://invalid.invalid',
       auth: r.upstream_auth,

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import t from 'tap';
 import { createHub, createLogger, definePlugin, StartupError } from '../src/index.js';
+import { filesKind } from './files-kind.js';
 
 t.test('a plugin whose setup fails stops the start with a StartupError and releases the database', async (t) => {
   const dir = t.testdir({});
@@ -25,4 +26,20 @@ t.test('a plugin whose setup fails stops the start with a StartupError and relea
   t.type(err, StartupError);
   t.match((err as Error).message, /plugin "broken" failed to start: no licence key/);
   // Nothing is left open: a leaked pool, timer or socket would keep this file running into tap's timeout.
+});
+
+t.test('a cool-down on a kind that cannot tell publish times is refused at start, naming the key', async (t) => {
+  const dir = t.testdir({});
+  const err = await createHub({
+    plugins: [filesKind],
+    configText: `[database]\nclient = "sqlite"\nfilename = "${path.join(dir, 'hub.db')}"\n[storage]\nkind = "fs"\npath = "${path.join(dir, 'blobs')}"\n[[registries]]\nname = "f"\ntype = "files"\nupstream = "http://127.0.0.1:9"\n[registries.security]\nmin_release_age_secs = 86400\n`,
+    env: { HUB_ADMIN_TOKEN: 'hub_startup_test' },
+    logger: createLogger({ level: 'silent' }),
+    print: () => {},
+  }).then(
+    () => null,
+    (e: unknown) => e,
+  );
+  t.type(err, StartupError);
+  t.match(err, { code: 'unsupported', message: /^registries\[0\]\.security\.min_release_age_secs: the files kind cannot tell when a version was published/ });
 });

@@ -110,6 +110,11 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
   function startFlight(reg: RegistryInfo, spec: ArtifactSpec, upstream: UpstreamClient): Promise<InFlight> {
     return (async () => {
       const source = await spec.source();
+      const coolDown = reg.minReleaseAgeSecs ?? 0;
+      if (coolDown > 0 && source.publishedAt && Date.now() - source.publishedAt.getTime() < coolDown * 1000) {
+        const servedFrom = new Date(source.publishedAt.getTime() + coolDown * 1000).toISOString();
+        throw errors.packageBlocked(`${spec.coordinate.name} ${spec.coordinate.version ?? ''} was published ${source.publishedAt.toISOString()}, within the registry's min_release_age_secs (${coolDown}); it is served from ${servedFrom}`);
+      }
       const res = await upstream.request(source.url, { headers: source.headers, maxBytes: o.maxArtifactBytes });
       if (res.status === 404 || res.status === 410) {
         res.body.destroy();

@@ -229,7 +229,11 @@ export const UpstreamAuthSchema = Type.Object(
 
 export const SecuritySchema = Type.Object(
   {
-    min_release_age_secs: Type.Integer({ default: 0, minimum: 0, description: 'Cool-down: an upstream version younger than this is not served yet.' }),
+    min_release_age_secs: Type.Integer({
+      default: 0,
+      minimum: 0,
+      description: 'Cool-down: an upstream version published less than this many seconds ago is left out of listings and refused (403). Only for kinds that know publish times (npm); hub refuses to start otherwise.',
+    }),
   },
   { ...strict, description: 'Presence turns on the security profile: hard-block flags take effect at once.' },
 );

@@ -58,6 +58,12 @@ export interface RegistryInfo<Cfg = unknown> {
   /** The upstream base without a trailing slash; absent in local mode. */
   upstream?: string;
   metadataTtlSecs: number;
+  /**
+   * The security profile's cool-down (`min_release_age_secs`; 0 or absent: none). The runtime refuses an
+   * artifact whose `publishedAt` is younger; a kind with `publishTimes` also drops such versions from
+   * the listings it serves, so clients resolve to an older one.
+   */
+  minReleaseAgeSecs?: number;
   /** The kind's own [[registries]] keys, validated against its configSchema. */
   config: Cfg;
 }
@@ -106,6 +112,8 @@ export interface ArtifactSource {
    * `size` then describe the decoded bytes.
    */
   decode?: 'gzip';
+  /** When the upstream published this version, where the kind knows it (for the cool-down). */
+  publishedAt?: Date;
 }
 
 export interface ArtifactSpec {
@@ -236,6 +244,11 @@ export interface RegistryKind<Cfg = unknown> {
   routes: readonly KindRoute<Cfg>[];
   probe?: ProbeLadder<Cfg>;
   sbom?: SbomExtractor;
+  /**
+   * The kind knows when versions were published: it gives `ArtifactSource.publishedAt` and honours
+   * `registry.minReleaseAgeSecs` in its listings. A registry with a cool-down needs such a kind.
+   */
+  publishTimes?: boolean;
 }
 
 export function defineKind<Cfg = unknown>(kind: Omit<RegistryKind<Cfg>, 'role'>): RegistryKind<Cfg> {
