@@ -11,15 +11,13 @@ import { bootstrapAdmin } from './auth/bootstrap.js';
 import { loadUrlSigner } from './auth/signed-urls.js';
 import { createArtifactCache, type ArtifactCache } from './cache/artifact-cache.js';
 import { createMetadataCache } from './cache/metadata-cache.js';
-import { runRetention } from './cache/retention.js';
-import { startSchedule } from './jobs/schedule.js';
+import { startMaintenance } from './jobs/maintenance.js';
 import { loadConfig } from './config/load.js';
 import type { HubConfig } from './config/schema.js';
 import { CONTRACT_VERSION, type RegistryInfo, type RegistryKind } from './contract/kind.js';
 import type { AnyPlugin, CachePurge, HubPlugin, PluginInstance, RefusalRule } from './contract/plugin.js';
 import { HubError } from './errors.js';
 import { createAuditLog, type AuditLog } from './audit/audit-log.js';
-import { pruneAccessEvents } from './audit/prune.js';
 import { createEventBus, type EventBus } from './events/event-bus.js';
 import { createHealthBoard } from './health/health-board.js';
 import { createMemoryRateStore, type RateLimitStore } from './limits/rate-limit-store.js';
@@ -285,33 +283,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
 
   const touchTimer = setInterval(() => void artifacts.flushTouches(), 30_000);
   touchTimer.unref();
-  const { max_bytes: maxBytes, max_idle_days: maxIdleDays, retention_interval_secs: retentionSecs } = config.cache;
-  const retention =
-    maxBytes > 0 || maxIdleDays > 0
-      ? startSchedule({
-          db,
-          log,
-          name: 'retention',
-          intervalMs: retentionSecs * 1000,
-          firstRunAfterMs: 0,
-          run: () => runRetention({ db, artifacts, audit, log, metrics, maxBytes, maxIdleMs: maxIdleDays * 86_400_000 }),
-        })
-      : undefined;
-  const retentionDays = config.audit_log.retention_days;
-  const pruning =
-    retentionDays > 0
-      ? startSchedule({
-          db,
-          log,
-          name: 'audit_log_retention',
-          intervalMs: 3_600_000,
-          firstRunAfterMs: 0,
-          run: async () => {
-            const removed = await pruneAccessEvents(db, Date.now() - retentionDays * 86_400_000);
-            if (removed) log.info({ removed, retention_days: retentionDays }, 'old audit-log events deleted');
-          },
-        })
-      : undefined;
+  const maintenance = startMaintenance({ config, db, artifacts, audit, log, metrics });
 
   const callback = app.callback();
   let server: http.Server | undefined;
@@ -364,8 +336,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
       // Idempotent: a second call (a test's teardown after an explicit close) waits for the first.
       closing ??= (async () => {
         clearInterval(touchTimer);
-        await retention?.stop();
-        await pruning?.stop();
+        await maintenance.stop();
         if (server) {
           const s = server;
           await new Promise<void>((resolve) => {

@@ -1,0 +1,48 @@
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { AuditLog } from '../audit/audit-log.js';
+import { pruneAccessEvents } from '../audit/prune.js';
+import type { ArtifactCache } from '../cache/artifact-cache.js';
+import { runRetention } from '../cache/retention.js';
+import type { HubConfig } from '../config/schema.js';
+import type { HubMetrics } from '../metrics.js';
+import { startSchedule } from './schedule.js';
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The runtime's own periodic jobs, each once per interval across replicas and only when configured:
+ * cache retention (`[cache] max_bytes`, `max_idle_days`) and audit-log pruning (`[audit_log] retention_days`).
+ */
+export function startMaintenance(o: { config: HubConfig; db: Knex; artifacts: ArtifactCache; audit: AuditLog; log: Logger; metrics: HubMetrics }): { stop(): Promise<void> } {
+  const { db, log } = o;
+  const { max_bytes: maxBytes, max_idle_days: maxIdleDays, retention_interval_secs: retentionSecs } = o.config.cache;
+  const retentionDays = o.config.audit_log.retention_days;
+  const jobs: Array<{ stop(): Promise<void> }> = [];
+  if (maxBytes > 0 || maxIdleDays > 0)
+    jobs.push(
+      startSchedule({
+        db,
+        log,
+        name: 'retention',
+        intervalMs: retentionSecs * 1000,
+        firstRunAfterMs: 0,
+        run: () => runRetention({ db, artifacts: o.artifacts, audit: o.audit, log, metrics: o.metrics, maxBytes, maxIdleMs: maxIdleDays * DAY_MS }),
+      }),
+    );
+  if (retentionDays > 0)
+    jobs.push(
+      startSchedule({
+        db,
+        log,
+        name: 'audit_log_retention',
+        intervalMs: 3_600_000,
+        firstRunAfterMs: 0,
+        run: async () => {
+          const removed = await pruneAccessEvents(db, Date.now() - retentionDays * DAY_MS);
+          if (removed) log.info({ removed, retention_days: retentionDays }, 'old audit-log events deleted');
+        },
+      }),
+    );
+  return { stop: async () => void (await Promise.all(jobs.map((j) => j.stop()))) };
+}
