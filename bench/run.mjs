@@ -13,6 +13,9 @@ import { promisify } from 'node:util';
 import { createHub, createLogger } from '@hub/runtime';
 import { startFixtureUpstream } from '@hub/testkit';
 import staticKind from '@hub-example/kind-static';
+import admin from '@hub/admin';
+import audit from '@hub/audit';
+import flags from '@hub/flags';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 64);
@@ -31,7 +34,8 @@ for (const [, size] of sizes) {
 const upstream = await startFixtureUpstream({ root: up });
 const logFile = fs.createWriteStream(path.join(dir, 'hub.log'));
 const hub = await createHub({
-  plugins: [staticKind],
+  // The default distribution's plugins that touch requests: the flags rule runs on every download.
+  plugins: [staticKind, admin, audit, flags],
   configText: `
 [server]
 listen = "127.0.0.1:0"
