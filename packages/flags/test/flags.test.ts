@@ -3,24 +3,26 @@ import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
 import admin, { parseCsv } from '@hub/admin';
 import npm from '@hub/kind-npm';
-import { npmFixtureHandler, startFixtureUpstream, startTestHub } from '@hub/testkit';
+import { hubOnDatabase, npmFixtureHandler, startFixtureUpstream, startTestHub, storeTiers, type StoreDatabase } from '@hub/testkit';
 import flags from '../src/index.js';
 
 const NPM_FIXTURES = fileURLToPath(new URL('../../../kind-npm/test/fixtures/upstream/', import.meta.url));
 const SECRET = 'osv-shared-secret';
 const sign = (payload: string, secret = SECRET) => `sha256=${createHmac('sha256', secret).update(payload).digest('hex')}`;
 
-async function setup(t: Test) {
+async function setup(t: Test, db?: StoreDatabase) {
   const upstream = await startFixtureUpstream({ handler: npmFixtureHandler(NPM_FIXTURES) });
   t.teardown(() => upstream.close());
+  const where = db ? hubOnDatabase(db) : {};
   const hub = await startTestHub({
     dir: t.testdir(),
+    mysqlUrl: where.mysqlUrl,
     plugins: [npm, admin, flags],
     registries: [
       { name: 'npm', type: 'npm', mode: 'proxy', upstream: upstream.url },
       { name: 'secure', type: 'npm', mode: 'proxy', upstream: upstream.url, security: {} },
     ],
-    config: { flag_sources: [{ name: 'osv', secret: SECRET }, { name: 'quiet', secret: 'other' }] as never, auth: { anonymous: [] } },
+    config: { ...where.config, flag_sources: [{ name: 'osv', secret: SECRET }, { name: 'quiet', secret: 'other' }] as never, auth: { anonymous: [] } },
   });
   t.teardown(() => hub.close());
   const alice = await hub.token('alice', { roles: ['reader'] });
@@ -198,3 +200,31 @@ t.test('dependency analysis: who fetched a dependent of a flagged version', asyn
   await fetch(`${s.url}/api/v1/admin/exposure/analyse`, { method: 'POST', headers: { authorization: `Bearer ${s.adminToken}`, 'content-type': 'application/json' }, body: '{}' });
   t.same(JSON.parse((await s.api('/api/v1/admin/exposure')).text).rows.map((r: any) => r.consumer), ['bob'], 'an artifact no longer held is forgotten');
 });
+
+/** The flags tables and the exposure queries (sums, upserts) on SQLite and, with HUB_TEST_MYSQL_URL, on MariaDB. */
+const { tiers, skipped } = storeTiers();
+if (skipped) t.comment(skipped);
+for (const tier of tiers) {
+  t.test(`${tier.name}: flag, refuse, expose (direct and dependent), lift`, async (t) => {
+    const s = await setup(t, await tier.database(t, t.testdir()));
+    await s.download('npm', 'hubdemo', '1.1.0');
+    await s.download('npm', 'hubdep', '1.0.0');
+    await s.hub.artifacts.idle();
+    await s.hub.audit.flush();
+    await new Promise((r) => setTimeout(r, 5));
+    t.equal((await s.push([flag({ external_id: 'X', package_name: 'hubdep', version: '1.0.0' })])).status, 200);
+    t.equal((await s.push([flag({ external_id: 'X', package_name: 'hubdep', version: '1.0.0', summary: 'again' })])).status, 200, 're-sent: an update');
+    t.equal((await s.download('npm', 'hubdep', '1.0.0')).status, 403);
+    const analyse = await fetch(`${s.url}/api/v1/admin/exposure/analyse`, { method: 'POST', headers: { authorization: `Bearer ${s.adminToken}`, 'content-type': 'application/json' }, body: '{}' });
+    t.equal(analyse.status, 200);
+    const rows = JSON.parse((await s.api('/api/v1/admin/exposure')).text).rows as any[];
+    t.same(rows.map((r) => [r.consumer, r.exposure, r.fetches_before_flag, r.fetches_after_flag]).sort(), [
+      ['alice', 'dependent', 1, 0],
+      ['alice', 'direct', 1, 0],
+    ]);
+    t.equal(typeof rows[0].fetches_before_flag, 'number', 'numbers are numbers on every database');
+    t.match(JSON.parse((await s.api('/api/v1/admin/flags')).text).flags, [{ external_id: 'X', summary: 'again', state: 'active' }]);
+    t.equal((await s.lift('X')).status, 200);
+    t.equal((await s.download('npm', 'hubdep', '1.0.0')).status, 200);
+  });
+}
