@@ -24,15 +24,23 @@ export type Query = Record<string, string | number | boolean | undefined>;
 
 export interface AdminClient {
   readonly url: string;
+  /** The token requests carry (--token, else $HUB_TOKEN), if any. */
+  readonly token: string | undefined;
   /** A JSON request; resolves with the parsed answer ({} for an empty one) or throws RequestError. */
   call<T = unknown>(method: 'GET' | 'POST' | 'DELETE', path: string, o?: { query?: Query; body?: unknown }): Promise<T>;
   /** A GET whose body is streamed to the caller (CSV exports); throws RequestError unless 2xx. */
   download(path: string, query?: Query): Promise<Response>;
+  /**
+   * A GET answered whatever its status (hub check reads 404s and 5xx): a path below the hub, or an
+   * absolute URL a document named (the token goes only to the hub's own origin). Throws RequestError
+   * only when it cannot be reached; the timeout covers reading the body too.
+   */
+  get(pathOrUrl: string, headers?: Record<string, string>): Promise<Response>;
 }
 
-/** --url, else $HUB_URL, else the default listen address; --token, else $HUB_TOKEN. */
-export function adminClient(values: { url?: string; token?: string }, env: NodeJS.ProcessEnv, command: string): AdminClient {
-  const raw = values.url ?? env.HUB_URL ?? DEFAULT_URL;
+/** --url, else $HUB_URL, else the default listen address (or `fallback`); --token, else $HUB_TOKEN. */
+export function adminClient(values: { url?: string; token?: string }, env: NodeJS.ProcessEnv, command: string, fallback = DEFAULT_URL): AdminClient {
+  const raw = values.url ?? env.HUB_URL ?? fallback;
   let base: URL;
   try {
     base = new URL(raw);
@@ -65,6 +73,7 @@ export function adminClient(values: { url?: string; token?: string }, env: NodeJ
 
   return {
     url,
+    token,
     async call<T>(method: 'GET' | 'POST' | 'DELETE', path: string, o: { query?: Query; body?: unknown } = {}): Promise<T> {
       const res = await send(method, path, o.query, o.body, true);
       let text: string;
@@ -81,6 +90,16 @@ export function adminClient(values: { url?: string; token?: string }, env: NodeJ
       }
     },
     download: (path, query) => send('GET', path, query, undefined, false),
+    async get(pathOrUrl, headers = {}) {
+      const target = /^https?:\/\//i.test(pathOrUrl) ? pathOrUrl : `${url}${pathOrUrl}`;
+      const h: Record<string, string> = { 'user-agent': 'hub-cli', ...headers };
+      if (token && new URL(target).origin === base.origin) h.authorization = `Bearer ${token}`;
+      try {
+        return await fetch(target, { headers: h, signal: AbortSignal.timeout(TIMEOUT_MS) });
+      } catch (e) {
+        throw new RequestError(connectionMessage(e, new URL(target).origin === base.origin ? url : new URL(target).origin));
+      }
+    },
   };
 }
 

@@ -2,7 +2,7 @@
  * How an admin command is declared: its help, its options and a `run` that gets parsed values and
  * an API client. Parsing, --help, --json error bodies and sub-command dispatch live here once.
  */
-import { adminClient, RequestError, type AdminClient } from './client.js';
+import { adminClient, DEFAULT_URL, RequestError, type AdminClient } from './client.js';
 import type { Command, Io } from './io.js';
 import { CONNECTION_OPTIONS, parse, type OptionSpec, type Values } from './options.js';
 import { printJson } from './output.js';
@@ -25,6 +25,8 @@ export interface AdminCommandSpec {
   help: string;
   options?: OptionSpec;
   positionals?: { min: number; max: number };
+  /** The hub when neither --url nor $HUB_URL is given (default: the default listen address). */
+  defaultUrl?: string;
   run(c: RunContext): Promise<number>;
 }
 
@@ -33,7 +35,7 @@ export function adminCommand(spec: AdminCommandSpec): Command {
   return async (argv, io) => {
     const { values, positionals } = parse(argv, { ...CONNECTION_OPTIONS, ...spec.options }, { command: spec.name, positionals: spec.positionals });
     if (values.help) return (io.out(`${spec.help}\n`), 0);
-    const api = adminClient({ url: values.url as string | undefined, token: values.token as string | undefined }, io.env, spec.name);
+    const api = adminClient({ url: values.url as string | undefined, token: values.token as string | undefined }, io.env, spec.name, spec.defaultUrl);
     const json = values.json === true;
     try {
       return await spec.run({ io, values, positionals, json, api, command: spec.name });
@@ -56,13 +58,20 @@ export function commandGroup(name: string, help: string, subs: Record<string, Co
   };
 }
 
-/** The text every admin command's help ends with. */
-export function connectionHelp(permission: string, exit = 'Exit status: 0 done; 1 refused by the server, server error or hub unreachable (the\nserver\'s message and request_id are printed); 2 bad usage.'): string {
+/**
+ * The text every admin command's help ends with; `o` changes the default URL and what --json prints
+ * for a command that is not a plain admin API call (hub check).
+ */
+export function connectionHelp(
+  permission: string,
+  exit = 'Exit status: 0 done; 1 refused by the server, server error or hub unreachable (the\nserver\'s message and request_id are printed); 2 bad usage.',
+  o: { url?: string; json?: string } = {},
+): string {
   return `Connection:
-  --url URL          the hub (default: $HUB_URL, else http://127.0.0.1:8080)
+  --url URL          the hub (default: $HUB_URL, else ${o.url ?? DEFAULT_URL})
   --token TOKEN      a token holding ${permission} (default: $HUB_TOKEN; prefer the
                      variable, since arguments are visible to other users of the machine)
-  --json             print the server's answer as JSON instead of text
+  --json             ${o.json ?? "print the server's answer as JSON instead of text"}
   -h, --help         show this help
 
 ${exit}`;

@@ -3,7 +3,9 @@ import { accessCheck } from './commands/access-check.js';
 import { auditLog, exportAuditLog } from './commands/audit-log.js';
 import { block, blocks, unblock } from './commands/blocks.js';
 import { cache } from './commands/cache.js';
+import { check } from './commands/check.js';
 import { events } from './commands/events.js';
+import { exposure, flags } from './commands/flags.js';
 import { health } from './commands/health.js';
 import { ipBlocks } from './commands/ip-blocks.js';
 import { packages } from './commands/packages.js';
@@ -38,6 +40,9 @@ const COMMANDS: Record<string, Command> = {
   upstream,
   events,
   health,
+  flags,
+  exposure,
+  check,
 };
 
 /** Runs one command; returns the exit code (0 ok, 1 failed or refused, 2 bad usage). Never throws, never prints a stack. */

@@ -34,6 +34,11 @@ Admin commands (talk to a running hub over its admin API):
   upstream           the upstream-disappearance audit: sweep, recheck, list, status
   events             list the notifications the hub sent (disappeared packages, outages)
   health             the health card: database, registries, cache and audit (exit 1 unless ok)
+  flags              list the flags external sources pushed (vulnerabilities, malware)
+  exposure           who fetched a flagged version, before and after the flag (or --csv)
+
+Client conformance (talks to a running hub as package managers do, SPEC 4.3):
+  check              an HTTP check and a tool check per registry (exit 1 when any fails)
 
 Options:
   -h, --help     show help (also: hub <command> --help)

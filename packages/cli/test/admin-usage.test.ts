@@ -34,6 +34,9 @@ const COMMANDS: Array<[string[], string]> = [
   [['upstream', 'status'], 'system:read'],
   [['events'], 'system:read'],
   [['health'], 'system:read'],
+  [['flags', 'list'], 'system:read'],
+  [['exposure'], 'system:read'],
+  [['check'], 'source:read'],
 ];
 
 t.test('--help of every admin command: usage, the permission, an example, the connection options', async (t) => {
@@ -62,13 +65,14 @@ t.test('--help of each command group lists its sub-commands; hub --help lists th
     ['cache', ['purge']],
     ['policies', ['list', 'create', 'delete']],
     ['upstream', ['sweep', 'recheck', 'list', 'status']],
+    ['flags', ['list']],
   ] as const) {
     const r = await runHub([group, '--help']);
     t.equal(r.code, 0, `${group} --help exits 0`);
     for (const sub of subs) t.match(r.stdout, new RegExp(`^ {2}${sub}\\b`, 'm'), `${group} --help lists ${sub}`);
   }
   const top = await runHub(['--help']);
-  for (const c of ['audit-log', 'export-audit-log', 'users', 'token', 'ip-blocks', 'block', 'unblock', 'blocks', 'packages', 'policies', 'access-check', 'cache', 'upstream', 'events', 'health'])
+  for (const c of ['audit-log', 'export-audit-log', 'users', 'token', 'ip-blocks', 'block', 'unblock', 'blocks', 'packages', 'policies', 'access-check', 'cache', 'upstream', 'events', 'health', 'flags', 'exposure', 'check'])
     t.match(top.stdout, new RegExp(`^ {2}${c} `, 'm'), `hub --help lists ${c}`);
 });
 

@@ -1,11 +1,7 @@
 /** audit-log and export-audit-log: the access events of SPEC 2.5 (GET /api/v1/admin/audit-log[/export]). */
-import fs from 'node:fs';
-import path from 'node:path';
-import { Readable, Writable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { RequestError, type Query } from '../client.js';
 import { adminCommand, connectionHelp } from '../command.js';
-import type { Io } from '../io.js';
+import { checkOutput, saveExport } from '../export.js';
 import { instant, ipAddress, list, positiveInt, required, str, type Values } from '../options.js';
 import { printJson, rowsOf, table, type Column, type Row } from '../output.js';
 import { UsageError } from '../usage.js';
@@ -144,39 +140,8 @@ ${connectionHelp('system:read')}`,
     const format = str(values, 'format', command) ?? 'csv';
     if (format !== 'csv') throw new UsageError(`--format must be csv, not "${format}"`, command);
     const query = { format, ...filters(values, command) };
-    if (output !== '-' && !fs.existsSync(path.dirname(path.resolve(output)))) throw new UsageError(`the folder of --output ${output} does not exist`, command);
-    const res = await api.download('/api/v1/admin/audit-log/export', query);
-    if (!res.body) throw new RequestError('the server sent no body');
-    const body = Readable.fromWeb(res.body as import('node:stream/web').ReadableStream<Uint8Array>);
-    let bytes = 0;
-    body.on('data', (c: Buffer) => (bytes += c.length));
-    if (output === '-') {
-      await pipeline(body, stdoutOf(io), { end: false });
-      return 0;
-    }
-    const tmp = `${output}.${process.pid}.partial`;
-    try {
-      await pipeline(body, fs.createWriteStream(tmp));
-      fs.renameSync(tmp, output);
-    } catch (e) {
-      fs.rmSync(tmp, { force: true });
-      const err = e as NodeJS.ErrnoException;
-      throw new RequestError(err.code?.startsWith('E') && err.syscall ? `cannot write ${output}: ${err.message}` : `the export was cut off: ${err.message}`);
-    }
-    if (json) printJson(io, { output, bytes });
-    else io.err(`wrote ${bytes} bytes of CSV to ${output}\n`);
-    return 0;
+    checkOutput(output, command);
+    return saveExport(io, api, '/api/v1/admin/audit-log/export', query, output, json);
   },
 });
 
-/** Standard output as a stream: the real one, or a writer over io.out (tests). */
-function stdoutOf(io: Io): Writable {
-  if (io.stdout) return io.stdout;
-  const decoder = new TextDecoder();
-  return new Writable({
-    write(chunk: Buffer, _enc, done) {
-      io.out(decoder.decode(chunk, { stream: true }));
-      done();
-    },
-  });
-}

@@ -193,7 +193,7 @@ Needs permission system:read.
 
 Examples:
   hub upstream status --registry npm --package left-pad
-  hub upstream status go github.com/owner/module
+  hub upstream status go example.com/owner/module
 
 ${connectionHelp('system:read')}`,
   options: { registry: { type: 'string' }, package: { type: 'string' } },

@@ -1,0 +1,193 @@
+/**
+ * flags list and exposure: the flags pushed by external sources and who fetched a flagged version
+ * (@hub/flags: GET /api/v1/admin/flags, /api/v1/admin/exposure[/export]).
+ */
+import { adminCommand, commandGroup, connectionHelp } from '../command.js';
+import { checkOutput, saveExport } from '../export.js';
+import { instant, str } from '../options.js';
+import { cell, coordinate, printable, printJson, rowsOf, table, type Column, type Row } from '../output.js';
+import { UsageError } from '../usage.js';
+
+/** Weakest first, as the server orders them for min_effect. */
+const EFFECTS = ['info', 'warn', 'gate', 'hard_block'] as const;
+const WHEN = ['before-flag', 'after-flag', 'any'] as const;
+
+const isRow = (v: unknown): v is Row => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+const listCmd = adminCommand({
+  name: 'flags list',
+  help: `Usage: hub flags list [--include-dead] [--source S] [--registry R]
+
+Lists the flags external sources (a vulnerability feed, a malware scanner, a review bot) pushed to
+the hub: external id, source, coordinate ("@*" for a flag on every version of a name), kind,
+effect, state, when it was raised and lifted, and the summary. Lifted flags (tombstones) are
+left out unless --include-dead is given.
+
+Effects:
+  info, warn     reported by hub exposure, never refused
+  gate           refused on registries with a security profile
+  hard_block     refused on every registry
+
+Options:
+  --include-dead     also lifted flags (state "tombstone")
+  --source S         only flags pushed by this flag source (a [[flag_sources]] name)
+  --registry R       only flags on this registry
+
+Needs permission system:read.
+
+Examples:
+  hub flags list
+  hub flags list --include-dead --source osv-bridge --registry npm
+
+${connectionHelp('system:read')}`,
+  options: { 'include-dead': { type: 'boolean' }, source: { type: 'string' }, registry: { type: 'string' } },
+  async run({ io, values, json, api, command }) {
+    const query = {
+      include_dead: values['include-dead'] === true ? 'true' : undefined,
+      source: str(values, 'source', command),
+      registry: str(values, 'registry', command),
+    };
+    const answer = await api.call<Row>('GET', '/api/v1/admin/flags', { query });
+    const rows = rowsOf(answer, 'flags');
+    if (json) return (printJson(io, answer), 0);
+    if (!rows.length) return (io.err(query.include_dead ? 'no flags\n' : 'no active flags (add --include-dead for lifted ones)\n'), 0);
+    table(
+      io,
+      [
+        { header: 'EXTERNAL_ID', keys: ['external_id'] },
+        { header: 'SOURCE', keys: ['source'] },
+        { header: 'COORDINATE', keys: ['coordinate'] },
+        { header: 'KIND', keys: ['kind'] },
+        { header: 'EFFECT', keys: ['effect'] },
+        { header: 'STATE', keys: ['state'] },
+        { header: 'RAISED', keys: ['raised_at'] },
+        { header: 'LIFTED', keys: ['lifted_at'] },
+        { header: 'SUMMARY', keys: ['summary'] },
+      ],
+      rows.map((f) => ({ ...f, coordinate: coordinate(f.registry, f.package_name, f.version ?? f.version_range) })),
+    );
+    return 0;
+  },
+});
+
+export const flags = commandGroup(
+  'flags',
+  `Usage: hub flags list [options]
+
+The flags external sources pushed to the hub (@hub/flags). Who fetched a flagged version: hub exposure.
+
+Sub-commands:
+  list [--include-dead] [--source S] [--registry R]   list flags (system:read)
+
+Run 'hub flags list --help' for its options.`,
+  { list: listCmd },
+);
+
+/** The coverage of the report, for standard error: what it can and cannot know. */
+function coverageLines(coverage: unknown): string[] {
+  if (!isRow(coverage)) return [];
+  const registries = rowsOf(coverage, 'registries');
+  const withSbom = registries.filter((r) => r.sbom === true).map((r) => printable(String(r.name)));
+  const count = coverage.registries_with_sbom ?? withSbom.length;
+  const lines = [`coverage: ${cell(count)} of ${registries.length} registries have an SBOM extractor${withSbom.length ? ` (${withSbom.join(', ')})` : ''}`];
+  if (coverage.analysis) lines.push(`dependency analysis: ${cell(coverage.analysis)}`);
+  const analysed = registries.filter((r) => r.analysed_at);
+  if (analysed.length)
+    lines.push(`analysed: ${analysed.map((r) => `${cell(r.name)} at ${cell(r.analysed_at)}${r.artifacts_analysed !== undefined ? ` (${cell(r.artifacts_analysed)} artifacts)` : ''}`).join('; ')}`);
+  const sources = rowsOf(coverage, 'sources');
+  const said = sources.map((s) =>
+    s.pushed ? `${cell(s.name)} pushed ${cell(s.flags)} flag${Number(s.flags) === 1 ? '' : 's'} (last ${cell(s.last_push_at)})` : `${cell(s.name)} never pushed`,
+  );
+  lines.push(`flag sources: ${said.length ? said.join('; ') : 'none configured'}`);
+  return lines;
+}
+
+export const exposure = adminCommand({
+  name: 'exposure',
+  help: `Usage: hub exposure [--source S] [--min-effect E] [--when before-flag|after-flag|any]
+                    [--registry R] [--package P] [--from TIME] [--csv [--output FILE]]
+
+The exposure report: who fetched a flagged version, one row per consumer (a user, or ip:<address>
+for requests without a token), coordinate and flag, with the consumer's addresses, the flag, how
+many downloads came before and after the flag was raised, and the first and last fetch. Lifted
+flags still answer. Where the hub has analysed the SBOMs of what it holds, a row may also be a
+download of a dependent of the flagged package (EXPOSURE "dependent", VIA naming it).
+What the report covers goes to standard error: how many registries have an SBOM extractor,
+whether and when dependency analysis ran, and which flag sources have pushed anything.
+
+Options:
+  --source S         only flags of this flag source
+  --min-effect E     only flags at least this strong: info < warn < gate < hard_block
+  --when W           before-flag: consumers who fetched before the flag was raised; after-flag:
+                     who fetched after it; any (the default)
+  --registry R       only this registry
+  --package P        only this package (the canonical name)
+  --from TIME        count fetches from TIME on: RFC 3339 (2025-01-31T12:00:00Z), a date
+                     (2025-01-31, UTC), or a span back from now (90m, 24h, 7d)
+  --csv              the rows as CSV (RFC 4180, with a header line), streamed to standard output
+  --output FILE      with --csv: write FILE instead, only when the export completes
+
+Needs permission system:read.
+
+Examples:
+  hub exposure --min-effect hard_block --when before-flag
+  hub exposure --source osv-bridge --registry npm --package event-stream --from 30d
+  hub exposure --csv --output exposure.csv
+
+${connectionHelp('system:read')}`,
+  options: {
+    source: { type: 'string' },
+    'min-effect': { type: 'string' },
+    when: { type: 'string' },
+    registry: { type: 'string' },
+    package: { type: 'string' },
+    from: { type: 'string' },
+    csv: { type: 'boolean' },
+    output: { type: 'string', short: 'o' },
+  },
+  async run({ io, values, json, api, command }) {
+    const minEffect = str(values, 'min-effect', command);
+    if (minEffect !== undefined && !(EFFECTS as readonly string[]).includes(minEffect)) throw new UsageError(`--min-effect must be one of ${EFFECTS.join(', ')}, not "${minEffect}"`, command);
+    const when = str(values, 'when', command);
+    if (when !== undefined && !(WHEN as readonly string[]).includes(when)) throw new UsageError(`--when must be before-flag, after-flag or any, not "${when}"`, command);
+    const query = {
+      source: str(values, 'source', command),
+      min_effect: minEffect,
+      when,
+      registry: str(values, 'registry', command),
+      package: str(values, 'package', command),
+      from: instant(str(values, 'from', command), 'from', command),
+    };
+    const output = str(values, 'output', command);
+    if (output !== undefined && values.csv !== true) throw new UsageError('--output needs --csv', command);
+    if (values.csv === true) {
+      checkOutput(output ?? '-', command);
+      return saveExport(io, api, '/api/v1/admin/exposure/export', { format: 'csv', ...query }, output ?? '-', json);
+    }
+    const answer = await api.call<Row>('GET', '/api/v1/admin/exposure', { query });
+    if (json) return (printJson(io, answer), 0);
+    const rows = rowsOf(answer, 'rows');
+    // Servers with dependency analysis say whether a row is a direct download or a dependent, and via what.
+    const dependents = rows.some((r) => r.exposure !== undefined);
+    const columns: Column[] = [
+      { header: 'CONSUMER', keys: ['consumer'] },
+      { header: 'IPS', keys: ['ip_addresses'] },
+      { header: 'COORDINATE', keys: ['coordinate'] },
+      ...(dependents ? [{ header: 'EXPOSURE', keys: ['exposure'] }] : []),
+      { header: 'FLAG', keys: ['flag'] },
+      { header: 'KIND', keys: ['kind'] },
+      { header: 'EFFECT', keys: ['effect'] },
+      { header: 'FLAG_STATE', keys: ['flag_state'] },
+      { header: 'RAISED', keys: ['flag_raised_at'] },
+      { header: 'BEFORE', keys: ['fetches_before_flag'] },
+      { header: 'AFTER', keys: ['fetches_after_flag'] },
+      { header: 'FIRST_FETCH', keys: ['first_fetch_at'] },
+      { header: 'LAST_FETCH', keys: ['last_fetch_at'] },
+      ...(dependents ? [{ header: 'VIA', keys: ['via'] }] : []),
+    ];
+    if (!rows.length) io.err('no exposure rows match\n');
+    else table(io, columns, rows.map((r) => ({ ...r, coordinate: coordinate(r.registry, r.package_name, r.version), flag: `${cell(r.source)}/${cell(r.external_id)}` })));
+    for (const line of coverageLines(answer.coverage)) io.err(`${line}\n`);
+    return 0;
+  },
+});
