@@ -36,6 +36,7 @@ Admin commands (talk to a running hub over its admin API):
   health             the health card: database, registries, cache and audit (exit 1 unless ok)
   flags              list the flags external sources pushed (vulnerabilities, malware)
   exposure           who fetched a flagged version, before and after the flag (or --csv)
+  exposure analyse   read held artifacts' dependencies now, for exposure through dependents
 
 Client conformance (talks to a running hub as package managers do, SPEC 4.3):
   check              an HTTP check and a tool check per registry (exit 1 when any fails)

@@ -36,6 +36,7 @@ const COMMANDS: Array<[string[], string]> = [
   [['health'], 'system:read'],
   [['flags', 'list'], 'system:read'],
   [['exposure'], 'system:read'],
+  [['exposure', 'analyse'], 'system:write'],
   [['check'], 'source:read'],
 ];
 

@@ -210,3 +210,21 @@ t.test('bad usage exits 2, names the help, and sends nothing', async (t) => {
     t.equal(r.stdout, '', `${args.join(' ')}: nothing on stdout`);
   });
 });
+
+t.test('exposure analyse: dependency analysis now, then the coverage says when it ran', async (t) => {
+  const r = await cli(['exposure', 'analyse', '--registry', 'npm']);
+  t.equal(r.code, 0, r.stderr);
+  t.match(r.stdout, /^npm: [1-9]\d* artifacts analysed \([1-9]\d* read now, 0 unreadable\)\n$/);
+  const again = await cli(['exposure', 'analyse']);
+  t.match(again.stdout, /^npm: [1-9]\d* artifacts analysed \(0 read now, 0 unreadable\)\n$/, 'incremental');
+  const j = json(await cli(['exposure', 'analyse', '--json']));
+  t.match(j, { analyses: [{ registry: 'npm', analysed: 0, failed: 0 }] });
+  const cov = json(await cli(['exposure', '--json'])).coverage;
+  t.match(cov.registries[0].analysed_at, new RegExp(`^${TIME}$`));
+  const bad = await runHub(['exposure', 'analyse', 'npm'], { HUB_URL: `http://127.0.0.1:${await closedPort()}`, HUB_TOKEN: 'x' });
+  t.equal(bad.code, 2);
+  t.match(bad.stderr, "Run 'hub exposure analyse --help' for usage.");
+  const reader = await s.token('ria', { roles: ['auditor'] });
+  const refused = await cli(['exposure', 'analyse'], { HUB_TOKEN: reader });
+  t.equal(refused.code, 1, 'system:read is not enough');
+});

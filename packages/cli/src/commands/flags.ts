@@ -3,6 +3,7 @@
  * (@hub/flags: GET /api/v1/admin/flags, /api/v1/admin/exposure[/export]).
  */
 import { adminCommand, commandGroup, connectionHelp } from '../command.js';
+import type { Command } from '../io.js';
 import { checkOutput, saveExport } from '../export.js';
 import { instant, str } from '../options.js';
 import { cell, coordinate, printable, printJson, rowsOf, table, type Column, type Row } from '../output.js';
@@ -102,7 +103,7 @@ function coverageLines(coverage: unknown): string[] {
   return lines;
 }
 
-export const exposure = adminCommand({
+const exposureReport = adminCommand({
   name: 'exposure',
   help: `Usage: hub exposure [--source S] [--min-effect E] [--when before-flag|after-flag|any]
                     [--registry R] [--package P] [--from TIME] [--csv [--output FILE]]
@@ -191,3 +192,39 @@ ${connectionHelp('system:read')}`,
     return 0;
   },
 });
+
+const exposureAnalyse = adminCommand({
+  name: 'exposure analyse',
+  help: `Usage: hub exposure analyse [--registry R]
+
+Runs dependency analysis now (it also runs hourly): reads, through each kind's SBOM extractor, the
+manifest of every held artifact not read yet, so that the exposure report can name who fetched a
+dependent of a flagged version. Prints per registry how many artifacts are analysed in all, how many
+were read now, and how many could not be read.
+
+Options:
+  --registry R       only this registry (the name from hub.toml)
+
+Needs permission system:write.
+
+Examples:
+  hub exposure analyse
+  hub exposure analyse --registry npm
+
+${connectionHelp('system:write')}`,
+  options: { registry: { type: 'string' } },
+  async run({ io, values, json, api, command }) {
+    const registry = str(values, 'registry', command);
+    const answer = await api.call<Row>('POST', '/api/v1/admin/exposure/analyse', { body: registry !== undefined ? { registry } : {} });
+    if (json) printJson(io, answer);
+    else {
+      const analyses = rowsOf(answer, 'analyses');
+      if (!analyses.length) io.err('no registry has an SBOM extractor\n');
+      for (const a of analyses) io.out(`${printable(String(a.registry))}: ${cell(a.artifacts)} artifacts analysed (${cell(a.analysed)} read now, ${cell(a.failed)} unreadable)\n`);
+    }
+    return 0;
+  },
+});
+
+/** `hub exposure` is the report; `hub exposure analyse` runs dependency analysis. */
+export const exposure: Command = (argv, io) => (argv[0] === 'analyse' ? exposureAnalyse(argv.slice(1), io) : exposureReport(argv, io));
