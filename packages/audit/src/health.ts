@@ -1,0 +1,26 @@
+import type { HealthContribution, PluginContext } from '@hub/runtime';
+import type { AuditEngine } from './engine.js';
+
+/** The audit's section of the admin health card: the hub's policy, and per registry its policy (with the override badge), counts and last sweep. */
+export async function healthSection(ctx: PluginContext, engine: AuditEngine): Promise<HealthContribution> {
+  const cfg = ctx.config.upstream_audit;
+  const counts = (await ctx.db('upstream_audit').select('registry', 'state').count({ n: '*' }).groupBy('registry', 'state')) as Array<{ registry: string; state: string; n: number | string }>;
+  const registries: Record<string, Record<string, unknown>> = {};
+  for (const r of ctx.registries) {
+    const { policy, overridden } = engine.policyOf(r.name);
+    const n = (state: string) => Number(counts.find((c) => c.registry === r.name && c.state === state)?.n ?? 0);
+    const last = (await ctx.db('upstream_sweeps').where({ registry: r.name }).orderBy('id', 'desc').first()) as Record<string, unknown> | undefined;
+    const reason = engine.notAudited(ctx.served.get(r.name)!);
+    registries[r.name] = {
+      policy,
+      // The badge: this registry's policy differs from the hub's.
+      overridden,
+      audited: reason === null,
+      ...(reason ? { reason } : {}),
+      missing: n('missing'),
+      disappeared: n('disappeared'),
+      last_sweep: last ? { at: new Date(Number(last.finished_at)).toISOString(), outcome: String(last.outcome) } : null,
+    };
+  }
+  return { summary: { policy: cfg.on_confirmed, scheduled: cfg.enabled, interval_secs: cfg.interval_secs }, registries };
+}
