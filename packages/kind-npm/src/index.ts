@@ -22,4 +22,7 @@ export default defineKind({
   probe,
   sbom,
   publishTimes: true,
+  // npm shows a failed request's JSON `error` only when it is a string, but logs an `npm-notice` header
+  // always: so a refusal's reason reaches the person at the terminal. Header values must be printable ASCII.
+  errorHeaders: (e): Record<string, string> => (e.status === 401 ? {} : { 'npm-notice': `hub: ${e.message}`.replace(/[^\x20-\x7e]/g, '?').slice(0, 1000) }),
 });

@@ -21,6 +21,7 @@ t.test('security profile min_release_age_secs: too-new versions are left out of 
   const refused = await get(`${s.base}/hubdemo/1.1.0/tarball`);
   t.equal(refused.status, 403);
   t.match(refused.json(), { error: { code: 'package_blocked', message: /hubdemo 1\.1\.0 was published 2024-02-01T00:00:00\.000Z, within the registry's min_release_age_secs \(\d+\); it is served from 20\d\d-/ } });
+  t.match(refused.headers.get('npm-notice'), /^hub: hubdemo 1\.1\.0 was published 2024-02-01/, 'the reason in the header npm prints');
   t.equal(s.upstream.count('/hubdemo/-/hubdemo-1.1.0.tgz'), 0, 'the too-new tarball was never fetched');
   t.equal((await get(`${s.base}/hubdemo/-/hubdemo-1.1.0.tgz`)).status, 403, 'by the registry path too');
   t.equal((await get(`${s.base}/hubdemo/1.0.0/tarball`)).status, 200);

@@ -249,6 +249,11 @@ export interface RegistryKind<Cfg = unknown> {
    * `registry.minReleaseAgeSecs` in its listings. A registry with a cool-down needs such a kind.
    */
   publishTimes?: boolean;
+  /**
+   * Extra headers on this kind's error answers, so its client shows why (npm prints `npm-notice`). The
+   * body stays in the INTERFACE.md error format.
+   */
+  errorHeaders?(e: { status: number; code: string; message: string }): Record<string, string>;
 }
 
 export function defineKind<Cfg = unknown>(kind: Omit<RegistryKind<Cfg>, 'role'>): RegistryKind<Cfg> {

@@ -52,55 +52,61 @@ export function registryRoutes(d: RegistryRoutesDeps): Koa.Middleware {
     const reg = d.registries.get(name);
     if (!reg) throw errors.notFound(`no registry named "${name}"`);
     audit.registry = reg.info.name;
-    const segments = slash === -1 ? [] : splitSegments(rest.slice(slash + 1));
-    const where = { registry: reg.info.name, kind: reg.kind.id, route: '' };
-    ctx.state.where = where;
-
-    let found: { route: KindRoute; match: RouteMatch } | undefined;
-    let methodMismatch = false;
-    for (const route of reg.kind.routes) {
-      const match = route.match(segments);
-      if (!match) continue;
-      if (!(route.methods ?? DEFAULT_METHODS).includes(ctx.method as HttpMethod)) {
-        methodMismatch = true;
-        continue;
-      }
-      found = { route, match };
-      break;
-    }
-    if (!found) {
-      if (methodMismatch) throw new HubError('method_not_allowed', `${ctx.method} is not allowed here`);
-      throw errors.notFound(`no ${reg.kind.id} route matches this path in registry "${reg.info.name}"`);
-    }
-    const { route, match } = found;
-    where.route = route.id;
-    if (match.coordinate) {
-      audit.package = match.coordinate.name;
-      audit.version = match.coordinate.version;
-      // A versioned coordinate is (almost always) a file; rc.artifact() settles it if the handler runs.
-      if (match.coordinate.version !== undefined) audit.action = 'download';
-    }
-
-    const permission = route.permission === undefined ? 'source:read' : route.permission;
-    const signed = route.signedAccess === true && d.signer.verify(ctx.path, new URLSearchParams(ctx.querystring));
-    if (signed) audit.detail = 'signed URL';
-    if (permission && !signed) await d.access.require(ctx, permission, { registry: reg.info.name, package: match.coordinate?.name }, { challenge });
-    if (match.coordinate) await refuseBlocked(d, reg.info.name, match.coordinate);
-
-    const anonymousRead = (await d.access.decide({ subject: ANONYMOUS, permission: 'source:read', registry: reg.info.name })).decision === 'allow';
-    const rc = requestContext(ctx, d, reg, audit, anonymousRead);
-    // A refusal above was labelled by the coordinate; from here on what the handler serves decides.
-    audit.action = 'metadata';
-    let reply: Reply;
     try {
-      reply = await route.handle(rc, match);
+      const segments = slash === -1 ? [] : splitSegments(rest.slice(slash + 1));
+      const where = { registry: reg.info.name, kind: reg.kind.id, route: '' };
+      ctx.state.where = where;
+
+      let found: { route: KindRoute; match: RouteMatch } | undefined;
+      let methodMismatch = false;
+      for (const route of reg.kind.routes) {
+        const match = route.match(segments);
+        if (!match) continue;
+        if (!(route.methods ?? DEFAULT_METHODS).includes(ctx.method as HttpMethod)) {
+          methodMismatch = true;
+          continue;
+        }
+        found = { route, match };
+        break;
+      }
+      if (!found) {
+        if (methodMismatch) throw new HubError('method_not_allowed', `${ctx.method} is not allowed here`);
+        throw errors.notFound(`no ${reg.kind.id} route matches this path in registry "${reg.info.name}"`);
+      }
+      const { route, match } = found;
+      where.route = route.id;
+      if (match.coordinate) {
+        audit.package = match.coordinate.name;
+        audit.version = match.coordinate.version;
+        // A versioned coordinate is (almost always) a file; rc.artifact() settles it if the handler runs.
+        if (match.coordinate.version !== undefined) audit.action = 'download';
+      }
+
+      const permission = route.permission === undefined ? 'source:read' : route.permission;
+      const signed = route.signedAccess === true && d.signer.verify(ctx.path, new URLSearchParams(ctx.querystring));
+      if (signed) audit.detail = 'signed URL';
+      if (permission && !signed) await d.access.require(ctx, permission, { registry: reg.info.name, package: match.coordinate?.name }, { challenge });
+      if (match.coordinate) await refuseBlocked(d, reg.info.name, match.coordinate);
+
+      const anonymousRead = (await d.access.decide({ subject: ANONYMOUS, permission: 'source:read', registry: reg.info.name })).decision === 'allow';
+      const rc = requestContext(ctx, d, reg, audit, anonymousRead);
+      // A refusal above was labelled by the coordinate; from here on what the handler serves decides.
+      audit.action = 'metadata';
+      let reply: Reply;
+      try {
+        reply = await route.handle(rc, match);
+      } catch (e) {
+        if (isHubError(e)) throw e;
+        // An unexpected error from a kind is logged with where it came from; the client sees a plain 500.
+        ctx.state.log?.error({ err: { message: (e as Error)?.message, stack: (e as Error)?.stack }, ...where }, 'kind handler failed');
+        throw errors.internal();
+      }
+      send(ctx, reply);
     } catch (e) {
-      if (isHubError(e)) throw e;
-      // An unexpected error from a kind is logged with where it came from; the client sees a plain 500.
-      ctx.state.log?.error({ err: { message: (e as Error)?.message, stack: (e as Error)?.stack }, ...where }, 'kind handler failed');
-      throw errors.internal();
+      // The kind may say the refusal in its client's own words too (npm prints an `npm-notice` header).
+      if (isHubError(e) && reg.kind.errorHeaders) Object.assign(e.headers, reg.kind.errorHeaders({ status: e.status, code: e.code, message: e.message }));
+      throw e;
     }
-    send(ctx, reply);
   };
 }
 
