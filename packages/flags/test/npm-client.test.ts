@@ -57,6 +57,7 @@ t.test('a security team flags a dependency: the next npm install is refused, and
   t.ok(err, 'npm install fails');
   t.match(err?.stderr ?? '', /E403|403 Forbidden/, 'npm reports the 403');
   t.match(err?.stderr ?? '', /hubdep/, 'on the flagged dependency');
+  t.match(err?.stderr ?? '', /403 Forbidden: hubdep 1\.0\.0 is flagged malware/, 'and in its error line, from the status line');
   t.match(err?.stderr ?? '', /npm notice hub: hubdep 1\.0\.0 is flagged malware \(hard_block\) by flag source scanner, MAL-1: exfiltrates tokens/, "npm shows hub's reason");
 
   await hub.hub.audit.flush();

@@ -43,3 +43,18 @@ t.test('mvn -C resolves a version range through maven-metadata.xml; an unlisted 
   t.comment(`hub answered ${total(byStatus)} requests over both runs: ${JSON.stringify(byStatus)}`);
   t.equal(s.upstream.count('/org/example/hubparent/maven-metadata.xml'), 1, 'the metadata left the upstream once');
 });
+
+t.test('a blocked version: mvn fails, and its error names who blocked it (from the status line)', { skip: mvnMissing ?? false, timeout: 120_000 }, async (t) => {
+  const s = await setup(t);
+  const token = await s.token('builder', { roles: ['reader'] });
+  await s.hub.db('blocks').insert({ registry: 'maven', package_name: 'org.example:hubparent', version: '2.0', reason: 'CVE-2099-0001', blocked_by: 'secteam', created_at: Date.now() });
+  s.hub.blocks.invalidate();
+  const err = await project(t, s.repo, { kind: 'header', token }, { 'pom.xml': RANGE_POM }, ['validate'])
+    .run()
+    .then(
+      () => null,
+      (e: { stdout?: string }) => e,
+    );
+  t.ok(err, 'mvn fails: 2.0 is the highest version in range, and it is blocked');
+  t.match(err?.stdout ?? '', /org\.example:hubparent 2\.0 is blocked by secteam: CVE-2099-0001/, "mvn's output carries hub's reason");
+});

@@ -24,6 +24,9 @@ t.test('security profile min_release_age_secs: too-new versions are left out of 
   t.match(refused.headers.get('npm-notice'), /^hub: hubdemo 1\.1\.0 was published 2024-02-01/, 'the reason in the header npm prints');
   t.equal(s.upstream.count('/hubdemo/-/hubdemo-1.1.0.tgz'), 0, 'the too-new tarball was never fetched');
   t.equal((await get(`${s.base}/hubdemo/-/hubdemo-1.1.0.tgz`)).status, 403, 'by the registry path too');
+  const line = await fetch(`${s.base}/hubdemo/1.1.0/tarball`);
+  await line.arrayBuffer();
+  t.match(line.statusText, /^Forbidden: hubdemo 1\.1\.0 was published 2024-02-01/, 'the status line carries the reason, for clients that print only that');
   t.equal((await get(`${s.base}/hubdemo/1.0.0/tarball`)).status, 200);
 });
 

@@ -1,5 +1,11 @@
+import { STATUS_CODES } from 'node:http';
 import type Koa from 'koa';
 import { isHubError } from '../errors.js';
+
+/** `<standard phrase>: <message>` as one line of printable ASCII (what a status line may hold), capped. */
+export function reasonPhrase(status: number, message: string): string {
+  return `${STATUS_CODES[status] ?? 'Error'}: ${message}`.replace(/[^\x20-\x7e]/g, '?').slice(0, 300);
+}
 
 /** Renders every error as `{error:{code,message,request_id}}`; never a stack trace. */
 export function errorMiddleware(): Koa.Middleware {
@@ -14,6 +20,9 @@ export function errorMiddleware(): Koa.Middleware {
         ctx.status = e.status;
         ctx.set(e.headers);
         ctx.body = { error: { code: e.code, message: e.message, request_id: requestId } };
+        // Package managers print the status line, rarely a JSON body (maven, go, gem, npm): on registry
+        // routes the reason phrase carries the message too, e.g. "403 Forbidden: left-pad 1.3.0 is blocked by ...".
+        if (ctx.path.startsWith('/proxy/') && e.status !== 401) ctx.message = reasonPhrase(e.status, e.message);
         return;
       }
       const err = e as { status?: number; expose?: boolean; message?: string; stack?: string };
