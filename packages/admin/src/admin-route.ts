@@ -31,22 +31,27 @@ export interface AdminRoute<S extends TSchema = TSchema> {
 
 export const adminRoute = <S extends TSchema>(r: AdminRoute<S>): AdminRoute => r as unknown as AdminRoute;
 
+/** A configured registry and its kind by name; 404 `not_found` for an unknown name. */
+export function registryResolver(hub: Pick<PluginContext, 'registries' | 'kinds'>): (name: string) => RegistryRef {
+  const refs = new Map<string, RegistryRef>();
+  for (const r of hub.registries) {
+    const kind = hub.kinds.get(r.type);
+    if (kind) refs.set(r.name, { name: r.name, kind });
+  }
+  return (name) => {
+    const ref = refs.get(name);
+    if (!ref) throw errors.notFound(`no registry named "${String(name).slice(0, 64)}"`);
+    return ref;
+  };
+}
+
 /**
  * Mounts the routes on the runtime's router. Each call: audit context first (so refusals are recorded
  * too), then authentication and decide() for the route's permission, then the body (415 / 413 / 400),
  * then the handler. Bodies of refused requests are never read.
  */
 export function mountAdminRoutes(hub: PluginContext, routes: readonly AdminRoute[]): void {
-  const kinds = new Map<string, RegistryRef>();
-  for (const r of hub.registries) {
-    const kind = hub.kinds.get(r.type);
-    if (kind) kinds.set(r.name, { name: r.name, kind });
-  }
-  const registry = (name: string): RegistryRef => {
-    const ref = kinds.get(name);
-    if (!ref) throw errors.notFound(`no registry named "${String(name).slice(0, 64)}"`);
-    return ref;
-  };
+  const registry = registryResolver(hub);
   for (const route of routes) {
     const validate = route.body ? bodyValidator(route.body) : undefined;
     const handler: Koa.Middleware = async (ctx) => {

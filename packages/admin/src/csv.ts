@@ -1,3 +1,8 @@
+import { Readable } from 'node:stream';
+import type Koa from 'koa';
+import { errors } from '@hub/runtime';
+import { queryValue } from './query.js';
+
 /**
  * RFC 4180: fields holding a comma, a double quote, CR or LF are quoted, quotes doubled; records end
  * with CRLF. null is the empty field (no value in these exports is an empty string).
@@ -41,4 +46,18 @@ export function parseCsv(text: string): string[][] {
     rows.push(row);
   }
   return rows;
+}
+
+/** A CSV export's `?format=`: `csv`, the default, or 400. */
+export function checkCsvFormat(ctx: Koa.Context): void {
+  if ((queryValue(ctx, 'format') ?? 'csv') !== 'csv') throw errors.badRequest('format must be csv');
+}
+
+/** Streams CSV records as a download named `filename`; a failure mid-stream cuts the connection. */
+export function sendCsv(ctx: Koa.Context, filename: string, records: Iterable<string> | AsyncIterable<string>): void {
+  ctx.type = 'text/csv; charset=utf-8';
+  ctx.set('Content-Disposition', `attachment; filename="${filename}"`);
+  const body = Readable.from(records);
+  body.once('error', () => ctx.res.destroy());
+  ctx.body = body;
 }

@@ -3,11 +3,11 @@ import { mountAdminRoutes } from './admin-route.js';
 import { ADMIN_ROUTES } from './routes/index.js';
 
 export { ADMIN_ROUTES } from './routes/index.js';
-export { adminRoute, mountAdminRoutes, type AdminRoute, type AdminCall } from './admin-route.js';
+export { adminRoute, mountAdminRoutes, registryResolver, type AdminRoute, type AdminCall } from './admin-route.js';
 export { canonicalCoordinate, type RegistryRef } from './coordinates.js';
 export { queryInt, queryValue } from './query.js';
 export { bodyValidator } from './validate.js';
-export { csvRecord, parseCsv } from './csv.js';
+export { checkCsvFormat, csvRecord, parseCsv, sendCsv } from './csv.js';
 export { iso, parseTime } from './times.js';
 export { ENTRY_COLUMNS } from './routes/audit-log.js';
 

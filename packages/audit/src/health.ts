@@ -1,5 +1,6 @@
 import type { HealthContribution, PluginContext } from '@hub/runtime';
 import type { AuditEngine } from './engine.js';
+import { lastSweep } from './rows.js';
 
 /** The audit's section of the admin health card: the hub's policy, and per registry its policy (with the override badge), counts and last sweep. */
 export async function healthSection(ctx: PluginContext, engine: AuditEngine): Promise<HealthContribution> {
@@ -9,7 +10,6 @@ export async function healthSection(ctx: PluginContext, engine: AuditEngine): Pr
   for (const r of ctx.registries) {
     const { policy, overridden } = engine.policyOf(r.name);
     const n = (state: string) => Number(counts.find((c) => c.registry === r.name && c.state === state)?.n ?? 0);
-    const last = (await ctx.db('upstream_sweeps').where({ registry: r.name }).orderBy('id', 'desc').first()) as Record<string, unknown> | undefined;
     const reason = engine.notAudited(ctx.served.get(r.name)!);
     registries[r.name] = {
       policy,
@@ -19,7 +19,7 @@ export async function healthSection(ctx: PluginContext, engine: AuditEngine): Pr
       ...(reason ? { reason } : {}),
       missing: n('missing'),
       disappeared: n('disappeared'),
-      last_sweep: last ? { at: new Date(Number(last.finished_at)).toISOString(), outcome: String(last.outcome) } : null,
+      last_sweep: await lastSweep(ctx.db, r.name),
     };
   }
   return { summary: { policy: cfg.on_confirmed, scheduled: cfg.enabled, interval_secs: cfg.interval_secs }, registries };

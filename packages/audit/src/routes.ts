@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
-import { adminRoute, canonicalCoordinate, iso, queryInt, queryValue, type AdminRoute } from '@hub/admin';
+import { adminRoute, canonicalCoordinate, queryInt, queryValue, type AdminRoute } from '@hub/admin';
 import { errors } from '@hub/runtime';
 import type { AuditEngine } from './engine.js';
-import { rowJson, toRow } from './rows.js';
+import { lastSweep, rowJson, toRow } from './rows.js';
 
 const RecheckBody = Type.Object(
   {
@@ -50,7 +50,7 @@ export function upstreamRoutes(engine: AuditEngine): AdminRoute[] {
         const [rows, held, last] = await Promise.all([
           hub.db('upstream_audit').where({ registry: reg.name, package_name: c.name }).orderBy('id').select(),
           hub.db('artifacts').where({ registry: reg.name, package_name: c.name }).distinct('version').whereNotNull('version').orderBy('version'),
-          hub.db('upstream_sweeps').where({ registry: reg.name }).orderBy('id', 'desc').first(),
+          lastSweep(hub.db, reg.name),
         ]);
         const { policy, overridden } = engine.policyOf(reg.name);
         const reason = engine.notAudited(served);
@@ -64,7 +64,7 @@ export function upstreamRoutes(engine: AuditEngine): AdminRoute[] {
           ...(reason ? { reason } : {}),
           held_versions: (held as Array<{ version: string }>).map((h) => h.version),
           rows: (rows as Record<string, unknown>[]).map((r) => rowJson(toRow(r))),
-          last_sweep: last ? { at: iso(last.finished_at as number), outcome: String(last.outcome) } : null,
+          last_sweep: last,
         };
       },
     }),

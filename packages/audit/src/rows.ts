@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
+import { iso } from '@hub/admin';
 import type { AuditRow } from './transitions.js';
 
 export const rowKey = (packageName: string, version: string): string => createHash('sha256').update(`${packageName}\0${version}`).digest('hex');
@@ -21,8 +22,6 @@ export function toRow(r: Record<string, unknown>): AuditRow {
     policy: r.policy as AuditRow['policy'],
   };
 }
-
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /** The JSON form of INTERFACE.md section 4, plus the rung and detail of the last probe. */
 export function rowJson(r: AuditRow) {
@@ -68,4 +67,10 @@ export async function heldVersions(db: Knex, registry: string, packageName?: str
     out.set(r.package_name, list);
   }
   return out;
+}
+
+/** When the registry's last sweep ended, and how: the health card and the status page show it. */
+export async function lastSweep(db: Knex, registry: string): Promise<{ at: string | null; outcome: string } | null> {
+  const last = (await db('upstream_sweeps').where({ registry }).orderBy('id', 'desc').first('finished_at', 'outcome')) as { finished_at: number | string; outcome: string } | undefined;
+  return last ? { at: iso(last.finished_at), outcome: last.outcome } : null;
 }

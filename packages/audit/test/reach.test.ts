@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import admin from '@hub/admin';
 import { github } from '@hub/kind-forge';
 import { deb, generic } from '@hub/kind-path';
@@ -58,21 +58,27 @@ t.test('path kinds: a HEAD per held file; index-like files are not probed; forge
   t.match(health.registries.find((r: any) => r.name === 'gh'), { audit: { audited: false, reason: 'forge kinds are never probed' } });
 });
 
-t.test('path kinds under block: only the disappeared file is blocked, not the whole repository', async (t) => {
+/** A hub with one generic registry `files` over an empty `pool/` upstream folder the test fills. */
+async function filesHub(t: Test, upstreamAudit: Record<string, unknown>) {
   const root = mkdtempSync(join(tmpdir(), 'hub-audit-path-'));
   t.teardown(() => rmSync(root, { recursive: true, force: true }));
-  const files = ['a', 'b', 'c', 'd'].map((x) => `pool/${x}.bin`);
   mkdirSync(join(root, 'pool'));
-  for (const f of files) writeFileSync(join(root, f), f);
   const upstream = await startFixtureUpstream({ root });
   t.teardown(() => upstream.close());
   const hub = await startTestHub({
     dir: t.testdir(),
     plugins: [generic, admin, audit],
     registries: [{ name: 'files', type: 'generic', mode: 'proxy', upstream: upstream.url }],
-    config: { auth: { anonymous: ['source:read'] }, upstream_audit: { ...AUDIT_TEST_CONFIG, on_confirmed: 'block', min_probed: 1 } },
+    config: { auth: { anonymous: ['source:read'] }, upstream_audit: { ...AUDIT_TEST_CONFIG, ...upstreamAudit } },
   });
   t.teardown(() => hub.close());
+  return { root, hub, upstream };
+}
+
+t.test('path kinds under block: only the disappeared file is blocked, not the whole repository', async (t) => {
+  const files = ['a', 'b', 'c', 'd'].map((x) => `pool/${x}.bin`);
+  const { root, hub } = await filesHub(t, { on_confirmed: 'block', min_probed: 1 });
+  for (const f of files) writeFileSync(join(root, f), f);
   for (const f of files) await (await fetch(`${hub.url}/proxy/files/${f}`)).arrayBuffer();
   await hub.hub.artifacts.idle();
   unlinkSync(join(root, 'pool/b.bin'));
@@ -85,18 +91,7 @@ t.test('path kinds under block: only the disappeared file is blocked, not the wh
 });
 
 t.test(`at most ${MAX_VERSIONS_PER_PACKAGE} files per package per sweep`, async (t) => {
-  const root = mkdtempSync(join(tmpdir(), 'hub-audit-path-'));
-  t.teardown(() => rmSync(root, { recursive: true, force: true }));
-  mkdirSync(join(root, 'pool'));
-  const upstream = await startFixtureUpstream({ root });
-  t.teardown(() => upstream.close());
-  const hub = await startTestHub({
-    dir: t.testdir(),
-    plugins: [generic, admin, audit],
-    registries: [{ name: 'files', type: 'generic', mode: 'proxy', upstream: upstream.url }],
-    config: { auth: { anonymous: ['source:read'] }, upstream_audit: AUDIT_TEST_CONFIG },
-  });
-  t.teardown(() => hub.close());
+  const { root, hub, upstream } = await filesHub(t, {});
   for (let i = 0; i < 30; i++) {
     writeFileSync(join(root, `pool/${i}.bin`), String(i));
     await (await fetch(`${hub.url}/proxy/files/pool/${i}.bin`)).arrayBuffer();

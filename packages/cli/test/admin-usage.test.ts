@@ -1,7 +1,7 @@
 /** The admin commands without a server: --help, bad usage (exit 2), an unreachable hub (exit 1). Issue 5, item 6. */
 import t from 'tap';
 import { duration, instant, ipOrCidr } from '../src/options.js';
-import { closedPort, runHub } from './run-hub.js';
+import { closedPort, expectUsageErrors, runHub } from './run-hub.js';
 
 /** Every admin command as typed, with the permission its help must name. */
 const COMMANDS: Array<[string[], string]> = [
@@ -125,14 +125,7 @@ t.test('bad usage exits 2, says what is wrong and which help to read, and sends 
     [['cache', 'purge', '--registry', 'npm', '--package', 'x', '--url', 'ftp://example'], /must be an http or https URL/, 'cache purge'],
     [['audit-log', '--url', 'not a url'], /is not a URL/, 'audit-log'],
   ];
-  const runs = await Promise.all(cases.map(([args]) => runHub(args, env)));
-  cases.forEach(([args, message, help], i) => {
-    const r = runs[i]!;
-    t.equal(r.code, 2, `${args.join(' ')}: exit 2`);
-    t.match(r.stderr, message, `${args.join(' ')}: says why`);
-    t.match(r.stderr, `Run 'hub ${help} --help' for usage.`, `${args.join(' ')}: names the help`);
-    t.equal(r.stdout, '', `${args.join(' ')}: nothing on stdout`);
-  });
+  await expectUsageErrors(t, cases, env);
 });
 
 t.test('an unreachable hub: exit 1, a message naming the URL, no stack trace', async (t) => {

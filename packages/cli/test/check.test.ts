@@ -25,7 +25,7 @@ import terraform from '@hub/kind-terraform';
 import openvsx from '@hub/kind-vsix/openvsx';
 import { goFixtureHandler, npmFixtureHandler, pathOf, sendBody, startFixtureUpstream, startTestHub } from '@hub/testkit';
 import { tarEntries, xmlRoot } from '../src/conformance.js';
-import { closedPort, runHub, type Run } from './run-hub.js';
+import { closedPort, expectUsageErrors, runHub, type Run } from './run-hub.js';
 
 const fixtures = (kind: string, rel = 'upstream/') => fileURLToPath(new URL(`../../../${kind}/test/fixtures/${rel}`, import.meta.url));
 const VSIX = fs.readFileSync(fixtures('kind-vsix', 'hubpub.hubext-1.0.0.vsix'));
@@ -312,14 +312,7 @@ t.test('bad usage exits 2, names the help, and sends nothing', async (t) => {
     [['--npm', 'npm', 'extra'], /Unexpected argument 'extra'/],
     [['--npm', 'npm', '--url', 'ftp://hub'], /must be an http or https URL/],
   ];
-  const runs = await Promise.all(cases.map(([args]) => runHub(['check', ...args], env)));
-  cases.forEach(([args, message], i) => {
-    const r = runs[i]!;
-    t.equal(r.code, 2, `${args.join(' ')}: exit 2`);
-    t.match(r.stderr, message, `${args.join(' ')}: says why`);
-    t.match(r.stderr, "Run 'hub check --help' for usage.", `${args.join(' ')}: names the help`);
-    t.equal(r.stdout, '', `${args.join(' ')}: nothing on stdout`);
-  });
+  await expectUsageErrors(t, cases.map(([args, message]) => [['check', ...args], message, 'check'] as const), env);
   const help = await runHub(['check', '--help']);
   t.equal(help.code, 0);
   t.match(help.stdout, /--url URL {10}the hub \(default: \$HUB_URL, else http:\/\/localhost:8080\)/, 'the default base URL of SPEC 4.3');

@@ -13,7 +13,7 @@ import admin, { parseCsv } from '@hub/admin';
 import flagsPlugin from '@hub/flags';
 import npm from '@hub/kind-npm';
 import { npmFixtureHandler, startFixtureUpstream, startTestHub } from '@hub/testkit';
-import { closedPort, runHub, type Run } from './run-hub.js';
+import { closedPort, expectUsageErrors, runHub, type Run } from './run-hub.js';
 
 const NPM_FIXTURES = fileURLToPath(new URL('../../../kind-npm/test/fixtures/upstream/', import.meta.url));
 const SECRET = 'osv-shared-secret';
@@ -201,14 +201,7 @@ t.test('bad usage exits 2, names the help, and sends nothing', async (t) => {
     [['exposure', '--csv', '--output', '/no/such/folder/x.csv'], /folder of --output/, 'exposure'],
     [['exposure', '--registry'], /argument missing/, 'exposure'],
   ];
-  const runs = await Promise.all(cases.map(([args]) => runHub(args, env)));
-  cases.forEach(([args, message, help], i) => {
-    const r = runs[i]!;
-    t.equal(r.code, 2, `${args.join(' ')}: exit 2`);
-    t.match(r.stderr, message, `${args.join(' ')}: says why`);
-    t.match(r.stderr, `Run 'hub ${help} --help' for usage.`, `${args.join(' ')}: names the help`);
-    t.equal(r.stdout, '', `${args.join(' ')}: nothing on stdout`);
-  });
+  await expectUsageErrors(t, cases, env);
 });
 
 t.test('exposure analyse: dependency analysis now, then the coverage says when it ran', async (t) => {

@@ -25,6 +25,21 @@ export function runHub(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run
   });
 }
 
+/**
+ * Runs each case and checks it is bad usage: exit 2, the reason and the help to run on stderr, nothing
+ * on stdout. `env` should point at a closed port, so a case that sent a request would exit 1 instead.
+ */
+export async function expectUsageErrors(t: Test, cases: ReadonlyArray<readonly [string[], RegExp, string]>, env: NodeJS.ProcessEnv): Promise<void> {
+  const runs = await Promise.all(cases.map(([args]) => runHub(args, env)));
+  cases.forEach(([args, message, help], i) => {
+    const r = runs[i]!;
+    t.equal(r.code, 2, `${args.join(' ')}: exit 2`);
+    t.match(r.stderr, message, `${args.join(' ')}: says why`);
+    t.match(r.stderr, `Run 'hub ${help} --help' for usage.`, `${args.join(' ')}: names the help`);
+    t.equal(r.stdout, '', `${args.join(' ')}: nothing on stdout`);
+  });
+}
+
 export interface AdminHub extends TestHub {
   upstream: FixtureUpstream;
   /** `hub <args>` against this hub, as the bootstrap admin unless env says otherwise. */

@@ -15,7 +15,7 @@ import admin from '@hub/admin';
 import audit from '@hub/audit';
 import npm from '@hub/kind-npm';
 import { npmFixtureHandler, startFixtureUpstream, startTestHub } from '@hub/testkit';
-import { closedPort, runHub, type Run } from './run-hub.js';
+import { closedPort, expectUsageErrors, runHub, type Run } from './run-hub.js';
 
 const NPM_FIXTURES = fileURLToPath(new URL('../../../kind-npm/test/fixtures/upstream/', import.meta.url));
 
@@ -250,14 +250,7 @@ t.test('bad usage exits 2, names the help, and sends nothing', async (t) => {
     [['health', 'now'], /Unexpected argument 'now'/, 'health'],
     [['health', '--verbose'], /Unknown option '--verbose'/, 'health'],
   ];
-  const runs = await Promise.all(cases.map(([args]) => runHub(args, env)));
-  cases.forEach(([args, message, help], i) => {
-    const r = runs[i]!;
-    t.equal(r.code, 2, `${args.join(' ')}: exit 2`);
-    t.match(r.stderr, message, `${args.join(' ')}: says why`);
-    t.match(r.stderr, `Run 'hub ${help} --help' for usage.`, `${args.join(' ')}: names the help`);
-    t.equal(r.stdout, '', `${args.join(' ')}: nothing on stdout`);
-  });
+  await expectUsageErrors(t, cases, env);
 });
 
 t.test('a health card whose status is not ok exits 1; without the audit there are no audit columns', async (t) => {

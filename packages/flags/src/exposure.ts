@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { iso } from '@hub/admin';
 import type { PluginContext } from '@hub/runtime';
 import { effectRank } from './effects.js';
 import type { FlagRow } from './flag-json.js';
@@ -35,8 +36,6 @@ export const EXPOSURE_COLUMNS = [
   'last_fetch_at',
 ] as const;
 export type ExposureRow = Record<(typeof EXPOSURE_COLUMNS)[number], string | number | null>;
-
-const iso = (ms: number) => new Date(ms).toISOString();
 
 interface Fetches {
   consumer: string;
@@ -109,7 +108,7 @@ export async function exposureRows(db: Knex, f: ExposureFilter): Promise<Exposur
       kind: flag.kind,
       effect: flag.effect,
       flag_state: flag.state,
-      flag_raised_at: iso(Number(flag.raised_at)),
+      flag_raised_at: iso(flag.raised_at),
       fetches_before_flag: fetched.before,
       fetches_after_flag: fetched.after,
       first_fetch_at: iso(fetched.first),
@@ -139,7 +138,7 @@ export async function exposureCoverage(hub: PluginContext) {
   const analyses = (await hub.db('sbom_analyses').select()) as Array<{ registry: string; analysed_at: number | string; artifacts: number | string; failed: number | string }>;
   const registries = hub.registries.map((r) => {
     const a = analyses.find((x) => x.registry === r.name);
-    return { name: r.name, type: r.type, sbom: Boolean(hub.kinds.get(r.type)?.sbom), analysed_at: a ? iso(Number(a.analysed_at)) : null, artifacts_analysed: Number(a?.artifacts ?? 0) };
+    return { name: r.name, type: r.type, sbom: Boolean(hub.kinds.get(r.type)?.sbom), analysed_at: iso(a?.analysed_at), artifacts_analysed: Number(a?.artifacts ?? 0) };
   });
   return {
     registries_with_sbom: registries.filter((r) => r.sbom).length,
@@ -149,7 +148,7 @@ export async function exposureCoverage(hub: PluginContext) {
       : 'never run: rows are direct downloads of flagged versions, not dependents',
     sources: hub.config.flag_sources.map((s) => {
       const p = pushed.find((x) => x.source === s.name);
-      return { name: s.name, pushed: Boolean(p), flags: Number(p?.n ?? 0), last_push_at: p ? iso(Number(p.last)) : null };
+      return { name: s.name, pushed: Boolean(p), flags: Number(p?.n ?? 0), last_push_at: iso(p?.last) };
     }),
   };
 }

@@ -1,3 +1,5 @@
+import { iso } from '@hub/admin';
+
 /** A flag as stored. */
 export interface FlagRow {
   id: number;
@@ -15,8 +17,6 @@ export interface FlagRow {
   updated_at: number | string;
   lifted_at: number | string | null;
 }
-
-const iso = (ms: number | string | null) => (ms === null ? null : new Date(Number(ms)).toISOString());
 
 export function flagJson(f: FlagRow) {
   return {

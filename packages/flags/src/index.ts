@@ -1,5 +1,5 @@
-import { mountAdminRoutes, type RegistryRef } from '@hub/admin';
-import { definePlugin, errors, startSchedule } from '@hub/runtime';
+import { mountAdminRoutes, registryResolver } from '@hub/admin';
+import { definePlugin, startSchedule } from '@hub/runtime';
 import { analyseRegistry } from './analysis.js';
 import { createFlagRule } from './flag-rule.js';
 import { flagMigrations } from './migrations.js';
@@ -7,7 +7,6 @@ import { flagAdminRoutes } from './routes/admin.js';
 import { mountFlagPush } from './routes/push.js';
 
 export { EFFECTS, refuses, type Effect } from './effects.js';
-export { signature } from './signature.js';
 export { EXPOSURE_COLUMNS, type ExposureRow } from './exposure.js';
 
 /**
@@ -24,13 +23,7 @@ export default definePlugin({
     const { rule, invalidate } = createFlagRule(ctx.db, secure);
     ctx.refusals.push(rule);
     const secrets = new Map(ctx.config.flag_sources.map((s) => [s.name, s.secret!]));
-    const registry = (name: string): RegistryRef => {
-      const r = ctx.registries.find((x) => x.name === name);
-      const kind = r && ctx.kinds.get(r.type);
-      if (!r || !kind) throw errors.notFound(`no registry named "${name.slice(0, 64)}"`);
-      return { name: r.name, kind };
-    };
-    mountFlagPush({ hub: ctx, secrets, registry, changed: invalidate });
+    mountFlagPush({ hub: ctx, secrets, registry: registryResolver(ctx), changed: invalidate });
     mountAdminRoutes(ctx, flagAdminRoutes);
     // Dependency analysis is incremental (only artifacts not read yet), so a frequent run is cheap.
     const analysis = startSchedule({

@@ -92,9 +92,10 @@ export function rewritePackument(p: Packument, baseUrl: string, hidden: Readonly
   return out;
 }
 
-export async function versionDoc(rc: RequestContext, name: string, version: string): Promise<VersionDoc> {
-  const p = parsed(await rc.metadata(packumentSpec(rc, name, 'corgi')));
+/** One version's document, and the packument it came from (`full` when its `time` is needed). */
+export async function versionDoc(rc: RequestContext, name: string, version: string, repr: Representation = 'corgi'): Promise<{ v: VersionDoc; p: Packument }> {
+  const p = parsed(await rc.metadata(packumentSpec(rc, name, repr)));
   const v = p.versions?.[version];
   if (!v) throw errors.notFound(`${name}@${version} is not in the upstream`);
-  return v;
+  return { v, p };
 }

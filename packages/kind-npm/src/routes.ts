@@ -26,10 +26,10 @@ function tarball(rc: RequestContext, name: string, version: string): Promise<Rep
     contentType: 'application/octet-stream',
     format: 'gzip',
     async source() {
-      const v = await versionDoc(rc, name, version);
+      // With a cool-down the full packument is read anyway (it alone has `time`); otherwise the smaller one.
+      const { v, p } = await versionDoc(rc, name, version, coolDown(rc) > 0 ? 'full' : 'corgi');
       if (!v.dist?.tarball) throw errors.upstream(`the upstream packument of ${name}@${version} names no tarball`);
-      const at = coolDown(rc) > 0 ? publishedAt(await fullPackument(rc, name), version) : undefined;
-      return { url: v.dist.tarball, digest: distDigest(v), publishedAt: at };
+      return { url: v.dist.tarball, digest: distDigest(v), publishedAt: coolDown(rc) > 0 ? publishedAt(p, version) : undefined };
     },
   });
 }

@@ -39,6 +39,7 @@ t.test('live: npm install of a real package through hub', async (t) => {
   });
   const pkg = JSON.parse(fs.readFileSync(path.join(dir, 'app/node_modules/is-number/package.json'), 'utf8')) as { version: string };
   t.equal(pkg.version, '7.0.0');
+  await hub.hub.artifacts.idle(); // the row is written just after the body was sent
   const rows = (await hub.hub.db('artifacts').select('package_name', 'version')) as Array<{ package_name: string; version: string }>;
   t.same(rows, [{ package_name: 'is-number', version: '7.0.0' }], 'the tarball is cached in hub');
 });

@@ -3,6 +3,9 @@ import t from 'tap';
 import { createHub, createLogger, definePlugin, StartupError } from '../src/index.js';
 import { filesKind } from './files-kind.js';
 
+/** The smallest hub.toml: SQLite and blobs under `dir`. */
+const storeConfig = (dir: string) => `[database]\nclient = "sqlite"\nfilename = "${path.join(dir, 'hub.db')}"\n[storage]\nkind = "fs"\npath = "${path.join(dir, 'blobs')}"\n`;
+
 t.test('a plugin whose setup fails stops the start with a StartupError and releases the database', async (t) => {
   const dir = t.testdir({});
   const broken = definePlugin({
@@ -15,7 +18,7 @@ t.test('a plugin whose setup fails stops the start with a StartupError and relea
   });
   const err = await createHub({
     plugins: [broken],
-    configText: `[database]\nclient = "sqlite"\nfilename = "${path.join(dir, 'hub.db')}"\n[storage]\nkind = "fs"\npath = "${path.join(dir, 'blobs')}"\n`,
+    configText: storeConfig(dir),
     env: { HUB_ADMIN_TOKEN: 'hub_startup_test' },
     logger: createLogger({ level: 'silent' }),
     print: () => {},
@@ -32,7 +35,7 @@ t.test('a cool-down on a kind that cannot tell publish times is refused at start
   const dir = t.testdir({});
   const err = await createHub({
     plugins: [filesKind],
-    configText: `[database]\nclient = "sqlite"\nfilename = "${path.join(dir, 'hub.db')}"\n[storage]\nkind = "fs"\npath = "${path.join(dir, 'blobs')}"\n[[registries]]\nname = "f"\ntype = "files"\nupstream = "http://127.0.0.1:9"\n[registries.security]\nmin_release_age_secs = 86400\n`,
+    configText: `${storeConfig(dir)}[[registries]]\nname = "f"\ntype = "files"\nupstream = "http://127.0.0.1:9"\n[registries.security]\nmin_release_age_secs = 86400\n`,
     env: { HUB_ADMIN_TOKEN: 'hub_startup_test' },
     logger: createLogger({ level: 'silent' }),
     print: () => {},

@@ -1,9 +1,8 @@
-import { Readable } from 'node:stream';
 import type Koa from 'koa';
 import type { Knex } from 'knex';
 import { canonicalIp, errors } from '@hub/runtime';
 import { adminRoute, type AdminRoute } from '../admin-route.js';
-import { csvRecord } from '../csv.js';
+import { checkCsvFormat, csvRecord, sendCsv } from '../csv.js';
 import { queryValue as one } from '../query.js';
 import { iso, parseTime } from '../times.js';
 
@@ -123,8 +122,7 @@ export const auditLogRoutes: AdminRoute[] = [
     permission: 'system:read',
     action: 'audit_log_export',
     async handle({ ctx, hub }) {
-      const format = one(ctx, 'format') ?? 'csv';
-      if (format !== 'csv') throw errors.badRequest('format must be csv');
+      checkCsvFormat(ctx);
       const f = parseFilter(ctx);
       await hub.audit.flush();
       const db = hub.db;
@@ -143,11 +141,7 @@ export const auditLogRoutes: AdminRoute[] = [
           before = Number(rows[rows.length - 1]!.id);
         }
       }
-      ctx.type = 'text/csv; charset=utf-8';
-      ctx.set('Content-Disposition', 'attachment; filename="audit-log.csv"');
-      const body = Readable.from(lines());
-      body.once('error', () => ctx.res.destroy());
-      ctx.body = body;
+      sendCsv(ctx, 'audit-log.csv', lines());
     },
   }),
 ];

@@ -1,6 +1,5 @@
-import { Readable } from 'node:stream';
 import type Koa from 'koa';
-import { adminRoute, csvRecord, parseTime, queryValue, type AdminRoute } from '@hub/admin';
+import { adminRoute, checkCsvFormat, csvRecord, parseTime, queryValue, sendCsv, type AdminRoute } from '@hub/admin';
 import { Type } from 'typebox';
 import { errors } from '@hub/runtime';
 import { analyseRegistry } from '../analysis.js';
@@ -81,12 +80,9 @@ export const flagAdminRoutes: AdminRoute[] = [
     permission: 'system:read',
     action: 'exposure_export',
     async handle({ ctx, hub }) {
-      const format = queryValue(ctx, 'format') ?? 'csv';
-      if (format !== 'csv') throw errors.badRequest('format must be csv');
+      checkCsvFormat(ctx);
       const rows = await exposureRows(hub.db, exposureFilter(ctx));
-      ctx.type = 'text/csv; charset=utf-8';
-      ctx.set('Content-Disposition', 'attachment; filename="exposure.csv"');
-      ctx.body = Readable.from([csvRecord(EXPOSURE_COLUMNS), ...rows.map((r) => csvRecord(EXPOSURE_COLUMNS.map((c) => r[c])))]);
+      sendCsv(ctx, 'exposure.csv', [csvRecord(EXPOSURE_COLUMNS), ...rows.map((r) => csvRecord(EXPOSURE_COLUMNS.map((c) => r[c])))]);
     },
   }),
 ];

@@ -82,6 +82,13 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
     await o.blobs.delete(row.blob_sha256);
   }
 
+  /** A removed row leaves the memos, and its blob leaves the store unless another row still names it. */
+  async function afterRowRemoved(registry: string, row: Pick<ArtifactRow, 'cache_key' | 'blob_sha256'>): Promise<void> {
+    rowMemo.delete(`${registry}\0${row.cache_key}`);
+    hot.delete(row.blob_sha256);
+    if (!(await o.rows.blobInUse(row.blob_sha256))) await o.blobs.delete(row.blob_sha256);
+  }
+
   async function serveRow(registry: string, row: ArtifactRow): Promise<Reply | null> {
     const mem = hot.get(row.blob_sha256);
     if (mem) return reply(row, mem, 'hit');
@@ -238,19 +245,13 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
      */
     async purge(registry: string, packageName: string, version?: string): Promise<ArtifactRow[]> {
       const removed = await o.rows.removePackage(registry, packageName, version);
-      for (const row of removed) {
-        rowMemo.delete(`${registry}\0${row.cache_key}`);
-        hot.delete(row.blob_sha256);
-        if (!(await o.rows.blobInUse(row.blob_sha256))) await o.blobs.delete(row.blob_sha256);
-      }
+      for (const row of removed) await afterRowRemoved(registry, row);
       return removed;
     },
     /** Retention's removal of one row: gone from the database, the memos and (when no row shares it) the store. */
     async reclaim(registry: string, row: Pick<ArtifactRow, 'cache_key' | 'blob_sha256'>, notAccessedSince: number): Promise<boolean> {
       if (!(await o.rows.removeIdle(registry, row.cache_key, notAccessedSince))) return false;
-      rowMemo.delete(`${registry}\0${row.cache_key}`);
-      hot.delete(row.blob_sha256);
-      if (!(await o.rows.blobInUse(row.blob_sha256))) await o.blobs.delete(row.blob_sha256);
+      await afterRowRemoved(registry, row);
       return true;
     },
     forget(registry: string, key: string) {

@@ -32,8 +32,8 @@ export interface EventBusOptions {
   timeoutMs?: number;
 }
 
-/** `sha256=<hex>` over the exact body: the same scheme flag sources sign their requests with. */
-export const signBody = (secret: string, body: string): string => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+/** `sha256=<hex>` of HMAC-SHA256 over the exact bytes: how flag sources sign requests and hub signs webhooks. */
+export const signBody = (secret: string, body: Buffer | string): string => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 
 export function createEventBus(o: EventBusOptions): EventBus {
   const delays = o.retryDelaysMs ?? [1_000, 5_000, 25_000];

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type Koa from 'koa';
-import type { HttpMethod, KindRoute, Reply, RequestContext, RouteMatch } from '../contract/kind.js';
+import type { Coordinate, HttpMethod, KindRoute, Reply, RequestContext, RouteMatch } from '../contract/kind.js';
 import { errors, HubError, isHubError } from '../errors.js';
 import type { ArtifactCache } from '../cache/artifact-cache.js';
 import type { MetadataCache } from '../cache/metadata-cache.js';
@@ -38,7 +38,7 @@ const challenge = (message: string) =>
 /**
  * Dispatches `/proxy/<name>/...` to the registry's kind. Before a kind's handler runs, the runtime
  * authenticates, decides the route's permission, and refuses blocked coordinates; `rc.artifact`
- * checks the block list again with the version the handler resolved.
+ * checks blocks and refusal rules again when the handler resolved another coordinate (npm `latest`).
  */
 export function registryRoutes(d: RegistryRoutesDeps): Koa.Middleware {
   return async (ctx, next) => {
@@ -89,7 +89,7 @@ export function registryRoutes(d: RegistryRoutesDeps): Koa.Middleware {
       if (match.coordinate) await refuseBlocked(d, reg.info.name, match.coordinate);
 
       const anonymousRead = (await d.access.decide({ subject: ANONYMOUS, permission: 'source:read', registry: reg.info.name })).decision === 'allow';
-      const rc = requestContext(ctx, d, reg, audit, anonymousRead);
+      const rc = requestContext(ctx, d, reg, audit, anonymousRead, match.coordinate);
       // A refusal above was labelled by the coordinate; from here on what the handler serves decides.
       audit.action = 'metadata';
       let reply: Reply;
@@ -122,7 +122,8 @@ async function refuseBlocked(d: RegistryRoutesDeps, registry: string, c: { name:
   }
 }
 
-function requestContext(ctx: Koa.Context, d: RegistryRoutesDeps, reg: BoundRegistry, audit: AuditContext, anonymousRead: boolean): RequestContext {
+/** `checked`: the coordinate the route was already checked against; an artifact for the same one is not checked twice. */
+function requestContext(ctx: Koa.Context, d: RegistryRoutesDeps, reg: BoundRegistry, audit: AuditContext, anonymousRead: boolean, checked: Coordinate | undefined): RequestContext {
   const base = d.publicUrl ?? `${ctx.protocol}://${ctx.host}`;
   const prefix = `/proxy/${encodeURIComponent(reg.info.name)}`;
   return {
@@ -138,7 +139,7 @@ function requestContext(ctx: Koa.Context, d: RegistryRoutesDeps, reg: BoundRegis
       audit.action = 'download';
       audit.package = spec.coordinate.name;
       audit.version = spec.coordinate.version;
-      await refuseBlocked(d, reg.info.name, spec.coordinate);
+      if (spec.coordinate.name !== checked?.name || spec.coordinate.version !== checked.version) await refuseBlocked(d, reg.info.name, spec.coordinate);
       return d.artifacts.serve(reg.info, spec, reg.upstream);
     },
     metadata: (spec) => d.metadata.get(reg.info, spec, reg.upstream),
