@@ -1,12 +1,14 @@
-import { execFile, spawn } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import t from 'tap';
+import type { Test } from 'tap';
 import { loadConfig } from '@hub/runtime';
-import { startFixtureUpstream } from '@hub/testkit';
+import { npmFixtureHandler, startFixtureUpstream } from '@hub/testkit';
 
+const NPM_FIXTURES = fileURLToPath(new URL('../../../kind-npm/test/fixtures/upstream/', import.meta.url));
 const BIN = fileURLToPath(new URL('../src/bin.js', import.meta.url));
 const exec = promisify(execFile);
 
@@ -72,6 +74,30 @@ t.test('hub init writes a hub.toml that loads, and refuses to overwrite without 
   t.equal((await hub(['init', '--force'], { cwd: dir, env })).code, 0);
 });
 
+/** `hub serve` on a free port in `dir` with `env`; resolves with its base URL and stderr so far, and stops it at teardown. */
+async function serveDefault(t: Test, dir: string, env: NodeJS.ProcessEnv) {
+  const child = spawn(process.execPath, [BIN, 'serve', '--listen', '127.0.0.1:0'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString();
+      const m = /serving (http:\/\/[^/\s]+)\/proxy\/npm\//.exec(stderr);
+      if (m) resolve(m[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`hub exited ${code}: ${stderr}`)));
+  });
+  const stop = () =>
+    new Promise<number | null>((resolve) => {
+      if (child.exitCode !== null) return resolve(child.exitCode);
+      child.once('exit', resolve);
+      child.kill('SIGTERM');
+    });
+  t.teardown(stop);
+  return { url, stop, stderr: () => stderr };
+}
+
+const ADMIN = { HUB_ADMIN_TOKEN: 'hub_cli_test_admin_token_0123456789abcdef' };
+
 t.test('npm start path: with no hub.toml, serve proxies the registry npm is configured with, and stops on SIGTERM', async (t) => {
   const upstream = await startFixtureUpstream({
     handler: (req, res) => {
@@ -82,29 +108,36 @@ t.test('npm start path: with no hub.toml, serve proxies the registry npm is conf
   });
   t.teardown(() => upstream.close());
   const dir = t.testdir({});
-  const child = spawn(process.execPath, [BIN, 'serve', '--listen', '127.0.0.1:0'], {
-    cwd: dir,
-    env: { PATH: process.env.PATH, npm_config_registry: `${upstream.url}/`, HUB_ADMIN_TOKEN: 'hub_cli_test_admin' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr.on('data', (c: Buffer) => {
-      stderr += c.toString();
-      const m = /serving (http:\/\/[^/\s]+)\/proxy\/npm\//.exec(stderr);
-      if (m) resolve(m[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`hub exited ${code}: ${stderr}`)));
-  });
-  const health = await fetch(`${url}/healthz`);
+  const hubProc = await serveDefault(t, dir, { PATH: process.env.PATH, npm_config_registry: `${upstream.url}/`, ...ADMIN });
+  const health = await fetch(`${hubProc.url}/healthz`);
   t.equal(health.status, 200);
-  const missing = await fetch(`${url}/proxy/npm/no-such-package`);
+  const missing = await fetch(`${hubProc.url}/proxy/npm/no-such-package`);
   t.equal(missing.status, 404, 'an npm registry named npm, backed by the configured upstream');
   t.ok(upstream.count('/no-such-package') >= 1, 'the request went to the configured upstream');
   t.ok(fs.existsSync(path.join(dir, 'data')), 'state lives under ./data');
-  const code = await new Promise<number | null>((resolve) => {
-    child.once('exit', resolve);
-    child.kill('SIGTERM');
-  });
-  t.equal(code, 0, 'SIGTERM is a clean exit');
+  t.equal(await hubProc.stop(), 0, 'SIGTERM is a clean exit');
+});
+
+// npm exports npm_config_registry to scripts only when the user set it: a fresh machine has neither it nor an .npmrc.
+t.test('first run without npm_config_registry: hub asks npm for its registry (user .npmrc, then npm\'s own default)', async (t) => {
+  const upstream = await startFixtureUpstream({ handler: npmFixtureHandler(NPM_FIXTURES) });
+  t.teardown(() => upstream.close());
+
+  const home = t.testdir({ '.npmrc': `registry=${upstream.url}/\n`, work: {} });
+  const withNpmrc = await serveDefault(t, path.join(home, 'work'), { PATH: process.env.PATH, HOME: home, ...ADMIN });
+  const doc = await fetch(`${withNpmrc.url}/proxy/npm/hubdemo`, { headers: { accept: "application/json" } });
+  t.equal(doc.status, 200, 'the packument comes from the registry in ~/.npmrc');
+  const packument = (await doc.json()) as { 'dist-tags': { latest: string }; versions: Record<string, { dist: { tarball: string } }> };
+  const tgz = await fetch(packument.versions[packument['dist-tags'].latest]!.dist.tarball);
+  t.equal(tgz.status, 200, 'the package is served');
+  t.ok((await tgz.arrayBuffer()).byteLength > 0);
+  t.match(withNpmrc.stderr(), /npm config get registry/, 'the log says where the upstream came from');
+  t.equal(await withNpmrc.stop(), 0);
+
+  // No .npmrc anywhere: npm's own default registry. Nothing is fetched from it here (no traffic leaves the machine).
+  const bare = t.testdir({ home: {}, work: {} });
+  const expected = execFileSync('npm', ['config', 'get', 'registry'], { cwd: path.join(bare, 'work'), env: { PATH: process.env.PATH, HOME: path.join(bare, 'home') }, encoding: 'utf8' }).trim();
+  const fresh = await serveDefault(t, path.join(bare, 'work'), { PATH: process.env.PATH, HOME: path.join(bare, 'home'), ...ADMIN });
+  t.equal((await fetch(`${fresh.url}/healthz`)).status, 200, 'a fresh machine starts');
+  t.ok(fresh.stderr().includes(expected.replace(/\/+$/, '')), 'and proxies the registry npm itself would use');
 });

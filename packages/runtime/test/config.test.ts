@@ -495,10 +495,12 @@ t.test('builtInConfig: one npm registry from npm_config_registry, anonymous down
   const withKind = builtInConfig({ npm_config_registry: 'http://127.0.0.1:9/' }, new Map([['npm', Type.Object({ x: Type.Integer({ default: 1, description: 'x' }) }, { additionalProperties: false })]]));
   tt.same(withKind.registries[0]?.extra, { x: 1 }, 'the npm kind\'s defaults apply');
 
+  const asked = builtInConfig({}, undefined, () => 'http://127.0.0.1:9/from-npm/');
+  tt.equal(asked.registries[0]?.upstream, 'http://127.0.0.1:9/from-npm', 'without npm_config_registry, npm is asked');
   for (const env of [{}, { npm_config_registry: '' }]) {
     const e = (() => {
       try {
-        builtInConfig(env);
+        builtInConfig(env, undefined, () => undefined);
       } catch (err) {
         return err;
       }
@@ -506,7 +508,7 @@ t.test('builtInConfig: one npm registry from npm_config_registry, anonymous down
     })();
     tt.ok(e instanceof ConfigError, 'no registry: ConfigError');
     tt.match((e as Error).message, /hub init/);
-    tt.match((e as Error).message, /npm start/);
+    tt.match((e as Error).message, /npm config get registry/);
   }
 });
 

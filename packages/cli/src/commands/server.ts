@@ -10,7 +10,9 @@ import { HELP, UsageError } from '../usage.js';
 export async function serve(argv: string[], io: Io): Promise<number> {
   const { values } = parse(argv, { config: { type: 'string', short: 'c' }, listen: { type: 'string', short: 'l' } }, { command: 'serve' });
   if (values.help) return (io.out(`${HELP.serve}\n`), 0);
-  const hub = await createHub({ plugins: await defaultPlugins(), env: io.env, ...configSource(values.config as string | undefined, io.env) });
+  const { note, ...source } = configSource(values.config as string | undefined, io.env);
+  if (note) io.err(`${note}\n`);
+  const hub = await createHub({ plugins: await defaultPlugins(), env: io.env, ...source });
   const url = await hub.listen(values.listen as string | undefined);
   io.err(`hub ${VERSION} serving ${[...hub.registries.keys()].map((n) => `${url}/proxy/${n}/`).join(', ')}\n`);
   await new Promise<void>((resolve) => {
