@@ -84,7 +84,7 @@ t.test('npm start path: with no hub.toml, serve proxies the registry npm is conf
   const dir = t.testdir({});
   const child = spawn(process.execPath, [BIN, 'serve', '--listen', '127.0.0.1:0'], {
     cwd: dir,
-    env: { PATH: process.env.PATH, npm_config_registry: `${upstream.url}/`, HUB_ADMIN_TOKEN: 'hub_cli_test_admin' },
+    env: { PATH: process.env.PATH, npm_config_registry: `${upstream.url}/`, HUB_ADMIN_TOKEN: 'hub_cli_test_admin_0123456789abcdef' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';

@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { parse as parseToml } from 'smol-toml';
 import type { TSchema } from 'typebox';
 import { createAuthenticator, type Authenticator } from './auth/authenticate.js';
-import { bootstrapAdmin } from './auth/bootstrap.js';
+import { adminTokenFromEnv, bootstrapAdmin } from './auth/bootstrap.js';
 import { loadUrlSigner } from './auth/signed-urls.js';
 import { createArtifactCache, type ArtifactCache } from './cache/artifact-cache.js';
 import { createMetadataCache } from './cache/metadata-cache.js';
@@ -150,6 +150,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
         `registries[${i}].security.min_release_age_secs: the ${r.type} kind cannot tell when a version was published, so no cool-down can be applied to "${r.name}"; set it to 0`,
       );
   });
+  const envAdminToken = adminTokenFromEnv(env);
   if (config.storage.kind !== 'fs') throw new StartupError('storage', `storage.kind: "${config.storage.kind}" is not available in this build; use "fs" (a shared directory for replicas)`);
 
   const log = o.logger ?? createLogger();
@@ -162,7 +163,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
 
   const adminHash = await bootstrapAdmin(db, {
     adminTokenSha256: config.auth.admin_token_sha256,
-    envToken: env.HUB_ADMIN_TOKEN,
+    envToken: envAdminToken,
     log,
     print: o.print ?? ((l) => process.stderr.write(`${l}\n`)),
   });

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import Koa from 'koa';
 import Router from '@koa/router';
 import type { Logger } from 'pino';
@@ -43,7 +44,7 @@ export function createApp(p: AppParts): { app: Koa; router: Router } {
     ctx.body = { status: ok ? 'ready' : 'not_ready' };
   });
   router.get('/metrics', async (ctx) => {
-    if (p.metricsToken && ctx.get('authorization') !== `Bearer ${p.metricsToken}`) throw errors.unauthenticated('/metrics needs the metrics token');
+    if (p.metricsToken && !sameSecret(ctx.get('authorization'), `Bearer ${p.metricsToken}`)) throw errors.unauthenticated('/metrics needs the metrics token');
     ctx.type = p.metrics.registry.contentType;
     ctx.body = await p.metrics.registry.metrics();
   });
@@ -56,4 +57,10 @@ export function createApp(p: AppParts): { app: Koa; router: Router } {
     throw errors.notFound(`no route for ${ctx.method} ${ctx.path}`);
   });
   return { app, router };
+}
+
+/** Compares two secrets in constant time: digests first, so neither length nor content leaks through timing. */
+export function sameSecret(given: string, expected: string): boolean {
+  const digest = (v: string) => crypto.createHash('sha256').update(v, 'utf8').digest();
+  return crypto.timingSafeEqual(digest(given), digest(expected));
 }
