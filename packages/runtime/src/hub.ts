@@ -229,6 +229,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     log,
     metrics,
     trustProxy: config.server.trust_proxy,
+    trustedProxies: config.server.trusted_proxies,
     audit,
     ipBlocks,
     rates,

@@ -156,6 +156,7 @@ t.test('an empty file gets every default', async (tt) => {
     server: {
       listen: '127.0.0.1:8080',
       trust_proxy: false,
+      trusted_proxies: ['127.0.0.0/8', '::1'],
       forbid_redirect_to: ['169.254.0.0/16', 'fe80::/10', 'fd00:ec2::254/128', '100.100.100.200/32'],
       connect_timeout_ms: 10000,
       headers_timeout_ms: 10000,
@@ -333,6 +334,12 @@ t.test('cross-field rules', async (tt) => {
         'hub.toml:6: server.forbid_redirect_to[3]: must be an IP address or CIDR range like 169.254.0.0/16 or fe80::/10 (got "fe80::/200")',
       ].join('\n'),
     );
+  });
+  tt.test('trusted_proxies: CIDR ranges, and not empty while trust_proxy is on (issue 10)', async (t2) => {
+    t2.equal(oneError(t2, { text: toml('[server]', 'trusted_proxies = ["proxy.internal"]') }).message, 'hub.toml:2: server.trusted_proxies[0]: must be an IP address or CIDR range like 169.254.0.0/16 or fe80::/10 (got "proxy.internal")');
+    t2.equal(oneError(t2, { text: toml('[server]', 'trust_proxy = true', 'trusted_proxies = []') }).message, 'hub.toml:3: server.trusted_proxies: trust_proxy needs at least one trusted proxy address or range (the proxy in front of hub)');
+    t2.same(loadConfig({ text: toml('[server]', 'trust_proxy = true') }).server.trusted_proxies, ['127.0.0.0/8', '::1'], 'default: a proxy on this machine');
+    t2.same(loadConfig({ text: toml('[server]', 'trusted_proxies = []') }).server.trusted_proxies, [], 'empty is fine without trust_proxy');
   });
   tt.test('listen port range', async (t2) => {
     t2.equal(oneError(t2, { text: toml('[server]', 'listen = "127.0.0.1:70000"') }).message, 'hub.toml:2: server.listen: port must be 0..65535 (got 70000)');

@@ -46,7 +46,14 @@ export const ServerSchema = Type.Object(
       description: 'Address and port to listen on, HOST:PORT (`[::1]:8080` for IPv6). `hub serve --listen` overrides it.',
     }),
     public_url: Type.Optional(httpUrl('Base URL clients use to reach hub; rewritten metadata points here. Unset: derived from Host / X-Forwarded-* per request.', 'http://localhost:8080')),
-    trust_proxy: Type.Boolean({ default: false, description: 'Honour X-Forwarded-For / X-Forwarded-Proto / X-Forwarded-Host. Only behind a proxy you control: otherwise clients can fake their IP.' }),
+    trust_proxy: Type.Boolean({
+      default: false,
+      description: 'Honour X-Forwarded-For / X-Forwarded-Proto / X-Forwarded-Host, but only from the proxies in `trusted_proxies`: the client is the first address from the right of X-Forwarded-For that is not a trusted proxy.',
+    }),
+    trusted_proxies: Type.Array(Type.String({ examples: ['10.0.0.0/8'], description: 'An IPv4 or IPv6 CIDR range, or one address.' }), {
+      default: ['127.0.0.0/8', '::1'],
+      description: 'With trust_proxy: the proxies whose forwarding headers are believed. A request whose socket peer is not in this list is taken at its socket address, headers ignored. Default: a proxy on the same machine (loopback). May not be empty while trust_proxy is on.',
+    }),
     tls_cert: Type.Optional(Type.String({ minLength: 1, description: 'PEM certificate file; with tls_key, hub serves HTTPS (go sends .netrc credentials only over https, terraform needs https). Relative to the config file.' })),
     tls_key: Type.Optional(Type.String({ minLength: 1, description: 'PEM private key file for tls_cert. Relative to the config file.' })),
     forbid_redirect_to: Type.Array(Type.String({ examples: ['169.254.0.0/16'], description: 'An IPv4 or IPv6 CIDR range, or one address.' }), {

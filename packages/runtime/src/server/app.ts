@@ -7,6 +7,7 @@ import { errors } from '../errors.js';
 import type { RateLimitStore } from '../limits/rate-limit-store.js';
 import type { HubMetrics } from '../metrics.js';
 import type { IpBlockList } from '../policy/ip-blocks.js';
+import { createClientAddress } from './client-address.js';
 import { clientGate } from './client-gate.js';
 import { errorMiddleware } from './error-middleware.js';
 import { requestLog } from './request-log.js';
@@ -15,6 +16,8 @@ export interface AppParts {
   log: Logger;
   metrics: HubMetrics;
   trustProxy: boolean;
+  /** With trustProxy: the proxies whose X-Forwarded-* headers are believed. */
+  trustedProxies: readonly string[];
   audit: AuditLog;
   ipBlocks: IpBlockList;
   rates: RateLimitStore;
@@ -30,9 +33,9 @@ export interface AppParts {
  * /healthz, /readyz, /metrics, plugins, registries.
  */
 export function createApp(p: AppParts): { app: Koa; router: Router } {
-  // With trust_proxy, the client is the last X-Forwarded-For entry (the one our proxy appended);
-  // entries before it are whatever the client sent and prove nothing.
-  const app = new Koa({ proxy: p.trustProxy, maxIpsCount: 1 });
+  // koa never reads X-Forwarded-* itself: client-address.ts believes them only from trusted proxies,
+  // and request-log puts the answer in ctx.state.client for every other middleware.
+  const app = new Koa({ proxy: false });
   app.silent = true; // errors are logged by our middleware, with the request id
   const router = new Router();
   router.get('/healthz', (ctx) => {
@@ -48,7 +51,7 @@ export function createApp(p: AppParts): { app: Koa; router: Router } {
     ctx.type = p.metrics.registry.contentType;
     ctx.body = await p.metrics.registry.metrics();
   });
-  app.use(requestLog(p.log, p.metrics, p.audit));
+  app.use(requestLog(p.log, p.metrics, p.audit, createClientAddress({ trustProxy: p.trustProxy, trustedProxies: p.trustedProxies })));
   app.use(errorMiddleware());
   app.use(clientGate({ ipBlocks: p.ipBlocks, rates: p.rates }));
   app.use(router.routes());

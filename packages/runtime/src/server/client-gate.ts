@@ -2,6 +2,7 @@ import type Koa from 'koa';
 import { errors, HubError } from '../errors.js';
 import type { RateLimitStore } from '../limits/rate-limit-store.js';
 import type { IpBlockList } from '../policy/ip-blocks.js';
+import { rateLimitKey } from './client-address.js';
 
 /** Load balancers must always be able to ask whether a replica is up. */
 const UNGATED = new Set(['/healthz']);
@@ -18,12 +19,13 @@ export function clientGate(d: { ipBlocks: IpBlockList; rates: RateLimitStore }):
     const ip = ctx.state.clientIp as string;
     const block = await d.ipBlocks.find(ip);
     if (block) throw new HubError('ip_blocked', `requests from ${ip} are blocked${block.reason ? `: ${block.reason}` : ''}`);
-    const r = await d.rates.take(ip);
+    const key = rateLimitKey(ip);
+    const r = await d.rates.take(key);
     if (!r.allowed) throw errors.rateLimited(r.retryAfterSecs);
     try {
       await next();
     } finally {
-      if (ctx.state.challenged) void d.rates.refund(ip);
+      if (ctx.state.challenged) void d.rates.refund(key);
     }
   };
 }

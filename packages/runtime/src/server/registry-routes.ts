@@ -9,6 +9,7 @@ import type { BlockList } from '../policy/block-list.js';
 import { ANONYMOUS } from '../policy/decide.js';
 import type { AccessControl } from '../policy/access-control.js';
 import type { UrlSigner } from '../auth/signed-urls.js';
+import type { ClientAddress } from './client-address.js';
 import { splitSegments } from './path-segments.js';
 
 import type { RefusalRule, ServedRegistry } from '../contract/plugin.js';
@@ -124,7 +125,8 @@ async function refuseBlocked(d: RegistryRoutesDeps, registry: string, c: { name:
 
 /** `checked`: the coordinate the route was already checked against; an artifact for the same one is not checked twice. */
 function requestContext(ctx: Koa.Context, d: RegistryRoutesDeps, reg: BoundRegistry, audit: AuditContext, anonymousRead: boolean, checked: Coordinate | undefined): RequestContext {
-  const base = d.publicUrl ?? `${ctx.protocol}://${ctx.host}`;
+  const client = ctx.state.client as ClientAddress | undefined;
+  const base = d.publicUrl ?? `${client?.protocol ?? ctx.protocol}://${client?.host ?? ctx.host}`;
   const prefix = `/proxy/${encodeURIComponent(reg.info.name)}`;
   return {
     registry: reg.info,
