@@ -169,6 +169,8 @@ t.test('an empty file gets every default', async (tt) => {
       packages_per_page: 50,
       rate_per_ip: 50,
       burst_per_ip: 200,
+      challenges_per_ip: 20,
+      challenge_burst_per_ip: 200,
       rate_store: 'memory',
       rate_store_failure: 'open',
       max_json_body_bytes: 1048576,

@@ -122,6 +122,12 @@ export const LimitsSchema = Type.Object(
     packages_per_page: Type.Integer({ default: 50, minimum: 1, maximum: 1000, description: 'Page size of paged admin listings (the disappeared-packages listing).' }),
     rate_per_ip: Type.Number({ default: 50, exclusiveMinimum: 0, description: 'Sustained requests per second per client IP before 429.' }),
     burst_per_ip: Type.Integer({ default: 200, minimum: 1, description: 'Requests one IP may make in a burst above the sustained rate.' }),
+    challenges_per_ip: Type.Number({
+      default: 20,
+      exclusiveMinimum: 0,
+      description: 'Sustained 401 challenges per second per client IP (answers to requests that carried no credentials). They cost nothing from `rate_per_ip`, so maven and NuGet, which ask without credentials first, are not charged twice; past this budget such requests get 429.',
+    }),
+    challenge_burst_per_ip: Type.Integer({ default: 200, minimum: 1, description: 'Challenges one IP may get in a burst above `challenges_per_ip`.' }),
     rate_store: Type.Enum(['memory', 'redis'], {
       default: 'memory',
       description: 'Where the per-IP rate counters live: `memory` counts per replica; `redis` (needs `[redis] url`) shares them between replicas.',

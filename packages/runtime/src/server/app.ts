@@ -21,6 +21,8 @@ export interface AppParts {
   audit: AuditLog;
   ipBlocks: IpBlockList;
   rates: RateLimitStore;
+  /** The per-IP budget of 401 challenges to requests without credentials. */
+  challenges: RateLimitStore;
   metricsToken?: string;
   /** Registry dispatch; runs after the plugin routers. */
   registry: Koa.Middleware;
@@ -53,7 +55,7 @@ export function createApp(p: AppParts): { app: Koa; router: Router } {
   });
   app.use(requestLog(p.log, p.metrics, p.audit, createClientAddress({ trustProxy: p.trustProxy, trustedProxies: p.trustedProxies })));
   app.use(errorMiddleware());
-  app.use(clientGate({ ipBlocks: p.ipBlocks, rates: p.rates }));
+  app.use(clientGate({ ipBlocks: p.ipBlocks, rates: p.rates, challenges: p.challenges }));
   app.use(router.routes());
   app.use(p.registry);
   app.use((ctx) => {

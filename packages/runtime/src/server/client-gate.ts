@@ -11,9 +11,10 @@ const UNGATED = new Set(['/healthz']);
  * Before any route: a blocked client IP gets 403 `ip_blocked`, a client over its rate 429
  * `rate_limited` with Retry-After. A 401 that only asked a credential-less client for credentials
  * (ctx.state.challenged) gives its token back, so challenge-then-credentials clients (maven, NuGet)
- * are not charged twice per file.
+ * are not charged twice per file; it takes one from the IP's challenge bucket instead, and past that
+ * budget the answer is 429, so requests without credentials cannot flood the hub for free.
  */
-export function clientGate(d: { ipBlocks: IpBlockList; rates: RateLimitStore }): Koa.Middleware {
+export function clientGate(d: { ipBlocks: IpBlockList; rates: RateLimitStore; challenges: RateLimitStore }): Koa.Middleware {
   return async (ctx, next) => {
     if (UNGATED.has(ctx.path)) return next();
     const ip = ctx.state.clientIp as string;
@@ -24,8 +25,16 @@ export function clientGate(d: { ipBlocks: IpBlockList; rates: RateLimitStore }):
     if (!r.allowed) throw errors.rateLimited(r.retryAfterSecs);
     try {
       await next();
-    } finally {
-      if (ctx.state.challenged) void d.rates.refund(key);
+    } catch (e) {
+      if (ctx.state.challenged) {
+        void d.rates.refund(key);
+        const c = await d.challenges.take(key);
+        if (!c.allowed) {
+          ctx.state.challenged = false;
+          throw errors.rateLimited(c.retryAfterSecs);
+        }
+      }
+      throw e;
     }
   };
 }

@@ -7,7 +7,7 @@ import { outcomeOf } from '../audit/access-event.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import { createDenialThrottle, THROTTLED_CODES } from '../audit/denial-throttle.js';
 import type { HubMetrics } from '../metrics.js';
-import type { ClientAddress } from './client-address.js';
+import { rateLimitKey, type ClientAddress } from './client-address.js';
 
 const SAFE_ID = /^[A-Za-z0-9._-]{1,64}$/;
 const prefix = crypto.randomBytes(4).toString('hex');
@@ -72,7 +72,9 @@ export function requestLog(log: Logger, metrics: HubMetrics, audit: AuditLog | u
       const a = ctx.state.audit as AuditContext | undefined;
       // Routes that declare an audit context are recorded; elsewhere only refusals are.
       if (!a && outcome === 'allowed') return;
-      if (code && THROTTLED_CODES.has(code) && !throttle.admit(code, ip)) {
+      // Challenges are throttled like refusals: a credential-less flood must not write a row per request.
+      const throttled = outcome === 'challenged' ? 'challenged' : code && THROTTLED_CODES.has(code) ? code : undefined;
+      if (throttled && !throttle.admit(throttled, rateLimitKey(ip))) {
         metrics.auditSuppressed.inc();
         return;
       }
