@@ -49,12 +49,12 @@ name = "bench"
 type = "static"
 upstream = "${upstream.url}"
 `,
-    env: { HUB_ADMIN_TOKEN: 'hub_bench_admin_token' },
+    env: { HUB_ADMIN_TOKEN: 'hub_bench_admin_token_0123456789abcdef' },
     logger: createLogger({ level: 'info', destination: fs.createWriteStream(path.join(dir, `${name}.log`)) }),
     print: () => {},
   });
   const url = `${await hub.listen()}/proxy/bench/bench/1.0.0/f.bin`;
-  const warm = await fetch(url, { headers: { authorization: 'Bearer hub_bench_admin_token' } });
+  const warm = await fetch(url, { headers: { authorization: 'Bearer hub_bench_admin_token_0123456789abcdef' } });
   if (warm.status !== 200) throw new Error(`warm-up failed: ${warm.status}`);
   await warm.arrayBuffer();
   await hub.artifacts.idle();
@@ -63,7 +63,7 @@ upstream = "${upstream.url}"
 
 const AUTOCANNON = path.join(path.dirname(createRequire(import.meta.url).resolve('autocannon/package.json')), 'autocannon.js');
 async function load(url) {
-  const args = [AUTOCANNON, '--json', '-c', String(connections), '-d', String(seconds), '-H', 'authorization=Bearer hub_bench_admin_token', url];
+  const args = [AUTOCANNON, '--json', '-c', String(connections), '-d', String(seconds), '-H', 'authorization=Bearer hub_bench_admin_token_0123456789abcdef', url];
   const { stdout } = await promisify(execFile)(process.execPath, args, { maxBuffer: 64 * 1024 * 1024 });
   const r = JSON.parse(stdout);
   if (r.non2xx || r.errors) throw new Error(`${r.non2xx} non-2xx and ${r.errors} errors`);

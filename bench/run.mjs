@@ -56,12 +56,12 @@ name = "bench"
 type = "static"
 upstream = "${upstream.url}"
 `,
-  env: { HUB_ADMIN_TOKEN: 'hub_bench_admin_token' },
+  env: { HUB_ADMIN_TOKEN: 'hub_bench_admin_token_0123456789abcdef' },
   logger: createLogger({ level: 'info', destination: logFile }),
   print: () => {},
 });
 const hubUrl = await hub.listen();
-const auth = { authorization: 'Bearer hub_bench_admin_token' };
+const auth = { authorization: 'Bearer hub_bench_admin_token_0123456789abcdef' };
 
 // The anchor: node:http streaming the file from disk, no auth, no logging.
 const anchor = http.createServer((req, res) => {

@@ -1,8 +1,14 @@
 import type Koa from 'koa';
 import type { TSchema, Static } from 'typebox';
-import { errors, type AuditContext, type Permission, type PluginContext, type Subject } from '@hub/runtime';
+import { errors, type AccessRequest, type AuditContext, type Coordinate, type Decision, type Permission, type PluginContext, type Subject } from '@hub/runtime';
 import { bodyValidator } from './validate.js';
-import type { RegistryRef } from './coordinates.js';
+import { canonicalCoordinate, type RegistryRef } from './coordinates.js';
+
+/** A registry, and optionally a package in it, that an admin call acts on. */
+export interface AdminTarget {
+  registry: string;
+  package?: string;
+}
 
 /** What a handler gets: the plugin context, the caller, its parsed body, and its audit row to fill in. */
 export interface AdminCall<B = unknown> {
@@ -14,7 +20,17 @@ export interface AdminCall<B = unknown> {
   body: B;
   audit: AuditContext;
   params: Record<string, string>;
+  /**
+   * A configured registry by name: 404 when unknown, 403 when a policy denies the caller the route's
+   * permission in that registry (a deny of system:write on `gems` stops blocks and purges there).
+   */
   registry(name: string): RegistryRef;
+  /** canonicalCoordinate() of a package in that registry, then 403 unless the caller holds the route's permission for that package. */
+  coordinate(reg: RegistryRef, packageName: string, version: string | undefined, path?: string): Coordinate;
+  /** Whether the caller holds the route's permission in this registry (and package): decide(), as registry routes use it. */
+  may(target: AdminTarget): boolean;
+  /** may(), or 403 naming the target. */
+  authorize(target: AdminTarget): void;
 }
 
 export interface AdminRoute<S extends TSchema = TSchema> {
@@ -64,9 +80,45 @@ export function mountAdminRoutes(hub: PluginContext, routes: readonly AdminRoute
         body = validate((ctx.request as { body?: unknown }).body);
       }
       ctx.type = 'application/json';
-      await route.handle({ ctx, hub, subject, actor: subject.user_id ?? 'anonymous', body, audit, params: (ctx as unknown as { params: Record<string, string> }).params ?? {}, registry });
+      // Registry- and package-scoped policies hold on the admin API too: one snapshot decides every target of this call.
+      const scoped = scopedAccess(ctx, subject, route.permission, await hub.access.snapshot());
+      const call: AdminCall = {
+        ctx,
+        hub,
+        subject,
+        actor: subject.user_id ?? 'anonymous',
+        body,
+        audit,
+        params: (ctx as unknown as { params: Record<string, string> }).params ?? {},
+        registry(name) {
+          const ref = registry(name);
+          scoped.authorize({ registry: ref.name });
+          return ref;
+        },
+        coordinate(reg, packageName, version, path) {
+          const c = canonicalCoordinate(reg, packageName, version, path);
+          scoped.authorize({ registry: reg.name, package: c.name });
+          return c;
+        },
+        may: scoped.may,
+        authorize: scoped.authorize,
+      };
+      await route.handle(call);
     };
     const m = route.method.toLowerCase() as 'get' | 'post' | 'delete';
     hub.router[m](route.path, handler);
   }
+}
+
+function scopedAccess(ctx: Koa.Context, subject: Subject, permission: Permission, decide: (r: AccessRequest) => Decision) {
+  const may = (t: AdminTarget) => decide({ subject, permission, ...t }).decision === 'allow';
+  return {
+    may,
+    authorize(t: AdminTarget) {
+      const d = decide({ subject, permission, ...t });
+      if (d.decision === 'allow') return;
+      const what = t.package === undefined ? `registry ${t.registry}` : `${t.package} in registry ${t.registry}`;
+      throw errors.forbidden(`you lack ${permission} for ${what} (${d.reason})`);
+    },
+  };
 }

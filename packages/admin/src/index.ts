@@ -3,7 +3,7 @@ import { mountAdminRoutes } from './admin-route.js';
 import { ADMIN_ROUTES } from './routes/index.js';
 
 export { ADMIN_ROUTES } from './routes/index.js';
-export { adminRoute, mountAdminRoutes, registryResolver, type AdminRoute, type AdminCall } from './admin-route.js';
+export { adminRoute, mountAdminRoutes, registryResolver, type AdminRoute, type AdminCall, type AdminTarget } from './admin-route.js';
 export { canonicalCoordinate, type RegistryRef } from './coordinates.js';
 export { queryInt, queryValue } from './query.js';
 export { bodyValidator } from './validate.js';

@@ -22,7 +22,7 @@ const asEntry = (r: Record<string, any>) => ({
   detail: r.detail,
 });
 
-/** Registry traffic and admin actions from three client addresses, allowed, denied and challenged. */
+/** Registry traffic and admin actions from four client addresses, allowed, denied and challenged. */
 async function traffic(s: AdminSetup) {
   const reader = await s.token('rita', { roles: ['reader'] });
   const auditor = await s.token('audrey', { roles: ['auditor'] });
@@ -31,8 +31,9 @@ async function traffic(s: AdminSetup) {
   await s.api('GET', '/proxy/npm/hubdemo', { token: reader, localAddress: '127.0.0.3', headers: json });
   await s.api('POST', '/api/v1/admin/blocks', { body: { registry: 'npm', package_name: 'hubdep', reason: 'a,"quoted"\r\nline =1+1' } });
   await s.api('GET', '/proxy/npm/hubdep', { token: reader, localAddress: '127.0.0.3', headers: json });
+  // Two clients: challenges from one IP are written once a second (issue 10).
   await s.api('GET', '/proxy/npm/hubdemo', { token: null, localAddress: '127.0.0.4', headers: json });
-  await s.api('GET', '/proxy/npm/hubdemo', { token: null, localAddress: '127.0.0.4', headers: json });
+  await s.api('GET', '/proxy/npm/hubdemo', { token: null, localAddress: '127.0.0.5', headers: json });
   await s.api('GET', '/proxy/npm/hubdemo', { token: auditor, localAddress: '127.0.0.4', headers: json });
   await s.api('POST', '/api/v1/admin/ip-blocks', { body: { ip: '2001:db8::/32', reason: 'tab\there "and" comma,' } });
   await s.api('POST', '/api/v1/admin/unlist', { body: { registry: 'npm', package_name: 'hubdemo', version: '1.0.0' } });

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { adminRoute, canonicalCoordinate, queryInt, queryValue, type AdminRoute } from '@hub/admin';
+import { adminRoute, queryInt, queryValue, type AdminRoute } from '@hub/admin';
 import { errors } from '@hub/runtime';
 import type { AuditEngine } from './engine.js';
 import { lastSweep, rowJson, toRow } from './rows.js';
@@ -42,9 +42,9 @@ export function upstreamRoutes(engine: AuditEngine): AdminRoute[] {
       path: '/api/v1/admin/upstream/status/:registry/:name',
       permission: 'system:read',
       action: 'upstream_status',
-      async handle({ ctx, hub, params, registry, audit }) {
+      async handle({ ctx, hub, params, registry, coordinate, audit }) {
         const reg = registry(params.registry!);
-        const c = canonicalCoordinate(reg, params.name!, undefined, undefined);
+        const c = coordinate(reg, params.name!, undefined);
         Object.assign(audit, { registry: reg.name, package: c.name });
         const served = hub.served.get(reg.name)!;
         const [rows, held, last] = await Promise.all([
@@ -74,9 +74,9 @@ export function upstreamRoutes(engine: AuditEngine): AdminRoute[] {
       permission: 'system:write',
       action: 'upstream_recheck',
       body: RecheckBody,
-      async handle({ ctx, body, registry, audit }) {
+      async handle({ ctx, body, registry, coordinate, audit }) {
         const reg = registry(body.registry);
-        const c = canonicalCoordinate(reg, body.package_name, body.version, undefined);
+        const c = coordinate(reg, body.package_name, body.version);
         Object.assign(audit, { registry: reg.name, package: c.name, version: c.version });
         let res;
         try {

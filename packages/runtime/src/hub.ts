@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { parse as parseToml } from 'smol-toml';
 import type { TSchema } from 'typebox';
 import { createAuthenticator, type Authenticator } from './auth/authenticate.js';
-import { bootstrapAdmin } from './auth/bootstrap.js';
+import { adminTokenFromEnv, bootstrapAdmin } from './auth/bootstrap.js';
 import { loadUrlSigner } from './auth/signed-urls.js';
 import { createArtifactCache, type ArtifactCache } from './cache/artifact-cache.js';
 import { createMetadataCache } from './cache/metadata-cache.js';
@@ -20,7 +20,8 @@ import { HubError } from './errors.js';
 import { createAuditLog, type AuditLog } from './audit/audit-log.js';
 import { createEventBus, type EventBus } from './events/event-bus.js';
 import { createHealthBoard } from './health/health-board.js';
-import { createMemoryRateStore, type RateLimitStore } from './limits/rate-limit-store.js';
+import { createMemoryRateStore, type RateLimitStore, type TokenBucket } from './limits/rate-limit-store.js';
+import { createRespClient } from './limits/resp-client.js';
 import { createRedisRateStore } from './limits/redis-rate-store.js';
 import { createAccessControl, type AccessControl } from './policy/access-control.js';
 import { createIpBlockList, type IpBlockList } from './policy/ip-blocks.js';
@@ -150,6 +151,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
         `registries[${i}].security.min_release_age_secs: the ${r.type} kind cannot tell when a version was published, so no cool-down can be applied to "${r.name}"; set it to 0`,
       );
   });
+  const envAdminToken = adminTokenFromEnv(env);
   if (config.storage.kind !== 'fs') throw new StartupError('storage', `storage.kind: "${config.storage.kind}" is not available in this build; use "fs" (a shared directory for replicas)`);
 
   const log = o.logger ?? createLogger();
@@ -162,7 +164,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
 
   const adminHash = await bootstrapAdmin(db, {
     adminTokenSha256: config.auth.admin_token_sha256,
-    envToken: env.HUB_ADMIN_TOKEN,
+    envToken: envAdminToken,
     log,
     print: o.print ?? ((l) => process.stderr.write(`${l}\n`)),
   });
@@ -179,10 +181,14 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     batchRows: config.audit_log.batch_rows,
   });
   const bucket = { ratePerSec: config.limits.rate_per_ip, burst: config.limits.burst_per_ip };
-  const rates =
-    config.limits.rate_store === 'redis'
-      ? createRedisRateStore({ url: config.redis.url!, keyPrefix: `${config.redis.key_prefix}rate:`, limits: bucket, onFailure: config.limits.rate_store_failure, log, onError: () => metrics.rateStoreErrors.inc() })
-      : createMemoryRateStore(bucket);
+  const challengeBucket = { ratePerSec: config.limits.challenges_per_ip, burst: config.limits.challenge_burst_per_ip };
+  const redis = config.limits.rate_store === 'redis' ? createRespClient({ url: config.redis.url! }) : undefined;
+  const rateStore = (limits: TokenBucket, name: string): RateLimitStore =>
+    redis
+      ? createRedisRateStore({ url: config.redis.url!, client: redis, keyPrefix: `${config.redis.key_prefix}${name}:`, limits, onFailure: config.limits.rate_store_failure, log, onError: () => metrics.rateStoreErrors.inc() })
+      : createMemoryRateStore(limits);
+  const rates = rateStore(bucket, 'rate');
+  const challenges = rateStore(challengeBucket, 'challenge');
   const signer = await loadUrlSigner(db);
 
   const registries = new Map<string, BoundRegistry>();
@@ -228,9 +234,11 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     log,
     metrics,
     trustProxy: config.server.trust_proxy,
+    trustedProxies: config.server.trusted_proxies,
     audit,
     ipBlocks,
     rates,
+    challenges,
     metricsToken: config.metrics?.token,
     ready: async () => (await db.raw('select 1'), true),
     registry: registryRoutes({
@@ -275,7 +283,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
       if (instance) instances.push(instance);
     } catch (e) {
       // Nothing is serving yet: release what was opened, so a failed start lets the process exit.
-      await Promise.allSettled([...instances.map((i) => i.stop()), audit.close(), events.close(), rates.close(), ...[...registries.values()].map((r) => r.upstream.close())]);
+      await Promise.allSettled([...instances.map((i) => i.stop()), audit.close(), events.close(), rates.close(), challenges.close(), ...[...registries.values()].map((r) => r.upstream.close())]);
       await db.destroy();
       throw new StartupError('plugin_load', `plugin "${p.id}" failed to start: ${(e as Error).message}`);
     }
@@ -353,6 +361,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
         // Every request has ended by now, so every audit row is queued: write them all.
         await audit.close();
         await rates.close();
+        await challenges.close();
         for (const r of registries.values()) await r.upstream.close();
         await db.destroy();
       })();

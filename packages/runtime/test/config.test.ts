@@ -128,7 +128,7 @@ t.test('a full example parses, with every value where the file put it', async (t
   tt.same(anon, ['source:read']);
   tt.equal(cfg.auth.admin_token_sha256, 'ab'.repeat(32), 'admin hash lower-cased');
   tt.same(cfg.auth.policies, [{ effect: 'deny', permissions: ['source:read'], roles: ['reader'], registries: ['internal-*'], packages: ['@acme/*'] }]);
-  tt.same(cfg.limits, { packages_per_page: 20, rate_per_ip: 2.5, burst_per_ip: 10, rate_store: 'memory', rate_store_failure: 'open', max_json_body_bytes: 4096, max_metadata_bytes: 67108864, max_artifact_bytes: 4294967296 });
+  tt.same(cfg.limits, { packages_per_page: 20, rate_per_ip: 2.5, burst_per_ip: 10, challenges_per_ip: 20, challenge_burst_per_ip: 200, rate_store: 'memory', rate_store_failure: 'open', max_json_body_bytes: 4096, max_metadata_bytes: 67108864, max_artifact_bytes: 4294967296 });
   tt.equal(cfg.cache.memory_bytes, 0);
   tt.same(cfg.upstream_audit, { enabled: true, on_confirmed: 'block', confirm_after: 1, confirm_min_age_secs: 0, outage_ratio: 0.5, min_probed: 3, interval_secs: 300 });
   tt.same(cfg.flag_sources, [{ name: 'osv-bridge', secret: 's3cret' }]);
@@ -156,6 +156,7 @@ t.test('an empty file gets every default', async (tt) => {
     server: {
       listen: '127.0.0.1:8080',
       trust_proxy: false,
+      trusted_proxies: ['127.0.0.0/8', '::1'],
       forbid_redirect_to: ['169.254.0.0/16', 'fe80::/10', 'fd00:ec2::254/128', '100.100.100.200/32'],
       connect_timeout_ms: 10000,
       headers_timeout_ms: 10000,
@@ -168,6 +169,8 @@ t.test('an empty file gets every default', async (tt) => {
       packages_per_page: 50,
       rate_per_ip: 50,
       burst_per_ip: 200,
+      challenges_per_ip: 20,
+      challenge_burst_per_ip: 200,
       rate_store: 'memory',
       rate_store_failure: 'open',
       max_json_body_bytes: 1048576,
@@ -333,6 +336,12 @@ t.test('cross-field rules', async (tt) => {
         'hub.toml:6: server.forbid_redirect_to[3]: must be an IP address or CIDR range like 169.254.0.0/16 or fe80::/10 (got "fe80::/200")',
       ].join('\n'),
     );
+  });
+  tt.test('trusted_proxies: CIDR ranges, and not empty while trust_proxy is on (issue 10)', async (t2) => {
+    t2.equal(oneError(t2, { text: toml('[server]', 'trusted_proxies = ["proxy.internal"]') }).message, 'hub.toml:2: server.trusted_proxies[0]: must be an IP address or CIDR range like 169.254.0.0/16 or fe80::/10 (got "proxy.internal")');
+    t2.equal(oneError(t2, { text: toml('[server]', 'trust_proxy = true', 'trusted_proxies = []') }).message, 'hub.toml:3: server.trusted_proxies: trust_proxy needs at least one trusted proxy address or range (the proxy in front of hub)');
+    t2.same(loadConfig({ text: toml('[server]', 'trust_proxy = true') }).server.trusted_proxies, ['127.0.0.0/8', '::1'], 'default: a proxy on this machine');
+    t2.same(loadConfig({ text: toml('[server]', 'trusted_proxies = []') }).server.trusted_proxies, [], 'empty is fine without trust_proxy');
   });
   tt.test('listen port range', async (t2) => {
     t2.equal(oneError(t2, { text: toml('[server]', 'listen = "127.0.0.1:70000"') }).message, 'hub.toml:2: server.listen: port must be 0..65535 (got 70000)');

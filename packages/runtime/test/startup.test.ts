@@ -1,6 +1,6 @@
 import path from 'node:path';
 import t from 'tap';
-import { createHub, createLogger, definePlugin, StartupError } from '../src/index.js';
+import { ConfigError, createHub, createLogger, definePlugin, StartupError } from '../src/index.js';
 import { filesKind } from './files-kind.js';
 
 /** The smallest hub.toml: SQLite and blobs under `dir`. */
@@ -19,7 +19,7 @@ t.test('a plugin whose setup fails stops the start with a StartupError and relea
   const err = await createHub({
     plugins: [broken],
     configText: storeConfig(dir),
-    env: { HUB_ADMIN_TOKEN: 'hub_startup_test' },
+    env: { HUB_ADMIN_TOKEN: 'hub_startup_test_0123456789abcdef0' },
     logger: createLogger({ level: 'silent' }),
     print: () => {},
   }).then(
@@ -36,7 +36,7 @@ t.test('a cool-down on a kind that cannot tell publish times is refused at start
   const err = await createHub({
     plugins: [filesKind],
     configText: `${storeConfig(dir)}[[registries]]\nname = "f"\ntype = "files"\nupstream = "http://127.0.0.1:9"\n[registries.security]\nmin_release_age_secs = 86400\n`,
-    env: { HUB_ADMIN_TOKEN: 'hub_startup_test' },
+    env: { HUB_ADMIN_TOKEN: 'hub_startup_test_0123456789abcdef0' },
     logger: createLogger({ level: 'silent' }),
     print: () => {},
   }).then(
@@ -45,4 +45,20 @@ t.test('a cool-down on a kind that cannot tell publish times is refused at start
   );
   t.type(err, StartupError);
   t.match(err, { code: 'unsupported', message: /^registries\[0\]\.security\.min_release_age_secs: the files kind cannot tell when a version was published/ });
+});
+
+t.test('a HUB_ADMIN_TOKEN shorter than 32 characters stops the start with a config error naming it (issue 10)', async (t) => {
+  const dir = t.testdir({});
+  const start = (token: string) =>
+    createHub({ plugins: [], configText: storeConfig(dir), env: { HUB_ADMIN_TOKEN: token }, logger: createLogger({ level: 'silent' }), print: () => {} }).then(
+      (hub) => hub,
+      (e: unknown) => e,
+    );
+  const err = await start('hub_short_admin_token');
+  t.type(err, ConfigError);
+  t.match(err, { key: 'HUB_ADMIN_TOKEN', message: /^HUB_ADMIN_TOKEN: must be at least 32 characters \(got 21\)/ });
+  t.notMatch((err as Error).message, /hub_short_admin_token/, 'the message never repeats the secret');
+  const hub = await start('x'.repeat(32));
+  t.notOk(hub instanceof Error, '32 characters start');
+  await (hub as { close(): Promise<void> }).close();
 });

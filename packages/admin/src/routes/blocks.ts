@@ -1,6 +1,5 @@
 import { errors } from '@hub/runtime';
 import { adminRoute, type AdminRoute } from '../admin-route.js';
-import { canonicalCoordinate } from '../coordinates.js';
 import { BlockBody } from '../schemas.js';
 import { iso } from '../times.js';
 
@@ -42,9 +41,9 @@ export const blockRoutes: AdminRoute[] = [
     permission: 'system:write',
     action: 'block_add',
     body: BlockBody,
-    async handle({ ctx, hub, body, actor, audit, registry }) {
+    async handle({ ctx, hub, body, actor, audit, registry, coordinate }) {
       const reg = registry(body.registry);
-      const c = canonicalCoordinate(reg, body.package_name, body.version, body.path);
+      const c = coordinate(reg, body.package_name, body.version, body.path);
       Object.assign(audit, { registry: reg.name, package: c.name, version: c.version, detail: body.reason });
       const row = { registry: reg.name, package_name: c.name, version: c.version ?? null, reason: body.reason ?? null, blocked_by: actor, created_at: Date.now() };
       const id = await hub.db.transaction(async (trx) => {
@@ -67,11 +66,12 @@ export const blockRoutes: AdminRoute[] = [
     path: '/api/v1/admin/blocks/:id',
     permission: 'system:write',
     action: 'block_remove',
-    async handle({ ctx, hub, params, audit }) {
+    async handle({ ctx, hub, params, audit, authorize }) {
       const id = /^[1-9]\d{0,15}$/.test(params.id!) ? Number(params.id) : NaN;
       const row = Number.isSafeInteger(id) ? ((await hub.db('blocks').where({ id }).first()) as Record<string, unknown> | undefined) : undefined;
       if (!row) throw errors.notFound(`no block ${String(params.id).slice(0, 32)}`);
       Object.assign(audit, { registry: row.registry, package: row.package_name, version: row.version ?? undefined, detail: `block ${id} by ${String(row.blocked_by)}` });
+      authorize({ registry: String(row.registry), package: String(row.package_name) });
       await hub.db('blocks').where({ id }).delete();
       hub.blocks.invalidate();
       const reg = hub.registries.find((r) => r.name === row.registry);

@@ -1,13 +1,12 @@
 import { adminRoute, type AdminRoute, type AdminCall } from '../admin-route.js';
-import { canonicalCoordinate } from '../coordinates.js';
 
 /**
  * Removes cached artifacts of a package (all versions, or one), recorded as the audit action `delete`.
  * Names with a slash (npm scopes, go modules) are one URL-encoded segment: `@scope%2Fname`.
  */
-async function purge({ ctx, hub, params, registry, audit }: AdminCall) {
+async function purge({ ctx, hub, params, registry, coordinate, audit }: AdminCall) {
   const reg = registry(params.registry!);
-  const c = canonicalCoordinate(reg, params.package!, params.version, undefined);
+  const c = coordinate(reg, params.package!, params.version);
   Object.assign(audit, { registry: reg.name, package: c.name, version: c.version });
   const removed = await hub.artifacts.purge(reg.name, c.name, c.version);
   audit.detail = `removed ${removed}`;

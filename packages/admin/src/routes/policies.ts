@@ -1,6 +1,6 @@
 import { apiPolicyId, configPolicyId, errors, parsePolicyRow, type PolicyRule } from '@hub/runtime';
 import { adminRoute, type AdminRoute } from '../admin-route.js';
-import { assertMayGrant } from '../grants.js';
+import { assertMayGrant, policyGrant } from '../grants.js';
 import { PolicyBody } from '../schemas.js';
 import { iso } from '../times.js';
 
@@ -33,7 +33,7 @@ export const policyRoutes: AdminRoute[] = [
     body: PolicyBody,
     async handle({ ctx, hub, subject, body, actor, audit }) {
       audit.detail = `${body.effect} ${body.permissions.join(',')}`;
-      if (body.effect === 'allow') await assertMayGrant(hub.access, subject, body.permissions, 'this policy');
+      if (body.effect === 'allow') await assertMayGrant(hub, subject, policyGrant(body), 'this policy');
       const rule: PolicyRule = { permissions: body.permissions };
       for (const k of RULE_KEYS) if (k !== 'permissions' && body[k]) rule[k] = body[k];
       const row = { name: body.name ?? null, effect: body.effect, rule: JSON.stringify(rule), created_by: actor, created_at: Date.now() };

@@ -1,6 +1,6 @@
 import { errors, hashToken, newToken, type Permission, type Subject } from '@hub/runtime';
 import { adminRoute, type AdminRoute } from '../admin-route.js';
-import { assertMayGrant, heldPermissions } from '../grants.js';
+import { assertMayGrant, subjectGrant } from '../grants.js';
 import { CreateTokenBody, TOKEN_ID_PATTERN } from '../schemas.js';
 import { iso } from '../times.js';
 import { findUser } from './users.js';
@@ -26,9 +26,10 @@ export const tokenRoutes: AdminRoute[] = [
     async handle({ ctx, hub, subject, body, audit }) {
       audit.detail = `user ${body.user_id}`;
       const user = await findUser(hub.db, body.user_id);
-      // What the new token could do, as decide() would see it: the user's roles, narrowed by the token.
+      // What the new token could do, as decide() would see it: the user's roles and the policies naming
+      // the user or its roles, in every registry and package scope, narrowed by the token.
       const holder: Subject = { user_id: body.user_id, token_id: null, roles: JSON.parse(String(user.roles)) as string[], token_permissions: body.permissions };
-      await assertMayGrant(hub.access, subject, await heldPermissions(hub.access, holder), `a token for ${body.user_id}`);
+      await assertMayGrant(hub, subject, await subjectGrant(hub, holder), `a token for ${body.user_id}`);
       const { id, token } = newToken();
       const now = Date.now();
       const row = {

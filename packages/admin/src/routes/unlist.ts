@@ -1,6 +1,5 @@
 import { errors } from '@hub/runtime';
 import { adminRoute, type AdminRoute, type AdminCall } from '../admin-route.js';
-import { canonicalCoordinate } from '../coordinates.js';
 import { UnlistBody } from '../schemas.js';
 import { iso } from '../times.js';
 import type { Static } from 'typebox';
@@ -13,9 +12,9 @@ const unlistedJson = (r: Record<string, unknown>) => ({
   created_at: iso(r.created_at as number),
 });
 
-function target({ body, registry, audit }: AdminCall<Static<typeof UnlistBody>>) {
+function target({ body, registry, coordinate, audit }: AdminCall<Static<typeof UnlistBody>>) {
   const reg = registry(body.registry);
-  const c = canonicalCoordinate(reg, body.package_name, body.version, undefined);
+  const c = coordinate(reg, body.package_name, body.version);
   Object.assign(audit, { registry: reg.name, package: c.name, version: c.version });
   return { registry: reg.name, package_name: c.name, version: c.version! };
 }

@@ -1,7 +1,7 @@
-import { errors, ROLE_PERMISSIONS, type Permission } from '@hub/runtime';
+import { errors, type Permission } from '@hub/runtime';
 import type { Knex } from 'knex';
 import { adminRoute, type AdminRoute } from '../admin-route.js';
-import { assertMayGrant } from '../grants.js';
+import { assertMayGrant, subjectGrant } from '../grants.js';
 import { CreateUserBody, USER_ID_PATTERN } from '../schemas.js';
 import { iso } from '../times.js';
 
@@ -66,7 +66,8 @@ export const userRoutes: AdminRoute[] = [
     async handle({ ctx, hub, subject, body, audit }) {
       const roles = body.roles ?? ['reader'];
       audit.detail = `user ${body.id} roles ${roles.join(',')}`;
-      await assertMayGrant(hub.access, subject, roles.flatMap((r) => ROLE_PERMISSIONS[r] ?? []), `a user with roles ${roles.join(', ')}`);
+      // The user's roles and any allow policy naming the user or those roles, in every scope.
+      await assertMayGrant(hub, subject, await subjectGrant(hub, { user_id: body.id, token_id: null, roles }), `a user with roles ${roles.join(', ')}`);
       const row = { id: body.id, roles: JSON.stringify(roles), blocked: false, created_at: Date.now() };
       const inserted = await hub.db.transaction(async (trx) => {
         if (await trx('users').where({ id: body.id }).first('id')) return false;

@@ -37,8 +37,9 @@ export const flagAdminRoutes: AdminRoute[] = [
     permission: 'system:write',
     action: 'exposure_analyse',
     body: AnalyseBody,
-    async handle({ ctx, hub, body, registry }) {
-      const names = body.registry !== undefined ? [registry(body.registry).name] : hub.registries.map((r) => r.name);
+    async handle({ ctx, hub, body, registry, may }) {
+      // Without a registry named: every registry the caller may act on (a registry-scoped deny leaves it out).
+      const names = body.registry !== undefined ? [registry(body.registry).name] : hub.registries.map((r) => r.name).filter((name) => may({ registry: name }));
       const analyses = [];
       for (const name of names) {
         const a = await analyseRegistry(hub, name, hub.log);

@@ -1,9 +1,9 @@
 import { LRUCache } from 'lru-cache';
 
 /**
- * A client hammering hub after being refused (a blocked IP, a rate-limited one) must not turn the audit
- * log into an amplifier: such refusals are recorded at most once per IP and code per window; the rest
- * are only counted (hub_audit_suppressed_total).
+ * A client hammering hub after being refused (a blocked IP, a rate-limited one) or asked for credentials
+ * (`challenged`) must not turn the audit log into an amplifier: such answers are recorded at most once
+ * per client (IPv6: per /64) and code per window; the rest are only counted (hub_audit_suppressed_total).
  */
 export const THROTTLED_CODES: ReadonlySet<string> = new Set(['ip_blocked', 'rate_limited']);
 

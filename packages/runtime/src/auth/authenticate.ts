@@ -12,6 +12,9 @@ import { hashToken } from './tokens.js';
  */
 export const AUTH_MEMO_MS = 1_000;
 
+/** The bootstrap admin's environment or config token: not a database row, and break-glass (see Subject). */
+export const BOOTSTRAP_ADMIN: Subject = { user_id: 'admin', token_id: 'bootstrap', roles: ['admin'], break_glass: true };
+
 export interface Authenticator {
   /** The subject of a request: anonymous without credentials; throws for bad, revoked or blocked ones. */
   subject(authorization: string | undefined): Promise<Subject>;
@@ -35,7 +38,7 @@ export function createAuthenticator(db: Knex, opts: { adminTokenSha256?: string 
 
   async function lookup(hash: string): Promise<TokenLookup> {
     const now = Date.now();
-    if (opts.adminTokenSha256 && hash === opts.adminTokenSha256) return { subject: { user_id: 'admin', token_id: 'bootstrap', roles: ['admin'] }, at: now };
+    if (opts.adminTokenSha256 && hash === opts.adminTokenSha256) return { subject: BOOTSTRAP_ADMIN, at: now };
     const row = await db('tokens')
       .join('users', 'users.id', 'tokens.user_id')
       .where('tokens.token_sha256', hash)

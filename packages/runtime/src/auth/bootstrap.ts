@@ -1,6 +1,19 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
+import { ConfigError } from '../config/load.js';
 import { hashToken, newToken } from './tokens.js';
+
+/** The shortest HUB_ADMIN_TOKEN accepted: the token is a break-glass admin credential, so it must not be guessable. */
+export const MIN_ADMIN_TOKEN_LENGTH = 32;
+
+/** HUB_ADMIN_TOKEN as the bootstrap admin will use it: unset (or empty) is undefined; a short one stops the start. */
+export function adminTokenFromEnv(env: NodeJS.ProcessEnv): string | undefined {
+  const token = env.HUB_ADMIN_TOKEN;
+  if (token === undefined || token === '') return undefined;
+  if (token.length < MIN_ADMIN_TOKEN_LENGTH)
+    throw new ConfigError(`HUB_ADMIN_TOKEN: must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters (got ${token.length}); e.g. the output of \`openssl rand -base64 32\``, { key: 'HUB_ADMIN_TOKEN' });
+  return token;
+}
 
 /**
  * The bootstrap admin (INTERFACE.md section 3): its token comes from HUB_ADMIN_TOKEN or

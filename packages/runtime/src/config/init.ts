@@ -188,6 +188,7 @@ export function renderInitToml(found: readonly FoundUpstream[], opts: InitOption
     `listen = ${str(opts.listen ?? '127.0.0.1:8080')}`,
     '# public_url = "https://hub.internal.example"   # base for rewritten URLs; else from Host / X-Forwarded-*',
     '# trust_proxy = false                            # honour X-Forwarded-* only behind your own proxy',
+    '# trusted_proxies = ["127.0.0.0/8", "::1"]       # with trust_proxy: the proxies believed (default: loopback)',
     '# tls_cert = "cert.pem"                          # HTTPS: go sends .netrc only over https, terraform needs it',
     '# tls_key = "key.pem"',
     '',
@@ -203,7 +204,7 @@ export function renderInitToml(found: readonly FoundUpstream[], opts: InitOption
     '# Permissions for requests without a token. Empty: every download needs a token.',
     '# ["source:read"] lets anyone who can reach hub download.',
     'anonymous = []',
-    '# admin_token_sha256 = "<64 hex digits>"         # or set HUB_ADMIN_TOKEN; with neither, the first start prints one',
+    '# admin_token_sha256 = "<64 hex digits>"         # or set HUB_ADMIN_TOKEN (32+ characters); with neither, the first start prints one',
     '',
     ...registriesToml(found),
   ];

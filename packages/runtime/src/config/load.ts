@@ -683,9 +683,11 @@ function checkServer(issues: Issues, c: HubConfig): void {
   if (s.public_url !== undefined) checkUrl(issues, ['server', 'public_url'], s.public_url);
   const port = Number(s.listen.slice(s.listen.lastIndexOf(':') + 1));
   if (port > 65535) issues.add(['server', 'listen'], `port must be 0..65535 (got ${port})`);
-  s.forbid_redirect_to.forEach((cidr, i) => {
-    if (!isCidr(cidr)) issues.add(['server', 'forbid_redirect_to', i], `must be an IP address or CIDR range like 169.254.0.0/16 or fe80::/10 (got ${JSON.stringify(cidr)})`);
-  });
+  for (const key of ['forbid_redirect_to', 'trusted_proxies'] as const)
+    s[key].forEach((cidr, i) => {
+      if (!isCidr(cidr)) issues.add(['server', key, i], `must be an IP address or CIDR range like 169.254.0.0/16 or fe80::/10 (got ${JSON.stringify(cidr)})`);
+    });
+  if (s.trust_proxy && s.trusted_proxies.length === 0) issues.add(['server', 'trusted_proxies'], 'trust_proxy needs at least one trusted proxy address or range (the proxy in front of hub)');
 }
 
 function checkDatabase(issues: Issues, c: HubConfig): void {

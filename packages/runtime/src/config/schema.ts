@@ -46,7 +46,14 @@ export const ServerSchema = Type.Object(
       description: 'Address and port to listen on, HOST:PORT (`[::1]:8080` for IPv6). `hub serve --listen` overrides it.',
     }),
     public_url: Type.Optional(httpUrl('Base URL clients use to reach hub; rewritten metadata points here. Unset: derived from Host / X-Forwarded-* per request.', 'http://localhost:8080')),
-    trust_proxy: Type.Boolean({ default: false, description: 'Honour X-Forwarded-For / X-Forwarded-Proto / X-Forwarded-Host. Only behind a proxy you control: otherwise clients can fake their IP.' }),
+    trust_proxy: Type.Boolean({
+      default: false,
+      description: 'Honour X-Forwarded-For / X-Forwarded-Proto / X-Forwarded-Host, but only from the proxies in `trusted_proxies`: the client is the first address from the right of X-Forwarded-For that is not a trusted proxy.',
+    }),
+    trusted_proxies: Type.Array(Type.String({ examples: ['10.0.0.0/8'], description: 'An IPv4 or IPv6 CIDR range, or one address.' }), {
+      default: ['127.0.0.0/8', '::1'],
+      description: 'With trust_proxy: the proxies whose forwarding headers are believed. A request whose socket peer is not in this list is taken at its socket address, headers ignored. Default: a proxy on the same machine (loopback). May not be empty while trust_proxy is on.',
+    }),
     tls_cert: Type.Optional(Type.String({ minLength: 1, description: 'PEM certificate file; with tls_key, hub serves HTTPS (go sends .netrc credentials only over https, terraform needs https). Relative to the config file.' })),
     tls_key: Type.Optional(Type.String({ minLength: 1, description: 'PEM private key file for tls_cert. Relative to the config file.' })),
     forbid_redirect_to: Type.Array(Type.String({ examples: ['169.254.0.0/16'], description: 'An IPv4 or IPv6 CIDR range, or one address.' }), {
@@ -115,6 +122,12 @@ export const LimitsSchema = Type.Object(
     packages_per_page: Type.Integer({ default: 50, minimum: 1, maximum: 1000, description: 'Page size of paged admin listings (the disappeared-packages listing).' }),
     rate_per_ip: Type.Number({ default: 50, exclusiveMinimum: 0, description: 'Sustained requests per second per client IP before 429.' }),
     burst_per_ip: Type.Integer({ default: 200, minimum: 1, description: 'Requests one IP may make in a burst above the sustained rate.' }),
+    challenges_per_ip: Type.Number({
+      default: 20,
+      exclusiveMinimum: 0,
+      description: 'Sustained 401 challenges per second per client IP (answers to requests that carried no credentials). They cost nothing from `rate_per_ip`, so maven and NuGet, which ask without credentials first, are not charged twice; past this budget such requests get 429.',
+    }),
+    challenge_burst_per_ip: Type.Integer({ default: 200, minimum: 1, description: 'Challenges one IP may get in a burst above `challenges_per_ip`.' }),
     rate_store: Type.Enum(['memory', 'redis'], {
       default: 'memory',
       description: 'Where the per-IP rate counters live: `memory` counts per replica; `redis` (needs `[redis] url`) shares them between replicas.',

@@ -2,7 +2,7 @@ import type Koa from 'koa';
 import type { Authenticator } from '../auth/authenticate.js';
 import type { AuditContext } from '../audit/access-event.js';
 import type { Permission } from '../contract/kind.js';
-import { errors, HubError, isHubError } from '../errors.js';
+import { errors, type HubError, isHubError } from '../errors.js';
 import { decide, type AccessRequest, type Decision, type Subject } from './decide.js';
 import type { PolicySource } from './policy-source.js';
 
@@ -16,11 +16,42 @@ export interface AccessControl {
   subject(ctx: Koa.Context): Promise<Subject>;
   /** decide() with the policies in force now (config plus API, at most a second old). */
   decide(r: AccessRequest): Promise<Decision>;
+  /** decide() bound to the policies in force now: for a caller that decides several targets in one request. */
+  snapshot(): Promise<(r: AccessRequest) => Decision>;
   /**
-   * subject() then decide(); 401 for an anonymous request that is denied, 403 otherwise.
+   * subject() then authorize(); 401 for an anonymous request that is denied, 403 otherwise.
    * `challenge` replaces the 401 (registry routes also ask for Basic credentials).
    */
-  require(ctx: Koa.Context, permission: Permission, target?: { registry?: string; package?: string }, opts?: { challenge?: (message: string) => HubError }): Promise<Subject>;
+  require(ctx: Koa.Context, permission: Permission, target?: AccessTarget, opts?: AuthorizeOptions): Promise<Subject>;
+  /**
+   * decide() for a subject already authenticated, refusing like require(). Used again when a handler
+   * resolves a coordinate the route did not name (a gem file name that splits two ways).
+   */
+  authorize(ctx: Koa.Context, subject: Subject, permission: Permission, target?: AccessTarget, opts?: AuthorizeOptions): Promise<void>;
+}
+
+export interface AccessTarget {
+  registry?: string;
+  package?: string;
+}
+
+export interface AuthorizeOptions {
+  challenge?: (message: string) => HubError;
+}
+
+/** The refusal for a denied decision: 401 for anonymous (or the route's challenge), 403 with the reason otherwise. */
+export function refusal(ctx: Koa.Context, subject: Subject, permission: Permission, d: Decision, target: AccessTarget = {}, opts: AuthorizeOptions = {}): HubError {
+  if (subject.user_id === null && subject.token_id === null) {
+    const message = `a token with ${permission} is needed here`;
+    if (opts.challenge) {
+      // Nothing was presented yet: this 401 asks for credentials; it refuses nobody.
+      if (!ctx.get('authorization')) ctx.state.challenged = true;
+      return opts.challenge(message);
+    }
+    return errors.unauthenticated(message);
+  }
+  const where = target.registry === undefined ? '' : ` in ${target.registry}${target.package === undefined ? '' : ` for ${target.package}`}`;
+  return errors.forbidden(`the token lacks ${permission}${where || ' here'} (${d.reason})`);
 }
 
 function audit(ctx: Koa.Context): Partial<AuditContext> {
@@ -51,20 +82,18 @@ export function createAccessControl(auth: Authenticator, policies: PolicySource,
     async decide(r) {
       return decide(r, await policies.current(), anonymous);
     },
+    async snapshot() {
+      const current = await policies.current();
+      return (r) => decide(r, current, anonymous);
+    },
     async require(ctx, permission, target = {}, opts = {}) {
       const subject = await ac.subject(ctx);
+      await ac.authorize(ctx, subject, permission, target, opts);
+      return subject;
+    },
+    async authorize(ctx, subject, permission, target = {}, opts = {}) {
       const d = await ac.decide({ subject, permission, ...target });
-      if (d.decision === 'allow') return subject;
-      if (subject.user_id === null && subject.token_id === null) {
-        const message = `a token with ${permission} is needed here`;
-        if (opts.challenge) {
-          // Nothing was presented yet: this 401 asks for credentials; it refuses nobody.
-          if (!ctx.get('authorization')) ctx.state.challenged = true;
-          throw opts.challenge(message);
-        }
-        throw errors.unauthenticated(message);
-      }
-      throw errors.forbidden(`the token lacks ${permission} here (${d.reason})`);
+      if (d.decision !== 'allow') throw refusal(ctx, subject, permission, d, target, opts);
     },
   };
   return ac;

@@ -7,6 +7,11 @@ export interface Subject {
   roles: readonly string[];
   /** A token's narrowed permissions; undefined when the token carries the user's full set. */
   token_permissions?: readonly Permission[];
+  /**
+   * The bootstrap admin's own token (HUB_ADMIN_TOKEN or `[auth] admin_token_sha256`): a break-glass
+   * identity that no policy made through the API can deny, so no API call can lock every admin out.
+   */
+  break_glass?: boolean;
 }
 
 export const ANONYMOUS: Subject = { user_id: null, token_id: null, roles: [] };
@@ -21,6 +26,8 @@ export interface Policy {
   packages?: readonly string[];
   /** Where the rule came from, for the simulator's answer. */
   id?: string;
+  /** `config` (hub.toml) or `api` (the policies table); API deny policies never apply to a break-glass subject. */
+  source?: 'config' | 'api';
 }
 
 export interface AccessRequest {
@@ -48,6 +55,7 @@ function glob(pattern: string): RegExp {
 
 function applies(p: Policy, r: AccessRequest): boolean {
   if (!p.permissions.includes(r.permission)) return false;
+  if (p.effect === 'deny' && p.source === 'api' && r.subject.break_glass) return false;
   const s = r.subject;
   const who = !p.users && !p.roles && !p.tokens;
   const matchesWho =
@@ -61,7 +69,8 @@ function applies(p: Policy, r: AccessRequest): boolean {
 /**
  * The one access decision every route uses (and the simulator runs unchanged).
  * Deny wins: a matching deny policy, then a token's narrowed scope, then any grant (role, allow policy,
- * anonymous grant); with no grant the answer is deny.
+ * anonymous grant); with no grant the answer is deny. Deny policies from the API pass over the
+ * bootstrap admin's break-glass token; those in hub.toml do not.
  */
 export function decide(r: AccessRequest, policies: readonly Policy[], anonymous: readonly Permission[]): Decision {
   policies.forEach((p, i) => (p.id ??= `policy[${i}]`));

@@ -36,7 +36,7 @@ export const configPolicyId = (p: PolicyConfig, i: number): string => p.name ?? 
 export const apiPolicyId = (row: Pick<PolicyRow, 'id' | 'name'>): string => (row.name ? `policy:${row.id}:${row.name}` : `policy:${row.id}`);
 
 export function policyFromRow(row: PolicyRow): Policy {
-  return { effect: row.effect, ...row.rule, id: apiPolicyId(row) };
+  return { effect: row.effect, ...row.rule, id: apiPolicyId(row), source: 'api' };
 }
 
 export function parsePolicyRow(raw: Record<string, unknown>): PolicyRow {
@@ -58,7 +58,7 @@ export function parsePolicyRow(raw: Record<string, unknown>): PolicyRow {
 export function createPolicySource(db: Knex, configured: readonly PolicyConfig[]): PolicySource {
   const fromConfig: Policy[] = configured.map((p, i) => {
     const { name: _name, ...rule } = p;
-    return { ...rule, id: configPolicyId(p, i) } as Policy;
+    return { ...rule, id: configPolicyId(p, i), source: 'config' } as Policy;
   });
   let memo: { at: number; policies: readonly Policy[] } | undefined;
   let loading: Promise<readonly Policy[]> | undefined;

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import Koa from 'koa';
 import Router from '@koa/router';
 import type { Logger } from 'pino';
@@ -6,6 +7,7 @@ import { errors } from '../errors.js';
 import type { RateLimitStore } from '../limits/rate-limit-store.js';
 import type { HubMetrics } from '../metrics.js';
 import type { IpBlockList } from '../policy/ip-blocks.js';
+import { createClientAddress } from './client-address.js';
 import { clientGate } from './client-gate.js';
 import { errorMiddleware } from './error-middleware.js';
 import { requestLog } from './request-log.js';
@@ -14,9 +16,13 @@ export interface AppParts {
   log: Logger;
   metrics: HubMetrics;
   trustProxy: boolean;
+  /** With trustProxy: the proxies whose X-Forwarded-* headers are believed. */
+  trustedProxies: readonly string[];
   audit: AuditLog;
   ipBlocks: IpBlockList;
   rates: RateLimitStore;
+  /** The per-IP budget of 401 challenges to requests without credentials. */
+  challenges: RateLimitStore;
   metricsToken?: string;
   /** Registry dispatch; runs after the plugin routers. */
   registry: Koa.Middleware;
@@ -29,9 +35,9 @@ export interface AppParts {
  * /healthz, /readyz, /metrics, plugins, registries.
  */
 export function createApp(p: AppParts): { app: Koa; router: Router } {
-  // With trust_proxy, the client is the last X-Forwarded-For entry (the one our proxy appended);
-  // entries before it are whatever the client sent and prove nothing.
-  const app = new Koa({ proxy: p.trustProxy, maxIpsCount: 1 });
+  // koa never reads X-Forwarded-* itself: client-address.ts believes them only from trusted proxies,
+  // and request-log puts the answer in ctx.state.client for every other middleware.
+  const app = new Koa({ proxy: false });
   app.silent = true; // errors are logged by our middleware, with the request id
   const router = new Router();
   router.get('/healthz', (ctx) => {
@@ -43,17 +49,23 @@ export function createApp(p: AppParts): { app: Koa; router: Router } {
     ctx.body = { status: ok ? 'ready' : 'not_ready' };
   });
   router.get('/metrics', async (ctx) => {
-    if (p.metricsToken && ctx.get('authorization') !== `Bearer ${p.metricsToken}`) throw errors.unauthenticated('/metrics needs the metrics token');
+    if (p.metricsToken && !sameSecret(ctx.get('authorization'), `Bearer ${p.metricsToken}`)) throw errors.unauthenticated('/metrics needs the metrics token');
     ctx.type = p.metrics.registry.contentType;
     ctx.body = await p.metrics.registry.metrics();
   });
-  app.use(requestLog(p.log, p.metrics, p.audit));
+  app.use(requestLog(p.log, p.metrics, p.audit, createClientAddress({ trustProxy: p.trustProxy, trustedProxies: p.trustedProxies })));
   app.use(errorMiddleware());
-  app.use(clientGate({ ipBlocks: p.ipBlocks, rates: p.rates }));
+  app.use(clientGate({ ipBlocks: p.ipBlocks, rates: p.rates, challenges: p.challenges }));
   app.use(router.routes());
   app.use(p.registry);
   app.use((ctx) => {
     throw errors.notFound(`no route for ${ctx.method} ${ctx.path}`);
   });
   return { app, router };
+}
+
+/** Compares two secrets in constant time: digests first, so neither length nor content leaks through timing. */
+export function sameSecret(given: string, expected: string): boolean {
+  const digest = (v: string) => crypto.createHash('sha256').update(v, 'utf8').digest();
+  return crypto.timingSafeEqual(digest(given), digest(expected));
 }

@@ -9,6 +9,7 @@ import type { BlockList } from '../policy/block-list.js';
 import { ANONYMOUS } from '../policy/decide.js';
 import type { AccessControl } from '../policy/access-control.js';
 import type { UrlSigner } from '../auth/signed-urls.js';
+import type { ClientAddress } from './client-address.js';
 import { splitSegments } from './path-segments.js';
 
 import type { RefusalRule, ServedRegistry } from '../contract/plugin.js';
@@ -38,7 +39,8 @@ const challenge = (message: string) =>
 /**
  * Dispatches `/proxy/<name>/...` to the registry's kind. Before a kind's handler runs, the runtime
  * authenticates, decides the route's permission, and refuses blocked coordinates; `rc.artifact`
- * checks blocks and refusal rules again when the handler resolved another coordinate (npm `latest`).
+ * decides the permission (for another package) and checks blocks and refusal rules again when the
+ * handler resolved another coordinate (npm `latest`, a gem file name with two readings).
  */
 export function registryRoutes(d: RegistryRoutesDeps): Koa.Middleware {
   return async (ctx, next) => {
@@ -85,11 +87,17 @@ export function registryRoutes(d: RegistryRoutesDeps): Koa.Middleware {
       const permission = route.permission === undefined ? 'source:read' : route.permission;
       const signed = route.signedAccess === true && d.signer.verify(ctx.path, new URLSearchParams(ctx.querystring));
       if (signed) audit.detail = 'signed URL';
-      if (permission && !signed) await d.access.require(ctx, permission, { registry: reg.info.name, package: match.coordinate?.name }, { challenge });
+      const subject = permission && !signed ? await d.access.require(ctx, permission, { registry: reg.info.name, package: match.coordinate?.name }, { challenge }) : undefined;
       if (match.coordinate) await refuseBlocked(d, reg.info.name, match.coordinate);
+      // A coordinate the handler resolved (a gem file name that splits two ways) meets the same checks:
+      // the permission for its package (as the access-check simulator decides it), then blocks and refusals.
+      const checkResolved = async (c: Coordinate) => {
+        if (subject && permission && c.name !== match.coordinate?.name) await d.access.authorize(ctx, subject, permission, { registry: reg.info.name, package: c.name }, { challenge });
+        await refuseBlocked(d, reg.info.name, c);
+      };
 
       const anonymousRead = (await d.access.decide({ subject: ANONYMOUS, permission: 'source:read', registry: reg.info.name })).decision === 'allow';
-      const rc = requestContext(ctx, d, reg, audit, anonymousRead, match.coordinate);
+      const rc = requestContext(ctx, d, reg, audit, anonymousRead, match.coordinate, checkResolved);
       // A refusal above was labelled by the coordinate; from here on what the handler serves decides.
       audit.action = 'metadata';
       let reply: Reply;
@@ -122,9 +130,21 @@ async function refuseBlocked(d: RegistryRoutesDeps, registry: string, c: { name:
   }
 }
 
-/** `checked`: the coordinate the route was already checked against; an artifact for the same one is not checked twice. */
-function requestContext(ctx: Koa.Context, d: RegistryRoutesDeps, reg: BoundRegistry, audit: AuditContext, anonymousRead: boolean, checked: Coordinate | undefined): RequestContext {
-  const base = d.publicUrl ?? `${ctx.protocol}://${ctx.host}`;
+/**
+ * `checked`: the coordinate the route was already checked against; an artifact for the same one is not
+ * checked twice. `checkResolved` checks any other coordinate an artifact names.
+ */
+function requestContext(
+  ctx: Koa.Context,
+  d: RegistryRoutesDeps,
+  reg: BoundRegistry,
+  audit: AuditContext,
+  anonymousRead: boolean,
+  checked: Coordinate | undefined,
+  checkResolved: (c: Coordinate) => Promise<void>,
+): RequestContext {
+  const client = ctx.state.client as ClientAddress | undefined;
+  const base = d.publicUrl ?? `${client?.protocol ?? ctx.protocol}://${client?.host ?? ctx.host}`;
   const prefix = `/proxy/${encodeURIComponent(reg.info.name)}`;
   return {
     registry: reg.info,
@@ -139,7 +159,7 @@ function requestContext(ctx: Koa.Context, d: RegistryRoutesDeps, reg: BoundRegis
       audit.action = 'download';
       audit.package = spec.coordinate.name;
       audit.version = spec.coordinate.version;
-      if (spec.coordinate.name !== checked?.name || spec.coordinate.version !== checked.version) await refuseBlocked(d, reg.info.name, spec.coordinate);
+      if (spec.coordinate.name !== checked?.name || spec.coordinate.version !== checked.version) await checkResolved(spec.coordinate);
       return d.artifacts.serve(reg.info, spec, reg.upstream);
     },
     metadata: (spec) => d.metadata.get(reg.info, spec, reg.upstream),

@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import type Koa from 'koa';
 import type { Logger } from 'pino';
 import type { AuditContext } from '../audit/access-event.js';
@@ -6,7 +7,7 @@ import { outcomeOf } from '../audit/access-event.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import { createDenialThrottle, THROTTLED_CODES } from '../audit/denial-throttle.js';
 import type { HubMetrics } from '../metrics.js';
-import { canonicalIp } from '../policy/ip-blocks.js';
+import { rateLimitKey, type ClientAddress } from './client-address.js';
 
 const SAFE_ID = /^[A-Za-z0-9._-]{1,64}$/;
 const prefix = crypto.randomBytes(4).toString('hex');
@@ -19,17 +20,24 @@ const PROXY_PREFIX = '/proxy/';
  * denial metric, and the audit row (queued, never awaited). Bytes are read from the socket counters,
  * never by wrapping res.write (which would defeat backpressure).
  */
-export function requestLog(log: Logger, metrics: HubMetrics, audit?: AuditLog): Koa.Middleware {
+export function requestLog(log: Logger, metrics: HubMetrics, audit: AuditLog | undefined, clientAddress: (req: IncomingMessage) => ClientAddress): Koa.Middleware {
   const throttle = createDenialThrottle();
+  let warnedUntrusted = false;
   return async (ctx, next) => {
     const start = process.hrtime.bigint();
     const incoming = ctx.get('x-request-id');
     const id = SAFE_ID.test(incoming) ? incoming : `${prefix}-${(++counter).toString(36)}`;
     ctx.state.requestId = id;
     ctx.state.log = log.child({ req_id: id });
-    // koa takes the last X-Forwarded-For entry when trust_proxy is on (maxIpsCount 1): the one our proxy wrote.
-    const ip = canonicalIp(ctx.ip) ?? canonicalIp(ctx.req.socket.remoteAddress ?? '') ?? '';
+    const client = clientAddress(ctx.req);
+    const ip = client.ip;
+    ctx.state.client = client;
     ctx.state.clientIp = ip;
+    if (client.untrustedForward && !warnedUntrusted) {
+      // Said once: a proxy missing from trusted_proxies makes every client look like the proxy.
+      warnedUntrusted = true;
+      log.warn({ peer: ip }, 'X-Forwarded-For from a peer not in [server] trusted_proxies was ignored');
+    }
     ctx.set('X-Request-Id', id);
     const socket = ctx.req.socket;
     const bytesBefore = socket.bytesWritten;
@@ -64,7 +72,9 @@ export function requestLog(log: Logger, metrics: HubMetrics, audit?: AuditLog): 
       const a = ctx.state.audit as AuditContext | undefined;
       // Routes that declare an audit context are recorded; elsewhere only refusals are.
       if (!a && outcome === 'allowed') return;
-      if (code && THROTTLED_CODES.has(code) && !throttle.admit(code, ip)) {
+      // Challenges are throttled like refusals: a credential-less flood must not write a row per request.
+      const throttled = outcome === 'challenged' ? 'challenged' : code && THROTTLED_CODES.has(code) ? code : undefined;
+      if (throttled && !throttle.admit(throttled, rateLimitKey(ip))) {
         metrics.auditSuppressed.inc();
         return;
       }
