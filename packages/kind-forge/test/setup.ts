@@ -8,14 +8,14 @@ import { forgejo, github, gitlab } from '../src/index.js';
 export const ASSET = gzipSync(Buffer.from('hub forge fixture\n'.repeat(4096)), { level: 9 });
 /** The token configured as `upstream_auth`; it must reach the forge and never the storage host. */
 export const SECRET = 'secret';
-/** The storage host's address, and the one redirects may not lead to. */
+/** The storage host's address: an origin the registry's `allowed_origins` names, as an operator would. */
 export const STORAGE_HOST = '127.0.0.2';
-export const FORBIDDEN_HOST = '127.0.0.3';
 
 export interface ForgeSetup extends TestHub {
   /** The fake forge: answers asset paths with a 302 to the storage host (or to the forbidden one). */
   forge: FixtureUpstream;
   storage: FixtureUpstream;
+  /** An internal service on the forge's own address (another port), which redirects must not reach. */
   forbidden: FixtureUpstream;
   /** `${url}/proxy/<kind>` */
   base: string;
@@ -39,7 +39,8 @@ function storageHandler(req: IncomingMessage, res: ServerResponse): boolean {
 
 /**
  * The fake forge. Asset paths (`releases/download` and GitLab's `downloads`) 302 to the storage host
- * with a signed query; names containing `evil` redirect to the forbidden host instead; `missing` is 404.
+ * with a signed query; names containing `evil` redirect to the internal service instead (`unspecified`: through
+ * 0.0.0.0, which Linux connects to the local host); `missing` is 404.
  */
 function forgeHandler(storage: () => string, forbidden: () => string) {
   return (req: IncomingMessage, res: ServerResponse): boolean => {
@@ -47,29 +48,38 @@ function forgeHandler(storage: () => string, forbidden: () => string) {
     if (!/\/releases\/download\/|\/downloads\//.test(path)) return false;
     const file = path.slice(path.lastIndexOf('/') + 1);
     if (file.includes('missing')) return send(req, res, 404, { 'content-type': 'text/plain' }, Buffer.from('Not Found'));
-    const target = file.includes('evil') ? forbidden() : storage();
+    const internal = file.includes('unspecified') ? forbidden().replace('127.0.0.1', '0.0.0.0') : forbidden();
+    const target = file.includes('evil') ? internal : storage();
     return send(req, res, 302, { location: `${target}/signed/${encodeURIComponent(file)}?sig=sig123` });
   };
 }
 
 /** A hub with one registry of `kind` named after it, in front of the fake forge, and `upstream_auth` unless told otherwise. */
-export async function setup(t: Test, o: { kind?: 'github' | 'gitlab' | 'forgejo'; auth?: boolean; config?: Record<string, Record<string, unknown>> } = {}): Promise<ForgeSetup> {
+export async function setup(
+  t: Test,
+  o: { kind?: 'github' | 'gitlab' | 'forgejo'; auth?: boolean; allowInternal?: boolean; config?: Record<string, Record<string, unknown>> } = {},
+): Promise<ForgeSetup> {
   const kind = o.kind ?? 'github';
   const storage = await startFixtureUpstream({ host: STORAGE_HOST, handler: storageHandler });
   t.teardown(() => storage.close());
-  const forbidden = await startFixtureUpstream({ host: FORBIDDEN_HOST, handler: storageHandler });
+  const forbidden = await startFixtureUpstream({ handler: storageHandler });
   t.teardown(() => forbidden.close());
   const forge = await startFixtureUpstream({ handler: forgeHandler(() => storage.url, () => forbidden.url) });
   t.teardown(() => forge.close());
   const hub = await startTestHub({
     dir: t.testdir(),
     plugins: [github, gitlab, forgejo],
-    registries: [{ name: kind, type: kind, mode: 'proxy', upstream: forge.url, ...(o.auth === false ? {} : { upstream_auth: { token: SECRET } }) }],
-    config: {
-      auth: { anonymous: ['source:read'] },
-      ...o.config,
-      server: { forbid_redirect_to: ['169.254.0.0/16', `${FORBIDDEN_HOST}/32`], ...o.config?.server },
-    },
+    registries: [
+      {
+        name: kind,
+        type: kind,
+        mode: 'proxy',
+        upstream: forge.url,
+        allowed_origins: [storage.url, ...(o.allowInternal ? [forbidden.url] : [])],
+        ...(o.auth === false ? {} : { upstream_auth: { token: SECRET } }),
+      },
+    ],
+    config: { auth: { anonymous: ['source:read'] }, ...o.config },
   });
   t.teardown(() => hub.close());
   return { ...hub, forge, storage, forbidden, base: `${hub.url}/proxy/${kind}` };

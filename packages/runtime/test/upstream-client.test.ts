@@ -52,8 +52,9 @@ async function serveRaw(tt: Test, onRequest: (socket: net.Socket) => void): Prom
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
+/** A client for loopback test servers: no forbidden networks unless a test asks for the address policy. */
 function client(tt: Test, opts: Partial<UpstreamClientOptions> & { origin: string }) {
-  const c = createUpstreamClient({ userAgent: 'hub/test', ...opts });
+  const c = createUpstreamClient({ userAgent: 'hub/test', forbiddenNetworks: [], ...opts });
   tt.teardown(() => c.close());
   return c;
 }
@@ -117,37 +118,76 @@ t.test('a caller-supplied Authorization is not forwarded across origins either; 
   tt.equal(second.requests[1]!.headers.authorization, `Basic ${Buffer.from('u:p').toString('base64')}`);
 });
 
-t.test('a redirect into a forbidden range is refused before connecting', async (tt) => {
+type Refusal = { code: string; status: number; message: string; detail: Record<string, unknown> };
+const refusal = (p: Promise<unknown>): Promise<Refusal | undefined> => p.then(() => undefined, (e: unknown) => e as Refusal);
+
+t.test('a redirect into a forbidden network is refused before connecting', async (tt) => {
   const target = await serve(tt, (_req, res) => res.end('secret'), '127.0.0.2');
   const first = await serve(tt, (req, res) => {
     const locations: Record<string, string> = {
       '/literal': `${target.url}/latest/meta-data`,
       '/mapped': `http://[::ffff:127.0.0.2]:${target.port}/`,
+      '/mapped-hex': `http://[::ffff:7f00:2]:${target.port}/`,
+      '/unspecified': `http://0.0.0.0:${target.port}/`,
+      '/same-host-other-port': `http://127.0.0.1:${target.port}/internal`,
       '/metadata': 'http://169.254.169.254/latest/meta-data',
       '/ftp': 'ftp://127.0.0.1/',
     };
     res.writeHead(302, { location: locations[req.url ?? ''] ?? '/' });
     res.end();
   });
-  const c = client(tt, { origin: first.url, forbidRedirectTo: ['127.0.0.2/32', ...DEFAULT_FORBIDDEN_CIDRS] });
-  for (const path of ['/literal', '/mapped', '/metadata']) {
-    const err = await c.request(`${first.url}${path}`).then(
-      () => undefined,
-      (e: unknown) => e as { code: string; status: number; message: string; detail: Record<string, unknown> },
-    );
-    tt.match(err, { code: 'upstream_error', status: 502, message: /forbidden address/ }, path);
-    tt.notMatch(err?.message, /127\.0\.0\.2|169\.254/, 'the target does not leak into the message');
+  // The configured origin (loopback here, as in every test) is trusted; nothing else on loopback is.
+  const c = client(tt, { origin: first.url, forbiddenNetworks: DEFAULT_FORBIDDEN_CIDRS });
+  for (const path of ['/literal', '/mapped', '/mapped-hex', '/unspecified', '/same-host-other-port', '/metadata']) {
+    const err = await refusal(c.request(`${first.url}${path}`));
+    tt.match(err, { code: 'upstream_error', status: 502, message: /address policy/ }, path);
+    tt.notMatch(err?.message, /127\.0\.0\.|169\.254|0\.0\.0\.0/, 'the target does not leak into the message');
+    tt.equal(err?.detail.reason, 'forbidden_network', 'the log line says why');
   }
   await tt.rejects(c.request(`${first.url}/ftp`), { code: 'upstream_error', message: /non-HTTP/ });
   tt.equal(target.requests.length, 0, 'the forbidden server never saw a request');
 
   // A name is resolved and every address checked.
-  const byName = client(tt, { origin: first.url, forbidRedirectTo: ['127.0.0.0/8', '::1/128'] });
   const named = await serve(tt, (_req, res) => {
     res.writeHead(302, { location: `http://localhost:${target.port}/` });
     res.end();
   });
-  await tt.rejects(byName.request(`${named.url}/`), { code: 'upstream_error', message: /forbidden address/ });
+  const byName = client(tt, { origin: named.url, forbiddenNetworks: DEFAULT_FORBIDDEN_CIDRS });
+  await tt.rejects(byName.request(`${named.url}/`), { code: 'upstream_error', message: /address policy/ });
+  tt.equal(target.requests.length, 0);
+});
+
+t.test('the first hop is checked too: URLs named by an upstream document cannot reach internal networks', async (tt) => {
+  const internal = await serve(tt, (_req, res) => res.end('internal'));
+  const upstream = await serve(tt, (_req, res) => res.end('ok'));
+  const c = client(tt, { origin: upstream.url, forbiddenNetworks: DEFAULT_FORBIDDEN_CIDRS });
+  for (const url of [`${internal.url}/x`, `http://[::ffff:127.0.0.1]:${internal.port}/x`, `http://0.0.0.0:${internal.port}/x`, `http://localhost:${internal.port}/x`, 'http://169.254.169.254/latest/meta-data/', 'http://[fd00:ec2::254]/', 'http://10.1.2.3/']) {
+    tt.match(await refusal(c.request(url)), { code: 'upstream_error', status: 502, message: /address policy/ }, url);
+  }
+  tt.equal(internal.requests.length, 0, 'nothing reached the internal server');
+  const own = await c.request(`${upstream.url}/doc`);
+  tt.equal((await readAll(own.body)).toString(), 'ok', 'the configured origin itself is fine');
+
+  const allowed = client(tt, { origin: upstream.url, forbiddenNetworks: DEFAULT_FORBIDDEN_CIDRS, trustedOrigins: [internal.url] });
+  const res = await allowed.request(`${internal.url}/x`);
+  tt.equal((await readAll(res.body)).toString(), 'internal', 'an origin the operator allowed is fetched');
+  tt.match(await refusal(allowed.request(`http://localhost:${internal.port}/x`)), { message: /address policy/ }, 'that origin exactly, not other spellings of its host');
+});
+
+t.test('DNS rebinding: the connection uses the answer it checked, so a name that turns internal is refused', async (tt) => {
+  const internal = await serve(tt, (_req, res) => res.end('internal'));
+  const upstream = await serve(tt, (_req, res) => res.end('ok'));
+  // First answer public (a documentation address, never connected to), every later one loopback.
+  let asked = 0;
+  const resolve = async (host: string): Promise<string[]> => {
+    if (host !== 'rebind.test') throw Object.assign(new Error('unknown'), { code: 'ENOTFOUND' });
+    return asked++ === 0 ? ['203.0.113.7'] : ['127.0.0.1'];
+  };
+  const c = client(tt, { origin: upstream.url, forbiddenNetworks: DEFAULT_FORBIDDEN_CIDRS, resolve });
+  const err = await refusal(c.request(`http://rebind.test:${internal.port}/secret`));
+  tt.match(err, { code: 'upstream_error', status: 502, message: /address policy/ });
+  tt.ok(asked >= 2, 'the name was resolved again to connect');
+  tt.equal(internal.requests.length, 0, 'the rebound address was never connected to');
 });
 
 t.test('address policy: CIDR matching, IPv6 and IPv4-mapped addresses', async (tt) => {
@@ -161,12 +201,14 @@ t.test('address policy: CIDR matching, IPv6 and IPv4-mapped addresses', async (t
   tt.ok(forbidden('::ffff:169.254.1.1'), 'IPv4-mapped, dotted');
   tt.ok(forbidden('::ffff:a9fe:101'), 'IPv4-mapped, hex (the WHATWG URL spelling)');
   tt.ok(forbidden('fd00:ec2::254'));
-  tt.notOk(forbidden('fd00:ec2::253'));
+  tt.ok(forbidden('fd00:ec2::253'), 'all of fc00::/7 (unique local)');
   tt.ok(forbidden('100.100.100.200'));
-  tt.notOk(forbidden('100.100.100.201'));
-  tt.notOk(forbidden('127.0.0.1'));
-  tt.notOk(forbidden('::1'));
-  tt.notOk(forbidden('2001:db8::1'));
+  for (const a of ['127.0.0.1', '127.255.0.9', '0.0.0.0', '10.0.0.1', '172.16.0.1', '172.31.255.255', '192.168.1.1', '100.64.0.1', '100.127.255.255', '::1', '::', '::7f00:1', '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:10.0.0.1', 'fc00::1', 'fdff::1', '64:ff9b::a00:1', '224.0.0.1', '255.255.255.255']) {
+    tt.ok(forbidden(a), `${a} is forbidden`);
+  }
+  for (const a of ['8.8.4.4', '172.32.0.1', '100.128.0.1', '11.0.0.1', '2001:db8::1', '2606:4700::1', '::ffff:8.8.4.4', 'fec0::1']) {
+    tt.notOk(forbidden(a), `${a} is public`);
+  }
   tt.ok(forbidden('not-an-ip'), 'non-literals fail closed');
 
   tt.ok(createAddressMatcher(['10.0.0.0/8'])('10.255.0.1'));

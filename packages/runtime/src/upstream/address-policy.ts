@@ -1,15 +1,28 @@
 import { isIPv4, isIPv6 } from 'node:net';
 
 /**
- * CIDR matching for `server.forbid_redirect_to`. IPv4-mapped IPv6 addresses (`::ffff:a.b.c.d`, also in the
+ * CIDR matching for `[server] forbidden_networks`. IPv4-mapped IPv6 addresses (`::ffff:a.b.c.d`, also in the
  * hex form the WHATWG URL parser produces) are matched as IPv4, so an IPv6 spelling cannot dodge an IPv4 range.
  */
 
+/** Everything that is not the public internet: no upstream-chosen URL may lead there (decision 0012). */
 export const DEFAULT_FORBIDDEN_CIDRS: readonly string[] = [
-  '169.254.0.0/16', // IPv4 link-local, incl. the usual cloud metadata address
-  'fe80::/10', // IPv6 link-local
-  'fd00:ec2::254/128', // a cloud metadata service over IPv6
-  '100.100.100.200/32', // another cloud's metadata address
+  '0.0.0.0/8', // "this network", incl. the unspecified 0.0.0.0 (Linux connects it to the local host)
+  '10.0.0.0/8', // RFC 1918
+  '100.64.0.0/10', // CGNAT, incl. a cloud metadata address (100.100.100.200)
+  '127.0.0.0/8', // loopback
+  '169.254.0.0/16', // link-local, incl. the usual cloud metadata address
+  '172.16.0.0/12', // RFC 1918
+  '192.0.0.0/24', // IETF protocol assignments
+  '192.168.0.0/16', // RFC 1918
+  '198.18.0.0/15', // benchmarking
+  '224.0.0.0/4', // multicast
+  '240.0.0.0/4', // reserved, incl. broadcast
+  '::/96', // unspecified, loopback (::1) and the deprecated IPv4-compatible form
+  '64:ff9b::/96', // NAT64: reaches IPv4 addresses, private ones included
+  'fc00::/7', // unique local, incl. a cloud metadata address (fd00:ec2::254)
+  'fe80::/10', // link-local
+  'ff00::/8', // multicast
 ];
 
 export interface Ip {

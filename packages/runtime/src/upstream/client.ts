@@ -1,4 +1,5 @@
-import { lookup } from 'node:dns/promises';
+import dns from 'node:dns';
+import type { LookupFunction } from 'node:net';
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, type Dispatcher } from 'undici';
@@ -27,8 +28,15 @@ export interface UpstreamClientOptions {
   maxRedirects?: number;
   /** Default 2. GET/HEAD that failed before any response byte; statuses (502, 503...) are returned, never retried. */
   retries?: number;
-  /** CIDRs (IPv4 and IPv6) that redirects may not lead to. Default: DEFAULT_FORBIDDEN_CIDRS. */
-  forbidRedirectTo?: string[];
+  /** CIDRs (IPv4 and IPv6) no URL may lead to, first hop or redirect, outside `trustedOrigins`. Default: DEFAULT_FORBIDDEN_CIDRS. */
+  forbiddenNetworks?: readonly string[];
+  /**
+   * Origins (`scheme://host:port`) the operator configured, exempt from `forbiddenNetworks`: the configured
+   * upstream's origin always is. Tests and internal mirrors live on such addresses.
+   */
+  trustedOrigins?: readonly string[];
+  /** Name resolution, `dns.lookup` by default; replaceable so a test can play a rebinding resolver. */
+  resolve?: (hostname: string) => Promise<string[]>;
   /**
    * Metrics hook, called once per request when it settles: status 0 when request() throws; `bytes` only
    * when the body was read to its end (0 for HEAD, 204, 304). `url` is the final URL without userinfo or query.
@@ -97,6 +105,8 @@ function errorCode(e: unknown): string | undefined {
 function toHubError(e: unknown, ctx: Ctx, phase: 'request' | 'body'): HubError {
   if (isHubError(e)) return e;
   const code = errorCode(e);
+  const refusedAt = (e as { address?: unknown; cause?: { code?: unknown; address?: unknown } } | null)?.cause;
+  if (code === 'EHUBFORBIDDEN' || refusedAt?.code === 'EHUBFORBIDDEN') return refused(ctx.url, String((e as { address?: unknown }).address ?? refusedAt?.address));
   const detail = { url: redactUrl(ctx.url), reason: code ?? (e instanceof Error ? e.name : 'unknown') };
   if (ctx.deadline.expired()) return errors.upstreamTimeout('upstream did not answer within the deadline', detail);
   if (code === 'UND_ERR_CONNECT_TIMEOUT') return errors.upstreamTimeout('upstream connection timed out', detail);
@@ -207,9 +217,14 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
   const defaultMaxBytes = opts.maxBytes ?? 4 * 1024 ** 3;
   const maxRedirects = opts.maxRedirects ?? 5;
   const retries = opts.retries ?? 2;
-  const isForbidden = createAddressMatcher(opts.forbidRedirectTo ?? DEFAULT_FORBIDDEN_CIDRS);
+  const isForbidden = createAddressMatcher(opts.forbiddenNetworks ?? DEFAULT_FORBIDDEN_CIDRS);
+  const trusted = new Set([configuredOrigin, ...(opts.trustedOrigins ?? []).map((o) => new URL(o).origin)]);
+  const trustedHosts = new Set([...trusted].map((o) => new URL(o).hostname));
+  const resolve = opts.resolve ?? defaultResolve;
   const agent = new Agent({
-    connect: { timeout: opts.connectTimeoutMs ?? 10_000 },
+    // The connection resolves the name once more: check that answer too and connect to exactly it, so a
+    // name that re-resolves into a forbidden network between the check and the connect is still refused.
+    connect: { timeout: opts.connectTimeoutMs ?? 10_000, lookup: checkedLookup(resolve, (host) => !trustedHosts.has(host), isForbidden) },
     headersTimeout: opts.headersTimeoutMs ?? 10_000,
     bodyTimeout: opts.idleBodyTimeoutMs ?? 30_000,
   });
@@ -242,27 +257,29 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
     }
   }
 
+  /** Every hop, the first included: a trusted origin passes; any other must not resolve into a forbidden network. */
   async function assertAllowedTarget(ctx: Ctx, target: URL): Promise<void> {
+    if (trusted.has(target.origin)) return;
     const host = target.hostname.replace(/^\[(.*)\]$/, '$1');
     let addresses: string[];
     if (parseIp(host)) addresses = [host];
     else {
       try {
-        addresses = (await untilDeadline(lookup(host, { all: true, verbatim: true }), ctx.deadline.signal)).map((a) => a.address);
+        addresses = await untilDeadline(resolve(host), ctx.deadline.signal);
       } catch (e) {
         if (ctx.deadline.expired()) throw e;
-        throw errors.upstream('upstream redirected to a host that does not resolve', { url: redactUrl(target), reason: errorCode(e) });
+        throw errors.upstream('upstream host does not resolve', { url: redactUrl(target), reason: errorCode(e) });
       }
     }
     const bad = addresses.find(isForbidden);
-    if (bad !== undefined) throw errors.upstream('upstream redirected to a forbidden address', { url: redactUrl(target), address: bad });
+    if (bad !== undefined) throw refused(target, bad);
   }
 
   /**
    * Follows redirects by hand so every hop's address is checked and credentials stay on their origin.
    * Caller Authorization/Cookie are dropped for good once a hop leaves the first origin; upstream_auth is
-   * added to any hop on the configured origin. The check resolves the name itself and undici resolves it
-   * again to connect, so a DNS-rebinding host could still switch addresses in between.
+   * added to any hop on the configured origin. Each hop's address is checked here and again by the
+   * connection's own lookup (checkedLookup), which is the address undici connects to.
    */
   async function follow(ctx: Ctx, method: 'GET' | 'HEAD', callerHeaders: Record<string, string>): Promise<Dispatcher.ResponseData> {
     const carried = { ...callerHeaders };
@@ -312,6 +329,8 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
     if (!start) throw errors.upstream('invalid upstream URL', { url: redactUrl(url) });
     const ctx: Ctx = { url: start, deadline: startDeadline(ro.deadlineMs ?? defaultDeadlineMs), started: performance.now() };
     try {
+      // URLs often come from upstream documents (a tarball, a download_url): the first hop is checked like a redirect.
+      await assertAllowedTarget(ctx, start);
       const res = await follow(ctx, method, lowerCaseKeys(ro.headers));
       return toResponse(ctx, res, method, ro.maxBytes ?? defaultMaxBytes);
     } catch (e) {
@@ -324,6 +343,39 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
   return {
     request,
     close: () => agent.close(),
+  };
+}
+
+async function defaultResolve(hostname: string): Promise<string[]> {
+  return (await dns.promises.lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
+}
+
+/** The client sees only that the policy refused the URL; which address it resolved to goes to the log. */
+function refused(target: URL, address: string): HubError {
+  return errors.upstream('upstream URL refused by the address policy', { url: redactUrl(target), address, reason: 'forbidden_network' });
+}
+
+/**
+ * A `lookup` for net/tls.connect: resolves through `resolve`, refuses the connection when a checked host has
+ * any address in a forbidden network, and hands the socket exactly the addresses it checked.
+ */
+function checkedLookup(resolve: (hostname: string) => Promise<string[]>, mustCheck: (hostname: string) => boolean, isForbidden: (address: string) => boolean): LookupFunction {
+  return (hostname, options, callback) => {
+    resolve(hostname).then(
+      (addresses) => {
+        const bad = mustCheck(hostname) ? addresses.find(isForbidden) : undefined;
+        if (bad !== undefined) {
+          const e = Object.assign(new Error('address refused by the address policy'), { code: 'EHUBFORBIDDEN', address: bad });
+          return callback(e, '', 4);
+        }
+        const wanted = options.family === 4 || options.family === 6 ? addresses.filter((a) => (a.includes(':') ? 6 : 4) === options.family) : addresses;
+        if (wanted.length === 0) return callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), '', 4);
+        const entries = wanted.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+        if (options.all) (callback as unknown as (e: null, a: typeof entries) => void)(null, entries);
+        else callback(null, entries[0]!.address, entries[0]!.family);
+      },
+      (e: unknown) => callback(e as NodeJS.ErrnoException, '', 4),
+    );
   };
 }
 
