@@ -3,7 +3,11 @@ import { checkRepoName, checkSegment, encodePath, MAX_PATH } from './names.js';
 
 /** One release asset, as a route recognised it. */
 export interface ForgeAsset {
-  /** The project: `owner/repo` (GitLab: the full `group/sub/project` path). The block coordinate name. */
+  /**
+   * The project: `owner/repo` (GitLab: the full `group/sub/project` path), in lower case: forges compare these
+   * names case-insensitively, so `EvilCorp/Backdoor` is `evilcorp/backdoor` for blocks, flags, the cache and
+   * the upstream request alike. The block coordinate name.
+   */
   project: string;
   /** The release tag: the coordinate version. */
   tag: string;
@@ -40,11 +44,10 @@ const releaseDownload: AssetRoute = {
     if (s.length !== 6 || s[2] !== 'releases' || s[3] !== 'download') return null;
     checkLength(s);
     const [owner, repo, , , tag, file] = s as [string, string, string, string, string, string];
-    checkRepoName(owner, 'owner');
-    checkRepoName(repo, 'repository');
+    const project = [checkRepoName(owner, 'owner'), checkRepoName(repo, 'repository')];
     checkSegment(tag, 'tag');
     checkSegment(file, 'asset name');
-    return { project: `${owner}/${repo}`, tag, file, upstreamPath: encodePath(s) };
+    return { project: project.join('/'), tag, file, upstreamPath: encodePath([...project, 'releases', 'download', tag, file]) };
   },
 };
 
@@ -58,7 +61,7 @@ const gitlabPermalink: AssetRoute = {
     const project = s.slice(0, dash).map((p) => checkRepoName(p, 'group or project'));
     const tag = checkSegment(s[dash + 2]!, 'tag');
     const file = s.slice(dash + 4).map((p) => checkSegment(p, 'file path'));
-    return { project: project.join('/'), tag, file: file.join('/'), upstreamPath: encodePath(s) };
+    return { project: project.join('/'), tag, file: file.join('/'), upstreamPath: encodePath([...project, '-', 'releases', tag, 'downloads', ...file]) };
   },
 };
 

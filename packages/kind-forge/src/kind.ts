@@ -20,8 +20,10 @@ export function forgeKind(forge: Forge): RegistryKind {
         const at = text.indexOf('@');
         const [name, version] = at >= 0 ? [text.slice(0, at), text.slice(at + 1)] : [text, undefined];
         if (!PROJECT.test(name) || version === '' || (version !== undefined && /[/\\\0]/.test(version))) return null;
-        return version === undefined ? { name } : { name, version };
+        // Owners, groups and repositories are case-insensitive on every forge; tags and file names are not.
+        return version === undefined ? { name: name.toLowerCase() } : { name: name.toLowerCase(), version };
       },
+      normalizeName: (name) => name.toLowerCase(),
       format: (c) => (c.version === undefined ? c.name : `${c.name}@${c.version}`),
     },
     routes: forgeRoutes(forge),

@@ -20,11 +20,11 @@ export function checkSegment(seg: string, what: string): string {
   return seg;
 }
 
-/** An owner, group or repository name. */
+/** An owner, group or repository name, in its canonical lower case (forges compare them case-insensitively). */
 export function checkRepoName(seg: string, what: string): string {
   checkSegment(seg, what);
   if (!REPO_NAME.test(seg)) throw errors.badRequest(`${JSON.stringify(seg)} is not a valid ${what} name`);
-  return seg;
+  return seg.toLowerCase();
 }
 
 /** The upstream path for decoded segments: each one percent-encoded again, so none can add a level. */

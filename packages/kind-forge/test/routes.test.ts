@@ -52,26 +52,29 @@ t.test('the signed redirect target is not stored as the artifact URL', async (t)
   t.notMatch(String(row.upstream_url), /sig123|127\.0\.0\.2/);
 });
 
-t.test('a redirect to a forbidden address is refused: 502, nothing cached, the host never asked', async (t) => {
+t.test('a redirect to an internal address (loopback on another port, 0.0.0.0) is refused: 502, nothing cached, never asked', async (t) => {
   const s = await setup(t);
-  const path = '/octo/tool/releases/download/v1.2.0/evil.bin';
-  const res = await get(`${s.base}${path}`);
-  t.equal(res.status, 502);
-  t.equal(res.json().error.code, 'upstream_error');
-  t.notMatch(res.body.toString(), /127\.0\.0\.3|sig123/, 'the target is not disclosed');
-  t.equal(s.forbidden.requests.length, 0, 'the forbidden host received nothing');
+  for (const file of ['evil.bin', 'evil-unspecified.bin']) {
+    const path = `/octo/tool/releases/download/v1.2.0/${file}`;
+    const res = await get(`${s.base}${path}`);
+    t.equal(res.status, 502, file);
+    t.equal(res.json().error.code, 'upstream_error');
+    t.notMatch(res.body.toString(), /127\.0\.0\.1|0\.0\.0\.0|sig123|internal/, 'the target is not disclosed');
+    t.equal((await get(`${s.base}${path}`)).status, 502, 'still refused the second time');
+    t.equal(s.forge.count(path), 2, 'and asked again (a failure is not cached)');
+  }
+  t.equal(s.forbidden.requests.length, 0, 'the internal service received nothing');
   await s.hub.artifacts.idle();
   t.equal((await s.hub.db('artifacts').count({ n: '*' }).first())!.n, 0, 'nothing cached');
-  t.equal((await get(`${s.base}${path}`)).status, 502, 'still refused the second time');
-  t.equal(s.forge.count(path), 2, 'and asked again (a failure is not cached)');
 });
 
-t.test('control: the same redirect is followed when the address is not forbidden', async (t) => {
-  const s = await setup(t, { config: { server: { forbid_redirect_to: ['169.254.0.0/16'] } } });
+t.test('control: the same redirect is followed when allowed_origins names that origin exactly', async (t) => {
+  const s = await setup(t, { allowInternal: true });
   const res = await get(`${s.base}/octo/tool/releases/download/v1.2.0/evil.bin`);
   t.equal(res.status, 200);
   t.same(res.body, ASSET);
   t.equal(s.forbidden.count('/signed/'), 1);
+  t.equal((await get(`${s.base}/octo/tool/releases/download/v1.2.0/evil-unspecified.bin`)).status, 502, 'another spelling of the host is another origin');
 });
 
 t.test('concurrent first downloads share one upstream fetch', async (t) => {
@@ -140,6 +143,32 @@ t.test('blocks refuse the tag before any upstream request', async (t) => {
   t.equal(res.json().error.code, 'package_blocked');
   t.equal(s.forge.requests.length, 0, 'no upstream request');
   t.equal((await get(`${s.base}/octo/tool/releases/download/v1.3.0/tool.bin`)).status, 200, 'other tags are served');
+});
+
+t.test('owner and repository are case-insensitive: one block, one cache entry, one name in the audit log', async (t) => {
+  const s = await setup(t);
+  await s.hub.db('blocks').insert({ registry: 'github', package_name: 'evilcorp/backdoor', version: null, reason: 'malware', blocked_by: 'admin', created_at: Date.now() });
+  s.hub.blocks.invalidate();
+  for (const owner of ['evilcorp/backdoor', 'EvilCorp/Backdoor', 'EVILCORP/backDOOR']) {
+    const res = await get(`${s.base}/${owner}/releases/download/v1.0/tool.bin`);
+    t.equal(res.status, 403, owner);
+    t.equal(res.json().error.code, 'package_blocked');
+  }
+  t.equal(s.forge.requests.length, 0, 'no spelling reached the forge');
+
+  const mixed = await get(`${s.base}/Octo/Tool/releases/download/v1.2.0/tool.bin`);
+  t.equal(mixed.status, 200);
+  await s.hub.artifacts.idle();
+  const lower = await get(`${s.base}/octo/tool/releases/download/v1.2.0/tool.bin`);
+  t.equal(lower.status, 200);
+  t.equal(lower.headers.get('x-hub-cache'), 'hit', 'the lower-case twin is the same cache entry');
+  t.equal(s.forge.requests.length, 1, 'one upstream request for both spellings');
+  t.equal(s.forge.requests[0]!.url, '/octo/tool/releases/download/v1.2.0/tool.bin', 'asked in the canonical spelling');
+  t.equal((await get(`${s.base}/octo/tool/releases/download/V1.2.0/tool.bin`)).status, 200);
+  t.equal(s.forge.requests.length, 2, 'tags stay case-sensitive');
+  await s.hub.audit.flush();
+  const packages = new Set((await s.hub.db('access_events').whereNotNull('package').select('package')).map((r: { package: string }) => r.package));
+  t.same([...packages].sort(), ['evilcorp/backdoor', 'octo/tool'], 'the audit log (and so the exposure report) names one spelling');
 });
 
 t.test('hostile paths: 4xx and no upstream request', async (t) => {
@@ -212,6 +241,7 @@ t.test('coordinate codec round-trips and forge kinds have no probe', async (t) =
   t.equal(github.addressing, 'forge');
   t.same(github.coordinate.parse('octo/tool@pkg@1.0.0'), { name: 'octo/tool', version: 'pkg@1.0.0' });
   t.same(gitlab.coordinate.parse('grp/sub/proj'), { name: 'grp/sub/proj' });
+  t.same(github.coordinate.parse('EvilCorp/Backdoor@V1'), { name: 'evilcorp/backdoor', version: 'V1' }, 'names fold to lower case, tags do not');
   t.equal(github.coordinate.format({ name: 'octo/tool', version: 'v1' }), 'octo/tool@v1');
   t.equal(github.coordinate.parse('octo'), null);
   t.equal(github.coordinate.parse('octo/tool@'), null);
