@@ -18,7 +18,11 @@ export function canonicalCoordinate(reg: RegistryRef, packageName: string, versi
     if (file !== undefined && (file === '' || file.split('/').some((s) => s === '' || s === '.' || s === '..') || /[\0\\]/.test(file)))
       throw errors.badRequest(`"${file.slice(0, 100)}" is not an upstream file path`);
     if (packageName !== 'repo') throw errors.badRequest(`registry ${reg.name} is addressed by file path: package_name is "repo" and the file goes in path`);
-    return file === undefined ? { name: 'repo' } : { name: 'repo', version: file };
+    if (file === undefined) return { name: 'repo' };
+    // The kind's own spelling (decoded, NFC, re-encoded), the one a request for the same file resolves to.
+    const parsed = reg.kind.coordinate.parse(`repo@${file}`);
+    if (!parsed?.version) throw errors.badRequest(`"${file.slice(0, 100)}" is not an upstream file path`);
+    return parsed;
   }
   if (path !== undefined) throw errors.badRequest(`path is for path-addressed registries; ${reg.name} is a ${reg.kind.id} registry: use version`);
   const name = reg.kind.coordinate.normalizeName?.(packageName) ?? packageName;

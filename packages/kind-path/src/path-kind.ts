@@ -1,7 +1,7 @@
 import { defineKind, type RegistryKind } from '@hub/runtime';
 import type { PathKindTable } from './classify.js';
 import { configSchema, type PathConfig } from './config.js';
-import { isFilePath, REPO } from './paths.js';
+import { canonicalFilePath, REPO } from './paths.js';
 import { probeFor } from './probe.js';
 import { fileRoute } from './routes.js';
 
@@ -20,8 +20,8 @@ export function definePathKind(table: PathKindTable): RegistryKind<PathConfig> {
       parse(text) {
         if (text === REPO) return { name: REPO };
         if (!text.startsWith(`${REPO}@`)) return null;
-        const version = text.slice(REPO.length + 1).replace(/^\/+/u, '');
-        return isFilePath(version) ? { name: REPO, version } : null;
+        const version = canonicalFilePath(text.slice(REPO.length + 1));
+        return version === null ? null : { name: REPO, version };
       },
       format: (c) => (c.version ? `${c.name}@${c.version}` : c.name),
     },

@@ -14,20 +14,57 @@ export function encodeSegment(seg: string): string {
   return seg.replace(PCHAR, (c) => encodeURIComponent(c));
 }
 
+/** Why a decoded segment cannot be part of a file path, or undefined when it can. */
+function segmentProblem(s: string): string | undefined {
+  if (s.includes('/')) return 'an encoded slash (%2f) is not allowed in a file path';
+  if (/[\u0000-\u001f\u007f]/u.test(s)) return 'control characters are not allowed in a file path';
+  // Many servers read `;...` as a path parameter and serve the file before it: `bad.bin;x` would be `bad.bin`.
+  if (s.includes(';')) return 'a ";" is not allowed in a file path (servers read it as a path parameter)';
+  return undefined;
+}
+
+/**
+ * The one canonical spelling of a file path, used for the upstream URL, the cache key, blocks, flags and
+ * audit rows (decision 0017): each segment decoded, in Unicode NFC, then encoded by `encodeSegment`.
+ */
+const canonicalSegments = (decoded: readonly string[]): string => decoded.map((s) => encodeSegment(s.normalize('NFC'))).join('/');
+
 /**
  * The upstream path (no leading slash) for the decoded segments the runtime handed over, or a 4xx.
- * The runtime already refused `.`, `..`, NUL, backslashes and empty inner segments; a decoded `/`
- * inside one segment (`%2f`) is refused here too, so one client segment is one upstream segment.
+ * The runtime already refused `.`, `..`, NUL, backslashes, empty inner segments and escapes that survive
+ * decoding; a decoded `/` inside one segment (`%2f`) is refused here too, so one client segment is one
+ * upstream segment.
  */
 export function pathFromSegments(segments: readonly string[]): string {
   if (segments.length === 0 || segments[segments.length - 1] === '') throw errors.notFound('a path-addressed registry serves files, not directories');
   for (const s of segments) {
-    if (s.includes('/')) throw errors.badRequest('an encoded slash (%2f) is not allowed in a file path');
-    if (/[\u0000-\u001f\u007f]/u.test(s)) throw errors.badRequest('control characters are not allowed in a file path');
+    const problem = segmentProblem(s);
+    if (problem) throw errors.badRequest(problem);
   }
-  const path = segments.map(encodeSegment).join('/');
+  const path = canonicalSegments(segments);
   if (Buffer.byteLength(path) > MAX_PATH_BYTES) throw new HubError('uri_too_long', `the file path is longer than ${MAX_PATH_BYTES} bytes`);
   return path;
+}
+
+/**
+ * A file path as an operator or a flag feed writes it (`tools/évil tool.bin`, or percent-encoded) in its
+ * canonical spelling, the one `pathFromSegments` gives a request for the same file; null when it is not a
+ * file path. A literal `%` is written `%25`.
+ */
+export function canonicalFilePath(text: string): string | null {
+  const decoded: string[] = [];
+  for (const raw of text.replace(/^\/+/u, '').split('/')) {
+    let s: string;
+    try {
+      s = decodeURIComponent(raw);
+    } catch {
+      return null;
+    }
+    if (s === '' || s === '.' || s === '..' || s.includes('\\') || segmentProblem(s) || /%(2e|2f|5c|00)/iu.test(s)) return null;
+    decoded.push(s);
+  }
+  const path = canonicalSegments(decoded);
+  return isFilePath(path) ? path : null;
 }
 
 /** Is `path` a safe canonical file path (as stored in blocks and audit rows)? */
