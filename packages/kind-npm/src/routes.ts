@@ -47,7 +47,8 @@ async function packument(rc: RequestContext, name: string, repr: Representation)
   const hidden = await hiddenVersions(rc, name);
   const tag = `served:${rc.baseUrl}:${[...hidden].sort().join(',')}`;
   const body = doc.derive(tag, () => Buffer.from(JSON.stringify(rewritePackument(parsed(doc), rc.baseUrl, hidden))));
-  const headers: Record<string, string> = { 'cache-control': 'no-cache' };
+  // The same URL also answers the latest tarball (packageRoute): the representation depends on Accept.
+  const headers: Record<string, string> = { 'cache-control': 'no-cache', vary: 'Accept' };
   if (doc.stale) headers['x-hub-stale'] = '1';
   return reply.bytes(body, repr === 'corgi' ? CORGI : 'application/json', headers);
 }
@@ -69,7 +70,9 @@ const packageRoute: KindRoute = {
     const hidden = await hiddenVersions(rc, name);
     const latest = latestVersion(parsed(await rc.metadata(packumentSpec(rc, name, 'corgi'))), hidden);
     if (!latest) throw errors.notFound(`${name} has no listed version`);
-    return tarball(rc, name, latest);
+    // "The latest tarball" changes with every release and every block: revalidate, never keep it a year.
+    const r = await tarball(rc, name, latest);
+    return { ...r, headers: { ...r.headers, 'cache-control': 'no-cache', vary: 'Accept' } };
   },
 };
 

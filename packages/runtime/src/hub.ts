@@ -13,7 +13,7 @@ import { createArtifactCache, type ArtifactCache } from './cache/artifact-cache.
 import { createMetadataCache } from './cache/metadata-cache.js';
 import { startMaintenance } from './jobs/maintenance.js';
 import { loadConfig } from './config/load.js';
-import type { HubConfig } from './config/schema.js';
+import type { HubConfig, RegistryConfig } from './config/schema.js';
 import { CONTRACT_VERSION, type RegistryInfo, type RegistryKind } from './contract/kind.js';
 import type { AnyPlugin, CachePurge, HubPlugin, PluginInstance, RefusalRule } from './contract/plugin.js';
 import { HubError } from './errors.js';
@@ -201,7 +201,8 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
       connectTimeoutMs: config.server.connect_timeout_ms,
       headersTimeoutMs: config.server.headers_timeout_ms,
       deadlineMs: config.server.deadline_ms,
-      forbidRedirectTo: config.server.forbid_redirect_to,
+      forbiddenNetworks: config.server.forbidden_networks,
+      trustedOrigins: configuredOrigins(r),
       onRequest: (i) => {
         metrics.upstreamRequests.inc({ registry: r.name, status: String(i.status) });
         metrics.upstreamDuration.observe({ registry: r.name }, i.durationMs / 1000);
@@ -317,13 +318,24 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     async listen(listen = config.server.listen) {
       const { host, port } = parseListen(listen);
       const tls = config.server.tls_cert && config.server.tls_key ? { cert: fs.readFileSync(config.server.tls_cert), key: fs.readFileSync(config.server.tls_key) } : undefined;
-      server = tls ? https.createServer(tls, callback) : http.createServer(callback);
+      const limits: http.ServerOptions = {
+        headersTimeout: config.server.client_headers_timeout_ms,
+        requestTimeout: Math.max(config.server.client_request_timeout_ms, config.server.client_headers_timeout_ms),
+        // How often Node looks for clients past those timeouts (its default is 30 s).
+        connectionsCheckingInterval: Math.min(1000, config.server.client_headers_timeout_ms),
+      };
+      server = tls ? https.createServer({ ...tls, ...limits }, callback) : http.createServer(limits, callback);
       server.keepAliveTimeout = 65_000;
+      server.maxConnections = config.server.max_connections;
       server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
-        // Node answers header overflows itself with a bare body; answer in the INTERFACE.md error format.
-        const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
-        const code = status === 431 ? 'header_too_large' : 'bad_request';
-        const body = JSON.stringify({ error: { code, message: status === 431 ? 'request headers too large' : 'malformed request', request_id: '' } });
+        // Node answers header overflows and slow clients itself with a bare body; answer in the INTERFACE.md error format.
+        const [status, code, message] =
+          err.code === 'HPE_HEADER_OVERFLOW'
+            ? [431, 'header_too_large', 'request headers too large']
+            : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+              ? [408, 'request_timeout', 'the request was not received in time']
+              : [400, 'bad_request', 'malformed request'];
+        const body = JSON.stringify({ error: { code, message, request_id: '' } });
         if (socket.writable && !(socket as { _httpMessage?: unknown })._httpMessage)
           socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
         else socket.destroy();
@@ -374,4 +386,13 @@ export function parseListen(listen: string): { host: string; port: number } {
   const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(listen);
   if (!m) throw new HubError('bad_request', `listen address "${listen}" is not HOST:PORT`);
   return { host: m[1] ?? m[2]!, port: Number(m[3]) };
+}
+
+/**
+ * The origins an operator wrote into a registry's table: `allowed_origins` and every URL-valued key of its
+ * kind (go's checksum_db, say). Only these, with `upstream`, may lie in [server] forbidden_networks.
+ */
+function configuredOrigins(r: RegistryConfig): string[] {
+  const fromKind = Object.values(r.extra ?? {}).filter((v): v is string => typeof v === 'string' && /^https?:\/\//i.test(v));
+  return [...r.allowed_origins, ...fromKind];
 }

@@ -7,6 +7,7 @@ import { builtInConfig } from '../src/config/defaults.js';
 import { renderConfigDocs } from '../src/config/docs.js';
 import { ConfigError, loadConfig, type LoadOptions } from '../src/config/load.js';
 import { HubConfigSchema, type HubConfig } from '../src/config/schema.js';
+import { DEFAULT_FORBIDDEN_CIDRS } from '../src/upstream/address-policy.js';
 
 type Asserts = Pick<typeof t, 'fail' | 'equal'>;
 
@@ -40,7 +41,7 @@ const FULL = toml(
   'trust_proxy = true',
   'tls_cert = "cert.pem"', // 5
   'tls_key = "/abs/key.pem"',
-  'forbid_redirect_to = ["169.254.0.0/16", "fd00::/8"]',
+  'forbidden_networks = ["169.254.0.0/16", "fd00::/8"]',
   'connect_timeout_ms = 2000',
   '',
   '[database]', // 10
@@ -119,7 +120,7 @@ t.test('a full example parses, with every value where the file put it', async (t
   tt.equal(cfg.server.trust_proxy, true);
   tt.equal(cfg.server.tls_cert, join(dir, 'cert.pem'), 'relative tls_cert resolved against the file');
   tt.equal(cfg.server.tls_key, '/abs/key.pem', 'absolute paths stay');
-  tt.same(cfg.server.forbid_redirect_to, ['169.254.0.0/16', 'fd00::/8']);
+  tt.same(cfg.server.forbidden_networks, ['169.254.0.0/16', 'fd00::/8']);
   tt.equal(cfg.server.connect_timeout_ms, 2000);
   tt.equal(cfg.server.headers_timeout_ms, 10000, 'an unset key keeps its default next to set ones');
   tt.equal(cfg.database.filename, join(dir, 'data', 'hub.db'));
@@ -157,7 +158,10 @@ t.test('an empty file gets every default', async (tt) => {
       listen: '127.0.0.1:8080',
       trust_proxy: false,
       trusted_proxies: ['127.0.0.0/8', '::1'],
-      forbid_redirect_to: ['169.254.0.0/16', 'fe80::/10', 'fd00:ec2::254/128', '100.100.100.200/32'],
+      forbidden_networks: [...DEFAULT_FORBIDDEN_CIDRS],
+      max_connections: 10000,
+      client_headers_timeout_ms: 30000,
+      client_request_timeout_ms: 300000,
       connect_timeout_ms: 10000,
       headers_timeout_ms: 10000,
       deadline_ms: 120000,
@@ -327,13 +331,13 @@ t.test('cross-field rules', async (tt) => {
     t2.equal(cfg.storage.secret_access_key, 'z');
     t2.equal(oneError(t2, { text: toml('[storage]', 'bucket = "b"') }).message, 'hub.toml:2: storage.bucket: only used with kind = "s3"');
   });
-  tt.test('forbid_redirect_to entries are CIDR ranges', async (t2) => {
-    const e = loadError(t2, { text: toml('[server]', 'forbid_redirect_to = [', '  "10.0.0.0/8",', '  "10.0.0.1",', '  "metadata",', '  "fe80::/200",', ']') });
+  tt.test('forbidden_networks entries are CIDR ranges', async (t2) => {
+    const e = loadError(t2, { text: toml('[server]', 'forbidden_networks = [', '  "10.0.0.0/8",', '  "10.0.0.1",', '  "metadata",', '  "fe80::/200",', ']') });
     t2.equal(
       e.message,
       [
-        'hub.toml:5: server.forbid_redirect_to[2]: must be an IP address or CIDR range like 169.254.0.0/16 or fe80::/10 (got "metadata")',
-        'hub.toml:6: server.forbid_redirect_to[3]: must be an IP address or CIDR range like 169.254.0.0/16 or fe80::/10 (got "fe80::/200")',
+        'hub.toml:5: server.forbidden_networks[2]: must be an IP address or CIDR range like 169.254.0.0/16 or fe80::/10 (got "metadata")',
+        'hub.toml:6: server.forbidden_networks[3]: must be an IP address or CIDR range like 169.254.0.0/16 or fe80::/10 (got "fe80::/200")',
       ].join('\n'),
     );
   });

@@ -19,6 +19,9 @@ import { verifiedRead } from './verified-read.js';
 const ZIP_INFLATE_CAP = 8 * 1024 ** 3;
 const sha256Hex = (b: Buffer) => crypto.createHash('sha256').update(b).digest('hex');
 
+/** An artifact's bytes never change. The route makes it `private` unless anyone may read it without a token. */
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+
 export interface ArtifactCacheOptions {
   blobs: BlobStore;
   rows: ReturnType<typeof artifactRows>;
@@ -66,7 +69,7 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
       'content-type': row.content_type,
       'content-length': String(row.size),
       etag: `"${row.blob_sha256}"`,
-      'cache-control': 'public, max-age=31536000, immutable',
+      'cache-control': IMMUTABLE,
       'x-hub-cache': cache,
     },
     body,
@@ -277,7 +280,7 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
     await flight.ready.catch((e: unknown) => {
       throw isHubError(e) ? e : errors.upstream(e instanceof Error ? e.message : 'upstream failed');
     });
-    const headers: Record<string, string> = { 'content-type': entry.contentType, 'x-hub-cache': coalesced ? 'coalesced' : 'miss' };
+    const headers: Record<string, string> = { 'content-type': entry.contentType, 'cache-control': IMMUTABLE, 'x-hub-cache': coalesced ? 'coalesced' : 'miss' };
     if (entry.size !== undefined) headers['content-length'] = String(entry.size);
     if (flight.state === 'done') {
       // Too late to tail the spool file: it is being (or has been) promoted.

@@ -683,7 +683,7 @@ function checkServer(issues: Issues, c: HubConfig): void {
   if (s.public_url !== undefined) checkUrl(issues, ['server', 'public_url'], s.public_url);
   const port = Number(s.listen.slice(s.listen.lastIndexOf(':') + 1));
   if (port > 65535) issues.add(['server', 'listen'], `port must be 0..65535 (got ${port})`);
-  for (const key of ['forbid_redirect_to', 'trusted_proxies'] as const)
+  for (const key of ['forbidden_networks', 'trusted_proxies'] as const)
     s[key].forEach((cidr, i) => {
       if (!isCidr(cidr)) issues.add(['server', key, i], `must be an IP address or CIDR range like 169.254.0.0/16 or fe80::/10 (got ${JSON.stringify(cidr)})`);
     });
@@ -726,6 +726,9 @@ function checkRegistries(issues: Issues, c: HubConfig): void {
     if (r.upstream === undefined) issues.add(at('upstream'), `missing required key: mode "${r.mode}" needs an upstream URL`);
     else checkUrl(issues, at('upstream'), r.upstream);
     if (r.upstream_auth !== undefined) checkUpstreamAuth(issues, at('upstream_auth'), r.upstream_auth);
+    r.allowed_origins.forEach((o, j) => {
+      if (new URL(o).href !== `${new URL(o).origin}/`) issues.add(at('allowed_origins', String(j)), `must be an origin only, scheme://host[:port] (got ${JSON.stringify(o)})`);
+    });
   });
 }
 

@@ -9,6 +9,7 @@
  */
 import Type, { type Static, type TOptional, type TSchema, type TString } from 'typebox';
 import type { Mode, Permission } from '../contract/kind.js';
+import { DEFAULT_FORBIDDEN_CIDRS } from '../upstream/address-policy.js';
 
 export const PERMISSIONS = ['source:read', 'source:write', 'system:read', 'system:write'] as const satisfies readonly Permission[];
 export const MODES = ['proxy', 'hybrid', 'local'] as const satisfies readonly Mode[];
@@ -32,6 +33,7 @@ function secretPair<K extends string>(key: K, what: string): { [P in K | `${K}_e
 }
 
 /** `errorMessage` is what load.ts says when the pattern fails; a regex is no help to a user. */
+
 const httpUrl = (description: string, example: string) =>
   Type.String({ pattern: HTTP_URL_PATTERN, examples: [example], errorMessage: 'must be an http:// or https:// URL', description });
 const NAME_MESSAGE = 'must be 1-63 characters of a-z, 0-9, ".", "_" and "-", starting with a letter or digit';
@@ -56,9 +58,21 @@ export const ServerSchema = Type.Object(
     }),
     tls_cert: Type.Optional(Type.String({ minLength: 1, description: 'PEM certificate file; with tls_key, hub serves HTTPS (go sends .netrc credentials only over https, terraform needs https). Relative to the config file.' })),
     tls_key: Type.Optional(Type.String({ minLength: 1, description: 'PEM private key file for tls_cert. Relative to the config file.' })),
-    forbid_redirect_to: Type.Array(Type.String({ examples: ['169.254.0.0/16'], description: 'An IPv4 or IPv6 CIDR range, or one address.' }), {
-      default: ['169.254.0.0/16', 'fe80::/10', 'fd00:ec2::254/128', '100.100.100.200/32'],
-      description: 'CIDR ranges an upstream redirect is never followed into. The default covers link-local and the cloud metadata endpoints.',
+    forbidden_networks: Type.Array(Type.String({ examples: ['10.0.0.0/8'], description: 'An IPv4 or IPv6 CIDR range, or one address.' }), {
+      default: [...DEFAULT_FORBIDDEN_CIDRS],
+      description:
+        'CIDR ranges no upstream URL may lead to, on its first hop or any redirect: a tarball, download or redirect URL named by an upstream is refused (502) there. A registry\'s own configured origins (upstream, its kind\'s URL keys, allowed_origins) are exempt. The default covers loopback, RFC 1918, CGNAT, link-local, unspecified, unique-local, multicast and reserved ranges.',
+    }),
+    max_connections: Type.Integer({ default: 10000, minimum: 1, description: 'Client connections held open at once; further connections are closed at once by the listener.' }),
+    client_headers_timeout_ms: Type.Integer({
+      default: 30000,
+      minimum: 100,
+      description: 'Time a client has to send its complete request headers; a client trickling them (slowloris) is disconnected with 408.',
+    }),
+    client_request_timeout_ms: Type.Integer({
+      default: 300000,
+      minimum: 100,
+      description: 'Time a client has to send its whole request, body included (uploads). It does not limit how long a download to the client takes.',
     }),
     connect_timeout_ms: Type.Integer({ default: 10000, minimum: 1, description: 'Upstream TCP/TLS connect timeout in milliseconds.' }),
     headers_timeout_ms: Type.Integer({ default: 10000, minimum: 1, description: 'Time allowed for an upstream to send its response headers, in milliseconds.' }),
@@ -258,6 +272,10 @@ export const RegistrySchema = Type.Object(
     mode: Type.Enum(MODES, { default: 'proxy', description: '`proxy`: upstream fetch plus cache; `hybrid`: fetch from upstream on the first request and cache the result; `local`: only locally published artifacts.' }),
     upstream: Type.Optional(httpUrl('Upstream base URL; required for proxy and hybrid. What it points at depends on the kind (see INTERFACE.md section 2).', 'https://upstream.example/base')),
     upstream_auth: Type.Optional(UpstreamAuthSchema),
+    allowed_origins: Type.Array(httpUrl('An origin, scheme://host[:port].', 'http://10.0.0.5:8081'), {
+      default: [],
+      description: 'Origins this registry may fetch from although they lie in [server] forbidden_networks, e.g. an internal storage host an internal upstream redirects to.',
+    }),
     on_confirmed: Type.Optional(Type.Enum(AUDIT_POLICIES, { description: 'Overrides [upstream_audit] on_confirmed for this registry.' })),
     metadata_ttl_secs: Type.Integer({ default: 300, minimum: 0, description: 'How long listings and metadata are served without revalidation.' }),
     security: Type.Optional(SecuritySchema),

@@ -109,7 +109,9 @@ export function registryRoutes(d: RegistryRoutesDeps): Koa.Middleware {
         ctx.state.log?.error({ err: { message: (e as Error)?.message, stack: (e as Error)?.stack }, ...where }, 'kind handler failed');
         throw errors.internal();
       }
-      send(ctx, reply);
+      // Only what anyone may fetch without a token may sit in a shared cache (a CDN, a corporate proxy).
+      const anyoneMayRead = !signed && (await d.access.decide({ subject: ANONYMOUS, permission: 'source:read', registry: reg.info.name, package: match.coordinate?.name })).decision === 'allow';
+      send(ctx, anyoneMayRead ? reply : privately(reply));
     } catch (e) {
       // The kind may say the refusal in its client's own words too (npm prints an `npm-notice` header).
       if (isHubError(e) && reg.kind.errorHeaders) Object.assign(e.headers, reg.kind.errorHeaders({ status: e.status, code: e.code, message: e.message }));
@@ -172,6 +174,13 @@ function requestContext(
     signedUrl: (subpath, ttlSecs = SIGNED_URL_TTL_SECS) => `${base}${prefix}/${subpath}?${d.signer.sign(`${prefix}/${subpath}`, ttlSecs)}`,
     hiddenVersions: (name) => d.blocks.hiddenVersions(reg.info.name, name),
   };
+}
+
+/** `public` becomes `private`: a shared cache must not hand a protected artifact to someone without a token. */
+function privately(reply: Reply): Reply {
+  const cc = reply.headers['cache-control'];
+  if (cc === undefined || !/\bpublic\b/i.test(cc)) return reply;
+  return { ...reply, headers: { ...reply.headers, 'cache-control': cc.replace(/\bpublic\b/i, 'private') } };
 }
 
 function send(ctx: Koa.Context, reply: Reply) {
