@@ -1,6 +1,7 @@
 import t from 'tap';
 import { defineKind, type RegistryKind } from '@hub/runtime';
 import npm from '@hub/kind-npm';
+import { deb } from '@hub/kind-path';
 import { canonicalCoordinate } from '../src/coordinates.js';
 
 /** A kind with case-insensitive ids and normalised versions, as nuget's. */
@@ -20,7 +21,6 @@ const folding: RegistryKind = defineKind({
   },
   routes: [],
 });
-const files: RegistryKind = defineKind({ id: 'files', contract: 1, addressing: 'path', description: 'test', coordinate: { parse: () => null, format: (c) => c.name }, routes: [] });
 
 t.test('names and versions take the canonical form of their kind', async (t) => {
   const f = { name: 'nu', kind: folding };
@@ -37,11 +37,13 @@ t.test('names and versions take the canonical form of their kind', async (t) => 
 });
 
 t.test('path-addressed kinds: package "repo" and the upstream path without a leading slash', async (t) => {
-  const p = { name: 'apt', kind: files };
+  const p = { name: 'apt', kind: deb as unknown as RegistryKind };
   t.same(canonicalCoordinate(p, 'repo', undefined, '/pool/main/h/hub_1.0_amd64.deb'), { name: 'repo', version: 'pool/main/h/hub_1.0_amd64.deb' });
   t.same(canonicalCoordinate(p, 'repo', 'dists/stable/Release', undefined), { name: 'repo', version: 'dists/stable/Release' }, 'version works as path');
   t.same(canonicalCoordinate(p, 'repo', undefined, undefined), { name: 'repo' });
-  for (const bad of ['a/../b', 'a//b', './a', '/', 'a\\b', 'a/\0'])
+  for (const spelling of ['tools/évil tool.bin', 'tools/%C3%A9vil%20tool.bin', 'tools/e\u0301vil tool.bin'])
+    t.same(canonicalCoordinate(p, 'repo', undefined, spelling), { name: 'repo', version: 'tools/%C3%A9vil%20tool.bin' }, `one canonical spelling for ${JSON.stringify(spelling)}`);
+  for (const bad of ['a/../b', 'a//b', './a', '/', 'a\\b', 'a/\0', 'a;x', 'a/%252e%252e/b', 'a/%2e%2e/b'])
     t.throws(() => canonicalCoordinate(p, 'repo', undefined, bad), { code: 'bad_request' }, JSON.stringify(bad));
   t.throws(() => canonicalCoordinate(p, 'other', undefined, 'a'), { code: 'bad_request' }, 'the package is "repo"');
 });

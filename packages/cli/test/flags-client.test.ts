@@ -4,7 +4,6 @@
  * the list, the exposure table, its JSON, its CSV export and the coverage summary show them; a signed
  * DELETE turns a flag into a tombstone that only --include-dead lists.
  */
-import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,12 +11,11 @@ import t from 'tap';
 import admin, { parseCsv } from '@hub/admin';
 import flagsPlugin from '@hub/flags';
 import npm from '@hub/kind-npm';
-import { npmFixtureHandler, startFixtureUpstream, startTestHub } from '@hub/testkit';
+import { npmFixtureHandler, signFlagRequest, startFixtureUpstream, startTestHub } from '@hub/testkit';
 import { closedPort, expectUsageErrors, runHub, type Run } from './run-hub.js';
 
 const NPM_FIXTURES = fileURLToPath(new URL('../../../kind-npm/test/fixtures/upstream/', import.meta.url));
 const SECRET = 'osv-shared-secret';
-const sign = (payload: string) => `sha256=${createHmac('sha256', SECRET).update(payload).digest('hex')}`;
 
 const upstream = await startFixtureUpstream({ handler: npmFixtureHandler(NPM_FIXTURES) });
 t.teardown(() => upstream.close());
@@ -48,13 +46,13 @@ async function download(name: string, version: string, token: string): Promise<v
 /** POSTs flags signed as the flag source osv. */
 async function push(flagList: unknown[]): Promise<void> {
   const body = JSON.stringify({ flags: flagList });
-  const res = await fetch(`${s.url}/api/v1/flags/osv`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-hub-signature-256': sign(body) }, body });
+  const res = await fetch(`${s.url}/api/v1/flags/osv`, { method: 'POST', headers: { 'content-type': 'application/json', ...signFlagRequest({ secret: SECRET, method: 'POST', path: '/api/v1/flags/osv', body }) }, body });
   if (res.status !== 200) throw new Error(`push answered ${res.status}: ${await res.text()}`);
 }
 /** The signed DELETE that lifts a flag (a tombstone stays). */
 async function lift(externalId: string): Promise<void> {
   const path = `/api/v1/flags/osv/${externalId}`;
-  const res = await fetch(`${s.url}${path}`, { method: 'DELETE', headers: { 'x-hub-signature-256': sign(`DELETE\n${path}`) } });
+  const res = await fetch(`${s.url}${path}`, { method: 'DELETE', headers: signFlagRequest({ secret: SECRET, method: 'DELETE', path }) });
   if (res.status !== 200) throw new Error(`lift answered ${res.status}: ${await res.text()}`);
 }
 

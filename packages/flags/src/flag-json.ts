@@ -16,6 +16,8 @@ export interface FlagRow {
   raised_at: number | string;
   updated_at: number | string;
   lifted_at: number | string | null;
+  raise_signed_at?: number | string | null;
+  lift_signed_at?: number | string | null;
 }
 
 export function flagJson(f: FlagRow) {

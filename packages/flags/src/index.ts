@@ -22,8 +22,10 @@ export default definePlugin({
     const secure = new Set(ctx.registries.filter((r) => r.security !== undefined).map((r) => r.name));
     const { rule, invalidate } = createFlagRule(ctx.db, secure);
     ctx.refusals.push(rule);
-    const secrets = new Map(ctx.config.flag_sources.map((s) => [s.name, s.secret!]));
-    mountFlagPush({ hub: ctx, secrets, registry: registryResolver(ctx), changed: invalidate });
+    const sources = new Map(ctx.config.flag_sources.map((s) => [s.name, { secret: s.secret!, allowUnsignedTime: s.allow_unsigned_time }]));
+    for (const s of ctx.config.flag_sources.filter((f) => f.allow_unsigned_time))
+      ctx.log.warn({ source: s.name }, 'flag source accepts requests without a signed time (allow_unsigned_time): anyone who saw one can replay it');
+    mountFlagPush({ hub: ctx, sources, registry: registryResolver(ctx), changed: invalidate });
     mountAdminRoutes(ctx, flagAdminRoutes);
     // Dependency analysis is incremental (only artifacts not read yet), so a frequent run is cheap.
     const analysis = startSchedule({

@@ -65,4 +65,30 @@ export const flagMigrations: Readonly<Record<string, Migration>> = {
       await db.schema.dropTable('sbom_dependencies');
     },
   },
+  '003_replay': {
+    async up(db) {
+      // When the source signed the raise and the lift (not when hub received them): a lift applies only to
+      // a raise signed before it, and a raise signed before a lift cannot revive the flag.
+      await db.schema.alterTable('flags', (t) => {
+        t.bigInteger('raise_signed_at').nullable();
+        t.bigInteger('lift_signed_at').nullable();
+      });
+      // Deliveries seen within the signed-time window, shared by every replica.
+      await db.schema.createTable('flag_deliveries', (t) => {
+        binaryCollation(db, t);
+        t.string('source', 64).notNullable();
+        t.string('delivery', 128).notNullable();
+        t.bigInteger('seen_at').notNullable();
+        t.primary(['source', 'delivery']);
+        t.index(['seen_at']);
+      });
+    },
+    async down(db) {
+      await db.schema.dropTable('flag_deliveries');
+      await db.schema.alterTable('flags', (t) => {
+        t.dropColumn('raise_signed_at');
+        t.dropColumn('lift_signed_at');
+      });
+    },
+  },
 };

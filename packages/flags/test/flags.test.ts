@@ -1,14 +1,19 @@
 import { createHmac } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
 import admin, { parseCsv } from '@hub/admin';
 import npm from '@hub/kind-npm';
-import { hubOnDatabase, npmFixtureHandler, startFixtureUpstream, startTestHub, storeTiers, type StoreDatabase } from '@hub/testkit';
+import { hubOnDatabase, npmFixtureHandler, signFlagRequest, startFixtureUpstream, startTestHub, storeTiers, type StoreDatabase } from '@hub/testkit';
 import flags from '../src/index.js';
 
 const NPM_FIXTURES = fileURLToPath(new URL('../../../kind-npm/test/fixtures/upstream/', import.meta.url));
 const SECRET = 'osv-shared-secret';
 const sign = (payload: string, secret = SECRET) => `sha256=${createHmac('sha256', secret).update(payload).digest('hex')}`;
+
+type Signing = { source?: string; secret?: string; signature?: string | null; timestamp?: number; delivery?: string; spec?: boolean };
 
 async function setup(t: Test, db?: StoreDatabase) {
   const upstream = await startFixtureUpstream({ handler: npmFixtureHandler(NPM_FIXTURES) });
@@ -22,22 +27,34 @@ async function setup(t: Test, db?: StoreDatabase) {
       { name: 'npm', type: 'npm', mode: 'proxy', upstream: upstream.url },
       { name: 'secure', type: 'npm', mode: 'proxy', upstream: upstream.url, security: {} },
     ],
-    config: { ...where.config, flag_sources: [{ name: 'osv', secret: SECRET }, { name: 'quiet', secret: 'other' }] as never, auth: { anonymous: [] } },
+    config: {
+      ...where.config,
+      flag_sources: [{ name: 'osv', secret: SECRET }, { name: 'quiet', secret: 'other' }, { name: 'legacy', secret: SECRET, allow_unsigned_time: true }] as never,
+      auth: { anonymous: [] },
+    },
   });
   t.teardown(() => hub.close());
   const alice = await hub.token('alice', { roles: ['reader'] });
-  const push = async (flagList: unknown[], opts: { source?: string; secret?: string; signature?: string | null } = {}) => {
-    const body = JSON.stringify({ flags: flagList });
-    const headers: Record<string, string> = { 'content-type': 'application/json' };
-    const sig = opts.signature === undefined ? sign(body, opts.secret) : opts.signature;
-    if (sig !== null) headers['x-hub-signature-256'] = sig;
-    const res = await fetch(`${hub.url}/api/v1/flags/${opts.source ?? 'osv'}`, { method: 'POST', headers, body });
-    return { status: res.status, json: (await res.json()) as any };
+  /** Signed as a source does (decision 0014); `spec: true` signs the SPEC's string alone, with no time or delivery. */
+  const headersFor = (method: 'POST' | 'DELETE', path: string, body: string | undefined, opts: Signing): Record<string, string> => {
+    const secret = opts.secret ?? SECRET;
+    const headers = opts.spec ? { 'x-hub-signature-256': sign(method === 'DELETE' ? `DELETE\n${path}` : body!, secret) } : signFlagRequest({ secret, method, path, body, timestamp: opts.timestamp, delivery: opts.delivery });
+    if (opts.signature === null) delete (headers as Record<string, string>)['x-hub-signature-256'];
+    else if (opts.signature !== undefined) headers['x-hub-signature-256'] = opts.signature;
+    return headers;
   };
-  const lift = async (externalId: string, opts: { source?: string; secret?: string } = {}) => {
+  const send = async (method: 'POST' | 'DELETE', path: string, headers: Record<string, string>, body?: string) => {
+    const res = await fetch(`${hub.url}${path}`, { method, headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers }, body });
+    return { status: res.status, json: (await res.json()) as any, headers };
+  };
+  const push = async (flagList: unknown[], opts: Signing = {}) => {
+    const body = JSON.stringify({ flags: flagList });
+    const path = `/api/v1/flags/${opts.source ?? 'osv'}`;
+    return send('POST', path, headersFor('POST', path, body, opts), body);
+  };
+  const lift = async (externalId: string, opts: Signing = {}) => {
     const path = `/api/v1/flags/${opts.source ?? 'osv'}/${externalId}`;
-    const res = await fetch(`${hub.url}${path}`, { method: 'DELETE', headers: { 'x-hub-signature-256': sign(`DELETE\n${path}`, opts.secret) } });
-    return { status: res.status, json: (await res.json()) as any };
+    return send('DELETE', path, headersFor('DELETE', path, undefined, opts));
   };
   const download = async (registry: string, name: string, version: string, token = alice) => {
     const res = await fetch(`${hub.url}/proxy/${registry}/${name}/${version}/tarball`, { headers: { authorization: `Bearer ${token}` } });
@@ -49,7 +66,7 @@ async function setup(t: Test, db?: StoreDatabase) {
     const res = await fetch(`${hub.url}${path}`, { headers: { authorization: `Bearer ${hub.adminToken}` } });
     return { status: res.status, text: await res.text() };
   };
-  return { ...hub, upstream, alice, push, lift, download, api };
+  return { ...hub, upstream, alice, push, lift, send, download, api };
 }
 
 const flag = (over: Record<string, unknown> = {}) => ({ external_id: 'GHSA-1', registry: 'npm', package_name: 'hubdemo', version: '1.0.0', kind: 'malware', effect: 'hard_block', summary: 'steals tokens', ...over });
@@ -110,6 +127,7 @@ t.test('bad flags are 400 and change nothing', async (t) => {
     [[flag({ package_name: 'Not A Name' })], /not a valid npm package/],
     [[flag(), flag({ external_id: 'GHSA-2', registry: 'nope' })], /flags\[1\]/],
     [[], /flags/],
+    [[flag(), flag({ summary: 'a different decision' })], /flags\[1\]\.external_id: "GHSA-1" is already flags\[0\] in this batch; nothing was stored/],
   ];
   for (const [list, message] of cases) t.match(await s.push(list), { status: 400, json: { error: { code: 'bad_request', message } } }, String(message));
   t.same(JSON.parse((await s.api('/api/v1/admin/flags?include_dead=true')).text).flags, [], 'nothing stored, not even the valid first flag of a bad batch');
@@ -226,5 +244,45 @@ for (const tier of tiers) {
     t.match(JSON.parse((await s.api('/api/v1/admin/flags')).text).flags, [{ external_id: 'X', summary: 'again', state: 'active' }]);
     t.equal((await s.lift('X')).status, 200);
     t.equal((await s.download('npm', 'hubdep', '1.0.0')).status, 200);
+  });
+}
+
+for (const tier of tiers) {
+  t.test(`${tier.name}: signed requests cannot be replayed (timestamp, delivery id, signed order of raise and lift)`, async (t) => {
+    // Not t.testdir(): each setup() takes that folder anew, and both replicas must share this database.
+    const dbDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-flags-replay-'));
+    t.teardown(() => fs.rmSync(dbDir, { recursive: true, force: true }));
+    const db = await tier.database(t, dbDir);
+    const s = await setup(t, db);
+    const other = await setup(t, db); // a second replica on the same database
+    const refused = { status: 401, json: { error: { code: 'invalid_signature' } } };
+
+    const raise = await s.push([flag()]);
+    t.equal(raise.status, 200);
+    t.match(await s.send('POST', '/api/v1/flags/osv', raise.headers, JSON.stringify({ flags: [flag()] })), refused, 'the same delivery again');
+    t.match(await other.send('POST', '/api/v1/flags/osv', raise.headers, JSON.stringify({ flags: [flag()] })), refused, 'also at another replica');
+
+    const lift = await s.lift('GHSA-1');
+    t.equal(lift.status, 200);
+    t.equal((await s.push([flag()])).status, 200, 'the source raises it again');
+    t.equal((await s.download('npm', 'hubdemo', '1.0.0')).status, 403);
+    t.match(await s.send('DELETE', '/api/v1/flags/osv/GHSA-1', lift.headers), refused, 'the captured lift, replayed: refused');
+    t.equal((await s.download('npm', 'hubdemo', '1.0.0')).status, 403, 'and the flag holds');
+
+    const now = Math.floor(Date.now() / 1000);
+    const early = await s.lift('GHSA-1', { timestamp: now - 60 });
+    t.match(early, { status: 409, json: { error: { code: 'conflict' } } }, 'a lift signed before the raise does not lift it');
+    t.equal((await s.lift('GHSA-1', { timestamp: now + 1 })).status, 200, 'a later lift does');
+    const stale = await s.push([flag()], { timestamp: now - 30 });
+    t.equal(stale.status, 200);
+    t.match(stale.json, { accepted: 0, skipped: [{ index: 0, external_id: 'GHSA-1' }] }, 'a raise signed before the lift is not revived');
+    t.equal((await s.download('npm', 'hubdemo', '1.0.0')).status, 200, 'the flag stays lifted');
+
+    for (const timestamp of [now - 301, now + 301]) t.match(await s.push([flag({ external_id: 'GHSA-9' })], { timestamp }), refused, `signed at ${timestamp - now}s`);
+    t.match(await s.push([flag({ external_id: 'GHSA-9' })], { spec: true }), refused, 'no timestamp and delivery: refused for a source without allow_unsigned_time');
+    t.match(await s.push([flag({ external_id: 'GHSA-9' })], { delivery: 'short' }), refused, 'a malformed delivery id');
+    t.equal((await s.push([flag({ external_id: 'GHSA-9' })], { source: 'legacy', spec: true })).status, 200, 'allow_unsigned_time: the SPEC signature alone is accepted');
+    t.equal((await s.lift('GHSA-9', { source: 'legacy', spec: true })).status, 200);
+    t.same(JSON.parse((await s.api('/api/v1/admin/flags')).text).flags, [], 'nothing else was stored');
   });
 }

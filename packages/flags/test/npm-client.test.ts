@@ -1,5 +1,4 @@
 import { execFile } from 'node:child_process';
-import { createHmac } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,7 +7,7 @@ import { promisify } from 'node:util';
 import t, { type Test } from 'tap';
 import admin from '@hub/admin';
 import npm from '@hub/kind-npm';
-import { npmFixtureHandler, startFixtureUpstream, startTestHub } from '@hub/testkit';
+import { npmFixtureHandler, signFlagRequest, startFixtureUpstream, startTestHub } from '@hub/testkit';
 import flags from '../src/index.js';
 
 const run = promisify(execFile);
@@ -45,7 +44,7 @@ t.test('a security team flags a dependency: the next npm install is refused, and
   const body = JSON.stringify({ flags: [{ external_id: 'MAL-1', registry: 'npm', package_name: 'hubdep', version: '1.0.0', kind: 'malware', effect: 'hard_block', summary: 'exfiltrates tokens' }] });
   const pushed = await fetch(`${hub.url}/api/v1/flags/scanner`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-hub-signature-256': `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}` },
+    headers: { 'content-type': 'application/json', ...signFlagRequest({ secret: SECRET, method: 'POST', path: '/api/v1/flags/scanner', body }) },
     body,
   });
   t.equal(pushed.status, 200);

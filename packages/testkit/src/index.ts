@@ -5,3 +5,4 @@ export * from './npm-fixture.js';
 export * from './go-fixture.js';
 export * from './raw-request.js';
 export * from './mysql.js';
+export * from './flag-signing.js';

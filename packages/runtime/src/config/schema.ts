@@ -208,6 +208,11 @@ export const FlagSourceSchema = Type.Object(
   {
     name: Type.String({ pattern: REGISTRY_NAME_PATTERN, examples: ['osv-bridge'], errorMessage: NAME_MESSAGE, description: 'The `<source>` path segment flag requests are posted to.' }),
     ...secretPair('secret', 'The shared signing secret of this source'),
+    allow_unsigned_time: Type.Boolean({
+      default: false,
+      description:
+        'Accept requests without X-Hub-Timestamp and X-Hub-Delivery, signed over the body (or DELETE and the path) alone. Such requests can be replayed by anyone who saw one: only for a source that cannot send the two headers yet. hub warns at start.',
+    }),
   },
   { ...strict, description: 'An external source allowed to push signed flags.' },
 );
