@@ -191,7 +191,11 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
   const challenges = rateStore(challengeBucket, 'challenge');
   const signer = await loadUrlSigner(db);
 
+  if (config.cache.max_bytes === 0)
+    log.warn('[cache] max_bytes is not set: cached artifacts are never removed for space, and the blob store grows with every new version fetched');
   const registries = new Map<string, BoundRegistry>();
+  // Host values that may appear in URLs hub writes when no public_url is set; listen() adds its own names.
+  const servedHosts = new Set(config.server.allowed_hosts.map((h) => h.toLowerCase()));
   for (const r of config.registries) {
     const info: RegistryInfo = { name: r.name, type: r.type, mode: r.mode, upstream: r.upstream, metadataTtlSecs: r.metadata_ttl_secs, minReleaseAgeSecs: r.security?.min_release_age_secs ?? 0, config: r.extra };
     const upstream = createUpstreamClient({
@@ -216,7 +220,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     rows: artifactRows(db),
     metrics,
     log,
-    memoryBytes: config.cache.memory_bytes,
+    memoryBytes: Math.floor(config.cache.memory_bytes / 2),
     memoryMaxObjectBytes: config.cache.memory_max_object_bytes,
     maxArtifactBytes: config.limits.max_artifact_bytes,
     verifyReads: config.cache.verify_reads,
@@ -228,7 +232,12 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     log,
     negativeTtlSecs: config.cache.negative_ttl_secs,
     maxMetadataBytes: config.limits.max_metadata_bytes,
+    // [cache] memory_bytes is one budget: half for hot artifacts, a quarter each for documents and their derived forms.
+    documentBytes: Math.floor(config.cache.memory_bytes / 4),
+    derivedBytes: Math.floor(config.cache.memory_bytes / 4),
+    fetchConcurrency: config.cache.metadata_fetch_concurrency,
   });
+  metrics.metadataMemoryFrom(metadata.memoryBytes);
 
   const refusals: RefusalRule[] = [];
   const { app, router } = createApp({
@@ -249,6 +258,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
       artifacts,
       metadata,
       publicUrl: config.server.public_url,
+      servesHost: (host) => servedHosts.has(host.toLowerCase()),
       signer,
       refusals,
     }),
@@ -346,6 +356,8 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
       });
       const addr = server.address() as AddressInfo;
       const shownHost = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+      // This machine's own names for the listener, as its local clients (and the tests) write them.
+      for (const h of ['localhost', '127.0.0.1', '[::1]', shownHost]) servedHosts.add(`${h}:${addr.port}`);
       const url = `${tls ? 'https' : 'http'}://${shownHost}:${addr.port}`;
       log.info({ url, registries: [...registries.keys()] }, 'hub listening');
       if (config.auth.anonymous.length > 0 && !/^(127\.|\[?::1\]?$|localhost$)/.test(addr.address))

@@ -1,4 +1,4 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /**
  * One prom-client Registry per hub (never the global one: tests build many hubs in one process).
@@ -78,6 +78,20 @@ export function createMetrics() {
       registers: [registry],
     }),
     rateStoreErrors: new Counter({ name: 'hub_rate_limit_store_errors_total', help: 'Rate-limit store calls that failed (Redis unreachable or slow)', registers: [registry] }),
+    /** Reports the metadata cache's memory at each scrape. */
+    metadataMemoryFrom(read: () => { documents: number; derived: number }): void {
+      new Gauge({
+        name: 'hub_metadata_memory_bytes',
+        help: 'Bytes of metadata held in memory, by tier (documents, derived); each tier is bounded by [cache] memory_bytes / 4',
+        labelNames: ['tier'] as const,
+        registers: [registry],
+        collect() {
+          const used = read();
+          this.set({ tier: 'documents' }, used.documents);
+          this.set({ tier: 'derived' }, used.derived);
+        },
+      });
+    },
   };
   return m;
 }

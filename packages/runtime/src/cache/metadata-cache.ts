@@ -15,6 +15,42 @@ export interface MetadataCacheOptions {
   log: Logger;
   negativeTtlSecs: number;
   maxMetadataBytes: number;
+  /** Bytes of upstream documents kept in memory. */
+  documentBytes: number;
+  /** Bytes of kinds' derived forms (parsed, rewritten) kept in memory, as estimated by derivedSize. */
+  derivedBytes: number;
+  /** Upstream metadata requests in flight at once, per process (distinct keys; one key is one request anyway). */
+  fetchConcurrency: number;
+}
+
+/** Per-entry bookkeeping (keys, the Memo object, lru-cache's own) on top of the bytes themselves. */
+const ENTRY_OVERHEAD = 512;
+
+/**
+ * What a derived value costs in memory. Bytes and strings are measured; anything else is a parsed document,
+ * whose objects take several times the text they came from in V8: counted as 3x its source, an estimate
+ * (decision 0013) that keeps the budget meaningful without walking object graphs.
+ */
+function derivedSize(v: unknown, sourceBytes: number): number {
+  if (Buffer.isBuffer(v) || v instanceof Uint8Array) return v.byteLength + ENTRY_OVERHEAD;
+  if (typeof v === 'string') return v.length * 2 + ENTRY_OVERHEAD;
+  return sourceBytes * 3 + ENTRY_OVERHEAD;
+}
+
+/** At most `n` tasks at once; the rest wait in order. */
+function limiter(n: number) {
+  let active = 0;
+  const waiting: (() => void)[] = [];
+  return async <T>(task: () => Promise<T>): Promise<T> => {
+    if (active >= n) await new Promise<void>((resolve) => waiting.push(resolve));
+    active++;
+    try {
+      return await task();
+    } finally {
+      active--;
+      waiting.shift()?.();
+    }
+  };
 }
 
 interface Memo {
@@ -45,11 +81,14 @@ async function readCapped(res: UpstreamResponse, max: number): Promise<Buffer> {
  * upstream fails, and upstream 404s remembered briefly. Concurrent refreshes of one key coalesce.
  */
 export function createMetadataCache(o: MetadataCacheOptions) {
-  const memo = new LRUCache<string, Memo>({ max: 5_000 });
+  // Bounded in bytes, not entries: one large monorepo install fetches thousands of multi-megabyte packuments.
+  // An entry larger than the whole budget is simply not kept.
+  const memo = new LRUCache<string, Memo>({ maxSize: Math.max(1, o.documentBytes), sizeCalculation: (m) => m.doc.body.length + ENTRY_OVERHEAD });
   // LRUCache needs a positive ttl; with negative_ttl_secs = 0 nothing is ever stored in it.
   const negative = new LRUCache<string, true>({ max: 10_000, ttl: Math.max(1, o.negativeTtlSecs) * 1000 });
-  const derived = new LRUCache<string, { v: unknown }>({ max: 2_000 });
+  const derived = new LRUCache<string, { v: unknown; size: number }>({ maxSize: Math.max(1, o.derivedBytes), sizeCalculation: (e) => e.size });
   const refreshing = new Map<string, Promise<MetadataDoc>>();
+  const fetchSlot = limiter(Math.max(1, o.fetchConcurrency));
 
   const makeDoc = (body: Buffer, row: Pick<MetadataRow, 'content_type' | 'fetched_at' | 'blob_sha256'>, stale: boolean): MetadataDoc => ({
     body,
@@ -62,7 +101,7 @@ export function createMetadataCache(o: MetadataCacheOptions) {
       const hit = derived.get(k);
       if (hit) return hit.v as T;
       const v = fn(body);
-      derived.set(k, { v });
+      derived.set(k, { v, size: derivedSize(v, body.length) });
       return v;
     },
   });
@@ -96,12 +135,24 @@ export function createMetadataCache(o: MetadataCacheOptions) {
       return doc;
     };
 
-    let res: UpstreamResponse;
-    try {
-      res = await upstream.request(spec.url, { headers, maxBytes: spec.maxBytes ?? o.maxMetadataBytes });
-    } catch (e) {
-      return fallback(isHubError(e) ? e : errors.upstream('upstream request failed'));
-    }
+    // The request and the body read hold one of the process's metadata fetch slots.
+    type Fetched = { res: UpstreamResponse; body?: Buffer } | { failed: HubError };
+    const fetched: Fetched = await fetchSlot(async () => {
+      let res: UpstreamResponse;
+      try {
+        res = await upstream.request(spec.url, { headers, maxBytes: spec.maxBytes ?? o.maxMetadataBytes });
+      } catch (e) {
+        return { failed: isHubError(e) ? e : errors.upstream('upstream request failed') };
+      }
+      if (res.status !== 200) return { res };
+      try {
+        return { res, body: await readCapped(res, spec.maxBytes ?? o.maxMetadataBytes) };
+      } catch (e) {
+        return { failed: isHubError(e) ? e : errors.upstream('upstream body failed') };
+      }
+    });
+    if ('failed' in fetched) return fallback(fetched.failed);
+    const { res } = fetched;
     if (res.status === 304 && row) {
       res.body.destroy();
       const doc = await stored(row, false);
@@ -118,16 +169,11 @@ export function createMetadataCache(o: MetadataCacheOptions) {
       memo.delete(id);
       throw errors.notFound(`${spec.key} is not in the upstream of registry ${reg.name}`);
     }
-    if (res.status !== 200) {
+    if (res.status !== 200 || !fetched.body) {
       res.body.destroy();
       return fallback(errors.upstream(`upstream answered ${res.status} for ${spec.key}`, { status: res.status }));
     }
-    let body: Buffer;
-    try {
-      body = await readCapped(res, spec.maxBytes ?? o.maxMetadataBytes);
-    } catch (e) {
-      return fallback(isHubError(e) ? e : errors.upstream('upstream body failed'));
-    }
+    const body = fetched.body;
     const contentType = res.headers['content-type'];
     const why = spec.check?.(body, contentType) ?? null;
     if (why) return fallback(errors.upstream(`upstream sent an invalid document for ${spec.key}: ${why}`));
@@ -141,6 +187,10 @@ export function createMetadataCache(o: MetadataCacheOptions) {
       fetched_at: Date.now(),
     };
     await o.rows.upsert(reg.name, spec.key, newRow);
+    // The superseded version goes unless another row shares its bytes: ten refreshes leave one blob, not ten.
+    if (row && row.blob_sha256 !== newRow.blob_sha256 && !(await o.rows.blobInUse(row.blob_sha256))) {
+      await o.blobs.delete(row.blob_sha256).catch((e: unknown) => o.log.warn({ registry: reg.name, key: spec.key, err: (e as Error).message }, 'could not delete a superseded metadata blob'));
+    }
     const doc = makeDoc(body, newRow, false);
     memo.set(id, { doc, freshUntil: newRow.fetched_at + ttlMs });
     return doc;
@@ -167,6 +217,8 @@ export function createMetadataCache(o: MetadataCacheOptions) {
       } else o.metrics.cache.inc({ registry: reg.name, result: 'coalesced' });
       return p;
     },
+    /** Bytes held in memory now, as the budgets count them. */
+    memoryBytes: () => ({ documents: memo.calculatedSize, derived: derived.calculatedSize }),
     forget(registry: string, key: string) {
       memo.delete(`${registry}\0${key}`);
       negative.delete(`${registry}\0${key}`);

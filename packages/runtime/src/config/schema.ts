@@ -48,6 +48,11 @@ export const ServerSchema = Type.Object(
       description: 'Address and port to listen on, HOST:PORT (`[::1]:8080` for IPv6). `hub serve --listen` overrides it.',
     }),
     public_url: Type.Optional(httpUrl('Base URL clients use to reach hub; rewritten metadata points here. Unset: derived from Host / X-Forwarded-* per request.', 'http://localhost:8080')),
+    allowed_hosts: Type.Array(Type.String({ pattern: '^[A-Za-z0-9.\\[\\]:-]{1,300}$', examples: ['hub.internal:8080'], errorMessage: 'must be a host[:port] as clients send it in Host', description: 'A host[:port].' }), {
+      default: [],
+      description:
+        'Without public_url: the Host values (or X-Forwarded-Host from a trusted proxy) hub writes into the URLs it hands out, such as npm tarball links. The listener\'s own loopback names (localhost, 127.0.0.1, [::1] with its port) are always served; any other Host gets 400 on routes that write URLs, so it can neither steer links nor multiply cached documents. Set public_url instead when there is one address.',
+    }),
     trust_proxy: Type.Boolean({
       default: false,
       description: 'Honour X-Forwarded-For / X-Forwarded-Proto / X-Forwarded-Host, but only from the proxies in `trusted_proxies`: the client is the first address from the right of X-Forwarded-For that is not a trusted proxy.',
@@ -177,7 +182,13 @@ export const RedisSchema = Type.Object(
 
 export const CacheSchema = Type.Object(
   {
-    memory_bytes: Type.Integer({ default: 268435456, minimum: 0, description: 'Memory for hot small artifacts and parsed metadata, per process; 0 disables the memory tier.' }),
+    memory_bytes: Type.Integer({
+      default: 134217728,
+      minimum: 0,
+      description:
+        'Memory for hot small artifacts and metadata, per process, in bytes: half for artifacts, a quarter for upstream documents, a quarter for their parsed and rewritten forms (estimated). Every tier is bounded in bytes, whatever the number of entries. 0 keeps nothing in memory.',
+    }),
+    metadata_fetch_concurrency: Type.Integer({ default: 32, minimum: 1, description: 'Upstream metadata documents fetched at once, per process; further refreshes wait (requests for one document always share one fetch).' }),
     memory_max_object_bytes: Type.Integer({ default: 1048576, minimum: 0, description: 'Artifacts larger than this are never kept in memory.' }),
     verify_reads: Type.Boolean({
       default: true,

@@ -23,6 +23,8 @@ export interface RegistryRoutesDeps {
   artifacts: ArtifactCache;
   metadata: MetadataCache;
   publicUrl?: string;
+  /** Without publicUrl: whether a request's Host (or trusted X-Forwarded-Host) may appear in the URLs hub hands out. */
+  servesHost(host: string): boolean;
   signer: UrlSigner;
   /** Plugins' refusal rules (flags), applied after blocks. */
   refusals: readonly RefusalRule[];
@@ -146,11 +148,19 @@ function requestContext(
   checkResolved: (c: Coordinate) => Promise<void>,
 ): RequestContext {
   const client = ctx.state.client as ClientAddress | undefined;
-  const base = d.publicUrl ?? `${client?.protocol ?? ctx.protocol}://${client?.host ?? ctx.host}`;
   const prefix = `/proxy/${encodeURIComponent(reg.info.name)}`;
+  // Only routes that hand out URLs need it; a Host nobody configured never reaches a document (or a memo key).
+  const baseOf = (): string => {
+    if (d.publicUrl) return d.publicUrl;
+    const host = client?.host ?? ctx.host;
+    if (!d.servesHost(host)) throw errors.badRequest(`this hub does not serve the host "${host.slice(0, 100)}": set [server] public_url, or list it in [server] allowed_hosts`);
+    return `${client?.protocol ?? ctx.protocol}://${host}`;
+  };
   return {
     registry: reg.info,
-    baseUrl: `${base}${prefix}`,
+    get baseUrl() {
+      return `${baseOf()}${prefix}`;
+    },
     method: ctx.method as HttpMethod,
     anonymousRead,
     headers: ctx.headers as Record<string, string | undefined>,
@@ -171,7 +181,7 @@ function requestContext(
       for (const h of ['content-type', 'content-length', 'etag', 'last-modified', 'cache-control']) if (res.headers[h]) out[h] = res.headers[h]!;
       return { status: res.status, headers: out, body: res.body };
     },
-    signedUrl: (subpath, ttlSecs = SIGNED_URL_TTL_SECS) => `${base}${prefix}/${subpath}?${d.signer.sign(`${prefix}/${subpath}`, ttlSecs)}`,
+    signedUrl: (subpath, ttlSecs = SIGNED_URL_TTL_SECS) => `${baseOf()}${prefix}/${subpath}?${d.signer.sign(`${prefix}/${subpath}`, ttlSecs)}`,
     hiddenVersions: (name) => d.blocks.hiddenVersions(reg.info.name, name),
   };
 }

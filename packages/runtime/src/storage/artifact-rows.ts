@@ -55,9 +55,7 @@ export function artifactRows(db: Knex) {
       const n = await db('artifacts').where({ registry, key_sha256: keyHash(cacheKey), pinned: false }).andWhere('last_access_at', '<=', notAccessedSince).delete();
       return n > 0;
     },
-    async blobInUse(sha256: string): Promise<boolean> {
-      return (await db('artifacts').where({ blob_sha256: sha256 }).first('id')) !== undefined;
-    },
+    blobInUse: (sha256: string) => blobInUse(db, sha256),
     /** Batched from memory: the hot path never writes per hit. */
     async touch(registry: string, keys: readonly string[], at: number): Promise<void> {
       if (keys.length === 0) return;
@@ -75,6 +73,12 @@ export interface MetadataRow {
   fetched_at: number;
 }
 
+/** Whether any artifact or metadata row still names the blob (blobs are content-addressed and shared). */
+async function blobInUse(db: Knex, sha256: string): Promise<boolean> {
+  if ((await db('artifacts').where({ blob_sha256: sha256 }).first('id')) !== undefined) return true;
+  return (await db('metadata').where({ blob_sha256: sha256 }).first('registry')) !== undefined;
+}
+
 export function metadataRows(db: Knex) {
   return {
     async find(registry: string, key: string): Promise<MetadataRow | null> {
@@ -89,6 +93,7 @@ export function metadataRows(db: Knex) {
         .onConflict(['registry', 'key_sha256'])
         .merge(['blob_sha256', 'size', 'content_type', 'upstream_etag', 'upstream_last_modified', 'fetched_at']);
     },
+    blobInUse: (sha256: string) => blobInUse(db, sha256),
     async touch(registry: string, key: string, at: number): Promise<void> {
       await db('metadata').where({ registry, key_sha256: keyHash(key) }).update({ fetched_at: at });
     },

@@ -3,5 +3,12 @@ import { core } from './001_core.js';
 import { settings } from './002_settings.js';
 import { access } from './003_access.js';
 import { events } from './004_events.js';
+import { metadataBlobIndex } from './005_metadata_blob_index.js';
 
-export const runtimeMigrations: Readonly<Record<string, Migration>> = { '001_core': core, '002_settings': settings, '003_access': access, '004_events': events };
+export const runtimeMigrations: Readonly<Record<string, Migration>> = {
+  '001_core': core,
+  '002_settings': settings,
+  '003_access': access,
+  '004_events': events,
+  '005_metadata_blob_index': metadataBlobIndex,
+};
