@@ -32,18 +32,24 @@ interface Logged {
   status: number;
 }
 
-/** hub's own request handler behind a logging server, so every request cargo makes is recorded. */
-async function loggingFront(t: Test, s: CargoSetup): Promise<{ url: string; log: Logged[] }> {
+/**
+ * hub's own request handler behind a logging server, so every request cargo makes is recorded. The front
+ * listens first: the hub behind it is configured with its address as public_url, as an integrator
+ * embedding hub.callback would do.
+ */
+async function loggingFront(t: Test): Promise<{ url: string; log: Logged[]; setup(): Promise<CargoSetup> }> {
   const log: Logged[] = [];
+  let hub: CargoSetup | undefined;
   const server = http.createServer((req, res) => {
     const entry: Logged = { method: req.method ?? '', url: req.url ?? '', auth: req.headers.authorization, status: 0 };
     log.push(entry);
     res.on('finish', () => (entry.status = res.statusCode));
-    s.hub.callback(req, res);
+    hub!.hub.callback(req, res);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, log };
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { url, log, setup: async () => (hub = await setup(t, { config: { server: { public_url: url } } })) };
 }
 
 type Wiring = 'source-replacement' | 'named-registry';
@@ -101,8 +107,8 @@ const summary = (log: Logged[]) => log.map((r) => `${r.method} ${r.url} ${r.stat
 
 for (const wiring of ['source-replacement', 'named-registry'] as const) {
   t.test(`real cargo (${wiring}): cargo run resolves form_urlencoded and its dependency through hub`, { skip: cargo ? false : 'no cargo >= 1.74 found (rustup cargo in ~/.cargo/bin, or HUB_TEST_CARGO)' }, async (t) => {
-    const s = await setup(t);
-    const front = await loggingFront(t, s);
+    const front = await loggingFront(t);
+    const s = await front.setup();
     const token = await s.token('ci', { roles: ['reader'] });
     const p = project(t, front.url, token, wiring);
 
@@ -136,8 +142,8 @@ for (const wiring of ['source-replacement', 'named-registry'] as const) {
 }
 
 t.test('real cargo: a wrong token is refused', { skip: cargo ? false : 'no cargo >= 1.74 found' }, async (t) => {
-  const s = await setup(t);
-  const front = await loggingFront(t, s);
+  const front = await loggingFront(t);
+  const s = await front.setup();
   const p = project(t, front.url, 'hub_not_a_real_token', 'source-replacement');
   const err = await failure(p.cmd('fetch'));
   t.ok(err, 'cargo fetch fails');
@@ -148,8 +154,8 @@ t.test('real cargo: a wrong token is refused', { skip: cargo ? false : 'no cargo
 });
 
 t.test('real cargo: an unlisted version is yanked for new resolutions but a Cargo.lock that pins it still builds', { skip: cargo ? false : 'no cargo >= 1.74 found' }, async (t) => {
-  const s = await setup(t);
-  const front = await loggingFront(t, s);
+  const front = await loggingFront(t);
+  const s = await front.setup();
   const token = await s.token('ci', { roles: ['reader'] });
   const first = project(t, front.url, token, 'source-replacement');
   await first.cmd('fetch');

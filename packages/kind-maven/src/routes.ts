@@ -63,7 +63,7 @@ async function upstreamSha1(rc: RequestContext, r: FileRequest): Promise<Digest 
   }
   const hex = /^\s*([0-9a-fA-F]{40})(?:\s|$)/.exec(text)?.[1];
   if (!hex) throw errors.upstream(`the upstream checksum of ${r.path} is malformed`);
-  return { algorithm: 'sha1', hex: hex.toLowerCase() };
+  return { algorithm: 'sha1', hex: hex.toLowerCase(), fromKey: sha1.path };
 }
 
 /** A non-unique SNAPSHOT file changes in place upstream: streamed through, never cached. */

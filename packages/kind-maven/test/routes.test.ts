@@ -179,6 +179,24 @@ t.test('a body that does not match the upstream .sha1 is refused and not cached'
   t.same(jar.body, fixture(CORE_JAR));
 });
 
+t.test('a wrong upstream .sha1 is not pinned: the file it failed drops it, and the next request fetches both again', async (t) => {
+  const s = await setup(t, { config: OPEN });
+  const tiny = 'org/example/tiny/1.0/tiny-1.0.pom';
+  s.upstream.fault(exact(`${tiny}.sha1`), { type: 'status', status: 200, body: `${'0'.repeat(40)}\n` }, 1);
+  const bad = await get(`${s.repo}/${tiny}`);
+  t.equal(bad.status, 502, 'the file does not match the wrong checksum');
+  t.match(bad.json().error.message, /sha1 mismatch/);
+  await s.hub.artifacts.idle();
+  t.notOk(await cachedRow(s, `${tiny}.sha1`), 'the wrong checksum left the cache with it');
+  // The upstream is right again (the fault was for one request).
+  const good = await get(`${s.repo}/${tiny}`);
+  t.equal(good.status, 200, 'the file is served once the upstream is fixed, with no purge');
+  t.same(good.body, fixture(tiny));
+  const sum = await get(`${s.repo}/${tiny}.sha1`);
+  t.equal(sum.body.toString().trim().slice(0, 40), hash('sha1', fixture(tiny)), 'and the corrected checksum is served');
+  t.equal(upstreamGets(s, `${tiny}.sha1`), 2, 'the checksum was fetched again');
+});
+
 t.test('without an upstream .sha1 only the structural checks apply; a failing .sha1 refuses the file', async (t) => {
   const s = await setup(t, { config: OPEN });
   const parent = 'org/hamcrest/hamcrest-parent/1.3/hamcrest-parent-1.3.pom';

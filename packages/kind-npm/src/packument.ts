@@ -73,15 +73,17 @@ export function distDigest(v: VersionDoc): Digest | undefined {
   return undefined;
 }
 
-/** The packument as hub serves it: tarballs point at hub, unlisted versions are gone. */
-export function rewritePackument(p: Packument, baseUrl: string, hidden: ReadonlySet<string>): Packument {
-  const name = p.name ?? '';
+/**
+ * The packument as hub serves it: tarballs point at hub, unlisted versions are gone. `name` is the requested,
+ * validated name: the upstream's own `name` field is not trusted to build URLs (it could be `../../x`).
+ */
+export function rewritePackument(p: Packument, name: string, baseUrl: string, hidden: ReadonlySet<string>): Packument {
   const versions: Record<string, VersionDoc> = {};
   for (const [v, doc] of Object.entries(p.versions ?? {})) {
     if (hidden.has(v)) continue;
     versions[v] = { ...doc, dist: { ...doc.dist, tarball: `${baseUrl}/${name}/-/${tarballFile(name, v)}` } };
   }
-  const out: Packument = { ...p, versions };
+  const out: Packument = { ...p, name, versions };
   if (p.time && hidden.size) out.time = Object.fromEntries(Object.entries(p.time).filter(([k]) => !hidden.has(k)));
   if (p['dist-tags']) {
     const tags = Object.fromEntries(Object.entries(p['dist-tags']).filter(([, v]) => !hidden.has(v)));

@@ -46,7 +46,7 @@ async function packument(rc: RequestContext, name: string, repr: Representation)
   const doc = await rc.metadata(packumentSpec(rc, name, repr));
   const hidden = await hiddenVersions(rc, name);
   const tag = `served:${rc.baseUrl}:${[...hidden].sort().join(',')}`;
-  const body = doc.derive(tag, () => Buffer.from(JSON.stringify(rewritePackument(parsed(doc), rc.baseUrl, hidden))));
+  const body = doc.derive(tag, () => Buffer.from(JSON.stringify(rewritePackument(parsed(doc), name, rc.baseUrl, hidden))));
   // The same URL also answers the latest tarball (packageRoute): the representation depends on Accept.
   const headers: Record<string, string> = { 'cache-control': 'no-cache', vary: 'Accept' };
   if (doc.stale) headers['x-hub-stale'] = '1';

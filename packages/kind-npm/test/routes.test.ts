@@ -1,4 +1,5 @@
 import t from 'tap';
+import { rawRequest } from '@hub/testkit';
 import { get, setup } from './setup.js';
 
 const isGzip = (b: Buffer) => b[0] === 0x1f && b[1] === 0x8b;
@@ -122,4 +123,21 @@ t.test('/healthz needs no token; /metrics exposes hub_ metrics', async (t) => {
   const m = (await get(`${s.url}/metrics`)).body.toString();
   t.match(m, /hub_http_request_duration_seconds/);
   t.match(m, /hub_cache_requests_total/);
+});
+
+t.test('HEAD of an uncached tarball asks the upstream with HEAD: nothing is downloaded or cached', async (t) => {
+  const s = await setup(t, { config: { auth: { anonymous: ['source:read'] } } });
+  const path = '/hubdemo/-/hubdemo-1.0.0.tgz';
+  const head = await rawRequest(`${s.base}${path}`, { method: 'HEAD' });
+  t.equal(head.status, 200);
+  t.equal(head.body.length, 0);
+  t.equal(head.headers.get('content-length'), String((await get(`${s.upstream.url}${path}`)).body.length), 'the upstream length');
+  t.equal(s.upstream.count((r) => r.method === 'GET' && r.url === path), 1, 'only the direct GET above fetched the tarball');
+  t.equal(s.upstream.count((r) => r.method === 'HEAD' && r.url === path), 1, 'hub sent a HEAD');
+  await s.hub.artifacts.idle();
+  t.equal((await s.hub.db('artifacts').count({ n: '*' }).first())!.n, 0, 'nothing cached');
+  t.equal((await rawRequest(`${s.base}/hubdemo/-/hubdemo-9.9.9.tgz`, { method: 'HEAD' })).status, 404, 'an unknown version is 404');
+  const got = await get(`${s.base}${path}`);
+  t.equal(got.status, 200, 'GET afterwards fetches and serves it');
+  t.equal(got.headers.get('content-length'), head.headers.get('content-length'));
 });

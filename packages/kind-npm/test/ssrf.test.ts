@@ -51,3 +51,20 @@ t.test('a dist.tarball pointing into an internal network is refused before any c
   await hub.hub.artifacts.idle();
   t.equal((await hub.hub.db('artifacts').count({ n: '*' }).first())!.n, 0, 'nothing cached');
 });
+
+t.test("tarball URLs are built from the requested name, never the upstream document's own name field", async (t) => {
+  const upstream = await startFixtureUpstream({
+    handler: (req: IncomingMessage, res: ServerResponse) => {
+      if (pathOf(req.url) !== '/plain') return false;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ name: '../../api/v1/admin', 'dist-tags': { latest: '1.0.0' }, versions: { '1.0.0': { name: 'other', version: '1.0.0', dist: { tarball: `${upstream.url}/plain/-/plain-1.0.0.tgz` } } } }));
+      return true;
+    },
+  });
+  t.teardown(() => upstream.close());
+  const hub = await startTestHub({ dir: t.testdir(), plugins: [npm], registries: [{ name: 'npm', type: 'npm', mode: 'proxy', upstream: upstream.url }], config: { auth: { anonymous: ['source:read'] } } });
+  t.teardown(() => hub.close());
+  const doc = (await get(`${hub.url}/proxy/npm/plain`, { accept: 'application/json' })).json();
+  t.equal(doc.name, 'plain', 'the served name is the requested one');
+  t.equal(doc.versions['1.0.0'].dist.tarball, `${hub.url}/proxy/npm/plain/-/plain-1.0.0.tgz`);
+});

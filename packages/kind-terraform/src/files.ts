@@ -97,7 +97,8 @@ function archiveSpec(rc: Rc, p: Provider, v: string, pl: Platform) {
       if (!hex) throw errors.upstream(`the upstream SHA256SUMS of ${coordinateName(p)} ${v} does not list ${d.parsed.filename}`);
       if (typeof d.parsed.shasum === 'string' && d.parsed.shasum.toLowerCase() !== hex)
         throw errors.upstream(`the upstream download document and SHA256SUMS of ${coordinateName(p)} ${v} disagree on ${d.parsed.filename}`);
-      return { url: resolveUpstreamUrl(d.parsed.download_url, d.url, 'download_url'), digest: { algorithm: 'sha256' as const, hex } };
+      // fromKey: bytes that do not match drop the cached SHA256SUMS too, so a corrected upstream heals itself.
+      return { url: resolveUpstreamUrl(d.parsed.download_url, d.url, 'download_url'), digest: { algorithm: 'sha256' as const, hex, fromKey: sumsSpec(rc, p, v, pl).key } };
     },
   };
 }

@@ -85,6 +85,17 @@ async function serve(rc: RequestContext, id: ExtensionId, rest: string[], rewrit
   return send(doc, doc.derive(tag, (b) => Buffer.from(JSON.stringify(rewrite(JSON.parse(b.toString('utf8')) as Json, rc, id, hidden)))));
 }
 
+/** The newest listed version: what `latest` means for a download. */
+export async function newestListedVersion(rc: RequestContext, id: ExtensionId): Promise<string> {
+  const top = JSON.parse((await rc.metadata(apiSpec(rc, id))).body.toString('utf8')) as Json;
+  const hidden = await rc.hiddenVersions(id.name);
+  if (typeof top.version === 'string' && !hidden.has(top.version)) return top.version;
+  const all = top.allVersions && typeof top.allVersions === 'object' ? Object.keys(top.allVersions as Json) : [];
+  const next = all.find((v) => !ALIASES.has(v) && !hidden.has(v));
+  if (!next) throw errors.notFound(`${id.name} has no listed version`);
+  return next;
+}
+
 /**
  * `/api/<ns>/<ext>` describes the newest version, which `ovsx get` downloads. When that version is
  * unlisted, the newest listed one is served instead (allVersions is newest first) with this document's

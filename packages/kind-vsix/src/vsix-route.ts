@@ -1,4 +1,4 @@
-import type { KindRoute, RequestContext, Reply } from '@hub/runtime';
+import { errors, type KindRoute, type RequestContext, type Reply } from '@hub/runtime';
 import { checkedId, checkedVersion, vsixKey, type ExtensionId } from './names.js';
 
 /** Where a kind finds the VSIX of one version upstream. */
@@ -18,15 +18,28 @@ export function vsix(rc: RequestContext, id: ExtensionId, version: string, url: 
   });
 }
 
-/** GET `<publisher>.<extension>/<version>/vsix` (SPEC 4.1), the same for both kinds. */
-export function vsixRoute(url: VsixUrl): KindRoute {
+/** The version `latest` stands for now, from the upstream's metadata (with unlisted versions skipped). */
+export type LatestVersion = (rc: RequestContext, id: ExtensionId) => Promise<string>;
+
+/**
+ * GET `<publisher>.<extension>/<version>/vsix` (SPEC 4.1), the same for both kinds. `latest` is resolved to a
+ * concrete version first, so blocks and flags on that version apply and the cache holds it under its own
+ * name (never an immutable copy of "latest"); a kind that cannot resolve it refuses it.
+ */
+export function vsixRoute(url: VsixUrl, latest?: LatestVersion): KindRoute {
   return {
     id: 'vsix',
     match(s) {
       if (s.length !== 3 || s[2] !== 'vsix') return null;
       const id = checkedId(s[0]!);
+      if (s[1] === 'latest') return { coordinate: { name: id.name }, params: { latest: '1' } };
       return { coordinate: { name: id.name, version: checkedVersion(s[1]!) } };
     },
-    handle: (rc, m) => vsix(rc, checkedId(m.coordinate!.name), m.coordinate!.version!, url),
+    async handle(rc, m) {
+      const id = checkedId(m.coordinate!.name);
+      if (!m.params?.latest) return vsix(rc, id, m.coordinate!.version!, url);
+      if (!latest) throw errors.badRequest(`name a version: this registry cannot tell which version of ${id.name} "latest" is`);
+      return vsix(rc, id, checkedVersion(await latest(rc, id)), url);
+    },
   };
 }

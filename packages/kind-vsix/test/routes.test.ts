@@ -181,3 +181,28 @@ t.test('coordinates: publisher.extension[@version], lower-cased', async (t) => {
   t.equal(c.parse('a/b.c'), null);
   t.equal(c.format({ name: 'hubpub.hubext', version: '1.0.0' }), 'hubpub.hubext@1.0.0');
 });
+
+t.test('ovsx: "latest" is resolved to a version first: its block applies and the cache holds that version', async (t) => {
+  const s = await setup(t);
+  const base = `${s.url}/proxy/ovsx`;
+  const latest = await get(`${base}/hubpub.hubext/latest/vsix`);
+  t.equal(latest.status, 200);
+  t.ok(latest.body.equals(VSIX));
+  await s.hub.artifacts.idle();
+  t.equal((await get(`${base}/hubpub.hubext/1.0.0/vsix`)).headers.get('x-hub-cache'), 'hit', 'cached as 1.0.0, not as "latest"');
+  t.same((await s.hub.db('artifacts').select('version')).map((r: { version: string }) => r.version), ['1.0.0']);
+
+  await s.hub.db('blocks').insert({ registry: 'ovsx', package_name: 'hubpub.hubext', version: '1.0.0', reason: 'CVE-test', blocked_by: 'admin', created_at: Date.now() });
+  s.hub.blocks.invalidate();
+  const blocked = await get(`${base}/hubpub.hubext/latest/vsix`);
+  t.equal(blocked.status, 403, 'a block on the version latest names holds for "latest"');
+  t.equal(blocked.json().error.code, 'package_blocked');
+});
+
+t.test('vsm: "latest" cannot be resolved without the gallery query, so it is refused rather than cached', async (t) => {
+  const s = await setup(t);
+  const res = await get(`${s.url}/proxy/vsm/hubpub.hubext/latest/vsix`);
+  t.equal(res.status, 400);
+  t.match(res.json().error.message, /name a version/);
+  t.equal(s.upstream.count(), 0);
+});

@@ -1,6 +1,6 @@
 import { defineKind } from '@hub/runtime';
 import { coordinate } from '../names.js';
-import { apiRoute, fileRoute, upstreamVsix } from '../openvsx-api.js';
+import { apiRoute, fileRoute, newestListedVersion, upstreamVsix } from '../openvsx-api.js';
 import { probe } from '../openvsx-probe.js';
 import { sbom } from '../sbom.js';
 import { vsixRoute } from '../vsix-route.js';
@@ -12,7 +12,7 @@ export default defineKind({
   addressing: 'package',
   description: 'openvsx editor extensions: VSIX files, and the JSON API with download URLs rewritten to hub',
   coordinate,
-  routes: [apiRoute, fileRoute, vsixRoute(upstreamVsix)],
+  routes: [apiRoute, fileRoute, vsixRoute(upstreamVsix, newestListedVersion)],
   probe,
   sbom,
 });

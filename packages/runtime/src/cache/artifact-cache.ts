@@ -1,8 +1,9 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import { Readable } from 'node:stream';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
-import type { ArtifactSpec, RegistryInfo, Reply } from '../contract/kind.js';
+import type { ArtifactSource, ArtifactSpec, RegistryInfo, Reply } from '../contract/kind.js';
 import type { UpstreamClient } from '../contract/upstream.js';
 import { errors, isHubError } from '../errors.js';
 import type { HubMetrics } from '../metrics.js';
@@ -85,6 +86,15 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
     await o.blobs.delete(row.blob_sha256);
   }
 
+  /** The cached file a failed digest came from: either it or the file is wrong, and only a refetch of both can tell. */
+  async function dropSidecar(registry: string, key: string): Promise<void> {
+    const row = await o.rows.find(registry, key);
+    if (!row) return;
+    await o.rows.remove(registry, key);
+    await afterRowRemoved(registry, row);
+    o.log.warn({ registry, key }, 'dropped a cached checksum that a download did not match; both are fetched again next time');
+  }
+
   /** A removed row leaves the memos, and its blob leaves the store unless another row still names it. */
   async function afterRowRemoved(registry: string, row: Pick<ArtifactRow, 'cache_key' | 'blob_sha256'>): Promise<void> {
     rowMemo.delete(`${registry}\0${row.cache_key}`);
@@ -117,14 +127,33 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
     set.add(key);
   }
 
+  function refuseTooNew(reg: RegistryInfo, spec: ArtifactSpec, source: ArtifactSource): void {
+    const coolDown = reg.minReleaseAgeSecs ?? 0;
+    if (coolDown > 0 && source.publishedAt && Date.now() - source.publishedAt.getTime() < coolDown * 1000) {
+      const servedFrom = new Date(source.publishedAt.getTime() + coolDown * 1000).toISOString();
+      throw errors.packageBlocked(`${spec.coordinate.name} ${spec.coordinate.version ?? ''} was published ${source.publishedAt.toISOString()}, within the registry's min_release_age_secs (${coolDown}); it is served from ${servedFrom}`);
+    }
+  }
+
+  /** HEAD of an uncached artifact: the upstream's HEAD, nothing fetched or cached (a HEAD must not cost a download). */
+  async function headUncached(reg: RegistryInfo, spec: ArtifactSpec, upstream: UpstreamClient): Promise<Reply> {
+    const source = await spec.source();
+    refuseTooNew(reg, spec, source);
+    const res = await upstream.request(source.url, { method: 'HEAD', headers: source.headers });
+    res.body.destroy();
+    if (res.status === 404 || res.status === 410) throw errors.notFound(`${spec.key} is not in the upstream of registry ${reg.name}`);
+    if (res.status !== 200) throw errors.upstream(`upstream answered ${res.status} for ${spec.key}`, { status: res.status });
+    const headers: Record<string, string> = { 'content-type': spec.contentType, 'cache-control': IMMUTABLE, 'x-hub-cache': 'miss' };
+    const length = source.size ?? (source.decode ? undefined : Number(res.headers['content-length']));
+    if (length !== undefined && Number.isSafeInteger(length)) headers['content-length'] = String(length);
+    // A stream, not null: null would make the answer a 204; the route sends a HEAD's headers and no body.
+    return { status: 200, headers, body: Readable.from([]) };
+  }
+
   function startFlight(reg: RegistryInfo, spec: ArtifactSpec, upstream: UpstreamClient): Promise<InFlight> {
     return (async () => {
       const source = await spec.source();
-      const coolDown = reg.minReleaseAgeSecs ?? 0;
-      if (coolDown > 0 && source.publishedAt && Date.now() - source.publishedAt.getTime() < coolDown * 1000) {
-        const servedFrom = new Date(source.publishedAt.getTime() + coolDown * 1000).toISOString();
-        throw errors.packageBlocked(`${spec.coordinate.name} ${spec.coordinate.version ?? ''} was published ${source.publishedAt.toISOString()}, within the registry's min_release_age_secs (${coolDown}); it is served from ${servedFrom}`);
-      }
+      refuseTooNew(reg, spec, source);
       const res = await upstream.request(source.url, { headers: source.headers, maxBytes: o.maxArtifactBytes });
       if (res.status === 404 || res.status === 410) {
         res.body.destroy();
@@ -176,17 +205,19 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
         await o.rows.insert(row);
         return row;
       });
+      // Settled once the row is written or the failure handled (idle() waits for this).
       const settled = stored.then(
         () => {},
-        () => {},
+        async (e: Error) => {
+          const reason = e instanceof FlightError ? e.reason : 'upstream';
+          o.metrics.fetchFailures.inc({ registry: reg.name, reason });
+          o.log.warn({ registry: reg.name, key: spec.key, reason, err: e.message }, 'artifact not cached');
+          const sidecar = source.digest?.fromKey;
+          if (reason === 'digest' && sidecar) await dropSidecar(reg.name, sidecar).catch((err: Error) => o.log.warn({ registry: reg.name, key: sidecar, err: err.message }, 'could not drop the cached checksum'));
+        },
       );
       pending.add(settled);
       void settled.finally(() => pending.delete(settled));
-      stored.catch((e: Error) => {
-        const reason = e instanceof FlightError ? e.reason : 'upstream';
-        o.metrics.fetchFailures.inc({ registry: reg.name, reason });
-        o.log.warn({ registry: reg.name, key: spec.key, reason, err: e.message }, 'artifact not cached');
-      });
       return { flight, stored, contentType: spec.contentType, size: expectedSize };
     })();
   }
@@ -206,7 +237,7 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
   }
 
   return {
-    async serve(reg: RegistryInfo, spec: ArtifactSpec, upstream: UpstreamClient): Promise<Reply> {
+    async serve(reg: RegistryInfo, spec: ArtifactSpec, upstream: UpstreamClient, method: 'GET' | 'HEAD' = 'GET'): Promise<Reply> {
       const id = `${reg.name}\0${spec.key}`;
       const row = rowMemo.get(id) ?? (await o.rows.find(reg.name, spec.key));
       if (row) {
@@ -222,6 +253,7 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
         await o.rows.remove(reg.name, spec.key);
       }
       if (reg.mode === 'local') throw errors.notFound(`${spec.key} was never published to local registry ${reg.name}`);
+      if (method === 'HEAD' && !flights.has(id)) return headUncached(reg, spec, upstream);
 
       let slot = flights.get(id);
       // A failed flight may linger for a tick while it cleans up; never join it.

@@ -186,7 +186,7 @@ export function renderInitToml(found: readonly FoundUpstream[], opts: InitOption
     '',
     '[server]',
     `listen = ${str(opts.listen ?? '127.0.0.1:8080')}`,
-    '# public_url = "https://hub.internal.example"   # base for rewritten URLs; else from Host / X-Forwarded-*',
+    '# public_url = "https://hub.internal.example"   # base for rewritten URLs; unset: only localhost / 127.0.0.1 / [::1] (or allowed_hosts)',
     '# trust_proxy = false                            # honour X-Forwarded-* only behind your own proxy',
     '# trusted_proxies = ["127.0.0.0/8", "::1"]       # with trust_proxy: the proxies believed (default: loopback)',
     '# tls_cert = "cert.pem"                          # HTTPS: go sends .netrc only over https, terraform needs it',

@@ -172,7 +172,7 @@ function requestContext(
       audit.package = spec.coordinate.name;
       audit.version = spec.coordinate.version;
       if (spec.coordinate.name !== checked?.name || spec.coordinate.version !== checked.version) await checkResolved(spec.coordinate);
-      return d.artifacts.serve(reg.info, spec, reg.upstream);
+      return d.artifacts.serve(reg.info, spec, reg.upstream, ctx.method === 'HEAD' ? 'HEAD' : 'GET');
     },
     metadata: (spec) => d.metadata.get(reg.info, spec, reg.upstream),
     async passthrough(url, headers) {
