@@ -72,9 +72,10 @@ t.test('terraform init through hub with the provider registry protocol (service 
       'GET /v1/providers/hubns/hubdemo/1.2.3/download/linux/amd64',
       'GET /files/hubdemo/1.2.3/terraform-provider-hubdemo_1.2.3_SHA256SUMS',
       'GET /files/hubdemo/1.2.3/terraform-provider-hubdemo_1.2.3_SHA256SUMS.sig',
+      'HEAD /files/hubdemo/1.2.3/terraform-provider-hubdemo_1.2.3_linux_amd64.zip',
       'GET /files/hubdemo/1.2.3/terraform-provider-hubdemo_1.2.3_linux_amd64.zip',
     ],
-    'upstream: each document and file once',
+    'upstream: each document and file once (terraform\'s HEAD of the uncached zip is a HEAD upstream)',
   );
   t.equal(s.upstream.count((r) => Boolean(r.headers.authorization)), 0, 'the token stays at hub');
 
@@ -122,6 +123,7 @@ t.test('terraform init through hub as a provider network mirror', { skip: !versi
       'GET /v1/providers/hubns/hubdemo/versions',
       'GET /v1/providers/hubns/hubdemo/1.2.3/download/linux/amd64',
       'GET /files/hubdemo/1.2.3/terraform-provider-hubdemo_1.2.3_SHA256SUMS',
+      'HEAD /files/hubdemo/1.2.3/terraform-provider-hubdemo_1.2.3_linux_amd64.zip',
       'GET /files/hubdemo/1.2.3/terraform-provider-hubdemo_1.2.3_linux_amd64.zip',
     ],
     'upstream: the listing, one download document (for the SHA256SUMS URL), SHA256SUMS, the zip',

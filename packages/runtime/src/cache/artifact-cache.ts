@@ -88,6 +88,8 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
 
   /** The cached file a failed digest came from: either it or the file is wrong, and only a refetch of both can tell. */
   async function dropSidecar(registry: string, key: string): Promise<void> {
+    // The checksum may still be landing (it streamed to the kind before its row was written): wait for it.
+    await flights.get(`${registry}\0${key}`)?.promise.then((e) => e.stored).catch(() => {});
     const row = await o.rows.find(registry, key);
     if (!row) return;
     await o.rows.remove(registry, key);
