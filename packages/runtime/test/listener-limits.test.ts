@@ -17,16 +17,17 @@ async function startHub(t: Test, server: string) {
   return { port: Number(url.port) };
 }
 
-/** Opens a socket, sends `first`, and resolves with everything received and how long until the server closed it. */
+/**
+ * Opens a socket, sends `first` (headers that never end), and resolves with everything received and whether the
+ * server closed it. No more bytes follow: bytes written after the server's answer would reset the connection and
+ * could discard that answer before it is read.
+ */
 function trickle(port: number, first: string, giveUpMs: number): Promise<{ received: string; closed: boolean; ms: number }> {
   return new Promise((resolve) => {
     const started = Date.now();
     let received = '';
     const socket = net.connect(port, '127.0.0.1', () => socket.write(first));
-    // One header byte a while, never the blank line that ends the headers.
-    const drip = setInterval(() => socket.writable && socket.write('X'), 100);
     const done = (closed: boolean) => {
-      clearInterval(drip);
       clearTimeout(giveUp);
       socket.destroy();
       resolve({ received, closed, ms: Date.now() - started });
