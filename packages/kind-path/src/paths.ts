@@ -1,4 +1,4 @@
-import { errors, HubError } from '@hub/runtime';
+import { errors, HubError, splitSegments } from '@hub/runtime';
 
 /** The longest upstream path (bytes, percent-encoded) hub forwards; real repository paths stay far below it. */
 export const MAX_PATH_BYTES = 2048;
@@ -48,23 +48,16 @@ export function pathFromSegments(segments: readonly string[]): string {
 
 /**
  * A file path as an operator or a flag feed writes it (`tools/évil tool.bin`, or percent-encoded) in its
- * canonical spelling, the one `pathFromSegments` gives a request for the same file; null when it is not a
- * file path. A literal `%` is written `%25`.
+ * canonical spelling: decoded and checked by the runtime's own path decoder, then `pathFromSegments`, so it
+ * is the spelling a request for the same file gets. Null when it is not a file path. A literal `%` is `%25`.
  */
 export function canonicalFilePath(text: string): string | null {
-  const decoded: string[] = [];
-  for (const raw of text.replace(/^\/+/u, '').split('/')) {
-    let s: string;
-    try {
-      s = decodeURIComponent(raw);
-    } catch {
-      return null;
-    }
-    if (s === '' || s === '.' || s === '..' || s.includes('\\') || segmentProblem(s) || /%(2e|2f|5c|00)/iu.test(s)) return null;
-    decoded.push(s);
+  try {
+    const path = pathFromSegments(splitSegments(text.replace(/^\/+/u, '')));
+    return isFilePath(path) ? path : null;
+  } catch {
+    return null;
   }
-  const path = canonicalSegments(decoded);
-  return isFilePath(path) ? path : null;
 }
 
 /** Is `path` a safe canonical file path (as stored in blocks and audit rows)? */

@@ -85,16 +85,18 @@ async function serve(rc: RequestContext, id: ExtensionId, rest: string[], rewrit
   return send(doc, doc.derive(tag, (b) => Buffer.from(JSON.stringify(rewrite(JSON.parse(b.toString('utf8')) as Json, rc, id, hidden)))));
 }
 
-/** The newest listed version: what `latest` means for a download. */
-export async function newestListedVersion(rc: RequestContext, id: ExtensionId): Promise<string> {
+/** The extension's top document and its newest listed version (the top one unless it is unlisted). */
+async function newestListed(rc: RequestContext, id: ExtensionId) {
   const top = JSON.parse((await rc.metadata(apiSpec(rc, id))).body.toString('utf8')) as Json;
   const hidden = await rc.hiddenVersions(id.name);
-  if (typeof top.version === 'string' && !hidden.has(top.version)) return top.version;
   const all = top.allVersions && typeof top.allVersions === 'object' ? Object.keys(top.allVersions as Json) : [];
-  const next = all.find((v) => !ALIASES.has(v) && !hidden.has(v));
-  if (!next) throw errors.notFound(`${id.name} has no listed version`);
-  return next;
+  const version = typeof top.version === 'string' && !hidden.has(top.version) ? top.version : all.find((v) => !ALIASES.has(v) && !hidden.has(v));
+  if (!version) throw errors.notFound(`${id.name} has no listed version`);
+  return { top, all, hidden, version };
 }
+
+/** What `latest` means for a download. */
+export const newestListedVersion = async (rc: RequestContext, id: ExtensionId): Promise<string> => (await newestListed(rc, id)).version;
 
 /**
  * `/api/<ns>/<ext>` describes the newest version, which `ovsx get` downloads. When that version is
@@ -102,14 +104,9 @@ export async function newestListedVersion(rc: RequestContext, id: ExtensionId): 
  * `allVersions` minus the aliases; when none is listed, 404. `latest` is the same document.
  */
 async function serveExtension(rc: RequestContext, id: ExtensionId) {
-  const doc = await rc.metadata(apiSpec(rc, id));
-  const hidden = await rc.hiddenVersions(id.name);
-  const top = JSON.parse(doc.body.toString('utf8')) as Json;
-  if (typeof top.version !== 'string' || !hidden.has(top.version)) return serve(rc, id, [], rewriteExtension);
-  const all = top.allVersions && typeof top.allVersions === 'object' ? Object.keys(top.allVersions as Json) : [];
-  const next = all.find((v) => !ALIASES.has(v) && !hidden.has(v));
-  if (!next) throw errors.notFound(`${id.name} has no listed version`);
-  const vdoc = await rc.metadata(apiSpec(rc, id, [next]));
+  const { top, all, hidden, version } = await newestListed(rc, id);
+  if (version === top.version) return serve(rc, id, [], rewriteExtension);
+  const vdoc = await rc.metadata(apiSpec(rc, id, [version]));
   // The aliases name the unlisted version, so they go too.
   const listed = Object.fromEntries(all.filter((v) => !ALIASES.has(v)).map((v) => [v, (top.allVersions as Json)[v]]));
   const merged = { ...(JSON.parse(vdoc.body.toString('utf8')) as Json), allVersions: listed };

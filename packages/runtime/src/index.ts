@@ -41,5 +41,6 @@ export { createMemoryRateStore, type RateLimitStore, type RateDecision, type Tok
 export { createRedisRateStore, TOKEN_BUCKET_SCRIPT } from './limits/redis-rate-store.js';
 export { createRespClient, RespError, type RespClient, type RespValue } from './limits/resp-client.js';
 export { jsonBody, readJsonBytes, parseJson } from './server/json-body.js';
+export { splitSegments } from './server/path-segments.js';
 export { createAddressMatcher } from './upstream/address-policy.js';
 export { comparePrerelease } from './versions.js';

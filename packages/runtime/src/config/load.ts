@@ -727,9 +727,18 @@ function checkRegistries(issues: Issues, c: HubConfig): void {
     else checkUrl(issues, at('upstream'), r.upstream);
     if (r.upstream_auth !== undefined) checkUpstreamAuth(issues, at('upstream_auth'), r.upstream_auth);
     r.allowed_origins.forEach((o, j) => {
-      if (new URL(o).href !== `${new URL(o).origin}/`) issues.add(at('allowed_origins', String(j)), `must be an origin only, scheme://host[:port] (got ${JSON.stringify(o)})`);
+      if (!isOrigin(o)) issues.add(at('allowed_origins', String(j)), `must be an origin only, scheme://host[:port] (got ${JSON.stringify(o)})`);
     });
   });
+}
+
+function isOrigin(text: string): boolean {
+  try {
+    const u = new URL(text);
+    return u.href === `${u.origin}/`;
+  } catch {
+    return false;
+  }
 }
 
 function checkUpstreamAuth(issues: Issues, path: KeyPath, a: NonNullable<RegistryConfig['upstream_auth']>): void {

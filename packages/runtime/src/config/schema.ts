@@ -33,7 +33,6 @@ function secretPair<K extends string>(key: K, what: string): { [P in K | `${K}_e
 }
 
 /** `errorMessage` is what load.ts says when the pattern fails; a regex is no help to a user. */
-
 const httpUrl = (description: string, example: string) =>
   Type.String({ pattern: HTTP_URL_PATTERN, examples: [example], errorMessage: 'must be an http:// or https:// URL', description });
 const NAME_MESSAGE = 'must be 1-63 characters of a-z, 0-9, ".", "_" and "-", starting with a letter or digit';

@@ -111,9 +111,7 @@ export function registryRoutes(d: RegistryRoutesDeps): Koa.Middleware {
         ctx.state.log?.error({ err: { message: (e as Error)?.message, stack: (e as Error)?.stack }, ...where }, 'kind handler failed');
         throw errors.internal();
       }
-      // Only what anyone may fetch without a token may sit in a shared cache (a CDN, a corporate proxy).
-      const anyoneMayRead = !signed && (await d.access.decide({ subject: ANONYMOUS, permission: 'source:read', registry: reg.info.name, package: match.coordinate?.name })).decision === 'allow';
-      send(ctx, anyoneMayRead ? reply : privately(reply));
+      send(ctx, await shareable(reply, async () => !signed && (match.coordinate === undefined ? anonymousRead : (await d.access.decide({ subject: ANONYMOUS, permission: 'source:read', registry: reg.info.name, package: match.coordinate.name })).decision === 'allow')));
     } catch (e) {
       // The kind may say the refusal in its client's own words too (npm prints an `npm-notice` header).
       if (isHubError(e) && reg.kind.errorHeaders) Object.assign(e.headers, reg.kind.errorHeaders({ status: e.status, code: e.code, message: e.message }));
@@ -186,10 +184,13 @@ function requestContext(
   };
 }
 
-/** `public` becomes `private`: a shared cache must not hand a protected artifact to someone without a token. */
-function privately(reply: Reply): Reply {
+/**
+ * Only what anyone may fetch without a token may sit in a shared cache (a CDN, a corporate proxy): a `public`
+ * answer becomes `private` unless `anyoneMayRead`, asked only for answers that claim `public`.
+ */
+async function shareable(reply: Reply, anyoneMayRead: () => Promise<boolean>): Promise<Reply> {
   const cc = reply.headers['cache-control'];
-  if (cc === undefined || !/\bpublic\b/i.test(cc)) return reply;
+  if (cc === undefined || !/\bpublic\b/i.test(cc) || (await anyoneMayRead())) return reply;
   return { ...reply, headers: { ...reply.headers, 'cache-control': cc.replace(/\bpublic\b/i, 'private') } };
 }
 

@@ -105,8 +105,9 @@ function errorCode(e: unknown): string | undefined {
 function toHubError(e: unknown, ctx: Ctx, phase: 'request' | 'body'): HubError {
   if (isHubError(e)) return e;
   const code = errorCode(e);
-  const refusedAt = (e as { address?: unknown; cause?: { code?: unknown; address?: unknown } } | null)?.cause;
-  if (code === 'EHUBFORBIDDEN' || refusedAt?.code === 'EHUBFORBIDDEN') return refused(ctx.url, String((e as { address?: unknown }).address ?? refusedAt?.address));
+  // checkedLookup's refusal, as undici hands it back (itself, or as the cause of a connect error).
+  const policy = [e, (e as { cause?: unknown } | null)?.cause].find((x) => errorCode(x) === 'EHUBFORBIDDEN') as { address?: unknown } | undefined;
+  if (policy) return refused(ctx.url, String(policy.address));
   const detail = { url: redactUrl(ctx.url), reason: code ?? (e instanceof Error ? e.name : 'unknown') };
   if (ctx.deadline.expired()) return errors.upstreamTimeout('upstream did not answer within the deadline', detail);
   if (code === 'UND_ERR_CONNECT_TIMEOUT') return errors.upstreamTimeout('upstream connection timed out', detail);
