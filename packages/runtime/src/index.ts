@@ -2,6 +2,7 @@
 export * from './contract/kind.js';
 export * from './contract/plugin.js';
 export * from './contract/upstream.js';
+export * from './contract/detect-upstream.js';
 export { HubError, errors, isHubError, ERROR_CODES, type ErrorCode } from './errors.js';
 export { createHub, checkPlugins, parseListen, StartupError, type Hub, type CreateHubOptions } from './hub.js';
 export { loadConfig, ConfigError } from './config/load.js';
@@ -20,7 +21,6 @@ export { reply, probeAnswer } from './reply.js';
 export { createLogger } from './log.js';
 export type { HubMetrics } from './metrics.js';
 export { VERSION } from './version.js';
-export { detectUpstreams, renderInitToml, type FoundUpstream } from './config/init.js';
 export { renderConfigDocs } from './config/docs.js';
 export { findInTar, gunzipCapped, isArchiveError, type ArchiveLimits } from './archive/tar.js';
 export { findInZip } from './archive/zip.js';

@@ -1,6 +1,7 @@
 /** The commands that run hub itself rather than talk to it: serve, migrate, init. Loaded on demand. */
 import fs from 'node:fs';
-import { VERSION, checkPlugins, createDb, createHub, detectUpstreams, loadConfig, migrate, renderInitToml, runtimeMigrations } from '@hub/runtime';
+import { VERSION, checkPlugins, createDb, createHub, loadConfig, migrate, runtimeMigrations } from '@hub/runtime';
+import { detectUpstreams, renderInitToml } from '../init.js';
 import { configSource } from '../config.js';
 import type { Io } from '../io.js';
 import { parse } from '../options.js';
@@ -47,7 +48,7 @@ export async function migrateCommand(argv: string[], io: Io): Promise<number> {
 export async function init(argv: string[], io: Io): Promise<number> {
   const { values } = parse(argv, { output: { type: 'string', short: 'o' }, force: { type: 'boolean', short: 'f' } }, { command: 'init' });
   if (values.help) return (io.out(`${HELP.init}\n`), 0);
-  const found = await detectUpstreams();
+  const found = await detectUpstreams(checkPlugins(await defaultPlugins()).kinds.values());
   const toml = renderInitToml(found);
   const output = (values.output as string | undefined) ?? 'hub.toml';
   if (output === '-') io.out(toml);

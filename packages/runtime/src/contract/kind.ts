@@ -24,6 +24,7 @@ import type { Readable } from 'node:stream';
 import type { TSchema } from 'typebox';
 import type { Logger } from 'pino';
 import type { UpstreamClient } from './upstream.js';
+import type { DetectUpstream } from './detect-upstream.js';
 
 /** The major version of this contract; the runtime refuses plugins built for another. */
 export const CONTRACT_VERSION = 1;
@@ -260,6 +261,8 @@ export interface RegistryKind<Cfg = unknown> {
    * body stays in the INTERFACE.md error format.
    */
   errorHeaders?(e: { status: number; code: string; message: string }): Record<string, string>;
+  /** `hub init`: the upstream this machine's client is configured with, if the kind can tell. */
+  detectUpstream?: DetectUpstream;
 }
 
 export function defineKind<Cfg = unknown>(kind: Omit<RegistryKind<Cfg>, 'role'>): RegistryKind<Cfg> {

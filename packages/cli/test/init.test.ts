@@ -1,8 +1,18 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import t from 'tap';
-import { detectUpstreams, renderInitToml, type FoundUpstream, type RunCommand } from '../src/config/init.js';
-import { loadConfig } from '../src/config/load.js';
+import { checkPlugins, loadConfig, type DetectContext } from '@hub/runtime';
+import { detectUpstreams, machineContext, renderInitToml, type FoundUpstream } from '../src/init.js';
+import { defaultPlugins } from '../src/plugins.js';
+
+const kinds = [...checkPlugins(await defaultPlugins()).kinds.values()];
+
+type RunCommand = DetectContext['run'];
+
+/** The machine as the kinds see it: commands answered by `run`, files below `home`. */
+const machine = (run: RunCommand, home: string): DetectContext => ({ run, readHomeFile: machineContext(home).readHomeFile });
+/** Detection sorted by name, so tests do not depend on the catalogue's order. */
+const detect = async (run: RunCommand, home: string) => (await detectUpstreams(kinds, machine(run, home))).sort((a, b) => a.name.localeCompare(b.name));
 
 /** A fake `run` answering from a table keyed by the command line; anything else is "not installed". */
 function fakeRun(answers: Record<string, string | Error>): RunCommand & { calls: string[] } {
@@ -92,14 +102,14 @@ t.test('detectUpstreams reads every package manager it can find', async (tt) => 
     'go env GOPROXY': 'direct,http://user:secret@127.0.0.1:3002/go/|off\n',
     'gem sources --list': '*** CURRENT SOURCES ***\n\nhttp://127.0.0.1:9292/\nhttp://127.0.0.1:9293/\n',
   });
-  const found = await detectUpstreams(run, home);
+  const found = await detect(run, home);
   tt.same(found, [
-    { name: 'npm', type: 'npm', upstream: 'http://127.0.0.1:4873', source: 'npm config get registry' },
-    { name: 'go', type: 'go', upstream: 'http://127.0.0.1:3002/go', source: 'go env GOPROXY' },
     { name: 'cargo', type: 'cargo', upstream: 'http://127.0.0.1:3000/index', source: '~/.cargo/config.toml' },
+    { name: 'go', type: 'go', upstream: 'http://127.0.0.1:3002/go', source: 'go env GOPROXY' },
     { name: 'maven', type: 'maven', upstream: 'http://127.0.0.1:8081/repository/maven-public', source: '~/.m2/settings.xml' },
-    { name: 'rubygems', type: 'rubygems', upstream: 'http://127.0.0.1:9292', source: 'gem sources --list' },
+    { name: 'npm', type: 'npm', upstream: 'http://127.0.0.1:4873', source: 'npm config get registry' },
     { name: 'nuget', type: 'nuget', upstream: 'http://127.0.0.1:5000/v3/index.json', source: '~/.nuget/NuGet/NuGet.Config' },
+    { name: 'rubygems', type: 'rubygems', upstream: 'http://127.0.0.1:9292', source: 'gem sources --list' },
     { name: 'terraform', type: 'terraform', upstream: 'https://127.0.0.1:18443/tfr', source: '~/.terraformrc' },
   ]);
   tt.notMatch(JSON.stringify(found), /secret/, 'credentials in a URL are never carried into hub.toml');
@@ -108,7 +118,7 @@ t.test('detectUpstreams reads every package manager it can find', async (tt) => 
 t.test('detectUpstreams leaves out what is missing and never fails', async (tt) => {
   tt.test('nothing installed, nothing configured', async (t2) => {
     const run = fakeRun({});
-    t2.same(await detectUpstreams(run, t2.testdir()), []);
+    t2.same(await detect(run, t2.testdir()), []);
     t2.same(run.calls.sort(), ['gem sources --list', 'go env GOPROXY', 'npm config get registry']);
   });
   tt.test('commands that throw or print nothing useful', async (t2) => {
@@ -117,11 +127,11 @@ t.test('detectUpstreams leaves out what is missing and never fails', async (tt) 
       'go env GOPROXY': 'direct\n',
       'gem sources --list': '*** CURRENT SOURCES ***\n\n',
     });
-    t2.same(await detectUpstreams(run, t2.testdir()), []);
+    t2.same(await detect(run, t2.testdir()), []);
   });
   tt.test('GOPROXY=off and non-http entries are not proxies', async (t2) => {
-    t2.same(await detectUpstreams(fakeRun({ 'go env GOPROXY': 'off' }), t2.testdir()), []);
-    t2.same(await detectUpstreams(fakeRun({ 'go env GOPROXY': 'file:///srv/go,direct' }), t2.testdir()), []);
+    t2.same(await detect(fakeRun({ 'go env GOPROXY': 'off' }), t2.testdir()), []);
+    t2.same(await detect(fakeRun({ 'go env GOPROXY': 'file:///srv/go,direct' }), t2.testdir()), []);
   });
   tt.test('broken or partial files', async (t2) => {
     const home = t2.testdir();
@@ -131,23 +141,38 @@ t.test('detectUpstreams leaves out what is missing and never fails', async (tt) 
       '.nuget/NuGet/NuGet.Config': '<configuration><packageSources><add key="x" value="/local" /></packageSources></configuration>',
       '.terraformrc': 'provider_installation { direct {} }',
     });
-    t2.same(await detectUpstreams(fakeRun({}), home), []);
+    t2.same(await detect(fakeRun({}), home), []);
   });
   tt.test('cargo: a git index is not a sparse index', async (t2) => {
     const home = t2.testdir();
     writeFiles(home, { '.cargo/config.toml': '[source.crates-io]\nreplace-with = "m"\n[source.m]\nregistry = "http://127.0.0.1:1/git-index"\n' });
-    t2.same(await detectUpstreams(fakeRun({}), home), []);
+    t2.same(await detect(fakeRun({}), home), []);
   });
+});
+
+t.test('an XML settings file with a DOCTYPE is not read (no entity is ever expanded)', async (tt) => {
+  const home = tt.testdir();
+  const doctype = '<?xml version="1.0"?>\n<!DOCTYPE s [<!ENTITY u "http://127.0.0.1:1/evil">]>\n';
+  writeFiles(home, {
+    '.m2/settings.xml': `${doctype}<settings><mirrors><mirror><url>&u;</url></mirror></mirrors></settings>`,
+    '.nuget/NuGet/NuGet.Config': `${doctype}<configuration><packageSources><add key="k" value="http://127.0.0.1:1/v3/index.json" /></packageSources></configuration>`,
+  });
+  tt.same(await detect(fakeRun({}), home), []);
+});
+
+t.test('a third-party kind with a detectUpstream hook is asked too', async (tt) => {
+  const acme = { ...kinds[0]!, id: 'acme', detectUpstream: async () => ({ upstream: 'http://127.0.0.1:7000/acme/', source: '~/.acmerc' }) };
+  tt.same(await detectUpstreams([acme], machine(fakeRun({}), tt.testdir())), [{ name: 'acme', type: 'acme', upstream: 'http://127.0.0.1:7000/acme', source: '~/.acmerc' }]);
 });
 
 t.test('cargo: [registries.*] index, and the legacy ~/.cargo/config file name', async (tt) => {
   const home = tt.testdir();
   writeFiles(home, { '.cargo/config': '[registries.mine]\nindex = "sparse+http://127.0.0.1:3001/other/"\n' });
-  tt.same(await detectUpstreams(fakeRun({}), home), [{ name: 'cargo', type: 'cargo', upstream: 'http://127.0.0.1:3001/other', source: '~/.cargo/config' }]);
+  tt.same(await detect(fakeRun({}), home), [{ name: 'cargo', type: 'cargo', upstream: 'http://127.0.0.1:3001/other', source: '~/.cargo/config' }]);
 });
 
 t.test('the default runner runs real commands and still never fails', async (tt) => {
-  const found = await detectUpstreams(undefined, tt.testdir());
+  const found = await detectUpstreams(kinds, machineContext(tt.testdir()));
   tt.ok(Array.isArray(found));
   for (const f of found) tt.match(f.upstream, /^https?:\/\//, `${f.name} from ${f.source} is an http(s) URL`);
 });
