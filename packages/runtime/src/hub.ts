@@ -4,18 +4,15 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { parse as parseToml } from 'smol-toml';
-import type { TSchema } from 'typebox';
 import { createAuthenticator, type Authenticator } from './auth/authenticate.js';
 import { adminTokenFromEnv, bootstrapAdmin } from './auth/bootstrap.js';
 import { loadUrlSigner } from './auth/signed-urls.js';
 import { createArtifactCache, type ArtifactCache } from './cache/artifact-cache.js';
 import { createMetadataCache } from './cache/metadata-cache.js';
 import { startMaintenance } from './jobs/maintenance.js';
-import { loadConfig } from './config/load.js';
 import type { HubConfig, RegistryConfig } from './config/schema.js';
-import { CONTRACT_VERSION, type RegistryInfo, type RegistryKind } from './contract/kind.js';
-import type { AnyPlugin, CachePurge, HubPlugin, PluginInstance, RefusalRule } from './contract/plugin.js';
+import type { RegistryInfo, RegistryKind } from './contract/kind.js';
+import type { CachePurge, PluginInstance, RefusalRule } from './contract/plugin.js';
 import { HubError } from './errors.js';
 import { createAuditLog, type AuditLog } from './audit/audit-log.js';
 import { createEventBus, type EventBus } from './events/event-bus.js';
@@ -38,28 +35,13 @@ import { createFsBlobStore, sweepSpool } from './storage/blobs/fs.js';
 import { createDb, migrate } from './storage/db.js';
 import { runtimeMigrations } from './storage/migrations/index.js';
 import { createUpstreamClient } from './upstream/client.js';
+import { composePlugins, type ComposeOptions } from './plugins/compose.js';
+import { StartupError } from './plugins/startup-error.js';
 import { VERSION } from './version.js';
 
 const CLOSE_GRACE_MS = 2_000;
 
-export class StartupError extends Error {
-  constructor(
-    readonly code: 'plugin_contract' | 'plugin_duplicate' | 'plugin_requires' | 'plugin_load' | 'unknown_kind' | 'unsupported' | 'storage',
-    message: string,
-  ) {
-    super(message);
-    this.name = 'StartupError';
-  }
-}
-
-export interface CreateHubOptions {
-  /** The composition root: kinds and plugins, in any order. */
-  plugins: readonly AnyPlugin[];
-  /** A loaded config, or a file / TOML text to load (validated against the plugins' schemas). */
-  config?: HubConfig;
-  configFile?: string;
-  configText?: string;
-  env?: NodeJS.ProcessEnv;
+export interface CreateHubOptions extends ComposeOptions {
   logger?: Logger;
   /** Where the one-time bootstrap token line goes (stderr by default). */
   print?: (line: string) => void;
@@ -88,60 +70,9 @@ export interface Hub {
   close(): Promise<void>;
 }
 
-/** Sorts plugins into kinds and others, and checks contract versions, duplicates and `requires`. */
-export function checkPlugins(plugins: readonly AnyPlugin[]): { kinds: Map<string, RegistryKind>; others: HubPlugin[] } {
-  const kinds = new Map<string, RegistryKind>();
-  const others: HubPlugin[] = [];
-  const ids = new Set<string>();
-  for (const p of plugins) {
-    if (!p || typeof p !== 'object' || (p.role !== 'kind' && p.role !== 'plugin'))
-      throw new StartupError('plugin_contract', `a plugin value is neither a kind nor a plugin (${JSON.stringify(p)?.slice(0, 80)})`);
-    if (p.contract !== CONTRACT_VERSION)
-      throw new StartupError('plugin_contract', `plugin "${p.id}" targets contract ${String(p.contract)}; this runtime speaks contract ${CONTRACT_VERSION}`);
-    const key = `${p.role}:${p.id}`;
-    if (ids.has(key)) throw new StartupError('plugin_duplicate', `two plugins claim the ${p.role} id "${p.id}"`);
-    ids.add(key);
-    if (p.role === 'kind') kinds.set(p.id, p);
-    else others.push(p);
-  }
-  const known = new Set(others.map((p) => p.id));
-  for (const p of others)
-    for (const r of p.requires ?? []) if (!known.has(r) && !kinds.has(r)) throw new StartupError('plugin_requires', `plugin "${p.id}" requires "${r}", which is not loaded`);
-  return { kinds, others };
-}
-
-/** Imports the packages named by `[plugins] load` (exact package names; their default export is the plugin). */
-async function loadConfiguredPlugins(names: readonly string[]): Promise<AnyPlugin[]> {
-  const out: AnyPlugin[] = [];
-  for (const name of names) {
-    try {
-      const mod = (await import(name)) as { default?: AnyPlugin };
-      if (!mod.default) throw new Error('it has no default export');
-      out.push(mod.default);
-    } catch (e) {
-      throw new StartupError('plugin_load', `[plugins] load: cannot load "${name}": ${(e as Error).message}`);
-    }
-  }
-  return out;
-}
-
-function resolveConfig(o: CreateHubOptions, kinds: ReadonlyMap<string, RegistryKind>): HubConfig {
-  if (o.config) return o.config;
-  const kindSchemas = new Map<string, TSchema>();
-  for (const k of kinds.values()) if (k.configSchema) kindSchemas.set(k.id, k.configSchema);
-  return loadConfig({ path: o.configFile, text: o.configText, env: o.env, kindSchemas });
-}
-
 export async function createHub(o: CreateHubOptions): Promise<Hub> {
   const env = o.env ?? process.env;
-  let plugins = [...o.plugins];
-  if (!o.config) {
-    const raw = o.configText ?? (o.configFile ? fs.readFileSync(o.configFile, 'utf8') : '');
-    const load = ((parseToml(raw) as { plugins?: { load?: unknown } }).plugins?.load ?? []) as string[];
-    if (Array.isArray(load) && load.length) plugins = plugins.concat(await loadConfiguredPlugins(load));
-  }
-  const { kinds, others } = checkPlugins(plugins);
-  const config = resolveConfig(o, kinds);
+  const { kinds, others, config } = await composePlugins(o);
   config.registries.forEach((r, i) => {
     if (!kinds.has(r.type))
       throw new StartupError('unknown_kind', `registries[${i}].type: no loaded kind "${r.type}" (loaded: ${[...kinds.keys()].sort().join(', ') || 'none'})`);

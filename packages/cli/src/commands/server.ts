@@ -1,6 +1,6 @@
 /** The commands that run hub itself rather than talk to it: serve, migrate, init. Loaded on demand. */
 import fs from 'node:fs';
-import { VERSION, checkPlugins, createDb, createHub, loadConfig, migrate, runtimeMigrations } from '@hub/runtime';
+import { VERSION, checkPlugins, composePlugins, createDb, createHub, migrate, runtimeMigrations } from '@hub/runtime';
 import { detectUpstreams, renderInitToml } from '../init.js';
 import { configSource } from '../config.js';
 import type { Io } from '../io.js';
@@ -31,10 +31,8 @@ export async function serve(argv: string[], io: Io): Promise<number> {
 export async function migrateCommand(argv: string[], io: Io): Promise<number> {
   const { values } = parse(argv, { config: { type: 'string', short: 'c' } }, { command: 'migrate' });
   if (values.help) return (io.out(`${HELP.migrate}\n`), 0);
-  const { kinds, others } = checkPlugins(await defaultPlugins());
-  const src = configSource(values.config as string | undefined, io.env);
-  const kindSchemas = new Map([...kinds.values()].filter((k) => k.configSchema).map((k) => [k.id, k.configSchema!]));
-  const config = src.config ?? loadConfig({ path: src.configFile, env: io.env, kindSchemas });
+  const { note: _note, ...source } = configSource(values.config as string | undefined, io.env);
+  const { others, config } = await composePlugins({ plugins: await defaultPlugins(), env: io.env, ...source });
   const db = createDb(config.database);
   try {
     const ran = await migrate(db, [{ id: 'runtime', migrations: runtimeMigrations }, ...others]);

@@ -105,7 +105,7 @@ export function configFromObject(doc: Record<string, unknown>, opts: FromObjectO
 // ---------------------------------------------------------------------------------------------
 // Reading and parsing
 
-function readConfigFile(path: string): string {
+export function readConfigFile(path: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (e) {
@@ -114,7 +114,7 @@ function readConfigFile(path: string): string {
   }
 }
 
-function parseDocument(text: string, file: string): Record<string, unknown> {
+export function parseDocument(text: string, file: string): Record<string, unknown> {
   try {
     return toPlain(parseToml(text)) as Record<string, unknown>;
   } catch (e) {

@@ -1,0 +1,78 @@
+/**
+ * One way from "these plugins and this config" to a checked composition, shared by `createHub` and
+ * `hub migrate` so both see the same plugins (including `[plugins] load`) and the same config errors.
+ */
+import type { TSchema } from 'typebox';
+import { loadConfig, parseDocument, readConfigFile } from '../config/load.js';
+import type { HubConfig } from '../config/schema.js';
+import { CONTRACT_VERSION, type RegistryKind } from '../contract/kind.js';
+import type { AnyPlugin, HubPlugin } from '../contract/plugin.js';
+import { StartupError } from './startup-error.js';
+
+export interface ComposeOptions {
+  /** The composition root: kinds and plugins, in any order. */
+  plugins: readonly AnyPlugin[];
+  /** A loaded config, or a file / TOML text to load (validated against the plugins' schemas). */
+  config?: HubConfig;
+  configFile?: string;
+  configText?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface Composition {
+  kinds: Map<string, RegistryKind>;
+  others: HubPlugin[];
+  config: HubConfig;
+}
+
+/** The given plugins plus those named by `[plugins] load`, checked, and the config validated against all of them. */
+export async function composePlugins(o: ComposeOptions): Promise<Composition> {
+  if (o.config) return { ...checkPlugins(o.plugins), config: o.config };
+  const file = o.configFile ?? 'hub.toml';
+  const text = o.configText ?? (o.configFile === undefined ? '' : readConfigFile(o.configFile));
+  // A TOML syntax error surfaces here first, so it gets loadConfig's `hub.toml:3:5: ...` form.
+  const load = (parseDocument(text, file).plugins as { load?: unknown } | undefined)?.load;
+  const named = Array.isArray(load) ? load.filter((n): n is string => typeof n === 'string') : [];
+  const { kinds, others } = checkPlugins([...o.plugins, ...(await importPlugins(named))]);
+  const kindSchemas = new Map<string, TSchema>();
+  for (const k of kinds.values()) if (k.configSchema) kindSchemas.set(k.id, k.configSchema);
+  const config = loadConfig({ path: o.configFile, text, env: o.env, kindSchemas });
+  return { kinds, others, config };
+}
+
+/** Sorts plugins into kinds and others, and checks contract versions, duplicates and `requires`. */
+export function checkPlugins(plugins: readonly AnyPlugin[]): { kinds: Map<string, RegistryKind>; others: HubPlugin[] } {
+  const kinds = new Map<string, RegistryKind>();
+  const others: HubPlugin[] = [];
+  const ids = new Set<string>();
+  for (const p of plugins) {
+    if (!p || typeof p !== 'object' || (p.role !== 'kind' && p.role !== 'plugin'))
+      throw new StartupError('plugin_contract', `a plugin value is neither a kind nor a plugin (${JSON.stringify(p)?.slice(0, 80)})`);
+    if (p.contract !== CONTRACT_VERSION)
+      throw new StartupError('plugin_contract', `plugin "${p.id}" targets contract ${String(p.contract)}; this runtime speaks contract ${CONTRACT_VERSION}`);
+    const key = `${p.role}:${p.id}`;
+    if (ids.has(key)) throw new StartupError('plugin_duplicate', `two plugins claim the ${p.role} id "${p.id}"`);
+    ids.add(key);
+    if (p.role === 'kind') kinds.set(p.id, p);
+    else others.push(p);
+  }
+  const known = new Set(others.map((p) => p.id));
+  for (const p of others)
+    for (const r of p.requires ?? []) if (!known.has(r) && !kinds.has(r)) throw new StartupError('plugin_requires', `plugin "${p.id}" requires "${r}", which is not loaded`);
+  return { kinds, others };
+}
+
+/** Imports the packages named by `[plugins] load` (exact package names; their default export is the plugin). */
+async function importPlugins(names: readonly string[]): Promise<AnyPlugin[]> {
+  const out: AnyPlugin[] = [];
+  for (const name of names) {
+    try {
+      const mod = (await import(name)) as { default?: AnyPlugin };
+      if (!mod.default) throw new Error('it has no default export');
+      out.push(mod.default);
+    } catch (e) {
+      throw new StartupError('plugin_load', `[plugins] load: cannot load "${name}": ${(e as Error).message}`);
+    }
+  }
+  return out;
+}
