@@ -18,8 +18,7 @@ import { createAuditLog, type AuditLog } from './audit/audit-log.js';
 import { createEventBus, type EventBus } from './events/event-bus.js';
 import { createHealthBoard } from './health/health-board.js';
 import { createMemoryRateStore, type RateLimitStore, type TokenBucket } from './limits/rate-limit-store.js';
-import { createRespClient } from './limits/resp-client.js';
-import { createRedisRateStore } from './limits/redis-rate-store.js';
+import { createRedisClient, createRedisRateStore } from './limits/redis-rate-store.js';
 import { createAccessControl, type AccessControl } from './policy/access-control.js';
 import { createIpBlockList, type IpBlockList } from './policy/ip-blocks.js';
 import { createPolicySource } from './policy/policy-source.js';
@@ -113,7 +112,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
   });
   const bucket = { ratePerSec: config.limits.rate_per_ip, burst: config.limits.burst_per_ip };
   const challengeBucket = { ratePerSec: config.limits.challenges_per_ip, burst: config.limits.challenge_burst_per_ip };
-  const redis = config.limits.rate_store === 'redis' ? createRespClient({ url: config.redis.url! }) : undefined;
+  const redis = config.limits.rate_store === 'redis' ? createRedisClient(config.redis.url!) : undefined;
   const rateStore = (limits: TokenBucket, name: string): RateLimitStore =>
     redis
       ? createRedisRateStore({ url: config.redis.url!, client: redis, keyPrefix: `${config.redis.key_prefix}${name}:`, limits, onFailure: config.limits.rate_store_failure, log, onError: () => metrics.rateStoreErrors.inc() })

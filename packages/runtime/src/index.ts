@@ -40,8 +40,7 @@ export { createHealthBoard, type HealthBoard, type HealthContribution } from './
 export { createEventBus, signBody, type EventBus, type HubEvent } from './events/event-bus.js';
 export { DENIAL_CODES, EVENT_LIMITS, outcomeOf, type AccessEvent, type AccessOutcome, type AuditContext } from './audit/access-event.js';
 export { createMemoryRateStore, type RateLimitStore, type RateDecision, type TokenBucket } from './limits/rate-limit-store.js';
-export { createRedisRateStore, TOKEN_BUCKET_SCRIPT } from './limits/redis-rate-store.js';
-export { createRespClient, RespError, type RespClient, type RespValue } from './limits/resp-client.js';
+export { createRedisClient, createRedisRateStore, TOKEN_BUCKET_SCRIPT } from './limits/redis-rate-store.js';
 export { jsonBody, readJsonBytes, parseJson } from './server/json-body.js';
 export { splitSegments } from './server/path-segments.js';
 export { createAddressMatcher } from './upstream/address-policy.js';

@@ -5,8 +5,7 @@ import t from 'tap';
 import { startFixtureUpstream, startTestHub } from '@hub/testkit';
 import { createLogger } from '../src/log.js';
 import { createMemoryRateStore } from '../src/limits/rate-limit-store.js';
-import { createRedisRateStore } from '../src/limits/redis-rate-store.js';
-import { createRespClient, encodeCommand, parseReply } from '../src/limits/resp-client.js';
+import { createRedisClient, createRedisRateStore } from '../src/limits/redis-rate-store.js';
 import { filesKind } from './files-kind.js';
 
 const REDIS_URL = process.env.HUB_TEST_REDIS_URL || undefined;
@@ -35,20 +34,6 @@ t.test('memory store: Retry-After grows with the wait at slow rates', async (t) 
   t.same(await store.take('x'), { allowed: false, retryAfterSecs: 10 });
 });
 
-t.test('RESP: commands encode and replies parse, also when split', async (t) => {
-  t.equal(encodeCommand(['SET', 'k', 'vä']).toString(), '*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$3\r\nvä\r\n');
-  const wire = Buffer.from('+OK\r\n:42\r\n$3\r\nabc\r\n$-1\r\n*2\r\n:1\r\n$2\r\nhi\r\n-ERR nope\r\n');
-  const values: unknown[] = [];
-  let at = 0;
-  for (let r = parseReply(wire, at); r; r = parseReply(wire, at)) {
-    values.push(r.value instanceof Error ? `error:${r.value.message}` : r.value);
-    at = r.next;
-  }
-  t.same(values, ['OK', 42, 'abc', null, [1, 'hi'], 'error:ERR nope']);
-  t.equal(parseReply(Buffer.from('$5\r\nab'), 0), undefined, 'an incomplete bulk string waits for more');
-  t.equal(parseReply(Buffer.from('*2\r\n:1\r\n'), 0), undefined, 'an incomplete array waits for more');
-});
-
 t.test('Redis store: fails open or closed, as configured, when Redis is unreachable', async (t) => {
   // A port nobody listens on.
   const probe = net.createServer();
@@ -62,6 +47,20 @@ t.test('Redis store: fails open or closed, as configured, when Redis is unreacha
   t.same(await open.take('1.2.3.4'), { allowed: true, retryAfterSecs: 0 }, 'fail-open lets the request through');
   t.same(await closed.take('1.2.3.4'), { allowed: false, retryAfterSecs: 1 }, 'fail-closed refuses it');
   t.ok(errors >= 1, 'the failure is counted');
+});
+
+t.test('Redis store: a Redis that accepts but never answers fails within a second, not per request forever', async (t) => {
+  const silent = net.createServer((socket) => socket.on('data', () => {}));
+  await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+  t.teardown(() => new Promise<void>((r) => silent.close(() => r())));
+  const port = (silent.address() as net.AddressInfo).port;
+  const store = createRedisRateStore({ url: `redis://127.0.0.1:${port}`, limits: { ratePerSec: 1, burst: 1 }, onFailure: 'closed', log });
+  t.teardown(() => store.close());
+  for (let i = 0; i < 2; i++) {
+    const started = Date.now();
+    t.same(await store.take('1.2.3.4'), { allowed: false, retryAfterSecs: 1 }, 'refused by the fail-closed policy');
+    t.ok(Date.now() - started < 2_000, `answered in ${Date.now() - started} ms`);
+  }
 });
 
 if (!REDIS_URL) {
@@ -86,22 +85,26 @@ if (!REDIS_URL) {
 
   t.test('Redis store: survives a dropped connection and a flushed script cache', async (t) => {
     const keyPrefix = `hub-test:${crypto.randomBytes(6).toString('hex')}:`;
-    const client = createRespClient({ url: REDIS_URL, reconnectDelayMs: 20 });
-    const admin = createRespClient({ url: REDIS_URL });
-    t.teardown(() => Promise.all([client.close(), admin.close()]));
+    const client = createRedisClient(REDIS_URL);
+    const admin = createRedisClient(REDIS_URL);
+    t.teardown(() => {
+      client.disconnect();
+      admin.disconnect();
+    });
     const store = createRedisRateStore({ url: REDIS_URL, keyPrefix, limits: { ratePerSec: 1, burst: 100 }, onFailure: 'closed', log, client });
     t.ok((await store.take('k')).allowed);
-    const id = await client.command(['CLIENT', 'ID']);
-    await admin.command(['CLIENT', 'KILL', 'ID', String(id)]);
+    const id = await client.client('ID');
+    await admin.connect();
+    await admin.client('KILL', 'ID', String(id));
     // The kill reaches our socket at some point; within a few tries the client has reconnected.
     let pong: unknown;
     for (let i = 0; i < 100 && pong !== 'PONG'; i++) {
-      pong = await client.command(['PING']).catch(() => null);
+      pong = await client.ping().catch(() => null);
       if (pong !== 'PONG') await new Promise((r) => setTimeout(r, 20));
     }
     t.equal(pong, 'PONG', 'reconnected');
-    t.not(await client.command(['CLIENT', 'ID']), id, 'on a new connection');
-    await admin.command(['SCRIPT', 'FLUSH']);
+    t.not(await client.client('ID'), id, 'on a new connection');
+    await admin.script('FLUSH');
     t.ok((await store.take('k')).allowed, 'NOSCRIPT is answered by sending the script again');
   });
 

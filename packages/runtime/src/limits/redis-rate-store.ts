@@ -1,6 +1,5 @@
-import crypto from 'node:crypto';
+import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { createRespClient, RespError, type RespClient } from './resp-client.js';
 import { retryAfterSecs, type RateLimitStore, type TokenBucket } from './rate-limit-store.js';
 
 /**
@@ -31,7 +30,46 @@ redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(now))
 redis.call('PEXPIRE', KEYS[1], math.ceil(burst / rate) + 1000)
 return {allowed, wait}
 `;
-const SCRIPT_SHA = crypto.createHash('sha1').update(TOKEN_BUCKET_SCRIPT).digest('hex');
+
+/** A Redis client with the token bucket defined on it (ioredis sends EVALSHA, and EVAL once after NOSCRIPT). */
+interface TokenBucketRedis extends Redis {
+  tokenBucket(key: string, perMs: string, burst: string, cost: number): Promise<[number, number]>;
+}
+
+/**
+ * A client that fails fast instead of queueing: while Redis is away a command is refused at once
+ * (no offline queue), a command without an answer fails after 500 ms, and reconnects are retried
+ * in the background at most once a second. The first connection is made by the first command.
+ */
+export function createRedisClient(url: string): Redis {
+  const client = new Redis(url, {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 1_000,
+    commandTimeout: 500,
+    retryStrategy: (attempt) => Math.min(attempt * 50, 1_000),
+  });
+  // Failures surface on the commands (counted and logged by the store); the event alone is noise.
+  client.on('error', () => {});
+  return client;
+}
+
+/** The first connection of each client, awaited by the first commands (later ones fail fast). */
+const firstConnections = new WeakMap<Redis, Promise<void>>();
+function connected(client: Redis): Promise<void> {
+  let first = firstConnections.get(client);
+  if (!first) {
+    first = client.status === 'wait' ? client.connect().catch(() => {}) : Promise.resolve();
+    firstConnections.set(client, first);
+  }
+  return first;
+}
+
+function withTokenBucket(client: Redis): TokenBucketRedis {
+  if (!('tokenBucket' in client)) client.defineCommand('tokenBucket', { numberOfKeys: 1, lua: TOKEN_BUCKET_SCRIPT });
+  return client as TokenBucketRedis;
+}
 
 export interface RedisRateStoreOptions {
   url: string;
@@ -42,26 +80,21 @@ export interface RedisRateStoreOptions {
   keyPrefix?: string;
   /** Called on every failed Redis call (for the metric). */
   onError?: () => void;
-  client?: RespClient;
+  /** A client shared between stores (the hub's two buckets); by default the store makes its own. */
+  client?: Redis;
 }
 
 /** Counters shared by every replica through Redis. */
 export function createRedisRateStore(o: RedisRateStoreOptions): RateLimitStore {
-  const client = o.client ?? createRespClient({ url: o.url });
+  const client = withTokenBucket(o.client ?? createRedisClient(o.url));
   const prefix = o.keyPrefix ?? 'hub:rate:';
   const perMs = String(o.limits.ratePerSec / 1000);
   const burst = String(o.limits.burst);
   let lastWarning = 0;
 
   async function run(key: string, cost: 1 | -1): Promise<[number, number]> {
-    const args = [1, `${prefix}${key}`, perMs, burst, cost];
-    try {
-      return (await client.command(['EVALSHA', SCRIPT_SHA, ...args])) as [number, number];
-    } catch (e) {
-      // A Redis that restarted has forgotten the script: send it whole once.
-      if (e instanceof RespError && e.message.startsWith('NOSCRIPT')) return (await client.command(['EVAL', TOKEN_BUCKET_SCRIPT, ...args])) as [number, number];
-      throw e;
-    }
+    await connected(client);
+    return client.tokenBucket(`${prefix}${key}`, perMs, burst, cost);
   }
 
   function failed(e: unknown) {
@@ -86,6 +119,7 @@ export function createRedisRateStore(o: RedisRateStoreOptions): RateLimitStore {
     async refund(key) {
       await run(key, -1).catch(failed);
     },
-    close: () => client.close(),
+    // disconnect, not quit: idempotent for a shared client, and it does not wait on a Redis that is away.
+    close: async () => client.disconnect(),
   };
 }
