@@ -29,7 +29,8 @@ export { findInZip } from './archive/zip.js';
 export { headLooksLike, structuralVerifier, type Format } from './archive/checks.js';
 export { createAccessControl, type AccessControl } from './policy/access-control.js';
 export { createPolicySource, parsePolicyRow, policyFromRow, apiPolicyId, configPolicyId, type PolicySource, type PolicyRow, type PolicyRule } from './policy/policy-source.js';
-export { createIpBlockList, canonicalIp, canonicalIpBlock, type IpBlockList, type IpBlockRow } from './policy/ip-blocks.js';
+export { createIpBlockList, canonicalIpBlock, type IpBlockList, type IpBlockRow } from './policy/ip-blocks.js';
+export { canonicalIp, createAddressMatcher } from './policy/ip-ranges.js';
 export { createBlockList, POLICY_MEMO_MS, type BlockList, type BlockRow } from './policy/block-list.js';
 export { AUTH_MEMO_MS, type Authenticator } from './auth/authenticate.js';
 export { createAuditLog, type AuditLog } from './audit/audit-log.js';
@@ -43,5 +44,4 @@ export { createMemoryRateStore, type RateLimitStore, type RateDecision, type Tok
 export { createRedisClient, createRedisRateStore, TOKEN_BUCKET_SCRIPT } from './limits/redis-rate-store.js';
 export { jsonBody, readJsonBytes, parseJson } from './server/json-body.js';
 export { splitSegments } from './server/path-segments.js';
-export { createAddressMatcher } from './upstream/address-policy.js';
 export { comparePrerelease } from './versions.js';

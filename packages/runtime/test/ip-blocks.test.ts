@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import { createDb, migrate, runtimeMigrations } from '../src/index.js';
-import { canonicalIp, canonicalIpBlock, createIpBlockList } from '../src/policy/ip-blocks.js';
+import { canonicalIpBlock, createIpBlockList } from '../src/policy/ip-blocks.js';
+import { canonicalIp } from '../src/policy/ip-ranges.js';
 
 t.test('addresses and ranges have one canonical spelling', async (t) => {
   const cases: Array<[string, string]> = [

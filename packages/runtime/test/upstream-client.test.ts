@@ -6,7 +6,8 @@ import { pipeline } from 'node:stream/promises';
 import { gzipSync } from 'node:zlib';
 import t from 'tap';
 import { createUpstreamClient, redactUrl, type UpstreamClientOptions } from '../src/upstream/client.js';
-import { createAddressMatcher, DEFAULT_FORBIDDEN_CIDRS, parseCidr } from '../src/upstream/address-policy.js';
+import { DEFAULT_FORBIDDEN_CIDRS } from '../src/upstream/address-policy.js';
+import { createAddressMatcher, parseCidr } from '../src/policy/ip-ranges.js';
 
 type Test = Pick<typeof t, 'teardown'>;
 

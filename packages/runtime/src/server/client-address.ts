@@ -1,7 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
-import { canonicalIp, canonicalIpBlock } from '../policy/ip-blocks.js';
-import { cidrContains, parseCidr, parseIp, type Cidr } from '../upstream/address-policy.js';
+import { canonicalIp, createAddressMatcher, formatCidr, parseCidr } from '../policy/ip-ranges.js';
 
 /** Who sent a request and how it reached the first proxy: what IP blocks, rate limits, logs and URLs use. */
 export interface ClientAddress {
@@ -47,11 +46,9 @@ function listHeader(req: IncomingMessage, name: string): string[] {
  * the one the trusted proxy in front of hub wrote.
  */
 export function createClientAddress(o: ForwardingOptions): (req: IncomingMessage) => ClientAddress {
-  const trusted: Cidr[] = o.trustedProxies.map((c) => parseCidr(c));
-  const isTrusted = (address: string) => {
-    const ip = parseIp(address);
-    return ip !== undefined && trusted.some((c) => cidrContains(c, ip));
-  };
+  const inTrusted = createAddressMatcher(o.trustedProxies);
+  // The matcher fails closed on a non-address; here a non-address (no socket peer) is not trusted.
+  const isTrusted = (address: string) => canonicalIp(address) !== null && inTrusted(address);
   return (req) => {
     const peer = canonicalIp(req.socket.remoteAddress ?? '') ?? '';
     const direct: ClientAddress = {
@@ -87,7 +84,7 @@ export function createClientAddress(o: ForwardingOptions): (req: IncomingMessage
 export function rateLimitKey(ip: string): string {
   if (!ip.includes(':')) return ip;
   try {
-    return canonicalIpBlock(`${ip}/64`);
+    return formatCidr(parseCidr(`${ip}/64`));
   } catch {
     return ip;
   }

@@ -5,7 +5,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, type Dispatcher } from 'undici';
 import type { UpstreamClient, UpstreamRequestOptions, UpstreamResponse } from '../contract/upstream.js';
 import { errors, isHubError, type HubError } from '../errors.js';
-import { createAddressMatcher, DEFAULT_FORBIDDEN_CIDRS, parseIp } from './address-policy.js';
+import { createAddressMatcher, parseIp } from '../policy/ip-ranges.js';
+import { DEFAULT_FORBIDDEN_CIDRS } from './address-policy.js';
 
 export interface UpstreamClientOptions {
   /** The configured upstream base URL; its origin is the only one that gets credentials. */
