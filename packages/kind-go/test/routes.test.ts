@@ -106,3 +106,15 @@ t.test('version order: numeric pre-release identifiers compare as numbers', asyn
   const sorted = ['v1.0.0', 'v1.0.0-rc.10', 'v1.0.0-rc.2', 'v0.9.0', 'v1.0.0-alpha'].sort(compareGoVersions);
   t.same(sorted, ['v0.9.0', 'v1.0.0-alpha', 'v1.0.0-rc.2', 'v1.0.0-rc.10', 'v1.0.0']);
 });
+
+t.test('version order: pseudo-versions, +incompatible, and what is not a Go version', async (t) => {
+  const { compareGoVersions, isRelease } = await import('../src/semver.js');
+  const sorted = ['v2.0.0+incompatible', 'v0.0.0-20200101000000-abcdefabcdef', 'v1.2.4-0.20210101000000-abcdefabcdef', 'v1.2.3', 'v0.0.0-20190101000000-abcdefabcdef'].sort(compareGoVersions);
+  t.same(sorted, ['v0.0.0-20190101000000-abcdefabcdef', 'v0.0.0-20200101000000-abcdefabcdef', 'v1.2.3', 'v1.2.4-0.20210101000000-abcdefabcdef', 'v2.0.0+incompatible']);
+  t.ok(isRelease('v2.0.0+incompatible'));
+  t.notOk(isRelease('v1.2.4-0.20210101000000-abcdefabcdef'), 'a pseudo-version is no release');
+  for (const bad of ['1.2.3', 'vv1.2.3', 'v=1.2.3', 'v01.2.3', 'v1.2', `v1.2.3-${'x'.repeat(300)}`]) {
+    t.notOk(isRelease(bad), `${bad.slice(0, 20)} is not a Go version`);
+    t.equal(compareGoVersions(bad, 'v0.0.1'), -1, `${bad.slice(0, 20)} sorts below every valid version`);
+  }
+});

@@ -1,7 +1,7 @@
 /**
  * SemVer 2.0 precedence of pre-release identifier lists (`rc.10` > `rc.2`; `1.0.0` > `1.0.0-rc.1`):
- * an empty list is a release and ranks above any pre-release. Kinds compare their numeric cores
- * themselves (npm has three numbers, NuGet four) and hand the rest here.
+ * an empty list is a release and ranks above any pre-release. For orders that are not plain semver
+ * (NuGet's four numbers); plain semver (npm, Go) uses the `semver` package.
  */
 export function comparePrerelease(x: readonly string[], y: readonly string[]): number {
   if (x.length === 0 || y.length === 0) return y.length - x.length;
