@@ -1,75 +1,48 @@
 /**
- * A small, tolerant reader for the one part of a gem's `metadata.gz` (the gemspec as YAML, written
- * by Psych) that the SBOM needs: the `dependencies:` list, each with name, requirement and type.
- * It reads the layout Psych writes, including anchors (`&1`) and aliases (`*1`) on shared
- * Gem::Version objects, and skips whatever it does not recognise.
+ * The dependencies of a gem, from its gemspec as YAML (Psych's `metadata.gz`): each with name,
+ * requirement and type. The input is hostile: its size is capped before it gets here, and aliases
+ * (Psych shares Gem::Version objects through `&1` / `*1`) are capped by `MAX_ALIAS_COUNT`, so a
+ * billion-laughs document fails instead of expanding.
  */
 import type { SbomDependency } from '@hub/runtime';
+import { parseDocument } from 'yaml';
 
 export const MAX_DEPENDENCIES = 10_000;
+/** yaml's measure of alias expansion (resolutions x aliases inside the anchor); real gemspecs stay far below. */
+export const MAX_ALIAS_COUNT = 100;
 
-function scalar(raw: string): string {
-  const s = raw.trim();
-  if (s.startsWith('"')) {
-    try {
-      return JSON.parse(s) as string;
-    } catch {
-      return s.slice(1, -1);
-    }
+type Node = Record<string, unknown>;
+const isNode = (v: unknown): v is Node => typeof v === 'object' && v !== null && !Array.isArray(v);
+const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+/** A Gem::Version is a map with `version`; older layouts wrote the bare string. */
+const versionText = (v: unknown): string | undefined => (typeof v === 'string' ? v : isNode(v) && typeof v.version === 'string' ? v.version : undefined);
+
+function readSpec(text: string): Node | undefined {
+  try {
+    // failsafe: every scalar is a string, as Psych meant it (`1.10` stays 1.10). The !ruby/object:Gem::…
+    // tags are unknown to yaml, so their nodes are read as the plain maps they are (a warning, not shown).
+    const doc = parseDocument(text, { schema: 'failsafe', logLevel: 'silent', uniqueKeys: false });
+    if (doc.errors.length > 0) return undefined;
+    const spec: unknown = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+    return isNode(spec) ? spec : undefined;
+  } catch {
+    // Excessive aliases (and anything else yaml refuses): no dependencies can be read.
+    return undefined;
   }
-  if (s.startsWith("'") && s.endsWith("'")) return s.slice(1, -1).replace(/''/g, "'");
-  return s;
 }
 
-const indent = (line: string): number => line.length - line.trimStart().length;
-
-export function parseGemspecDependencies(yaml: string): SbomDependency[] {
-  const lines = yaml.split(/\r?\n/);
-  // Gem::Version anchors anywhere in the document: `&1 !ruby/object:Gem::Version` then `version: x`.
-  const anchors = new Map<string, string>();
-  lines.forEach((l, i) => {
-    const a = /&(\S+)\s+!ruby\/object:Gem::Version\s*$/.exec(l);
-    const v = a ? /^\s*version:\s*(.+)$/.exec(lines[i + 1] ?? '') : null;
-    if (a && v) anchors.set(a[1]!, scalar(v[1]!));
-  });
-  const start = lines.findIndex((l) => /^dependencies:/.test(l));
-  if (start === -1 || /^dependencies:\s*\[\s*\]\s*$/.test(lines[start]!)) return [];
-
+export function parseGemspecDependencies(text: string): SbomDependency[] {
   const out: SbomDependency[] = [];
-  let dep: { name?: string; type?: string; reqs: string[]; op?: string } | null = null;
-  let section: 'requirement' | 'other' = 'other';
-  const flush = () => {
-    if (dep?.name && out.length < MAX_DEPENDENCIES)
-      out.push({ name: dep.name, range: dep.reqs.join(', ') || '>= 0', scope: dep.type === ':development' ? 'dev' : 'runtime' });
-  };
-  for (const line of lines.slice(start + 1)) {
-    if (line.trim() === '') continue;
-    if (indent(line) === 0 && !line.startsWith('- ')) break; // the next top-level key
-    if (indent(line) === 0) {
-      flush();
-      dep = { reqs: [] };
-      section = 'other';
-      continue;
-    }
-    if (!dep) continue;
-    const key = indent(line) === 2 ? /^\s*([a-z_]+):\s*(.*)$/.exec(line) : null;
-    if (key) {
-      section = key[1] === 'requirement' ? 'requirement' : 'other';
-      if (key[1] === 'name') dep.name = scalar(key[2]!);
-      if (key[1] === 'type') dep.type = key[2]!.trim();
-      continue;
-    }
-    if (section !== 'requirement') continue;
-    const op = /^\s*- - (.+)$/.exec(line);
-    const alias = /^\s*- \*(\S+)\s*$/.exec(line);
-    const version = /^\s*version:\s*(.+)$/.exec(line);
-    if (op) dep.op = scalar(op[1]!);
-    else if ((alias || version) && dep.op) {
-      const v = alias ? anchors.get(alias[1]!) : scalar(version![1]!);
-      if (v !== undefined) dep.reqs.push(`${dep.op} ${v}`);
-      dep.op = undefined;
-    }
+  for (const dep of list(readSpec(text)?.dependencies)) {
+    if (out.length >= MAX_DEPENDENCIES) break;
+    if (!isNode(dep) || typeof dep.name !== 'string' || dep.name === '') continue;
+    const requirement = dep.requirement ?? dep.version_requirements;
+    const ranges = list(isNode(requirement) ? requirement.requirements : undefined).flatMap((pair) => {
+      const [op, version] = list(pair);
+      const v = versionText(version);
+      return typeof op === 'string' && v !== undefined ? [`${op} ${v}`] : [];
+    });
+    out.push({ name: dep.name, range: ranges.join(', ') || '>= 0', scope: dep.type === ':development' ? 'dev' : 'runtime' });
   }
-  flush();
   return out;
 }

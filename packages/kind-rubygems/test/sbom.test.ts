@@ -3,7 +3,7 @@ import zlib from 'node:zlib';
 import t from 'tap';
 import { isArchiveError } from '@hub/runtime';
 import rubygems from '../src/index.js';
-import { parseGemspecDependencies } from '../src/gemspec-yaml.js';
+import { MAX_DEPENDENCIES, parseGemspecDependencies } from '../src/gemspec-yaml.js';
 import { fixture } from './setup.js';
 
 const sbom = rubygems.sbom!;
@@ -89,6 +89,18 @@ email: x@example.com
   t.same(parseGemspecDependencies('--- !ruby/object:Gem::Specification\nname: x\ndependencies: []\n'), []);
   t.same(parseGemspecDependencies('not yaml at all \u0000\u0001'), []);
   t.same(parseGemspecDependencies('dependencies:\n- !ruby/object:Gem::Dependency\n  type: :runtime\n'), [], 'a dependency without a name is skipped');
+});
+
+t.test('the YAML reader refuses alias expansion (billion laughs) and stops at MAX_DEPENDENCIES', async (t) => {
+  const laughs = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]'];
+  for (let i = 1; i < 9; i++) laughs.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(9).fill(`*${String.fromCharCode(96 + i)}`).join(',')}]`);
+  const bomb = `${laughs.join('\n')}\ndependencies:\n- name: x\n  requirement: { requirements: [[">=", *i]] }\n`;
+  const started = Date.now();
+  t.same(parseGemspecDependencies(bomb), [], 'nothing read from an expanding document');
+  t.ok(Date.now() - started < 1_000, 'and quickly');
+
+  const many = `dependencies:\n${Array.from({ length: MAX_DEPENDENCIES + 5 }, (_, i) => `- name: d${i}\n`).join('')}`;
+  t.equal(parseGemspecDependencies(many).length, MAX_DEPENDENCIES);
 });
 
 t.test('caps: entries, inflated size; a gem without metadata has no dependencies', async (t) => {
