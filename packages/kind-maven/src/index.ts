@@ -29,3 +29,6 @@ export default defineKind({
   probe,
   sbom,
 });
+
+/** The DOCTYPE-refusing XML reader this kind uses, for other code that reads POMs or metadata. */
+export { readXml, XmlError, type TagSpan, type XmlEvents } from './xml.js';

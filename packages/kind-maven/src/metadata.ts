@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { checkDocument, escapeText, tokens, localName, walk } from './xml.js';
+import { checkDocument, escapeText, localName, readXml, walk } from './xml.js';
 import { compareMavenVersions } from './version-order.js';
 import { isSnapshot, type ChecksumAlgorithm } from './layout.js';
 
@@ -43,13 +43,17 @@ export function rewriteMetadata(body: Buffer, hidden: ReadonlySet<string>): Buff
   const open: Array<{ start: number; contentStart: number; text: string }> = [];
   const versions: Span[] = [];
   const pointers: Record<'latest' | 'release', Span | undefined> = { latest: undefined, release: undefined };
-  for (const tok of tokens(xml)) {
-    if (tok.t === 'text') {
-      if (open.length) open[open.length - 1]!.text += tok.text;
-    } else if (tok.t === 'open' && !tok.selfClosing) {
-      stack.push(localName(tok.name));
-      open.push({ start: tok.start, contentStart: tok.end, text: '' });
-    } else if (tok.t === 'close') {
+  readXml(xml, {
+    open(name, _attributes, at, selfClosing) {
+      if (selfClosing) return;
+      stack.push(localName(name));
+      open.push({ start: at.start, contentStart: at.end, text: '' });
+    },
+    text(text) {
+      if (open.length) open[open.length - 1]!.text += text;
+    },
+    close(_name, at, selfClosing) {
+      if (selfClosing) return;
       const path = stack.join('/');
       const o = open.pop()!;
       stack.pop();
@@ -58,12 +62,12 @@ export function rewriteMetadata(body: Buffer, hidden: ReadonlySet<string>): Buff
       while (from > 0 && /[ \t]/.test(xml[from - 1]!)) from--;
       if (from > 0 && xml[from - 1] === '\n') from--;
       if (from > 0 && xml[from - 1] === '\r') from--;
-      const span = { from, start: o.start, end: tok.end, contentStart: o.contentStart, contentEnd: tok.start, text: o.text.trim() };
+      const span = { from, start: o.start, end: at.end, contentStart: o.contentStart, contentEnd: at.start, text: o.text.trim() };
       if (path === 'metadata/versioning/versions/version') versions.push(span);
       else if (path === 'metadata/versioning/latest') pointers.latest = span;
       else if (path === 'metadata/versioning/release') pointers.release = span;
-    }
-  }
+    },
+  });
   const edits: Edit[] = [];
   const kept: string[] = [];
   for (const v of versions) {

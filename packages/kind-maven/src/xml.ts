@@ -1,7 +1,9 @@
+import { SaxesParser } from 'saxes';
+
 /**
- * Just enough XML for POMs and maven-metadata.xml, and safe by construction: a document with a DOCTYPE
- * (where entities would be declared) is refused, and only the five predefined entities and character
- * references are ever decoded. Nothing is fetched, expanded or resolved.
+ * XML for POMs and maven-metadata.xml, read by saxes and safe by construction: a document with a
+ * DOCTYPE (where entities would be declared) is refused, so only the five predefined entities and
+ * character references are ever decoded. Nothing is fetched, expanded or resolved.
  */
 
 export class XmlError extends Error {
@@ -11,76 +13,50 @@ export class XmlError extends Error {
   }
 }
 
-export type Token =
-  | { t: 'open'; name: string; selfClosing: boolean; start: number; end: number }
-  | { t: 'close'; name: string; start: number; end: number }
-  /** `text` is decoded (predefined entities, character references, CDATA). */
-  | { t: 'text'; text: string; start: number; end: number };
+/** Where a tag sits in the text: string offsets of its `<` and just past its `>`. */
+export interface TagSpan {
+  start: number;
+  end: number;
+}
 
-const NAME = /[A-Za-z_][\w.:-]*/y;
-const PREDEFINED: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
+export interface XmlEvents {
+  open?(name: string, attributes: Record<string, string>, at: TagSpan, selfClosing: boolean): void;
+  /** Decoded character data (CDATA included). */
+  text?(text: string): void;
+  /** Also called for a self-closing element, with the span of its one tag. */
+  close?(name: string, at: TagSpan, selfClosing: boolean): void;
+}
 
-/** Decodes predefined entities and character references; any other `&name;` stays as written. */
-export function decodeText(raw: string): string {
-  return raw.replace(/&(#x[0-9a-fA-F]{1,6}|#[0-9]{1,7}|[a-z]{2,4});/g, (all, ref: string) => {
-    if (ref[0] !== '#') return PREDEFINED[ref] ?? all;
-    const code = ref[1] === 'x' ? parseInt(ref.slice(2), 16) : parseInt(ref.slice(1), 10);
-    return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : all;
+const DOCTYPE_REFUSED = 'a DOCTYPE or other declaration is not allowed';
+
+/**
+ * Reads a whole document, calling `on` in document order; throws XmlError when it is not well-formed
+ * or has a DOCTYPE. An undeclared entity (`&nbsp;`) is kept as written: it cannot expand, and refusing
+ * it would refuse documents Maven and NuGet accept.
+ */
+export function readXml(xml: string, on: XmlEvents): void {
+  const parser = new SaxesParser();
+  let tagStart = 0;
+  parser.on('doctype', () => {
+    throw new XmlError(DOCTYPE_REFUSED);
   });
+  parser.on('error', (e) => {
+    if (/undefined entity/.test(e.message)) return;
+    throw new XmlError(/doctype/i.test(e.message) ? DOCTYPE_REFUSED : `is not well-formed XML (${e.message})`);
+  });
+  parser.on('opentagstart', () => (tagStart = xml.lastIndexOf('<', parser.position)));
+  parser.on('opentag', (tag) => on.open?.(tag.name, tag.attributes, { start: tagStart, end: parser.position }, tag.isSelfClosing));
+  parser.on('text', (text) => on.text?.(text));
+  parser.on('cdata', (text) => on.text?.(text));
+  parser.on('closetag', (tag) => {
+    const end = parser.position;
+    on.close?.(tag.name, { start: tag.isSelfClosing ? tagStart : xml.lastIndexOf('</', end), end }, tag.isSelfClosing);
+  });
+  parser.write(xml).close();
 }
 
+/** `< > &` as text; for writing one element's content. */
 export const escapeText = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-
-/** The tokens of a document, in order. Comments and processing instructions are skipped. */
-export function* tokens(xml: string): Generator<Token> {
-  let i = 0;
-  const n = xml.length;
-  const skipTo = (end: string, from: number, what: string): number => {
-    const at = xml.indexOf(end, from);
-    if (at === -1) throw new XmlError(`unterminated ${what}`);
-    return at + end.length;
-  };
-  while (i < n) {
-    const lt = xml.indexOf('<', i);
-    if (lt === -1) {
-      yield { t: 'text', text: decodeText(xml.slice(i)), start: i, end: n };
-      return;
-    }
-    if (lt > i) yield { t: 'text', text: decodeText(xml.slice(i, lt)), start: i, end: lt };
-    if (xml.startsWith('<!--', lt)) i = skipTo('-->', lt + 4, 'comment');
-    else if (xml.startsWith('<?', lt)) i = skipTo('?>', lt + 2, 'processing instruction');
-    else if (xml.startsWith('<![CDATA[', lt)) {
-      const end = skipTo(']]>', lt + 9, 'CDATA section');
-      yield { t: 'text', text: xml.slice(lt + 9, end - 3), start: lt, end };
-      i = end;
-    } else if (xml.startsWith('<!', lt)) throw new XmlError('a DOCTYPE or other declaration is not allowed');
-    else if (xml[lt + 1] === '/') {
-      NAME.lastIndex = lt + 2;
-      const m = NAME.exec(xml);
-      if (!m) throw new XmlError('malformed end tag');
-      const end = skipTo('>', NAME.lastIndex, 'end tag');
-      yield { t: 'close', name: m[0], start: lt, end };
-      i = end;
-    } else {
-      NAME.lastIndex = lt + 1;
-      const m = NAME.exec(xml);
-      if (!m) throw new XmlError('malformed start tag');
-      // Attribute values may hold `>`, so walk past quoted runs.
-      let j = NAME.lastIndex;
-      let quote = '';
-      for (; j < n; j++) {
-        const c = xml[j]!;
-        if (quote) {
-          if (c === quote) quote = '';
-        } else if (c === '"' || c === "'") quote = c;
-        else if (c === '>' || c === '<') break;
-      }
-      if (j >= n || xml[j] !== '>') throw new XmlError('unterminated start tag');
-      yield { t: 'open', name: m[0], selfClosing: xml[j - 1] === '/', start: lt, end: j + 1 };
-      i = j + 1;
-    }
-  }
-}
 
 /** The local name of an element (`pom:project` → `project`). */
 export const localName = (name: string): string => name.slice(name.indexOf(':') + 1);
@@ -104,11 +80,10 @@ export function firstElement(text: string): { name: string } | { refused: string
     }
     if (/^<!doctype\s+html/i.test(text.slice(i, i + 20))) return { refused: 'is an HTML page' };
     if (text.startsWith('<!', i)) return { refused: 'has a DOCTYPE or other declaration (not allowed: no entities are expanded)' };
-    NAME.lastIndex = i + 1;
-    const m = NAME.exec(text);
+    const m = /^<([A-Za-z_][\w.:-]*)/.exec(text.slice(i, i + 256));
     if (!m) return text.length - i < 64 ? { incomplete: true } : { refused: 'does not start with an XML element' };
-    if (localName(m[0]).toLowerCase() === 'html') return { refused: 'is an HTML page' };
-    return { name: localName(m[0]) };
+    if (localName(m[1]!).toLowerCase() === 'html') return { refused: 'is an HTML page' };
+    return { name: localName(m[1]!) };
   }
 }
 
@@ -120,7 +95,7 @@ export function checkDocument(body: Buffer, root: string): string | null {
   if ('incomplete' in first) return 'has no root element';
   if (first.name !== root) return `its root element is <${first.name}>, not <${root}>`;
   try {
-    walk(text, () => {});
+    readXml(text, {});
   } catch (e) {
     return e instanceof XmlError ? e.message : 'not well-formed';
   }
@@ -129,31 +104,32 @@ export function checkDocument(body: Buffer, root: string): string | null {
 
 /**
  * Calls `onLeaf(path, text)` for every element that holds only text, with `path` the local names from
- * the root down (`project/dependencies/dependency/artifactId`), and `onClose(path)` as each element ends.
+ * the root down (`project/dependencies/dependency/artifactId`), and `onClose(path)` as each element
+ * with content ends.
  */
 export function walk(xml: string, onLeaf: (path: string, text: string) => void, onClose?: (path: string) => void): void {
   const stack: string[] = [];
   let text = '';
   let leaf = true;
-  for (const tok of tokens(xml)) {
-    if (tok.t === 'text') text += tok.text;
-    else if (tok.t === 'open') {
-      if (tok.selfClosing) {
-        onLeaf([...stack, localName(tok.name)].join('/'), '');
-        leaf = false;
-        continue;
-      }
-      stack.push(localName(tok.name));
+  readXml(xml, {
+    open(name, _attributes, _at, selfClosing) {
+      if (selfClosing) return;
+      stack.push(localName(name));
       text = '';
       leaf = true;
-    } else {
-      const path = stack.join('/');
-      if (stack.pop() !== localName(tok.name)) throw new XmlError(`mismatched end tag </${tok.name}>`);
-      if (leaf) onLeaf(path, text.trim());
-      onClose?.(path);
+    },
+    text: (t) => (text += t),
+    close(name, _at, selfClosing) {
+      if (selfClosing) {
+        onLeaf([...stack, localName(name)].join('/'), '');
+      } else {
+        const path = stack.join('/');
+        stack.pop();
+        if (leaf) onLeaf(path, text.trim());
+        onClose?.(path);
+      }
       text = '';
       leaf = false;
-    }
-  }
-  if (stack.length) throw new XmlError('the document ends inside an element');
+    },
+  });
 }
