@@ -32,3 +32,6 @@ export default defineKind({
   probe,
   sbom,
 });
+
+/** The DOCTYPE-refusing XML reader this kind uses, for other code that reads .nuspec files. */
+export { readXml, XmlError, type TagSpan, type XmlEvents } from './xml.js';

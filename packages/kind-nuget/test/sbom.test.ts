@@ -58,6 +58,7 @@ t.test('nuspec: no DTD, so no entity expansion; hostile input is refused or boun
   t.throws(() => nuspecDependencies(laughs), { code: 'ARCHIVE_CORRUPT' }, 'a DOCTYPE is refused');
   const xxe = `<?xml version="1.0"?><!DOCTYPE p [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>${spec('<dependencies><dependency id="&xxe;"/></dependencies>')}`;
   t.throws(() => nuspecDependencies(xxe), { code: 'ARCHIVE_CORRUPT' });
+  t.throws(() => nuspecDependencies(`<?xml version="1.0"?><!DOCTYPE package SYSTEM "http://127.0.0.1:9/x.dtd">${spec('')}`), { code: 'ARCHIVE_CORRUPT', message: /DOCTYPE/ }, 'an external DTD is refused, never fetched');
   t.same(nuspecDependencies(spec('<dependencies><dependency id="&undeclared;" version="1"/></dependencies>')), [{ id: '&undeclared;', range: '1' }], 'an undeclared entity stays text');
   t.throws(() => nuspecDependencies('<package><metadata><dependencies><dependency id="x'), { code: 'ARCHIVE_CORRUPT' }, 'an unterminated tag');
   t.throws(() => nuspecDependencies('<package><!-- never closed'), { code: 'ARCHIVE_CORRUPT' });
