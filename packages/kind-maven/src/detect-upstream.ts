@@ -1,5 +1,5 @@
-import { SaxesParser } from 'saxes';
 import type { DetectUpstream } from '@hub/runtime';
+import { readXml } from './xml.js';
 
 /** The first `<mirror>`'s `<url>` in `~/.m2/settings.xml`. */
 export const detectUpstream: DetectUpstream = async ({ readHomeFile }) => {
@@ -9,24 +9,21 @@ export const detectUpstream: DetectUpstream = async ({ readHomeFile }) => {
 };
 
 function firstMirrorUrl(xml: string): string | undefined {
-  const parser = new SaxesParser();
   const path: string[] = [];
   let url: string | undefined;
   let text = '';
-  parser.on('doctype', () => {
-    throw new Error('a DOCTYPE is not read');
-  });
-  parser.on('opentag', (tag) => {
-    path.push(tag.name);
-    text = '';
-  });
-  parser.on('text', (t) => (text += t));
-  parser.on('closetag', (tag) => {
-    if (url === undefined && tag.name === 'url' && path.at(-2) === 'mirror') url = text.trim();
-    path.pop();
-  });
   try {
-    parser.write(xml).close();
+    readXml(xml, {
+      open(name) {
+        path.push(name);
+        text = '';
+      },
+      text: (t) => (text += t),
+      close(name) {
+        if (url === undefined && name === 'url' && path.at(-2) === 'mirror') url = text.trim();
+        path.pop();
+      },
+    });
   } catch {
     return undefined;
   }

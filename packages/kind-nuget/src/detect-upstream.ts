@@ -1,5 +1,5 @@
-import { SaxesParser } from 'saxes';
 import type { DetectUpstream } from '@hub/runtime';
+import { readXml } from './xml.js';
 
 /** The first package source in `~/.nuget/NuGet/NuGet.Config` whose value is a v3 service index (`.../index.json`). */
 export const detectUpstream: DetectUpstream = async ({ readHomeFile }) => {
@@ -9,17 +9,14 @@ export const detectUpstream: DetectUpstream = async ({ readHomeFile }) => {
 };
 
 function firstServiceIndex(xml: string): string | undefined {
-  const parser = new SaxesParser();
   let url: string | undefined;
-  parser.on('doctype', () => {
-    throw new Error('a DOCTYPE is not read');
-  });
-  parser.on('opentag', (tag) => {
-    const value = tag.attributes.value;
-    if (url === undefined && tag.name === 'add' && typeof value === 'string' && /index\.json$/i.test(value.trim())) url = value.trim();
-  });
   try {
-    parser.write(xml).close();
+    readXml(xml, {
+      open(name, attributes) {
+        const value = attributes.value?.trim();
+        if (url === undefined && name === 'add' && value && /index\.json$/i.test(value)) url = value;
+      },
+    });
   } catch {
     return undefined;
   }
