@@ -1,4 +1,3 @@
-/* eslint-disable no-console -- a report script: it prints its table */
 // node bench/audit-cost.mjs (after npm run build): the cost of the audit log on the hot path.
 // Two hubs in this process, identical but for [audit_log] enabled, serve the same warm 10 KiB artifact
 // with token auth; autocannon (its own process) loads them in turn, alternating, so drift from other

@@ -31,10 +31,13 @@ export async function saveExport(io: Io, api: AdminClient, apiPath: string, quer
     return 0;
   }
   const tmp = `${output}.${process.pid}.partial`;
+  const file = fs.createWriteStream(tmp);
   try {
-    await pipeline(body, fs.createWriteStream(tmp));
+    await pipeline(body, file);
     fs.renameSync(tmp, output);
   } catch (e) {
+    // The file is opened asynchronously: a body that fails at once could otherwise create it after the removal.
+    if (!file.closed) await new Promise<void>((resolve) => file.once('close', () => resolve()));
     fs.rmSync(tmp, { force: true });
     const err = e as NodeJS.ErrnoException;
     throw new RequestError(err.code?.startsWith('E') && err.syscall ? `cannot write ${output}: ${err.message}` : `the export was cut off: ${err.message}`);

@@ -1,6 +1,6 @@
 /**
- * The admin commands against a real hub (admin plugin + npm over the fixture upstream), through the
- * real binary: each command's effect, its text and --json output, refusals (exit 1 with the
+ * The admin commands against a real hub (admin plugin + npm over the fixture upstream), run in-process
+ * through main(): each command's effect, its text and --json output, refusals (exit 1 with the
  * server's message and request_id). Issue 5, item 6.
  */
 import fs from 'node:fs';
@@ -300,12 +300,14 @@ t.test('cache purge: the next download goes upstream again', async (t) => {
   t.equal((await get('/hubdemo/1.0.0/tarball', token)).status, 200);
   t.equal((await get('/hubdemo/1.0.0/tarball', token)).status, 200);
   t.equal(s.upstream.count(file), 1, 'cached after the first download');
+  await s.hub.artifacts.idle();
 
   const purged = await s.cli(['cache', 'purge', '--registry', 'npm', '--package', 'hubdemo', '--version', '1.0.0']);
   t.equal(purged.code, 0, purged.stderr);
   t.match(purged.stdout, /^purged npm hubdemo@1\.0\.0/);
   t.equal((await get('/hubdemo/1.0.0/tarball', token)).status, 200);
   t.equal(s.upstream.count(file), 2, 'fetched again after the purge');
+  await s.hub.artifacts.idle(); // its row is written just after the body was sent: purge it, not a race with it
 
   const whole = await s.cli(['cache', 'purge', 'npm', 'hubdemo', '--json']);
   t.equal(whole.code, 0, whole.stderr);
@@ -322,10 +324,10 @@ t.test('cache purge: the next download goes upstream again', async (t) => {
 });
 
 t.test('audit-log: filters, cursors, text and --json; export-audit-log writes the same rows as CSV', async (t) => {
-  // Events from the tests above, flushed in batches: wait until the denials are visible.
-  t.ok(await eventually(async () => rows(json(await s.cli(['audit-log', '--denied-only', '--json'])), 'entries').length > 0), 'denials are logged');
-  await new Promise((r) => setTimeout(r, 1500));
+  // Events from the tests above are written in batches: write what is queued; rows of the reads below come after `to`.
+  await s.hub.audit.flush();
   const to = new Date().toISOString();
+  t.ok(rows(json(await s.cli(['audit-log', '--to', to, '--denied-only', '--json'])), 'entries').length > 0, 'denials are logged');
   const all = json<{ entries: any[]; next_cursor: unknown }>(await s.cli(['audit-log', '--to', to, '--json']));
   t.equal(all.next_cursor, null, 'all pages followed');
   t.ok(all.entries.length > 10, `${all.entries.length} entries`);

@@ -1,6 +1,6 @@
 /**
- * hub check (SPEC 4.3) through the real binary: against a real hub with npm, cargo, maven, rubygems,
- * nuget, terraform, github and openvsx registries over the kinds' fixture upstreams (every check
+ * hub check (SPEC 4.3), in-process through main() and once through the real binary: against a real hub
+ * with npm, cargo, maven, rubygems, nuget, terraform, github and openvsx registries over the kinds' fixture upstreams (every check
  * passes; a missing coordinate, a faulty upstream or a missing token fails with the reason; a 404
  * or a missing tool is a skip), against a second hub for the go command (which sends tokens only
  * over https), and against a stand-in server for content a real hub never serves.
@@ -25,7 +25,7 @@ import terraform from '@hub/kind-terraform';
 import openvsx from '@hub/kind-vsix/openvsx';
 import { goFixtureHandler, npmFixtureHandler, pathOf, sendBody, startFixtureUpstream, startTestHub } from '@hub/testkit';
 import { tarEntries, xmlRoot } from '../src/conformance.js';
-import { closedPort, expectUsageErrors, runHub, type Run } from './run-hub.js';
+import { closedPort, expectUsageErrors, runHub, runHubBinary, type Run } from './run-hub.js';
 
 const fixtures = (kind: string, rel = 'upstream/') => fileURLToPath(new URL(`../../../${kind}/test/fixtures/${rel}`, import.meta.url));
 const VSIX = fs.readFileSync(fixtures('kind-vsix', 'hubpub.hubext-1.0.0.vsix'));
@@ -169,6 +169,12 @@ t.test('every kind passes with coordinates the fixtures hold; one line per check
   t.match(answer.checks[0], { registry: 'npm', kind: 'npm', check: 'http', result: 'pass', detail: /200, gzip/ });
   t.match(answer.checks[5], { registry: 'gh', kind: 'github', check: 'tool', result: 'skip' });
   t.match(answer.checks[15], { registry: 'nuget', kind: 'nuget', check: 'tool', result: 'pass' });
+});
+
+t.test('the real binary: hub check prints its lines and exits with the result', async (t) => {
+  const r = await runHubBinary(['check', '--npm', 'npm', '--npm-package', 'hubdemo@1.0.0'], { HUB_URL: hub.url, HUB_TOKEN: reader, ...TOOL_ENV });
+  t.equal(r.code, 0, r.stdout + r.stderr);
+  t.match(r.stdout, /^PASS npm http: .+\nPASS npm tool: .+\n2 checks: 2 passed, 0 failed, 0 skipped\n$/);
 });
 
 t.test('a failing check: exit 1 and a FAIL line that says why', async (t) => {

@@ -1,77 +1,72 @@
-import { execFile, execFileSync, spawn } from 'node:child_process';
+/**
+ * The `hub` command: in-process through main() where a command reads only its arguments and io.env;
+ * the real binary for the smoke tests (--help, bad usage, init, serve) that prove bin.ts itself works.
+ */
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import t from 'tap';
 import type { Test } from 'tap';
 import { loadConfig } from '@hub/runtime';
 import { npmFixtureHandler, startFixtureUpstream } from '@hub/testkit';
+import { BIN, runHub, runHubBinary } from './run-hub.js';
 
 const NPM_FIXTURES = fileURLToPath(new URL('../../../kind-npm/test/fixtures/upstream/', import.meta.url));
-const BIN = fileURLToPath(new URL('../src/bin.js', import.meta.url));
-const exec = promisify(execFile);
-
-/** Runs `hub ...`; resolves with the exit code and both streams, whatever the code. */
-async function hub(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) {
-  try {
-    const r = await exec(process.execPath, [BIN, ...args], { cwd: opts.cwd, env: { PATH: process.env.PATH, ...opts.env }, timeout: 60_000 });
-    return { code: 0, ...r };
-  } catch (e) {
-    const err = e as { code: number; stdout: string; stderr: string };
-    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
-  }
-}
 
 t.test('--help on the command and on each subcommand', async (t) => {
-  const top = await hub(['--help']);
-  t.equal(top.code, 0);
+  const top = await runHubBinary(['--help']);
+  t.equal(top.code, 0, 'the binary exits 0');
   t.match(top.stdout, /Usage: hub <command>/);
   for (const cmd of ['serve', 'migrate', 'init']) {
-    const r = await hub([cmd, '--help']);
+    const r = await runHub([cmd, '--help']);
     t.equal(r.code, 0, `${cmd} --help exits 0`);
     t.match(r.stdout, new RegExp(`Usage: hub ${cmd}`), `${cmd} --help shows its usage`);
   }
-  t.match((await hub(['--version'])).stdout, /^\d+\.\d+\.\d+/);
+  t.match((await runHub(['--version'])).stdout, /^\d+\.\d+\.\d+/);
 });
 
 t.test('bad usage exits 2 and says what to run', async (t) => {
-  const r = await hub(['frobnicate']);
-  t.equal(r.code, 2);
+  const r = await runHubBinary(['frobnicate']);
+  t.equal(r.code, 2, 'the binary exits 2');
   t.match(r.stderr, /unknown command "frobnicate"/);
-  const flag = await hub(['serve', '--no-such-flag']);
+  const flag = await runHub(['serve', '--no-such-flag']);
   t.equal(flag.code, 2);
   t.match(flag.stderr, /hub serve --help/);
 });
 
 t.test('a config error names the key and line, and exits 1', async (t) => {
   const dir = t.testdir({ 'hub.toml': '[server]\nlisten = "127.0.0.1:0"\nlisten_backlog = 5\n' });
-  const r = await hub(['migrate', '--config', path.join(dir, 'hub.toml')]);
+  const r = await runHub(['migrate', '--config', path.join(dir, 'hub.toml')]);
   t.equal(r.code, 1);
   t.match(r.stderr, /listen_backlog/);
   t.match(r.stderr, /hub\.toml:3:/, 'file and line');
 });
 
 t.test('hub migrate creates the tables once', async (t) => {
+  // Relative paths in hub.toml are relative to the file, so the database lands in the test folder.
   const dir = t.testdir({
     'hub.toml': `[database]\nclient = "sqlite"\nfilename = "hub.db"\n[storage]\nkind = "fs"\npath = "blobs"\n[[registries]]\nname = "npm"\ntype = "npm"\nupstream = "http://127.0.0.1:9"\n`,
   });
-  const first = await hub(['migrate', '-c', 'hub.toml'], { cwd: dir });
+  const config = path.join(dir, 'hub.toml');
+  const first = await runHub(['migrate', '-c', config]);
   t.equal(first.code, 0, first.stderr);
   t.match(first.stdout, /applied \d+ migration/);
-  const second = await hub(['migrate', '-c', 'hub.toml'], { cwd: dir });
+  t.ok(fs.existsSync(path.join(dir, 'hub.db')), 'the database is next to hub.toml');
+  const second = await runHub(['migrate', '-c', config]);
   t.match(second.stdout, /up to date/);
 });
 
+// The binary: init reads the user's npm configuration (HOME) and writes into the working directory.
 t.test('hub init writes a hub.toml that loads, and refuses to overwrite without --force', async (t) => {
   const dir = t.testdir({});
   const env = { HOME: dir, npm_config_registry: 'http://127.0.0.1:4873/' };
-  const r = await hub(['init'], { cwd: dir, env });
+  const r = await runHubBinary(['init'], env, dir);
   t.equal(r.code, 0, r.stderr);
   const file = path.join(dir, 'hub.toml');
   t.doesNotThrow(() => loadConfig({ path: file, env: {} }), 'the written file is a valid configuration');
-  t.equal((await hub(['init'], { cwd: dir, env })).code, 2, 'an existing file is kept');
-  t.equal((await hub(['init', '--force'], { cwd: dir, env })).code, 0);
+  t.equal((await runHubBinary(['init'], env, dir)).code, 2, 'an existing file is kept');
+  t.equal((await runHubBinary(['init', '--force'], env, dir)).code, 0);
 });
 
 /** `hub serve` on a free port in `dir` with `env`; resolves with its base URL and stderr so far, and stops it at teardown. */

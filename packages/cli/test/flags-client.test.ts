@@ -1,6 +1,6 @@
 /**
  * hub flags list and hub exposure against a real hub (@hub/admin, @hub/flags, npm over the npm fixture
- * upstream), through the real binary: users download a version, a flag source pushes signed flags,
+ * upstream), in-process through main(): users download a version, a flag source pushes signed flags,
  * the list, the exposure table, its JSON, its CSV export and the coverage summary show them; a signed
  * DELETE turns a flag into a tombstone that only --include-dead lists.
  */

@@ -1,11 +1,16 @@
-/** Helpers for the CLI tests: run the real `hub` binary, and start a real hub with the admin plugin and npm. */
+/**
+ * Helpers for the CLI tests: run `hub` in this process (`main(argv, io)`, as bin.ts does) or, for the few
+ * smoke tests of the binary itself, as a child process; and start a real hub with the admin plugin and npm.
+ */
 import { execFile } from 'node:child_process';
 import net from 'node:net';
+import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { Test } from 'tap';
 import admin from '@hub/admin';
 import npm from '@hub/kind-npm';
 import { npmFixtureHandler, startFixtureUpstream, startTestHub, type FixtureUpstream, type TestHub } from '@hub/testkit';
+import { main } from '../src/main.js';
 
 export const BIN = fileURLToPath(new URL('../src/bin.js', import.meta.url));
 const NPM_FIXTURES = fileURLToPath(new URL('../../../kind-npm/test/fixtures/upstream/', import.meta.url));
@@ -16,10 +21,33 @@ export interface Run {
   stderr: string;
 }
 
-/** Runs `hub ...` with only PATH and `env` in its environment; resolves whatever the exit code. */
-export function runHub(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
+/**
+ * Runs `hub ...` in this process with only PATH and `env` as its environment; resolves whatever the exit
+ * code. Standard output is also a stream, as in the binary, so streamed downloads take their real path.
+ */
+export async function runHub(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
+  let stdout = '';
+  let stderr = '';
+  const decoder = new TextDecoder();
+  const stream = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      stdout += decoder.decode(chunk, { stream: true });
+      done();
+    },
+  });
+  const code = await main(args, {
+    out: (s) => void (stdout += s),
+    err: (s) => void (stderr += s),
+    env: { PATH: process.env.PATH, ...env },
+    stdout: stream,
+  });
+  return { code, stdout, stderr };
+}
+
+/** Runs the real `hub` binary (bin.ts) in a child process, with only PATH and `env` in its environment. */
+export function runHubBinary(args: string[], env: NodeJS.ProcessEnv = {}, cwd?: string): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH, ...env }, timeout: 60_000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, [BIN, ...args], { cwd, env: { PATH: process.env.PATH, ...env }, timeout: 60_000 }, (err, stdout, stderr) => {
       resolve({ code: err ? Number((err as { code?: unknown }).code ?? 1) : 0, stdout, stderr });
     });
   });
@@ -75,7 +103,7 @@ export async function closedPort(): Promise<number> {
   return port;
 }
 
-/** Retries `check` until it passes or `ms` runs out (policy memos and the batched audit log settle within a second or two). */
+/** Retries `check` until it passes or `ms` runs out (policy memos settle within a second or two). */
 export async function eventually<T>(check: () => Promise<T | undefined | false>, ms = 5_000): Promise<T | undefined | false> {
   const until = Date.now() + ms;
   for (;;) {

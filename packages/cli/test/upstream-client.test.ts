@@ -1,6 +1,6 @@
 /**
  * hub upstream sweep|recheck|list|status, hub events and hub health against a real hub (@hub/admin,
- * @hub/audit, npm over a writable copy of the npm fixture upstream), through the real binary: a version
+ * @hub/audit, npm over a writable copy of the npm fixture upstream), in-process through main(): a version
  * unpublished upstream goes missing, then disappeared, shows in the list, the status, the events and
  * the health card, and a recheck after it is republished clears it.
  */

@@ -20,11 +20,8 @@ async function has(bin: string): Promise<boolean> {
 
 // PROTOCOLS.md 4d: curl and wget are the forge clients; they send only hub's bearer token.
 for (const client of ['curl', 'wget'] as const) {
-  t.test(`${client} downloads a release asset through hub with a bearer token`, async (t) => {
-    if (!(await has(client))) {
-      t.pass(`${client} is not installed; skipped`);
-      return;
-    }
+  const skip = (await has(client)) ? false : `${client} is not installed`;
+  t.test(`${client} downloads a release asset through hub with a bearer token`, { skip }, async (t) => {
     const s = await setup(t, { config: { auth: { anonymous: [] } } });
     const token = await s.token('ci', { roles: ['reader'] });
     // Not t.testdir(): the hub's store already lives there.

@@ -8,8 +8,9 @@ import { FIXTURES, get, isZip, OPEN, setup, type NugetSetup } from './setup.js';
  * answered: then it is a 502; otherwise the answer started as 200 and the connection is cut before the
  * last byte (the runtime holds it back until the digest matched). Never a complete 200.
  */
-function refused(t: Test, res: RawResponse | null) {
-  if (res === null) return t.pass('the connection was cut before the last byte');
+function refused(t: Test, res: RawResponse | Error) {
+  // The cut is a reset (ECONNRESET: "aborted" or "socket hang up"), never a refused connection.
+  if (res instanceof Error) return t.equal((res as NodeJS.ErrnoException).code, 'ECONNRESET', `the connection was cut before the last byte (${res.message})`);
   t.equal(res.status, 502, 'refused with 502');
   t.equal(res.json().error.code, 'upstream_error');
 }
@@ -95,7 +96,7 @@ t.test('hash mismatch against the registration packageHash: 502, nothing cached'
   const on = { value: true };
   const s = await setup(t, { config: OPEN, handler: swap('/v3-flatcontainer/hubdemo/1.0.0/hubdemo.1.0.0.nupkg', 'hubdemo/1.1.0/hubdemo.1.1.0.nupkg', on) });
   const url = `${s.flat}/hubdemo/1.0.0/hubdemo.1.0.0.nupkg`;
-  refused(t, await get(url).catch(() => null));
+  refused(t, await get(url).catch((e: Error) => e));
   await s.hub.artifacts.idle();
   t.equal(await cached(s), 0, 'nothing cached');
   on.value = false;
@@ -109,7 +110,7 @@ t.test('hash mismatch against the catalog leaf (page not inlined): 502, nothing 
   const on = { value: true };
   const s = await setup(t, { config: OPEN, handler: swap('/v3-flatcontainer/hubdep/1.0.0/hubdep.1.0.0.nupkg', 'hubdemo/1.0.0/hubdemo.1.0.0.nupkg', on) });
   const url = `${s.flat}/hubdep/1.0.0/hubdep.1.0.0.nupkg`;
-  refused(t, await get(url).catch(() => null));
+  refused(t, await get(url).catch((e: Error) => e));
   await s.hub.artifacts.idle();
   t.equal(await cached(s), 0, 'nothing cached');
   t.equal(s.upstream.count('/v3/registration-gz-semver2/hubdep/page/1.0.0/1.0.0.json'), 1, 'the page was fetched');
@@ -129,7 +130,7 @@ t.test('without a registration the .nupkg is still served, checked as a zip', as
 
   // Cut short without a Content-Length: only the zip structure can tell (no end-of-central-directory record).
   s.upstream.fault('/v3-flatcontainer/hubdep/', { type: 'close-mid-body-no-length' });
-  refused(t, await get(`${s.flat}/hubdep/1.0.0/hubdep.1.0.0.nupkg`).catch(() => null));
+  refused(t, await get(`${s.flat}/hubdep/1.0.0/hubdep.1.0.0.nupkg`).catch((e: Error) => e));
   await s.hub.artifacts.idle();
   t.equal(await cached(s), 1, 'the truncated package is not cached');
 });
