@@ -46,12 +46,13 @@ export async function migrateCommand(argv: string[], io: Io): Promise<number> {
 export async function init(argv: string[], io: Io): Promise<number> {
   const { values } = parse(argv, { output: { type: 'string', short: 'o' }, force: { type: 'boolean', short: 'f' } }, { command: 'init' });
   if (values.help) return (io.out(`${HELP.init}\n`), 0);
+  const output = (values.output as string | undefined) ?? 'hub.toml';
+  // Refuse before asking the machine's tools, which can take seconds.
+  if (output !== '-' && fs.existsSync(output) && !values.force) throw new UsageError(`${output} exists; pass --force to overwrite it`, 'init');
   const found = await detectUpstreams(checkPlugins(await defaultPlugins()).kinds.values());
   const toml = renderInitToml(found);
-  const output = (values.output as string | undefined) ?? 'hub.toml';
   if (output === '-') io.out(toml);
   else {
-    if (fs.existsSync(output) && !values.force) throw new UsageError(`${output} exists; pass --force to overwrite it`, 'init');
     fs.writeFileSync(output, toml);
     io.err(`wrote ${output} with ${found.length} registr${found.length === 1 ? 'y' : 'ies'}${found.length ? `: ${found.map((f: { name: string; source: string }) => `${f.name} (from ${f.source})`).join(', ')}` : ''}\n`);
   }
