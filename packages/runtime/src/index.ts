@@ -44,3 +44,8 @@ export { jsonBody, readJsonBytes, parseJson } from './server/json-body.js';
 export { splitSegments } from './server/path-segments.js';
 export { createAddressMatcher } from './upstream/address-policy.js';
 export { comparePrerelease } from './versions.js';
+export { nameAtVersion, type NameAtVersionOptions } from './contract/name-at-version.js';
+export { looksLikeHtml } from './html-page.js';
+export { readCapped } from './read-capped.js';
+export { probeFetch, type ProbeFetchOptions, type ProbeFetchResult } from './upstream/probe-fetch.js';
+export { requestedRange, partialHeaders, unsatisfiableHeaders, type ByteRange, type Validators } from './http/byte-range.js';

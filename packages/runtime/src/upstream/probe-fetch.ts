@@ -1,0 +1,38 @@
+import type { UpstreamClient } from '../contract/upstream.js';
+import { readCapped } from '../read-capped.js';
+
+export interface ProbeFetchOptions {
+  /** The most a probe reads of a 2xx body; past it the answer is a failure (status 0). */
+  maxBytes: number;
+  method?: 'GET' | 'HEAD';
+  headers?: Record<string, string>;
+}
+
+export interface ProbeFetchResult {
+  /** 0 when nothing usable came back: a transport failure, a timeout, a body past `maxBytes`. */
+  status: number;
+  /** The whole body of a 2xx GET; empty otherwise (other bodies are not read). */
+  body: Buffer;
+  contentType?: string;
+  /** Why the status is 0. */
+  error?: string;
+}
+
+/**
+ * One upstream request of a probe ladder, never throwing: `probeAnswer(status)` reads a failure as
+ * inconclusive, never absent. The body is capped twice over: refused from Content-Length, and cut off
+ * while read.
+ */
+export async function probeFetch(upstream: UpstreamClient, url: string, o: ProbeFetchOptions): Promise<ProbeFetchResult> {
+  try {
+    const res = await upstream.request(url, { method: o.method ?? 'GET', headers: o.headers, maxBytes: o.maxBytes });
+    const contentType = res.headers['content-type'];
+    if (o.method === 'HEAD' || res.status < 200 || res.status >= 300) {
+      res.body.destroy();
+      return { status: res.status, body: Buffer.alloc(0), contentType };
+    }
+    return { status: res.status, body: await readCapped(res.body, o.maxBytes), contentType };
+  } catch (e) {
+    return { status: 0, body: Buffer.alloc(0), error: e instanceof Error ? e.message : String(e) };
+  }
+}
