@@ -1,9 +1,12 @@
-import { reply, type KindRoute, type Reply, type RequestContext } from '@hub/runtime';
-import { headProblem, isIndexPath, looksLikeHtml, shapeOf, type PathKindTable } from './classify.js';
+import { looksLikeHtml, reply, type KindRoute, type Reply, type RequestContext } from '@hub/runtime';
+import { headProblem, isIndexPath, shapeOf, type PathKindTable } from './classify.js';
 import { indexPatterns, type PathConfig } from './config.js';
 import { pathFromSegments, REPO, upstreamUrl } from './paths.js';
 
-/** An index-like file: a mutable document with the registry's TTL, revalidated upstream with ETag/Last-Modified. */
+/**
+ * An index-like file: a mutable document with the registry's TTL, revalidated upstream with ETag/Last-Modified.
+ * Its validators let the runtime answer apt's and dnf's conditional requests with 304.
+ */
 async function indexFile(table: PathKindTable, rc: RequestContext<PathConfig>, path: string): Promise<Reply> {
   const doc = await rc.metadata({
     key: `index:${path}`,
@@ -12,7 +15,6 @@ async function indexFile(table: PathKindTable, rc: RequestContext<PathConfig>, p
   });
   const headers: Record<string, string> = { 'cache-control': 'no-cache', etag: doc.etag, 'last-modified': doc.fetchedAt.toUTCString() };
   if (doc.stale) headers['x-hub-stale'] = '1';
-  if (rc.headers['if-none-match'] === doc.etag) return { status: 304, headers, body: null };
   return reply.bytes(doc.body, shapeOf(path).contentType, headers);
 }
 

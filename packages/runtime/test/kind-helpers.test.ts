@@ -30,9 +30,9 @@ t.test('nameAtVersion: splits at the first or last @, checks and normalizes both
 });
 
 t.test('looksLikeHtml: doctype or html tag after a BOM and white space, within the first 512 bytes', async (t) => {
-  for (const page of ['<!DOCTYPE html><p>', '<html>', '\ufeff <HTML lang="en">', '\r\n\t<!doctype HTML>', ' '.repeat(400) + '<html>'])
+  for (const page of ['<!DOCTYPE html><p>', '<html>', '\ufeff <HTML lang="en">', "\r\n\t<!doctype  HTML>", '<html\n>', ' '.repeat(400) + '<html>'])
     t.ok(looksLikeHtml(Buffer.from(page)), JSON.stringify(page.slice(0, 30)));
-  for (const other of ['', '<?xml version="1.0"?><html/>', '{"html": 1}', '<!doctype xml>', '<htm', 'PK\x03\x04<html>', ' '.repeat(600) + '<html>'])
+  for (const other of ['', '<?xml version="1.0"?><html/>', '{"html": 1}', '<!doctype xml>', '<htm', '<htmlx>', 'PK\x03\x04<html>', ' '.repeat(600) + '<html>'])
     t.notOk(looksLikeHtml(Buffer.from(other)), JSON.stringify(other.slice(0, 30)));
   t.ok(looksLikeHtml(Buffer.from('xx<html>').subarray(2)), 'a subarray is read from its own start');
 });

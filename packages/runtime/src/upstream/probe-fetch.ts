@@ -1,12 +1,8 @@
 import type { UpstreamClient } from '../contract/upstream.js';
 import { readCapped } from '../read-capped.js';
 
-export interface ProbeFetchOptions {
-  /** The most a probe reads of a 2xx body; past it the answer is a failure (status 0). */
-  maxBytes: number;
-  method?: 'GET' | 'HEAD';
-  headers?: Record<string, string>;
-}
+/** A GET names the most it reads of a 2xx body (past it the answer is a failure, status 0); a HEAD reads none. */
+export type ProbeFetchOptions = { headers?: Record<string, string> } & ({ method?: 'GET'; maxBytes: number } | { method: 'HEAD'; maxBytes?: number });
 
 export interface ProbeFetchResult {
   /** 0 when nothing usable came back: a transport failure, a timeout, a body past `maxBytes`. */
@@ -25,9 +21,14 @@ export interface ProbeFetchResult {
  */
 export async function probeFetch(upstream: UpstreamClient, url: string, o: ProbeFetchOptions): Promise<ProbeFetchResult> {
   try {
-    const res = await upstream.request(url, { method: o.method ?? 'GET', headers: o.headers, maxBytes: o.maxBytes });
+    if (o.method === 'HEAD') {
+      const res = await upstream.request(url, { method: 'HEAD', headers: o.headers });
+      res.body.destroy();
+      return { status: res.status, body: Buffer.alloc(0), contentType: res.headers['content-type'] };
+    }
+    const res = await upstream.request(url, { headers: o.headers, maxBytes: o.maxBytes });
     const contentType = res.headers['content-type'];
-    if (o.method === 'HEAD' || res.status < 200 || res.status >= 300) {
+    if (res.status < 200 || res.status >= 300) {
       res.body.destroy();
       return { status: res.status, body: Buffer.alloc(0), contentType };
     }
