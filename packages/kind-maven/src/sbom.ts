@@ -1,4 +1,3 @@
-import type { Readable } from 'node:stream';
 import { readCapped, type SbomDependency, type SbomExtractor, type SbomLimits } from '@hub/runtime';
 import { walk } from './xml.js';
 
