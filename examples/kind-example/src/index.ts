@@ -6,11 +6,13 @@
  *   <upstream>/<package>/<version>/<file>       the files, immutable
  * hub serves the same paths below /proxy/<name>/, caching both.
  */
-import { defineKind, errors, probeAnswer, reply, type KindRoute, type ProbeLadder } from '@hub/runtime';
+import { defineKind, errors, nameAtVersion, probeAnswer, probeFetch, reply, type KindRoute, type ProbeLadder } from '@hub/runtime';
 
 const NAME = /^[a-z0-9][a-z0-9._-]{0,99}$/;
 const VERSION = /^[0-9]+\.[0-9]+\.[0-9]+$/;
 const FILE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
+/** The most the probe reads of a listing. */
+const MAX_LISTING_BYTES = 4 * 1024 * 1024;
 
 function checkedName(name: string): string {
   if (!NAME.test(name)) throw errors.badRequest(`"${name.slice(0, 100)}" is not a valid package name`);
@@ -57,14 +59,12 @@ const file: KindRoute = {
 
 /** The listing decides; a version it lacks is absent; a failing listing is inconclusive, never absent. */
 const probe: ProbeLadder = async (pc, name, versions) => {
-  let status = 0;
+  // Never throws: a failure, a timeout or a listing past the cap is status 0, which is inconclusive.
+  const res = await probeFetch(pc.upstream, `${pc.registry.upstream}/${name}/versions.json`, { maxBytes: MAX_LISTING_BYTES });
+  let status = res.status;
   let listed = new Set<string>();
   try {
-    const res = await pc.upstream.request(`${pc.registry.upstream}/${name}/versions.json`);
-    status = res.status;
-    const chunks: Buffer[] = [];
-    for await (const c of res.body) chunks.push(c as Buffer);
-    if (status === 200) listed = new Set((JSON.parse(Buffer.concat(chunks).toString('utf8')) as Listing).versions);
+    if (status === 200) listed = new Set((JSON.parse(res.body.toString('utf8')) as Listing).versions);
   } catch {
     status = 0;
   }
@@ -81,14 +81,7 @@ export default defineKind({
   contract: 1,
   addressing: 'package',
   description: 'Files on a static upstream, addressed as <package>/<version>/<file>',
-  coordinate: {
-    parse(text) {
-      const [name, version] = text.split('@');
-      if (!name || !NAME.test(name) || (version !== undefined && !VERSION.test(version))) return null;
-      return version ? { name, version } : { name };
-    },
-    format: (c) => (c.version ? `${c.name}@${c.version}` : c.name),
-  },
+  coordinate: nameAtVersion({ split: 'first', isName: (name) => NAME.test(name), isVersion: (version) => VERSION.test(version) }),
   routes: [listing, file],
   probe,
 });

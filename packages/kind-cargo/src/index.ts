@@ -1,4 +1,4 @@
-import { defineKind } from '@hub/runtime';
+import { defineKind, nameAtVersion } from '@hub/runtime';
 import { detectUpstream } from './detect-upstream.js';
 import { canonicalName, isCrateName, isCrateVersion } from './names.js';
 import { probe } from './probe.js';
@@ -15,17 +15,8 @@ export default defineKind({
   contract: 1,
   addressing: 'package',
   description: 'Rust crates through the sparse index',
-  coordinate: {
-    /** `name` or `name@version` (cargo's own package-id spelling); names are lower-cased. */
-    parse(text) {
-      const at = text.indexOf('@');
-      const [name, version] = at > 0 ? [text.slice(0, at), text.slice(at + 1)] : [text, undefined];
-      if (!isCrateName(name) || (version !== undefined && !isCrateVersion(version))) return null;
-      return version ? { name: canonicalName(name), version } : { name: canonicalName(name) };
-    },
-    format: (c) => (c.version ? `${c.name}@${c.version}` : c.name),
-    normalizeName: canonicalName,
-  },
+  /** `name` or `name@version` (cargo's own package-id spelling); names are lower-cased. */
+  coordinate: nameAtVersion({ split: 'first', isName: isCrateName, isVersion: isCrateVersion, normalizeName: canonicalName }),
   routes,
   detectUpstream,
   probe,

@@ -1,4 +1,4 @@
-import { probeAnswer, type ProbeContext, type ProbeLadder, type ProbeResult } from '@hub/runtime';
+import { probeAnswer, probeFetch, type ProbeContext, type ProbeLadder, type ProbeResult } from '@hub/runtime';
 import { downloadUrl, parseDl } from './download-url.js';
 import { parseIndexFile } from './index-file.js';
 import { canonicalName, indexPath } from './names.js';
@@ -7,16 +7,7 @@ import { canonicalName, indexPath } from './names.js';
 export const MAX_VERSION_PROBES = 25;
 const MAX_INDEX_BYTES = 32 * 1024 * 1024;
 
-async function fetchText(pc: ProbeContext, url: string): Promise<{ status: number; body: Buffer; contentType?: string }> {
-  try {
-    const res = await pc.upstream.request(url, { maxBytes: MAX_INDEX_BYTES });
-    const chunks: Buffer[] = [];
-    for await (const c of res.body) chunks.push(c as Buffer);
-    return { status: res.status, body: Buffer.concat(chunks), contentType: res.headers['content-type'] };
-  } catch {
-    return { status: 0, body: Buffer.alloc(0) };
-  }
-}
+const fetchText = (pc: ProbeContext, url: string) => probeFetch(pc.upstream, url, { maxBytes: MAX_INDEX_BYTES });
 
 /**
  * Listing first: the crate's index file names every version ever published, yanked ones included
@@ -46,14 +37,7 @@ export const probe: ProbeLadder = async (pc, rawName, versions) => {
       out.push({ version, answer: 'inconclusive', rung: 'version', detail });
       continue;
     }
-    let status = 0;
-    try {
-      const res = await pc.upstream.request(downloadUrl(dl, name, version, ''), { method: 'HEAD' });
-      res.body.destroy();
-      status = res.status;
-    } catch {
-      status = 0;
-    }
+    const { status } = await probeFetch(pc.upstream, downloadUrl(dl, name, version, ''), { method: 'HEAD' });
     out.push({ version, answer: probeAnswer(status), rung: 'version', detail: `download answered ${status || 'nothing'}` });
   }
   return out;

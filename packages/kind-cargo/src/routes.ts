@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { errors, type KindRoute, type Reply, type RequestContext } from '@hub/runtime';
+import { errors, type KindRoute, type Reply } from '@hub/runtime';
 import { canonicalName, isCrateName, isCrateVersion, nameFromIndexPath } from './names.js';
 import { indexSpec, servedIndex, versionEntry } from './index-file.js';
 import { downloadUrl, parseDl, upstreamConfigSpec } from './download-url.js';
@@ -9,12 +9,9 @@ export const INDEX_ROOT = 'registry';
 /** Where hub's config.json sends cargo for .crate files; cargo appends `/{crate}/{version}/download`. */
 export const DOWNLOAD_ROOT = ['api', 'v1', 'crates'] as const;
 
-/** A 200 with an ETag, or a 304 when the client already holds these bytes. */
-function withEtag(rc: RequestContext, body: Buffer, etag: string, contentType: string, extra: Record<string, string> = {}): Reply {
-  const headers = { etag, 'cache-control': 'no-cache', ...extra };
-  const inm = rc.headers['if-none-match'];
-  if (inm && inm.split(',').some((t) => t.trim() === '*' || t.trim().replace(/^W\//, '') === etag)) return { status: 304, headers, body: null };
-  return { status: 200, headers: { 'content-type': contentType, ...headers }, body };
+/** A 200 with an ETag (the runtime answers 304 when the client already holds these bytes). */
+function withEtag(body: Buffer, etag: string, contentType: string, extra: Record<string, string> = {}): Reply {
+  return { status: 200, headers: { 'content-type': contentType, etag, 'cache-control': 'no-cache', ...extra }, body };
 }
 
 /**
@@ -28,7 +25,7 @@ const configRoute: KindRoute = {
   match: (s) => (s.length === 2 && s[0] === INDEX_ROOT && s[1] === 'config.json' ? {} : null),
   async handle(rc) {
     const body = Buffer.from(JSON.stringify({ dl: `${rc.baseUrl}/${DOWNLOAD_ROOT.join('/')}`, 'auth-required': !rc.anonymousRead }));
-    return withEtag(rc, body, `"${createHash('sha256').update(body).digest('hex')}"`, 'application/json');
+    return withEtag(body, `"${createHash('sha256').update(body).digest('hex')}"`, 'application/json');
   },
 };
 
@@ -49,7 +46,7 @@ const indexRoute: KindRoute = {
     const name = m.coordinate!.name;
     const doc = await rc.metadata(indexSpec(rc, name));
     const served = servedIndex(doc, await rc.hiddenVersions(name));
-    return withEtag(rc, served.body, served.etag, 'text/plain; charset=utf-8', doc.stale ? { 'x-hub-stale': '1' } : {});
+    return withEtag(served.body, served.etag, 'text/plain; charset=utf-8', doc.stale ? { 'x-hub-stale': '1' } : {});
   },
 };
 

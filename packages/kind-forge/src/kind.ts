@@ -1,4 +1,4 @@
-import { defineKind, type RegistryKind } from '@hub/runtime';
+import { defineKind, nameAtVersion, type RegistryKind } from '@hub/runtime';
 import type { Forge } from './forges.js';
 import { forgeRoutes } from './routes.js';
 
@@ -15,17 +15,13 @@ export function forgeKind(forge: Forge): RegistryKind {
     contract: 1,
     addressing: 'forge',
     description: forge.description,
-    coordinate: {
-      parse(text) {
-        const at = text.indexOf('@');
-        const [name, version] = at >= 0 ? [text.slice(0, at), text.slice(at + 1)] : [text, undefined];
-        if (!PROJECT.test(name) || version === '' || (version !== undefined && /[/\\\0]/.test(version))) return null;
-        // Owners, groups and repositories are case-insensitive on every forge; tags and file names are not.
-        return version === undefined ? { name: name.toLowerCase() } : { name: name.toLowerCase(), version };
-      },
+    coordinate: nameAtVersion({
+      split: 'first',
+      isName: (name) => PROJECT.test(name),
+      isVersion: (tag) => !/[/\\\0]/.test(tag),
+      // Owners, groups and repositories are case-insensitive on every forge; tags and file names are not.
       normalizeName: (name) => name.toLowerCase(),
-      format: (c) => (c.version === undefined ? c.name : `${c.name}@${c.version}`),
-    },
+    }),
     routes: forgeRoutes(forge),
   });
 }

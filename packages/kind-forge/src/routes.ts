@@ -1,13 +1,11 @@
-import { errors, type KindRoute, type RequestContext } from '@hub/runtime';
+import { errors, looksLikeHtml, type KindRoute, type RequestContext } from '@hub/runtime';
 import type { Forge, ForgeAsset } from './forges.js';
 import { explainRefusal, refusedStatus } from './rate-limit.js';
-
-const HTML_HEAD = /^\s*<(!doctype html|html)/i;
 
 /** An error page where a binary asset was expected; an asset that is itself HTML is let through. */
 function checkHead(file: string) {
   return (head: Buffer): string | null =>
-    /\.html?$/i.test(file) || !HTML_HEAD.test(head.subarray(0, 64).toString('latin1')) ? null : 'upstream sent an HTML page instead of the asset';
+    /\.html?$/i.test(file) || !looksLikeHtml(head) ? null : 'upstream sent an HTML page instead of the asset';
 }
 
 async function serveAsset(rc: RequestContext, forge: Forge, a: ForgeAsset) {

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { defineKind } from '@hub/runtime';
+import { defineKind, nameAtVersion } from '@hub/runtime';
 import { detectUpstream } from './detect-upstream.js';
 import { isGoVersion } from './module-path.js';
 import { probe } from './probe.js';
@@ -22,16 +22,11 @@ export default defineKind<GoConfig>({
   addressing: 'package',
   description: 'Go modules through the module proxy protocol',
   configSchema,
-  coordinate: {
-    parse(text) {
-      const at = text.lastIndexOf('@');
-      const [name, version] = at > 0 ? [text.slice(0, at), text.slice(at + 1)] : [text, undefined];
-      if (!/^[A-Za-z0-9._~/-]+$/.test(name) || name.startsWith('/') || name.endsWith('/')) return null;
-      if (version !== undefined && !isGoVersion(version)) return null;
-      return version ? { name, version } : { name };
-    },
-    format: (c) => (c.version ? `${c.name}@${c.version}` : c.name),
-  },
+  coordinate: nameAtVersion({
+    split: 'last',
+    isName: (name) => /^[A-Za-z0-9._~/-]+$/.test(name) && !name.startsWith('/') && !name.endsWith('/'),
+    isVersion: isGoVersion,
+  }),
   routes,
   detectUpstream,
   probe,

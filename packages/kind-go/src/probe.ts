@@ -1,6 +1,9 @@
-import { probeAnswer, type ProbeLadder, type ProbeResult } from '@hub/runtime';
+import { probeAnswer, probeFetch, type ProbeLadder, type ProbeResult } from '@hub/runtime';
 import { escapePath } from './module-path.js';
 import type { GoConfig } from './routes.js';
+
+/** The most a probe reads of a version list or an .info document. */
+export const MAX_PROBE_BYTES = 8 * 1024 * 1024;
 
 /**
  * Listing first (`/@v/list`); a version missing from it (pseudo-versions never are listed) is asked
@@ -9,14 +12,8 @@ import type { GoConfig } from './routes.js';
 export const probe: ProbeLadder<GoConfig> = async (pc, name, versions) => {
   const base = `${pc.registry.upstream}/${escapePath(name)}/@v/`;
   const ask = async (url: string) => {
-    try {
-      const res = await pc.upstream.request(url);
-      const chunks: Buffer[] = [];
-      for await (const c of res.body) chunks.push(c as Buffer);
-      return { status: res.status, body: Buffer.concat(chunks).toString('utf8') };
-    } catch {
-      return { status: 0, body: '' };
-    }
+    const r = await probeFetch(pc.upstream, url, { maxBytes: MAX_PROBE_BYTES });
+    return { status: r.status, body: r.body.toString('utf8') };
   };
   const list = await ask(`${base}list`);
   const listAnswer = probeAnswer(list.status);

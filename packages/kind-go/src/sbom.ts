@@ -1,4 +1,4 @@
-import type { SbomDependency, SbomExtractor } from '@hub/runtime';
+import { readCapped, type SbomDependency, type SbomExtractor } from '@hub/runtime';
 
 /** `require` directives of the module's own go.mod (the `.mod` file the proxy serves). */
 export function parseGoMod(text: string): SbomDependency[] {
@@ -26,16 +26,7 @@ export function parseGoMod(text: string): SbomDependency[] {
 export const sbom: SbomExtractor = {
   appliesTo: (key) => key.endsWith('.mod'),
   async extract(body, limits) {
-    const chunks: Buffer[] = [];
-    let n = 0;
-    for await (const c of body) {
-      n += (c as Buffer).length;
-      if (n > limits.maxBytes) {
-        body.destroy();
-        throw Object.assign(new Error('go.mod exceeds the SBOM size cap'), { code: 'ARCHIVE_LIMIT' });
-      }
-      chunks.push(c as Buffer);
-    }
-    return parseGoMod(Buffer.concat(chunks).toString('utf8'));
+    const mod = await readCapped(body, limits.maxBytes, () => Object.assign(new Error('go.mod exceeds the SBOM size cap'), { code: 'ARCHIVE_LIMIT' }));
+    return parseGoMod(mod.toString('utf8'));
   },
 };

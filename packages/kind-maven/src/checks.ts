@@ -1,3 +1,4 @@
+import { looksLikeHtml } from '@hub/runtime';
 import type { ChecksumAlgorithm } from './layout.js';
 import { firstElement } from './xml.js';
 
@@ -25,4 +26,4 @@ export const checkChecksumHead = (algorithm: ChecksumAlgorithm) => (head: Buffer
 export const checkSignatureHead = (head: Buffer) => (head.toString('latin1').trimStart().startsWith('-----BEGIN PGP') ? null : 'is not an armoured PGP signature');
 
 /** Anything else must at least not be an HTML error page. */
-export const checkNotHtml = (head: Buffer) => (/^(?:\xef\xbb\xbf)?\s*(?:<!doctype\s+html|<html)/i.test(head.toString('latin1')) ? 'is an HTML page' : null);
+export const checkNotHtml = (head: Buffer) => (looksLikeHtml(head) ? 'is an HTML page' : null);

@@ -1,4 +1,4 @@
-import { probeAnswer, type ProbeContext, type ProbeLadder, type ProbeResult } from '@hub/runtime';
+import { probeAnswer, probeFetch, type ProbeContext, type ProbeLadder, type ProbeResult } from '@hub/runtime';
 import { artifactDir, isSnapshot, splitName } from './layout.js';
 import { checkMetadata, listedVersions } from './metadata.js';
 
@@ -10,33 +10,19 @@ const url = (pc: ProbeContext, path: string) => `${pc.registry.upstream}/${path.
 
 /** The versions the upstream's maven-metadata.xml lists, or null when it has none we can read. */
 async function listing(pc: ProbeContext, dir: string): Promise<Set<string> | null> {
-  try {
-    const res = await pc.upstream.request(url(pc, `${dir}/maven-metadata.xml`), { maxBytes: MAX_LISTING_BYTES });
-    if (res.status !== 200) {
-      res.body.destroy();
-      return null;
-    }
-    const chunks: Buffer[] = [];
-    for await (const c of res.body) chunks.push(c as Buffer);
-    const body = Buffer.concat(chunks);
-    return checkMetadata(body) ? null : new Set(listedVersions(body.toString('utf8')));
-  } catch {
-    return null;
-  }
+  const { status, body } = await probeFetch(pc.upstream, url(pc, `${dir}/maven-metadata.xml`), { maxBytes: MAX_LISTING_BYTES });
+  if (status !== 200 || checkMetadata(body)) return null;
+  return new Set(listedVersions(body.toString('utf8')));
 }
 
 /** HEAD on the version's POM (a SNAPSHOT's own maven-metadata.xml). 5xx, 429, timeouts and HTML answers decide nothing. */
 async function headVersion(pc: ProbeContext, dir: string, artifact: string, version: string): Promise<ProbeResult> {
   const path = isSnapshot(version) ? `${dir}/${version}/maven-metadata.xml` : `${dir}/${version}/${artifact}-${version}.pom`;
-  try {
-    const res = await pc.upstream.request(url(pc, path), { method: 'HEAD' });
-    res.body.destroy();
-    const html = /^text\/html\b/i.test(res.headers['content-type'] ?? '');
-    const answer = res.status === 200 && html ? 'inconclusive' : probeAnswer(res.status);
-    return { version, answer, rung: 'version', detail: `HEAD ${path.slice(dir.length + 1)} answered ${res.status}${html ? ' with an HTML page' : ''}` };
-  } catch (e) {
-    return { version, answer: 'inconclusive', rung: 'version', detail: (e as Error).message };
-  }
+  const res = await probeFetch(pc.upstream, url(pc, path), { method: 'HEAD' });
+  if (res.error !== undefined) return { version, answer: 'inconclusive', rung: 'version', detail: res.error };
+  const html = /^text\/html\b/i.test(res.contentType ?? '');
+  const answer = res.status === 200 && html ? 'inconclusive' : probeAnswer(res.status);
+  return { version, answer, rung: 'version', detail: `HEAD ${path.slice(dir.length + 1)} answered ${res.status}${html ? ' with an HTML page' : ''}` };
 }
 
 /**

@@ -1,5 +1,4 @@
-import type { Readable } from 'node:stream';
-import type { SbomDependency, SbomExtractor, SbomLimits } from '@hub/runtime';
+import { readCapped, type SbomDependency, type SbomExtractor, type SbomLimits } from '@hub/runtime';
 import { walk } from './xml.js';
 
 /**
@@ -10,20 +9,6 @@ import { walk } from './xml.js';
 const SCOPES: Record<string, SbomDependency['scope']> = { '': 'runtime', compile: 'runtime', runtime: 'runtime', test: 'dev', provided: 'peer', system: 'build' };
 
 const limitError = (message: string) => Object.assign(new Error(message), { name: 'ArchiveError', code: 'ARCHIVE_LIMIT' });
-
-async function readCapped(body: Readable, maxBytes: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let n = 0;
-  for await (const c of body) {
-    n += (c as Buffer).length;
-    if (n > maxBytes) {
-      body.destroy();
-      throw limitError('the POM exceeds the SBOM size cap');
-    }
-    chunks.push(c as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
 
 /**
  * The direct dependencies a POM declares (`project/dependencies`, not dependencyManagement, plugins or
@@ -69,6 +54,6 @@ export function pomDependencies(xml: string, maxEntries = Infinity): SbomDepende
 export const sbom: SbomExtractor = {
   appliesTo: (key) => key.endsWith('.pom'),
   async extract(body, limits: SbomLimits) {
-    return pomDependencies(await readCapped(body, limits.maxBytes), limits.maxEntries);
+    return pomDependencies((await readCapped(body, limits.maxBytes, () => limitError('the POM exceeds the SBOM size cap'))).toString('utf8'), limits.maxEntries);
   },
 };

@@ -1,4 +1,4 @@
-import { defineKind } from '@hub/runtime';
+import { defineKind, nameAtVersion } from '@hub/runtime';
 import { detectUpstream } from './detect-upstream.js';
 import { isPackageName } from './names.js';
 import { probe } from './probe.js';
@@ -11,14 +11,8 @@ export default defineKind({
   contract: 1,
   addressing: 'package',
   description: 'npm packages: tarballs, and packuments with tarball URLs rewritten to hub',
-  coordinate: {
-    parse(text) {
-      const at = text.lastIndexOf('@');
-      const [name, version] = at > 0 ? [text.slice(0, at), text.slice(at + 1)] : [text, undefined];
-      return isPackageName(name) ? (version ? { name, version } : { name }) : null;
-    },
-    format: (c) => (c.version ? `${c.name}@${c.version}` : c.name),
-  },
+  // `@scope/name@version`: the last `@` separates.
+  coordinate: nameAtVersion({ split: 'last', isName: isPackageName }),
   routes,
   detectUpstream,
   probe,

@@ -1,4 +1,4 @@
-import { defineKind } from '@hub/runtime';
+import { defineKind, nameAtVersion } from '@hub/runtime';
 import { detectUpstream } from './detect-upstream.js';
 import { isPackageId, normalizeVersion } from './names.js';
 import { probe } from './probe.js';
@@ -15,18 +15,7 @@ export default defineKind({
   contract: 1,
   addressing: 'package',
   description: 'NuGet v3: service index, flat container, registrations, search',
-  coordinate: {
-    parse(text) {
-      const at = text.lastIndexOf('@');
-      const [id, version] = at > 0 ? [text.slice(0, at), text.slice(at + 1)] : [text, undefined];
-      if (!isPackageId(id)) return null;
-      if (version === undefined) return { name: id.toLowerCase() };
-      const v = normalizeVersion(version);
-      return v ? { name: id.toLowerCase(), version: v } : null;
-    },
-    format: (c) => (c.version ? `${c.name}@${c.version}` : c.name),
-    normalizeName: (name) => name.toLowerCase(),
-  },
+  coordinate: nameAtVersion({ split: 'last', isName: isPackageId, normalizeName: (name) => name.toLowerCase(), normalizeVersion }),
   routes,
   detectUpstream,
   probe,

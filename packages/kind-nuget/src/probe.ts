@@ -1,4 +1,4 @@
-import { probeAnswer, type ProbeContext, type ProbeLadder, type ProbeResult, type UpstreamClient } from '@hub/runtime';
+import { probeAnswer, probeFetch, type ProbeContext, type ProbeLadder, type ProbeResult, type UpstreamClient } from '@hub/runtime';
 import { parseJson, type JsonObject } from './json.js';
 import { isPackageId, normalizeVersion } from './names.js';
 import { flatVersions } from './routes.js';
@@ -11,20 +11,7 @@ const MAX_LISTING_BYTES = 16 * 1024 * 1024;
 const INDEX_MEMO_MS = 10 * 60 * 1000;
 const indexMemo = new WeakMap<UpstreamClient, { until: number; index: Promise<UpstreamIndex> }>();
 
-async function get(pc: ProbeContext, url: string, method: 'GET' | 'HEAD' = 'GET'): Promise<{ status: number; body: Buffer; error?: string }> {
-  try {
-    const res = await pc.upstream.request(url, { method, maxBytes: MAX_LISTING_BYTES });
-    if (res.status !== 200) {
-      res.body.destroy();
-      return { status: res.status, body: Buffer.alloc(0) };
-    }
-    const chunks: Buffer[] = [];
-    for await (const c of res.body) chunks.push(c as Buffer);
-    return { status: res.status, body: Buffer.concat(chunks) };
-  } catch (e) {
-    return { status: 0, body: Buffer.alloc(0), error: (e as Error).message };
-  }
-}
+const get = (pc: ProbeContext, url: string, method: 'GET' | 'HEAD' = 'GET') => probeFetch(pc.upstream, url, { method, maxBytes: MAX_LISTING_BYTES });
 
 function serviceIndex(pc: ProbeContext): Promise<UpstreamIndex> {
   const hit = indexMemo.get(pc.upstream);

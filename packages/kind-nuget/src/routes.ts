@@ -1,4 +1,4 @@
-import { errors, reply, type KindRoute, type Reply, type RequestContext, type RouteMatch } from '@hub/runtime';
+import { errors, looksLikeHtml, reply, type KindRoute, type Reply, type RequestContext, type RouteMatch } from '@hub/runtime';
 import { isObject, jsonCheck, parseJson, str, type JsonObject } from './json.js';
 import { checkedId, checkedVersion, normalizeVersion } from './names.js';
 import { markUnlisted, packageDigest, registrationDoc } from './registration.js';
@@ -69,7 +69,7 @@ function nupkg(rc: RequestContext, id: string, version: string): Promise<Reply> 
 const notHtml = (head: Buffer): string | null => {
   const text = head.toString('utf8').replace(/^\uFEFF/, '').trimStart();
   if (!text.startsWith('<')) return 'not XML';
-  return /^<(!doctype\s+html|html)\b/i.test(text) ? 'an HTML page, not a .nuspec' : null;
+  return looksLikeHtml(head) ? 'an HTML page, not a .nuspec' : null;
 };
 
 function nuspec(rc: RequestContext, id: string, version: string): Promise<Reply> {

@@ -1,4 +1,4 @@
-import { errors, reply, type Reply, type RequestContext } from '@hub/runtime';
+import { errors, readCapped, reply, type Reply, type RequestContext } from '@hub/runtime';
 import { isObject, jsonCheck, parseJson, str, type JsonObject } from './json.js';
 import { compareVersions, isPackageId, normalizeVersion } from './names.js';
 import { rewriteUrls, urlMapper } from './rewrite.js';
@@ -57,9 +57,7 @@ export async function search(rc: RequestContext): Promise<Reply> {
     res.body.destroy();
     throw errors.upstream(`upstream search answered ${res.status}`, { status: res.status });
   }
-  const chunks: Buffer[] = [];
-  for await (const c of res.body) chunks.push(c as Buffer);
-  const body = Buffer.concat(chunks);
+  const body = await readCapped(res.body, MAX_SEARCH_BYTES);
   const why = checkSearch(body);
   if (why) throw errors.upstream(`upstream search sent an invalid document: ${why}`);
   const doc = rewriteUrls(parseJson(body), urlMapper(up, rc.baseUrl)) as JsonObject;

@@ -1,4 +1,4 @@
-import { headLooksLike, type Digest } from '@hub/runtime';
+import { headLooksLike, looksLikeHtml, type Digest } from '@hub/runtime';
 
 /** One kind's knowledge of its repository layout. */
 export interface PathKindTable {
@@ -47,12 +47,6 @@ const SHAPES: ReadonlyArray<[RegExp, FileShape]> = [
 export function shapeOf(path: string): FileShape {
   for (const [re, shape] of SHAPES) if (re.test(path)) return shape;
   return { contentType: 'application/octet-stream' };
-}
-
-/** Looks like an HTML page (an upstream error page served with 200)? */
-export function looksLikeHtml(head: Buffer): boolean {
-  const s = head.toString('latin1', 0, Math.min(head.length, 256)).replace(/^\uFEFF|^\u00ef\u00bb\u00bf/u, '').trimStart().toLowerCase();
-  return s.startsWith('<!doctype html') || s.startsWith('<html');
 }
 
 /** Why `head` is not a file with this path, or null. */

@@ -1,4 +1,4 @@
-import { defineKind, type RegistryKind } from '@hub/runtime';
+import { defineKind, nameAtVersion, type RegistryKind } from '@hub/runtime';
 import type { PathKindTable } from './classify.js';
 import { configSchema, type PathConfig } from './config.js';
 import { canonicalFilePath, REPO } from './paths.js';
@@ -16,15 +16,7 @@ export function definePathKind(table: PathKindTable): RegistryKind<PathConfig> {
     addressing: 'path',
     description: table.description,
     configSchema,
-    coordinate: {
-      parse(text) {
-        if (text === REPO) return { name: REPO };
-        if (!text.startsWith(`${REPO}@`)) return null;
-        const version = canonicalFilePath(text.slice(REPO.length + 1));
-        return version === null ? null : { name: REPO, version };
-      },
-      format: (c) => (c.version ? `${c.name}@${c.version}` : c.name),
-    },
+    coordinate: nameAtVersion({ split: 'first', isName: (name) => name === REPO, normalizeVersion: canonicalFilePath }),
     routes: [fileRoute(table)],
     probe: probeFor(table),
   });

@@ -1,4 +1,4 @@
-import { probeAnswer, type ProbeLadder, type ProbeResult } from '@hub/runtime';
+import { probeAnswer, probeFetch, type ProbeLadder, type ProbeResult } from '@hub/runtime';
 import { isIndexPath, type PathKindTable } from './classify.js';
 import { indexPatterns, type PathConfig } from './config.js';
 import { isFilePath, upstreamUrl } from './paths.js';
@@ -20,13 +20,8 @@ export function probeFor(table: PathKindTable): ProbeLadder<PathConfig> {
         out.push({ version, answer: 'not_audited', rung: 'file', detail: 'index-like file; not audited' });
         continue;
       }
-      try {
-        const res = await pc.upstream.request(upstreamUrl(pc.registry.upstream, version), { method: 'HEAD' });
-        res.body.destroy();
-        out.push({ version, answer: probeAnswer(res.status), rung: 'file', detail: `HEAD answered ${res.status}` });
-      } catch (e) {
-        out.push({ version, answer: 'inconclusive', rung: 'file', detail: (e as Error).message });
-      }
+      const res = await probeFetch(pc.upstream, upstreamUrl(pc.registry.upstream, version), { method: 'HEAD' });
+      out.push({ version, answer: probeAnswer(res.status), rung: 'file', detail: res.error ?? `HEAD answered ${res.status}` });
     }
     return out;
   };

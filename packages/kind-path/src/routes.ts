@@ -1,18 +1,21 @@
-import { reply, type KindRoute, type Reply, type RequestContext } from '@hub/runtime';
-import { headProblem, isIndexPath, looksLikeHtml, shapeOf, type PathKindTable } from './classify.js';
+import { looksLikeHtml, reply, type KindRoute, type Reply, type RequestContext } from '@hub/runtime';
+import { headProblem, isIndexPath, shapeOf, type PathKindTable } from './classify.js';
 import { indexPatterns, type PathConfig } from './config.js';
 import { pathFromSegments, REPO, upstreamUrl } from './paths.js';
 
-/** An index-like file: a mutable document with the registry's TTL, revalidated upstream with ETag/Last-Modified. */
+/**
+ * An index-like file: a mutable document with the registry's TTL, revalidated upstream with ETag/Last-Modified.
+ * Its ETag lets the runtime answer If-None-Match with 304. No Last-Modified: hub's fetch time is not the file's,
+ * and one second is too coarse to answer If-Modified-Since (what apt sends) safely with a short TTL.
+ */
 async function indexFile(table: PathKindTable, rc: RequestContext<PathConfig>, path: string): Promise<Reply> {
   const doc = await rc.metadata({
     key: `index:${path}`,
     url: upstreamUrl(rc.registry.upstream, path),
     check: (body) => (looksLikeHtml(body) ? 'an HTML page' : headProblem(table, path, body.subarray(0, 512))),
   });
-  const headers: Record<string, string> = { 'cache-control': 'no-cache', etag: doc.etag, 'last-modified': doc.fetchedAt.toUTCString() };
+  const headers: Record<string, string> = { 'cache-control': 'no-cache', etag: doc.etag };
   if (doc.stale) headers['x-hub-stale'] = '1';
-  if (rc.headers['if-none-match'] === doc.etag) return { status: 304, headers, body: null };
   return reply.bytes(doc.body, shapeOf(path).contentType, headers);
 }
 

@@ -1,4 +1,4 @@
-import { defineKind } from '@hub/runtime';
+import { defineKind, nameAtVersion } from '@hub/runtime';
 import { detectUpstream } from './detect-upstream.js';
 import { isGemName, isVersionToken } from './names.js';
 import { probe } from './probe.js';
@@ -16,15 +16,7 @@ export default defineKind({
   contract: 1,
   addressing: 'package',
   description: 'Ruby gems: the gem API, compact index and specs for gem and bundler',
-  coordinate: {
-    parse(text) {
-      const at = text.indexOf('@');
-      const [name, version] = at === -1 ? [text, undefined] : [text.slice(0, at), text.slice(at + 1)];
-      if (!isGemName(name) || (version !== undefined && !isVersionToken(version))) return null;
-      return version === undefined ? { name } : { name, version };
-    },
-    format: (c) => (c.version ? `${c.name}@${c.version}` : c.name),
-  },
+  coordinate: nameAtVersion({ split: 'first', isName: isGemName, isVersion: isVersionToken }),
   routes,
   detectUpstream,
   probe,

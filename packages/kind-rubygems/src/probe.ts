@@ -1,4 +1,4 @@
-import { probeAnswer, type ProbeLadder, type ProbeResult } from '@hub/runtime';
+import { probeAnswer, probeFetch, type ProbeLadder, type ProbeResult } from '@hub/runtime';
 import { checkCompactIndex, parseInfo, type InfoEntry } from './compact-index.js';
 import { parseVersionsApi } from './listing.js';
 import { fileName, isGemName } from './names.js';
@@ -17,18 +17,8 @@ export const probe: ProbeLadder = async (pc, name, versions) => {
   const up = pc.registry.upstream;
   if (!isGemName(name) || !up) return versions.map((version) => ({ version, answer: 'inconclusive', rung: 'listing', detail: 'not a gem name' }));
   const fetchDoc = async (url: string): Promise<Buffer | null> => {
-    try {
-      const res = await pc.upstream.request(url, { maxBytes: MAX_LISTING_BYTES });
-      if (res.status !== 200) {
-        res.body.destroy();
-        return null;
-      }
-      const chunks: Buffer[] = [];
-      for await (const c of res.body) chunks.push(c as Buffer);
-      return Buffer.concat(chunks);
-    } catch {
-      return null;
-    }
+    const r = await probeFetch(pc.upstream, url, { maxBytes: MAX_LISTING_BYTES });
+    return r.status === 200 ? r.body : null;
   };
   const decide = (entries: InfoEntry[], detail: string): ProbeResult[] => {
     const listed = new Set(entries.map((e) => e.token));
@@ -47,14 +37,8 @@ export const probe: ProbeLadder = async (pc, name, versions) => {
       out.push({ version, answer: 'inconclusive', rung: 'version', detail: `not probed: ${MAX_VERSION_PROBES} per sweep` });
       continue;
     }
-    let status = 0;
-    try {
-      const res = await pc.upstream.request(`${up}/gems/${fileName(name, version)}.gem`, { method: 'HEAD' });
-      res.body.destroy();
-      status = res.status;
-    } catch {
-      // a transport failure or timeout: inconclusive
-    }
+    // A transport failure or timeout is status 0: inconclusive.
+    const { status } = await probeFetch(pc.upstream, `${up}/gems/${fileName(name, version)}.gem`, { method: 'HEAD' });
     out.push({ version, answer: probeAnswer(status), rung: 'version', detail: `HEAD .gem answered ${status || 'nothing'}` });
   }
   return out;

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { errors, type Reply } from '@hub/runtime';
+import { errors, readCapped, type Reply } from '@hub/runtime';
 import { coordinateName, type Platform, type Provider } from './names.js';
 import { downloadDoc, resolveUpstreamUrl, type Rc } from './registry-docs.js';
 
@@ -50,17 +50,7 @@ async function readReply(r: Reply, max: number): Promise<Buffer> {
   const body = r.body;
   if (body === null) return Buffer.alloc(0);
   if (!(body instanceof Readable)) return Buffer.from(body);
-  const parts: Buffer[] = [];
-  let n = 0;
-  for await (const c of body) {
-    n += (c as Buffer).length;
-    if (n > max) {
-      body.destroy();
-      throw errors.upstream(`the upstream SHA256SUMS exceeds ${max} bytes`);
-    }
-    parts.push(c as Buffer);
-  }
-  return Buffer.concat(parts);
+  return readCapped(body, max, () => errors.upstream(`the upstream SHA256SUMS exceeds ${max} bytes`));
 }
 
 /** The version's SHA256SUMS (fetched once and cached) as filename -> lower-case hex. */

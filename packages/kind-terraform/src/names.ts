@@ -1,4 +1,4 @@
-import { errors, type Coordinate } from '@hub/runtime';
+import { errors, nameAtVersion } from '@hub/runtime';
 
 /**
  * Provider addresses, versions and platforms as terraform spells them. Everything that lands in an
@@ -61,17 +61,7 @@ export function splitName(name: string): Provider | null {
 }
 
 /** The text form used by the admin API, CLI and flags: `<namespace>/<type>[@<version>]`. */
-export const codec = {
-  parse(text: string): Coordinate | null {
-    const at = text.lastIndexOf('@');
-    const [name, v] = at > 0 ? [text.slice(0, at), text.slice(at + 1)] : [text, undefined];
-    const p = splitName(name);
-    if (!p || (v !== undefined && !isVersion(v))) return null;
-    return v === undefined ? { name: coordinateName(p) } : { name: coordinateName(p), version: v };
-  },
-  format: (c: Coordinate): string => (c.version ? `${c.name}@${c.version}` : c.name),
-  normalizeName: (name: string): string => name.toLowerCase(),
-};
+export const codec = nameAtVersion({ split: 'last', isName: (name) => splitName(name) !== null, isVersion, normalizeName: (name) => name.toLowerCase() });
 
 /** The provider API path below the registry base (and below hub's `/proxy/<name>/`). */
 export const providerPath = (p: Provider): string => `v1/providers/${p.ns}/${p.type}`;

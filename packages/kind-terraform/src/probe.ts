@@ -1,4 +1,4 @@
-import { probeAnswer, type ProbeLadder, type ProbeResult } from '@hub/runtime';
+import { probeAnswer, probeFetch, type ProbeLadder, type ProbeResult } from '@hub/runtime';
 import type { TerraformConfig } from './config.js';
 import { downloadPath, isVersion, parsePlatformKey, providerPath, splitName } from './names.js';
 import { checkDownload, checkVersions } from './registry-docs.js';
@@ -18,16 +18,7 @@ export const probe: ProbeLadder<TerraformConfig> = async (pc, name, versions) =>
   const base = pc.registry.upstream;
   if (!p || !base) return versions.map((version) => ({ version, answer: 'inconclusive', rung: 'listing', detail: p ? 'no upstream' : 'not a provider name' }));
 
-  const ask = async (url: string, maxBytes: number) => {
-    try {
-      const res = await pc.upstream.request(url, { headers: { accept: 'application/json' }, maxBytes });
-      const chunks: Buffer[] = [];
-      for await (const c of res.body) chunks.push(c as Buffer);
-      return { status: res.status, body: Buffer.concat(chunks) };
-    } catch (e) {
-      return { status: 0, body: Buffer.alloc(0), error: (e as Error).message };
-    }
-  };
+  const ask = (url: string, maxBytes: number) => probeFetch(pc.upstream, url, { headers: { accept: 'application/json' }, maxBytes });
 
   const listing = await ask(`${base}/${providerPath(p)}/versions`, MAX_LISTING_BYTES);
   const listingAnswer = probeAnswer(listing.status);

@@ -1,4 +1,4 @@
-import { errors } from '@hub/runtime';
+import { errors, nameAtVersion } from '@hub/runtime';
 
 /**
  * Extension ids are `<publisher>.<extension>`. Both parts are restricted to letters, digits, `-` and `_`
@@ -43,14 +43,4 @@ export function checkedVersion(text: string): string {
 export const vsixKey = (id: ExtensionId, version: string): string => `${id.name}/${version}/${id.name}-${version}.vsix`;
 
 /** The coordinate codec both kinds share: `publisher.extension[@version]`. */
-export const coordinate = {
-  parse(text: string) {
-    const at = text.indexOf('@');
-    const [n, v] = at >= 0 ? [text.slice(0, at), text.slice(at + 1)] : [text, undefined];
-    const id = parseId(n);
-    if (!id || (v !== undefined && !isVersion(v))) return null;
-    return v !== undefined ? { name: id.name, version: v } : { name: id.name };
-  },
-  format: (c: { name: string; version?: string }) => (c.version ? `${c.name}@${c.version}` : c.name),
-  normalizeName: (name: string) => name.toLowerCase(),
-};
+export const coordinate = nameAtVersion({ split: 'first', isName: (name) => parseId(name) !== null, isVersion, normalizeName: (name) => name.toLowerCase() });

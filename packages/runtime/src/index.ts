@@ -45,3 +45,8 @@ export { createRedisClient, createRedisRateStore, TOKEN_BUCKET_SCRIPT } from './
 export { jsonBody, readJsonBytes, parseJson } from './server/json-body.js';
 export { splitSegments } from './server/path-segments.js';
 export { comparePrerelease } from './versions.js';
+export { nameAtVersion, type NameAtVersionOptions } from './contract/name-at-version.js';
+export { looksLikeHtml } from './html-page.js';
+export { readCapped } from './read-capped.js';
+export { probeFetch, type ProbeFetchOptions, type ProbeFetchResult } from './upstream/probe-fetch.js';
+export { requestedRange, partialHeaders, unsatisfiableHeaders, type ByteRange, type Validators } from './http/byte-range.js';

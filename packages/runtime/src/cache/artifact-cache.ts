@@ -15,6 +15,7 @@ import { verifyZipEntries } from '../archive/zip.js';
 import { Flight, FlightError } from './flight.js';
 import { gunzipIfGzip } from './decode-body.js';
 import { verifiedRead } from './verified-read.js';
+import { partialHeaders, requestedRange, unsatisfiableHeaders } from '../http/byte-range.js';
 
 /** Past this many inflated bytes a zip is refused as a bomb (the gzip check uses the same cap). */
 const ZIP_INFLATE_CAP = 8 * 1024 ** 3;
@@ -44,6 +45,9 @@ interface InFlight {
   size?: number;
 }
 
+/** What of the request a cache hit answers besides the method: a Range (and its If-Range). */
+export type RequestHeaders = Readonly<Record<string, string | undefined>>;
+
 interface FlightSlot {
   promise: Promise<InFlight>;
   entry?: InFlight;
@@ -71,6 +75,7 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
       'content-length': String(row.size),
       etag: `"${row.blob_sha256}"`,
       'cache-control': IMMUTABLE,
+      'accept-ranges': 'bytes',
       'x-hub-cache': cache,
     },
     body,
@@ -104,7 +109,25 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
     if (!(await o.rows.blobInUse(row.blob_sha256))) await o.blobs.delete(row.blob_sha256);
   }
 
-  async function serveRow(registry: string, row: ArtifactRow): Promise<Reply | null> {
+  /**
+   * A cached blob answers Range (clients resume downloads with it): one range gets 206, a range past
+   * the end 416, anything else the whole blob. A range read from disk is not hashed (only a whole read
+   * can be); the bytes were verified when they were stored.
+   */
+  async function serveRange(row: ArtifactRow, headers: RequestHeaders): Promise<Reply | null | undefined> {
+    const range = requestedRange(headers, row.size, { etag: `"${row.blob_sha256}"` });
+    if (range === null) return undefined;
+    const whole = reply(row, null, 'hit');
+    if (range === 'unsatisfiable') return { status: 416, headers: { ...whole.headers, ...unsatisfiableHeaders(row.size) }, body: Buffer.alloc(0) };
+    const mem = hot.get(row.blob_sha256);
+    const body = mem ? mem.subarray(range.start, range.end + 1) : await o.blobs.get(row.blob_sha256, range);
+    if (!body) return null;
+    return { status: 206, headers: { ...whole.headers, ...partialHeaders(range, row.size) }, body };
+  }
+
+  async function serveRow(registry: string, row: ArtifactRow, headers: RequestHeaders): Promise<Reply | null> {
+    const ranged = await serveRange(row, headers);
+    if (ranged !== undefined) return ranged;
     const mem = hot.get(row.blob_sha256);
     if (mem) return reply(row, mem, 'hit');
     if (row.size <= o.memoryMaxObjectBytes && o.memoryBytes > 0) {
@@ -239,11 +262,12 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
   }
 
   return {
-    async serve(reg: RegistryInfo, spec: ArtifactSpec, upstream: UpstreamClient, method: 'GET' | 'HEAD' = 'GET'): Promise<Reply> {
+    /** `headers`: the request's, for Range on a hit (a miss streams the whole artifact as it arrives). */
+    async serve(reg: RegistryInfo, spec: ArtifactSpec, upstream: UpstreamClient, method: 'GET' | 'HEAD' = 'GET', headers: RequestHeaders = {}): Promise<Reply> {
       const id = `${reg.name}\0${spec.key}`;
       const row = rowMemo.get(id) ?? (await o.rows.find(reg.name, spec.key));
       if (row) {
-        const served = await serveRow(reg.name, row);
+        const served = await serveRow(reg.name, row, headers);
         if (served) {
           rowMemo.set(id, row);
           markTouched(reg.name, spec.key);

@@ -7,6 +7,7 @@ import { errors, isHubError, type HubError } from '../errors.js';
 import type { HubMetrics } from '../metrics.js';
 import type { BlobStore } from '../storage/blobs/blob-store.js';
 import type { metadataRows, MetadataRow } from '../storage/artifact-rows.js';
+import { readCapped } from '../read-capped.js';
 
 export interface MetadataCacheOptions {
   blobs: BlobStore;
@@ -60,20 +61,6 @@ interface Memo {
 
 /** After an upstream failure the stale copy is reused this long before asking again. */
 const STALE_RETRY_MS = 10_000;
-
-async function readCapped(res: UpstreamResponse, max: number): Promise<Buffer> {
-  const parts: Buffer[] = [];
-  let n = 0;
-  for await (const chunk of res.body) {
-    n += (chunk as Buffer).length;
-    if (n > max) {
-      res.body.destroy();
-      throw errors.upstream(`upstream document exceeds ${max} bytes`);
-    }
-    parts.push(chunk as Buffer);
-  }
-  return Buffer.concat(parts);
-}
 
 /**
  * Mutable upstream documents (packuments, version lists, indexes): served from memory while fresh,
@@ -137,16 +124,17 @@ export function createMetadataCache(o: MetadataCacheOptions) {
 
     // The request and the body read hold one of the process's metadata fetch slots.
     type Fetched = { res: UpstreamResponse; body?: Buffer } | { failed: HubError };
+    const max = spec.maxBytes ?? o.maxMetadataBytes;
     const fetched: Fetched = await fetchSlot(async () => {
       let res: UpstreamResponse;
       try {
-        res = await upstream.request(spec.url, { headers, maxBytes: spec.maxBytes ?? o.maxMetadataBytes });
+        res = await upstream.request(spec.url, { headers, maxBytes: max });
       } catch (e) {
         return { failed: isHubError(e) ? e : errors.upstream('upstream request failed') };
       }
       if (res.status !== 200) return { res };
       try {
-        return { res, body: await readCapped(res, spec.maxBytes ?? o.maxMetadataBytes) };
+        return { res, body: await readCapped(res.body, max, () => errors.upstream(`upstream document exceeds ${max} bytes`)) };
       } catch (e) {
         return { failed: isHubError(e) ? e : errors.upstream('upstream body failed') };
       }

@@ -162,6 +162,11 @@ export interface MetadataDoc {
   derive<T>(tag: string, fn: (body: Buffer) => T): T;
 }
 
+/**
+ * What a route answers. The runtime answers conditional GETs from its `etag` and `last-modified`
+ * (a 2xx the client already holds becomes a 304), so send `last-modified` only when it is the
+ * document's own modification time.
+ */
 export interface Reply {
   status: number;
   headers: Record<string, string>;
@@ -180,7 +185,10 @@ export interface RequestContext<Cfg = unknown> {
   query: URLSearchParams;
   log: Logger;
   upstream: UpstreamClient;
-  /** Serves an immutable artifact from the cache, or fetches it once for every concurrent waiter. */
+  /**
+   * Serves an immutable artifact from the cache (answering the request's Range), or fetches it once for
+   * every concurrent waiter.
+   */
   artifact(spec: ArtifactSpec): Promise<Reply>;
   /** A mutable document with TTL, revalidation, stale-on-error and a short negative cache. */
   metadata(spec: MetadataSpec): Promise<MetadataDoc>;

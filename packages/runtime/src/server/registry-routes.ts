@@ -170,7 +170,7 @@ function requestContext(
       audit.package = spec.coordinate.name;
       audit.version = spec.coordinate.version;
       if (spec.coordinate.name !== checked?.name || spec.coordinate.version !== checked.version) await checkResolved(spec.coordinate);
-      return d.artifacts.serve(reg.info, spec, reg.upstream, ctx.method === 'HEAD' ? 'HEAD' : 'GET');
+      return d.artifacts.serve(reg.info, spec, reg.upstream, ctx.method === 'HEAD' ? 'HEAD' : 'GET', ctx.headers as Record<string, string | undefined>);
     },
     metadata: (spec) => d.metadata.get(reg.info, spec, reg.upstream),
     async passthrough(url, headers) {
@@ -194,10 +194,21 @@ async function shareable(reply: Reply, anyoneMayRead: () => Promise<boolean>): P
   return { ...reply, headers: { ...reply.headers, 'cache-control': cc.replace(/\bpublic\b/i, 'private') } };
 }
 
+/**
+ * Sends a kind's reply. Conditional GET is answered here for every kind: a 2xx whose ETag or
+ * Last-Modified the client already holds (If-None-Match, If-Modified-Since, as Koa's `ctx.fresh`
+ * reads them) becomes a 304 with the same headers and no body.
+ */
 function send(ctx: Koa.Context, reply: Reply) {
   ctx.status = reply.status;
   ctx.set(reply.headers);
   const body = reply.body;
+  if (ctx.fresh) {
+    if (body instanceof Readable) body.destroy();
+    ctx.status = 304;
+    ctx.body = null;
+    return;
+  }
   if (body instanceof Readable) {
     if (ctx.method === 'HEAD') {
       body.destroy();
