@@ -4,7 +4,9 @@
  * and ISIZE); a zip's central directory and every entry's CRC-32 are checked on the spool file once it
  * is complete, and so are a tar's headers and end-of-archive blocks.
  */
+import { finished } from 'node:stream/promises';
 import zlib from 'node:zlib';
+import { isArchiveError, limitError } from './limits.js';
 import { tarProblem } from './tar.js';
 import { zipProblem } from './zip.js';
 
@@ -74,38 +76,29 @@ export function structuralVerifier(format: Format, opts: VerifierOptions = {}): 
   if (!(format in ARTICLE)) throw new TypeError(`structuralVerifier: unknown format ${String(format)}`);
   const maxInflated = opts.maxInflatedBytes ?? 8 * 1024 ** 3;
   let head = Buffer.alloc(0);
-  let reason: string | null = null;
-  let result: Promise<string | null> | undefined;
-  // gzip only: Node's gunzip handles concatenated members and checks each one's CRC-32 and ISIZE trailer.
   let inflated = 0;
+  let result: Promise<string | null> | undefined;
+  // gzip: Node's gunzip handles concatenated members and checks each one's CRC-32 and ISIZE trailer as the bytes go by.
   const gz = format === 'gzip' ? zlib.createGunzip() : undefined;
-  const ended = gz && new Promise<void>((resolve) => {
-    gz.on('data', (b: Buffer) => {
-      inflated += b.length;
-      if (inflated > maxInflated && reason === null) {
-        reason = `gzip stream inflates past ${maxInflated} bytes`;
-        gz.destroy();
-      }
-    });
-    gz.on('error', (e) => void (reason ??= gzipReason(e)));
-    gz.on('close', resolve);
+  gz?.on('data', (b: Buffer) => {
+    if ((inflated += b.length) > maxInflated) gz.destroy(limitError(`gzip stream inflates past ${maxInflated} bytes`));
   });
+  const gzipResult = gz && finished(gz).then(() => null, (e: Error) => (isArchiveError(e) ? e.message : gzipReason(e)));
   return {
     update(chunk) {
       if (result || chunk.length === 0) return;
       if (head.length < 512) head = Buffer.concat([head, chunk.subarray(0, 512 - head.length)]);
-      if (gz && reason === null && !gz.destroyed) gz.write(chunk);
+      if (gz && !gz.destroyed) gz.write(chunk);
     },
     finish(file) {
       result ??= (async () => {
         const why = headLooksLike(format, head);
-        if (why || !gz || !ended) {
+        if (why || !gz || !gzipResult) {
           gz?.destroy();
           return why ?? (format === 'zip' ? zipProblem(file, maxInflated) : tarProblem(file));
         }
         if (!gz.destroyed) gz.end();
-        await ended;
-        return reason ?? (gz.readableEnded ? null : 'gzip stream did not end cleanly');
+        return gzipResult;
       })();
       return result;
     },

@@ -39,15 +39,9 @@ export function zlibError(e: unknown, what: string): unknown {
 }
 
 export function normalizeLimits(limits: ArchiveLimits): Required<ArchiveLimits> {
-  const num = (v: unknown, what: string): number => {
-    if (typeof v !== 'number' || Number.isNaN(v) || v < 0) throw new TypeError(`archive limits: ${what} must be a non-negative number`);
-    return v;
-  };
-  return {
-    maxBytes: num(limits.maxBytes, 'maxBytes'),
-    maxEntries: num(limits.maxEntries, 'maxEntries'),
-    maxEntryBytes: limits.maxEntryBytes === undefined ? 8 * 1024 * 1024 : num(limits.maxEntryBytes, 'maxEntryBytes'),
-  };
+  const out = { maxBytes: limits.maxBytes, maxEntries: limits.maxEntries, maxEntryBytes: limits.maxEntryBytes ?? 8 * 1024 * 1024 };
+  for (const [key, v] of Object.entries(out)) if (typeof v !== 'number' || !(v >= 0)) throw new TypeError(`archive limits: ${key} must be a non-negative number`);
+  return out;
 }
 
 /** The chunks of `source`, failing with ARCHIVE_LIMIT once more than `maxBytes` went by. */
