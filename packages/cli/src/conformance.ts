@@ -11,7 +11,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { tarEntryNames } from '@hub/runtime';
 import { RequestError, seg, type AdminClient } from './client.js';
 import { printable } from './output.js';
 
@@ -160,7 +159,11 @@ function xmlWithRoot(g: Got, root: string): string {
  * The entry names of a POSIX (ustar or GNU) tar archive, read by the runtime's tar reader; rejects with
  * an Error saying what is wrong (a bad checksum, a pre-POSIX header, a cut-off archive).
  */
-export const tarEntries = (tar: Buffer): Promise<string[]> => tarEntryNames(Readable.from([tar]), { maxBytes: tar.length, maxEntries: 100_000 }, { posixOnly: true });
+export async function tarEntries(tar: Buffer): Promise<string[]> {
+  // Imported here: the runtime is heavy, and every other `hub` command starts without it.
+  const { tarEntryNames } = await import('@hub/runtime');
+  return tarEntryNames(Readable.from([tar]), { maxBytes: tar.length, maxEntries: 100_000 }, { posixOnly: true });
+}
 
 const size = (n: number): string => (n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1024 / 1024).toFixed(1)} MiB`);
 const VERSION = /^[0-9A-Za-z][0-9A-Za-z.+_-]{0,127}$/;
