@@ -11,13 +11,10 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
 import yauzl from 'yauzl';
-import { capBytes, corruptError, isArchiveError, limitError, normalizeLimits, unsupportedError, zlibError, type ArchiveLimits } from './limits.js';
+import { capBytes, corruptError, isArchiveError, limitError, normalizeLimits, unsupportedError, type ArchiveLimits } from './limits.js';
 
-/** yauzl's and zlib's errors as ArchiveErrors. */
-const zipError = (e: unknown): unknown => {
-  const mapped = zlibError(e, 'zip entry has corrupt deflate data');
-  return mapped === e && e instanceof Error && !isArchiveError(e) ? corruptError(`zip is unreadable: ${e.message}`, e) : mapped;
-};
+/** yauzl's errors (a missing or inconsistent central directory, a bad local header) as ARCHIVE_CORRUPT. */
+const zipError = (e: unknown): unknown => (isArchiveError(e) || !(e instanceof Error) ? e : corruptError(`zip is unreadable: ${e.message}`, e));
 
 async function openZip(file: string, maxEntries: number): Promise<yauzl.ZipFile> {
   // Names are decoded below without yauzl's path checks: unsafe names are the client's business, not a reason to refuse the archive.
