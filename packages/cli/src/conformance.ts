@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
 import { RequestError, seg, type AdminClient } from './client.js';
 import { printable } from './output.js';
 
@@ -154,55 +155,14 @@ function xmlWithRoot(g: Got, root: string): string {
   return `<${root}>`;
 }
 
-const octal = (h: Buffer, at: number, len: number): number => {
-  if (h[at]! & 0x80) {
-    // base-256 (GNU), for sizes over 8 GiB
-    let n = 0;
-    for (let i = at + 1; i < at + len; i++) n = n * 256 + h[i]!;
-    return n;
-  }
-  const t = h.toString('latin1', at, at + len).replace(/\0.*$/s, '').trim();
-  return /^[0-7]+$/.test(t) ? parseInt(t, 8) : t === '' ? 0 : NaN;
-};
-
-const cstr = (h: Buffer, at: number, len: number): string => h.toString('utf8', at, at + len).replace(/\0.*$/s, '');
-
 /**
- * The entry names of a POSIX (ustar) tar archive, read from its 512-byte headers; throws an Error
- * saying what is wrong when a header's checksum, magic or size is bad or the archive is cut off.
- * PAX `path` records and GNU long names are honoured.
+ * The entry names of a POSIX (ustar or GNU) tar archive, read by the runtime's tar reader; rejects with
+ * an Error saying what is wrong (a bad checksum, a pre-POSIX header, a cut-off archive).
  */
-export function tarEntries(tar: Buffer): string[] {
-  const names: string[] = [];
-  let longName: string | undefined;
-  let off = 0;
-  for (;;) {
-    if (off + 512 > tar.length) throw new Error(names.length ? `cut off after ${names.length} entries (no end-of-archive blocks)` : 'shorter than one tar header');
-    const h = tar.subarray(off, off + 512);
-    if (h.every((b) => b === 0)) break;
-    let sum = 0;
-    for (let i = 0; i < 512; i++) sum += i >= 148 && i < 156 ? 0x20 : h[i]!;
-    if (octal(h, 148, 8) !== sum) throw new Error(`the header at byte ${off} has a bad checksum (not a tar archive?)`);
-    if (h.toString('latin1', 257, 262) !== 'ustar') throw new Error(`the header at byte ${off} is not a POSIX (ustar) header`);
-    const size = octal(h, 124, 12);
-    if (!Number.isSafeInteger(size)) throw new Error(`the header at byte ${off} has a bad size`);
-    const end = off + 512 + Math.ceil(size / 512) * 512;
-    if (off + 512 + size > tar.length) throw new Error(`the entry at byte ${off} is cut off`);
-    const type = String.fromCharCode(h[156]!);
-    const body = tar.subarray(off + 512, off + 512 + size);
-    if (type === 'x') {
-      const m = /(?:^|\n)\d+ path=([^\n]*)\n/.exec(body.toString('utf8'));
-      if (m) longName = m[1];
-    } else if (type === 'L') {
-      longName = body.toString('utf8').replace(/\0.*$/s, '');
-    } else if (type !== 'g') {
-      const prefix = cstr(h, 345, 155);
-      names.push(longName ?? (prefix ? `${prefix}/${cstr(h, 0, 100)}` : cstr(h, 0, 100)));
-      longName = undefined;
-    }
-    off = end;
-  }
-  return names;
+export async function tarEntries(tar: Buffer): Promise<string[]> {
+  // Imported here: the runtime is heavy, and every other `hub` command starts without it.
+  const { tarEntryNames } = await import('@hub/runtime');
+  return tarEntryNames(Readable.from([tar]), { maxBytes: tar.length, maxEntries: 100_000 }, { posixOnly: true });
 }
 
 const size = (n: number): string => (n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1024 / 1024).toFixed(1)} MiB`);
@@ -541,7 +501,7 @@ const rubygemsCheck: KindCheck<{ gem: string; version: string }> = {
       const g = ok200(await get(c, `gems/${seg(`${gem}-${version}.gem`)}`));
       let names: string[];
       try {
-        names = tarEntries(g.body);
+        names = await tarEntries(g.body);
       } catch (e) {
         return fail(`GET ${g.what}: 200 but not a POSIX tar: ${(e as Error).message}`);
       }

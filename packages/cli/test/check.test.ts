@@ -290,7 +290,7 @@ t.test('content is checked, not only the status: each kind fails on a well-forme
   t.match(of('t', 'http'), { result: 'fail', detail: 'GET /proxy/t/v1/providers/ns/p/versions: "versions" is empty' });
   t.match(of('t', 'tool'), { result: 'fail', detail: 'GET /proxy/t/v1/providers/ns/p/1.0.0/download/linux/amd64: no "download_url" in the download document' });
   t.match(of('r', 'http'), { result: 'fail', detail: 'GET /proxy/r/api/v1/gems/x.json: "name" is "y", not "x"' });
-  t.match(of('r', 'tool'), { result: 'fail', detail: /^GET \/proxy\/r\/gems\/x-1\.0\.0\.gem: 200 but not a POSIX tar: the header at byte 0 has a bad checksum/ });
+  t.match(of('r', 'tool'), { result: 'fail', detail: /^GET \/proxy\/r\/gems\/x-1\.0\.0\.gem: 200 but not a POSIX tar: tar header has a bad checksum/ });
   t.match(of('u', 'http'), { result: 'fail', detail: 'GET /proxy/u/nuget/v3/index.json: "version" is "2.0.0", not "3.0.0"' });
   t.match(of('u', 'tool'), { result: 'fail', detail: 'the service index names no PackageBaseAddress/3.0.0 resource' });
   t.ok(s.auth.length > 0 && s.auth.every((a) => a === 'Bearer tok'), 'the token is sent as a Bearer token');
@@ -328,8 +328,8 @@ t.test('bad usage exits 2, names the help, and sends nothing', async (t) => {
 t.test('content helpers: tar headers and the XML root element', async (t) => {
   const gem = fs.readFileSync(path.join(fixtures('kind-rubygems'), 'gems/hubdemo-1.0.0.gem'));
   const GEM_ENTRIES = ['metadata.gz', 'data.tar.gz', 'checksums.yaml.gz'];
-  t.same(tarEntries(gem), GEM_ENTRIES, 'the entries of a real gem');
-  t.throws(() => tarEntries(gem.subarray(0, 700)), /cut off/, 'a truncated archive');
+  t.same(await tarEntries(gem), GEM_ENTRIES, 'the entries of a real gem');
+  await t.rejects(tarEntries(gem.subarray(0, 700)), /truncated/, 'a truncated archive');
   // Long names: the ustar prefix field, a PAX path record, a GNU long-name entry.
   const pax = (k: string, v: string) => {
     const rec = ` ${k}=${v}\n`;
@@ -345,14 +345,14 @@ t.test('content helpers: tar headers and the XML root element', async (t) => {
     tarEntry('trunc', 'z'),
     Buffer.alloc(1024),
   ]);
-  t.same(tarEntries(built), ['some/deep/folder/data.tar.gz', 'a-very-long/metadata.gz', 'gnu/long/name.txt']);
-  t.same(tarEntries(Buffer.concat([tarEntry('gnu', 'x', { magic: 'ustar  \0' }), Buffer.alloc(1024)])), ['gnu'], 'the old GNU magic');
-  t.throws(() => tarEntries(Buffer.concat([tarEntry('v7', 'x', { magic: '\0'.repeat(8) }), Buffer.alloc(1024)])), /not a POSIX \(ustar\) header/, 'a pre-POSIX header');
+  t.same(await tarEntries(built), ['some/deep/folder/data.tar.gz', 'a-very-long/metadata.gz', 'gnu/long/name.txt']);
+  t.same(await tarEntries(Buffer.concat([tarEntry('gnu', 'x', { magic: 'ustar  \0' }), Buffer.alloc(1024)])), ['gnu'], 'the old GNU magic');
+  await t.rejects(tarEntries(Buffer.concat([tarEntry('v7', 'x', { magic: '\0'.repeat(8) }), Buffer.alloc(1024)])), /not a POSIX \(ustar\) or GNU header/, 'a pre-POSIX header');
   const changed = tarEntry('x', 'x');
   changed.write('y', 0, 'latin1');
-  t.throws(() => tarEntries(changed), /bad checksum/, 'a header changed after its checksum');
-  t.throws(() => tarEntries(Buffer.alloc(100)), /shorter than one tar header/);
-  t.throws(() => tarEntries(Buffer.alloc(1024, 0x41)), /bad checksum/);
+  await t.rejects(tarEntries(changed), /bad checksum/, 'a header changed after its checksum');
+  await t.rejects(tarEntries(Buffer.alloc(100)), /truncated/, 'shorter than one tar header');
+  await t.rejects(tarEntries(Buffer.alloc(1024, 0x41)), /bad checksum/);
   t.equal(xmlRoot('<?xml version="1.0"?>\n<!-- c -->\n<metadata modelVersion="1.1.0"><a/></metadata>\n'), 'metadata');
   t.equal(xmlRoot('\uFEFF<project xmlns="urn:pom">\n</project>'), 'project');
   t.equal(xmlRoot('<p:project xmlns:p="x"></p:project>'), 'project', 'a prefixed root');

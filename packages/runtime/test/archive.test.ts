@@ -4,8 +4,10 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { findInTar, gunzipCapped, isArchiveError, ArchiveError } from '../src/archive/tar.js';
-import { findInZip } from '../src/archive/zip.js';
+import os from 'node:os';
+import { gunzipCapped, isArchiveError, ArchiveError } from '../src/archive/limits.js';
+import { findInTar, MAX_NAME_BYTES } from '../src/archive/tar.js';
+import { findInZip, zipProblem } from '../src/archive/zip.js';
 import { headLooksLike, structuralVerifier, type Format } from '../src/archive/checks.js';
 
 // ------------------------------------------------------------------------------------------------
@@ -77,6 +79,9 @@ interface ZipSpec {
   sizesInHeader?: boolean; // with a descriptor: also put real sizes into the local header
   crc?: number; // override
   flags?: number;
+  centralName?: string; // the name the central directory gives the entry, when it is not `name`
+  compressed?: Buffer; // deflate data to store as is
+  declaredSize?: number; // uncompressed size written into both headers
 }
 /** Build a zip in memory: local headers (+ descriptors), central directory, EOCD. */
 function buildZip(specs: ZipSpec[], opts: { eocd?: boolean; comment?: string } = {}): Buffer {
@@ -86,7 +91,8 @@ function buildZip(specs: ZipSpec[], opts: { eocd?: boolean; comment?: string } =
   for (const s of specs) {
     const data = typeof s.data === 'string' ? Buffer.from(s.data) : s.data;
     const method = s.method ?? 8;
-    const comp = method === 8 ? zlib.deflateRawSync(data) : data;
+    const comp = s.compressed ?? (method === 8 ? zlib.deflateRawSync(data) : data);
+    const size = s.declaredSize ?? data.length;
     const crc = s.crc ?? zlib.crc32(data) >>> 0;
     const flags = (s.flags ?? 0) | (s.descriptor ? 8 : 0) | 0x800;
     const name = Buffer.from(s.name);
@@ -98,7 +104,7 @@ function buildZip(specs: ZipSpec[], opts: { eocd?: boolean; comment?: string } =
     lh.writeUInt16LE(method, 8);
     lh.writeUInt32LE(hideSizes ? 0 : crc, 14);
     lh.writeUInt32LE(hideSizes ? 0 : comp.length, 18);
-    lh.writeUInt32LE(hideSizes ? 0 : data.length, 22);
+    lh.writeUInt32LE(hideSizes ? 0 : size, 22);
     lh.writeUInt16LE(name.length, 26);
     const entryParts = [lh, name, comp];
     if (s.descriptor) {
@@ -107,7 +113,7 @@ function buildZip(specs: ZipSpec[], opts: { eocd?: boolean; comment?: string } =
       if (s.descriptorSig !== false) o = d.writeUInt32LE(0x08074b50, 0);
       o = d.writeUInt32LE(crc, o);
       o = d.writeUInt32LE(comp.length, o);
-      d.writeUInt32LE(data.length, o);
+      d.writeUInt32LE(size, o);
       entryParts.push(d);
     }
     const ch = Buffer.alloc(46);
@@ -118,10 +124,11 @@ function buildZip(specs: ZipSpec[], opts: { eocd?: boolean; comment?: string } =
     ch.writeUInt16LE(method, 10);
     ch.writeUInt32LE(crc, 16);
     ch.writeUInt32LE(comp.length, 20);
-    ch.writeUInt32LE(data.length, 24);
-    ch.writeUInt16LE(name.length, 28);
+    ch.writeUInt32LE(size, 24);
+    const centralName = Buffer.from(s.centralName ?? s.name);
+    ch.writeUInt16LE(centralName.length, 28);
     ch.writeUInt32LE(offset, 42);
-    central.push(ch, name);
+    central.push(ch, centralName);
     const entry = Buffer.concat(entryParts);
     parts.push(entry);
     offset += entry.length;
@@ -319,8 +326,10 @@ t.test('maxEntries and long-name caps', async (t) => {
   await t.rejects(findInTar(chunked(tar), is('f30.txt'), { maxBytes: 4096, maxEntries: 100 }), { code: 'ARCHIVE_LIMIT' });
   const longL = Buffer.concat([tarHeader('././@LongLink', 2 * MiB, 'L'), Buffer.alloc(2 * MiB, 0x61), tarFile('x', 'x'), tarEnd()]);
   await t.rejects(findInTar(chunked(longL), is('x'), limits), { code: 'ARCHIVE_LIMIT' });
-  const paxHuge = Buffer.concat([tarHeader('PaxHeaders/x', 4 * MiB, 'x'), Buffer.alloc(4 * MiB, 0x61), tarFile('x', 'x'), tarEnd()]);
-  await t.rejects(findInTar(chunked(paxHuge), is('x'), limits), { code: 'ARCHIVE_LIMIT' });
+  const paxPath = tarFile('PaxHeaders/x', paxRecord('path', 'a'.repeat(MAX_NAME_BYTES + 1)), 'x');
+  await t.rejects(findInTar(chunked(Buffer.concat([paxPath, tarFile('x', 'x'), tarEnd()])), is('x'), limits), { code: 'ARCHIVE_LIMIT', message: /name/ });
+  const paxHuge = Buffer.concat([tarHeader('PaxHeaders/x', 5 * MiB, 'x'), Buffer.alloc(5 * MiB, 0x61), tarFile('x', 'x'), tarEnd()]);
+  await t.rejects(findInTar(chunked(paxHuge), is('x'), limits), { code: 'ARCHIVE_LIMIT' }, 'a pax header past 4 MiB');
 });
 
 t.test('stops reading once found', async (t) => {
@@ -404,7 +413,8 @@ t.test('hand-built zips: descriptor layouts, unsupported and corrupt entries', a
   t.equal((await findInZip(chunked(storedWithSizes), is('s.bin'), limits))?.data.toString(), 'stored');
 
   const storedNoSizes = buildZip([{ name: 's.bin', data: 'stored', method: 0, descriptor: true }, { name: 'package.json', data: json }]);
-  await t.rejects(findInZip(chunked(storedNoSizes), is('package.json'), limits), { code: 'ARCHIVE_UNSUPPORTED' });
+  t.equal((await findInZip(chunked(storedNoSizes), is('s.bin'), limits))?.data.toString(), 'stored', 'stored + descriptor: the central directory has the sizes');
+  t.equal((await findInZip(chunked(storedNoSizes), is('package.json'), limits))?.data.toString(), json);
 
   const bz = buildZip([{ name: 'odd.bin', data: 'xx', method: 12 }, { name: 'package.json', data: json }]);
   t.equal((await findInZip(chunked(bz), is('package.json'), limits))?.data.toString(), json, 'unknown method skipped by size');
@@ -434,28 +444,42 @@ t.test('hand-built zips: descriptor layouts, unsupported and corrupt entries', a
 });
 
 t.test('zip bombs stop at the caps with memory small', async (t) => {
-  const bombData = deflateZeros(200);
+  // an entry whose central directory declares 1 MiB while its deflate data inflates to 200 MiB
+  const bomb = buildZip([{ name: 'zeros.bin', data: '', compressed: deflateZeros(200), declaredSize: MiB }, { name: 'package.json', data: '{}' }]);
+  t.ok(bomb.length < 1024 * 1024);
   t.same(zlib.inflateRawSync(deflateZeros(2)), Buffer.alloc(2 * MiB), 'bomb builder sanity');
-  // hand-assemble: an unwanted descriptor entry whose deflate stream inflates to 200 MiB
-  const name = Buffer.from('zeros.bin');
-  const lh = Buffer.alloc(30);
-  lh.writeUInt32LE(0x04034b50, 0);
-  lh.writeUInt16LE(20, 4);
-  lh.writeUInt16LE(8, 6);
-  lh.writeUInt16LE(8, 8);
-  lh.writeUInt16LE(name.length, 26);
-  const zip = Buffer.concat([lh, name, bombData, buildZip([{ name: 'package.json', data: '{}' }])]);
-  t.ok(zip.length < 1024 * 1024);
-  const skipped = await peakExternal(() => findInZip(chunked(zip, 16 * 1024), is('package.json'), { maxBytes: 150 * MiB, maxEntries: 10 }));
-  t.match(skipped.error, { code: 'ARCHIVE_LIMIT' });
-  t.ok(skipped.peak < 100 * MiB, `peak Buffer memory growth ${Math.round(skipped.peak / MiB)} MiB`);
-  const wanted = await peakExternal(() => findInZip(chunked(zip, 16 * 1024), is('zeros.bin'), { maxBytes: 1024 * MiB, maxEntries: 10, maxEntryBytes: 4 * MiB }));
-  t.match(wanted.error, { code: 'ARCHIVE_LIMIT' });
+  const skipped = await peakExternal(() => findInZip(chunked(bomb, 16 * 1024), is('package.json'), { maxBytes: MiB, maxEntries: 10 }));
+  t.equal(skipped.result?.data.toString(), '{}', 'an unwanted entry is never inflated');
+  const wanted = await peakExternal(() => findInZip(chunked(bomb, 16 * 1024), is('zeros.bin'), { maxBytes: MiB, maxEntries: 10, maxEntryBytes: 4 * MiB }));
+  t.match(wanted.error, { code: 'ARCHIVE_CORRUPT' }, 'inflating past the declared size stops there');
   t.ok(wanted.peak < 100 * MiB, `peak Buffer memory growth ${Math.round(wanted.peak / MiB)} MiB`);
-  // the same entry with a declared size is skipped without inflating
+  // the wanted entry declares more than maxEntryBytes: refused before inflating
   const declared = buildZip([{ name: 'zeros.bin', data: Buffer.alloc(8 * MiB) }, { name: 'package.json', data: '{}' }]);
   t.equal((await findInZip(chunked(declared), is('package.json'), { maxBytes: MiB, maxEntries: 10 }))?.data.toString(), '{}');
   await t.rejects(findInZip(chunked(declared), is('zeros.bin'), { maxBytes: 64 * MiB, maxEntries: 10, maxEntryBytes: MiB }), { code: 'ARCHIVE_LIMIT' });
+  // the archive itself is larger than maxBytes: the spool stops there
+  const tmp = t.testdir();
+  const saved = process.env.TMPDIR;
+  process.env.TMPDIR = tmp; // os.tmpdir(), where the spool file goes
+  try {
+    await t.rejects(findInZip(chunked(declared), is('package.json'), { maxBytes: declared.length - 1, maxEntries: 10 }), { code: 'ARCHIVE_LIMIT', message: /larger than/ });
+    t.ok(await findInZip(chunked(declared), is('package.json'), { maxBytes: declared.length, maxEntries: 10 }), 'exactly maxBytes is fine');
+  } finally {
+    if (saved === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = saved;
+  }
+  t.same(fs.readdirSync(tmp), [], 'no spool file left behind');
+});
+
+t.test('a zip whose local headers and central directory disagree is read as the central directory says, as clients read it', async (t) => {
+  const lying = buildZip([
+    { name: 'extension/package.json', centralName: 'extension/decoy.json', data: '{"name":"local-header"}' },
+    { name: 'extension/decoy.json', centralName: 'extension/package.json', data: '{"name":"central-directory"}' },
+    { name: 'Lying.nuspec', centralName: 'x/Lying.nuspec', data: '<id>local-header</id>', method: 0 },
+    { name: 'x/Lying.nuspec', centralName: 'Lying.nuspec', data: '<id>central-directory</id>', method: 0 },
+  ]);
+  t.equal((await findInZip(chunked(lying), is('extension/package.json'), limits))?.data.toString(), '{"name":"central-directory"}');
+  t.equal((await findInZip(chunked(lying), (n) => !n.includes('/') && n.endsWith('.nuspec'), limits))?.data.toString(), '<id>central-directory</id>');
 });
 
 // ------------------------------------------------------------------------------------------------
@@ -486,10 +510,18 @@ t.test('headLooksLike', async (t) => {
   t.match(headLooksLike('tar', badSum), /tar header/);
 });
 
+/** `buf` as a spool file (removed when the test ends). */
+function spooled(buf: Buffer): string {
+  const file = path.join(os.tmpdir(), `hub-archive-test-${process.pid}-${Math.random().toString(36).slice(2)}`);
+  fs.writeFileSync(file, buf);
+  t.teardown(() => fs.rmSync(file, { force: true }));
+  return file;
+}
+
 async function verify(format: Format, buf: Buffer, chunk = 1000, opts?: Parameters<typeof structuralVerifier>[1]): Promise<string | null> {
   const v = structuralVerifier(format, opts);
   for (let i = 0; i < buf.length; i += chunk) v.update(buf.subarray(i, i + chunk));
-  return v.finish();
+  return v.finish(spooled(buf));
 }
 
 t.test('structuralVerifier: gzip', async (t) => {
@@ -516,7 +548,7 @@ t.test('structuralVerifier: gzip', async (t) => {
   t.equal(await verify('gzip', bomb, 16 * 1024), null, 'fine under the default cap');
   const v = structuralVerifier('gzip');
   v.update(tgz);
-  const [a, b] = await Promise.all([v.finish(), v.finish()]);
+  const [a, b] = await Promise.all([v.finish(spooled(tgz)), v.finish(spooled(tgz))]);
   t.equal(a, null);
   t.equal(b, null, 'finish is idempotent');
 });
@@ -525,19 +557,19 @@ t.test('structuralVerifier: zip', async (t) => {
   for (const name of ['mixed.zip', 'streamed.zip']) {
     const zip = fixture(name);
     for (const c of [1, 64, 100_000]) t.equal(await verify('zip', zip, c), null, `${name} intact, ${c}-byte chunks`);
-    t.match(await verify('zip', zip.subarray(0, zip.length - 22)), /end-of-central-directory/, `${name} without EOCD`);
-    t.match(await verify('zip', zip.subarray(0, Math.floor(zip.length / 2))), /end-of-central-directory/, `${name} cut in half`);
+    t.match(await verify('zip', zip.subarray(0, zip.length - 22)), /end of central directory/i, `${name} without EOCD`);
+    t.match(await verify('zip', zip.subarray(0, Math.floor(zip.length / 2))), /end of central directory/i, `${name} cut in half`);
   }
   t.equal(await verify('zip', buildZip([])), null, 'empty zip');
   t.equal(await verify('zip', buildZip([{ name: 'a', data: 'a' }], { comment: 'a comment' })), null, 'with a comment');
-  t.match(await verify('zip', buildZip([{ name: 'a', data: 'a' }], { eocd: false })), /end-of-central-directory/);
-  // a big zip: the EOCD search only looks at the tail window
+  t.match(await verify('zip', buildZip([{ name: 'a', data: 'a' }], { eocd: false })), /end of central directory/i);
+  // a big zip, read in chunks of every size
   const big = buildZip([{ name: 'r.bin', data: Buffer.alloc(300_000, 7), method: 0 }, { name: 'b', data: 'b' }]);
   t.equal(await verify('zip', big, 4096), null);
   t.equal(await verify('zip', big, 200_000), null);
   const lying = Buffer.from(big);
   lying.writeUInt32LE(lying.readUInt32LE(lying.length - 6) + 1000, lying.length - 6); // cd offset past the EOCD
-  t.match(await verify('zip', lying), /central directory/);
+  t.match(await verify('zip', lying), /zip is unreadable/);
   t.match(await verify('zip', fixture('npm-pack.tgz')), /PK 03 04/);
 });
 
@@ -563,10 +595,8 @@ t.test('structuralVerifier: tar', async (t) => {
   t.match(await verify('tar', Buffer.from('<html>')), /HTML page/);
 });
 
-t.test('verifyZipEntries checks every entry, stored or deflated, with or without data descriptors', async (t) => {
-  const { verifyZipEntries } = await import('../src/archive/zip.js');
-  const limits = { maxBytes: 1 << 26, maxEntries: 1000 };
-  for (const name of ['mixed.zip', 'streamed.zip']) await t.resolves(verifyZipEntries(chunked(fixture(name), 100), limits), `${name} is whole`);
+t.test('the zip check reads every entry: stored or deflated, with or without data descriptors, CRC-32 and size', async (t) => {
+  for (const name of ['mixed.zip', 'streamed.zip']) t.equal(await zipProblem(spooled(fixture(name)), 1 << 26), null, `${name} is whole`);
 
   // Data offsets of the first two entries of mixed.zip (deflated readme, stored blob), from their local headers.
   const zip = fixture('mixed.zip');
@@ -579,13 +609,18 @@ t.test('verifyZipEntries checks every entry, stored or deflated, with or without
   ] as const) {
     const bad = Buffer.from(zip);
     bad[at] = bad[at]! ^ 0x55;
-    await t.rejects(verifyZipEntries(chunked(bad, 100), limits), { name: 'ArchiveError' }, `a flipped byte in ${what} is found`);
-    t.equal(await structuralVerifierResult(bad), null, `(the end-record check alone misses ${what})`);
+    t.match(await verify('zip', bad), /zip entry "extension\/(readme\.txt|blob\.bin)"/, `a flipped byte in ${what} is found`);
   }
+  // entries hub cannot inflate are the client's business; a wrong CRC-32 is not
+  t.equal(await verify('zip', buildZip([{ name: 'odd.bin', data: 'xx', method: 12 }, { name: 'enc', data: 'x', flags: 1 }])), null, 'other methods, encrypted');
+  t.match(await verify('zip', buildZip([{ name: 'a', data: 'abc', crc: 12345 }])), /CRC-32/);
+  t.match(await verify('zip', buildZip([{ name: 'a', data: 'abc', method: 0, crc: 12345 }])), /CRC-32/, 'stored');
 });
 
-async function structuralVerifierResult(buf: Buffer): Promise<string | null> {
-  const v = structuralVerifier('zip');
-  v.update(buf);
-  return v.finish();
-}
+t.test('the zip check refuses entries declaring more than the inflate cap in total (zip bomb ratio)', async (t) => {
+  const zip = buildZip([{ name: 'a.bin', data: Buffer.alloc(4 * MiB) }, { name: 'b.bin', data: Buffer.alloc(4 * MiB) }]);
+  t.ok(zip.length < 64 * 1024, `${zip.length} bytes declaring 8 MiB`);
+  t.equal(await verify('zip', zip, 64 * 1024, { maxInflatedBytes: 8 * MiB }), null, 'exactly the cap is fine');
+  t.match(await verify('zip', zip, 64 * 1024, { maxInflatedBytes: 8 * MiB - 1 }), /inflates past/);
+  t.equal(await verify('zip', zip, 64 * 1024), null, 'fine under the default cap');
+});

@@ -1,5 +1,4 @@
 import crypto from 'node:crypto';
-import fs from 'node:fs';
 import { Readable } from 'node:stream';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
@@ -9,16 +8,12 @@ import { errors, isHubError } from '../errors.js';
 import type { HubMetrics } from '../metrics.js';
 import type { BlobStore } from '../storage/blobs/blob-store.js';
 import type { artifactRows, ArtifactRow } from '../storage/artifact-rows.js';
-import { headLooksLike, structuralVerifier, type StructuralVerifier } from '../archive/checks.js';
-import { isArchiveError } from '../archive/tar.js';
-import { verifyZipEntries } from '../archive/zip.js';
+import { headLooksLike, structuralVerifier } from '../archive/checks.js';
 import { Flight, FlightError } from './flight.js';
 import { gunzipIfGzip } from './decode-body.js';
 import { verifiedRead } from './verified-read.js';
 import { partialHeaders, requestedRange, unsatisfiableHeaders } from '../http/byte-range.js';
 
-/** Past this many inflated bytes a zip is refused as a bomb (the gzip check uses the same cap). */
-const ZIP_INFLATE_CAP = 8 * 1024 ** 3;
 const sha256Hex = (b: Buffer) => crypto.createHash('sha256').update(b).digest('hex');
 
 /** An artifact's bytes never change. The route makes it `private` unless anyone may read it without a token. */
@@ -206,7 +201,7 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
         expectedSize,
         digest: source.digest,
         checkHead: (head) => (format ? headLooksLike(format, head) : null) ?? spec.checkHead?.(head) ?? null,
-        verify: verifier && ((): Promise<string | null> => verifyStructure(verifier, format, flight.tmpPath)),
+        verify: verifier && ((): Promise<string | null> => verifier.finish(flight.tmpPath)),
         onChunk: (c) => {
           verifier?.update(c);
           o.metrics.upstreamBytes.inc({ registry: reg.name }, c.length);
@@ -245,20 +240,6 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
       void settled.finally(() => pending.delete(settled));
       return { flight, stored, contentType: spec.contentType, size: expectedSize };
     })();
-  }
-
-  /** The streaming check, then for zips a second pass over the spool file that checks every entry's CRC-32. */
-  async function verifyStructure(verifier: StructuralVerifier, format: ArtifactSpec['format'], tmpPath: string): Promise<string | null> {
-    const why = await verifier.finish();
-    if (why || format !== 'zip') return why;
-    try {
-      await verifyZipEntries(fs.createReadStream(tmpPath, { highWaterMark: 256 * 1024 }), { maxBytes: ZIP_INFLATE_CAP, maxEntries: 1_000_000 });
-      return null;
-    } catch (e) {
-      // Entries hub cannot read (encrypted, other compression methods) are the client's business.
-      if (isArchiveError(e, 'ARCHIVE_UNSUPPORTED')) return null;
-      return isArchiveError(e) ? e.message : `zip could not be read: ${(e as Error).message}`;
-    }
   }
 
   return {
