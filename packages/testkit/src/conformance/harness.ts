@@ -24,7 +24,7 @@ export interface Harness {
   hub: TestHub;
   upstream: FixtureUpstream;
   /** A client request below `/proxy/<registry>/` with a reader's token and the spec's headers. */
-  proxy(subpath: string, method?: 'GET' | 'HEAD'): Promise<RawResponse>;
+  proxy(subpath: string, o?: { method?: 'GET' | 'HEAD'; headers?: Record<string, string> }): Promise<RawResponse>;
   /** Upstream requests made while `fn` ran. */
   upstreamRequestsDuring(fn: () => Promise<unknown>): Promise<number>;
   block(version: string): Promise<void>;
@@ -66,8 +66,8 @@ export async function startHarness(t: ConformanceTest, spec: KindConformanceSpec
   return {
     hub,
     upstream,
-    proxy: (subpath, method = 'GET') =>
-      rawRequest(`${hub.url}/proxy/${REGISTRY}/${subpath}`, { method, headers: { ...spec.headers, authorization: `Bearer ${reader}` } }),
+    proxy: (subpath, o = {}) =>
+      rawRequest(`${hub.url}/proxy/${REGISTRY}/${subpath}`, { method: o.method ?? 'GET', headers: { ...spec.headers, ...o.headers, authorization: `Bearer ${reader}` } }),
     async upstreamRequestsDuring(fn) {
       const before = upstream.requests.length;
       await fn();
@@ -85,7 +85,7 @@ export async function startHarness(t: ConformanceTest, spec: KindConformanceSpec
 
 /** `status 502 {"error":...}`: enough of an answer to read in a failed assertion. */
 export function describe(res: RawResponse): string {
-  return `${res.status} ${res.body.toString('utf8').slice(0, 200)}`;
+  return `${res.status} ${res.body.toString('utf8').slice(0, 160)}`;
 }
 
 /** The error code of an INTERFACE.md error body, or undefined. */

@@ -9,6 +9,8 @@ export type ConformanceCheck = (typeof CONFORMANCE_CHECKS)[number];
 export interface ConformanceListing {
   /** The path below `/proxy/<registry>/`, percent-encoded as a client sends it. */
   path: string;
+  /** Headers that ask for this listing (npm's Accept picks the packument); added to `KindConformanceSpec.headers`. */
+  headers?: Record<string, string>;
   /** Does this listing body offer `version`? */
   lists(body: Buffer, version: string): boolean;
 }
