@@ -49,7 +49,7 @@ export async function startHarness(t: ConformanceTest, spec: KindConformanceSpec
   const hub = await startTestHub({
     dir: path.join(dir, 'hub'),
     plugins: [spec.kind],
-    registries: [{ ...spec.registry, ...o.registry, name: REGISTRY, type: spec.kind.id, mode: 'proxy', upstream: upstream.url }],
+    registries: [{ ...spec.registry, ...o.registry, name: REGISTRY, type: spec.kind.id, mode: 'proxy', upstream: `${upstream.url}${spec.upstreamPath ?? ''}` }],
     config: { plugins: { load: ['@hub/admin', '@hub/flags'] }, flag_sources: [FLAG_SOURCE] },
   });
   t.teardown(() => hub.close());

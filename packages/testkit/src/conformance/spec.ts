@@ -29,6 +29,8 @@ export interface KindConformanceSpec {
    * enough to list and download them. Faults are injected on top of it by the suite.
    */
   upstream: FixtureUpstreamOptions;
+  /** Appended to the fixture's URL to make the registry's `upstream` (cargo's index lives below `/index`, say). */
+  upstreamPath?: string;
   /** Coordinates whose canonical text must round-trip: `parse(format(c))` equals `c`. */
   coordinates: readonly Coordinate[];
   /**
