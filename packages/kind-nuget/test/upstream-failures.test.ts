@@ -63,6 +63,7 @@ t.test('a 200 HTML error page for a .nuspec is never cached', async (t) => {
     t.equal(ok.status, 200, `${url}: the next request fetches again and works`);
     t.notMatch(ok.body.toString('latin1'), /<html/i);
   }
+  await s.hub.artifacts.idle();
   t.equal(await cached(s), 1, 'only the good .nuspec is cached');
 });
 
