@@ -12,7 +12,10 @@ function versionsFileOffers(body: Buffer, version: string): boolean {
   for (const line of entries(body)) {
     const [gem, list] = line.split(' ');
     if (gem !== 'hubdemo') continue;
-    for (const v of list!.split(',')) v.startsWith('-') ? offered.delete(v.slice(1)) : offered.add(v);
+    for (const v of list!.split(',')) {
+      if (v.startsWith('-')) offered.delete(v.slice(1));
+      else offered.add(v);
+    }
   }
   return offered.has(version);
 }
