@@ -1,19 +1,15 @@
-import path from 'node:path';
 import t from 'tap';
-import { rawRequest, startFixtureUpstream, startTestHub } from '@hub/testkit';
-import { filesKind } from './files-kind.js';
+import { rawRequest } from '@hub/testkit';
+import { startFilesHub } from './files-hub.js';
 
 /**
  * The token styles clients send, for every kind alike (moved here from the kinds' tests): Bearer (npm, go,
  * terraform), Basic with the token as password (maven, nuget, gem, bundler, apt), the bare token (cargo).
  */
 t.test('registry routes: Bearer, Basic with the token as password, a bare token; 401 challenges for both; 403 without source:read', async (t) => {
-  const root = t.testdir({ up: { pkg: { '1.0.0': { 'a.txt': 'file a' } } }, hub: {} });
-  const upstream = await startFixtureUpstream({ root: path.join(root, 'up') });
-  t.teardown(() => upstream.close());
-  const s = await startTestHub({ dir: path.join(root, 'hub'), plugins: [filesKind], registries: [{ name: 'files', type: 'files', upstream: upstream.url }] });
-  t.teardown(() => s.close());
-  const get = (authorization?: string) => rawRequest(`${s.url}/proxy/files/pkg/1.0.0/a.txt`, { headers: authorization ? { authorization } : {} });
+  const s = await startFilesHub(t);
+  const upstream = s.upstream;
+  const get = (authorization?: string) => rawRequest(s.fileUrl, { headers: authorization ? { authorization } : {} });
 
   const anon = await get();
   t.equal(anon.status, 401);
