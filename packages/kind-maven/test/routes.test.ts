@@ -59,22 +59,6 @@ t.test('a jar is verified against the upstream .sha1, cached, and its checksum s
   t.equal(head.body.length, 0);
 });
 
-t.test('registry routes need source:read; Basic is challenged for, as mvn needs', async (t) => {
-  const s = await setup(t);
-  const anon = await get(`${s.repo}/${CORE_POM}`);
-  t.equal(anon.status, 401);
-  t.equal(anon.json().error.code, 'unauthenticated');
-  t.match(anon.headers.get('www-authenticate') ?? '', /Basic realm="hub"/);
-  t.equal(s.upstream.count(), 0, 'refused before any upstream request');
-  const token = await s.token('builder', { roles: ['reader'] });
-  const basic = await get(`${s.repo}/${CORE_POM}`, { authorization: `Basic ${Buffer.from(`builder:${token}`).toString('base64')}` });
-  t.equal(basic.status, 200, 'Basic with the token as password');
-  const bearer = await get(`${s.repo}/${CORE}/maven-metadata.xml`, { authorization: `Bearer ${token}` });
-  t.equal(bearer.status, 200);
-  const auditor = await s.token('auditor', { roles: ['auditor'] });
-  t.equal((await get(`${s.repo}/${CORE_JAR}`, { authorization: `Bearer ${auditor}` })).status, 403);
-});
-
 t.test('wrong registry, wrong kind, unknown paths and absent items are 404', async (t) => {
   const s = await setup(t, { config: OPEN });
   const cases = [

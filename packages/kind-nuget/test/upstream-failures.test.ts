@@ -26,27 +26,6 @@ function swap(from: string, to: string, on: { value: boolean }): FixtureHandler 
   };
 }
 
-t.test('upstream 5xx: 502 when nothing is cached, the cached copy otherwise', async (t) => {
-  const s = await setup(t, { config: OPEN });
-  const url = `${s.flat}/hubdemo/1.0.0/hubdemo.1.0.0.nupkg`;
-  s.upstream.fault('/v3-flatcontainer/hubdemo/1.0.0/', { type: 'status', status: 503 });
-  const failed = await get(url);
-  t.equal(failed.status, 502);
-  t.equal(failed.json().error.code, 'upstream_error');
-  await s.hub.artifacts.idle();
-  t.equal(await cached(s), 0, 'nothing cached');
-
-  s.upstream.clearFaults();
-  t.equal((await get(url)).status, 200);
-  await s.hub.artifacts.idle();
-  s.upstream.fault('/v3-flatcontainer/', { type: 'status', status: 500 });
-  const before = s.upstream.count();
-  const served = await get(url);
-  t.equal(served.status, 200, 'served from the cache');
-  t.ok(isZip(served.body));
-  t.equal(s.upstream.count(), before, 'without asking the upstream');
-});
-
 t.test('metadata: the last good copy is served (marked stale) while the upstream fails', async (t) => {
   const s = await setup(t, { config: OPEN, registry: { metadata_ttl_secs: 0 } });
   t.same((await get(`${s.flat}/hubdemo/index.json`)).json().versions, ['1.0.0', '1.1.0']);
@@ -72,14 +51,10 @@ t.test('the upstream service index failing with nothing cached gives 502; nothin
   t.equal((await get(`${s.flat}/hubdep/index.json`)).status, 502, 'an HTML service index is refused too');
 });
 
-t.test('a 200 HTML error page is never cached', async (t) => {
+// The .nupkg and the listings are kindConformance's; the .nuspec has its own check.
+t.test('a 200 HTML error page for a .nuspec is never cached', async (t) => {
   const s = await setup(t, { config: OPEN });
-  for (const [p, url] of [
-    ['/v3/registration-gz-semver2/hubdemo/index.json', `${s.reg}/hubdemo/index.json`],
-    ['/v3-flatcontainer/hubdemo/1.0.0/hubdemo.1.0.0.nupkg', `${s.flat}/hubdemo/1.0.0/hubdemo.1.0.0.nupkg`],
-    ['/v3-flatcontainer/hubdemo/1.0.0/hubdemo.nuspec', `${s.flat}/hubdemo/1.0.0/hubdemo.nuspec`],
-    ['/v3-flatcontainer/hubdemo/index.json', `${s.flat}/hubdemo/index.json`],
-  ] as const) {
+  for (const [p, url] of [['/v3-flatcontainer/hubdemo/1.0.0/hubdemo.nuspec', `${s.flat}/hubdemo/1.0.0/hubdemo.nuspec`]] as const) {
     s.upstream.fault(p, { type: 'html200' }, 1);
     const res = await get(url);
     t.equal(res.status, 502, `${url}: refused`);
@@ -89,7 +64,8 @@ t.test('a 200 HTML error page is never cached', async (t) => {
     t.equal(ok.status, 200, `${url}: the next request fetches again and works`);
     t.notMatch(ok.body.toString('latin1'), /<html/i);
   }
-  t.equal(await cached(s), 2, 'only the good .nupkg and .nuspec are cached');
+  await s.hub.artifacts.idle();
+  t.equal(await cached(s), 1, 'only the good .nuspec is cached');
 });
 
 t.test('hash mismatch against the registration packageHash: 502, nothing cached', async (t) => {

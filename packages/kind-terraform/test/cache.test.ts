@@ -49,14 +49,9 @@ t.test('cached documents and files are served while the upstream is down', async
   t.equal((await get(again.json().shasums_url)).status, 200);
 });
 
-t.test('a 200 HTML page is never cached, for documents or files', async (t) => {
+// The listing and the zip through its route are kindConformance's; here, each file the signed URLs name.
+t.test('a 200 HTML page is never cached, for any file a download document names', async (t) => {
   const s = await setup(t);
-  s.upstream.fault('/v1/providers/hubns/hubdemo/versions', { type: 'html200' }, 1);
-  const page = await get(`${s.base}/v1/providers/hubns/hubdemo/versions`, s.auth);
-  t.equal(page.status, 502);
-  t.equal(page.json().error.code, 'upstream_error');
-  t.equal((await get(`${s.base}/v1/providers/hubns/hubdemo/versions`, s.auth)).status, 200, 'the real listing next time');
-
   const doc = (await get(`${s.base}/${DL}`, s.auth)).json();
   for (const [k, path, key] of [
     ['shasums_url', '/files/hubdemo/1.2.3/terraform-provider-hubdemo_1.2.3_SHA256SUMS', 'hubns/hubdemo/1.2.3/SHA256SUMS'],

@@ -6,3 +6,4 @@ export * from './go-fixture.js';
 export * from './raw-request.js';
 export * from './mysql.js';
 export * from './flag-signing.js';
+export * from './kind-conformance.js';

@@ -10,7 +10,7 @@ export interface TestHubOptions {
   plugins: readonly AnyPlugin[];
   registries: ReadonlyArray<Record<string, unknown>>;
   /** Extra hub.toml tables merged over the test defaults (server, auth, limits, cache, ...). */
-  config?: Record<string, Record<string, unknown>>;
+  config?: Record<string, Record<string, unknown> | ReadonlyArray<Record<string, unknown>>>;
   /** Use MySQL/MariaDB at this URL instead of SQLite (tables are created; the caller cleans up). */
   mysqlUrl?: string;
   /** Blob directory; default `<dir>/blobs`. Two hubs given the same one act as replicas. */

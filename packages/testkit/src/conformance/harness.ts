@@ -1,0 +1,99 @@
+import path from 'node:path';
+import { rawRequest, type RawResponse } from '../raw-request.js';
+import { signFlagRequest } from '../flag-signing.js';
+import { startFixtureUpstream, type FixtureUpstream } from '../fixture-upstream.js';
+import { startTestHub, type TestHub } from '../test-hub.js';
+import type { KindConformanceSpec } from './spec.js';
+
+/** The slice of a node-tap `Test` the suite uses, so testkit needs no tap dependency. */
+export interface ConformanceTest {
+  test(name: string, extra: { skip?: string }, fn: (t: ConformanceTest) => Promise<void>): unknown;
+  ok(value: unknown, message: string): unknown;
+  equal(found: unknown, wanted: unknown, message: string): unknown;
+  same(found: unknown, wanted: unknown, message: string): unknown;
+  fail(message: string): unknown;
+  teardown(fn: () => unknown): void;
+  testdir(fixture?: Record<string, never>): string;
+}
+
+export const REGISTRY = 'conformance';
+const FLAG_SOURCE = { name: 'conformance', secret: 'conformance-flag-secret' };
+
+/** One hub around the kind, with the admin and flags plugins, and a fresh fixture upstream. */
+export interface Harness {
+  hub: TestHub;
+  upstream: FixtureUpstream;
+  /** A client request below `/proxy/<registry>/` with a reader's token and the spec's headers. */
+  proxy(subpath: string, o?: { method?: 'GET' | 'HEAD'; headers?: Record<string, string> }): Promise<RawResponse>;
+  /** Upstream requests made while `fn` ran. */
+  upstreamRequestsDuring(fn: () => Promise<unknown>): Promise<number>;
+  block(version: string): Promise<void>;
+  unlist(version: string): Promise<void>;
+  flagHardBlock(version: string): Promise<void>;
+}
+
+export interface HarnessOptions {
+  /** Extra `[[registries]]` keys for this check only (metadata_ttl_secs, say). */
+  registry?: Record<string, unknown>;
+}
+
+/**
+ * Boots a hub on SQLite in a folder of its own. The admin and flags plugins are loaded by name through
+ * `[plugins] load`, as an operator would, so the packages that these plugins' own tests import (kinds,
+ * testkit) need no build-time reference to them.
+ */
+export async function startHarness(t: ConformanceTest, spec: KindConformanceSpec, o: HarnessOptions = {}): Promise<Harness> {
+  const dir = t.testdir();
+  const upstream = await startFixtureUpstream(spec.upstream);
+  t.teardown(() => upstream.close());
+  const hub = await startTestHub({
+    dir: path.join(dir, 'hub'),
+    plugins: [spec.kind],
+    registries: [{ ...spec.registry, ...o.registry, name: REGISTRY, type: spec.kind.id, mode: 'proxy', upstream: `${upstream.url}${spec.upstreamPath ?? ''}` }],
+    config: { plugins: { load: ['@hub/admin', '@hub/flags'] }, flag_sources: [FLAG_SOURCE] },
+  });
+  t.teardown(() => hub.close());
+  const reader = await hub.token('conformance-reader', { roles: ['reader'] });
+
+  const admin = async (method: 'POST', apiPath: string, body: unknown, headers: Record<string, string>): Promise<void> => {
+    const text = JSON.stringify(body);
+    const res = await fetch(`${hub.url}${apiPath}`, { method, headers: { 'content-type': 'application/json', ...headers }, body: text });
+    const answer = await res.text();
+    if (!res.ok) throw new Error(`${method} ${apiPath} ${text} answered ${res.status}: ${answer.slice(0, 500)}`);
+  };
+  const asAdmin = { authorization: `Bearer ${hub.adminToken}` };
+  const { name } = spec.pkg;
+  return {
+    hub,
+    upstream,
+    proxy: (subpath, o = {}) =>
+      rawRequest(`${hub.url}/proxy/${REGISTRY}/${subpath}`, { method: o.method ?? 'GET', headers: { ...spec.headers, ...o.headers, authorization: `Bearer ${reader}` } }),
+    async upstreamRequestsDuring(fn) {
+      const before = upstream.requests.length;
+      await fn();
+      return upstream.requests.length - before;
+    },
+    block: (version) => admin('POST', '/api/v1/admin/blocks', { registry: REGISTRY, package_name: name, version, reason: 'conformance' }, asAdmin),
+    unlist: (version) => admin('POST', '/api/v1/admin/unlist', { registry: REGISTRY, package_name: name, version }, asAdmin),
+    async flagHardBlock(version) {
+      const apiPath = `/api/v1/flags/${FLAG_SOURCE.name}`;
+      const body = { flags: [{ external_id: 'CONFORMANCE-1', registry: REGISTRY, package_name: name, version, kind: 'malware', effect: 'hard_block', summary: 'conformance' }] };
+      await admin('POST', apiPath, body, signFlagRequest({ secret: FLAG_SOURCE.secret, method: 'POST', path: apiPath, body: JSON.stringify(body) }));
+    },
+  };
+}
+
+/** `status 502 {"error":...}`: enough of an answer to read in a failed assertion. */
+export function describe(res: RawResponse): string {
+  return `${res.status} ${res.body.toString('utf8').slice(0, 160)}`;
+}
+
+/** The error code of an INTERFACE.md error body, or undefined. */
+export function errorCode(res: RawResponse): string | undefined {
+  try {
+    const code: unknown = res.json().error?.code;
+    return typeof code === 'string' ? code : undefined;
+  } catch {
+    return undefined;
+  }
+}
