@@ -1,4 +1,5 @@
 import { defineKind } from '@hub/runtime';
+import { clientCheck } from './client-check.js';
 import { canonicalName, isCrateName, isCrateVersion } from './names.js';
 import { probe } from './probe.js';
 import { routes } from './routes.js';
@@ -26,6 +27,7 @@ export default defineKind({
     normalizeName: canonicalName,
   },
   routes,
+  clientCheck,
   probe,
   sbom,
 });

@@ -1,5 +1,6 @@
 import Type from 'typebox';
 import { defineKind } from '@hub/runtime';
+import { clientCheck } from './client-check.js';
 import { isGoVersion } from './module-path.js';
 import { probe } from './probe.js';
 import { routes, type GoConfig } from './routes.js';
@@ -32,6 +33,7 @@ export default defineKind<GoConfig>({
     format: (c) => (c.version ? `${c.name}@${c.version}` : c.name),
   },
   routes,
+  clientCheck,
   probe,
   sbom,
 });

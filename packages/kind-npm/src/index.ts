@@ -1,4 +1,5 @@
 import { defineKind } from '@hub/runtime';
+import { clientCheck } from './client-check.js';
 import { isPackageName } from './names.js';
 import { probe } from './probe.js';
 import { routes } from './routes.js';
@@ -19,6 +20,7 @@ export default defineKind({
     format: (c) => (c.version ? `${c.name}@${c.version}` : c.name),
   },
   routes,
+  clientCheck,
   probe,
   sbom,
   publishTimes: true,

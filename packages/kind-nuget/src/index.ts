@@ -1,4 +1,5 @@
 import { defineKind } from '@hub/runtime';
+import { clientCheck } from './client-check.js';
 import { isPackageId, normalizeVersion } from './names.js';
 import { probe } from './probe.js';
 import { routes } from './routes.js';
@@ -27,6 +28,7 @@ export default defineKind({
     normalizeName: (name) => name.toLowerCase(),
   },
   routes,
+  clientCheck,
   probe,
   sbom,
 });

@@ -1,4 +1,5 @@
 import { defineKind } from '@hub/runtime';
+import { clientCheck } from './client-check.js';
 import { configSchema, type TerraformConfig } from './config.js';
 import { codec } from './names.js';
 import { probe } from './probe.js';
@@ -20,5 +21,6 @@ export default defineKind<TerraformConfig>({
   configSchema,
   coordinate: codec,
   routes,
+  clientCheck,
   probe,
 });

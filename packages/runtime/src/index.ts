@@ -2,6 +2,7 @@
 export * from './contract/kind.js';
 export * from './contract/plugin.js';
 export * from './contract/upstream.js';
+export type * from './contract/client-check.js';
 export { HubError, errors, isHubError, ERROR_CODES, type ErrorCode } from './errors.js';
 export { createHub, checkPlugins, parseListen, StartupError, type Hub, type CreateHubOptions } from './hub.js';
 export { loadConfig, ConfigError } from './config/load.js';

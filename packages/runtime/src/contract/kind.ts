@@ -23,6 +23,7 @@
 import type { Readable } from 'node:stream';
 import type { TSchema } from 'typebox';
 import type { Logger } from 'pino';
+import type { ClientCheck } from './client-check.js';
 import type { UpstreamClient } from './upstream.js';
 
 /** The major version of this contract; the runtime refuses plugins built for another. */
@@ -260,6 +261,8 @@ export interface RegistryKind<Cfg = unknown> {
    * body stays in the INTERFACE.md error format.
    */
   errorHeaders?(e: { status: number; code: string; message: string }): Record<string, string>;
+  /** What `hub check --<id> NAME` does (SPEC 4.3); kinds without one are not offered by `hub check`. */
+  clientCheck?: ClientCheck<any>;
 }
 
 export function defineKind<Cfg = unknown>(kind: Omit<RegistryKind<Cfg>, 'role'>): RegistryKind<Cfg> {
