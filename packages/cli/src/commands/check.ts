@@ -56,7 +56,7 @@ function perKindHelp(kinds: readonly CheckableKind[]): string {
 }
 
 function help(kinds: readonly CheckableKind[]): string {
-  const usage = wrap(['Usage: hub check [--url URL] [--token T]', ...kinds.map((k) => `[--${k.id} NAME]`), '[--<kind>-<coordinate> C]', '[--config FILE]'], 96, 17);
+  const usage = wrap(['Usage: hub check [--url URL] [--token T]', ...kinds.map((k) => `[--${k.id} NAME]`), '[--<kind>-<coordinate> C]', '[--config FILE]'], 95, 17);
   const coordinates = kinds.map((k) => `  --${k.id} NAME, --${k.check.option} ${k.check.form}\n${' '.repeat(21)}default ${k.check.fallback}`).join('\n');
   return `${usage}
 
