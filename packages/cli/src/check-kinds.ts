@@ -52,13 +52,17 @@ async function importPlugin(name: string, from: string): Promise<AnyPlugin> {
   }
 }
 
-/** The checkable kinds in catalogue order, then in `[plugins] load` order; throws when a hook's options clash. */
+/** The checkable kinds in catalogue order, then in `[plugins] load` order. */
 export async function checkableKinds(configFlagValue: string | undefined, env: NodeJS.ProcessEnv): Promise<CheckableKind[]> {
   const packages: Array<[name: string, from: string]> = readCatalogue()
     .plugins.filter((p) => p.default && p.role === 'kind')
     .map((p) => [p.package, 'plugins-registry.json']);
   for (const name of configuredPackages(configFlagValue, env)) packages.push([name, '[plugins] load']);
-  const plugins = await Promise.all(packages.map(([name, from]) => importPlugin(name, from)));
+  return checkable(await Promise.all(packages.map(([name, from]) => importPlugin(name, from))));
+}
+
+/** The kinds among `plugins` that carry a client check, in order; throws when a hook is malformed or its options clash. */
+export function checkable(plugins: readonly AnyPlugin[]): CheckableKind[] {
   const out: CheckableKind[] = [];
   const taken = new Map<string, string>();
   for (const p of plugins) {
