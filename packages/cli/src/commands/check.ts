@@ -3,7 +3,6 @@
  * options, the help and the checks come from the loaded kinds' `clientCheck` hooks.
  */
 import type { ClientCheckResult } from '@hub/runtime';
-import { checkKit } from '../check-kit.js';
 import type { CheckableKind } from '../check-kinds.js';
 import { adminCommand, connectionHelp } from '../command.js';
 import type { Command } from '../io.js';
@@ -110,6 +109,7 @@ export function checkCommand(kinds: readonly CheckableKind[]): Command {
         .filter((p) => p.name !== undefined);
       if (!plan.length) throw new UsageError(`name at least one registry to check: ${kinds.map((k) => `--${k.id} NAME`).join(', ')}`, command);
 
+      const { checkKit } = await import('../check-kit.js');
       const checks: CheckRow[] = [];
       for (const { k, name, coordinate } of plan) {
         const { http, tool } = await k.check.run(checkKit(api, name!, io.env), coordinate);
