@@ -2,17 +2,7 @@
  * The client check of a kind: what `hub check` (SPEC 4.3) does for a registry of this kind, an HTTP
  * check and a tool check. Types only: the CLI implements the kit and hands it to `run`, so a kind
  * (ours or a third party's) imports nothing but these types to get `hub check --<id> NAME`.
- *
- * @example
- * const clientCheck: ClientCheck<{ name: string; version: string }> = {
- *   option: 'acme-package', form: 'name@version', fallback: 'demo@1.0.0',
- *   help: ['http: <name>/<version>/file is 200 gzip', 'tool: none'],
- *   parse: (text) => (/^\w+@[\w.]+$/.test(text) ? { name: text.split('@')[0]!, version: text.split('@')[1]! } : 'a package such as demo@1.0.0'),
- *   async run(kit, c) {
- *     const http = await kit.attempt(async () => `GET ${kit.gzipped(kit.ok200(await kit.get(`${kit.seg(c.name)}/${kit.seg(c.version)}/file`))).what}: 200, gzip`);
- *     return { http, tool: { result: 'skip', detail: 'acme has no client tool' } };
- *   },
- * };
+ * `examples/kind-example` has a small one; docs/writing-a-kind-plugin.md shows a tool check.
  */
 
 export type ClientCheckResult = 'pass' | 'fail' | 'skip';
