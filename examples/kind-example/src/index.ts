@@ -6,7 +6,7 @@
  *   <upstream>/<package>/<version>/<file>       the files, immutable
  * hub serves the same paths below /proxy/<name>/, caching both.
  */
-import { defineKind, errors, nameAtVersion, probeAnswer, probeFetch, reply, type KindRoute, type ProbeLadder } from '@hub/runtime';
+import { type ClientCheck, defineKind, errors, type KindRoute, nameAtVersion, probeAnswer, probeFetch, type ProbeLadder, reply } from '@hub/runtime';
 
 const NAME = /^[a-z0-9][a-z0-9._-]{0,99}$/;
 const VERSION = /^[0-9]+\.[0-9]+\.[0-9]+$/;
@@ -76,6 +76,36 @@ const probe: ProbeLadder = async (pc, name, versions) => {
   }));
 };
 
+/**
+ * `hub check --static NAME [--static-file <package>/<version>/<file>]`: the listing names the version, and
+ * the file downloads. The CLI hands `run` a kit (requests to the hub, content checks, `attempt`/`fail`), so
+ * this imports nothing but types; the kind has no client tool, so the tool check fetches what one would.
+ */
+const clientCheck: ClientCheck<{ name: string; version: string; file: string }> = {
+  option: 'static-file',
+  form: 'package/version/file',
+  fallback: 'tool/1.0.0/tool.txt',
+  help: ['http: <package>/versions.json lists the version', 'tool: <package>/<version>/<file> is 200'],
+  parse(text) {
+    const [name = '', version = '', file = '', ...rest] = text.split('/');
+    if (rest.length || !NAME.test(name) || !VERSION.test(version) || !FILE.test(file)) return 'a file such as tool/1.0.0/tool.txt';
+    return { name, version, file };
+  },
+  async run(kit, { name, version, file }) {
+    const http = await kit.attempt(async () => {
+      const g = kit.ok200(await kit.get(`${name}/versions.json`, 'application/json'));
+      const versions = kit.jsonOf(g).versions;
+      if (!Array.isArray(versions) || !versions.includes(version)) return kit.fail(`GET ${g.what}: does not list ${version}`);
+      return `GET ${g.what}: 200, lists ${version}`;
+    });
+    const tool = await kit.attempt(async () => {
+      const g = kit.ok200(await kit.get(`${name}/${version}/${kit.seg(file)}`));
+      return `GET ${g.what}: 200 (${kit.size(g.body.length)})`;
+    });
+    return { http, tool };
+  },
+};
+
 export default defineKind({
   id: 'static',
   contract: 1,
@@ -84,4 +114,5 @@ export default defineKind({
   coordinate: nameAtVersion({ split: 'first', isName: (name) => NAME.test(name), isVersion: (version) => VERSION.test(version) }),
   routes: [listing, file],
   probe,
+  clientCheck,
 });

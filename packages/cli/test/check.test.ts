@@ -24,7 +24,8 @@ import rubygems from '@hub/kind-rubygems';
 import terraform from '@hub/kind-terraform';
 import openvsx from '@hub/kind-vsix/openvsx';
 import { goFixtureHandler, npmFixtureHandler, pathOf, sendBody, startFixtureUpstream, startTestHub } from '@hub/testkit';
-import { tarEntries, xmlRoot } from '../src/conformance.js';
+import { adminClient } from '../src/client.js';
+import { checkKit, tarEntries, xmlRoot } from '../src/check-kit.js';
 import { closedPort, expectUsageErrors, runHub, runHubBinary, type Run } from './run-hub.js';
 
 const fixtures = (kind: string, rel = 'upstream/') => fileURLToPath(new URL(`../../../${kind}/test/fixtures/${rel}`, import.meta.url));
@@ -262,7 +263,7 @@ t.test('content is checked, not only the status: each kind fails on a well-forme
     '/proxy/g/example.com/m/@latest': { body: '{"Time":"2020-01-01T00:00:00Z"}' },
     '/proxy/gh/o/r/releases/download/v1/a.tar.gz': html,
     '/proxy/v/p.e/1.0.0/vsix': { status: 503, type: 'text/plain', body: 'busy' },
-    '/proxy/m/maven2/g/a/maven-metadata.xml': { type: 'text/html', body: '<!DOCTYPE html>\n<html><body>hi</body></html>' },
+    '/proxy/m/maven2/g/a/maven-metadata.xml': { type: 'text/html', body: '<html><body>hi</body></html>' },
     '/proxy/m/maven2/g/a/1/a-1.pom': { type: 'application/xml', body: 'this is not XML' },
     '/proxy/t/v1/providers/ns/p/versions': { body: '{"versions":[]}' },
     '/proxy/t/v1/providers/ns/p/1.0.0/download/linux/amd64': { body: '{"filename":"x.zip"}' },
@@ -361,7 +362,17 @@ t.test('content helpers: tar headers and the XML root element', async (t) => {
   t.equal(xmlRoot('<metadata></metadata><extra/>'), undefined, 'a second element after the root');
   t.equal(xmlRoot('<metadata><versions>'), undefined, 'never closed');
   t.equal(xmlRoot('{"metadata":1}'), undefined);
-  t.equal(xmlRoot('<!DOCTYPE html><html></html>'), 'html');
+  t.equal(xmlRoot('  <?xml version="1.0"?><metadata/>'), 'metadata', 'space before the declaration');
+  t.equal(xmlRoot('<metadata>&undefined;</metadata>'), undefined, 'an entity nobody declared');
+  // A DOCTYPE is refused before its DTD is looked at: no entity expansion, no external subset.
+  t.throws(() => xmlRoot('<!DOCTYPE html><html></html>'), { name: 'DoctypeRefused' });
+  const laughs = '<?xml version="1.0"?><!DOCTYPE metadata [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]><metadata>&b;</metadata>';
+  t.throws(() => xmlRoot(laughs), { name: 'DoctypeRefused' }, 'entity expansion');
+  t.throws(() => xmlRoot('<!DOCTYPE project SYSTEM "file:///etc/passwd"><project/>'), { name: 'DoctypeRefused' }, 'an external subset');
+  const kit = checkKit(adminClient({ url: 'http://127.0.0.1:9' }, {}, 'check'), 'm', {});
+  const answer = (body: string) => ({ what: '/proxy/m/x.xml', status: 200, type: 'application/xml', body: Buffer.from(body) });
+  t.throws(() => kit.xmlWithRoot(answer(laughs), 'metadata'), /^GET \/proxy\/m\/x\.xml: 200 but holds a DOCTYPE, which hub check refuses \(application\/xml, \d+ bytes/, 'the check fails and says why');
+  t.equal(kit.xmlWithRoot(answer('<metadata/>'), 'metadata'), '<metadata>');
 });
 
 /** One ustar entry: a header with a correct checksum, then the body padded to 512 bytes. */

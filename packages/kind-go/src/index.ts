@@ -1,6 +1,7 @@
 import Type from 'typebox';
 import { defineKind, nameAtVersion } from '@hub/runtime';
 import { detectUpstream } from './detect-upstream.js';
+import { clientCheck } from './client-check.js';
 import { isGoVersion } from './module-path.js';
 import { probe } from './probe.js';
 import { routes, type GoConfig } from './routes.js';
@@ -29,6 +30,7 @@ export default defineKind<GoConfig>({
   }),
   routes,
   detectUpstream,
+  clientCheck,
   probe,
   sbom,
 });

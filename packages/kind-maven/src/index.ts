@@ -1,5 +1,6 @@
 import { defineKind } from '@hub/runtime';
 import { detectUpstream } from './detect-upstream.js';
+import { clientCheck } from './client-check.js';
 import { isVersion, splitName } from './layout.js';
 import { probe } from './probe.js';
 import { routes } from './routes.js';
@@ -26,6 +27,7 @@ export default defineKind({
   },
   routes,
   detectUpstream,
+  clientCheck,
   probe,
   sbom,
 });

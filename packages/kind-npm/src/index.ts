@@ -1,5 +1,6 @@
 import { defineKind, nameAtVersion } from '@hub/runtime';
 import { detectUpstream } from './detect-upstream.js';
+import { clientCheck } from './client-check.js';
 import { isPackageName } from './names.js';
 import { probe } from './probe.js';
 import { routes } from './routes.js';
@@ -15,6 +16,7 @@ export default defineKind({
   coordinate: nameAtVersion({ split: 'last', isName: isPackageName }),
   routes,
   detectUpstream,
+  clientCheck,
   probe,
   sbom,
   publishTimes: true,

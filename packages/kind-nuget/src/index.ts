@@ -1,5 +1,6 @@
 import { defineKind, nameAtVersion } from '@hub/runtime';
 import { detectUpstream } from './detect-upstream.js';
+import { clientCheck } from './client-check.js';
 import { isPackageId, normalizeVersion } from './names.js';
 import { probe } from './probe.js';
 import { routes } from './routes.js';
@@ -18,6 +19,7 @@ export default defineKind({
   coordinate: nameAtVersion({ split: 'last', isName: isPackageId, normalizeName: (name) => name.toLowerCase(), normalizeVersion }),
   routes,
   detectUpstream,
+  clientCheck,
   probe,
   sbom,
 });

@@ -1,5 +1,6 @@
 import { defineKind, nameAtVersion } from '@hub/runtime';
 import { detectUpstream } from './detect-upstream.js';
+import { clientCheck } from './client-check.js';
 import { isGemName, isVersionToken } from './names.js';
 import { probe } from './probe.js';
 import { routes } from './routes.js';
@@ -19,6 +20,7 @@ export default defineKind({
   coordinate: nameAtVersion({ split: 'first', isName: isGemName, isVersion: isVersionToken }),
   routes,
   detectUpstream,
+  clientCheck,
   probe,
   sbom,
 });

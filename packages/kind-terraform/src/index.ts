@@ -1,5 +1,6 @@
 import { defineKind } from '@hub/runtime';
 import { detectUpstream } from './detect-upstream.js';
+import { clientCheck } from './client-check.js';
 import { configSchema, type TerraformConfig } from './config.js';
 import { codec } from './names.js';
 import { probe } from './probe.js';
@@ -22,5 +23,6 @@ export default defineKind<TerraformConfig>({
   coordinate: codec,
   routes,
   detectUpstream,
+  clientCheck,
   probe,
 });

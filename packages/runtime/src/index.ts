@@ -3,6 +3,7 @@ export * from './contract/kind.js';
 export * from './contract/plugin.js';
 export * from './contract/upstream.js';
 export * from './contract/detect-upstream.js';
+export type * from './contract/client-check.js';
 export { HubError, errors, isHubError, ERROR_CODES, type ErrorCode } from './errors.js';
 export { createHub, parseListen, type Hub, type CreateHubOptions } from './hub.js';
 export { composePlugins, checkPlugins, type ComposeOptions, type Composition } from './plugins/compose.js';

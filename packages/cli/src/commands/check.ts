@@ -1,6 +1,11 @@
-/** check: the client conformance checker of SPEC 4.3, an HTTP check and a tool check per registry. */
+/**
+ * check: the client conformance checker of SPEC 4.3, an HTTP check and a tool check per registry. The
+ * options, the help and the checks come from the loaded kinds' `clientCheck` hooks.
+ */
+import type { ClientCheckResult } from '@hub/runtime';
+import type { CheckableKind } from '../check-kinds.js';
 import { adminCommand, connectionHelp } from '../command.js';
-import { KIND_CHECKS, type Outcome } from '../conformance.js';
+import type { Command } from '../io.js';
 import { str, type OptionSpec } from '../options.js';
 import { printable, printJson } from '../output.js';
 import { UsageError } from '../usage.js';
@@ -12,48 +17,61 @@ export interface CheckRow {
   registry: string;
   kind: string;
   check: 'http' | 'tool';
-  result: Outcome['result'];
+  result: ClientCheckResult;
   detail: string;
 }
 
-const OPTIONS: OptionSpec = Object.fromEntries(KIND_CHECKS.flatMap((k) => [[k.kind, { type: 'string' }], [k.coordOption, { type: 'string' }]]));
+/** Words joined to lines of at most `width` characters, continuation lines indented by `indent`. */
+function wrap(words: readonly string[], width: number, indent: number): string {
+  const lines: string[] = [];
+  let line = '';
+  for (const w of words) {
+    if (line && line.length + 1 + w.length > width) {
+      lines.push(line);
+      line = `${' '.repeat(indent)}${w}`;
+    } else line = line ? `${line} ${w}` : w;
+  }
+  return [...lines, line].join('\n');
+}
 
-const kindHelp = KIND_CHECKS.map((k) => `  --${k.kind} NAME, --${k.coordOption} ${k.form}\n${' '.repeat(21)}default ${k.fallback}`).join('\n');
+/** "Per kind:": each kind's help lines beside its id; neighbours with the same lines share one entry. */
+function perKindHelp(kinds: readonly CheckableKind[]): string {
+  const groups: Array<{ ids: string[]; lines: readonly string[] }> = [];
+  for (const k of kinds) {
+    const last = groups.at(-1);
+    if (last && last.lines.join('\n') === k.check.help.join('\n')) last.ids.push(k.id);
+    else groups.push({ ids: [k.id], lines: k.check.help });
+  }
+  const pad = ' '.repeat(15);
+  return groups
+    .map(({ ids, lines }) => {
+      const label = ids.length === 1 ? ids[0]! : `${ids.slice(0, -1).join(', ')} and ${ids.at(-1)}`;
+      const body = lines.map((l) => `${pad}${l}`);
+      if (label.length <= 11 && body.length) body[0] = `  ${label.padEnd(13)}${lines[0]}`;
+      else body.unshift(`  ${label}`);
+      return body.join('\n');
+    })
+    .join('\n');
+}
 
-export const check = adminCommand({
-  name: 'check',
-  defaultUrl: CHECK_URL,
-  help: `Usage: hub check [--url URL] [--token T] [--npm NAME] [--cargo NAME] [--go NAME]
-                 [--github NAME] [--openvsx NAME] [--vscode-marketplace NAME] [--maven NAME]
-                 [--terraform NAME] [--rubygems NAME] [--nuget NAME] [--<kind>-<coordinate> C]
+function help(kinds: readonly CheckableKind[]): string {
+  const usage = wrap(['Usage: hub check [--url URL] [--token T]', ...kinds.map((k) => `[--${k.id} NAME]`), '[--<kind>-<coordinate> C]', '[--config FILE]'], 95, 17);
+  const coordinates = kinds.map((k) => `  --${k.id} NAME, --${k.check.option} ${k.check.form}\n${' '.repeat(21)}default ${k.check.fallback}`).join('\n');
+  return `${usage}
 
 Checks that clients can use the hub (SPEC 4.3): for each registry given, an HTTP check and a tool
 check, one line each (PASS, FAIL with why, or SKIP with why), then a summary. The token is
 optional and sent as a Bearer token to the hub only.
 
 Per kind:
-  npm          http: GET <package> with Accept */* and <package>/<version>/tarball are 200 gzip
-               tool: the packument names a tarball that is gzip and matches dist.integrity
-  cargo        http: registry/config.json is 200 with "dl"
-               tool: cargo fetch of the crate through the sparse index (skipped without cargo)
-  go           http: <module>/@latest is 200 JSON with "Version"
-               tool: go mod download <module>@<version> with GOPROXY set to the hub alone and
-               no checksum database (skipped without go; go sends tokens only over https)
-  github       http: the release asset is 200 gzip (ZIP for a .zip asset); no tool check
-  openvsx and vscode-marketplace
-               http: <publisher>.<extension>/<version>/vsix answers anything but 5xx
-               tool: the same is a ZIP (skipped on 404)
-  maven        http: maven2/<group path>/<artifact>/maven-metadata.xml is XML <metadata>
-               tool: the version's .pom is XML <project>
-  terraform    http: v1/providers/<ns>/<type>/versions lists at least one version
-               tool: the version's download document has "download_url" (skipped on 404)
-  rubygems     http: api/v1/gems/<gem>.json has "name" equal to the gem
-               tool: gems/<gem>-<version>.gem is a POSIX tar holding metadata.gz and data.tar.gz
-  nuget        http: nuget/v3/index.json has version "3.0.0" and resources
-               tool: the flat container lists the version and its .nupkg is a ZIP
+${perKindHelp(kinds)}
 
 Registries and probe coordinates (at least one registry):
-${kindHelp}
+${coordinates}
+
+Kinds come from hub's default distribution and from [plugins] load of the configuration:
+  -c, --config FILE  hub.toml naming more kind packages to check (default: $HUB_CONFIG, else
+                     ./hub.toml when present); kinds without a client check are not offered
 
 Needs permission source:read (no token when the hub lets anonymous callers read).
 
@@ -64,32 +82,54 @@ Examples:
 ${connectionHelp('source:read', 'Exit status: 0 every check passed or was skipped; 1 any check failed (an unreachable hub fails\nevery check); 2 bad usage (no registry given, a malformed coordinate).', {
     url: CHECK_URL,
     json: 'print {checks: [{registry, kind, check, result, detail}], passed, failed,\n                     skipped} instead of lines',
-  })}`,
-  options: OPTIONS,
-  async run({ io, values, json, api, command }) {
-    const plan = KIND_CHECKS.map((k) => {
-      const name = str(values, k.kind, command);
-      const given = str(values, k.coordOption, command);
-      if (given !== undefined && name === undefined) throw new UsageError(`--${k.coordOption} needs --${k.kind} NAME`, command);
-      const coord = k.parse(given ?? k.fallback);
-      if (typeof coord === 'string') throw new UsageError(`--${k.coordOption} must be ${coord}, not "${given}"`, command);
-      return { k, name, coord };
-    }).filter((p) => p.name !== undefined);
-    if (!plan.length) throw new UsageError(`name at least one registry to check: ${KIND_CHECKS.map((k) => `--${k.kind} NAME`).join(', ')}`, command);
+  })}`;
+}
 
-    const checks: CheckRow[] = [];
-    for (const { k, name, coord } of plan) {
-      const { http, tool } = await k.run({ api, name: name!, env: io.env }, coord);
-      for (const [which, o] of [['http', http], ['tool', tool]] as const) {
-        const row: CheckRow = { registry: name!, kind: k.kind, check: which, result: o.result, detail: o.detail };
-        checks.push(row);
-        if (!json) io.out(`${o.result.toUpperCase()} ${printable(name!)} ${which}: ${o.detail}\n`);
+/** `hub check` over these kinds. */
+export function checkCommand(kinds: readonly CheckableKind[]): Command {
+  const options: OptionSpec = {
+    config: { type: 'string', short: 'c' },
+    ...Object.fromEntries(kinds.flatMap((k) => [[k.id, { type: 'string' }], [k.check.option, { type: 'string' }]])),
+  };
+  return adminCommand({
+    name: 'check',
+    defaultUrl: CHECK_URL,
+    help: help(kinds),
+    options,
+    async run({ io, values, json, api, command }) {
+      const plan = kinds
+        .map((k) => {
+          const name = str(values, k.id, command);
+          const given = str(values, k.check.option, command);
+          if (given !== undefined && name === undefined) throw new UsageError(`--${k.check.option} needs --${k.id} NAME`, command);
+          const coordinate = k.check.parse(given ?? k.check.fallback);
+          if (typeof coordinate === 'string') throw new UsageError(`--${k.check.option} must be ${coordinate}, not "${given}"`, command);
+          return { k, name, coordinate };
+        })
+        .filter((p) => p.name !== undefined);
+      if (!plan.length) throw new UsageError(`name at least one registry to check: ${kinds.map((k) => `--${k.id} NAME`).join(', ')}`, command);
+
+      const { checkKit } = await import('../check-kit.js');
+      const checks: CheckRow[] = [];
+      for (const { k, name, coordinate } of plan) {
+        const { http, tool } = await k.check.run(checkKit(api, name!, io.env), coordinate);
+        for (const [which, o] of [['http', http], ['tool', tool]] as const) {
+          const row: CheckRow = { registry: name!, kind: k.id, check: which, result: o.result, detail: o.detail };
+          checks.push(row);
+          if (!json) io.out(`${o.result.toUpperCase()} ${printable(name!)} ${which}: ${printable(o.detail)}\n`);
+        }
       }
-    }
-    const count = (r: Outcome['result']) => checks.filter((c) => c.result === r).length;
-    const [passed, failed, skipped] = [count('pass'), count('fail'), count('skip')];
-    if (json) printJson(io, { checks, passed, failed, skipped });
-    else io.out(`${checks.length} checks: ${passed} passed, ${failed} failed, ${skipped} skipped\n`);
-    return failed ? 1 : 0;
-  },
-});
+      const count = (r: ClientCheckResult) => checks.filter((c) => c.result === r).length;
+      const [passed, failed, skipped] = [count('pass'), count('fail'), count('skip')];
+      if (json) printJson(io, { checks, passed, failed, skipped });
+      else io.out(`${checks.length} checks: ${passed} passed, ${failed} failed, ${skipped} skipped\n`);
+      return failed ? 1 : 0;
+    },
+  });
+}
+
+/** `hub check`: loads the kinds first (their hooks make the options), so other commands start without them. */
+export const check: Command = async (argv, io) => {
+  const { checkableKinds, configFlag } = await import('../check-kinds.js');
+  return checkCommand(await checkableKinds(configFlag(argv), io.env))(argv, io);
+};

@@ -1,4 +1,5 @@
 import { defineKind } from '@hub/runtime';
+import { vsixClientCheck } from '../client-check.js';
 import { coordinate } from '../names.js';
 import { apiRoute, fileRoute, newestListedVersion, upstreamVsix } from '../openvsx-api.js';
 import { probe } from '../openvsx-probe.js';
@@ -14,5 +15,6 @@ export default defineKind({
   coordinate,
   routes: [apiRoute, fileRoute, vsixRoute(upstreamVsix, newestListedVersion)],
   probe,
+  clientCheck: vsixClientCheck('openvsx'),
   sbom,
 });

@@ -1,4 +1,5 @@
 import { defineKind } from '@hub/runtime';
+import { vsixClientCheck } from '../client-check.js';
 import { coordinate } from '../names.js';
 import { marketplaceVsixUrl, probe } from '../marketplace.js';
 import { sbom } from '../sbom.js';
@@ -13,5 +14,6 @@ export default defineKind({
   coordinate,
   routes: [vsixRoute(marketplaceVsixUrl)],
   probe,
+  clientCheck: vsixClientCheck('vscode-marketplace'),
   sbom,
 });

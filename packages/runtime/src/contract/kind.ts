@@ -23,6 +23,7 @@
 import type { Readable } from 'node:stream';
 import type { TSchema } from 'typebox';
 import type { Logger } from 'pino';
+import type { ClientCheck } from './client-check.js';
 import type { UpstreamClient } from './upstream.js';
 import type { DetectUpstream } from './detect-upstream.js';
 
@@ -271,6 +272,8 @@ export interface RegistryKind<Cfg = unknown> {
   errorHeaders?(e: { status: number; code: string; message: string }): Record<string, string>;
   /** `hub init`: the upstream this machine's client is configured with, if the kind can tell. */
   detectUpstream?: DetectUpstream;
+  /** What `hub check --<id> NAME` does (SPEC 4.3); kinds without one are not offered by `hub check`. */
+  clientCheck?: ClientCheck<any>;
 }
 
 export function defineKind<Cfg = unknown>(kind: Omit<RegistryKind<Cfg>, 'role'>): RegistryKind<Cfg> {
