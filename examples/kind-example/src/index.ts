@@ -1,12 +1,12 @@
 /**
- * A third-party kind in one file, written only against the published contract of @hub/runtime.
+ * A third-party kind in one file, written only against the published contract, @hub/contract.
  *
  * The upstream it proxies is a static file tree:
  *   <upstream>/<package>/versions.json          {"versions": ["1.0.0", ...]}
  *   <upstream>/<package>/<version>/<file>       the files, immutable
  * hub serves the same paths below /proxy/<name>/, caching both.
  */
-import { type ClientCheck, defineKind, errors, type KindRoute, nameAtVersion, probeAnswer, probeFetch, type ProbeLadder, reply } from '@hub/runtime';
+import { type ClientCheck, defineKind, errors, type KindRoute, nameAtVersion, probeAnswer, probeFetch, type ProbeLadder, reply } from '@hub/contract';
 
 const NAME = /^[a-z0-9][a-z0-9._-]{0,99}$/;
 const VERSION = /^[0-9]+\.[0-9]+\.[0-9]+$/;

@@ -1,7 +1,7 @@
 /** `hub check --cargo NAME` (SPEC 4.3): the index configuration, then cargo itself through the sparse index. */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ClientCheck } from '@hub/runtime';
+import type { ClientCheck } from '@hub/contract';
 
 const CRATE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 const VERSION = /^[0-9A-Za-z][0-9A-Za-z.+_-]{0,127}$/;

@@ -1,5 +1,5 @@
 import { parse as parseToml } from 'smol-toml';
-import type { DetectUpstream } from '@hub/runtime';
+import type { DetectUpstream } from '@hub/contract';
 
 /**
  * The source crates-io is replaced with (`[source.crates-io] replace-with = "x"`, `[source.x] registry

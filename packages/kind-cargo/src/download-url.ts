@@ -1,4 +1,4 @@
-import { errors, type MetadataSpec } from '@hub/runtime';
+import { errors, type MetadataSpec } from '@hub/contract';
 import { indexPrefix } from './names.js';
 
 /** The upstream's own sparse index config: `dl` says where its .crate files are. */

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { errors, type MetadataDoc, type MetadataSpec, type RequestContext } from '@hub/runtime';
+import { errors, type MetadataDoc, type MetadataSpec, type RequestContext } from '@hub/contract';
 import { canonicalName, indexPath } from './names.js';
 
 /** One version of a crate: a line of its sparse index file (only the members hub reads). */

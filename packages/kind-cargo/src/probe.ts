@@ -1,4 +1,4 @@
-import { probeAnswer, probeFetch, type ProbeContext, type ProbeLadder, type ProbeResult } from '@hub/runtime';
+import { probeAnswer, probeFetch, type ProbeContext, type ProbeLadder, type ProbeResult } from '@hub/contract';
 import { downloadUrl, parseDl } from './download-url.js';
 import { parseIndexFile } from './index-file.js';
 import { canonicalName, indexPath } from './names.js';

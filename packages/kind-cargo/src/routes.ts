@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { errors, type KindRoute, type Reply } from '@hub/runtime';
+import { errors, type KindRoute, type Reply } from '@hub/contract';
 import { canonicalName, isCrateName, isCrateVersion, nameFromIndexPath } from './names.js';
 import { indexSpec, servedIndex, versionEntry } from './index-file.js';
 import { downloadUrl, parseDl, upstreamConfigSpec } from './download-url.js';

@@ -1,5 +1,5 @@
 import { parse } from 'smol-toml';
-import { findInTar, type SbomDependency, type SbomExtractor } from '@hub/runtime';
+import { findInTar, type SbomDependency, type SbomExtractor } from '@hub/contract';
 import { canonicalName } from './names.js';
 
 type Table = Record<string, unknown>;

@@ -1,5 +1,5 @@
 /** `hub check --github NAME` (SPEC 4.3): a release asset by its route; release assets have no client tool. */
-import type { ClientCheck } from '@hub/runtime';
+import type { ClientCheck } from '@hub/contract';
 
 const SEGMENT = /^[A-Za-z0-9_.+~@-]+$/;
 

@@ -1,4 +1,4 @@
-import { HubError } from '@hub/runtime';
+import { HubError } from '@hub/contract';
 import { checkRepoName, checkSegment, encodePath, MAX_PATH } from './names.js';
 
 /** One release asset, as a route recognised it. */

@@ -1,4 +1,4 @@
-import { defineKind, nameAtVersion, type RegistryKind } from '@hub/runtime';
+import { defineKind, nameAtVersion, type RegistryKind } from '@hub/contract';
 import type { Forge } from './forges.js';
 import { forgeRoutes } from './routes.js';
 

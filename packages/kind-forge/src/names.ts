@@ -1,4 +1,4 @@
-import { errors, HubError } from '@hub/runtime';
+import { errors, HubError } from '@hub/contract';
 
 /** Longest single path segment accepted (owner, repo, tag, file name); forges use far less. */
 export const MAX_SEGMENT = 255;

@@ -1,4 +1,4 @@
-import { HubError, isHubError, type RequestContext } from '@hub/runtime';
+import { HubError, isHubError, type RequestContext } from '@hub/contract';
 import type { Forge, Headers } from './forges.js';
 
 /** The upstream status rc.artifact refused with, when it was one that can mean "rate limit". */

@@ -1,4 +1,4 @@
-import { errors, looksLikeHtml, type KindRoute, type RequestContext } from '@hub/runtime';
+import { errors, looksLikeHtml, type KindRoute, type RequestContext } from '@hub/contract';
 import type { Forge, ForgeAsset } from './forges.js';
 import { explainRefusal, refusedStatus } from './rate-limit.js';
 

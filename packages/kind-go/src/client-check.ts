@@ -1,7 +1,7 @@
 /** `hub check --go NAME` (SPEC 4.3): @latest, then go mod download with the hub as the only proxy. */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ClientCheck } from '@hub/runtime';
+import type { ClientCheck } from '@hub/contract';
 
 /** Go module path escaping: an upper-case letter becomes ! and the letter in lower case. */
 const goEscape = (p: string) => p.replace(/[A-Z]/g, (ch) => `!${ch.toLowerCase()}`);

@@ -1,4 +1,4 @@
-import type { DetectUpstream } from '@hub/runtime';
+import type { DetectUpstream } from '@hub/contract';
 
 /** GOPROXY is a list separated by `,` or `|`; `direct` and `off` are not proxies. */
 export const detectUpstream: DetectUpstream = async ({ run }) => {

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { defineKind, nameAtVersion } from '@hub/runtime';
+import { defineKind, nameAtVersion } from '@hub/contract';
 import { detectUpstream } from './detect-upstream.js';
 import { clientCheck } from './client-check.js';
 import { isGoVersion } from './module-path.js';

@@ -1,4 +1,4 @@
-import { probeAnswer, probeFetch, type ProbeLadder, type ProbeResult } from '@hub/runtime';
+import { probeAnswer, probeFetch, type ProbeLadder, type ProbeResult } from '@hub/contract';
 import { escapePath } from './module-path.js';
 import type { GoConfig } from './routes.js';
 

@@ -1,4 +1,4 @@
-import { errors, reply, type KindRoute, type MetadataSpec, type Reply, type RequestContext } from '@hub/runtime';
+import { errors, reply, type KindRoute, type MetadataSpec, type Reply, type RequestContext } from '@hub/contract';
 import { encodePathSegment, escapePath, isGoVersion, modulePath, unescapeElement } from './module-path.js';
 import { compareGoVersions, isRelease } from './semver.js';
 

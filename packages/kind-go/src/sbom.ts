@@ -1,4 +1,4 @@
-import { readCapped, type SbomDependency, type SbomExtractor } from '@hub/runtime';
+import { readCapped, type SbomDependency, type SbomExtractor } from '@hub/contract';
 
 /** `require` directives of the module's own go.mod (the `.mod` file the proxy serves). */
 export function parseGoMod(text: string): SbomDependency[] {

@@ -1,4 +1,4 @@
-import { looksLikeHtml } from '@hub/runtime';
+import { looksLikeHtml } from '@hub/contract';
 import type { ChecksumAlgorithm } from './layout.js';
 import { firstElement } from './xml.js';
 

@@ -1,5 +1,5 @@
 /** `hub check --maven NAME` (SPEC 4.3): maven-metadata.xml is <metadata>, the version's .pom is <project>. */
-import type { ClientCheck } from '@hub/runtime';
+import type { ClientCheck } from '@hub/contract';
 
 const MAVEN_PART = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
 

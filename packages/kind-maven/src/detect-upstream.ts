@@ -1,4 +1,4 @@
-import type { DetectUpstream } from '@hub/runtime';
+import type { DetectUpstream } from '@hub/contract';
 import { readXml } from './xml.js';
 
 /** The first `<mirror>`'s `<url>` in `~/.m2/settings.xml`. */

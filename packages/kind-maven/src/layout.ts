@@ -1,4 +1,4 @@
-import { errors, type Coordinate } from '@hub/runtime';
+import { errors, type Coordinate } from '@hub/contract';
 
 /**
  * The Maven repository layout: `<group, dots as slashes>/<artifactId>/<version>/<artifactId>-<version>[-<classifier>].<ext>`,

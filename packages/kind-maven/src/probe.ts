@@ -1,4 +1,4 @@
-import { probeAnswer, probeFetch, type ProbeContext, type ProbeLadder, type ProbeResult } from '@hub/runtime';
+import { probeAnswer, probeFetch, type ProbeContext, type ProbeLadder, type ProbeResult } from '@hub/contract';
 import { artifactDir, isSnapshot, splitName } from './layout.js';
 import { checkMetadata, listedVersions } from './metadata.js';
 

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { errors, isHubError, reply, type Digest, type KindRoute, type Reply, type RequestContext } from '@hub/runtime';
+import { errors, isHubError, reply, type Digest, type KindRoute, type Reply, type RequestContext } from '@hub/contract';
 import { parseRequest, type MavenRequest } from './layout.js';
 import { checkMetadata, checksumOf, rewriteMetadata } from './metadata.js';
 import { checkChecksumHead, checkNotHtml, checkPomHead, checkSignatureHead } from './checks.js';

@@ -1,4 +1,4 @@
-import { readCapped, type SbomDependency, type SbomExtractor, type SbomLimits } from '@hub/runtime';
+import { readCapped, type SbomDependency, type SbomExtractor, type SbomLimits } from '@hub/contract';
 import { walk } from './xml.js';
 
 /**

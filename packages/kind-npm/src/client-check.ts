@@ -1,6 +1,6 @@
 /** `hub check --npm NAME` (SPEC 4.3): both tarball routes, then what npm install does. */
 import { createHash } from 'node:crypto';
-import type { ClientCheck } from '@hub/runtime';
+import type { ClientCheck } from '@hub/contract';
 
 /** An npm name: lower-case words, optionally @scope/; kept as the path spells it. */
 const NPM_NAME = /^(@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*$/i;

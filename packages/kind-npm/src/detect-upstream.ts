@@ -1,4 +1,4 @@
-import type { DetectUpstream } from '@hub/runtime';
+import type { DetectUpstream } from '@hub/contract';
 
 /** The registry npm itself is configured with (`.npmrc`, environment, or npm's own default). */
 export const detectUpstream: DetectUpstream = async ({ run }) => {

@@ -1,4 +1,4 @@
-import { errors, type Digest, type MetadataDoc, type MetadataSpec, type RequestContext } from '@hub/runtime';
+import { errors, type Digest, type MetadataDoc, type MetadataSpec, type RequestContext } from '@hub/contract';
 import { compareSemver, isPrerelease } from './semver.js';
 import { tarballFile, upstreamPath } from './names.js';
 

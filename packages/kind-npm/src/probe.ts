@@ -1,4 +1,4 @@
-import { probeAnswer, probeFetch, type ProbeLadder } from '@hub/runtime';
+import { probeAnswer, probeFetch, type ProbeLadder } from '@hub/contract';
 import { CORGI } from './packument.js';
 import { upstreamPath } from './names.js';
 

@@ -1,4 +1,4 @@
-import { errors, reply, type Coordinate, type KindRoute, type Reply, type RequestContext } from '@hub/runtime';
+import { errors, reply, type Coordinate, type KindRoute, type Reply, type RequestContext } from '@hub/contract';
 import { isPackageName, isVersion, takeName, tarballFile, versionFromFile } from './names.js';
 import { CORGI, distDigest, latestVersion, packumentSpec, parsed, publishedAt, rewritePackument, tooNew, versionDoc, type Representation } from './packument.js';
 

@@ -1,4 +1,4 @@
-import { findInTar, type SbomDependency, type SbomExtractor } from '@hub/runtime';
+import { findInTar, type SbomDependency, type SbomExtractor } from '@hub/contract';
 
 const SCOPES = [
   ['dependencies', 'runtime'],

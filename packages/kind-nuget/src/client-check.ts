@@ -1,5 +1,5 @@
 /** `hub check --nuget NAME` (SPEC 4.3): the service index, then what a restore does through the flat container. */
-import type { ClientCheck } from '@hub/runtime';
+import type { ClientCheck } from '@hub/contract';
 
 const NUGET_ID = /^\w+([.-]\w+)*$/;
 const VERSION = /^[0-9A-Za-z][0-9A-Za-z.+_-]{0,127}$/;

@@ -1,4 +1,4 @@
-import type { DetectUpstream } from '@hub/runtime';
+import type { DetectUpstream } from '@hub/contract';
 import { readXml } from './xml.js';
 
 /** The first package source in `~/.nuget/NuGet/NuGet.Config` whose value is a v3 service index (`.../index.json`). */

@@ -1,4 +1,4 @@
-import { gunzipCapped } from '@hub/runtime';
+import { gunzipCapped } from '@hub/contract';
 
 /** Largest JSON document hub parses after inflating a gzip body (registration pages of big packages). */
 export const MAX_JSON_BYTES = 64 * 1024 * 1024;

@@ -1,4 +1,4 @@
-import { errors, comparePrerelease } from '@hub/runtime';
+import { errors, comparePrerelease } from '@hub/contract';
 
 /**
  * NuGet package ids and versions. Ids are case-insensitive: hub's canonical form (coordinates, cache

@@ -1,4 +1,4 @@
-import { probeAnswer, probeFetch, type ProbeContext, type ProbeLadder, type ProbeResult, type UpstreamClient } from '@hub/runtime';
+import { probeAnswer, probeFetch, type ProbeContext, type ProbeLadder, type ProbeResult, type UpstreamClient } from '@hub/contract';
 import { parseJson, type JsonObject } from './json.js';
 import { isPackageId, normalizeVersion } from './names.js';
 import { flatVersions } from './routes.js';

@@ -1,4 +1,4 @@
-import { errors, type Digest, type MetadataDoc, type RequestContext } from '@hub/runtime';
+import { errors, type Digest, type MetadataDoc, type RequestContext } from '@hub/contract';
 import { isObject, jsonCheck, parseJson, str, type JsonObject } from './json.js';
 import { compareVersions, normalizeVersion } from './names.js';
 import type { UpstreamIndex } from './service-index.js';

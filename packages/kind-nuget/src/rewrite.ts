@@ -1,4 +1,4 @@
-import { errors } from '@hub/runtime';
+import { errors } from '@hub/contract';
 import { isObject } from './json.js';
 import { normalizeVersion } from './names.js';
 import { HUB_PATHS, type UpstreamIndex } from './service-index.js';

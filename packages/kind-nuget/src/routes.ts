@@ -1,4 +1,4 @@
-import { errors, looksLikeHtml, reply, type KindRoute, type Reply, type RequestContext, type RouteMatch } from '@hub/runtime';
+import { errors, looksLikeHtml, reply, type KindRoute, type Reply, type RequestContext, type RouteMatch } from '@hub/contract';
 import { isObject, jsonCheck, parseJson, str, type JsonObject } from './json.js';
 import { checkedId, checkedVersion, normalizeVersion } from './names.js';
 import { markUnlisted, packageDigest, registrationDoc } from './registration.js';

@@ -1,4 +1,4 @@
-import { findInZip, type SbomDependency, type SbomExtractor } from '@hub/runtime';
+import { findInZip, type SbomDependency, type SbomExtractor } from '@hub/contract';
 import { nuspecDependencies, nuspecText } from './nuspec.js';
 
 /** A .nuspec is a few KiB; anything near this is not one. */

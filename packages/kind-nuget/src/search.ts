@@ -1,4 +1,4 @@
-import { errors, readCapped, reply, type Reply, type RequestContext } from '@hub/runtime';
+import { errors, readCapped, reply, type Reply, type RequestContext } from '@hub/contract';
 import { isObject, jsonCheck, parseJson, str, type JsonObject } from './json.js';
 import { compareVersions, isPackageId, normalizeVersion } from './names.js';
 import { rewriteUrls, urlMapper } from './rewrite.js';

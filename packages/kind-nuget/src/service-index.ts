@@ -1,4 +1,4 @@
-import { errors, type MetadataSpec, type RegistryInfo, type RequestContext } from '@hub/runtime';
+import { errors, type MetadataSpec, type RegistryInfo, type RequestContext } from '@hub/contract';
 import { isObject, jsonCheck, parseJson, str, type JsonObject } from './json.js';
 
 /** Where hub serves each v3 resource, below `/proxy/<name>/`. */

@@ -1,4 +1,4 @@
-import { headLooksLike, looksLikeHtml, type Digest } from '@hub/runtime';
+import { headLooksLike, looksLikeHtml, type Digest } from '@hub/contract';
 
 /** One kind's knowledge of its repository layout. */
 export interface PathKindTable {

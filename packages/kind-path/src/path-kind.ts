@@ -1,4 +1,4 @@
-import { defineKind, nameAtVersion, type RegistryKind } from '@hub/runtime';
+import { defineKind, nameAtVersion, type RegistryKind } from '@hub/contract';
 import type { PathKindTable } from './classify.js';
 import { configSchema, type PathConfig } from './config.js';
 import { canonicalFilePath, REPO } from './paths.js';

@@ -1,4 +1,4 @@
-import { errors, HubError, splitSegments } from '@hub/runtime';
+import { errors, HubError, splitSegments } from '@hub/contract';
 
 /** The longest upstream path (bytes, percent-encoded) hub forwards; real repository paths stay far below it. */
 export const MAX_PATH_BYTES = 2048;

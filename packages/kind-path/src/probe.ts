@@ -1,4 +1,4 @@
-import { probeAnswer, probeFetch, type ProbeLadder, type ProbeResult } from '@hub/runtime';
+import { probeAnswer, probeFetch, type ProbeLadder, type ProbeResult } from '@hub/contract';
 import { isIndexPath, type PathKindTable } from './classify.js';
 import { indexPatterns, type PathConfig } from './config.js';
 import { isFilePath, upstreamUrl } from './paths.js';

@@ -1,4 +1,4 @@
-import { looksLikeHtml, reply, type KindRoute, type Reply, type RequestContext } from '@hub/runtime';
+import { looksLikeHtml, reply, type KindRoute, type Reply, type RequestContext } from '@hub/contract';
 import { headProblem, isIndexPath, shapeOf, type PathKindTable } from './classify.js';
 import { indexPatterns, type PathConfig } from './config.js';
 import { pathFromSegments, REPO, upstreamUrl } from './paths.js';

@@ -1,5 +1,5 @@
 /** `hub check --rubygems NAME` (SPEC 4.3): the gem API's name, then the .gem is a tar holding the two parts gem reads. */
-import type { ClientCheck } from '@hub/runtime';
+import type { ClientCheck } from '@hub/contract';
 
 const GEM = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 const VERSION = /^[0-9A-Za-z][0-9A-Za-z.+_-]{0,127}$/;

@@ -1,4 +1,4 @@
-import type { DetectUpstream } from '@hub/runtime';
+import type { DetectUpstream } from '@hub/contract';
 
 /** `gem sources --list` prints a `*** CURRENT SOURCES ***` banner, then one URL per line. */
 export const detectUpstream: DetectUpstream = async ({ run }) => {

@@ -4,7 +4,7 @@
  * (Psych shares Gem::Version objects through `&1` / `*1`) are capped by `MAX_ALIAS_COUNT`, so a
  * billion-laughs document fails instead of expanding.
  */
-import type { SbomDependency } from '@hub/runtime';
+import type { SbomDependency } from '@hub/contract';
 import { parseDocument } from 'yaml';
 
 export const MAX_DEPENDENCIES = 10_000;

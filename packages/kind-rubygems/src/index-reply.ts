@@ -8,7 +8,7 @@
  * range gets 206; an unsatisfiable or multiple range gets the whole document with 200 (which bundler accepts).
  */
 import crypto from 'node:crypto';
-import { partialHeaders, reply, requestedRange, type Reply, type RequestContext } from '@hub/runtime';
+import { partialHeaders, reply, requestedRange, type Reply, type RequestContext } from '@hub/contract';
 import { md5hex } from './compact-index.js';
 
 export const TEXT = 'text/plain; charset=utf-8';

@@ -1,4 +1,4 @@
-import { defineKind, nameAtVersion } from '@hub/runtime';
+import { defineKind, nameAtVersion } from '@hub/contract';
 import { detectUpstream } from './detect-upstream.js';
 import { clientCheck } from './client-check.js';
 import { isGemName, isVersionToken } from './names.js';

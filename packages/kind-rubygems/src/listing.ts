@@ -3,7 +3,7 @@
  * index `/info/<gem>` first, the versions API `/api/v1/versions/<gem>.json` when the upstream has no
  * compact index for it. Unlisting is not applied here: unlisted versions stay downloadable.
  */
-import { isHubError, type MetadataSpec, type RequestContext } from '@hub/runtime';
+import { isHubError, type MetadataSpec, type RequestContext } from '@hub/contract';
 import { checkCompactIndex, parseInfo, type InfoEntry } from './compact-index.js';
 
 export type Listing = ReadonlyMap<string, InfoEntry>;

@@ -1,4 +1,4 @@
-import { probeAnswer, probeFetch, type ProbeLadder, type ProbeResult } from '@hub/runtime';
+import { probeAnswer, probeFetch, type ProbeLadder, type ProbeResult } from '@hub/contract';
 import { checkCompactIndex, parseInfo, type InfoEntry } from './compact-index.js';
 import { parseVersionsApi } from './listing.js';
 import { fileName, isGemName } from './names.js';

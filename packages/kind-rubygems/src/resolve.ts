@@ -11,7 +11,7 @@
  * - None, and several splits: 404 (or the upstream's failure).
  * Unlisted versions resolve like any other: they stay downloadable by exact file name.
  */
-import { errors, isHubError, type HubError, type RequestContext } from '@hub/runtime';
+import { errors, isHubError, type HubError, type RequestContext } from '@hub/contract';
 import type { InfoEntry } from './compact-index.js';
 import { listing } from './listing.js';
 import { splits } from './names.js';

@@ -1,4 +1,4 @@
-import { errors, reply, type KindRoute, type MetadataSpec, type Reply, type RequestContext, type RouteMatch } from '@hub/runtime';
+import { errors, reply, type KindRoute, type MetadataSpec, type Reply, type RequestContext, type RouteMatch } from '@hub/contract';
 import { checkCompactIndex, filterInfo, filterVersions, md5hex, versionsNames } from './compact-index.js';
 import { checkGemDoc, serveGemDoc, type GemDoc } from './gem-api.js';
 import { indexReply, TEXT } from './index-reply.js';

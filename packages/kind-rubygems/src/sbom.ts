@@ -1,4 +1,4 @@
-import { findInTar, gunzipCapped, type SbomExtractor } from '@hub/runtime';
+import { findInTar, gunzipCapped, type SbomExtractor } from '@hub/contract';
 import { parseGemspecDependencies } from './gemspec-yaml.js';
 
 /** Dependencies from the gemspec in the .gem's `metadata.gz` (very old gems: plain `metadata`). */

@@ -7,7 +7,7 @@
  * much); bundler and gem's compact-index mode never read them.
  */
 import zlib from 'node:zlib';
-import { gunzipCapped } from '@hub/runtime';
+import { gunzipCapped } from '@hub/contract';
 import { decode, encode, MSym, type MValue } from './marshal.js';
 import { isHidden } from './names.js';
 

@@ -6,7 +6,7 @@
  * `/info/<gem>`, which is always filtered). A registry-wide lookup in the runtime would remove this
  * limit.
  */
-import type { RequestContext } from '@hub/runtime';
+import type { RequestContext } from '@hub/contract';
 
 export const MAX_NAMES = 2000;
 const PARALLEL = 16;

@@ -1,4 +1,4 @@
-import type { DetectUpstream } from '@hub/runtime';
+import type { DetectUpstream } from '@hub/contract';
 
 /**
  * A provider registry the terraform CLI configuration points a host at:

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { errors, readCapped, type Reply } from '@hub/runtime';
+import { errors, readCapped, type Reply } from '@hub/contract';
 import { coordinateName, type Platform, type Provider } from './names.js';
 import { downloadDoc, resolveUpstreamUrl, type Rc } from './registry-docs.js';
 

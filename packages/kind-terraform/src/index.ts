@@ -1,4 +1,4 @@
-import { defineKind } from '@hub/runtime';
+import { defineKind } from '@hub/contract';
 import { detectUpstream } from './detect-upstream.js';
 import { clientCheck } from './client-check.js';
 import { configSchema, type TerraformConfig } from './config.js';

@@ -1,4 +1,4 @@
-import { errors, reply, type Reply } from '@hub/runtime';
+import { errors, reply, type Reply } from '@hub/contract';
 import { coordinateName, type Platform, type Provider } from './names.js';
 import { downloadDoc, filePaths, parsedVersions, upstreamBase, versionsDoc, type Rc } from './registry-docs.js';
 import { shasums } from './files.js';

@@ -1,4 +1,4 @@
-import { errors, nameAtVersion } from '@hub/runtime';
+import { errors, nameAtVersion } from '@hub/contract';
 
 /**
  * Provider addresses, versions and platforms as terraform spells them. Everything that lands in an

@@ -1,4 +1,4 @@
-import { probeAnswer, probeFetch, type ProbeLadder, type ProbeResult } from '@hub/runtime';
+import { probeAnswer, probeFetch, type ProbeLadder, type ProbeResult } from '@hub/contract';
 import type { TerraformConfig } from './config.js';
 import { downloadPath, isVersion, parsePlatformKey, providerPath, splitName } from './names.js';
 import { checkDownload, checkVersions } from './registry-docs.js';

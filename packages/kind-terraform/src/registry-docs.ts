@@ -1,4 +1,4 @@
-import { errors, type MetadataDoc, type MetadataSpec, type RequestContext } from '@hub/runtime';
+import { errors, type MetadataDoc, type MetadataSpec, type RequestContext } from '@hub/contract';
 import { downloadPath, providerPath, type Platform, type Provider } from './names.js';
 import type { TerraformConfig } from './config.js';
 

@@ -1,4 +1,4 @@
-import { errors, reply, type KindRoute, type Reply, type RouteMatch } from '@hub/runtime';
+import { errors, reply, type KindRoute, type Reply, type RouteMatch } from '@hub/contract';
 import type { TerraformConfig } from './config.js';
 import { serveFile, type ProviderFile } from './files.js';
 import { mirrorsHost, mirrorIndex, mirrorVersion } from './mirror.js';

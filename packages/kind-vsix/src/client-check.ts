@@ -1,5 +1,5 @@
 /** `hub check --openvsx NAME` and `--vscode-marketplace NAME` (SPEC 4.3): the VSIX route; any non-5xx passes over HTTP, the tool needs the ZIP. */
-import type { ClientCheck, ClientCheckResponse } from '@hub/runtime';
+import type { ClientCheck, ClientCheckResponse } from '@hub/contract';
 
 const EXTENSION = /^([A-Za-z0-9][A-Za-z0-9_-]*)\.([A-Za-z0-9][A-Za-z0-9_-]*)@([0-9A-Za-z][0-9A-Za-z.+-]*)$/;
 const FALLBACK = 'redhat.vscode-yaml@1.15.0';

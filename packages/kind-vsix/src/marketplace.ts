@@ -1,4 +1,4 @@
-import { probeAnswer, type ProbeLadder, type RequestContext } from '@hub/runtime';
+import { probeAnswer, type ProbeLadder, type RequestContext } from '@hub/contract';
 import { parseId, type ExtensionId } from './names.js';
 
 /** The gallery's download path for one version (PROTOCOLS.md 6a). */

@@ -1,4 +1,4 @@
-import { errors, nameAtVersion } from '@hub/runtime';
+import { errors, nameAtVersion } from '@hub/contract';
 
 /**
  * Extension ids are `<publisher>.<extension>`. Both parts are restricted to letters, digits, `-` and `_`

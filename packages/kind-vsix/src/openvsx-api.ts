@@ -1,4 +1,4 @@
-import { errors, reply, type KindRoute, type MetadataDoc, type MetadataSpec, type RouteMatch, type RequestContext } from '@hub/runtime';
+import { errors, reply, type KindRoute, type MetadataDoc, type MetadataSpec, type RouteMatch, type RequestContext } from '@hub/contract';
 import { checkedId, checkedVersion, type ExtensionId } from './names.js';
 import type { VsixUrl } from './vsix-route.js';
 import { vsix } from './vsix-route.js';

@@ -1,4 +1,4 @@
-import { probeAnswer, probeFetch, type ProbeAnswer, type ProbeContext, type ProbeLadder, type ProbeResult } from '@hub/runtime';
+import { probeAnswer, probeFetch, type ProbeAnswer, type ProbeContext, type ProbeLadder, type ProbeResult } from '@hub/contract';
 import { apiPath } from './openvsx-api.js';
 import { parseId, type ExtensionId } from './names.js';
 

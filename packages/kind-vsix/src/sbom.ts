@@ -1,4 +1,4 @@
-import { findInZip, type SbomDependency, type SbomExtractor } from '@hub/runtime';
+import { findInZip, type SbomDependency, type SbomExtractor } from '@hub/contract';
 
 /**
  * Dependencies from the VSIX's own `extension/package.json`: npm `dependencies` (bundled runtime

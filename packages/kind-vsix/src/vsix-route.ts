@@ -1,4 +1,4 @@
-import { errors, type KindRoute, type RequestContext, type Reply } from '@hub/runtime';
+import { errors, type KindRoute, type RequestContext, type Reply } from '@hub/contract';
 import { checkedId, checkedVersion, vsixKey, type ExtensionId } from './names.js';
 
 /** Where a kind finds the VSIX of one version upstream. */

@@ -11,9 +11,9 @@ import { createArtifactCache, type ArtifactCache } from './cache/artifact-cache.
 import { createMetadataCache } from './cache/metadata-cache.js';
 import { startMaintenance } from './jobs/maintenance.js';
 import type { HubConfig, RegistryConfig } from './config/schema.js';
-import type { RegistryInfo, RegistryKind } from './contract/kind.js';
+import type { RegistryInfo, RegistryKind } from '@hub/contract';
 import type { CachePurge, PluginInstance, RefusalRule } from './contract/plugin.js';
-import { HubError } from './errors.js';
+import { HubError } from '@hub/contract';
 import { createAuditLog, type AuditLog } from './audit/audit-log.js';
 import { createEventBus, type EventBus } from './events/event-bus.js';
 import { createHealthBoard } from './health/health-board.js';

@@ -1,10 +1,6 @@
-/** @hub/runtime: the RegistryKind contract and the small core every hub is assembled from. */
-export * from './contract/kind.js';
+/** @hub/runtime: the small core every hub is assembled from, and (re-exported from @hub/contract) the RegistryKind contract. */
+export * from '@hub/contract';
 export * from './contract/plugin.js';
-export * from './contract/upstream.js';
-export * from './contract/detect-upstream.js';
-export type * from './contract/client-check.js';
-export { HubError, errors, isHubError, ERROR_CODES, type ErrorCode } from './errors.js';
 export { createHub, parseListen, type Hub, type CreateHubOptions } from './hub.js';
 export { composePlugins, checkPlugins, type ComposeOptions, type Composition } from './plugins/compose.js';
 export { StartupError } from './plugins/startup-error.js';
@@ -20,15 +16,10 @@ export { hashToken, newToken } from './auth/tokens.js';
 export { tokenFromAuthorization } from './auth/credentials.js';
 export { decide, ANONYMOUS, type Decision, type Policy, type Subject, type AccessRequest } from './policy/decide.js';
 export { ROLE_PERMISSIONS, ALL_PERMISSIONS } from './policy/roles.js';
-export { reply, probeAnswer } from './reply.js';
 export { createLogger } from './log.js';
 export type { HubMetrics } from './metrics.js';
 export { VERSION } from './version.js';
 export { renderConfigDocs } from './config/docs.js';
-export { gunzipCapped, isArchiveError, type ArchiveLimits } from './archive/limits.js';
-export { findInTar, tarEntryNames } from './archive/tar.js';
-export { findInZip } from './archive/zip.js';
-export { headLooksLike, structuralVerifier, type Format } from './archive/checks.js';
 export { createAccessControl, type AccessControl } from './policy/access-control.js';
 export { createPolicySource, parsePolicyRow, policyFromRow, apiPolicyId, configPolicyId, type PolicySource, type PolicyRow, type PolicyRule } from './policy/policy-source.js';
 export { createIpBlockList, canonicalIpBlock, type IpBlockList, type IpBlockRow } from './policy/ip-blocks.js';
@@ -45,10 +36,3 @@ export { DENIAL_CODES, EVENT_LIMITS, outcomeOf, type AccessEvent, type AccessOut
 export { createMemoryRateStore, type RateLimitStore, type RateDecision, type TokenBucket } from './limits/rate-limit-store.js';
 export { createRedisClient, createRedisRateStore, TOKEN_BUCKET_SCRIPT } from './limits/redis-rate-store.js';
 export { jsonBody, readJsonBytes, parseJson } from './server/json-body.js';
-export { splitSegments } from './server/path-segments.js';
-export { comparePrerelease } from './versions.js';
-export { nameAtVersion, type NameAtVersionOptions } from './contract/name-at-version.js';
-export { looksLikeHtml } from './html-page.js';
-export { readCapped } from './read-capped.js';
-export { probeFetch, type ProbeFetchOptions, type ProbeFetchResult } from './upstream/probe-fetch.js';
-export { requestedRange, partialHeaders, unsatisfiableHeaders, type ByteRange, type Validators } from './http/byte-range.js';

@@ -219,7 +219,7 @@ t.test('purge removes a package version from the cache; the next request fetches
 
 t.test('a zip with a corrupt entry and no upstream digest is refused, not cached', async (t) => {
   const s = await setup(t);
-  const zip = fs.readFileSync(new URL('../../test/fixtures/archive/mixed.zip', import.meta.url));
+  const zip = fs.readFileSync(new URL('../../../contract/test/fixtures/archive/mixed.zip', import.meta.url));
   const bad = Buffer.from(zip);
   bad[200] = bad[200]! ^ 0x55; // inside the first (deflated) entry; the end record is intact
   fs.writeFileSync(path.join(s.root, 'pkg/1.0.0/bad.zip'), bad);

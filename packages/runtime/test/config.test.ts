@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import t from 'tap';
 import Type, { type TSchema } from 'typebox';
-import type { Mode, Permission } from '../src/contract/kind.js';
+import type { Mode, Permission } from '@hub/contract';
 import { builtInConfig } from '../src/config/defaults.js';
 import { renderConfigDocs } from '../src/config/docs.js';
 import { ConfigError, loadConfig, type LoadOptions } from '../src/config/load.js';

@@ -1,4 +1,4 @@
-import { defineKind } from '@hub/runtime';
+import { defineKind } from '@hub/contract';
 import { vsixClientCheck } from '../client-check.js';
 import { coordinate } from '../names.js';
 import { marketplaceVsixUrl, probe } from '../marketplace.js';

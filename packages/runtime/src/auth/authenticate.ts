@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { LRUCache } from 'lru-cache';
-import type { Permission } from '../contract/kind.js';
-import { errors, HubError } from '../errors.js';
+import type { Permission } from '@hub/contract';
+import { errors, HubError } from '@hub/contract';
 import { ANONYMOUS, type Subject } from '../policy/decide.js';
 import { tokenFromAuthorization } from './credentials.js';
 import { hashToken } from './tokens.js';

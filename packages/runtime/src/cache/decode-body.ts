@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
-import { errors } from '../errors.js';
+import { errors } from '@hub/contract';
 
 /**
  * The upstream body, gunzipped when it is gzip (by its first bytes, whatever the headers say), with

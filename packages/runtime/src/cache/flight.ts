@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import type { Digest } from '../contract/kind.js';
+import type { Digest } from '@hub/contract';
 
 const HEAD_BYTES = 512;
 const READ_CHUNK = 256 * 1024;

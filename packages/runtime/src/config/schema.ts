@@ -8,7 +8,7 @@
  * for proxy mode, tls_cert with tls_key, ...) live in load.ts.
  */
 import Type, { type Static, type TOptional, type TSchema, type TString } from 'typebox';
-import type { Mode, Permission } from '../contract/kind.js';
+import type { Mode, Permission } from '@hub/contract';
 import { DEFAULT_FORBIDDEN_CIDRS } from '../upstream/address-policy.js';
 
 export const PERMISSIONS = ['source:read', 'source:write', 'system:read', 'system:write'] as const satisfies readonly Permission[];

@@ -14,8 +14,8 @@ import type { BlockList } from '../policy/block-list.js';
 import type { AccessControl } from '../policy/access-control.js';
 import type { IpBlockList } from '../policy/ip-blocks.js';
 import type Koa from 'koa';
-import type { CONTRACT_VERSION, Coordinate, RegistryInfo, RegistryKind } from './kind.js';
-import type { UpstreamClient } from './upstream.js';
+import type { CONTRACT_VERSION, Coordinate, RegistryInfo, RegistryKind } from '@hub/contract';
+import type { UpstreamClient } from '@hub/contract';
 import type { EventBus } from '../events/event-bus.js';
 import type { HealthBoard } from '../health/health-board.js';
 

@@ -5,7 +5,7 @@
 import type { TSchema } from 'typebox';
 import { loadConfig, parseDocument, readConfigFile } from '../config/load.js';
 import type { HubConfig } from '../config/schema.js';
-import { CONTRACT_VERSION, type RegistryKind } from '../contract/kind.js';
+import { CONTRACT_VERSION, type RegistryKind } from '@hub/contract';
 import type { AnyPlugin, HubPlugin } from '../contract/plugin.js';
 import { StartupError } from './startup-error.js';
 

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { LRUCache } from 'lru-cache';
-import type { Coordinate } from '../contract/kind.js';
+import type { Coordinate } from '@hub/contract';
 
 export interface BlockRow {
   version: string | null;

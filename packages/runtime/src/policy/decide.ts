@@ -1,4 +1,4 @@
-import type { Permission } from '../contract/kind.js';
+import type { Permission } from '@hub/contract';
 import { ROLE_PERMISSIONS } from './roles.js';
 
 export interface Subject {

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { errors } from '../errors.js';
+import { errors } from '@hub/contract';
 import { formatCidr, parseCidr, parseIp, rangeContains, type IpRange } from './ip-ranges.js';
 import { POLICY_MEMO_MS } from './block-list.js';
 

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Permission } from '../contract/kind.js';
+import type { Permission } from '@hub/contract';
 import type { PolicyConfig } from '../config/schema.js';
 import type { Policy } from './decide.js';
 import { POLICY_MEMO_MS } from './block-list.js';

@@ -1,4 +1,4 @@
-import type { Permission } from '../contract/kind.js';
+import type { Permission } from '@hub/contract';
 
 export const ALL_PERMISSIONS: readonly Permission[] = ['source:read', 'source:write', 'system:read', 'system:write'];
 

@@ -3,7 +3,7 @@ import Koa from 'koa';
 import Router from '@koa/router';
 import type { Logger } from 'pino';
 import type { AuditLog } from '../audit/audit-log.js';
-import { errors } from '../errors.js';
+import { errors } from '@hub/contract';
 import type { RateLimitStore } from '../limits/rate-limit-store.js';
 import type { HubMetrics } from '../metrics.js';
 import type { IpBlockList } from '../policy/ip-blocks.js';

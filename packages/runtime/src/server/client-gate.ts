@@ -1,5 +1,5 @@
 import type Koa from 'koa';
-import { errors, HubError } from '../errors.js';
+import { errors, HubError } from '@hub/contract';
 import type { RateLimitStore } from '../limits/rate-limit-store.js';
 import type { IpBlockList } from '../policy/ip-blocks.js';
 import { rateLimitKey } from './client-address.js';

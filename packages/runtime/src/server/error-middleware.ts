@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type Koa from 'koa';
-import { isHubError } from '../errors.js';
+import { isHubError } from '@hub/contract';
 
 /** `<standard phrase>: <message>` as one line of printable ASCII (what a status line may hold), capped. */
 export function reasonPhrase(status: number, message: string): string {

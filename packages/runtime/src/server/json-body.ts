@@ -1,5 +1,5 @@
 import type Koa from 'koa';
-import { errors } from '../errors.js';
+import { errors } from '@hub/contract';
 
 /**
  * Reads a JSON request body into ctx.request.body: 415 `unsupported_media_type` unless it is

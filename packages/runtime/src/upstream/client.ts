@@ -3,8 +3,8 @@ import type { LookupFunction } from 'node:net';
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, type Dispatcher } from 'undici';
-import type { UpstreamClient, UpstreamRequestOptions, UpstreamResponse } from '../contract/upstream.js';
-import { errors, isHubError, type HubError } from '../errors.js';
+import type { UpstreamClient, UpstreamRequestOptions, UpstreamResponse } from '@hub/contract';
+import { errors, isHubError, type HubError } from '@hub/contract';
 import { createAddressMatcher, parseIp } from '../policy/ip-ranges.js';
 import { DEFAULT_FORBIDDEN_CIDRS } from './address-policy.js';
 

@@ -1,4 +1,4 @@
-import { errors } from '../errors.js';
+import { errors } from './errors.js';
 
 /**
  * Splits and percent-decodes a raw request path below `/proxy/`. Refuses anything that could name a

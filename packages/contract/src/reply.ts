@@ -1,4 +1,4 @@
-import type { ProbeAnswer, Reply } from './contract/kind.js';
+import type { ProbeAnswer, Reply } from './kind.js';
 
 /** Small builders for the replies kinds return. */
 export const reply = {

@@ -1,5 +1,5 @@
-import type { UpstreamClient } from '../contract/upstream.js';
-import { readCapped } from '../read-capped.js';
+import type { UpstreamClient } from './upstream.js';
+import { readCapped } from './read-capped.js';
 
 /** A GET names the most it reads of a 2xx body (past it the answer is a failure, status 0); a HEAD reads none. */
 export type ProbeFetchOptions = { headers?: Record<string, string> } & ({ method?: 'GET'; maxBytes: number } | { method: 'HEAD'; maxBytes?: number });

@@ -6,6 +6,7 @@
  */
 import { finished } from 'node:stream/promises';
 import zlib from 'node:zlib';
+import { looksLikeHtml } from '../html-page.js';
 import { isArchiveError, limitError } from './limits.js';
 import { tarProblem } from './tar.js';
 import { zipProblem } from './zip.js';
@@ -16,8 +17,8 @@ const ARTICLE: Record<Format, string> = { gzip: 'a gzip archive', zip: 'a zip ar
 
 /** What a text-ish head looks like (an error page or API answer served in place of the artifact), or null. */
 function textKind(head: Buffer): string | null {
+  if (looksLikeHtml(head)) return 'an HTML page';
   const start = head.toString('latin1', 0, 64).replace(/^\u00ef\u00bb\u00bf/, '').trimStart().slice(0, 16).toLowerCase();
-  if (start.startsWith('<!doctype html') || start.startsWith('<html')) return 'an HTML page';
   if (start.startsWith('<?xml')) return 'an XML document';
   if (start.startsWith('{')) return 'a JSON document';
   return null;

@@ -1,0 +1,22 @@
+/**
+ * @hub/contract: what a kind plugin is written against. The RegistryKind contract (routes, coordinates,
+ * upstream fetch and metadata rewriting, probe ladder, SBOM extractor, the init and check hooks) and the
+ * bounded helpers kinds share. It loads no server and no database driver; `@hub/runtime` re-exports it.
+ */
+export * from './kind.js';
+export * from './upstream.js';
+export * from './detect-upstream.js';
+export type * from './client-check.js';
+export { HubError, errors, isHubError, ERROR_CODES, type ErrorCode } from './errors.js';
+export { reply, probeAnswer } from './reply.js';
+export { nameAtVersion, type NameAtVersionOptions } from './name-at-version.js';
+export { looksLikeHtml } from './html-page.js';
+export { readCapped } from './read-capped.js';
+export { probeFetch, type ProbeFetchOptions, type ProbeFetchResult } from './probe-fetch.js';
+export { requestedRange, partialHeaders, unsatisfiableHeaders, type ByteRange, type Validators } from './byte-range.js';
+export { splitSegments } from './path-segments.js';
+export { comparePrerelease } from './versions.js';
+export { gunzipCapped, isArchiveError, type ArchiveLimits } from './archive/limits.js';
+export { findInTar, tarEntryNames, tarProblem } from './archive/tar.js';
+export { findInZip } from './archive/zip.js';
+export { headLooksLike, structuralVerifier, type Format, type StructuralVerifier } from './archive/checks.js';
