@@ -26,12 +26,10 @@ t.test('a third-party kind: files are cached, listings honour unlisting, the run
   t.equal((await s.get('tool/1.0.0/tool.txt')).headers.get('x-hub-cache'), 'hit');
   t.equal(s.upstream.count('/tool/1.0.0/tool.txt'), 1);
 
-  await s.hub.hub.db('unlisted').insert({ registry: 'tools', package_name: 'tool', version: '1.1.0', unlisted_by: 'admin', created_at: Date.now() });
-  s.hub.hub.blocks.invalidate(); // the admin API does this; a direct insert must too
+  await s.hub.hub.services.unlisting.add({ registry: 'tools', package_name: 'tool', version: '1.1.0' }, 'admin');
   t.same((await s.get('tool/versions.json')).json(), { versions: ['1.0.0'] });
 
-  await s.hub.hub.db('blocks').insert({ registry: 'tools', package_name: 'tool', version: '1.0.0', reason: 'bad build', blocked_by: 'security', created_at: Date.now() });
-  s.hub.hub.blocks.invalidate(); // the admin API does this; a direct insert must too
+  await s.hub.hub.services.blocks.add({ registry: 'tools', package_name: 'tool', version: '1.0.0', reason: 'bad build', by: 'security' });
   const blocked = await s.get('tool/1.0.0/tool.txt');
   t.equal(blocked.status, 403);
   t.equal(blocked.json().error.code, 'package_blocked');

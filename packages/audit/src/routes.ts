@@ -1,6 +1,5 @@
 import { Type } from 'typebox';
-import { adminRoute, queryInt, queryValue, type AdminRoute } from '@hub/admin';
-import { errors } from '@hub/runtime';
+import { adminRoute, errors, queryInt, queryValue, type AdminRoute } from '@hub/runtime';
 import type { AuditEngine } from './engine.js';
 import { lastSweep, rowJson, toRow } from './rows.js';
 
@@ -57,7 +56,7 @@ export function upstreamRoutes(engine: AuditEngine): AdminRoute[] {
         ctx.body = {
           registry: reg.name,
           package_name: c.name,
-          audit_policy: hub.config.upstream_audit.on_confirmed,
+          audit_policy: engine.config.on_confirmed,
           policy,
           overridden,
           audited: reason === null,

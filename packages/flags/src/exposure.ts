@@ -1,6 +1,5 @@
 import type { Knex } from 'knex';
-import { iso } from '@hub/admin';
-import type { PluginContext } from '@hub/runtime';
+import { iso, type PluginContext } from '@hub/runtime';
 import { effectRank } from './effects.js';
 import type { FlagRow } from './flag-json.js';
 
@@ -133,7 +132,7 @@ export async function exposureRows(db: Knex, f: ExposureFilter): Promise<Exposur
  * What the report can know (SPEC 2.6): which registries have an SBOM extractor, when dependency analysis
  * last ran per registry, and which flag sources have pushed anything.
  */
-export async function exposureCoverage(hub: PluginContext) {
+export async function exposureCoverage(hub: PluginContext, sourceNames: readonly string[]) {
   const pushed = (await hub.db('flags').select('source').count({ n: '*' }).max({ last: 'updated_at' }).groupBy('source')) as Array<{ source: string; n: number | string; last: number | string }>;
   const analyses = (await hub.db('sbom_analyses').select()) as Array<{ registry: string; analysed_at: number | string; artifacts: number | string; failed: number | string }>;
   const registries = hub.registries.map((r) => {
@@ -146,9 +145,9 @@ export async function exposureCoverage(hub: PluginContext) {
     analysis: analyses.length
       ? 'dependents come from the SBOMs of held artifacts; their dependency ranges are not evaluated, so a dependent row means the dependent may pull the flagged version'
       : 'never run: rows are direct downloads of flagged versions, not dependents',
-    sources: hub.config.flag_sources.map((s) => {
-      const p = pushed.find((x) => x.source === s.name);
-      return { name: s.name, pushed: Boolean(p), flags: Number(p?.n ?? 0), last_push_at: iso(p?.last) };
+    sources: sourceNames.map((name) => {
+      const p = pushed.find((x) => x.source === name);
+      return { name, pushed: Boolean(p), flags: Number(p?.n ?? 0), last_push_at: iso(p?.last) };
     }),
   };
 }

@@ -150,9 +150,8 @@ t.test('an index line without a valid cksum: 502 and no download', async (t) => 
 t.test('blocks: a blocked version is 403 package_blocked; a blocked crate hides its index file', async (t) => {
   const s = await setup(t, { config: ANONYMOUS_READ });
   const now = Date.now();
-  await s.hub.db('blocks').insert({ registry: 'crates', package_name: 'form_urlencoded', version: '1.1.0', reason: 'malware', blocked_by: 'admin', created_at: now });
-  await s.hub.db('blocks').insert({ registry: 'crates', package_name: 'cfg-if', version: null, reason: null, blocked_by: 'system:upstream-audit', created_at: now });
-  s.hub.blocks.invalidate();
+  await s.hub.services.blocks.add({ registry: 'crates', package_name: 'form_urlencoded', version: '1.1.0', reason: 'malware', by: 'admin' });
+  await s.hub.services.blocks.add({ registry: 'crates', package_name: 'cfg-if', version: null, reason: null, by: 'system:upstream-audit' });
 
   const res = await get(download(s.base));
   t.equal(res.status, 403);
@@ -169,8 +168,7 @@ t.test('blocks: a blocked version is 403 package_blocked; a blocked crate hides 
 t.test('unlisting: the version stays in the index file, marked yanked, and stays downloadable', async (t) => {
   const s = await setup(t, { config: ANONYMOUS_READ });
   const before = await get(`${s.index}/fo/rm/form_urlencoded`);
-  await s.hub.db('unlisted').insert({ registry: 'crates', package_name: 'form_urlencoded', version: '1.1.0', unlisted_by: 'admin', created_at: Date.now() });
-  s.hub.blocks.invalidate();
+  await s.hub.services.unlisting.add({ registry: 'crates', package_name: 'form_urlencoded', version: '1.1.0' }, 'admin');
 
   const res = await get(`${s.index}/fo/rm/form_urlencoded`, { 'if-none-match': before.headers.get('etag')! });
   t.equal(res.status, 200, 'the old ETag no longer matches');

@@ -136,8 +136,7 @@ t.test('a 403 that is not the rate limit stays a 502', async (t) => {
 
 t.test('blocks refuse the tag before any upstream request', async (t) => {
   const s = await setup(t);
-  await s.hub.db('blocks').insert({ registry: 'github', package_name: 'octo/tool', version: 'v1.2.0', reason: 'CVE-test', blocked_by: 'admin', created_at: Date.now() });
-  s.hub.blocks.invalidate(); // the admin API does this; a direct insert must too
+  await s.hub.services.blocks.add({ registry: 'github', package_name: 'octo/tool', version: 'v1.2.0', reason: 'CVE-test', by: 'admin' });
   const res = await get(`${s.base}${ASSET_PATH}`);
   t.equal(res.status, 403);
   t.equal(res.json().error.code, 'package_blocked');
@@ -147,8 +146,7 @@ t.test('blocks refuse the tag before any upstream request', async (t) => {
 
 t.test('owner and repository are case-insensitive: one block, one cache entry, one name in the audit log', async (t) => {
   const s = await setup(t);
-  await s.hub.db('blocks').insert({ registry: 'github', package_name: 'evilcorp/backdoor', version: null, reason: 'malware', blocked_by: 'admin', created_at: Date.now() });
-  s.hub.blocks.invalidate();
+  await s.hub.services.blocks.add({ registry: 'github', package_name: 'evilcorp/backdoor', version: null, reason: 'malware', by: 'admin' });
   for (const owner of ['evilcorp/backdoor', 'EvilCorp/Backdoor', 'EVILCORP/backDOOR']) {
     const res = await get(`${s.base}/${owner}/releases/download/v1.0/tool.bin`);
     t.equal(res.status, 403, owner);
@@ -223,8 +221,7 @@ t.test('gitlab: permanent release links and the API form, nested groups, file pa
   t.equal(s.forge.count('/api/v4/projects/grp%2Fsub%2Fproj/releases/v2.0/downloads/bin/proj-linux.tgz'), 1, 'the project stays one encoded segment upstream');
   t.equal(auth(s.storage.requests[0]!), undefined);
 
-  await s.hub.db('blocks').insert({ registry: 'gitlab', package_name: 'grp/sub/proj', version: 'v2.0', reason: 'test', blocked_by: 'admin', created_at: Date.now() });
-  s.hub.blocks.invalidate();
+  await s.hub.services.blocks.add({ registry: 'gitlab', package_name: 'grp/sub/proj', version: 'v2.0', reason: 'test', by: 'admin' });
   t.equal((await get(`${s.base}/grp/sub/proj/-/releases/v2.0/downloads/bin/proj-linux.tgz`)).status, 403, 'blocked via the link');
   t.equal((await get(`${s.base}/api/v4/projects/grp%2Fsub%2Fproj/releases/v2.0/downloads/bin/proj-linux.tgz`)).status, 403, 'and via the API form');
   const before = s.forge.requests.length;

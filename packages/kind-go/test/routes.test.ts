@@ -68,15 +68,13 @@ t.test('/sumdb/<name>/... passes through to the checksum database unchanged', as
 
 t.test('unlisted versions leave /@v/list and @latest; blocked versions are 403', async (t) => {
   const s = await setup(t, anon);
-  await s.hub.db('unlisted').insert({ registry: 'go', package_name: 'example.com/Hub/demo', version: 'v1.1.0', unlisted_by: 'admin', created_at: Date.now() });
-  s.hub.blocks.invalidate(); // the admin API does this; a direct insert must too
+  await s.hub.services.unlisting.add({ registry: 'go', package_name: 'example.com/Hub/demo', version: 'v1.1.0' }, 'admin');
   const list = await rawRequest(`${s.base}/example.com/!hub/demo/@v/list`);
   t.same(list.body.toString().trim().split('\n'), ['v1.0.0']);
   t.equal((await rawRequest(`${s.base}/example.com/!hub/demo/@latest`)).json().Version, 'v1.0.0');
   t.equal((await rawRequest(`${s.base}/example.com/!hub/demo/@v/v1.1.0.zip`)).status, 200, 'an unlisted version can still be fetched by pin');
 
-  await s.hub.db('blocks').insert({ registry: 'go', package_name: 'github.com/pkg/errors', version: 'v0.9.1', reason: 'CVE-test', blocked_by: 'admin', created_at: Date.now() });
-  s.hub.blocks.invalidate(); // the admin API does this; a direct insert must too
+  await s.hub.services.blocks.add({ registry: 'go', package_name: 'github.com/pkg/errors', version: 'v0.9.1', reason: 'CVE-test', by: 'admin' });
   const blocked = await rawRequest(`${s.base}/github.com/pkg/errors/@v/v0.9.1.zip`);
   t.equal(blocked.status, 403);
   t.equal(blocked.json().error.code, 'package_blocked');

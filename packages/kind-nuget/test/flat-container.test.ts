@@ -115,8 +115,7 @@ t.test('HEAD answers headers without a body', async (t) => {
 t.test('unlisting: gone from the version list, still downloadable by exact version', async (t) => {
   const s = await setup(t, { config: OPEN });
   t.same((await get(`${s.flat}/hubdemo/index.json`)).json().versions, ['1.0.0', '1.1.0']);
-  await s.hub.db('unlisted').insert({ registry: 'nuget', package_name: 'hubdemo', version: '1.1.0', unlisted_by: 'admin', created_at: Date.now() });
-  s.hub.blocks.invalidate();
+  await s.hub.services.unlisting.add({ registry: 'nuget', package_name: 'hubdemo', version: '1.1.0' }, 'admin');
   t.same((await get(`${s.flat}/HubDemo/index.json`)).json().versions, ['1.0.0'], 'dropped from the list');
   const nupkg = await get(`${s.flat}/hubdemo/1.1.0/hubdemo.1.1.0.nupkg`);
   t.equal(nupkg.status, 200, 'the exact version still downloads');

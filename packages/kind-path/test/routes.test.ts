@@ -108,8 +108,7 @@ t.test('an HTML 200 for a package or index file is refused and not cached', asyn
 
 t.test('a block on one file path refuses that file only', async (t) => {
   const s = await setup(t);
-  await s.hub.db('blocks').insert({ registry: 'deb', package_name: 'repo', version: DEB, reason: 'CVE-test', blocked_by: 'admin', created_at: Date.now() });
-  s.hub.blocks.invalidate();
+  await s.hub.services.blocks.add({ registry: 'deb', package_name: 'repo', version: DEB, reason: 'CVE-test', by: 'admin' });
   const blocked = await get(`${s.base}/${DEB}`);
   t.equal(blocked.status, 403);
   t.equal(blocked.json().error.code, 'package_blocked');

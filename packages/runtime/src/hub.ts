@@ -6,6 +6,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { parse as parseToml } from 'smol-toml';
 import type { TSchema } from 'typebox';
+import { Value } from 'typebox/value';
 import { createAuthenticator, type Authenticator } from './auth/authenticate.js';
 import { adminTokenFromEnv, bootstrapAdmin } from './auth/bootstrap.js';
 import { loadUrlSigner } from './auth/signed-urls.js';
@@ -29,8 +30,8 @@ import { createPolicySource } from './policy/policy-source.js';
 import { jsonBody } from './server/json-body.js';
 import { createLogger } from './log.js';
 import { createMetrics, type HubMetrics } from './metrics.js';
-import { createBlockList, type BlockList } from './policy/block-list.js';
 import { createApp } from './server/app.js';
+import { createHubServices, type HubServices } from './services/hub-services.js';
 import { registryRoutes, type BoundRegistry } from './server/registry-routes.js';
 import { artifactRows, metadataRows } from './storage/artifact-rows.js';
 import type { BlobStore } from './storage/blobs/blob-store.js';
@@ -72,7 +73,8 @@ export interface Hub {
   log: Logger;
   metrics: HubMetrics;
   auth: Authenticator;
-  blocks: BlockList;
+  /** What tests and tools change blocks, unlisting, users, tokens and pins through. */
+  services: HubServices;
   ipBlocks: IpBlockList;
   access: AccessControl;
   audit: AuditLog;
@@ -125,11 +127,11 @@ async function loadConfiguredPlugins(names: readonly string[]): Promise<AnyPlugi
   return out;
 }
 
-function resolveConfig(o: CreateHubOptions, kinds: ReadonlyMap<string, RegistryKind>): HubConfig {
+function resolveConfig(o: CreateHubOptions, kinds: ReadonlyMap<string, RegistryKind>, others: readonly HubPlugin[]): HubConfig {
   if (o.config) return o.config;
   const kindSchemas = new Map<string, TSchema>();
   for (const k of kinds.values()) if (k.configSchema) kindSchemas.set(k.id, k.configSchema);
-  return loadConfig({ path: o.configFile, text: o.configText, env: o.env, kindSchemas });
+  return loadConfig({ path: o.configFile, text: o.configText, env: o.env, kindSchemas, pluginSections: others.flatMap((p) => (p.config ? [p.config] : [])) });
 }
 
 export async function createHub(o: CreateHubOptions): Promise<Hub> {
@@ -141,7 +143,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     if (Array.isArray(load) && load.length) plugins = plugins.concat(await loadConfiguredPlugins(load));
   }
   const { kinds, others } = checkPlugins(plugins);
-  const config = resolveConfig(o, kinds);
+  const config = resolveConfig(o, kinds, others);
   config.registries.forEach((r, i) => {
     if (!kinds.has(r.type))
       throw new StartupError('unknown_kind', `registries[${i}].type: no loaded kind "${r.type}" (loaded: ${[...kinds.keys()].sort().join(', ') || 'none'})`);
@@ -169,7 +171,6 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     print: o.print ?? ((l) => process.stderr.write(`${l}\n`)),
   });
   const auth = createAuthenticator(db, { adminTokenSha256: adminHash });
-  const blocks = createBlockList(db);
   const ipBlocks = createIpBlockList(db);
   const access = createAccessControl(auth, createPolicySource(db, config.auth.policies ?? []), config.auth.anonymous);
   const audit = createAuditLog({
@@ -180,6 +181,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     flushIntervalMs: config.audit_log.flush_interval_ms,
     batchRows: config.audit_log.batch_rows,
   });
+  const services = createHubServices(db, auth, audit);
   const bucket = { ratePerSec: config.limits.rate_per_ip, burst: config.limits.burst_per_ip };
   const challengeBucket = { ratePerSec: config.limits.challenges_per_ip, burst: config.limits.challenge_burst_per_ip };
   const redis = config.limits.rate_store === 'redis' ? createRespClient({ url: config.redis.url! }) : undefined;
@@ -254,7 +256,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     registry: registryRoutes({
       registries,
       access,
-      blocks,
+      blocks: { find: services.blocks.find, hiddenVersions: services.unlisting.hiddenVersions },
       artifacts,
       metadata,
       publicUrl: config.server.public_url,
@@ -280,7 +282,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     metrics,
     auth,
     access,
-    blocks,
+    services,
     ipBlocks,
     audit,
     artifacts: purger,
@@ -290,7 +292,9 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
   const instances: PluginInstance[] = [];
   for (const p of others) {
     try {
-      const instance = await p.setup?.({ ...pluginContext, log: log.child({ plugin: p.id }) });
+      // A configuration built in code (the built-in default) has no plugin sections: the schema's defaults apply.
+      const pluginConfig = p.config ? (config.sections[p.config.section] ??= Value.Default(p.config.schema, undefined)) : undefined;
+      const instance = await p.setup?.({ ...pluginContext, pluginConfig, log: log.child({ plugin: p.id }) });
       if (instance) instances.push(instance);
     } catch (e) {
       // Nothing is serving yet: release what was opened, so a failed start lets the process exit.
@@ -315,7 +319,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     log,
     metrics,
     auth,
-    blocks,
+    services,
     ipBlocks,
     access,
     audit,

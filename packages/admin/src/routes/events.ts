@@ -1,7 +1,4 @@
-import { errors } from '@hub/runtime';
-import { adminRoute, type AdminRoute } from '../admin-route.js';
-import { queryInt, queryValue } from '../query.js';
-import { iso } from '../times.js';
+import { errors, adminRoute, type AdminRoute, queryInt, queryValue, iso } from '@hub/runtime';
 
 const TYPE = /^[a-z][a-z0-9_]{0,63}$/;
 

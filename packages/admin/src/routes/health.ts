@@ -1,5 +1,4 @@
-import { VERSION } from '@hub/runtime';
-import { adminRoute, type AdminRoute } from '../admin-route.js';
+import { VERSION, adminRoute, type AdminRoute } from '@hub/runtime';
 
 /**
  * The health card (SPEC 4.2): per registry its kind, mode, upstream and what is cached, plus the sections

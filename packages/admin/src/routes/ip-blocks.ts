@@ -1,7 +1,5 @@
-import { canonicalIpBlock, createAddressMatcher, errors } from '@hub/runtime';
-import { adminRoute, type AdminRoute } from '../admin-route.js';
+import { canonicalIpBlock, createAddressMatcher, errors, adminRoute, type AdminRoute, iso } from '@hub/runtime';
 import { IpBlockBody } from '../schemas.js';
-import { iso } from '../times.js';
 
 const ipBlockJson = (r: Record<string, unknown>) => ({
   ip: String(r.cidr),

@@ -1,8 +1,6 @@
-import { apiPolicyId, configPolicyId, errors, parsePolicyRow, type PolicyRule } from '@hub/runtime';
-import { adminRoute, type AdminRoute } from '../admin-route.js';
+import { apiPolicyId, configPolicyId, errors, parsePolicyRow, type PolicyRule, adminRoute, type AdminRoute, iso } from '@hub/runtime';
 import { assertMayGrant, policyGrant } from '../grants.js';
 import { PolicyBody } from '../schemas.js';
-import { iso } from '../times.js';
 
 const RULE_KEYS = ['permissions', 'users', 'roles', 'tokens', 'registries', 'packages'] as const;
 

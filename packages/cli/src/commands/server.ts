@@ -33,7 +33,7 @@ export async function migrateCommand(argv: string[], io: Io): Promise<number> {
   const { kinds, others } = checkPlugins(await defaultPlugins());
   const src = configSource(values.config as string | undefined, io.env);
   const kindSchemas = new Map([...kinds.values()].filter((k) => k.configSchema).map((k) => [k.id, k.configSchema!]));
-  const config = src.config ?? loadConfig({ path: src.configFile, env: io.env, kindSchemas });
+  const config = src.config ?? loadConfig({ path: src.configFile, env: io.env, kindSchemas, pluginSections: others.flatMap((p) => (p.config ? [p.config] : [])) });
   const db = createDb(config.database);
   try {
     const ran = await migrate(db, [{ id: 'runtime', migrations: runtimeMigrations }, ...others]);

@@ -1,7 +1,6 @@
 import type Koa from 'koa';
-import { adminRoute, checkCsvFormat, csvRecord, parseTime, queryValue, sendCsv, type AdminRoute } from '@hub/admin';
 import { Type } from 'typebox';
-import { errors } from '@hub/runtime';
+import { adminRoute, checkCsvFormat, csvRecord, errors, parseTime, queryValue, sendCsv, type AdminRoute } from '@hub/runtime';
 import { analyseRegistry } from '../analysis.js';
 import { EFFECTS } from '../effects.js';
 import { EXPOSURE_COLUMNS, exposureCoverage, exposureRows, type ExposureFilter } from '../exposure.js';
@@ -30,7 +29,7 @@ function exposureFilter(ctx: Koa.Context): ExposureFilter {
 
 const AnalyseBody = Type.Object({ registry: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) }, { additionalProperties: false });
 
-export const flagAdminRoutes: AdminRoute[] = [
+export const flagAdminRoutes = (sourceNames: readonly string[]): AdminRoute[] => [
   adminRoute({
     method: 'POST',
     path: '/api/v1/admin/exposure/analyse',
@@ -72,7 +71,7 @@ export const flagAdminRoutes: AdminRoute[] = [
     action: 'exposure',
     async handle({ ctx, hub }) {
       const rows = await exposureRows(hub.db, exposureFilter(ctx));
-      ctx.body = { rows, coverage: await exposureCoverage(hub) };
+      ctx.body = { rows, coverage: await exposureCoverage(hub, sourceNames) };
     },
   }),
   adminRoute({

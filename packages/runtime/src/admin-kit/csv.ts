@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type Koa from 'koa';
-import { errors } from '@hub/runtime';
+import { errors } from '../errors.js';
 import { queryValue } from './query.js';
 
 /** A text cell a spreadsheet would run as a formula (OWASP's list): anyone without a token can put one in a request path. */

@@ -1,4 +1,5 @@
-import { errors, type Coordinate, type RegistryKind } from '@hub/runtime';
+import { errors } from '../errors.js';
+import type { Coordinate, RegistryKind } from '../contract/kind.js';
 
 export interface RegistryRef {
   name: string;
