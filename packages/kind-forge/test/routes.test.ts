@@ -165,7 +165,7 @@ t.test('owner and repository are case-insensitive: one block, one cache entry, o
   t.equal((await get(`${s.base}/octo/tool/releases/download/V1.2.0/tool.bin`)).status, 200);
   t.equal(s.forge.requests.length, 2, 'tags stay case-sensitive');
   await s.hub.audit.flush();
-  const packages = new Set((await s.hub.db('access_events').whereNotNull('package').select('package')).map((r: { package: string }) => r.package));
+  const packages = new Set((await s.hub.db('access_events').whereNotNull('package').select('package')).map((r) => r.package));
   t.same([...packages].sort(), ['evilcorp/backdoor', 'octo/tool'], 'the audit log (and so the exposure report) names one spelling');
 });
 

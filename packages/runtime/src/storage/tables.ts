@@ -1,5 +1,5 @@
 /**
- * Row types of the runtime tables the services own (columns as in migrations/001_core and 003_access),
+ * Row types of the runtime tables plugins change through the runtime (columns as in migrations/001_core and 003_access),
  * declared to knex so `db('blocks')` is typed. bigint columns may come back from mysql2 as strings and
  * booleans from SQLite as 0/1: the services turn rows into plain values before anyone else sees them.
  */
@@ -63,6 +63,24 @@ export interface AccessEventRecord {
   detail: string | null;
 }
 
+export interface IpBlockRecord {
+  id: DbInt;
+  cidr: string;
+  reason: string | null;
+  created_by: string;
+  created_at: DbInt;
+}
+
+export interface PolicyRecord {
+  id: DbInt;
+  name: string | null;
+  effect: 'allow' | 'deny';
+  /** JSON: permissions, users, roles, tokens, registries, packages. */
+  rule: string;
+  created_by: string;
+  created_at: DbInt;
+}
+
 type AutoId<R> = Knex.CompositeTableType<R, Omit<R, 'id'>, Partial<Omit<R, 'id'>>>;
 
 declare module 'knex/types/tables.js' {
@@ -72,5 +90,7 @@ declare module 'knex/types/tables.js' {
     users: Knex.CompositeTableType<UserRecord, UserRecord, Partial<Omit<UserRecord, 'id'>>>;
     tokens: Knex.CompositeTableType<TokenRecord, TokenRecord, Partial<Omit<TokenRecord, 'id'>>>;
     access_events: AutoId<AccessEventRecord>;
+    ip_blocks: AutoId<IpBlockRecord>;
+    policies: AutoId<PolicyRecord>;
   }
 }
