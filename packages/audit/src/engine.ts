@@ -4,7 +4,7 @@ import type { EventBus, HubServices, ProbeResult, RegistryConfig, ServedRegistry
 import { AUDIT_ACTOR } from './block-arm.js';
 import type { UpstreamAuditConfig } from './config.js';
 import type { AuditMetrics } from './metrics.js';
-import { heldVersions, loadRows, rowKey } from './rows.js';
+import { loadRows, rowKey } from './rows.js';
 import { isVoid, transition, type AuditPolicy, type AuditRow, type SweepTally } from './transitions.js';
 
 /** SPEC 3.1 and 8: at most this many versions (or files) per package per sweep. */
@@ -37,7 +37,7 @@ export interface AuditEngineDeps {
   config: UpstreamAuditConfig;
   registries: readonly RegistryConfig[];
   events: EventBus;
-  services: Pick<HubServices, 'blocks' | 'pins'>;
+  services: Pick<HubServices, 'blocks' | 'pins' | 'held'>;
   metrics: AuditMetrics;
   log: Logger;
   now?: () => number;
@@ -159,7 +159,7 @@ export function createAuditEngine(d: AuditEngineDeps) {
 
   /** Which versions of each package to probe: known rows first, then the newest fetches, at most 25. */
   async function plan(registry: string, packageName?: string): Promise<{ plan: Array<[string, string[]]>; held: Map<string, string[]>; rows: Map<string, AuditRow> }> {
-    const [held, rows] = await Promise.all([heldVersions(d.db, registry, packageName), loadRows(d.db, registry, packageName)]);
+    const [held, rows] = await Promise.all([d.services.held.versions(registry, { packageName, origin: 'upstream' }), loadRows(d.db, registry, packageName)]);
     const byName = new Map<string, string[]>();
     for (const r of rows.values()) byName.set(r.package_name, [...(byName.get(r.package_name) ?? []), r.version]);
     for (const [name, versions] of held) byName.set(name, [...new Set([...(byName.get(name) ?? []), ...versions])]);

@@ -48,7 +48,7 @@ export function upstreamRoutes(engine: AuditEngine): AdminRoute[] {
         const served = hub.served.get(reg.name)!;
         const [rows, held, last] = await Promise.all([
           hub.db('upstream_audit').where({ registry: reg.name, package_name: c.name }).orderBy('id').select(),
-          hub.db('artifacts').where({ registry: reg.name, package_name: c.name }).distinct('version').whereNotNull('version').orderBy('version'),
+          hub.services.held.versions(reg.name, { packageName: c.name }),
           lastSweep(hub.db, reg.name),
         ]);
         const { policy, overridden } = engine.policyOf(reg.name);
@@ -61,7 +61,7 @@ export function upstreamRoutes(engine: AuditEngine): AdminRoute[] {
           overridden,
           audited: reason === null,
           ...(reason ? { reason } : {}),
-          held_versions: (held as Array<{ version: string }>).map((h) => h.version),
+          held_versions: [...(held.get(c.name) ?? [])].sort(),
           rows: (rows as Record<string, unknown>[]).map((r) => rowJson(toRow(r))),
           last_sweep: last,
         };

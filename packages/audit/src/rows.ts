@@ -52,23 +52,6 @@ export async function loadRows(db: Knex, registry: string, packageName?: string)
   return out;
 }
 
-/**
- * Held versions per package: what this hub cached from the upstream (local publications are never
- * audited), newest fetch first.
- */
-export async function heldVersions(db: Knex, registry: string, packageName?: string): Promise<Map<string, string[]>> {
-  const q = db('artifacts').where({ registry, origin: 'upstream' }).whereNotNull('version');
-  if (packageName !== undefined) q.where({ package_name: packageName });
-  const rows = (await q.select('package_name', 'version').max({ fetched: 'fetched_at' }).groupBy('package_name', 'version').orderBy('fetched', 'desc')) as Array<{ package_name: string; version: string }>;
-  const out = new Map<string, string[]>();
-  for (const r of rows) {
-    const list = out.get(r.package_name) ?? [];
-    list.push(r.version);
-    out.set(r.package_name, list);
-  }
-  return out;
-}
-
 /** When the registry's last sweep ended, and how: the health card and the status page show it. */
 export async function lastSweep(db: Knex, registry: string): Promise<{ at: string | null; outcome: string } | null> {
   const last = (await db('upstream_sweeps').where({ registry }).orderBy('id', 'desc').first('finished_at', 'outcome')) as { finished_at: number | string; outcome: string } | undefined;

@@ -38,7 +38,7 @@ t.test('github: the second download is served from the cache with no upstream re
   t.equal(head.headers.get('content-length'), String(ASSET.length), 'HEAD answered from the cache');
   t.equal(s.forge.requests.length + s.storage.requests.length, before, 'still no upstream request');
 
-  const row = await s.hub.db('artifacts').where({ registry: 'github' }).first();
+  const row = (await s.hub.db('artifacts').where({ registry: 'github' }).first())!;
   t.equal(row.package_name, 'octo/tool', 'coordinate name owner/repo');
   t.equal(row.version, 'v1.2.0', 'coordinate version is the tag');
   t.match(row.cache_key, /octo\/tool\/releases\/download\/v1\.2\.0\/tool-linux-amd64\.tar\.gz/, 'key holds owner, repo, tag and asset');
@@ -48,7 +48,7 @@ t.test('the signed redirect target is not stored as the artifact URL', async (t)
   const s = await setup(t);
   t.equal((await get(`${s.base}${ASSET_PATH}`)).status, 200);
   await s.hub.artifacts.idle();
-  const row = await s.hub.db('artifacts').where({ registry: 'github' }).first();
+  const row = (await s.hub.db('artifacts').where({ registry: 'github' }).first())!;
   t.notMatch(String(row.upstream_url), /sig123|127\.0\.0\.2/);
 });
 

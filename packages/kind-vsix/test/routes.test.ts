@@ -187,7 +187,7 @@ t.test('ovsx: "latest" is resolved to a version first: its block applies and the
   t.ok(latest.body.equals(VSIX));
   await s.hub.artifacts.idle();
   t.equal((await get(`${base}/hubpub.hubext/1.0.0/vsix`)).headers.get('x-hub-cache'), 'hit', 'cached as 1.0.0, not as "latest"');
-  t.same((await s.hub.db('artifacts').select('version')).map((r: { version: string }) => r.version), ['1.0.0']);
+  t.same((await s.hub.db('artifacts').select('version')).map((r) => r.version), ['1.0.0']);
 
   await s.hub.services.blocks.add({ registry: 'ovsx', package_name: 'hubpub.hubext', version: '1.0.0', reason: 'CVE-test', by: 'admin' });
   const blocked = await get(`${base}/hubpub.hubext/latest/vsix`);

@@ -35,6 +35,7 @@ export type { Unlisted, UnlistedKey, Unlisting } from './services/unlisting.js';
 export type { User, Users } from './services/users.js';
 export type { Token, Tokens } from './services/tokens.js';
 export type { ArtifactPins } from './services/artifact-pins.js';
+export type { HeldArtifact, HeldArtifacts } from './services/held-artifacts.js';
 export type { AccessLog, AccessLogEntry, AccessLogFilter } from './services/access-log.js';
 export { adminRoute, mountAdminRoutes, registryResolver, type AdminRoute, type AdminCall, type AdminTarget } from './admin-kit/admin-route.js';
 export { canonicalCoordinate, type RegistryRef } from './admin-kit/coordinates.js';

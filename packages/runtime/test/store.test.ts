@@ -52,7 +52,7 @@ for (const store of tiers) {
     t.same(await rows.find('npm', longKey), row, 'a long key and a >4 GiB size round-trip');
     t.equal(await rows.find('npm', longKey.toUpperCase()), null, 'keys are case-sensitive');
     await rows.touch('npm', [longKey], 1_800_000_000_000);
-    t.equal(Number((await db('artifacts').first('last_access_at')).last_access_at), 1_800_000_000_000);
+    t.equal(Number((await db('artifacts').first('last_access_at'))!.last_access_at), 1_800_000_000_000);
     await rows.remove('npm', longKey);
     t.equal(await rows.find('npm', longKey), null);
   });

@@ -4,6 +4,7 @@ import type { Authenticator } from '../auth/authenticate.js';
 import { createAccessLog, type AccessLog } from './access-log.js';
 import { createArtifactPins, type ArtifactPins } from './artifact-pins.js';
 import { createBlocks, type Blocks } from './blocks.js';
+import { createHeldArtifacts, type HeldArtifacts } from './held-artifacts.js';
 import { createTokens, type Tokens } from './tokens.js';
 import { createUnlisting, type Unlisting } from './unlisting.js';
 import { createUsers, type Users } from './users.js';
@@ -18,6 +19,7 @@ export interface HubServices {
   users: Users;
   tokens: Tokens;
   pins: ArtifactPins;
+  held: HeldArtifacts;
   accessLog: AccessLog;
 }
 
@@ -28,6 +30,7 @@ export function createHubServices(db: Knex, auth: Pick<Authenticator, 'invalidat
     users: createUsers(db, auth),
     tokens: createTokens(db, auth),
     pins: createArtifactPins(db),
+    held: createHeldArtifacts(db),
     accessLog: createAccessLog(db, audit),
   };
 }

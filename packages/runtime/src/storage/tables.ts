@@ -81,6 +81,32 @@ export interface PolicyRecord {
   created_at: DbInt;
 }
 
+export interface ArtifactRecord {
+  id: DbInt;
+  registry: string;
+  key_sha256: string;
+  cache_key: string;
+  package_name: string;
+  version: string | null;
+  blob_sha256: string;
+  size: DbInt;
+  content_type: string;
+  upstream_url: string | null;
+  origin: 'upstream' | 'local';
+  fetched_at: DbInt;
+  last_access_at: DbInt;
+  pinned: boolean | number;
+}
+
+export interface EventRecord {
+  id: DbInt;
+  type: string;
+  registry: string | null;
+  /** JSON. */
+  data: string;
+  created_at: DbInt;
+}
+
 type AutoId<R> = Knex.CompositeTableType<R, Omit<R, 'id'>, Partial<Omit<R, 'id'>>>;
 
 declare module 'knex/types/tables.js' {
@@ -92,5 +118,7 @@ declare module 'knex/types/tables.js' {
     access_events: AutoId<AccessEventRecord>;
     ip_blocks: AutoId<IpBlockRecord>;
     policies: AutoId<PolicyRecord>;
+    artifacts: AutoId<ArtifactRecord>;
+    events: AutoId<EventRecord>;
   }
 }
