@@ -36,7 +36,7 @@ export type { User, Users } from './services/users.js';
 export type { Token, Tokens } from './services/tokens.js';
 export type { ArtifactPins } from './services/artifact-pins.js';
 export type { HeldArtifact, HeldArtifacts } from './services/held-artifacts.js';
-export type { AccessLog, AccessLogEntry, AccessLogFilter } from './services/access-log.js';
+export type { AccessLog, AccessLogEntry, AccessLogFilter, DownloadGroup } from './services/access-log.js';
 export { adminRoute, mountAdminRoutes, registryResolver, type AdminRoute, type AdminCall, type AdminTarget } from './admin-kit/admin-route.js';
 export { canonicalCoordinate, type RegistryRef } from './admin-kit/coordinates.js';
 export { queryInt, queryValue } from './admin-kit/query.js';

@@ -70,7 +70,7 @@ export const flagAdminRoutes = (sourceNames: readonly string[]): AdminRoute[] =>
     permission: 'system:read',
     action: 'exposure',
     async handle({ ctx, hub }) {
-      const rows = await exposureRows(hub.db, exposureFilter(ctx));
+      const rows = await exposureRows(hub.db, hub.services.accessLog, exposureFilter(ctx));
       ctx.body = { rows, coverage: await exposureCoverage(hub, sourceNames) };
     },
   }),
@@ -81,7 +81,7 @@ export const flagAdminRoutes = (sourceNames: readonly string[]): AdminRoute[] =>
     action: 'exposure_export',
     async handle({ ctx, hub }) {
       checkCsvFormat(ctx);
-      const rows = await exposureRows(hub.db, exposureFilter(ctx));
+      const rows = await exposureRows(hub.db, hub.services.accessLog, exposureFilter(ctx));
       sendCsv(ctx, 'exposure.csv', [csvRecord(EXPOSURE_COLUMNS), ...rows.map((r) => csvRecord(EXPOSURE_COLUMNS.map((c) => r[c])))]);
     },
   }),
