@@ -9,8 +9,6 @@ import type { Logger } from 'pino';
 import type { ConfigSection, HubConfig, RegistryConfig } from '../config/schema.js';
 import type { BlobStore } from '../storage/blobs/blob-store.js';
 import type { HubMetrics } from '../metrics.js';
-import type { Authenticator } from '../auth/authenticate.js';
-import type { AuditLog } from '../audit/audit-log.js';
 import type { AccessControl } from '../policy/access-control.js';
 import type { IpBlockList } from '../policy/ip-blocks.js';
 import type Koa from 'koa';
@@ -39,15 +37,12 @@ export interface PluginContext<Cfg = unknown> {
   served: ReadonlyMap<string, ServedRegistry>;
   log: Logger;
   metrics: HubMetrics;
-  auth: Authenticator;
   /** Authentication plus decide() with config and API policies: what every route checks access with. */
   access: AccessControl;
   /** Blocks, unlisting, users, tokens, artifact pins and the audit log's reader: each keeps its own memo current. */
   services: HubServices;
   /** Client IP blocks (invalidate() after a change). */
   ipBlocks: IpBlockList;
-  /** The buffered writer of the audit log. */
-  audit: AuditLog;
   /** Notifications: stored, listed by the admin API, delivered to `[[notifications.webhooks]]`. */
   events: EventBus;
   /** Sections plugins add to the admin health card. */

@@ -18,7 +18,8 @@ export function createUsers(db: Knex, auth: Pick<Authenticator, 'invalidate'>) {
     return row ? toUser(row) : null;
   }
   async function update(id: string, fields: Partial<Omit<UserRecord, 'id'>>): Promise<User | null> {
-    if (!(await db('users').where({ id }).update(fields))) return null;
+    // Not the affected-row count: MySQL counts only rows that changed.
+    await db('users').where({ id }).update(fields);
     auth.invalidate();
     return find(id);
   }
