@@ -73,7 +73,7 @@ export interface Hub {
   log: Logger;
   metrics: HubMetrics;
   auth: Authenticator;
-  /** What tests and tools change blocks, unlisting, users, tokens and pins through. */
+  /** What plugins, tests and tools change blocks, unlisting, users, tokens and pins through. */
   services: HubServices;
   ipBlocks: IpBlockList;
   access: AccessControl;

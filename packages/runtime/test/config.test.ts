@@ -319,6 +319,12 @@ t.test('cross-field rules', async (tt) => {
     t2.equal(oneError(t2, { text: toml('[[flag_sources]]', 'name = "a"'), pluginSections: PLUGIN_SECTIONS }).message, 'hub.toml:1: flag_sources[0].secret: missing required key (or secret_env)');
     t2.same(loadConfig({ text: '', pluginSections: PLUGIN_SECTIONS }).sections, { upstream_audit: {}, flag_sources: [] }, 'absent sections take their defaults');
   });
+  tt.test("a plugin cannot take the runtime's section or another plugin's", async (t2) => {
+    for (const section of ['server', 'flag_sources']) {
+      const taken: ConfigSection = { section, schema: Type.Object({}, { default: {} }) };
+      t2.throws(() => loadConfig({ text: '', pluginSections: [SOURCES_LIKE, taken] }), { name: 'ConfigError', key: section }, section);
+    }
+  });
   tt.test('a section no loaded plugin declares is an unknown key', async (t2) => {
     t2.equal(oneError(t2, { text: toml('[upstream_audit]', 'enabled = true') }).key, 'upstream_audit');
   });

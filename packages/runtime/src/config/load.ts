@@ -641,6 +641,7 @@ function applyKindSchema(issues: Issues, index: number, type: string | undefined
 function applyPluginSections(issues: Issues, doc: Record<string, unknown>, sections: readonly ConfigSection[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const s of sections) {
+    if (s.section in HubConfigSchema.properties || s.section in out) throw new ConfigError(`two owners claim the [${s.section}] section of hub.toml (a plugin's section must be its own)`, { key: s.section });
     const value = Value.Default(s.schema, doc[s.section]);
     delete doc[s.section];
     reportSchemaErrors(issues, s.schema, value, [s.section]);

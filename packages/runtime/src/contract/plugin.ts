@@ -39,9 +39,9 @@ export interface PluginContext<Cfg = unknown> {
   metrics: HubMetrics;
   /** Authentication plus decide() with config and API policies: what every route checks access with. */
   access: AccessControl;
-  /** Blocks, unlisting, users, tokens, artifact pins and the audit log's reader: each keeps its own memo current. */
+  /** Blocks, unlisting, users, tokens, artifact pins, what is held and the audit log's reader: each keeps its own memo current. */
   services: HubServices;
-  /** Client IP blocks (invalidate() after a change). */
+  /** Client IP blocks (add and remove keep its memo current). */
   ipBlocks: IpBlockList;
   /** Notifications: stored, listed by the admin API, delivered to `[[notifications.webhooks]]`. */
   events: EventBus;
