@@ -1,6 +1,6 @@
 import t from 'tap';
-import { createDb } from '@hub/runtime';
-import { csvRecord, ENTRY_COLUMNS, parseCsv } from '../src/index.js';
+import { createDb, csvRecord, parseCsv } from '@hub/runtime';
+import { ENTRY_COLUMNS } from '../src/index.js';
 import { auditRows, setup, type AdminSetup } from './setup.js';
 
 const iso = (ms: number) => new Date(Number(ms)).toISOString();

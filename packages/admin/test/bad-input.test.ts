@@ -148,9 +148,9 @@ t.test('SQL-looking strings: refused where a name is expected, stored verbatim w
     const sim = await s.api('POST', '/api/v1/admin/access-check', { body: { roles: ['reader'], permission: 'source:read', registry: sql, package: sql } });
     t.equal(sim.json.decision, 'allow', 'the simulator takes any registry and package text');
   }
-  t.same((await s.hub.db('blocks').whereNotNull('reason').orderBy('id').select('reason')).map((r: { reason: string }) => r.reason), SQL);
-  t.same((await s.hub.db('ip_blocks').orderBy('id').select('reason')).map((r: { reason: string }) => r.reason), SQL);
-  t.same((await s.hub.db('policies').orderBy('id').select('name')).map((r: { name: string }) => r.name), SQL);
+  t.same((await s.hub.db('blocks').whereNotNull('reason').orderBy('id').select('reason')).map((r) => r.reason), SQL);
+  t.same((await s.hub.db('ip_blocks').orderBy('id').select('reason')).map((r) => r.reason), SQL);
+  t.same((await s.hub.db('policies').orderBy('id').select('name')).map((r) => r.name), SQL);
   for (const table of TABLES) t.ok(await s.hub.db.schema.hasTable(table), `${table} still exists`);
   t.equal((await s.hub.db('users').where({ id: 'admin' }).select()).length, 1);
 });

@@ -1,8 +1,7 @@
 import t from 'tap';
-import { defineKind, type RegistryKind } from '@hub/runtime';
+import { canonicalCoordinate, defineKind, type RegistryKind } from '@hub/runtime';
 import npm from '@hub/kind-npm';
 import { deb } from '@hub/kind-path';
-import { canonicalCoordinate } from '../src/coordinates.js';
 
 /** A kind with case-insensitive ids and normalised versions, as nuget's. */
 const folding: RegistryKind = defineKind({

@@ -20,7 +20,7 @@ t.test('a gem file name that splits two ways: the package-scoped deny the simula
   });
   t.teardown(() => s.close());
   const token = await s.token('rita', { roles: ['reader'] });
-  const tokenId = String((await s.hub.db('tokens').where({ user_id: 'rita' }).first('id')).id);
+  const tokenId = String((await s.hub.db('tokens').where({ user_id: 'rita' }).first('id'))!.id);
   const api = (path: string, body: unknown) => request(`${s.url}${path}`, 'POST', { body, defaultToken: s.adminToken });
   const get = (path: string, who: string | null) => request(`${s.url}/proxy/gems/${path}`, 'GET', { token: who });
 

@@ -50,7 +50,7 @@ for (const store of tiers) {
     const user = (await call(a, 'GET', '/api/v1/admin/users/Ci.User@example')).json;
     t.match(user, { id: 'Ci.User@example', roles: ['reader', 'team-x'], blocked: false, tokens: [{ id: tok.id, permissions: ['source:read'], revoked_at: null }] });
     t.ok(Date.parse(user.tokens[0].expires_at) > Date.now(), 'expiry is a time');
-    t.equal((await a.hub.db('tokens').where({ id: tok.id }).first()).token_sha256.length, 64, 'only the hash is stored');
+    t.equal((await a.hub.db('tokens').where({ id: tok.id }).first())!.token_sha256.length, 64, 'only the hash is stored');
     t.notOk(JSON.stringify(await a.hub.db('tokens').select()).includes(tok.token), 'never the token');
 
     const long = `@scope/${'n'.repeat(200)}`;

@@ -1,9 +1,10 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import type { BlockList, EventBus, HubConfig, ProbeResult, ServedRegistry } from '@hub/runtime';
-import { AUDIT_ACTOR, blockVersions, liftAuditBlocks } from './block-arm.js';
+import type { EventBus, HubServices, ProbeResult, RegistryConfig, ServedRegistry } from '@hub/runtime';
+import { AUDIT_ACTOR } from './block-arm.js';
+import type { UpstreamAuditConfig } from './config.js';
 import type { AuditMetrics } from './metrics.js';
-import { heldVersions, loadRows, rowKey } from './rows.js';
+import { loadRows, rowKey } from './rows.js';
 import { isVoid, transition, type AuditPolicy, type AuditRow, type SweepTally } from './transitions.js';
 
 /** SPEC 3.1 and 8: at most this many versions (or files) per package per sweep. */
@@ -33,9 +34,10 @@ export interface RecheckResult {
 export interface AuditEngineDeps {
   db: Knex;
   served: ReadonlyMap<string, ServedRegistry>;
-  config: Pick<HubConfig, 'upstream_audit' | 'registries'>;
+  config: UpstreamAuditConfig;
+  registries: readonly RegistryConfig[];
   events: EventBus;
-  blocks: BlockList;
+  services: Pick<HubServices, 'blocks' | 'pins' | 'held'>;
   metrics: AuditMetrics;
   log: Logger;
   now?: () => number;
@@ -45,14 +47,14 @@ export type AuditEngine = ReturnType<typeof createAuditEngine>;
 
 /** Sweeps, rechecks and the policy in force: the upstream-disappearance audit of SPEC 3.1 and 3.3. */
 export function createAuditEngine(d: AuditEngineDeps) {
-  const cfg = d.config.upstream_audit;
+  const cfg = d.config;
   const now = d.now ?? Date.now;
   const running = new Map<string, Promise<SweepResult>>();
   let stopping = false;
   const rule = { confirmAfter: cfg.confirm_after, confirmMinAgeMs: cfg.confirm_min_age_secs * 1000 };
 
   function policyOf(registry: string): { policy: AuditPolicy; overridden: boolean } {
-    const own = d.config.registries.find((r) => r.name === registry)?.on_confirmed;
+    const own = d.registries.find((r) => r.name === registry)?.on_confirmed;
     return { policy: own ?? cfg.on_confirmed, overridden: own !== undefined && own !== cfg.on_confirmed };
   }
 
@@ -100,8 +102,7 @@ export function createAuditEngine(d: AuditEngineDeps) {
         // The name's audit blocks go once none of its versions is still confirmed gone.
         const stillGone = await d.db('upstream_audit').where({ registry, package_name: name, state: 'disappeared' }).first('id');
         const scope = reg.kind.addressing === 'path' ? [p.version] : undefined;
-        const lift = stillGone && !scope ? { lifted: [], adminBlockStays: false } : await liftAuditBlocks(d.db, registry, name, scope);
-        if (lift.lifted.length) d.blocks.invalidate();
+        const lift = stillGone && !scope ? { lifted: [], othersStay: false } : await d.services.blocks.lift({ registry, package_name: name, by: AUDIT_ACTOR, versions: scope });
         await d.events.emit('package_reappeared_upstream', {
           registry,
           package_name: name,
@@ -109,7 +110,7 @@ export function createAuditEngine(d: AuditEngineDeps) {
           coordinate,
           rung: p.rung,
           unblocked_versions: lift.lifted,
-          ...(lift.adminBlockStays ? { unblock_skipped_reason: 'blocked_by_admin' } : {}),
+          ...(lift.othersStay ? { unblock_skipped_reason: 'blocked_by_admin' } : {}),
         });
         d.log.info({ registry, coordinate, unblocked: lift.lifted }, 'held version answers upstream again');
         return 'reappeared';
@@ -128,7 +129,7 @@ export function createAuditEngine(d: AuditEngineDeps) {
         if (row) await d.db('upstream_audit').where(where).update(fields);
         else await d.db('upstream_audit').insert({ ...where, package_name: name, version: p.version, first_missed_at: at, ...fields });
         // Held back from eviction, every sweep, so a purge-and-refetch cannot lose the last copy unnoticed.
-        await d.db('artifacts').where({ registry, package_name: name, version: p.version }).update({ pinned: true });
+        await d.services.pins.pin(registry, name, p.version);
         if (!t.confirmedNow) return 'still-gone';
         d.metrics.disappeared.inc({ registry });
         let blocked: string[] = [];
@@ -136,8 +137,7 @@ export function createAuditEngine(d: AuditEngineDeps) {
         if (policy === 'block') {
           if (sweep?.allowBlock) {
             const versions = reg.kind.addressing === 'path' ? [p.version] : held.length ? held : [p.version];
-            blocked = await blockVersions(d.db, registry, name, versions, `disappeared upstream: confirmed after ${t.misses} sweeps`);
-            if (blocked.length) d.blocks.invalidate();
+            blocked = await d.services.blocks.addVersions({ registry, package_name: name, versions, reason: `disappeared upstream: confirmed after ${t.misses} sweeps`, by: AUDIT_ACTOR });
           } else skipped = `fewer than min_probed (${cfg.min_probed}) packages answered in this sweep`;
         }
         await d.events.emit('package_disappeared_upstream', {
@@ -159,7 +159,7 @@ export function createAuditEngine(d: AuditEngineDeps) {
 
   /** Which versions of each package to probe: known rows first, then the newest fetches, at most 25. */
   async function plan(registry: string, packageName?: string): Promise<{ plan: Array<[string, string[]]>; held: Map<string, string[]>; rows: Map<string, AuditRow> }> {
-    const [held, rows] = await Promise.all([heldVersions(d.db, registry, packageName), loadRows(d.db, registry, packageName)]);
+    const [held, rows] = await Promise.all([d.services.held.versions(registry, { packageName, origin: 'upstream' }), loadRows(d.db, registry, packageName)]);
     const byName = new Map<string, string[]>();
     for (const r of rows.values()) byName.set(r.package_name, [...(byName.get(r.package_name) ?? []), r.version]);
     for (const [name, versions] of held) byName.set(name, [...new Set([...(byName.get(name) ?? []), ...versions])]);
@@ -218,6 +218,7 @@ export function createAuditEngine(d: AuditEngineDeps) {
   }
 
   return {
+    config: cfg,
     policyOf,
     notAudited,
 

@@ -4,7 +4,7 @@ import { lastSweep } from './rows.js';
 
 /** The audit's section of the admin health card: the hub's policy, and per registry its policy (with the override badge), counts and last sweep. */
 export async function healthSection(ctx: PluginContext, engine: AuditEngine): Promise<HealthContribution> {
-  const cfg = ctx.config.upstream_audit;
+  const cfg = engine.config;
   const counts = (await ctx.db('upstream_audit').select('registry', 'state').count({ n: '*' }).groupBy('registry', 'state')) as Array<{ registry: string; state: string; n: number | string }>;
   const registries: Record<string, Record<string, unknown>> = {};
   for (const r of ctx.registries) {

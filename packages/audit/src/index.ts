@@ -1,6 +1,6 @@
-import { mountAdminRoutes } from '@hub/admin';
-import { definePlugin, startSchedule } from '@hub/runtime';
+import { definePlugin, mountAdminRoutes, startSchedule } from '@hub/runtime';
 import { AUDIT_ACTOR } from './block-arm.js';
+import { UpstreamAuditSchema } from './config.js';
 import { createAuditEngine } from './engine.js';
 import { createAuditMetrics } from './metrics.js';
 import { auditMigrations } from './migrations.js';
@@ -8,6 +8,7 @@ import { healthSection } from './health.js';
 import { upstreamRoutes } from './routes.js';
 
 export { AUDIT_ACTOR } from './block-arm.js';
+export { UpstreamAuditSchema, type UpstreamAuditConfig } from './config.js';
 export { MAX_VERSIONS_PER_PACKAGE, createAuditEngine, type AuditEngine, type SweepResult, type RecheckResult } from './engine.js';
 export { transition, isVoid, type AuditRow, type Transition } from './transitions.js';
 
@@ -20,9 +21,10 @@ export default definePlugin({
   contract: 1,
   description: 'The upstream-disappearance audit: sweeps, confirmation, the block arm, recheck, notifications',
   migrations: auditMigrations,
+  config: { section: 'upstream_audit', schema: UpstreamAuditSchema },
   setup(ctx) {
-    const cfg = ctx.config.upstream_audit;
-    const engine = createAuditEngine({ db: ctx.db, served: ctx.served, config: ctx.config, events: ctx.events, blocks: ctx.blocks, metrics: createAuditMetrics(ctx.metrics), log: ctx.log });
+    const cfg = ctx.pluginConfig;
+    const engine = createAuditEngine({ db: ctx.db, served: ctx.served, config: cfg, registries: ctx.registries, events: ctx.events, services: ctx.services, metrics: createAuditMetrics(ctx.metrics), log: ctx.log });
     mountAdminRoutes(ctx, upstreamRoutes(engine));
     ctx.health.contribute('audit', () => healthSection(ctx, engine));
     const blocking = ctx.registries.filter((r) => engine.policyOf(r.name).policy === 'block').map((r) => r.name);

@@ -1,6 +1,5 @@
 import { Type } from 'typebox';
-import { adminRoute, queryInt, queryValue, type AdminRoute } from '@hub/admin';
-import { errors } from '@hub/runtime';
+import { adminRoute, errors, queryInt, queryValue, type AdminRoute } from '@hub/runtime';
 import type { AuditEngine } from './engine.js';
 import { lastSweep, rowJson, toRow } from './rows.js';
 
@@ -49,7 +48,7 @@ export function upstreamRoutes(engine: AuditEngine): AdminRoute[] {
         const served = hub.served.get(reg.name)!;
         const [rows, held, last] = await Promise.all([
           hub.db('upstream_audit').where({ registry: reg.name, package_name: c.name }).orderBy('id').select(),
-          hub.db('artifacts').where({ registry: reg.name, package_name: c.name }).distinct('version').whereNotNull('version').orderBy('version'),
+          hub.services.held.versions(reg.name, { packageName: c.name }),
           lastSweep(hub.db, reg.name),
         ]);
         const { policy, overridden } = engine.policyOf(reg.name);
@@ -57,12 +56,12 @@ export function upstreamRoutes(engine: AuditEngine): AdminRoute[] {
         ctx.body = {
           registry: reg.name,
           package_name: c.name,
-          audit_policy: hub.config.upstream_audit.on_confirmed,
+          audit_policy: engine.config.on_confirmed,
           policy,
           overridden,
           audited: reason === null,
           ...(reason ? { reason } : {}),
-          held_versions: (held as Array<{ version: string }>).map((h) => h.version),
+          held_versions: [...(held.get(c.name) ?? [])].sort(),
           rows: (rows as Record<string, unknown>[]).map((r) => rowJson(toRow(r))),
           last_sweep: last,
         };

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
-import { iso } from '@hub/admin';
+import { iso } from '@hub/runtime';
 import type { AuditRow } from './transitions.js';
 
 export const rowKey = (packageName: string, version: string): string => createHash('sha256').update(`${packageName}\0${version}`).digest('hex');
@@ -48,23 +48,6 @@ export async function loadRows(db: Knex, registry: string, packageName?: string)
   for (const r of (await q.select()) as Record<string, unknown>[]) {
     const row = toRow(r);
     out.set(rowKey(row.package_name, row.version), row);
-  }
-  return out;
-}
-
-/**
- * Held versions per package: what this hub cached from the upstream (local publications are never
- * audited), newest fetch first.
- */
-export async function heldVersions(db: Knex, registry: string, packageName?: string): Promise<Map<string, string[]>> {
-  const q = db('artifacts').where({ registry, origin: 'upstream' }).whereNotNull('version');
-  if (packageName !== undefined) q.where({ package_name: packageName });
-  const rows = (await q.select('package_name', 'version').max({ fetched: 'fetched_at' }).groupBy('package_name', 'version').orderBy('fetched', 'desc')) as Array<{ package_name: string; version: string }>;
-  const out = new Map<string, string[]>();
-  for (const r of rows) {
-    const list = out.get(r.package_name) ?? [];
-    list.push(r.version);
-    out.set(r.package_name, list);
   }
   return out;
 }

@@ -3,6 +3,9 @@ import { defaultPlugins } from './plugins.js';
 
 /** docs/config.md: the configuration reference for the default distribution (every kind's extra keys included). */
 export async function configReference(): Promise<string> {
-  const { kinds } = checkPlugins(await defaultPlugins());
-  return renderConfigDocs(new Map([...kinds.values()].filter((k) => k.configSchema).map((k) => [k.id, k.configSchema!])));
+  const { kinds, others } = checkPlugins(await defaultPlugins());
+  return renderConfigDocs(
+    new Map([...kinds.values()].filter((k) => k.configSchema).map((k) => [k.id, k.configSchema!])),
+    others.flatMap((p) => (p.config ? [p.config] : [])),
+  );
 }

@@ -24,7 +24,7 @@ export async function analyseRegistry(hub: PluginContext, registry: string, log:
   const kind = reg && hub.kinds.get(reg.type);
   if (!kind?.sbom) return null;
   const { db, blobs } = hub;
-  const held = (await db('artifacts').where({ registry }).select('key_sha256', 'cache_key', 'package_name', 'version', 'blob_sha256')) as Array<{ key_sha256: string; cache_key: string; package_name: string; version: string | null; blob_sha256: string }>;
+  const held = await hub.services.held.list(registry);
   const done = new Set(((await db('sbom_artifacts').where({ registry }).select('key_sha256')) as Array<{ key_sha256: string }>).map((r) => r.key_sha256));
   let analysed = 0;
   let failed = 0;

@@ -1,6 +1,5 @@
 import type { Knex } from 'knex';
-import { iso } from '@hub/admin';
-import type { PluginContext } from '@hub/runtime';
+import { iso, type AccessLog, type PluginContext } from '@hub/runtime';
 import { effectRank } from './effects.js';
 import type { FlagRow } from './flag-json.js';
 
@@ -52,27 +51,18 @@ interface Fetches {
  * Allowed downloads of a package (one version, or any) in the audit log, per consumer and version,
  * counted before and after `raisedAt`. A consumer is the user, or the IP address without a token.
  */
-async function fetchesOf(db: Knex, registry: string, name: string, version: string | null, raisedAt: number, from: number | undefined): Promise<Fetches[]> {
-  const ev = db('access_events').where({ action: 'download', outcome: 'allowed', registry, package: name });
-  if (version !== null) ev.where({ version });
-  if (from !== undefined) ev.where('at', '>=', from);
-  const groups = (await ev
-    .select('user_id', 'ip_address', 'version')
-    .sum({ before: db.raw('case when at < ? then 1 else 0 end', [raisedAt]) })
-    .sum({ after: db.raw('case when at >= ? then 1 else 0 end', [raisedAt]) })
-    .min({ first: 'at' })
-    .max({ last: 'at' })
-    .groupBy('user_id', 'ip_address', 'version')) as Array<{ user_id: string | null; ip_address: string | null; version: string | null; before: number | string; after: number | string; first: number | string; last: number | string }>;
+async function fetchesOf(log: AccessLog, registry: string, name: string, version: string | null, raisedAt: number, from: number | undefined): Promise<Fetches[]> {
+  const groups = await log.downloads({ registry, package: name, version, from, at: raisedAt });
   const byConsumer = new Map<string, Fetches>();
   for (const g of groups) {
     const consumer = g.user_id ?? `ip:${g.ip_address ?? 'unknown'}`;
     const key = `${consumer}\0${g.version ?? ''}`;
     const f = byConsumer.get(key) ?? { consumer, user_id: g.user_id, ips: new Set<string>(), version: g.version, before: 0, after: 0, first: Infinity, last: -Infinity };
     if (g.ip_address) f.ips.add(g.ip_address);
-    f.before += Number(g.before);
-    f.after += Number(g.after);
-    f.first = Math.min(f.first, Number(g.first));
-    f.last = Math.max(f.last, Number(g.last));
+    f.before += g.before;
+    f.after += g.after;
+    f.first = Math.min(f.first, g.first);
+    f.last = Math.max(f.last, g.last);
     byConsumer.set(key, f);
   }
   return [...byConsumer.values()];
@@ -84,7 +74,7 @@ async function fetchesOf(db: Knex, registry: string, name: string, version: stri
  * are not evaluated: a dependent row means the dependent may pull the flagged version. Lifted flags
  * (tombstones) still answer.
  */
-export async function exposureRows(db: Knex, f: ExposureFilter): Promise<ExposureRow[]> {
+export async function exposureRows(db: Knex, log: AccessLog, f: ExposureFilter): Promise<ExposureRow[]> {
   const q = db('flags').orderBy('id');
   if (f.source) q.where({ source: f.source });
   if (f.registry) q.where({ registry: f.registry });
@@ -118,12 +108,12 @@ export async function exposureRows(db: Knex, f: ExposureFilter): Promise<Exposur
   for (const flag of flags) {
     const raisedAt = Number(flag.raised_at);
     const exact = flag.version_range === '*' ? null : flag.version;
-    for (const fetched of await fetchesOf(db, flag.registry, flag.package_name, exact, raisedAt, f.from)) emit(flag, fetched, 'direct', null);
+    for (const fetched of await fetchesOf(log, flag.registry, flag.package_name, exact, raisedAt, f.from)) emit(flag, fetched, 'direct', null);
     const dependents = (await db('sbom_dependencies').where({ registry: flag.registry, dep_name: flag.package_name }).distinct('package_name', 'version', 'dep_range')) as Array<{ package_name: string; version: string | null; dep_range: string }>;
     for (const d of dependents) {
       if (d.version === null) continue;
       const via = `${d.package_name}@${d.version} depends on ${flag.package_name} ${d.dep_range}`;
-      for (const fetched of await fetchesOf(db, flag.registry, d.package_name, d.version, raisedAt, f.from)) emit(flag, fetched, 'dependent', via);
+      for (const fetched of await fetchesOf(log, flag.registry, d.package_name, d.version, raisedAt, f.from)) emit(flag, fetched, 'dependent', via);
     }
   }
   return out;
@@ -133,7 +123,7 @@ export async function exposureRows(db: Knex, f: ExposureFilter): Promise<Exposur
  * What the report can know (SPEC 2.6): which registries have an SBOM extractor, when dependency analysis
  * last ran per registry, and which flag sources have pushed anything.
  */
-export async function exposureCoverage(hub: PluginContext) {
+export async function exposureCoverage(hub: PluginContext, sourceNames: readonly string[]) {
   const pushed = (await hub.db('flags').select('source').count({ n: '*' }).max({ last: 'updated_at' }).groupBy('source')) as Array<{ source: string; n: number | string; last: number | string }>;
   const analyses = (await hub.db('sbom_analyses').select()) as Array<{ registry: string; analysed_at: number | string; artifacts: number | string; failed: number | string }>;
   const registries = hub.registries.map((r) => {
@@ -146,9 +136,9 @@ export async function exposureCoverage(hub: PluginContext) {
     analysis: analyses.length
       ? 'dependents come from the SBOMs of held artifacts; their dependency ranges are not evaluated, so a dependent row means the dependent may pull the flagged version'
       : 'never run: rows are direct downloads of flagged versions, not dependents',
-    sources: hub.config.flag_sources.map((s) => {
-      const p = pushed.find((x) => x.source === s.name);
-      return { name: s.name, pushed: Boolean(p), flags: Number(p?.n ?? 0), last_push_at: iso(p?.last) };
+    sources: sourceNames.map((name) => {
+      const p = pushed.find((x) => x.source === name);
+      return { name, pushed: Boolean(p), flags: Number(p?.n ?? 0), last_push_at: iso(p?.last) };
     }),
   };
 }

@@ -1,4 +1,4 @@
-import { iso } from '@hub/admin';
+import { iso } from '@hub/runtime';
 
 /** A flag as stored. */
 export interface FlagRow {

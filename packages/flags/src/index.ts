@@ -1,6 +1,6 @@
-import { mountAdminRoutes, registryResolver } from '@hub/admin';
-import { definePlugin, startSchedule } from '@hub/runtime';
+import { definePlugin, mountAdminRoutes, registryResolver, startSchedule } from '@hub/runtime';
 import { analyseRegistry } from './analysis.js';
+import { flagSourcesSection } from './config.js';
 import { createFlagRule } from './flag-rule.js';
 import { flagMigrations } from './migrations.js';
 import { flagAdminRoutes } from './routes/admin.js';
@@ -8,6 +8,7 @@ import { mountFlagPush } from './routes/push.js';
 
 export { EFFECTS, refuses, type Effect } from './effects.js';
 export { EXPOSURE_COLUMNS, type ExposureRow } from './exposure.js';
+export { FlagSourceSchema, FlagSourcesSchema, type FlagSourceConfig } from './config.js';
 
 /**
  * Flags pushed by external sources, signed with a shared secret (SPEC 3.2 and section 5), the flags rule
@@ -18,15 +19,16 @@ export default definePlugin({
   contract: 1,
   description: 'Signed flags from external sources, the flags rule, and the exposure report',
   migrations: flagMigrations,
+  config: flagSourcesSection,
   setup(ctx) {
     const secure = new Set(ctx.registries.filter((r) => r.security !== undefined).map((r) => r.name));
     const { rule, invalidate } = createFlagRule(ctx.db, secure);
     ctx.refusals.push(rule);
-    const sources = new Map(ctx.config.flag_sources.map((s) => [s.name, { secret: s.secret!, allowUnsignedTime: s.allow_unsigned_time }]));
-    for (const s of ctx.config.flag_sources.filter((f) => f.allow_unsigned_time))
+    const sources = new Map(ctx.pluginConfig.map((s) => [s.name, { secret: s.secret!, allowUnsignedTime: s.allow_unsigned_time }]));
+    for (const s of ctx.pluginConfig.filter((f) => f.allow_unsigned_time))
       ctx.log.warn({ source: s.name }, 'flag source accepts requests without a signed time (allow_unsigned_time): anyone who saw one can replay it');
     mountFlagPush({ hub: ctx, sources, registry: registryResolver(ctx), changed: invalidate });
-    mountAdminRoutes(ctx, flagAdminRoutes);
+    mountAdminRoutes(ctx, flagAdminRoutes(ctx.pluginConfig.map((s) => s.name)));
     // Dependency analysis is incremental (only artifacts not read yet), so a frequent run is cheap.
     const analysis = startSchedule({
       db: ctx.db,

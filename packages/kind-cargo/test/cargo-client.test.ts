@@ -161,8 +161,7 @@ t.test('real cargo: an unlisted version is yanked for new resolutions but a Carg
   await first.cmd('fetch');
   const lock = fs.readFileSync(first.lockfile, 'utf8');
 
-  await s.hub.db('unlisted').insert({ registry: 'crates', package_name: 'percent-encoding', version: '2.2.0', unlisted_by: 'admin', created_at: Date.now() });
-  s.hub.blocks.invalidate();
+  await s.hub.services.unlisting.add({ registry: 'crates', package_name: 'percent-encoding', version: '2.2.0' }, 'admin');
 
   const fresh = project(t, front.url, token, 'source-replacement');
   const err = await failure(fresh.cmd('generate-lockfile'));

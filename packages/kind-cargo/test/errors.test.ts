@@ -133,10 +133,8 @@ t.test('an index line without a valid cksum: 502 and no download', async (t) => 
 
 t.test('blocks: a blocked crate hides its index file; one blocked version leaves it', async (t) => {
   const s = await setup(t, { config: ANONYMOUS_READ });
-  const now = Date.now();
-  await s.hub.db('blocks').insert({ registry: 'crates', package_name: 'form_urlencoded', version: '1.1.0', reason: 'malware', blocked_by: 'admin', created_at: now });
-  await s.hub.db('blocks').insert({ registry: 'crates', package_name: 'cfg-if', version: null, reason: null, blocked_by: 'system:upstream-audit', created_at: now });
-  s.hub.blocks.invalidate();
+  await s.hub.services.blocks.add({ registry: 'crates', package_name: 'form_urlencoded', version: '1.1.0', reason: 'malware', by: 'admin' });
+  await s.hub.services.blocks.add({ registry: 'crates', package_name: 'cfg-if', version: null, reason: null, by: 'system:upstream-audit' });
 
   t.equal((await get(`${s.index}/fo/rm/form_urlencoded`)).status, 200, 'the index file of a crate with one blocked version is served');
   const idx = await get(`${s.index}/cf/g-/cfg-if`);
@@ -149,8 +147,7 @@ t.test('blocks: a blocked crate hides its index file; one blocked version leaves
 t.test('unlisting: the version stays in the index file, marked yanked, and stays downloadable', async (t) => {
   const s = await setup(t, { config: ANONYMOUS_READ });
   const before = await get(`${s.index}/fo/rm/form_urlencoded`);
-  await s.hub.db('unlisted').insert({ registry: 'crates', package_name: 'form_urlencoded', version: '1.1.0', unlisted_by: 'admin', created_at: Date.now() });
-  s.hub.blocks.invalidate();
+  await s.hub.services.unlisting.add({ registry: 'crates', package_name: 'form_urlencoded', version: '1.1.0' }, 'admin');
 
   const res = await get(`${s.index}/fo/rm/form_urlencoded`, { 'if-none-match': before.headers.get('etag')! });
   t.equal(res.status, 200, 'the old ETag no longer matches');

@@ -79,8 +79,7 @@ t.test('crate names are case-insensitive: one cache entry, one block, whatever t
   t.equal(dash.status, 404, '"-" and "_" are different crates');
   t.equal(s.upstream.count('/index/fo/rm/form-urlencoded'), 1);
 
-  await s.hub.db('blocks').insert({ registry: 'crates', package_name: 'form_urlencoded', version: '1.1.0', reason: 'test', blocked_by: 'admin', created_at: Date.now() });
-  s.hub.blocks.invalidate();
+  await s.hub.services.blocks.add({ registry: 'crates', package_name: 'form_urlencoded', version: '1.1.0', reason: 'test', by: 'admin' });
   const blocked = await get(`${s.base}/api/v1/crates/FORM_URLENCODED/1.1.0/download`);
   t.equal(blocked.status, 403, 'a block on the canonical name holds for every spelling');
   t.equal(blocked.json().error.code, 'package_blocked');

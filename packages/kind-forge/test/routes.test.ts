@@ -38,7 +38,7 @@ t.test('github: the second download is served from the cache with no upstream re
   t.equal(head.headers.get('content-length'), String(ASSET.length), 'HEAD answered from the cache');
   t.equal(s.forge.requests.length + s.storage.requests.length, before, 'still no upstream request');
 
-  const row = await s.hub.db('artifacts').where({ registry: 'github' }).first();
+  const row = (await s.hub.db('artifacts').where({ registry: 'github' }).first())!;
   t.equal(row.package_name, 'octo/tool', 'coordinate name owner/repo');
   t.equal(row.version, 'v1.2.0', 'coordinate version is the tag');
   t.match(row.cache_key, /octo\/tool\/releases\/download\/v1\.2\.0\/tool-linux-amd64\.tar\.gz/, 'key holds owner, repo, tag and asset');
@@ -48,7 +48,7 @@ t.test('the signed redirect target is not stored as the artifact URL', async (t)
   const s = await setup(t);
   t.equal((await get(`${s.base}${ASSET_PATH}`)).status, 200);
   await s.hub.artifacts.idle();
-  const row = await s.hub.db('artifacts').where({ registry: 'github' }).first();
+  const row = (await s.hub.db('artifacts').where({ registry: 'github' }).first())!;
   t.notMatch(String(row.upstream_url), /sig123|127\.0\.0\.2/);
 });
 
@@ -136,8 +136,7 @@ t.test('a 403 that is not the rate limit stays a 502', async (t) => {
 
 t.test('owner and repository are case-insensitive: one block, one cache entry, one name in the audit log', async (t) => {
   const s = await setup(t);
-  await s.hub.db('blocks').insert({ registry: 'github', package_name: 'evilcorp/backdoor', version: null, reason: 'malware', blocked_by: 'admin', created_at: Date.now() });
-  s.hub.blocks.invalidate();
+  await s.hub.services.blocks.add({ registry: 'github', package_name: 'evilcorp/backdoor', version: null, reason: 'malware', by: 'admin' });
   for (const owner of ['evilcorp/backdoor', 'EvilCorp/Backdoor', 'EVILCORP/backDOOR']) {
     const res = await get(`${s.base}/${owner}/releases/download/v1.0/tool.bin`);
     t.equal(res.status, 403, owner);
@@ -156,7 +155,7 @@ t.test('owner and repository are case-insensitive: one block, one cache entry, o
   t.equal((await get(`${s.base}/octo/tool/releases/download/V1.2.0/tool.bin`)).status, 200);
   t.equal(s.forge.requests.length, 2, 'tags stay case-sensitive');
   await s.hub.audit.flush();
-  const packages = new Set((await s.hub.db('access_events').whereNotNull('package').select('package')).map((r: { package: string }) => r.package));
+  const packages = new Set((await s.hub.db('access_events').whereNotNull('package').select('package')).map((r) => r.package));
   t.same([...packages].sort(), ['evilcorp/backdoor', 'octo/tool'], 'the audit log (and so the exposure report) names one spelling');
 });
 
@@ -212,8 +211,7 @@ t.test('gitlab: permanent release links and the API form, nested groups, file pa
   t.equal(s.forge.count('/api/v4/projects/grp%2Fsub%2Fproj/releases/v2.0/downloads/bin/proj-linux.tgz'), 1, 'the project stays one encoded segment upstream');
   t.equal(auth(s.storage.requests[0]!), undefined);
 
-  await s.hub.db('blocks').insert({ registry: 'gitlab', package_name: 'grp/sub/proj', version: 'v2.0', reason: 'test', blocked_by: 'admin', created_at: Date.now() });
-  s.hub.blocks.invalidate();
+  await s.hub.services.blocks.add({ registry: 'gitlab', package_name: 'grp/sub/proj', version: 'v2.0', reason: 'test', by: 'admin' });
   t.equal((await get(`${s.base}/grp/sub/proj/-/releases/v2.0/downloads/bin/proj-linux.tgz`)).status, 403, 'blocked via the link');
   t.equal((await get(`${s.base}/api/v4/projects/grp%2Fsub%2Fproj/releases/v2.0/downloads/bin/proj-linux.tgz`)).status, 403, 'and via the API form');
   const before = s.forge.requests.length;

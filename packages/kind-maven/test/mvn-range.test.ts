@@ -31,8 +31,7 @@ t.test('mvn -C resolves a version range through maven-metadata.xml; an unlisted 
   if (!(await mvn(t, before))) return;
   t.ok(fs.existsSync(before.repo('org/example/hubparent/2.0/hubparent-2.0.pom')), 'the highest listed version, 2.0');
 
-  await s.hub.db('unlisted').insert({ registry: 'maven', package_name: 'org.example:hubparent', version: '2.0', unlisted_by: 'admin', created_at: Date.now() });
-  s.hub.blocks.invalidate();
+  await s.hub.services.unlisting.add({ registry: 'maven', package_name: 'org.example:hubparent', version: '2.0' }, 'admin');
   const after = validate();
   const out = await mvn(t, after);
   if (!out) return;
@@ -47,8 +46,7 @@ t.test('mvn -C resolves a version range through maven-metadata.xml; an unlisted 
 t.test('a blocked version: mvn fails, and its error names who blocked it (from the status line)', { skip: mvnMissing ?? false, timeout: 120_000 }, async (t) => {
   const s = await setup(t);
   const token = await s.token('builder', { roles: ['reader'] });
-  await s.hub.db('blocks').insert({ registry: 'maven', package_name: 'org.example:hubparent', version: '2.0', reason: 'CVE-2099-0001', blocked_by: 'secteam', created_at: Date.now() });
-  s.hub.blocks.invalidate();
+  await s.hub.services.blocks.add({ registry: 'maven', package_name: 'org.example:hubparent', version: '2.0', reason: 'CVE-2099-0001', by: 'secteam' });
   const err = await project(t, s.repo, { kind: 'header', token }, { 'pom.xml': RANGE_POM }, ['validate'])
     .run()
     .then(

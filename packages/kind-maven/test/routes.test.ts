@@ -204,7 +204,7 @@ t.test('without an upstream .sha1 only the structural checks apply; a failing .s
 t.test('blocked coordinates: 403 package_blocked, before any upstream request', async (t) => {
   const s = await setup(t, { config: OPEN });
   const block = (package_name: string, version: string | null) =>
-    s.hub.db('blocks').insert({ registry: 'maven', package_name, version, reason: 'test', blocked_by: 'admin', created_at: Date.now() });
+    s.hub.services.blocks.add({ registry: 'maven', package_name, version, reason: 'test', by: 'admin' });
   await block('org.hamcrest:hamcrest-core', '1.3');
   for (const p of [CORE_JAR, CORE_POM, `${CORE_JAR}.sha1`]) {
     const res = await get(`${s.repo}/${p}`);
@@ -218,7 +218,6 @@ t.test('blocked coordinates: 403 package_blocked, before any upstream request', 
   const parent = 'org/hamcrest/hamcrest-parent/1.3/hamcrest-parent-1.3.pom';
   t.equal((await get(`${s.repo}/${parent}`)).status, 200, 'cached before the block');
   await block('org.hamcrest:hamcrest-parent', null);
-  s.hub.blocks.invalidate();
   const refused = await get(`${s.repo}/${parent}`);
   t.equal(refused.status, 403, 'a cached artifact is refused too');
   t.equal(refused.json().error.code, 'package_blocked');
@@ -227,7 +226,7 @@ t.test('blocked coordinates: 403 package_blocked, before any upstream request', 
 
 t.test('unlisted versions leave maven-metadata.xml; its checksums match the served bytes', async (t) => {
   const s = await setup(t, { config: OPEN });
-  await s.hub.db('unlisted').insert({ registry: 'maven', package_name: 'org.hamcrest:hamcrest-core', version: '1.3', unlisted_by: 'admin', created_at: Date.now() });
+  await s.hub.services.unlisting.add({ registry: 'maven', package_name: 'org.hamcrest:hamcrest-core', version: '1.3' }, 'admin');
   const meta = await get(`${s.repo}/${CORE}/maven-metadata.xml`);
   t.equal(meta.status, 200);
   const xml = meta.body.toString();

@@ -70,8 +70,7 @@ t.test('every hub URL in the served documents answers', async (t) => {
 
 t.test('unlisted versions: listed false in registration, gone from search', async (t) => {
   const s = await setup(t, { config: OPEN });
-  await s.hub.db('unlisted').insert({ registry: 'nuget', package_name: 'hubdemo', version: '1.1.0', unlisted_by: 'admin', created_at: Date.now() });
-  s.hub.blocks.invalidate();
+  await s.hub.services.unlisting.add({ registry: 'nuget', package_name: 'hubdemo', version: '1.1.0' }, 'admin');
   const index = await doc(t, s, `${s.reg}/hubdemo/index.json`);
   const entries = index.items[0].items.map((l: any) => [l.catalogEntry.version, l.catalogEntry.listed]);
   t.same(entries, [
@@ -89,8 +88,7 @@ t.test('unlisted versions: listed false in registration, gone from search', asyn
     ['1.0.0'],
   );
 
-  await s.hub.db('unlisted').insert({ registry: 'nuget', package_name: 'hubdemo', version: '1.0.0', unlisted_by: 'admin', created_at: Date.now() });
-  s.hub.blocks.invalidate();
+  await s.hub.services.unlisting.add({ registry: 'nuget', package_name: 'hubdemo', version: '1.0.0' }, 'admin');
   const none = await doc(t, s, `${s.base}/nuget/v3/query?q=hub`);
   t.same(
     none.data.map((d: any) => d.id),

@@ -113,11 +113,8 @@ t.test('without a registration the .nupkg is still served, checked as a zip', as
 
 t.test('blocked packages and versions: 403 package_blocked, no upstream request', async (t) => {
   const s = await setup(t, { config: OPEN });
-  await s.hub.db('blocks').insert([
-    { registry: 'nuget', package_name: 'hubdemo', version: null, reason: 'malware', blocked_by: 'admin', created_at: Date.now() },
-    { registry: 'nuget', package_name: 'hubdep', version: '1.0.0', reason: null, blocked_by: 'system:upstream-audit', created_at: Date.now() },
-  ]);
-  s.hub.blocks.invalidate();
+  await s.hub.services.blocks.add({ registry: 'nuget', package_name: 'hubdemo', version: null, reason: 'malware', by: 'admin' });
+  await s.hub.services.blocks.add({ registry: 'nuget', package_name: 'hubdep', version: '1.0.0', reason: null, by: 'system:upstream-audit' });
   for (const url of [
     `${s.flat}/hubdemo/index.json`,
     `${s.flat}/HubDemo/1.0.0/HubDemo.1.0.0.nupkg`,

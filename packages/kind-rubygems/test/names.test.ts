@@ -52,8 +52,7 @@ t.test('two readings of one file name never collide: resolved against the listin
 
   await s.block('hubmac-1.0-x86_64-darwin');
   t.equal((await get(url)).status, 200, 'a block on the other reading does not touch it');
-  await s.hub.db('blocks').delete();
-  s.hub.blocks.invalidate();
+  for (const b of await s.hub.services.blocks.list()) await s.hub.services.blocks.remove(b.id);
 
   phase = 2;
   const second = await get(url);
@@ -69,8 +68,7 @@ t.test('two readings of one file name never collide: resolved against the listin
   const blocked = await get(url);
   t.equal(blocked.status, 403, 'a block on the resolved reading applies');
   t.equal(blocked.json().error.code, 'package_blocked');
-  await s.hub.db('blocks').delete();
-  s.hub.blocks.invalidate();
+  for (const b of await s.hub.services.blocks.list()) await s.hub.services.blocks.remove(b.id);
 
   phase = 3;
   const before = s.upstream.count('/gems/');

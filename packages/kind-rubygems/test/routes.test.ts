@@ -73,7 +73,7 @@ t.test('the routes gem and bundler use', async (t) => {
   const platform = await get(`${s.base}/gems/hubmac-1.0-x86_64-darwin-19.gem`);
   t.equal(platform.status, 200, 'a platform gem');
   await s.hub.artifacts.idle();
-  const row = await s.hub.db('artifacts').where({ package_name: 'hubmac' }).first();
+  const row = (await s.hub.db('artifacts').where({ package_name: 'hubmac' }).first())!;
   t.equal(row.version, '1.0-x86_64-darwin-19', 'its version carries the platform, as the compact index lists it');
   t.equal(s.upstream.count((r) => Boolean(r.headers.authorization)), 0, 'no client credentials reach the upstream');
 });

@@ -37,18 +37,15 @@ export async function setup(
     config: opts.config,
   });
   t.teardown(() => hub.close());
-  const now = Date.now();
   return {
     ...hub,
     upstream,
     base: `${hub.url}/proxy/gems`,
     async block(name, version) {
-      await hub.hub.db('blocks').insert({ registry: 'gems', package_name: name, version: version ?? null, reason: 'test', blocked_by: 'admin', created_at: now });
-      hub.hub.blocks.invalidate();
+      await hub.hub.services.blocks.add({ registry: 'gems', package_name: name, version: version ?? null, reason: 'test', by: 'admin' });
     },
     async unlist(name, version) {
-      await hub.hub.db('unlisted').insert({ registry: 'gems', package_name: name, version, unlisted_by: 'admin', created_at: now });
-      hub.hub.blocks.invalidate();
+      await hub.hub.services.unlisting.add({ registry: 'gems', package_name: name, version }, 'admin');
     },
   };
 }

@@ -120,8 +120,7 @@ t.test('blocked packages and versions: 403 package_blocked on every route, no up
   const s = await setup(t);
   const signed = (await get(`${s.base}/${DL}`, s.auth)).json();
   const mirrorVer = `${s.base}/mirror/registry.hub.test/hubns/hubdemo/1.2.3.json`;
-  await s.hub.db('blocks').insert({ registry: 'tf', package_name: 'hubns/hubdemo', version: '1.2.3', reason: 'test', blocked_by: 'admin', created_at: Date.now() });
-  s.hub.blocks.invalidate();
+  await s.hub.services.blocks.add({ registry: 'tf', package_name: 'hubns/hubdemo', version: '1.2.3', reason: 'test', by: 'admin' });
   const before = s.upstream.count();
   for (const [url, headers] of [
     [`${s.base}/${DL}`, s.auth],
@@ -138,8 +137,7 @@ t.test('blocked packages and versions: 403 package_blocked on every route, no up
   t.equal(s.upstream.count(), before, 'no upstream request');
   t.equal((await get(`${s.base}/v1/providers/hubns/hubdemo/1.3.0/download/linux/amd64`, s.auth)).status, 200, 'other versions still served');
 
-  await s.hub.db('blocks').insert({ registry: 'tf', package_name: 'hubns/badsum', version: null, reason: null, blocked_by: 'admin', created_at: Date.now() });
-  s.hub.blocks.invalidate();
+  await s.hub.services.blocks.add({ registry: 'tf', package_name: 'hubns/badsum', version: null, reason: null, by: 'admin' });
   for (const p of ['v1/providers/hubns/badsum/versions', 'mirror/registry.hub.test/hubns/badsum/index.json']) {
     const res = await get(`${s.base}/${p}`, s.auth);
     t.equal(res.status, 403, `whole package: ${p}`);

@@ -10,8 +10,7 @@ t.test('network mirror index.json lists the versions, needs a token, drops unlis
   t.match(res.headers.get('content-type'), /application\/json/);
   t.same(res.json(), { versions: { '1.2.3': {}, '1.3.0': {} } });
 
-  await s.hub.db('unlisted').insert({ registry: 'tf', package_name: 'hubns/hubdemo', version: '1.3.0', unlisted_by: 'admin', created_at: Date.now() });
-  s.hub.blocks.invalidate();
+  await s.hub.services.unlisting.add({ registry: 'tf', package_name: 'hubns/hubdemo', version: '1.3.0' }, 'admin');
   t.same((await get(url, s.auth)).json(), { versions: { '1.2.3': {} } }, '1.3.0 dropped');
   t.equal((await get(`${s.base}/mirror/${MIRROR_HOST}/hubns/hubdemo/1.3.0.json`, s.auth)).status, 200, 'but its archives stay installable');
   t.equal(s.upstream.count('/v1/providers/hubns/hubdemo/versions'), 1, 'the same cached listing as the registry protocol');

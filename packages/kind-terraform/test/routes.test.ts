@@ -121,8 +121,7 @@ t.test('absent versions and providers are 404; unlisted versions leave the listi
   t.equal((await get(`${s.base}/v1/providers/hubns/nosuch/versions`, s.auth)).status, 404);
   t.equal((await get(`${s.base}/v1/providers/hubns/hubdemo/1.2.3/download/windows/amd64`, s.auth)).status, 404, 'a platform the version lacks');
 
-  await s.hub.db('unlisted').insert({ registry: 'tf', package_name: 'hubns/hubdemo', version: '1.2.3', unlisted_by: 'admin', created_at: Date.now() });
-  s.hub.blocks.invalidate();
+  await s.hub.services.unlisting.add({ registry: 'tf', package_name: 'hubns/hubdemo', version: '1.2.3' }, 'admin');
   const listing = (await get(`${s.base}/v1/providers/hubns/hubdemo/versions`, s.auth)).json();
   t.same(listing.versions.map((v: { version: string }) => v.version), ['1.3.0'], '1.2.3 dropped');
   t.equal(listing.id, 'hubns/hubdemo', 'other members kept');

@@ -43,8 +43,7 @@ for (const [reg, upstreamPath] of [['ovsx', OVSX_FILE], ['vsm', VSPACKAGE]] as c
   t.test(`${reg}: blocks answer 403 whatever the case of the id`, async (t) => {
     const s = await setup(t);
     const base = `${s.url}/proxy/${reg}`;
-    await s.hub.db('blocks').insert({ registry: reg, package_name: 'hubpub.hubext', version: '1.0.0', reason: 'CVE-test', blocked_by: 'admin', created_at: Date.now() });
-    s.hub.blocks.invalidate(); // the admin API does this; a direct insert must too
+    await s.hub.services.blocks.add({ registry: reg, package_name: 'hubpub.hubext', version: '1.0.0', reason: 'CVE-test', by: 'admin' });
     for (const id of ['HUBPUB.hubext', 'HubPub.HubExt']) {
       const res = await get(`${base}/${id}/1.0.0/vsix`);
       t.equal(res.status, 403, id);
@@ -118,8 +117,7 @@ t.test('openvsx API: download URLs rewritten to hub, no upstream URL left, unlis
   t.equal(s.upstream.count(OVSX_FILE), 1, 'one upstream download for both routes');
   t.equal((await get(`${s.ovsx}/api/hubpub/hubext/1.0.0/file/other.vsix`)).status, 404, 'only the VSIX file name is served');
 
-  await s.hub.db('unlisted').insert({ registry: 'ovsx', package_name: 'hubpub.hubext', version: '0.9.0', unlisted_by: 'admin', created_at: Date.now() });
-  s.hub.blocks.invalidate();
+  await s.hub.services.unlisting.add({ registry: 'ovsx', package_name: 'hubpub.hubext', version: '0.9.0' }, 'admin');
   const after = (await get(`${s.ovsx}/api/hubpub/hubext`)).json();
   t.same(Object.keys(after.allVersions).sort(), ['1.0.0', 'latest'], 'the unlisted version left the listing');
   const versions = await get(`${s.ovsx}/api/hubpub/hubext/versions`);
@@ -127,9 +125,8 @@ t.test('openvsx API: download URLs rewritten to hub, no upstream URL left, unlis
   t.same(versions.json(), { offset: 0, totalSize: 2, versions: { '1.0.0': `${s.ovsx}/api/hubpub/hubext/1.0.0` } }, 'the versions listing: rewritten, unlisted dropped');
 
   // The newest version unlisted: /api/<ns>/<ext> describes the newest listed one instead.
-  await s.hub.db('unlisted').where({ registry: 'ovsx', version: '0.9.0' }).delete();
-  await s.hub.db('unlisted').insert({ registry: 'ovsx', package_name: 'hubpub.hubext', version: '1.0.0', unlisted_by: 'admin', created_at: Date.now() });
-  s.hub.blocks.invalidate();
+  await s.hub.services.unlisting.remove({ registry: 'ovsx', package_name: 'hubpub.hubext', version: '0.9.0' });
+  await s.hub.services.unlisting.add({ registry: 'ovsx', package_name: 'hubpub.hubext', version: '1.0.0' }, 'admin');
   const top = (await get(`${s.ovsx}/api/hubpub/hubext`)).json();
   t.equal(top.version, '0.9.0', 'the newest listed version is described');
   t.equal(top.files.download, `${s.ovsx}/api/hubpub/hubext/0.9.0/file/hubpub.hubext-0.9.0.vsix`);
@@ -227,10 +224,9 @@ t.test('ovsx: "latest" is resolved to a version first: its block applies and the
   t.ok(latest.body.equals(VSIX));
   await s.hub.artifacts.idle();
   t.equal((await get(`${base}/hubpub.hubext/1.0.0/vsix`)).headers.get('x-hub-cache'), 'hit', 'cached as 1.0.0, not as "latest"');
-  t.same((await s.hub.db('artifacts').select('version')).map((r: { version: string }) => r.version), ['1.0.0']);
+  t.same((await s.hub.db('artifacts').select('version')).map((r) => r.version), ['1.0.0']);
 
-  await s.hub.db('blocks').insert({ registry: 'ovsx', package_name: 'hubpub.hubext', version: '1.0.0', reason: 'CVE-test', blocked_by: 'admin', created_at: Date.now() });
-  s.hub.blocks.invalidate();
+  await s.hub.services.blocks.add({ registry: 'ovsx', package_name: 'hubpub.hubext', version: '1.0.0', reason: 'CVE-test', by: 'admin' });
   const blocked = await get(`${base}/hubpub.hubext/latest/vsix`);
   t.equal(blocked.status, 403, 'a block on the version latest names holds for "latest"');
   t.equal(blocked.json().error.code, 'package_blocked');

@@ -4,6 +4,7 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
+import { Value } from 'typebox/value';
 import { createAuthenticator, type Authenticator } from './auth/authenticate.js';
 import { adminTokenFromEnv, bootstrapAdmin } from './auth/bootstrap.js';
 import { loadUrlSigner } from './auth/signed-urls.js';
@@ -25,8 +26,8 @@ import { createPolicySource } from './policy/policy-source.js';
 import { jsonBody } from './server/json-body.js';
 import { createLogger } from './log.js';
 import { createMetrics, type HubMetrics } from './metrics.js';
-import { createBlockList, type BlockList } from './policy/block-list.js';
 import { createApp } from './server/app.js';
+import { createHubServices, type HubServices } from './services/hub-services.js';
 import { registryRoutes, type BoundRegistry } from './server/registry-routes.js';
 import { artifactRows, metadataRows } from './storage/artifact-rows.js';
 import type { BlobStore } from './storage/blobs/blob-store.js';
@@ -53,7 +54,8 @@ export interface Hub {
   log: Logger;
   metrics: HubMetrics;
   auth: Authenticator;
-  blocks: BlockList;
+  /** What plugins, tests and tools change blocks, unlisting, users, tokens and pins through. */
+  services: HubServices;
   ipBlocks: IpBlockList;
   access: AccessControl;
   audit: AuditLog;
@@ -99,7 +101,6 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     print: o.print ?? ((l) => process.stderr.write(`${l}\n`)),
   });
   const auth = createAuthenticator(db, { adminTokenSha256: adminHash });
-  const blocks = createBlockList(db);
   const ipBlocks = createIpBlockList(db);
   const access = createAccessControl(auth, createPolicySource(db, config.auth.policies ?? []), config.auth.anonymous);
   const audit = createAuditLog({
@@ -110,6 +111,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     flushIntervalMs: config.audit_log.flush_interval_ms,
     batchRows: config.audit_log.batch_rows,
   });
+  const services = createHubServices(db, auth, audit);
   const bucket = { ratePerSec: config.limits.rate_per_ip, burst: config.limits.burst_per_ip };
   const challengeBucket = { ratePerSec: config.limits.challenges_per_ip, burst: config.limits.challenge_burst_per_ip };
   const redis = config.limits.rate_store === 'redis' ? createRedisClient(config.redis.url!) : undefined;
@@ -184,7 +186,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     registry: registryRoutes({
       registries,
       access,
-      blocks,
+      blocks: { find: services.blocks.find, hiddenVersions: services.unlisting.hiddenVersions },
       artifacts,
       metadata,
       publicUrl: config.server.public_url,
@@ -208,11 +210,9 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     health: createHealthBoard(),
     refusals,
     metrics,
-    auth,
     access,
-    blocks,
+    services,
     ipBlocks,
-    audit,
     artifacts: purger,
     jsonBody: pluginJsonBody,
     router,
@@ -220,7 +220,9 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
   const instances: PluginInstance[] = [];
   for (const p of others) {
     try {
-      const instance = await p.setup?.({ ...pluginContext, log: log.child({ plugin: p.id }) });
+      // A configuration built in code (the built-in default) has no plugin sections: the schema's defaults apply.
+      const pluginConfig = p.config ? (config.sections[p.config.section] ??= Value.Default(p.config.schema, undefined)) : undefined;
+      const instance = await p.setup?.({ ...pluginContext, pluginConfig, log: log.child({ plugin: p.id }) });
       if (instance) instances.push(instance);
     } catch (e) {
       // Nothing is serving yet: release what was opened, so a failed start lets the process exit.
@@ -245,7 +247,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     log,
     metrics,
     auth,
-    blocks,
+    services,
     ipBlocks,
     access,
     audit,

@@ -42,7 +42,7 @@ t.test('events are buffered, written in batches, and all written by close()', as
   await audit.close();
   const rows = await db('access_events').orderBy('id').select('version', 'at');
   t.equal(rows.length, 1234, 'a clean close loses nothing');
-  t.equal(rows[1233].version, '1.0.1233', 'in order');
+  t.equal(rows[1233]!.version, '1.0.1233', 'in order');
   audit.record(event(9999));
   await audit.flush();
   t.equal(Number((await db('access_events').count({ n: '*' }))[0]!.n), 1234, 'nothing is taken after close');
@@ -67,8 +67,8 @@ t.test('a failed write keeps the events for the next flush; overlong values are 
   await audit.close();
   const rows = await db('access_events').select('package', 'detail');
   t.equal(rows.length, 1, 'written once the table was back');
-  t.equal(rows[0].package.length, 512);
-  t.equal(rows[0].detail.length, 4000);
+  t.equal(rows[0]!.package!.length, 512);
+  t.equal(rows[0]!.detail!.length, 4000);
 });
 
 t.test('a disabled audit log records nothing', async (t) => {

@@ -5,7 +5,7 @@ import t, { type Test } from 'tap';
 import { hubOnDatabase, startFixtureUpstream, startTestHub, storeTiers, type StoreDatabase } from '@hub/testkit';
 import { createDb, migrate, runtimeMigrations } from '../src/index.js';
 import { artifactRows } from '../src/storage/artifact-rows.js';
-import { createBlockList } from '../src/policy/block-list.js';
+import { createBlocks } from '../src/services/blocks.js';
 import { loadUrlSigner } from '../src/auth/signed-urls.js';
 import { filesKind } from './files-kind.js';
 
@@ -52,7 +52,7 @@ for (const store of tiers) {
     t.same(await rows.find('npm', longKey), row, 'a long key and a >4 GiB size round-trip');
     t.equal(await rows.find('npm', longKey.toUpperCase()), null, 'keys are case-sensitive');
     await rows.touch('npm', [longKey], 1_800_000_000_000);
-    t.equal(Number((await db('artifacts').first('last_access_at')).last_access_at), 1_800_000_000_000);
+    t.equal(Number((await db('artifacts').first('last_access_at'))!.last_access_at), 1_800_000_000_000);
     await rows.remove('npm', longKey);
     t.equal(await rows.find('npm', longKey), null);
   });
@@ -61,8 +61,8 @@ for (const store of tiers) {
     const db = createDb(await store.database(t, tempDir(t)));
     t.teardown(() => db.destroy());
     await migrate(db, [{ id: 'runtime', migrations: runtimeMigrations }]);
-    await db('blocks').insert({ registry: 'npm', package_name: 'Evil', version: '1.0.0', reason: 'r', blocked_by: 'sec', created_at: 1 });
-    const blocks = createBlockList(db);
+    const blocks = createBlocks(db);
+    await blocks.add({ registry: 'npm', package_name: 'Evil', version: '1.0.0', reason: 'r', by: 'sec' });
     t.ok(await blocks.find('npm', { name: 'Evil', version: '1.0.0' }));
     t.equal(await blocks.find('npm', { name: 'evil', version: '1.0.0' }), null, 'evil is another package');
     t.equal(await blocks.find('npm', { name: 'Evil', version: '1.0.1' }), null);

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { stringify } from 'smol-toml';
-import { createHub, createLogger, hashToken, newToken, type AnyPlugin, type Hub, type Permission } from '@hub/runtime';
+import { createHub, createLogger, type AnyPlugin, type Hub, type Permission } from '@hub/runtime';
 
 export interface TestHubOptions {
   /** A fresh folder (t.testdir()); the database and blobs live there. */
@@ -23,7 +23,7 @@ export interface TestHub {
   url: string;
   /** The bootstrap admin's token. */
   adminToken: string;
-  /** Creates a user (if new) and a token for it, straight in the database. */
+  /** Creates a user (if new) and a token for it, through the runtime's services. */
   token(user: string, opts?: { roles?: string[]; permissions?: Permission[] }): Promise<string>;
   close(): Promise<void>;
 }
@@ -56,19 +56,9 @@ export async function startTestHub(o: TestHubOptions): Promise<TestHub> {
     url,
     adminToken,
     async token(user, opts = {}) {
-      const now = Date.now();
-      await hub.db('users').insert({ id: user, roles: JSON.stringify(opts.roles ?? ['reader']), blocked: false, created_at: now }).onConflict('id').ignore();
-      const { id, token } = newToken();
-      await hub.db('tokens').insert({
-        id,
-        user_id: user,
-        token_sha256: hashToken(token),
-        permissions: opts.permissions ? JSON.stringify(opts.permissions) : null,
-        expires_at: null,
-        revoked_at: null,
-        created_at: now,
-      });
-      return token;
+      // An existing user keeps its roles.
+      await hub.services.users.create({ id: user, roles: opts.roles ?? ['reader'] });
+      return (await hub.services.tokens.issue({ user_id: user, permissions: opts.permissions })).token;
     },
     close: () => hub.close(),
   };

@@ -1,5 +1,4 @@
-import { ANONYMOUS, errors, type Decision, type Permission, type Subject } from '@hub/runtime';
-import { adminRoute, type AdminRoute } from '../admin-route.js';
+import { ANONYMOUS, errors, type Decision, type Subject, adminRoute, type AdminRoute } from '@hub/runtime';
 import { AccessCheckBody } from '../schemas.js';
 import { findUser } from './users.js';
 
@@ -22,28 +21,17 @@ export const accessCheckRoutes: AdminRoute[] = [
       let refusal: Decision | undefined;
       const now = Date.now();
       if (body.token_id !== undefined) {
-        const row = (await hub.db('tokens').join('users', 'users.id', 'tokens.user_id').where('tokens.id', body.token_id).first(
-          'tokens.user_id',
-          'tokens.permissions',
-          'tokens.expires_at',
-          'tokens.revoked_at',
-          'users.roles',
-          'users.blocked',
-        )) as Record<string, unknown> | undefined;
-        if (!row) throw errors.notFound(`no token "${body.token_id}"`);
-        if (body.user_id !== undefined && body.user_id !== row.user_id) throw errors.badRequest(`token ${body.token_id} belongs to another user than ${body.user_id}`);
-        subject = {
-          user_id: String(row.user_id),
-          token_id: body.token_id,
-          roles: body.roles ?? (JSON.parse(String(row.roles)) as string[]),
-          token_permissions: row.permissions ? (JSON.parse(String(row.permissions)) as Permission[]) : undefined,
-        };
-        if (row.revoked_at !== null) refusal = { decision: 'deny', rule: 'token_revoked', reason: `token ${body.token_id} was revoked (401 unauthenticated)` };
-        else if (row.expires_at !== null && Number(row.expires_at) <= now) refusal = { decision: 'deny', rule: 'token_expired', reason: `token ${body.token_id} has expired (401 unauthenticated)` };
-        else if (row.blocked) refusal = { decision: 'deny', rule: 'user_blocked', reason: `user ${String(row.user_id)} is blocked (403 user_blocked)` };
+        const token = await hub.services.tokens.find(body.token_id);
+        const owner = token && (await hub.services.users.find(token.user_id));
+        if (!token || !owner) throw errors.notFound(`no token "${body.token_id}"`);
+        if (body.user_id !== undefined && body.user_id !== token.user_id) throw errors.badRequest(`token ${body.token_id} belongs to another user than ${body.user_id}`);
+        subject = { user_id: token.user_id, token_id: body.token_id, roles: body.roles ?? owner.roles, token_permissions: token.permissions ?? undefined };
+        if (token.revoked_at !== null) refusal = { decision: 'deny', rule: 'token_revoked', reason: `token ${body.token_id} was revoked (401 unauthenticated)` };
+        else if (token.expires_at !== null && token.expires_at <= now) refusal = { decision: 'deny', rule: 'token_expired', reason: `token ${body.token_id} has expired (401 unauthenticated)` };
+        else if (owner.blocked) refusal = { decision: 'deny', rule: 'user_blocked', reason: `user ${token.user_id} is blocked (403 user_blocked)` };
       } else if (body.user_id !== undefined) {
-        const user = await findUser(hub.db, body.user_id);
-        subject = { user_id: body.user_id, token_id: null, roles: body.roles ?? (JSON.parse(String(user.roles)) as string[]) };
+        const user = await findUser(hub, body.user_id);
+        subject = { user_id: body.user_id, token_id: null, roles: body.roles ?? user.roles };
         if (user.blocked) refusal = { decision: 'deny', rule: 'user_blocked', reason: `user ${body.user_id} is blocked (403 user_blocked)` };
       } else if (body.roles !== undefined) {
         subject = { user_id: null, token_id: null, roles: body.roles };

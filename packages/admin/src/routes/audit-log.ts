@@ -1,66 +1,35 @@
 import type Koa from 'koa';
-import type { Knex } from 'knex';
-import { canonicalIp, errors } from '@hub/runtime';
-import { adminRoute, type AdminRoute } from '../admin-route.js';
-import { checkCsvFormat, csvRecord, sendCsv } from '../csv.js';
-import { queryValue as one } from '../query.js';
-import { iso, parseTime } from '../times.js';
+import { canonicalIp, errors, adminRoute, type AdminRoute, checkCsvFormat, csvRecord, sendCsv, queryValue as one, iso, parseTime, type AccessLogEntry, type AccessLogFilter, type AccessOutcome } from '@hub/runtime';
 
 /** The members of an audit-log entry, in the order the CSV export writes them. */
 export const ENTRY_COLUMNS = ['id', 'time', 'user_id', 'token_id', 'ip_address', 'action', 'outcome', 'registry', 'package', 'version', 'status', 'code', 'request_id', 'detail'] as const;
 
-export function entryJson(r: Record<string, unknown>) {
-  return {
-    id: Number(r.id),
-    time: iso(r.at as number)!,
-    user_id: (r.user_id as string | null) ?? null,
-    token_id: (r.token_id as string | null) ?? null,
-    ip_address: (r.ip_address as string | null) ?? null,
-    action: String(r.action),
-    outcome: String(r.outcome),
-    registry: (r.registry as string | null) ?? null,
-    package: (r.package as string | null) ?? null,
-    version: (r.version as string | null) ?? null,
-    status: Number(r.status),
-    code: (r.code as string | null) ?? null,
-    request_id: (r.request_id as string | null) ?? null,
-    detail: (r.detail as string | null) ?? null,
-  };
-}
+export const entryJson = ({ id, at, ...e }: AccessLogEntry) => ({ id, time: iso(at)!, ...e });
 
 const ACTION = /^[a-z][a-z0-9_]{0,63}$/;
-const OUTCOMES = new Set(['allowed', 'denied', 'challenged']);
-
-interface Filter {
-  outcome?: string;
-  from?: number;
-  to?: number;
-  actions?: string[];
-  ip?: string;
-  user_id?: string;
-  registry?: string;
-}
+const isOutcome = (v: string): v is AccessOutcome => v === 'allowed' || v === 'denied' || v === 'challenged';
 
 /** The filters of SPEC 4.2: denied only, a time window [from, to), a list of actions, an IP (and user, registry, outcome). */
-function parseFilter(ctx: Koa.Context): Filter {
-  const f: Filter = {};
+function parseFilter(ctx: Koa.Context): AccessLogFilter {
+  const f: AccessLogFilter = {};
   const denied = one(ctx, 'denied');
   if (denied !== undefined && !['true', 'false', '1', '0'].includes(denied)) throw errors.badRequest('denied must be true or false');
   const outcome = one(ctx, 'outcome');
-  if (outcome !== undefined && !OUTCOMES.has(outcome)) throw errors.badRequest('outcome must be allowed, denied or challenged');
+  if (outcome !== undefined && !isOutcome(outcome)) throw errors.badRequest('outcome must be allowed, denied or challenged');
   if (denied === 'true' || denied === '1') {
     if (outcome !== undefined && outcome !== 'denied') throw errors.badRequest('denied=true contradicts outcome');
     f.outcome = 'denied';
-  } else if (outcome) f.outcome = outcome;
+  } else if (outcome !== undefined && isOutcome(outcome)) f.outcome = outcome;
   const from = one(ctx, 'from');
   const to = one(ctx, 'to');
   if (from !== undefined) f.from = parseTime('from', from);
   if (to !== undefined) f.to = parseTime('to', to);
   const action = one(ctx, 'action');
   if (action !== undefined) {
-    f.actions = action.split(',').map((a) => a.trim()).filter(Boolean);
-    const bad = f.actions.find((a) => !ACTION.test(a));
-    if (bad !== undefined || f.actions.length === 0 || f.actions.length > 50) throw errors.badRequest(`action: "${String(bad ?? action).slice(0, 64)}" is not an action name`);
+    const actions = action.split(',').map((a) => a.trim()).filter(Boolean);
+    const bad = actions.find((a) => !ACTION.test(a));
+    if (bad !== undefined || actions.length === 0 || actions.length > 50) throw errors.badRequest(`action: "${String(bad ?? action).slice(0, 64)}" is not an action name`);
+    f.actions = actions;
   }
   const ip = one(ctx, 'ip');
   if (ip !== undefined) {
@@ -71,18 +40,6 @@ function parseFilter(ctx: Koa.Context): Filter {
   f.user_id = one(ctx, 'user_id');
   f.registry = one(ctx, 'registry');
   return f;
-}
-
-function filtered(db: Knex, f: Filter): Knex.QueryBuilder {
-  const q = db('access_events');
-  if (f.outcome) q.where('outcome', f.outcome);
-  if (f.from !== undefined) q.where('at', '>=', f.from);
-  if (f.to !== undefined) q.where('at', '<', f.to);
-  if (f.actions) q.whereIn('action', f.actions);
-  if (f.ip) q.where('ip_address', f.ip);
-  if (f.user_id) q.where('user_id', f.user_id);
-  if (f.registry) q.where('registry', f.registry);
-  return q;
 }
 
 function cursorOf(ctx: Koa.Context): number | undefined {
@@ -107,11 +64,7 @@ export const auditLogRoutes: AdminRoute[] = [
       const limitText = one(ctx, 'limit') ?? '100';
       if (!/^\d{1,4}$/.test(limitText) || Number(limitText) < 1 || Number(limitText) > 1000) throw errors.badRequest('limit must be 1 to 1000');
       const limit = Number(limitText);
-      // Rows still in this replica's buffer are written first, so a read sees its own requests.
-      await hub.audit.flush();
-      const q = filtered(hub.db, f).orderBy('id', 'desc').limit(limit + 1);
-      if (cursor !== undefined) q.where('id', '<', cursor);
-      const rows = (await q.select()) as Record<string, unknown>[];
+      const rows = await hub.services.accessLog.query(f, { limit: limit + 1, before: cursor });
       const entries = rows.slice(0, limit).map(entryJson);
       ctx.body = { entries, next_cursor: rows.length > limit ? String(entries[entries.length - 1]!.id) : null };
     },
@@ -124,21 +77,18 @@ export const auditLogRoutes: AdminRoute[] = [
     async handle({ ctx, hub }) {
       checkCsvFormat(ctx);
       const f = parseFilter(ctx);
-      await hub.audit.flush();
-      const db = hub.db;
+      const log = hub.services.accessLog;
       async function* lines() {
         yield csvRecord(ENTRY_COLUMNS);
         let before: number | undefined;
         for (;;) {
-          const q = filtered(db, f).orderBy('id', 'desc').limit(EXPORT_PAGE);
-          if (before !== undefined) q.where('id', '<', before);
-          const rows = (await q.select()) as Record<string, unknown>[];
+          const rows = await log.query(f, { limit: EXPORT_PAGE, before });
           for (const r of rows) {
             const e = entryJson(r);
             yield csvRecord(ENTRY_COLUMNS.map((c) => e[c]));
           }
           if (rows.length < EXPORT_PAGE) return;
-          before = Number(rows[rows.length - 1]!.id);
+          before = rows[rows.length - 1]!.id;
         }
       }
       sendCsv(ctx, 'audit-log.csv', lines());

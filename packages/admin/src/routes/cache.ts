@@ -1,4 +1,4 @@
-import { adminRoute, type AdminRoute, type AdminCall } from '../admin-route.js';
+import { adminRoute, type AdminRoute, type AdminCall } from '@hub/runtime';
 
 /**
  * Removes cached artifacts of a package (all versions, or one), recorded as the audit action `delete`.

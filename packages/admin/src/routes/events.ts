@@ -1,7 +1,4 @@
-import { errors } from '@hub/runtime';
-import { adminRoute, type AdminRoute } from '../admin-route.js';
-import { queryInt, queryValue } from '../query.js';
-import { iso } from '../times.js';
+import { errors, adminRoute, type AdminRoute, queryInt, queryValue } from '@hub/runtime';
 
 const TYPE = /^[a-z][a-z0-9_]{0,63}$/;
 
@@ -19,14 +16,10 @@ export const eventRoutes: AdminRoute[] = [
       const limit = queryInt(ctx, 'limit', 100, 1000);
       if (type !== undefined && !TYPE.test(type)) throw errors.badRequest('type must be an event name like package_disappeared_upstream');
       if (cursor !== undefined && !/^[1-9]\d{0,15}$/.test(cursor)) throw errors.badRequest('cursor must be the next_cursor of an earlier page');
-      const q = hub.db('events').orderBy('id', 'desc').limit(limit + 1);
-      if (type) q.where({ type });
-      if (registry) q.where({ registry });
-      if (cursor) q.where('id', '<', Number(cursor));
-      const rows = (await q.select()) as Array<Record<string, unknown>>;
+      const rows = await hub.events.list({ type, registry, before: cursor === undefined ? undefined : Number(cursor), limit: limit + 1 });
       const page = rows.slice(0, limit);
       ctx.body = {
-        events: page.map((r) => ({ id: Number(r.id), type: String(r.type), registry: (r.registry as string | null) ?? null, created_at: iso(r.created_at as number), data: JSON.parse(String(r.data)) as unknown })),
+        events: page.map(({ id, type, registry, created_at, data }) => ({ id, type, registry, created_at, data })),
         next_cursor: rows.length > limit ? String(page[page.length - 1]!.id) : null,
       };
     },

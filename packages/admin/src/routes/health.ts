@@ -1,5 +1,4 @@
-import { VERSION } from '@hub/runtime';
-import { adminRoute, type AdminRoute } from '../admin-route.js';
+import { VERSION, adminRoute, type AdminRoute } from '@hub/runtime';
 
 /**
  * The health card (SPEC 4.2): per registry its kind, mode, upstream and what is cached, plus the sections
@@ -12,7 +11,7 @@ export const healthRoutes: AdminRoute[] = [
     permission: 'system:read',
     action: 'health',
     async handle({ ctx, hub }) {
-      const cached = (await hub.db('artifacts').select('registry').count({ artifacts: '*' }).sum({ bytes: 'size' }).groupBy('registry')) as Array<{ registry: string; artifacts: number | string; bytes: number | string | null }>;
+      const cached = await hub.services.held.usage();
       const sections = await hub.health.collect();
       let database = 'ok';
       try {
@@ -25,8 +24,7 @@ export const healthRoutes: AdminRoute[] = [
         version: VERSION,
         database,
         registries: hub.registries.map((r) => {
-          const c = cached.find((x) => x.registry === r.name);
-          const entry: Record<string, unknown> = { name: r.name, type: r.type, mode: r.mode, upstream: r.upstream ?? null, cached: { artifacts: Number(c?.artifacts ?? 0), bytes: Number(c?.bytes ?? 0) } };
+          const entry: Record<string, unknown> = { name: r.name, type: r.type, mode: r.mode, upstream: r.upstream ?? null, cached: cached.get(r.name) ?? { artifacts: 0, bytes: 0 } };
           for (const [section, s] of sections) if (s.registries?.[r.name]) entry[section] = s.registries[r.name];
           return entry;
         }),

@@ -1,14 +1,7 @@
-import { canonicalIpBlock, createAddressMatcher, errors } from '@hub/runtime';
-import { adminRoute, type AdminRoute } from '../admin-route.js';
+import { canonicalIpBlock, createAddressMatcher, errors, adminRoute, type AdminRoute, iso, type IpBlockRow } from '@hub/runtime';
 import { IpBlockBody } from '../schemas.js';
-import { iso } from '../times.js';
 
-const ipBlockJson = (r: Record<string, unknown>) => ({
-  ip: String(r.cidr),
-  reason: (r.reason as string | null) ?? null,
-  created_by: String(r.created_by),
-  created_at: iso(r.created_at as number),
-});
+const ipBlockJson = (r: IpBlockRow) => ({ ip: r.cidr, reason: r.reason, created_by: r.created_by, created_at: iso(r.created_at) });
 
 /** Client IP blocks: addresses and CIDR ranges, IPv4 and IPv6, stored in canonical form. */
 export const ipBlockRoutes: AdminRoute[] = [
@@ -18,7 +11,7 @@ export const ipBlockRoutes: AdminRoute[] = [
     permission: 'system:read',
     action: 'ip_block_list',
     async handle({ ctx, hub }) {
-      ctx.body = { ip_blocks: ((await hub.db('ip_blocks').orderBy('id').select()) as Record<string, unknown>[]).map(ipBlockJson) };
+      ctx.body = { ip_blocks: (await hub.ipBlocks.list()).map(ipBlockJson) };
     },
   }),
   adminRoute({
@@ -35,18 +28,8 @@ export const ipBlockRoutes: AdminRoute[] = [
       const own = ctx.state.clientIp as string;
       if (own && createAddressMatcher([cidr])(own))
         throw errors.badRequest(`${cidr} covers your own address ${own}; add this block from another address`);
-      const row = { cidr, reason: body.reason ?? null, created_by: actor, created_at: Date.now() };
-      const inserted = await hub.db.transaction(async (trx) => {
-        if (await trx('ip_blocks').where({ cidr }).first('id')) return false;
-        await trx('ip_blocks').insert(row);
-        return true;
-      }).catch((e: { code?: string }) => {
-        // Another replica inserted the same range between our check and insert (unique index).
-        if (/^(ER_DUP_ENTRY|SQLITE_CONSTRAINT)/.test(e.code ?? '')) return false;
-        throw e;
-      });
-      if (!inserted) throw errors.conflict(`${cidr} is already blocked`);
-      hub.ipBlocks.invalidate();
+      const row = await hub.ipBlocks.add(cidr, body.reason ?? null, actor);
+      if (row === 'exists') throw errors.conflict(`${cidr} is already blocked`);
       ctx.status = 201;
       ctx.body = ipBlockJson(row);
     },
@@ -60,10 +43,8 @@ export const ipBlockRoutes: AdminRoute[] = [
       audit.detail = `ip ${params.ip!.slice(0, 64)}`;
       const cidr = canonicalIpBlock(params.ip!);
       audit.detail = `ip ${cidr}`;
-      const row = (await hub.db('ip_blocks').where({ cidr }).first()) as Record<string, unknown> | undefined;
+      const row = await hub.ipBlocks.remove(cidr);
       if (!row) throw errors.notFound(`${cidr} is not blocked`);
-      await hub.db('ip_blocks').where({ cidr }).delete();
-      hub.ipBlocks.invalidate();
       ctx.body = ipBlockJson(row);
     },
   }),

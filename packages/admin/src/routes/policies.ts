@@ -1,8 +1,8 @@
-import { apiPolicyId, configPolicyId, errors, parsePolicyRow, type PolicyRule } from '@hub/runtime';
-import { adminRoute, type AdminRoute } from '../admin-route.js';
+import { apiPolicyId, configPolicyId, errors, type PolicyRow, type PolicyRule, adminRoute, type AdminRoute, iso } from '@hub/runtime';
 import { assertMayGrant, policyGrant } from '../grants.js';
 import { PolicyBody } from '../schemas.js';
-import { iso } from '../times.js';
+
+const policyJson = (r: PolicyRow) => ({ rule: apiPolicyId(r), source: 'api', id: r.id, ...(r.name ? { name: r.name } : {}), effect: r.effect, ...r.rule, created_by: r.created_by, created_at: iso(r.created_at) });
 
 const RULE_KEYS = ['permissions', 'users', 'roles', 'tokens', 'registries', 'packages'] as const;
 
@@ -18,10 +18,7 @@ export const policyRoutes: AdminRoute[] = [
     action: 'policy_list',
     async handle({ ctx, hub }) {
       const fromConfig = (hub.config.auth.policies ?? []).map((p, i) => ({ rule: configPolicyId(p, i), source: 'config', ...p }));
-      const fromApi = ((await hub.db('policies').orderBy('id').select()) as Record<string, unknown>[]).map((raw) => {
-        const r = parsePolicyRow(raw);
-        return { rule: apiPolicyId(r), source: 'api', id: r.id, ...(r.name ? { name: r.name } : {}), effect: r.effect, ...r.rule, created_by: r.created_by, created_at: iso(r.created_at) };
-      });
+      const fromApi = (await hub.access.policies.list()).map(policyJson);
       ctx.body = { policies: [...fromConfig, ...fromApi] };
     },
   }),
@@ -36,13 +33,10 @@ export const policyRoutes: AdminRoute[] = [
       if (body.effect === 'allow') await assertMayGrant(hub, subject, policyGrant(body), 'this policy');
       const rule: PolicyRule = { permissions: body.permissions };
       for (const k of RULE_KEYS) if (k !== 'permissions' && body[k]) rule[k] = body[k];
-      const row = { name: body.name ?? null, effect: body.effect, rule: JSON.stringify(rule), created_by: actor, created_at: Date.now() };
-      const [id] = (await hub.db('policies').insert(row)) as number[];
-      hub.access.policies.invalidate();
-      const created = { id: Number(id), name: row.name, effect: row.effect, rule, created_by: actor, created_at: row.created_at };
+      const created = await hub.access.policies.add({ name: body.name ?? null, effect: body.effect, rule, by: actor });
       audit.detail = `${apiPolicyId(created)}: ${body.effect} ${body.permissions.join(',')}`;
       ctx.status = 201;
-      ctx.body = { rule: apiPolicyId(created), source: 'api', id: created.id, ...(row.name ? { name: row.name } : {}), effect: row.effect, ...rule, created_by: actor, created_at: iso(row.created_at) };
+      ctx.body = policyJson(created);
     },
   }),
   adminRoute({
@@ -52,13 +46,10 @@ export const policyRoutes: AdminRoute[] = [
     action: 'policy_delete',
     async handle({ ctx, hub, params, audit }) {
       const id = /^[1-9]\d{0,15}$/.test(params.id!) ? Number(params.id) : NaN;
-      const raw = Number.isSafeInteger(id) ? ((await hub.db('policies').where({ id }).first()) as Record<string, unknown> | undefined) : undefined;
-      if (!raw) throw errors.notFound(`no API policy ${String(params.id).slice(0, 32)} (config policies change in hub.toml)`);
-      const r = parsePolicyRow(raw);
+      const r = Number.isSafeInteger(id) ? await hub.access.policies.remove(id) : null;
+      if (!r) throw errors.notFound(`no API policy ${String(params.id).slice(0, 32)} (config policies change in hub.toml)`);
       audit.detail = apiPolicyId(r);
-      await hub.db('policies').where({ id }).delete();
-      hub.access.policies.invalidate();
-      ctx.body = { rule: apiPolicyId(r), source: 'api', id: r.id, ...(r.name ? { name: r.name } : {}), effect: r.effect, ...r.rule, created_by: r.created_by, created_at: iso(r.created_at) };
+      ctx.body = policyJson(r);
     },
   }),
 ];

@@ -1,18 +1,10 @@
-import { errors } from '@hub/runtime';
-import { adminRoute, type AdminRoute, type AdminCall } from '../admin-route.js';
-import { UnlistBody } from '../schemas.js';
-import { iso } from '../times.js';
+import { errors, adminRoute, iso, type AdminRoute, type AdminCall, type Unlisted, type UnlistedKey } from '@hub/runtime';
 import type { Static } from 'typebox';
+import { UnlistBody } from '../schemas.js';
 
-const unlistedJson = (r: Record<string, unknown>) => ({
-  registry: String(r.registry),
-  package_name: String(r.package_name),
-  version: String(r.version),
-  unlisted_by: String(r.unlisted_by),
-  created_at: iso(r.created_at as number),
-});
+const unlistedJson = (r: Unlisted) => ({ ...r, created_at: iso(r.created_at) });
 
-function target({ body, registry, coordinate, audit }: AdminCall<Static<typeof UnlistBody>>) {
+function target({ body, registry, coordinate, audit }: AdminCall<Static<typeof UnlistBody>>): UnlistedKey {
   const reg = registry(body.registry);
   const c = coordinate(reg, body.package_name, body.version);
   Object.assign(audit, { registry: reg.name, package: c.name, version: c.version });
@@ -29,14 +21,8 @@ export const unlistRoutes: AdminRoute[] = [
     body: UnlistBody,
     async handle(call) {
       const key = target(call);
-      const row = { ...key, unlisted_by: call.actor, created_at: Date.now() };
-      const inserted = await call.hub.db.transaction(async (trx) => {
-        if (await trx('unlisted').where(key).first('id')) return false;
-        await trx('unlisted').insert(row);
-        return true;
-      });
-      if (!inserted) throw errors.conflict(`${key.package_name} ${key.version} is already unlisted in ${key.registry}`);
-      call.hub.blocks.invalidate();
+      const row = await call.hub.services.unlisting.add(key, call.actor);
+      if (row === 'exists') throw errors.conflict(`${key.package_name} ${key.version} is already unlisted in ${key.registry}`);
       call.ctx.status = 201;
       call.ctx.body = unlistedJson(row);
     },
@@ -49,10 +35,8 @@ export const unlistRoutes: AdminRoute[] = [
     body: UnlistBody,
     async handle(call) {
       const key = target(call);
-      const row = (await call.hub.db('unlisted').where(key).first()) as Record<string, unknown> | undefined;
+      const row = await call.hub.services.unlisting.remove(key);
       if (!row) throw errors.notFound(`${key.package_name} ${key.version} is not unlisted in ${key.registry}`);
-      await call.hub.db('unlisted').where(key).delete();
-      call.hub.blocks.invalidate();
       call.ctx.body = unlistedJson(row);
     },
   }),
@@ -62,12 +46,12 @@ export const unlistRoutes: AdminRoute[] = [
     permission: 'system:read',
     action: 'unlist_list',
     async handle({ ctx, hub }) {
-      const q = hub.db('unlisted').orderBy('id').limit(10_000);
+      const filter: Record<string, string> = {};
       for (const key of ['registry', 'package_name'] as const) {
         const v = ctx.query[key];
-        if (typeof v === 'string' && v !== '') q.where(key, v);
+        if (typeof v === 'string' && v !== '') filter[key] = v;
       }
-      ctx.body = { unlisted: ((await q.select()) as Record<string, unknown>[]).map(unlistedJson) };
+      ctx.body = { unlisted: (await hub.services.unlisting.list(filter)).map(unlistedJson) };
     },
   }),
 ];

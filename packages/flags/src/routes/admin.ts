@@ -1,7 +1,6 @@
 import type Koa from 'koa';
-import { adminRoute, checkCsvFormat, csvRecord, parseTime, queryValue, sendCsv, type AdminRoute } from '@hub/admin';
 import { Type } from 'typebox';
-import { errors } from '@hub/runtime';
+import { adminRoute, checkCsvFormat, csvRecord, errors, parseTime, queryValue, sendCsv, type AdminRoute } from '@hub/runtime';
 import { analyseRegistry } from '../analysis.js';
 import { EFFECTS } from '../effects.js';
 import { EXPOSURE_COLUMNS, exposureCoverage, exposureRows, type ExposureFilter } from '../exposure.js';
@@ -30,7 +29,7 @@ function exposureFilter(ctx: Koa.Context): ExposureFilter {
 
 const AnalyseBody = Type.Object({ registry: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) }, { additionalProperties: false });
 
-export const flagAdminRoutes: AdminRoute[] = [
+export const flagAdminRoutes = (sourceNames: readonly string[]): AdminRoute[] => [
   adminRoute({
     method: 'POST',
     path: '/api/v1/admin/exposure/analyse',
@@ -71,8 +70,8 @@ export const flagAdminRoutes: AdminRoute[] = [
     permission: 'system:read',
     action: 'exposure',
     async handle({ ctx, hub }) {
-      const rows = await exposureRows(hub.db, exposureFilter(ctx));
-      ctx.body = { rows, coverage: await exposureCoverage(hub) };
+      const rows = await exposureRows(hub.db, hub.services.accessLog, exposureFilter(ctx));
+      ctx.body = { rows, coverage: await exposureCoverage(hub, sourceNames) };
     },
   }),
   adminRoute({
@@ -82,7 +81,7 @@ export const flagAdminRoutes: AdminRoute[] = [
     action: 'exposure_export',
     async handle({ ctx, hub }) {
       checkCsvFormat(ctx);
-      const rows = await exposureRows(hub.db, exposureFilter(ctx));
+      const rows = await exposureRows(hub.db, hub.services.accessLog, exposureFilter(ctx));
       sendCsv(ctx, 'exposure.csv', [csvRecord(EXPOSURE_COLUMNS), ...rows.map((r) => csvRecord(EXPOSURE_COLUMNS.map((c) => r[c])))]);
     },
   }),

@@ -1,7 +1,6 @@
 import type Koa from 'koa';
 import { Type } from 'typebox';
-import { bodyValidator, canonicalCoordinate, type RegistryRef } from '@hub/admin';
-import { HubError, errors, parseJson, readJsonBytes, type AuditContext, type PluginContext } from '@hub/runtime';
+import { HubError, bodyValidator, canonicalCoordinate, errors, parseJson, readJsonBytes, type AuditContext, type PluginContext, type RegistryRef } from '@hub/runtime';
 import { EFFECTS } from '../effects.js';
 import { SIGNED_TIME_WINDOW_SECS, verifySigned } from '../signature.js';
 import { flagJson, type FlagRow } from '../flag-json.js';

@@ -9,7 +9,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { parse as parseToml, TomlError } from 'smol-toml';
 import type { TSchema } from 'typebox';
 import { Value } from 'typebox/value';
-import { HubConfigSchema, RegistrySchema, type HubConfig, type KindSchemas, type RegistryConfig } from './schema.js';
+import { HubConfigSchema, RegistrySchema, type ConfigSection, type HubConfig, type KindSchemas, type RegistryConfig } from './schema.js';
 
 export type { HubConfig, RegistryConfig } from './schema.js';
 
@@ -50,6 +50,8 @@ export interface LoadOptions {
   env?: NodeJS.ProcessEnv;
   /** Kind id -> configSchema for the extra [[registries]] keys of that kind. */
   kindSchemas?: KindSchemas;
+  /** The loaded plugins' own sections. */
+  pluginSections?: readonly ConfigSection[];
 }
 
 export function loadConfig(opts: LoadOptions): HubConfig {
@@ -61,6 +63,7 @@ export function loadConfig(opts: LoadOptions): HubConfig {
     locator: new TomlLocator(text),
     env: opts.env,
     kindSchemas: opts.kindSchemas,
+    pluginSections: opts.pluginSections,
     baseDir: opts.path === undefined ? process.cwd() : dirname(resolve(opts.path)),
   });
 }
@@ -71,6 +74,7 @@ export interface FromObjectOptions {
   locator?: TomlLocator;
   env?: NodeJS.ProcessEnv;
   kindSchemas?: KindSchemas;
+  pluginSections?: readonly ConfigSection[];
   /** Relative paths resolve against this folder. Default: process.cwd(). */
   baseDir?: string;
 }
@@ -79,6 +83,7 @@ export interface FromObjectOptions {
 export function configFromObject(doc: Record<string, unknown>, opts: FromObjectOptions): HubConfig {
   const issues = new Issues(opts.file, opts.locator);
   const extras = splitRegistryExtras(doc);
+  const sections = applyPluginSections(issues, doc, opts.pluginSections ?? []);
   Value.Default(HubConfigSchema, doc);
   reportSchemaErrors(issues, HubConfigSchema, doc, []);
   // Kind keys are checked in the same pass, so one run reports every key problem in the file.
@@ -93,9 +98,12 @@ export function configFromObject(doc: Record<string, unknown>, opts: FromObjectO
   const env = opts.env ?? process.env;
   resolveEnv(issues, env, config, []);
   config.registries.forEach((reg, i) => resolveEnv(issues, env, reg.extra, ['registries', i]));
+  resolveEnv(issues, env, sections, []);
+  config.sections = sections;
   issues.throwIfAny();
 
   checkCrossField(issues, config);
+  for (const s of opts.pluginSections ?? []) for (const e of s.check?.(sections[s.section]) ?? []) issues.add([s.section, ...e.key], e.message);
   issues.throwIfAny();
 
   normalise(config, opts.baseDir ?? process.cwd());
@@ -629,6 +637,19 @@ function applyKindSchema(issues: Issues, index: number, type: string | undefined
   return isTable(value) ? value : extra;
 }
 
+/** Takes each plugin's section out of the document, applies its defaults and checks it in the same pass as the rest. */
+function applyPluginSections(issues: Issues, doc: Record<string, unknown>, sections: readonly ConfigSection[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const s of sections) {
+    if (s.section in HubConfigSchema.properties || s.section in out) throw new ConfigError(`two owners claim the [${s.section}] section of hub.toml (a plugin's section must be its own)`, { key: s.section });
+    const value = Value.Default(s.schema, doc[s.section]);
+    delete doc[s.section];
+    reportSchemaErrors(issues, s.schema, value, [s.section]);
+    out[s.section] = value;
+  }
+  return out;
+}
+
 // ---------------------------------------------------------------------------------------------
 // `*_env` secrets
 
@@ -667,11 +688,7 @@ function checkCrossField(issues: Issues, c: HubConfig): void {
   if (c.limits.rate_store === 'redis' && c.redis.url === undefined) issues.add(['limits', 'rate_store'], 'rate_store = "redis" needs [redis] url (or url_env)');
   if (c.redis.url !== undefined && !/^rediss?:\/\/[^\s]+$/.test(c.redis.url)) issues.add(['redis', 'url'], 'must be a redis:// or rediss:// URL');
   checkRegistries(issues, c);
-  checkUniqueNames(issues, c.flag_sources, 'flag_sources', 'flag source');
   c.notifications.webhooks.forEach((w, i) => checkUrl(issues, ['notifications', 'webhooks', i, 'url'], w.url));
-  c.flag_sources.forEach((f, i) => {
-    if (f.secret === undefined) issues.add(['flag_sources', i, 'secret'], 'missing required key (or secret_env)');
-  });
 }
 
 function checkServer(issues: Issues, c: HubConfig): void {

@@ -24,7 +24,7 @@ const LISTEN_PATTERN = '^(\\[[0-9A-Fa-f:.]+\\]|[^\\s:\\[\\]]+):[0-9]{1,5}$';
 const strict = { additionalProperties: false } as const;
 
 /** A secret given either literally or as the name of an environment variable holding it. */
-function secretPair<K extends string>(key: K, what: string): { [P in K | `${K}_env`]: TOptional<TString> } {
+export function secretPair<K extends string>(key: K, what: string): { [P in K | `${K}_env`]: TOptional<TString> } {
   const pair: Record<string, TOptional<TString>> = {
     [key]: Type.Optional(Type.String({ minLength: 1, description: `${what}. Prefer \`${key}_env\` so the secret stays out of the file.` })),
     [`${key}_env`]: Type.Optional(Type.String({ minLength: 1, description: `Name of the environment variable holding \`${key}\`; after loading, its value is in \`${key}\`.` })),
@@ -35,7 +35,7 @@ function secretPair<K extends string>(key: K, what: string): { [P in K | `${K}_e
 /** `errorMessage` is what load.ts says when the pattern fails; a regex is no help to a user. */
 const httpUrl = (description: string, example: string) =>
   Type.String({ pattern: HTTP_URL_PATTERN, examples: [example], errorMessage: 'must be an http:// or https:// URL', description });
-const NAME_MESSAGE = 'must be 1-63 characters of a-z, 0-9, ".", "_" and "-", starting with a letter or digit';
+export const NAME_MESSAGE = 'must be 1-63 characters of a-z, 0-9, ".", "_" and "-", starting with a letter or digit';
 
 export const ServerSchema = Type.Object(
   {
@@ -201,32 +201,6 @@ export const CacheSchema = Type.Object(
   { ...strict, default: {}, description: 'The artifact cache: its in-process memory tier, and retention.' },
 );
 
-export const UpstreamAuditSchema = Type.Object(
-  {
-    enabled: Type.Boolean({ default: false, description: 'Run scheduled sweeps. On-demand sweeps and rechecks work regardless.' }),
-    on_confirmed: Type.Enum(AUDIT_POLICIES, { default: 'audit', description: 'What a confirmed disappearance does: `audit` records it, `block` also blocks the held versions. A registry\'s own on_confirmed overrides it.' }),
-    confirm_after: Type.Integer({ default: 3, minimum: 1, description: 'Consecutive sweeps that must miss a version before it is confirmed gone.' }),
-    confirm_min_age_secs: Type.Integer({ default: 86400, minimum: 0, description: 'And at least this long between the first miss and the confirmation.' }),
-    outage_ratio: Type.Number({ default: 0.25, minimum: 0, maximum: 1, description: 'If more than this fraction of a registry\'s probed packages is missing, the sweep is void (an outage, not disappearances).' }),
-    min_probed: Type.Integer({ default: 10, minimum: 0, description: 'Below this many conclusive probes there is no ratio gate and nothing is blocked.' }),
-    interval_secs: Type.Integer({ default: 21600, minimum: 300, description: 'Seconds between scheduled sweeps (at least 300).' }),
-  },
-  { ...strict, default: {}, description: 'The upstream-disappearance audit.' },
-);
-
-export const FlagSourceSchema = Type.Object(
-  {
-    name: Type.String({ pattern: REGISTRY_NAME_PATTERN, examples: ['osv-bridge'], errorMessage: NAME_MESSAGE, description: 'The `<source>` path segment flag requests are posted to.' }),
-    ...secretPair('secret', 'The shared signing secret of this source'),
-    allow_unsigned_time: Type.Boolean({
-      default: false,
-      description:
-        'Accept requests without X-Hub-Timestamp and X-Hub-Delivery, signed over the body (or DELETE and the path) alone. Such requests can be replayed by anyone who saw one: only for a source that cannot send the two headers yet. hub warns at start.',
-    }),
-  },
-  { ...strict, description: 'An external source allowed to push signed flags.' },
-);
-
 export const WebhookSchema = Type.Object(
   {
     url: httpUrl('Where events are POSTed.', 'http://127.0.0.1:9000/hooks'),
@@ -308,8 +282,6 @@ export const HubConfigSchema = Type.Object(
     cache: CacheSchema,
     audit_log: AuditLogSchema,
     redis: RedisSchema,
-    upstream_audit: UpstreamAuditSchema,
-    flag_sources: Type.Array(FlagSourceSchema, { default: [], description: 'Flag sources, as `[[flag_sources]]` tables.' }),
     notifications: NotificationsSchema,
     metrics: MetricsSchema,
     plugins: PluginsSchema,
@@ -327,8 +299,6 @@ export type LimitsConfig = Static<typeof LimitsSchema>;
 export type CacheConfig = Static<typeof CacheSchema>;
 export type AuditLogConfig = Static<typeof AuditLogSchema>;
 export type RedisConfig = Static<typeof RedisSchema>;
-export type UpstreamAuditConfig = Static<typeof UpstreamAuditSchema>;
-export type FlagSourceConfig = Static<typeof FlagSourceSchema>;
 export type WebhookConfig = Static<typeof WebhookSchema>;
 export type NotificationsConfig = Static<typeof NotificationsSchema>;
 export type MetricsConfig = Static<typeof MetricsSchema>;
@@ -339,7 +309,18 @@ export type SecurityConfig = Static<typeof SecuritySchema>;
 /** A registry entry; `extra` holds the kind's own keys, validated and defaulted by its configSchema. */
 export type RegistryConfig = Static<typeof RegistrySchema> & { extra: Record<string, unknown> };
 
-export type HubConfig = Omit<Static<typeof HubConfigSchema>, 'registries'> & { registries: RegistryConfig[] };
+/** `sections` holds the plugins' own sections by name, validated and defaulted by each plugin's schema. */
+export type HubConfig = Omit<Static<typeof HubConfigSchema>, 'registries'> & { registries: RegistryConfig[]; sections: Record<string, unknown> };
+
+/**
+ * A plugin's own top-level hub.toml section: its schema, and checks across its keys (after `*_env`
+ * secrets are resolved), each naming a key path inside the section.
+ */
+export interface ConfigSection<S extends TSchema = TSchema> {
+  section: string;
+  schema: S;
+  check?(value: Static<S>): Array<{ key: ReadonlyArray<string | number>; message: string }>;
+}
 
 /** Kind id -> the kind's configSchema (extra [[registries]] keys). */
 export type KindSchemas = ReadonlyMap<string, TSchema>;

@@ -4,13 +4,11 @@
  */
 import type Router from '@koa/router';
 import type { Knex } from 'knex';
+import type { Static, TSchema } from 'typebox';
 import type { Logger } from 'pino';
-import type { HubConfig, RegistryConfig } from '../config/schema.js';
+import type { ConfigSection, HubConfig, RegistryConfig } from '../config/schema.js';
 import type { BlobStore } from '../storage/blobs/blob-store.js';
 import type { HubMetrics } from '../metrics.js';
-import type { Authenticator } from '../auth/authenticate.js';
-import type { AuditLog } from '../audit/audit-log.js';
-import type { BlockList } from '../policy/block-list.js';
 import type { AccessControl } from '../policy/access-control.js';
 import type { IpBlockList } from '../policy/ip-blocks.js';
 import type Koa from 'koa';
@@ -18,6 +16,7 @@ import type { CONTRACT_VERSION, Coordinate, RegistryInfo, RegistryKind } from '@
 import type { UpstreamClient } from '@hub/contract';
 import type { EventBus } from '../events/event-bus.js';
 import type { HealthBoard } from '../health/health-board.js';
+import type { HubServices } from '../services/hub-services.js';
 
 /** A knex migration, namespaced by the plugin id when merged (`<plugin>/<name>`). */
 export interface Migration {
@@ -25,8 +24,11 @@ export interface Migration {
   down?(db: Knex): Promise<void>;
 }
 
-export interface PluginContext {
+export interface PluginContext<Cfg = unknown> {
   config: HubConfig;
+  /** This plugin's own `[section]` of hub.toml, validated and defaulted by its `config.schema` (undefined without one). */
+  pluginConfig: Cfg;
+  /** For the plugin's own tables only: runtime state changes through `services`. */
   db: Knex;
   blobs: BlobStore;
   kinds: ReadonlyMap<string, RegistryKind>;
@@ -35,15 +37,12 @@ export interface PluginContext {
   served: ReadonlyMap<string, ServedRegistry>;
   log: Logger;
   metrics: HubMetrics;
-  auth: Authenticator;
   /** Authentication plus decide() with config and API policies: what every route checks access with. */
   access: AccessControl;
-  /** Package blocks and unlisting as the runtime enforces them (invalidate() after a change). */
-  blocks: BlockList;
-  /** Client IP blocks (invalidate() after a change). */
+  /** Blocks, unlisting, users, tokens, artifact pins, what is held and the audit log's reader: each keeps its own memo current. */
+  services: HubServices;
+  /** Client IP blocks (add and remove keep its memo current). */
   ipBlocks: IpBlockList;
-  /** The buffered writer of the audit log. */
-  audit: AuditLog;
   /** Notifications: stored, listed by the admin API, delivered to `[[notifications.webhooks]]`. */
   events: EventBus;
   /** Sections plugins add to the admin health card. */
@@ -75,28 +74,34 @@ export interface CachePurge {
   purge(registry: string, packageName: string, version?: string): Promise<number>;
 }
 
-export interface HubPlugin {
+export interface HubPlugin<Cfg = unknown> {
   role: 'plugin';
   id: string;
   contract: typeof CONTRACT_VERSION;
   description: string;
   /** Ids of plugins that must be loaded too. */
   requires?: readonly string[];
+  /**
+   * The plugin's own hub.toml section (`[upstream_audit]`, or `[[flag_sources]]` for an array schema):
+   * merged into the strict schema, validated by the loader like a kind's keys, and rendered into docs/config.md.
+   */
+  config?: ConfigSection;
   /** Ordered by name; run at start and by `hub migrate`. */
   migrations?: Readonly<Record<string, Migration>>;
   /**
    * Called once per hub. What it returns is that hub's instance of the plugin: its stop() runs when the
    * hub closes (timers, sweeps). State lives there, never in the module: one process may run many hubs.
    */
-  setup?(ctx: PluginContext): void | PluginInstance | Promise<void | PluginInstance>;
+  setup?(ctx: PluginContext<Cfg>): void | PluginInstance | Promise<void | PluginInstance>;
 }
 
 export interface PluginInstance {
   stop(): void | Promise<void>;
 }
 
-export function definePlugin(plugin: Omit<HubPlugin, 'role'>): HubPlugin {
+/** `ctx.pluginConfig` is typed by the plugin's `config.schema`. */
+export function definePlugin<S extends TSchema = TSchema>(plugin: Omit<HubPlugin<Static<S>>, 'role' | 'config'> & { config?: ConfigSection<S> }): HubPlugin<Static<S>> {
   return { role: 'plugin', ...plugin };
 }
 
-export type AnyPlugin = HubPlugin | RegistryKind<any>;
+export type AnyPlugin = HubPlugin<any> | RegistryKind<any>;

@@ -18,6 +18,8 @@ export interface HubEvent {
 export interface EventBus {
   /** Stores the event, then delivers it to every webhook subscribed to its type, in the background. */
   emit(type: string, data: Record<string, unknown> & { registry?: string }): Promise<HubEvent>;
+  /** Stored events, newest first, paged by id (`before`: the last id of the previous page). */
+  list(f: { type?: string; registry?: string; before?: number; limit: number }): Promise<HubEvent[]>;
   /** Waits for deliveries under way (retries included) to end. */
   close(): Promise<void>;
 }
@@ -93,6 +95,13 @@ export function createEventBus(o: EventBusOptions): EventBus {
         inFlight.add(p);
       }
       return event;
+    },
+    async list(f) {
+      const q = o.db('events').orderBy('id', 'desc').limit(f.limit);
+      if (f.type) q.where({ type: f.type });
+      if (f.registry) q.where({ registry: f.registry });
+      if (f.before !== undefined) q.where('id', '<', f.before);
+      return (await q.select()).map((r) => ({ id: Number(r.id), type: r.type, registry: r.registry, created_at: new Date(Number(r.created_at)).toISOString(), data: JSON.parse(r.data) as Record<string, unknown> }));
     },
     async close() {
       closing = true;

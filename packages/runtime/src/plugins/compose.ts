@@ -36,7 +36,7 @@ export async function composePlugins(o: ComposeOptions): Promise<Composition> {
   const { kinds, others } = checkPlugins([...o.plugins, ...(await importPlugins(named))]);
   const kindSchemas = new Map<string, TSchema>();
   for (const k of kinds.values()) if (k.configSchema) kindSchemas.set(k.id, k.configSchema);
-  const config = loadConfig({ path: o.configFile, text, env: o.env, kindSchemas });
+  const config = loadConfig({ path: o.configFile, text, env: o.env, kindSchemas, pluginSections: others.flatMap((p) => (p.config ? [p.config] : [])) });
   return { kinds, others, config };
 }
 

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { errors } from '@hub/contract';
 import { formatCidr, parseCidr, parseIp, rangeContains, type IpRange } from './ip-ranges.js';
+import type { IpBlockRecord } from '../storage/tables.js';
 import { POLICY_MEMO_MS } from './block-list.js';
 
 export interface IpBlockRow {
@@ -28,8 +29,17 @@ export function canonicalIpBlock(text: string): string {
 export interface IpBlockList {
   /** The block covering this client address, if any. */
   find(address: string): Promise<IpBlockRow | null>;
+  /** Oldest first. */
+  list(): Promise<IpBlockRow[]>;
+  /** Blocks a canonical address or range; `exists` when it is blocked already (by any replica). */
+  add(cidr: string, reason: string | null, by: string): Promise<IpBlockRow | 'exists'>;
+  /** Lifts a block; resolves with it, or null when there is none. */
+  remove(cidr: string): Promise<IpBlockRow | null>;
+  /** Drops the memo (add and remove do it themselves). */
   invalidate(): void;
 }
+
+const toRow = (r: IpBlockRecord): IpBlockRow => ({ id: Number(r.id), cidr: r.cidr, reason: r.reason, created_by: r.created_by, created_at: Number(r.created_at) });
 
 /**
  * IP blocks, read whole from the shared database at most once per POLICY_MEMO_MS per replica (the
@@ -42,12 +52,16 @@ export function createIpBlockList(db: Knex): IpBlockList {
 
   async function load() {
     const started = generation;
-    const rows = ((await db('ip_blocks').select()) as Record<string, unknown>[]).map(
-      (r): IpBlockRow => ({ id: Number(r.id), cidr: String(r.cidr), reason: (r.reason as string | null) ?? null, created_by: String(r.created_by), created_at: Number(r.created_at) }),
-    );
+    const rows = (await db('ip_blocks').select()).map(toRow);
     const loaded = { at: Date.now(), ranges: rows.map((row) => ({ range: parseCidr(row.cidr), row })) };
     if (started === generation) memo = loaded;
     return loaded;
+  }
+
+  function invalidate() {
+    generation++;
+    memo = undefined;
+    loading = undefined;
   }
 
   return {
@@ -63,10 +77,32 @@ export function createIpBlockList(db: Knex): IpBlockList {
       if (!ip) return null;
       return m.ranges.find((r) => rangeContains(r.range, ip))?.row ?? null;
     },
-    invalidate() {
-      generation++;
-      memo = undefined;
-      loading = undefined;
+    async list() {
+      return (await db('ip_blocks').orderBy('id').select()).map(toRow);
     },
+    async add(cidr, reason, by) {
+      const row = { cidr, reason, created_by: by, created_at: Date.now() };
+      const id = await db
+        .transaction(async (trx) => {
+          if (await trx('ip_blocks').where({ cidr }).first('id')) return null;
+          const [inserted] = await trx('ip_blocks').insert(row);
+          return Number(inserted);
+        })
+        .catch((e: { code?: string }) => {
+          // Another replica inserted the same range between our check and insert (unique index).
+          if (/^(ER_DUP_ENTRY|SQLITE_CONSTRAINT)/.test(e.code ?? '')) return null;
+          throw e;
+        });
+      invalidate();
+      return id === null ? 'exists' : { id, ...row };
+    },
+    async remove(cidr) {
+      const row = await db('ip_blocks').where({ cidr }).first();
+      if (!row) return null;
+      await db('ip_blocks').where({ cidr }).delete();
+      invalidate();
+      return toRow(row);
+    },
+    invalidate,
   };
 }

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Permission } from '@hub/contract';
 import type { PolicyConfig } from '../config/schema.js';
 import type { Policy } from './decide.js';
+import type { PolicyRecord } from '../storage/tables.js';
 import { POLICY_MEMO_MS } from './block-list.js';
 
 /** What a policy row's `rule` column holds (JSON). */
@@ -26,7 +27,13 @@ export interface PolicyRow {
 export interface PolicySource {
   /** Config policies first, then the API's, as decide() takes them. At most POLICY_MEMO_MS old. */
   current(): Promise<readonly Policy[]>;
-  /** Drops the memo (after a change on this replica). */
+  /** The API's policies, oldest first. */
+  list(): Promise<PolicyRow[]>;
+  get(id: number): Promise<PolicyRow | null>;
+  add(p: { name: string | null; effect: 'allow' | 'deny'; rule: PolicyRule; by: string }): Promise<PolicyRow>;
+  /** Resolves with the removed policy, or null when there is none. */
+  remove(id: number): Promise<PolicyRow | null>;
+  /** Drops the memo (add and remove do it themselves). */
   invalidate(): void;
 }
 
@@ -39,15 +46,8 @@ export function policyFromRow(row: PolicyRow): Policy {
   return { effect: row.effect, ...row.rule, id: apiPolicyId(row), source: 'api' };
 }
 
-export function parsePolicyRow(raw: Record<string, unknown>): PolicyRow {
-  return {
-    id: Number(raw.id),
-    name: (raw.name as string | null) ?? null,
-    effect: raw.effect as 'allow' | 'deny',
-    rule: JSON.parse(String(raw.rule)) as PolicyRule,
-    created_by: String(raw.created_by),
-    created_at: Number(raw.created_at),
-  };
+export function parsePolicyRow(raw: PolicyRecord): PolicyRow {
+  return { ...raw, id: Number(raw.id), rule: JSON.parse(raw.rule) as PolicyRule, created_at: Number(raw.created_at) };
 }
 
 /**
@@ -66,23 +66,44 @@ export function createPolicySource(db: Knex, configured: readonly PolicyConfig[]
 
   async function load(): Promise<readonly Policy[]> {
     const started = generation;
-    const rows = (await db('policies').orderBy('id').select()) as Record<string, unknown>[];
-    const policies = [...fromConfig, ...rows.map((r) => policyFromRow(parsePolicyRow(r)))];
+    const policies = [...fromConfig, ...(await list()).map(policyFromRow)];
     // A change invalidated us while the query ran: its answer may predate the change, so do not keep it.
     if (started === generation) memo = { at: Date.now(), policies };
     return policies;
   }
 
+  const list = async () => (await db('policies').orderBy('id').select()).map(parsePolicyRow);
+  async function get(id: number): Promise<PolicyRow | null> {
+    const row = await db('policies').where({ id }).first();
+    return row ? parsePolicyRow(row) : null;
+  }
+  function invalidate() {
+    generation++;
+    memo = undefined;
+    loading = undefined;
+  }
+
   return {
+    list,
+    get,
+    async add(p) {
+      const row = { name: p.name, effect: p.effect, rule: JSON.stringify(p.rule), created_by: p.by, created_at: Date.now() };
+      const [id] = await db('policies').insert(row);
+      invalidate();
+      return { ...row, id: Number(id), rule: p.rule };
+    },
+    async remove(id) {
+      const row = await get(id);
+      if (!row) return null;
+      await db('policies').where({ id }).delete();
+      invalidate();
+      return row;
+    },
     async current() {
       if (memo && Date.now() - memo.at < POLICY_MEMO_MS) return memo.policies;
       loading ??= load().finally(() => (loading = undefined));
       return loading;
     },
-    invalidate() {
-      generation++;
-      memo = undefined;
-      loading = undefined;
-    },
+    invalidate,
   };
 }

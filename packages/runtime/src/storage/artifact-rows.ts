@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
+import type { ArtifactRecord } from './tables.js';
 
 export interface ArtifactRow {
   registry: string;
@@ -18,7 +19,7 @@ export const keyHash = (key: string): string => crypto.createHash('sha256').upda
 
 const COLUMNS = ['registry', 'cache_key', 'package_name', 'version', 'blob_sha256', 'size', 'content_type', 'upstream_url', 'origin', 'fetched_at'] as const;
 // bigint columns come back as strings from mysql2.
-const fromDb = (row: ArtifactRow): ArtifactRow => ({ ...row, size: Number(row.size), fetched_at: Number(row.fetched_at) });
+const fromDb = (row: Pick<ArtifactRecord, (typeof COLUMNS)[number]>): ArtifactRow => ({ ...row, size: Number(row.size), fetched_at: Number(row.fetched_at) });
 
 /** The `artifacts` table: which blob answers a registry's cache key. */
 export function artifactRows(db: Knex) {

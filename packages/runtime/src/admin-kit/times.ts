@@ -1,4 +1,4 @@
-import { errors } from '@hub/runtime';
+import { errors } from '@hub/contract';
 
 /** RFC 3339 UTC, as every time in the admin API is written. */
 export const iso = (ms: number | string | null | undefined): string | null => (ms === null || ms === undefined ? null : new Date(Number(ms)).toISOString());

@@ -1,5 +1,5 @@
 import type Koa from 'koa';
-import { errors } from '@hub/runtime';
+import { errors } from '@hub/contract';
 
 /** One query-string value; absent or empty is undefined, a repeated key is 400. */
 export function queryValue(ctx: Koa.Context, name: string): string | undefined {

@@ -1,6 +1,6 @@
 import type { TSchema, Static } from 'typebox';
 import { Compile } from 'typebox/compile';
-import { errors } from '@hub/runtime';
+import { errors } from '@hub/contract';
 
 interface SchemaError {
   keyword: string;

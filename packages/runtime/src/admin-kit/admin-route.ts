@@ -1,6 +1,10 @@
 import type Koa from 'koa';
 import type { TSchema, Static } from 'typebox';
-import { errors, type AccessRequest, type AuditContext, type Coordinate, type Decision, type Permission, type PluginContext, type Subject } from '@hub/runtime';
+import { errors } from '@hub/contract';
+import type { AuditContext } from '../audit/access-event.js';
+import type { Coordinate, Permission } from '@hub/contract';
+import type { PluginContext } from '../contract/plugin.js';
+import type { AccessRequest, Decision, Subject } from '../policy/decide.js';
 import { bodyValidator } from './validate.js';
 import { canonicalCoordinate, type RegistryRef } from './coordinates.js';
 

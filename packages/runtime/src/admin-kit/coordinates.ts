@@ -1,4 +1,5 @@
-import { errors, type Coordinate, type RegistryKind } from '@hub/runtime';
+import { errors } from '@hub/contract';
+import type { Coordinate, RegistryKind } from '@hub/contract';
 
 export interface RegistryRef {
   name: string;

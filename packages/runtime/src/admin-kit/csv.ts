@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { stringify } from 'csv-stringify/sync';
 import type Koa from 'koa';
-import { errors } from '@hub/runtime';
+import { errors } from '@hub/contract';
 import { queryValue } from './query.js';
 
 /**

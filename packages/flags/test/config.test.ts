@@ -1,0 +1,24 @@
+import t from 'tap';
+import { loadConfig, type ConfigError, type LoadOptions } from '@hub/runtime';
+import flags from '../src/index.js';
+
+const load = (text: string, env: NodeJS.ProcessEnv = {}) => loadConfig({ text, env, pluginSections: [flags.config!] } satisfies LoadOptions);
+function errorOf(text: string): string | undefined {
+  try {
+    load(text);
+  } catch (e) {
+    return (e as ConfigError).message;
+  }
+  return undefined;
+}
+
+t.test('[[flag_sources]] is the plugin\'s own section; secret_env is resolved', async (t) => {
+  t.same(load('').sections.flag_sources, []);
+  t.match(load('[[flag_sources]]\nname = "osv"\nsecret_env = "S"\n', { S: 'x' }).sections.flag_sources, [{ name: 'osv', secret: 'x', allow_unsigned_time: false }]);
+});
+
+t.test('each source has a secret, a unique name, and no empty values', async (t) => {
+  t.equal(errorOf('[[flag_sources]]\nname = "a"\n'), 'hub.toml:1: flag_sources[0].secret: missing required key (or secret_env)');
+  t.equal(errorOf('[[flag_sources]]\nname = "a"\nsecret = "x"\n[[flag_sources]]\nname = "a"\nsecret = "y"\n'), 'hub.toml:5: flag_sources[1].name: duplicate flag source name "a"');
+  t.equal(errorOf('[[flag_sources]]\nname = "a"\nsecret = ""\n'), 'hub.toml:3: flag_sources[0].secret: must not be empty');
+});

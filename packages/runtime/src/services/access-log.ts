@@ -1,0 +1,71 @@
+import type { Knex } from 'knex';
+import type { AuditLog } from '../audit/audit-log.js';
+import type { AccessEvent, AccessOutcome } from '../audit/access-event.js';
+import type { AccessEventRecord } from '../storage/tables.js';
+
+export interface AccessLogEntry extends AccessEvent {
+  id: number;
+}
+
+/** The filters of SPEC 4.2. `from` and `to` are epoch milliseconds, [from, to). */
+export interface AccessLogFilter {
+  outcome?: AccessOutcome;
+  from?: number;
+  to?: number;
+  actions?: readonly string[];
+  ip?: string;
+  user_id?: string;
+  registry?: string;
+}
+
+/** Allowed downloads by one user from one address of one version, counted before and after a moment. */
+export interface DownloadGroup {
+  user_id: string | null;
+  ip_address: string | null;
+  version: string | null;
+  before: number;
+  after: number;
+  first: number;
+  last: number;
+}
+
+const toEntry = (r: AccessEventRecord): AccessLogEntry => ({ ...r, id: Number(r.id), at: Number(r.at), status: Number(r.status), outcome: r.outcome as AccessOutcome });
+
+/** Reading the audit log (the runtime's AuditLog writes it). */
+export function createAccessLog(db: Knex, audit: Pick<AuditLog, 'flush'>) {
+  return {
+    /**
+     * Entries newest first, paged by id: `before` is the last id of the previous page, so a page stays
+     * stable while new rows arrive. This replica's buffered rows are written first, so a read sees its own requests.
+     */
+    async query(f: AccessLogFilter, page: { limit: number; before?: number }): Promise<AccessLogEntry[]> {
+      await audit.flush();
+      const q = db('access_events').orderBy('id', 'desc').limit(page.limit);
+      if (f.outcome) q.where('outcome', f.outcome);
+      if (f.from !== undefined) q.where('at', '>=', f.from);
+      if (f.to !== undefined) q.where('at', '<', f.to);
+      if (f.actions) q.whereIn('action', f.actions);
+      if (f.ip) q.where('ip_address', f.ip);
+      if (f.user_id) q.where('user_id', f.user_id);
+      if (f.registry) q.where('registry', f.registry);
+      if (page.before !== undefined) q.where('id', '<', page.before);
+      return (await q.select()).map(toEntry);
+    },
+    /** Allowed downloads of a package (one version, or any; since `from`), per user, address and version, split at `at`. */
+    async downloads(d: { registry: string; package: string; version: string | null; from?: number; at: number }): Promise<DownloadGroup[]> {
+      const q = db('access_events').where({ action: 'download', outcome: 'allowed', registry: d.registry, package: d.package });
+      if (d.version !== null) q.where({ version: d.version });
+      if (d.from !== undefined) q.where('at', '>=', d.from);
+      const groups = await q
+        .select('user_id', 'ip_address', 'version')
+        .sum({ before: db.raw('case when at < ? then 1 else 0 end', [d.at]) })
+        .sum({ after: db.raw('case when at >= ? then 1 else 0 end', [d.at]) })
+        .min({ first: 'at' })
+        .max({ last: 'at' })
+        .groupBy('user_id', 'ip_address', 'version');
+      return groups.map((g) => ({ user_id: g.user_id, ip_address: g.ip_address, version: g.version, before: Number(g.before), after: Number(g.after), first: Number(g.first), last: Number(g.last) }));
+    },
+  };
+}
+
+export type AccessLog = ReturnType<typeof createAccessLog>;

@@ -1,0 +1,114 @@
+import type { Knex } from 'knex';
+import { LRUCache } from 'lru-cache';
+import type { Coordinate } from '@hub/contract';
+import { POLICY_MEMO_MS } from '../policy/block-list.js';
+import type { BlockRecord } from '../storage/tables.js';
+
+export interface Block {
+  id: number;
+  registry: string;
+  package_name: string;
+  /** null: every version; for path kinds the file path. */
+  version: string | null;
+  reason: string | null;
+  blocked_by: string;
+  created_at: number;
+}
+
+export interface BlockFilter {
+  registry?: string;
+  package_name?: string;
+  blocked_by?: string;
+}
+
+const MAX_LISTED = 10_000;
+
+const toBlock = (r: BlockRecord): Block => ({ ...r, id: Number(r.id), created_at: Number(r.created_at) });
+
+/**
+ * Package blocks: the one writer of the `blocks` table and its one-second memo per package (the hot
+ * path makes at most one query per package per second; a change here is seen here at once).
+ */
+export function createBlocks(db: Knex) {
+  const memo = new LRUCache<string, Block[]>({ max: 20_000, ttl: POLICY_MEMO_MS });
+  const rowsOf = (registry: string, name: string, q: Knex = db) => q('blocks').where({ registry, package_name: name }).select();
+
+  async function get(id: number): Promise<Block | null> {
+    const row = await db('blocks').where({ id }).first();
+    return row ? toBlock(row) : null;
+  }
+
+  return {
+    get,
+    /** The block that refuses this coordinate, if any: a whole-package block or one on this version. */
+    async find(registry: string, c: Coordinate): Promise<Block | null> {
+      const id = `${registry}\0${c.name}`;
+      let rows = memo.get(id);
+      if (!rows) {
+        rows = (await rowsOf(registry, c.name)).map(toBlock);
+        memo.set(id, rows);
+      }
+      return rows.find((r) => r.version === null) ?? (c.version !== undefined ? rows.find((r) => r.version === c.version) : undefined) ?? null;
+    },
+    /** Oldest first, at most 10,000. */
+    async list(f: BlockFilter = {}): Promise<Block[]> {
+      const q = db('blocks').orderBy('id').limit(MAX_LISTED);
+      for (const [k, v] of Object.entries(f)) if (v !== undefined) q.where(k, v);
+      return (await q.select()).map(toBlock);
+    },
+    /** Blocks a name (version null) or one version; `exists` when that very block is there already. */
+    async add(b: { registry: string; package_name: string; version: string | null; reason: string | null; by: string }): Promise<Block | 'exists'> {
+      const row = { registry: b.registry, package_name: b.package_name, version: b.version, reason: b.reason, blocked_by: b.by, created_at: Date.now() };
+      const id = await db.transaction(async (trx) => {
+        const same = trx('blocks').where({ registry: row.registry, package_name: row.package_name });
+        if (row.version === null) same.whereNull('version');
+        else same.where('version', row.version);
+        if (await same.first('id')) return null;
+        // Both SQLite and MySQL answer a plain insert with [the new id].
+        const [inserted] = await trx('blocks').insert(row);
+        return Number(inserted);
+      });
+      memo.clear();
+      return id === null ? 'exists' : { id, ...row };
+    },
+    /** Blocks each of `versions` that no block covers yet (none when the whole name is blocked); resolves with those it blocked. */
+    async addVersions(b: { registry: string; package_name: string; versions: readonly string[]; reason: string; by: string }): Promise<string[]> {
+      const added = await db.transaction(async (trx) => {
+        const existing = await rowsOf(b.registry, b.package_name, trx);
+        if (existing.some((x) => x.version === null)) return [];
+        const have = new Set(existing.map((x) => x.version));
+        const add = b.versions.filter((v) => !have.has(v));
+        const now = Date.now();
+        if (add.length) await trx('blocks').insert(add.map((version) => ({ registry: b.registry, package_name: b.package_name, version, reason: b.reason, blocked_by: b.by, created_at: now })));
+        return add;
+      });
+      if (added.length) memo.clear();
+      return added;
+    },
+    /** Removes one block by id; resolves with it, or null when there is none. */
+    async remove(id: number): Promise<Block | null> {
+      const row = await get(id);
+      if (!row) return null;
+      await db('blocks').where({ id }).delete();
+      memo.clear();
+      return row;
+    },
+    /**
+     * Lifts the blocks `by` put on a name (all, or those on `versions` and on the whole name). Resolves
+     * with what was lifted (`*` for the whole name) and whether someone else's block still applies.
+     */
+    async lift(b: { registry: string; package_name: string; by: string; versions?: readonly string[] }): Promise<{ lifted: string[]; othersStay: boolean }> {
+      const res = await db.transaction(async (trx) => {
+        const rows = await rowsOf(b.registry, b.package_name, trx);
+        const concerned = (v: string | null) => b.versions === undefined || v === null || b.versions.includes(v);
+        const own = rows.filter((r) => r.blocked_by === b.by && concerned(r.version));
+        if (own.length) await trx('blocks').whereIn('id', own.map((r) => r.id)).delete();
+        return { lifted: own.map((r) => r.version ?? '*'), othersStay: rows.some((r) => r.blocked_by !== b.by && concerned(r.version)) };
+      });
+      if (res.lifted.length) memo.clear();
+      return res;
+    },
+  };
+}
+
+export type Blocks = ReturnType<typeof createBlocks>;

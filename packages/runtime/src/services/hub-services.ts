@@ -1,0 +1,36 @@
+import type { Knex } from 'knex';
+import type { AuditLog } from '../audit/audit-log.js';
+import type { Authenticator } from '../auth/authenticate.js';
+import { createAccessLog, type AccessLog } from './access-log.js';
+import { createArtifactPins, type ArtifactPins } from './artifact-pins.js';
+import { createBlocks, type Blocks } from './blocks.js';
+import { createHeldArtifacts, type HeldArtifacts } from './held-artifacts.js';
+import { createTokens, type Tokens } from './tokens.js';
+import { createUnlisting, type Unlisting } from './unlisting.js';
+import { createUsers, type Users } from './users.js';
+
+/**
+ * What plugins (and tests) change runtime state through: each service is the only writer of its table
+ * and keeps its own memo current, so no caller writes a runtime table or remembers to invalidate.
+ */
+export interface HubServices {
+  blocks: Blocks;
+  unlisting: Unlisting;
+  users: Users;
+  tokens: Tokens;
+  pins: ArtifactPins;
+  held: HeldArtifacts;
+  accessLog: AccessLog;
+}
+
+export function createHubServices(db: Knex, auth: Pick<Authenticator, 'invalidate'>, audit: Pick<AuditLog, 'flush'>): HubServices {
+  return {
+    blocks: createBlocks(db),
+    unlisting: createUnlisting(db),
+    users: createUsers(db, auth),
+    tokens: createTokens(db, auth),
+    pins: createArtifactPins(db),
+    held: createHeldArtifacts(db),
+    accessLog: createAccessLog(db, audit),
+  };
+}
