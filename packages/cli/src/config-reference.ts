@@ -1,4 +1,5 @@
-import { checkPlugins, renderConfigDocs } from '@hub/runtime';
+import { checkPlugins } from '@hub/runtime';
+import { renderConfigDocs } from './config-docs.js';
 import { defaultPlugins } from './plugins.js';
 
 /** docs/config.md: the configuration reference for the default distribution (every kind's extra keys included). */

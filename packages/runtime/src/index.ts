@@ -6,7 +6,7 @@ export { composePlugins, checkPlugins, type ComposeOptions, type Composition } f
 export { StartupError } from './plugins/startup-error.js';
 export { loadConfig, ConfigError, type LoadOptions } from './config/load.js';
 export { builtInConfig } from './config/defaults.js';
-export { secretPair, AUDIT_POLICIES, REGISTRY_NAME_PATTERN, NAME_MESSAGE, type HubConfig, type RegistryConfig, type ConfigSection } from './config/schema.js';
+export { secretPair, AUDIT_POLICIES, HubConfigSchema, REGISTRY_NAME_PATTERN, NAME_MESSAGE, type HubConfig, type RegistryConfig, type ConfigSection, type KindSchemas } from './config/schema.js';
 export { createDb, migrate } from './storage/db.js';
 export { binaryCollation } from './storage/migrations/collation.js';
 export { runtimeMigrations } from './storage/migrations/index.js';
@@ -19,7 +19,6 @@ export { ROLE_PERMISSIONS, ALL_PERMISSIONS } from './policy/roles.js';
 export { createLogger } from './log.js';
 export type { HubMetrics } from './metrics.js';
 export { VERSION } from './version.js';
-export { renderConfigDocs } from './config/docs.js';
 export { createAccessControl, type AccessControl } from './policy/access-control.js';
 export { createPolicySource, parsePolicyRow, policyFromRow, apiPolicyId, configPolicyId, type PolicySource, type PolicyRow, type PolicyRule } from './policy/policy-source.js';
 export { createIpBlockList, canonicalIpBlock, type IpBlockList, type IpBlockRow } from './policy/ip-blocks.js';

@@ -4,7 +4,6 @@ import t from 'tap';
 import Type, { type TSchema } from 'typebox';
 import type { Mode, Permission } from '@hub/contract';
 import { builtInConfig } from '../src/config/defaults.js';
-import { renderConfigDocs } from '../src/config/docs.js';
 import { ConfigError, loadConfig, type LoadOptions } from '../src/config/load.js';
 import { HubConfigSchema, secretPair, type ConfigSection, type HubConfig } from '../src/config/schema.js';
 import { DEFAULT_FORBIDDEN_CIDRS } from '../src/upstream/address-policy.js';
@@ -555,17 +554,3 @@ t.test('the schema: a description on every key, additionalProperties false on ev
   tt.same(problems, []);
 });
 
-t.test('renderConfigDocs: a table per section and a section per kind schema', async (tt) => {
-  const kind = Type.Object({ checksum_db: Type.Optional(Type.String({ description: 'Checksum database | base' })) }, { additionalProperties: false });
-  const md = renderConfigDocs(new Map([['go', kind]]), [SOURCES_LIKE, { section: 'sweeps', schema: Type.Object({ interval_secs: Type.Integer({ default: 21600, minimum: 300, description: 'Seconds.' }) }, { description: 'A plugin.' }) }]);
-  for (const title of ['[server]', '[database]', '[storage]', '[auth]', '[[auth.policies]]', '[limits]', '[cache]', '[sweeps]', '[[flag_sources]]', '[notifications]', '[[notifications.webhooks]]', '[metrics]', '[plugins]', '[[registries]]', '[registries.upstream_auth]', '[registries.security]']) {
-    tt.match(md, `\`${title}\`\n`, `section ${title}`);
-  }
-  tt.match(md, '| `listen` | string | `"127.0.0.1:8080"` |');
-  tt.match(md, '| `mode` | `"proxy"` \\| `"hybrid"` \\| `"local"` | `"proxy"` |');
-  tt.match(md, '| `interval_secs` | integer, ≥ 300 | `21600` |');
-  tt.match(md, '| `name` | string | **required** |');
-  tt.match(md, 'Kind `go`: extra [[registries]] keys');
-  tt.match(md, 'Checksum database \\| base', 'pipes escaped in cells');
-  tt.equal(renderConfigDocs(), renderConfigDocs(new Map()), 'deterministic');
-});

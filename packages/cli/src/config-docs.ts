@@ -3,7 +3,7 @@
  * accepts (a test compares the committed file with this output).
  */
 import type { TSchema } from 'typebox';
-import { HubConfigSchema, type ConfigSection, type KindSchemas } from './schema.js';
+import { HubConfigSchema, type ConfigSection, type KindSchemas } from '@hub/runtime';
 
 type Node = Record<string, unknown>;
 

@@ -1,0 +1,116 @@
+/** Rules across keys, checked once every key has its type: pairs that go together, URLs, ranges, unique names. */
+import { parseCidr } from '../policy/ip-ranges.js';
+import type { Issues } from './issues.js';
+import type { HubConfig, RegistryConfig } from './schema.js';
+import type { KeyPath } from './toml-source.js';
+
+// ---------------------------------------------------------------------------------------------
+// Rules across keys
+
+export function checkCrossField(issues: Issues, c: HubConfig): void {
+  checkServer(issues, c);
+  checkDatabase(issues, c);
+  checkStorage(issues, c);
+  if (c.limits.rate_store === 'redis' && c.redis.url === undefined) issues.add(['limits', 'rate_store'], 'rate_store = "redis" needs [redis] url (or url_env)');
+  if (c.redis.url !== undefined && !/^rediss?:\/\/[^\s]+$/.test(c.redis.url)) issues.add(['redis', 'url'], 'must be a redis:// or rediss:// URL');
+  checkRegistries(issues, c);
+  c.notifications.webhooks.forEach((w, i) => checkUrl(issues, ['notifications', 'webhooks', i, 'url'], w.url));
+}
+
+function checkServer(issues: Issues, c: HubConfig): void {
+  const s = c.server;
+  if ((s.tls_cert === undefined) !== (s.tls_key === undefined)) {
+    const missing = s.tls_cert === undefined ? 'tls_cert' : 'tls_key';
+    issues.add(['server', missing], 'tls_cert and tls_key go together: set both or neither');
+  }
+  if (s.public_url !== undefined) checkUrl(issues, ['server', 'public_url'], s.public_url);
+  const port = Number(s.listen.slice(s.listen.lastIndexOf(':') + 1));
+  if (port > 65535) issues.add(['server', 'listen'], `port must be 0..65535 (got ${port})`);
+  for (const key of ['forbidden_networks', 'trusted_proxies'] as const)
+    s[key].forEach((cidr, i) => {
+      if (!isCidr(cidr)) issues.add(['server', key, i], `must be an IP address or CIDR range like 169.254.0.0/16 or fe80::/10 (got ${JSON.stringify(cidr)})`);
+    });
+  if (s.trust_proxy && s.trusted_proxies.length === 0) issues.add(['server', 'trusted_proxies'], 'trust_proxy needs at least one trusted proxy address or range (the proxy in front of hub)');
+}
+
+function checkDatabase(issues: Issues, c: HubConfig): void {
+  const d = c.database;
+  if (d.client === 'mysql' && d.url === undefined) issues.add(['database', 'url'], 'client = "mysql" needs url or url_env');
+  if (d.client === 'sqlite' && d.url !== undefined) issues.add(['database', d.url_env === undefined ? 'url' : 'url_env'], 'only used with client = "mysql"');
+}
+
+const S3_KEYS = ['bucket', 'endpoint', 'region', 'prefix', 'access_key_id', 'access_key_id_env', 'secret_access_key', 'secret_access_key_env'] as const;
+
+function checkStorage(issues: Issues, c: HubConfig): void {
+  const s = c.storage;
+  if (s.kind === 's3') {
+    if (s.bucket === undefined) issues.add(['storage', 'bucket'], 'kind = "s3" needs a bucket');
+    if (s.endpoint !== undefined) checkUrl(issues, ['storage', 'endpoint'], s.endpoint);
+    if ((s.access_key_id === undefined) !== (s.secret_access_key === undefined)) {
+      issues.add(['storage', s.access_key_id === undefined ? 'access_key_id' : 'secret_access_key'], 'access_key_id and secret_access_key go together: set both or neither');
+    }
+    return;
+  }
+  for (const key of S3_KEYS) {
+    if (s[key] !== undefined) issues.add(['storage', key], 'only used with kind = "s3"');
+  }
+}
+
+function checkRegistries(issues: Issues, c: HubConfig): void {
+  checkUniqueNames(issues, c.registries, 'registries', 'registry');
+  c.registries.forEach((r, i) => {
+    const at = (...keys: string[]): KeyPath => ['registries', i, ...keys];
+    if (r.mode === 'local') {
+      // Silently ignoring an upstream would hide a mode typo'd into "local"; say so instead.
+      if (r.upstream !== undefined) issues.add(at('upstream'), 'not used in local mode (remove it or change mode)');
+      if (r.upstream_auth !== undefined) issues.add(at('upstream_auth'), 'not used in local mode (remove it or change mode)');
+      return;
+    }
+    if (r.upstream === undefined) issues.add(at('upstream'), `missing required key: mode "${r.mode}" needs an upstream URL`);
+    else checkUrl(issues, at('upstream'), r.upstream);
+    if (r.upstream_auth !== undefined) checkUpstreamAuth(issues, at('upstream_auth'), r.upstream_auth);
+    r.allowed_origins.forEach((o, j) => {
+      if (!isOrigin(o)) issues.add(at('allowed_origins', String(j)), `must be an origin only, scheme://host[:port] (got ${JSON.stringify(o)})`);
+    });
+  });
+}
+
+function isOrigin(text: string): boolean {
+  try {
+    const u = new URL(text);
+    return u.href === `${u.origin}/`;
+  } catch {
+    return false;
+  }
+}
+
+function checkUpstreamAuth(issues: Issues, path: KeyPath, a: NonNullable<RegistryConfig['upstream_auth']>): void {
+  const hasToken = a.token !== undefined;
+  const hasUser = a.username !== undefined;
+  const hasPassword = a.password !== undefined;
+  if (hasToken && (hasUser || hasPassword)) issues.add(path, 'give either token or username with password, not both');
+  else if (hasUser !== hasPassword) issues.add([...path, hasUser ? 'password' : 'username'], 'username and password go together (password may be password_env)');
+  else if (!hasToken && !hasUser) issues.add(path, 'needs token (or token_env), or username with password (or password_env)');
+}
+
+function checkUniqueNames(issues: Issues, items: ReadonlyArray<{ name: string }>, section: string, what: string): void {
+  const seen = new Set<string>();
+  items.forEach((item, i) => {
+    if (seen.has(item.name)) issues.add([section, i, 'name'], `duplicate ${what} name ${JSON.stringify(item.name)}`);
+    seen.add(item.name);
+  });
+}
+
+function checkUrl(issues: Issues, path: KeyPath, url: string): void {
+  if (!URL.canParse(url)) issues.add(path, `is not a valid URL (got ${JSON.stringify(url)})`);
+}
+
+/** An address or a CIDR range; a bare address is a single host, as the redirect guard reads it. */
+function isCidr(text: string): boolean {
+  try {
+    parseCidr(text);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,180 @@
+/** TypeBox's validation errors, said in TOML terms: the key path as written, what was expected, and "did you mean". */
+import type { TSchema } from 'typebox';
+import { Value } from 'typebox/value';
+import type { Issues } from './issues.js';
+import { isTable, type KeyPath } from './toml-source.js';
+
+// ---------------------------------------------------------------------------------------------
+// Schema validation and its messages
+
+interface SchemaError {
+  keyword: string;
+  schemaPath: string;
+  instancePath: string;
+  params: Record<string, unknown>;
+  message: string;
+}
+
+type SchemaNode = Record<string, unknown>;
+
+/**
+ * Turns TypeBox errors into issues in TOML terms. `rootKeys` adds known keys at the root of `value`
+ * for "did you mean" (registry extras sit next to the base registry keys).
+ */
+export function reportSchemaErrors(issues: Issues, schema: TSchema, value: unknown, base: KeyPath, rootKeys: readonly string[] = []): void {
+  for (const e of Value.Errors(schema, value) as unknown as SchemaError[]) {
+    // The "schema is false" twin of an additionalProperties error, and the per-branch errors of an
+    // anyOf, say the same thing worse than the error they accompany.
+    if (e.keyword === 'boolean' && e.schemaPath.endsWith('/additionalProperties')) continue;
+    if (e.schemaPath.includes('/anyOf/')) continue;
+    const path = [...base, ...pointerToPath(e.instancePath, value)];
+    const node = schemaAt(schema, e.schemaPath);
+    if (e.keyword === 'required') {
+      for (const key of e.params.requiredProperties as string[]) issues.add([...path, key], 'missing required key');
+    } else if (e.keyword === 'additionalProperties') {
+      const known = [...propertyNames(node), ...(e.instancePath === '' ? rootKeys : [])];
+      for (const key of e.params.additionalProperties as string[]) issues.add([...path, key], unknownKey(key, known));
+    } else {
+      issues.add(path, describe(e, node, valueAt(value, e.instancePath)));
+    }
+  }
+}
+
+function describe(e: SchemaError, node: SchemaNode | undefined, got: unknown): string {
+  const p = e.params;
+  const gotText = `(got ${show(got)})`;
+  switch (e.keyword) {
+    case 'type':
+      return `must be ${typeName(String(p.type))} ${gotText}`;
+    case 'enum':
+      return `must be one of ${(p.allowedValues as unknown[]).map(String).join(', ')} ${gotText}`;
+    case 'anyOf': {
+      const consts = Array.isArray(node?.anyOf) ? (node.anyOf as SchemaNode[]).map((b) => b.const) : [];
+      if (consts.length > 0 && consts.every((c) => c !== undefined)) return `must be one of ${consts.map(String).join(', ')} ${gotText}`;
+      return `does not match any allowed form ${gotText}`;
+    }
+    case 'const':
+      return `must be ${show(p.allowedValue)} ${gotText}`;
+    case 'minimum':
+    case 'maximum':
+    case 'exclusiveMinimum':
+    case 'exclusiveMaximum':
+      return `must be ${String(p.comparison)} ${String(p.limit)} ${gotText}`;
+    case 'minLength':
+      return p.limit === 1 ? 'must not be empty' : `must be at least ${String(p.limit)} characters ${gotText}`;
+    case 'maxLength':
+      return `must be at most ${String(p.limit)} characters ${gotText}`;
+    case 'minItems':
+      return p.limit === 1 ? 'must list at least one entry' : `must list at least ${String(p.limit)} entries`;
+    case 'maxItems':
+      return `must list at most ${String(p.limit)} entries`;
+    case 'pattern':
+      return `${patternHint(node, String(p.pattern))} ${gotText}`;
+    case 'format':
+      return `must be a valid ${String(p.format)} ${gotText}`;
+    default:
+      return `${e.message} ${gotText}`;
+  }
+}
+
+/** Patterns read badly; a schema may say in words (`errorMessage`) or by example what it wants. */
+function patternHint(node: SchemaNode | undefined, pattern: string): string {
+  if (typeof node?.errorMessage === 'string') return node.errorMessage;
+  const example = Array.isArray(node?.examples) ? node.examples[0] : undefined;
+  return typeof example === 'string' ? `must look like ${example}` : `must match /${pattern}/`;
+}
+
+function typeName(t: string): string {
+  const names: Record<string, string> = {
+    string: 'a string',
+    integer: 'an integer',
+    number: 'a number',
+    boolean: 'true or false',
+    array: 'an array',
+    object: 'a table',
+  };
+  return names[t] ?? t;
+}
+
+function show(v: unknown): string {
+  if (v === undefined) return 'nothing';
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (v instanceof Date) return 'a date';
+  if (Array.isArray(v)) return 'an array';
+  if (typeof v === 'object' && v !== null) return 'a table';
+  return String(v);
+}
+
+export function unknownKey(key: string, known: readonly string[], suffix = ''): string {
+  const guess = closest(key, known);
+  return `unknown key${suffix}${guess === undefined ? '' : ` (did you mean "${guess}"?)`}`;
+}
+
+/** The known key within edit distance 2, nearest first; else one the key is a prefix of (`metadata_ttl`). */
+function closest(key: string, known: readonly string[]): string | undefined {
+  let best: string | undefined = key.length >= 4 ? known.find((k) => k.startsWith(key)) : undefined;
+  let bestDistance = 3;
+  for (const k of known) {
+    const d = editDistance(key, k);
+    if (d < bestDistance) {
+      best = k;
+      bestDistance = d;
+    }
+  }
+  return best;
+}
+
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      cur[j] = Math.min((prev[j] ?? 0) + 1, (cur[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + cost);
+    }
+    prev = cur;
+  }
+  return prev[b.length] ?? 0;
+}
+
+function pointerSegments(pointer: string): string[] {
+  return pointer === '' ? [] : pointer.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+}
+
+/** A JSON pointer into `root` as a key path, with array indices as numbers. */
+function pointerToPath(pointer: string, root: unknown): KeyPath {
+  const out: Array<string | number> = [];
+  let cur: unknown = root;
+  for (const seg of pointerSegments(pointer)) {
+    if (Array.isArray(cur)) {
+      out.push(Number(seg));
+      cur = cur[Number(seg)];
+    } else {
+      out.push(seg);
+      cur = isTable(cur) ? cur[seg] : undefined;
+    }
+  }
+  return out;
+}
+
+function valueAt(root: unknown, pointer: string): unknown {
+  let cur: unknown = root;
+  for (const seg of pointerSegments(pointer)) {
+    if (Array.isArray(cur)) cur = cur[Number(seg)];
+    else cur = isTable(cur) ? cur[seg] : undefined;
+  }
+  return cur;
+}
+
+function schemaAt(schema: TSchema, schemaPath: string): SchemaNode | undefined {
+  let cur: unknown = schema;
+  for (const seg of pointerSegments(schemaPath.replace(/^#/, ''))) {
+    if (typeof cur !== 'object' || cur === null) return undefined;
+    cur = (cur as Record<string, unknown>)[seg];
+  }
+  return typeof cur === 'object' && cur !== null ? (cur as SchemaNode) : undefined;
+}
+
+function propertyNames(node: SchemaNode | undefined): string[] {
+  return isTable(node?.properties) ? Object.keys(node.properties) : [];
+}
