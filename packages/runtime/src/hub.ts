@@ -1,7 +1,4 @@
-import fs from 'node:fs';
 import http from 'node:http';
-import https from 'node:https';
-import type { AddressInfo } from 'node:net';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { Value } from 'typebox/value';
@@ -11,10 +8,9 @@ import { loadUrlSigner } from './auth/signed-urls.js';
 import { createArtifactCache, type ArtifactCache } from './cache/artifact-cache.js';
 import { createMetadataCache } from './cache/metadata-cache.js';
 import { startMaintenance } from './jobs/maintenance.js';
-import type { HubConfig, RegistryConfig } from './config/schema.js';
-import type { RegistryInfo, RegistryKind } from '@hub/contract';
+import type { HubConfig } from './config/schema.js';
+import type { RegistryKind } from '@hub/contract';
 import type { CachePurge, PluginInstance, RefusalRule } from './contract/plugin.js';
-import { HubError } from '@hub/contract';
 import { createAuditLog, type AuditLog } from './audit/audit-log.js';
 import { createEventBus, type EventBus } from './events/event-bus.js';
 import { createHealthBoard } from './health/health-board.js';
@@ -28,18 +24,16 @@ import { createLogger } from './log.js';
 import { createMetrics, type HubMetrics } from './metrics.js';
 import { createApp } from './server/app.js';
 import { createHubServices, type HubServices } from './services/hub-services.js';
+import { bindRegistries } from './server/bind-registries.js';
+import { createListener } from './server/listener.js';
 import { registryRoutes, type BoundRegistry } from './server/registry-routes.js';
 import { artifactRows, metadataRows } from './storage/artifact-rows.js';
 import type { BlobStore } from './storage/blobs/blob-store.js';
 import { createFsBlobStore, sweepSpool } from './storage/blobs/fs.js';
 import { createDb, migrate } from './storage/db.js';
 import { runtimeMigrations } from './storage/migrations/index.js';
-import { createUpstreamClient } from './upstream/client.js';
 import { composePlugins, type ComposeOptions } from './plugins/compose.js';
 import { StartupError } from './plugins/startup-error.js';
-import { VERSION } from './version.js';
-
-const CLOSE_GRACE_MS = 2_000;
 
 export interface CreateHubOptions extends ComposeOptions {
   logger?: Logger;
@@ -74,15 +68,6 @@ export interface Hub {
 export async function createHub(o: CreateHubOptions): Promise<Hub> {
   const env = o.env ?? process.env;
   const { kinds, others, config } = await composePlugins(o);
-  config.registries.forEach((r, i) => {
-    if (!kinds.has(r.type))
-      throw new StartupError('unknown_kind', `registries[${i}].type: no loaded kind "${r.type}" (loaded: ${[...kinds.keys()].sort().join(', ') || 'none'})`);
-    if ((r.security?.min_release_age_secs ?? 0) > 0 && !kinds.get(r.type)!.publishTimes)
-      throw new StartupError(
-        'unsupported',
-        `registries[${i}].security.min_release_age_secs: the ${r.type} kind cannot tell when a version was published, so no cool-down can be applied to "${r.name}"; set it to 0`,
-      );
-  });
   const envAdminToken = adminTokenFromEnv(env);
   if (config.storage.kind !== 'fs') throw new StartupError('storage', `storage.kind: "${config.storage.kind}" is not available in this build; use "fs" (a shared directory for replicas)`);
 
@@ -125,27 +110,9 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
 
   if (config.cache.max_bytes === 0)
     log.warn('[cache] max_bytes is not set: cached artifacts are never removed for space, and the blob store grows with every new version fetched');
-  const registries = new Map<string, BoundRegistry>();
+  const registries = bindRegistries(config, kinds, metrics);
   // Host values that may appear in URLs hub writes when no public_url is set; listen() adds its own names.
   const servedHosts = new Set(config.server.allowed_hosts.map((h) => h.toLowerCase()));
-  for (const r of config.registries) {
-    const info: RegistryInfo = { name: r.name, type: r.type, mode: r.mode, upstream: r.upstream, metadataTtlSecs: r.metadata_ttl_secs, minReleaseAgeSecs: r.security?.min_release_age_secs ?? 0, config: r.extra };
-    const upstream = createUpstreamClient({
-      origin: r.upstream ?? 'http://invalid.invalid',
-      auth: r.upstream_auth,
-      userAgent: `hub/${VERSION}`,
-      connectTimeoutMs: config.server.connect_timeout_ms,
-      headersTimeoutMs: config.server.headers_timeout_ms,
-      deadlineMs: config.server.deadline_ms,
-      forbiddenNetworks: config.server.forbidden_networks,
-      trustedOrigins: configuredOrigins(r),
-      onRequest: (i) => {
-        metrics.upstreamRequests.inc({ registry: r.name, status: String(i.status) });
-        metrics.upstreamDuration.observe({ registry: r.name }, i.durationMs / 1000);
-      },
-    });
-    registries.set(r.name, { info, kind: kinds.get(r.type)!, upstream });
-  }
 
   const artifacts = createArtifactCache({
     blobs,
@@ -237,7 +204,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
   const maintenance = startMaintenance({ config, db, artifacts, audit, log, metrics });
 
   const callback = app.callback();
-  let server: http.Server | undefined;
+  const listener = createListener(callback, config, log, servedHosts, [...registries.keys()]);
   let closing: Promise<void> | undefined;
 
   return {
@@ -257,59 +224,13 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     kinds,
     registries,
     callback,
-    async listen(listen = config.server.listen) {
-      const { host, port } = parseListen(listen);
-      const tls = config.server.tls_cert && config.server.tls_key ? { cert: fs.readFileSync(config.server.tls_cert), key: fs.readFileSync(config.server.tls_key) } : undefined;
-      const limits: http.ServerOptions = {
-        headersTimeout: config.server.client_headers_timeout_ms,
-        requestTimeout: Math.max(config.server.client_request_timeout_ms, config.server.client_headers_timeout_ms),
-        // How often Node looks for clients past those timeouts (its default is 30 s).
-        connectionsCheckingInterval: Math.min(1000, config.server.client_headers_timeout_ms),
-      };
-      server = tls ? https.createServer({ ...tls, ...limits }, callback) : http.createServer(limits, callback);
-      server.keepAliveTimeout = 65_000;
-      server.maxConnections = config.server.max_connections;
-      server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
-        // Node answers header overflows and slow clients itself with a bare body; answer in the INTERFACE.md error format.
-        const [status, code, message] =
-          err.code === 'HPE_HEADER_OVERFLOW'
-            ? [431, 'header_too_large', 'request headers too large']
-            : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-              ? [408, 'request_timeout', 'the request was not received in time']
-              : [400, 'bad_request', 'malformed request'];
-        const body = JSON.stringify({ error: { code, message, request_id: '' } });
-        if (socket.writable && !(socket as { _httpMessage?: unknown })._httpMessage)
-          socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
-        else socket.destroy();
-      });
-      await new Promise<void>((resolve, reject) => {
-        server!.once('error', reject);
-        server!.listen(port, host, () => resolve());
-      });
-      const addr = server.address() as AddressInfo;
-      const shownHost = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
-      // This machine's own names for the listener, as its local clients (and the tests) write them.
-      for (const h of ['localhost', '127.0.0.1', '[::1]', shownHost]) servedHosts.add(`${h}:${addr.port}`);
-      const url = `${tls ? 'https' : 'http'}://${shownHost}:${addr.port}`;
-      log.info({ url, registries: [...registries.keys()] }, 'hub listening');
-      if (config.auth.anonymous.length > 0 && !/^(127\.|\[?::1\]?$|localhost$)/.test(addr.address))
-        log.warn({ anonymous: config.auth.anonymous, address: addr.address }, 'requests without a token are allowed on a non-loopback address');
-      return url;
-    },
+    listen: (at = config.server.listen) => listener.listen(at),
     close() {
       // Idempotent: a second call (a test's teardown after an explicit close) waits for the first.
       closing ??= (async () => {
         clearInterval(touchTimer);
         await maintenance.stop();
-        if (server) {
-          const s = server;
-          await new Promise<void>((resolve) => {
-            s.close(() => resolve());
-            s.closeIdleConnections();
-            // Clients that keep a connection open past a grace period are cut, so close() always ends.
-            setTimeout(() => s.closeAllConnections(), CLOSE_GRACE_MS).unref();
-          });
-        }
+        await listener.close();
         await artifacts.idle();
         await artifacts.flushTouches();
         for (const i of instances) await i.stop();
@@ -324,19 +245,4 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
       return closing;
     },
   };
-}
-
-export function parseListen(listen: string): { host: string; port: number } {
-  const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(listen);
-  if (!m) throw new HubError('bad_request', `listen address "${listen}" is not HOST:PORT`);
-  return { host: m[1] ?? m[2]!, port: Number(m[3]) };
-}
-
-/**
- * The origins an operator wrote into a registry's table: `allowed_origins` and every URL-valued key of its
- * kind (go's checksum_db, say). Only these, with `upstream`, may lie in [server] forbidden_networks.
- */
-function configuredOrigins(r: RegistryConfig): string[] {
-  const fromKind = Object.values(r.extra ?? {}).filter((v): v is string => typeof v === 'string' && /^https?:\/\//i.test(v));
-  return [...r.allowed_origins, ...fromKind];
 }

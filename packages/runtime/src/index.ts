@@ -1,7 +1,8 @@
 /** @hub/runtime: the small core every hub is assembled from, and (re-exported from @hub/contract) the RegistryKind contract. */
 export * from '@hub/contract';
 export * from './contract/plugin.js';
-export { createHub, parseListen, type Hub, type CreateHubOptions } from './hub.js';
+export { createHub, type Hub, type CreateHubOptions } from './hub.js';
+export { parseListen } from './server/listener.js';
 export { composePlugins, checkPlugins, type ComposeOptions, type Composition } from './plugins/compose.js';
 export { StartupError } from './plugins/startup-error.js';
 export { loadConfig, ConfigError, type LoadOptions } from './config/load.js';

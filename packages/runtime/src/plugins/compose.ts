@@ -27,7 +27,12 @@ export interface Composition {
 
 /** The given plugins plus those named by `[plugins] load`, checked, and the config validated against all of them. */
 export async function composePlugins(o: ComposeOptions): Promise<Composition> {
-  if (o.config) return { ...checkPlugins(o.plugins), config: o.config };
+  const composed = o.config ? { ...checkPlugins(o.plugins), config: o.config } : await loadComposition(o);
+  checkRegistryKinds(composed.config, composed.kinds);
+  return composed;
+}
+
+async function loadComposition(o: ComposeOptions): Promise<Composition> {
   const file = o.configFile ?? 'hub.toml';
   const text = o.configText ?? (o.configFile === undefined ? '' : readConfigFile(o.configFile));
   // A TOML syntax error surfaces here first, so it gets loadConfig's `hub.toml:3:5: ...` form.
@@ -38,6 +43,19 @@ export async function composePlugins(o: ComposeOptions): Promise<Composition> {
   for (const k of kinds.values()) if (k.configSchema) kindSchemas.set(k.id, k.configSchema);
   const config = loadConfig({ path: o.configFile, text, env: o.env, kindSchemas, pluginSections: others.flatMap((p) => (p.config ? [p.config] : [])) });
   return { kinds, others, config };
+}
+
+/** Every registry names a loaded kind, and asks of it only what it can do. */
+function checkRegistryKinds(config: HubConfig, kinds: ReadonlyMap<string, RegistryKind>): void {
+  config.registries.forEach((r, i) => {
+    if (!kinds.has(r.type))
+      throw new StartupError('unknown_kind', `registries[${i}].type: no loaded kind "${r.type}" (loaded: ${[...kinds.keys()].sort().join(', ') || 'none'})`);
+    if ((r.security?.min_release_age_secs ?? 0) > 0 && !kinds.get(r.type)!.publishTimes)
+      throw new StartupError(
+        'unsupported',
+        `registries[${i}].security.min_release_age_secs: the ${r.type} kind cannot tell when a version was published, so no cool-down can be applied to "${r.name}"; set it to 0`,
+      );
+  });
 }
 
 /** Sorts plugins into kinds and others, and checks contract versions, duplicates and `requires`. */

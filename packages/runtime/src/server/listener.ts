@@ -1,0 +1,77 @@
+/**
+ * The HTTP(S) listener: Node's own limits on slow and oversized clients, their refusals in the
+ * INTERFACE.md error format, and a close that always ends (lingering connections are cut after a grace).
+ */
+import fs from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import { HubError } from '@hub/contract';
+import type { HubConfig } from '../config/schema.js';
+
+const CLOSE_GRACE_MS = 2_000;
+
+/** `servedHosts` gets this machine's names for the listener once it listens (URLs hub writes may use them). */
+export function createListener(callback: http.RequestListener, config: HubConfig, log: Logger, servedHosts: Set<string>, registryNames: readonly string[]) {
+  let server: http.Server | undefined;
+async function listen(listen: string): Promise<string> {
+    const { host, port } = parseListen(listen);
+    const tls = config.server.tls_cert && config.server.tls_key ? { cert: fs.readFileSync(config.server.tls_cert), key: fs.readFileSync(config.server.tls_key) } : undefined;
+    const limits: http.ServerOptions = {
+      headersTimeout: config.server.client_headers_timeout_ms,
+      requestTimeout: Math.max(config.server.client_request_timeout_ms, config.server.client_headers_timeout_ms),
+      // How often Node looks for clients past those timeouts (its default is 30 s).
+      connectionsCheckingInterval: Math.min(1000, config.server.client_headers_timeout_ms),
+    };
+    server = tls ? https.createServer({ ...tls, ...limits }, callback) : http.createServer(limits, callback);
+    server.keepAliveTimeout = 65_000;
+    server.maxConnections = config.server.max_connections;
+    server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+      // Node answers header overflows and slow clients itself with a bare body; answer in the INTERFACE.md error format.
+      const [status, code, message] =
+        err.code === 'HPE_HEADER_OVERFLOW'
+          ? [431, 'header_too_large', 'request headers too large']
+          : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+            ? [408, 'request_timeout', 'the request was not received in time']
+            : [400, 'bad_request', 'malformed request'];
+      const body = JSON.stringify({ error: { code, message, request_id: '' } });
+      if (socket.writable && !(socket as { _httpMessage?: unknown })._httpMessage)
+        socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+      else socket.destroy();
+    });
+    await new Promise<void>((resolve, reject) => {
+      server!.once('error', reject);
+      server!.listen(port, host, () => resolve());
+    });
+    const addr = server.address() as AddressInfo;
+    const shownHost = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+    // This machine's own names for the listener, as its local clients (and the tests) write them.
+    for (const h of ['localhost', '127.0.0.1', '[::1]', shownHost]) servedHosts.add(`${h}:${addr.port}`);
+    const url = `${tls ? 'https' : 'http'}://${shownHost}:${addr.port}`;
+    log.info({ url, registries: registryNames }, 'hub listening');
+    if (config.auth.anonymous.length > 0 && !/^(127\.|\[?::1\]?$|localhost$)/.test(addr.address))
+      log.warn({ anonymous: config.auth.anonymous, address: addr.address }, 'requests without a token are allowed on a non-loopback address');
+    return url;
+  }
+
+  return {
+    listen,
+    async close(): Promise<void> {
+      const s = server;
+      if (!s) return;
+      await new Promise<void>((resolve) => {
+        s.close(() => resolve());
+        s.closeIdleConnections();
+        // Clients that keep a connection open past a grace period are cut, so close() always ends.
+        setTimeout(() => s.closeAllConnections(), CLOSE_GRACE_MS).unref();
+      });
+    },
+  };
+}
+
+export function parseListen(listen: string): { host: string; port: number } {
+  const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(listen);
+  if (!m) throw new HubError('bad_request', `listen address "${listen}" is not HOST:PORT`);
+  return { host: m[1] ?? m[2]!, port: Number(m[3]) };
+}
