@@ -11,7 +11,8 @@ import path from 'node:path';
 import { execFile } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { promisify } from 'node:util';
-import { createHub, createLogger } from '@hub/runtime';
+import { createHub } from '@hub/runtime';
+import { createLogger } from '@hub/runtime/internal';
 import { startFixtureUpstream } from '@hub/testkit';
 import staticKind from '@hub-example/kind-static';
 

@@ -1,6 +1,7 @@
 // The hub process metadata-memory.mjs measures: default settings, one npm registry in front of $UPSTREAM.
 import fs from 'node:fs';
-import { createHub, createLogger } from '@hub/runtime';
+import { createHub } from '@hub/runtime';
+import { createLogger } from '@hub/runtime/internal';
 import npm from '@hub/kind-npm';
 
 const dir = process.env.HUB_DIR;

@@ -3,7 +3,8 @@
  * accepts (a test compares the committed file with this output).
  */
 import type { TSchema } from 'typebox';
-import { HubConfigSchema, type ConfigSection, type KindSchemas } from '@hub/runtime';
+import { type ConfigSection } from '@hub/runtime';
+import { HubConfigSchema, type KindSchemas } from '@hub/runtime/internal';
 
 type Node = Record<string, unknown>;
 

@@ -1,4 +1,4 @@
-import { checkPlugins } from '@hub/runtime';
+import { checkPlugins } from '@hub/runtime/internal';
 import { renderConfigDocs } from './config-docs.js';
 import { defaultPlugins } from './plugins.js';
 

@@ -1,7 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import t from 'tap';
-import { checkPlugins, loadConfig, type DetectContext } from '@hub/runtime';
+import { loadConfig, type DetectContext } from '@hub/runtime';
+import { checkPlugins } from '@hub/runtime/internal';
 import { detectUpstreams, machineContext, renderInitToml, type FoundUpstream } from '../src/init.js';
 import { defaultPlugins } from '../src/plugins.js';
 

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { createDb } from '@hub/runtime';
+import { createDb } from '@hub/runtime/internal';
 import { main } from '../src/main.js';
 
 /** `hub ...` in-process: the exit code and both streams. */

@@ -1,30 +1,36 @@
-/** @hub/runtime: the small core every hub is assembled from, and (re-exported from @hub/contract) the RegistryKind contract. */
+/**
+ * @hub/runtime: the small core every hub is assembled from. Its public surface is what an integrator
+ * and a plugin author use: the kind contract (re-exported from @hub/contract), the plugin contract and
+ * the services and admin-route kit plugins work through, and createHub. What only hub's own CLI and
+ * test kit need is in `@hub/runtime/internal`; docs/architecture.md lists both.
+ */
 export * from '@hub/contract';
-export * from './contract/plugin.js';
+
+// Composing a hub
 export { createHub, type Hub, type CreateHubOptions } from './hub.js';
-export { parseListen } from './server/listener.js';
-export { composePlugins, checkPlugins, type ComposeOptions, type Composition } from './plugins/compose.js';
 export { StartupError } from './plugins/startup-error.js';
 export { loadConfig, ConfigError, type LoadOptions } from './config/load.js';
-export { builtInConfig } from './config/defaults.js';
-export { secretPair, AUDIT_POLICIES, HubConfigSchema, REGISTRY_NAME_PATTERN, NAME_MESSAGE, type HubConfig, type RegistryConfig, type ConfigSection, type KindSchemas } from './config/schema.js';
-export { createDb, migrate } from './storage/db.js';
-export { binaryCollation } from './storage/migrations/collation.js';
-export { runtimeMigrations } from './storage/migrations/index.js';
-export type { BlobStore } from './storage/blobs/blob-store.js';
-export { createFsBlobStore } from './storage/blobs/fs.js';
-export { hashToken, newToken } from './auth/tokens.js';
-export { tokenFromAuthorization } from './auth/credentials.js';
-export { decide, ANONYMOUS, type Decision, type Policy, type Subject, type AccessRequest } from './policy/decide.js';
-export { ROLE_PERMISSIONS, ALL_PERMISSIONS } from './policy/roles.js';
-export { createLogger } from './log.js';
-export type { HubMetrics } from './metrics.js';
+export { secretPair, AUDIT_POLICIES, REGISTRY_NAME_PATTERN, NAME_MESSAGE, type HubConfig, type RegistryConfig, type ConfigSection } from './config/schema.js';
 export { VERSION } from './version.js';
-export { createAccessControl, type AccessControl } from './policy/access-control.js';
-export { createPolicySource, parsePolicyRow, policyFromRow, apiPolicyId, configPolicyId, type PolicySource, type PolicyRow, type PolicyRule } from './policy/policy-source.js';
-export { createIpBlockList, canonicalIpBlock, type IpBlockList, type IpBlockRow } from './policy/ip-blocks.js';
+
+// Writing a plugin
+export * from './contract/plugin.js';
+export { binaryCollation } from './storage/migrations/collation.js';
+export type { BlobStore } from './storage/blobs/blob-store.js';
+export type { HubMetrics } from './metrics.js';
+export { startSchedule, type ScheduleOptions } from './jobs/schedule.js';
+export type { HealthContribution } from './health/health-board.js';
+export { signBody, type EventBus, type HubEvent } from './events/event-bus.js';
+export type { AccessOutcome, AuditContext } from './audit/access-event.js';
+export { readJsonBytes, parseJson } from './server/json-body.js';
+export { decide, ANONYMOUS, type Decision, type Policy, type Subject, type AccessRequest } from './policy/decide.js';
+export { ALL_PERMISSIONS } from './policy/roles.js';
+export { apiPolicyId, configPolicyId, type PolicyRow, type PolicyRule } from './policy/policy-source.js';
+export { canonicalIpBlock, type IpBlockRow } from './policy/ip-blocks.js';
 export { canonicalIp, createAddressMatcher } from './policy/ip-ranges.js';
-export { POLICY_MEMO_MS, type BlockList } from './policy/block-list.js';
+export { POLICY_MEMO_MS } from './policy/block-list.js';
+
+// The services plugins change runtime state through
 export type { HubServices } from './services/hub-services.js';
 export type { Block, BlockFilter, Blocks } from './services/blocks.js';
 export type { Unlisted, UnlistedKey, Unlisting } from './services/unlisting.js';
@@ -33,20 +39,11 @@ export type { Token, Tokens } from './services/tokens.js';
 export type { ArtifactPins } from './services/artifact-pins.js';
 export type { HeldArtifact, HeldArtifacts } from './services/held-artifacts.js';
 export type { AccessLog, AccessLogEntry, AccessLogFilter, DownloadGroup } from './services/access-log.js';
+
+// The admin-route kit
 export { adminRoute, mountAdminRoutes, registryResolver, type AdminRoute, type AdminCall, type AdminTarget } from './admin-kit/admin-route.js';
 export { canonicalCoordinate, type RegistryRef } from './admin-kit/coordinates.js';
 export { queryInt, queryValue } from './admin-kit/query.js';
 export { bodyValidator } from './admin-kit/validate.js';
 export { checkCsvFormat, csvRecord, parseCsv, sendCsv } from './admin-kit/csv.js';
 export { iso, parseTime } from './admin-kit/times.js';
-export { AUTH_MEMO_MS, type Authenticator } from './auth/authenticate.js';
-export { createAuditLog, type AuditLog } from './audit/audit-log.js';
-export { pruneAccessEvents } from './audit/prune.js';
-export { startSchedule, type ScheduleOptions } from './jobs/schedule.js';
-export { runRetention, type RetentionOptions, type RetentionResult } from './cache/retention.js';
-export { createHealthBoard, type HealthBoard, type HealthContribution } from './health/health-board.js';
-export { createEventBus, signBody, type EventBus, type HubEvent } from './events/event-bus.js';
-export { DENIAL_CODES, EVENT_LIMITS, outcomeOf, type AccessEvent, type AccessOutcome, type AuditContext } from './audit/access-event.js';
-export { createMemoryRateStore, type RateLimitStore, type RateDecision, type TokenBucket } from './limits/rate-limit-store.js';
-export { createRedisClient, createRedisRateStore, TOKEN_BUCKET_SCRIPT } from './limits/redis-rate-store.js';
-export { jsonBody, readJsonBytes, parseJson } from './server/json-body.js';

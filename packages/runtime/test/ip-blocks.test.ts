@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
-import { createDb, migrate, runtimeMigrations } from '../src/index.js';
+import { createDb, migrate, runtimeMigrations } from '../src/internal.js';
 import { canonicalIpBlock, createIpBlockList } from '../src/policy/ip-blocks.js';
 import { canonicalIp } from '../src/policy/ip-ranges.js';
 

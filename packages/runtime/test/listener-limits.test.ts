@@ -1,7 +1,8 @@
 import net from 'node:net';
 import path from 'node:path';
 import t, { type Test } from 'tap';
-import { createHub, createLogger } from '../src/index.js';
+import { createHub } from '../src/index.js';
+import { createLogger } from '../src/internal.js';
 
 async function startHub(t: Test, server: string) {
   const dir = t.testdir({});

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import t, { type Test } from 'tap';
 import { startFixtureUpstream, startTestHub } from '@hub/testkit';
-import { runRetention } from '../src/index.js';
+import { runRetention } from '../src/cache/retention.js';
 import { filesKind } from './files-kind.js';
 
 const KB = 1024;

@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
-import { createDb, createLogger, migrate, runtimeMigrations, startSchedule } from '../src/index.js';
+import { startSchedule } from '../src/index.js';
+import { createDb, createLogger, migrate, runtimeMigrations } from '../src/internal.js';
 
 const INTERVAL_MS = 200;
 const WANTED_RUNS = 4;

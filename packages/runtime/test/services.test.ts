@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import t, { type Test } from 'tap';
 import { storeTiers } from '@hub/testkit';
-import { createDb, migrate, runtimeMigrations } from '../src/index.js';
+import { createDb, migrate, runtimeMigrations } from '../src/internal.js';
 import { createHubServices } from '../src/services/hub-services.js';
 
 /** The services are their tables' only writers and keep their own memos current: no caller invalidates anything. */

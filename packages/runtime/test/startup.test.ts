@@ -1,6 +1,7 @@
 import path from 'node:path';
 import t from 'tap';
-import { ConfigError, createHub, createLogger, definePlugin, StartupError } from '../src/index.js';
+import { ConfigError, createHub, definePlugin, StartupError } from '../src/index.js';
+import { createLogger } from '../src/internal.js';
 import { filesKind } from './files-kind.js';
 
 /** The smallest hub.toml: SQLite and blobs under `dir`. */

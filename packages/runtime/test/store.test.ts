@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import t, { type Test } from 'tap';
 import { hubOnDatabase, startFixtureUpstream, startTestHub, storeTiers, type StoreDatabase } from '@hub/testkit';
-import { createDb, migrate, runtimeMigrations } from '../src/index.js';
+import { createDb, migrate, runtimeMigrations } from '../src/internal.js';
 import { artifactRows } from '../src/storage/artifact-rows.js';
 import { createBlocks } from '../src/services/blocks.js';
 import { loadUrlSigner } from '../src/auth/signed-urls.js';

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { createDb } from '@hub/runtime';
+import { createDb } from '@hub/runtime/internal';
 
 /** The MariaDB/MySQL server tests may use, from HUB_TEST_MYSQL_URL (CI sets it); undefined when unset. */
 export const TEST_MYSQL_URL = process.env.HUB_TEST_MYSQL_URL || undefined;

@@ -2,7 +2,8 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { stringify } from 'smol-toml';
-import { createHub, createLogger, type AnyPlugin, type Hub, type Permission } from '@hub/runtime';
+import { createHub, type AnyPlugin, type Hub, type Permission } from '@hub/runtime';
+import { createLogger } from '@hub/runtime/internal';
 
 export interface TestHubOptions {
   /** A fresh folder (t.testdir()); the database and blobs live there. */

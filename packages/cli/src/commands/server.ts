@@ -1,6 +1,7 @@
 /** The commands that run hub itself rather than talk to it: serve, migrate, init. Loaded on demand. */
 import fs from 'node:fs';
-import { VERSION, checkPlugins, composePlugins, createDb, createHub, migrate, runtimeMigrations } from '@hub/runtime';
+import { VERSION, createHub } from '@hub/runtime';
+import { checkPlugins, composePlugins, createDb, migrate, runtimeMigrations } from '@hub/runtime/internal';
 import { detectUpstreams, renderInitToml } from '../init.js';
 import { configSource } from '../config.js';
 import type { Io } from '../io.js';
