@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import type { PluginContext } from '@hub/runtime';
 
-/** Caps for reading one artifact's manifest. */
-const LIMITS = { maxBytes: 64 * 1024 * 1024, maxEntries: 100_000 };
+/** Entries read in one artifact before its manifest is given up on. */
+const MAX_ENTRIES = 100_000;
 
 export interface AnalysisResult {
   registry: string;
@@ -24,6 +24,9 @@ export async function analyseRegistry(hub: PluginContext, registry: string, log:
   const kind = reg && hub.kinds.get(reg.type);
   if (!kind?.sbom) return null;
   const { db, blobs } = hub;
+  // Bytes read: every held artifact met [limits] max_artifact_bytes when it was cached, so a large
+  // .vsix or .nupkg (spooled whole, its central directory being at the end) is still read.
+  const limits = { maxBytes: hub.config.limits.max_artifact_bytes, maxEntries: MAX_ENTRIES };
   const held = await hub.services.held.list(registry);
   const done = new Set(((await db('sbom_artifacts').where({ registry }).select('key_sha256')) as Array<{ key_sha256: string }>).map((r) => r.key_sha256));
   let analysed = 0;
@@ -34,7 +37,7 @@ export async function analyseRegistry(hub: PluginContext, registry: string, log:
     if (!body) continue;
     let deps;
     try {
-      deps = (await kind.sbom.extract(body, LIMITS)).filter((d) => d.scope !== 'dev');
+      deps = (await kind.sbom.extract(body, limits)).filter((d) => d.scope !== 'dev');
     } catch (e) {
       body.destroy();
       failed++;
