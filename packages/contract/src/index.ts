@@ -20,3 +20,4 @@ export { gunzipCapped, isArchiveError, type ArchiveLimits } from './archive/limi
 export { findInTar, tarEntryNames, tarProblem } from './archive/tar.js';
 export { findInZip } from './archive/zip.js';
 export { headLooksLike, structuralVerifier, type Format, type StructuralVerifier } from './archive/checks.js';
+export { readXml, localName, XmlError, type TagSpan, type XmlEvents } from './xml.js';

@@ -1,5 +1,4 @@
-import type { DetectUpstream } from '@hub/contract';
-import { readXml } from './xml.js';
+import { readXml, type DetectUpstream } from '@hub/contract';
 
 /** The first `<mirror>`'s `<url>` in `~/.m2/settings.xml`. */
 export const detectUpstream: DetectUpstream = async ({ readHomeFile }) => {

@@ -33,4 +33,3 @@ export default defineKind({
 });
 
 /** The DOCTYPE-refusing XML reader this kind uses, for other code that reads POMs or metadata. */
-export { readXml, XmlError, type TagSpan, type XmlEvents } from './xml.js';

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
-import { checkDocument, escapeText, localName, readXml, walk } from './xml.js';
+import { localName, readXml } from '@hub/contract';
+import { checkDocument, escapeText, walk } from './xml.js';
 import { compareMavenVersions } from './version-order.js';
 import { isSnapshot, type ChecksumAlgorithm } from './layout.js';
 

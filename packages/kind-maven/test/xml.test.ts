@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import t from 'tap';
 import { checkMetadata, listedVersions, rewriteMetadata } from '../src/metadata.js';
 import { checkChecksumHead, checkNotHtml, checkPomHead, checkSignatureHead } from '../src/checks.js';
-import { readXml, walk } from '../src/xml.js';
+import { readXml } from '@hub/contract';
+import { walk } from '../src/xml.js';
 import { UPSTREAM, FIXTURES } from './setup.js';
 
 const metadataXml = fs.readFileSync(`${UPSTREAM}org/hamcrest/hamcrest-core/maven-metadata.xml`);

@@ -1,5 +1,4 @@
-import type { DetectUpstream } from '@hub/contract';
-import { readXml } from './xml.js';
+import { readXml, type DetectUpstream } from '@hub/contract';
 
 /** The first package source in `~/.nuget/NuGet/NuGet.Config` whose value is a v3 service index (`.../index.json`). */
 export const detectUpstream: DetectUpstream = async ({ readHomeFile }) => {

@@ -25,4 +25,3 @@ export default defineKind({
 });
 
 /** The DOCTYPE-refusing XML reader this kind uses, for other code that reads .nuspec files. */
-export { readXml, XmlError, type TagSpan, type XmlEvents } from './xml.js';

@@ -1,8 +1,8 @@
 /**
- * Reads `<dependencies>` from a .nuspec with saxes (xml.ts): a document with a DOCTYPE is refused,
+ * Reads `<dependencies>` from a .nuspec with the contract's readXml (saxes): a document with a DOCTYPE is refused,
  * so nothing can expand (no billion laughs, no external entities).
  */
-import { localName, readXml, XmlError } from './xml.js';
+import { localName, readXml, XmlError } from '@hub/contract';
 
 export interface NuspecDependency {
   id: string;

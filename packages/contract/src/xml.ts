@@ -1,7 +1,8 @@
 import { SaxesParser } from 'saxes';
 
 /**
- * XML for .nuspec files, read by saxes and safe by construction: a document with a
+ * XML read by saxes and safe by construction (POMs, maven-metadata.xml, .nuspec files, settings files):
+ * a document with a
  * DOCTYPE (where entities would be declared) is refused, so only the five predefined entities and
  * character references are ever decoded. Nothing is fetched, expanded or resolved.
  */
