@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import zlib from 'node:zlib';
 import t from 'tap';
+import { withLocalDecoy } from '@hub/testkit';
 import { isArchiveError } from '@hub/runtime';
 import nuget from '../src/index.js';
 import { MAX_DEPENDENCIES, nuspecDependencies, nuspecText } from '../src/nuspec.js';
@@ -27,33 +27,6 @@ t.test('a .nupkg whose local headers show another .nuspec: the SBOM reads the on
   const crafted = withLocalDecoy(real, 'hubdemo.nuspec', spec('<dependencies><dependency id="Decoy" version="6.6.6"/></dependencies>'));
   t.same(await nuget.sbom!.extract(Readable.from([crafted]), LIMITS), [{ name: 'hubdep', range: '[1.0.0, 2.0.0)', scope: 'runtime' }]);
 });
-
-/**
- * `zip` with a stored entry put in front that only its local headers show: the central directory, what
- * clients read, still lists the archive's own entries (their offsets moved past the decoy).
- */
-function withLocalDecoy(zip: Buffer, name: string, content: string): Buffer {
-  const data = Buffer.from(content);
-  const fileName = Buffer.from(name);
-  const header = Buffer.alloc(30);
-  header.writeUInt32LE(0x04034b50, 0);
-  header.writeUInt16LE(20, 4);
-  header.writeUInt32LE(zlib.crc32(data), 14);
-  header.writeUInt32LE(data.length, 18);
-  header.writeUInt32LE(data.length, 22);
-  header.writeUInt16LE(fileName.length, 26);
-  const decoy = Buffer.concat([header, fileName, data]);
-  const out = Buffer.concat([decoy, zip]);
-  const eocd = out.length - 22; // the fixture has no archive comment
-  if (out.readUInt32LE(eocd) !== 0x06054b50) throw new Error('the fixture zip ends with a comment');
-  const cdAt = out.readUInt32LE(eocd + 16) + decoy.length;
-  out.writeUInt32LE(cdAt, eocd + 16);
-  for (let at = cdAt, n = out.readUInt16LE(eocd + 10); n > 0; n--) {
-    out.writeUInt32LE(out.readUInt32LE(at + 42) + decoy.length, at + 42);
-    at += 46 + out.readUInt16LE(at + 28) + out.readUInt16LE(at + 30) + out.readUInt16LE(at + 32);
-  }
-  return out;
-}
 
 t.test('nuspec dependencies: groups by target framework, flat form, ids and ranges', async (t) => {
   t.same(

@@ -7,3 +7,4 @@ export * from './raw-request.js';
 export * from './mysql.js';
 export * from './flag-signing.js';
 export * from './kind-conformance.js';
+export * from './zip-decoy.js';
