@@ -4,6 +4,7 @@
  * booleans from SQLite as 0/1: the services turn rows into plain values before anyone else sees them.
  */
 import type { Knex } from 'knex';
+import type { AccessEvent } from '../audit/access-event.js';
 
 type DbInt = number | string;
 
@@ -46,21 +47,11 @@ export interface TokenRecord {
   created_at: DbInt;
 }
 
-export interface AccessEventRecord {
+/** An audit-log row as stored: the event, with the database's id and integer types. */
+export interface AccessEventRecord extends Omit<AccessEvent, 'at' | 'outcome'> {
   id: DbInt;
   at: DbInt;
-  user_id: string | null;
-  token_id: string | null;
-  ip_address: string | null;
-  action: string;
   outcome: string;
-  registry: string | null;
-  package: string | null;
-  version: string | null;
-  status: number;
-  code: string | null;
-  request_id: string | null;
-  detail: string | null;
 }
 
 export interface IpBlockRecord {
