@@ -1,5 +1,6 @@
 import t from 'tap';
-import { csvRecord, parseCsv } from '@hub/runtime';
+import { parseCsv } from '@hub/testkit';
+import { csvRecord } from '@hub/runtime';
 import { createDb } from '@hub/runtime/internal';
 import { ENTRY_COLUMNS } from '../src/index.js';
 import { auditRows, setup, type AdminSetup } from './setup.js';

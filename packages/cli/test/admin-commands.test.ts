@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { parseCsv } from '@hub/runtime';
+import { parseCsv } from '@hub/testkit';
 import { eventually, startAdminHub, type Run } from './run-hub.js';
 
 const s = await startAdminHub(t);

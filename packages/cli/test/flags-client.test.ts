@@ -9,10 +9,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import admin from '@hub/admin';
-import { parseCsv } from '@hub/runtime';
 import flagsPlugin from '@hub/flags';
 import npm from '@hub/kind-npm';
-import { npmFixtureHandler, signFlagRequest, startFixtureUpstream, startTestHub } from '@hub/testkit';
+import { npmFixtureHandler, signFlagRequest, startFixtureUpstream, startTestHub, parseCsv } from '@hub/testkit';
 import { closedPort, expectUsageErrors, runHub, type Run } from './run-hub.js';
 
 const NPM_FIXTURES = fileURLToPath(new URL('../../../kind-npm/test/fixtures/upstream/', import.meta.url));

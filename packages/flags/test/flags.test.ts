@@ -5,9 +5,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
 import admin from '@hub/admin';
-import { parseCsv } from '@hub/runtime';
 import npm from '@hub/kind-npm';
-import { hubOnDatabase, npmFixtureHandler, signFlagRequest, startFixtureUpstream, startTestHub, storeTiers, type StoreDatabase } from '@hub/testkit';
+import { hubOnDatabase, npmFixtureHandler, signFlagRequest, startFixtureUpstream, startTestHub, storeTiers, type StoreDatabase, parseCsv } from '@hub/testkit';
 import flags from '../src/index.js';
 
 const NPM_FIXTURES = fileURLToPath(new URL('../../../kind-npm/test/fixtures/upstream/', import.meta.url));

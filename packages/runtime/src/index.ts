@@ -45,5 +45,5 @@ export { adminRoute, mountAdminRoutes, registryResolver, type AdminRoute, type A
 export { canonicalCoordinate, type RegistryRef } from './admin-kit/coordinates.js';
 export { queryInt, queryValue } from './admin-kit/query.js';
 export { bodyValidator } from './admin-kit/validate.js';
-export { checkCsvFormat, csvRecord, parseCsv, sendCsv } from './admin-kit/csv.js';
+export { checkCsvFormat, csvRecord, sendCsv } from './admin-kit/csv.js';
 export { iso, parseTime } from './admin-kit/times.js';

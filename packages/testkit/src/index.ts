@@ -8,3 +8,4 @@ export * from './mysql.js';
 export * from './flag-signing.js';
 export * from './kind-conformance.js';
 export * from './zip-decoy.js';
+export * from './csv.js';

@@ -13,39 +13,6 @@ import { queryValue } from './query.js';
 export const csvRecord = (values: readonly unknown[]): string =>
   stringify([values], { record_delimiter: 'windows', escape_formulas: true, quoted_match: /[\r\n]/, cast: { boolean: String } });
 
-/** The inverse, for tests and tools: records of fields, quotes honoured. */
-export function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') {
-        field += '"';
-        i++;
-      } else if (c === '"') quoted = false;
-      else field += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') {
-      row.push(field);
-      field = '';
-    } else if (c === '\r' && text[i + 1] === '\n') {
-      row.push(field);
-      rows.push(row);
-      row = [];
-      field = '';
-      i++;
-    } else field += c;
-  }
-  if (field !== '' || row.length) {
-    row.push(field);
-    rows.push(row);
-  }
-  return rows;
-}
-
 /** A CSV export's `?format=`: `csv`, the default, or 400. */
 export function checkCsvFormat(ctx: Koa.Context): void {
   if ((queryValue(ctx, 'format') ?? 'csv') !== 'csv') throw errors.badRequest('format must be csv');

@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parse as parseToml, TomlError } from 'smol-toml';
+import { parseTOML, type AST } from 'toml-eslint-parser';
 import { ConfigError } from './issues.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -43,7 +44,7 @@ export function isTable(v: unknown): v is Record<string, unknown> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Key paths and the key -> line locator
+// Key paths and where they are written
 
 export type KeyPath = ReadonlyArray<string | number>;
 
@@ -60,26 +61,29 @@ export function formatKeyPath(path: KeyPath): string {
   return out;
 }
 
-const BARE_KEY_CHAR = /[A-Za-z0-9_-]/;
-
 /**
- * Maps key paths to the line they are written on. A light scanner over text the TOML parser has
- * already accepted: table headers, array tables (counted per array, so the second `[[registries]]`
- * is `registries[1]`), dotted keys, arrays and inline tables (elements map to their own lines).
- * It is best effort: a path it cannot place falls back to its nearest placed parent.
+ * Maps key paths to the line they are written on, from toml-eslint-parser's syntax tree: table headers
+ * (the second `[[registries]]` is `registries[1]`), dotted keys, array elements and inline tables.
+ * A path not written in the file (a default) falls back to its nearest written parent.
  */
 export class TomlLocator {
   private readonly lines = new Map<string, number>();
-  private readonly lineStarts: number[] = [0];
-  private readonly arrayTables = new Map<string, number>();
-  private i = 0;
 
-  constructor(private readonly text: string) {
-    for (let p = text.indexOf('\n'); p !== -1; p = text.indexOf('\n', p + 1)) this.lineStarts.push(p + 1);
+  constructor(text: string) {
+    let program: AST.TOMLProgram;
     try {
-      this.scanDocument();
+      program = parseTOML(text);
     } catch {
-      // Best effort by design: an unplaced key still gets its parent's line.
+      return; // smol-toml has reported the syntax error already; nothing to place.
+    }
+    for (const node of program.body[0].body) {
+      if (node.type === 'TOMLKeyValue') this.keyValue(node, []);
+      else {
+        const path = node.resolvedKey;
+        // The array itself (`registries`) is placed at its first `[[registries]]` header.
+        path.forEach((_, n) => this.mark(path.slice(0, n + 1), node));
+        for (const kv of node.body) this.keyValue(kv, path);
+      }
     }
   }
 
@@ -92,193 +96,26 @@ export class TomlLocator {
     return undefined;
   }
 
-  private lineAt(pos: number): number {
-    let lo = 0;
-    let hi = this.lineStarts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if ((this.lineStarts[mid] ?? 0) <= pos) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo + 1;
-  }
-
-  private mark(path: KeyPath, pos: number): void {
+  private mark(path: KeyPath, node: AST.TOMLNode): void {
     const key = formatKeyPath(path);
-    if (!this.lines.has(key)) this.lines.set(key, this.lineAt(pos));
+    if (!this.lines.has(key)) this.lines.set(key, node.loc.start.line);
   }
 
-  private get ch(): string | undefined {
-    return this.text[this.i];
-  }
-
-  private scanDocument(): void {
-    let table: KeyPath = [];
-    while (this.skipBlank(), this.i < this.text.length) {
-      const start = this.i;
-      if (this.text.startsWith('[[', this.i)) {
-        this.i += 2;
-        table = this.header(this.readKey(), true, start);
-      } else if (this.ch === '[') {
-        this.i += 1;
-        table = this.header(this.readKey(), false, start);
-      } else {
-        const path = [...table];
-        for (const k of this.readKey()) {
-          path.push(k);
-          this.mark(path, start);
-        }
-        this.skipSpaces();
-        if (this.ch === '=') this.i++;
-        this.skipSpaces();
-        this.skipValue(path);
-      }
-      this.skipToLineEnd();
-      if (this.i === start) this.i++;
+  private keyValue(kv: AST.TOMLKeyValue, base: KeyPath): void {
+    const path = [...base];
+    for (const k of kv.key.keys) {
+      path.push(k.type === 'TOMLBare' ? k.name : k.value);
+      this.mark(path, kv);
     }
+    this.value(kv.value, path);
   }
 
-  /** Resolves a header's dotted key, indexing every array table on the way to its latest element. */
-  private header(keys: string[], isArrayTable: boolean, pos: number): KeyPath {
-    const out: Array<string | number> = [];
-    keys.forEach((k, idx) => {
-      out.push(k);
-      const arrayKey = formatKeyPath(out);
-      if (isArrayTable && idx === keys.length - 1) {
-        const count = this.arrayTables.get(arrayKey) ?? 0;
-        this.arrayTables.set(arrayKey, count + 1);
-        this.mark(out, pos);
-        out.push(count);
-      } else {
-        const count = this.arrayTables.get(arrayKey);
-        if (count !== undefined) out.push(count - 1);
-      }
-      this.mark(out, pos);
-    });
-    return out;
-  }
-
-  private readKey(): string[] {
-    const parts: string[] = [];
-    for (;;) {
-      this.skipSpaces();
-      if (this.ch === '"') parts.push(this.readBasicString());
-      else if (this.ch === "'") parts.push(this.readLiteralString());
-      else {
-        const s = this.i;
-        while (this.i < this.text.length && BARE_KEY_CHAR.test(this.text[this.i] ?? '')) this.i++;
-        if (this.i === s) break;
-        parts.push(this.text.slice(s, this.i));
-      }
-      this.skipSpaces();
-      if (this.ch !== '.') break;
-      this.i++;
-    }
-    return parts;
-  }
-
-  private readBasicString(): string {
-    const start = ++this.i;
-    while (this.i < this.text.length && this.ch !== '"' && this.ch !== '\n') this.i += this.ch === '\\' ? 2 : 1;
-    const raw = this.text.slice(start, this.i);
-    this.i++;
-    try {
-      return JSON.parse(`"${raw}"`) as string;
-    } catch {
-      return raw; // a TOML-only escape (\U........): the raw form is close enough for locating
-    }
-  }
-
-  private readLiteralString(): string {
-    const start = ++this.i;
-    const end = this.text.indexOf("'", start);
-    this.i = end === -1 ? this.text.length : end + 1;
-    return this.text.slice(start, end === -1 ? undefined : end);
-  }
-
-  private skipValue(path: KeyPath): void {
-    if (this.text.startsWith('"""', this.i)) this.skipMultiline('"""');
-    else if (this.text.startsWith("'''", this.i)) this.skipMultiline("'''");
-    else if (this.ch === '"') this.readBasicString();
-    else if (this.ch === "'") this.readLiteralString();
-    else if (this.ch === '[') this.skipArray(path);
-    else if (this.ch === '{') this.skipInlineTable(path);
-    else while (this.i < this.text.length && !',]}#\r\n'.includes(this.ch ?? '')) this.i++;
-  }
-
-  private skipMultiline(delim: string): void {
-    this.i += 3;
-    while (this.i < this.text.length) {
-      if (delim === '"""' && this.ch === '\\') this.i += 2;
-      else if (this.text.startsWith(delim, this.i)) {
-        this.i += 3;
-        // A closing delimiter may be preceded by up to two quotes that belong to the content.
-        for (let extra = 0; extra < 2 && this.ch === delim[0]; extra++) this.i++;
-        return;
-      } else this.i++;
-    }
-  }
-
-  private skipArray(path: KeyPath): void {
-    this.i++;
-    for (let idx = 0; this.i < this.text.length; idx++) {
-      this.skipBlank();
-      if (this.ch === ']') break;
-      const element = [...path, idx];
-      this.mark(element, this.i);
-      this.skipValue(element);
-      this.skipBlank();
-      if (this.ch !== ',') break;
-      this.i++;
-    }
-    if (this.ch === ']') this.i++;
-  }
-
-  private skipInlineTable(path: KeyPath): void {
-    this.i++;
-    while (this.i < this.text.length) {
-      this.skipBlank();
-      if (this.ch === '}') break;
-      const start = this.i;
-      const keys = this.readKey();
-      if (keys.length === 0) return;
-      const p = [...path];
-      for (const k of keys) {
-        p.push(k);
-        this.mark(p, start);
-      }
-      this.skipSpaces();
-      if (this.ch === '=') this.i++;
-      this.skipSpaces();
-      this.skipValue(p);
-      this.skipBlank();
-      if (this.ch !== ',') break;
-      this.i++;
-    }
-    if (this.ch === '}') this.i++;
-  }
-
-  private skipSpaces(): void {
-    while (this.ch === ' ' || this.ch === '\t') this.i++;
-  }
-
-  /** Spaces, newlines and comments. */
-  private skipBlank(): void {
-    for (;;) {
-      const c = this.ch;
-      if (c === ' ' || c === '\t' || c === '\r' || c === '\n') this.i++;
-      else if (c === '#') this.skipComment();
-      else return;
-    }
-  }
-
-  private skipComment(): void {
-    const nl = this.text.indexOf('\n', this.i);
-    this.i = nl === -1 ? this.text.length : nl;
-  }
-
-  private skipToLineEnd(): void {
-    this.skipSpaces();
-    if (this.ch === '#' || (this.ch !== '\n' && this.ch !== '\r')) this.skipComment();
+  private value(v: AST.TOMLContentNode, path: KeyPath): void {
+    if (v.type === 'TOMLArray')
+      v.elements.forEach((e, i) => {
+        this.mark([...path, i], e);
+        this.value(e, [...path, i]);
+      });
+    else if (v.type === 'TOMLInlineTable') for (const kv of v.body) this.keyValue(kv, path);
   }
 }
