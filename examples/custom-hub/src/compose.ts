@@ -7,6 +7,8 @@ export interface CustomHubOptions {
   toolsUpstream: string;
   dataDir: string;
   listen?: string;
+  /** Where the one-time bootstrap token line goes (stderr by default). */
+  print?: (line: string) => void;
 }
 
 /**
@@ -16,6 +18,7 @@ export interface CustomHubOptions {
 export function composeHub(o: CustomHubOptions): Promise<Hub> {
   return createHub({
     plugins: [npm, staticKind],
+    print: o.print,
     configText: `
 [server]
 listen = "${o.listen ?? '127.0.0.1:8080'}"

@@ -11,10 +11,12 @@ t.test('a hub composed in code serves its two kinds and nothing else', async (t)
   const npmUp = await startFixtureUpstream({ handler: npmFixtureHandler(NPM_FIXTURES) });
   const toolsUp = await startFixtureUpstream({ root: path.join(root, 'tools') });
   t.teardown(() => Promise.all([npmUp.close(), toolsUp.close()]));
-  const hub = await composeHub({ npmUpstream: npmUp.url, toolsUpstream: toolsUp.url, dataDir: path.join(root, 'data'), listen: '127.0.0.1:0' });
+  const printed: string[] = [];
+  const hub = await composeHub({ npmUpstream: npmUp.url, toolsUpstream: toolsUp.url, dataDir: path.join(root, 'data'), listen: '127.0.0.1:0', print: (l) => printed.push(l) });
   t.teardown(() => hub.close());
   const url = await hub.listen();
 
+  t.match(printed.join('\n'), /created the bootstrap admin token .*: hub_/, 'the first start prints the bootstrap token once');
   t.same([...hub.kinds.keys()].sort(), ['npm', 'static'], 'only the chosen kinds are loaded');
   const tarball = await rawRequest(`${url}/proxy/npm/hubdemo/1.0.0/tarball`);
   t.equal(tarball.status, 200);

@@ -85,7 +85,9 @@ export async function startHarness(t: ConformanceTest, spec: KindConformanceSpec
 
 /** `status 502 {"error":...}`: enough of an answer to read in a failed assertion. */
 export function describe(res: RawResponse): string {
-  return `${res.status} ${res.body.toString('utf8').slice(0, 160)}`;
+  const text = res.body.subarray(0, 160).toString('latin1');
+  // Binary bodies (the artifacts themselves) would garble test output: say how large they are instead.
+  return /[^\x09\x0a\x0d\x20-\x7e]/.test(text) ? `${res.status} (${res.body.length} bytes)` : `${res.status} ${text.replace(/\s+/g, ' ')}`;
 }
 
 /** The error code of an INTERFACE.md error body, or undefined. */
