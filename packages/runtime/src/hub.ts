@@ -29,7 +29,8 @@ import { createListener } from './server/listener.js';
 import { registryRoutes, type BoundRegistry } from './server/registry-routes.js';
 import { artifactRows, metadataRows } from './storage/artifact-rows.js';
 import type { BlobStore } from './storage/blobs/blob-store.js';
-import { createFsBlobStore, sweepSpool } from './storage/blobs/fs.js';
+import { sweepSpool } from './storage/blobs/fs.js';
+import { openBlobStore } from './storage/blobs/open-blob-store.js';
 import { createDb, migrate } from './storage/db.js';
 import { runtimeMigrations } from './storage/migrations/index.js';
 import { composePlugins, type ComposeOptions } from './plugins/compose.js';
@@ -69,14 +70,13 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
   const env = o.env ?? process.env;
   const { kinds, others, config } = await composePlugins(o);
   const envAdminToken = adminTokenFromEnv(env);
-  if (config.storage.kind !== 'fs') throw new StartupError('storage', `storage.kind: "${config.storage.kind}" is not available in this build; use "fs" (a shared directory for replicas)`);
 
   const log = o.logger ?? createLogger();
+  const blobs = await openBlobStore(config.storage, others, log);
   const metrics = createMetrics();
   const db = createDb(config.database);
   const owners = [{ id: 'runtime', migrations: runtimeMigrations }, ...others];
   await migrate(db, owners);
-  const blobs = createFsBlobStore(config.storage.path);
   await sweepSpool(blobs.tmpDir, config.server.deadline_ms * 2);
 
   const adminHash = await bootstrapAdmin(db, {
@@ -195,6 +195,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
       // Nothing is serving yet: release what was opened, so a failed start lets the process exit.
       await Promise.allSettled([...instances.map((i) => i.stop()), audit.close(), events.close(), rates.close(), challenges.close(), ...[...registries.values()].map((r) => r.upstream.close())]);
       await db.destroy();
+      await blobs.close?.();
       throw new StartupError('plugin_load', `plugin "${p.id}" failed to start: ${(e as Error).message}`);
     }
   }
@@ -241,6 +242,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
         await challenges.close();
         for (const r of registries.values()) await r.upstream.close();
         await db.destroy();
+        await blobs.close?.();
       })();
       return closing;
     },

@@ -10,13 +10,13 @@ export * from '@hub/contract';
 export { createHub, type Hub, type CreateHubOptions } from './hub.js';
 export { StartupError } from './plugins/startup-error.js';
 export { loadConfig, ConfigError, type LoadOptions } from './config/load.js';
-export { secretPair, AUDIT_POLICIES, REGISTRY_NAME_PATTERN, NAME_MESSAGE, type HubConfig, type RegistryConfig, type ConfigSection } from './config/schema.js';
+export { secretPair, AUDIT_POLICIES, REGISTRY_NAME_PATTERN, NAME_MESSAGE, type HubConfig, type RegistryConfig, type StorageConfig, type ConfigSection } from './config/schema.js';
 export { VERSION } from './version.js';
 
 // Writing a plugin
 export * from './contract/plugin.js';
 export { binaryCollation } from './storage/migrations/collation.js';
-export type { BlobStore } from './storage/blobs/blob-store.js';
+export { isSha256, type BlobStore } from './storage/blobs/blob-store.js';
 export type { HubMetrics } from './metrics.js';
 export { startSchedule, type ScheduleOptions } from './jobs/schedule.js';
 export type { HealthContribution } from './health/health-board.js';

@@ -10,7 +10,7 @@ export interface TestHubOptions {
   dir: string;
   plugins: readonly AnyPlugin[];
   registries: ReadonlyArray<Record<string, unknown>>;
-  /** Extra hub.toml tables merged over the test defaults (server, auth, limits, cache, ...). */
+  /** Extra hub.toml tables merged over the test defaults (server, auth, limits, cache, ...); a `storage` table replaces the fs default. */
   config?: Record<string, Record<string, unknown> | ReadonlyArray<Record<string, unknown>>>;
   /** Use MySQL/MariaDB at this URL instead of SQLite (tables are created; the caller cleans up). */
   mysqlUrl?: string;

@@ -97,11 +97,16 @@ export const DatabaseSchema = Type.Object(
 
 export const StorageSchema = Type.Object(
   {
-    kind: Type.Enum(['fs', 's3'], { default: 'fs', description: '`fs` stores blobs under `path`; `s3` in an S3-compatible bucket (needed when replicas share blobs).' }),
-    path: Type.String({ default: './data/blobs', minLength: 1, description: 'Blob folder for kind = "fs", relative to the config file.' }),
+    kind: Type.String({
+      default: 'fs',
+      pattern: '^[a-z][a-z0-9-]*$',
+      errorMessage: 'must be a store name (lowercase letters, digits, dashes), like "fs" or "s3"',
+      description: '`fs` stores blobs under `path`; `s3` (the `@hub/storage-s3` plugin) in an S3-compatible bucket; another value names a store a loaded plugin provides.',
+    }),
+    path: Type.String({ default: './data/blobs', minLength: 1, description: 'Blob folder for kind = "fs"; for other kinds, the local spool for downloads in progress (`<path>/tmp`). Relative to the config file.' }),
     bucket: Type.Optional(Type.String({ minLength: 1, description: 'S3 bucket; required with kind = "s3".' })),
     endpoint: Type.Optional(httpUrl('S3 endpoint for S3-compatible stores; unset: the SDK default for the region.', 'http://127.0.0.1:9000')),
-    region: Type.Optional(Type.String({ minLength: 1, description: 'S3 region.' })),
+    region: Type.Optional(Type.String({ minLength: 1, description: 'S3 region; unset: `us-east-1` with an `endpoint`, else the SDK default (AWS_REGION, the profile).' })),
     prefix: Type.Optional(Type.String({ description: 'Key prefix inside the bucket, e.g. `hub/`.' })),
     force_path_style: Type.Boolean({ default: false, description: 'Address the bucket as `<endpoint>/<bucket>` (most self-hosted S3-compatible stores need this).' }),
     ...secretPair('access_key_id', 'S3 access key id (unset: the SDK default credential chain)'),

@@ -6,7 +6,7 @@ import type Router from '@koa/router';
 import type { Knex } from 'knex';
 import type { Static, TSchema } from 'typebox';
 import type { Logger } from 'pino';
-import type { ConfigSection, HubConfig, RegistryConfig } from '../config/schema.js';
+import type { ConfigSection, HubConfig, RegistryConfig, StorageConfig } from '../config/schema.js';
 import type { BlobStore } from '../storage/blobs/blob-store.js';
 import type { HubMetrics } from '../metrics.js';
 import type { AccessControl } from '../policy/access-control.js';
@@ -93,6 +93,21 @@ export interface HubPlugin<Cfg = unknown> {
    * hub closes (timers, sweeps). State lives there, never in the module: one process may run many hubs.
    */
   setup?(ctx: PluginContext<Cfg>): void | PluginInstance | Promise<void | PluginInstance>;
+  /** A blob store this plugin provides, chosen by `[storage] kind` (`fs` is built in). */
+  blobStore?: BlobStoreProvider;
+}
+
+/**
+ * A blob store behind `[storage] kind = "<kind>"`. `create` runs once per hub, before migrations, only
+ * when the config names this kind: import heavy clients inside it, so a hub on another store never loads them.
+ * The store's `close()` runs when the hub closes.
+ *
+ * @example
+ * blobStore: { kind: 's3', create: async (storage, { log }) => (await import('./s3-blob-store.js')).createS3BlobStore(storage, log) }
+ */
+export interface BlobStoreProvider {
+  kind: string;
+  create(storage: StorageConfig, ctx: { log: Logger }): Promise<BlobStore>;
 }
 
 export interface PluginInstance {
