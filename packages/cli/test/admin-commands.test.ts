@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import { parseCsv } from '@hub/testkit';
-import { eventually, startAdminHub, type Run } from './run-hub.js';
+import { eventually, json, startAdminHub } from './run-hub.js';
 
 const s = await startAdminHub(t);
 
@@ -28,13 +28,6 @@ async function get(p: string, token?: string, accept?: string): Promise<{ status
 /** Waits for a policy change to reach the request path (memos live about a second). */
 const settles = async (p: string, token: string, status: number) => (await eventually(async () => (await get(p, token)).status === status)) === true;
 
-const json = <T = any>(r: Run): T => {
-  try {
-    return JSON.parse(r.stdout) as T;
-  } catch {
-    throw new Error(`not JSON (exit ${r.code}): ${r.stdout}${r.stderr}`);
-  }
-};
 
 /** The rows of a list answer: `{<key>: [...]}`. */
 const rows = (v: unknown, key: string): any[] => {

@@ -26,7 +26,7 @@ import openvsx from '@hub/kind-vsix/openvsx';
 import { goFixtureHandler, npmFixtureHandler, pathOf, sendBody, startFixtureUpstream, startTestHub } from '@hub/testkit';
 import { adminClient } from '../src/client.js';
 import { checkKit, tarEntries, xmlRoot } from '../src/check-kit.js';
-import { closedPort, expectUsageErrors, runHub, runHubBinary, type Run } from './run-hub.js';
+import { closedPort, expectUsageErrors, json, lines, runHub, runHubBinary } from './run-hub.js';
 
 const fixtures = (kind: string, rel = 'upstream/') => fileURLToPath(new URL(`../../../${kind}/test/fixtures/${rel}`, import.meta.url));
 const VSIX = fs.readFileSync(fixtures('kind-vsix', 'hubpub.hubext-1.0.0.vsix'));
@@ -107,14 +107,6 @@ const hasGo = tool('go', ['version'], (out) => out.startsWith('go version'));
 /** The tools need HOME (rustup finds its toolchains there); nothing else of this environment leaks in. */
 const TOOL_ENV = { HOME: process.env.HOME ?? os.homedir(), ...(process.env.RUSTUP_HOME && { RUSTUP_HOME: process.env.RUSTUP_HOME }) };
 const cli = (args: string[], env: NodeJS.ProcessEnv = {}) => runHub(['check', ...args], { HUB_URL: hub.url, HUB_TOKEN: reader, ...TOOL_ENV, ...env });
-const json = <T = any>(r: Run): T => {
-  try {
-    return JSON.parse(r.stdout) as T;
-  } catch {
-    throw new Error(`not JSON (exit ${r.code}): ${r.stdout}${r.stderr}`);
-  }
-};
-const lines = (text: string) => text.split('\n').filter(Boolean);
 /** A PATH with no tools on it (the binary itself runs as process.execPath). */
 const NO_TOOLS = path.join(dir, 'no-tools');
 fs.mkdirSync(NO_TOOLS);

@@ -12,7 +12,7 @@ import admin from '@hub/admin';
 import flagsPlugin from '@hub/flags';
 import npm from '@hub/kind-npm';
 import { npmFixtureHandler, signFlagRequest, startFixtureUpstream, startTestHub, parseCsv } from '@hub/testkit';
-import { closedPort, expectUsageErrors, runHub, type Run } from './run-hub.js';
+import { closedPort, expectUsageErrors, json, lines, runHub } from './run-hub.js';
 
 const NPM_FIXTURES = fileURLToPath(new URL('../../../kind-npm/test/fixtures/upstream/', import.meta.url));
 const SECRET = 'osv-shared-secret';
@@ -28,14 +28,6 @@ const s = await startTestHub({
 t.teardown(() => s.close());
 
 const cli = (args: string[], env: NodeJS.ProcessEnv = {}) => runHub(args, { HUB_URL: s.url, HUB_TOKEN: s.adminToken, ...env });
-const json = <T = any>(r: Run): T => {
-  try {
-    return JSON.parse(r.stdout) as T;
-  } catch {
-    throw new Error(`not JSON (exit ${r.code}): ${r.stdout}${r.stderr}`);
-  }
-};
-const lines = (text: string) => text.split('\n').filter(Boolean);
 const TIME = '\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z';
 
 async function download(name: string, version: string, token: string): Promise<void> {

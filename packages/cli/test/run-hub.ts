@@ -115,3 +115,15 @@ export async function eventually<T>(check: () => Promise<T | undefined | false>,
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/** A command's `--json` output, parsed; the error shows what was printed instead. */
+export function json<T = any>(r: Run): T {
+  try {
+    return JSON.parse(r.stdout) as T;
+  } catch {
+    throw new Error(`not JSON (exit ${r.code}): ${r.stdout}${r.stderr}`);
+  }
+}
+
+/** The non-empty lines of a command's output. */
+export const lines = (text: string): string[] => text.split('\n').filter(Boolean);

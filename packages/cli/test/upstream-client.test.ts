@@ -15,7 +15,7 @@ import admin from '@hub/admin';
 import audit from '@hub/audit';
 import npm from '@hub/kind-npm';
 import { npmFixtureHandler, startFixtureUpstream, startTestHub } from '@hub/testkit';
-import { closedPort, expectUsageErrors, runHub, type Run } from './run-hub.js';
+import { closedPort, expectUsageErrors, json, lines, runHub } from './run-hub.js';
 
 const NPM_FIXTURES = fileURLToPath(new URL('../../../kind-npm/test/fixtures/upstream/', import.meta.url));
 
@@ -47,14 +47,6 @@ function unpublish(name: string, version: string): void {
 }
 const republish = (name: string) => writeFileSync(packument(name), readFileSync(join(NPM_FIXTURES, `${name.replace('/', '%2f')}.json.tmpl`), 'utf8'));
 
-const json = <T = any>(r: Run): T => {
-  try {
-    return JSON.parse(r.stdout) as T;
-  } catch {
-    throw new Error(`not JSON (exit ${r.code}): ${r.stdout}${r.stderr}`);
-  }
-};
-const lines = (text: string) => text.split('\n').filter(Boolean);
 const REFUSED = /\(HTTP 403, forbidden, request_id \S+\)/;
 const TIME = '\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z';
 
