@@ -12,6 +12,8 @@ export interface CheckableKind {
   /** The kind id: `--<id> NAME` names a registry of this kind. */
   id: string;
   check: ClientCheck<unknown>;
+  /** The check's coordinate from the option's text: its own `parse`, or the kind's codec with a version required. */
+  parse(text: string): unknown;
 }
 
 /** Options hub check takes itself; a kind's options must not take them over. */
@@ -71,15 +73,22 @@ export function checkable(plugins: readonly AnyPlugin[]): CheckableKind[] {
     const twice = out.find((k) => k.id === p.id);
     if (twice?.check === check) continue; // [plugins] load named a default kind again
     if (twice) throw new Error(`two kinds "${p.id}" are loaded`);
-    if (typeof check.parse !== 'function' || typeof check.run !== 'function' || typeof check.fallback !== 'string' || typeof check.form !== 'string' || !Array.isArray(check.help))
-      throw new Error(`kind "${p.id}": clientCheck needs option, form, fallback, help, parse and run`);
+    if ((check.parse !== undefined && typeof check.parse !== 'function') || typeof check.run !== 'function' || typeof check.fallback !== 'string' || typeof check.form !== 'string' || !Array.isArray(check.help))
+      throw new Error(`kind "${p.id}": clientCheck needs option, form, fallback, help and run (and parse, if any, a function)`);
     for (const option of [p.id, check.option]) {
       if (typeof option !== 'string' || !OPTION.test(option)) throw new Error(`kind "${p.id}": "${String(option)}" cannot be a hub check option (lower-case letters, digits and dashes)`);
       const owner = RESERVED.has(option) ? 'hub check' : taken.get(option);
       if (owner !== undefined) throw new Error(`kind "${p.id}": --${option} is already an option of ${owner}`);
       taken.set(option, `kind "${p.id}"`);
     }
-    out.push({ id: p.id, check });
+    const { coordinate } = p;
+    const parse =
+      check.parse?.bind(check) ??
+      ((text: string) => {
+        const c = coordinate.parse(text);
+        return c?.version ? c : `${check.form}, such as ${check.fallback}`;
+      });
+    out.push({ id: p.id, check, parse });
   }
   return out;
 }

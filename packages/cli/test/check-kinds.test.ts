@@ -3,7 +3,7 @@
  * over hub check's own or another kind's; and the default distribution's hooks are all there.
  */
 import t from 'tap';
-import { defineKind, type ClientCheck, type RegistryKind } from '@hub/runtime';
+import { defineKind, nameAtVersion, type ClientCheck, type RegistryKind } from '@hub/runtime';
 import { checkable, checkableKinds, configFlag } from '../src/check-kinds.js';
 
 const hook = (option: string): ClientCheck<string> => ({
@@ -36,7 +36,18 @@ t.test('a hook that would take over an option, or cannot be one, is refused with
   t.throws(() => checkable([kind('a', hook('a-x')), kind('a', hook('a-y'))]), /two kinds "a" are loaded/);
   t.throws(() => checkable([kind('a', hook('--evil'))]), /"--evil" cannot be a hub check option/);
   t.throws(() => checkable([kind('Upper', hook('x'))]), /"Upper" cannot be a hub check option/);
-  t.throws(() => checkable([kind('a', { ...hook('a-x'), run: undefined } as unknown as ClientCheck<string>)]), /clientCheck needs option, form, fallback, help, parse and run/);
+  t.throws(() => checkable([kind('a', { ...hook('a-x'), run: undefined } as unknown as ClientCheck<string>)]), /clientCheck needs option, form, fallback, help and run/);
+  t.throws(() => checkable([kind('a', { ...hook('a-x'), parse: 'x' } as unknown as ClientCheck<string>)]), /and parse, if any, a function/);
+});
+
+t.test("without its own parse, a check reads its coordinate with the kind's codec, and needs a version", async (t) => {
+  const { option, help, run } = hook('acme-package');
+  const rest: ClientCheck = { option, help, form: 'name@version', fallback: 'tool@1.0.0', run: (kit) => run(kit, '') };
+  const acme = defineKind({ id: 'acme', contract: 1, addressing: 'package', description: 'acme', coordinate: nameAtVersion({ split: 'last', isName: (n) => /^[a-z]+$/.test(n) }), routes: [], clientCheck: rest });
+  const [k] = checkable([acme]);
+  t.same(k!.parse('tool@1.0.0'), { name: 'tool', version: '1.0.0' });
+  t.match(k!.parse('tool'), /^name@version, such as /, 'a version is required');
+  t.match(k!.parse('BAD@1'), /^name@version, such as /, "the kind's name rules apply");
 });
 
 t.test('the default distribution offers the ten kinds of SPEC 4.3, in its order', async (t) => {

@@ -75,9 +75,9 @@ export interface ClientCheckKit {
 
 /**
  * A kind's `hub check`: the CLI offers `--<kind id> NAME` and `--<option> <form>` for it, parses the
- * coordinate before anything is sent (a string answer is bad usage, exit 2), then prints the two outcomes.
+ * coordinate before anything is sent (with `parse`, or else the kind's coordinate codec; a bad one is bad usage, exit 2), then prints the two outcomes.
  */
-export interface ClientCheck<C = unknown> {
+export interface ClientCheck<C = { name: string; version: string }> {
   /** The option naming the probe coordinate, without dashes, e.g. `npm-package`. */
   option: string;
   /** The coordinate's form, for help: `name@version`. */
@@ -86,7 +86,10 @@ export interface ClientCheck<C = unknown> {
   fallback: string;
   /** What the checks do, for `hub check --help`: lines such as `http: ...` and `tool: ...`, up to 80 characters. */
   help: readonly string[];
-  /** The coordinate, or what it should look like ("a crate and version such as cfg-if@1.0.0"). */
-  parse(text: string): C | string;
+  /**
+   * The coordinate, or what it should look like ("a provider such as hashicorp/null@3.2.2/linux_amd64").
+   * Absent: the kind's own coordinate codec parses it, and it must name a version (`{ name, version }`).
+   */
+  parse?(text: string): C | string;
   run(kit: ClientCheckKit, coordinate: C): Promise<{ http: ClientCheckOutcome; tool: ClientCheckOutcome }>;
 }

@@ -3,21 +3,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ClientCheck } from '@hub/contract';
 
-const CRATE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
-const VERSION = /^[0-9A-Za-z][0-9A-Za-z.+_-]{0,127}$/;
-
-export const clientCheck: ClientCheck<{ crate: string; version: string }> = {
+export const clientCheck: ClientCheck = {
   option: 'cargo-crate',
   form: 'name@version',
   fallback: 'cfg-if@1.0.0',
   help: ['http: registry/config.json is 200 with "dl"', 'tool: cargo fetch of the crate through the sparse index (skipped without cargo)'],
-  parse(v) {
-    const at = v.lastIndexOf('@');
-    const [crate, version] = [v.slice(0, at), v.slice(at + 1)];
-    if (at <= 0 || !CRATE.test(crate) || !VERSION.test(version)) return 'a crate and version such as cfg-if@1.0.0';
-    return { crate, version };
-  },
-  async run(kit, { crate, version }) {
+  async run(kit, { name: crate, version }) {
     const { attempt, get, ok200, jsonOf, fail, printable, runTool, inTempDir } = kit;
     const http = await attempt(async () => {
       const g = ok200(await get('registry/config.json', 'application/json'));

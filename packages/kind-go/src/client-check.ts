@@ -2,12 +2,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ClientCheck } from '@hub/contract';
+import { escapePath } from './module-path.js';
 
-/** Go module path escaping: an upper-case letter becomes ! and the letter in lower case. */
-const goEscape = (p: string) => p.replace(/[A-Z]/g, (ch) => `!${ch.toLowerCase()}`);
-const MODULE = /^[A-Za-z0-9][A-Za-z0-9._~+-]*(\/[A-Za-z0-9._~+-]+)*$/;
 
-export const clientCheck: ClientCheck<{ module: string; version: string }> = {
+export const clientCheck: ClientCheck = {
   option: 'go-module',
   form: 'path@version',
   fallback: 'rsc.io/quote@v1.5.2',
@@ -16,16 +14,10 @@ export const clientCheck: ClientCheck<{ module: string; version: string }> = {
     'tool: go mod download <module>@<version> with GOPROXY set to the hub alone and',
     'no checksum database (skipped without go; go sends tokens only over https)',
   ],
-  parse(v) {
-    const at = v.lastIndexOf('@');
-    const [module, version] = [v.slice(0, at), v.slice(at + 1)];
-    if (at <= 0 || !MODULE.test(module) || module.split('/').some((s) => s === '.' || s === '..') || !/^v\d+\.\d+\.\d+[0-9A-Za-z.+-]*$/.test(version)) return 'a module path and version such as rsc.io/quote@v1.5.2';
-    return { module, version };
-  },
-  async run(kit, { module, version }) {
+  async run(kit, { name: module, version }) {
     const { attempt, get, ok200, jsonOf, fail, printable, runTool, inTempDir } = kit;
     const http = await attempt(async () => {
-      const g = ok200(await get(`${goEscape(module)}/@latest`, 'application/json'));
+      const g = ok200(await get(`${escapePath(module)}/@latest`, 'application/json'));
       const v = jsonOf(g).Version;
       if (typeof v !== 'string' || !v) return fail(`GET ${g.what}: no "Version" in the answer`);
       return `GET ${g.what}: 200, Version ${printable(v)}`;

@@ -2,23 +2,12 @@
 import { createHash } from 'node:crypto';
 import type { ClientCheck } from '@hub/contract';
 
-/** An npm name: lower-case words, optionally @scope/; kept as the path spells it. */
-const NPM_NAME = /^(@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*$/i;
-const VERSION = /^[0-9A-Za-z][0-9A-Za-z.+_-]{0,127}$/;
-
-export const clientCheck: ClientCheck<{ pkg: string; version: string }> = {
+export const clientCheck: ClientCheck = {
   option: 'npm-package',
   form: 'name@version',
   fallback: 'lodash@4.17.21',
   help: ['http: GET <package> with Accept */* and <package>/<version>/tarball are 200 gzip', 'tool: the packument names a tarball that is gzip and matches dist.integrity'],
-  parse(v) {
-    // Split at the last @: scopes start with one.
-    const at = v.lastIndexOf('@');
-    const [pkg, version] = [v.slice(0, at), v.slice(at + 1)];
-    if (at <= 0 || !NPM_NAME.test(pkg) || !VERSION.test(version)) return 'an npm package and version such as lodash@4.17.21 or @scope/name@1.0.0';
-    return { pkg, version };
-  },
-  async run(kit, { pkg, version }) {
+  async run(kit, { name: pkg, version }) {
     const { attempt, get, ok200, gzipped, jsonOf, fail, printable, size, seg } = kit;
     const http = await attempt(async () => {
       const latest = gzipped(ok200(await get(pkg)));

@@ -1,21 +1,12 @@
 /** `hub check --nuget NAME` (SPEC 4.3): the service index, then what a restore does through the flat container. */
 import type { ClientCheck } from '@hub/contract';
 
-const NUGET_ID = /^\w+([.-]\w+)*$/;
-const VERSION = /^[0-9A-Za-z][0-9A-Za-z.+_-]{0,127}$/;
-
-export const clientCheck: ClientCheck<{ id: string; version: string }> = {
+export const clientCheck: ClientCheck = {
   option: 'nuget-package',
   form: 'id@version',
   fallback: 'newtonsoft.json@13.0.3',
   help: ['http: nuget/v3/index.json has version "3.0.0" and resources', 'tool: the flat container lists the version and its .nupkg is a ZIP'],
-  parse(v) {
-    const at = v.lastIndexOf('@');
-    const [id, version] = [v.slice(0, at), v.slice(at + 1)];
-    if (at <= 0 || !NUGET_ID.test(id) || id.length > 100 || !VERSION.test(version)) return 'a package id and version such as newtonsoft.json@13.0.3';
-    return { id: id.toLowerCase(), version: version.toLowerCase() };
-  },
-  async run(kit, { id, version }) {
+  async run(kit, { name: id, version }) {
     const { attempt, get, ok200, jsonOf, zipped, fail, printable, size, seg } = kit;
     let index: Record<string, unknown> | undefined;
     const http = await attempt(async () => {

@@ -1,21 +1,12 @@
 /** `hub check --rubygems NAME` (SPEC 4.3): the gem API's name, then the .gem is a tar holding the two parts gem reads. */
 import type { ClientCheck } from '@hub/contract';
 
-const GEM = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
-const VERSION = /^[0-9A-Za-z][0-9A-Za-z.+_-]{0,127}$/;
-
-export const clientCheck: ClientCheck<{ gem: string; version: string }> = {
+export const clientCheck: ClientCheck = {
   option: 'rubygems-gem',
   form: 'name@version',
   fallback: 'rake@13.2.1',
   help: ['http: api/v1/gems/<gem>.json has "name" equal to the gem', 'tool: gems/<gem>-<version>.gem is a POSIX tar holding metadata.gz and data.tar.gz'],
-  parse(v) {
-    const at = v.lastIndexOf('@');
-    const [gem, version] = [v.slice(0, at), v.slice(at + 1)];
-    if (at <= 0 || !GEM.test(gem) || !VERSION.test(version)) return 'a gem and version such as rake@13.2.1';
-    return { gem, version };
-  },
-  async run(kit, { gem, version }) {
+  async run(kit, { name: gem, version }) {
     const { attempt, get, ok200, jsonOf, fail, printable, seg } = kit;
     const http = await attempt(async () => {
       const g = ok200(await get(`api/v1/gems/${seg(gem)}.json`, 'application/json'));

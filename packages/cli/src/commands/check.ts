@@ -102,7 +102,7 @@ export function checkCommand(kinds: readonly CheckableKind[]): Command {
           const name = str(values, k.id, command);
           const given = str(values, k.check.option, command);
           if (given !== undefined && name === undefined) throw new UsageError(`--${k.check.option} needs --${k.id} NAME`, command);
-          const coordinate = k.check.parse(given ?? k.check.fallback);
+          const coordinate = k.parse(given ?? k.check.fallback);
           if (typeof coordinate === 'string') throw new UsageError(`--${k.check.option} must be ${coordinate}, not "${given}"`, command);
           return { k, name, coordinate };
         })
