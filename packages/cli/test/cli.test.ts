@@ -83,12 +83,12 @@ async function serveDefault(t: Test, dir: string, env: NodeJS.ProcessEnv) {
   });
   const stop = () =>
     new Promise<number | null>((resolve) => {
-      if (child.exitCode !== null) return resolve(child.exitCode);
+      if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode);
       child.once('exit', resolve);
       child.kill('SIGTERM');
     });
   t.teardown(stop);
-  return { url, stop, stderr: () => stderr };
+  return { url, stop, stderr: () => stderr, pid: child.pid!, exited: new Promise<void>((resolve) => child.once('exit', () => resolve())) };
 }
 
 const ADMIN = { HUB_ADMIN_TOKEN: 'hub_cli_test_admin_token_0123456789abcdef' };
@@ -135,4 +135,20 @@ t.test('first run without npm_config_registry: hub asks npm for its registry (us
   const fresh = await serveDefault(t, path.join(bare, 'work'), { PATH: process.env.PATH, HOME: path.join(bare, 'home'), ...ADMIN });
   t.equal((await fetch(`${fresh.url}/healthz`)).status, 200, 'a fresh machine starts');
   t.ok(fresh.stderr().includes(expected.replace(/\/+$/, '')), 'and proxies the registry npm itself would use');
+});
+
+t.test('a second hub serve on the SQLite file a running hub holds refuses to start and names MySQL/MariaDB; after kill -9 a restart works', async (t) => {
+  const dir = t.testdir({});
+  const env = { PATH: process.env.PATH, HOME: dir, npm_config_registry: 'http://127.0.0.1:9/', ...ADMIN };
+  const first = await serveDefault(t, dir, env);
+  const second = await runHubBinary(['serve', '--listen', '127.0.0.1:0'], env, dir);
+  t.equal(second.code, 1, 'the second process exits 1');
+  t.match(second.stderr, `SQLite database ${path.join(fs.realpathSync(dir), 'data', 'hub.db')} is in use by another hub (process ${first.pid}`);
+  t.match(second.stderr, /use \[database\] client = "mysql" \(MySQL\/MariaDB\) for replicas/);
+  process.kill(first.pid, 'SIGKILL');
+  await first.exited;
+  t.ok(fs.existsSync(path.join(dir, 'data', 'hub.db.lock')), 'kill -9 leaves the lock file behind');
+  const restarted = await serveDefault(t, dir, env);
+  t.equal((await fetch(`${restarted.url}/readyz`)).status, 200, "a restart takes over the dead process's lock");
+  t.equal(await restarted.stop(), 0);
 });

@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { Value } from 'typebox/value';
@@ -32,6 +33,7 @@ import type { BlobStore } from './storage/blobs/blob-store.js';
 import { sweepSpool } from './storage/blobs/fs.js';
 import { openBlobStore } from './storage/blobs/open-blob-store.js';
 import { createDb, migrate } from './storage/db.js';
+import { lockSqliteFile } from './storage/sqlite-lock.js';
 import { runtimeMigrations } from './storage/migrations/index.js';
 import { composePlugins, type ComposeOptions } from './plugins/compose.js';
 import { StartupError } from './plugins/startup-error.js';
@@ -74,6 +76,8 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
   const log = o.logger ?? createLogger();
   const blobs = await openBlobStore(config.storage, others, log);
   const metrics = createMetrics();
+  // A SQLite file serves one hub process; the lock is released by close() or by the process ending.
+  const fileLock = config.database.client === 'sqlite' && config.database.filename !== ':memory:' ? lockSqliteFile(config.database.filename) : undefined;
   const db = createDb(config.database);
   const owners = [{ id: 'runtime', migrations: runtimeMigrations }, ...others];
   await migrate(db, owners);
@@ -138,6 +142,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
   });
   metrics.metadataMemoryFrom(metadata.memoryBytes);
 
+  let draining = false;
   const refusals: RefusalRule[] = [];
   const { app, router } = createApp({
     log,
@@ -149,7 +154,8 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     rates,
     challenges,
     metricsToken: config.metrics?.token,
-    ready: async () => (await db.raw('select 1'), true),
+    // Draining (close() called): not ready, so a load balancer stops sending requests here.
+    ready: async () => !draining && (await db.raw('select 1'), true),
     registry: registryRoutes({
       registries,
       access,
@@ -196,6 +202,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
       await Promise.allSettled([...instances.map((i) => i.stop()), audit.close(), events.close(), rates.close(), challenges.close(), ...[...registries.values()].map((r) => r.upstream.close())]);
       await db.destroy();
       await blobs.close?.();
+      fileLock?.release();
       throw new StartupError('plugin_load', `plugin "${p.id}" failed to start: ${(e as Error).message}`);
     }
   }
@@ -228,10 +235,15 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     listen: (at = config.server.listen) => listener.listen(at),
     close() {
       // Idempotent: a second call (a test's teardown after an explicit close) waits for the first.
+      draining = true;
       closing ??= (async () => {
+        const graceEnds = Date.now() + config.server.shutdown_grace_ms;
         clearInterval(touchTimer);
         await maintenance.stop();
-        await listener.close();
+        await listener.close(config.server.shutdown_grace_ms);
+        // Cache fills whose clients are gone get what is left of the grace; then their upstream requests are cut.
+        await Promise.race([artifacts.idle(), delay(Math.max(0, graceEnds - Date.now()), undefined, { ref: false })]);
+        for (const r of registries.values()) await r.upstream.close();
         await artifacts.idle();
         await artifacts.flushTouches();
         for (const i of instances) await i.stop();
@@ -240,9 +252,9 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
         await audit.close();
         await rates.close();
         await challenges.close();
-        for (const r of registries.values()) await r.upstream.close();
         await db.destroy();
         await blobs.close?.();
+        fileLock?.release();
       })();
       return closing;
     },

@@ -173,6 +173,7 @@ t.test('an empty file gets every default', async (tt) => {
       allowed_hosts: [],
       forbidden_networks: [...DEFAULT_FORBIDDEN_CIDRS],
       max_connections: 10000,
+      shutdown_grace_ms: 10000,
       client_headers_timeout_ms: 30000,
       client_request_timeout_ms: 300000,
       connect_timeout_ms: 10000,

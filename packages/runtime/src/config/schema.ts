@@ -78,6 +78,12 @@ export const ServerSchema = Type.Object(
       minimum: 100,
       description: 'Time a client has to send its whole request, body included (uploads). It does not limit how long a download to the client takes.',
     }),
+    shutdown_grace_ms: Type.Integer({
+      default: 10000,
+      minimum: 0,
+      description:
+        'On SIGTERM (or close()): /readyz answers 503 at once and hub stops accepting connections; running requests such as downloads have this long to finish, in milliseconds, before their connections are cut. Then the audit log is flushed and hub exits.',
+    }),
     connect_timeout_ms: Type.Integer({ default: 10000, minimum: 1, description: 'Upstream TCP/TLS connect timeout in milliseconds.' }),
     headers_timeout_ms: Type.Integer({ default: 10000, minimum: 1, description: 'Time allowed for an upstream to send its response headers, in milliseconds.' }),
     deadline_ms: Type.Integer({ default: 120000, minimum: 1, description: 'Overall deadline for one upstream metadata request, in milliseconds.' }),

@@ -1,6 +1,6 @@
 /**
  * The HTTP(S) listener: Node's own limits on slow and oversized clients, their refusals in the
- * INTERFACE.md error format, and a close that always ends (lingering connections are cut after a grace).
+ * INTERFACE.md error format, and a graceful close that always ends (connections still open after the grace are cut).
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -10,12 +10,11 @@ import type { Logger } from 'pino';
 import { HubError } from '@hub/contract';
 import type { HubConfig } from '../config/schema.js';
 
-const CLOSE_GRACE_MS = 2_000;
-
 /** `servedHosts` gets this machine's names for the listener once it listens (URLs hub writes may use them). */
 export function createListener(callback: http.RequestListener, config: HubConfig, log: Logger, servedHosts: Set<string>, registryNames: readonly string[]) {
   let server: http.Server | undefined;
-async function listen(listen: string): Promise<string> {
+  let closing = false;
+  async function listen(listen: string): Promise<string> {
     const { host, port } = parseListen(listen);
     const tls = config.server.tls_cert && config.server.tls_key ? { cert: fs.readFileSync(config.server.tls_cert), key: fs.readFileSync(config.server.tls_key) } : undefined;
     const limits: http.ServerOptions = {
@@ -26,6 +25,12 @@ async function listen(listen: string): Promise<string> {
     };
     server = tls ? https.createServer({ ...tls, ...limits }, callback) : http.createServer(limits, callback);
     server.keepAliveTimeout = 65_000;
+    // While draining, every answer ends its connection, so clients reconnect to another replica.
+    // A response that began before then ends with its connection idle: close those as they get there.
+    server.prependListener('request', (_req: http.IncomingMessage, res: http.ServerResponse) => {
+      if (closing) res.setHeader('Connection', 'close');
+      res.once('close', () => closing && setImmediate(() => server?.closeIdleConnections()));
+    });
     server.maxConnections = config.server.max_connections;
     server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
       // Node answers header overflows and slow clients itself with a bare body; answer in the INTERFACE.md error format.
@@ -57,14 +62,15 @@ async function listen(listen: string): Promise<string> {
 
   return {
     listen,
-    async close(): Promise<void> {
+    /** Stops accepting, lets running requests finish for up to `graceMs`, then cuts what is still open. */
+    async close(graceMs: number): Promise<void> {
       const s = server;
       if (!s) return;
+      closing = true;
       await new Promise<void>((resolve) => {
         s.close(() => resolve());
         s.closeIdleConnections();
-        // Clients that keep a connection open past a grace period are cut, so close() always ends.
-        setTimeout(() => s.closeAllConnections(), CLOSE_GRACE_MS).unref();
+        setTimeout(() => s.closeAllConnections(), graceMs).unref();
       });
     },
   };

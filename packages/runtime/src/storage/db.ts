@@ -44,7 +44,27 @@ export function migrationSource(owners: ReadonlyArray<{ id: string; migrations?:
   };
 }
 
+/** How long a start waits for another replica's migrations before giving up. */
+const MIGRATION_WAIT_SECS = 300;
+
+/**
+ * Applies pending migrations. On MySQL, replicas starting at once queue on a named lock first: knex's own lock
+ * does not wait (the losers fail with "already locked"), and its table creation races ("table already exists").
+ * The named lock belongs to one connection, so a replica killed mid-migration releases it.
+ */
 export async function migrate(db: Knex, owners: Parameters<typeof migrationSource>[0]): Promise<string[]> {
-  const [, names] = (await db.migrate.latest({ migrationSource: migrationSource(owners), tableName: 'hub_migrations' })) as [number, string[]];
-  return names;
+  const latest = async () => ((await db.migrate.latest({ migrationSource: migrationSource(owners), tableName: 'hub_migrations' })) as [number, string[]])[1];
+  if (db.client.config.client !== 'mysql2') return latest();
+  const conn: unknown = await db.client.acquireConnection();
+  try {
+    const [[row]] = (await db.raw(`SELECT GET_LOCK(LEFT(CONCAT('hub_migrate:', DATABASE()), 64), ?) AS got`, [MIGRATION_WAIT_SECS]).connection(conn)) as [[{ got: number | null }]];
+    if (row?.got !== 1) throw new Error(`another process has been migrating this database for ${MIGRATION_WAIT_SECS} s (named lock hub_migrate:<database>)`);
+    try {
+      return await latest();
+    } finally {
+      await db.raw(`SELECT RELEASE_LOCK(LEFT(CONCAT('hub_migrate:', DATABASE()), 64))`).connection(conn);
+    }
+  } finally {
+    await db.client.releaseConnection(conn);
+  }
 }

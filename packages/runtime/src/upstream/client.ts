@@ -344,7 +344,8 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
 
   return {
     request,
-    close: () => agent.close(),
+    // Requests still running are cut: hub closes its clients once its grace for them is over.
+    close: () => agent.destroy(),
   };
 }
 
