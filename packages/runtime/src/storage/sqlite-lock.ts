@@ -3,15 +3,24 @@ import os from 'node:os';
 import path from 'node:path';
 import { StartupError } from '../plugins/startup-error.js';
 
-/** Lock files this process holds: a file naming our own PID that is not in here is left from an earlier run (a container's PID 1). */
-const heldHere = new Set<string>();
+/**
+ * Lock files this process holds, with how many of its hubs use each: a file naming our own PID that is not
+ * in here is left from an earlier run (a container's PID 1).
+ */
+const heldHere = new Map<string, number>();
 
 /**
- * One hub per SQLite file: `<file>.lock` holds the owner's host and PID. A second hub (another process, or another
- * createHub here) is refused; a lock whose process is gone (kill -9) is taken over. Replicas need MySQL/MariaDB.
+ * One process per SQLite file: `<file>.lock` holds the owner's host and PID. A hub in another process is
+ * refused; hubs in one process share the file (tests run replicas so); a lock whose process is gone
+ * (kill -9) is taken over. Replicas on several hosts need MySQL/MariaDB.
  */
 export function lockSqliteFile(filename: string): { release(): void } {
   const lockPath = `${path.resolve(filename)}.lock`;
+  const users = heldHere.get(lockPath);
+  if (users !== undefined) {
+    heldHere.set(lockPath, users + 1);
+    return releaser(lockPath);
+  }
   fs.mkdirSync(path.dirname(lockPath), { recursive: true });
   const me = `${os.hostname()} ${process.pid}\n`;
   const refuse = (who: string) =>
@@ -31,10 +40,20 @@ export function lockSqliteFile(filename: string): { release(): void } {
     if (owner && isLive(owner, lockPath)) throw refuse(`process ${owner.pid} on ${owner.host}`);
     fs.rmSync(lockPath, { force: true });
   }
-  heldHere.add(lockPath);
+  heldHere.set(lockPath, 1);
+  return releaser(lockPath);
+}
+
+/** Releases one hub's use; the last one removes the lock, if it is still ours. */
+function releaser(lockPath: string): { release(): void } {
+  let released = false;
   return {
     release() {
-      if (!heldHere.delete(lockPath)) return;
+      if (released) return;
+      released = true;
+      const users = (heldHere.get(lockPath) ?? 1) - 1;
+      if (users > 0) return void heldHere.set(lockPath, users);
+      heldHere.delete(lockPath);
       // Only our own lock: never remove one another hub took over.
       const owner = readOwner(lockPath);
       if (typeof owner === 'object' && owner.pid === process.pid) fs.rmSync(lockPath, { force: true });
