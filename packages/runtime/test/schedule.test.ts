@@ -48,3 +48,36 @@ t.test('a scheduled job runs once per interval across replicas sharing a databas
   await sleep(3 * INTERVAL_MS);
   t.equal(runs.length, count, 'stopped schedules run nothing');
 });
+
+t.test('the replica running a job dies mid-run: another runs the next one within an interval', async (t) => {
+  const db = createDb({ client: 'sqlite', filename: join(t.testdir(), 'hub.db') });
+  t.teardown(() => db.destroy());
+  await migrate(db, [{ id: 'runtime', migrations: runtimeMigrations }]);
+  const log = createLogger({ level: 'silent' });
+  const runs: Array<{ replica: string; at: number }> = [];
+  let survivorRan!: () => void;
+  const survivorRun = new Promise<void>((resolve) => (survivorRan = resolve));
+  const replica = (name: string, run: () => Promise<unknown>) => startSchedule({ db, log, name: 'takeover', intervalMs: INTERVAL_MS, firstRunAfterMs: 0, tickMs: 10, run });
+  // The first replica to win hangs in its job for ever, as a replica killed mid-run never finishes.
+  let first: string | undefined;
+  const hang = (name: string) => async () => {
+    runs.push({ replica: name, at: Date.now() });
+    if (first === undefined) {
+      first = name;
+      return new Promise(() => {});
+    }
+    if (name !== first) survivorRan();
+  };
+  const a = replica('a', hang('a'));
+  const b = replica('b', hang('b'));
+  const giveUp = new AbortController();
+  const inTime = await Promise.race([survivorRun.then(() => true), sleep(100 * INTERVAL_MS, false, { signal: giveUp.signal }).catch(() => false)]);
+  giveUp.abort();
+  // stop() clears each replica's timer; the dead replica's hung run is never awaited.
+  void a.stop();
+  void b.stop();
+  t.ok(inTime, `the survivor runs the job (runs: ${runs.map((r) => r.replica).join(',')})`);
+  const [dead, next] = runs;
+  t.not(next?.replica, dead?.replica, 'the next run is on the other replica');
+  t.ok(next && dead && next.at - dead.at >= INTERVAL_MS - 5, `not before the interval has passed (${next && dead ? next.at - dead.at : '?'} ms)`);
+});
