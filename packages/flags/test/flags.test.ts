@@ -287,3 +287,31 @@ for (const tier of tiers) {
     t.same(JSON.parse((await s.api('/api/v1/admin/flags')).text).flags, [], 'nothing else was stored');
   });
 }
+
+for (const tier of tiers) {
+  t.test(`${tier.name}: a flag raised or lifted on one replica holds on the other, without a restart`, async (t) => {
+    const dbDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-flags-replicas-'));
+    t.teardown(() => fs.rmSync(dbDir, { recursive: true, force: true }));
+    const db = await tier.database(t, dbDir);
+    const [a, b] = [await setup(t, db), await setup(t, db)];
+    for (const registry of ['npm', 'secure']) t.equal((await b.download(registry, 'hubdemo', '1.0.0')).status, 200, `${registry}: replica B serves (and remembers) the version`);
+    /** Milliseconds until replica B answers `status` for both registries, or Infinity after 5 s. */
+    const untilB = async (status: number) => {
+      const from = Date.now();
+      while (Date.now() - from < 5_000) {
+        const answers = await Promise.all(['npm', 'secure'].map((r) => b.download(r, 'hubdemo', '1.0.0', b.alice)));
+        if (answers.every((x) => x.status === status)) return Date.now() - from;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      return Infinity;
+    };
+    t.equal((await a.push([flag({ external_id: 'GHSA-R', registry: 'npm' }), flag({ external_id: 'GHSA-S', registry: 'secure' })])).status, 200);
+    const raised = await untilB(403);
+    // The memo lives POLICY_MEMO_MS (1 s); the bound here only tells "soon" from "never" on a loaded machine.
+    t.ok(raised < Infinity, `replica B refuses without a restart (after ${raised} ms)`);
+    t.equal((await a.lift('GHSA-R')).status, 200);
+    t.equal((await a.lift('GHSA-S')).status, 200);
+    const lifted = await untilB(200);
+    t.ok(lifted < Infinity, `replica B serves again after the lift (after ${lifted} ms)`);
+  });
+}
