@@ -84,6 +84,8 @@ for (const store of tiers) {
 
   t.test(`${store.name}: a change made on one replica holds on the other within the memo time`, async (t) => {
     const [a, b] = await replicas(t, store);
+    const health = (await call(a, 'GET', '/api/v1/admin/health')).json;
+    t.match(health.replicas, { live_replicas: 2, rate_store: 'memory', rate_limits: /2 replicas share this database/ }, 'the health card shows both replicas, and that their rate limits are per replica');
     t.equal((await call(a, 'POST', '/api/v1/admin/users', { id: 'ci' })).status, 201);
     const tok = (await call(a, 'POST', '/api/v1/admin/tokens', { user_id: 'ci' })).json;
     const readOnB = async () => (await call(b, 'GET', '/proxy/npm/hubdemo/1.0.0/tarball', undefined, tok.token)).status;

@@ -15,6 +15,7 @@ import type { CachePurge, PluginInstance, RefusalRule } from './contract/plugin.
 import { createAuditLog, type AuditLog } from './audit/audit-log.js';
 import { createEventBus, type EventBus } from './events/event-bus.js';
 import { createHealthBoard } from './health/health-board.js';
+import { startHeartbeat } from './cluster/heartbeat.js';
 import { createMemoryRateStore, type RateLimitStore, type TokenBucket } from './limits/rate-limit-store.js';
 import { createRedisClient, createRedisRateStore } from './limits/redis-rate-store.js';
 import { createAccessControl, type AccessControl } from './policy/access-control.js';
@@ -172,6 +173,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
   const events = createEventBus({ db, log, metrics, webhooks: config.notifications.webhooks });
   const purger: CachePurge = { purge: async (registry, packageName, version) => (await artifacts.purge(registry, packageName, version)).length };
   const pluginJsonBody = jsonBody(config.limits.max_json_body_bytes);
+  const health = createHealthBoard();
   const pluginContext = {
     config,
     db,
@@ -180,7 +182,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     registries: config.registries,
     served: registries,
     events,
-    health: createHealthBoard(),
+    health,
     refusals,
     metrics,
     access,
@@ -210,6 +212,8 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
   const touchTimer = setInterval(() => void artifacts.flushTouches(), 30_000);
   touchTimer.unref();
   const maintenance = startMaintenance({ config, db, artifacts, audit, log, metrics });
+  const heartbeat = await startHeartbeat(db, { rateStore: config.limits.rate_store, log });
+  health.contribute('replicas', heartbeat.health);
 
   const callback = app.callback();
   const listener = createListener(callback, config, log, servedHosts, [...registries.keys()]);
@@ -252,6 +256,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
         await audit.close();
         await rates.close();
         await challenges.close();
+        await heartbeat.stop().catch((e: Error) => log.warn({ err: e.message }, 'heartbeat row not removed; it expires'));
         await db.destroy();
         await blobs.close?.();
         fileLock?.release();

@@ -98,6 +98,15 @@ export interface EventRecord {
   created_at: DbInt;
 }
 
+export interface ReplicaRecord {
+  id: string;
+  host: string;
+  pid: number;
+  rate_store: string;
+  started_at: DbInt;
+  seen_at: DbInt;
+}
+
 type AutoId<R> = Knex.CompositeTableType<R, Omit<R, 'id'>, Partial<Omit<R, 'id'>>>;
 
 declare module 'knex/types/tables.js' {
@@ -111,5 +120,6 @@ declare module 'knex/types/tables.js' {
     policies: AutoId<PolicyRecord>;
     artifacts: AutoId<ArtifactRecord>;
     events: AutoId<EventRecord>;
+    replicas: ReplicaRecord;
   }
 }

@@ -4,6 +4,7 @@ import { settings } from './002_settings.js';
 import { access } from './003_access.js';
 import { events } from './004_events.js';
 import { metadataBlobIndex } from './005_metadata_blob_index.js';
+import { replicas } from './006_replicas.js';
 
 export const runtimeMigrations: Readonly<Record<string, Migration>> = {
   '001_core': core,
@@ -11,4 +12,5 @@ export const runtimeMigrations: Readonly<Record<string, Migration>> = {
   '003_access': access,
   '004_events': events,
   '005_metadata_blob_index': metadataBlobIndex,
+  '006_replicas': replicas,
 };
