@@ -1,8 +1,7 @@
 import type Koa from 'koa';
 import type { TSchema, Static } from 'typebox';
-import { errors } from '@hub/contract';
+import { type Coordinate, errors, type Permission } from '@hub/contract';
 import type { AuditContext } from '../audit/access-event.js';
-import type { Coordinate, Permission } from '@hub/contract';
 import type { PluginContext } from '../contract/plugin.js';
 import type { AccessRequest, Decision, Subject } from '../policy/decide.js';
 import { bodyValidator } from './validate.js';

@@ -1,5 +1,4 @@
-import { errors } from '@hub/contract';
-import type { Coordinate, RegistryKind } from '@hub/contract';
+import { type Coordinate, errors, type RegistryKind } from '@hub/contract';
 
 export interface RegistryRef {
   name: string;

@@ -1,7 +1,6 @@
 import type { Knex } from 'knex';
 import { LRUCache } from 'lru-cache';
-import type { Permission } from '@hub/contract';
-import { errors, HubError } from '@hub/contract';
+import { errors, HubError, type Permission } from '@hub/contract';
 import { ANONYMOUS, type Subject } from '../policy/decide.js';
 import { tokenFromAuthorization } from './credentials.js';
 import { hashToken } from './tokens.js';

@@ -2,17 +2,13 @@ import crypto from 'node:crypto';
 import { Readable } from 'node:stream';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
-import type { ArtifactSource, ArtifactSpec, RegistryInfo, Reply } from '@hub/contract';
-import type { UpstreamClient } from '@hub/contract';
-import { errors, isHubError } from '@hub/contract';
+import { type ArtifactSource, type ArtifactSpec, errors, headLooksLike, isHubError, partialHeaders, type RegistryInfo, type Reply, requestedRange, structuralVerifier, unsatisfiableHeaders, type UpstreamClient } from '@hub/contract';
 import type { HubMetrics } from '../metrics.js';
 import type { BlobStore } from '../storage/blobs/blob-store.js';
 import type { artifactRows, ArtifactRow } from '../storage/artifact-rows.js';
-import { headLooksLike, structuralVerifier } from '@hub/contract';
 import { Flight, FlightError } from './flight.js';
 import { gunzipIfGzip } from './decode-body.js';
 import { verifiedRead } from './verified-read.js';
-import { partialHeaders, requestedRange, unsatisfiableHeaders } from '@hub/contract';
 
 const sha256Hex = (b: Buffer) => crypto.createHash('sha256').update(b).digest('hex');
 

@@ -1,13 +1,10 @@
 import crypto from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
-import type { MetadataDoc, MetadataSpec, RegistryInfo } from '@hub/contract';
-import type { UpstreamClient, UpstreamResponse } from '@hub/contract';
-import { errors, isHubError, type HubError } from '@hub/contract';
+import { errors, type HubError, isHubError, type MetadataDoc, type MetadataSpec, readCapped, type RegistryInfo, type UpstreamClient, type UpstreamResponse } from '@hub/contract';
 import type { HubMetrics } from '../metrics.js';
 import type { BlobStore } from '../storage/blobs/blob-store.js';
 import type { metadataRows, MetadataRow } from '../storage/artifact-rows.js';
-import { readCapped } from '@hub/contract';
 
 export interface MetadataCacheOptions {
   blobs: BlobStore;

@@ -1,8 +1,7 @@
 import type Koa from 'koa';
 import type { Authenticator } from '../auth/authenticate.js';
 import type { AuditContext } from '../audit/access-event.js';
-import type { Permission } from '@hub/contract';
-import { errors, type HubError, isHubError } from '@hub/contract';
+import { errors, type HubError, isHubError, type Permission } from '@hub/contract';
 import { decide, type AccessRequest, type Decision, type Subject } from './decide.js';
 import type { PolicySource } from './policy-source.js';
 

@@ -1,7 +1,6 @@
 import { Readable } from 'node:stream';
 import type Koa from 'koa';
-import type { Coordinate, HttpMethod, KindRoute, Reply, RequestContext, RouteMatch } from '@hub/contract';
-import { errors, HubError, isHubError } from '@hub/contract';
+import { type Coordinate, errors, type HttpMethod, HubError, isHubError, type KindRoute, type Reply, type RequestContext, type RouteMatch, splitSegments } from '@hub/contract';
 import type { ArtifactCache } from '../cache/artifact-cache.js';
 import type { MetadataCache } from '../cache/metadata-cache.js';
 import type { AuditContext } from '../audit/access-event.js';
@@ -10,7 +9,6 @@ import { ANONYMOUS } from '../policy/decide.js';
 import type { AccessControl } from '../policy/access-control.js';
 import type { UrlSigner } from '../auth/signed-urls.js';
 import type { ClientAddress } from './client-address.js';
-import { splitSegments } from '@hub/contract';
 
 import type { RefusalRule, ServedRegistry } from '../contract/plugin.js';
 

@@ -37,7 +37,7 @@ export function lockSqliteFile(filename: string): { release(): void } {
     }
     const owner = readOwner(lockPath);
     if (owner === 'starting' || attempt > 2) throw refuse('a hub starting at the same time');
-    if (owner && isLive(owner, lockPath)) throw refuse(`process ${owner.pid} on ${owner.host}`);
+    if (owner && isLive(owner)) throw refuse(`process ${owner.pid} on ${owner.host}`);
     fs.rmSync(lockPath, { force: true });
   }
   heldHere.set(lockPath, 1);
@@ -72,10 +72,11 @@ function readOwner(lockPath: string): { host: string; pid: number } | 'starting'
   }
 }
 
-function isLive(owner: { host: string; pid: number }, lockPath: string): boolean {
+function isLive(owner: { host: string; pid: number }): boolean {
   // Another host's process cannot be checked from here: assume it runs (the message names the lock file to remove).
   if (owner.host !== os.hostname()) return true;
-  if (owner.pid === process.pid) return heldHere.has(lockPath);
+  // Our own PID, yet not held by this process (checked first): left by an earlier run (a container's PID 1).
+  if (owner.pid === process.pid) return false;
   try {
     process.kill(owner.pid, 0);
     return true;

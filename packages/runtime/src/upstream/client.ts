@@ -3,8 +3,7 @@ import type { LookupFunction } from 'node:net';
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, type Dispatcher } from 'undici';
-import type { UpstreamClient, UpstreamRequestOptions, UpstreamResponse } from '@hub/contract';
-import { errors, isHubError, type HubError } from '@hub/contract';
+import { errors, type HubError, isHubError, type UpstreamClient, type UpstreamRequestOptions, type UpstreamResponse } from '@hub/contract';
 import { createAddressMatcher, parseIp } from '../policy/ip-ranges.js';
 import { DEFAULT_FORBIDDEN_CIDRS } from './address-policy.js';
 
