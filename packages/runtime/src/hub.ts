@@ -1,4 +1,5 @@
 import http from 'node:http';
+import os from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
@@ -16,6 +17,8 @@ import { createAuditLog, type AuditLog } from './audit/audit-log.js';
 import { createEventBus, type EventBus } from './events/event-bus.js';
 import { createHealthBoard } from './health/health-board.js';
 import { startHeartbeat } from './cluster/heartbeat.js';
+import { createFetchLeases } from './cluster/fetch-leases.js';
+import { createPeerClient, loadPeerSecret, mountPeerRoute } from './cluster/peer-stream.js';
 import { createMemoryRateStore, type RateLimitStore, type TokenBucket } from './limits/rate-limit-store.js';
 import { createRedisClient, createRedisRateStore } from './limits/redis-rate-store.js';
 import { createAccessControl, type AccessControl } from './policy/access-control.js';
@@ -119,7 +122,12 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
   // Host values that may appear in URLs hub writes when no public_url is set; listen() adds its own names.
   const servedHosts = new Set(config.server.allowed_hosts.map((h) => h.toLowerCase()));
 
+  const heartbeat = await startHeartbeat(db, { rateStore: config.limits.rate_store, log });
+  // Only a MySQL database is shared between processes (a SQLite file has one hub): there, replicas share fetches.
+  const peerSecret = config.database.client === 'mysql' ? await loadPeerSecret(db) : undefined;
+  const cluster = peerSecret ? { leases: createFetchLeases(db, { replicaId: heartbeat.id, leaseMs: config.cache.fetch_lease_secs * 1000 }), peers: createPeerClient(peerSecret) } : undefined;
   const artifacts = createArtifactCache({
+    cluster,
     blobs,
     rows: artifactRows(db),
     metrics,
@@ -170,6 +178,8 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     }),
   });
 
+  if (peerSecret) mountPeerRoute(router, peerSecret, artifacts.peerServe);
+
   const events = createEventBus({ db, log, metrics, webhooks: config.notifications.webhooks });
   const purger: CachePurge = { purge: async (registry, packageName, version) => (await artifacts.purge(registry, packageName, version)).length };
   const pluginJsonBody = jsonBody(config.limits.max_json_body_bytes);
@@ -201,7 +211,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
       if (instance) instances.push(instance);
     } catch (e) {
       // Nothing is serving yet: release what was opened, so a failed start lets the process exit.
-      await Promise.allSettled([...instances.map((i) => i.stop()), audit.close(), events.close(), rates.close(), challenges.close(), ...[...registries.values()].map((r) => r.upstream.close())]);
+      await Promise.allSettled([...instances.map((i) => i.stop()), audit.close(), events.close(), rates.close(), challenges.close(), heartbeat.stop(), cluster?.peers.close(), ...[...registries.values()].map((r) => r.upstream.close())]);
       await db.destroy();
       await blobs.close?.();
       fileLock?.release();
@@ -212,7 +222,6 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
   const touchTimer = setInterval(() => void artifacts.flushTouches(), 30_000);
   touchTimer.unref();
   const maintenance = startMaintenance({ config, db, artifacts, audit, log, metrics });
-  const heartbeat = await startHeartbeat(db, { rateStore: config.limits.rate_store, log });
   health.contribute('replicas', heartbeat.health);
 
   const callback = app.callback();
@@ -236,7 +245,11 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     kinds,
     registries,
     callback,
-    listen: (at = config.server.listen) => listener.listen(at),
+    async listen(at = config.server.listen) {
+      const url = await listener.listen(at);
+      if (cluster) await heartbeat.advertise(config.server.internal_url ?? reachableFromPeers(url));
+      return url;
+    },
     close() {
       // Idempotent: a second call (a test's teardown after an explicit close) waits for the first.
       draining = true;
@@ -256,6 +269,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
         await audit.close();
         await rates.close();
         await challenges.close();
+        await cluster?.peers.close();
         await heartbeat.stop().catch((e: Error) => log.warn({ err: e.message }, 'heartbeat row not removed; it expires'));
         await db.destroy();
         await blobs.close?.();
@@ -264,4 +278,11 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
       return closing;
     },
   };
+}
+
+/** The listener's URL as other machines reach it: an unspecified address becomes this machine's name. */
+function reachableFromPeers(listenUrl: string): string {
+  const u = new URL(listenUrl);
+  if (u.hostname === '0.0.0.0' || u.hostname === '[::]') u.hostname = os.hostname();
+  return u.origin;
 }

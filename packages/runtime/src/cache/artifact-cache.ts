@@ -1,8 +1,12 @@
 import crypto from 'node:crypto';
+import fsp from 'node:fs/promises';
 import { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import { type ArtifactSource, type ArtifactSpec, errors, headLooksLike, isHubError, partialHeaders, type RegistryInfo, type Reply, requestedRange, structuralVerifier, unsatisfiableHeaders, type UpstreamClient } from '@hub/contract';
+import type { FetchLeases } from '../cluster/fetch-leases.js';
+import type { PeerAnswer, PeerClient } from '../cluster/peer-stream.js';
 import type { HubMetrics } from '../metrics.js';
 import type { BlobStore } from '../storage/blobs/blob-store.js';
 import type { artifactRows, ArtifactRow } from '../storage/artifact-rows.js';
@@ -26,6 +30,8 @@ export interface ArtifactCacheOptions {
   maxArtifactBytes: number;
   /** Hash every blob read from disk against its name (bit rot, tampering); on by default. */
   verifyReads: boolean;
+  /** Replicas sharing a database: one upstream fetch per artifact among them (absent for a lone hub). */
+  cluster?: { leases: FetchLeases; peers: PeerClient };
 }
 
 interface InFlight {
@@ -34,6 +40,8 @@ interface InFlight {
   stored: Promise<ArtifactRow>;
   contentType: string;
   size?: number;
+  /** Streamed from the replica that holds the fetch lease, not fetched here. */
+  fromPeer?: boolean;
 }
 
 /** What of the request a cache hit answers besides the method: a Range (and its If-Range). */
@@ -45,6 +53,9 @@ interface FlightSlot {
 }
 
 const NOT_ARTIFACT_TYPES = /^text\/html\b/i;
+/** A shared fetch ended without this replica getting the bytes (the owner finished, failed or died): look again. */
+const LOOK_AGAIN = Symbol('look again');
+const MAX_LOOKS = 40;
 
 /**
  * The pull-through artifact cache. A hit streams the blob (or serves it from memory when small and
@@ -232,50 +243,126 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
           if (reason === 'digest' && sidecar) await dropSidecar(reg.name, sidecar).catch((err: Error) => o.log.warn({ registry: reg.name, key: sidecar, err: err.message }, 'could not drop the cached checksum'));
         },
       );
-      pending.add(settled);
-      void settled.finally(() => pending.delete(settled));
+      track(settled);
       return { flight, stored, contentType: spec.contentType, size: expectedSize };
     })();
+  }
+
+  function track(p: Promise<unknown>): void {
+    pending.add(p);
+    void p.finally(() => pending.delete(p));
+  }
+
+  /**
+   * A miss on a replica that shares its database: the replica holding the artifact's fetch lease fetches,
+   * every other one streams from it. Throws LOOK_AGAIN when the caller should look for the row again.
+   */
+  async function startShared(reg: RegistryInfo, spec: ArtifactSpec, upstream: UpstreamClient, cluster: NonNullable<ArtifactCacheOptions['cluster']>): Promise<InFlight> {
+    let lease;
+    try {
+      lease = await cluster.leases.acquire(reg.name, spec.key);
+    } catch (e) {
+      // Without the database there is no telling who fetches: fetch here rather than not at all.
+      o.log.warn({ registry: reg.name, key: spec.key, err: (e as Error).message }, 'fetch lease not taken; fetching without one');
+      return startFlight(reg, spec, upstream);
+    }
+    if (lease.held) {
+      const { release } = lease;
+      const entry = await startFlight(reg, spec, upstream).catch((e: unknown) => {
+        release();
+        throw e;
+      });
+      void entry.stored.catch(() => {}).finally(release);
+      return entry;
+    }
+    const answer: PeerAnswer = lease.peerUrl ? await cluster.peers.fetch(lease.peerUrl, reg.name, spec.key) : { kind: 'unreachable', reason: 'no internal_url' };
+    if (answer.kind === 'stream') return followPeer(reg, spec, answer);
+    if (answer.kind === 'error') throw answer.error;
+    if (answer.kind === 'unreachable') {
+      o.log.warn({ registry: reg.name, key: spec.key, peer: lease.peerUrl, reason: answer.reason }, 'the replica fetching this artifact does not answer; waiting for its lease to lapse');
+      await sleep(Math.min(1000, Math.max(50, lease.expiresAt - Date.now() + 50)));
+    }
+    throw LOOK_AGAIN;
+  }
+
+  /** Tails another replica's fetch into a local spool for this replica's waiters; the owner stores it. */
+  function followPeer(reg: RegistryInfo, spec: ArtifactSpec, answer: Extract<PeerAnswer, { kind: 'stream' }>): InFlight {
+    const flight = new Flight({ tmpDir: o.blobs.tmpDir, body: answer.body, expectedSize: answer.size });
+    const stored = flight.finished.then(async (f) => {
+      await fsp.rm(f.tmpPath, { force: true });
+      // The owner writes the row right after its last byte verified.
+      for (let i = 0; i < 100; i++) {
+        const row = await o.rows.find(reg.name, spec.key);
+        if (row) return row;
+        await sleep(50);
+      }
+      throw new Error('the replica that fetched it wrote no row');
+    });
+    track(stored.catch((e: Error) => o.log.warn({ registry: reg.name, key: spec.key, err: e.message }, 'stream from the fetching replica failed')));
+    return { flight, stored, contentType: answer.contentType, size: answer.size, fromPeer: true };
   }
 
   return {
     /** `headers`: the request's, for Range on a hit (a miss streams the whole artifact as it arrives). */
     async serve(reg: RegistryInfo, spec: ArtifactSpec, upstream: UpstreamClient, method: 'GET' | 'HEAD' = 'GET', headers: RequestHeaders = {}): Promise<Reply> {
       const id = `${reg.name}\0${spec.key}`;
-      const row = rowMemo.get(id) ?? (await o.rows.find(reg.name, spec.key));
-      if (row) {
-        const served = await serveRow(reg.name, row, headers);
-        if (served) {
-          rowMemo.set(id, row);
-          markTouched(reg.name, spec.key);
-          o.metrics.cache.inc({ registry: reg.name, result: 'hit' });
-          return served;
+      for (let look = 1; ; look++) {
+        const row = rowMemo.get(id) ?? (await o.rows.find(reg.name, spec.key));
+        if (row) {
+          const served = await serveRow(reg.name, row, headers);
+          if (served) {
+            rowMemo.set(id, row);
+            markTouched(reg.name, spec.key);
+            o.metrics.cache.inc({ registry: reg.name, result: 'hit' });
+            return served;
+          }
+          // The row points at a blob that is gone: forget it and fetch again.
+          rowMemo.delete(id);
+          await o.rows.remove(reg.name, spec.key);
         }
-        // The row points at a blob that is gone: forget it and fetch again.
-        rowMemo.delete(id);
-        await o.rows.remove(reg.name, spec.key);
-      }
-      if (reg.mode === 'local') throw errors.notFound(`${spec.key} was never published to local registry ${reg.name}`);
-      if (method === 'HEAD' && !flights.has(id)) return headUncached(reg, spec, upstream);
+        if (reg.mode === 'local') throw errors.notFound(`${spec.key} was never published to local registry ${reg.name}`);
+        if (method === 'HEAD' && !flights.has(id)) return headUncached(reg, spec, upstream);
 
-      let slot = flights.get(id);
-      // A failed flight may linger for a tick while it cleans up; never join it.
-      if (slot?.entry?.flight.state === 'failed') slot = undefined;
-      const coalesced = slot !== undefined;
-      if (!slot) {
-        // Registered before any await, so every concurrent miss joins this one fetch.
-        const s: FlightSlot = { promise: startFlight(reg, spec, upstream) };
-        slot = s;
-        flights.set(id, s);
-        const done = () => flights.get(id) === s && flights.delete(id);
-        s.promise.then((e) => {
-          s.entry = e;
-          e.stored.then((row) => rowMemo.set(id, row), () => {}).finally(done);
-        }, done);
+        let slot = flights.get(id);
+        // A failed flight may linger for a tick while it cleans up; never join it.
+        if (slot?.entry?.flight.state === 'failed') slot = undefined;
+        const coalesced = slot !== undefined;
+        if (!slot) {
+          // Registered before any await, so every concurrent miss joins this one fetch.
+          const { cluster } = o;
+          const s: FlightSlot = { promise: cluster ? startShared(reg, spec, upstream, cluster) : startFlight(reg, spec, upstream) };
+          slot = s;
+          flights.set(id, s);
+          const done = () => flights.get(id) === s && flights.delete(id);
+          s.promise.then((e) => {
+            s.entry = e;
+            e.stored.then((row) => rowMemo.set(id, row), () => {}).finally(done);
+          }, done);
+        }
+        let entry: InFlight;
+        try {
+          entry = await slot.promise;
+        } catch (e) {
+          if (e === LOOK_AGAIN && look < MAX_LOOKS) continue;
+          if (e === LOOK_AGAIN) throw errors.unavailable(`another replica is fetching ${spec.key} and does not answer; try again`);
+          throw e;
+        }
+        o.metrics.cache.inc({ registry: reg.name, result: entry.fromPeer ? 'peer' : coalesced ? 'coalesced' : 'miss' });
+        return joinFlight(entry, coalesced);
       }
-      const entry = await slot.promise;
-      o.metrics.cache.inc({ registry: reg.name, result: coalesced ? 'coalesced' : 'miss' });
-      return joinFlight(entry, coalesced);
+    },
+    /**
+     * Another replica's waiters, through the peer route: the fetch this replica leads for that key, or null
+     * when there is none (finished, failed, or led elsewhere).
+     */
+    async peerServe(registry: string, key: string): Promise<Reply | null> {
+      const slot = flights.get(`${registry}\0${key}`);
+      const entry = await slot?.promise.catch((e: unknown) => {
+        if (e === LOOK_AGAIN) return undefined;
+        throw e;
+      });
+      if (!entry || entry.fromPeer) return null;
+      return joinFlight(entry, true);
     },
     /**
      * Removes cached artifacts of a package (one version, or all): rows first, then blobs no other row
@@ -315,7 +402,7 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
     await flight.ready.catch((e: unknown) => {
       throw isHubError(e) ? e : errors.upstream(e instanceof Error ? e.message : 'upstream failed');
     });
-    const headers: Record<string, string> = { 'content-type': entry.contentType, 'cache-control': IMMUTABLE, 'x-hub-cache': coalesced ? 'coalesced' : 'miss' };
+    const headers: Record<string, string> = { 'content-type': entry.contentType, 'cache-control': IMMUTABLE, 'x-hub-cache': entry.fromPeer ? 'peer' : coalesced ? 'coalesced' : 'miss' };
     if (entry.size !== undefined) headers['content-length'] = String(entry.size);
     if (flight.state === 'done') {
       // Too late to tail the spool file: it is being (or has been) promoted.

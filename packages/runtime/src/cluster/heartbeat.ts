@@ -1,7 +1,8 @@
 /**
- * Each hub writes a heartbeat row, so replicas sharing a database know of each other. Today it answers
- * one question: are per-IP rate limits counted per replica (a memory store beside other replicas), which
- * makes the effective limit N times looser and lets a ban miss the others. Logged, and on the health card.
+ * Each hub writes a heartbeat row, so replicas sharing a database know of each other: where each one is
+ * reached (the replica leading a shared upstream fetch is streamed from there), and whether per-IP rate
+ * limits are counted per replica (a memory store beside other replicas), which makes the effective limit
+ * N times looser and lets a ban miss the others. Logged, and on the health card.
  */
 import crypto from 'node:crypto';
 import os from 'node:os';
@@ -43,6 +44,12 @@ export async function startHeartbeat(db: Knex, o: { rateStore: string; log: Logg
   timer.unref();
 
   return {
+    /** This replica's id, the owner named on the fetch leases it holds. */
+    id,
+    /** Publishes where the other replicas reach this one. */
+    async advertise(internalUrl: string) {
+      await db('replicas').where({ id }).update({ internal_url: internalUrl });
+    },
     async health(): Promise<HealthContribution> {
       try {
         const peers = await others();

@@ -46,6 +46,12 @@ export const ServerSchema = Type.Object(
       errorMessage: 'must be HOST:PORT, e.g. 127.0.0.1:8080 or [::1]:8080',
       description: 'Address and port to listen on, HOST:PORT (`[::1]:8080` for IPv6). `hub serve --listen` overrides it.',
     }),
+    internal_url: Type.Optional(
+      httpUrl(
+        'With a shared (MySQL) database: the URL the other replicas reach this one at, on the network between them. The replica fetching an artifact streams it from here to the others\' waiters, so replicas share one upstream fetch. Unset: the listen address, with an unspecified host (0.0.0.0, ::) replaced by this machine\'s host name.',
+        'http://10.0.0.5:8080',
+      ),
+    ),
     public_url: Type.Optional(httpUrl('Base URL clients use to reach hub; rewritten metadata points here. Unset: derived from Host / X-Forwarded-* per request.', 'http://localhost:8080')),
     allowed_hosts: Type.Array(Type.String({ pattern: '^[A-Za-z0-9.\\[\\]:-]{1,300}$', examples: ['hub.internal:8080'], errorMessage: 'must be a host[:port] as clients send it in Host', description: 'A host[:port].' }), {
       default: [],
@@ -203,6 +209,12 @@ export const CacheSchema = Type.Object(
     verify_reads: Type.Boolean({
       default: true,
       description: 'Hash every cached artifact read from disk against its name; a corrupt copy is discarded and fetched again.',
+    }),
+    fetch_lease_secs: Type.Integer({
+      default: 10,
+      minimum: 1,
+      description:
+        'With a shared (MySQL) database: how long the replica fetching an artifact holds it for the others without renewing (renewed every third of it while the fetch runs). A replica that dies mid-fetch is replaced by another after at most this long.',
     }),
     negative_ttl_secs: Type.Integer({ default: 60, minimum: 0, description: 'How long an upstream 404 is remembered before asking again.' }),
     max_bytes: Type.Integer({ default: 0, minimum: 0, description: 'Retention: above this many bytes of cached artifacts, the least recently downloaded are removed down to 90% of it; 0 = no limit. Pinned artifacts (disappeared upstream) and local publications are never removed.' }),

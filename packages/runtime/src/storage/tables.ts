@@ -105,6 +105,15 @@ export interface ReplicaRecord {
   rate_store: string;
   started_at: DbInt;
   seen_at: DbInt;
+  /** Where the other replicas reach this one (a fetch it leads is streamed from there); null before it listens. */
+  internal_url?: string | null;
+}
+
+export interface FetchLeaseRecord {
+  id: string;
+  /** The holding replica's id (its heartbeat row). */
+  owner: string;
+  expires_at: DbInt;
 }
 
 type AutoId<R> = Knex.CompositeTableType<R, Omit<R, 'id'>, Partial<Omit<R, 'id'>>>;
@@ -121,5 +130,6 @@ declare module 'knex/types/tables.js' {
     artifacts: AutoId<ArtifactRecord>;
     events: AutoId<EventRecord>;
     replicas: ReplicaRecord;
+    fetch_leases: FetchLeaseRecord;
   }
 }

@@ -5,6 +5,7 @@ import { access } from './003_access.js';
 import { events } from './004_events.js';
 import { metadataBlobIndex } from './005_metadata_blob_index.js';
 import { replicas } from './006_replicas.js';
+import { fetchLeases } from './007_fetch_leases.js';
 
 export const runtimeMigrations: Readonly<Record<string, Migration>> = {
   '001_core': core,
@@ -13,4 +14,5 @@ export const runtimeMigrations: Readonly<Record<string, Migration>> = {
   '004_events': events,
   '005_metadata_blob_index': metadataBlobIndex,
   '006_replicas': replicas,
+  '007_fetch_leases': fetchLeases,
 };

@@ -1,0 +1,23 @@
+import type { Migration } from '../../contract/plugin.js';
+
+/**
+ * One upstream fetch across replicas: the replica fetching an artifact holds a lease on it, and tells
+ * the others where to stream it from (its internal URL, on its heartbeat row).
+ */
+export const fetchLeases: Migration = {
+  async up(db) {
+    await db.schema.createTable('fetch_leases', (t) => {
+      // sha256 of registry and cache key: keys are long text, and a primary key must be short.
+      t.string('id', 64).primary();
+      t.string('owner', 64).notNullable();
+      t.bigInteger('expires_at').notNullable();
+    });
+    await db.schema.alterTable('replicas', (t) => {
+      t.string('internal_url', 512).nullable();
+    });
+  },
+  async down(db) {
+    await db.schema.dropTable('fetch_leases');
+    await db.schema.alterTable('replicas', (t) => t.dropColumn('internal_url'));
+  },
+};
