@@ -2,7 +2,8 @@
 // block checks and access logging on, against a bare node:http server streaming the same file from
 // disk in the same run (read the ratio: absolute figures drift with the machine).
 // Options: BENCH_SECONDS (default 10), BENCH_CONNECTIONS (default 64), BENCH_VERIFY_READS=false.
-// Then bench/metadata-memory.mjs: hub RSS after 200 distinct 2 MB packuments and after 250 Host values.
+// Then bench/two-replicas.mjs: origin fetches and waiters' first-byte delay for cold misses split across two
+// replicas; and bench/metadata-memory.mjs: hub RSS after 200 distinct 2 MB packuments and after 250 Host values.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -137,5 +138,7 @@ anchor.closeAllConnections();
 anchor.close();
 fs.rmSync(dir, { recursive: true, force: true });
 
+// One upstream fetch across replicas (issue 12).
+await import('./two-replicas.mjs');
 // Memory under metadata load (issue 10): many large packuments, and many Host values.
 await import('./metadata-memory.mjs');
