@@ -149,12 +149,15 @@ function discard(res: UpstreamResponse): void {
   res.body.destroy();
 }
 
+/** A base as logs and the health card show it: no credentials, no query, no trailing slash. */
+const shown = (base: string): string => redactUrl(base).replace(/\/$/, '');
+
 const reasonOf = (e: unknown): string => (isHubError(e) || e instanceof Error ? e.message : String(e));
 
 /** Origins label the metrics; two mirrors on one origin are told apart by their path. */
 function labels(bases: readonly string[]): string[] {
   const origins = bases.map((b) => new URL(b).origin);
-  return bases.map((b, i) => (origins.filter((o) => o === origins[i]).length > 1 ? redactUrl(b) : origins[i]!));
+  return bases.map((b, i) => (origins.filter((o) => o === origins[i]).length > 1 ? shown(b) : origins[i]!));
 }
 
 export function createMirroredClient(o: MirroredClientOptions): MirroredClient {
@@ -286,7 +289,7 @@ export function createMirroredClient(o: MirroredClientOptions): MirroredClient {
         const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
         return {
           mirror: names[i]!,
-          base: redactUrl(m.base),
+          base: shown(m.base),
           state: b.state,
           consecutive_failures: b.failures,
           last_error: b.lastError,
