@@ -65,7 +65,7 @@ export const ServerSchema = Type.Object(
     forbidden_networks: Type.Array(Type.String({ examples: ['10.0.0.0/8'], description: 'An IPv4 or IPv6 CIDR range, or one address.' }), {
       default: [...DEFAULT_FORBIDDEN_CIDRS],
       description:
-        'CIDR ranges no upstream URL may lead to, on its first hop or any redirect: a tarball, download or redirect URL named by an upstream is refused (502) there. A registry\'s own configured origins (upstream, its kind\'s URL keys, allowed_origins) are exempt. The default covers loopback, RFC 1918, CGNAT, link-local, unspecified, unique-local, multicast and reserved ranges.',
+        'CIDR ranges no upstream URL may lead to, on its first hop or any redirect: a tarball, download or redirect URL named by an upstream is refused (502) there. A registry\'s own configured origins (upstream or every mirror of upstreams, its kind\'s URL keys, allowed_origins) are exempt. The default covers loopback, RFC 1918, CGNAT, link-local, unspecified, unique-local, multicast and reserved ranges.',
     }),
     max_connections: Type.Integer({ default: 10000, minimum: 1, description: 'Client connections held open at once; further connections are closed at once by the listener.' }),
     client_headers_timeout_ms: Type.Integer({
@@ -287,7 +287,7 @@ export const RegistrySchema = Type.Object(
         minItems: 1,
         maxItems: 8,
         description:
-          'Instead of `upstream`: an ordered list of mirrors of one upstream (same paths under each base). Each request goes to the first mirror whose circuit breaker is not open and moves to the next after a connection error, a timeout, a 5xx or 429, or an artifact body that fails before any byte reached a client (an HTML page, a failed check, a reset). URLs the upstream\'s documents name under any mirror\'s base are tried the same way. `upstream_auth` is sent to every mirror. Metadata links are built from the first mirror\'s base.',
+          'Instead of `upstream`: an ordered list of mirrors of one upstream (same paths under each base). Each request goes to the first mirror whose circuit breaker is not open and moves to the next after a connection error, a timeout, a 5xx or 429, or an answer found unusable before any byte reached a client (an HTML page, a document or artifact failing its check, an early reset). URLs the upstream\'s documents name under any mirror\'s base are tried the same way. `upstream_auth` is sent to every mirror. Kinds build upstream URLs from the first mirror\'s base. Each mirror\'s breaker shows in /metrics and the admin health card.',
       }),
     ),
     fallthrough_on_404: Type.Boolean({
