@@ -143,6 +143,19 @@ t.test('a reset before the first bytes reached a client: retried on the next mir
   tt.equal(fs.readdirSync(path.join(s.blobDir, 'tmp')).length, 0, 'no spool file left');
 });
 
+t.test("a 200 that fails the kind's head check (not an HTML type): the next mirror serves, nothing bad is cached", async (tt) => {
+  const s = await setup(tt);
+  const [m1, m2] = s.mirrors;
+  const gz = Buffer.concat([Buffer.from([0x1f, 0x8b, 8, 0]), crypto.randomBytes(64)]);
+  for (const root of [0, 1]) fs.writeFileSync(path.join(path.dirname(s.blobDir), '..', `up${root}`, 'pkg/1.0.0/a.gz'), gz);
+  m1!.fault('/pkg/1.0.0/a.gz', { type: 'status', status: 200, body: 'Service temporarily unavailable', headers: { 'Content-Type': 'application/octet-stream' } });
+  const res = await get(`${s.base}/pkg/1.0.0/a.gz`);
+  tt.equal(res.status, 200);
+  tt.ok(res.body.equals(gz));
+  tt.equal(m2!.count('/pkg/1.0.0/a.gz'), 1);
+  tt.match(await cached(s), [{ key: 'pkg/1.0.0/a.gz', sha: sha(gz), ok: true }]);
+});
+
 t.test('a reset after bytes were streamed fails that request; nothing half-written is cached; the open breaker sends the next to the second mirror', async (tt) => {
   const s = await setup(tt, { server: { mirror_breaker_failures: 1 } });
   const [m1, m2] = s.mirrors;
