@@ -17,10 +17,23 @@ export interface UpstreamResponse {
   body: Readable;
   /** The URL that answered, after redirects. */
   url: string;
+  /**
+   * Present when the registry has another upstream mirror not yet asked for this request: reports this
+   * answer as bad (`reason` goes to the log and the mirror's breaker), destroys its body and asks the next
+   * mirror for the same URL, with the same options. A caller that finds a 200 unusable before passing any
+   * byte on (an HTML page, a failed head check, a body cut short) calls it instead of failing.
+   */
+  tryNextMirror?(reason: string): Promise<UpstreamResponse>;
+  /**
+   * Reports this answer as bad after the fact (a digest mismatch, a body that failed its check once it was
+   * read): counted against the mirror that sent it. A no-op for a single upstream's answers.
+   */
+  reportBad?(reason: string): void;
 }
 
 /**
- * One per registry. Sends `upstream_auth` to the configured origin only, follows redirects hop by hop,
+ * One per registry, over its mirrors when it names several (`upstreams`): a URL under any mirror's base is
+ * tried on each mirror in order, past connection failures, timeouts, 5xx and 429 answers. Sends `upstream_auth` to the configured origin only, follows redirects hop by hop,
  * retries idempotent requests that failed before any byte, and throws HubError `upstream_error` or
  * `upstream_timeout` on transport failures. HTTP statuses are returned, not thrown.
  */

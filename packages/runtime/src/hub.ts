@@ -118,7 +118,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
 
   if (config.cache.max_bytes === 0)
     log.warn('[cache] max_bytes is not set: cached artifacts are never removed for space, and the blob store grows with every new version fetched');
-  const registries = bindRegistries(config, kinds, metrics);
+  const { registries, health: mirrorHealth } = bindRegistries(config, kinds, metrics, log);
   // Host values that may appear in URLs hub writes when no public_url is set; listen() adds its own names.
   const servedHosts = new Set(config.server.allowed_hosts.map((h) => h.toLowerCase()));
 
@@ -223,6 +223,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
   touchTimer.unref();
   const maintenance = startMaintenance({ config, db, artifacts, audit, log, metrics });
   health.contribute('replicas', heartbeat.health);
+  health.contribute('upstream_mirrors', mirrorHealth);
 
   const callback = app.callback();
   const listener = createListener(callback, config, log, servedHosts, [...registries.keys()]);

@@ -78,6 +78,24 @@ export function createMetrics() {
       registers: [registry],
     }),
     rateStoreErrors: new Counter({ name: 'hub_rate_limit_store_errors_total', help: 'Rate-limit store calls that failed (Redis unreachable or slow)', registers: [registry] }),
+    mirrorFailovers: new Counter({
+      name: 'hub_upstream_mirror_failovers_total',
+      help: 'Requests that left one upstream mirror for the next (connection error, timeout, 5xx, 429, fallthrough 404, or an unusable answer), by registry and mirror origins',
+      labelNames: ['registry', 'from', 'to'] as const,
+      registers: [registry],
+    }),
+    /** Reports each upstream mirror's breaker at each scrape. */
+    mirrorStateFrom(read: () => Array<{ registry: string; mirror: string; value: number }>): void {
+      new Gauge({
+        name: 'hub_upstream_mirror_state',
+        help: 'Circuit breaker of each upstream mirror: 0 closed, 1 half-open (the next request probes it), 2 open (skipped while another mirror is usable)',
+        labelNames: ['registry', 'mirror'] as const,
+        registers: [registry],
+        collect() {
+          for (const s of read()) this.set({ registry: s.registry, mirror: s.mirror }, s.value);
+        },
+      });
+    },
     /** Reports the metadata cache's memory at each scrape. */
     metadataMemoryFrom(read: () => { documents: number; derived: number }): void {
       new Gauge({

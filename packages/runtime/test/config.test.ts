@@ -179,6 +179,8 @@ t.test('an empty file gets every default', async (tt) => {
       connect_timeout_ms: 10000,
       headers_timeout_ms: 10000,
       deadline_ms: 120000,
+      mirror_breaker_failures: 5,
+      mirror_breaker_open_ms: 30000,
     },
     database: { client: 'sqlite', filename: '/srv/hub/data/hub.db' },
     storage: { kind: 'fs', path: '/srv/hub/data/blobs', force_path_style: false },
@@ -295,9 +297,35 @@ t.test('cross-field rules', async (tt) => {
   tt.test('upstream is required for proxy and hybrid', async (t2) => {
     for (const mode of ['proxy', 'hybrid']) {
       const e = oneError(t2, { text: toml('[[registries]]', 'name = "npm"', 'type = "npm"', `mode = "${mode}"`) });
-      t2.equal(e.message, `hub.toml:1: registries[0].upstream: missing required key: mode "${mode}" needs an upstream URL`);
+      t2.equal(e.message, `hub.toml:1: registries[0].upstream: missing required key: mode "${mode}" needs an upstream URL (or upstreams, a list of mirrors)`);
     }
     t2.equal(oneError(t2, { text: toml('[[registries]]', 'name = "npm"', 'type = "npm"') }).key, 'registries[0].upstream', 'proxy is the default mode');
+  });
+  tt.test('upstreams: a list of mirrors, exclusive with upstream', async (t2) => {
+    const base = ['[[registries]]', 'name = "npm"', 'type = "npm"'];
+    const both = oneError(t2, { text: toml(...base, 'upstream = "http://127.0.0.1:9"', 'upstreams = ["http://127.0.0.1:10"]') });
+    t2.equal(both.message, 'hub.toml:5: registries[0].upstreams: give upstream (one URL) or upstreams (a list of mirrors), not both');
+    t2.equal(both.key, 'registries[0].upstreams');
+    const bad = oneError(t2, { text: toml(...base, 'upstreams = ["http://127.0.0.1:9/a", "ftp://127.0.0.1/b"]') });
+    t2.equal(bad.key, 'registries[0].upstreams[1]', `names the bad entry: ${bad.message}`);
+    t2.match(bad.message, /must be an http:\/\/ or https:\/\/ URL/);
+    t2.equal(oneError(t2, { text: toml(...base, 'upstreams = []') }).key, 'registries[0].upstreams', 'an empty list is refused');
+    const nine = Array.from({ length: 9 }, (_, i) => `"http://127.0.0.1:${9000 + i}"`).join(', ');
+    t2.equal(oneError(t2, { text: toml(...base, `upstreams = [${nine}]`) }).key, 'registries[0].upstreams', 'at most 8 mirrors');
+    const twice = oneError(t2, { text: toml(...base, 'upstreams = ["http://127.0.0.1:9/a", "http://127.0.0.1:9/a/"]') });
+    t2.equal(twice.key, 'registries[0].upstreams[1]');
+    t2.match(twice.message, /same mirror twice/);
+    t2.equal(oneError(t2, { text: toml(...base, 'mode = "local"', 'upstreams = ["http://127.0.0.1:9"]') }).key, 'registries[0].upstreams', 'local mode refuses upstreams too');
+    t2.match(oneError(t2, { text: toml(...base) }).message, /needs an upstream URL \(or upstreams, a list of mirrors\)/);
+
+    const cfg = loadConfig({ text: toml(...base, 'upstreams = ["http://127.0.0.1:9/a/", "https://127.0.0.1:10/b"]', 'fallthrough_on_404 = true') });
+    const r = cfg.registries[0]!;
+    t2.same(r.upstreams, ['http://127.0.0.1:9/a', 'https://127.0.0.1:10/b'], 'trailing slashes stripped');
+    t2.equal(r.upstream, 'http://127.0.0.1:9/a', 'upstream is the first mirror after loading');
+    t2.equal(r.fallthrough_on_404, true);
+    const single = loadConfig({ text: toml(...base, 'upstream = "http://127.0.0.1:9/x/"') }).registries[0]!;
+    t2.same(single.upstreams, ['http://127.0.0.1:9/x'], 'upstream alone is a list of one');
+    t2.equal(single.fallthrough_on_404, false, 'fallthrough_on_404 defaults to false');
   });
   tt.test('local mode refuses an upstream it would ignore', async (t2) => {
     const e = oneError(t2, { text: toml(...npmRegistry, 'mode = "local"') });

@@ -4,7 +4,7 @@ import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
-import { type ArtifactSource, type ArtifactSpec, errors, headLooksLike, isHubError, partialHeaders, type RegistryInfo, type Reply, requestedRange, structuralVerifier, unsatisfiableHeaders, type UpstreamClient } from '@hub/contract';
+import { type ArtifactSource, type ArtifactSpec, errors, headLooksLike, isHubError, partialHeaders, type RegistryInfo, type Reply, requestedRange, structuralVerifier, unsatisfiableHeaders, type UpstreamClient, type UpstreamResponse } from '@hub/contract';
 import type { FetchLeases } from '../cluster/fetch-leases.js';
 import type { PeerAnswer, PeerClient } from '../cluster/peer-stream.js';
 import type { HubMetrics } from '../metrics.js';
@@ -177,75 +177,113 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
     return { status: 200, headers, body: Readable.from([]) };
   }
 
+  /** A failed check or a failed body (a HubError from the upstream client), not a local error. */
+  const mirrorsFault = (e: unknown): boolean => e instanceof FlightError || isHubError(e);
+
+  /** Why a 200 is not the artifact before any byte is read (an HTML error page), or null. */
+  function notTheArtifact(spec: ArtifactSpec, res: UpstreamResponse): string | null {
+    const upstreamType = res.headers['content-type'];
+    if (upstreamType && NOT_ARTIFACT_TYPES.test(upstreamType) && !NOT_ARTIFACT_TYPES.test(spec.contentType)) return `upstream sent an HTML page instead of ${spec.key}`;
+    return null;
+  }
+
+  /**
+   * One fetch for every waiter. With upstream mirrors, an answer that fails before any byte reached a client
+   * (an HTML page, a failed head check, a body cut short early) is dropped and the next mirror asked: waiters
+   * only join a flight once it is ready, so they never see the failed one.
+   */
   function startFlight(reg: RegistryInfo, spec: ArtifactSpec, upstream: UpstreamClient): Promise<InFlight> {
     return (async () => {
       const source = await spec.source();
       refuseTooNew(reg, spec, source);
-      const res = await upstream.request(source.url, { headers: source.headers, maxBytes: o.maxArtifactBytes });
-      if (res.status === 404 || res.status === 410) {
-        res.body.destroy();
-        throw errors.notFound(`${spec.key} is not in the upstream of registry ${reg.name}`);
+      let res = await upstream.request(source.url, { headers: source.headers, maxBytes: o.maxArtifactBytes });
+      for (;;) {
+        const html = res.status === 200 ? notTheArtifact(spec, res) : null;
+        if (html && res.tryNextMirror) {
+          o.metrics.fetchFailures.inc({ registry: reg.name, reason: 'check' });
+          res = await res.tryNextMirror(html);
+          continue;
+        }
+        const entry = flightFrom(reg, spec, source, res);
+        if (!res.tryNextMirror) return entry;
+        const early = await entry.flight.ready.then(
+          () => null,
+          (e: unknown) => e,
+        );
+        // A local failure (the spool's disk) is no reason to leave the mirror.
+        if (!early || !mirrorsFault(early)) return entry;
+        res = await res.tryNextMirror((early as Error).message);
       }
-      if (res.status !== 200) {
-        res.body.destroy();
-        throw errors.upstream(`upstream answered ${res.status} for ${spec.key}`, { status: res.status });
-      }
-      const upstreamType = res.headers['content-type'];
-      if (upstreamType && NOT_ARTIFACT_TYPES.test(upstreamType) && !NOT_ARTIFACT_TYPES.test(spec.contentType)) {
-        res.body.destroy();
-        o.metrics.fetchFailures.inc({ registry: reg.name, reason: 'check' });
-        throw errors.upstream(`upstream sent an HTML page instead of ${spec.key}`);
-      }
-      const cl = res.headers['content-length'];
-      const decoding = source.decode === 'gzip';
-      // A Content-Length counts the encoded bytes; only a declared size describes what is decoded.
-      const expectedSize = source.size ?? (cl !== undefined && !decoding ? Number(cl) : undefined);
-      const format = spec.format;
-      const verifier = format ? structuralVerifier(format) : undefined;
-      const flight: Flight = new Flight({
-        tmpDir: o.blobs.tmpDir,
-        body: decoding ? gunzipIfGzip(res.body, o.maxArtifactBytes) : res.body,
-        expectedSize,
-        digest: source.digest,
-        checkHead: (head) => (format ? headLooksLike(format, head) : null) ?? spec.checkHead?.(head) ?? null,
-        verify: verifier && ((): Promise<string | null> => verifier.finish(flight.tmpPath)),
-        onChunk: (c) => {
-          verifier?.update(c);
-          o.metrics.upstreamBytes.inc({ registry: reg.name }, c.length);
-        },
-      });
-      const stored = flight.finished.then(async (f) => {
-        await o.blobs.promote(f.tmpPath, f.sha256, f.size);
-        const row: ArtifactRow = {
-          registry: reg.name,
-          cache_key: spec.key,
-          package_name: spec.coordinate.name,
-          version: spec.coordinate.version ?? null,
-          blob_sha256: f.sha256,
-          size: f.size,
-          content_type: spec.contentType,
-          // The URL hub asked, never a redirect target: those carry short-lived signatures.
-          upstream_url: source.url,
-          origin: 'upstream',
-          fetched_at: Date.now(),
-        };
-        await o.rows.insert(row);
-        return row;
-      });
-      // Settled once the row is written or the failure handled (idle() waits for this).
-      const settled = stored.then(
-        () => {},
-        async (e: Error) => {
-          const reason = e instanceof FlightError ? e.reason : 'upstream';
-          o.metrics.fetchFailures.inc({ registry: reg.name, reason });
-          o.log.warn({ registry: reg.name, key: spec.key, reason, err: e.message }, 'artifact not cached');
-          const sidecar = source.digest?.fromKey;
-          if (reason === 'digest' && sidecar) await dropSidecar(reg.name, sidecar).catch((err: Error) => o.log.warn({ registry: reg.name, key: sidecar, err: err.message }, 'could not drop the cached checksum'));
-        },
-      );
-      track(settled);
-      return { flight, stored, contentType: spec.contentType, size: expectedSize };
     })();
+  }
+
+  function flightFrom(reg: RegistryInfo, spec: ArtifactSpec, source: ArtifactSource, res: UpstreamResponse): InFlight {
+    if (res.status === 404 || res.status === 410) {
+      res.body.destroy();
+      throw errors.notFound(`${spec.key} is not in the upstream of registry ${reg.name}`);
+    }
+    if (res.status !== 200) {
+      res.body.destroy();
+      throw errors.upstream(`upstream answered ${res.status} for ${spec.key}`, { status: res.status });
+    }
+    const html = notTheArtifact(spec, res);
+    if (html) {
+      res.body.destroy();
+      res.reportBad?.(html);
+      o.metrics.fetchFailures.inc({ registry: reg.name, reason: 'check' });
+      throw errors.upstream(html);
+    }
+    const cl = res.headers['content-length'];
+    const decoding = source.decode === 'gzip';
+    // A Content-Length counts the encoded bytes; only a declared size describes what is decoded.
+    const expectedSize = source.size ?? (cl !== undefined && !decoding ? Number(cl) : undefined);
+    const format = spec.format;
+    const verifier = format ? structuralVerifier(format) : undefined;
+    const flight: Flight = new Flight({
+      tmpDir: o.blobs.tmpDir,
+      body: decoding ? gunzipIfGzip(res.body, o.maxArtifactBytes) : res.body,
+      expectedSize,
+      digest: source.digest,
+      checkHead: (head) => (format ? headLooksLike(format, head) : null) ?? spec.checkHead?.(head) ?? null,
+      verify: verifier && ((): Promise<string | null> => verifier.finish(flight.tmpPath)),
+      onChunk: (c) => {
+        verifier?.update(c);
+        o.metrics.upstreamBytes.inc({ registry: reg.name }, c.length);
+      },
+    });
+    const stored = flight.finished.then(async (f) => {
+      await o.blobs.promote(f.tmpPath, f.sha256, f.size);
+      const row: ArtifactRow = {
+        registry: reg.name,
+        cache_key: spec.key,
+        package_name: spec.coordinate.name,
+        version: spec.coordinate.version ?? null,
+        blob_sha256: f.sha256,
+        size: f.size,
+        content_type: spec.contentType,
+        // The URL hub asked, never a redirect target: those carry short-lived signatures.
+        upstream_url: source.url,
+        origin: 'upstream',
+        fetched_at: Date.now(),
+      };
+      await o.rows.insert(row);
+      return row;
+    });
+    // Settled once the row is written or the failure handled (idle() waits for this).
+    const settled = stored.then(
+      () => {},
+      async (e: Error) => {
+        const reason = e instanceof FlightError ? e.reason : 'upstream';
+        // The bytes were wrong (not the disk or the database): the mirror that sent them answers for it.
+        if (flight.state === 'failed' && mirrorsFault(e)) res.reportBad?.(e.message);
+        o.metrics.fetchFailures.inc({ registry: reg.name, reason });
+        o.log.warn({ registry: reg.name, key: spec.key, reason, err: e.message }, 'artifact not cached');
+        const sidecar = source.digest?.fromKey;
+        if (reason === 'digest' && sidecar) await dropSidecar(reg.name, sidecar).catch((err: Error) => o.log.warn({ registry: reg.name, key: sidecar, err: err.message }, 'could not drop the cached checksum'));
+      },
+    );
+    track(settled);
+    return { flight, stored, contentType: spec.contentType, size: expectedSize };
   }
 
   function track(p: Promise<unknown>): void {

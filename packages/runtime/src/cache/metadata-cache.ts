@@ -119,21 +119,31 @@ export function createMetadataCache(o: MetadataCacheOptions) {
       return doc;
     };
 
-    // The request and the body read hold one of the process's metadata fetch slots.
-    type Fetched = { res: UpstreamResponse; body?: Buffer } | { failed: HubError };
+    // The request and the body read hold one of the process's metadata fetch slots. A document that fails
+    // (its body, or the kind's check) is asked of the next upstream mirror when there is one.
+    type Fetched = { res: UpstreamResponse; body?: Buffer; why?: string } | { failed: HubError };
     const max = spec.maxBytes ?? o.maxMetadataBytes;
     const fetched: Fetched = await fetchSlot(async () => {
       let res: UpstreamResponse;
       try {
         res = await upstream.request(spec.url, { headers, maxBytes: max });
+        for (;;) {
+          if (res.status !== 200) return { res };
+          let body: Buffer;
+          try {
+            body = await readCapped(res.body, max, () => errors.upstream(`upstream document exceeds ${max} bytes`));
+          } catch (e) {
+            if (!res.tryNextMirror) return { failed: isHubError(e) ? e : errors.upstream('upstream body failed') };
+            res = await res.tryNextMirror((e as Error).message);
+            continue;
+          }
+          const why = spec.check?.(body, res.headers['content-type']) ?? null;
+          if (why === null) return { res, body };
+          if (!res.tryNextMirror) return { res, body, why };
+          res = await res.tryNextMirror(`invalid document: ${why}`);
+        }
       } catch (e) {
         return { failed: isHubError(e) ? e : errors.upstream('upstream request failed') };
-      }
-      if (res.status !== 200) return { res };
-      try {
-        return { res, body: await readCapped(res.body, max, () => errors.upstream(`upstream document exceeds ${max} bytes`)) };
-      } catch (e) {
-        return { failed: isHubError(e) ? e : errors.upstream('upstream body failed') };
       }
     });
     if ('failed' in fetched) return fallback(fetched.failed);
@@ -160,8 +170,10 @@ export function createMetadataCache(o: MetadataCacheOptions) {
     }
     const body = fetched.body;
     const contentType = res.headers['content-type'];
-    const why = spec.check?.(body, contentType) ?? null;
-    if (why) return fallback(errors.upstream(`upstream sent an invalid document for ${spec.key}: ${why}`));
+    if (fetched.why !== undefined) {
+      res.reportBad?.(`invalid document: ${fetched.why}`);
+      return fallback(errors.upstream(`upstream sent an invalid document for ${spec.key}: ${fetched.why}`));
+    }
     const put = await o.blobs.putBuffer(body);
     const newRow: MetadataRow = {
       blob_sha256: put.sha256,

@@ -63,11 +63,20 @@ function checkRegistries(issues: Issues, c: HubConfig): void {
     if (r.mode === 'local') {
       // Silently ignoring an upstream would hide a mode typo'd into "local"; say so instead.
       if (r.upstream !== undefined) issues.add(at('upstream'), 'not used in local mode (remove it or change mode)');
+      if (r.upstreams !== undefined) issues.add(at('upstreams'), 'not used in local mode (remove it or change mode)');
       if (r.upstream_auth !== undefined) issues.add(at('upstream_auth'), 'not used in local mode (remove it or change mode)');
       return;
     }
-    if (r.upstream === undefined) issues.add(at('upstream'), `missing required key: mode "${r.mode}" needs an upstream URL`);
-    else checkUrl(issues, at('upstream'), r.upstream);
+    if (r.upstream !== undefined && r.upstreams !== undefined) issues.add(at('upstreams'), 'give upstream (one URL) or upstreams (a list of mirrors), not both');
+    else if (r.upstream === undefined && r.upstreams === undefined) issues.add(at('upstream'), `missing required key: mode "${r.mode}" needs an upstream URL (or upstreams, a list of mirrors)`);
+    if (r.upstream !== undefined) checkUrl(issues, at('upstream'), r.upstream);
+    const seen = new Set<string>();
+    r.upstreams?.forEach((u, j) => {
+      checkUrl(issues, ['registries', i, 'upstreams', j], u);
+      const base = u.replace(/\/+$/, '');
+      if (seen.has(base)) issues.add(['registries', i, 'upstreams', j], `names the same mirror twice (${JSON.stringify(u)})`);
+      seen.add(base);
+    });
     if (r.upstream_auth !== undefined) checkUpstreamAuth(issues, at('upstream_auth'), r.upstream_auth);
     r.allowed_origins.forEach((o, j) => {
       if (!isOrigin(o)) issues.add(at('allowed_origins', String(j)), `must be an origin only, scheme://host[:port] (got ${JSON.stringify(o)})`);

@@ -172,7 +172,12 @@ function resolveEnv(issues: Issues, env: NodeJS.ProcessEnv, node: unknown, path:
 function normalise(c: HubConfig, baseDir: string): void {
   if (c.server.public_url !== undefined) c.server.public_url = stripTrailingSlashes(c.server.public_url);
   for (const r of c.registries) {
-    if (r.upstream !== undefined) r.upstream = stripTrailingSlashes(r.upstream);
+    // `upstream` is a list of one; after loading both are set and `upstream` is the first mirror (kinds build URLs from it).
+    const mirrors = (r.upstreams ?? (r.upstream === undefined ? [] : [r.upstream])).map(stripTrailingSlashes);
+    if (mirrors.length > 0) {
+      r.upstreams = mirrors;
+      r.upstream = mirrors[0];
+    }
   }
   if (c.server.tls_cert !== undefined) c.server.tls_cert = resolvePath(baseDir, c.server.tls_cert);
   if (c.server.tls_key !== undefined) c.server.tls_key = resolvePath(baseDir, c.server.tls_key);

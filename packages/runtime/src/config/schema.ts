@@ -71,7 +71,7 @@ export const ServerSchema = Type.Object(
     forbidden_networks: Type.Array(Type.String({ examples: ['10.0.0.0/8'], description: 'An IPv4 or IPv6 CIDR range, or one address.' }), {
       default: [...DEFAULT_FORBIDDEN_CIDRS],
       description:
-        'CIDR ranges no upstream URL may lead to, on its first hop or any redirect: a tarball, download or redirect URL named by an upstream is refused (502) there. A registry\'s own configured origins (upstream, its kind\'s URL keys, allowed_origins) are exempt. The default covers loopback, RFC 1918, CGNAT, link-local, unspecified, unique-local, multicast and reserved ranges.',
+        'CIDR ranges no upstream URL may lead to, on its first hop or any redirect: a tarball, download or redirect URL named by an upstream is refused (502) there. A registry\'s own configured origins (upstream or every mirror of upstreams, its kind\'s URL keys, allowed_origins) are exempt. The default covers loopback, RFC 1918, CGNAT, link-local, unspecified, unique-local, multicast and reserved ranges.',
     }),
     max_connections: Type.Integer({ default: 10000, minimum: 1, description: 'Client connections held open at once; further connections are closed at once by the listener.' }),
     client_headers_timeout_ms: Type.Integer({
@@ -93,6 +93,17 @@ export const ServerSchema = Type.Object(
     connect_timeout_ms: Type.Integer({ default: 10000, minimum: 1, description: 'Upstream TCP/TLS connect timeout in milliseconds.' }),
     headers_timeout_ms: Type.Integer({ default: 10000, minimum: 1, description: 'Time allowed for an upstream to send its response headers, in milliseconds.' }),
     deadline_ms: Type.Integer({ default: 120000, minimum: 1, description: 'Overall deadline for one upstream metadata request, in milliseconds.' }),
+    mirror_breaker_failures: Type.Integer({
+      default: 5,
+      minimum: 1,
+      description:
+        'Consecutive failures (connection errors, timeouts, 5xx, 429, bodies cut short or failing verification) after which an upstream mirror\'s circuit breaker opens: a registry with `upstreams` then skips that mirror while another is usable.',
+    }),
+    mirror_breaker_open_ms: Type.Integer({
+      default: 30000,
+      minimum: 1,
+      description: 'How long an open mirror breaker stays open, in milliseconds; then one request probes the mirror (half-open), and a success closes the breaker.',
+    }),
   },
   { ...strict, default: {}, description: 'The HTTP listener and how hub talks to upstreams.' },
 );
@@ -263,7 +274,7 @@ export const UpstreamAuthSchema = Type.Object(
     username: Type.Optional(Type.String({ minLength: 1, description: 'User name for Basic auth to the upstream (with password).' })),
     ...secretPair('password', 'Password for Basic auth to the upstream'),
   },
-  { ...strict, description: 'Credentials for the upstream: a token, or username with password.' },
+  { ...strict, description: 'Credentials for the upstream (every mirror of `upstreams`): a token, or username with password.' },
 );
 
 export const SecuritySchema = Type.Object(
@@ -282,7 +293,19 @@ export const RegistrySchema = Type.Object(
     name: Type.String({ pattern: REGISTRY_NAME_PATTERN, examples: ['npm'], errorMessage: NAME_MESSAGE, description: 'Served under `/proxy/<name>/`; unique.' }),
     type: Type.String({ minLength: 1, description: 'The kind (npm, maven, go, ...): one of the loaded kind plugins.' }),
     mode: Type.Enum(MODES, { default: 'proxy', description: '`proxy`: upstream fetch plus cache; `hybrid`: fetch from upstream on the first request and cache the result; `local`: only locally published artifacts.' }),
-    upstream: Type.Optional(httpUrl('Upstream base URL; required for proxy and hybrid. What it points at depends on the kind (see INTERFACE.md section 2).', 'https://upstream.example/base')),
+    upstream: Type.Optional(httpUrl('Upstream base URL; proxy and hybrid need it or `upstreams`. What it points at depends on the kind (see INTERFACE.md section 2).', 'https://upstream.example/base')),
+    upstreams: Type.Optional(
+      Type.Array(httpUrl('An upstream mirror\'s base URL, as `upstream` would name it.', 'https://mirror-a.example/base'), {
+        minItems: 1,
+        maxItems: 8,
+        description:
+          'Instead of `upstream`: an ordered list of mirrors of one upstream (same paths under each base). Each request goes to the first mirror whose circuit breaker is not open and moves to the next after a connection error, a timeout, a 5xx or 429, or an answer found unusable before any byte reached a client (an HTML page, a document or artifact failing its check, an early reset). URLs the upstream\'s documents name under any mirror\'s base are tried the same way. `upstream_auth` is sent to every mirror. Kinds build upstream URLs from the first mirror\'s base. Each mirror\'s breaker shows in /metrics and the admin health card.',
+      }),
+    ),
+    fallthrough_on_404: Type.Boolean({
+      default: false,
+      description: 'With `upstreams`: a 404 or 410 from a mirror moves to the next mirror instead of being the answer (for mirrors that lag behind).',
+    }),
     upstream_auth: Type.Optional(UpstreamAuthSchema),
     allowed_origins: Type.Array(httpUrl('An origin, scheme://host[:port].', 'http://10.0.0.5:8081'), {
       default: [],
