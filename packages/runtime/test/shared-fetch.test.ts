@@ -40,7 +40,7 @@ function download(url: string): Promise<Download> {
   });
 }
 
-/** An upstream whose big file lands over about a second, so requests from both replicas overlap it. */
+/** An upstream whose big file lands over about two seconds, so requests from both replicas overlap it. */
 async function slowUpstream(t: Test): Promise<FixtureUpstream> {
   const upstream = await startFixtureUpstream({
     handler: async (req, res) => {
@@ -50,7 +50,7 @@ async function slowUpstream(t: Test): Promise<FixtureUpstream> {
         const end = p.endsWith('cut.bin') ? BIG.length / 2 : BIG.length;
         for (let off = 0; off < end; off += CHUNK) {
           res.write(BIG.subarray(off, off + CHUNK));
-          await new Promise((r) => setTimeout(r, 30));
+          await new Promise((r) => setTimeout(r, 60));
         }
         if (end < BIG.length) res.destroy();
         else res.end();
