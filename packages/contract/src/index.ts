@@ -5,6 +5,7 @@
  */
 export * from './kind.js';
 export * from './upstream.js';
+export type * from './local.js';
 export * from './detect-upstream.js';
 export type * from './client-check.js';
 export { HubError, errors, isHubError, ERROR_CODES, type ErrorCode } from './errors.js';

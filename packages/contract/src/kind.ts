@@ -26,6 +26,7 @@ import type { Logger } from 'pino';
 import type { ClientCheck } from './client-check.js';
 import type { UpstreamClient } from './upstream.js';
 import type { DetectUpstream } from './detect-upstream.js';
+import type { LocalRegistry, PublishAction } from './local.js';
 
 /** The major version of this contract; the runtime refuses plugins built for another. */
 export const CONTRACT_VERSION = 1;
@@ -202,6 +203,20 @@ export interface RequestContext<Cfg = unknown> {
   signedUrl(subpath: string, ttlSecs?: number): string;
   /** Versions of `name` that are unlisted: drop them from every listing the kind serves. */
   hiddenVersions(name: string): Promise<ReadonlySet<string>>;
+  /** The authenticated user, or null for an anonymous request. */
+  user: string | null;
+  /**
+   * The request body, for write routes. Reading past the registry's `max_publish_bytes` fails with 413; a
+   * Content-Length above it is refused before a byte is read.
+   */
+  body(): Readable;
+  /**
+   * Publishing, in `local` and `hybrid` registries. Routes whose permission is `source:write` never run
+   * in a `proxy` registry (405 `method_not_allowed`), so they need not check the mode.
+   */
+  local: LocalRegistry;
+  /** Names what this write did for its audit row (with the request's user); publishes also emit `package_published`. */
+  recordAction(action: PublishAction, coordinate: Coordinate, detail?: string): void;
 }
 
 /**

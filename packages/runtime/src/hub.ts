@@ -9,6 +9,7 @@ import { adminTokenFromEnv, bootstrapAdmin } from './auth/bootstrap.js';
 import { loadUrlSigner } from './auth/signed-urls.js';
 import { createArtifactCache, type ArtifactCache } from './cache/artifact-cache.js';
 import { createMetadataCache } from './cache/metadata-cache.js';
+import { createLocalStore } from './local/local-store.js';
 import { startMaintenance } from './jobs/maintenance.js';
 import type { HubConfig } from './config/schema.js';
 import type { RegistryKind } from '@hub/contract';
@@ -175,6 +176,8 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
       servesHost: (host) => servedHosts.has(host.toLowerCase()),
       signer,
       refusals,
+      local: createLocalStore({ db, blobs }),
+      onPublished: (e) => void events.emit('package_published', e).catch((err: Error) => log.warn({ err: err.message }, 'package_published event not recorded')),
     }),
   });
 

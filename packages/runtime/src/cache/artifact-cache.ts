@@ -56,6 +56,7 @@ const NOT_ARTIFACT_TYPES = /^text\/html\b/i;
 /** A shared fetch ended without this replica getting the bytes (the owner finished, failed or died): look again. */
 const LOOK_AGAIN = Symbol('look again');
 const MAX_LOOKS = 40;
+const LOCAL_ROW_MEMO_MS = 1000;
 
 /**
  * The pull-through artifact cache. A hit streams the blob (or serves it from memory when small and
@@ -349,7 +350,8 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
         if (row) {
           const served = await serveRow(reg.name, row, headers);
           if (served) {
-            rowMemo.set(id, row);
+            // A published file can be deleted (unpublish) on any replica: remember it as briefly as a block.
+            rowMemo.set(id, row, row.origin === 'local' ? { ttl: LOCAL_ROW_MEMO_MS } : undefined);
             markTouched(reg.name, spec.key);
             o.metrics.cache.inc({ registry: reg.name, result: 'hit' });
             return served;

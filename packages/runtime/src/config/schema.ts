@@ -292,7 +292,11 @@ export const RegistrySchema = Type.Object(
   {
     name: Type.String({ pattern: REGISTRY_NAME_PATTERN, examples: ['npm'], errorMessage: NAME_MESSAGE, description: 'Served under `/proxy/<name>/`; unique.' }),
     type: Type.String({ minLength: 1, description: 'The kind (npm, maven, go, ...): one of the loaded kind plugins.' }),
-    mode: Type.Enum(MODES, { default: 'proxy', description: '`proxy`: upstream fetch plus cache; `hybrid`: fetch from upstream on the first request and cache the result; `local`: only locally published artifacts.' }),
+    mode: Type.Enum(MODES, {
+      default: 'proxy',
+      description:
+        '`proxy`: upstream fetch plus cache, no publishing; `hybrid`: packages published here first, then the upstream (a name published here is never asked of the upstream); `local`: only packages published here.',
+    }),
     upstream: Type.Optional(httpUrl('Upstream base URL; proxy and hybrid need it or `upstreams`. What it points at depends on the kind (see INTERFACE.md section 2).', 'https://upstream.example/base')),
     upstreams: Type.Optional(
       Type.Array(httpUrl('An upstream mirror\'s base URL, as `upstream` would name it.', 'https://mirror-a.example/base'), {
@@ -314,6 +318,8 @@ export const RegistrySchema = Type.Object(
     on_confirmed: Type.Optional(Type.Enum(AUDIT_POLICIES, { description: 'Overrides [upstream_audit] on_confirmed for this registry.' })),
     metadata_ttl_secs: Type.Integer({ default: 300, minimum: 0, description: 'How long listings and metadata are served without revalidation.' }),
     security: Type.Optional(SecuritySchema),
+    max_publish_bytes: Type.Integer({ default: 268435456, minimum: 1, description: 'Local and hybrid registries: the largest file one publish may store (413 above it).' }),
+    quota_bytes: Type.Integer({ default: 0, minimum: 0, description: 'Local and hybrid registries: bytes of published files the registry may hold (507 once full); 0 = no quota.' }),
   },
   { ...strict, description: 'One served registry. Keys not listed here belong to the kind (see the kind sections).' },
 );

@@ -66,6 +66,8 @@ export interface ServedRegistry {
   info: RegistryInfo;
   kind: RegistryKind;
   upstream: UpstreamClient;
+  /** Publishing limits ([[registries]] max_publish_bytes, quota_bytes). */
+  publishing: { maxPublishBytes: number; quotaBytes: number };
 }
 
 /** Removes cached artifacts of a package (one version, or all); resolves with how many were removed. */

@@ -34,8 +34,9 @@ export function bindRegistries(config: HubConfig, kinds: ReadonlyMap<string, Reg
           metrics.upstreamDuration.observe({ registry: r.name }, i.durationMs / 1000);
         },
       });
+    const publishing = { maxPublishBytes: r.max_publish_bytes, quotaBytes: r.quota_bytes };
     if (bases.length === 0) {
-      registries.set(r.name, { info, kind: kinds.get(r.type)!, upstream: clientFor('http://invalid.invalid') });
+      registries.set(r.name, { info, kind: kinds.get(r.type)!, upstream: clientFor('http://invalid.invalid'), publishing });
       continue;
     }
     const upstream = createMirroredClient({
@@ -47,7 +48,7 @@ export function bindRegistries(config: HubConfig, kinds: ReadonlyMap<string, Reg
       onFailover: (from, to) => metrics.mirrorFailovers.inc({ registry: r.name, from, to }),
     });
     mirrored.set(r.name, upstream);
-    registries.set(r.name, { info, kind: kinds.get(r.type)!, upstream });
+    registries.set(r.name, { info, kind: kinds.get(r.type)!, upstream, publishing });
   }
   metrics.mirrorStateFrom(() => [...mirrored].flatMap(([registry, c]) => c.status().map((s) => ({ registry, mirror: s.mirror, value: STATE_VALUE[s.state] }))));
   /** The health card's `upstream_mirrors` entry of each registry with an upstream: every mirror and its breaker. */

@@ -1,6 +1,6 @@
-import { Readable } from 'node:stream';
+import { pipeline, Readable, Transform } from 'node:stream';
 import type Koa from 'koa';
-import { type Coordinate, errors, type HttpMethod, HubError, isHubError, type KindRoute, type Reply, type RequestContext, type RouteMatch, splitSegments } from '@hub/contract';
+import { type Coordinate, errors, type HttpMethod, HubError, isHubError, type KindRoute, type LocalRegistry, type Reply, type RequestContext, type RouteMatch, splitSegments } from '@hub/contract';
 import type { ArtifactCache } from '../cache/artifact-cache.js';
 import type { MetadataCache } from '../cache/metadata-cache.js';
 import type { AuditContext } from '../audit/access-event.js';
@@ -9,6 +9,7 @@ import { ANONYMOUS } from '../policy/decide.js';
 import type { AccessControl } from '../policy/access-control.js';
 import type { UrlSigner } from '../auth/signed-urls.js';
 import type { ClientAddress } from './client-address.js';
+import type { LocalStore } from '../local/local-store.js';
 
 import type { RefusalRule, ServedRegistry } from '../contract/plugin.js';
 
@@ -26,6 +27,9 @@ export interface RegistryRoutesDeps {
   signer: UrlSigner;
   /** Plugins' refusal rules (flags), applied after blocks. */
   refusals: readonly RefusalRule[];
+  local: LocalStore;
+  /** A version was published: the `package_published` event. */
+  onPublished(e: { registry: string; package: string; version?: string; user: string | null }): void;
 }
 
 const SIGNED_URL_TTL_SECS = 600;
@@ -72,10 +76,13 @@ export function registryRoutes(d: RegistryRoutesDeps): Koa.Middleware {
         break;
       }
       if (!found) {
-        if (methodMismatch) throw new HubError('method_not_allowed', `${ctx.method} is not allowed here`);
+        // One answer for every write a kind does not take, whatever the path (decision 0022).
+        if (methodMismatch || !DEFAULT_METHODS.includes(ctx.method as HttpMethod)) throw new HubError('method_not_allowed', `${ctx.method} is not allowed here: ${reg.kind.id} registries take no such write`);
         throw errors.notFound(`no ${reg.kind.id} route matches this path in registry "${reg.info.name}"`);
       }
       const { route, match } = found;
+      if (route.permission === 'source:write' && reg.info.mode === 'proxy')
+        throw new HubError('method_not_allowed', `registry "${reg.info.name}" is a proxy registry: publish to a local or hybrid registry`);
       where.route = route.id;
       if (match.coordinate) {
         audit.package = match.coordinate.name;
@@ -97,7 +104,7 @@ export function registryRoutes(d: RegistryRoutesDeps): Koa.Middleware {
       };
 
       const anonymousRead = (await d.access.decide({ subject: ANONYMOUS, permission: 'source:read', registry: reg.info.name })).decision === 'allow';
-      const rc = requestContext(ctx, d, reg, audit, anonymousRead, match.coordinate, checkResolved);
+      const rc = requestContext(ctx, d, reg, audit, anonymousRead, match.coordinate, checkResolved, subject?.user_id ?? null);
       // A refusal above was labelled by the coordinate; from here on what the handler serves decides.
       audit.action = 'metadata';
       let reply: Reply;
@@ -142,7 +149,15 @@ function requestContext(
   anonymousRead: boolean,
   checked: Coordinate | undefined,
   checkResolved: (c: Coordinate) => Promise<void>,
+  user: string | null,
 ): RequestContext {
+  let local: LocalRegistry | undefined;
+  const localRegistry = (): LocalRegistry => {
+    if (reg.info.mode === 'proxy') throw new HubError('method_not_allowed', `registry "${reg.info.name}" is a proxy registry: publish to a local or hybrid registry`);
+    return (local ??= d.local.forRegistry(reg.info.name, reg.publishing, user, reg.kind.coordinate.normalizeName));
+  };
+  /** Hybrid: a name published here (local_only) is never asked of the upstream. */
+  const upstreamMayServe = async (name: string) => reg.info.mode === 'proxy' || (reg.info.mode === 'hybrid' && !(await localRegistry().ownsName(name)));
   const client = ctx.state.client as ClientAddress | undefined;
   const prefix = `/proxy/${encodeURIComponent(reg.info.name)}`;
   // Only routes that hand out URLs need it; a Host nobody configured never reaches a document (or a memo key).
@@ -168,7 +183,8 @@ function requestContext(
       audit.package = spec.coordinate.name;
       audit.version = spec.coordinate.version;
       if (spec.coordinate.name !== checked?.name || spec.coordinate.version !== checked.version) await checkResolved(spec.coordinate);
-      return d.artifacts.serve(reg.info, spec, reg.upstream, ctx.method === 'HEAD' ? 'HEAD' : 'GET', ctx.headers as Record<string, string | undefined>);
+      const info = reg.info.mode === 'local' || (await upstreamMayServe(spec.coordinate.name)) ? reg.info : { ...reg.info, mode: 'local' as const };
+      return d.artifacts.serve(info, spec, reg.upstream, ctx.method === 'HEAD' ? 'HEAD' : 'GET', ctx.headers as Record<string, string | undefined>);
     },
     metadata: (spec) => d.metadata.get(reg.info, spec, reg.upstream),
     async passthrough(url, headers) {
@@ -179,7 +195,33 @@ function requestContext(
     },
     signedUrl: (subpath, ttlSecs = SIGNED_URL_TTL_SECS) => `${baseOf()}${prefix}/${subpath}?${d.signer.sign(`${prefix}/${subpath}`, ttlSecs)}`,
     hiddenVersions: (name) => d.blocks.hiddenVersions(reg.info.name, name),
+    user,
+    body: () => cappedBody(ctx, reg.publishing.maxPublishBytes),
+    get local() {
+      return localRegistry();
+    },
+    recordAction(action, coordinate, detail) {
+      Object.assign(audit, { action, package: coordinate.name, version: coordinate.version, detail });
+      if (action === 'publish') d.onPublished({ registry: reg.info.name, package: coordinate.name, version: coordinate.version, user });
+    },
   };
+}
+
+/** The request body, refused with 413 once it passes `max` bytes (at once when Content-Length says so). */
+function cappedBody(ctx: Koa.Context, max: number): Readable {
+  const tooLarge = () => new HubError('payload_too_large', `the request body may be at most ${max} bytes ([[registries]] max_publish_bytes)`);
+  const declared = Number(ctx.get('content-length'));
+  if (Number.isFinite(declared) && declared > max) throw tooLarge();
+  let seen = 0;
+  const capped = new Transform({
+    transform(chunk: Buffer, _enc, cb) {
+      seen += chunk.length;
+      cb(seen > max ? tooLarge() : null, chunk);
+    },
+  });
+  // A client that goes away mid-upload fails the read instead of leaving it waiting.
+  pipeline(ctx.req, capped, () => {});
+  return capped;
 }
 
 /**

@@ -41,10 +41,10 @@ export function artifactRows(db: Knex) {
     async remove(registry: string, key: string): Promise<void> {
       await db('artifacts').where({ registry, key_sha256: keyHash(key) }).delete();
     },
-    /** Deletes a package's rows (one version, or every version) and returns them. */
+    /** Deletes a package's cached rows (one version, or every version) and returns them; published files stay. */
     async removePackage(registry: string, packageName: string, version?: string): Promise<ArtifactRow[]> {
       return db.transaction(async (trx) => {
-        const q = trx('artifacts').where({ registry, package_name: packageName });
+        const q = trx('artifacts').where({ registry, package_name: packageName, origin: 'upstream' });
         if (version !== undefined) q.andWhere({ version });
         const rows = (await q.clone().select(...COLUMNS)) as ArtifactRow[];
         await q.delete();

@@ -6,6 +6,7 @@ import { events } from './004_events.js';
 import { metadataBlobIndex } from './005_metadata_blob_index.js';
 import { replicas } from './006_replicas.js';
 import { fetchLeases } from './007_fetch_leases.js';
+import { localPackages } from './008_local_packages.js';
 
 export const runtimeMigrations: Readonly<Record<string, Migration>> = {
   '001_core': core,
@@ -15,4 +16,5 @@ export const runtimeMigrations: Readonly<Record<string, Migration>> = {
   '005_metadata_blob_index': metadataBlobIndex,
   '006_replicas': replicas,
   '007_fetch_leases': fetchLeases,
+  '008_local_packages': localPackages,
 };

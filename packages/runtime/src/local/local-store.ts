@@ -1,0 +1,209 @@
+/**
+ * The store behind `rc.local`: published files, versions, tombstones, per-package documents and each
+ * registry's quota. Every write is atomic in the order that matters: bytes spooled and verified, quota taken
+ * in one conditional statement, blob promoted, then the row; a failure undoes what came before it.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { Knex } from 'knex';
+import { errors, HubError, structuralVerifier, type Coordinate, type LocalFile, type LocalRegistry, type LocalVersion, type StoredFile } from '@hub/contract';
+import type { BlobStore } from '../storage/blobs/blob-store.js';
+import { keyHash } from '../storage/artifact-rows.js';
+import type { LocalVersionRecord } from '../storage/tables.js';
+
+export interface LocalStoreOptions {
+  db: Knex;
+  blobs: BlobStore;
+}
+
+export interface LocalLimits {
+  /** Largest file one publish may store. */
+  maxPublishBytes: number;
+  /** Bytes of published files the registry may hold; 0: no quota. */
+  quotaBytes: number;
+}
+
+const conflict = (message: string) => new HubError('conflict', message);
+const tooLarge = (max: number) => new HubError('payload_too_large', `a published file may be at most ${max} bytes ([[registries]] max_publish_bytes)`);
+const isUniqueViolation = (e: unknown) => /unique|duplicate/i.test((e as Error).message ?? '');
+const parseJson = (text: string | null): unknown => (text === null ? null : JSON.parse(text));
+
+/** Spools a body to a temp file, hashing as it goes and refusing it past `max` bytes. */
+async function spool(body: Readable | Buffer, tmpDir: string, max: number): Promise<StoredFile & { tmpPath: string }> {
+  const tmpPath = path.join(tmpDir, `${crypto.randomUUID()}.publish`);
+  const hashes = { sha256: crypto.createHash('sha256'), sha512: crypto.createHash('sha512'), sha1: crypto.createHash('sha1') };
+  let size = 0;
+  try {
+    await pipeline(
+      Buffer.isBuffer(body) ? Readable.from([body]) : body,
+      async function* (source: AsyncIterable<Buffer>) {
+        for await (const chunk of source) {
+          if ((size += chunk.length) > max) throw tooLarge(max);
+          for (const h of Object.values(hashes)) h.update(chunk);
+          yield chunk;
+        }
+      },
+      fs.createWriteStream(tmpPath, { flags: 'wx' }),
+    );
+  } catch (e) {
+    await fsp.rm(tmpPath, { force: true });
+    throw e;
+  }
+  return { tmpPath, size, sha256: hashes.sha256.digest('hex'), sha512: hashes.sha512.digest('hex'), sha1: hashes.sha1.digest('hex') };
+}
+
+export function createLocalStore(o: LocalStoreOptions) {
+  const { db } = o;
+
+  /** Takes `bytes` of the registry's quota in one conditional statement: concurrent publishes never overshoot it. */
+  async function reserve(registry: string, bytes: number, quota: number): Promise<void> {
+    await db('registry_usage').insert({ registry, bytes: 0 }).onConflict('registry').ignore();
+    const q = db('registry_usage').where({ registry });
+    if (quota > 0) q.andWhere(db.raw('bytes + ? <= ?', [bytes, quota]));
+    const taken = await q.increment('bytes', bytes);
+    if (taken !== 1) throw new HubError('insufficient_storage', `registry ${registry} is over its quota of ${quota} bytes ([[registries]] quota_bytes)`);
+  }
+  const release = (registry: string, bytes: number) => db('registry_usage').where({ registry }).decrement('bytes', bytes);
+
+  const byName = (registry: string, name: string) => ({ registry, name_sha256: keyHash(name) });
+
+  async function isTombstoned(registry: string, name: string, version: string): Promise<boolean> {
+    return (await db('local_tombstones').where({ ...byName(registry, name), version }).first('id')) !== undefined;
+  }
+
+  function toVersion(r: LocalVersionRecord): LocalVersion {
+    return { name: r.name, version: r.version, publishedAt: new Date(Number(r.published_at)), publisher: r.publisher, yanked: Boolean(r.yanked), deprecated: r.deprecated, meta: parseJson(r.meta) };
+  }
+
+  /** `rc.local` for one registry and one request's user. */
+  function forRegistry(registry: string, limits: LocalLimits, user: string | null, normalizeName: (n: string) => string = (n) => n): LocalRegistry {
+    const canonical = (c: Coordinate): Coordinate => ({ ...c, name: normalizeName(c.name) });
+    return {
+      async putFile(f: LocalFile) {
+        const c = canonical(f.coordinate);
+        const where = { registry, key_sha256: keyHash(f.key) };
+        if (await db('artifacts').where(where).first('id')) throw conflict(`${f.key} is already published; published files never change`);
+        if (c.version !== undefined && (await isTombstoned(registry, c.name, c.version))) throw conflict(`${c.name} ${c.version} was deleted; its version number cannot be published again`);
+        const spooled = await spool(f.body, o.blobs.tmpDir, limits.maxPublishBytes);
+        let reserved = false;
+        let promoted = false;
+        try {
+          for (const d of f.digests ?? []) {
+            if (spooled[d.algorithm] !== d.hex.toLowerCase()) throw errors.badRequest(`the ${d.algorithm} the client sent (${d.hex}) does not match the bytes received (${spooled[d.algorithm]})`);
+          }
+          if (f.format) {
+            const verifier = structuralVerifier(f.format);
+            for await (const chunk of fs.createReadStream(spooled.tmpPath)) verifier.update(chunk as Buffer);
+            const why = await verifier.finish(spooled.tmpPath);
+            if (why) throw errors.badRequest(`not a valid ${f.format} file: ${why}`);
+          }
+          await reserve(registry, spooled.size, limits.quotaBytes);
+          reserved = true;
+          await o.blobs.promote(spooled.tmpPath, spooled.sha256, spooled.size);
+          promoted = true;
+          const now = Date.now();
+          await db('artifacts').insert({
+            ...where,
+            cache_key: f.key,
+            package_name: c.name,
+            version: c.version ?? null,
+            blob_sha256: spooled.sha256,
+            size: spooled.size,
+            content_type: f.contentType,
+            upstream_url: null,
+            origin: 'local',
+            fetched_at: now,
+            last_access_at: now,
+            pinned: false,
+          });
+        } catch (e) {
+          await fsp.rm(spooled.tmpPath, { force: true });
+          if (reserved) await release(registry, spooled.size);
+          if (promoted && !(await db('artifacts').where({ blob_sha256: spooled.sha256 }).first('id'))) await o.blobs.delete(spooled.sha256);
+          // Two publishes of one key at once: the second loses here, and its blob goes unless the first names it.
+          if (isUniqueViolation(e)) throw conflict(`${f.key} is already published; published files never change`);
+          throw e;
+        }
+        const { tmpPath: _, ...stored } = spooled;
+        return stored;
+      },
+
+      async file(key) {
+        const row = await db('artifacts').where({ registry, key_sha256: keyHash(key), origin: 'local' }).first('blob_sha256', 'size');
+        return row ? { sha256: row.blob_sha256, size: Number(row.size) } : null;
+      },
+
+      async addVersion(rawName, version, meta) {
+        const name = normalizeName(rawName);
+        if (await isTombstoned(registry, name, version)) throw conflict(`${name} ${version} was deleted; its version number cannot be published again`);
+        const now = Date.now();
+        try {
+          await db('local_versions').insert({ ...byName(registry, name), name, version, published_at: now, publisher: user, yanked: false, deprecated: null, meta: meta === undefined ? null : JSON.stringify(meta) });
+        } catch (e) {
+          if (isUniqueViolation(e)) throw conflict(`${name} ${version} is already published`);
+          throw e;
+        }
+        await db('local_packages').insert({ ...byName(registry, name), name, local_only: true, meta: null, created_at: now }).onConflict(['registry', 'name_sha256']).ignore();
+      },
+
+      async versions(rawName) {
+        const rows = await db('local_versions').where(byName(registry, normalizeName(rawName))).orderBy('id');
+        return rows.map(toVersion);
+      },
+
+      async updateVersion(rawName, version, change) {
+        const patch: Partial<LocalVersionRecord> = {};
+        if (change.yanked !== undefined) patch.yanked = change.yanked;
+        if (change.deprecated !== undefined) patch.deprecated = change.deprecated;
+        if (change.meta !== undefined) patch.meta = JSON.stringify(change.meta);
+        if (Object.keys(patch).length === 0) return (await db('local_versions').where({ ...byName(registry, normalizeName(rawName)), version }).first('id')) !== undefined;
+        return (await db('local_versions').where({ ...byName(registry, normalizeName(rawName)), version }).update(patch)) > 0;
+      },
+
+      async deleteVersion(rawName, version) {
+        const name = normalizeName(rawName);
+        const removed = await db.transaction(async (trx) => {
+          const n = await trx('local_versions').where({ ...byName(registry, name), version }).delete();
+          if (n === 0) return null;
+          await trx('local_tombstones').insert({ ...byName(registry, name), name, version, deleted_at: Date.now(), deleted_by: user }).onConflict(['registry', 'name_sha256', 'version']).ignore();
+          const files = await trx('artifacts').where({ registry, package_name: name, version, origin: 'local' }).select('id', 'blob_sha256', 'size');
+          await trx('artifacts').whereIn('id', files.map((f) => f.id)).delete();
+          return files;
+        });
+        if (!removed) return false;
+        const bytes = removed.reduce((sum, f) => sum + Number(f.size), 0);
+        if (bytes > 0) await release(registry, bytes);
+        for (const f of removed) if (!(await db('artifacts').where({ blob_sha256: f.blob_sha256 }).first('id'))) await o.blobs.delete(f.blob_sha256);
+        return true;
+      },
+
+      async tombstones(rawName) {
+        return (await db('local_tombstones').where(byName(registry, normalizeName(rawName))).orderBy('id').select('version')).map((r) => r.version);
+      },
+
+      async packageMeta(rawName) {
+        const row = await db('local_packages').where(byName(registry, normalizeName(rawName))).first('meta');
+        return row ? parseJson(row.meta) : null;
+      },
+
+      async setPackageMeta(rawName, meta) {
+        const name = normalizeName(rawName);
+        await db('local_packages').insert({ ...byName(registry, name), name, local_only: true, meta: null, created_at: Date.now() }).onConflict(['registry', 'name_sha256']).ignore();
+        await db('local_packages').where(byName(registry, name)).update({ meta: JSON.stringify(meta) });
+      },
+
+      async ownsName(rawName) {
+        const row = await db('local_packages').where(byName(registry, normalizeName(rawName))).first('local_only');
+        return row !== undefined && Boolean(row.local_only);
+      },
+    };
+  }
+
+  return { forRegistry };
+}
+
+export type LocalStore = ReturnType<typeof createLocalStore>;
