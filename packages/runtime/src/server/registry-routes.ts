@@ -9,6 +9,7 @@ import { ANONYMOUS } from '../policy/decide.js';
 import type { AccessControl } from '../policy/access-control.js';
 import type { UrlSigner } from '../auth/signed-urls.js';
 import type { ClientAddress } from './client-address.js';
+import { asDatabaseUnavailable } from '../storage/db.js';
 
 import type { RefusalRule, ServedRegistry } from '../contract/plugin.js';
 
@@ -103,7 +104,8 @@ export function registryRoutes(d: RegistryRoutesDeps): Koa.Middleware {
       let reply: Reply;
       try {
         reply = await route.handle(rc, match);
-      } catch (e) {
+      } catch (thrown) {
+        const e = asDatabaseUnavailable(thrown);
         if (isHubError(e)) throw e;
         // An unexpected error from a kind is logged with where it came from; the client sees a plain 500.
         ctx.state.log?.error({ err: { message: (e as Error)?.message, stack: (e as Error)?.stack }, ...where }, 'kind handler failed');
