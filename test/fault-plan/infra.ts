@@ -120,7 +120,8 @@ export interface Service {
   stop(): Promise<void>;
 }
 
-function service(port: number, launch: () => Proc, ready: () => Promise<boolean>, what: string): Service {
+/** `stopSignal`: SIGKILL (a crash) by default; nginx gets SIGTERM, since its workers outlive a killed master. */
+function service(port: number, launch: () => Proc, ready: () => Promise<boolean>, what: string, stopSignal: NodeJS.Signals = 'SIGKILL'): Service {
   let current: Proc | undefined;
   return {
     port,
@@ -137,7 +138,7 @@ function service(port: number, launch: () => Proc, ready: () => Promise<boolean>
     async stop() {
       const p = current;
       current = undefined;
-      await p?.kill('SIGKILL');
+      await p?.kill(stopSignal);
     },
   };
 }
@@ -200,7 +201,7 @@ export async function startNginx(dir: string, backends: number[]): Promise<Servi
   const conf = path.join(dir, 'nginx.conf');
   fs.writeFileSync(conf, nginxConf(dir, port, backends));
   const args = ['-p', dir, '-c', conf, '-g', `daemon off; pid ${path.join(dir, 'nginx.pid')};`];
-  const svc = service(port, () => startProc(TOOLS.nginx, args, path.join(dir, 'nginx.out')), () => accepts(port), 'nginx');
+  const svc = service(port, () => startProc(TOOLS.nginx, args, path.join(dir, 'nginx.out')), () => accepts(port), 'nginx', 'SIGTERM');
   await svc.start();
   return { ...svc, url: `http://127.0.0.1:${port}` };
 }
