@@ -1,6 +1,5 @@
 import type { Knex } from 'knex';
-import { LRUCache } from 'lru-cache';
-import { POLICY_MEMO_MS, type Coordinate, type RefusalRule } from '@hub/runtime';
+import { createPolicyMemo, type Coordinate, type RefusalRule } from '@hub/runtime';
 import { refuses } from './effects.js';
 
 interface ActiveFlag {
@@ -20,20 +19,17 @@ const covers = (f: ActiveFlag, c: Coordinate): boolean => f.version_range === '*
  * The flags rule: active flags whose effect refuses on this registry. Registries with a security profile
  * read the flags on every request, so a hard block takes effect at once on every replica; elsewhere a
  * one-second memo per package applies, as for blocks, and the flag refuses from the next request on.
+ * While the database is down, that memo answers from its last read (a flag stays a refusal); a registry
+ * with a security profile has no memo, so it answers 503 (fail closed) until the database is back.
  */
 export function createFlagRule(db: Knex, securityProfiles: ReadonlySet<string>): { rule: RefusalRule; invalidate(): void } {
-  const memo = new LRUCache<string, ActiveFlag[]>({ max: 20_000, ttl: POLICY_MEMO_MS });
+  const memo = createPolicyMemo<ActiveFlag[]>();
   const load = (registry: string, name: string) =>
     db('flags').where({ registry, package_name: name, state: 'active' }).select('source', 'external_id', 'version', 'version_range', 'kind', 'effect', 'summary') as Promise<ActiveFlag[]>;
   return {
     async rule(registry, c) {
       const secure = securityProfiles.has(registry);
-      const id = `${registry}\0${c.name}`;
-      let flags = secure ? undefined : memo.get(id);
-      if (!flags) {
-        flags = await load(registry, c.name);
-        if (!secure) memo.set(id, flags);
-      }
+      const flags = secure ? await load(registry, c.name) : await memo.get(`${registry}\0${c.name}`, () => load(registry, c.name));
       const f = flags.find((x) => refuses(x.effect, secure) && covers(x, c));
       if (!f) return null;
       const what = f.version_range === '*' ? `every version of ${c.name}` : `${c.name} ${f.version}`;

@@ -29,6 +29,8 @@ export { apiPolicyId, configPolicyId, type PolicyRow, type PolicyRule } from './
 export { canonicalIpBlock, type IpBlockRow } from './policy/ip-blocks.js';
 export { canonicalIp, createAddressMatcher } from './policy/ip-ranges.js';
 export { POLICY_MEMO_MS } from './policy/block-list.js';
+export { createPolicyMemo, OUTAGE_MEMO_MS, type PolicyMemo } from './policy/policy-memo.js';
+export { isDatabaseUnavailable } from './storage/db.js';
 
 // The services plugins change runtime state through
 export type { HubServices } from './services/hub-services.js';

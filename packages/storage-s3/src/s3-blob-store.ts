@@ -6,7 +6,7 @@ import { Readable } from 'node:stream';
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import type { Logger } from 'pino';
-import { isSha256, type BlobStore, type StorageConfig } from '@hub/runtime';
+import { HubError, isSha256, type BlobStore, type StorageConfig } from '@hub/runtime';
 
 /** Parts of a multipart upload: S3's minimum is 5 MiB; four in flight keep a large upload near link speed. */
 const PART_BYTES = 8 * 1024 * 1024;
@@ -14,6 +14,17 @@ const PARTS_IN_FLIGHT = 4;
 
 /** A missing object: GetObject says NoSuchKey, HeadObject (no body) only 404. */
 const isMissing = (e: unknown): boolean => e instanceof S3ServiceException && (e.name === 'NoSuchKey' || e.name === 'NotFound' || e.$metadata.httpStatusCode === 404);
+
+/**
+ * What a request gets when the bucket cannot answer (the endpoint refuses or drops connections, times out, or
+ * answers 5xx after the SDK's retries): 503, saying storage is unavailable, with the cause in the log only. Other
+ * S3 errors (access denied, a wrong bucket) stay as they are: configuration faults, 500.
+ */
+function unavailable(e: unknown): unknown {
+  const status = e instanceof S3ServiceException ? e.$metadata.httpStatusCode : undefined;
+  if (status !== undefined && status < 500) return e;
+  return new HubError('service_unavailable', 'blob storage is unavailable; try again shortly', { cause: e, detail: { dependency: 's3', cause: (e as Error)?.message } });
+}
 
 /** Blobs at `<prefix>sha256/ab/cd/<hex>` in the bucket; downloads spool under `<storage.path>/tmp` first. */
 export function createS3BlobStore(storage: StorageConfig, log: Logger): BlobStore {
@@ -49,7 +60,7 @@ export function createS3BlobStore(storage: StorageConfig, log: Logger): BlobStor
       return res.Body;
     } catch (e) {
       if (isMissing(e)) return null;
-      throw e;
+      throw unavailable(e);
     }
   }
 
@@ -77,7 +88,7 @@ export function createS3BlobStore(storage: StorageConfig, log: Logger): BlobStor
         return head.ContentLength ?? null;
       } catch (e) {
         if (isMissing(e)) return null;
-        throw e;
+        throw unavailable(e);
       }
     },
     async readAll(sha256) {

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { errors } from '@hub/contract';
 import { formatCidr, parseCidr, parseIp, rangeContains, type IpRange } from './ip-ranges.js';
 import type { IpBlockRecord } from '../storage/tables.js';
-import { POLICY_MEMO_MS } from './block-list.js';
+import { createPolicyMemo } from './policy-memo.js';
 
 export interface IpBlockRow {
   id: number;
@@ -43,34 +43,17 @@ const toRow = (r: IpBlockRecord): IpBlockRow => ({ id: Number(r.id), cidr: r.cid
 
 /**
  * IP blocks, read whole from the shared database at most once per POLICY_MEMO_MS per replica (the
- * list is short; a per-request query would not be). Checking is a scan over parsed ranges.
+ * list is short; a per-request query would not be). Checking is a scan over parsed ranges. While the
+ * database is down the last list read answers (policy-memo.ts).
  */
 export function createIpBlockList(db: Knex): IpBlockList {
-  let memo: { at: number; ranges: Array<{ range: IpRange; row: IpBlockRow }> } | undefined;
-  let loading: Promise<NonNullable<typeof memo>> | undefined;
-  let generation = 0;
-
-  async function load() {
-    const started = generation;
-    const rows = (await db('ip_blocks').select()).map(toRow);
-    const loaded = { at: Date.now(), ranges: rows.map((row) => ({ range: parseCidr(row.cidr), row })) };
-    if (started === generation) memo = loaded;
-    return loaded;
-  }
-
-  function invalidate() {
-    generation++;
-    memo = undefined;
-    loading = undefined;
-  }
+  const memo = createPolicyMemo<{ ranges: Array<{ range: IpRange; row: IpBlockRow }> }>({ max: 1 });
+  const load = async () => ({ ranges: (await db('ip_blocks').select()).map(toRow).map((row) => ({ range: parseCidr(row.cidr), row })) });
+  const invalidate = () => memo.clear();
 
   return {
     async find(address) {
-      let m = memo;
-      if (!m || Date.now() - m.at >= POLICY_MEMO_MS) {
-        loading ??= load().finally(() => (loading = undefined));
-        m = await loading;
-      }
+      const m = await memo.get('', load);
       if (m.ranges.length === 0) return null;
       const ip = parseIp(address);
       // Not an address at all (a unix socket): nothing to match; the socket is trusted like loopback.

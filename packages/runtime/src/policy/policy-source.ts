@@ -3,7 +3,7 @@ import type { Permission } from '@hub/contract';
 import type { PolicyConfig } from '../config/schema.js';
 import type { Policy } from './decide.js';
 import type { PolicyRecord } from '../storage/tables.js';
-import { POLICY_MEMO_MS } from './block-list.js';
+import { createPolicyMemo } from './policy-memo.js';
 
 /** What a policy row's `rule` column holds (JSON). */
 export interface PolicyRule {
@@ -25,7 +25,7 @@ export interface PolicyRow {
 }
 
 export interface PolicySource {
-  /** Config policies first, then the API's, as decide() takes them. At most POLICY_MEMO_MS old. */
+  /** Config policies first, then the API's, as decide() takes them. At most POLICY_MEMO_MS old (OUTAGE_MEMO_MS while the database is down). */
   current(): Promise<readonly Policy[]>;
   /** The API's policies, oldest first. */
   list(): Promise<PolicyRow[]>;
@@ -60,28 +60,16 @@ export function createPolicySource(db: Knex, configured: readonly PolicyConfig[]
     const { name: _name, ...rule } = p;
     return { ...rule, id: configPolicyId(p, i), source: 'config' } as Policy;
   });
-  let memo: { at: number; policies: readonly Policy[] } | undefined;
-  let loading: Promise<readonly Policy[]> | undefined;
-  let generation = 0;
-
-  async function load(): Promise<readonly Policy[]> {
-    const started = generation;
-    const policies = [...fromConfig, ...(await list()).map(policyFromRow)];
-    // A change invalidated us while the query ran: its answer may predate the change, so do not keep it.
-    if (started === generation) memo = { at: Date.now(), policies };
-    return policies;
-  }
+  // One entry: the whole table. A change invalidating it while a read runs keeps that read's answer out.
+  const memo = createPolicyMemo<readonly Policy[]>({ max: 1 });
+  const load = async (): Promise<readonly Policy[]> => [...fromConfig, ...(await list()).map(policyFromRow)];
 
   const list = async () => (await db('policies').orderBy('id').select()).map(parsePolicyRow);
   async function get(id: number): Promise<PolicyRow | null> {
     const row = await db('policies').where({ id }).first();
     return row ? parsePolicyRow(row) : null;
   }
-  function invalidate() {
-    generation++;
-    memo = undefined;
-    loading = undefined;
-  }
+  const invalidate = () => memo.clear();
 
   return {
     list,
@@ -99,11 +87,7 @@ export function createPolicySource(db: Knex, configured: readonly PolicyConfig[]
       invalidate();
       return row;
     },
-    async current() {
-      if (memo && Date.now() - memo.at < POLICY_MEMO_MS) return memo.policies;
-      loading ??= load().finally(() => (loading = undefined));
-      return loading;
-    },
+    current: () => memo.get('', load),
     invalidate,
   };
 }

@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type Koa from 'koa';
 import { isHubError } from '@hub/contract';
+import { asDatabaseUnavailable } from '../storage/db.js';
 
 /** `<standard phrase>: <message>` as one line of printable ASCII (what a status line may hold), capped. */
 export function reasonPhrase(status: number, message: string): string {
@@ -12,7 +13,9 @@ export function errorMiddleware(): Koa.Middleware {
   return async (ctx, next) => {
     try {
       await next();
-    } catch (e) {
+    } catch (thrown) {
+      // A database outage met outside the wrapped pool (a connection lost inside a transaction) is a 503 too.
+      const e = asDatabaseUnavailable(thrown);
       const requestId = String(ctx.state.requestId ?? '');
       if (isHubError(e)) {
         ctx.state.errorCode = e.code;

@@ -10,6 +10,7 @@ import type { AccessControl } from '../policy/access-control.js';
 import type { UrlSigner } from '../auth/signed-urls.js';
 import type { ClientAddress } from './client-address.js';
 import type { LocalStore } from '../local/local-store.js';
+import { asDatabaseUnavailable } from '../storage/db.js';
 
 import type { RefusalRule, ServedRegistry } from '../contract/plugin.js';
 
@@ -110,7 +111,8 @@ export function registryRoutes(d: RegistryRoutesDeps): Koa.Middleware {
       let reply: Reply;
       try {
         reply = await route.handle(rc, match);
-      } catch (e) {
+      } catch (thrown) {
+        const e = asDatabaseUnavailable(thrown);
         if (isHubError(e)) throw e;
         // An unexpected error from a kind is logged with where it came from; the client sees a plain 500.
         ctx.state.log?.error({ err: { message: (e as Error)?.message, stack: (e as Error)?.stack }, ...where }, 'kind handler failed');

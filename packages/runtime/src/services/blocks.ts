@@ -1,7 +1,6 @@
 import type { Knex } from 'knex';
-import { LRUCache } from 'lru-cache';
 import type { Coordinate } from '@hub/contract';
-import { POLICY_MEMO_MS } from '../policy/block-list.js';
+import { createPolicyMemo } from '../policy/policy-memo.js';
 import type { BlockRecord } from '../storage/tables.js';
 
 export interface Block {
@@ -27,10 +26,11 @@ const toBlock = (r: BlockRecord): Block => ({ ...r, id: Number(r.id), created_at
 
 /**
  * Package blocks: the one writer of the `blocks` table and its one-second memo per package (the hot
- * path makes at most one query per package per second; a change here is seen here at once).
+ * path makes at most one query per package per second; a change here is seen here at once). While the
+ * database is down the memo answers from its last read (policy-memo.ts): a block stays a refusal.
  */
 export function createBlocks(db: Knex) {
-  const memo = new LRUCache<string, Block[]>({ max: 20_000, ttl: POLICY_MEMO_MS });
+  const memo = createPolicyMemo<Block[]>();
   const rowsOf = (registry: string, name: string, q: Knex = db) => q('blocks').where({ registry, package_name: name }).select();
 
   async function get(id: number): Promise<Block | null> {
@@ -42,12 +42,7 @@ export function createBlocks(db: Knex) {
     get,
     /** The block that refuses this coordinate, if any: a whole-package block or one on this version. */
     async find(registry: string, c: Coordinate): Promise<Block | null> {
-      const id = `${registry}\0${c.name}`;
-      let rows = memo.get(id);
-      if (!rows) {
-        rows = (await rowsOf(registry, c.name)).map(toBlock);
-        memo.set(id, rows);
-      }
+      const rows = await memo.get(`${registry}\0${c.name}`, async () => (await rowsOf(registry, c.name)).map(toBlock));
       return rows.find((r) => r.version === null) ?? (c.version !== undefined ? rows.find((r) => r.version === c.version) : undefined) ?? null;
     },
     /** Oldest first, at most 10,000. */

@@ -1,6 +1,5 @@
 import type { Knex } from 'knex';
-import { LRUCache } from 'lru-cache';
-import { POLICY_MEMO_MS } from '../policy/block-list.js';
+import { createPolicyMemo } from '../policy/policy-memo.js';
 import type { UnlistedRecord } from '../storage/tables.js';
 
 export interface Unlisted {
@@ -26,16 +25,10 @@ const toUnlisted = ({ registry, package_name, version, unlisted_by, created_at }
  * `unlisted` table and its one-second memo per package.
  */
 export function createUnlisting(db: Knex) {
-  const memo = new LRUCache<string, ReadonlySet<string>>({ max: 20_000, ttl: POLICY_MEMO_MS });
+  const memo = createPolicyMemo<ReadonlySet<string>>();
   return {
     async hiddenVersions(registry: string, name: string): Promise<ReadonlySet<string>> {
-      const id = `${registry}\0${name}`;
-      let set = memo.get(id);
-      if (!set) {
-        set = new Set((await db('unlisted').where({ registry, package_name: name }).select('version')).map((r) => r.version));
-        memo.set(id, set);
-      }
-      return set;
+      return memo.get(`${registry}\0${name}`, async () => new Set((await db('unlisted').where({ registry, package_name: name }).select('version')).map((r) => r.version)));
     },
     /** Oldest first, at most 10,000. */
     async list(f: { registry?: string; package_name?: string } = {}): Promise<Unlisted[]> {

@@ -1,18 +1,21 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
+import { HubError, isHubError } from '@hub/contract';
 import type { DatabaseConfig } from '../config/schema.js';
 import type { Migration } from '../contract/plugin.js';
 
 /** SQLite (embedded default, WAL) or MySQL/MariaDB through mysql2 for replicas sharing state. */
 export function createDb(cfg: Pick<DatabaseConfig, 'client'> & { url?: string; filename?: string }): Knex {
   if (cfg.client === 'mysql') {
-    return knexFactory({
-      client: 'mysql2',
-      connection: cfg.url!,
-      pool: { min: 0, max: 10 },
-      acquireConnectionTimeout: 10_000,
-    });
+    return answersUnavailable(
+      knexFactory({
+        client: 'mysql2',
+        connection: cfg.url!,
+        pool: { min: 0, max: 10 },
+        acquireConnectionTimeout: 10_000,
+      }),
+    );
   }
   if (!cfg.filename) throw new Error('database.filename is required for client = "sqlite"');
   fs.mkdirSync(path.dirname(cfg.filename), { recursive: true });
@@ -67,4 +70,48 @@ export async function migrate(db: Knex, owners: Parameters<typeof migrationSourc
   } finally {
     await db.client.releaseConnection(conn);
   }
+}
+
+/** Server-side refusals that mean "not now" rather than "wrong query". */
+const UNAVAILABLE_CODES = new Set(['ER_SERVER_SHUTDOWN', 'ER_CON_COUNT_ERROR', 'ER_CONNECTION_KILLED', 'ER_SERVER_GONE_ERROR', 'ER_SERVER_LOST']);
+
+/**
+ * Whether `e` says the database cannot be reached (rather than that a query was wrong): the pool timed out
+ * waiting for a connection, or mysql2 reports a fatal (connection-level) error such as ECONNREFUSED or a
+ * connection lost mid-query. Such a failure is answered with 503, and policy memos may answer from their last
+ * good state (policy/policy-memo.ts).
+ */
+export function isConnectionFailure(e: unknown): boolean {
+  if (!e || typeof e !== 'object') return false;
+  const err = e as { name?: unknown; fatal?: unknown; code?: unknown };
+  return err.name === 'KnexTimeoutError' || err.fatal === true || (typeof err.code === 'string' && UNAVAILABLE_CODES.has(err.code));
+}
+
+/** The 503 a request gets while the database is unreachable; the cause goes to the log only. */
+export function databaseUnavailable(cause: unknown): HubError {
+  return new HubError('service_unavailable', 'the database is unavailable; try again shortly', { cause, detail: { dependency: 'database', cause: (cause as Error)?.message } });
+}
+
+/** A database outage, raw (from knex/mysql2) or already turned into its 503. */
+export const isDatabaseUnavailable = (e: unknown): boolean => (isHubError(e) ? e.code === 'service_unavailable' && e.detail.dependency === 'database' : isConnectionFailure(e));
+
+/** `e` as the 503 of a database outage when it is one, else unchanged. */
+export const asDatabaseUnavailable = (e: unknown): unknown => (!isHubError(e) && isConnectionFailure(e) ? databaseUnavailable(e) : e);
+
+/**
+ * Makes every connection failure of this knex instance a 503 `service_unavailable` HubError at its source, so a
+ * route, a plugin or a kind handler that meets the outage answers 503 with a clear message instead of a 500. The
+ * pool's acquire (every query and transaction starts there) and the instance's queries are covered; a connection
+ * lost inside a transaction surfaces raw and is mapped by the error middleware the same way.
+ */
+function answersUnavailable(db: Knex): Knex {
+  const client = db.client as { acquireConnection(): Promise<unknown>; query(connection: unknown, obj: unknown): Promise<unknown> };
+  const acquire = client.acquireConnection.bind(client);
+  const query = client.query.bind(client);
+  const rethrow = (e: unknown): never => {
+    throw asDatabaseUnavailable(e);
+  };
+  client.acquireConnection = () => acquire().catch(rethrow);
+  client.query = (connection, obj) => query(connection, obj).catch(rethrow);
+  return db;
 }

@@ -1,0 +1,86 @@
+import { LRUCache } from 'lru-cache';
+import { isDatabaseUnavailable } from '../storage/db.js';
+import { POLICY_MEMO_MS } from './block-list.js';
+
+/**
+ * How long a policy memo (blocks, flags, unlisting, IP blocks, access policies) keeps answering while the
+ * database cannot be reached: a refusal it remembers stays a refusal, and what it remembers as allowed stays
+ * allowed, for at most this long after the last good read. Past it, or with nothing remembered, requests get 503.
+ */
+export const OUTAGE_MEMO_MS = 5 * 60_000;
+
+export interface PolicyMemo<T> {
+  /**
+   * The remembered value while it is fresh (POLICY_MEMO_MS); else `load()` (one at a time per key). When the load
+   * fails because the database is unavailable, the last good value answers if it is younger than OUTAGE_MEMO_MS;
+   * otherwise the failure (a 503) is thrown.
+   */
+  get(key: string, load: () => Promise<T>): Promise<T>;
+  /** Forgets everything (a change made on this replica); a load already running is not kept. */
+  clear(): void;
+}
+
+interface Entry<T> {
+  value: T;
+  /** When the value was read from the database. */
+  at: number;
+  /** When a reload last failed on an unavailable database: within POLICY_MEMO_MS of it, the value answers at once. */
+  failedAt?: number;
+}
+
+/**
+ * The memo every per-request policy read goes through. Fresh for a second, so a change on any replica holds
+ * everywhere within about a second; during a database outage it answers from the last good read (fail closed
+ * for what it refused, and for anything it never saw), asking the database again at most once a second per key.
+ */
+export function createPolicyMemo<T>(o: { max?: number; now?: () => number } = {}): PolicyMemo<T> {
+  const now = o.now ?? Date.now;
+  const entries = new LRUCache<string, Entry<T>>({ max: o.max ?? 20_000 });
+  const loading = new Map<string, Promise<T>>();
+  let generation = 0;
+
+  function start(key: string, load: () => Promise<T>): Promise<T> {
+    let p = loading.get(key);
+    if (p) return p;
+    const started = generation;
+    p = load().then(
+      (value) => {
+        // A change cleared the memo while this read ran: its answer may predate the change, so it is not kept.
+        if (started === generation) entries.set(key, { value, at: now() });
+        return value;
+      },
+      (e: unknown) => {
+        const last = entries.get(key);
+        if (last && started === generation && isDatabaseUnavailable(e)) last.failedAt = now();
+        throw e;
+      },
+    );
+    const mine = p;
+    loading.set(key, mine);
+    void mine.catch(() => {}).finally(() => loading.get(key) === mine && loading.delete(key));
+    return mine;
+  }
+
+  return {
+    async get(key, load) {
+      const hit = entries.get(key);
+      const t = now();
+      if (hit && t - hit.at < POLICY_MEMO_MS) return hit.value;
+      const usable = hit !== undefined && t - hit.at < OUTAGE_MEMO_MS;
+      // The database failed a moment ago: answer from the memo now rather than queue behind another attempt.
+      if (usable && hit.failedAt !== undefined && t - hit.failedAt < POLICY_MEMO_MS) return hit.value;
+      try {
+        return await start(key, load);
+      } catch (e) {
+        const last = entries.get(key);
+        if (last && isDatabaseUnavailable(e) && now() - last.at < OUTAGE_MEMO_MS) return last.value;
+        throw e;
+      }
+    },
+    clear() {
+      generation++;
+      entries.clear();
+      loading.clear();
+    },
+  };
+}
