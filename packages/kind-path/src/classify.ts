@@ -10,6 +10,8 @@ export interface PathKindTable {
   digestOf?(path: string): Digest | undefined;
   /** Whether unknown suffixes may be HTML (generic serves any file; the others serve packages and indexes only). */
   htmlAllowed?: boolean;
+  /** Files may be published with PUT in local and hybrid registries (generic); the others are mirrors only. */
+  publishable?: boolean;
 }
 
 export interface FileShape {

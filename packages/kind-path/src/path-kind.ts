@@ -3,7 +3,7 @@ import type { PathKindTable } from './classify.js';
 import { configSchema, type PathConfig } from './config.js';
 import { canonicalFilePath, REPO } from './paths.js';
 import { probeFor } from './probe.js';
-import { fileRoute } from './routes.js';
+import { fileRoute, publishRoute } from './routes.js';
 
 /**
  * A path-addressed kind from its table: one route serving `<upstream>/<path>`, the coordinate
@@ -17,7 +17,7 @@ export function definePathKind(table: PathKindTable): RegistryKind<PathConfig> {
     description: table.description,
     configSchema,
     coordinate: nameAtVersion({ split: 'first', isName: (name) => name === REPO, normalizeVersion: canonicalFilePath }),
-    routes: [fileRoute(table)],
+    routes: table.publishable ? [fileRoute(table), publishRoute] : [fileRoute(table)],
     probe: probeFor(table),
   });
 }

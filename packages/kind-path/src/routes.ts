@@ -1,4 +1,4 @@
-import { looksLikeHtml, reply, type KindRoute, type Reply, type RequestContext } from '@hub/contract';
+import { type Digest, errors, looksLikeHtml, reply, type KindRoute, type Reply, type RequestContext } from '@hub/contract';
 import { headProblem, isIndexPath, shapeOf, type PathKindTable } from './classify.js';
 import { indexPatterns, type PathConfig } from './config.js';
 import { pathFromSegments, REPO, upstreamUrl } from './paths.js';
@@ -47,3 +47,40 @@ export function fileRoute(table: PathKindTable): KindRoute<PathConfig> {
     },
   };
 }
+
+/** Checksum headers a client may send with a PUT (as curl scripts for other repository managers do). */
+const CLAIMED_DIGESTS = [
+  ['x-checksum-sha256', 'sha256', 64],
+  ['x-checksum-sha1', 'sha1', 40],
+] as const;
+
+function claimedDigests(rc: RequestContext): Digest[] {
+  const out: Digest[] = [];
+  for (const [header, algorithm, length] of CLAIMED_DIGESTS) {
+    const value = rc.headers[header];
+    if (value === undefined) continue;
+    if (!new RegExp(`^[0-9a-fA-F]{${length}}$`).test(value)) throw errors.badRequest(`${header} must be ${length} hex digits`);
+    out.push({ algorithm, hex: value });
+  }
+  return out;
+}
+
+/** PUT /proxy/<name>/<path...>: publishes one file at its path (local and hybrid registries); a path is published once. */
+export const publishRoute: KindRoute<PathConfig> = {
+  id: 'publish',
+  methods: ['PUT'],
+  permission: 'source:write',
+  match(segments) {
+    const path = pathFromSegments(segments);
+    return { coordinate: { name: REPO, version: path }, params: { path } };
+  },
+  async handle(rc, m) {
+    const path = m.params!.path!;
+    const coordinate = { name: REPO, version: path };
+    const shape = shapeOf(path);
+    const stored = await rc.local.putFile({ key: path, coordinate, contentType: shape.contentType, format: shape.format, body: rc.body(), digests: claimedDigests(rc) });
+    await rc.local.addVersion(REPO, path);
+    rc.recordAction('publish', coordinate);
+    return reply.json({ path, size: stored.size, sha256: stored.sha256 }, 201);
+  },
+};

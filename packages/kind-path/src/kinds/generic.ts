@@ -6,4 +6,5 @@ export default definePathKind({
   description: 'Any HTTP file tree: files cached immutably; index_paths names mutable documents',
   index: [],
   htmlAllowed: true,
+  publishable: true,
 });

@@ -158,8 +158,12 @@ function requestContext(
     if (reg.info.mode === 'proxy') throw new HubError('method_not_allowed', `registry "${reg.info.name}" is a proxy registry: publish to a local or hybrid registry`);
     return (local ??= d.local.forRegistry(reg.info.name, reg.publishing, user, reg.kind.coordinate.normalizeName));
   };
-  /** Hybrid: a name published here (local_only) is never asked of the upstream. */
-  const upstreamMayServe = async (name: string) => reg.info.mode === 'proxy' || (reg.info.mode === 'hybrid' && !(await localRegistry().ownsName(name)));
+  /**
+   * Hybrid: a name published here (local_only) is never asked of the upstream. Path kinds have no package
+   * names to confuse: a file published at a path is found first, any other path comes from the upstream.
+   */
+  const upstreamMayServe = async (name: string) =>
+    reg.info.mode === 'proxy' || (reg.info.mode === 'hybrid' && (reg.kind.addressing === 'path' || !(await localRegistry().ownsName(name))));
   const client = ctx.state.client as ClientAddress | undefined;
   const prefix = `/proxy/${encodeURIComponent(reg.info.name)}`;
   // Only routes that hand out URLs need it; a Host nobody configured never reaches a document (or a memo key).
