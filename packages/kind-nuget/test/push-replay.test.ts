@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { rawRequest } from '@hub/testkit';
 import { basic, OPEN, setup, type NugetSetup } from './setup.js';
 import { makeZip } from './zip.js';
