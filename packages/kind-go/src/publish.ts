@@ -126,7 +126,7 @@ export const publishRoute: KindRoute<GoConfig> = {
     const stored = await rc.local.putFile({ key, coordinate: { name: module, version }, contentType: CONTENT_TYPES[ext], body, ...(ext === 'zip' ? { format: 'zip' as const } : {}) });
     const recorded = await recordWhenComplete(rc, module, version);
     // One publish per version: the audit row and the `package_published` event come with the file that completes it.
-    if (recorded) rc.recordAction('publish', { name: module, version });
+    rc.recordAction(recorded ? 'publish' : 'upload', { name: module, version }, `${ext} file`);
     return reply.json({ module, version, file: `${escapePath(version)}.${ext}`, size: stored.size, sha256: stored.sha256, published: recorded }, 201);
   },
 };

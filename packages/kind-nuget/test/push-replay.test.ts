@@ -112,7 +112,8 @@ t.test('nuget push to a local registry, then a restore-shaped read back', async 
   const beta = nupkg({ id: 'Acme.Tools', version: '1.1.0-Beta.1' });
   const pushed = await dotnetPush(s, publisher, v1);
   t.equal(pushed.status, 201, pushed.body);
-  t.equal((await dotnetPush(s, publisher, beta)).status, 201);
+  const withApiKey = await pushRequest((await publishUrl(s))!, beta, { 'x-nuget-apikey': publisher });
+  t.equal(withApiKey.status, 201, 'the token as the API key (dotnet nuget push --api-key <token>)');
 
   const flat = `${s.base}/nuget/v3/flatcontainer`;
   const index = await rawRequest(`${flat}/acme.tools/index.json`);
