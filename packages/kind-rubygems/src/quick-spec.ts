@@ -2,8 +2,9 @@
  * `quick/Marshal.4.8/<gem>.gemspec.rz` for a gem published here, generated from what hub kept of its
  * gemspec: a zlib-deflated `Marshal.dump(spec)`, which is Gem::Specification's `_dump` array (19
  * fields, as RubyGems' `Specification._load` reads them) wrapped in a user-defined (`u`) object.
- * Two simplifications that `_load` accepts: the date is the `YYYY-MM-DD` string (`date=` parses it),
- * and a platform other than `ruby` is its string (Gem::Platform parses it where it is compared).
+ * The date is the `YYYY-MM-DD` string (`date=` parses it); a platform other than `ruby` is the
+ * Gem::Platform object RubyGems' `Gem::Platform.new(string)` makes (ported below), or its string when
+ * that object would not print back the same (`_load` accepts either).
  */
 import zlib from 'node:zlib';
 import type { GemDependency, GemMeta, Requirement } from './gem-package.js';
@@ -29,6 +30,47 @@ const dependency = (d: GemDependency): MValue => ({
   ],
 });
 
+/** RubyGems 3.3's `Gem::Platform.new(string)`: [cpu, os, version]. */
+export function parsePlatform(text: string): [string | null, string, string | null] {
+  const arch = text.split('-');
+  if (arch.length > 2 && !/\d/.test(arch.at(-1)!)) {
+    const extra = arch.pop()!;
+    arch[arch.length - 1] += `-${extra}`;
+  }
+  const first = arch.shift()!;
+  let cpu: string | null = /i\d86/.test(first) ? 'x86' : first;
+  if (arch.length === 2 && /^\d+(\.\d+)?$/.test(arch[1]!)) return [cpu, arch[0]!, arch[1]!];
+  let os = arch[0];
+  if (os === undefined) [cpu, os] = [null, first];
+  const rules: [RegExp, string | ((m: RegExpExecArray) => string)][] = [
+    [/aix(\d+)?/, 'aix'], [/cygwin/, 'cygwin'], [/darwin(\d+)?/, 'darwin'], [/^macruby$/, 'macruby'], [/freebsd(\d+)?/, 'freebsd'],
+    [/hpux(\d+)?/, 'hpux'], [/^java$|^jruby$/, 'java'], [/^java([\d.]*)/, 'java'], [/^dalvik(\d+)?$/, 'dalvik'], [/^dotnet$/, 'dotnet'],
+    [/^dotnet([\d.]*)/, 'dotnet'], [/linux-?((?!gnu)\w+)?/, 'linux'], [/mingw32/, 'mingw32'], [/mingw-?(\w+)?/, 'mingw'],
+    [/(mswin\d+)(_(\d+))?/, (m) => m[1]!], [/netbsdelf/, 'netbsdelf'], [/openbsd(\d+\.\d+)?/, 'openbsd'], [/bitrig(\d+\.\d+)?/, 'bitrig'],
+    [/solaris(\d+\.\d+)?/, 'solaris'], [/^(\w+_platform)(\d+)?/, (m) => m[1]!],
+  ];
+  for (const [re, name] of rules) {
+    const m = re.exec(os);
+    if (!m) continue;
+    if (typeof name === 'function') {
+      const mswin = name(m);
+      if (re.source.startsWith('(mswin')) return [cpu === null && /32$/.test(mswin) ? 'x86' : cpu, mswin, m[3] ?? null];
+      return [cpu, mswin, m[2] ?? null];
+    }
+    return [cpu, name, m[1] ?? null];
+  }
+  return [cpu, 'unknown', null];
+}
+
+/** `ruby`, or a Gem::Platform object when it prints back as the gem's platform string. */
+function platform(text: string): MValue {
+  if (text === 'ruby') return str(text);
+  const [cpu, os, version] = parsePlatform(text);
+  if ([cpu, os, version].filter((x) => x !== null).join('-') !== text) return str(text);
+  const opt = (v: string | null) => (v === null ? null : str(v));
+  return { t: 'object', cls: sym('Gem::Platform'), ivars: [[sym('@cpu'), opt(cpu)], [sym('@os'), str(os)], [sym('@version'), opt(version)]] };
+}
+
 /** The Marshal bytes of the Gem::Specification (before deflating). */
 export function specMarshal(m: GemMeta): Buffer {
   const fields: MValue[] = [
@@ -48,7 +90,7 @@ export function specMarshal(m: GemMeta): Buffer {
     str(m.description),
     m.homepage === null ? null : str(m.homepage),
     true,
-    str(m.platform),
+    platform(m.platform),
     arr(m.licenses.map(str)),
     { t: 'hash', pairs: Object.entries(m.metadata).map(([k, v]) => [str(k), str(v)]) },
   ];

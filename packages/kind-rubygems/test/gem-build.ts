@@ -101,7 +101,7 @@ export function makeGem(o: GemOpts): Buffer {
 }
 
 /** `gem build` of a tiny gem in `dir`; returns the .gem's path. */
-export function gemBuild(dir: string, env: NodeJS.ProcessEnv, o: { name: string; version: string; deps?: [string, string][]; marker?: string }): string {
+export function gemBuild(dir: string, env: NodeJS.ProcessEnv, o: { name: string; version: string; deps?: [string, string][]; marker?: string; localPlatform?: boolean }): string {
   const src = path.join(dir, `src-${o.name}-${o.version}`);
   fs.mkdirSync(path.join(src, 'lib'), { recursive: true });
   fs.writeFileSync(path.join(src, 'lib', `${o.name}.rb`), `module Hubpub; MARKER = ${q(o.marker ?? `${o.name} ${o.version}`)}; end\n`);
@@ -115,9 +115,10 @@ export function gemBuild(dir: string, env: NodeJS.ProcessEnv, o: { name: string;
   s.authors = ['Hub Tests']
   s.license = 'MIT'
   s.files = [${q(`lib/${o.name}.rb`)}]
-${deps}end
+${o.localPlatform ? '  s.platform = Gem::Platform.local\n' : ''}${deps}end
 `,
   );
   execFileSync('gem', ['build', 'x.gemspec'], { cwd: src, env, stdio: 'ignore' });
-  return path.join(src, `${o.name}-${o.version}.gem`);
+  const built = fs.readdirSync(src).find((f) => f.endsWith('.gem'));
+  return path.join(src, built!);
 }

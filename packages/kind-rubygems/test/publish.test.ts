@@ -13,6 +13,7 @@ import t, { type Test } from 'tap';
 import { startFixtureUpstream, startTestHub } from '@hub/testkit';
 import rubygems from '../src/index.js';
 import { decode, type MValue } from '../src/marshal.js';
+import { parsePlatform } from '../src/quick-spec.js';
 import { gemBuild, makeGem, tar } from './gem-build.js';
 import { FIXTURES } from './setup.js';
 
@@ -91,18 +92,22 @@ t.test('gem push to a local registry, gem install back through hub, duplicate 40
   const s = await start(t, { mode: 'local' });
   const { dir, env } = sandbox(t);
   const lib = gemBuild(dir, env, { name: 'hubpub', version: '1.0.0' });
-  const app = gemBuild(dir, env, { name: 'hubapp', version: '0.3.0', deps: [['hubpub', '~> 1.0']] });
+  // A platform gem (this machine's platform) too: its generated gemspec carries a Gem::Platform.
+  const native = gemBuild(dir, env, { name: 'hubnative', version: '2.0.0', localPlatform: true });
+  const app = gemBuild(dir, env, { name: 'hubapp', version: '0.3.0', deps: [['hubpub', '~> 1.0'], ['hubnative', '>= 2']] });
 
   const pushed = await gemPush(s, env, lib);
   t.ok(pushed.ok, pushed.out);
   t.match(pushed.out, /Successfully registered gem: hubpub \(1\.0\.0\)/);
-  t.ok((await gemPush(s, env, app)).ok, 'a second gem that depends on the first');
+  t.ok((await gemPush(s, env, native)).ok, 'a platform gem');
+  t.ok((await gemPush(s, env, app)).ok, 'a gem that depends on both');
 
   const installDir = path.join(dir, 'installed');
   const installed = await gemInstall(s, env, installDir, ['hubapp']);
   t.ok(installed.ok, installed.out);
   t.match(installed.out, /Successfully installed hubapp-0\.3\.0/);
   t.ok(fs.existsSync(path.join(installDir, 'gems', 'hubpub-1.0.0', 'lib', 'hubpub.rb')), 'its dependency, published here too, was installed');
+  t.match(installed.out, /Successfully installed hubnative-2\.0\.0-/, 'and the platform gem');
   t.equal(s.upstream.requests.length, 0, 'a local registry asks no upstream');
 
   const again = await gemPush(s, env, lib);
@@ -114,6 +119,7 @@ t.test('gem push to a local registry, gem install back through hub, duplicate 40
     const b = await run('bundle', ['install'], { cwd: path.join(dir, 'app'), env: { ...env, BUNDLE_127__0__0__1: `dev:${s.reader}` }, timeout: 180_000 });
     t.match(b.stdout, /Installing hubpub 1\.0\.0/, 'bundler resolves from the generated /versions and /info');
     t.match(b.stdout, /Installing hubapp 0\.3\.0/);
+    t.match(b.stdout, /Installing hubnative 2\.0\.0 \(/, 'the platform build');
   } else t.comment(noBundle);
 
   const yanked = await run('gem', ['yank', 'hubpub', '-v', '1.0.0', '--host', s.base], { env: { ...env, GEM_HOST_API_KEY: s.publisher }, timeout: 120_000 });
@@ -130,10 +136,11 @@ t.test('gem push to a local registry, gem install back through hub, duplicate 40
   const rows = await s.hub.db('access_events').whereIn('action', ['publish', 'yank']).orderBy('id').select('action', 'user_id', 'package', 'version');
   t.same(rows, [
     { action: 'publish', user_id: 'ci', package: 'hubpub', version: '1.0.0' },
+    { action: 'publish', user_id: 'ci', package: 'hubnative', version: `2.0.0-${path.basename(native, '.gem').slice('hubnative-2.0.0-'.length)}` },
     { action: 'publish', user_id: 'ci', package: 'hubapp', version: '0.3.0' },
     { action: 'yank', user_id: 'ci', package: 'hubpub', version: '1.0.0' },
   ]);
-  t.equal((await s.hub.db('events').where({ type: 'package_published' })).length, 2, 'a package_published event per push');
+  t.equal((await s.hub.db('events').where({ type: 'package_published' })).length, 3, 'a package_published event per push');
 });
 
 t.test('hybrid: a gem published here hides the upstream gem of the same name; other gems still come from the upstream', { skip: noGem }, async (t) => {
@@ -264,4 +271,26 @@ t.test('a local registry generates every index document from the database', asyn
   t.equal((await read(s, 'gems/hublib-1.1.0.rc1.gem')).status, 200, 'and leaves them downloadable');
   t.equal((await read(s, 'info/nothere')).status, 404);
   t.equal(s.upstream.requests.length, 0);
+});
+
+t.test("platform strings parse as RubyGems 3.3's Gem::Platform.new does (the generated gemspec's platform object)", async (t) => {
+  // Expected values printed by ruby 3.1 / RubyGems 3.3.15: Gem::Platform.new(s) => [cpu, os, version].
+  const cases: [string, [string | null, string, string | null]][] = [
+    ['x86_64-linux', ['x86_64', 'linux', null]],
+    ['x86_64-darwin-19', ['x86_64', 'darwin', '19']],
+    ['arm64-darwin', ['arm64', 'darwin', null]],
+    ['universal-darwin-22', ['universal', 'darwin', '22']],
+    ['java', [null, 'java', null]],
+    ['x86-mingw32', ['x86', 'mingw32', null]],
+    ['x64-mingw-ucrt', ['x64', 'mingw', 'ucrt']],
+    ['x86_64-linux-musl', ['x86_64', 'linux', 'musl']],
+    ['i386-mswin32', ['x86', 'mswin32', null]],
+    ['x86-mswin32_60', ['x86', 'mswin32', '60']],
+    ['aarch64-linux-gnu', ['aarch64', 'linux', null]],
+    ['x86_64-freebsd-13', ['x86_64', 'freebsd', '13']],
+    ['sparc-solaris2.10', ['sparc', 'solaris', '2.10']],
+    ['powerpc-aix5.3', ['powerpc', 'aix', '5']],
+    ['weird', [null, 'unknown', null]],
+  ];
+  for (const [text, expected] of cases) t.same(parsePlatform(text), expected, text);
 });
