@@ -7,34 +7,22 @@
  * published name: the upstream is then never asked, so a public gem of the same name is never served).
  * When both list a version token, the local one wins.
  *
- * The documents that list every gem (`/versions`, `/names`, the specs indexes) need every published
- * name, and `LocalRegistry` cannot enumerate them: each push also records its name as a "version" of
- * the pseudo-package NAMES_INDEX (not a valid gem name, so never pushed), an insert that concurrent
- * pushes cannot lose.
+ * The documents that list every gem (`/versions`, `/names`, the specs indexes) list `rc.local.names()`.
  */
-import { isHubError, type RequestContext } from '@hub/contract';
+import type { RequestContext } from '@hub/contract';
 import type { InfoEntry } from './compact-index.js';
 import { requirementText, tokenOf, type GemMeta } from './gem-package.js';
 
-export const NAMES_INDEX = '(rubygems names)';
 /** Past this many published names the all-gems documents leave the rest out (each name costs queries). */
 export const MAX_LOCAL_NAMES = 5000;
 
 /** A listing entry; `local` when the version was published here. */
 export type ListingEntry = InfoEntry & { local?: GemMeta };
 
-export async function recordName(rc: RequestContext, name: string): Promise<void> {
-  try {
-    await rc.local.addVersion(NAMES_INDEX, name);
-  } catch (e) {
-    if (!isHubError(e) || e.code !== 'conflict') throw e;
-  }
-}
-
-/** Every gem name published here (in push order), or [] in a proxy registry. */
+/** Every gem name published here, or [] in a proxy registry. */
 export async function localNames(rc: RequestContext): Promise<string[]> {
   if (rc.registry.mode === 'proxy') return [];
-  return (await rc.local.versions(NAMES_INDEX)).slice(0, MAX_LOCAL_NAMES).map((v) => v.version);
+  return (await rc.local.names()).slice(0, MAX_LOCAL_NAMES);
 }
 
 /** The versions of `name` published here and not yanked, oldest first. */

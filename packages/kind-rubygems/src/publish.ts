@@ -14,7 +14,6 @@
  */
 import { errors, readCapped, reply, type KindRoute } from '@hub/contract';
 import { readGem, tokenOf } from './gem-package.js';
-import { recordName } from './local.js';
 import { fileName, isGemName, isVersionToken } from './names.js';
 
 const TEXT = 'text/plain; charset=utf-8';
@@ -32,9 +31,17 @@ export const push: KindRoute = {
     const meta = await readGem(gem);
     const token = tokenOf(meta);
     const coordinate = { name: meta.name, version: token };
-    await rc.local.putFile({ key: `gems/${meta.name}/${fileName(meta.name, token)}.gem`, coordinate, contentType: 'application/octet-stream', format: 'tar', body: gem, digests: [{ algorithm: 'sha256', hex: meta.sha256 }] });
-    await rc.local.addVersion(meta.name, token, meta);
-    await recordName(rc, meta.name);
+    // The name comes from the body: package-scoped policies and blocks are decided for it now.
+    await rc.authorize(coordinate);
+    await rc.local.putFile({
+      key: `gems/${meta.name}/${fileName(meta.name, token)}.gem`,
+      coordinate,
+      contentType: 'application/octet-stream',
+      format: 'tar',
+      body: gem,
+      digests: [{ algorithm: 'sha256', hex: meta.sha256 }],
+      addsVersion: { meta },
+    });
     rc.recordAction('publish', coordinate);
     return reply.bytes(`Successfully registered gem: ${meta.name} (${token})`, TEXT, {}, 200);
   },
@@ -55,6 +62,7 @@ export const yank: KindRoute = {
     if (!isGemName(name)) throw errors.badRequest(`"${name.slice(0, 100)}" is not a valid gem name`);
     const token = platform && platform !== 'ruby' ? `${version}-${platform}` : version;
     if (!isVersionToken(token)) throw errors.badRequest(`"${token.slice(0, 100)}" is not a valid gem version (and platform)`);
+    await rc.authorize({ name, version: token });
     if (!(await rc.local.deleteVersion(name, token))) throw errors.notFound(`${name} ${token} is not published here`);
     rc.recordAction('yank', { name, version: token });
     return reply.bytes(`Successfully deleted gem: ${name} (${token})`, TEXT, {}, 200);

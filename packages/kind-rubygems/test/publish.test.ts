@@ -29,13 +29,14 @@ const have = (cmd: string) => {
 const noGem = have('gem') ? false : 'gem is missing (apt-get install -y ruby): the real-client tests are skipped';
 const noBundle = noGem || (have('bundle') ? false : 'bundle is missing (apt-get install -y ruby-bundler): skipped');
 
-async function start(t: Test, registry: Record<string, unknown>) {
+async function start(t: Test, registry: Record<string, unknown>, config?: Record<string, Record<string, unknown>>) {
   const upstream = await startFixtureUpstream({ root: `${FIXTURES}upstream` });
   t.teardown(() => upstream.close());
   const hub = await startTestHub({
     dir: t.testdir(),
     plugins: [rubygems],
     registries: [{ name: 'gems', type: 'rubygems', ...(registry.mode === 'local' ? {} : { upstream: upstream.url }), ...registry }],
+    config,
   });
   t.teardown(() => hub.close());
   const publisher = await hub.token('ci', { roles: ['publisher'] });
@@ -238,6 +239,19 @@ t.test('the refusals: proxy registry, no token, reader, not a gem, bad names and
   t.equal(refused.status, 405, 'a proxy registry takes no push');
   t.equal(errorCode(refused.text), 'method_not_allowed');
   t.equal((await yankRaw(proxy, { gem_name: 'hubok', version: '1.0.0' }, proxy.publisher)).status, 405, 'nor a yank');
+});
+
+t.test('a package-scoped policy and a block apply to the name read from the pushed .gem', async (t) => {
+  const s = await start(t, { mode: 'local' }, { auth: { policies: [{ effect: 'deny', permissions: ['source:write'], roles: ['publisher'], packages: ['internal-*'] }] } });
+  const denied = await pushRaw(s, makeGem({ name: 'internal-secrets', version: '1.0.0' }), s.publisher);
+  t.equal(denied.status, 403, 'the policy names the package only the .gem body carries');
+  t.equal(errorCode(denied.text), 'forbidden');
+  t.equal((await pushRaw(s, makeGem({ name: 'public-tool', version: '1.0.0' }), s.publisher)).status, 200, 'other names still publish');
+  await s.hub.services.blocks.add({ registry: 'gems', package_name: 'public-tool', version: null, reason: 'compromised', by: 'secteam' });
+  const blocked = await pushRaw(s, makeGem({ name: 'public-tool', version: '1.0.1' }), s.publisher);
+  t.equal(blocked.status, 403, 'a blocked package takes no new versions');
+  t.equal(errorCode(blocked.text), 'package_blocked');
+  t.same(await s.hub.db('artifacts').pluck('cache_key'), ['gems/public-tool/public-tool-1.0.0.gem'], 'the refused pushes stored nothing');
 });
 
 t.test('a local registry generates every index document from the database', async (t) => {

@@ -104,7 +104,6 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     flushIntervalMs: config.audit_log.flush_interval_ms,
     batchRows: config.audit_log.batch_rows,
   });
-  const services = createHubServices(db, blobs, auth, audit);
   const bucket = { ratePerSec: config.limits.rate_per_ip, burst: config.limits.burst_per_ip };
   const challengeBucket = { ratePerSec: config.limits.challenges_per_ip, burst: config.limits.challenge_burst_per_ip };
   const redis = config.limits.rate_store === 'redis' ? createRedisClient(config.redis.url!) : undefined;
@@ -137,6 +136,8 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     maxArtifactBytes: config.limits.max_artifact_bytes,
     verifyReads: config.cache.verify_reads,
   });
+  // A published file that is deleted leaves this replica's memos at once (the others' within a second).
+  const services = createHubServices(db, blobs, auth, audit, artifacts.forget);
   const metadata = createMetadataCache({
     blobs,
     rows: metadataRows(db),

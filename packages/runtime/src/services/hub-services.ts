@@ -27,7 +27,7 @@ export interface HubServices {
   local: LocalStore;
 }
 
-export function createHubServices(db: Knex, blobs: BlobStore, auth: Pick<Authenticator, 'invalidate'>, audit: Pick<AuditLog, 'flush'>): HubServices {
+export function createHubServices(db: Knex, blobs: BlobStore, auth: Pick<Authenticator, 'invalidate'>, audit: Pick<AuditLog, 'flush'>, forgetArtifact?: (registry: string, key: string) => void): HubServices {
   return {
     blocks: createBlocks(db),
     unlisting: createUnlisting(db),
@@ -36,6 +36,6 @@ export function createHubServices(db: Knex, blobs: BlobStore, auth: Pick<Authent
     pins: createArtifactPins(db),
     held: createHeldArtifacts(db),
     accessLog: createAccessLog(db, audit),
-    local: createLocalStore({ db, blobs }),
+    local: createLocalStore({ db, blobs, forgetArtifact }),
   };
 }
