@@ -6,6 +6,7 @@
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
@@ -418,6 +419,56 @@ t.test('fault plan: two replicas behind nginx on MariaDB, S3 and Redis (#12)', {
         reports.push({ fault: m.fault, ...report, recover_ms: recover, notes });
       });
     }
+  });
+
+  await t.test('6. SIGTERM one replica under load (taking it out of the load balancer): its running download finishes whole, nginx sends every new request to the other, it exits 0 and rejoins', async (t) => {
+    const notes: string[] = [];
+    // A download of the stored large file whose client stops reading at once, so it is still running at the SIGTERM.
+    let resume!: () => void;
+    const headers = new Promise<http.IncomingMessage>((resolveHeaders, fail) => {
+      const req = http.get(`${lb}/proxy/${REGISTRY}/${BIG}`, { agent: false }, resolveHeaders);
+      req.on('error', fail);
+    });
+    const res = await headers;
+    res.pause();
+    const slow = new Promise<{ sha256: string; bytes: number; error?: string }>((resolve) => {
+      const hash = crypto.createHash('sha256');
+      let bytes = 0;
+      res.on('data', (c: Buffer) => ((bytes += c.length), hash.update(c)));
+      res.on('error', (e) => resolve({ sha256: '', bytes, error: e.message }));
+      res.on('aborted', () => resolve({ sha256: '', bytes, error: 'aborted' }));
+      res.on('end', () => resolve(res.complete ? { sha256: hash.digest('hex'), bytes } : { sha256: '', bytes, error: 'incomplete' }));
+      resume = () => res.resume();
+    });
+    const draining = byPort(res.headers['x-upstream'] as string | undefined);
+    t.ok(draining, `the download runs on replica ${draining?.name}`);
+    if (!draining) {
+      res.destroy();
+      return;
+    }
+    const other = draining === a ? b : a;
+    const proc = draining.proc()!;
+    const termAt = Date.now();
+    const stopping = draining.stop();
+    await sleep(200);
+    const { report, results } = await runLoad({ base: lb, jobs: [...SMALL, ...SMALL].map(file), concurrency: 4, retries: 2, deadlineMs: 30_000 });
+    t.equal(report.client_errors, 0, 'requests through nginx during the drain all succeed');
+    const answeredBy = new Set(results.flatMap((r) => r.attempts).map((x) => byPort(x.replica)?.name ?? x.replica));
+    t.same([...answeredBy], [other.name], `nginx sent them all to ${other.name}`);
+    resume();
+    const done = await slow;
+    const doneMs = Date.now() - termAt;
+    t.equal(done.sha256, sha256Of(BIG), `the download running at the SIGTERM finished whole (${done.bytes} bytes${done.error ? `, ${done.error}` : ''})`);
+    await stopping;
+    t.equal(await proc.exited, 0, `${draining.name} exited 0 after draining`);
+    notes.push(`the download ${draining.name} was serving finished whole ${doneMs} ms after SIGTERM (its client paused until the load was done); ${draining.name} exited ${Date.now() - termAt} ms after SIGTERM (shutdown_grace_ms = 2000)`);
+
+    const restartAt = Date.now();
+    await draining.start();
+    notes.push(`restarted: /readyz 200 after ${Date.now() - restartAt} ms`);
+    const back = await waitFor(`nginx sends requests to ${draining.name} again`, async () => byPort((await get(`${lb}/proxy/${REGISTRY}/${SMALL[0]}`)).replica) === draining, 15_000, 50).catch(() => false);
+    t.ok(back, `${draining.name} serves through nginx again after its restart`);
+    reports.push({ fault: 'SIGTERM one replica (leaving the load balancer)', ...report, bytes_verified: report.bytes_verified + (done.sha256 === sha256Of(BIG) ? done.bytes : 0), requests: report.requests + 1, recover_ms: back ? Date.now() - restartAt : null, notes });
   });
 
   const total = addReports(...reports);
