@@ -21,6 +21,9 @@ function tarball(rc: RequestContext, name: string, version: string): Promise<Rep
   });
 }
 
+/** The `npm-command` header of the npm commands that write: what they read is the local side only. */
+const WRITE_COMMANDS = new Set(['publish', 'unpublish', 'deprecate', 'undeprecate', 'dist-tag']);
+
 /** Which packument representation the client asks for, if any (npm 11 asks for the full one). */
 function wantsPackument(accept: string | undefined): Representation | null {
   if (!accept) return null;
@@ -43,7 +46,10 @@ async function upstreamPackument(rc: RequestContext, name: string, repr: Represe
 
 async function packument(rc: RequestContext, name: string, repr: Representation, writeView = false): Promise<Reply> {
   const state = await localState(rc, name);
-  if (!state) return upstreamPackument(rc, name, repr);
+  if (!state) {
+    if (writeView && rc.registry.mode !== 'proxy') throw errors.notFound(`${name} has no version published to registry ${rc.registry.name}`);
+    return upstreamPackument(rc, name, repr);
+  }
   const { p, stale } = await builtPackument(rc, name, repr, state, writeView);
   const body = Buffer.from(JSON.stringify(p));
   const headers: Record<string, string> = { 'cache-control': 'no-cache', vary: 'Accept', etag: `"${createHash('sha256').update(body).digest('hex')}"` };
@@ -63,9 +69,10 @@ const packageRoute: KindRoute = {
   },
   async handle(rc, m) {
     const name = m.coordinate!.name;
-    // npm's writes (deprecate, unpublish) read `?write=true` with Accept */*: the full packument of what was published here.
-    const writeView = rc.query.get('write') === 'true';
-    const repr = writeView ? 'full' : wantsPackument(rc.headers.accept);
+    // npm's writes read the packument first (deprecate and unpublish with `?write=true` and Accept */*): they get
+    // what was published here, so a publish to a hybrid registry never asks the upstream about the name.
+    const writeView = rc.query.get('write') === 'true' || WRITE_COMMANDS.has(rc.headers['npm-command'] ?? '');
+    const repr = rc.query.get('write') === 'true' ? 'full' : (wantsPackument(rc.headers.accept) ?? (writeView ? 'full' : null));
     if (repr) return packument(rc, name, repr, writeView);
     const state = await localState(rc, name);
     const latest = state
