@@ -112,6 +112,10 @@ t.test('npm publishes to a local registry, installs back, deprecates, tags and u
   fs.rmSync(path.join(dev.dir, 'app', 'node_modules'), { recursive: true, force: true });
   const warned = await dev.npm(['install', '--no-save', '@acme/widget@1.0.0']);
   t.match(warned.stderr, /deprecated.*use 1\.1\.0/, 'npm install warns');
+  const undep = await ci.npm(['undeprecate', '@acme/widget@1.0.0']);
+  t.equal(undep.code, 0, `npm undeprecate: ${undep.stderr}`);
+  const cleared = json(await rawRequest(`${s.base('internal')}/@acme%2fwidget`, { headers: { ...bearer(s.reader), accept: 'application/json' } }));
+  t.equal(cleared.versions['1.0.0'].deprecated, undefined, 'the deprecation is cleared');
 
   t.equal((await ci.npm(['dist-tag', 'add', '@acme/widget@1.0.0', 'legacy'])).code, 0, 'npm dist-tag add');
   const ls = await dev.npm(['dist-tag', 'ls', '@acme/widget']);
@@ -155,6 +159,7 @@ t.test('npm publishes to a local registry, installs back, deprecates, tags and u
     [
       'publish ci @acme/widget@1.0.0 201',
       'publish ci @acme/widget@1.1.0 201',
+      'deprecate ci @acme/widget@1.0.0 200',
       'deprecate ci @acme/widget@1.0.0 200',
       'dist_tag ci @acme/widget@1.0.0 201',
       'dist_tag ci @acme/widget@1.0.0 200',
@@ -297,4 +302,25 @@ t.test('hybrid merge for a name that is not local_only: local versions and dist-
   const corgi = json(await rawRequest(`${base}/hubdemo`, { headers: { ...bearer(s.reader), accept: 'application/vnd.npm.install-v1+json' } }));
   t.same(Object.keys(corgi.versions).sort(), ['1.0.0', '1.1.0', '2.0.0'], 'the abbreviated form merges the same way');
   t.same(json(await rawRequest(`${base}/-/package/hubdemo/dist-tags`, { headers: bearer(s.reader) })), merged['dist-tags']);
+});
+
+t.test('quota: concurrent publishes never take more than quota_bytes; a refused one records no version', async (t) => {
+  const tarballs = Array.from({ length: 8 }, (_, i) =>
+    tgz({ 'package/package.json': JSON.stringify({ name: 'acme-q', version: `1.0.${i}` }), 'package/noise.txt': crypto.randomBytes(3000).toString('base64') }),
+  );
+  const quota = tarballs[0]!.length * 3;
+  const s = await start(t, { local: { quota_bytes: quota } });
+  const results = await Promise.all(
+    tarballs.map((tb, i) =>
+      send(`${s.base('internal')}/acme-q`, { method: 'PUT', headers: { ...bearer(s.publisher), 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify(publishBody('acme-q', `1.0.${i}`, tb))) }),
+    ),
+  );
+  const statuses = results.map((r) => r.status);
+  const ok = statuses.filter((x) => x === 201).length;
+  t.same([...new Set(statuses)].sort(), [201, 507], `some fit, the rest are refused (${statuses.join(' ')})`);
+  const used = Number((await s.hub.db('registry_usage').where({ registry: 'internal' }).first('bytes'))?.bytes);
+  t.ok(used <= quota, `usage ${used} stays within the quota ${quota}`);
+  t.equal((await s.hub.db('local_versions').select('version')).length, ok, 'a version for each stored tarball, none for a refused one');
+  const doc = json(await rawRequest(`${s.base('internal')}/acme-q`, { headers: { ...bearer(s.reader), accept: 'application/json' } }));
+  t.equal(Object.keys(doc.versions).length, ok, 'the packument lists exactly those');
 });
