@@ -145,7 +145,10 @@ export async function builtPackument(rc: RequestContext, name: string, repr: Rep
       upstream = parsed(doc);
       stale = doc.stale;
     } catch (e) {
-      if (!(isHubError(e) && e.code === 'not_found')) throw e;
+      // An upstream that fails (with no stale copy) leaves the local versions: they are served, marked stale.
+      if (isHubError(e) && e.code === 'not_found') upstream = null;
+      else if (state.versions.length > 0) stale = true;
+      else throw e;
     }
   }
   if (!upstream && state.versions.length === 0) throw errors.notFound(`${name} has no version published to registry ${rc.registry.name}`);
@@ -155,7 +158,6 @@ export async function builtPackument(rc: RequestContext, name: string, repr: Rep
   const out = rewritePackument(merged, name, rc.baseUrl, hidden);
   return { p: repr === 'corgi' ? abbreviate(out) : out, stale };
 }
-
 
 /** The full packument, which alone carries `time`; read only when the registry has a cool-down. */
 const fullPackument = async (rc: RequestContext, name: string) => parsed(await rc.metadata(packumentSpec(rc, name, 'full')));
