@@ -3,6 +3,7 @@
  * `npm dist-tag`, in the requests npm 11 sends. Files and versions live in `rc.local`; the packument is
  * generated from them (local-packument.ts).
  */
+import crypto from 'node:crypto';
 import { Readable } from 'node:stream';
 import semver from 'semver';
 import { errors, findInTar, readCapped, reply, type Digest, type KindRoute, type LocalVersion, type RequestContext } from '@hub/contract';
@@ -107,11 +108,11 @@ async function publish(rc: RequestContext, name: string, doc: Json): Promise<Ret
   const digests = claimedDigests(dist);
   await checkTarballManifest(bytes, name, version);
 
-  // Stored and verified (claimed digests, gzip structure, size, quota) before the version row exists.
-  const stored = await rc.local.putFile({ key: `${name}/-/${tarballFile(name, version)}`, coordinate: { name, version }, contentType: 'application/octet-stream', body: bytes, digests, format: 'gzip' });
   const { deprecated: _, ...kept } = manifest;
-  const meta = { ...kept, dist: { ...dist, tarball: undefined, integrity: `sha512-${Buffer.from(stored.sha512, 'hex').toString('base64')}`, shasum: stored.sha1 } };
-  await rc.local.addVersion(name, version, meta);
+  const hash = (algorithm: string) => crypto.createHash(algorithm).update(bytes);
+  const meta = { ...kept, dist: { ...dist, tarball: undefined, integrity: `sha512-${hash('sha512').digest('base64')}`, shasum: hash('sha1').digest('hex') } };
+  // Stored and verified (claimed digests, gzip structure, size, quota) with its version row, in one step.
+  await rc.local.putFile({ key: `${name}/-/${tarballFile(name, version)}`, coordinate: { name, version }, contentType: 'application/octet-stream', body: bytes, digests, format: 'gzip', addsVersion: { meta } });
 
   const packageMeta = ((await rc.local.packageMeta(name)) as NpmPackageMeta | null) ?? {};
   const distTags = tagsOf(packageMeta);

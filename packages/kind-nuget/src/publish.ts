@@ -154,12 +154,7 @@ export const pushRoute: KindRoute = {
       packageHash: crypto.createHash('sha512').update(nupkg).digest('base64'),
       size: nupkg.length,
     };
-    const key = nupkgKey(id, version);
-    const held = await rc.local.file(key);
-    // A push whose file was stored but whose version row was not (a failure in between) completes on a retry of the same bytes.
-    const resumed = held !== null && held.sha256 === crypto.createHash('sha256').update(nupkg).digest('hex');
-    if (!resumed) await rc.local.putFile({ key, coordinate, contentType: 'application/octet-stream', format: 'zip', body: nupkg });
-    await rc.local.addVersion(id, version, meta);
+    await rc.local.putFile({ key: nupkgKey(id, version), coordinate, contentType: 'application/octet-stream', format: 'zip', body: nupkg, addsVersion: { meta } });
     rc.recordAction('publish', coordinate);
     return { status: 201, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: '' };
   },
