@@ -126,6 +126,7 @@ t.test('real cargo, local registry: publish, build against it, yank and --undo, 
   const tomb = await failure(publish('0.1.1'));
   t.match(tomb, /409/, 'cargo prints the status');
   t.match(tomb, /hub-greet 0\.1\.1 was deleted; its version number cannot be published again/, "and hub's message");
+  t.comment(tomb ?? '');
   t.equal((await build()).stdout.trim(), 'hello from hub-greet 0.1.0', 'the deleted version is gone from resolutions');
 
   await s.hub.hub.audit.flush();
@@ -154,7 +155,8 @@ t.test('real cargo, hybrid registry: a crate published here hides the upstream c
 
   const confused = app('cfg-if = { version = "1", registry = "hub" }', 'fn main() {}\n');
   const err = await failure(w.crate('confused', confused.manifest, confused.files, s.reader)('generate-lockfile'));
-  t.match(err, /cfg-if/, "the upstream's cfg-if 1.0.0 is not offered once cfg-if is published here");
+  t.match(err, /failed to select a version for the requirement `cfg-if = "\^1"`/, "the upstream's cfg-if 1.0.0 is not offered once cfg-if is published here");
+  t.comment(err ?? '');
   t.equal(s.upstream.count('/index/cf/g-/cfg-if'), asked, 'the upstream index of cfg-if was not asked after the publish');
   t.equal(s.upstream.count('/crates/cfg-if/'), 0, "the upstream's cfg-if was never downloaded");
   t.equal(s.upstream.count('/crates/form_urlencoded/'), 1, 'form_urlencoded came from the upstream');
