@@ -20,6 +20,8 @@ export interface Attempt {
   sha256?: string;
   /** X-Upstream from nginx: the replica that answered. */
   replica?: string;
+  /** X-Hub-Cache: hit, miss, coalesced, or peer (streamed from the replica holding the fetch lease). */
+  cache?: string;
   /** When it started (epoch ms) and how long it took. */
   at: number;
   ms: number;
@@ -77,17 +79,18 @@ export function get(url: string, headers: Record<string, string> = {}, onHeaders
       const chunks: Buffer[] = [];
       let bytes = 0;
       const replica = typeof res.headers['x-upstream'] === 'string' ? res.headers['x-upstream'] : undefined;
+      const cache = typeof res.headers['x-hub-cache'] === 'string' ? res.headers['x-hub-cache'] : undefined;
       res.on('data', (c: Buffer) => {
         bytes += c.length;
         hash.update(c);
         if (bytes <= 1024 * 1024) chunks.push(c);
       });
-      res.on('aborted', () => finish({ status: res.statusCode ?? null, error: 'body cut short', bytes, replica }));
-      res.on('error', (e) => finish({ status: res.statusCode ?? null, error: `body: ${e.message}`, bytes, replica }));
+      res.on('aborted', () => finish({ status: res.statusCode ?? null, error: 'body cut short', bytes, replica, cache }));
+      res.on('error', (e) => finish({ status: res.statusCode ?? null, error: `body: ${e.message}`, bytes, replica, cache }));
       res.on('end', () => {
         const cl = res.headers['content-length'];
-        if (!res.complete || (cl !== undefined && Number(cl) !== bytes)) return finish({ status: res.statusCode ?? null, error: `body cut short at ${bytes} bytes`, bytes, replica });
-        finish({ status: res.statusCode ?? null, bytes, sha256: hash.digest('hex'), replica, body: bytes <= 1024 * 1024 ? Buffer.concat(chunks) : undefined });
+        if (!res.complete || (cl !== undefined && Number(cl) !== bytes)) return finish({ status: res.statusCode ?? null, error: `body cut short at ${bytes} bytes`, bytes, replica, cache });
+        finish({ status: res.statusCode ?? null, bytes, sha256: hash.digest('hex'), replica, cache, body: bytes <= 1024 * 1024 ? Buffer.concat(chunks) : undefined });
       });
     });
     req.on('timeout', () => req.destroy(new Error('timeout')));

@@ -1,6 +1,7 @@
 /**
  * Hub replicas as real child processes (`hub serve --config <file>`), as a deployment runs them: MariaDB, S3 and
- * Redis shared, a local spool each, one generic registry over the fixture upstream.
+ * Redis shared, a local spool each, secrets in the environment; a generic registry over the fixture upstream,
+ * and one over two mirrors (a bad one first, then the fixture upstream).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -10,6 +11,13 @@ import { freePort, type Proc, startProc, waitFor } from './infra.js';
 const BIN = fileURLToPath(new URL('../../../packages/cli/dist/src/bin.js', import.meta.url));
 export const ADMIN_TOKEN = 'hub_fault_plan_admin_token_0123456789abcdef';
 export const REGISTRY = 'files';
+/** The registry with `upstreams = [bad, good]` (fault 5). */
+export const MIRRORED = 'mirrored';
+/** `[cache] fetch_lease_secs`: how long a dead replica's fetch lease holds the artifact for it. */
+export const FETCH_LEASE_SECS = 3;
+/** `[server] mirror_breaker_open_ms` and `headers_timeout_ms`: how long a breaker stays open, and a hung mirror costs. */
+export const BREAKER_OPEN_MS = 3000;
+export const HEADERS_TIMEOUT_MS = 3000;
 
 export interface Shared {
   databaseUrl: string;
@@ -17,34 +25,47 @@ export interface Shared {
   bucket: string;
   redisUrl: string;
   upstream: string;
+  /** The first mirror of MIRRORED, which the test makes hang, reset or answer HTML. */
+  badMirror: string;
+}
+
+/** The secrets each replica gets from its environment (the `_env` keys of its hub.toml). */
+export function replicaEnv(s: Shared): Record<string, string> {
+  return { HUB_DATABASE_URL: s.databaseUrl, HUB_REDIS_URL: s.redisUrl, HUB_S3_ACCESS_KEY_ID: 'S3RVER', HUB_S3_SECRET_ACCESS_KEY: 'S3RVER', HUB_ADMIN_TOKEN: ADMIN_TOKEN };
 }
 
 /**
- * The tested configuration of one replica; docs/operations.md copies its keys. Rate limits are high (the load
- * comes from one address, nginx) but counted in Redis; the memory tier keeps files up to 1 MiB.
+ * The tested configuration of one replica; docs/operations.md ("A two-replica deployment") copies its keys.
+ * Rate limits are high (the load comes from one address, nginx) but counted in Redis; the memory tier keeps
+ * files up to 1 MiB. The fetch lease, the breaker's open interval and the upstream headers timeout are shorter
+ * than their defaults so that each fault plays out in seconds.
  */
 export function replicaConfig(s: Shared, port: number, spool: string): string {
   return `[server]
 listen = "127.0.0.1:${port}"
+internal_url = "http://127.0.0.1:${port}"
 trust_proxy = true
 trusted_proxies = ["127.0.0.1/32"]
-shutdown_grace_ms = 2000
+shutdown_grace_ms = 10000
+headers_timeout_ms = ${HEADERS_TIMEOUT_MS}
+mirror_breaker_failures = 5
+mirror_breaker_open_ms = ${BREAKER_OPEN_MS}
 
 [database]
 client = "mysql"
-url = "${s.databaseUrl}"
+url_env = "HUB_DATABASE_URL"
 
 [storage]
 kind = "s3"
 bucket = "${s.bucket}"
 endpoint = "${s.s3Endpoint}"
 force_path_style = true
-access_key_id = "S3RVER"
-secret_access_key = "S3RVER"
+access_key_id_env = "HUB_S3_ACCESS_KEY_ID"
+secret_access_key_env = "HUB_S3_SECRET_ACCESS_KEY"
 path = "${spool}"
 
 [redis]
-url = "${s.redisUrl}"
+url_env = "HUB_REDIS_URL"
 
 [limits]
 rate_store = "redis"
@@ -56,6 +77,7 @@ burst_per_ip = 10000
 memory_bytes = 67108864
 memory_max_object_bytes = 1048576
 max_bytes = 1073741824
+fetch_lease_secs = ${FETCH_LEASE_SECS}
 
 [auth]
 anonymous = ["source:read"]
@@ -64,6 +86,11 @@ anonymous = ["source:read"]
 name = "${REGISTRY}"
 type = "generic"
 upstream = "${s.upstream}"
+
+[[registries]]
+name = "${MIRRORED}"
+type = "generic"
+upstreams = ["${s.badMirror}", "${s.upstream}"]
 `;
 }
 
@@ -98,7 +125,7 @@ export async function createReplica(dir: string, name: string, shared: Shared): 
     spool,
     proc: () => current,
     async start() {
-      const p = startProc(process.execPath, [BIN, 'serve', '--config', config], logFile, { PATH: process.env.PATH, HOME: home, HUB_ADMIN_TOKEN: ADMIN_TOKEN, HUB_LOG_LEVEL: 'warn' });
+      const p = startProc(process.execPath, [BIN, 'serve', '--config', config], logFile, { PATH: process.env.PATH, HOME: home, HUB_LOG_LEVEL: 'warn', ...replicaEnv(shared) });
       current = p;
       await waitFor(`replica ${name} is ready`, async () => {
         if (p.child.exitCode !== null || p.child.signalCode !== null) throw new Error(`replica ${name} exited: ${p.log().slice(-3000)}`);

@@ -215,6 +215,11 @@ export interface RequestContext<Cfg = unknown> {
    * in a `proxy` registry (405 `method_not_allowed`), so they need not check the mode.
    */
   local: LocalRegistry;
+  /**
+   * The route's permission and the blocks for a coordinate the handler read from the request body (a pushed
+   * .gem's name): 403 when a package-scoped policy denies it or the package is blocked.
+   */
+  authorize(coordinate: Coordinate): Promise<void>;
   /** Names what this write did for its audit row (with the request's user); publishes also emit `package_published`. */
   recordAction(action: PublishAction, coordinate: Coordinate, detail?: string): void;
 }

@@ -17,6 +17,11 @@ export interface LocalFile {
   digests?: readonly Digest[];
   /** The container format: its structure is verified before anything is stored (400 when broken). */
   format?: 'gzip' | 'zip' | 'tar';
+  /**
+   * For kinds whose version is this one file (a .gem, a .crate, a .nupkg): records the version with the
+   * file in one transaction, so a failure leaves neither (409 when the version exists). `meta` as addVersion's.
+   */
+  addsVersion?: { meta?: unknown };
 }
 
 export interface StoredFile {
@@ -56,6 +61,8 @@ export interface LocalRegistry {
   file(key: string): Promise<{ sha256: string; size: number } | null>;
   /** Records a version once its files are stored. 409 when it exists or was deleted (a tombstone is forever). */
   addVersion(name: string, version: string, meta?: unknown): Promise<void>;
+  /** Names published here (the first 10,000 by name), for documents that list every package. */
+  names(): Promise<string[]>;
   /** Every version of `name` published here and not deleted, oldest first. */
   versions(name: string): Promise<LocalVersion[]>;
   /** Yank, deprecate or change what the kind kept; false when there is no such version. */
@@ -74,5 +81,8 @@ export interface LocalRegistry {
   ownsName(name: string): Promise<boolean>;
 }
 
-/** What an audit row says a write did. */
-export type PublishAction = 'publish' | 'unpublish' | 'yank' | 'unyank' | 'deprecate' | 'dist_tag';
+/**
+ * What an audit row says a write did. `upload`: a file of a version not yet complete (go's .info and .mod
+ * before its .zip); the `publish` that completes the version emits the event.
+ */
+export type PublishAction = 'publish' | 'upload' | 'unpublish' | 'yank' | 'unyank' | 'deprecate' | 'dist_tag';

@@ -1,9 +1,17 @@
+import { errors } from '@hub/contract';
+
 /** npm package names as the registry accepts them (legacy upper-case names included). */
 const NAME = /^(?:@[a-z0-9][a-z0-9._~-]*\/)?[a-zA-Z0-9][a-zA-Z0-9._~-]*$/;
 const VERSION = /^[0-9A-Za-z][0-9A-Za-z.+-]{0,255}$/;
 
 export const isPackageName = (s: string): boolean => s.length <= 214 && NAME.test(s);
 export const isVersion = (s: string): boolean => VERSION.test(s);
+
+/** The name, or 400 when it is not an npm package name. */
+export function checkedName(name: string): string {
+  if (!isPackageName(name)) throw errors.badRequest(`"${name.slice(0, 100)}" is not a valid npm package name`);
+  return name;
+}
 
 /**
  * The package name at the start of the path segments, in either encoding of a scoped name:

@@ -1,22 +1,9 @@
+import { createHash } from 'node:crypto';
 import { errors, reply, type Coordinate, type KindRoute, type Reply, type RequestContext } from '@hub/contract';
-import { isPackageName, isVersion, takeName, tarballFile, versionFromFile } from './names.js';
-import { CORGI, distDigest, latestVersion, packumentSpec, parsed, publishedAt, rewritePackument, tooNew, versionDoc, type Representation } from './packument.js';
-
-function checkedName(name: string): string {
-  if (!isPackageName(name)) throw errors.badRequest(`"${name.slice(0, 100)}" is not a valid npm package name`);
-  return name;
-}
-
-/** The full packument, which alone carries `time`; read only when the registry has a cool-down. */
-const fullPackument = async (rc: RequestContext, name: string) => parsed(await rc.metadata(packumentSpec(rc, name, 'full')));
-const coolDown = (rc: RequestContext) => rc.registry.minReleaseAgeSecs ?? 0;
-
-/** Versions to leave out of what is served: unlisted ones, and those still within the cool-down. */
-async function hiddenVersions(rc: RequestContext, name: string): Promise<ReadonlySet<string>> {
-  const unlisted = await rc.hiddenVersions(name);
-  if (coolDown(rc) === 0) return unlisted;
-  return new Set([...unlisted, ...tooNew(await fullPackument(rc, name), coolDown(rc))]);
-}
+import { checkedName, isVersion, takeName, tarballFile, versionFromFile } from './names.js';
+import { builtPackument, coolDown, hiddenVersions, localState } from './local-packument.js';
+import { CORGI, distDigest, latestVersion, packumentSpec, parsed, publishedAt, rewritePackument, versionDoc, type Representation } from './packument.js';
+import { publishRoutes } from './publish.js';
 
 function tarball(rc: RequestContext, name: string, version: string): Promise<Reply> {
   const coordinate: Coordinate = { name, version };
@@ -34,6 +21,9 @@ function tarball(rc: RequestContext, name: string, version: string): Promise<Rep
   });
 }
 
+/** The `npm-command` header of the npm commands that write: what they read is the local side only. */
+const WRITE_COMMANDS = new Set(['publish', 'unpublish', 'deprecate', 'undeprecate', 'dist-tag']);
+
 /** Which packument representation the client asks for, if any (npm 11 asks for the full one). */
 function wantsPackument(accept: string | undefined): Representation | null {
   if (!accept) return null;
@@ -42,7 +32,8 @@ function wantsPackument(accept: string | undefined): Representation | null {
   return null;
 }
 
-async function packument(rc: RequestContext, name: string, repr: Representation): Promise<Reply> {
+/** The upstream's packument as before publishing existed: memoised per document, unlisted versions left out. */
+async function upstreamPackument(rc: RequestContext, name: string, repr: Representation): Promise<Reply> {
   const doc = await rc.metadata(packumentSpec(rc, name, repr));
   const hidden = await hiddenVersions(rc, name);
   const tag = `served:${rc.baseUrl}:${[...hidden].sort().join(',')}`;
@@ -50,6 +41,19 @@ async function packument(rc: RequestContext, name: string, repr: Representation)
   // The same URL also answers the latest tarball (packageRoute): the representation depends on Accept.
   const headers: Record<string, string> = { 'cache-control': 'no-cache', vary: 'Accept' };
   if (doc.stale) headers['x-hub-stale'] = '1';
+  return reply.bytes(body, repr === 'corgi' ? CORGI : 'application/json', headers);
+}
+
+async function packument(rc: RequestContext, name: string, repr: Representation, writeView = false): Promise<Reply> {
+  const state = await localState(rc, name);
+  if (!state) {
+    if (writeView && rc.registry.mode !== 'proxy') throw errors.notFound(`${name} has no version published to registry ${rc.registry.name}`);
+    return upstreamPackument(rc, name, repr);
+  }
+  const { p, stale } = await builtPackument(rc, name, repr, state, writeView);
+  const body = Buffer.from(JSON.stringify(p));
+  const headers: Record<string, string> = { 'cache-control': 'no-cache', vary: 'Accept', etag: `"${createHash('sha256').update(body).digest('hex')}"` };
+  if (stale) headers['x-hub-stale'] = '1';
   return reply.bytes(body, repr === 'corgi' ? CORGI : 'application/json', headers);
 }
 
@@ -65,10 +69,15 @@ const packageRoute: KindRoute = {
   },
   async handle(rc, m) {
     const name = m.coordinate!.name;
-    const repr = wantsPackument(rc.headers.accept);
-    if (repr) return packument(rc, name, repr);
-    const hidden = await hiddenVersions(rc, name);
-    const latest = latestVersion(parsed(await rc.metadata(packumentSpec(rc, name, 'corgi'))), hidden);
+    // npm's writes read the packument first (deprecate and unpublish with `?write=true` and Accept */*): they get
+    // what was published here, so a publish to a hybrid registry never asks the upstream about the name.
+    const writeView = rc.query.get('write') === 'true' || WRITE_COMMANDS.has(rc.headers['npm-command'] ?? '');
+    const repr = rc.query.get('write') === 'true' ? 'full' : (wantsPackument(rc.headers.accept) ?? (writeView ? 'full' : null));
+    if (repr) return packument(rc, name, repr, writeView);
+    const state = await localState(rc, name);
+    const latest = state
+      ? latestVersion((await builtPackument(rc, name, 'corgi', state)).p, new Set())
+      : latestVersion(parsed(await rc.metadata(packumentSpec(rc, name, 'corgi'))), await hiddenVersions(rc, name));
     if (!latest) throw errors.notFound(`${name} has no listed version`);
     // "The latest tarball" changes with every release and every block: revalidate, never keep it a year.
     const r = await tarball(rc, name, latest);
@@ -104,4 +113,4 @@ const registryTarballRoute: KindRoute = {
   handle: (rc, m) => tarball(rc, m.coordinate!.name, m.coordinate!.version!),
 };
 
-export const routes: readonly KindRoute[] = [packageRoute, versionTarballRoute, registryTarballRoute];
+export const routes: readonly KindRoute[] = [...publishRoutes, packageRoute, versionTarballRoute, registryTarballRoute];

@@ -78,8 +78,7 @@ export const publishRoute: KindRoute<PathConfig> = {
     const path = m.params!.path!;
     const coordinate = { name: REPO, version: path };
     const shape = shapeOf(path);
-    const stored = await rc.local.putFile({ key: path, coordinate, contentType: shape.contentType, format: shape.format, body: rc.body(), digests: claimedDigests(rc) });
-    await rc.local.addVersion(REPO, path);
+    const stored = await rc.local.putFile({ key: path, coordinate, contentType: shape.contentType, format: shape.format, body: rc.body(), digests: claimedDigests(rc), addsVersion: {} });
     rc.recordAction('publish', coordinate);
     return reply.json({ path, size: stored.size, sha256: stored.sha256 }, 201);
   },

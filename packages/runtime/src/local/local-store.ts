@@ -18,6 +18,8 @@ import type { LocalVersionRecord } from '../storage/tables.js';
 export interface LocalStoreOptions {
   db: Knex;
   blobs: BlobStore;
+  /** Drops a deleted file from this replica's artifact memos. */
+  forgetArtifact?(registry: string, key: string): void;
 }
 
 export interface LocalLimits {
@@ -82,6 +84,17 @@ export function createLocalStore(o: LocalStoreOptions) {
   /** `rc.local` for one registry and one request's user. */
   function forRegistry(registry: string, limits: LocalLimits, user: string | null, normalizeName: (n: string) => string = (n) => n): LocalRegistry {
     const canonical = (c: Coordinate): Coordinate => ({ ...c, name: normalizeName(c.name) });
+
+    /** The version row and (once) its package's row; 409 when the version exists. */
+    async function insertVersion(trx: Knex, name: string, version: string, meta: unknown, now: number): Promise<void> {
+      try {
+        await trx('local_versions').insert({ ...byName(registry, name), name, version, published_at: now, publisher: user, yanked: false, deprecated: null, meta: meta === undefined ? null : JSON.stringify(meta) });
+      } catch (e) {
+        if (isUniqueViolation(e)) throw conflict(`${name} ${version} is already published`);
+        throw e;
+      }
+      await trx('local_packages').insert({ ...byName(registry, name), name, local_only: true, meta: null, created_at: now }).onConflict(['registry', 'name_sha256']).ignore();
+    }
     return {
       async putFile(f: LocalFile) {
         const c = canonical(f.coordinate);
@@ -106,7 +119,9 @@ export function createLocalStore(o: LocalStoreOptions) {
           await o.blobs.promote(spooled.tmpPath, spooled.sha256, spooled.size);
           promoted = true;
           const now = Date.now();
-          await db('artifacts').insert({
+          await db.transaction(async (trx) => {
+            if (f.addsVersion && c.version !== undefined) await insertVersion(trx, c.name, c.version, f.addsVersion.meta, now);
+            await trx('artifacts').insert({
             ...where,
             cache_key: f.key,
             package_name: c.name,
@@ -119,6 +134,7 @@ export function createLocalStore(o: LocalStoreOptions) {
             fetched_at: now,
             last_access_at: now,
             pinned: false,
+            });
           });
         } catch (e) {
           await fsp.rm(spooled.tmpPath, { force: true });
@@ -140,14 +156,11 @@ export function createLocalStore(o: LocalStoreOptions) {
       async addVersion(rawName, version, meta) {
         const name = normalizeName(rawName);
         if (await isTombstoned(registry, name, version)) throw conflict(`${name} ${version} was deleted; its version number cannot be published again`);
-        const now = Date.now();
-        try {
-          await db('local_versions').insert({ ...byName(registry, name), name, version, published_at: now, publisher: user, yanked: false, deprecated: null, meta: meta === undefined ? null : JSON.stringify(meta) });
-        } catch (e) {
-          if (isUniqueViolation(e)) throw conflict(`${name} ${version} is already published`);
-          throw e;
-        }
-        await db('local_packages').insert({ ...byName(registry, name), name, local_only: true, meta: null, created_at: now }).onConflict(['registry', 'name_sha256']).ignore();
+        await db.transaction((trx) => insertVersion(trx, name, version, meta, Date.now()));
+      },
+
+      async names() {
+        return (await db('local_packages').where({ registry }).orderBy('name').limit(10_000).select('name')).map((r) => r.name);
       },
 
       async versions(rawName) {
@@ -170,11 +183,12 @@ export function createLocalStore(o: LocalStoreOptions) {
           const n = await trx('local_versions').where({ ...byName(registry, name), version }).delete();
           if (n === 0) return null;
           await trx('local_tombstones').insert({ ...byName(registry, name), name, version, deleted_at: Date.now(), deleted_by: user }).onConflict(['registry', 'name_sha256', 'version']).ignore();
-          const files = await trx('artifacts').where({ registry, package_name: name, version, origin: 'local' }).select('id', 'blob_sha256', 'size');
+          const files = await trx('artifacts').where({ registry, package_name: name, version, origin: 'local' }).select('id', 'cache_key', 'blob_sha256', 'size');
           await trx('artifacts').whereIn('id', files.map((f) => f.id)).delete();
           return files;
         });
         if (!removed) return false;
+        for (const f of removed) o.forgetArtifact?.(registry, f.cache_key);
         const bytes = removed.reduce((sum, f) => sum + Number(f.size), 0);
         if (bytes > 0) await release(registry, bytes);
         for (const f of removed) if (!(await db('artifacts').where({ blob_sha256: f.blob_sha256 }).first('id'))) await o.blobs.delete(f.blob_sha256);
@@ -203,7 +217,27 @@ export function createLocalStore(o: LocalStoreOptions) {
     };
   }
 
-  return { forRegistry };
+  return {
+    forRegistry,
+    /** Packages published here (in one registry, or all), by name. */
+    async packages(registry?: string): Promise<LocalPackage[]> {
+      const q = db('local_packages').orderBy('registry').orderBy('name').limit(10_000);
+      if (registry !== undefined) q.where({ registry });
+      const rows = await q.select('registry', 'name', 'local_only', 'created_at');
+      return rows.map((r) => ({ registry: r.registry, name: r.name, local_only: Boolean(r.local_only), created_at: Number(r.created_at) }));
+    },
+    /** Whether a hybrid registry may ask its upstream about a name published here; false when there is no such package. */
+    async setLocalOnly(registry: string, name: string, localOnly: boolean): Promise<boolean> {
+      return (await db('local_packages').where(byName(registry, name)).update({ local_only: localOnly })) > 0;
+    },
+  };
+}
+
+export interface LocalPackage {
+  registry: string;
+  name: string;
+  local_only: boolean;
+  created_at: number;
 }
 
 export type LocalStore = ReturnType<typeof createLocalStore>;

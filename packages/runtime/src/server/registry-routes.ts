@@ -202,6 +202,9 @@ function requestContext(
     signedUrl: (subpath, ttlSecs = SIGNED_URL_TTL_SECS) => `${baseOf()}${prefix}/${subpath}?${d.signer.sign(`${prefix}/${subpath}`, ttlSecs)}`,
     hiddenVersions: (name) => d.blocks.hiddenVersions(reg.info.name, name),
     user,
+    authorize: async (c) => {
+      if (c.name !== checked?.name || c.version !== checked.version) await checkResolved(c);
+    },
     body: () => cappedBody(ctx, reg.publishing.maxPublishBytes),
     get local() {
       return localRegistry();
