@@ -201,14 +201,24 @@ const publishRoute: KindRoute = {
     const cksum = createHash('sha256').update(crate).digest('hex');
     const line = indexLine(meta, cksum);
     const { name, vers } = line;
+    const coordinate = { name: canonicalName(name), version: vers };
+    // The name comes from the body: package-scoped policies and blocks are decided for it now.
+    await rc.authorize(coordinate);
     const first = await publishedSpelling(rc, name);
     if (first !== null && first !== name) throw errors.conflict(`crate ${name} is published here as ${first}: cargo treats the two names as one crate; publish it as ${first}`);
     const problem = await crateProblem(crate, name, vers);
     if (problem) throw bad(problem);
-    const coordinate = { name: canonicalName(name), version: vers };
-    // 409 for a version published or deleted before, 413/507 for size and quota, before any row.
-    await rc.local.putFile({ key: crateKey(name, vers), coordinate, contentType: 'application/gzip', format: 'gzip', body: crate, digests: [{ algorithm: 'sha256', hex: cksum }] });
-    await rc.local.addVersion(coordinate.name, vers, line);
+    // The .crate and its version in one transaction: 409 for a version published or deleted before, 413/507
+    // for size and quota; a failure leaves neither.
+    await rc.local.putFile({
+      key: crateKey(name, vers),
+      coordinate,
+      contentType: 'application/gzip',
+      format: 'gzip',
+      body: crate,
+      digests: [{ algorithm: 'sha256', hex: cksum }],
+      addsVersion: { meta: line },
+    });
     if (first === null) await rc.local.setPackageMeta(foldName(name), { crate: name } satisfies PackageDoc);
     rc.recordAction('publish', coordinate);
     return reply.json({ warnings: { invalid_categories: [], invalid_badges: [], other: [] } });
