@@ -183,11 +183,17 @@ export async function publishedSpelling(rc: RequestContext, name: string): Promi
 }
 
 /**
- * True when a hybrid registry must not ask its upstream about `name`: it, or another spelling of it
- * (`-`/`_`, case), was published here and is `local_only`.
+ * True when a hybrid registry must not ask its upstream about `name`: it was published here and is
+ * `local_only`, or another spelling of it (`-`/`_`) was published here (that spelling's folded name keeps the
+ * spelling document and is `local_only`). An operator who turns `local_only` off for the published spelling
+ * opens that spelling only; the other spellings stay closed.
  */
 export async function ownedHere(rc: RequestContext, name: string): Promise<boolean> {
-  return (await rc.local.ownsName(canonicalName(name))) || (await rc.local.ownsName(foldName(name)));
+  const [lower, fold] = [canonicalName(name), foldName(name)];
+  if (lower === fold) return rc.local.ownsName(lower);
+  const first = await publishedSpelling(rc, name);
+  if (first !== null && canonicalName(first) === lower) return rc.local.ownsName(lower);
+  return (await rc.local.ownsName(lower)) || (await rc.local.ownsName(fold));
 }
 
 const publishRoute: KindRoute = {

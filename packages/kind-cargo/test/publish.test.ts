@@ -208,6 +208,28 @@ t.test('hybrid: a crate published here replaces the upstream one (same version n
   t.same(pct.body, fixture(CRATE.pct));
 });
 
+t.test('hybrid, local_only turned off: the index merges the upstream lines with the published ones; other spellings stay closed', async (t) => {
+  const s = await start(t, { mode: 'hybrid' });
+  const mine = crateFile('form_urlencoded', '1.0.0');
+  t.equal((await s.publish(uploadBody(publishMeta('form_urlencoded', '1.0.0'), mine))).status, 200);
+  t.match(await s.indexLines('fo/rm/form_urlencoded'), [{ vers: '1.0.0' }], 'owned: only the local version');
+  t.equal(s.upstream.count((r) => r.url.includes('form')), 0);
+
+  t.ok(await s.hub.hub.services.local.setLocalOnly('crates', 'form_urlencoded', false), 'an operator shares the name');
+  const lines = await s.indexLines('fo/rm/form_urlencoded');
+  t.same(
+    (lines as Array<Record<string, unknown>>).map((e) => [e.vers, e.cksum]),
+    [
+      ['1.1.0', JSON.parse(fixture('index/fo/rm/form_urlencoded').toString()).cksum],
+      ['1.0.0', sha256(mine)],
+    ],
+    "the upstream's line, then the published one",
+  );
+  t.equal(s.upstream.count('/index/fo/rm/form_urlencoded'), 1, 'the upstream was asked');
+  t.equal(await s.indexLines('fo/rm/form-urlencoded'), 404, 'the other spelling stays closed');
+  t.equal(s.upstream.count('/index/fo/rm/form-urlencoded'), 0);
+});
+
 t.test('mergedIndex: upstream lines first, a local version replaces the upstream line with its number, unlisted ones are yanked', async (t) => {
   const upstream = Buffer.from(['{"name":"a","vers":"1.0.0","cksum":"u1","yanked":false}', '', '{"name":"a","vers":"2.0.0","cksum":"u2","yanked":false}', '{"name":"a","vers":"3.0.0","cksum":"u3","yanked":false}'].join('\n'));
   const local = [
