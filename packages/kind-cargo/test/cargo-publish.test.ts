@@ -30,13 +30,13 @@ function findCargo(): string | null {
 const cargo = findCargo();
 const skip = cargo ? false : 'no cargo >= 1.74 found (rustup cargo in ~/.cargo/bin, or HUB_TEST_CARGO)';
 
-async function start(t: Test, mode: 'local' | 'hybrid') {
+async function start(t: Test, mode: 'local' | 'hybrid' | 'proxy') {
   const upstream = await startFixtureUpstream({ root: FIXTURES });
   t.teardown(() => upstream.close());
   const hub = await startTestHub({
     dir: t.testdir(),
     plugins: [cargoKind],
-    registries: [{ name: 'crates', type: 'cargo', mode, ...(mode === 'hybrid' ? { upstream: `${upstream.url}/index` } : {}) }],
+    registries: [{ name: 'crates', type: 'cargo', mode, ...(mode === 'local' ? {} : { upstream: `${upstream.url}/index` }) }],
   });
   t.teardown(() => hub.close());
   return { hub, upstream, publisher: await hub.token('ci', { roles: ['publisher'] }), reader: await hub.token('dev', { roles: ['reader'] }), base: `${hub.url}/proxy/crates` };
@@ -160,4 +160,14 @@ t.test('real cargo, hybrid registry: a crate published here hides the upstream c
   t.equal(s.upstream.count('/index/cf/g-/cfg-if'), asked, 'the upstream index of cfg-if was not asked after the publish');
   t.equal(s.upstream.count('/crates/cfg-if/'), 0, "the upstream's cfg-if was never downloaded");
   t.equal(s.upstream.count('/crates/form_urlencoded/'), 1, 'form_urlencoded came from the upstream');
+});
+
+t.test('real cargo, proxy registry: cargo does not publish (config.json names no api)', { skip }, async (t) => {
+  const s = await start(t, 'proxy');
+  const w = workspace(t, s.base);
+  const c = lib('hub-greet', '0.1.0', '');
+  const err = await failure(w.crate('greet', c.manifest, c.files, s.publisher)('publish', '--registry', 'hub', '--no-verify'));
+  t.match(err, /does not support API commands/);
+  t.comment(err ?? '');
+  t.equal(s.upstream.count((r) => r.url.includes('hub-greet')), 0);
 });
