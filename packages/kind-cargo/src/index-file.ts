@@ -85,3 +85,35 @@ export function servedIndex(doc: MetadataDoc, hidden: ReadonlySet<string>): { bo
     return { body, etag: `"${createHash('sha256').update(body).digest('hex')}"` };
   });
 }
+
+/** A version published here, as its index line is served: `yanked` when yanked here or unlisted. */
+export interface LocalLine {
+  vers: string;
+  line: Record<string, unknown>;
+  yanked: boolean;
+}
+
+/**
+ * The index file of a crate with versions published here (local and hybrid registries): their lines,
+ * made from the database, after the upstream's lines (`upstream`, null when not asked or absent) for
+ * versions not published here. A local version wins over an upstream line with the same number.
+ * Unlisted versions are marked yanked, upstream and local alike.
+ */
+export function mergedIndex(local: readonly LocalLine[], upstream: Buffer | null, hidden: ReadonlySet<string>): { body: Buffer; etag: string } {
+  const mine = new Set(local.map((l) => l.vers));
+  const out: string[] = [];
+  if (upstream) {
+    for (const raw of lines(upstream)) {
+      const e = raw.trim() ? parseLine(raw) : null;
+      if (!e || mine.has(e.vers)) continue;
+      out.push(hidden.has(e.vers) && e.yanked !== true ? JSON.stringify({ ...e, yanked: true }) : raw);
+    }
+  }
+  for (const l of local) {
+    // `yanked` where crates.io writes it: after the features, before links.
+    const { links, ...rest } = l.line;
+    out.push(JSON.stringify({ ...rest, yanked: l.yanked || hidden.has(l.vers), links: links ?? null }));
+  }
+  const body = Buffer.from(out.map((l) => `${l}\n`).join(''));
+  return { body, etag: `"${createHash('sha256').update(body).digest('hex')}"` };
+}

@@ -10,6 +10,14 @@ export const isCrateName = (s: string): boolean => NAME.test(s);
 export const isCrateVersion = (s: string): boolean => s.length <= 128 && VERSION.test(s);
 export const canonicalName = (s: string): string => s.toLowerCase();
 
+/**
+ * The name with case and `-`/`_` folded (`Foo_Bar` and `foo-bar` give `foo-bar`): crates.io's rule for
+ * which names are one crate. hub keeps the canonical name above for everything it proxies (an index path
+ * keeps its `-`/`_`), and uses this fold only for what is published here: one spelling per folded name,
+ * and a name published here owns every spelling of it in a hybrid registry (see src/publish.ts).
+ */
+export const foldName = (s: string): string => s.toLowerCase().replaceAll('_', '-');
+
 /** The directory part of a crate's index path: `1`, `2`, `3/a`, or `ab/cd` (in the name's own case). */
 export function indexPrefix(name: string): string {
   if (name.length <= 2) return String(name.length);

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { errors, type KindRoute, type Reply } from '@hub/contract';
+import { errors, isHubError, type KindRoute, type MetadataDoc, type Reply, type RequestContext } from '@hub/contract';
 import { canonicalName, isCrateName, isCrateVersion, nameFromIndexPath } from './names.js';
-import { indexSpec, servedIndex, versionEntry } from './index-file.js';
+import { indexSpec, mergedIndex, servedIndex, versionEntry, type LocalLine } from './index-file.js';
 import { downloadUrl, parseDl, upstreamConfigSpec } from './download-url.js';
+import { crateKey, ownedHere, publishRoutes } from './publish.js';
 
 /** The sparse index root below `/proxy/<name>/` (SPEC 4.1). */
 export const INDEX_ROOT = 'registry';
@@ -17,14 +18,18 @@ function withEtag(body: Buffer, etag: string, contentType: string, extra: Record
 /**
  * GET /registry/config.json, made by hub: cargo reads it before it sends any token, so it needs no
  * permission. `auth-required` tells cargo to send its token with every later request; without it,
- * cargo sends none. No `api`: hub serves no web API (search, publish), and cargo says so plainly.
+ * cargo sends none. `api` (local and hybrid registries only) is where `cargo publish` and `cargo yank`
+ * go; a proxy registry has none, and cargo says plainly that it cannot publish there.
  */
 const configRoute: KindRoute = {
   id: 'config',
   permission: null,
   match: (s) => (s.length === 2 && s[0] === INDEX_ROOT && s[1] === 'config.json' ? {} : null),
   async handle(rc) {
-    const body = Buffer.from(JSON.stringify({ dl: `${rc.baseUrl}/${DOWNLOAD_ROOT.join('/')}`, 'auth-required': !rc.anonymousRead }));
+    const config: Record<string, unknown> = { dl: `${rc.baseUrl}/${DOWNLOAD_ROOT.join('/')}` };
+    if (rc.registry.mode !== 'proxy') config.api = rc.baseUrl;
+    config['auth-required'] = !rc.anonymousRead;
+    const body = Buffer.from(JSON.stringify(config));
     return withEtag(body, `"${createHash('sha256').update(body).digest('hex')}"`, 'application/json');
   },
 };
@@ -44,11 +49,37 @@ const indexRoute: KindRoute = {
   },
   async handle(rc, m) {
     const name = m.coordinate!.name;
-    const doc = await rc.metadata(indexSpec(rc, name));
-    const served = servedIndex(doc, await rc.hiddenVersions(name));
-    return withEtag(served.body, served.etag, 'text/plain; charset=utf-8', doc.stale ? { 'x-hub-stale': '1' } : {});
+    if (rc.registry.mode === 'proxy') return upstreamIndex(rc, name, await rc.metadata(indexSpec(rc, name)));
+    const local: LocalLine[] = (await rc.local.versions(name)).map((v) => ({ vers: v.version, line: v.meta as Record<string, unknown>, yanked: v.yanked }));
+    // Hybrid: the upstream is asked only about names no spelling of which was published here.
+    const doc = rc.registry.mode === 'hybrid' && !(await ownedHere(rc, name)) ? await upstreamDoc(rc, name, local.length > 0) : null;
+    if (local.length === 0) {
+      if (!doc) throw errors.notFound(`crate ${name} was never published to registry ${rc.registry.name}`);
+      return upstreamIndex(rc, name, doc);
+    }
+    const served = mergedIndex(local, doc?.body ?? null, await rc.hiddenVersions(name));
+    return withEtag(served.body, served.etag, 'text/plain; charset=utf-8', doc?.stale ? { 'x-hub-stale': '1' } : {});
   },
 };
+
+/** The upstream's index file as hub serves it (unlisted versions marked yanked). */
+async function upstreamIndex(rc: RequestContext, name: string, doc: MetadataDoc): Promise<Reply> {
+  const served = servedIndex(doc, await rc.hiddenVersions(name));
+  return withEtag(served.body, served.etag, 'text/plain; charset=utf-8', doc.stale ? { 'x-hub-stale': '1' } : {});
+}
+
+/** The upstream's index file in a hybrid registry; null when the upstream has no such crate (or fails) while versions were published here. */
+async function upstreamDoc(rc: RequestContext, name: string, haveLocal: boolean): Promise<MetadataDoc | null> {
+  try {
+    return await rc.metadata(indexSpec(rc, name));
+  } catch (e) {
+    if (isHubError(e) && e.code === 'not_found') return null;
+    if (!haveLocal) throw e;
+    // The published versions are served even when the upstream is down.
+    rc.log.warn({ err: { message: (e as Error).message }, crate: name }, 'upstream index unavailable; serving the published versions only');
+    return null;
+  }
+}
 
 /** GET /api/v1/crates/<crate>/<version>/download: the .crate, checked against the index's cksum. */
 const downloadRoute: KindRoute = {
@@ -63,11 +94,13 @@ const downloadRoute: KindRoute = {
   handle(rc, m) {
     const { name, version } = m.coordinate as { name: string; version: string };
     return rc.artifact({
-      key: `crates/${name}/${name}-${version}.crate`,
+      key: crateKey(name, version),
       coordinate: { name, version },
       contentType: 'application/gzip',
       format: 'gzip',
       async source() {
+        // Hybrid: another spelling of a name published here (`foo_bar` for `foo-bar`) is not fetched either.
+        if (rc.registry.mode === 'hybrid' && (await ownedHere(rc, name))) throw errors.notFound(`${name} ${version} was not published to registry ${rc.registry.name}`);
         const entry = await versionEntry(rc, name, version);
         const dl = (await rc.metadata(upstreamConfigSpec(rc.registry.upstream ?? ''))).derive('dl', parseDl);
         if (!dl) throw errors.upstream('the upstream index config names no dl URL');
@@ -77,4 +110,4 @@ const downloadRoute: KindRoute = {
   },
 };
 
-export const routes: readonly KindRoute[] = [configRoute, indexRoute, downloadRoute];
+export const routes: readonly KindRoute[] = [configRoute, indexRoute, downloadRoute, ...publishRoutes];

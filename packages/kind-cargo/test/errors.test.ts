@@ -13,7 +13,6 @@ t.test('404: wrong registry name, routes of other kinds, absent crates and versi
     `${s.base}/config.json`,
     `${s.base}/form_urlencoded/1.1.0/tarball`,
     `${s.base}/form_urlencoded/@v/list`,
-    `${s.base}/api/v1/crates/form_urlencoded/1.1.0`,
     `${s.base}/api/v1/crates/form_urlencoded/1.1.0/readme`,
     `${s.index}/fo/xx/form_urlencoded`,
     `${s.index}/3/f/form_urlencoded`,
@@ -27,6 +26,9 @@ t.test('404: wrong registry name, routes of other kinds, absent crates and versi
     t.equal(res.json().error.code, 'not_found', `${url} code`);
   }
   t.equal(s.upstream.count((r) => r.url.includes('/crates/')), 0, 'no crate download for an absent version');
+  const version = await get(`${s.base}/api/v1/crates/form_urlencoded/1.1.0`);
+  t.equal(version.status, 405, 'a version URL takes only DELETE (publishing registries delete a version there)');
+  t.equal(version.json().error.code, 'method_not_allowed');
 });
 
 t.test('hostile names and paths: 4xx, and nothing reaches the upstream', async (t) => {
