@@ -346,12 +346,14 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
     async serve(reg: RegistryInfo, spec: ArtifactSpec, upstream: UpstreamClient, method: 'GET' | 'HEAD' = 'GET', headers: RequestHeaders = {}): Promise<Reply> {
       const id = `${reg.name}\0${spec.key}`;
       for (let look = 1; ; look++) {
-        const row = rowMemo.get(id) ?? (await o.rows.find(reg.name, spec.key));
+        const memo = rowMemo.get(id);
+        const row = memo ?? (await o.rows.find(reg.name, spec.key));
         if (row) {
           const served = await serveRow(reg.name, row, headers);
           if (served) {
-            // A published file can be deleted (unpublish) on any replica: remember it as briefly as a block.
-            rowMemo.set(id, row, row.origin === 'local' ? { ttl: LOCAL_ROW_MEMO_MS } : undefined);
+            // A published file can be deleted (unpublish) on any replica: remember it as briefly as a block,
+            // counted from the read (a hit must not extend it).
+            if (!memo) rowMemo.set(id, row, row.origin === 'local' ? { ttl: LOCAL_ROW_MEMO_MS } : undefined);
             markTouched(reg.name, spec.key);
             o.metrics.cache.inc({ registry: reg.name, result: 'hit' });
             return served;
