@@ -66,3 +66,6 @@ export const PolicyBody = Type.Object(
   },
   strict,
 );
+
+export const LocalVersionBody = Type.Object({ registry: text(64), package_name: text(512), version: text(255) }, strict);
+export const LocalOnlyBody = Type.Object({ registry: text(64), package_name: text(512), local_only: Type.Boolean() }, strict);

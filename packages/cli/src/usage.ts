@@ -27,7 +27,7 @@ Admin commands (talk to a running hub over its admin API):
   block              block a package, a version or a file
   unblock            lift a block
   blocks             list blocks
-  packages           unlist or relist a version; list unlisted versions
+  packages           unlist or relist a version; published packages, their status, unpublish
   policies           list, create or delete access policies
   access-check       ask whether a user, token or role may do something (exit 1 when denied)
   cache              purge cached artifacts of a package

@@ -74,5 +74,8 @@ export interface LocalRegistry {
   ownsName(name: string): Promise<boolean>;
 }
 
-/** What an audit row says a write did. */
-export type PublishAction = 'publish' | 'unpublish' | 'yank' | 'unyank' | 'deprecate' | 'dist_tag';
+/**
+ * What an audit row says a write did. `upload`: a file of a version not yet complete (go's .info and .mod
+ * before its .zip); the `publish` that completes the version emits the event.
+ */
+export type PublishAction = 'publish' | 'upload' | 'unpublish' | 'yank' | 'unyank' | 'deprecate' | 'dist_tag';

@@ -1,6 +1,7 @@
 import { errors, reply, type KindRoute, type MetadataSpec, type Reply, type RequestContext } from '@hub/contract';
 import { encodePathSegment, escapePath, isGoVersion, modulePath, unescapeElement } from './module-path.js';
 import { compareGoVersions, isRelease } from './semver.js';
+import { CONTENT_TYPES, deleteRoute, publishRoute, versionFileKey } from './publish.js';
 
 export interface GoConfig {
   /** Base URL of the checksum database that `/sumdb/<db-name>/...` passes through to. */
@@ -25,38 +26,61 @@ function listSpec(rc: Rc, module: string): MetadataSpec {
   return { key: `list:${module}`, url: upstreamUrl(rc, module, '@v/list'), check: notHtml('version list') };
 }
 
-async function listed(rc: Rc, module: string): Promise<string[]> {
-  const doc = await rc.metadata(listSpec(rc, module));
+/** The upstream's list; none in a local registry, or for a module published here (local_only, never asked upstream). */
+async function upstreamList(rc: Rc, module: string): Promise<string[] | null> {
+  if (rc.registry.mode === 'local' || (rc.registry.mode === 'hybrid' && (await rc.local.ownsName(module)))) return null;
+  try {
+    const doc = await rc.metadata(listSpec(rc, module));
+    return doc.derive('versions', (b) => b.toString('utf8').split('\n').map((l) => l.trim()).filter(Boolean));
+  } catch (e) {
+    // Hybrid: a module only published here is unknown upstream.
+    if (rc.registry.mode === 'hybrid' && (e as { code?: string }).code === 'not_found') return null;
+    throw e;
+  }
+}
+
+/**
+ * Versions to list: the upstream's, merged with those published here (hybrid), unlisted ones dropped. null when
+ * nothing knows the module.
+ */
+async function listed(rc: Rc, module: string): Promise<string[] | null> {
+  const local = rc.registry.mode === 'proxy' ? [] : (await rc.local.versions(module)).map((v) => v.version);
+  const upstream = await upstreamList(rc, module);
+  if (upstream === null && local.length === 0) return null;
   const hidden = await rc.hiddenVersions(module);
-  return doc
-    .derive('versions', (b) => b.toString('utf8').split('\n').map((l) => l.trim()).filter(Boolean))
-    .filter((v) => !hidden.has(v));
+  return [...new Set([...(upstream ?? []), ...local])].filter((v) => !hidden.has(v));
 }
 
 /** `.info` and `.mod` are immutable for a version, so they are cached like artifacts. */
 function versionFile(rc: Rc, module: string, version: string, ext: 'info' | 'mod' | 'zip'): Promise<Reply> {
   const tail = `@v/${escapePath(version)}.${ext}`;
   return rc.artifact({
-    key: `${module}/${tail}`,
+    key: versionFileKey(module, version, ext),
     coordinate: { name: module, version },
-    contentType: ext === 'zip' ? 'application/zip' : ext === 'info' ? 'application/json' : 'text/plain; charset=utf-8',
+    contentType: CONTENT_TYPES[ext],
     ...(ext === 'zip' ? { format: 'zip' as const } : { checkHead: notHtml(`.${ext} file`) }),
     source: async () => ({ url: upstreamUrl(rc, module, tail) }),
   });
 }
 
-/** `@latest`: the upstream's answer, unless it names an unlisted version; then the highest listed one. */
+/**
+ * `@latest`: the upstream's answer, unless it names an unlisted version; then the highest listed one. A module
+ * published here (local registry, or hybrid with local versions or local_only) gets its highest listed version.
+ */
 async function latest(rc: Rc, module: string): Promise<Reply> {
-  const hidden = await rc.hiddenVersions(module);
-  let upstreamLatest: { Version?: string } | null = null;
-  try {
-    const doc = await rc.metadata({ key: `latest:${module}`, url: upstreamUrl(rc, module, '@latest'), check: checkInfo });
-    upstreamLatest = doc.derive('parsed', (b) => JSON.parse(b.toString('utf8')) as { Version?: string });
-    if (upstreamLatest.Version && !hidden.has(upstreamLatest.Version)) return reply.bytes(doc.body, 'application/json', doc.stale ? { 'x-hub-stale': '1' } : {});
-  } catch (e) {
-    if (!(e as { code?: string }).code || (e as { code?: string }).code !== 'not_found') throw e;
+  const askUpstream =
+    rc.registry.mode === 'proxy' || (rc.registry.mode === 'hybrid' && (await rc.local.versions(module)).length === 0 && !(await rc.local.ownsName(module)));
+  if (askUpstream) {
+    const hidden = await rc.hiddenVersions(module);
+    try {
+      const doc = await rc.metadata({ key: `latest:${module}`, url: upstreamUrl(rc, module, '@latest'), check: checkInfo });
+      const upstreamLatest = doc.derive('parsed', (b) => JSON.parse(b.toString('utf8')) as { Version?: string });
+      if (upstreamLatest.Version && !hidden.has(upstreamLatest.Version)) return reply.bytes(doc.body, 'application/json', doc.stale ? { 'x-hub-stale': '1' } : {});
+    } catch (e) {
+      if (!(e as { code?: string }).code || (e as { code?: string }).code !== 'not_found') throw e;
+    }
   }
-  const versions = (await listed(rc, module)).sort(compareGoVersions);
+  const versions = ((await listed(rc, module)) ?? []).sort(compareGoVersions);
   const pick = versions.filter(isRelease).at(-1) ?? versions.at(-1);
   if (!pick) throw errors.notFound(`no listed version of ${module}`);
   return versionFile(rc, module, pick, 'info');
@@ -91,7 +115,11 @@ const moduleRoute: KindRoute<GoConfig> = {
     const { name, version } = m.coordinate!;
     const op = m.params!.op as 'list' | 'latest' | 'info' | 'mod' | 'zip';
     if (op === 'latest') return latest(rc, name);
-    if (op === 'list') return reply.bytes(`${(await listed(rc, name)).join('\n')}\n`, 'text/plain; charset=utf-8');
+    if (op === 'list') {
+      const versions = await listed(rc, name);
+      if (versions === null) throw errors.notFound(`${name} is not published in registry ${rc.registry.name}`);
+      return reply.bytes(`${versions.join('\n')}\n`, 'text/plain; charset=utf-8');
+    }
     return versionFile(rc, name, version!, op);
   },
 };
@@ -107,4 +135,4 @@ const sumdbRoute: KindRoute<GoConfig> = {
   },
 };
 
-export const routes: readonly KindRoute<GoConfig>[] = [sumdbRoute, moduleRoute];
+export const routes: readonly KindRoute<GoConfig>[] = [sumdbRoute, publishRoute, deleteRoute, moduleRoute];

@@ -1,3 +1,4 @@
+import Type from 'typebox';
 import { defineKind, nameAtVersion } from '@hub/contract';
 import { detectUpstream } from './detect-upstream.js';
 import { clientCheck } from './client-check.js';
@@ -5,6 +6,19 @@ import { isPackageId, normalizeVersion } from './names.js';
 import { probe } from './probe.js';
 import { routes } from './routes.js';
 import { sbom } from './sbom.js';
+
+export const configSchema = Type.Object(
+  {
+    delete_mode: Type.Optional(
+      Type.Enum(['unlist', 'delete'], {
+        default: 'unlist',
+        description:
+          'Local and hybrid registries: what `dotnet nuget delete` does. `unlist` (as the public gallery does) keeps the version restorable but unlisted; `delete` removes it, and its version number is never pushed again',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
 
 /**
  * nuget: the NuGet v3 protocol. hub generates the service index; the flat container, registration
@@ -15,7 +29,8 @@ export default defineKind({
   id: 'nuget',
   contract: 1,
   addressing: 'package',
-  description: 'NuGet v3: service index, flat container, registrations, search',
+  description: 'NuGet v3: service index, flat container, registrations, search; dotnet nuget push and delete',
+  configSchema,
   coordinate: nameAtVersion({ split: 'last', isName: isPackageId, normalizeName: (name) => name.toLowerCase(), normalizeVersion }),
   routes,
   detectUpstream,

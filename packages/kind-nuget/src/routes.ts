@@ -5,6 +5,9 @@ import { markUnlisted, packageDigest, registrationDoc } from './registration.js'
 import { rewriteUrls, urlMapper } from './rewrite.js';
 import { search } from './search.js';
 import { hubServiceIndex, upstreamIndex } from './service-index.js';
+import { localNuspec, localRegistration, localVersions, upstreamMayServe } from './local-listing.js';
+import { compareVersions } from './names.js';
+import { deleteRoute, isNotFound, pushRoute, relistRoute } from './publish.js';
 
 const MAX_ICON_BYTES = 1024 * 1024;
 
@@ -19,7 +22,7 @@ const serviceIndexRoute: KindRoute = {
   id: 'service-index',
   permission: null,
   match: (s) => (s.length === 3 && s[0] === 'nuget' && s[1] === 'v3' && s[2] === 'index.json' ? {} : null),
-  handle: async (rc) => reply.json(hubServiceIndex(rc.baseUrl), 200, { 'cache-control': 'no-cache' }),
+  handle: async (rc) => reply.json(hubServiceIndex(rc.baseUrl, rc.registry.mode !== 'proxy'), 200, { 'cache-control': 'no-cache' }),
 };
 
 const checkVersions = jsonCheck((d) => (Array.isArray(d.versions) ? null : 'no versions array'));
@@ -30,7 +33,11 @@ export const flatVersions = (body: Buffer): string[] | null => {
   return ((parseJson(body) as JsonObject).versions as unknown[]).map((v) => str(v)?.toLowerCase()).filter((v): v is string => !!v);
 };
 
-/** GET flatcontainer/<id>/index.json: the versions the upstream has, without the unlisted ones. */
+/**
+ * GET flatcontainer/<id>/index.json: the versions the upstream has and those published here (hybrid merges both;
+ * a local registry, or an id published here, lists only the local ones), without the unlisted ones. Versions a
+ * `dotnet nuget delete` unlisted stay, as in the gallery's flat container: restores pinned to them keep working.
+ */
 const flatIndexRoute: KindRoute = {
   id: 'flat-index',
   match(s) {
@@ -39,11 +46,27 @@ const flatIndexRoute: KindRoute = {
   },
   async handle(rc, m) {
     const id = m.coordinate!.name;
-    const up = await upstreamIndex(rc);
-    const doc = await rc.metadata({ key: `flat:${id}`, url: `${up.flat}${id}/index.json`, check: checkVersions });
+    const local = (await localVersions(rc, id)).map((v) => v.version);
+    let upstream: string[] = [];
+    let headers: Record<string, string> = {};
+    if (await upstreamMayServe(rc, id)) {
+      try {
+        const up = await upstreamIndex(rc);
+        const doc = await rc.metadata({ key: `flat:${id}`, url: `${up.flat}${id}/index.json`, check: checkVersions });
+        upstream = doc.derive('versions', flatVersions) ?? [];
+        headers = stale(doc);
+      } catch (e) {
+        // Hybrid: an id only published here is unknown upstream.
+        if (!(local.length > 0 && isNotFound(e))) throw e;
+      }
+    } else if (local.length === 0) throw errors.notFound(`${id} is not published in registry ${rc.registry.name}`);
     const hidden = await rc.hiddenVersions(id);
-    const versions = (doc.derive('versions', flatVersions) ?? []).filter((v) => !hidden.has(normalizeVersion(v) ?? v));
-    return reply.json({ versions }, 200, { 'cache-control': 'no-cache', ...stale(doc) });
+    const merged = new Map<string, string>();
+    for (const v of upstream) merged.set(normalizeVersion(v) ?? v, v);
+    for (const v of local) merged.set(v, v);
+    let versions = [...merged].filter(([k]) => !hidden.has(k)).map(([, v]) => v);
+    if (local.length > 0) versions = versions.sort(compareVersions);
+    return reply.json({ versions }, 200, { 'cache-control': 'no-cache', ...headers });
   },
 };
 
@@ -72,7 +95,9 @@ const notHtml = (head: Buffer): string | null => {
   return looksLikeHtml(head) ? 'an HTML page, not a .nuspec' : null;
 };
 
-function nuspec(rc: RequestContext, id: string, version: string): Promise<Reply> {
+async function nuspec(rc: RequestContext, id: string, version: string): Promise<Reply> {
+  const published = await localNuspec(rc, id, version);
+  if (published !== null) return reply.bytes(published, 'application/xml');
   const file = `${id}/${version}/${id}.nuspec`;
   return rc.artifact({
     key: file,
@@ -139,6 +164,12 @@ const registrationRoute: KindRoute = {
   },
   async handle(rc, m) {
     const { name: id, version: leafVersion } = m.coordinate!;
+    const local = await localVersions(rc, id);
+    // Generated from the database for an id published here; a hybrid id with local versions is not merged with the upstream's pages.
+    if (local.length > 0 || !(await upstreamMayServe(rc, id))) {
+      const doc = localRegistration(rc, id, m.params!.rest!, local, await rc.hiddenVersions(id));
+      return reply.json(doc, 200, { 'cache-control': 'no-cache' });
+    }
     const up = await upstreamIndex(rc);
     const doc = await registrationDoc(rc, up, id, m.params!.rest!);
     const hidden = await rc.hiddenVersions(id);
@@ -160,4 +191,4 @@ const searchRoute: KindRoute = {
   handle: (rc) => search(rc),
 };
 
-export const routes: readonly KindRoute[] = [serviceIndexRoute, flatIndexRoute, flatFileRoute, registrationRoute, searchRoute];
+export const routes: readonly KindRoute[] = [pushRoute, deleteRoute, relistRoute, serviceIndexRoute, flatIndexRoute, flatFileRoute, registrationRoute, searchRoute];

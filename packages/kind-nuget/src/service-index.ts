@@ -7,6 +7,7 @@ export const HUB_PATHS = {
   flat: 'nuget/v3/flatcontainer/',
   registration: 'nuget/v3/registration/',
   query: 'nuget/v3/query',
+  publish: 'api/v2/package',
 } as const;
 
 /** Every type string clients look for; all versions of a resource point at the same hub route. */
@@ -14,10 +15,10 @@ const REGISTRATION_TYPES = ['RegistrationsBaseUrl', 'RegistrationsBaseUrl/3.0.0-
 const SEARCH_TYPES = ['SearchQueryService', 'SearchQueryService/3.0.0-beta', 'SearchQueryService/3.0.0-rc', 'SearchQueryService/3.5.0'];
 
 /**
- * The service index hub generates (SPEC 1, 4.1): no upstream request. Publishing and repository
- * signatures are left out because hub does not implement them.
+ * The service index hub generates (SPEC 1, 4.1): no upstream request. PackagePublish (push and delete) is named
+ * in local and hybrid registries; repository signatures are left out because hub does not implement them.
  */
-export function hubServiceIndex(baseUrl: string): JsonObject {
+export function hubServiceIndex(baseUrl: string, publish = false): JsonObject {
   const at = (p: string) => `${baseUrl}/${p}`;
   return {
     version: '3.0.0',
@@ -25,6 +26,7 @@ export function hubServiceIndex(baseUrl: string): JsonObject {
       { '@id': at(HUB_PATHS.flat), '@type': 'PackageBaseAddress/3.0.0', comment: 'Flat container: version lists, .nupkg and .nuspec files' },
       ...REGISTRATION_TYPES.map((t) => ({ '@id': at(HUB_PATHS.registration), '@type': t, comment: 'Package metadata (registration index, pages and leaves)' })),
       ...SEARCH_TYPES.map((t) => ({ '@id': at(HUB_PATHS.query), '@type': t, comment: 'Search, passed to the upstream with every URL rewritten' })),
+      ...(publish ? [{ '@id': at(HUB_PATHS.publish), '@type': 'PackagePublish/2.0.0', comment: 'dotnet nuget push and delete' }] : []),
     ],
   };
 }

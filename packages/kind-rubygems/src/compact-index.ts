@@ -110,3 +110,21 @@ export function filterVersions(buf: Buffer, hidden: ReadonlyMap<string, Readonly
   });
   return Buffer.from(head + out.join('\n'));
 }
+
+/**
+ * `/info/<gem>` in a hybrid registry: the upstream's document (null: none) with the lines of versions
+ * published here appended; an upstream line for a token published here is dropped (the local one wins).
+ */
+export function mergeInfo(upstream: Buffer | null, lines: readonly string[]): Buffer {
+  const tokens = new Set(lines.map(firstWord));
+  const { head, lines: up } = upstream ? split(upstream.toString('utf8')) : { head: '---\n', lines: [] };
+  const kept = up.filter((l) => l !== '' && !tokens.has(firstWord(l)));
+  return Buffer.from(head + [...kept, ...lines].map((l) => `${l}\n`).join(''));
+}
+
+/** `/versions` (null: none, as in a local registry) without the lines of the `drop` gems, with `lines` appended. */
+export function appendVersions(upstream: Buffer | null, drop: ReadonlySet<string>, lines: readonly string[]): Buffer {
+  const { head, lines: up } = upstream ? split(upstream.toString('utf8')) : { head: '---\n', lines: [] };
+  const kept = up.filter((l) => l !== '' && !drop.has(firstWord(l)));
+  return Buffer.from(head + [...kept, ...lines].map((l) => `${l}\n`).join(''));
+}

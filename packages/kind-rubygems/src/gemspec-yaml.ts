@@ -11,13 +11,13 @@ export const MAX_DEPENDENCIES = 10_000;
 /** yaml's measure of alias expansion (resolutions x aliases inside the anchor); real gemspecs stay far below. */
 export const MAX_ALIAS_COUNT = 100;
 
-type Node = Record<string, unknown>;
-const isNode = (v: unknown): v is Node => typeof v === 'object' && v !== null && !Array.isArray(v);
-const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+export type Node = Record<string, unknown>;
+export const isNode = (v: unknown): v is Node => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 /** A Gem::Version is a map with `version`; older layouts wrote the bare string. */
-const versionText = (v: unknown): string | undefined => (typeof v === 'string' ? v : isNode(v) && typeof v.version === 'string' ? v.version : undefined);
+export const versionText = (v: unknown): string | undefined => (typeof v === 'string' ? v : isNode(v) && typeof v.version === 'string' ? v.version : undefined);
 
-function readSpec(text: string): Node | undefined {
+export function readSpec(text: string): Node | undefined {
   try {
     // failsafe: every scalar is a string, as Psych meant it (`1.10` stays 1.10). The !ruby/object:Gem::…
     // tags are unknown to yaml, so their nodes are read as the plain maps they are (a warning, not shown).

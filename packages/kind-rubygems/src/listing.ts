@@ -3,10 +3,11 @@
  * index `/info/<gem>` first, the versions API `/api/v1/versions/<gem>.json` when the upstream has no
  * compact index for it. Unlisting is not applied here: unlisted versions stay downloadable.
  */
-import { isHubError, type MetadataSpec, type RequestContext } from '@hub/contract';
+import { errors, isHubError, type MetadataSpec, type RequestContext } from '@hub/contract';
 import { checkCompactIndex, parseInfo, type InfoEntry } from './compact-index.js';
+import { entryOf, localGems, upstreamMayList, type ListingEntry } from './local.js';
 
-export type Listing = ReadonlyMap<string, InfoEntry>;
+export type Listing = ReadonlyMap<string, ListingEntry>;
 
 export const infoSpec = (rc: RequestContext, name: string): MetadataSpec => ({
   key: `info:${name}`,
@@ -38,8 +39,28 @@ export function parseVersionsApi(buf: Buffer): InfoEntry[] | null {
 
 const toMap = (entries: InfoEntry[]): Listing => new Map(entries.map((e) => [e.token, e]));
 
-/** The upstream's listing of `name`; throws not_found when neither document knows the gem. */
+/**
+ * The listing of `name`: the versions published here (local.ts) and, where the mode lets the upstream
+ * be asked, the upstream's, a local token winning over the upstream's; not_found when none knows the gem.
+ */
 export async function listing(rc: RequestContext, name: string): Promise<Listing> {
+  const local = (await localGems(rc, name)).map(entryOf);
+  if (!(await upstreamMayList(rc, name))) {
+    if (local.length === 0) throw errors.notFound(`no version of ${name} is published here`);
+    return toMap(local);
+  }
+  let upstream: Listing;
+  try {
+    upstream = await upstreamListing(rc, name);
+  } catch (e) {
+    if (local.length === 0 || !isHubError(e) || e.code !== 'not_found') throw e;
+    upstream = new Map();
+  }
+  return local.length ? new Map([...upstream, ...toMap(local)]) : upstream;
+}
+
+/** The upstream's listing of `name`; throws not_found when neither document knows the gem. */
+async function upstreamListing(rc: RequestContext, name: string): Promise<Listing> {
   try {
     const doc = await rc.metadata(infoSpec(rc, name));
     return doc.derive('info-listing', (b) => toMap(parseInfo(b)));

@@ -12,7 +12,7 @@
  * Unlisted versions resolve like any other: they stay downloadable by exact file name.
  */
 import { errors, isHubError, type HubError, type RequestContext } from '@hub/contract';
-import type { InfoEntry } from './compact-index.js';
+import type { ListingEntry } from './local.js';
 import { listing } from './listing.js';
 import { splits } from './names.js';
 
@@ -20,7 +20,7 @@ export interface Resolved {
   name: string;
   token: string;
   /** The listing's entry (with the sha256 the upstream publishes). */
-  entry?: InfoEntry;
+  entry?: ListingEntry;
   /** Set when the listing does not vouch for this file: serve a held copy, else throw this. */
   unlisted?: HubError;
 }

@@ -1,12 +1,18 @@
-import { errors, reply, type KindRoute, type MetadataSpec, type Reply, type RequestContext, type RouteMatch } from '@hub/contract';
-import { checkCompactIndex, filterInfo, filterVersions, md5hex, versionsNames } from './compact-index.js';
-import { checkGemDoc, serveGemDoc, type GemDoc } from './gem-api.js';
+import { errors, isHubError, reply, type KindRoute, type MetadataDoc, type MetadataSpec, type Reply, type RequestContext, type RouteMatch } from '@hub/contract';
+import { appendVersions, checkCompactIndex, filterInfo, filterVersions, md5hex, mergeInfo, versionsNames } from './compact-index.js';
+import { checkGemDoc, latestListed, serveGemDoc, type GemDoc } from './gem-api.js';
+import { requirementText, tokenOf, type GemMeta } from './gem-package.js';
 import { indexReply, TEXT } from './index-reply.js';
 import { infoSpec, listing } from './listing.js';
-import { fileName, isGemName, splits } from './names.js';
+import { entryOf, infoLine, localGems, localNames, upstreamMayList } from './local.js';
+import { fileName, isGemName, isHidden, splits } from './names.js';
+import { push, yank } from './publish.js';
+import { quickSpec } from './quick-spec.js';
 import { resolveFile } from './resolve.js';
-import { decodeSpecs, filterSpecs, specsNames } from './specs.js';
+import { decodeSpecs, entryOfItem, filterSpecs, localSpecsItems, mergeSpecs, specsNames, type SpecsFile } from './specs.js';
 import { hiddenAmong, signature } from './unlisted.js';
+
+const isNotFound = (e: unknown) => isHubError(e) && e.code === 'not_found';
 
 const SPECS_FILES = new Set(['specs.4.8.gz', 'latest_specs.4.8.gz', 'prerelease_specs.4.8.gz']);
 
@@ -33,6 +39,8 @@ async function gemFile(rc: RequestContext, base: string, what: 'gem' | 'gemspec'
   const r = await resolveFile(rc, base);
   const file = fileName(r.name, r.token);
   const gem = what === 'gem';
+  // Published here: the .gem is the stored file (served first); the gemspec is generated from the database.
+  if (!gem && r.entry?.local) return reply.bytes(quickSpec(r.entry.local), 'application/octet-stream', { 'cache-control': 'no-cache' });
   const sha = gem ? r.entry?.sha256 : undefined;
   return rc.artifact({
     key: gem ? `gems/${r.name}/${file}.gem` : `quick/${r.name}/${file}.gemspec.rz`,
@@ -48,17 +56,57 @@ async function gemFile(rc: RequestContext, base: string, what: 'gem' | 'gemspec'
   });
 }
 
-/** `/info/<gem>` as hub serves it: unlisted versions dropped. */
+/**
+ * `/info/<gem>` as hub serves it: unlisted versions dropped. Versions published here are generated from
+ * the database and appended to the upstream's lines (hybrid), or alone (local, or a name owned here).
+ */
 async function servedInfo(rc: RequestContext, name: string): Promise<{ body: Buffer; stale: boolean }> {
-  const doc = await rc.metadata(infoSpec(rc, name));
+  const local = await localGems(rc, name);
   const hidden = await rc.hiddenVersions(name);
-  return { body: doc.derive(`served:${[...hidden].sort().join(',')}`, (b) => filterInfo(b, hidden)), stale: doc.stale };
+  let doc: MetadataDoc | null = null;
+  if (await upstreamMayList(rc, name)) {
+    try {
+      doc = await rc.metadata(infoSpec(rc, name));
+    } catch (e) {
+      if (local.length === 0 || !isNotFound(e)) throw e;
+    }
+    if (doc && local.length === 0) return { body: doc.derive(`served:${[...hidden].sort().join(',')}`, (b) => filterInfo(b, hidden)), stale: doc.stale };
+  }
+  if (!doc && local.length === 0) throw errors.notFound(`no version of ${name} is published here`);
+  return { body: filterInfo(mergeInfo(doc?.body ?? null, local.map(infoLine)), hidden), stale: doc?.stale ?? false };
+}
+
+/**
+ * The gems published here as `/versions` lines (each with the md5 of the `/info/<gem>` hub serves), and the
+ * names whose upstream lines must go (local registry, or owned here).
+ */
+async function localVersionsLines(rc: RequestContext): Promise<{ drop: Set<string>; lines: string[] }> {
+  const drop = new Set<string>();
+  const lines: string[] = [];
+  for (const name of await localNames(rc)) {
+    if (!(await upstreamMayList(rc, name))) drop.add(name);
+    const hidden = await rc.hiddenVersions(name);
+    const tokens = (await localGems(rc, name)).map(tokenOf).filter((t) => !isHidden(hidden, t));
+    if (tokens.length === 0) continue;
+    const info = await servedInfo(rc, name).catch(() => null);
+    if (info) lines.push(`${name} ${tokens.join(',')} ${md5hex(info.body)}`);
+  }
+  return { drop, lines };
 }
 
 const indexSpec = (rc: RequestContext, path: string): MetadataSpec => ({ key: path, url: `${rc.registry.upstream}/${path}`, check: checkCompactIndex });
 
-/** `/versions` as hub serves it: unlisted versions dropped and the md5s of changed info files recomputed. */
+/** `/versions` as hub serves it: the upstream's (none in a local registry), then the gems published here. */
 async function servedVersions(rc: RequestContext): Promise<{ body: Buffer; stale: boolean }> {
+  const up = rc.registry.mode === 'local' ? null : await upstreamVersions(rc);
+  if (rc.registry.mode === 'proxy') return up!;
+  const { drop, lines } = await localVersionsLines(rc);
+  if (up && drop.size === 0 && lines.length === 0) return up;
+  return { body: appendVersions(up?.body ?? null, drop, lines), stale: up?.stale ?? false };
+}
+
+/** The upstream's `/versions`: unlisted versions dropped and the md5s of changed info files recomputed. */
+async function upstreamVersions(rc: RequestContext): Promise<{ body: Buffer; stale: boolean }> {
   const doc = await rc.metadata(indexSpec(rc, 'versions'));
   const hidden = await hiddenAmong(rc, doc.derive('gem-names', versionsNames));
   // Said once per upstream document (derive memoises by its bytes), not on every request.
@@ -94,8 +142,10 @@ const names: KindRoute = {
   id: 'names',
   match: (s) => (s.length === 1 && s[0] === 'names' ? {} : null),
   async handle(rc) {
-    const doc = await rc.metadata(indexSpec(rc, 'names'));
-    return indexReply(rc, doc.body, { stale: doc.stale, ranges: true });
+    const doc = rc.registry.mode === 'local' ? null : await rc.metadata(indexSpec(rc, 'names'));
+    const local = rc.registry.mode === 'proxy' ? [] : await localNames(rc);
+    if (doc && local.length === 0) return indexReply(rc, doc.body, { stale: doc.stale, ranges: true });
+    return indexReply(rc, appendVersions(doc?.body ?? null, new Set(local), local), { stale: doc?.stale ?? false, ranges: true });
   },
 };
 
@@ -113,6 +163,10 @@ const specs: KindRoute = {
   match: (s) => (s.length === 1 && SPECS_FILES.has(s[0]!) ? { params: { file: s[0]! } } : null),
   async handle(rc, m) {
     const file = m.params!.file!;
+    if (rc.registry.mode !== 'proxy') {
+      const local = await localSpecs(rc, file as SpecsFile);
+      if (rc.registry.mode === 'local' || local.names.length > 0) return indexReply(rc, await mergedSpecs(rc, file, local), { stale: false, contentType: 'application/octet-stream' });
+    }
     const doc = await rc.metadata({ key: file, url: `${rc.registry.upstream}/${file}`, check: checkGzip });
     let items;
     try {
@@ -140,12 +194,71 @@ const gemspec: KindRoute = {
   handle: (rc, m) => gemFile(rc, m.params!.base!, 'gemspec'),
 };
 
+/** The specs entries of the gems published here, unlisted versions left out; and the names owned here. */
+async function localSpecs(rc: RequestContext, file: SpecsFile): Promise<{ names: string[]; drop: Set<string>; items: ReturnType<typeof localSpecsItems> }> {
+  const names = await localNames(rc);
+  const drop = new Set<string>();
+  const gems: GemMeta[] = [];
+  for (const name of names) {
+    if (!(await upstreamMayList(rc, name))) drop.add(name);
+    const hidden = await rc.hiddenVersions(name);
+    gems.push(...(await localGems(rc, name)).filter((g) => !isHidden(hidden, tokenOf(g))));
+  }
+  return { names, drop, items: localSpecsItems(gems, file) };
+}
+
+/** A hybrid (or local) specs document: the upstream's entries, unlisted and owned names left out, then the local ones. */
+async function mergedSpecs(rc: RequestContext, file: string, local: Awaited<ReturnType<typeof localSpecs>>): Promise<Buffer> {
+  if (rc.registry.mode === 'local') return mergeSpecs(null, local.drop, local.items);
+  const doc = await rc.metadata({ key: file, url: `${rc.registry.upstream}/${file}`, check: checkGzip });
+  let items;
+  try {
+    items = doc.derive('items', decodeSpecs);
+  } catch (e) {
+    throw errors.upstream(`the upstream's ${file} cannot be read: ${(e as Error).message}`);
+  }
+  // Too large to decode: the upstream's document as it is (bundler and gem's compact-index mode never read it).
+  if (!items) return doc.body;
+  const hidden = (await hiddenAmong(rc, doc.derive('gem-names', () => specsNames(items)))) ?? new Map<string, ReadonlySet<string>>();
+  const kept = items.filter((i) => {
+    const e = entryOfItem(i);
+    return !e || !isHidden(hidden.get(e.name) ?? new Set(), e.token);
+  });
+  return mergeSpecs(kept, local.drop, local.items);
+}
+
+/** `/api/v1/gems/<gem>.json` for a gem published here: its highest listed version, from the database. */
+function localGemDoc(rc: RequestContext, m: GemMeta): GemDoc {
+  const deps = (type: 'runtime' | 'development') => m.dependencies.filter((d) => d.type === type).map((d) => ({ name: d.name, requirements: requirementText(d.requirement, ', ') }));
+  return {
+    name: m.name,
+    downloads: 0,
+    version: m.version,
+    platform: m.platform,
+    authors: m.authors.join(', '),
+    info: m.description || m.summary,
+    licenses: m.licenses,
+    metadata: m.metadata,
+    yanked: false,
+    sha: m.sha256,
+    gem_uri: `${rc.baseUrl}/gems/${fileName(m.name, tokenOf(m))}.gem`,
+    homepage_uri: m.homepage,
+    dependencies: { development: deps('development'), runtime: deps('runtime') },
+  };
+}
+
 /** SPEC 4.1: `/api/v1/gems/<gem>.json`. */
 const gemApi: KindRoute = {
   id: 'gem-api',
   match: (s) => (s.length === 4 && s[0] === 'api' && s[1] === 'v1' && s[2] === 'gems' && s[3]!.endsWith('.json') ? { coordinate: { name: checkedName(s[3]!.slice(0, -5)) } } : null),
   async handle(rc, m) {
     const name = m.coordinate!.name;
+    if (!(await upstreamMayList(rc, name))) {
+      const hidden = await rc.hiddenVersions(name);
+      const latest = latestListed(new Map((await localGems(rc, name)).map((g) => [tokenOf(g), entryOf(g)])), hidden) as ReturnType<typeof entryOf> | null;
+      if (!latest?.local) throw errors.notFound(`${name} has no listed version published here`);
+      return reply.json(localGemDoc(rc, latest.local), 200, { 'cache-control': 'no-cache' });
+    }
     const doc = await rc.metadata({ key: `gem-api:${name}`, url: `${rc.registry.upstream}/api/v1/gems/${name}.json`, check: checkGemDoc });
     const hidden = await rc.hiddenVersions(name);
     const served = await serveGemDoc(
@@ -157,4 +270,4 @@ const gemApi: KindRoute = {
   },
 };
 
-export const routes: readonly KindRoute[] = [root, versions, names, info, specs, gems, gemspec, gemApi];
+export const routes: readonly KindRoute[] = [root, versions, names, info, specs, gems, gemspec, gemApi, push, yank];

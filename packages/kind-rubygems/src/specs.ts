@@ -9,7 +9,9 @@
 import zlib from 'node:zlib';
 import { gunzipCapped } from '@hub/contract';
 import { decode, encode, MSym, type MValue } from './marshal.js';
+import type { GemMeta } from './gem-package.js';
 import { isHidden } from './names.js';
+import { compareGemVersions, isPrerelease } from './version.js';
 
 /** The largest inflated specs document, and the most entries, hub decodes to apply unlisting. */
 export const MAX_SPECS_BYTES = 64 * 1024 * 1024;
@@ -23,7 +25,7 @@ export interface Entry {
 const text = (v: MValue): string | null => (v && typeof v === 'object' && !(v instanceof MSym) && v.t === 'string' ? v.bytes.toString('utf8') : null);
 
 /** `[name, version, platform]` as a gem name and version token; null for any other shape. */
-function entryOf(v: MValue): Entry | null {
+export function entryOfItem(v: MValue): Entry | null {
   if (!v || typeof v !== 'object' || v instanceof MSym || v.t !== 'array' || v.items.length !== 3) return null;
   const [n, ver, plat] = v.items;
   const name = text(n!);
@@ -50,15 +52,46 @@ export function decodeSpecs(gz: Buffer): MValue[] | null {
 }
 
 /** The entries as `<name> <token>`, the ones of another shape left out. */
-export const specsEntries = (items: MValue[]): Entry[] => items.map(entryOf).filter((e): e is Entry => e !== null);
+export const specsEntries = (items: MValue[]): Entry[] => items.map(entryOfItem).filter((e): e is Entry => e !== null);
 export const specsNames = (items: MValue[]): string[] => [...new Set(specsEntries(items).map((e) => e.name))];
 
 /** The specs document without the entries of unlisted versions; the same bytes when none are listed. */
 export function filterSpecs(gz: Buffer, items: MValue[], hidden: ReadonlyMap<string, ReadonlySet<string>>): Buffer {
   const kept = items.filter((i) => {
-    const e = entryOf(i);
+    const e = entryOfItem(i);
     return !e || !isHidden(hidden.get(e.name) ?? new Set(), e.token);
   });
   if (kept.length === items.length) return gz;
   return zlib.gzipSync(encode({ t: 'array', items: kept }));
+}
+
+export type SpecsFile = 'specs.4.8.gz' | 'latest_specs.4.8.gz' | 'prerelease_specs.4.8.gz';
+
+const rstr = (s: string): MValue => ({ t: 'string', bytes: Buffer.from(s, 'utf8') });
+const specsItem = (m: Pick<GemMeta, 'name' | 'version' | 'platform'>): MValue => ({
+  t: 'array',
+  items: [rstr(m.name), { t: 'userMarshal', cls: new MSym(Buffer.from('Gem::Version')), data: { t: 'array', items: [rstr(m.version)] } }, rstr(m.platform)],
+});
+
+/** The entries of `file` for gems published here: releases, the latest release per name and platform, or prereleases. */
+export function localSpecsItems(gems: readonly GemMeta[], file: SpecsFile): MValue[] {
+  if (file === 'prerelease_specs.4.8.gz') return gems.filter((g) => isPrerelease(g.version)).map(specsItem);
+  const releases = gems.filter((g) => !isPrerelease(g.version));
+  if (file === 'specs.4.8.gz') return releases.map(specsItem);
+  const latest = new Map<string, GemMeta>();
+  for (const g of releases) {
+    const key = `${g.name} ${g.platform}`;
+    const seen = latest.get(key);
+    if (!seen || compareGemVersions(g.version, seen.version) > 0) latest.set(key, g);
+  }
+  return [...latest.values()].map(specsItem);
+}
+
+/** A specs document: the upstream's entries (null: none) less those of the `drop` gems, then the local ones. */
+export function mergeSpecs(upstream: MValue[] | null, drop: ReadonlySet<string>, local: MValue[]): Buffer {
+  const kept = (upstream ?? []).filter((i) => {
+    const e = entryOfItem(i);
+    return !e || !drop.has(e.name);
+  });
+  return zlib.gzipSync(encode({ t: 'array', items: [...kept, ...local] }));
 }

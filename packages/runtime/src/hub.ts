@@ -9,7 +9,6 @@ import { adminTokenFromEnv, bootstrapAdmin } from './auth/bootstrap.js';
 import { loadUrlSigner } from './auth/signed-urls.js';
 import { createArtifactCache, type ArtifactCache } from './cache/artifact-cache.js';
 import { createMetadataCache } from './cache/metadata-cache.js';
-import { createLocalStore } from './local/local-store.js';
 import { startMaintenance } from './jobs/maintenance.js';
 import type { HubConfig } from './config/schema.js';
 import type { RegistryKind } from '@hub/contract';
@@ -105,7 +104,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     flushIntervalMs: config.audit_log.flush_interval_ms,
     batchRows: config.audit_log.batch_rows,
   });
-  const services = createHubServices(db, auth, audit);
+  const services = createHubServices(db, blobs, auth, audit);
   const bucket = { ratePerSec: config.limits.rate_per_ip, burst: config.limits.burst_per_ip };
   const challengeBucket = { ratePerSec: config.limits.challenges_per_ip, burst: config.limits.challenge_burst_per_ip };
   const redis = config.limits.rate_store === 'redis' ? createRedisClient(config.redis.url!) : undefined;
@@ -176,7 +175,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
       servesHost: (host) => servedHosts.has(host.toLowerCase()),
       signer,
       refusals,
-      local: createLocalStore({ db, blobs }),
+      local: services.local,
       onPublished: (e) => void events.emit('package_published', e).catch((err: Error) => log.warn({ err: err.message }, 'package_published event not recorded')),
     }),
   });

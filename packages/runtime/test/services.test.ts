@@ -5,6 +5,7 @@ import t, { type Test } from 'tap';
 import { storeTiers } from '@hub/testkit';
 import { createDb, migrate, runtimeMigrations } from '../src/internal.js';
 import { createHubServices } from '../src/services/hub-services.js';
+import { createFsBlobStore } from '../src/storage/blobs/fs.js';
 
 /** The services are their tables' only writers and keep their own memos current: no caller invalidates anything. */
 const { tiers, skipped } = storeTiers();
@@ -15,7 +16,10 @@ async function services(t: Test, database: Parameters<typeof createDb>[0]) {
   t.teardown(() => db.destroy());
   await migrate(db, [{ id: 'runtime', migrations: runtimeMigrations }]);
   let authDrops = 0;
-  return { db, s: createHubServices(db, { invalidate: () => authDrops++ }, { flush: async () => {} }), authDrops: () => authDrops };
+  const blobDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-services-blobs-'));
+  t.teardown(() => fs.rmSync(blobDir, { recursive: true, force: true }));
+  const blobs = createFsBlobStore(blobDir);
+  return { db, blobs, s: createHubServices(db, blobs, { invalidate: () => authDrops++ }, { flush: async () => {} }), authDrops: () => authDrops };
 }
 
 for (const store of tiers) {
@@ -62,5 +66,43 @@ for (const store of tiers) {
     t.ok(revoked?.revoked_at);
     t.equal((await s.tokens.revoke(row.id))?.revoked_at, revoked?.revoked_at, 'revoking twice keeps the first time');
     t.equal(authDrops(), 5, "every change to a user or token drops this replica's token lookups");
+  });
+
+  t.test(`${store.name}: published files, versions, tombstones and the quota`, async (t) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-services-'));
+    t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const { s, blobs } = await services(t, await store.database(t, dir));
+    const local = s.local.forRegistry('files', { maxPublishBytes: 1000, quotaBytes: 2500 }, 'ci');
+    const file = (v: string, body: Buffer) => ({ key: `tool/${v}/tool.bin`, coordinate: { name: 'tool', version: v }, contentType: 'application/octet-stream', body });
+
+    const stored = await local.putFile(file('1.0.0', Buffer.alloc(1000, 1)));
+    t.equal(stored.size, 1000);
+    await local.addVersion('tool', '1.0.0', { note: 'kept for listings' });
+    await t.rejects(local.addVersion('tool', '1.0.0'), { code: 'conflict' }, 'a version is published once');
+    await t.rejects(local.putFile(file('1.0.0', Buffer.alloc(10))), { code: 'conflict' }, 'a published file never changes');
+    await t.rejects(local.putFile(file('9.9.9', Buffer.alloc(1001))), { code: 'payload_too_large' });
+    t.match(await local.versions('tool'), [{ name: 'tool', version: '1.0.0', publisher: 'ci', yanked: false, meta: { note: 'kept for listings' } }]);
+    t.ok(await local.ownsName('tool'), 'a published name is local_only by default');
+
+    // Ten publishes at once against 1,500 bytes of quota left: one statement decides each, so at most one fits.
+    const racing = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => local.putFile(file(`2.0.${i}`, Buffer.alloc(1000, i + 2)))));
+    t.equal(racing.filter((r) => r.status === 'fulfilled').length, 1, 'one fits');
+    t.ok(racing.every((r) => r.status === 'fulfilled' || (r.reason as { code?: string }).code === 'insufficient_storage'), 'the rest are 507');
+    t.same(fs.readdirSync(blobs.tmpDir), [], 'no spool file left');
+
+    t.ok(await local.updateVersion('tool', '1.0.0', { yanked: true, deprecated: 'use 2' }));
+    t.match(await local.versions('tool'), [{ version: '1.0.0', yanked: true, deprecated: 'use 2' }]);
+    t.ok(await local.deleteVersion('tool', '1.0.0'));
+    t.same(await local.tombstones('tool'), ['1.0.0']);
+    t.same(await local.versions('tool'), []);
+    t.equal(await local.file('tool/1.0.0/tool.bin'), null, 'its file is gone');
+    t.equal(await blobs.readAll(stored.sha256), null, 'and its blob');
+    await t.rejects(local.putFile(file('1.0.0', Buffer.alloc(5))), { code: 'conflict' }, 'a deleted version is never published again');
+    await t.rejects(local.addVersion('tool', '1.0.0'), { code: 'conflict' });
+    const fitsAgain = await local.putFile(file('3.0.0', Buffer.alloc(1000, 9)));
+    t.equal(fitsAgain.size, 1000, 'deleting gave its bytes back to the quota');
+    t.match(await s.local.packages('files'), [{ registry: 'files', name: 'tool', local_only: true }]);
+    t.ok(await s.local.setLocalOnly('files', 'tool', false));
+    t.notOk(await local.ownsName('tool'));
   });
 }

@@ -6,6 +6,7 @@ import { cacheRoutes } from './cache.js';
 import { eventRoutes } from './events.js';
 import { healthRoutes } from './health.js';
 import { ipBlockRoutes } from './ip-blocks.js';
+import { localPackageRoutes } from './local-packages.js';
 import { policyRoutes } from './policies.js';
 import { tokenRoutes } from './tokens.js';
 import { unlistRoutes } from './unlist.js';
@@ -24,4 +25,5 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   ...cacheRoutes,
   ...eventRoutes,
   ...healthRoutes,
+  ...localPackageRoutes,
 ];

@@ -1,4 +1,7 @@
-/** packages unlist|relist: POST and DELETE /api/v1/admin/unlist with {registry, package_name, version}. */
+/**
+ * packages unlist|relist|unlisted: /api/v1/admin/unlist. packages publish-status|published|unpublish:
+ * /api/v1/admin/local-packages (what was published to local and hybrid registries).
+ */
 import { adminCommand, commandGroup, connectionHelp } from '../command.js';
 import { optionOrPositional, str } from '../options.js';
 import { coordinate, printJson, rowsOf, table } from '../output.js';
@@ -101,17 +104,139 @@ ${connectionHelp('system:read')}`,
   },
 });
 
+const publishStatus = adminCommand({
+  name: 'packages publish-status',
+  help: `Usage: hub packages publish-status <registry> <package>
+       hub packages publish-status --registry R --package P
+
+Shows a package published to a local or hybrid registry: its versions (who published each, when,
+yanked or deprecated), the tombstones of deleted versions (their numbers are never published
+again), and whether the upstream is ever asked about the name (local_only).
+
+Options:
+  --registry R       the registry name from hub.toml (required)
+  --package P        the canonical package name (required)
+
+Needs permission system:read.
+
+Example:
+  hub packages publish-status npm-internal @acme/tools
+
+${connectionHelp('system:read')}`,
+  options: { registry: { type: 'string' }, package: { type: 'string' } },
+  positionals: { min: 0, max: 2 },
+  async run({ io, values, positionals, json, api, command }) {
+    const registry = optionOrPositional(values, 'registry', positionals[0], command, { required: true })!;
+    const pkg = optionOrPositional(values, 'package', positionals[1], command, { required: true })!;
+    const answer = (await api.call('GET', '/api/v1/admin/local-packages/status', { query: { registry, package: pkg } })) as {
+      local_only: boolean;
+      versions: Array<Record<string, unknown>>;
+      tombstones: string[];
+    };
+    if (json) return (printJson(io, answer), 0);
+    io.out(`${coordinate(registry, pkg)}: ${answer.versions.length} version(s) published; ${answer.local_only ? 'local only: the upstream is never asked about this name' : 'the upstream may also serve this name'}\n`);
+    if (answer.versions.length)
+      table(
+        io,
+        [
+          { header: 'VERSION', keys: ['version'] },
+          { header: 'PUBLISHED', keys: ['published_at'] },
+          { header: 'PUBLISHER', keys: ['publisher'] },
+          { header: 'YANKED', keys: ['yanked'] },
+          { header: 'DEPRECATED', keys: ['deprecated'] },
+        ],
+        answer.versions,
+      );
+    if (answer.tombstones.length) io.out(`deleted, never to be published again: ${answer.tombstones.join(', ')}\n`);
+    return 0;
+  },
+});
+
+const published = adminCommand({
+  name: 'packages published',
+  help: `Usage: hub packages published [--registry R]
+
+Lists the packages published to local and hybrid registries.
+
+Options:
+  --registry R       only this registry
+
+Needs permission system:read.
+
+Example:
+  hub packages published --registry npm-internal
+
+${connectionHelp('system:read')}`,
+  options: { registry: { type: 'string' } },
+  async run({ io, values, json, api, command }) {
+    const answer = await api.call('GET', '/api/v1/admin/local-packages', { query: { registry: str(values, 'registry', command) } });
+    const rows = rowsOf(answer, 'packages');
+    if (json) printJson(io, answer);
+    else if (!rows.length) io.err('nothing published\n');
+    else
+      table(
+        io,
+        [
+          { header: 'REGISTRY', keys: ['registry'] },
+          { header: 'PACKAGE', keys: ['name'] },
+          { header: 'LOCAL_ONLY', keys: ['local_only'] },
+          { header: 'CREATED', keys: ['created_at'] },
+        ],
+        rows,
+      );
+    return 0;
+  },
+});
+
+const unpublish = adminCommand({
+  name: 'packages unpublish',
+  help: `Usage: hub packages unpublish <registry> <package> <version>
+       hub packages unpublish --registry R --package P --version V
+
+Deletes a published version and its files. A tombstone stays: the version number can never be
+published again (clients and lock files that saw it must not get other bytes under it).
+
+Options:
+  --registry R       the registry name from hub.toml (required)
+  --package P        the canonical package name (required)
+  --version V        the version (required)
+
+Needs permission system:write.
+
+Example:
+  hub packages unpublish npm-internal @acme/tools 1.2.0
+
+${connectionHelp('system:write')}`,
+  options: OPTIONS,
+  positionals: { min: 0, max: 3 },
+  async run({ io, values, positionals, json, api, command }) {
+    const body = {
+      registry: optionOrPositional(values, 'registry', positionals[0], command, { required: true })!,
+      package_name: optionOrPositional(values, 'package', positionals[1], command, { required: true })!,
+      version: optionOrPositional(values, 'version', positionals[2], command, { required: true })!,
+    };
+    const answer = await api.call('DELETE', '/api/v1/admin/local-packages/versions', { body });
+    if (json) printJson(io, answer);
+    else io.out(`unpublished ${coordinate(body.registry, body.package_name, body.version)}; its version number stays taken\n`);
+    return 0;
+  },
+});
+
 export const packages = commandGroup(
   'packages',
-  `Usage: hub packages <unlist|relist|unlisted> [options]
+  `Usage: hub packages <sub-command> [options]
 
-Hides versions from listings while keeping them downloadable by exact version.
+Hides versions from listings while keeping them downloadable by exact version, and shows what was
+published to local and hybrid registries.
 
 Sub-commands:
-  unlist --registry R --package P --version V   unlist a version (system:write)
-  relist --registry R --package P --version V   list it again (system:write)
-  unlisted [--registry R] [--package P]         list unlisted versions (system:read)
+  unlist --registry R --package P --version V      unlist a version (system:write)
+  relist --registry R --package P --version V      list it again (system:write)
+  unlisted [--registry R] [--package P]            list unlisted versions (system:read)
+  published [--registry R]                         list published packages (system:read)
+  publish-status <registry> <package>              versions and tombstones of one (system:read)
+  unpublish <registry> <package> <version>         delete a published version (system:write)
 
 Run 'hub packages <sub-command> --help' for its options.`,
-  { unlist: listingCommand('unlist'), relist: listingCommand('relist'), unlisted },
+  { unlist: listingCommand('unlist'), relist: listingCommand('relist'), unlisted, published, 'publish-status': publishStatus, unpublish },
 );

@@ -203,7 +203,27 @@ export function createLocalStore(o: LocalStoreOptions) {
     };
   }
 
-  return { forRegistry };
+  return {
+    forRegistry,
+    /** Packages published here (in one registry, or all), by name. */
+    async packages(registry?: string): Promise<LocalPackage[]> {
+      const q = db('local_packages').orderBy('registry').orderBy('name').limit(10_000);
+      if (registry !== undefined) q.where({ registry });
+      const rows = await q.select('registry', 'name', 'local_only', 'created_at');
+      return rows.map((r) => ({ registry: r.registry, name: r.name, local_only: Boolean(r.local_only), created_at: Number(r.created_at) }));
+    },
+    /** Whether a hybrid registry may ask its upstream about a name published here; false when there is no such package. */
+    async setLocalOnly(registry: string, name: string, localOnly: boolean): Promise<boolean> {
+      return (await db('local_packages').where(byName(registry, name)).update({ local_only: localOnly })) > 0;
+    },
+  };
+}
+
+export interface LocalPackage {
+  registry: string;
+  name: string;
+  local_only: boolean;
+  created_at: number;
 }
 
 export type LocalStore = ReturnType<typeof createLocalStore>;

@@ -65,7 +65,8 @@ export function createAccessControl(auth: Authenticator, policies: PolicySource,
     async subject(ctx) {
       const a = audit(ctx);
       try {
-        const s = await auth.subject(ctx.get('authorization') || undefined);
+        // NuGet sends its API key (`dotnet nuget push --api-key`) in a header of its own, as a bare token.
+        const s = await auth.subject(ctx.get('authorization') || ctx.get('x-nuget-apikey') || undefined);
         ctx.state.subject = s;
         a.user_id = s.user_id;
         a.token_id = s.token_id;

@@ -3,6 +3,8 @@ import type { AuditLog } from '../audit/audit-log.js';
 import type { Authenticator } from '../auth/authenticate.js';
 import { createAccessLog, type AccessLog } from './access-log.js';
 import { createArtifactPins, type ArtifactPins } from './artifact-pins.js';
+import { createLocalStore, type LocalStore } from '../local/local-store.js';
+import type { BlobStore } from '../storage/blobs/blob-store.js';
 import { createBlocks, type Blocks } from './blocks.js';
 import { createHeldArtifacts, type HeldArtifacts } from './held-artifacts.js';
 import { createTokens, type Tokens } from './tokens.js';
@@ -21,9 +23,11 @@ export interface HubServices {
   pins: ArtifactPins;
   held: HeldArtifacts;
   accessLog: AccessLog;
+  /** What was published to local and hybrid registries: versions, tombstones, local_only names. */
+  local: LocalStore;
 }
 
-export function createHubServices(db: Knex, auth: Pick<Authenticator, 'invalidate'>, audit: Pick<AuditLog, 'flush'>): HubServices {
+export function createHubServices(db: Knex, blobs: BlobStore, auth: Pick<Authenticator, 'invalidate'>, audit: Pick<AuditLog, 'flush'>): HubServices {
   return {
     blocks: createBlocks(db),
     unlisting: createUnlisting(db),
@@ -32,5 +36,6 @@ export function createHubServices(db: Knex, auth: Pick<Authenticator, 'invalidat
     pins: createArtifactPins(db),
     held: createHeldArtifacts(db),
     accessLog: createAccessLog(db, audit),
+    local: createLocalStore({ db, blobs }),
   };
 }
