@@ -128,7 +128,9 @@ async function storeFile(rc: RequestContext, r: FileRequest): Promise<void> {
   }
   if (isMainPom(r)) {
     await rc.local.addVersion(coordinate.name, coordinate.version!);
-    rc.recordAction('publish', coordinate);
+    rc.recordAction('publish', coordinate, r.path);
+  } else {
+    rc.recordAction('upload', coordinate, r.path);
   }
 }
 
@@ -185,10 +187,12 @@ export const publishRoute: KindRoute = {
       throw errors.badRequest(`${r.coordinate.name}:${version}: hub does not take SNAPSHOT deploys (a published version never changes); deploy a release version`);
     if (r.type === 'metadata') {
       await dropMetadata(rc);
+      rc.recordAction('upload', r.coordinate, `${r.path}${r.checksum ? `.${r.checksum}` : ''} (not kept: hub generates it)`);
       return reply.json({ path: r.path, stored: false, note: 'hub generates maven-metadata.xml from the versions published here' }, 201);
     }
     if (r.role === 'checksum') {
       await checkChecksum(rc, r);
+      rc.recordAction('upload', r.coordinate, `${r.path} (matches hub's own)`);
       return reply.json({ path: r.path, verified: true }, 201);
     }
     await storeFile(rc, r);

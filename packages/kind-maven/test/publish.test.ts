@@ -160,6 +160,8 @@ t.test('a deploy to a local registry: files and every checksum come back, the ve
   const rows = await s.hub.db('access_events').where({ action: 'publish' }).orderBy('id').select('user_id', 'package', 'version');
   t.same(rows.map((r) => r.version), ['1.0', '1.2', '1.10'], 'one audit row per version (when its POM arrives)');
   t.equal(rows[0]?.user_id, 'ci');
+  const uploads = await s.hub.db('access_events').where({ action: 'upload', version: '1.0' }).count({ n: '*' }).first();
+  t.equal(Number(uploads?.n), 5, 'the jar and the four checksum PUTs of 1.0 are upload rows (the POM is the publish)');
   t.equal((await s.hub.db('events').where({ type: 'package_published' })).length, 3, 'a package_published event each');
 });
 
@@ -247,7 +249,7 @@ t.test('hybrid: a name published here is never asked of the upstream; one marked
   t.equal(s.upstream.count(`/${CORE}/`), 0, 'the upstream was never asked about the name');
 
   // An operator may let the upstream serve the name again (local_only off): the listings merge.
-  await s.hub.db('local_packages').where({ name: NAME2 }).update({ local_only: false });
+  t.ok(await s.hub.services.local.setLocalOnly('m', NAME2, false));
   const merged = (await s.get(`${CORE}/maven-metadata.xml`)).body.toString();
   t.match(merged, /<versions>\s*<version>1\.1<\/version>\s*<version>1\.2<\/version>\s*<version>1\.3\.RC2<\/version>\s*<version>1\.3<\/version>\s*<version>5\.0-internal<\/version>\s*<\/versions>/, 'upstream and local, each once');
   t.match(merged, /<release>5\.0-internal<\/release>/);
