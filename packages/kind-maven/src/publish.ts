@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { Transform, type Readable } from 'node:stream';
+import { pipeline, Transform, type Readable } from 'node:stream';
 import { errors, isHubError, reply, type Digest, type KindRoute, type RequestContext, type RouteMatch } from '@hub/contract';
 import { checkChecksumHead } from './checks.js';
 import { CHECKSUMS, isSnapshot, parseRequest, type ChecksumAlgorithm, type MavenRequest } from './layout.js';
@@ -110,14 +110,15 @@ async function storeFile(rc: RequestContext, r: FileRequest): Promise<void> {
     checkPom(body, r);
     md5.update(body);
   } else {
-    body = rc.body().pipe(
-      new Transform({
-        transform(chunk: Buffer, _enc, cb) {
-          md5.update(chunk);
-          cb(null, chunk);
-        },
-      }),
-    );
+    const hashing = new Transform({
+      transform(chunk: Buffer, _enc, cb) {
+        md5.update(chunk);
+        cb(null, chunk);
+      },
+    });
+    // pipeline (not pipe) so a body refused mid-way (413, a client gone) fails the store instead of stalling it.
+    pipeline(rc.body(), hashing, () => {});
+    body = hashing;
   }
   const contentType = r.role === 'signature' ? 'application/pgp-signature' : (CONTENT_TYPES[r.ext] ?? 'application/octet-stream');
   const format = r.role === 'primary' && ZIP_EXTS.has(r.ext) ? ('zip' as const) : undefined;

@@ -107,7 +107,7 @@ async function start(t: Test, registry: Record<string, unknown>) {
     return { status: r.status, headers: r.headers, json: r.body.length ? (JSON.parse(r.body.toString()) as { error?: { code: string; message: string } }) : {} };
   };
   const get = (path: string, token = reader) => rawRequest(`${repo}/${path}`, { headers: basic(token) });
-  return { hub: hub.hub, upstream, publisher, reader, put, get };
+  return { hub: hub.hub, upstream, publisher, reader, put, get, repo };
 }
 
 /** What mvn deploy sends for one version: jar, its checksums, POM, its checksums, then maven-metadata.xml. */
@@ -210,6 +210,17 @@ t.test('the refusals: proxy, tokens, duplicates, tombstones, traversal, POMs, ch
   const large = await s.put(`${DIR}/2.0/demo-2.0.jar`, Buffer.alloc(5000));
   t.equal(large.status, 413, 'past max_publish_bytes');
   t.equal(large.json.error?.code, 'payload_too_large');
+  // Chunked, so only the bytes tell: refused once they pass the cap, and the request does not hang.
+  const chunked = await new Promise<number>((resolve, reject) => {
+    const req = http.request(`${s.repo}/${DIR}/2.0/demo-2.0-big.jar`, { method: 'PUT', headers: { authorization: `Bearer ${s.publisher}` } }, (res) => {
+      res.resume();
+      resolve(res.statusCode!);
+    });
+    req.on('error', reject);
+    for (let i = 0; i < 10; i++) req.write(Buffer.alloc(1000));
+    req.end();
+  });
+  t.equal(chunked, 413, 'a chunked body past max_publish_bytes');
 
   // Delete (DELETE of the version folder, as other repository managers take it): the number is gone for ever.
   t.equal((await s.put(`${DIR}/1.0/`, '', s.reader, 'DELETE')).status, 403, 'a reader may not delete');
