@@ -140,7 +140,9 @@ function project(t: Test, files: Record<string, string>, settingsXml: string) {
   };
 }
 
-const errorLines = (out: string) => out.split('\n').filter((l) => /ERROR|checksum/i.test(l)).slice(0, 30).join('\n');
+/** The assertion message: `what`, or on failure what mvn printed as errors. */
+const said = (r: { code: number; out: string }, what: string) =>
+  r.code === 0 ? what : `${what}: mvn failed\n${r.out.split('\n').filter((l) => l.includes('[ERROR]')).slice(0, 30).join('\n')}`;
 
 /** The public upstream: ~/.m2 for plugins, and a public org.example.hubpub:lib 1.0 and 9.0 (the confusion case). */
 async function upstreamWithPublicLib(t: Test): Promise<FixtureUpstream> {
@@ -182,10 +184,17 @@ t.test('mvn deploy to a local registry; a second project resolves the jar throug
   const s = await start(t);
   const lib = project(t, { 'pom.xml': libPom('1.0', s.repo('internal')), 'src/main/java/org/example/hubpub/Greeting.java': LIB_JAVA }, settings(s.repo('central'), s.publisher));
   const deployed = await lib.mvn(['deploy']);
-  t.equal(deployed.code, 0, `mvn deploy succeeds\n${errorLines(deployed.out)}`);
+  t.equal(deployed.code, 0, said(deployed, 'mvn deploy succeeds'));
 
   const versions = await s.hub.hub.db('local_versions').where({ registry: 'internal' }).select('name', 'version', 'publisher');
   t.same(versions, [{ name: `${GROUP}:lib`, version: '1.0', publisher: 'ci' }], 'the version was recorded from its POM, with its publisher');
+  await s.hub.hub.audit.flush();
+  const verified = await s.hub.hub.db('access_events').where({ registry: 'internal', action: 'upload', status: 201 }).whereLike('detail', '%matches%').select('detail');
+  t.same(
+    verified.map((r) => r.detail!.replace(/^.*\//, '').replace(/ .*$/, '')).sort(),
+    ['lib-1.0.jar.md5', 'lib-1.0.jar.sha1', 'lib-1.0.pom.md5', 'lib-1.0.pom.sha1'],
+    'the checksums mvn sent were compared with hub\'s own',
+  );
   const auth = { authorization: `Bearer ${s.reader}` };
   const meta = await fetch(`${s.repo('internal')}/${LIB_DIR}/maven-metadata.xml`, { headers: auth });
   t.equal(meta.status, 200);
@@ -196,7 +205,7 @@ t.test('mvn deploy to a local registry; a second project resolves the jar throug
   // The consumer reads plugins from central and the library from the local registry.
   const app = project(t, { 'pom.xml': appPom('1.0', s.repo('internal')), 'src/main/java/org/example/hubapp/App.java': APP_JAVA }, settings(s.repo('central'), s.reader));
   const compiled = await app.mvn(['compile']);
-  t.equal(compiled.code, 0, `the consumer compiles against the published jar\n${errorLines(compiled.out)}`);
+  t.equal(compiled.code, 0, said(compiled, 'the consumer compiles against the published jar'));
   t.same(fs.readFileSync(app.repo(`${LIB_DIR}/1.0/lib-1.0.jar`)), fs.readFileSync(path.join(lib.dir, 'p/target/lib-1.0.jar')), 'the same jar came back');
   t.equal(s.upstream.count(`/${LIB_DIR}/`), 0, 'the public upstream was never asked about the library');
 
@@ -210,13 +219,13 @@ t.test('hybrid: the library deployed here wins over the public one of the same n
   const s = await start(t);
   const lib = project(t, { 'pom.xml': libPom('1.0', s.repo('mixed')), 'src/main/java/org/example/hubpub/Greeting.java': LIB_JAVA }, settings(s.repo('mixed'), s.publisher));
   const deployed = await lib.mvn(['deploy']);
-  t.equal(deployed.code, 0, `mvn deploy succeeds\n${errorLines(deployed.out)}`);
+  t.equal(deployed.code, 0, said(deployed, 'mvn deploy succeeds'));
 
   // A version range reads maven-metadata.xml: merged with the upstream's it would pick the public 9.0.
   const app = project(t, { 'pom.xml': appPom('[1.0,)', s.repo('mixed')), 'src/main/java/org/example/hubapp/App.java': APP_JAVA }, settings(s.repo('mixed'), s.reader));
   // (The strict checksum policy applies to `internal`, the hybrid registry here; plugins from ~/.m2 have no checksums.)
   const compiled = await app.mvn(['compile']);
-  t.equal(compiled.code, 0, `the consumer compiles against the internal jar\n${errorLines(compiled.out)}`);
+  t.equal(compiled.code, 0, said(compiled, 'the consumer compiles against the internal jar'));
   t.same(fs.readFileSync(app.repo(`${LIB_DIR}/1.0/lib-1.0.jar`)), fs.readFileSync(path.join(lib.dir, 'p/target/lib-1.0.jar')), 'the internal 1.0, not the public file of the same number');
   t.notOk(fs.existsSync(app.repo(`${LIB_DIR}/9.0`)), 'the public 9.0 was never offered');
   t.equal(s.upstream.count(`/${LIB_DIR}/`), 0, 'the upstream was never asked about the library');
