@@ -127,7 +127,8 @@ async function publishedMetadata(rc: RequestContext, r: MetadataRequest): Promis
     }
   }
   const hidden = await rc.hiddenVersions(name);
-  const versions = [...upstream, ...local.map((v) => v.version)].filter((v) => !hidden.has(v));
+  // Maven has no yank: a version yanked here (by an operator) leaves the listing as an unlisted one does.
+  const versions = [...upstream, ...local.filter((v) => !v.yanked).map((v) => v.version)].filter((v) => !hidden.has(v));
   if (local.length === 0 || versions.length === 0) throw errors.notFound(`no version of ${name} is published here`);
   const newest = lastUpdatedOf(new Date(Math.max(...local.map((v) => v.publishedAt.getTime()))));
   const [group, artifact] = name.split(':') as [string, string];

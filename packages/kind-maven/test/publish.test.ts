@@ -155,6 +155,8 @@ t.test('a deploy to a local registry: files and every checksum come back, the ve
   const unlisted = (await s.get(`${DIR}/maven-metadata.xml`)).body.toString();
   t.notMatch(unlisted, /1\.10/, 'an unlisted version leaves the generated listing');
   t.match(unlisted, /<release>1\.2<\/release>/);
+  t.ok(await s.hub.services.local.forRegistry('m', { maxPublishBytes: 1e6, quotaBytes: 0 }, 'admin').updateVersion(NAME, '1.2', { yanked: true }));
+  t.notMatch((await s.get(`${DIR}/maven-metadata.xml`)).body.toString(), /<version>1\.2<\/version>/, 'a yanked version leaves it too');
 
   await s.hub.audit.flush();
   const rows = await s.hub.db('access_events').where({ action: 'publish' }).orderBy('id').select('user_id', 'package', 'version');
