@@ -1,21 +1,16 @@
+import crypto from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { errors, isHubError, reply, type Digest, type KindRoute, type Reply, type RequestContext } from '@hub/contract';
 import { parseRequest, type MavenRequest } from './layout.js';
-import { checkMetadata, checksumOf, rewriteMetadata } from './metadata.js';
+import { checkMetadata, checksumOf, listedVersions, rewriteMetadata } from './metadata.js';
+import { generateMetadata, lastUpdatedOf, upstreamLastUpdated } from './local-metadata.js';
+import { CONTENT_TYPES, deleteRoute, publishRoute, ZIP_EXTS } from './publish.js';
 import { checkChecksumHead, checkNotHtml, checkPomHead, checkSignatureHead } from './checks.js';
 
 type FileRequest = Extract<MavenRequest, { type: 'file' }>;
 type MetadataRequest = Extract<MavenRequest, { type: 'metadata' }>;
 
 const TEXT = 'text/plain; charset=utf-8';
-const ZIP_EXTS = new Set(['jar', 'war', 'ear', 'aar', 'zip', 'hpi', 'jpi', 'nbm']);
-const CONTENT_TYPES: Record<string, string> = {
-  pom: 'application/xml',
-  xml: 'application/xml',
-  jar: 'application/java-archive',
-  zip: 'application/zip',
-  module: 'application/json',
-};
 
 const upstreamUrl = (rc: RequestContext, path: string) => `${rc.registry.upstream}/${path.split('/').map(encodeURIComponent).join('/')}`;
 
@@ -89,6 +84,10 @@ function file(rc: RequestContext, r: FileRequest): Promise<Reply> {
  */
 async function metadata(rc: RequestContext, r: MetadataRequest): Promise<Reply> {
   if (r.signature) throw errors.notFound('hub serves no signature for maven-metadata.xml (it may rewrite the document)');
+  if (rc.registry.mode !== 'proxy') {
+    const published = await publishedMetadata(rc, r);
+    if (published) return published;
+  }
   const doc = await rc.metadata({ key: `metadata:${r.path}`, url: upstreamUrl(rc, r.path), check: checkMetadata });
   // Version-level (SNAPSHOT) metadata describes one version, which stays downloadable when unlisted.
   const hidden = r.coordinate.version ? new Set<string>() : await rc.hiddenVersions(r.coordinate.name);
@@ -98,6 +97,45 @@ async function metadata(rc: RequestContext, r: MetadataRequest): Promise<Reply> 
   if (doc.stale) headers['x-hub-stale'] = '1';
   if (r.checksum) return reply.bytes(doc.derive(`${tag}:${r.checksum}`, () => checksumOf(served, r.checksum!)), TEXT, headers);
   return reply.bytes(served, 'application/xml', headers);
+}
+
+/**
+ * Local and hybrid registries: maven-metadata.xml generated from the versions published here. A name
+ * published here (local_only, the default) never asks the upstream; a hybrid name the upstream may serve
+ * merges the upstream's versions with the local ones. Null: nothing published, the upstream answers alone.
+ */
+async function publishedMetadata(rc: RequestContext, r: MetadataRequest): Promise<Reply | null> {
+  const name = r.coordinate.name;
+  const owned = rc.registry.mode === 'local' || (await rc.local.ownsName(name));
+  // hub takes no SNAPSHOT deploys, so a published name has no version-level metadata.
+  if (r.coordinate.version) {
+    if (owned) throw errors.notFound(`${name}:${r.coordinate.version} is not published here (hub takes no SNAPSHOT deploys)`);
+    return null;
+  }
+  const local = await rc.local.versions(name);
+  if (!owned && local.length === 0) return null;
+  let upstream: string[] = [];
+  let upstreamUpdated: string | null = null;
+  if (!owned) {
+    try {
+      const doc = await rc.metadata({ key: `metadata:${r.path}`, url: upstreamUrl(rc, r.path), check: checkMetadata });
+      const xml = doc.body.toString('utf8');
+      upstream = listedVersions(xml);
+      upstreamUpdated = upstreamLastUpdated(xml);
+    } catch (e) {
+      if (!(isHubError(e) && e.code === 'not_found')) throw e;
+    }
+  }
+  const hidden = await rc.hiddenVersions(name);
+  // Maven has no yank: a version yanked here (by an operator) leaves the listing as an unlisted one does.
+  const versions = [...upstream, ...local.filter((v) => !v.yanked).map((v) => v.version)].filter((v) => !hidden.has(v));
+  if (local.length === 0 || versions.length === 0) throw errors.notFound(`no version of ${name} is published here`);
+  const newest = lastUpdatedOf(new Date(Math.max(...local.map((v) => v.publishedAt.getTime()))));
+  const [group, artifact] = name.split(':') as [string, string];
+  const body = generateMetadata({ group, artifact, versions, lastUpdated: upstreamUpdated && upstreamUpdated > newest ? upstreamUpdated : newest });
+  const served = r.checksum ? Buffer.from(checksumOf(body, r.checksum)) : body;
+  const etag = `"${crypto.createHash('sha256').update(served).digest('hex').slice(0, 32)}"`;
+  return reply.bytes(served, r.checksum ? TEXT : 'application/xml', { 'cache-control': 'no-cache', etag });
 }
 
 /** The parsed request travels from match() to handle() in the match's params. */
@@ -114,6 +152,9 @@ const mavenRoute = (id: string, accepts: (r: MavenRequest) => boolean): KindRout
 });
 
 export const routes: readonly KindRoute[] = [
+  // First: a PUT of a file outside its folder is a 400 here, not the 404 a GET gets.
+  publishRoute,
+  deleteRoute,
   mavenRoute('metadata', (r) => r.type === 'metadata'),
   mavenRoute('checksum', (r) => r.type === 'file' && r.role !== 'primary'),
   mavenRoute('file', (r) => r.type === 'file' && r.role === 'primary'),
