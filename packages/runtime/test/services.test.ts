@@ -79,12 +79,18 @@ for (const store of tiers) {
     t.equal(stored.size, 1000);
     await local.addVersion('tool', '1.0.0', { note: 'kept for listings' });
     await t.rejects(local.addVersion('tool', '1.0.0'), { code: 'conflict' }, 'a version is published once');
-    await t.rejects(local.putFile(file('1.0.0', Buffer.alloc(10))), { code: 'conflict' }, 'a published file never changes');
+    await t.rejects(local.putFile(file('1.0.0', Buffer.alloc(10))), { code: 'conflict' }, 'a file of a recorded version never changes');
+    const early = await local.putFile(file('0.9.0', Buffer.alloc(100, 7)));
+    const resent = await local.putFile(file('0.9.0', Buffer.alloc(200, 8)));
+    t.not(resent.sha256, early.sha256, 'a file of a version never recorded (its manifest was refused) may be sent again');
+    t.same(await local.file('tool/0.9.0/tool.bin'), { sha256: resent.sha256, size: 200 });
+    t.equal(await blobs.readAll(early.sha256), null, 'the replaced bytes are gone');
+    t.equal(await local.deleteVersion('tool', '0.9.0'), false, 'an unrecorded version is not deleted as a version');
     await t.rejects(local.putFile(file('9.9.9', Buffer.alloc(1001))), { code: 'payload_too_large' });
     t.match(await local.versions('tool'), [{ name: 'tool', version: '1.0.0', publisher: 'ci', yanked: false, meta: { note: 'kept for listings' } }]);
     t.ok(await local.ownsName('tool'), 'a published name is local_only by default');
 
-    // Ten publishes at once against 1,500 bytes of quota left: one statement decides each, so at most one fits.
+    // Ten publishes at once against 1,300 bytes of quota left: one statement decides each, so at most one fits.
     const racing = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => local.putFile(file(`2.0.${i}`, Buffer.alloc(1000, i + 2)))));
     t.equal(racing.filter((r) => r.status === 'fulfilled').length, 1, 'one fits');
     t.ok(racing.every((r) => r.status === 'fulfilled' || (r.reason as { code?: string }).code === 'insufficient_storage'), 'the rest are 507');

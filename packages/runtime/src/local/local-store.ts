@@ -85,6 +85,8 @@ export function createLocalStore(o: LocalStoreOptions) {
   function forRegistry(registry: string, limits: LocalLimits, user: string | null, normalizeName: (n: string) => string = (n) => n): LocalRegistry {
     const canonical = (c: Coordinate): Coordinate => ({ ...c, name: normalizeName(c.name) });
 
+    const isRecorded = async (name: string, version: string) => (await db('local_versions').where({ ...byName(registry, name), version }).first('id')) !== undefined;
+
     /** The version row and (once) its package's row; 409 when the version exists. */
     async function insertVersion(trx: Knex, name: string, version: string, meta: unknown, now: number): Promise<void> {
       try {
@@ -99,7 +101,11 @@ export function createLocalStore(o: LocalStoreOptions) {
       async putFile(f: LocalFile) {
         const c = canonical(f.coordinate);
         const where = { registry, key_sha256: keyHash(f.key) };
-        if (await db('artifacts').where(where).first('id')) throw conflict(`${f.key} is already published; published files never change`);
+        const existing = await db('artifacts').where(where).first('id', 'origin', 'blob_sha256', 'size');
+        // A file of a version never recorded (mvn's jar before a POM that was refused) may be sent again;
+        // once the version is recorded its files never change.
+        const replaces = existing && existing.origin === 'local' && c.version !== undefined && !(await isRecorded(c.name, c.version)) ? existing : undefined;
+        if (existing && !replaces) throw conflict(`${f.key} is already published; published files never change`);
         if (c.version !== undefined && (await isTombstoned(registry, c.name, c.version))) throw conflict(`${c.name} ${c.version} was deleted; its version number cannot be published again`);
         const spooled = await spool(f.body, o.blobs.tmpDir, limits.maxPublishBytes);
         let reserved = false;
@@ -121,6 +127,7 @@ export function createLocalStore(o: LocalStoreOptions) {
           const now = Date.now();
           await db.transaction(async (trx) => {
             if (f.addsVersion && c.version !== undefined) await insertVersion(trx, c.name, c.version, f.addsVersion.meta, now);
+            if (replaces && (await trx('artifacts').where({ id: replaces.id }).delete()) !== 1) throw conflict(`${f.key} is being published by another request`);
             await trx('artifacts').insert({
             ...where,
             cache_key: f.key,
@@ -143,6 +150,11 @@ export function createLocalStore(o: LocalStoreOptions) {
           // Two publishes of one key at once: the second loses here, and its blob goes unless the first names it.
           if (isUniqueViolation(e)) throw conflict(`${f.key} is already published; published files never change`);
           throw e;
+        }
+        if (replaces) {
+          await release(registry, Number(replaces.size));
+          if (!(await db('artifacts').where({ blob_sha256: replaces.blob_sha256 }).first('id'))) await o.blobs.delete(replaces.blob_sha256);
+          o.forgetArtifact?.(registry, f.key);
         }
         const { tmpPath: _, ...stored } = spooled;
         return stored;
