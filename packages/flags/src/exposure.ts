@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { iso, type AccessLog, type PluginContext } from '@hub/runtime';
 import { effectRank } from './effects.js';
-import type { FlagRow } from './flag-json.js';
+import { flagState, type FlagRow } from './flag-json.js';
 
 export interface ExposureFilter {
   source?: string;
@@ -97,7 +97,7 @@ export async function exposureRows(db: Knex, log: AccessLog, f: ExposureFilter):
       external_id: flag.external_id,
       kind: flag.kind,
       effect: flag.effect,
-      flag_state: flag.state,
+      flag_state: flagState(flag),
       flag_raised_at: iso(flag.raised_at),
       fetches_before_flag: fetched.before,
       fetches_after_flag: fetched.after,

@@ -10,6 +10,7 @@ interface ActiveFlag {
   kind: string;
   effect: string;
   summary: string | null;
+  expires_at: number | string | null;
 }
 
 /** Does the flag cover this coordinate? `*` covers the whole name, listings included. */
@@ -22,16 +23,19 @@ const covers = (f: ActiveFlag, c: Coordinate): boolean => f.version_range === '*
  * While the database is down, that memo answers from its last read (a flag stays a refusal); a registry
  * with a security profile has no memo, so it answers 503 (fail closed) until the database is back.
  */
-export function createFlagRule(db: Knex, securityProfiles: ReadonlySet<string>): { rule: RefusalRule; invalidate(): void } {
+export function createFlagRule(db: Knex, securityProfiles: ReadonlySet<string>, denied: (registry: string) => void = () => {}): { rule: RefusalRule; invalidate(): void } {
   const memo = createPolicyMemo<ActiveFlag[]>();
   const load = (registry: string, name: string) =>
-    db('flags').where({ registry, package_name: name, state: 'active' }).select('source', 'external_id', 'version', 'version_range', 'kind', 'effect', 'summary') as Promise<ActiveFlag[]>;
+    db('flags').where({ registry, package_name: name, state: 'active' }).select('source', 'external_id', 'version', 'version_range', 'kind', 'effect', 'summary', 'expires_at') as Promise<ActiveFlag[]>;
   return {
     async rule(registry, c) {
       const secure = securityProfiles.has(registry);
       const flags = secure ? await load(registry, c.name) : await memo.get(`${registry}\0${c.name}`, () => load(registry, c.name));
-      const f = flags.find((x) => refuses(x.effect, secure) && covers(x, c));
+      const now = Date.now();
+      // An expired flag acts as lifted (checked here, not in the query, so the memo cannot outlive the expiry).
+      const f = flags.find((x) => refuses(x.effect, secure) && covers(x, c) && (x.expires_at == null || Number(x.expires_at) > now));
       if (!f) return null;
+      denied(registry);
       const what = f.version_range === '*' ? `every version of ${c.name}` : `${c.name} ${f.version}`;
       return `${what} is flagged ${f.kind} (${f.effect}) by flag source ${f.source}, ${f.external_id}${f.summary ? `: ${f.summary}` : ''}`;
     },

@@ -4,7 +4,8 @@ import { flagSourcesSection } from './config.js';
 import { createFlagRule } from './flag-rule.js';
 import { flagMigrations } from './migrations.js';
 import { flagAdminRoutes } from './routes/admin.js';
-import { mountFlagPush } from './routes/push.js';
+import { createFlagMetrics } from './metrics.js';
+import { mountFlagPush, type FlagSource } from './routes/push.js';
 
 export { EFFECTS, refuses, type Effect } from './effects.js';
 export { EXPOSURE_COLUMNS, type ExposureRow } from './exposure.js';
@@ -22,12 +23,25 @@ export default definePlugin({
   config: flagSourcesSection,
   setup(ctx) {
     const secure = new Set(ctx.registries.filter((r) => r.security !== undefined).map((r) => r.name));
-    const { rule, invalidate } = createFlagRule(ctx.db, secure);
+    const metrics = createFlagMetrics(ctx.metrics, ctx.db, ctx.pluginConfig.map((s) => s.name));
+    const { rule, invalidate } = createFlagRule(ctx.db, secure, (registry) => metrics.denied(registry));
     ctx.refusals.push(rule);
-    const sources = new Map(ctx.pluginConfig.map((s) => [s.name, { secret: s.secret!, allowUnsignedTime: s.allow_unsigned_time }]));
+    const sources = new Map<string, FlagSource>(
+      ctx.pluginConfig.map((s) => [
+        s.name,
+        {
+          secret: s.secret!,
+          previousSecrets: s.previous_secrets ?? [],
+          allowUnsignedTime: s.allow_unsigned_time,
+          maxEffect: s.max_effect,
+          registries: s.registries,
+          maxFlagsPerMinute: s.max_flags_per_minute,
+        },
+      ]),
+    );
     for (const s of ctx.pluginConfig.filter((f) => f.allow_unsigned_time))
       ctx.log.warn({ source: s.name }, 'flag source accepts requests without a signed time (allow_unsigned_time): anyone who saw one can replay it');
-    mountFlagPush({ hub: ctx, sources, registry: registryResolver(ctx), changed: invalidate });
+    mountFlagPush({ hub: ctx, sources, registry: registryResolver(ctx), metrics, changed: invalidate });
     mountAdminRoutes(ctx, flagAdminRoutes(ctx.pluginConfig.map((s) => s.name)));
     // Dependency analysis is incremental (only artifacts not read yet), so a frequent run is cheap.
     const analysis = startSchedule({

@@ -91,4 +91,30 @@ export const flagMigrations: Readonly<Record<string, Migration>> = {
       });
     },
   },
+  '004_batches': {
+    async up(db) {
+      // Per-item fields of issue 16; `requested_effect` is what the source asked for when max_effect capped it.
+      await db.schema.alterTable('flags', (t) => {
+        t.string('severity', 16).nullable();
+        t.string('reference_url', 2048).nullable();
+        t.string('fixed_version', 1024).nullable();
+        t.bigInteger('expires_at').nullable();
+        t.string('requested_effect', 32).nullable();
+      });
+      // Flags pushed per source and minute, shared by every replica (max_flags_per_minute).
+      await db.schema.createTable('flag_push_counts', (t) => {
+        binaryCollation(db, t);
+        t.string('source', 64).notNullable();
+        t.bigInteger('minute').notNullable();
+        t.integer('flags').notNullable();
+        t.primary(['source', 'minute']);
+      });
+    },
+    async down(db) {
+      await db.schema.dropTable('flag_push_counts');
+      await db.schema.alterTable('flags', (t) => {
+        for (const c of ['severity', 'reference_url', 'fixed_version', 'expires_at', 'requested_effect']) t.dropColumn(c);
+      });
+    },
+  },
 };

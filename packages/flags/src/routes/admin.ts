@@ -4,7 +4,7 @@ import { adminRoute, checkCsvFormat, csvRecord, errors, parseTime, queryValue, s
 import { analyseRegistry } from '../analysis.js';
 import { EFFECTS } from '../effects.js';
 import { EXPOSURE_COLUMNS, exposureCoverage, exposureRows, type ExposureFilter } from '../exposure.js';
-import { flagJson, type FlagRow } from '../flag-json.js';
+import { flagJson, flagState, type FlagRow } from '../flag-json.js';
 
 const WHEN = new Set(['before-flag', 'after-flag', 'any']);
 
@@ -61,7 +61,9 @@ export const flagAdminRoutes = (sourceNames: readonly string[]): AdminRoute[] =>
         const v = queryValue(ctx, key);
         if (v !== undefined) q.where({ [key]: v });
       }
-      ctx.body = { flags: ((await q.select()) as FlagRow[]).map(flagJson) };
+      // Expired flags act as lifted: like tombstones, listed only with include_dead.
+      const rows = (await q.select()) as FlagRow[];
+      ctx.body = { flags: (dead === 'true' ? rows : rows.filter((f) => flagState(f) === 'active')).map(flagJson) };
     },
   }),
   adminRoute({

@@ -142,7 +142,8 @@ function applyPluginSections(issues: Issues, doc: Record<string, unknown>, secti
 // `*_env` secrets
 
 /**
- * Every `<key>_env` names an environment variable whose value becomes `<key>`. Generic on purpose:
+ * Every `<key>_env` names an environment variable whose value becomes `<key>` (a list of names, a list
+ * of values). Generic on purpose:
  * a kind's own `*_env` keys get the same treatment with no code in the kind.
  */
 function resolveEnv(issues: Issues, env: NodeJS.ProcessEnv, node: unknown, path: KeyPath): void {
@@ -160,6 +161,13 @@ function resolveEnv(issues: Issues, env: NodeJS.ProcessEnv, node: unknown, path:
       if (node[target] !== undefined) issues.add([...path, key], `give ${target} or ${key}, not both`);
       else if (env[value] === undefined || env[value] === '') issues.add([...path, key], `environment variable ${value} is not set`);
       else node[target] = env[value];
+    } else if (key.endsWith('_env') && key.length > 4 && Array.isArray(value) && value.every((v) => typeof v === 'string')) {
+      // A list of names (e.g. `previous_secrets_env`) becomes the list of their values.
+      const target = key.slice(0, -4);
+      const unset = (value as string[]).filter((v) => env[v] === undefined || env[v] === '');
+      if (node[target] !== undefined) issues.add([...path, key], `give ${target} or ${key}, not both`);
+      else if (unset.length) issues.add([...path, key], `environment variable ${unset[0]} is not set`);
+      else node[target] = (value as string[]).map((v) => env[v]);
     } else {
       resolveEnv(issues, env, value, [...path, key]);
     }
