@@ -22,3 +22,13 @@ t.test('each source has a secret, a unique name, and no empty values', async (t)
   t.equal(errorOf('[[flag_sources]]\nname = "a"\nsecret = "x"\n[[flag_sources]]\nname = "a"\nsecret = "y"\n'), 'hub.toml:5: flag_sources[1].name: duplicate flag source name "a"');
   t.equal(errorOf('[[flag_sources]]\nname = "a"\nsecret = ""\n'), 'hub.toml:3: flag_sources[0].secret: must not be empty');
 });
+
+t.test('previous_secrets_env: a list of variable names resolves to previous_secrets; defaults of the per-source settings', async (t) => {
+  const [src] = load('[[flag_sources]]\nname = "osv"\nsecret = "new"\nprevious_secrets_env = ["OLD1", "OLD2"]\n', { OLD1: 'a', OLD2: 'b' }).sections.flag_sources as any[];
+  t.same(src.previous_secrets, ['a', 'b']);
+  t.match(src, { max_effect: 'hard_block', registries: ['*'], max_flags_per_minute: 10000 });
+  t.match(errorOf('[[flag_sources]]\nname = "osv"\nsecret = "new"\nprevious_secrets_env = ["OLD1", "UNSET"]\n'), /previous_secrets_env: environment variable (OLD1|UNSET) is not set/);
+  t.match(errorOf('[[flag_sources]]\nname = "osv"\nsecret = "new"\nprevious_secrets = ["new"]\n'), /previous_secrets: a previous secret must differ from the current one/);
+  t.match(errorOf('[[flag_sources]]\nname = "osv"\nsecret = "x"\nmax_effect = "nuke"\n'), /max_effect/);
+  t.match(errorOf('[[flag_sources]]\nname = "osv"\nsecret = "x"\nmax_flags_per_minute = 0\n'), /max_flags_per_minute/);
+});
