@@ -21,12 +21,17 @@ export function createFlagMetrics(hub: HubMetrics, db: Knex, sources: readonly s
     labelNames: ['source', 'effect'] as const,
     registers,
     async collect() {
-      const rows = (await db('flags')
-        .where({ state: 'active' })
-        .andWhere((q) => q.whereNull('expires_at').orWhere('expires_at', '>', Date.now()))
-        .select('source', 'effect')
-        .count({ n: '*' })
-        .groupBy('source', 'effect')) as Array<{ source: string; effect: string; n: number | string }>;
+      let rows: Array<{ source: string; effect: string; n: number | string }>;
+      try {
+        rows = (await db('flags')
+          .where({ state: 'active' })
+          .andWhere((q) => q.whereNull('expires_at').orWhere('expires_at', '>', Date.now()))
+          .select('source', 'effect')
+          .count({ n: '*' })
+          .groupBy('source', 'effect')) as typeof rows;
+      } catch {
+        return; // the database is unreachable: the last values stay, and the rest of /metrics still answers
+      }
       this.reset();
       for (const source of sources) for (const effect of EFFECTS) this.set({ source, effect }, 0);
       for (const r of rows) if (known.has(r.source)) this.set({ source: r.source, effect: r.effect }, Number(r.n));
