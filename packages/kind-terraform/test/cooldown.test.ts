@@ -30,6 +30,7 @@ t.test('min_release_age_secs: too-new versions leave /versions and the mirror in
   );
   const mirror = await get(`${s.base}/mirror/registry.hub.test/hubns/hubdemo/index.json`, s.auth);
   t.same(mirror.json(), { versions: { '1.2.3': {} } }, 'the network mirror index too');
+  t.equal((await get(`${s.base}/mirror/registry.hub.test/hubns/hubdemo/1.3.0.json`, s.auth)).status, 403, "the mirror's version document of the too-new version");
 
   for (const name of ['archive.zip', 'SHA256SUMS', 'SHA256SUMS.sig']) {
     const refused = await get(`${s.base}${file('1.3.0', name)}`, s.auth);
