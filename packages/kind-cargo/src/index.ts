@@ -16,6 +16,7 @@ export default defineKind({
   contract: 1,
   addressing: 'package',
   description: 'Rust crates through the sparse index',
+  publishTimes: true,
   /** `name` or `name@version` (cargo's own package-id spelling); names are lower-cased. */
   coordinate: nameAtVersion({ split: 'first', isName: isCrateName, isVersion: isCrateVersion, normalizeName: canonicalName }),
   routes,

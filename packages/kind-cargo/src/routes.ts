@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { errors, isHubError, type KindRoute, type MetadataDoc, type Reply, type RequestContext } from '@hub/contract';
 import { canonicalName, isCrateName, isCrateVersion, nameFromIndexPath } from './names.js';
-import { indexSpec, mergedIndex, servedIndex, versionEntry, type LocalLine } from './index-file.js';
+import { entries, indexSpec, mergedIndex, publishBound, servedIndex, tooNew, versionEntry, type LocalLine } from './index-file.js';
 import { downloadUrl, parseDl, upstreamConfigSpec } from './download-url.js';
 import { crateKey, ownedHere, publishRoutes } from './publish.js';
 
@@ -57,14 +57,22 @@ const indexRoute: KindRoute = {
       if (!doc) throw errors.notFound(`crate ${name} was never published to registry ${rc.registry.name}`);
       return upstreamIndex(rc, name, doc);
     }
-    const served = mergedIndex(local, doc?.body ?? null, await rc.hiddenVersions(name));
+    const served = mergedIndex(local, doc?.body ?? null, await rc.hiddenVersions(name), doc ? coolingDown(rc, name, doc) : undefined);
     return withEtag(served.body, served.etag, 'text/plain; charset=utf-8', doc?.stale ? { 'x-hub-stale': '1' } : {});
   },
 };
 
-/** The upstream's index file as hub serves it (unlisted versions marked yanked). */
+/** The registry's cool-down in seconds (`[registries.security] min_release_age_secs`; 0: none). */
+const coolDown = (rc: RequestContext): number => rc.registry.minReleaseAgeSecs ?? 0;
+
+/** Upstream versions the cool-down leaves out of the index: too new, or not provably old enough. */
+function coolingDown(rc: RequestContext, name: string, doc: MetadataDoc): ReadonlySet<string> {
+  return coolDown(rc) > 0 ? tooNew(entries(doc, name), coolDown(rc)) : new Set();
+}
+
+/** The upstream's index file as hub serves it (unlisted versions marked yanked, too-new ones left out). */
 async function upstreamIndex(rc: RequestContext, name: string, doc: MetadataDoc): Promise<Reply> {
-  const served = servedIndex(doc, await rc.hiddenVersions(name));
+  const served = servedIndex(doc, await rc.hiddenVersions(name), coolingDown(rc, name, doc));
   return withEtag(served.body, served.etag, 'text/plain; charset=utf-8', doc.stale ? { 'x-hub-stale': '1' } : {});
 }
 
@@ -104,10 +112,24 @@ const downloadRoute: KindRoute = {
         const entry = await versionEntry(rc, name, version);
         const dl = (await rc.metadata(upstreamConfigSpec(rc.registry.upstream ?? ''))).derive('dl', parseDl);
         if (!dl) throw errors.upstream('the upstream index config names no dl URL');
-        return { url: downloadUrl(dl, entry.name, entry.vers, entry.cksum), digest: { algorithm: 'sha256', hex: entry.cksum } };
+        return {
+          url: downloadUrl(dl, entry.name, entry.vers, entry.cksum),
+          digest: { algorithm: 'sha256', hex: entry.cksum },
+          publishedAt: coolDown(rc) > 0 ? await coolDownTime(rc, name, version) : undefined,
+        };
       },
     });
   },
 };
+
+/** The publish time (or the latest it can be) the runtime checks the cool-down against; a version with neither is refused here. */
+async function coolDownTime(rc: RequestContext, name: string, version: string): Promise<Date> {
+  const at = publishBound(entries(await rc.metadata(indexSpec(rc, name)), name), version);
+  if (!at)
+    throw errors.packageBlocked(
+      `${name} ${version} has no pubtime in the upstream index (nor has any later version), so it cannot be shown to be older than the registry's min_release_age_secs (${coolDown(rc)})`,
+    );
+  return at;
+}
 
 export const routes: readonly KindRoute[] = [configRoute, indexRoute, downloadRoute, ...publishRoutes];

@@ -23,6 +23,7 @@ export default defineKind<GoConfig>({
   addressing: 'package',
   description: 'Go modules through the module proxy protocol',
   configSchema,
+  publishTimes: true,
   coordinate: nameAtVersion({
     split: 'last',
     isName: (name) => /^[A-Za-z0-9._~/-]+$/.test(name) && !name.startsWith('/') && !name.endsWith('/'),

@@ -22,6 +22,47 @@ const checkInfo = (body: Buffer): string | null => {
 
 const upstreamUrl = (rc: Rc, module: string, tail: string) => `${rc.registry.upstream}/${escapePath(module)}/${tail}`;
 
+/** The registry's cool-down in seconds (`[registries.security] min_release_age_secs`; 0: none). */
+const coolDown = (rc: Rc): number => rc.registry.minReleaseAgeSecs ?? 0;
+
+/** A `.info` never changes for a version: its time is read once and kept (as a metadata document, for listings). */
+const INFO_TTL_SECS = 30 * 86400;
+
+/** When the upstream's `.info` says `version` was published; null when it names no (valid) `Time`. */
+async function publishTime(rc: Rc, module: string, version: string): Promise<Date | null> {
+  const doc = await rc.metadata({
+    key: `info:${module}@${version}`,
+    url: upstreamUrl(rc, module, `@v/${escapePath(version)}.info`),
+    check: checkInfo,
+    ttlSecs: INFO_TTL_SECS,
+  });
+  return doc.derive('time', (b) => timeOf(JSON.parse(b.toString('utf8')) as { Time?: unknown }));
+}
+
+const timeOf = (info: { Time?: unknown }): Date | null => {
+  const at = typeof info.Time === 'string' ? Date.parse(info.Time) : NaN;
+  return Number.isFinite(at) ? new Date(at) : null;
+};
+
+/**
+ * Whether a version is old enough for the cool-down. A version without a readable time cannot be proven old
+ * enough, so it is not (nor is one whose `.info` the upstream will not give).
+ */
+const oldEnough = (at: Date | null, secs: number): boolean => at !== null && Date.now() - at.getTime() >= secs * 1000;
+
+/** The upstream versions old enough for the cool-down, asking at most 8 `.info` files at a time. */
+async function oldEnoughVersions(rc: Rc, module: string, versions: readonly string[]): Promise<string[]> {
+  const secs = coolDown(rc);
+  const keep = new Array<boolean>(versions.length).fill(false);
+  for (let i = 0; i < versions.length; i += 8)
+    await Promise.all(
+      versions.slice(i, i + 8).map(async (v, j) => {
+        keep[i + j] = oldEnough(await publishTime(rc, module, v).catch(() => null), secs);
+      }),
+    );
+  return versions.filter((_, i) => keep[i]);
+}
+
 function listSpec(rc: Rc, module: string): MetadataSpec {
   return { key: `list:${module}`, url: upstreamUrl(rc, module, '@v/list'), check: notHtml('version list') };
 }
@@ -48,7 +89,9 @@ async function listed(rc: Rc, module: string): Promise<string[] | null> {
   const upstream = await upstreamList(rc, module);
   if (upstream === null && local.length === 0) return null;
   const hidden = await rc.hiddenVersions(module);
-  return [...new Set([...(upstream ?? []), ...local])].filter((v) => !hidden.has(v));
+  // The cool-down applies to upstream versions; those published here are this registry's own.
+  const fromUpstream = upstream && coolDown(rc) > 0 ? await oldEnoughVersions(rc, module, upstream.filter((v) => !local.includes(v) && !hidden.has(v))) : (upstream ?? []);
+  return [...new Set([...fromUpstream, ...local])].filter((v) => !hidden.has(v));
 }
 
 /** `.info` and `.mod` are immutable for a version, so they are cached like artifacts. */
@@ -59,12 +102,22 @@ function versionFile(rc: Rc, module: string, version: string, ext: 'info' | 'mod
     coordinate: { name: module, version },
     contentType: CONTENT_TYPES[ext],
     ...(ext === 'zip' ? { format: 'zip' as const } : { checkHead: notHtml(`.${ext} file`) }),
-    source: async () => ({ url: upstreamUrl(rc, module, tail) }),
+    source: async () => ({ url: upstreamUrl(rc, module, tail), publishedAt: coolDown(rc) > 0 ? await coolDownTime(rc, module, version) : undefined }),
   });
 }
 
+/** The publish time the runtime checks the cool-down against; a version without one is refused here. */
+async function coolDownTime(rc: Rc, module: string, version: string): Promise<Date> {
+  const at = await publishTime(rc, module, version);
+  if (!at)
+    throw errors.packageBlocked(
+      `${module} ${version} has no publish time upstream, so it cannot be shown to be older than the registry's min_release_age_secs (${coolDown(rc)})`,
+    );
+  return at;
+}
+
 /**
- * `@latest`: the upstream's answer, unless it names an unlisted version; then the highest listed one. A module
+ * `@latest`: the upstream's answer, unless it names an unlisted version or one within the cool-down; then the highest listed one. A module
  * published here (local registry, or hybrid with local versions or local_only) gets its highest listed version.
  */
 async function latest(rc: Rc, module: string): Promise<Reply> {
@@ -74,8 +127,9 @@ async function latest(rc: Rc, module: string): Promise<Reply> {
     const hidden = await rc.hiddenVersions(module);
     try {
       const doc = await rc.metadata({ key: `latest:${module}`, url: upstreamUrl(rc, module, '@latest'), check: checkInfo });
-      const upstreamLatest = doc.derive('parsed', (b) => JSON.parse(b.toString('utf8')) as { Version?: string });
-      if (upstreamLatest.Version && !hidden.has(upstreamLatest.Version)) return reply.bytes(doc.body, 'application/json', doc.stale ? { 'x-hub-stale': '1' } : {});
+      const upstreamLatest = doc.derive('parsed', (b) => JSON.parse(b.toString('utf8')) as { Version?: string; Time?: unknown });
+      const coolDownOk = coolDown(rc) === 0 || oldEnough(timeOf(upstreamLatest), coolDown(rc));
+      if (upstreamLatest.Version && !hidden.has(upstreamLatest.Version) && coolDownOk) return reply.bytes(doc.body, 'application/json', doc.stale ? { 'x-hub-stale': '1' } : {});
     } catch (e) {
       if (!(e as { code?: string }).code || (e as { code?: string }).code !== 'not_found') throw e;
     }

@@ -14,8 +14,8 @@ export interface GoSetup extends TestHub {
 }
 
 /** A fixture module proxy, a fake checksum database, and a hub with one go registry named `go`. */
-export async function setup(t: Test, opts: Partial<Pick<TestHubOptions, 'config' | 'mysqlUrl'>> = {}): Promise<GoSetup> {
-  const upstream = await startFixtureUpstream({ handler: goFixtureHandler(FIXTURES) });
+export async function setup(t: Test, opts: Partial<Pick<TestHubOptions, 'config' | 'mysqlUrl'>> & { registry?: Record<string, unknown>; fixtures?: string } = {}): Promise<GoSetup> {
+  const upstream = await startFixtureUpstream({ handler: goFixtureHandler(opts.fixtures ?? FIXTURES) });
   t.teardown(() => upstream.close());
   const sumdb = await startFixtureUpstream({
     handler: (req, res) => {
@@ -28,7 +28,7 @@ export async function setup(t: Test, opts: Partial<Pick<TestHubOptions, 'config'
   const hub = await startTestHub({
     dir: t.testdir(),
     plugins: [go],
-    registries: [{ name: 'go', type: 'go', upstream: upstream.url, checksum_db: sumdb.url }],
+    registries: [{ name: 'go', type: 'go', upstream: upstream.url, checksum_db: sumdb.url, ...opts.registry }],
     config: opts.config,
     mysqlUrl: opts.mysqlUrl,
   });

@@ -12,6 +12,7 @@ export default defineKind({
   contract: 1,
   addressing: 'package',
   description: 'Maven repositories: POMs, jars, checksums, maven-metadata.xml',
+  publishTimes: true,
   coordinate: {
     // `group:artifact` names a package (INTERFACE.md section 3); `group:artifact:version` one version.
     parse(text) {

@@ -5,6 +5,7 @@ import { parseRequest, type MavenRequest } from './layout.js';
 import { checkMetadata, checksumOf, listedVersions, rewriteMetadata } from './metadata.js';
 import { generateMetadata, lastUpdatedOf, upstreamLastUpdated } from './local-metadata.js';
 import { CONTENT_TYPES, deleteRoute, publishRoute, ZIP_EXTS } from './publish.js';
+import { coolDown, coolDownTime, tooNew } from './cooldown.js';
 import { checkChecksumHead, checkNotHtml, checkPomHead, checkSignatureHead } from './checks.js';
 
 type FileRequest = Extract<MavenRequest, { type: 'file' }>;
@@ -37,7 +38,10 @@ function artifact(rc: RequestContext, r: FileRequest, checks: { format?: 'zip'; 
     coordinate: r.coordinate,
     contentType,
     ...checks,
-    source: async () => ({ url: upstreamUrl(rc, r.path), digest: await digest?.() }),
+    source: async () => {
+      const publishedAt = await coolDownTime(rc, r.coordinate.name, r.coordinate.version);
+      return { url: upstreamUrl(rc, r.path), digest: await digest?.(), publishedAt };
+    },
   });
 }
 
@@ -54,6 +58,8 @@ async function upstreamSha1(rc: RequestContext, r: FileRequest): Promise<Digest 
     text = await readSmall(res.body, 4096);
   } catch (e) {
     if (isHubError(e) && e.code === 'not_found') return undefined;
+    // The cool-down refused the checksum, as it refuses the file.
+    if (isHubError(e) && e.code === 'package_blocked') throw e;
     throw errors.upstream(`could not read the upstream checksum of ${r.path}: ${(e as Error).message}`);
   }
   const hex = /^\s*([0-9a-fA-F]{40})(?:\s|$)/.exec(text)?.[1];
@@ -63,6 +69,8 @@ async function upstreamSha1(rc: RequestContext, r: FileRequest): Promise<Digest 
 
 /** A non-unique SNAPSHOT file changes in place upstream: streamed through, never cached. */
 async function mutableFile(rc: RequestContext, r: FileRequest): Promise<Reply> {
+  // Under a cool-down this refuses: a SNAPSHOT is never dated.
+  await coolDownTime(rc, r.coordinate.name, r.coordinate.version);
   const res = await rc.passthrough(upstreamUrl(rc, r.path));
   if (res.status === 200) return { ...res, headers: { ...res.headers, 'cache-control': 'no-cache' } };
   (res.body as Readable | null)?.destroy?.();
@@ -90,7 +98,12 @@ async function metadata(rc: RequestContext, r: MetadataRequest): Promise<Reply> 
   }
   const doc = await rc.metadata({ key: `metadata:${r.path}`, url: upstreamUrl(rc, r.path), check: checkMetadata });
   // Version-level (SNAPSHOT) metadata describes one version, which stays downloadable when unlisted.
-  const hidden = r.coordinate.version ? new Set<string>() : await rc.hiddenVersions(r.coordinate.name);
+  const hidden = new Set<string>(r.coordinate.version ? [] : await rc.hiddenVersions(r.coordinate.name));
+  // The cool-down: too-new versions leave the listing too, and `<latest>`/`<release>` move back.
+  if (!r.coordinate.version && coolDown(rc) > 0) {
+    const upstream = doc.derive('listed', (b) => listedVersions(b.toString('utf8')));
+    for (const v of await tooNew(rc, r.coordinate.name, upstream.filter((v) => !hidden.has(v)))) hidden.add(v);
+  }
   const tag = `served:${[...hidden].sort().join('\n')}`;
   const served = doc.derive(tag, (b) => rewriteMetadata(b, hidden));
   const headers: Record<string, string> = { 'cache-control': 'no-cache' };
@@ -126,7 +139,8 @@ async function publishedMetadata(rc: RequestContext, r: MetadataRequest): Promis
       if (!(isHubError(e) && e.code === 'not_found')) throw e;
     }
   }
-  const hidden = await rc.hiddenVersions(name);
+  const hidden = new Set(await rc.hiddenVersions(name));
+  for (const v of await tooNew(rc, name, upstream.filter((v) => !hidden.has(v)))) hidden.add(v);
   // Maven has no yank: a version yanked here (by an operator) leaves the listing as an unlisted one does.
   const versions = [...upstream, ...local.filter((v) => !v.yanked).map((v) => v.version)].filter((v) => !hidden.has(v));
   if (local.length === 0 || versions.length === 0) throw errors.notFound(`no version of ${name} is published here`);

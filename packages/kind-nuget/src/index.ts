@@ -30,6 +30,7 @@ export default defineKind({
   contract: 1,
   addressing: 'package',
   description: 'NuGet v3: service index, flat container, registrations, search; dotnet nuget push and delete',
+  publishTimes: true,
   configSchema,
   coordinate: nameAtVersion({ split: 'last', isName: isPackageId, normalizeName: (name) => name.toLowerCase(), normalizeVersion }),
   routes,

@@ -89,3 +89,65 @@ export async function packageDigest(rc: RequestContext, up: UpstreamIndex, id: s
   }
   return undefined;
 }
+
+/**
+ * Every catalog entry of `id` in the upstream registration, pages that are not inlined fetched. Empty
+ * when the upstream has no registration resource.
+ */
+async function catalogEntries(rc: RequestContext, up: UpstreamIndex, id: string): Promise<JsonObject[]> {
+  if (!up.registration) return [];
+  const index = (await registrationDoc(rc, up, id, 'index.json')).derive('parsed', parseJson);
+  const out: JsonObject[] = [];
+  for (const page of items(index)) {
+    let found: JsonObject[] = [];
+    if (Array.isArray(page.items)) found = items(page);
+    else {
+      const rest = restOf(page['@id'], up, id);
+      if (rest) found = leaves((await registrationDoc(rc, up, id, rest)).derive('parsed', parseJson));
+    }
+    for (const leaf of found) if (isObject(leaf.catalogEntry)) out.push(leaf.catalogEntry);
+  }
+  return out;
+}
+
+/**
+ * When the upstream's registration says each version was published (`published`), by normalized version.
+ * The gallery writes 1900-01-01 for an unlisted version: that is no time, so such a version maps to null.
+ */
+export async function publishTimes(rc: RequestContext, up: UpstreamIndex, id: string): Promise<Map<string, Date | null>> {
+  const out = new Map<string, Date | null>();
+  for (const entry of await catalogEntries(rc, up, id)) {
+    const version = normalizeVersion(str(entry.version) ?? '');
+    if (!version) continue;
+    const at = Date.parse(str(entry.published) ?? '');
+    out.set(version, Number.isFinite(at) && new Date(at).getUTCFullYear() > 1900 ? new Date(at) : null);
+  }
+  return out;
+}
+
+/**
+ * Of `versions` (normalized), those the cool-down keeps out: published less than `minAgeSecs` ago, or
+ * with no publish time (they cannot be proven old enough).
+ */
+export function tooNew(times: ReadonlyMap<string, Date | null>, versions: Iterable<string>, minAgeSecs: number, now = Date.now()): Set<string> {
+  const out = new Set<string>();
+  for (const v of versions) {
+    const at = times.get(v);
+    if (!at || now - at.getTime() < minAgeSecs * 1000) out.add(v);
+  }
+  return out;
+}
+
+/** Removes the leaves of `dropped` versions from every inlined page of a registration index or page (the cool-down). */
+export function dropVersions(doc: unknown, dropped: ReadonlySet<string>): void {
+  if (!dropped.size || !isObject(doc)) return;
+  const keep = (leaf: JsonObject) => !(isObject(leaf.catalogEntry) && dropped.has(normalizeVersion(str(leaf.catalogEntry.version) ?? '') ?? ''));
+  const prune = (page: JsonObject) => {
+    if (!Array.isArray(page.items)) return;
+    const kept = items(page).filter(keep);
+    page.items = kept;
+    page.count = kept.length;
+  };
+  if (Array.isArray(doc.items) && items(doc).some((p) => Array.isArray(p.items))) items(doc).forEach(prune);
+  else prune(doc);
+}

@@ -1,7 +1,7 @@
 import { errors, looksLikeHtml, reply, type KindRoute, type Reply, type RequestContext, type RouteMatch } from '@hub/contract';
 import { isObject, jsonCheck, parseJson, str, type JsonObject } from './json.js';
 import { checkedId, checkedVersion, normalizeVersion } from './names.js';
-import { markUnlisted, packageDigest, registrationDoc } from './registration.js';
+import { dropVersions, markUnlisted, packageDigest, publishTimes, registrationDoc, tooNew } from './registration.js';
 import { rewriteUrls, urlMapper } from './rewrite.js';
 import { search } from './search.js';
 import { hubServiceIndex, upstreamIndex } from './service-index.js';
@@ -16,6 +16,16 @@ const under = (s: readonly string[], resource: string): readonly string[] | null
   s[0] === 'nuget' && s[1] === 'v3' && s[2] === resource ? s.slice(3) : null;
 
 const stale = (doc: { stale: boolean }): Record<string, string> => (doc.stale ? { 'x-hub-stale': '1' } : {});
+
+/** The registry's cool-down in seconds (`[registries.security] min_release_age_secs`; 0: none). */
+const coolDown = (rc: RequestContext): number => rc.registry.minReleaseAgeSecs ?? 0;
+
+/** Of the upstream's `versions` (normalized), those the cool-down keeps out of listings; none without a cool-down. */
+async function coolingDown(rc: RequestContext, id: string, versions: Iterable<string>): Promise<ReadonlySet<string>> {
+  const list = [...versions];
+  if (coolDown(rc) === 0 || list.length === 0) return new Set();
+  return tooNew(await publishTimes(rc, await upstreamIndex(rc), id), list, coolDown(rc));
+}
 
 /** GET /nuget/v3/index.json: generated, no upstream request; fetched before any credentials (see README). */
 const serviceIndexRoute: KindRoute = {
@@ -35,7 +45,8 @@ export const flatVersions = (body: Buffer): string[] | null => {
 
 /**
  * GET flatcontainer/<id>/index.json: the versions the upstream has and those published here (hybrid merges both;
- * a local registry, or an id published here, lists only the local ones), without the unlisted ones. Versions a
+ * a local registry, or an id published here, lists only the local ones), without the unlisted ones nor (cool-down) upstream
+ * versions the registration does not show old enough. Versions a
  * `dotnet nuget delete` unlisted stay, as in the gallery's flat container: restores pinned to them keep working.
  */
 const flatIndexRoute: KindRoute = {
@@ -61,14 +72,26 @@ const flatIndexRoute: KindRoute = {
       }
     } else if (local.length === 0) throw errors.notFound(`${id} is not published in registry ${rc.registry.name}`);
     const hidden = await rc.hiddenVersions(id);
+    const young = await coolingDown(rc, id, upstream.map((v) => normalizeVersion(v) ?? v));
     const merged = new Map<string, string>();
-    for (const v of upstream) merged.set(normalizeVersion(v) ?? v, v);
+    for (const v of upstream) if (!young.has(normalizeVersion(v) ?? v)) merged.set(normalizeVersion(v) ?? v, v);
     for (const v of local) merged.set(v, v);
     let versions = [...merged].filter(([k]) => !hidden.has(k)).map(([, v]) => v);
     if (local.length > 0) versions = versions.sort(compareVersions);
     return reply.json({ versions }, 200, { 'cache-control': 'no-cache', ...headers });
   },
 };
+
+/** The publish time the runtime checks the cool-down against (none without one); a version without one is refused here. */
+async function coolDownTime(rc: RequestContext, id: string, version: string): Promise<Date | undefined> {
+  if (coolDown(rc) === 0) return undefined;
+  const at = (await publishTimes(rc, await upstreamIndex(rc), id)).get(version);
+  if (!at)
+    throw errors.packageBlocked(
+      `${id} ${version} has no publish time in the upstream registration, so it cannot be shown to be older than the registry's min_release_age_secs (${coolDown(rc)})`,
+    );
+  return at;
+}
 
 function nupkg(rc: RequestContext, id: string, version: string): Promise<Reply> {
   const file = `${id}/${version}/${id}.${version}.nupkg`;
@@ -84,7 +107,7 @@ function nupkg(rc: RequestContext, id: string, version: string): Promise<Reply> 
         rc.log.info({ id, version, err: e.message }, 'no upstream digest for this package; zip structure checks only');
         return undefined;
       });
-      return { url: `${up.flat}${file}`, digest };
+      return { url: `${up.flat}${file}`, digest, publishedAt: await coolDownTime(rc, id, version) };
     },
   });
 }
@@ -104,7 +127,7 @@ async function nuspec(rc: RequestContext, id: string, version: string): Promise<
     coordinate: { name: id, version },
     contentType: 'application/xml',
     checkHead: notHtml,
-    source: async () => ({ url: `${(await upstreamIndex(rc)).flat}${file}` }),
+    source: async () => ({ url: `${(await upstreamIndex(rc)).flat}${file}`, publishedAt: await coolDownTime(rc, id, version) }),
   });
 }
 
@@ -149,7 +172,8 @@ const SAFE_SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._+~-]{0,199}$/;
 /**
  * GET registration/<id>/<rest>: `index.json`, pages (`page/<lower>/<upper>.json`) and leaves
  * (`<ver>.json`), read from the upstream's newest registration hive. Every URL in them is rewritten
- * to hub and unlisted versions are marked `listed: false`.
+ * to hub and unlisted versions are marked `listed: false`. Under a cool-down, the leaves of too-new versions are
+ * left out of the index and its pages (a leaf asked for by name is served: restore reads the flat container).
  */
 const registrationRoute: KindRoute = {
   id: 'registration',
@@ -173,10 +197,13 @@ const registrationRoute: KindRoute = {
     const up = await upstreamIndex(rc);
     const doc = await registrationDoc(rc, up, id, m.params!.rest!);
     const hidden = await rc.hiddenVersions(id);
-    const tag = `served:${rc.baseUrl}:${JSON.stringify(up)}:${[...hidden].sort().join(',')}`;
+    const times = coolDown(rc) > 0 ? await publishTimes(rc, up, id) : new Map<string, Date | null>();
+    const young = tooNew(times, times.keys(), coolDown(rc));
+    const tag = `served:${rc.baseUrl}:${JSON.stringify(up)}:${[...hidden].sort().join(',')}:${[...young].sort().join(',')}`;
     const body = doc.derive(tag, (b) => {
       const out = rewriteUrls(parseJson(b), urlMapper(up, rc.baseUrl, id));
       markUnlisted(out, hidden);
+      dropVersions(out, young);
       if (leafVersion && hidden.has(leafVersion) && isObject(out)) out.listed = false;
       return Buffer.from(JSON.stringify(out));
     });

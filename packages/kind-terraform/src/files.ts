@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import { errors, readCapped, type Reply } from '@hub/contract';
 import { coordinateName, type Platform, type Provider } from './names.js';
 import { downloadDoc, resolveUpstreamUrl, type Rc } from './registry-docs.js';
+import { coolDownTime } from './cooldown.js';
 
 /** SHA256SUMS lists one line per platform zip; anything near this size is not one. */
 const MAX_SUMS_BYTES = 256 * 1024;
@@ -28,7 +29,7 @@ function sumsSpec(rc: Rc, p: Provider, v: string, pl: Platform) {
     checkHead: sumsHead,
     async source() {
       const d = await downloadDoc(rc, p, v, pl);
-      return { url: resolveUpstreamUrl(d.parsed.shasums_url, d.url, 'shasums_url') };
+      return { url: resolveUpstreamUrl(d.parsed.shasums_url, d.url, 'shasums_url'), publishedAt: await coolDownTime(rc, p, v) };
     },
   };
 }
@@ -41,7 +42,7 @@ function signatureSpec(rc: Rc, p: Provider, v: string, pl: Platform) {
     checkHead: signatureHead,
     async source() {
       const d = await downloadDoc(rc, p, v, pl);
-      return { url: resolveUpstreamUrl(d.parsed.shasums_signature_url, d.url, 'shasums_signature_url') };
+      return { url: resolveUpstreamUrl(d.parsed.shasums_signature_url, d.url, 'shasums_signature_url'), publishedAt: await coolDownTime(rc, p, v) };
     },
   };
 }
@@ -82,13 +83,18 @@ function archiveSpec(rc: Rc, p: Provider, v: string, pl: Platform) {
     contentType: 'application/zip',
     format: 'zip' as const,
     async source() {
+      const publishedAt = await coolDownTime(rc, p, v);
       const d = await downloadDoc(rc, p, v, pl);
       const hex = (await shasums(rc, p, v, pl)).get(d.parsed.filename);
       if (!hex) throw errors.upstream(`the upstream SHA256SUMS of ${coordinateName(p)} ${v} does not list ${d.parsed.filename}`);
       if (typeof d.parsed.shasum === 'string' && d.parsed.shasum.toLowerCase() !== hex)
         throw errors.upstream(`the upstream download document and SHA256SUMS of ${coordinateName(p)} ${v} disagree on ${d.parsed.filename}`);
       // fromKey: bytes that do not match drop the cached SHA256SUMS too, so a corrected upstream heals itself.
-      return { url: resolveUpstreamUrl(d.parsed.download_url, d.url, 'download_url'), digest: { algorithm: 'sha256' as const, hex, fromKey: sumsSpec(rc, p, v, pl).key } };
+      return {
+        url: resolveUpstreamUrl(d.parsed.download_url, d.url, 'download_url'),
+        digest: { algorithm: 'sha256' as const, hex, fromKey: sumsSpec(rc, p, v, pl).key },
+        publishedAt,
+      };
     },
   };
 }

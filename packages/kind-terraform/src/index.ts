@@ -19,6 +19,7 @@ export default defineKind<TerraformConfig>({
   contract: 1,
   addressing: 'package',
   description: 'Terraform providers: registry protocol and network mirror',
+  publishTimes: true,
   configSchema,
   coordinate: codec,
   routes,

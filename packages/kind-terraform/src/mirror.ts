@@ -2,6 +2,7 @@ import { errors, reply, type Reply } from '@hub/contract';
 import { coordinateName, type Platform, type Provider } from './names.js';
 import { downloadDoc, filePaths, parsedVersions, upstreamBase, versionsDoc, type Rc } from './registry-docs.js';
 import { shasums } from './files.js';
+import { tooNew } from './cooldown.js';
 
 /**
  * The provider network mirror protocol, built from the same upstream registry documents and the same
@@ -20,7 +21,8 @@ const json = (value: unknown, stale: boolean): Reply => reply.json(value, 200, {
 
 export async function mirrorIndex(rc: Rc, p: Provider): Promise<Reply> {
   const doc = await versionsDoc(rc, p);
-  const hidden = await rc.hiddenVersions(coordinateName(p));
+  const unlisted = await rc.hiddenVersions(coordinateName(p));
+  const hidden = new Set([...unlisted, ...(await tooNew(rc, p, parsedVersions(doc), unlisted))]);
   const versions: Record<string, object> = {};
   for (const e of parsedVersions(doc).versions) if (!hidden.has(e.version)) versions[e.version] = {};
   return json({ versions }, doc.stale);

@@ -3,6 +3,7 @@ import type { TerraformConfig } from './config.js';
 import { serveFile, type ProviderFile } from './files.js';
 import { mirrorsHost, mirrorIndex, mirrorVersion } from './mirror.js';
 import { coordinateName, isHostname, isVersion, platform, provider, splitName, version, type Platform, type Provider } from './names.js';
+import { tooNew } from './cooldown.js';
 import { downloadDoc, parsedVersions, rewriteDownload, rewriteVersions, versionsDoc, type Rc } from './registry-docs.js';
 
 type Route = KindRoute<TerraformConfig>;
@@ -23,14 +24,15 @@ function versioned(p: Provider, v: string, pl: Platform, extra: Record<string, s
 
 const noCache = (stale: boolean): Record<string, string> => ({ 'cache-control': 'no-cache', ...(stale ? { 'x-hub-stale': '1' } : {}) });
 
-/** GET /v1/providers/<ns>/<type>/versions (SPEC 4.1): the upstream listing minus unlisted versions. */
+/** GET /v1/providers/<ns>/<type>/versions (SPEC 4.1): the upstream listing minus unlisted versions and (cool-down) too-new ones. */
 const versionsRoute: Route = {
   id: 'versions',
   match: (s) => (isApi(s) && s.length === 5 && s[4] === 'versions' ? { coordinate: { name: coordinateName(provider(s[2]!, s[3]!)) } } : null),
   async handle(rc, m) {
     const p = splitName(m.coordinate!.name)!;
     const doc = await versionsDoc(rc, p);
-    const hidden = await rc.hiddenVersions(m.coordinate!.name);
+    const unlisted = await rc.hiddenVersions(m.coordinate!.name);
+    const hidden = new Set([...unlisted, ...(await tooNew(rc, p, parsedVersions(doc), unlisted))]);
     const body = hidden.size ? Buffer.from(JSON.stringify(rewriteVersions(parsedVersions(doc), hidden))) : doc.body;
     return reply.bytes(body, 'application/json', noCache(doc.stale));
   },

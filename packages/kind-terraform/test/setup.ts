@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Test } from 'tap';
 import { defineKind } from '@hub/runtime';
-import { makeTestCert, rawRequest, startFixtureUpstream, startTestHub, type FixtureUpstream, type TestCert, type TestHub } from '@hub/testkit';
+import { makeTestCert, rawRequest, startFixtureUpstream, startTestHub, type FixtureHandler, type FixtureUpstream, type TestCert, type TestHub } from '@hub/testkit';
 import terraform, { discovery } from '../src/index.js';
 
 /**
@@ -36,13 +36,15 @@ export interface TfSetup extends TestHub {
 export interface SetupOptions {
   config?: Record<string, Record<string, unknown>>;
   registry?: Record<string, unknown>;
+  /** Tried before the fixture files (to serve a document they lack, say). */
+  handler?: FixtureHandler;
   /** Serve HTTPS with a fresh self-signed certificate (for the terraform client). */
   tls?: boolean;
 }
 
 /** A fixture terraform registry upstream and a hub with registry `tf` (terraform) and `other` in front of it. */
 export async function setup(t: Test, o: SetupOptions = {}): Promise<TfSetup> {
-  const upstream = await startFixtureUpstream({ root: FIXTURES });
+  const upstream = await startFixtureUpstream({ root: FIXTURES, handler: o.handler });
   t.teardown(() => upstream.close());
   const dir = t.testdir({ hub: {}, tls: {} });
   const cert = o.tls ? makeTestCert(path.join(dir, 'tls')) : undefined;
