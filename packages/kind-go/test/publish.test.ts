@@ -4,10 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import t, { type Test } from 'tap';
-import { goFixtureHandler, rawRequest, startFixtureUpstream, startTestHub } from '@hub/testkit';
+import { goFixtureHandler, makeZip, rawRequest, startFixtureUpstream, startTestHub } from '@hub/testkit';
 import go from '../src/index.js';
 import { FIXTURES } from './setup.js';
-import { makeZip } from './module-zip.js';
 
 /** Issue 13: go modules published with three PUTs (.info, .mod, .zip) and read back with the real go command. */
 const run = promisify(execFile);

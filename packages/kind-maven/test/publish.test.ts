@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import t, { type Test } from 'tap';
-import { rawRequest, startFixtureUpstream, startTestHub } from '@hub/testkit';
+import { makeZip, rawRequest, startFixtureUpstream, startTestHub } from '@hub/testkit';
 import maven from '../src/index.js';
 import { CORE, UPSTREAM } from './setup.js';
 
@@ -27,42 +27,7 @@ const pom = (o: { group?: string | null; artifact?: string; version?: string; pa
 `;
 
 /** A small valid jar (zip): one stored entry. */
-function jar(text = 'hello'): Buffer {
-  const name = Buffer.from('a.txt');
-  const data = Buffer.from(text);
-  const crc = crc32(data);
-  const local = Buffer.alloc(30);
-  local.writeUInt32LE(0x04034b50, 0);
-  local.writeUInt16LE(10, 4);
-  local.writeUInt32LE(crc, 14);
-  local.writeUInt32LE(data.length, 18);
-  local.writeUInt32LE(data.length, 22);
-  local.writeUInt16LE(name.length, 26);
-  const central = Buffer.alloc(46);
-  central.writeUInt32LE(0x02014b50, 0);
-  central.writeUInt16LE(20, 4);
-  central.writeUInt16LE(10, 6);
-  central.writeUInt32LE(crc, 16);
-  central.writeUInt32LE(data.length, 20);
-  central.writeUInt32LE(data.length, 24);
-  central.writeUInt16LE(name.length, 28);
-  const centralOffset = local.length + name.length + data.length;
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(1, 8);
-  end.writeUInt16LE(1, 10);
-  end.writeUInt32LE(central.length + name.length, 12);
-  end.writeUInt32LE(centralOffset, 16);
-  return Buffer.concat([local, name, data, central, name, end]);
-}
-function crc32(b: Buffer): number {
-  let c = ~0;
-  for (const byte of b) {
-    c ^= byte;
-    for (let k = 0; k < 8; k++) c = c & 1 ? (c >>> 1) ^ 0xedb88320 : c >>> 1;
-  }
-  return ~c >>> 0;
-}
+const jar = (text = 'hello'): Buffer => makeZip({ 'a.txt': text });
 
 /** A request with a body, its path sent exactly as written (so `%2e%2e` reaches hub encoded). */
 function send(url: string, method: string, headers: Record<string, string>, body: Buffer): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {

@@ -6,7 +6,7 @@
 import crypto from 'node:crypto';
 import { Readable } from 'node:stream';
 import semver from 'semver';
-import { errors, findInTar, readCapped, reply, type Digest, type KindRoute, type LocalVersion, type RequestContext } from '@hub/contract';
+import { errors, findInTar, readCapped, reply, type Digest, type KindRoute, type LocalVersion, type RequestContext, type RouteMatch } from '@hub/contract';
 import { builtPackument, liveTags, localState, revisionOf, tagsOf, upstreamTags, type NpmPackageMeta } from './local-packument.js';
 import { checkedName, takeName, tarballFile, versionFromFile } from './names.js';
 
@@ -264,15 +264,18 @@ const distTagsGetRoute: KindRoute = {
   },
 };
 
+/** `/-/package/<name>/dist-tags/<tag>`: the package and the tag. */
+function taggedPath(s: readonly string[]): RouteMatch | null {
+  const p = distTagPath(s);
+  return p?.tag !== undefined ? { coordinate: { name: p.name }, params: { tag: p.tag } } : null;
+}
+
 /** PUT /-/package/<name>/dist-tags/<tag> with a JSON string body: `npm dist-tag add <name>@<version> <tag>`. */
 const distTagPutRoute: KindRoute = {
   id: 'dist-tag-add',
   methods: ['PUT'],
   permission: 'source:write',
-  match(s) {
-    const p = distTagPath(s);
-    return p?.tag !== undefined ? { coordinate: { name: p.name }, params: { tag: p.tag } } : null;
-  },
+  match: taggedPath,
   async handle(rc, m) {
     const name = m.coordinate!.name;
     const tag = m.params!.tag!;
@@ -292,10 +295,7 @@ const distTagDeleteRoute: KindRoute = {
   id: 'dist-tag-rm',
   methods: ['DELETE'],
   permission: 'source:write',
-  match(s) {
-    const p = distTagPath(s);
-    return p?.tag !== undefined ? { coordinate: { name: p.name }, params: { tag: p.tag } } : null;
-  },
+  match: taggedPath,
   async handle(rc, m) {
     const name = m.coordinate!.name;
     const tag = m.params!.tag!;

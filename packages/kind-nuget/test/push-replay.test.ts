@@ -1,9 +1,8 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
 import t from 'tap';
-import { rawRequest } from '@hub/testkit';
+import { makeZip, rawRequest } from '@hub/testkit';
 import { basic, OPEN, setup, type NugetSetup } from './setup.js';
-import { makeZip } from './zip.js';
 
 /**
  * Issue 13: `dotnet nuget push` / `dotnet nuget delete` replayed byte for byte (dotnet is not installable here),

@@ -8,4 +8,5 @@ export * from './mysql.js';
 export * from './flag-signing.js';
 export * from './kind-conformance.js';
 export * from './zip-decoy.js';
+export { makeZip } from './zip-archive.js';
 export * from './csv.js';

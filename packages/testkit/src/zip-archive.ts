@@ -1,7 +1,7 @@
 import zlib from 'node:zlib';
 
 /**
- * A zip archive of stored (uncompressed) entries, as a test builds a .nupkg (the .nuspec at its root). Entry
+ * A zip archive of stored (uncompressed) entries, as a test builds a go module zip, a .nupkg or a jar. Entry
  * names are taken as given, so a test can build a bad one too.
  */
 export function makeZip(files: Record<string, string | Buffer>): Buffer {
