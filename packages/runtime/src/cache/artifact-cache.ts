@@ -343,7 +343,18 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
 
   return {
     /** `headers`: the request's, for Range on a hit (a miss streams the whole artifact as it arrives). */
-    async serve(reg: RegistryInfo, spec: ArtifactSpec, upstream: UpstreamClient, method: 'GET' | 'HEAD' = 'GET', headers: RequestHeaders = {}): Promise<Reply> {
+    /**
+     * `mayFetch`: asked only on a miss, whether the upstream may serve this artifact at all (a hybrid
+     * registry's name published here may not); a hit never pays for it.
+     */
+    async serve(
+      reg: RegistryInfo,
+      spec: ArtifactSpec,
+      upstream: UpstreamClient,
+      method: 'GET' | 'HEAD' = 'GET',
+      headers: RequestHeaders = {},
+      mayFetch: () => Promise<boolean> = async () => reg.mode !== 'local',
+    ): Promise<Reply> {
       const id = `${reg.name}\0${spec.key}`;
       for (let look = 1; ; look++) {
         const memo = rowMemo.get(id);
@@ -362,7 +373,7 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
           rowMemo.delete(id);
           await o.rows.remove(reg.name, spec.key);
         }
-        if (reg.mode === 'local') throw errors.notFound(`${spec.key} was never published to local registry ${reg.name}`);
+        if (!(await mayFetch())) throw errors.notFound(`${spec.key} was never published to ${reg.mode} registry ${reg.name}`);
         if (method === 'HEAD' && !flights.has(id)) return headUncached(reg, spec, upstream);
 
         let slot = flights.get(id);

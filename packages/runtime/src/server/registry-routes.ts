@@ -189,8 +189,7 @@ function requestContext(
       audit.package = spec.coordinate.name;
       audit.version = spec.coordinate.version;
       if (spec.coordinate.name !== checked?.name || spec.coordinate.version !== checked.version) await checkResolved(spec.coordinate);
-      const info = reg.info.mode === 'local' || (await upstreamMayServe(spec.coordinate.name)) ? reg.info : { ...reg.info, mode: 'local' as const };
-      return d.artifacts.serve(info, spec, reg.upstream, ctx.method === 'HEAD' ? 'HEAD' : 'GET', ctx.headers as Record<string, string | undefined>);
+      return d.artifacts.serve(reg.info, spec, reg.upstream, ctx.method === 'HEAD' ? 'HEAD' : 'GET', ctx.headers as Record<string, string | undefined>, () => upstreamMayServe(spec.coordinate.name));
     },
     metadata: (spec) => d.metadata.get(reg.info, spec, reg.upstream),
     async passthrough(url, headers) {
