@@ -27,7 +27,7 @@ export { decide, ANONYMOUS, type Decision, type Policy, type Subject, type Acces
 export { ALL_PERMISSIONS } from './policy/roles.js';
 export { apiPolicyId, configPolicyId, type PolicyRow, type PolicyRule } from './policy/policy-source.js';
 export { canonicalIpBlock, type IpBlockRow } from './policy/ip-blocks.js';
-export { canonicalIp, createAddressMatcher } from './policy/ip-ranges.js';
+export { canonicalIp, createAddressMatcher } from '@hub/upstream';
 export { POLICY_MEMO_MS } from './policy/block-list.js';
 export { createPolicyMemo, OUTAGE_MEMO_MS, type PolicyMemo } from './policy/policy-memo.js';
 export { isDatabaseUnavailable } from './storage/db.js';

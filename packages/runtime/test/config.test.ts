@@ -6,7 +6,7 @@ import type { Mode, Permission } from '@hub/contract';
 import { builtInConfig } from '../src/config/defaults.js';
 import { ConfigError, loadConfig, type LoadOptions } from '../src/config/load.js';
 import { HubConfigSchema, secretPair, type ConfigSection, type HubConfig } from '../src/config/schema.js';
-import { DEFAULT_FORBIDDEN_CIDRS } from '../src/upstream/address-policy.js';
+import { DEFAULT_FORBIDDEN_CIDRS } from '@hub/upstream';
 
 type Asserts = Pick<typeof t, 'fail' | 'equal'>;
 

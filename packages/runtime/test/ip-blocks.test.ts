@@ -4,7 +4,7 @@ import path from 'node:path';
 import t from 'tap';
 import { createDb, migrate, runtimeMigrations } from '../src/internal.js';
 import { canonicalIpBlock, createIpBlockList } from '../src/policy/ip-blocks.js';
-import { canonicalIp } from '../src/policy/ip-ranges.js';
+import { canonicalIp } from '@hub/upstream';
 
 t.test('addresses and ranges have one canonical spelling', async (t) => {
   const cases: Array<[string, string]> = [

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import t from 'tap';
 import { startFixtureUpstream } from '@hub/testkit';
 import { isHubError, looksLikeHtml, nameAtVersion, probeAnswer, probeFetch, readCapped } from '../src/index.js';
-import { createUpstreamClient } from '../src/upstream/client.js';
+import { createUpstreamClient } from '@hub/upstream';
 
 t.test('nameAtVersion: splits at the first or last @, checks and normalizes both halves, round-trips', async (t) => {
   const last = nameAtVersion({ split: 'last', isName: (n) => /^(@[a-z]+\/)?[a-z]+$/.test(n) });

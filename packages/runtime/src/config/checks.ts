@@ -1,5 +1,5 @@
 /** Rules across keys, checked once every key has its type: pairs that go together, URLs, ranges, unique names. */
-import { parseCidr } from '../policy/ip-ranges.js';
+import { parseCidr } from '@hub/upstream';
 import type { Issues } from './issues.js';
 import type { HubConfig, RegistryConfig } from './schema.js';
 import type { KeyPath } from './toml-source.js';

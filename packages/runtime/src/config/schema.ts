@@ -9,7 +9,7 @@
  */
 import Type, { type Static, type TOptional, type TSchema, type TString } from 'typebox';
 import type { Mode, Permission } from '@hub/contract';
-import { DEFAULT_FORBIDDEN_CIDRS } from '../upstream/address-policy.js';
+import { DEFAULT_FORBIDDEN_CIDRS } from '@hub/upstream';
 
 export const PERMISSIONS = ['source:read', 'source:write', 'system:read', 'system:write'] as const satisfies readonly Permission[];
 export const MODES = ['proxy', 'hybrid', 'local'] as const satisfies readonly Mode[];

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { errors } from '@hub/contract';
-import { formatCidr, parseCidr, parseIp, rangeContains, type IpRange } from './ip-ranges.js';
+import { formatCidr, parseCidr, parseIp, rangeContains, type IpRange } from '@hub/upstream';
 import type { IpBlockRecord } from '../storage/tables.js';
 import { createPolicyMemo } from './policy-memo.js';
 

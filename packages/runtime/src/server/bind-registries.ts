@@ -1,11 +1,10 @@
 /** Each configured registry bound to its kind and its own upstream client (mirrors, auth, timeouts, address policy, metrics). */
 import type { Logger } from 'pino';
 import type { RegistryInfo, RegistryKind } from '@hub/contract';
+import { createMirroredClient, createUpstreamClient, type MirroredClient } from '@hub/upstream';
 import type { HubConfig, RegistryConfig } from '../config/schema.js';
 import type { HealthContribution } from '../health/health-board.js';
 import type { HubMetrics } from '../metrics.js';
-import { createUpstreamClient } from '../upstream/client.js';
-import { createMirroredClient, type MirroredClient } from '../upstream/mirrors.js';
 import { VERSION } from '../version.js';
 import type { BoundRegistry } from './registry-routes.js';
 

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
-import { canonicalIp, createAddressMatcher, formatCidr, parseCidr } from '../policy/ip-ranges.js';
+import { canonicalIp, createAddressMatcher, formatCidr, parseCidr } from '@hub/upstream';
 
 /** Who sent a request and how it reached the first proxy: what IP blocks, rate limits, logs and URLs use. */
 export interface ClientAddress {

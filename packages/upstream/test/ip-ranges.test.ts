@@ -1,5 +1,5 @@
 import t from 'tap';
-import { canonicalIp, createAddressMatcher, parseIp } from '../src/policy/ip-ranges.js';
+import { canonicalIp, createAddressMatcher, parseIp } from '../src/ip-ranges.js';
 
 t.test('only standard literals are addresses: the legacy forms ipaddr.js would take are refused', async (t) => {
   for (const legacy of ['127.1', '0x7f.0.0.1', '0177.0.0.1', '010.0.0.1', '2130706433', '1.2.3.4.5', '::ffff:127.1']) {

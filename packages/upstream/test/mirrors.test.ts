@@ -10,8 +10,8 @@ import path from 'node:path';
 import t, { type Test } from 'tap';
 import { readCapped, type UpstreamResponse } from '@hub/contract';
 import { startFixtureUpstream, type FixtureUpstream } from '@hub/testkit';
-import { createUpstreamClient } from '../src/upstream/client.js';
-import { createMirroredClient, type MirroredClientOptions } from '../src/upstream/mirrors.js';
+import { createUpstreamClient } from '../src/client.js';
+import { createMirroredClient, type MirroredClientOptions } from '../src/mirrors.js';
 
 const BIG = crypto.randomBytes(256 * 1024);
 

@@ -4,7 +4,7 @@ import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, type Dispatcher } from 'undici';
 import { errors, type HubError, isHubError, type UpstreamClient, type UpstreamRequestOptions, type UpstreamResponse } from '@hub/contract';
-import { createAddressMatcher, parseIp } from '../policy/ip-ranges.js';
+import { createAddressMatcher, parseIp } from './ip-ranges.js';
 import { DEFAULT_FORBIDDEN_CIDRS } from './address-policy.js';
 
 export interface UpstreamClientOptions {

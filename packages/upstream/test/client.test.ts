@@ -5,9 +5,9 @@ import { Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { gzipSync } from 'node:zlib';
 import t from 'tap';
-import { createUpstreamClient, redactUrl, type UpstreamClientOptions } from '../src/upstream/client.js';
-import { DEFAULT_FORBIDDEN_CIDRS } from '../src/upstream/address-policy.js';
-import { createAddressMatcher, parseCidr } from '../src/policy/ip-ranges.js';
+import { createUpstreamClient, redactUrl, type UpstreamClientOptions } from '../src/client.js';
+import { DEFAULT_FORBIDDEN_CIDRS } from '../src/address-policy.js';
+import { createAddressMatcher, parseCidr } from '../src/ip-ranges.js';
 
 type Test = Pick<typeof t, 'teardown'>;
 
