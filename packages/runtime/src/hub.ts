@@ -16,6 +16,9 @@ import type { CachePurge, PluginInstance, RefusalRule } from './contract/plugin.
 import { createAuditLog, type AuditLog } from './audit/audit-log.js';
 import { createEventBus, type EventBus } from './events/event-bus.js';
 import { createHealthBoard } from './health/health-board.js';
+import { createPackageFactsBoard } from './catalog/package-facts.js';
+import { createAdminRouteCatalog, openApiDocument } from './admin-kit/openapi.js';
+import { VERSION } from './version.js';
 import { startHeartbeat } from './cluster/heartbeat.js';
 import { createFetchLeases } from './cluster/fetch-leases.js';
 import { createPeerClient, loadPeerSecret, mountPeerRoute } from './cluster/peer-stream.js';
@@ -187,6 +190,8 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
   const purger: CachePurge = { purge: async (registry, packageName, version) => (await artifacts.purge(registry, packageName, version)).length };
   const pluginJsonBody = jsonBody(config.limits.max_json_body_bytes);
   const health = createHealthBoard();
+  const packageFacts = createPackageFactsBoard();
+  const adminRoutes = createAdminRouteCatalog();
   const pluginContext = {
     config,
     db,
@@ -196,6 +201,8 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     served: registries,
     events,
     health,
+    packageFacts,
+    adminRoutes,
     refusals,
     metrics,
     access,
@@ -221,6 +228,14 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
       throw new StartupError('plugin_load', `plugin "${p.id}" failed to start: ${(e as Error).message}`);
     }
   }
+
+  // The admin API's OpenAPI document, from the routes the plugins mounted: public, as it holds no data.
+  let openApi: string | undefined;
+  router.get('/api/v1/openapi.json', (ctx) => {
+    openApi ??= JSON.stringify(openApiDocument(adminRoutes.routes(), VERSION));
+    ctx.type = 'application/json';
+    ctx.body = openApi;
+  });
 
   const touchTimer = setInterval(() => void artifacts.flushTouches(), 30_000);
   touchTimer.unref();
