@@ -70,6 +70,10 @@ export interface Hub {
   registries: ReadonlyMap<string, BoundRegistry>;
   /** The koa request handler, for embedding. */
   callback: http.RequestListener;
+  /** The admin API's OpenAPI 3.1 document (what `GET /api/v1/openapi.json` answers). */
+  openApi(): Record<string, unknown>;
+  /** Every route mounted on the router (method and @koa/router path), for the OpenAPI and parity tests. */
+  mountedRoutes(): Array<{ method: string; path: string }>;
   /** Listens (default: config.server.listen); resolves with the base URL. */
   listen(listen?: string): Promise<string>;
   close(): Promise<void>;
@@ -231,10 +235,10 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
 
   // The admin API's OpenAPI document, from the routes the plugins mounted: public, as it holds no data.
   let openApi: string | undefined;
+  const openApiText = () => (openApi ??= JSON.stringify(openApiDocument(adminRoutes.routes(), VERSION)));
   router.get('/api/v1/openapi.json', (ctx) => {
-    openApi ??= JSON.stringify(openApiDocument(adminRoutes.routes(), VERSION));
     ctx.type = 'application/json';
-    ctx.body = openApi;
+    ctx.body = openApiText();
   });
 
   const touchTimer = setInterval(() => void artifacts.flushTouches(), 30_000);
@@ -264,6 +268,8 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     kinds,
     registries,
     callback,
+    openApi: () => JSON.parse(openApiText()) as Record<string, unknown>,
+    mountedRoutes: () => router.stack.flatMap((l) => l.methods.filter((m) => m !== 'HEAD').map((method) => ({ method, path: String(l.path) }))),
     async listen(at = config.server.listen) {
       const url = await listener.listen(at);
       if (cluster) await heartbeat.advertise(config.server.internal_url ?? reachableFromPeers(url));
