@@ -69,3 +69,19 @@ export const PolicyBody = Type.Object(
 
 export const LocalVersionBody = Type.Object({ registry: text(64), package_name: text(512), version: text(255) }, strict);
 export const LocalOnlyBody = Type.Object({ registry: text(64), package_name: text(512), local_only: Type.Boolean() }, strict);
+
+/** A block as the API answers it (`path` only in path-addressed registries). */
+export const BlockAnswer = Type.Object(
+  {
+    id: Type.Integer(),
+    registry: Type.String(),
+    package_name: Type.String(),
+    version: Type.Union([Type.String(), Type.Null()], { description: 'null: every version.' }),
+    path: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+    reason: Type.Union([Type.String(), Type.Null()]),
+    blocked_by: Type.String({ description: 'A user id, or system:<source> for automatic blocks.' }),
+    created_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  },
+  strict,
+);
+export const BlockList = Type.Object({ blocks: Type.Array(BlockAnswer) }, strict);

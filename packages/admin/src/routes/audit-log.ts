@@ -74,6 +74,7 @@ export const auditLogRoutes: AdminRoute[] = [
     path: '/api/v1/admin/audit-log/export',
     permission: 'system:read',
     action: 'audit_log_export',
+    produces: 'text/csv',
     async handle({ ctx, hub }) {
       checkCsvFormat(ctx);
       const f = parseFilter(ctx);

@@ -19,6 +19,7 @@ export const ipBlockRoutes: AdminRoute[] = [
     path: '/api/v1/admin/ip-blocks',
     permission: 'system:write',
     action: 'ip_block_add',
+    status: 201,
     body: IpBlockBody,
     async handle({ ctx, hub, body, actor, audit }) {
       audit.detail = `ip ${body.ip}`;

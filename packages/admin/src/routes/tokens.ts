@@ -11,6 +11,7 @@ export const tokenRoutes: AdminRoute[] = [
     path: '/api/v1/admin/tokens',
     permission: 'system:write',
     action: 'token_create',
+    status: 201,
     body: CreateTokenBody,
     async handle({ ctx, hub, subject, body, audit }) {
       audit.detail = `user ${body.user_id}`;

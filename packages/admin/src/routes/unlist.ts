@@ -18,6 +18,7 @@ export const unlistRoutes: AdminRoute[] = [
     path: '/api/v1/admin/unlist',
     permission: 'system:write',
     action: 'unlist',
+    status: 201,
     body: UnlistBody,
     async handle(call) {
       const key = target(call);

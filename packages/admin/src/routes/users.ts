@@ -43,6 +43,7 @@ export const userRoutes: AdminRoute[] = [
     path: '/api/v1/admin/users',
     permission: 'system:write',
     action: 'user_create',
+    status: 201,
     body: CreateUserBody,
     async handle({ ctx, hub, subject, body, audit }) {
       const roles = body.roles ?? ['reader'];

@@ -81,6 +81,7 @@ export const flagAdminRoutes = (sourceNames: readonly string[]): AdminRoute[] =>
     path: '/api/v1/admin/exposure/export',
     permission: 'system:read',
     action: 'exposure_export',
+    produces: 'text/csv',
     async handle({ ctx, hub }) {
       checkCsvFormat(ctx);
       const rows = await exposureRows(hub.db, hub.services.accessLog, exposureFilter(ctx));

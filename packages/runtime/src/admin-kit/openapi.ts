@@ -102,7 +102,7 @@ export function openApiDocument(routes: readonly RouteDoc[], version: string): R
       ? { description: 'OK', content: { [r.produces]: { schema: { type: 'string' } } } }
       : { description: 'OK', content: { 'application/json': { schema: r.response ? plain(r.response) : { type: 'object' } } } };
     const responses: Record<string, unknown> = { [status]: success };
-    for (const [code, description] of Object.entries(ERRORS)) responses[code] = { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+    for (const code of Object.keys(ERRORS)) responses[code] = { $ref: `#/components/responses/E${code}` };
     const op: Record<string, unknown> = {
       operationId: operationId(r),
       tags: [tagOf(r.path)],
@@ -121,6 +121,7 @@ export function openApiDocument(routes: readonly RouteDoc[], version: string): R
     paths: Object.fromEntries(Object.entries(paths).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
     components: {
       schemas: { Error: ERROR_SCHEMA },
+      responses: Object.fromEntries(Object.entries(ERRORS).map(([code, description]) => [`E${code}`, { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } }])),
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'A hub token (`hub token create`).' } },
     },
   };
