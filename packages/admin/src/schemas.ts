@@ -85,3 +85,29 @@ export const BlockAnswer = Type.Object(
   strict,
 );
 export const BlockList = Type.Object({ blocks: Type.Array(BlockAnswer) }, strict);
+
+const time = Type.String({ format: 'date-time', description: 'RFC 3339 UTC.' });
+const maybeTime = Type.Union([time, Type.Null()]);
+const nullableText = Type.Union([Type.String(), Type.Null()]);
+
+export const UserAnswer = Type.Object({ id: Type.String(), roles: Type.Array(Type.String()), blocked: Type.Boolean(), created_at: time }, strict);
+export const UserList = Type.Object({ users: Type.Array(UserAnswer) }, strict);
+const tokenFields = {
+  id: Type.String(),
+  permissions: Type.Union([Type.Array(permission), Type.Null()], { description: "null: all of the user's permissions." }),
+  expires_at: maybeTime,
+  revoked_at: maybeTime,
+  created_at: time,
+};
+export const UserDetail = Type.Object(
+  { id: Type.String(), roles: Type.Array(Type.String()), blocked: Type.Boolean(), created_at: time, tokens: Type.Array(Type.Object(tokenFields, strict)) },
+  strict,
+);
+export const TokenAnswer = Type.Object({ ...tokenFields, user_id: Type.String() }, strict);
+export const CreatedToken = Type.Object({ ...tokenFields, user_id: Type.String(), token: Type.String({ description: 'Shown only here: hub stores its SHA-256.' }) }, strict);
+
+export const IpBlockAnswer = Type.Object({ ip: Type.String({ description: 'An address or CIDR range, canonical.' }), reason: nullableText, created_by: Type.String(), created_at: time }, strict);
+export const IpBlockList = Type.Object({ ip_blocks: Type.Array(IpBlockAnswer) }, strict);
+
+export const UnlistedAnswer = Type.Object({ registry: Type.String(), package_name: Type.String(), version: Type.String(), unlisted_by: Type.String(), created_at: time }, strict);
+export const UnlistedList = Type.Object({ unlisted: Type.Array(UnlistedAnswer) }, strict);

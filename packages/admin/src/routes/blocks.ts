@@ -1,4 +1,5 @@
 import { errors, adminRoute, iso, type AdminRoute, type Block } from '@hub/runtime';
+import { queryParameters } from '@hub/runtime';
 import { BlockAnswer, BlockBody, BlockList } from '../schemas.js';
 
 function blockJson(r: Block, pathAddressed: boolean) {
@@ -21,6 +22,7 @@ export const blockRoutes: AdminRoute[] = [
     path: '/api/v1/admin/blocks',
     permission: 'system:read',
     action: 'block_list',
+    query: queryParameters({ blocked_by: 'who blocked (a user id, or system:upstream-audit)', registry: 'a registry name', package_name: 'a canonical package name' }),
     summary: 'List blocks (filters: blocked_by, registry, package_name)',
     response: BlockList,
     async handle({ ctx, hub }) {
