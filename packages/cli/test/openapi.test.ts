@@ -77,7 +77,9 @@ t.test('real answers validate against the response schemas their routes declare'
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   (addFormats as unknown as (a: Ajv2020) => void)(ajv);
   ajv.addSchema({ components: doc.components }, 'doc');
+  const checked = new Set<string>();
   const check = async (method: string, p: string, docPath: string, body?: unknown) => {
+    checked.add(`${method} ${docPath}`);
     const r = await api(method, p, body);
     const op = doc.paths[docPath]![method.toLowerCase()];
     const [status, declared] = Object.entries(op.responses as Record<string, any>).find(([k]) => k.startsWith('2'))!;
@@ -113,6 +115,35 @@ t.test('real answers validate against the response schemas their routes declare'
     { version: '1.1.0', flags: [], dependencies: [{ name: 'hubdep' }] },
     { version: '1.0.0', flags: [{ id: 'GHSA-1', source: 'osv', effect: 'warn', summary: '<script>x</script>', severity: 'high' }] },
   ]);
+
+  await check('POST', '/api/v1/admin/users', '/api/v1/admin/users', { id: 'dora', roles: ['reader'] });
+  await check('GET', '/api/v1/admin/users', '/api/v1/admin/users');
+  await check('POST', '/api/v1/admin/users/dora/block', '/api/v1/admin/users/{id}/block');
+  await check('POST', '/api/v1/admin/users/dora/unblock', '/api/v1/admin/users/{id}/unblock');
+  const created = await check('POST', '/api/v1/admin/tokens', '/api/v1/admin/tokens', { user_id: 'dora', permissions: ['source:read'], expires_in_secs: 3600 });
+  await check('GET', '/api/v1/admin/users/dora', '/api/v1/admin/users/{id}');
+  await check('DELETE', `/api/v1/admin/tokens/${created.id}`, '/api/v1/admin/tokens/{id}');
+  await check('POST', '/api/v1/admin/ip-blocks', '/api/v1/admin/ip-blocks', { ip: '192.0.2.0/24', reason: 'test' });
+  await check('GET', '/api/v1/admin/ip-blocks', '/api/v1/admin/ip-blocks');
+  await check('DELETE', `/api/v1/admin/ip-blocks/${encodeURIComponent('192.0.2.0/24')}`, '/api/v1/admin/ip-blocks/{ip}');
+  const unlist = { registry: 'npm', package_name: 'hubdemo', version: '1.1.0' };
+  await check('POST', '/api/v1/admin/unlist', '/api/v1/admin/unlist', unlist);
+  await check('GET', '/api/v1/admin/unlist', '/api/v1/admin/unlist');
+  await check('DELETE', '/api/v1/admin/unlist', '/api/v1/admin/unlist', unlist);
+  const blocks = (await api('GET', '/api/v1/admin/blocks')).body.blocks as Array<{ id: number }>;
+  await check('DELETE', `/api/v1/admin/blocks/${blocks[0]!.id}`, '/api/v1/admin/blocks/{id}');
+
+  // Every route that declares its answer got a real call here: a schema added without one fails this.
+  const declared = Object.entries(doc.paths).flatMap(([p, ops]) =>
+    Object.entries(ops)
+      .filter(([, op]) => {
+        const ok = Object.entries(op.responses as Record<string, any>).find(([k]) => k.startsWith('2'))![1];
+        const schema = ok.content?.['application/json']?.schema;
+        return schema && JSON.stringify(schema) !== '{"type":"object"}';
+      })
+      .map(([m]) => `${m.toUpperCase()} ${p}`),
+  );
+  t.same(declared.filter((r) => !checked.has(r)), [], 'every declared answer schema is checked against a real answer');
 });
 
 t.test('hub packages list and show print the same answers', async (t) => {

@@ -1,7 +1,5 @@
 import type Koa from 'koa';
-import { canonicalIp, errors, adminRoute, type AdminRoute, checkCsvFormat, csvRecord, sendCsv, queryValue as one, iso, parseTime, type AccessLogEntry, type AccessLogFilter, type AccessOutcome } from '@hub/runtime';
-import { queryParameters } from '@hub/runtime';
-import { queryParameters } from '@hub/runtime';
+import { canonicalIp, errors, adminRoute, type AdminRoute, checkCsvFormat, csvRecord, sendCsv, queryValue as one, iso, parseTime, type AccessLogEntry, type AccessLogFilter, type AccessOutcome, queryParameters } from '@hub/runtime';
 
 /** The members of an audit-log entry, in the order the CSV export writes them. */
 export const ENTRY_COLUMNS = ['id', 'time', 'user_id', 'token_id', 'ip_address', 'action', 'outcome', 'registry', 'package', 'version', 'status', 'code', 'request_id', 'detail'] as const;

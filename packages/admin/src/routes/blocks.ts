@@ -1,5 +1,4 @@
-import { errors, adminRoute, iso, type AdminRoute, type Block } from '@hub/runtime';
-import { queryParameters } from '@hub/runtime';
+import { errors, adminRoute, iso, type AdminRoute, type Block, queryParameters } from '@hub/runtime';
 import { BlockAnswer, BlockBody, BlockList } from '../schemas.js';
 
 function blockJson(r: Block, pathAddressed: boolean) {

@@ -1,5 +1,4 @@
-import { errors, adminRoute, type AdminRoute, queryInt, queryValue } from '@hub/runtime';
-import { queryParameters } from '@hub/runtime';
+import { errors, adminRoute, type AdminRoute, queryInt, queryValue, queryParameters } from '@hub/runtime';
 
 const TYPE = /^[a-z][a-z0-9_]{0,63}$/;
 

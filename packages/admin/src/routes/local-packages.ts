@@ -1,5 +1,4 @@
-import { errors, adminRoute, iso, type AdminCall, type AdminRoute, type LocalRegistry } from '@hub/runtime';
-import { queryParameters } from '@hub/runtime';
+import { errors, adminRoute, iso, type AdminCall, type AdminRoute, type LocalRegistry, queryParameters } from '@hub/runtime';
 import { LocalOnlyBody, LocalVersionBody } from '../schemas.js';
 
 /** The registry's publishing store, for a package the caller may act on (404 unknown registry, 403 denied, 400 a proxy registry). */

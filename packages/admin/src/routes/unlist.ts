@@ -1,5 +1,4 @@
-import { errors, adminRoute, iso, type AdminRoute, type AdminCall, type Unlisted, type UnlistedKey } from '@hub/runtime';
-import { queryParameters } from '@hub/runtime';
+import { errors, adminRoute, iso, type AdminRoute, type AdminCall, type Unlisted, type UnlistedKey, queryParameters } from '@hub/runtime';
 import type { Static } from 'typebox';
 import { UnlistBody, UnlistedAnswer, UnlistedList } from '../schemas.js';
 
