@@ -3,6 +3,7 @@ import { ADMIN_ROUTES } from './routes/index.js';
 
 export { ADMIN_ROUTES } from './routes/index.js';
 export { ENTRY_COLUMNS } from './routes/audit-log.js';
+export * from './package-schemas.js';
 
 /**
  * The administration API (INTERFACE.md section 4): users, tokens, policies and the RBAC simulator,

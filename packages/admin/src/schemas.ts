@@ -69,3 +69,45 @@ export const PolicyBody = Type.Object(
 
 export const LocalVersionBody = Type.Object({ registry: text(64), package_name: text(512), version: text(255) }, strict);
 export const LocalOnlyBody = Type.Object({ registry: text(64), package_name: text(512), local_only: Type.Boolean() }, strict);
+
+/** A block as the API answers it (`path` only in path-addressed registries). */
+export const BlockAnswer = Type.Object(
+  {
+    id: Type.Integer(),
+    registry: Type.String(),
+    package_name: Type.String(),
+    version: Type.Union([Type.String(), Type.Null()], { description: 'null: every version.' }),
+    path: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+    reason: Type.Union([Type.String(), Type.Null()]),
+    blocked_by: Type.String({ description: 'A user id, or system:<source> for automatic blocks.' }),
+    created_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  },
+  strict,
+);
+export const BlockList = Type.Object({ blocks: Type.Array(BlockAnswer) }, strict);
+
+const time = Type.String({ format: 'date-time', description: 'RFC 3339 UTC.' });
+const maybeTime = Type.Union([time, Type.Null()]);
+const nullableText = Type.Union([Type.String(), Type.Null()]);
+
+export const UserAnswer = Type.Object({ id: Type.String(), roles: Type.Array(Type.String()), blocked: Type.Boolean(), created_at: time }, strict);
+export const UserList = Type.Object({ users: Type.Array(UserAnswer) }, strict);
+const tokenFields = {
+  id: Type.String(),
+  permissions: Type.Union([Type.Array(permission), Type.Null()], { description: "null: all of the user's permissions." }),
+  expires_at: maybeTime,
+  revoked_at: maybeTime,
+  created_at: time,
+};
+export const UserDetail = Type.Object(
+  { id: Type.String(), roles: Type.Array(Type.String()), blocked: Type.Boolean(), created_at: time, tokens: Type.Array(Type.Object(tokenFields, strict)) },
+  strict,
+);
+export const TokenAnswer = Type.Object({ ...tokenFields, user_id: Type.String() }, strict);
+export const CreatedToken = Type.Object({ ...tokenFields, user_id: Type.String(), token: Type.String({ description: 'Shown only here: hub stores its SHA-256.' }) }, strict);
+
+export const IpBlockAnswer = Type.Object({ ip: Type.String({ description: 'An address or CIDR range, canonical.' }), reason: nullableText, created_by: Type.String(), created_at: time }, strict);
+export const IpBlockList = Type.Object({ ip_blocks: Type.Array(IpBlockAnswer) }, strict);
+
+export const UnlistedAnswer = Type.Object({ registry: Type.String(), package_name: Type.String(), version: Type.String(), unlisted_by: Type.String(), created_at: time }, strict);
+export const UnlistedList = Type.Object({ unlisted: Type.Array(UnlistedAnswer) }, strict);

@@ -6,6 +6,7 @@ import { createAuditMetrics } from './metrics.js';
 import { auditMigrations } from './migrations.js';
 import { healthSection } from './health.js';
 import { upstreamRoutes } from './routes.js';
+import { auditPackageFacts } from './package-facts.js';
 
 export { AUDIT_ACTOR } from './block-arm.js';
 export { UpstreamAuditSchema, type UpstreamAuditConfig } from './config.js';
@@ -27,6 +28,7 @@ export default definePlugin({
     const engine = createAuditEngine({ db: ctx.db, served: ctx.served, config: cfg, registries: ctx.registries, events: ctx.events, services: ctx.services, metrics: createAuditMetrics(ctx.metrics), log: ctx.log });
     mountAdminRoutes(ctx, upstreamRoutes(engine));
     ctx.health.contribute('audit', () => healthSection(ctx, engine));
+    ctx.packageFacts.contribute('audit', auditPackageFacts(ctx.db));
     const blocking = ctx.registries.filter((r) => engine.policyOf(r.name).policy === 'block').map((r) => r.name);
     if (blocking.length) ctx.log.info({ registries: blocking, blocked_by: AUDIT_ACTOR }, `upstream audit policy is block: confirmed disappearances are blocked as ${AUDIT_ACTOR}`);
     const schedule = cfg.enabled ? startSchedule({ db: ctx.db, log: ctx.log, name: 'upstream_audit', intervalMs: cfg.interval_secs * 1000, run: () => engine.sweep(undefined, 'schedule') }) : undefined;

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { adminRoute, errors, queryInt, queryValue, type AdminRoute } from '@hub/runtime';
+import { adminRoute, errors, queryInt, queryValue, type AdminRoute, queryParameters } from '@hub/runtime';
 import type { AuditEngine } from './engine.js';
 import { lastSweep, rowJson, toRow } from './rows.js';
 
@@ -21,6 +21,7 @@ export function upstreamRoutes(engine: AuditEngine): AdminRoute[] {
       path: '/api/v1/admin/upstream/disappeared',
       permission: 'system:read',
       action: 'upstream_list',
+      query: queryParameters({ registry: 'a registry name', state: 'missing or disappeared', page: 'a page from 1', per_page: '1 to 1000 (default [limits] packages_per_page)' }),
       async handle({ ctx, hub, registry }) {
         const reg = queryValue(ctx, 'registry');
         const state = queryValue(ctx, 'state');

@@ -22,6 +22,11 @@ export interface RunContext {
 export interface AdminCommandSpec {
   /** The full command as typed, e.g. "ip-blocks add". */
   name: string;
+  /**
+   * The admin API routes the command calls, as `METHOD /path` in the router's spelling
+   * (`DELETE /api/v1/admin/blocks/:id`): the parity test matches them against the mounted routes.
+   */
+  routes: readonly string[];
   help: string;
   options?: OptionSpec;
   positionals?: { min: number; max: number };
@@ -32,7 +37,7 @@ export interface AdminCommandSpec {
 
 /** An admin command: takes --url, --token and --json besides its own options. */
 export function adminCommand(spec: AdminCommandSpec): Command {
-  return async (argv, io) => {
+  return describe(async (argv, io) => {
     const { values, positionals } = parse(argv, { ...CONNECTION_OPTIONS, ...spec.options }, { command: spec.name, positionals: spec.positionals });
     if (values.help) return (io.out(`${spec.help}\n`), 0);
     const api = adminClient({ url: values.url as string | undefined, token: values.token as string | undefined }, io.env, spec.name, spec.defaultUrl);
@@ -43,12 +48,12 @@ export function adminCommand(spec: AdminCommandSpec): Command {
       if (json && e instanceof RequestError && e.body !== undefined) printJson(io, e.body);
       throw e;
     }
-  };
+  }, { name: spec.name, routes: spec.routes });
 }
 
 /** `hub <group> <sub> ...`: dispatches on the first argument; `hub <group> --help` lists the subs. */
 export function commandGroup(name: string, help: string, subs: Record<string, Command>): Command {
-  return async (argv, io) => {
+  const group: Command = async (argv, io) => {
     const [sub, ...rest] = argv;
     if (sub === '-h' || sub === '--help' || sub === 'help') return (io.out(`${help}\n`), 0);
     if (sub === undefined) throw new UsageError(`${name} needs a sub-command: ${Object.keys(subs).join(', ')}`, name);
@@ -56,6 +61,35 @@ export function commandGroup(name: string, help: string, subs: Record<string, Co
     if (!run) throw new UsageError(`unknown sub-command "${name} ${sub}" (one of ${Object.keys(subs).join(', ')})`, name);
     return run(rest, io);
   };
+  return Object.assign(group, { [SUBS]: subs });
+}
+
+/** What a command declares for the parity test: its name and the admin routes it calls. */
+export interface CommandRoutes {
+  name: string;
+  routes: readonly string[];
+}
+
+const ROUTES = Symbol('routes');
+const SUBS = Symbol('subs');
+
+function describe(command: Command, d: CommandRoutes): Command {
+  return Object.assign(command, { [ROUTES]: d });
+}
+
+/** Declares the routes of a command not built with adminCommand (hub export-audit-log streams CSV). */
+export const withRoutes = (name: string, routes: readonly string[], command: Command): Command => describe(command, { name, routes });
+
+/** Every command of a table (groups expanded) with the routes it declares; commands without routes (serve, check) have none. */
+export function commandRoutes(table: Record<string, Command>, prefix = ''): CommandRoutes[] {
+  const out: CommandRoutes[] = [];
+  for (const [name, c] of Object.entries(table)) {
+    const full = `${prefix}${name}`;
+    const subs = (c as { [SUBS]?: Record<string, Command> })[SUBS];
+    if (subs) out.push(...commandRoutes(subs, `${full} `));
+    else out.push((c as { [ROUTES]?: CommandRoutes })[ROUTES] ?? { name: full, routes: [] });
+  }
+  return out;
 }
 
 /**

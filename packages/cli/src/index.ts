@@ -1,3 +1,5 @@
-export { main, type Io } from './main.js';
+export { main, COMMANDS, type Io } from './main.js';
+export { commandRoutes, type CommandRoutes } from './command.js';
 export { defaultPlugins, readCatalogue } from './plugins.js';
 export { configReference } from './config-reference.js';
+export { openApiReference } from './openapi-reference.js';

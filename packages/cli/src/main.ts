@@ -21,7 +21,8 @@ export type { Io } from './io.js';
 /** serve, migrate and init load the runtime and every plugin; admin commands need none of it, so start fast. */
 const server = (name: 'serve' | 'migrateCommand' | 'init'): Command => async (argv, io) => (await import('./commands/server.js'))[name](argv, io);
 
-const COMMANDS: Record<string, Command> = {
+/** Every command by name: main() dispatches on it, and the parity test reads the routes each declares. */
+export const COMMANDS: Record<string, Command> = {
   serve: server('serve'),
   migrate: server('migrateCommand'),
   init: server('init'),

@@ -16,7 +16,7 @@ export { readCapped } from './read-capped.js';
 export { probeFetch, type ProbeFetchOptions, type ProbeFetchResult } from './probe-fetch.js';
 export { requestedRange, partialHeaders, unsatisfiableHeaders, type ByteRange, type Validators } from './byte-range.js';
 export { splitSegments } from './path-segments.js';
-export { comparePrerelease } from './versions.js';
+export { comparePrerelease, genericVersionOrder, isGenericPrerelease } from './versions.js';
 export { gunzipCapped, isArchiveError, type ArchiveLimits } from './archive/limits.js';
 export { findInTar, tarEntryNames, tarProblem } from './archive/tar.js';
 export { findInZip } from './archive/zip.js';

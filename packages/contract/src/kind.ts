@@ -51,6 +51,13 @@ export interface CoordinateCodec {
   format(c: Coordinate): string;
   /** Case folding and the like (nuget lower-cases ids). Identity when absent. */
   normalizeName?(name: string): string;
+  /**
+   * The registry's own version order (negative: `a` is older), for the admin API's package page (newest
+   * first). Absent: `genericVersionOrder` (dot-separated numbers, then SemVer pre-release precedence).
+   */
+  compareVersions?(a: string, b: string): number;
+  /** Whether a version is a pre-release (hidden by default on package pages). Absent: `isGenericPrerelease`. */
+  isPrerelease?(version: string): boolean;
 }
 
 /** The registry a request is for, as configured. */

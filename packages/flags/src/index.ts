@@ -6,6 +6,7 @@ import { flagMigrations } from './migrations.js';
 import { flagAdminRoutes } from './routes/admin.js';
 import { createFlagMetrics } from './metrics.js';
 import { mountFlagPush, type FlagSource } from './routes/push.js';
+import { flagPackageFacts } from './package-facts.js';
 
 export { EFFECTS, refuses, type Effect } from './effects.js';
 export { EXPOSURE_COLUMNS, type ExposureRow } from './exposure.js';
@@ -43,6 +44,7 @@ export default definePlugin({
       ctx.log.warn({ source: s.name }, 'flag source accepts requests without a signed time (allow_unsigned_time): anyone who saw one can replay it');
     mountFlagPush({ hub: ctx, sources, registry: registryResolver(ctx), metrics, changed: invalidate });
     mountAdminRoutes(ctx, flagAdminRoutes(ctx.pluginConfig.map((s) => s.name)));
+    ctx.packageFacts.contribute('flags', flagPackageFacts(ctx.db));
     // Dependency analysis is incremental (only artifacts not read yet), so a frequent run is cheap.
     const analysis = startSchedule({
       db: ctx.db,

@@ -1,4 +1,5 @@
-import { defineKind, nameAtVersion } from '@hub/contract';
+import { defineKind, genericVersionOrder, nameAtVersion } from '@hub/contract';
+import semver from 'semver';
 import { detectUpstream } from './detect-upstream.js';
 import { clientCheck } from './client-check.js';
 import { isPackageName } from './names.js';
@@ -13,7 +14,12 @@ export default defineKind({
   addressing: 'package',
   description: 'npm packages: tarballs, and packuments with tarball URLs rewritten to hub',
   // `@scope/name@version`: the last `@` separates.
-  coordinate: nameAtVersion({ split: 'last', isName: isPackageName }),
+  coordinate: {
+    ...nameAtVersion({ split: 'last', isName: isPackageName }),
+    // SemVer precedence, as npm resolves; a version that is not SemVer (an old registry's) falls back to the generic order.
+    compareVersions: (a, b) => (semver.valid(a) && semver.valid(b) ? semver.compareBuild(a, b) : genericVersionOrder(a, b)),
+    isPrerelease: (v) => (semver.valid(v) ? semver.prerelease(v) !== null : v.includes('-')),
+  },
   routes,
   detectUpstream,
   clientCheck,

@@ -16,6 +16,9 @@ import type { CachePurge, PluginInstance, RefusalRule } from './contract/plugin.
 import { createAuditLog, type AuditLog } from './audit/audit-log.js';
 import { createEventBus, type EventBus } from './events/event-bus.js';
 import { createHealthBoard } from './health/health-board.js';
+import { createPackageFactsBoard } from './catalog/package-facts.js';
+import { createAdminRouteCatalog, openApiDocument } from './admin-kit/openapi.js';
+import { VERSION } from './version.js';
 import { startHeartbeat } from './cluster/heartbeat.js';
 import { createFetchLeases } from './cluster/fetch-leases.js';
 import { createPeerClient, loadPeerSecret, mountPeerRoute } from './cluster/peer-stream.js';
@@ -67,6 +70,10 @@ export interface Hub {
   registries: ReadonlyMap<string, BoundRegistry>;
   /** The koa request handler, for embedding. */
   callback: http.RequestListener;
+  /** The admin API's OpenAPI 3.1 document (what `GET /api/v1/openapi.json` answers). */
+  openApi(): Record<string, unknown>;
+  /** Every route mounted on the router (method and @koa/router path), for the OpenAPI and parity tests. */
+  mountedRoutes(): Array<{ method: string; path: string }>;
   /** Listens (default: config.server.listen); resolves with the base URL. */
   listen(listen?: string): Promise<string>;
   close(): Promise<void>;
@@ -187,6 +194,8 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
   const purger: CachePurge = { purge: async (registry, packageName, version) => (await artifacts.purge(registry, packageName, version)).length };
   const pluginJsonBody = jsonBody(config.limits.max_json_body_bytes);
   const health = createHealthBoard();
+  const packageFacts = createPackageFactsBoard();
+  const adminRoutes = createAdminRouteCatalog();
   const pluginContext = {
     config,
     db,
@@ -196,6 +205,8 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     served: registries,
     events,
     health,
+    packageFacts,
+    adminRoutes,
     refusals,
     metrics,
     access,
@@ -221,6 +232,14 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
       throw new StartupError('plugin_load', `plugin "${p.id}" failed to start: ${(e as Error).message}`);
     }
   }
+
+  // The admin API's OpenAPI document, from the routes the plugins mounted: public, as it holds no data.
+  let openApi: string | undefined;
+  const openApiText = () => (openApi ??= JSON.stringify(openApiDocument(adminRoutes.routes(), VERSION)));
+  router.get('/api/v1/openapi.json', (ctx) => {
+    ctx.type = 'application/json';
+    ctx.body = openApiText();
+  });
 
   const touchTimer = setInterval(() => void artifacts.flushTouches(), 30_000);
   touchTimer.unref();
@@ -249,6 +268,8 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     kinds,
     registries,
     callback,
+    openApi: () => JSON.parse(openApiText()) as Record<string, unknown>,
+    mountedRoutes: () => router.stack.flatMap((l) => l.methods.filter((m) => m !== 'HEAD').map((method) => ({ method, path: String(l.path) }))),
     async listen(at = config.server.listen) {
       const url = await listener.listen(at);
       if (cluster) await heartbeat.advertise(config.server.internal_url ?? reachableFromPeers(url));

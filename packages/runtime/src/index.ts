@@ -45,7 +45,10 @@ export type { AccessLog, AccessLogEntry, AccessLogFilter, DownloadGroup } from '
 // The admin-route kit
 export { adminRoute, mountAdminRoutes, registryResolver, type AdminRoute, type AdminCall, type AdminTarget } from './admin-kit/admin-route.js';
 export { canonicalCoordinate, type RegistryRef } from './admin-kit/coordinates.js';
-export { queryInt, queryValue } from './admin-kit/query.js';
-export { bodyValidator } from './admin-kit/validate.js';
+export { queryInt, queryParameters, queryValue } from './admin-kit/query.js';
+export { bodyValidator, queryValidator } from './admin-kit/validate.js';
+export { openApiDocument, openApiPath, operationId, type AdminRouteCatalog, type RouteDoc } from './admin-kit/openapi.js';
+export type { PackageFactsBoard, PackageFactSource, PackageFactSheet, PackageSummaryFacts, VersionFacts, FlagFact, DependencyFact, UpstreamState } from './catalog/package-facts.js';
+export type { PackageCatalog, CatalogPackage, CatalogVersion, CatalogBlock } from './services/package-catalog.js';
 export { checkCsvFormat, csvRecord, sendCsv } from './admin-kit/csv.js';
 export { iso, parseTime } from './admin-kit/times.js';

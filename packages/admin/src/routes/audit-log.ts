@@ -1,5 +1,5 @@
 import type Koa from 'koa';
-import { canonicalIp, errors, adminRoute, type AdminRoute, checkCsvFormat, csvRecord, sendCsv, queryValue as one, iso, parseTime, type AccessLogEntry, type AccessLogFilter, type AccessOutcome } from '@hub/runtime';
+import { canonicalIp, errors, adminRoute, type AdminRoute, checkCsvFormat, csvRecord, sendCsv, queryValue as one, iso, parseTime, type AccessLogEntry, type AccessLogFilter, type AccessOutcome, queryParameters } from '@hub/runtime';
 
 /** The members of an audit-log entry, in the order the CSV export writes them. */
 export const ENTRY_COLUMNS = ['id', 'time', 'user_id', 'token_id', 'ip_address', 'action', 'outcome', 'registry', 'package', 'version', 'status', 'code', 'request_id', 'detail'] as const;
@@ -58,6 +58,7 @@ export const auditLogRoutes: AdminRoute[] = [
     path: '/api/v1/admin/audit-log',
     permission: 'system:read',
     action: 'audit_log_read',
+    query: queryParameters({ denied: 'true: refusals only', outcome: 'allowed, denied or challenged', from: 'RFC 3339 time or date (inclusive)', to: 'RFC 3339 time or date (exclusive)', action: 'comma-separated actions', ip: 'client address', user_id: 'a user id', registry: 'a registry name', cursor: 'next_cursor of the previous page', limit: '1 to 1000 (default 100)' }),
     async handle({ ctx, hub }) {
       const f = parseFilter(ctx);
       const cursor = cursorOf(ctx);
@@ -74,6 +75,8 @@ export const auditLogRoutes: AdminRoute[] = [
     path: '/api/v1/admin/audit-log/export',
     permission: 'system:read',
     action: 'audit_log_export',
+    query: queryParameters({ format: 'csv (the default)', denied: 'true: refusals only', outcome: 'allowed, denied or challenged', from: 'RFC 3339 time or date (inclusive)', to: 'RFC 3339 time or date (exclusive)', action: 'comma-separated actions', ip: 'client address', user_id: 'a user id', registry: 'a registry name' }),
+    produces: 'text/csv',
     async handle({ ctx, hub }) {
       checkCsvFormat(ctx);
       const f = parseFilter(ctx);

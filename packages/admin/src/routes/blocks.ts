@@ -1,5 +1,5 @@
-import { errors, adminRoute, iso, type AdminRoute, type Block } from '@hub/runtime';
-import { BlockBody } from '../schemas.js';
+import { errors, adminRoute, iso, type AdminRoute, type Block, queryParameters } from '@hub/runtime';
+import { BlockAnswer, BlockBody, BlockList } from '../schemas.js';
 
 function blockJson(r: Block, pathAddressed: boolean) {
   return {
@@ -21,6 +21,9 @@ export const blockRoutes: AdminRoute[] = [
     path: '/api/v1/admin/blocks',
     permission: 'system:read',
     action: 'block_list',
+    query: queryParameters({ blocked_by: 'who blocked (a user id, or system:upstream-audit)', registry: 'a registry name', package_name: 'a canonical package name' }),
+    summary: 'List blocks (filters: blocked_by, registry, package_name)',
+    response: BlockList,
     async handle({ ctx, hub }) {
       const filter: Record<string, string> = {};
       for (const key of ['blocked_by', 'registry', 'package_name'] as const) {
@@ -36,6 +39,9 @@ export const blockRoutes: AdminRoute[] = [
     path: '/api/v1/admin/blocks',
     permission: 'system:write',
     action: 'block_add',
+    summary: 'Block a package, a version or a file',
+    response: BlockAnswer,
+    status: 201,
     body: BlockBody,
     async handle({ ctx, hub, body, actor, audit, registry, coordinate }) {
       const reg = registry(body.registry);
@@ -52,6 +58,8 @@ export const blockRoutes: AdminRoute[] = [
     path: '/api/v1/admin/blocks/:id',
     permission: 'system:write',
     action: 'block_remove',
+    summary: 'Remove a block',
+    response: BlockAnswer,
     async handle({ ctx, hub, params, audit, authorize }) {
       const id = /^[1-9]\d{0,15}$/.test(params.id!) ? Number(params.id) : NaN;
       const row = Number.isSafeInteger(id) ? await hub.services.blocks.get(id) : null;

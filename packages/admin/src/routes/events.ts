@@ -1,4 +1,4 @@
-import { errors, adminRoute, type AdminRoute, queryInt, queryValue } from '@hub/runtime';
+import { errors, adminRoute, type AdminRoute, queryInt, queryValue, queryParameters } from '@hub/runtime';
 
 const TYPE = /^[a-z][a-z0-9_]{0,63}$/;
 
@@ -9,6 +9,7 @@ export const eventRoutes: AdminRoute[] = [
     path: '/api/v1/admin/events',
     permission: 'system:read',
     action: 'event_list',
+    query: queryParameters({ type: 'an event type', registry: 'a registry name', cursor: 'next_cursor of the previous page', limit: '1 to 1000 (default 100)' }),
     async handle({ ctx, hub }) {
       const type = queryValue(ctx, 'type');
       const registry = queryValue(ctx, 'registry');

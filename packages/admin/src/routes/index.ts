@@ -11,6 +11,7 @@ import { policyRoutes } from './policies.js';
 import { tokenRoutes } from './tokens.js';
 import { unlistRoutes } from './unlist.js';
 import { userRoutes } from './users.js';
+import { packageRoutes } from './packages.js';
 
 /** Every admin route, with its permission and audit action: the table the permission test walks. */
 export const ADMIN_ROUTES: readonly AdminRoute[] = [
@@ -26,4 +27,5 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   ...eventRoutes,
   ...healthRoutes,
   ...localPackageRoutes,
+  ...packageRoutes,
 ];

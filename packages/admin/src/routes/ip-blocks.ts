@@ -1,5 +1,5 @@
 import { canonicalIpBlock, createAddressMatcher, errors, adminRoute, type AdminRoute, iso, type IpBlockRow } from '@hub/runtime';
-import { IpBlockBody } from '../schemas.js';
+import { IpBlockAnswer, IpBlockBody, IpBlockList } from '../schemas.js';
 
 const ipBlockJson = (r: IpBlockRow) => ({ ip: r.cidr, reason: r.reason, created_by: r.created_by, created_at: iso(r.created_at) });
 
@@ -10,6 +10,8 @@ export const ipBlockRoutes: AdminRoute[] = [
     path: '/api/v1/admin/ip-blocks',
     permission: 'system:read',
     action: 'ip_block_list',
+    summary: 'List blocked client addresses',
+    response: IpBlockList,
     async handle({ ctx, hub }) {
       ctx.body = { ip_blocks: (await hub.ipBlocks.list()).map(ipBlockJson) };
     },
@@ -19,6 +21,9 @@ export const ipBlockRoutes: AdminRoute[] = [
     path: '/api/v1/admin/ip-blocks',
     permission: 'system:write',
     action: 'ip_block_add',
+    summary: 'Block a client address or range',
+    response: IpBlockAnswer,
+    status: 201,
     body: IpBlockBody,
     async handle({ ctx, hub, body, actor, audit }) {
       audit.detail = `ip ${body.ip}`;
@@ -39,6 +44,8 @@ export const ipBlockRoutes: AdminRoute[] = [
     path: '/api/v1/admin/ip-blocks/:ip',
     permission: 'system:write',
     action: 'ip_block_remove',
+    summary: 'Unblock a client address or range',
+    response: IpBlockAnswer,
     async handle({ ctx, hub, params, audit }) {
       audit.detail = `ip ${params.ip!.slice(0, 64)}`;
       const cidr = canonicalIpBlock(params.ip!);

@@ -1,4 +1,4 @@
-import { errors, adminRoute, iso, type AdminCall, type AdminRoute, type LocalRegistry } from '@hub/runtime';
+import { errors, adminRoute, iso, type AdminCall, type AdminRoute, type LocalRegistry, queryParameters } from '@hub/runtime';
 import { LocalOnlyBody, LocalVersionBody } from '../schemas.js';
 
 /** The registry's publishing store, for a package the caller may act on (404 unknown registry, 403 denied, 400 a proxy registry). */
@@ -26,6 +26,7 @@ export const localPackageRoutes: AdminRoute[] = [
     path: '/api/v1/admin/local-packages',
     permission: 'system:read',
     action: 'local_packages_list',
+    query: queryParameters({ registry: 'a registry name' }),
     async handle(call) {
       const registry = typeof call.ctx.query['registry'] === 'string' ? call.registry(call.ctx.query['registry']).name : undefined;
       const rows = await call.hub.services.local.packages(registry);
@@ -37,6 +38,7 @@ export const localPackageRoutes: AdminRoute[] = [
     path: '/api/v1/admin/local-packages/status',
     permission: 'system:read',
     action: 'local_package_status',
+    query: queryParameters({ registry: 'a registry name (required)', package: 'a canonical package name (required)' }),
     async handle(call) {
       const { registry, package: pkg } = call.ctx.query;
       if (typeof registry !== 'string' || typeof pkg !== 'string') throw errors.badRequest('registry and package are required query parameters');

@@ -27,6 +27,7 @@ export const policyRoutes: AdminRoute[] = [
     path: '/api/v1/admin/policies',
     permission: 'system:write',
     action: 'policy_create',
+    status: 201,
     body: PolicyBody,
     async handle({ ctx, hub, subject, body, actor, audit }) {
       audit.detail = `${body.effect} ${body.permissions.join(',')}`;

@@ -1,6 +1,6 @@
 import { errors, adminRoute, type AdminRoute, type Subject } from '@hub/runtime';
 import { assertMayGrant, subjectGrant } from '../grants.js';
-import { CreateTokenBody, TOKEN_ID_PATTERN } from '../schemas.js';
+import { CreateTokenBody, CreatedToken, TOKEN_ID_PATTERN, TokenAnswer } from '../schemas.js';
 import { findUser, tokenJson } from './users.js';
 
 const TOKEN_ID = new RegExp(TOKEN_ID_PATTERN);
@@ -11,6 +11,9 @@ export const tokenRoutes: AdminRoute[] = [
     path: '/api/v1/admin/tokens',
     permission: 'system:write',
     action: 'token_create',
+    summary: 'Create a token (the secret is shown once)',
+    response: CreatedToken,
+    status: 201,
     body: CreateTokenBody,
     async handle({ ctx, hub, subject, body, audit }) {
       audit.detail = `user ${body.user_id}`;
@@ -35,6 +38,8 @@ export const tokenRoutes: AdminRoute[] = [
     path: '/api/v1/admin/tokens/:id',
     permission: 'system:write',
     action: 'token_revoke',
+    summary: 'Revoke a token',
+    response: TokenAnswer,
     async handle({ ctx, hub, params, audit }) {
       const id = params.id!;
       audit.detail = `token ${id.slice(0, 64)}`;

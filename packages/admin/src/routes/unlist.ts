@@ -1,6 +1,6 @@
-import { errors, adminRoute, iso, type AdminRoute, type AdminCall, type Unlisted, type UnlistedKey } from '@hub/runtime';
+import { errors, adminRoute, iso, type AdminRoute, type AdminCall, type Unlisted, type UnlistedKey, queryParameters } from '@hub/runtime';
 import type { Static } from 'typebox';
-import { UnlistBody } from '../schemas.js';
+import { UnlistBody, UnlistedAnswer, UnlistedList } from '../schemas.js';
 
 const unlistedJson = (r: Unlisted) => ({ ...r, created_at: iso(r.created_at) });
 
@@ -18,6 +18,9 @@ export const unlistRoutes: AdminRoute[] = [
     path: '/api/v1/admin/unlist',
     permission: 'system:write',
     action: 'unlist',
+    summary: 'Unlist a version (still downloadable by exact version)',
+    response: UnlistedAnswer,
+    status: 201,
     body: UnlistBody,
     async handle(call) {
       const key = target(call);
@@ -32,6 +35,8 @@ export const unlistRoutes: AdminRoute[] = [
     path: '/api/v1/admin/unlist',
     permission: 'system:write',
     action: 'relist',
+    summary: 'List an unlisted version again',
+    response: UnlistedAnswer,
     body: UnlistBody,
     async handle(call) {
       const key = target(call);
@@ -45,6 +50,9 @@ export const unlistRoutes: AdminRoute[] = [
     path: '/api/v1/admin/unlist',
     permission: 'system:read',
     action: 'unlist_list',
+    query: queryParameters({ registry: 'a registry name', package_name: 'a canonical package name' }),
+    summary: 'List unlisted versions',
+    response: UnlistedList,
     async handle({ ctx, hub }) {
       const filter: Record<string, string> = {};
       for (const key of ['registry', 'package_name'] as const) {

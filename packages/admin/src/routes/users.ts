@@ -1,6 +1,6 @@
 import { errors, adminRoute, iso, type AdminRoute, type PluginContext, type Token, type User } from '@hub/runtime';
 import { assertMayGrant, subjectGrant } from '../grants.js';
-import { CreateUserBody, USER_ID_PATTERN } from '../schemas.js';
+import { CreateUserBody, USER_ID_PATTERN, UserAnswer, UserDetail, UserList } from '../schemas.js';
 
 const USER_ID = new RegExp(USER_ID_PATTERN);
 /** The bootstrap admin's token is not a database row; blocking the user would not stop it. */
@@ -25,6 +25,8 @@ function setBlocked(blocked: boolean): AdminRoute {
     path: `/api/v1/admin/users/:id/${blocked ? 'block' : 'unblock'}`,
     permission: 'system:write',
     action: blocked ? 'user_block' : 'user_unblock',
+    summary: blocked ? 'Block a user: every token of theirs is refused' : 'Unblock a user',
+    response: UserAnswer,
     async handle({ ctx, hub, params, audit }) {
       audit.detail = `user ${params.id}`;
       await findUser(hub, params.id!);
@@ -43,6 +45,9 @@ export const userRoutes: AdminRoute[] = [
     path: '/api/v1/admin/users',
     permission: 'system:write',
     action: 'user_create',
+    summary: 'Create a user',
+    response: UserAnswer,
+    status: 201,
     body: CreateUserBody,
     async handle({ ctx, hub, subject, body, audit }) {
       const roles = body.roles ?? ['reader'];
@@ -60,6 +65,8 @@ export const userRoutes: AdminRoute[] = [
     path: '/api/v1/admin/users',
     permission: 'system:read',
     action: 'user_list',
+    summary: 'List users',
+    response: UserList,
     async handle({ ctx, hub }) {
       ctx.body = { users: (await hub.services.users.list()).map(userJson) };
     },
@@ -69,6 +76,8 @@ export const userRoutes: AdminRoute[] = [
     path: '/api/v1/admin/users/:id',
     permission: 'system:read',
     action: 'user_read',
+    summary: 'A user and its tokens',
+    response: UserDetail,
     async handle({ ctx, hub, params }) {
       const user = userJson(await findUser(hub, params.id!));
       const tokens = (await hub.services.tokens.list(user.id)).map(ownTokenJson);

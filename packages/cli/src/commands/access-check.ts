@@ -11,6 +11,7 @@ interface Decision {
 
 export const accessCheck = adminCommand({
   name: 'access-check',
+  routes: ['POST /api/v1/admin/access-check'],
   help: `Usage: hub access-check --permission P [--user U | --token-id T | --roles R,S]
                         [--registry R] [--package P]
 

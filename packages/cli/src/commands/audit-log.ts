@@ -64,6 +64,7 @@ interface Page {
 
 export const auditLog = adminCommand({
   name: 'audit-log',
+  routes: ['GET /api/v1/admin/audit-log'],
   help: `Usage: hub audit-log [filters] [--limit N [--cursor C]] [--page-size N]
 
 Lists access events, newest first: every registry request, every admin action and every
@@ -117,6 +118,7 @@ ${connectionHelp('system:read')}`,
 
 export const exportAuditLog = adminCommand({
   name: 'export-audit-log',
+  routes: ['GET /api/v1/admin/audit-log/export'],
   help: `Usage: hub export-audit-log [--from TIME] [--to TIME] [--format csv] --output FILE
 
 Writes the access events in the time window as CSV (RFC 4180, newest first, with a header

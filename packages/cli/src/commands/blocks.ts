@@ -33,6 +33,7 @@ const describe = (b: Row | Target) => coordinate(b.registry, b.package_name, b.v
 
 export const block = adminCommand({
   name: 'block',
+  routes: ['POST /api/v1/admin/blocks'],
   help: `Usage: hub block --registry R --package P [--version V | --path FILE] [--reason TEXT]
        hub block <registry> <package> [--version V | --path FILE] [--reason TEXT]
 
@@ -70,6 +71,7 @@ ${connectionHelp('system:write')}`,
 
 export const unblock = adminCommand({
   name: 'unblock',
+  routes: ['GET /api/v1/admin/blocks', 'DELETE /api/v1/admin/blocks/:id'],
   help: `Usage: hub unblock <block-id>
        hub unblock --registry R --package P [--version V | --path FILE]
 
@@ -120,6 +122,7 @@ ${connectionHelp('system:write')}`,
 
 const listCmd = adminCommand({
   name: 'blocks list',
+  routes: ['GET /api/v1/admin/blocks'],
   help: `Usage: hub blocks list [--registry R] [--blocked-by ACTOR]
 
 Lists blocks with their id, coordinate, who made them and why.

@@ -6,6 +6,7 @@ import { cell, coordinate, printJson, type Row } from '../output.js';
 
 const purge = adminCommand({
   name: 'cache purge',
+  routes: ['DELETE /api/v1/admin/cache/:registry/:package', 'DELETE /api/v1/admin/cache/:registry/:package/:version'],
   help: `Usage: hub cache purge --registry R --package P [--version V]
 
 Deletes what the hub has cached for a package (every version and its metadata) or for one

@@ -93,6 +93,8 @@ export function checkCommand(kinds: readonly CheckableKind[]): Command {
   };
   return adminCommand({
     name: 'check',
+    // hub check calls registry routes through the proxy, not the admin API.
+    routes: [],
     defaultUrl: CHECK_URL,
     help: help(kinds),
     options,

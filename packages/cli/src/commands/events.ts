@@ -9,6 +9,7 @@ const TYPE = /^[a-z][a-z0-9_]{0,63}$/;
 
 export const events = adminCommand({
   name: 'events',
+  routes: ['GET /api/v1/admin/events'],
   help: `Usage: hub events [--type T] [--registry R] [--limit N] [--cursor C]
 
 Lists the notifications the hub sent (the bodies its webhooks were given), newest first, one line

@@ -2,7 +2,7 @@
  * flags list and exposure: the flags pushed by external sources and who fetched a flagged version
  * (@hub/flags: GET /api/v1/admin/flags, /api/v1/admin/exposure[/export]).
  */
-import { adminCommand, commandGroup, connectionHelp } from '../command.js';
+import { adminCommand, commandGroup, connectionHelp, withRoutes } from '../command.js';
 import type { Command } from '../io.js';
 import { checkOutput, saveExport } from '../export.js';
 import { instant, str } from '../options.js';
@@ -17,6 +17,7 @@ const isRow = (v: unknown): v is Row => typeof v === 'object' && v !== null && !
 
 const listCmd = adminCommand({
   name: 'flags list',
+  routes: ['GET /api/v1/admin/flags'],
   help: `Usage: hub flags list [--include-dead] [--source S] [--registry R]
 
 Lists the flags external sources (a vulnerability feed, a malware scanner, a review bot) pushed to
@@ -105,6 +106,7 @@ function coverageLines(coverage: unknown): string[] {
 
 const exposureReport = adminCommand({
   name: 'exposure',
+  routes: ['GET /api/v1/admin/exposure', 'GET /api/v1/admin/exposure/export'],
   help: `Usage: hub exposure [--source S] [--min-effect E] [--when before-flag|after-flag|any]
                     [--registry R] [--package P] [--from TIME] [--csv [--output FILE]]
 
@@ -195,6 +197,7 @@ ${connectionHelp('system:read')}`,
 
 const exposureAnalyse = adminCommand({
   name: 'exposure analyse',
+  routes: ['POST /api/v1/admin/exposure/analyse'],
   help: `Usage: hub exposure analyse [--registry R]
 
 Runs dependency analysis now (it also runs hourly): reads, through each kind's SBOM extractor, the
@@ -227,4 +230,6 @@ ${connectionHelp('system:write')}`,
 });
 
 /** `hub exposure` is the report; `hub exposure analyse` runs dependency analysis. */
-export const exposure: Command = (argv, io) => (argv[0] === 'analyse' ? exposureAnalyse(argv.slice(1), io) : exposureReport(argv, io));
+export const exposure: Command = withRoutes('exposure', ['GET /api/v1/admin/exposure', 'GET /api/v1/admin/exposure/export', 'POST /api/v1/admin/exposure/analyse'], (argv, io) =>
+  argv[0] === 'analyse' ? exposureAnalyse(argv.slice(1), io) : exposureReport(argv, io),
+);

@@ -28,6 +28,7 @@ const isRow = (v: unknown): v is Row => typeof v === 'object' && v !== null && !
 
 export const health = adminCommand({
   name: 'health',
+  routes: ['GET /api/v1/admin/health'],
   help: `Usage: hub health
 
 Shows the hub's health card: its status, version and database, then one line per registry with

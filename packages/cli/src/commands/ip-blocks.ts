@@ -6,6 +6,7 @@ import { cell, printJson, rowsOf, table, type Row } from '../output.js';
 
 const add = adminCommand({
   name: 'ip-blocks add',
+  routes: ['POST /api/v1/admin/ip-blocks'],
   help: `Usage: hub ip-blocks add <ip-or-cidr> [--reason TEXT]
 
 Refuses every request from an address or range (403 ip_blocked), on every replica, until removed.
@@ -39,6 +40,7 @@ ${connectionHelp('system:write')}`,
 
 const remove = adminCommand({
   name: 'ip-blocks remove',
+  routes: ['DELETE /api/v1/admin/ip-blocks/:ip'],
   help: `Usage: hub ip-blocks remove <ip-or-cidr>
 
 Lifts the block on an address or range (as hub ip-blocks list shows it; the hub stores ranges
@@ -62,6 +64,7 @@ ${connectionHelp('system:write')}`,
 
 const listCmd = adminCommand({
   name: 'ip-blocks list',
+  routes: ['GET /api/v1/admin/ip-blocks'],
   help: `Usage: hub ip-blocks list
 
 Lists the blocked addresses and ranges.

@@ -5,6 +5,7 @@
 import { adminCommand, commandGroup, connectionHelp } from '../command.js';
 import { optionOrPositional, str } from '../options.js';
 import { coordinate, printJson, rowsOf, table } from '../output.js';
+import { packagesList, packagesShow } from './package-catalog.js';
 
 const OPTIONS = { registry: { type: 'string' }, package: { type: 'string' }, version: { type: 'string' } } as const;
 
@@ -48,6 +49,7 @@ Example:
 ${connectionHelp('system:write')}`;
   return adminCommand({
     name: `packages ${op}`,
+    routes: [op === 'unlist' ? 'POST /api/v1/admin/unlist' : 'DELETE /api/v1/admin/unlist', ...(op === 'unlist' ? ['DELETE /api/v1/admin/unlist'] : [])],
     help,
     options: op === 'unlist' ? { ...OPTIONS, relist: { type: 'boolean' } } : OPTIONS,
     positionals: { min: 0, max: 3 },
@@ -68,6 +70,7 @@ ${connectionHelp('system:write')}`;
 
 const unlisted = adminCommand({
   name: 'packages unlisted',
+  routes: ['GET /api/v1/admin/unlist'],
   help: `Usage: hub packages unlisted [--registry R] [--package P]
 
 Lists unlisted versions, with who unlisted them and when.
@@ -106,6 +109,7 @@ ${connectionHelp('system:read')}`,
 
 const publishStatus = adminCommand({
   name: 'packages publish-status',
+  routes: ['GET /api/v1/admin/local-packages/status'],
   help: `Usage: hub packages publish-status <registry> <package>
        hub packages publish-status --registry R --package P
 
@@ -154,6 +158,7 @@ ${connectionHelp('system:read')}`,
 
 const published = adminCommand({
   name: 'packages published',
+  routes: ['GET /api/v1/admin/local-packages'],
   help: `Usage: hub packages published [--registry R]
 
 Lists the packages published to local and hybrid registries.
@@ -190,6 +195,7 @@ ${connectionHelp('system:read')}`,
 
 const unpublish = adminCommand({
   name: 'packages unpublish',
+  routes: ['DELETE /api/v1/admin/local-packages/versions'],
   help: `Usage: hub packages unpublish <registry> <package> <version>
        hub packages unpublish --registry R --package P --version V
 
@@ -222,21 +228,60 @@ ${connectionHelp('system:write')}`,
   },
 });
 
+const localOnly = adminCommand({
+  name: 'packages local-only',
+  routes: ['POST /api/v1/admin/local-packages/local-only'],
+  help: `Usage: hub packages local-only <registry> <package> [--off]
+       hub packages local-only --registry R --package P [--off]
+
+Marks a package published to a hybrid registry as local only: the upstream is never asked about
+the name, so an upstream package of the same name cannot shadow it. --off lets the upstream serve
+the name again.
+
+Options:
+  --registry R       the registry name from hub.toml (required)
+  --package P        the canonical package name (required)
+  --off              clear local_only instead of setting it
+
+Needs permission system:write.
+
+Example:
+  hub packages local-only npm-internal @acme/tools
+
+${connectionHelp('system:write')}`,
+  options: { registry: { type: 'string' }, package: { type: 'string' }, off: { type: 'boolean' } },
+  positionals: { min: 0, max: 2 },
+  async run({ io, values, positionals, json, api, command }) {
+    const body = {
+      registry: optionOrPositional(values, 'registry', positionals[0], command, { required: true })!,
+      package_name: optionOrPositional(values, 'package', positionals[1], command, { required: true })!,
+      local_only: values.off !== true,
+    };
+    const answer = await api.call('POST', '/api/v1/admin/local-packages/local-only', { body });
+    if (json) printJson(io, answer);
+    else io.out(`${coordinate(body.registry, body.package_name)}: ${body.local_only ? 'local only: the upstream is never asked about this name' : 'the upstream may serve this name again'}\n`);
+    return 0;
+  },
+});
+
 export const packages = commandGroup(
   'packages',
   `Usage: hub packages <sub-command> [options]
 
-Hides versions from listings while keeping them downloadable by exact version, and shows what was
-published to local and hybrid registries.
+Lists and shows the packages hub holds, hides versions from listings while keeping them
+downloadable by exact version, and shows what was published to local and hybrid registries.
 
 Sub-commands:
+  list [--registry R] [--query Q] [--page N]       search the packages hub holds (system:read)
+  show <registry> <package> [--prereleases]        one package's versions, blocks, flags (system:read)
   unlist --registry R --package P --version V      unlist a version (system:write)
   relist --registry R --package P --version V      list it again (system:write)
   unlisted [--registry R] [--package P]            list unlisted versions (system:read)
   published [--registry R]                         list published packages (system:read)
   publish-status <registry> <package>              versions and tombstones of one (system:read)
   unpublish <registry> <package> <version>         delete a published version (system:write)
+  local-only <registry> <package> [--off]          never ask the upstream about the name (system:write)
 
 Run 'hub packages <sub-command> --help' for its options.`,
-  { unlist: listingCommand('unlist'), relist: listingCommand('relist'), unlisted, published, 'publish-status': publishStatus, unpublish },
+  { list: packagesList, show: packagesShow, unlist: listingCommand('unlist'), relist: listingCommand('relist'), unlisted, published, 'publish-status': publishStatus, unpublish, 'local-only': localOnly },
 );

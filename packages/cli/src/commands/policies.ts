@@ -9,6 +9,7 @@ const SCOPES = ['users', 'roles', 'tokens', 'registries', 'packages'] as const;
 
 const listCmd = adminCommand({
   name: 'policies list',
+  routes: ['GET /api/v1/admin/policies'],
   help: `Usage: hub policies list
 
 Lists the access policies in force: those of [[auth.policies]] in hub.toml (source config) and
@@ -44,6 +45,7 @@ ${connectionHelp('system:read')}`,
 
 const create = adminCommand({
   name: 'policies create',
+  routes: ['POST /api/v1/admin/policies'],
   help: `Usage: hub policies create --effect allow|deny --permissions P,Q [--users U,V]
                             [--roles R,S] [--tokens T] [--registries R] [--packages PAT]
                             [--name NAME]
@@ -93,6 +95,7 @@ ${connectionHelp('system:write')}`,
 
 const remove = adminCommand({
   name: 'policies delete',
+  routes: ['DELETE /api/v1/admin/policies/:id'],
   help: `Usage: hub policies delete <id>
 
 Deletes a policy made through the API, by its id: the number in its rule as hub policies list

@@ -6,6 +6,7 @@ import { printJson } from '../output.js';
 
 const create = adminCommand({
   name: 'token create',
+  routes: ['POST /api/v1/admin/tokens'],
   help: `Usage: hub token create --user USER [--permissions P,Q] [--expires-in DURATION]
 
 Creates a token for a user and prints it on standard output, alone on its line, so that
@@ -43,6 +44,7 @@ ${connectionHelp('system:write')}`,
 
 const revoke = adminCommand({
   name: 'token revoke',
+  routes: ['DELETE /api/v1/admin/tokens/:id'],
   help: `Usage: hub token revoke <token-id>
 
 Revokes a token: from now on every request carrying it gets 401, on every replica.

@@ -47,6 +47,7 @@ function sweepLine(s: Row): string {
 
 const sweep = adminCommand({
   name: 'upstream sweep',
+  routes: ['POST /api/v1/admin/upstream/sweep'],
   help: `Usage: hub upstream sweep [--registry R]
 
 Runs the upstream-disappearance audit now, for one registry or every one in turn, and prints one
@@ -85,6 +86,7 @@ ${connectionHelp('system:write', 'Exit status: 0 every registry swept or skipped
 
 const recheck = adminCommand({
   name: 'upstream recheck',
+  routes: ['POST /api/v1/admin/upstream/recheck'],
   help: `Usage: hub upstream recheck --registry R --package P [--version V]
        hub upstream recheck <registry> <package> [--version V]
 
@@ -131,6 +133,7 @@ ${connectionHelp('system:write', "Exit status: 0 done; 1 refused by the server (
 
 const list = adminCommand({
   name: 'upstream list',
+  routes: ['GET /api/v1/admin/upstream/disappeared'],
   help: `Usage: hub upstream list [--registry R] [--state missing|disappeared] [--page N] [--per-page N]
 
 Lists the versions the audit found gone upstream: "missing" (absent in at least one sweep, not yet
@@ -177,6 +180,7 @@ ${connectionHelp('system:read')}`,
 
 const status = adminCommand({
   name: 'upstream status',
+  routes: ['GET /api/v1/admin/upstream/status/:registry/:name'],
   help: `Usage: hub upstream status --registry R --package P
        hub upstream status <registry> <package>
 

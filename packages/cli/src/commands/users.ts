@@ -19,6 +19,7 @@ function userId(positional: string, command: string): string {
 
 const create = adminCommand({
   name: 'users create',
+  routes: ['POST /api/v1/admin/users'],
   help: `Usage: hub users create <user-id> [--roles R,S]
 
 Creates a user. Give it a token with hub token create.
@@ -51,6 +52,7 @@ ${connectionHelp('system:write')}`,
 function blockCommand(op: 'block' | 'unblock') {
   return adminCommand({
     name: `users ${op}`,
+    routes: [`POST /api/v1/admin/users/:id/${op}`],
     help:
       op === 'block'
         ? `Usage: hub users block <user-id>
@@ -87,6 +89,7 @@ ${connectionHelp('system:write')}`,
 
 const listCmd = adminCommand({
   name: 'users list',
+  routes: ['GET /api/v1/admin/users'],
   help: `Usage: hub users list
 
 Lists users with their roles and whether they are blocked.
@@ -119,6 +122,7 @@ ${connectionHelp('system:read')}`,
 
 const show = adminCommand({
   name: 'users show',
+  routes: ['GET /api/v1/admin/users/:id'],
   help: `Usage: hub users show <user-id>
 
 Shows a user and its tokens (ids, narrowed permissions, expiry, revocation; never the tokens

@@ -1,6 +1,6 @@
 import type Koa from 'koa';
 import { Type } from 'typebox';
-import { adminRoute, checkCsvFormat, csvRecord, errors, parseTime, queryValue, sendCsv, type AdminRoute } from '@hub/runtime';
+import { adminRoute, checkCsvFormat, csvRecord, errors, parseTime, queryValue, sendCsv, type AdminRoute, queryParameters } from '@hub/runtime';
 import { analyseRegistry } from '../analysis.js';
 import { EFFECTS } from '../effects.js';
 import { EXPOSURE_COLUMNS, exposureCoverage, exposureRows, type ExposureFilter } from '../exposure.js';
@@ -52,6 +52,7 @@ export const flagAdminRoutes = (sourceNames: readonly string[]): AdminRoute[] =>
     path: '/api/v1/admin/flags',
     permission: 'system:read',
     action: 'flag_list',
+    query: queryParameters({ include_dead: 'true: lifted and expired flags too' }),
     async handle({ ctx, hub }) {
       const dead = queryValue(ctx, 'include_dead');
       if (dead !== undefined && dead !== 'true' && dead !== 'false') throw errors.badRequest('include_dead must be true or false');
@@ -71,6 +72,7 @@ export const flagAdminRoutes = (sourceNames: readonly string[]): AdminRoute[] =>
     path: '/api/v1/admin/exposure',
     permission: 'system:read',
     action: 'exposure',
+    query: queryParameters({ source: 'a flag source', min_effect: 'the weakest effect included', when: 'before-flag, after-flag or any', registry: 'a registry name', package: 'a canonical package name', from: 'RFC 3339 time or date' }),
     async handle({ ctx, hub }) {
       const rows = await exposureRows(hub.db, hub.services.accessLog, exposureFilter(ctx));
       ctx.body = { rows, coverage: await exposureCoverage(hub, sourceNames) };
@@ -81,6 +83,8 @@ export const flagAdminRoutes = (sourceNames: readonly string[]): AdminRoute[] =>
     path: '/api/v1/admin/exposure/export',
     permission: 'system:read',
     action: 'exposure_export',
+    query: queryParameters({ format: 'csv (the default)', source: 'a flag source', min_effect: 'the weakest effect included', when: 'before-flag, after-flag or any', registry: 'a registry name', package: 'a canonical package name', from: 'RFC 3339 time or date' }),
+    produces: 'text/csv',
     async handle({ ctx, hub }) {
       checkCsvFormat(ctx);
       const rows = await exposureRows(hub.db, hub.services.accessLog, exposureFilter(ctx));

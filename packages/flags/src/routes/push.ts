@@ -154,6 +154,12 @@ export function mountFlagPush({ hub, sources, registry, metrics, changed }: Push
     return Math.max(1, Math.ceil(((minute + 1) * 60_000 - now) / 1000));
   }
 
+  // Described in the OpenAPI document beside the admin routes; signed by the source, not a token (machine-only).
+  hub.adminRoutes.add([
+    { method: 'POST', path: '/api/v1/flags/:source', permission: null, summary: 'A flag source raises flags (signed; machine-only)', body: Type.Object({ flags: Type.Array(FlagItem, { minItems: 1, maxItems: MAX_BATCH }) }, { additionalProperties: false }) },
+    { method: 'DELETE', path: '/api/v1/flags/:source/:external_id', permission: null, summary: 'A flag source lifts a flag (signed; machine-only)' },
+  ]);
+
   hub.router.post('/api/v1/flags/:source', async (ctx: Koa.Context) => {
     const source = String(ctx.params.source);
     const audit: AuditContext = { action: 'flag_raise', user_id: `flag-source:${source.slice(0, 100)}` };

@@ -4,7 +4,7 @@ import { type Coordinate, errors, type Permission } from '@hub/contract';
 import type { AuditContext } from '../audit/access-event.js';
 import type { PluginContext } from '../contract/plugin.js';
 import type { AccessRequest, Decision, Subject } from '../policy/decide.js';
-import { bodyValidator } from './validate.js';
+import { bodyValidator, queryValidator } from './validate.js';
 import { canonicalCoordinate, type RegistryRef } from './coordinates.js';
 
 /** A registry, and optionally a package in it, that an admin call acts on. */
@@ -43,8 +43,20 @@ export interface AdminRoute<S extends TSchema = TSchema> {
   permission: Permission;
   /** The audit-log action recorded for every call, allowed or denied. */
   action: string;
+  /** One line for the OpenAPI document. */
+  summary?: string;
   /** The JSON body, when the route takes one (validated before the handler runs). */
   body?: S;
+  /** The path parameters (strings), for the OpenAPI document. */
+  params?: TSchema;
+  /** The query string: an object of optional strings, checked before the handler runs (400 naming the parameter). */
+  query?: TSchema;
+  /** The success answer, declared in the OpenAPI document (tests validate real answers against it). */
+  response?: TSchema;
+  /** The success status when not 200 (201 for creations). */
+  status?: number;
+  /** A non-JSON answer's media type (a CSV export). */
+  produces?: string;
   handle(call: AdminCall<Static<S>>): Promise<void>;
 }
 
@@ -71,12 +83,15 @@ export function registryResolver(hub: Pick<PluginContext, 'registries' | 'kinds'
  */
 export function mountAdminRoutes(hub: PluginContext, routes: readonly AdminRoute[]): void {
   const registry = registryResolver(hub);
+  hub.adminRoutes.add(routes);
   for (const route of routes) {
     const validate = route.body ? bodyValidator(route.body) : undefined;
+    const checkQuery = route.query ? queryValidator(route.query) : undefined;
     const handler: Koa.Middleware = async (ctx) => {
       const audit: AuditContext = { action: route.action };
       ctx.state.audit = audit;
       const subject = await hub.access.require(ctx, route.permission);
+      checkQuery?.(ctx.query);
       let body: unknown;
       if (validate) {
         await hub.jsonBody(ctx, async () => {});

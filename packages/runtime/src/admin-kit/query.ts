@@ -1,4 +1,5 @@
 import type Koa from 'koa';
+import Type, { type TSchema } from 'typebox';
 import { errors } from '@hub/contract';
 
 /** One query-string value; absent or empty is undefined, a repeated key is 400. */
@@ -14,4 +15,13 @@ export function queryInt(ctx: Koa.Context, name: string, fallback: number, max: 
   if (v === undefined) return fallback;
   if (!/^[1-9]\d{0,9}$/.test(v) || Number(v) > max) throw errors.badRequest(`${name} must be an integer from 1 to ${max}`);
   return Number(v);
+}
+
+/**
+ * A route's query parameters for the OpenAPI document, each an optional string with its description.
+ * Not strict: the route's own parsing (queryValue, queryInt, parseTime) still gives the precise 400s;
+ * the kit only refuses a repeated parameter before the handler runs.
+ */
+export function queryParameters(params: Record<string, string>): TSchema {
+  return Type.Object(Object.fromEntries(Object.entries(params).map(([name, description]) => [name, Type.Optional(Type.String({ description }))])));
 }

@@ -24,3 +24,17 @@ export function bodyValidator<S extends TSchema>(schema: S): (value: unknown) =>
     throw errors.badRequest(`${where}: ${e.message}`);
   };
 }
+
+/** A compiled query-string check (values are strings; a repeated key is an array and fails): throws 400 naming the parameter. */
+export function queryValidator(schema: TSchema): (query: unknown) => void {
+  const check = Compile(schema);
+  return (query) => {
+    if (check.Check(query)) return;
+    const all = [...check.Errors(query)] as unknown as SchemaError[];
+    const e = all.find((x) => x.keyword === 'additionalProperties') ?? all.find((x) => x.keyword !== 'boolean') ?? all[0];
+    if (!e) throw errors.badRequest('the query string is not valid');
+    if (e.keyword === 'additionalProperties') throw errors.badRequest(`unknown query parameter ${JSON.stringify(String((e.params.additionalProperties as string[])[0]).slice(0, 64))}`);
+    const name = e.instancePath.slice(1).split('/')[0];
+    throw errors.badRequest(name ? `query parameter ${name}: ${e.message}` : `query string: ${e.message}`);
+  };
+}

@@ -16,6 +16,8 @@ import type { CONTRACT_VERSION, Coordinate, RegistryInfo, RegistryKind, Upstream
 import type { EventBus } from '../events/event-bus.js';
 import type { HealthBoard } from '../health/health-board.js';
 import type { HubServices } from '../services/hub-services.js';
+import type { PackageFactsBoard } from '../catalog/package-facts.js';
+import type { AdminRouteCatalog } from '../admin-kit/openapi.js';
 
 /** A knex migration, namespaced by the plugin id when merged (`<plugin>/<name>`). */
 export interface Migration {
@@ -46,6 +48,10 @@ export interface PluginContext<Cfg = unknown> {
   events: EventBus;
   /** Sections plugins add to the admin health card. */
   health: HealthBoard;
+  /** What plugins know about held packages (upstream state, flags, dependencies), for the admin API's package pages. */
+  packageFacts: PackageFactsBoard;
+  /** The admin routes mounted so far (mountAdminRoutes adds to it): the source of `/api/v1/openapi.json`. */
+  adminRoutes: AdminRouteCatalog;
   /** Refusal rules the runtime applies with blocks, before any kind's handler and again for each artifact. */
   refusals: RefusalRule[];
   /** The artifact cache's removals (the admin API's purge). */

@@ -7,6 +7,7 @@ import { createLocalStore, type LocalStore } from '../local/local-store.js';
 import type { BlobStore } from '../storage/blobs/blob-store.js';
 import { createBlocks, type Blocks } from './blocks.js';
 import { createHeldArtifacts, type HeldArtifacts } from './held-artifacts.js';
+import { createPackageCatalog, type PackageCatalog } from './package-catalog.js';
 import { createTokens, type Tokens } from './tokens.js';
 import { createUnlisting, type Unlisting } from './unlisting.js';
 import { createUsers, type Users } from './users.js';
@@ -25,6 +26,8 @@ export interface HubServices {
   accessLog: AccessLog;
   /** What was published to local and hybrid registries: versions, tombstones, local_only names. */
   local: LocalStore;
+  /** The package catalog's reads: held packages, their versions, downloads and blocks (the admin API's package pages). */
+  catalog: PackageCatalog;
 }
 
 export function createHubServices(db: Knex, blobs: BlobStore, auth: Pick<Authenticator, 'invalidate'>, audit: Pick<AuditLog, 'flush'>, forgetArtifact?: (registry: string, key: string) => void): HubServices {
@@ -37,5 +40,6 @@ export function createHubServices(db: Knex, blobs: BlobStore, auth: Pick<Authent
     held: createHeldArtifacts(db),
     accessLog: createAccessLog(db, audit),
     local: createLocalStore({ db, blobs, forgetArtifact }),
+    catalog: createPackageCatalog(db, audit),
   };
 }
