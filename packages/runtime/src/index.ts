@@ -49,3 +49,6 @@ export { queryInt, queryValue } from './admin-kit/query.js';
 export { bodyValidator } from './admin-kit/validate.js';
 export { checkCsvFormat, csvRecord, sendCsv } from './admin-kit/csv.js';
 export { iso, parseTime } from './admin-kit/times.js';
+export type { Session, Sessions } from './services/sessions.js';
+export { SESSION_TTL_MS } from './services/sessions.js';
+export { SESSION_COOKIE, CSRF_HEADER, sameSecret, sessionCookie } from './auth/session-cookie.js';

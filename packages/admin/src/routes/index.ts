@@ -7,6 +7,7 @@ import { eventRoutes } from './events.js';
 import { healthRoutes } from './health.js';
 import { ipBlockRoutes } from './ip-blocks.js';
 import { localPackageRoutes } from './local-packages.js';
+import { packageCatalogRoutes } from './packages-catalog.js';
 import { policyRoutes } from './policies.js';
 import { tokenRoutes } from './tokens.js';
 import { unlistRoutes } from './unlist.js';
@@ -26,4 +27,5 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   ...eventRoutes,
   ...healthRoutes,
   ...localPackageRoutes,
+  ...packageCatalogRoutes,
 ];

@@ -10,6 +10,7 @@ import { createHeldArtifacts, type HeldArtifacts } from './held-artifacts.js';
 import { createTokens, type Tokens } from './tokens.js';
 import { createUnlisting, type Unlisting } from './unlisting.js';
 import { createUsers, type Users } from './users.js';
+import { createSessions, type Sessions } from './sessions.js';
 
 /**
  * What plugins (and tests) change runtime state through: each service is the only writer of its table
@@ -25,9 +26,11 @@ export interface HubServices {
   accessLog: AccessLog;
   /** What was published to local and hybrid registries: versions, tombstones, local_only names. */
   local: LocalStore;
+  /** Console sign-in sessions (cookie auth for the admin API). */
+  sessions: Sessions;
 }
 
-export function createHubServices(db: Knex, blobs: BlobStore, auth: Pick<Authenticator, 'invalidate'>, audit: Pick<AuditLog, 'flush'>, forgetArtifact?: (registry: string, key: string) => void): HubServices {
+export function createHubServices(db: Knex, blobs: BlobStore, auth: Pick<Authenticator, 'invalidate'>, audit: Pick<AuditLog, 'flush'>, forgetArtifact?: (registry: string, key: string) => void, sessions: Sessions = createSessions(db)): HubServices {
   return {
     blocks: createBlocks(db),
     unlisting: createUnlisting(db),
@@ -37,5 +40,6 @@ export function createHubServices(db: Knex, blobs: BlobStore, auth: Pick<Authent
     held: createHeldArtifacts(db),
     accessLog: createAccessLog(db, audit),
     local: createLocalStore({ db, blobs, forgetArtifact }),
+    sessions,
   };
 }
