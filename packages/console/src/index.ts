@@ -31,7 +31,18 @@ export default definePlugin({
     };
     ctx.router.use('/console', serve);
     mountSessionRoutes(ctx);
-    ctx.router.get('/console', (k) => k.redirect('/console/'));
+    const sendIndex = (k: Koa.Context) => {
+      const index = assets.get('index.html');
+      if (!index) {
+        k.status = 503;
+        k.type = 'text/plain';
+        k.body = NOT_BUILT;
+        return;
+      }
+      send(k, index);
+    };
+    // The router matches /console and /console/ alike: only the bare one redirects.
+    ctx.router.get('/console', (k) => (k.path === '/console' ? k.redirect('/console/') : sendIndex(k)));
     ctx.router.get('/console/{*rest}', (k) => {
       const rest = (k.params as { rest?: string }).rest ?? '';
       const file = assets.get(rest);
@@ -43,25 +54,8 @@ export default definePlugin({
         k.body = 'not found\n';
         return;
       }
-      const index = assets.get('index.html');
-      if (!index) {
-        k.status = 503;
-        k.type = 'text/plain';
-        k.body = NOT_BUILT;
-        return;
-      }
       // Every other path is a page of the SPA: its router reads the URL.
-      send(k, index);
-    });
-    ctx.router.get('/console/', (k) => {
-      const index = assets.get('index.html');
-      if (!index) {
-        k.status = 503;
-        k.type = 'text/plain';
-        k.body = NOT_BUILT;
-        return;
-      }
-      send(k, index);
+      sendIndex(k);
     });
   },
 });
