@@ -61,6 +61,8 @@ t.test('the console, clicked through as a person would', { skip: noBrowser }, as
     t.equal(await npmRow.locator('[data-count="disappeared"]').textContent(), String(api.registries[0].audit.disappeared));
     t.equal(api.registries[0].audit.missing, 1, 'the swept row');
     t.match(await npmRow.textContent(), `${api.registries[0].cached.artifacts} files`);
+    t.match(await npmRow.textContent(), /reachable/, 'the upstream state');
+    t.match(await page.locator('[data-count="held-bytes"]').textContent(), /no max_bytes limit/, 'cache size against max_bytes');
     await checkPage(t, page, 'health');
   });
 
@@ -87,6 +89,20 @@ t.test('the console, clicked through as a person would', { skip: noBrowser }, as
     t.equal(await row(page, '1.0.0').getByText('blocked by').count(), 0, 'the badge is gone');
     t.equal(await npm.install('hubdemo@1.0.0'), null, 'npm install works again');
     t.equal(npm.installed('hubdemo'), '1.0.0');
+
+    const listed = async () => Object.keys(((await (await fetch(`${s.url}/proxy/npm/hubdemo`, { headers: { authorization: `Bearer ${alice}`, accept: 'application/json' } })).json()) as any).versions);
+    await page.getByRole('button', { name: 'Unlist 1.1.0', exact: true }).click();
+    await row(page, '1.1.0').getByText('unlisted').waitFor();
+    t.same(await listed(), ['1.0.0'], 'unlisted: gone from the packument');
+    await page.getByRole('button', { name: 'Relist 1.1.0', exact: true }).click();
+    await page.getByRole('button', { name: 'Unlist 1.1.0', exact: true }).waitFor();
+    t.same((await listed()).sort(), ['1.0.0', '1.1.0'], 'relisted');
+    await page.getByRole('button', { name: 'Purge 1.1.0', exact: true }).click();
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Purge' }).click();
+    await page.getByRole('status').filter({ hasText: 'Purged 1.1.0.' }).waitFor();
+    await page.getByText('1 of 1 shown').waitFor();
+    t.equal(await row(page, '1.1.0').count(), 0, 'purged: hub no longer holds it');
+    t.equal(await s.fetchTarball('hubdemo', '1.1.0'), 200, 'and fetches it again on the next download');
   });
 
   await t.test('Recheck clears a missing row inline', async (t) => {

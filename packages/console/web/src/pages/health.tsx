@@ -14,8 +14,11 @@ interface Health {
   status: string;
   version: string;
   database: string;
+  storage?: string;
+  cache?: { held_bytes: number; max_bytes: number };
+  replicas?: { live_replicas: number | null; rate_store: string };
   audit?: { policy: string; scheduled: boolean; interval_secs: number };
-  registries: Array<{ name: string; type: string; mode: string; upstream: string | null; cached: { artifacts: number; bytes: number }; audit?: AuditFacts }>;
+  registries: Array<{ name: string; type: string; mode: string; upstream: string | null; cached: { artifacts: number; bytes: number }; audit?: AuditFacts; upstream_mirrors?: { mirrors: Array<{ mirror: string; state: string; last_error: string | null }> } }>;
 }
 
 export function HealthPage() {
@@ -36,8 +39,21 @@ export function HealthPage() {
               </dd>
               <dt>Database</dt>
               <dd>{data.database}</dd>
-              <dt>Held</dt>
-              <dd>{bytes(held)}</dd>
+              <dt>Storage</dt>
+              <dd>{data.storage ?? '—'}</dd>
+              <dt>Cache</dt>
+              <dd data-count="held-bytes">
+                {bytes(data.cache?.held_bytes ?? held)}
+                {data.cache && (data.cache.max_bytes > 0 ? ` of ${bytes(data.cache.max_bytes)} (max_bytes)` : ' (no max_bytes limit)')}
+              </dd>
+              {data.replicas && (
+                <>
+                  <dt>Replicas</dt>
+                  <dd>
+                    {data.replicas.live_replicas ?? 'unknown'} live, rate limits in {data.replicas.rate_store}
+                  </dd>
+                </>
+              )}
               {data.audit && (
                 <>
                   <dt>Audit policy</dt>
@@ -62,6 +78,7 @@ export function HealthPage() {
                     <th scope="col">Disappeared</th>
                     <th scope="col">Policy</th>
                     <th scope="col">Last sweep</th>
+                    <th scope="col">Upstream</th>
                   </tr>
                 </thead>
                 <tbody>
@@ -80,6 +97,20 @@ export function HealthPage() {
                         {r.audit && !r.audit.audited && <Badge kind="muted" title={r.audit.reason}>not audited</Badge>}
                       </td>
                       <td>{r.audit?.last_sweep ? `${r.audit.last_sweep.outcome}, ${when(r.audit.last_sweep.at)}` : 'never'}</td>
+                      <td>
+                        {r.upstream_mirrors?.mirrors.length
+                          ? r.upstream_mirrors.mirrors.map((m) => (
+                              <div key={m.mirror}>
+                                {m.mirror}{' '}
+                                <Badge kind={m.state === 'closed' ? 'ok' : m.state === 'open' ? 'bad' : 'warn'} title={m.last_error ?? undefined}>
+                                  {m.state === 'closed' ? 'reachable' : m.state === 'open' ? 'failing' : 'probing'}
+                                </Badge>
+                              </div>
+                            ))
+                          : r.mode === 'local'
+                            ? 'local only'
+                            : '—'}
+                      </td>
                     </tr>
                   ))}
                 </tbody>
