@@ -1,4 +1,5 @@
 import { CONSOLE_ACTIONS, type ConsoleActionName } from '../../src/actions.ts';
+import type { ActionBodies } from './bodies.ts';
 
 /** An admin API refusal, as INTERFACE.md section 5 shapes it. */
 export class ApiError extends Error {
@@ -59,7 +60,10 @@ async function send<T>(method: string, url: string, body?: unknown): Promise<T> 
 }
 
 /** Calls the one admin route of a console action. */
-export function call<T = any>(name: ConsoleActionName, o: { params?: Record<string, string>; query?: Query; body?: unknown } = {}): Promise<T> {
+export function call<T = any, A extends ConsoleActionName = ConsoleActionName>(
+  name: A,
+  o: { params?: Record<string, string>; query?: Query; body?: A extends keyof ActionBodies ? ActionBodies[A] : never } = {},
+): Promise<T> {
   const a = CONSOLE_ACTIONS.find((x) => x.action === name)!;
   return send<T>(a.method, actionUrl(name, o.params, o.query), o.body);
 }

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { call, type Session } from '../api.ts';
 import { setQuery } from '../route.ts';
 import { Alert, Badge, errorText, useData, when } from '../ui.tsx';
+import type { ActionBodies } from '../bodies.ts';
 
 interface User {
   id: string;
@@ -16,7 +17,8 @@ interface TokenRow {
   revoked_at: string | null;
   created_at: string | null;
 }
-const PERMISSIONS = ['source:read', 'source:write', 'system:read', 'system:write'];
+const PERMISSIONS = ['source:read', 'source:write', 'system:read', 'system:write'] as const;
+type Permission = (typeof PERMISSIONS)[number];
 const ROLES = ['reader', 'publisher', 'auditor', 'operator', 'admin'];
 
 type Result = { ok?: string; error?: string };
@@ -115,7 +117,7 @@ function Users(p: { me: Session; selected: string }) {
 
 function Tokens(p: { me: Session; user: string }) {
   const detail = useData(() => call<{ tokens: TokenRow[] }>('user_read', { params: { id: p.user } }), `tokens|${p.user}`);
-  const [perms, setPerms] = useState<string[]>([]);
+  const [perms, setPerms] = useState<Permission[]>([]);
   const [secret, setSecret] = useState<string | null>(null);
   const [result, setResult] = useState<Result>({});
   return (
@@ -142,8 +144,8 @@ function Tokens(p: { me: Session; user: string }) {
           onSubmit={(e) => {
             e.preventDefault();
             setResult({});
-            call<{ id: string; token: string }>('token_create', { body: { user_id: p.user, ...(perms.length ? { permissions: perms } : {}) } }).then(
-              (t) => {
+            call('token_create', { body: { user_id: p.user, ...(perms.length ? { permissions: perms } : {}) } }).then(
+              (t: { id: string; token: string }) => {
                 setSecret(t.token);
                 detail.reload();
               },
@@ -242,8 +244,8 @@ function IpBlocks(p: { me: Session }) {
 
 function Policies(p: { me: Session }) {
   const list = useData(() => call<{ policies: Array<Record<string, unknown> & { rule: string; source: string; effect: string; permissions: string[] }> }>('policy_list'), 'policies');
-  const [effect, setEffect] = useState('deny');
-  const [perm, setPerm] = useState('source:read');
+  const [effect, setEffect] = useState<'allow' | 'deny'>('deny');
+  const [perm, setPerm] = useState<Permission>('source:read');
   const [users, setUsers] = useState('');
   const [registries, setRegistries] = useState('');
   const [packages, setPackages] = useState('');
@@ -259,18 +261,18 @@ function Policies(p: { me: Session }) {
           aria-label="Add a policy"
           onSubmit={(e) => {
             e.preventDefault();
-            const body: Record<string, unknown> = { effect, permissions: [perm] };
+            const body: ActionBodies['policy_create'] = { effect, permissions: [perm] };
             for (const [k, v] of [['users', users], ['registries', registries], ['packages', packages]] as const) if (split(v).length) body[k] = split(v);
             call('policy_create', { body }).then(...outcome(setResult, 'Policy added.', list.reload));
           }}
         >
           <label for="pol-effect">Effect</label>
-          <select id="pol-effect" value={effect} onChange={(e) => setEffect(e.currentTarget.value)}>
+          <select id="pol-effect" value={effect} onChange={(e) => setEffect(e.currentTarget.value as 'allow' | 'deny')}>
             <option>deny</option>
             <option>allow</option>
           </select>
           <label for="pol-perm">Permission</label>
-          <select id="pol-perm" value={perm} onChange={(e) => setPerm(e.currentTarget.value)}>
+          <select id="pol-perm" value={perm} onChange={(e) => setPerm(e.currentTarget.value as Permission)}>
             {PERMISSIONS.map((x) => (
               <option key={x}>{x}</option>
             ))}
@@ -304,7 +306,7 @@ function Policies(p: { me: Session }) {
 }
 
 function AccessCheck() {
-  const [f, setF] = useState({ user_id: '', permission: 'source:read', registry: '', package: '' });
+  const [f, setF] = useState<{ user_id: string; permission: Permission; registry: string; package: string }>({ user_id: '', permission: 'source:read', registry: '', package: '' });
   const [answer, setAnswer] = useState<{ decision: string; rule: string; reason: string } | null>(null);
   const [error, setError] = useState<string | null>(null);
   return (
@@ -316,15 +318,15 @@ function AccessCheck() {
         onSubmit={(e) => {
           e.preventDefault();
           setError(null);
-          const body: Record<string, string> = { permission: f.permission };
+          const body: ActionBodies['access_check'] = { permission: f.permission };
           for (const k of ['user_id', 'registry', 'package'] as const) if (f[k].trim()) body[k] = f[k].trim();
-          call<{ decision: string; rule: string; reason: string }>('access_check', { body }).then(setAnswer, (err) => setError(errorText(err)));
+          call('access_check', { body }).then((a: { decision: string; rule: string; reason: string }) => setAnswer(a), (err) => setError(errorText(err)));
         }}
       >
         <label for="ac-user">User</label>
         <input id="ac-user" value={f.user_id} onInput={(e) => setF({ ...f, user_id: e.currentTarget.value })} />
         <label for="ac-perm">Permission</label>
-        <select id="ac-perm" value={f.permission} onChange={(e) => setF({ ...f, permission: e.currentTarget.value })}>
+        <select id="ac-perm" value={f.permission} onChange={(e) => setF({ ...f, permission: e.currentTarget.value as Permission })}>
           {PERMISSIONS.map((x) => (
             <option key={x}>{x}</option>
           ))}

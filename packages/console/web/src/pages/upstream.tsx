@@ -86,8 +86,8 @@ export function UpstreamPage(p: { me: Session; q: URLSearchParams }) {
                           aria-label={`Recheck ${r.package_name} ${r.version}`}
                           onClick={() => {
                             setResults((m) => ({ ...m, [key(r)]: 'Checking…' }));
-                            call<{ cleared: string[] }>('upstream_recheck', { body: { registry: r.registry, package_name: r.package_name, version: r.version } }).then(
-                              (res) => setResults((m) => ({ ...m, [key(r)]: res.cleared.includes(r.version) ? 'Cleared: the upstream lists it again' : 'Still missing upstream' })),
+                            call('upstream_recheck', { body: { registry: r.registry, package_name: r.package_name, version: r.version } }).then(
+                              (res: { cleared: string[] }) => setResults((m) => ({ ...m, [key(r)]: res.cleared.includes(r.version) ? 'Cleared: the upstream lists it again' : 'Still missing upstream' })),
                               (e) => setResults((m) => ({ ...m, [key(r)]: errorText(e) })),
                             );
                           }}
