@@ -52,3 +52,6 @@ export type { PackageFactsBoard, PackageFactSource, PackageFactSheet, PackageSum
 export type { PackageCatalog, CatalogPackage, CatalogVersion, CatalogBlock } from './services/package-catalog.js';
 export { checkCsvFormat, csvRecord, sendCsv } from './admin-kit/csv.js';
 export { iso, parseTime } from './admin-kit/times.js';
+export type { Session, Sessions } from './services/sessions.js';
+export { SESSION_TTL_MS } from './services/sessions.js';
+export { SESSION_COOKIE, CSRF_HEADER, sameSecret, sessionCookie } from './auth/session-cookie.js';

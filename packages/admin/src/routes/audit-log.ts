@@ -39,6 +39,7 @@ function parseFilter(ctx: Koa.Context): AccessLogFilter {
   }
   f.user_id = one(ctx, 'user_id');
   f.registry = one(ctx, 'registry');
+  f.package = one(ctx, 'package');
   return f;
 }
 

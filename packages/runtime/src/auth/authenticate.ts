@@ -17,6 +17,8 @@ export const BOOTSTRAP_ADMIN: Subject = { user_id: 'admin', token_id: 'bootstrap
 export interface Authenticator {
   /** The subject of a request: anonymous without credentials; throws for bad, revoked or blocked ones. */
   subject(authorization: string | undefined): Promise<Subject>;
+  /** The subject of a token given by its SHA-256 (a console session stands for its token): throws like subject(). */
+  subjectOfHash(tokenSha256: string): Promise<Subject>;
   /** Drops remembered lookups (after an admin change on this replica). */
   invalidate(): void;
 }
@@ -59,21 +61,25 @@ export function createAuthenticator(db: Knex, opts: { adminTokenSha256?: string 
     };
   }
 
+  async function subjectOfHash(hash: string): Promise<Subject> {
+    let hit = memo.get(hash);
+    if (!hit) {
+      hit = await lookup(hash);
+      memo.set(hash, hit);
+    }
+    if (hit.error) throw hit.error;
+    return hit.subject!;
+  }
+
   return {
+    subjectOfHash,
     async subject(authorization) {
       const token = tokenFromAuthorization(authorization);
       if (!token) {
         if (authorization) throw errors.unauthenticated('the Authorization header is not a token hub understands');
         return ANONYMOUS;
       }
-      const hash = hashToken(token);
-      let hit = memo.get(hash);
-      if (!hit) {
-        hit = await lookup(hash);
-        memo.set(hash, hit);
-      }
-      if (hit.error) throw hit.error;
-      return hit.subject!;
+      return subjectOfHash(hashToken(token));
     },
     invalidate() {
       memo.clear();

@@ -4,6 +4,8 @@ import type { AuditContext } from '../audit/access-event.js';
 import { errors, type HubError, isHubError, type Permission } from '@hub/contract';
 import { decide, type AccessRequest, type Decision, type Subject } from './decide.js';
 import type { PolicySource } from './policy-source.js';
+import type { Sessions } from '../services/sessions.js';
+import { sessionSubject } from '../auth/session-cookie.js';
 
 export interface AccessControl {
   readonly policies: PolicySource;
@@ -13,6 +15,10 @@ export interface AccessControl {
    * when known (a revoked token, a blocked user), is still written on the request's audit row.
    */
   subject(ctx: Koa.Context): Promise<Subject>;
+  /** The subject of a token given as text (console sign-in); throws like subject() for a bad one. */
+  tokenSubject(token: string): Promise<Subject>;
+  /** The same for a token given by its SHA-256 (what a console session holds). */
+  tokenSubjectOfHash(tokenSha256: string): Promise<Subject>;
   /** decide() with the policies in force now (config plus API, at most a second old). */
   decide(r: AccessRequest): Promise<Decision>;
   /** decide() bound to the policies in force now: for a caller that decides several targets in one request. */
@@ -58,7 +64,7 @@ function audit(ctx: Koa.Context): Partial<AuditContext> {
 }
 
 /** Authentication plus the one decision function, for every route: registry and admin alike. */
-export function createAccessControl(auth: Authenticator, policies: PolicySource, anonymous: readonly Permission[]): AccessControl {
+export function createAccessControl(auth: Authenticator, policies: PolicySource, anonymous: readonly Permission[], sessions?: Pick<Sessions, 'find'>): AccessControl {
   const ac: AccessControl = {
     policies,
     anonymous,
@@ -66,7 +72,9 @@ export function createAccessControl(auth: Authenticator, policies: PolicySource,
       const a = audit(ctx);
       try {
         // NuGet sends its API key (`dotnet nuget push --api-key`) in a header of its own, as a bare token.
-        const s = await auth.subject(ctx.get('authorization') || ctx.get('x-nuget-apikey') || undefined);
+        const header = ctx.get('authorization') || ctx.get('x-nuget-apikey') || undefined;
+        // Without credentials in a header, an admin API call may come from the console's session cookie (CSRF-checked).
+        const s = (!header && sessions && (await sessionSubject(ctx, sessions, auth))) || (await auth.subject(header));
         ctx.state.subject = s;
         a.user_id = s.user_id;
         a.token_id = s.token_id;
@@ -78,6 +86,12 @@ export function createAccessControl(auth: Authenticator, policies: PolicySource,
         }
         throw e;
       }
+    },
+    tokenSubject(token) {
+      return auth.subject(`Bearer ${token}`);
+    },
+    tokenSubjectOfHash(hash) {
+      return auth.subjectOfHash(hash);
     },
     async decide(r) {
       return decide(r, await policies.current(), anonymous);

@@ -16,6 +16,7 @@ export interface AccessLogFilter {
   ip?: string;
   user_id?: string;
   registry?: string;
+  package?: string;
 }
 
 /** Allowed downloads by one user from one address of one version, counted before and after a moment. */
@@ -48,6 +49,7 @@ export function createAccessLog(db: Knex, audit: Pick<AuditLog, 'flush'>) {
       if (f.ip) q.where('ip_address', f.ip);
       if (f.user_id) q.where('user_id', f.user_id);
       if (f.registry) q.where('registry', f.registry);
+      if (f.package) q.where('package', f.package);
       if (page.before !== undefined) q.where('id', '<', page.before);
       return (await q.select()).map(toEntry);
     },

@@ -1,0 +1,61 @@
+import type Koa from 'koa';
+import { definePlugin } from '@hub/runtime';
+import { setSecurityHeaders } from './security-headers.js';
+import { loadAssets, type Asset } from './static-assets.js';
+import { mountSessionRoutes } from './session-routes.js';
+
+export { CONSOLE_ACTIONS, type ConsoleAction } from './actions.js';
+export { CONSOLE_CSP } from './security-headers.js';
+
+const NOT_BUILT = 'The console is not built: run `npm run build` (it runs `vite build` for packages/console).\n';
+
+/**
+ * The web console (issue 14): a Preact SPA under /console/, its sign-in sessions, and nothing else. Every
+ * action it offers is one admin API call, authenticated by the session cookie (docs/decisions/0026).
+ */
+export default definePlugin({
+  id: 'console',
+  contract: 1,
+  description: 'The web console for admins and security teams, under /console/',
+  requires: ['admin'],
+  setup(ctx) {
+    const assets = loadAssets();
+    const send = (k: Koa.Context, a: Asset) => {
+      k.type = a.type;
+      k.set('Cache-Control', a.immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
+      k.body = a.body;
+    };
+    const serve: Koa.Middleware = async (k, next) => {
+      setSecurityHeaders(k);
+      await next();
+    };
+    ctx.router.use('/console', serve);
+    mountSessionRoutes(ctx);
+    const sendIndex = (k: Koa.Context) => {
+      const index = assets.get('index.html');
+      if (!index) {
+        k.status = 503;
+        k.type = 'text/plain';
+        k.body = NOT_BUILT;
+        return;
+      }
+      send(k, index);
+    };
+    // The router matches /console and /console/ alike: only the bare one redirects.
+    ctx.router.get('/console', (k) => (k.path === '/console' ? k.redirect('/console/') : sendIndex(k)));
+    ctx.router.get('/console/{*rest}', (k) => {
+      const rest = (k.params as { rest?: string }).rest ?? '';
+      const file = assets.get(rest);
+      if (file) return send(k, file);
+      // A missing hashed file is a 404 (a stale index.html must not get HTML as its script).
+      if (rest.startsWith('assets/')) {
+        k.status = 404;
+        k.type = 'text/plain';
+        k.body = 'not found\n';
+        return;
+      }
+      // Every other path is a page of the SPA: its router reads the URL.
+      sendIndex(k);
+    });
+  },
+});

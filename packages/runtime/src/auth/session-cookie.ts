@@ -1,0 +1,43 @@
+import crypto from 'node:crypto';
+import type Koa from 'koa';
+import { errors } from '@hub/contract';
+import type { Subject } from '../policy/decide.js';
+import type { Sessions } from '../services/sessions.js';
+import type { Authenticator } from './authenticate.js';
+
+/** The console's session cookie, and the header a state-changing request must echo its CSRF token in. */
+export const SESSION_COOKIE = 'hub_session';
+export const CSRF_HEADER = 'x-hub-csrf';
+
+/** Only the admin API takes the cookie: registry routes keep to tokens, so a browser session never downloads. */
+const COOKIE_PATHS = /^\/api\/v1\/admin\//;
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** The cookie value of a request, if any. */
+export function sessionCookie(ctx: Koa.Context): string | undefined {
+  return ctx.cookies.get(SESSION_COOKIE) || undefined;
+}
+
+/** Whether two strings are equal, in time independent of where they differ. */
+export function sameSecret(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && crypto.timingSafeEqual(x, y);
+}
+
+/**
+ * The subject of an admin request authenticated by a console session cookie, or null when it carries none.
+ * An unknown or expired session is 401; a state-changing request whose `X-Hub-CSRF` header does not equal
+ * the session's CSRF token is 403, so another site cannot make the browser act (SameSite=Strict is the first line).
+ */
+export async function sessionSubject(ctx: Koa.Context, sessions: Pick<Sessions, 'find'>, auth: Pick<Authenticator, 'subjectOfHash'>): Promise<Subject | null> {
+  if (!COOKIE_PATHS.test(ctx.path)) return null;
+  const id = sessionCookie(ctx);
+  if (id === undefined) return null;
+  const session = await sessions.find(id);
+  if (!session) throw errors.unauthenticated('the console session has ended; sign in again');
+  if (!SAFE_METHODS.has(ctx.method) && !sameSecret(ctx.get(CSRF_HEADER), session.csrf)) {
+    throw errors.forbidden('a state-changing request with a session cookie must carry the X-Hub-CSRF header of its session');
+  }
+  return auth.subjectOfHash(session.token_sha256);
+}
