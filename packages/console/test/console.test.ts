@@ -64,6 +64,20 @@ t.test('the console, clicked through as a person would', { skip: noBrowser }, as
     t.match(await npmRow.textContent(), /reachable/, 'the upstream state');
     t.match(await page.locator('[data-count="held-bytes"]').textContent(), /no max_bytes limit/, 'cache size against max_bytes');
     await checkPage(t, page, 'health');
+
+    // By keyboard alone: the skip link first, then the navigation, Enter follows a link.
+    await page.goto(`${s.url}/console/`);
+    await npmRow.waitFor();
+    const focused = () => page.evaluate(() => document.activeElement?.textContent?.trim());
+    await page.keyboard.press('Tab');
+    t.equal(await focused(), 'Skip to content');
+    await page.keyboard.press('Tab');
+    t.equal(await focused(), 'Health');
+    await page.keyboard.press('Tab');
+    t.equal(await focused(), 'Upstream');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Upstream', exact: true }).waitFor();
+    t.match(page.url(), /\/console\/upstream$/, 'Enter on a navigation link opens the page');
   });
 
   await t.test('block a version from its package page: npm install fails with the reason; unblock: it works', async (t) => {
