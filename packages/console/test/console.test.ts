@@ -204,6 +204,14 @@ t.test('the console, clicked through as a person would', { skip: noBrowser }, as
     await exposure.waitFor();
     t.match(await exposure.textContent(), /alice.*1\.0\.0.*direct/s, 'alice fetched the flagged version');
     await checkPage(t, page, 'incident');
+    await page.getByRole('button', { name: 'Block every version of hubdep' }).click();
+    t.match(await page.getByRole('alertdialog').textContent(), /Every version of hubdep in npm is hidden from listings and every download is refused with 403/);
+    await page.getByRole('button', { name: 'Block the whole name' }).click();
+    await page.getByRole('status').filter({ hasText: 'Blocked every version of hubdep.' }).waitFor();
+    const whole = (await s.api('GET', '/api/v1/admin/blocks?package_name=hubdep')).json.blocks;
+    t.match(whole, [{ package_name: 'hubdep', version: null, reason: 'osv/MAL-7', blocked_by: 'admin' }], 'one whole-name block, naming the flag');
+    t.equal(await s.fetchTarball('hubdep', '1.0.0', alice), 403, 'and it holds');
+    t.equal((await s.api('DELETE', `/api/v1/admin/blocks/${whole[0].id}`)).status, 200);
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download CSV' }).click()]);
     const csv = fs.readFileSync((await download.path())!, 'utf8');
     t.match(csv.split('\n')[0], /^consumer,user_id/, 'the CSV header');
