@@ -64,6 +64,20 @@ t.test('the console, clicked through as a person would', { skip: noBrowser }, as
     t.match(await npmRow.textContent(), /reachable/, 'the upstream state');
     t.match(await page.locator('[data-count="held-bytes"]').textContent(), /no max_bytes limit/, 'cache size against max_bytes');
     await checkPage(t, page, 'health');
+
+    // By keyboard alone: the skip link first, then the navigation, Enter follows a link.
+    await page.goto(`${s.url}/console/`);
+    await npmRow.waitFor();
+    const focused = () => page.evaluate(() => document.activeElement?.textContent?.trim());
+    await page.keyboard.press('Tab');
+    t.equal(await focused(), 'Skip to content');
+    await page.keyboard.press('Tab');
+    t.equal(await focused(), 'Health');
+    await page.keyboard.press('Tab');
+    t.equal(await focused(), 'Upstream');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Upstream', exact: true }).waitFor();
+    t.match(page.url(), /\/console\/upstream$/, 'Enter on a navigation link opens the page');
   });
 
   await t.test('block a version from its package page: npm install fails with the reason; unblock: it works', async (t) => {
@@ -190,6 +204,14 @@ t.test('the console, clicked through as a person would', { skip: noBrowser }, as
     await exposure.waitFor();
     t.match(await exposure.textContent(), /alice.*1\.0\.0.*direct/s, 'alice fetched the flagged version');
     await checkPage(t, page, 'incident');
+    await page.getByRole('button', { name: 'Block every version of hubdep' }).click();
+    t.match(await page.getByRole('alertdialog').textContent(), /Every version of hubdep in npm is hidden from listings and every download is refused with 403/);
+    await page.getByRole('button', { name: 'Block the whole name' }).click();
+    await page.getByRole('status').filter({ hasText: 'Blocked every version of hubdep.' }).waitFor();
+    const whole = (await s.api('GET', '/api/v1/admin/blocks?package_name=hubdep')).json.blocks;
+    t.match(whole, [{ package_name: 'hubdep', version: null, reason: 'osv/MAL-7', blocked_by: 'admin' }], 'one whole-name block, naming the flag');
+    t.equal(await s.fetchTarball('hubdep', '1.0.0', alice), 403, 'and it holds');
+    t.equal((await s.api('DELETE', `/api/v1/admin/blocks/${whole[0].id}`)).status, 200);
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download CSV' }).click()]);
     const csv = fs.readFileSync((await download.path())!, 'utf8');
     t.match(csv.split('\n')[0], /^consumer,user_id/, 'the CSV header');

@@ -94,3 +94,18 @@ t.test('an Authorization header wins over a cookie, and needs no CSRF header', a
   t.equal(res.status, 201, 'a token is not sent by a browser on its own: no CSRF risk');
   await res.arrayBuffer();
 });
+
+t.test('another site cannot sign a browser in (login CSRF): sign-in takes JSON only', async (t) => {
+  const s = await setup(t);
+  // A cross-site HTML form can send only form or text bodies; a JSON body from another origin needs a CORS preflight hub never grants.
+  const form = await fetch(`${s.url}/console/session`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `token=${encodeURIComponent(s.adminToken)}` });
+  t.equal(form.status, 415);
+  t.equal(form.headers.get('set-cookie'), null, 'no session');
+  await form.arrayBuffer();
+  const text = await fetch(`${s.url}/console/session`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: JSON.stringify({ token: s.adminToken }) });
+  t.equal(text.status, 415);
+  await text.arrayBuffer();
+  const preflight = await fetch(`${s.url}/console/session`, { method: 'OPTIONS', headers: { origin: 'https://evil.invalid', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' } });
+  t.equal(preflight.headers.get('access-control-allow-origin'), null, 'no CORS grant');
+  await preflight.arrayBuffer();
+});
