@@ -91,6 +91,8 @@ export function registryRoutes(d: RegistryRoutesDeps): Koa.Middleware {
       let found: { route: KindRoute; match: RouteMatch } | undefined;
       let methodMismatch = false;
       for (const route of reg.kind.routes) {
+        // A match that throws (a malformed name) is this route's refusal, in the kind's error body too.
+        routeId = route.id;
         const match = route.match(segments);
         if (!match) continue;
         if (!(route.methods ?? DEFAULT_METHODS).includes(ctx.method as HttpMethod)) {
@@ -100,6 +102,7 @@ export function registryRoutes(d: RegistryRoutesDeps): Koa.Middleware {
         found = { route, match };
         break;
       }
+      routeId = found?.route.id;
       if (!found) {
         // One answer for every write a kind does not take, whatever the path (decision 0022).
         if (methodMismatch || !DEFAULT_METHODS.includes(ctx.method as HttpMethod)) throw new HubError('method_not_allowed', `${ctx.method} is not allowed here: ${reg.kind.id} registries take no such write`);
@@ -109,7 +112,6 @@ export function registryRoutes(d: RegistryRoutesDeps): Koa.Middleware {
       if (route.permission === 'source:write' && reg.info.mode === 'proxy')
         throw new HubError('method_not_allowed', `registry "${reg.info.name}" is a proxy registry: publish to a local or hybrid registry`);
       where.route = route.id;
-      routeId = route.id;
       if (match.coordinate) {
         audit.package = match.coordinate.name;
         audit.version = match.coordinate.version;
