@@ -74,7 +74,7 @@ async function learnScheme(ac: AuthContext): Promise<Scheme | null> {
  * The configured credentials go to a token service only over https, or on the upstream's own host: the realm is
  * named by the upstream's answer, and a plain-http realm elsewhere would carry them in clear to wherever it says.
  */
-function mayCarryCredentials(realm: URL, upstream: string): boolean {
+export function mayCarryCredentials(realm: URL, upstream: string): boolean {
   return realm.protocol === 'https:' || realm.hostname === new URL(upstream).hostname;
 }
 
