@@ -139,3 +139,18 @@ t.test('tags/list: unlisted tags left out; n and last page through the rest', as
   t.same((await get(`${s2.base}/hub/demo/tags/list?n=2`)).json().tags, ['1.0', '1.1']);
   t.same((await get(`${s2.base}/hub/demo/tags/list?n=2&last=1.1`)).json().tags, ['2.0', '3.0']);
 });
+
+t.test('an endless manifest is cut at the distribution spec\'s 4 MiB and not cached', async (t) => {
+  const huge = Buffer.concat([Buffer.from('{"schemaVersion":2,"x":"'), Buffer.alloc(5 * 1024 * 1024, 0x61), Buffer.from('"}')]);
+  const s = await setup(t, {
+    config: ANON,
+    handler: (req, res) => {
+      if (req.url !== '/v2/hub/demo/manifests/huge') return false;
+      res.writeHead(200, { 'content-type': OCI_MANIFEST }).end(huge);
+      return true;
+    },
+  });
+  const res = await get(`${s.base}/hub/demo/manifests/huge`);
+  t.equal(res.status, 502);
+  t.equal(res.json().error.code, 'upstream_error');
+});
