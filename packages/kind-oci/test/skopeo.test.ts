@@ -82,6 +82,7 @@ t.test('skopeo pulls a multi-arch image from docker-registry through hub', { ski
     () => null,
     (e: { stderr: string }) => e.stderr,
   );
+  t.comment(`skopeo said: ${refused?.trim()}`);
   t.match(refused, /CVE-2099-0001 in the base layer/, 'a blocked tag: skopeo fails and prints the reason');
   t.match(refused, /denied/i, 'as the distribution API says it: DENIED');
 
