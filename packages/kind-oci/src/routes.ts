@@ -65,7 +65,7 @@ async function manifestByTag(rc: Rc, repo: string, tag: string): Promise<Reply> 
   const accept = acceptedTypes(rc.headers.accept);
   const doc: MetadataDoc = await withUpstreamAuth(rc, repo, (auth) =>
     rc.metadata({
-      key: `tags/${repo}:${tag}\0${accept.join(',')}`,
+      key: `tags/${repo}:${tag} accept=${accept.join(',')}`,
       url: `${rc.registry.upstream}/v2/${repo}/manifests/${tag}`,
       headers: { accept: accept.join(', '), ...auth },
       check: checkManifest,
