@@ -142,3 +142,5 @@ fs.rmSync(dir, { recursive: true, force: true });
 await import('./two-replicas.mjs');
 // Memory under metadata load (issue 10): many large packuments, and many Host values.
 await import('./metadata-memory.mjs');
+// A 200 MiB container layer, cold and warm (issue 17).
+await import('./oci-layer.mjs');

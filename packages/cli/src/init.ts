@@ -20,7 +20,7 @@ export interface FoundUpstream {
   source: string;
 }
 
-/** The real machine: commands with a timeout, files below the home folder. */
+/** The real machine: commands with a timeout, files below the home folder, machine-wide settings files. */
 export function machineContext(home: string = homedir()): DetectContext {
   return {
     run: (cmd, args) =>
@@ -28,6 +28,7 @@ export function machineContext(home: string = homedir()): DetectContext {
         execFile(cmd, args, { timeout: 5000, windowsHide: true, maxBuffer: 1024 * 1024 }, (err, stdout) => resolve(err ? null : String(stdout)));
       }),
     readHomeFile: (...segments) => readFile(join(home, ...segments), 'utf8').catch(() => null),
+    readSystemFile: (path) => readFile(path, 'utf8').catch(() => null),
   };
 }
 

@@ -8,6 +8,11 @@ export interface DetectContext {
   run(cmd: string, args: string[]): Promise<string | null>;
   /** A file below the user's home folder (`readHomeFile('.m2', 'settings.xml')`), or null when absent. */
   readHomeFile(...segments: string[]): Promise<string | null>;
+  /**
+   * A machine-wide settings file by absolute path (`/etc/containers/registries.conf`), or null when absent.
+   * Optional: a context without it (an older CLI) reads no system files.
+   */
+  readSystemFile?(path: string): Promise<string | null>;
 }
 
 export interface DetectedUpstream {

@@ -137,6 +137,11 @@ export interface ArtifactSpec {
   key: string;
   coordinate: Coordinate;
   contentType: string;
+  /**
+   * Media types the upstream may answer with that are kept (stored and served) instead of `contentType`: an
+   * OCI manifest fetched by digest is served with its own media type, which only the upstream's answer tells.
+   */
+  upstreamContentTypes?: readonly string[];
   source(): Promise<ArtifactSource>;
   /**
    * The container format. The runtime then refuses a head that is not this format (an HTML error
@@ -297,6 +302,19 @@ export interface RegistryKind<Cfg = unknown> {
    * body stays in the INTERFACE.md error format.
    */
   errorHeaders?(e: { status: number; code: string; message: string }): Record<string, string>;
+  /**
+   * Extra members of this kind's error bodies, beside the INTERFACE.md `error` member (which they cannot
+   * replace): the OCI distribution API's `errors` array, which container clients print. `route` is the
+   * matched route's id, when one matched.
+   */
+  errorBody?(e: { status: number; code: string; message: string; route?: string }): Record<string, unknown>;
+  /**
+   * Clients that address a registry at the host root instead of below a URL (container clients ask for
+   * `/v2/...`): the kind's routes are also served at `/<rootMount>/<registry name>/...`, with the same
+   * segments as below `/proxy/<registry name>/`. `/<rootMount>/` itself goes to the route matching no
+   * segments, in the first registry of this kind the request may read (decision 0025).
+   */
+  rootMount?: string;
   /** `hub init`: the upstream this machine's client is configured with, if the kind can tell. */
   detectUpstream?: DetectUpstream;
   /** What `hub check --<id> NAME` does (SPEC 4.3); kinds without one are not offered by `hub check`. */

@@ -171,11 +171,17 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
     res.body.destroy();
     if (res.status === 404 || res.status === 410) throw errors.notFound(`${spec.key} is not in the upstream of registry ${reg.name}`);
     if (res.status !== 200) throw errors.upstream(`upstream answered ${res.status} for ${spec.key}`, { status: res.status });
-    const headers: Record<string, string> = { 'content-type': spec.contentType, 'cache-control': IMMUTABLE, 'x-hub-cache': 'miss' };
+    const headers: Record<string, string> = { 'content-type': contentTypeOf(spec, res), 'cache-control': IMMUTABLE, 'x-hub-cache': 'miss' };
     const length = source.size ?? (source.decode ? undefined : Number(res.headers['content-length']));
     if (length !== undefined && Number.isSafeInteger(length)) headers['content-length'] = String(length);
     // A stream, not null: null would make the answer a 204; the route sends a HEAD's headers and no body.
     return { status: 200, headers, body: Readable.from([]) };
+  }
+
+  /** The upstream's media type when the spec keeps it (OCI manifests), else the spec's. */
+  function contentTypeOf(spec: ArtifactSpec, res: UpstreamResponse): string {
+    const upstreamType = res.headers['content-type']?.split(';')[0]!.trim().toLowerCase();
+    return upstreamType && spec.upstreamContentTypes?.includes(upstreamType) ? upstreamType : spec.contentType;
   }
 
   /** A failed check or a failed body (a HubError from the upstream client), not a local error. */
@@ -234,6 +240,7 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
       o.metrics.fetchFailures.inc({ registry: reg.name, reason: 'check' });
       throw errors.upstream(html);
     }
+    const contentType = contentTypeOf(spec, res);
     const cl = res.headers['content-length'];
     const decoding = source.decode === 'gzip';
     // A Content-Length counts the encoded bytes; only a declared size describes what is decoded.
@@ -261,7 +268,7 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
         version: spec.coordinate.version ?? null,
         blob_sha256: f.sha256,
         size: f.size,
-        content_type: spec.contentType,
+        content_type: contentType,
         // The URL hub asked, never a redirect target: those carry short-lived signatures.
         upstream_url: source.url,
         origin: 'upstream',
@@ -284,7 +291,7 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
       },
     );
     track(settled);
-    return { flight, stored, contentType: spec.contentType, size: expectedSize };
+    return { flight, stored, contentType, size: expectedSize };
   }
 
   function track(p: Promise<unknown>): void {

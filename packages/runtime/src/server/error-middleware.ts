@@ -22,10 +22,12 @@ export function errorMiddleware(): Koa.Middleware {
         if (e.status >= 500) ctx.state.log?.error({ err: e.message, code: e.code, ...e.detail, ...ctx.state.where }, 'request failed');
         ctx.status = e.status;
         ctx.set(e.headers);
-        ctx.body = { error: { code: e.code, message: e.message, request_id: requestId } };
+        // A kind may add members of its protocol's own error format beside `error` (OCI's `errors`).
+        const extra = (ctx.state.errorBody ?? {}) as Record<string, unknown>;
+        ctx.body = { ...extra, error: { code: e.code, message: e.message, request_id: requestId } };
         // Package managers print the status line, rarely a JSON body (maven, go, gem, npm): on registry
         // routes the reason phrase carries the message too, e.g. "403 Forbidden: left-pad 1.3.0 is blocked by ...".
-        if (ctx.path.startsWith('/proxy/') && e.status !== 401) ctx.message = reasonPhrase(e.status, e.message);
+        if ((ctx.path.startsWith('/proxy/') || ctx.state.registryRequest === true) && e.status !== 401) ctx.message = reasonPhrase(e.status, e.message);
         return;
       }
       const err = e as { status?: number; expose?: boolean; message?: string; stack?: string };

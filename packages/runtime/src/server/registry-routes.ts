@@ -42,23 +42,47 @@ const challenge = (message: string) =>
   new HubError('unauthenticated', message, { headers: { 'WWW-Authenticate': 'Basic realm="hub", Bearer realm="hub"' } });
 
 /**
- * Dispatches `/proxy/<name>/...` to the registry's kind. Before a kind's handler runs, the runtime
+ * Dispatches `/proxy/<name>/...` (and `/<mount>/<name>/...` for kinds with a root mount) to the registry's kind. Before a kind's handler runs, the runtime
  * authenticates, decides the route's permission, and refuses blocked coordinates; `rc.artifact`
  * decides the permission (for another package) and checks blocks and refusal rules again when the
  * handler resolved another coordinate (npm `latest`, a gem file name with two readings).
  */
 export function registryRoutes(d: RegistryRoutesDeps): Koa.Middleware {
+  /** The path below `/proxy/` or below a root mount (`/v2/`, decision 0025); the mount's own root names its registry. */
+  async function target(ctx: Koa.Context): Promise<{ rest: string; base?: BoundRegistry } | undefined> {
+    if (ctx.path.startsWith(PREFIX)) return { rest: ctx.path.slice(PREFIX.length) };
+    const first = ctx.path.split('/')[1] ?? '';
+    // Registries of kinds whose clients address a registry at the host root, in config order.
+    const regs = [...d.registries.values()].filter((r) => r.kind.rootMount !== undefined && r.kind.rootMount === first);
+    if (regs.length === 0) return undefined;
+    const rest = ctx.path.slice(first.length + 1);
+    if (rest === '' || rest === '/') return { rest: '', base: await baseRegistry(ctx, regs) };
+    return { rest: rest.slice(1) };
+  }
+
+  /** The mount's own root (`/v2/`, the version check): the first of its registries the request may read, else the first. */
+  async function baseRegistry(ctx: Koa.Context, regs: BoundRegistry[]): Promise<BoundRegistry> {
+    const subject = await d.access.subject(ctx).catch(() => ANONYMOUS);
+    for (const reg of regs) if ((await d.access.decide({ subject, permission: 'source:read', registry: reg.info.name })).decision === 'allow') return reg;
+    return regs[0]!;
+  }
+
   return async (ctx, next) => {
-    if (!ctx.path.startsWith(PREFIX)) return next();
+    const at = await target(ctx);
+    if (!at) return next();
+    ctx.state.registryRequest = true;
     // Every registry request gets an audit row: `metadata` until the handler serves an artifact.
     const audit: AuditContext = { action: 'metadata' };
     ctx.state.audit = audit;
-    const rest = ctx.path.slice(PREFIX.length);
-    const slash = rest.indexOf('/');
-    const name = decodeURIComponentSafe(slash === -1 ? rest : rest.slice(0, slash));
+    const rest = at.rest;
+    const slash = at.base ? -1 : rest.indexOf('/');
+    const name = at.base ? at.base.info.name : decodeURIComponentSafe(slash === -1 ? rest : rest.slice(0, slash));
     const reg = d.registries.get(name);
     if (!reg) throw errors.notFound(`no registry named "${name}"`);
+    // Below a mount, only registries of a kind mounted there.
+    if (!ctx.path.startsWith(PREFIX) && reg.kind.rootMount !== ctx.path.split('/')[1]) throw errors.notFound(`no registry named "${name}" is served at /${ctx.path.split('/')[1]}/`);
     audit.registry = reg.info.name;
+    let routeId: string | undefined;
     try {
       const segments = slash === -1 ? [] : splitSegments(rest.slice(slash + 1));
       const where = { registry: reg.info.name, kind: reg.kind.id, route: '' };
@@ -67,6 +91,8 @@ export function registryRoutes(d: RegistryRoutesDeps): Koa.Middleware {
       let found: { route: KindRoute; match: RouteMatch } | undefined;
       let methodMismatch = false;
       for (const route of reg.kind.routes) {
+        // A match that throws (a malformed name) is this route's refusal, in the kind's error body too.
+        routeId = route.id;
         const match = route.match(segments);
         if (!match) continue;
         if (!(route.methods ?? DEFAULT_METHODS).includes(ctx.method as HttpMethod)) {
@@ -76,6 +102,7 @@ export function registryRoutes(d: RegistryRoutesDeps): Koa.Middleware {
         found = { route, match };
         break;
       }
+      routeId = found?.route.id;
       if (!found) {
         // One answer for every write a kind does not take, whatever the path (decision 0022).
         if (methodMismatch || !DEFAULT_METHODS.includes(ctx.method as HttpMethod)) throw new HubError('method_not_allowed', `${ctx.method} is not allowed here: ${reg.kind.id} registries take no such write`);
@@ -122,6 +149,8 @@ export function registryRoutes(d: RegistryRoutesDeps): Koa.Middleware {
     } catch (e) {
       // The kind may say the refusal in its client's own words too (npm prints an `npm-notice` header).
       if (isHubError(e) && reg.kind.errorHeaders) Object.assign(e.headers, reg.kind.errorHeaders({ status: e.status, code: e.code, message: e.message }));
+      // And in its error body's own members (container clients print the OCI `errors` array).
+      if (isHubError(e) && reg.kind.errorBody) ctx.state.errorBody = reg.kind.errorBody({ status: e.status, code: e.code, message: e.message, route: routeId });
       throw e;
     }
   };

@@ -1,0 +1,177 @@
+import { createHash } from 'node:crypto';
+import { errors, isHubError, reply, type KindRoute, type MetadataDoc, type Reply, type RequestContext, type RouteMatch } from '@hub/contract';
+import type { OciConfig } from './config.js';
+import { acceptedTypes, MANIFEST_TYPES, MAX_MANIFEST_BYTES, mediaTypeOf, OCI_MANIFEST, parseManifest } from './media-types.js';
+import { isDigest, isRepository, isTag } from './names.js';
+import { forgetUpstreamAuth, upstreamAuthHeaders } from './upstream-auth.js';
+
+type Rc = RequestContext<OciConfig>;
+
+export const API_VERSION_HEADER = { 'docker-distribution-api-version': 'registry/2.0' };
+const sha256 = (b: Buffer) => `sha256:${createHash('sha256').update(b).digest('hex')}`;
+const MAX_TAG_LIST_BYTES = 8 * 1024 * 1024;
+
+/** `[...repository, word, last]`: the repository (checked) and the last segment; null when the path is not this shape. */
+function split(s: readonly string[], word: string, last?: string): { repo: string; ref: string } | null {
+  if (s.length < 3 || s[s.length - 2] !== word || (last !== undefined && s[s.length - 1] !== last)) return null;
+  const repo = s.slice(0, -2).join('/');
+  if (!isRepository(repo)) throw errors.badRequest(`"${repo.slice(0, 100)}" is not a valid repository name`);
+  return { repo, ref: s[s.length - 1]! };
+}
+
+const checkManifest = (body: Buffer): string | null => {
+  const m = parseManifest(body);
+  return typeof m === 'string' ? `not an image manifest or index: ${m}` : null;
+};
+
+/** A document fetched with the upstream's auth; after a 401 the auth is learnt again and the fetch tried once more. */
+async function withUpstreamAuth<T>(rc: Rc, repo: string, fetch: (auth: Record<string, string>) => Promise<T>): Promise<T> {
+  const ac = { registry: rc.registry, upstream: rc.upstream };
+  try {
+    return await fetch(await upstreamAuthHeaders(ac, repo));
+  } catch (e) {
+    if (!isHubError(e) || e.detail.status !== 401) throw e;
+    forgetUpstreamAuth(ac, repo);
+    return fetch(await upstreamAuthHeaders(ac, repo));
+  }
+}
+
+/**
+ * A manifest by digest: immutable, so an artifact (cached once, verified against its sha256 while it streams,
+ * coalesced, audited), served with the media type the upstream gave it.
+ */
+async function manifestByDigest(rc: Rc, repo: string, digest: string, contentType = OCI_MANIFEST, accept = acceptedTypes(rc.headers.accept)): Promise<Reply> {
+  const r = await rc.artifact({
+    key: `manifests/${repo}@${digest}`,
+    coordinate: { name: repo, version: digest },
+    contentType,
+    upstreamContentTypes: MANIFEST_TYPES,
+    checkHead: (head) => (head.subarray(0, 1).toString() === '{' ? null : 'not a JSON manifest'),
+    source: async () => ({
+      url: `${rc.registry.upstream}/v2/${repo}/manifests/${digest}`,
+      digest: { algorithm: 'sha256', hex: digest.slice('sha256:'.length) },
+      headers: { accept: accept.join(', '), ...(await upstreamAuthHeaders({ registry: rc.registry, upstream: rc.upstream }, repo)) },
+    }),
+  });
+  return { ...r, headers: { ...r.headers, ...API_VERSION_HEADER, 'docker-content-digest': digest } };
+}
+
+/**
+ * A manifest by tag: tags move, so the tag's manifest is a document revalidated after metadata_ttl_secs (the last
+ * good one served while the upstream is down), keyed by the manifest types asked for. Its digest is then checked
+ * against blocks and flags (a blocked image is refused here, before any layer), and its bytes served by digest.
+ */
+async function manifestByTag(rc: Rc, repo: string, tag: string): Promise<Reply> {
+  const accept = acceptedTypes(rc.headers.accept);
+  const doc: MetadataDoc = await withUpstreamAuth(rc, repo, (auth) =>
+    rc.metadata({
+      key: `tags/${repo}:${tag} accept=${accept.join(',')}`,
+      url: `${rc.registry.upstream}/v2/${repo}/manifests/${tag}`,
+      headers: { accept: accept.join(', '), ...auth },
+      check: checkManifest,
+      maxBytes: MAX_MANIFEST_BYTES,
+    }),
+  );
+  const digest = doc.derive('digest', sha256);
+  await rc.authorize({ name: repo, version: digest });
+  const m = doc.derive('manifest', parseManifest);
+  const type = typeof m === 'string' ? OCI_MANIFEST : mediaTypeOf(m, doc.contentType);
+  const r = await manifestByDigest(rc, repo, digest, type, accept);
+  // The bytes are the digest's, but which digest a tag names is not for ever.
+  return { ...r, headers: { ...r.headers, 'cache-control': 'no-cache', ...(doc.stale ? { 'x-hub-stale': '1' } : {}) } };
+}
+
+const base: KindRoute<OciConfig> = {
+  id: 'version-check',
+  match: (s) => (s.length === 0 || (s.length === 1 && s[0] === '') ? {} : null),
+  // `/v2/`: 200 tells a client the API is here and its credentials (or none, where anonymous reads are allowed) do.
+  handle: async () => reply.json({}, 200, API_VERSION_HEADER),
+};
+
+const manifests: KindRoute<OciConfig> = {
+  id: 'manifest',
+  match(s): RouteMatch | null {
+    const p = split(s, 'manifests');
+    if (!p) return null;
+    if (!isTag(p.ref) && !isDigest(p.ref)) throw errors.badRequest(`"${p.ref.slice(0, 100)}" is neither a tag nor a sha256 digest`);
+    return { coordinate: { name: p.repo, version: p.ref } };
+  },
+  handle: (rc, m) => {
+    const { name, version } = m.coordinate!;
+    return isDigest(version!) ? manifestByDigest(rc, name, version!) : manifestByTag(rc, name, version!);
+  },
+};
+
+const blobs: KindRoute<OciConfig> = {
+  id: 'blob',
+  match(s): RouteMatch | null {
+    const p = split(s, 'blobs');
+    if (!p) return null;
+    if (!isDigest(p.ref)) throw errors.badRequest(`"${p.ref.slice(0, 100)}" is not a sha256 digest`);
+    return { coordinate: { name: p.repo, version: p.ref } };
+  },
+  async handle(rc, m) {
+    const { name: repo, version: digest } = m.coordinate as { name: string; version: string };
+    const r = await rc.artifact({
+      key: `blobs/${repo}@${digest}`,
+      coordinate: { name: repo, version: digest },
+      contentType: 'application/octet-stream',
+      source: async () => ({
+        url: `${rc.registry.upstream}/v2/${repo}/blobs/${digest}`,
+        digest: { algorithm: 'sha256', hex: digest.slice('sha256:'.length) },
+        headers: await upstreamAuthHeaders({ registry: rc.registry, upstream: rc.upstream }, repo),
+      }),
+    });
+    return { ...r, headers: { ...r.headers, ...API_VERSION_HEADER, 'docker-content-digest': digest } };
+  },
+};
+
+interface TagList {
+  name: string;
+  tags: string[];
+}
+
+function parseTagList(body: Buffer): TagList | string {
+  try {
+    const doc = JSON.parse(body.toString('utf8')) as { name?: unknown; tags?: unknown };
+    if (typeof doc.name !== 'string') return 'no "name"';
+    const tags = doc.tags === null ? [] : doc.tags;
+    if (!Array.isArray(tags) || !tags.every((t) => typeof t === 'string')) return '"tags" is not a list of strings';
+    return { name: doc.name, tags };
+  } catch {
+    return 'not JSON';
+  }
+}
+
+/** `tags/list`: the upstream's tags (its first page) without unlisted ones; `n` and `last` page through what is left. */
+const tagList: KindRoute<OciConfig> = {
+  id: 'tags',
+  match(s): RouteMatch | null {
+    const p = split(s, 'tags', 'list');
+    return p ? { coordinate: { name: p.repo } } : null;
+  },
+  async handle(rc, m) {
+    const repo = m.coordinate!.name;
+    const doc = await withUpstreamAuth(rc, repo, (auth) =>
+      rc.metadata({
+        key: `tag-list/${repo}`,
+        url: `${rc.registry.upstream}/v2/${repo}/tags/list`,
+        headers: { accept: 'application/json', ...auth },
+        check: (b) => {
+          const l = parseTagList(b);
+          return typeof l === 'string' ? `not a tag list: ${l}` : null;
+        },
+        maxBytes: MAX_TAG_LIST_BYTES,
+      }),
+    );
+    const hidden = await rc.hiddenVersions(repo);
+    let tags = (doc.derive('tags', parseTagList) as TagList).tags.filter((t) => !hidden.has(t));
+    const last = rc.query.get('last');
+    if (last) tags = tags.slice(tags.indexOf(last) + 1);
+    const n = Number(rc.query.get('n') ?? NaN);
+    if (Number.isInteger(n) && n >= 0) tags = tags.slice(0, n);
+    return reply.json({ name: repo, tags }, 200, { ...API_VERSION_HEADER, 'cache-control': 'no-cache', ...(doc.stale ? { 'x-hub-stale': '1' } : {}) });
+  },
+};
+
+export const routes: readonly KindRoute<OciConfig>[] = [base, manifests, blobs, tagList];
