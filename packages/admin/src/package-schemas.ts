@@ -8,9 +8,9 @@ import Type, { type Static } from 'typebox';
 const strict = { additionalProperties: false } as const;
 const time = Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'RFC 3339 UTC, or null.' });
 const count = Type.Integer({ minimum: 0 });
-/** Query values are strings: page numbers are checked as digits here and bounded by the route. */
-const pageNumber = Type.String({ pattern: '^[1-9][0-9]{0,8}$', description: 'A page number from 1; past the last page, the last page is answered.' });
-const perPage = (max: number, dflt: number) => Type.String({ pattern: '^[1-9][0-9]{0,3}$', description: `Items per page, 1 to ${max} (default ${dflt}).` });
+/** Query values are strings (an empty one counts as absent): page numbers are checked as digits here and bounded by the route. */
+const pageNumber = Type.String({ pattern: '^([1-9][0-9]{0,8})?$', description: 'A page number from 1; past the last page, the last page is answered.' });
+const perPage = (max: number, dflt: number) => Type.String({ pattern: '^([1-9][0-9]{0,3})?$', description: `Items per page, 1 to ${max} (default ${dflt}).` });
 
 export const MAX_PACKAGES_PER_PAGE = 200;
 export const MAX_VERSIONS_PER_PAGE = 200;
@@ -22,7 +22,7 @@ export const UpstreamState = Type.Union([Type.Enum(['ok', 'missing', 'disappeare
 
 export const PackageListQuery = Type.Object(
   {
-    registry: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'One registry (default: every registry the caller may read).' })),
+    registry: Type.Optional(Type.String({ maxLength: 64, description: 'One registry (default: every registry the caller may read).' })),
     q: Type.Optional(Type.String({ maxLength: 512, description: 'A substring of the canonical package name.' })),
     page: Type.Optional(pageNumber),
     per_page: Type.Optional(perPage(MAX_PACKAGES_PER_PAGE, 50)),
@@ -55,7 +55,7 @@ export const PackageParams = Type.Object(
 export const PackageDetailQuery = Type.Object(
   {
     q: Type.Optional(Type.String({ maxLength: 255, description: 'A substring of the version.' })),
-    prereleases: Type.Optional(Type.Enum(['show', 'hide'], { description: 'Pre-releases are hidden by default.' })),
+    prereleases: Type.Optional(Type.Enum(['show', 'hide', ''], { description: 'Pre-releases are hidden by default.' })),
     page: Type.Optional(pageNumber),
     per_page: Type.Optional(perPage(MAX_VERSIONS_PER_PAGE, VERSIONS_PER_PAGE)),
   },

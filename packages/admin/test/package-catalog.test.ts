@@ -62,6 +62,7 @@ for (const store of tiers) {
 
     t.same((await s.api('GET', '/api/v1/admin/packages?q=demo')).json.items.map((i: { name: string }) => i.name), ['hubdemo'], 'q is a substring of the name');
     t.same((await s.api('GET', '/api/v1/admin/packages?q=%25')).json, { items: [], total: 0, page: 1, per_page: 50 }, 'q is text, not a LIKE pattern');
+    t.match((await s.api('GET', '/api/v1/admin/packages?registry=&q=&page=&per_page=')).json, { total: 3, page: 1, per_page: 50 }, 'empty values are absent');
     t.match((await s.api('GET', '/api/v1/admin/packages?registry=npm&per_page=1&page=99')).json, { page: 3, total: 3, per_page: 1, items: [{ name: 'hubdep' }] }, 'an out-of-range page clamps');
     for (const bad of ['per_page=0', 'per_page=201', 'page=abc', 'page=1&page=2', 'sort=name']) {
       const r = await s.api('GET', `/api/v1/admin/packages?${bad}`);

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { adminRoute, errors, queryInt, queryValue, type AdminRoute, queryParameters } from '@hub/runtime';
 import type { AuditEngine } from './engine.js';
+import { AuditRowPage } from './schemas.js';
 import { lastSweep, rowJson, toRow } from './rows.js';
 
 const RecheckBody = Type.Object(
@@ -21,6 +22,8 @@ export function upstreamRoutes(engine: AuditEngine): AdminRoute[] {
       path: '/api/v1/admin/upstream/disappeared',
       permission: 'system:read',
       action: 'upstream_list',
+      summary: 'Audit rows: what went missing or disappeared upstream',
+      response: AuditRowPage,
       query: queryParameters({ registry: 'a registry name', state: 'missing or disappeared', page: 'a page from 1', per_page: '1 to 1000 (default [limits] packages_per_page)' }),
       async handle({ ctx, hub, registry }) {
         const reg = queryValue(ctx, 'registry');

@@ -130,6 +130,8 @@ t.test('real answers validate against the response schemas their routes declare'
   await check('POST', '/api/v1/admin/unlist', '/api/v1/admin/unlist', unlist);
   await check('GET', '/api/v1/admin/unlist', '/api/v1/admin/unlist');
   await check('DELETE', '/api/v1/admin/unlist', '/api/v1/admin/unlist', unlist);
+  await check('GET', '/api/v1/admin/flags?include_dead=true', '/api/v1/admin/flags');
+  await check('GET', '/api/v1/admin/upstream/disappeared?registry=npm', '/api/v1/admin/upstream/disappeared');
   const blocks = (await api('GET', '/api/v1/admin/blocks')).body.blocks as Array<{ id: number }>;
   await check('DELETE', `/api/v1/admin/blocks/${blocks[0]!.id}`, '/api/v1/admin/blocks/{id}');
 

@@ -14,6 +14,11 @@ import {
   type PackageVersionAnswer,
 } from '../package-schemas.js';
 
+/** The query with empty values dropped: `?registry=&page=` is the same as no registry and no page. */
+function present<Q extends Record<string, unknown>>(query: unknown): Partial<Q> {
+  return Object.fromEntries(Object.entries(query as Record<string, unknown>).filter(([, v]) => v !== '')) as Partial<Q>;
+}
+
 /** A checked page-size value (the schema allows digits; the bound is the route's). */
 function bounded(name: string, value: string | undefined, fallback: number, max: number): number {
   if (value === undefined) return fallback;
@@ -37,7 +42,7 @@ export const packageRoutes: AdminRoute[] = [
     query: PackageListQuery,
     response: PackageList,
     async handle(call) {
-      const query = call.ctx.query as Static<typeof PackageListQuery>;
+      const query = present<Static<typeof PackageListQuery>>(call.ctx.query);
       const perPage = bounded('per_page', query.per_page, call.hub.config.limits.packages_per_page, MAX_PACKAGES_PER_PAGE);
       // Registry-scoped policies narrow the search before paging; a package-scoped deny hides its row after.
       const registries = query.registry !== undefined ? [call.registry(query.registry).name] : call.hub.registries.map((r) => r.name).filter((name) => call.may({ registry: name }));
@@ -93,7 +98,7 @@ export const packageRoutes: AdminRoute[] = [
     query: PackageDetailQuery,
     response: PackageDetail,
     async handle(call) {
-      const query = call.ctx.query as Static<typeof PackageDetailQuery>;
+      const query = present<Static<typeof PackageDetailQuery>>(call.ctx.query);
       const perPage = bounded('per_page', query.per_page, VERSIONS_PER_PAGE, MAX_VERSIONS_PER_PAGE);
       const reg = call.registry(call.params.registry!);
       const { name } = call.coordinate(reg, call.params.package!, undefined);

@@ -1,5 +1,6 @@
 import type Koa from 'koa';
 import { Type } from 'typebox';
+import { FlagList } from '../schemas.js';
 import { adminRoute, checkCsvFormat, csvRecord, errors, parseTime, queryValue, sendCsv, type AdminRoute, queryParameters } from '@hub/runtime';
 import { analyseRegistry } from '../analysis.js';
 import { EFFECTS } from '../effects.js';
@@ -52,7 +53,9 @@ export const flagAdminRoutes = (sourceNames: readonly string[]): AdminRoute[] =>
     path: '/api/v1/admin/flags',
     permission: 'system:read',
     action: 'flag_list',
-    query: queryParameters({ include_dead: 'true: lifted and expired flags too' }),
+    summary: 'List flags (active; include_dead=true adds lifted and expired ones)',
+    query: queryParameters({ include_dead: 'true: lifted and expired flags too', source: 'a flag source', registry: 'a registry name' }),
+    response: FlagList,
     async handle({ ctx, hub }) {
       const dead = queryValue(ctx, 'include_dead');
       if (dead !== undefined && dead !== 'true' && dead !== 'false') throw errors.badRequest('include_dead must be true or false');
