@@ -2,9 +2,10 @@
  * Parity (issue 14): every admin API route has a CLI command that calls it, and every route a CLI command
  * declares is a mounted route. Routes come from the OpenAPI document of the default distribution (built
  * from what the plugins mount); commands from the CLI's own table, where each declares the routes it calls.
- * The console's actions (packages/console/src/actions.ts) join this test when the console is merged.
+ * The console's actions (packages/console/src/actions.ts) must each be a mounted route a CLI command also calls.
  */
 import t from 'tap';
+import { CONSOLE_ACTIONS } from '@hub/console/actions';
 import { COMMANDS, commandRoutes, openApiReference } from '../src/index.js';
 
 /** Routes no person runs, so no command is owed (each with why). */
@@ -48,5 +49,14 @@ t.test('every CLI command calls mounted admin routes', async (t) => {
     }
     t.ok(c.routes.length > 0, `${c.name} declares the routes it calls`);
     for (const r of c.routes) t.ok(routes.has(toDoc(r)), `${c.name}: ${r} is a mounted route`);
+  }
+});
+
+t.test('every console action is one mounted admin route that a CLI command also calls', async (t) => {
+  const called = new Set(commands.flatMap((c) => c.routes.map(toDoc)));
+  for (const a of CONSOLE_ACTIONS) {
+    const r = `${a.method} ${toDoc(a.path)}`;
+    t.ok(routes.has(r), `${a.action}: ${r} is a mounted route`);
+    t.ok(called.has(r), `${a.action}: ${r} has a CLI command`);
   }
 });
