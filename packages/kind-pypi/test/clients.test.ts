@@ -1,7 +1,7 @@
 /**
  * pip through hub, for real: a fresh venv, `--index-url` with the token as the Basic password, a fixture
  * index whose pages link to a separate files host, and distributions built by Python at test time
- * (fixtures/build_dists.py: wheels with real RECORD hashes, an sdist by setuptools).
+ * (fixtures/build_dists.py: wheels with real RECORD hashes, a PEP 517 sdist that pip builds offline).
  */
 import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -17,10 +17,10 @@ const BUILD = fileURLToPath(new URL('../../test/fixtures/build_dists.py', import
 
 function pythonMissing(): string | false {
   try {
-    execFileSync('python3', ['-c', 'import venv, ensurepip, setuptools'], { stdio: 'ignore' });
+    execFileSync('python3', ['-c', 'import venv, ensurepip'], { stdio: 'ignore' });
     return false;
   } catch {
-    return 'python3 with venv, ensurepip and setuptools is missing (apt-get install -y python3-venv python3-setuptools): the pip tests are skipped';
+    return 'python3 with venv and ensurepip is missing (apt-get install -y python3-venv): the pip tests are skipped';
   }
 }
 const skip = pythonMissing();
@@ -106,8 +106,8 @@ t.test('pip install of a project with a dependency; a range skips the yanked ver
 t.test('pip download of an sdist, byte for byte', { skip }, async (t) => {
   const w = await world(t);
   const dest = path.join(w.dir, 'dl');
-  // --no-use-pep517: setuptools' egg_info reads the sdist's metadata; PEP 517 would need the wheel package, absent here.
-  const r = await run(w.pip, ['download', '--no-deps', '--no-binary', ':all:', '--no-build-isolation', '--no-use-pep517', '--dest', dest, '--index-url', w.index, 'hubdep==1.0.0'], w.env);
+  // pip prepares the sdist's metadata with the PEP 517 backend the sdist carries (no build tools fetched).
+  const r = await run(w.pip, ['download', '--no-deps', '--no-binary', ':all:', '--dest', dest, '--index-url', w.index, 'hubdep==1.0.0'], w.env);
   t.equal(r.code, 0, `pip download succeeded\n${r.stdout}\n${r.stderr}`);
   t.same(fs.readdirSync(dest), ['hubdep-1.0.0.tar.gz'], 'the sdist, not the wheel');
   t.ok(fs.readFileSync(path.join(dest, 'hubdep-1.0.0.tar.gz')).equals(fs.readFileSync(path.join(w.built, 'hubdep-1.0.0.tar.gz'))), 'the bytes setuptools built');
