@@ -30,11 +30,11 @@ function offered(rc: RequestContext, files: readonly ProjectFile[], hidden: Read
   return files.filter((f) => !isHidden(hidden, f.version) && (age <= 0 || (f.uploadTime !== undefined && now - f.uploadTime.getTime() >= age)));
 }
 
-const canonicalPage = (rc: RequestContext, project: string): Reply => ({
-  status: 301,
-  headers: { location: `${rc.baseUrl}/simple/${encodeURIComponent(project)}/`, 'cache-control': 'max-age=3600' },
-  body: null,
-});
+/** A redirect with a short body (a null body would be answered as 204). */
+function canonicalPage(rc: RequestContext, project: string): Reply {
+  const location = `${rc.baseUrl}/simple/${encodeURIComponent(project)}/`;
+  return reply.bytes(`moved to ${location}\n`, 'text/plain; charset=utf-8', { location, 'cache-control': 'max-age=3600' }, 301);
+}
 
 /** `simple/<project>/`: the project page in the form the client negotiated (PEP 503 HTML or PEP 691 JSON). */
 const projectPage: KindRoute = {

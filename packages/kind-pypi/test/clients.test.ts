@@ -100,7 +100,7 @@ t.test('pip install of a project with a dependency; a range skips the yanked ver
   t.equal(v.stdout.trim(), '1.1.0 1.0.0', 'hub_demo 1.1.0 (not the yanked 2.0.0) and its dependency hubdep 1.0.0 are installed');
   t.ok(w.s.files!.count('/hub_demo-1.1.0-py3-none-any.whl') >= 1, 'the wheel came from the files host the page named');
   t.equal(w.s.files!.count('/hub_demo-2.0.0-py3-none-any.whl'), 0, 'the yanked wheel was never fetched');
-  t.notOk(/127\.0\.0\.1:\d+\/hub_demo/.test(r.stdout.replace(w.s.url, '')), 'pip never saw the files host');
+  t.notOk((r.stdout + r.stderr).includes(w.s.files!.url), 'pip never saw the files host');
 });
 
 t.test('pip download of an sdist, byte for byte', { skip }, async (t) => {
@@ -110,7 +110,7 @@ t.test('pip download of an sdist, byte for byte', { skip }, async (t) => {
   const r = await run(w.pip, ['download', '--no-deps', '--no-binary', ':all:', '--dest', dest, '--index-url', w.index, 'hubdep==1.0.0'], w.env);
   t.equal(r.code, 0, `pip download succeeded\n${r.stdout}\n${r.stderr}`);
   t.same(fs.readdirSync(dest), ['hubdep-1.0.0.tar.gz'], 'the sdist, not the wheel');
-  t.ok(fs.readFileSync(path.join(dest, 'hubdep-1.0.0.tar.gz')).equals(fs.readFileSync(path.join(w.built, 'hubdep-1.0.0.tar.gz'))), 'the bytes setuptools built');
+  t.ok(fs.readFileSync(path.join(dest, 'hubdep-1.0.0.tar.gz')).equals(fs.readFileSync(path.join(w.built, 'hubdep-1.0.0.tar.gz'))), 'the bytes build_dists.py wrote');
 });
 
 t.test('a blocked version is refused and pip prints the reason', { skip }, async (t) => {

@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { Test } from 'tap';
 import { rawRequest, startFixtureUpstream, startTestHub, type FixtureUpstream, type TestHub, type TestHubOptions } from '@hub/testkit';
 import pypi from '../src/index.js';
@@ -18,6 +21,7 @@ export function demoDists(): FixtureDist[] {
   const demo = (v: string, extra: Partial<FixtureDist> = {}): FixtureDist => ({
     project: 'hub-demo',
     ...wheel('hub_demo', v, { requires: ['hubdep>=1.0', 'pytest ; extra == "test"'], requiresPython: '>=3.7' }),
+    requiresPython: '>=3.7',
     uploadTime: '2020-01-01T00:00:00Z',
     ...extra,
   });
@@ -34,13 +38,18 @@ export async function setup(
   const files = o.filesHost;
   const index = await startFixtureUpstream({ handler: simpleIndex(dists, { form: o.form, ...(files ? { filesBase: () => files.url } : {}) }) });
   t.teardown(() => index.close());
+  // A folder per hub (t.testdir() is one per test, and a test may start several hubs).
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-pypi-'));
   const hub = await startTestHub({
-    dir: t.testdir(),
+    dir,
     plugins: [pypi],
     registries: [{ name: 'py', type: 'pypi', mode: 'proxy', upstream: `${index.url}/simple`, ...(files ? { allowed_origins: [files.url] } : {}), ...o.registry }],
     config: o.config,
   });
-  t.teardown(() => hub.close());
+  t.teardown(async () => {
+    await hub.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
   return { ...hub, index, ...(files ? { files } : {}), base: `${hub.url}/proxy/py` };
 }
 
