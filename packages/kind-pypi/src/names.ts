@@ -9,13 +9,14 @@
 /** PEP 508's name rule: letters, digits, `.`, `_`, `-`, starting and ending with a letter or digit. */
 const NAME = /^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,198}[A-Za-z0-9])?$/;
 /**
- * A version as a file name carries it: PEP 440 forms and the legacy ones older sdists used. No `/`,
- * no whitespace, nothing that needs escaping in a URL path or an HTML attribute.
+ * A version as a file name carries it: PEP 440 forms (a digit first, or `v` and a digit) and the legacy
+ * suffixes older sdists used. No `/`, no whitespace, nothing that needs escaping in a URL path or an
+ * HTML attribute. The leading digit is also what tells `foo-bar-2.0.zip` of `foo-bar` from a `foo` version.
  */
-const VERSION = /^[A-Za-z0-9][A-Za-z0-9._+!-]{0,127}$/;
+const VERSION = /^[vV]?[0-9][A-Za-z0-9._+!-]{0,127}$/;
 
 export const isProjectName = (s: string): boolean => NAME.test(s);
-export const isVersion = (s: string): boolean => VERSION.test(s) && /[0-9]/.test(s);
+export const isVersion = (s: string): boolean => VERSION.test(s);
 
 export const normalizeName = (name: string): string => name.replace(/[-_.]+/g, '-').toLowerCase();
 
