@@ -17,7 +17,7 @@ export const clientCheck: ClientCheck = {
   option: 'pypi-project',
   form: 'name@version',
   fallback: 'six@1.16.0',
-  help: ['http: simple/<project>/ in PEP 691 JSON names a file of <version>, and its URL is 200', 'tool: pip download --no-deps <project>==<version> through the hub (skipped without pip)'],
+  help: ['http: simple/<project>/ (PEP 691 JSON) names a <version> file that is 200', 'tool: pip download <project>==<version> through the hub (skipped without pip)'],
   async run(kit, { name, version }) {
     const { attempt, get, ok200, jsonOf, fail, printable, size, seg } = kit;
     const project = normalizeName(name);
@@ -34,8 +34,9 @@ export const clientCheck: ClientCheck = {
       const v = await kit.runTool('pip', ['--version'], { env: kit.env });
       if (!v) return { result: 'skip', detail: 'pip is not installed' };
       return kit.inTempDir('hub-check-pypi-', async (dir) => {
-        const env = { ...kit.env, PIP_CONFIG_FILE: '/dev/null', PIP_NO_CACHE_DIR: '1', PIP_DISABLE_PIP_VERSION_CHECK: '1' };
-        await kit.runTool('pip', ['download', '--no-deps', '--dest', dir, '--index-url', indexUrl(kit.proxyBase, kit.token), `${project}==${version}`], { cwd: dir, env });
+        // The index URL (with the token) goes in the environment: a failing command is printed with its arguments.
+        const env = { ...kit.env, PIP_INDEX_URL: indexUrl(kit.proxyBase, kit.token), PIP_CONFIG_FILE: '/dev/null', PIP_NO_CACHE_DIR: '1', PIP_DISABLE_PIP_VERSION_CHECK: '1', PIP_NO_INPUT: '1' };
+        await kit.runTool('pip', ['download', '--no-deps', '--dest', dir, `${project}==${version}`], { cwd: dir, env });
         return `pip download ${project}==${version}: ok`;
       });
     });
