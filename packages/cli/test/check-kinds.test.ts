@@ -50,11 +50,11 @@ t.test("without its own parse, a check reads its coordinate with the kind's code
   t.match(k!.parse('BAD@1'), /^name@version, such as /, "the kind's name rules apply");
 });
 
-t.test('the default distribution offers the ten kinds of SPEC 4.3, in its order', async (t) => {
+t.test('the default distribution offers the ten kinds of SPEC 4.3, in its order, then pypi', async (t) => {
   const kinds = await checkableKinds(undefined, {});
   t.same(
     kinds.map((k) => k.id),
-    ['npm', 'cargo', 'go', 'github', 'openvsx', 'vscode-marketplace', 'maven', 'terraform', 'rubygems', 'nuget'],
+    ['npm', 'cargo', 'go', 'github', 'openvsx', 'vscode-marketplace', 'maven', 'terraform', 'rubygems', 'nuget', 'pypi'],
   );
 });
 

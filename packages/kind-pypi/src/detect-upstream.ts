@@ -8,7 +8,6 @@ import type { DetectUpstream } from '@hub/contract';
 export const detectUpstream: DetectUpstream = async ({ run, readHomeFile }) => {
   for (const [cmd, args] of [
     ['pip', ['config', 'list']],
-    ['pip3', ['config', 'list']],
     ['python3', ['-m', 'pip', 'config', 'list']],
   ] as const) {
     const out = await run(cmd, [...args]);
