@@ -37,8 +37,9 @@ function htmlPage(project: string, files: readonly ProjectFile[], baseUrl: strin
 
 function jsonPage(project: string, files: readonly ProjectFile[], baseUrl: string): string {
   const versions = [...new Set(files.map((f) => f.version))];
+  // 1.1 (PEP 700) makes `size` mandatory: claimed only when every file has one (an HTML upstream gives none).
   return JSON.stringify({
-    meta: { 'api-version': '1.1' },
+    meta: { 'api-version': files.every((f) => f.size !== undefined) ? '1.1' : '1.0' },
     name: project,
     versions,
     files: files.map((f) => ({

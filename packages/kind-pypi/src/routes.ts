@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { errors, looksLikeHtml, reply, type KindRoute, type MetadataSpec, type Reply, type RequestContext, type RouteMatch } from '@hub/contract';
+import { errors, looksLikeHtml, reply, type KindRoute, type MetadataDoc, type MetadataSpec, type Reply, type RequestContext, type RouteMatch } from '@hub/contract';
 import { CONTENT_TYPE, negotiate } from './negotiate.js';
 import { isProjectName, normalizeName, parseDistFile } from './names.js';
 import { checkPage, digestOf, parsePage, UPSTREAM_ACCEPT, type ProjectFile } from './project-page.js';
@@ -16,10 +16,12 @@ const pageSpec = (rc: RequestContext, project: string): MetadataSpec => ({
   check: (body, contentType) => checkPage(project, body, contentType),
 });
 
-async function upstreamFiles(rc: RequestContext, project: string): Promise<{ files: readonly ProjectFile[]; stale: boolean }> {
+async function upstreamFiles(rc: RequestContext, project: string): Promise<{ files: readonly ProjectFile[]; doc: MetadataDoc }> {
+  // Local registries are not supported yet (no publishing): there is no upstream to read.
+  if (!rc.registry.upstream) throw errors.notFound(`registry ${rc.registry.name} has no upstream, and publishing to pypi registries is not supported`);
   const spec = pageSpec(rc, project);
   const doc = await rc.metadata(spec);
-  return { files: doc.derive('page', (b) => parsePage(project, b, doc.contentType, spec.url)).files, stale: doc.stale };
+  return { files: doc.derive('page', (b) => parsePage(project, b, doc.contentType, spec.url)).files, doc };
 }
 
 const isHidden = (hidden: ReadonlySet<string>, version: string) => hidden.size > 0 && (hidden.has(version) || hidden.has(version.toLowerCase()));
@@ -49,16 +51,20 @@ const projectPage: KindRoute = {
     const project = m.coordinate!.name;
     // A non-normalised name (or no trailing slash): pip follows the redirect to the one canonical URL.
     if (m.params!.raw !== project || !m.params!.slash) return canonicalPage(rc, project);
-    const { files, stale } = await upstreamFiles(rc, project);
+    const { files, doc } = await upstreamFiles(rc, project);
     const hidden = await rc.hiddenVersions(project);
     const form = negotiate(rc.headers.accept);
-    const served = offered(rc, files, hidden, Date.now());
-    const body = renderPage(form, project, served, rc.baseUrl);
-    return reply.bytes(body, CONTENT_TYPE[form], {
+    const render = () => {
+      const body = renderPage(form, project, offered(rc, files, hidden, Date.now()), rc.baseUrl);
+      return { body, etag: `"${crypto.createHash('sha256').update(body).digest('hex').slice(0, 40)}"` };
+    };
+    // Memoised for these upstream bytes, this form, base URL and unlisted set; a cool-down depends on the clock.
+    const page = coolDown(rc) > 0 ? render() : doc.derive(`served:${form}:${rc.baseUrl}:${[...hidden].sort().join(',')}`, render);
+    return reply.bytes(page.body, CONTENT_TYPE[form], {
       vary: 'Accept',
-      etag: `"${crypto.createHash('sha256').update(body).digest('hex').slice(0, 40)}"`,
+      etag: page.etag,
       'cache-control': 'max-age=0, must-revalidate',
-      ...(stale ? { 'x-hub-stale': '1' } : {}),
+      ...(doc.stale ? { 'x-hub-stale': '1' } : {}),
     });
   },
 };
