@@ -1,8 +1,9 @@
 import crypto from 'node:crypto';
-import { errors, looksLikeHtml, reply, type KindRoute, type MetadataDoc, type MetadataSpec, type Reply, type RequestContext, type RouteMatch } from '@hub/contract';
+import { errors, isHubError, looksLikeHtml, reply, type KindRoute, type MetadataDoc, type MetadataSpec, type Reply, type RequestContext, type RouteMatch } from '@hub/contract';
 import { CONTENT_TYPE, negotiate } from './negotiate.js';
 import { isProjectName, normalizeName, parseDistFile } from './names.js';
 import { checkPage, digestOf, parsePage, UPSTREAM_ACCEPT, type ProjectFile } from './project-page.js';
+import { localFiles, uploadRoute } from './publish.js';
 import { renderPage } from './render.js';
 
 /** The registry's cool-down in seconds (`[registries.security] min_release_age_secs`; 0: none). */
@@ -25,6 +26,16 @@ async function upstreamFiles(rc: RequestContext, project: string): Promise<{ fil
 }
 
 const isHidden = (hidden: ReadonlySet<string>, version: string) => hidden.size > 0 && (hidden.has(version) || hidden.has(version.toLowerCase()));
+
+/**
+ * Whether the upstream is asked about `project`: always in proxy mode, never in local mode, and in hybrid
+ * mode only for names not published here (a published name is local_only: no dependency confusion).
+ */
+async function upstreamMayList(rc: RequestContext, project: string): Promise<boolean> {
+  if (rc.registry.mode === 'proxy') return true;
+  if (rc.registry.mode === 'local') return false;
+  return !(await rc.local.ownsName(project));
+}
 
 /** Files a client is offered: unlisted versions left out, and (with a cool-down) files not shown to be old enough. */
 function offered(rc: RequestContext, files: readonly ProjectFile[], hidden: ReadonlySet<string>, now: number): ProjectFile[] {
@@ -51,20 +62,34 @@ const projectPage: KindRoute = {
     const project = m.coordinate!.name;
     // A non-normalised name (or no trailing slash): pip follows the redirect to the one canonical URL.
     if (m.params!.raw !== project || !m.params!.slash) return canonicalPage(rc, project);
-    const { files, doc } = await upstreamFiles(rc, project);
+    const local = await localFiles(rc, project);
+    let up: Awaited<ReturnType<typeof upstreamFiles>> | null = null;
+    if (await upstreamMayList(rc, project)) {
+      try {
+        up = await upstreamFiles(rc, project);
+      } catch (e) {
+        // Hybrid: the versions published here are served when the upstream has no such project, or fails.
+        if (local.length === 0) throw e;
+        if (!(isHubError(e) && e.code === 'not_found')) rc.log.warn({ err: { message: (e as Error).message }, project }, 'upstream page unavailable; serving the published files only');
+      }
+    }
+    if (!up && local.length === 0) throw errors.notFound(`${project} is not published to registry ${rc.registry.name}`);
     const hidden = await rc.hiddenVersions(project);
     const form = negotiate(rc.headers.accept);
     const render = () => {
-      const body = renderPage(form, project, offered(rc, files, hidden, Date.now()), rc.baseUrl);
+      // Files published here are hub's own: the cool-down is for what upstreams publish.
+      const files = [...offered(rc, up?.files ?? [], hidden, Date.now()), ...local.filter((f) => !isHidden(hidden, f.version))];
+      const body = renderPage(form, project, files, rc.baseUrl);
       return { body, etag: `"${crypto.createHash('sha256').update(body).digest('hex').slice(0, 40)}"` };
     };
     // Memoised for these upstream bytes, this form, base URL and unlisted set; a cool-down depends on the clock.
-    const page = coolDown(rc) > 0 ? render() : doc.derive(`served:${form}:${rc.baseUrl}:${[...hidden].sort().join(',')}`, render);
+    const memo = up && local.length === 0 && coolDown(rc) === 0;
+    const page = memo ? up!.doc.derive(`served:${form}:${rc.baseUrl}:${[...hidden].sort().join(',')}`, render) : render();
     return reply.bytes(page.body, CONTENT_TYPE[form], {
       vary: 'Accept',
       etag: page.etag,
       'cache-control': 'max-age=0, must-revalidate',
-      ...(doc.stale ? { 'x-hub-stale': '1' } : {}),
+      ...(up?.doc.stale ? { 'x-hub-stale': '1' } : {}),
     });
   },
 };
@@ -97,6 +122,8 @@ const fileRoute: KindRoute = {
       contentType: metadata ? 'text/plain; charset=utf-8' : 'application/octet-stream',
       ...(metadata ? { checkHead: notMetadata } : format ? { format } : {}),
       async source() {
+        // Not held: a file published here would have been served from the store, so only the upstream is left.
+        if (!(await upstreamMayList(rc, project))) throw errors.notFound(`${filename} is not published to registry ${rc.registry.name}`);
         const { files } = await upstreamFiles(rc, project);
         const f = files.find((x) => x.filename === filename);
         if (!f) throw errors.notFound(`${filename} is not a file of ${project} on the upstream`);
@@ -123,4 +150,4 @@ const fileRoute: KindRoute = {
   },
 };
 
-export const routes: readonly KindRoute[] = [projectPage, fileRoute];
+export const routes: readonly KindRoute[] = [projectPage, fileRoute, uploadRoute];

@@ -1,5 +1,5 @@
 /**
- * pip through hub, for real: a fresh venv, `--index-url` with the token as the Basic password, a fixture
+ * pip through hub, for real (and, last, pip installing a project published to a local registry): a fresh venv, `--index-url` with the token as the Basic password, a fixture
  * index whose pages link to a separate files host, and distributions built by Python at test time
  * (fixtures/build_dists.py: wheels with real RECORD hashes, a PEP 517 sdist that pip builds offline).
  */
@@ -11,7 +11,8 @@ import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
 import { startFixtureUpstream } from '@hub/testkit';
 import { setup } from './setup.js';
-import type { FixtureDist } from './simple-fixture.js';
+import { noCurl, start, upload, writeDist } from './publish-setup.js';
+import { wheel, type FixtureDist } from './simple-fixture.js';
 
 const BUILD = fileURLToPath(new URL('../../test/fixtures/build_dists.py', import.meta.url));
 
@@ -121,4 +122,21 @@ t.test('a blocked version is refused and pip prints the reason', { skip }, async
   // pip prints the status line, whose reason phrase hub fills with the error message.
   t.match(r.stderr, /403 Client Error: Forbidden: hub-demo 1\.1\.0 .*CVE-2099-0001 remote code execution/, 'pip shows the 403 and the reason the version is blocked');
   t.equal(w.s.files!.count('/hub_demo-1.1.0-py3-none-any.whl'), 0, 'the upstream was not asked for the blocked file');
+});
+
+t.test('pip installs what was published', { skip: skip || noCurl }, async (t) => {
+  const s = await start(t, 'local');
+  const w = wheel('hub_pub', '1.0.0');
+  t.equal((await upload(s, writeDist(s, w.filename, w.body), { name: 'hub-pub', version: '1.0.0' })).status, 200);
+  const venv = path.join(s.dir, 'venv');
+  execFileSync('python3', ['-m', 'venv', venv]);
+  const u = new URL(`${s.base}/simple/`);
+  u.username = 'x';
+  u.password = s.reader;
+  const env = { PATH: process.env.PATH, HOME: s.dir, PIP_NO_CACHE_DIR: '1', PIP_CONFIG_FILE: '/dev/null', PIP_DISABLE_PIP_VERSION_CHECK: '1' };
+  const pip = await new Promise<{ code: number; out: string }>((resolve) =>
+    execFile(path.join(venv, 'bin', 'pip'), ['install', '--index-url', u.href, 'hub-pub'], { env }, (err, stdout, stderr) => resolve({ code: err ? 1 : 0, out: `${stdout}${stderr}` })),
+  );
+  t.equal(pip.code, 0, pip.out);
+  t.equal(execFileSync(path.join(venv, 'bin', 'python'), ['-c', 'import hub_pub; print(hub_pub.VERSION)'], { env }).toString().trim(), '1.0.0');
 });
