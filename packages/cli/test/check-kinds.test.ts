@@ -54,7 +54,7 @@ t.test('the default distribution offers the ten kinds of SPEC 4.3, in its order,
   const kinds = await checkableKinds(undefined, {});
   t.same(
     kinds.map((k) => k.id),
-    ['npm', 'cargo', 'go', 'github', 'openvsx', 'vscode-marketplace', 'maven', 'terraform', 'rubygems', 'nuget', 'oci'],
+    ['npm', 'cargo', 'go', 'github', 'openvsx', 'vscode-marketplace', 'maven', 'terraform', 'rubygems', 'nuget', 'oci', 'pypi'],
   );
 });
 

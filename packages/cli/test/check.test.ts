@@ -307,7 +307,8 @@ t.test('bad usage exits 2, names the help, and sends nothing', async (t) => {
     [['--cargo', 'c', '--cargo-crate', 'serde@'], /--cargo-crate must be name@version/],
     [['--npm', ''], /--npm needs a value/],
     [['--npm'], /argument missing/],
-    [['--pypi', 'p'], /Unknown option '--pypi'/],
+    [['--cpan', 'p'], /Unknown option '--cpan'/],
+    [['--pypi', 'p', '--pypi-project', 'six'], /--pypi-project must be name@version/],
     [['--npm', 'npm', 'extra'], /Unexpected argument 'extra'/],
     [['--npm', 'npm', '--url', 'ftp://hub'], /must be an http or https URL/],
   ];

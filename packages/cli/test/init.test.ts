@@ -102,6 +102,7 @@ t.test('detectUpstreams reads every package manager it can find', async (tt) => 
     'npm config get registry': 'http://127.0.0.1:4873/\n',
     'go env GOPROXY': 'direct,http://user:secret@127.0.0.1:3002/go/|off\n',
     'gem sources --list': '*** CURRENT SOURCES ***\n\nhttp://127.0.0.1:9292/\nhttp://127.0.0.1:9293/\n',
+    'pip config list': "global.index-url='http://127.0.0.1:3141/root/pypi/simple'\n:env:.index-url='http://ci:secret@127.0.0.1:3142/simple/'\n",
   });
   const found = await detect(run, home);
   tt.same(found, [
@@ -110,6 +111,7 @@ t.test('detectUpstreams reads every package manager it can find', async (tt) => 
     { name: 'maven', type: 'maven', upstream: 'http://127.0.0.1:8081/repository/maven-public', source: '~/.m2/settings.xml' },
     { name: 'npm', type: 'npm', upstream: 'http://127.0.0.1:4873', source: 'npm config get registry' },
     { name: 'nuget', type: 'nuget', upstream: 'http://127.0.0.1:5000/v3/index.json', source: '~/.nuget/NuGet/NuGet.Config' },
+    { name: 'pypi', type: 'pypi', upstream: 'http://127.0.0.1:3142/simple', source: 'PIP_INDEX_URL (pip config list)' },
     { name: 'rubygems', type: 'rubygems', upstream: 'http://127.0.0.1:9292', source: 'gem sources --list' },
     { name: 'terraform', type: 'terraform', upstream: 'https://127.0.0.1:18443/tfr', source: '~/.terraformrc' },
   ]);
@@ -120,7 +122,7 @@ t.test('detectUpstreams leaves out what is missing and never fails', async (tt) 
   tt.test('nothing installed, nothing configured', async (t2) => {
     const run = fakeRun({});
     t2.same(await detect(run, t2.testdir()), []);
-    t2.same(run.calls.sort(), ['gem sources --list', 'go env GOPROXY', 'npm config get registry']);
+    t2.same(run.calls.sort(), ['gem sources --list', 'go env GOPROXY', 'npm config get registry', 'pip config list', 'python3 -m pip config list']);
   });
   tt.test('commands that throw or print nothing useful', async (t2) => {
     const run = fakeRun({

@@ -1,0 +1,61 @@
+/**
+ * A project page as hub serves it, in the form negotiated: every file URL points at hub
+ * (`<base>/files/<project>/<file>`), with the upstream's hashes, `requires-python`, yank and PEP 658
+ * metadata marks kept. Text from the upstream is escaped for HTML (and JSON-encoded for JSON).
+ */
+import { escapeHtml } from './html.js';
+import type { Form } from './negotiate.js';
+import type { Hashes, ProjectFile } from './project-page.js';
+
+/** The hub URL of a file of `project`. */
+export const fileHref = (baseUrl: string, project: string, filename: string): string =>
+  `${baseUrl}/files/${encodeURIComponent(project)}/${encodeURIComponent(filename)}`;
+
+const hashText = (h: Hashes): string | null => {
+  const name = h.sha256 ? 'sha256' : Object.keys(h).sort()[0];
+  return name ? `${name}=${h[name]}` : null;
+};
+
+function htmlPage(project: string, files: readonly ProjectFile[], baseUrl: string): string {
+  const name = escapeHtml(project);
+  const links = files.map((f) => {
+    const frag = hashText(f.hashes);
+    const attrs = [`href="${escapeHtml(fileHref(baseUrl, project, f.filename) + (frag ? `#${frag}` : ''))}"`];
+    if (f.requiresPython) attrs.push(`data-requires-python="${escapeHtml(f.requiresPython)}"`);
+    if (f.yanked !== null) attrs.push(`data-yanked="${escapeHtml(f.yanked)}"`);
+    if (f.metadata) {
+      const meta = escapeHtml(hashText(f.metadata.hashes) ?? 'true');
+      attrs.push(`data-dist-info-metadata="${meta}"`, `data-core-metadata="${meta}"`);
+    }
+    return `    <a ${attrs.join(' ')}>${escapeHtml(f.filename)}</a><br />\n`;
+  });
+  return (
+    '<!DOCTYPE html>\n<html>\n  <head>\n    <meta name="pypi:repository-version" content="1.1">\n' +
+    `    <title>Links for ${name}</title>\n  </head>\n  <body>\n    <h1>Links for ${name}</h1>\n${links.join('')}  </body>\n</html>\n`
+  );
+}
+
+function jsonPage(project: string, files: readonly ProjectFile[], baseUrl: string): string {
+  const versions = [...new Set(files.map((f) => f.version))];
+  // 1.1 (PEP 700) makes `size` mandatory: claimed only when every file has one (an HTML upstream gives none).
+  return JSON.stringify({
+    meta: { 'api-version': files.every((f) => f.size !== undefined) ? '1.1' : '1.0' },
+    name: project,
+    versions,
+    files: files.map((f) => ({
+      filename: f.filename,
+      url: fileHref(baseUrl, project, f.filename),
+      hashes: f.hashes,
+      ...(f.requiresPython ? { 'requires-python': f.requiresPython } : {}),
+      yanked: f.yanked === null ? false : f.yanked || true,
+      'core-metadata': f.metadata ? (Object.keys(f.metadata.hashes).length ? f.metadata.hashes : true) : false,
+      'dist-info-metadata': f.metadata ? (Object.keys(f.metadata.hashes).length ? f.metadata.hashes : true) : false,
+      ...(f.size !== undefined ? { size: f.size } : {}),
+      ...(f.uploadTime ? { 'upload-time': f.uploadTime.toISOString() } : {}),
+    })),
+  });
+}
+
+export function renderPage(form: Form, project: string, files: readonly ProjectFile[], baseUrl: string): Buffer {
+  return Buffer.from(form === 'json' ? jsonPage(project, files, baseUrl) : htmlPage(project, files, baseUrl), 'utf8');
+}

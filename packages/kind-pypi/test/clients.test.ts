@@ -1,0 +1,142 @@
+/**
+ * pip through hub, for real (and, last, pip installing a project published to a local registry): a fresh venv, `--index-url` with the token as the Basic password, a fixture
+ * index whose pages link to a separate files host, and distributions built by Python at test time
+ * (fixtures/build_dists.py: wheels with real RECORD hashes, a PEP 517 sdist that pip builds offline).
+ */
+import { execFile, execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import t, { type Test } from 'tap';
+import { startFixtureUpstream } from '@hub/testkit';
+import { setup } from './setup.js';
+import { noCurl, start, upload, writeDist } from './publish-setup.js';
+import { wheel, type FixtureDist } from './simple-fixture.js';
+
+const BUILD = fileURLToPath(new URL('../../test/fixtures/build_dists.py', import.meta.url));
+
+function pythonMissing(): string | false {
+  try {
+    execFileSync('python3', ['-c', 'import venv, ensurepip'], { stdio: 'ignore' });
+    return false;
+  } catch {
+    return 'python3 with venv and ensurepip is missing (apt-get install -y python3-venv): the pip tests are skipped';
+  }
+}
+const skip = pythonMissing();
+
+/** Runs a command; resolves with its exit code and output, never rejects on a non-zero exit. */
+function run(cmd: string, args: string[], env: NodeJS.ProcessEnv, cwd?: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(cmd, args, { env, cwd, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout: String(stdout), stderr: String(stderr) });
+    });
+  });
+}
+
+/** pip's environment: nothing from the host's pip configuration, no cache, no prompts. */
+function pipEnv(): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('PIP_') && k !== 'PYTHONPATH'));
+  return { ...env, PIP_NO_CACHE_DIR: '1', PIP_CONFIG_FILE: '/dev/null', PIP_DISABLE_PIP_VERSION_CHECK: '1', PIP_NO_INPUT: '1', PIP_NO_COLOR: '1' };
+}
+
+/** The distributions build_dists.py wrote, as the fixture index lists them (hub-demo 2.0.0 yanked). */
+function distsOf(dir: string): FixtureDist[] {
+  const out: FixtureDist[] = [];
+  for (const filename of fs.readdirSync(dir).sort()) {
+    if (filename.endsWith('.metadata')) continue;
+    const project = filename.startsWith('hub_demo-') ? 'hub-demo' : 'hubdep';
+    const body = fs.readFileSync(path.join(dir, filename));
+    const meta = path.join(dir, `${filename}.metadata`);
+    out.push({
+      project,
+      filename,
+      body,
+      ...(fs.existsSync(meta) ? { metadata: fs.readFileSync(meta) } : {}),
+      ...(project === 'hub-demo' ? { requiresPython: '>=3.7' } : {}),
+      ...(filename.includes('-2.0.0-') ? { yanked: 'broken build' } : {}),
+      uploadTime: '2020-01-01T00:00:00Z',
+    });
+  }
+  return out;
+}
+
+interface PipWorld {
+  dir: string;
+  index: string;
+  pip: string;
+  python: string;
+  env: NodeJS.ProcessEnv;
+  s: Awaited<ReturnType<typeof setup>>;
+  built: string;
+}
+
+async function world(t: Test): Promise<PipWorld> {
+  // Not t.testdir(): the hub's setup takes that folder (and each call empties it).
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-pypi-pip-'));
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const built = path.join(dir, 'dists');
+  execFileSync('python3', [BUILD, built], { stdio: 'ignore' });
+  const dists = distsOf(built);
+  const files = await startFixtureUpstream({ root: built });
+  t.teardown(() => files.close());
+  const s = await setup(t, { dists: () => dists, filesHost: files });
+  const token = await s.token('ci', { roles: ['reader'] });
+  const u = new URL(`${s.base}/simple/`);
+  u.username = 'x';
+  u.password = token;
+  const venv = path.join(dir, 'venv');
+  const env = pipEnv();
+  const made = await run('python3', ['-m', 'venv', venv], env);
+  if (made.code !== 0) throw new Error(`python3 -m venv failed: ${made.stderr}`);
+  return { dir, index: u.href, pip: path.join(venv, 'bin', 'pip'), python: path.join(venv, 'bin', 'python'), env, s, built };
+}
+
+t.test('pip install of a project with a dependency; a range skips the yanked version', { skip }, async (t) => {
+  const w = await world(t);
+  const r = await run(w.pip, ['install', '--index-url', w.index, 'Hub_Demo>=1.0'], w.env);
+  t.equal(r.code, 0, `pip install succeeded\n${r.stdout}\n${r.stderr}`);
+  const v = await run(w.python, ['-c', 'import hub_demo, hubdep; print(hub_demo.VERSION, hubdep.VERSION)'], w.env);
+  t.equal(v.stdout.trim(), '1.1.0 1.0.0', 'hub_demo 1.1.0 (not the yanked 2.0.0) and its dependency hubdep 1.0.0 are installed');
+  t.ok(w.s.files!.count('/hub_demo-1.1.0-py3-none-any.whl') >= 1, 'the wheel came from the files host the page named');
+  t.equal(w.s.files!.count('/hub_demo-2.0.0-py3-none-any.whl'), 0, 'the yanked wheel was never fetched');
+  t.notOk((r.stdout + r.stderr).includes(w.s.files!.url), 'pip never saw the files host');
+});
+
+t.test('pip download of an sdist, byte for byte', { skip }, async (t) => {
+  const w = await world(t);
+  const dest = path.join(w.dir, 'dl');
+  // pip prepares the sdist's metadata with the PEP 517 backend the sdist carries (no build tools fetched).
+  const r = await run(w.pip, ['download', '--no-deps', '--no-binary', ':all:', '--dest', dest, '--index-url', w.index, 'hubdep==1.0.0'], w.env);
+  t.equal(r.code, 0, `pip download succeeded\n${r.stdout}\n${r.stderr}`);
+  t.same(fs.readdirSync(dest), ['hubdep-1.0.0.tar.gz'], 'the sdist, not the wheel');
+  t.ok(fs.readFileSync(path.join(dest, 'hubdep-1.0.0.tar.gz')).equals(fs.readFileSync(path.join(w.built, 'hubdep-1.0.0.tar.gz'))), 'the bytes build_dists.py wrote');
+});
+
+t.test('a blocked version is refused and pip prints the reason', { skip }, async (t) => {
+  const w = await world(t);
+  await w.s.hub.services.blocks.add({ registry: 'py', package_name: 'hub-demo', version: '1.1.0', reason: 'CVE-2099-0001 remote code execution', by: 'admin' });
+  const r = await run(w.pip, ['install', '--index-url', w.index, 'hub-demo==1.1.0'], w.env);
+  t.not(r.code, 0, 'pip install fails');
+  // pip prints the status line, whose reason phrase hub fills with the error message.
+  t.match(r.stderr, /403 Client Error: Forbidden: hub-demo 1\.1\.0 .*CVE-2099-0001 remote code execution/, 'pip shows the 403 and the reason the version is blocked');
+  t.equal(w.s.files!.count('/hub_demo-1.1.0-py3-none-any.whl'), 0, 'the upstream was not asked for the blocked file');
+});
+
+t.test('pip installs what was published', { skip: skip || noCurl }, async (t) => {
+  const s = await start(t, 'local');
+  const w = wheel('hub_pub', '1.0.0');
+  t.equal((await upload(s, writeDist(s, w.filename, w.body), { name: 'hub-pub', version: '1.0.0' })).status, 200);
+  const venv = path.join(s.dir, 'venv');
+  execFileSync('python3', ['-m', 'venv', venv]);
+  const u = new URL(`${s.base}/simple/`);
+  u.username = 'x';
+  u.password = s.reader;
+  const env = { PATH: process.env.PATH, HOME: s.dir, PIP_NO_CACHE_DIR: '1', PIP_CONFIG_FILE: '/dev/null', PIP_DISABLE_PIP_VERSION_CHECK: '1' };
+  const pip = await new Promise<{ code: number; out: string }>((resolve) =>
+    execFile(path.join(venv, 'bin', 'pip'), ['install', '--index-url', u.href, 'hub-pub'], { env }, (err, stdout, stderr) => resolve({ code: err ? 1 : 0, out: `${stdout}${stderr}` })),
+  );
+  t.equal(pip.code, 0, pip.out);
+  t.equal(execFileSync(path.join(venv, 'bin', 'python'), ['-c', 'import hub_pub; print(hub_pub.VERSION)'], { env }).toString().trim(), '1.0.0');
+});
