@@ -150,6 +150,11 @@ export interface MetadataSpec {
   /** Overrides the registry's metadata_ttl_secs. Immutable documents use a long TTL. */
   ttlSecs?: number;
   maxBytes?: number;
+  /**
+   * The package this document lists. When the upstream answers 404 for it while the upstream audit
+   * holds the package as missing or disappeared, hub serves the last good copy (`kept`) instead.
+   */
+  packageName?: string;
 }
 
 export interface MetadataDoc {
@@ -160,6 +165,11 @@ export interface MetadataDoc {
   /** True when the upstream failed and this is the last good copy. */
   stale: boolean;
   fetchedAt: Date;
+  /**
+   * Set when the upstream no longer has the package and this is the last good copy, kept because hub
+   * holds some of its versions: the versions hub holds. A kind may drop the others from its listing.
+   */
+  kept?: { heldVersions: ReadonlySet<string> };
   /** Memoises a derived value (a parsed or rewritten document) for these exact bytes. */
   derive<T>(tag: string, fn: (body: Buffer) => T): T;
 }
@@ -203,6 +213,11 @@ export interface RequestContext<Cfg = unknown> {
   signedUrl(subpath: string, ttlSecs?: number): string;
   /** Versions of `name` that are unlisted: drop them from every listing the kind serves. */
   hiddenVersions(name: string): Promise<ReadonlySet<string>>;
+  /**
+   * Packages of this registry whose last good listing hub keeps because the upstream removed them (the
+   * upstream audit says so). A kind whose registry-wide index would drop them (rubygems `/versions`) adds them back.
+   */
+  keptPackages(): Promise<readonly string[]>;
   /** The authenticated user, or null for an anonymous request. */
   user: string | null;
   /**

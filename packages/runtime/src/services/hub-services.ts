@@ -7,6 +7,7 @@ import { createLocalStore, type LocalStore } from '../local/local-store.js';
 import type { BlobStore } from '../storage/blobs/blob-store.js';
 import { createBlocks, type Blocks } from './blocks.js';
 import { createHeldArtifacts, type HeldArtifacts } from './held-artifacts.js';
+import { createKeptListings, type KeptListings } from './kept-listings.js';
 import { createTokens, type Tokens } from './tokens.js';
 import { createUnlisting, type Unlisting } from './unlisting.js';
 import { createUsers, type Users } from './users.js';
@@ -22,6 +23,8 @@ export interface HubServices {
   tokens: Tokens;
   pins: ArtifactPins;
   held: HeldArtifacts;
+  /** Packages whose last good listing is served after the upstream removed them (the upstream audit keeps them). */
+  kept: KeptListings;
   accessLog: AccessLog;
   /** What was published to local and hybrid registries: versions, tombstones, local_only names. */
   local: LocalStore;
@@ -35,6 +38,7 @@ export function createHubServices(db: Knex, blobs: BlobStore, auth: Pick<Authent
     tokens: createTokens(db, auth),
     pins: createArtifactPins(db),
     held: createHeldArtifacts(db),
+    kept: createKeptListings(db),
     accessLog: createAccessLog(db, audit),
     local: createLocalStore({ db, blobs, forgetArtifact }),
   };

@@ -7,6 +7,7 @@ import { metadataBlobIndex } from './005_metadata_blob_index.js';
 import { replicas } from './006_replicas.js';
 import { fetchLeases } from './007_fetch_leases.js';
 import { localPackages } from './008_local_packages.js';
+import { keptListings } from './009_kept_listings.js';
 
 export const runtimeMigrations: Readonly<Record<string, Migration>> = {
   '001_core': core,
@@ -17,4 +18,5 @@ export const runtimeMigrations: Readonly<Record<string, Migration>> = {
   '006_replicas': replicas,
   '007_fetch_leases': fetchLeases,
   '008_local_packages': localPackages,
+  '009_kept_listings': keptListings,
 };
