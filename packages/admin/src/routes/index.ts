@@ -8,6 +8,7 @@ import { healthRoutes } from './health.js';
 import { ipBlockRoutes } from './ip-blocks.js';
 import { localPackageRoutes } from './local-packages.js';
 import { policyRoutes } from './policies.js';
+import { sbomRoutes } from './sbom.js';
 import { tokenRoutes } from './tokens.js';
 import { unlistRoutes } from './unlist.js';
 import { userRoutes } from './users.js';
@@ -26,4 +27,5 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   ...eventRoutes,
   ...healthRoutes,
   ...localPackageRoutes,
+  ...sbomRoutes,
 ];
