@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import type { EventBus, HubServices, ProbeResult, RegistryConfig, ServedRegistry } from '@hub/runtime';
+import type { BlobStore, EventBus, HubServices, ProbeResult, RegistryConfig, ServedRegistry } from '@hub/runtime';
+import { checkContentDrift } from './content-drift.js';
 import { AUDIT_ACTOR } from './block-arm.js';
 import type { UpstreamAuditConfig } from './config.js';
 import type { AuditMetrics } from './metrics.js';
@@ -40,6 +41,8 @@ export interface AuditEngineDeps {
   services: Pick<HubServices, 'blocks' | 'pins' | 'held' | 'kept'>;
   metrics: AuditMetrics;
   log: Logger;
+  /** Held bytes, for content drift digests other than sha256. */
+  blobs: Pick<BlobStore, 'get'>;
   now?: () => number;
 }
 
@@ -223,6 +226,9 @@ export function createAuditEngine(d: AuditEngineDeps) {
           if (out === 'disappeared') result.disappeared++;
           if (out === 'reappeared') result.reappeared++;
         }
+      // Content drift: for the versions the upstream still has, does it declare the digest of the bytes hub holds?
+      const drift = { db: d.db, blobs: d.blobs, events: d.events, services: d.services, metrics: d.metrics, log: d.log, policy: cfg.on_content_change, now };
+      for (const [name, res] of answers) await checkContentDrift(drift, reg, name, res.filter((r) => r.answer === 'present').map((r) => r.version));
     }
     stop();
     d.metrics.sweeps.inc({ registry, outcome: result.outcome });

@@ -265,6 +265,20 @@ export interface ProbeContext<Cfg = unknown> {
  */
 export type ProbeLadder<Cfg = unknown> = (pc: ProbeContext<Cfg>, name: string, versions: readonly string[]) => Promise<ProbeResult[]>;
 
+/** The digest the upstream now declares for one held version's file (npm `integrity`, cargo `cksum`, ...). */
+export interface DeclaredDigest {
+  version: string;
+  algorithm: 'sha1' | 'sha256' | 'sha512';
+  hex: string;
+}
+
+/**
+ * Content drift: the digests the upstream declares now for held versions, read from its listing. A version
+ * it does not declare (or could not be read) is left out: only a declared digest that differs from the
+ * held bytes is a change. Never throws for an upstream failure.
+ */
+export type DeclaredDigests<Cfg = unknown> = (pc: ProbeContext<Cfg>, name: string, versions: readonly string[]) => Promise<DeclaredDigest[]>;
+
 export interface SbomDependency {
   name: string;
   range: string;
@@ -294,6 +308,8 @@ export interface RegistryKind<Cfg = unknown> {
   coordinate: CoordinateCodec;
   routes: readonly KindRoute<Cfg>[];
   probe?: ProbeLadder<Cfg>;
+  /** Content drift: the digests the upstream declares for held versions (one artifact per version). */
+  declaredDigests?: DeclaredDigests<Cfg>;
   sbom?: SbomExtractor;
   /**
    * The kind knows when versions were published: it gives `ArtifactSource.publishedAt` and honours
