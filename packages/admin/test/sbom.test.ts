@@ -10,6 +10,7 @@ import { dirname, join } from 'node:path';
 import t, { type Test } from 'tap';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { purl } from '../src/sbom/purl.js';
 import { setup, type AdminSetup } from './setup.js';
 
 const require = createRequire(import.meta.url);
@@ -146,4 +147,15 @@ t.test('inventory: what is held and who pulled it, as JSON, CycloneDX (valid) an
   addFormats(ajv);
   t.ok(ajv.validate(SPDX_23_REQUIRED, doc.json), 'the inventory as SPDX 2.3');
   t.match(doc.json.packages[0].comment, /pulled by .*ci \(2\)/);
+});
+
+t.test('purls: each ecosystem\'s type and namespace; hostile characters in names and versions are percent-encoded', async (t) => {
+  t.equal(purl('npm', '@scope/name', '1.0.0'), 'pkg:npm/%40scope/name@1.0.0');
+  t.equal(purl('maven', 'org.example:lib', '2.0'), 'pkg:maven/org.example/lib@2.0');
+  t.equal(purl('go', 'example.com/a/b', 'v1.2.3'), 'pkg:golang/example.com/a/b@v1.2.3');
+  t.equal(purl('cargo', 'serde', '1.0.0+build'), 'pkg:cargo/serde@1.0.0%2Bbuild');
+  t.equal(purl('rubygems', 'nokogiri', '1.16.0-x86_64-linux'), 'pkg:gem/nokogiri@1.16.0-x86_64-linux');
+  t.equal(purl('nuget', 'Newtonsoft.Json'), 'pkg:nuget/Newtonsoft.Json', 'a dependency known by its range has no version');
+  t.equal(purl('npm', 'a?b#c@d', '1 ?#/'), 'pkg:npm/a%3Fb%23c%40d@1%20%3F%23%2F', 'no ? # @ / from a name or version ends up as purl syntax');
+  t.equal(purl('debian', 'repo', 'pool/x.deb'), 'pkg:generic/repo@pool%2Fx.deb', 'kinds without a purl type are generic');
 });
