@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import admin from '@hub/admin';
 import cargo from '@hub/kind-cargo';
+import rubygems from '@hub/kind-rubygems';
 import { startFixtureUpstream, startTestHub } from '@hub/testkit';
 import audit from '../src/index.js';
 import { AUDIT_TEST_CONFIG, holdAll, setup, type AuditSetup } from './setup.js';
@@ -94,4 +95,41 @@ t.test('cargo: a changed cksum in the index is a content change', async (t) => {
   const evs = await events({ api }, 'package_content_changed');
   t.equal(evs.length, 1);
   t.match(evs[0]?.data, { package_name: 'percent-encoding', version: '2.2.0', algorithm: 'sha256', upstream_digest: 'ab'.repeat(32) });
+});
+
+t.test('rubygems: a changed checksum in /info/<gem> is a content change', async (t) => {
+  const FIX = fileURLToPath(new URL('../../../kind-rubygems/test/fixtures/upstream/', import.meta.url));
+  let changed = false;
+  const upstream = await startFixtureUpstream({
+    root: FIX,
+    handler: async (req, res) => {
+      if (!changed || req.url !== '/info/hubdep') return false;
+      res.writeHead(200, { 'content-type': 'text/plain' }).end(readFileSync(join(FIX, 'info/hubdep'), 'utf8').replace(/checksum:[0-9a-f]{64}/, `checksum:${'cd'.repeat(32)}`));
+      return true;
+    },
+  });
+  t.teardown(() => upstream.close());
+  const hub = await startTestHub({
+    dir: t.testdir(),
+    plugins: [rubygems, admin, audit],
+    registries: [{ name: 'gems', type: 'rubygems', mode: 'proxy', upstream: upstream.url, metadata_ttl_secs: 0 }],
+    config: { auth: { anonymous: ['source:read'] }, upstream_audit: { ...AUDIT_TEST_CONFIG, on_content_change: 'block' } },
+  });
+  t.teardown(() => hub.close());
+  const api = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${hub.url}${path}`, { method, headers: { authorization: `Bearer ${hub.adminToken}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+    return { status: res.status, json: (await res.json()) as any };
+  };
+  const gem = async (file: string) => fetch(`${hub.url}/proxy/gems/gems/${file}`).then(async (r) => (await r.arrayBuffer(), r.status));
+  t.equal(await gem('hubdep-1.0.0.gem'), 200);
+  t.equal(await gem('hubdemo-1.1.0.gem'), 200);
+  await hub.hub.artifacts.idle();
+  await api('POST', '/api/v1/admin/upstream/sweep', { registry: 'gems' });
+  t.same(await events({ api }, 'package_content_changed'), [], 'checksums match the held .gem files');
+  changed = true;
+  await api('POST', '/api/v1/admin/upstream/sweep', { registry: 'gems' });
+  const evs = await events({ api }, 'package_content_changed');
+  t.equal(evs.length, 1);
+  t.match(evs[0]?.data, { package_name: 'hubdep', version: '1.0.0', algorithm: 'sha256', upstream_digest: 'cd'.repeat(32), blocked_versions: ['1.0.0'] });
+  t.equal(await gem('hubdep-1.0.0.gem'), 403, 'blocked');
 });
