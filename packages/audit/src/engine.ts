@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import type { EventBus, HubServices, ProbeResult, RegistryConfig, ServedRegistry } from '@hub/runtime';
+import type { BlobStore, EventBus, HubServices, ProbeResult, RegistryConfig, ServedRegistry } from '@hub/runtime';
+import { checkContentDrift } from './content-drift.js';
 import { AUDIT_ACTOR } from './block-arm.js';
 import type { UpstreamAuditConfig } from './config.js';
 import type { AuditMetrics } from './metrics.js';
@@ -37,9 +38,11 @@ export interface AuditEngineDeps {
   config: UpstreamAuditConfig;
   registries: readonly RegistryConfig[];
   events: EventBus;
-  services: Pick<HubServices, 'blocks' | 'pins' | 'held'>;
+  services: Pick<HubServices, 'blocks' | 'pins' | 'held' | 'kept'>;
   metrics: AuditMetrics;
   log: Logger;
+  /** Held bytes, for content drift digests other than sha256. */
+  blobs: Pick<BlobStore, 'get'>;
   now?: () => number;
 }
 
@@ -82,6 +85,15 @@ export function createAuditEngine(d: AuditEngineDeps) {
     }
   }
 
+  /**
+   * From the first miss the package's last good listing is served when the upstream answers 404, so the
+   * held versions stay installable (a miss is not believed for blocking, but serving what is held is safe).
+   */
+  async function keep(reg: ServedRegistry, name: string) {
+    if (reg.kind.addressing === 'path') return; // a path registry's "package" is the whole repository
+    if (await d.services.kept.keep(reg.info.name, name, AUDIT_ACTOR)) d.log.info({ registry: reg.info.name, package: name }, 'the upstream no longer lists this package; its last good listing is kept');
+  }
+
   /** Writes one transition and what goes with it: pins, notifications, the block arm. */
   async function apply(reg: ServedRegistry, row: AuditRow | undefined, name: string, p: ProbeResult, sweep: { allowBlock: boolean } | null, held: readonly string[]) {
     const t = transition(row, p.answer, now(), rule, sweep !== null);
@@ -98,6 +110,8 @@ export function createAuditEngine(d: AuditEngineDeps) {
         return 'touched';
       case 'cleared': {
         await d.db('upstream_audit').where(where).delete();
+        // The listing is the upstream's again once no version of the name is missing or gone.
+        if (!(await d.db('upstream_audit').where({ registry, package_name: name }).first('id'))) await d.services.kept.release(registry, name);
         if (t.was !== 'disappeared') return 'cleared';
         // The name's audit blocks go once none of its versions is still confirmed gone.
         const stillGone = await d.db('upstream_audit').where({ registry, package_name: name, state: 'disappeared' }).first('id');
@@ -116,6 +130,7 @@ export function createAuditEngine(d: AuditEngineDeps) {
         return 'reappeared';
       }
       case 'missing': {
+        await keep(reg, name);
         const fields = { state: 'missing', misses: t.misses, last_checked_at: at, rung: p.rung, detail: p.detail ?? null, policy };
         if (row) await d.db('upstream_audit').where(where).update(fields);
         else {
@@ -125,6 +140,7 @@ export function createAuditEngine(d: AuditEngineDeps) {
         return 'missing';
       }
       case 'disappeared': {
+        await keep(reg, name);
         const fields = { state: 'disappeared', misses: t.misses, last_checked_at: at, confirmed_at: t.confirmedAt, rung: p.rung, detail: p.detail ?? null, policy: t.confirmedNow ? policy : (row?.policy ?? policy) };
         if (row) await d.db('upstream_audit').where(where).update(fields);
         else await d.db('upstream_audit').insert({ ...where, package_name: name, version: p.version, first_missed_at: at, ...fields });
@@ -210,6 +226,9 @@ export function createAuditEngine(d: AuditEngineDeps) {
           if (out === 'disappeared') result.disappeared++;
           if (out === 'reappeared') result.reappeared++;
         }
+      // Content drift: for the versions the upstream still has, does it declare the digest of the bytes hub holds?
+      const drift = { db: d.db, blobs: d.blobs, events: d.events, services: d.services, metrics: d.metrics, log: d.log, policy: cfg.on_content_change, now };
+      for (const [name, res] of answers) await checkContentDrift(drift, reg, name, res.filter((r) => r.answer === 'present').map((r) => r.version));
     }
     stop();
     d.metrics.sweeps.inc({ registry, outcome: result.outcome });

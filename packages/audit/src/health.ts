@@ -6,6 +6,7 @@ import { lastSweep } from './rows.js';
 export async function healthSection(ctx: PluginContext, engine: AuditEngine): Promise<HealthContribution> {
   const cfg = engine.config;
   const counts = (await ctx.db('upstream_audit').select('registry', 'state').count({ n: '*' }).groupBy('registry', 'state')) as Array<{ registry: string; state: string; n: number | string }>;
+  const changed = (await ctx.db('upstream_content_changes').select('registry').count({ n: '*' }).groupBy('registry')) as Array<{ registry: string; n: number | string }>;
   const registries: Record<string, Record<string, unknown>> = {};
   for (const r of ctx.registries) {
     const { policy, overridden } = engine.policyOf(r.name);
@@ -19,8 +20,9 @@ export async function healthSection(ctx: PluginContext, engine: AuditEngine): Pr
       ...(reason ? { reason } : {}),
       missing: n('missing'),
       disappeared: n('disappeared'),
+      content_changed: Number(changed.find((c) => c.registry === r.name)?.n ?? 0),
       last_sweep: await lastSweep(ctx.db, r.name),
     };
   }
-  return { summary: { policy: cfg.on_confirmed, scheduled: cfg.enabled, interval_secs: cfg.interval_secs }, registries };
+  return { summary: { policy: cfg.on_confirmed, on_content_change: cfg.on_content_change, scheduled: cfg.enabled, interval_secs: cfg.interval_secs }, registries };
 }

@@ -25,7 +25,7 @@ export default definePlugin({
   config: { section: 'upstream_audit', schema: UpstreamAuditSchema },
   setup(ctx) {
     const cfg = ctx.pluginConfig;
-    const engine = createAuditEngine({ db: ctx.db, served: ctx.served, config: cfg, registries: ctx.registries, events: ctx.events, services: ctx.services, metrics: createAuditMetrics(ctx.metrics), log: ctx.log });
+    const engine = createAuditEngine({ db: ctx.db, served: ctx.served, config: cfg, registries: ctx.registries, events: ctx.events, services: ctx.services, metrics: createAuditMetrics(ctx.metrics), log: ctx.log, blobs: ctx.blobs });
     mountAdminRoutes(ctx, upstreamRoutes(engine));
     ctx.health.contribute('audit', () => healthSection(ctx, engine));
     ctx.packageFacts.contribute('audit', auditPackageFacts(ctx.db));

@@ -47,4 +47,26 @@ export const auditMigrations: Readonly<Record<string, Migration>> = {
       await db.schema.dropTable('upstream_audit');
     },
   },
+  /** Content drift: held versions whose digest the upstream now declares differently, one row per version. */
+  '002_upstream_content_changes': {
+    async up(db) {
+      await db.schema.createTable('upstream_content_changes', (t) => {
+        binaryCollation(db, t);
+        t.bigIncrements('id');
+        t.string('registry', 64).notNullable();
+        t.string('key_sha256', 64).notNullable(); // of package_name and version
+        t.string('package_name', 512).notNullable();
+        t.string('version', 1024).notNullable();
+        t.string('algorithm', 8).notNullable(); // sha1 | sha256 | sha512
+        t.string('held_digest', 128).notNullable(); // hex
+        t.string('upstream_digest', 128).notNullable(); // hex
+        t.bigInteger('detected_at').notNullable();
+        t.string('policy', 8).notNullable();
+        t.unique(['registry', 'key_sha256']);
+      });
+    },
+    async down(db) {
+      await db.schema.dropTable('upstream_content_changes');
+    },
+  },
 };

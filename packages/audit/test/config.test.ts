@@ -6,8 +6,10 @@ import audit from '../src/index.js';
 const load = (text: string) => loadConfig({ text, pluginSections: [audit.config!] });
 
 t.test('[upstream_audit] is the plugin\'s own section, with its defaults', async (t) => {
-  t.same(load('').sections.upstream_audit, { enabled: false, on_confirmed: 'audit', confirm_after: 3, confirm_min_age_secs: 86400, outage_ratio: 0.25, min_probed: 10, interval_secs: 21600 });
+  t.same(load('').sections.upstream_audit, { enabled: false, on_confirmed: 'audit', confirm_after: 3, confirm_min_age_secs: 86400, outage_ratio: 0.25, min_probed: 10, on_content_change: 'audit', interval_secs: 21600 });
   t.equal((load('[upstream_audit]\non_confirmed = "block"\n').sections.upstream_audit as { on_confirmed: string }).on_confirmed, 'block');
+  t.equal((load('[upstream_audit]\non_content_change = "block"\n').sections.upstream_audit as { on_content_change: string }).on_content_change, 'block');
+  t.throws(() => load('[upstream_audit]\non_content_change = "ignore"\n'), 'on_content_change is audit or block');
 });
 
 t.test('ranges from INTERFACE: confirm_after >= 1, interval_secs >= 300, outage_ratio in 0..1, each at its line', async (t) => {

@@ -20,7 +20,7 @@ export function checkOutput(output: string, command: string): void {
  * GETs `apiPath` and writes its body to `output` ("-": standard output). A file is written only when
  * the export completes; then `{output, bytes}` (with --json) or a line on standard error says so.
  */
-export async function saveExport(io: Io, api: AdminClient, apiPath: string, query: Query, output: string, json: boolean): Promise<number> {
+export async function saveExport(io: Io, api: AdminClient, apiPath: string, query: Query, output: string, json: boolean, what = 'CSV'): Promise<number> {
   const res = await api.download(apiPath, query);
   if (!res.body) throw new RequestError('the server sent no body');
   const body = Readable.fromWeb(res.body as import('node:stream/web').ReadableStream<Uint8Array>);
@@ -43,7 +43,7 @@ export async function saveExport(io: Io, api: AdminClient, apiPath: string, quer
     throw new RequestError(err.code?.startsWith('E') && err.syscall ? `cannot write ${output}: ${err.message}` : `the export was cut off: ${err.message}`);
   }
   if (json) printJson(io, { output, bytes });
-  else io.err(`wrote ${bytes} bytes of CSV to ${output}\n`);
+  else io.err(`wrote ${bytes} bytes of ${what} to ${output}\n`);
   return 0;
 }
 

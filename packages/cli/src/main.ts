@@ -10,6 +10,7 @@ import { health } from './commands/health.js';
 import { ipBlocks } from './commands/ip-blocks.js';
 import { packages } from './commands/packages.js';
 import { policies } from './commands/policies.js';
+import { sbom } from './commands/sbom.js';
 import { token } from './commands/token.js';
 import { upstream } from './commands/upstream.js';
 import { users } from './commands/users.js';
@@ -43,6 +44,7 @@ export const COMMANDS: Record<string, Command> = {
   health,
   flags,
   exposure,
+  sbom,
   check,
 };
 

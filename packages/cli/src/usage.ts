@@ -37,6 +37,7 @@ Admin commands (talk to a running hub over its admin API):
   flags              list the flags external sources pushed (vulnerabilities, malware)
   exposure           who fetched a flagged version, before and after the flag (or --csv)
   exposure analyse   read held artifacts' dependencies now, for exposure through dependents
+  sbom               CycloneDX or SPDX SBOM of a held version; the inventory of what is held and who pulled it
 
 Client conformance (talks to a running hub as package managers do, SPEC 4.3):
   check              an HTTP check and a tool check per registry (exit 1 when any fails)

@@ -162,6 +162,11 @@ export interface MetadataSpec {
   /** Overrides the registry's metadata_ttl_secs. Immutable documents use a long TTL. */
   ttlSecs?: number;
   maxBytes?: number;
+  /**
+   * The package this document lists. When the upstream answers 404 for it while the upstream audit
+   * holds the package as missing or disappeared, hub serves the last good copy (`kept`) instead.
+   */
+  packageName?: string;
 }
 
 export interface MetadataDoc {
@@ -172,6 +177,11 @@ export interface MetadataDoc {
   /** True when the upstream failed and this is the last good copy. */
   stale: boolean;
   fetchedAt: Date;
+  /**
+   * Set when the upstream no longer has the package and this is the last good copy, kept because hub
+   * holds some of its versions: the versions hub holds. A kind may drop the others from its listing.
+   */
+  kept?: { heldVersions: ReadonlySet<string> };
   /** Memoises a derived value (a parsed or rewritten document) for these exact bytes. */
   derive<T>(tag: string, fn: (body: Buffer) => T): T;
 }
@@ -215,6 +225,11 @@ export interface RequestContext<Cfg = unknown> {
   signedUrl(subpath: string, ttlSecs?: number): string;
   /** Versions of `name` that are unlisted: drop them from every listing the kind serves. */
   hiddenVersions(name: string): Promise<ReadonlySet<string>>;
+  /**
+   * Packages of this registry whose last good listing hub keeps because the upstream removed them (the
+   * upstream audit says so). A kind whose registry-wide index would drop them (rubygems `/versions`) adds them back.
+   */
+  keptPackages(): Promise<readonly string[]>;
   /** The authenticated user, or null for an anonymous request. */
   user: string | null;
   /**
@@ -262,6 +277,20 @@ export interface ProbeContext<Cfg = unknown> {
  */
 export type ProbeLadder<Cfg = unknown> = (pc: ProbeContext<Cfg>, name: string, versions: readonly string[]) => Promise<ProbeResult[]>;
 
+/** The digest the upstream now declares for one held version's file (npm `integrity`, cargo `cksum`, ...). */
+export interface DeclaredDigest {
+  version: string;
+  algorithm: 'sha1' | 'sha256' | 'sha512';
+  hex: string;
+}
+
+/**
+ * Content drift: the digests the upstream declares now for held versions, read from its listing. A version
+ * it does not declare (or could not be read) is left out: only a declared digest that differs from the
+ * held bytes is a change. Never throws for an upstream failure.
+ */
+export type DeclaredDigests<Cfg = unknown> = (pc: ProbeContext<Cfg>, name: string, versions: readonly string[]) => Promise<DeclaredDigest[]>;
+
 export interface SbomDependency {
   name: string;
   range: string;
@@ -291,6 +320,8 @@ export interface RegistryKind<Cfg = unknown> {
   coordinate: CoordinateCodec;
   routes: readonly KindRoute<Cfg>[];
   probe?: ProbeLadder<Cfg>;
+  /** Content drift: the digests the upstream declares for held versions (one artifact per version). */
+  declaredDigests?: DeclaredDigests<Cfg>;
   sbom?: SbomExtractor;
   /**
    * The kind knows when versions were published: it gives `ArtifactSource.publishedAt` and honours

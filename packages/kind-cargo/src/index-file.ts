@@ -48,6 +48,7 @@ export function indexSpec(rc: RequestContext, name: string): MetadataSpec {
   return {
     key: `index:${name}`,
     url: `${rc.registry.upstream}/${indexPath(name)}`,
+    packageName: name,
     check(body, contentType) {
       if (contentType && /^text\/html\b/i.test(contentType)) return 'an HTML page';
       const parsed = parseIndexFile(body, name);

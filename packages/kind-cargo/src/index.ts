@@ -2,6 +2,7 @@ import { defineKind, nameAtVersion } from '@hub/contract';
 import { detectUpstream } from './detect-upstream.js';
 import { clientCheck } from './client-check.js';
 import { canonicalName, isCrateName, isCrateVersion } from './names.js';
+import { declaredDigests } from './declared-digests.js';
 import { probe } from './probe.js';
 import { routes } from './routes.js';
 import { sbom } from './sbom.js';
@@ -23,5 +24,6 @@ export default defineKind({
   detectUpstream,
   clientCheck,
   probe,
+  declaredDigests,
   sbom,
 });

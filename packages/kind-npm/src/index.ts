@@ -3,6 +3,7 @@ import semver from 'semver';
 import { detectUpstream } from './detect-upstream.js';
 import { clientCheck } from './client-check.js';
 import { isPackageName } from './names.js';
+import { declaredDigests } from './declared-digests.js';
 import { probe } from './probe.js';
 import { routes } from './routes.js';
 import { sbom } from './sbom.js';
@@ -24,6 +25,7 @@ export default defineKind({
   detectUpstream,
   clientCheck,
   probe,
+  declaredDigests,
   sbom,
   publishTimes: true,
   // npm shows a failed request's JSON `error` only when it is a string, but logs an `npm-notice` header

@@ -35,6 +35,7 @@ export function packumentSpec(rc: RequestContext, name: string, repr: Representa
     url: `${rc.registry.upstream}/${upstreamPath(name)}`,
     headers: { accept: repr === 'corgi' ? `${CORGI}; q=1.0, application/json; q=0.8` : 'application/json' },
     check: checkPackument,
+    packageName: name,
   };
 }
 

@@ -35,7 +35,9 @@ function wantsPackument(accept: string | undefined): Representation | null {
 /** The upstream's packument as before publishing existed: memoised per document, unlisted versions left out. */
 async function upstreamPackument(rc: RequestContext, name: string, repr: Representation): Promise<Reply> {
   const doc = await rc.metadata(packumentSpec(rc, name, repr));
-  const hidden = await hiddenVersions(rc, name);
+  let hidden = await hiddenVersions(rc, name);
+  // A kept packument (the upstream removed the package) offers only the versions hub holds.
+  if (doc.kept) hidden = new Set([...hidden, ...Object.keys(parsed(doc).versions ?? {}).filter((v) => !doc.kept!.heldVersions.has(v))]);
   const tag = `served:${rc.baseUrl}:${[...hidden].sort().join(',')}`;
   const body = doc.derive(tag, () => Buffer.from(JSON.stringify(rewritePackument(parsed(doc), name, rc.baseUrl, hidden))));
   // The same URL also answers the latest tarball (packageRoute): the representation depends on Accept.

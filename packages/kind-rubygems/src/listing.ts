@@ -13,6 +13,7 @@ export const infoSpec = (rc: RequestContext, name: string): MetadataSpec => ({
   key: `info:${name}`,
   url: `${rc.registry.upstream}/info/${name}`,
   check: checkCompactIndex,
+  packageName: name,
 });
 
 interface ApiVersion {
@@ -71,6 +72,7 @@ async function upstreamListing(rc: RequestContext, name: string): Promise<Listin
     key: `versions-api:${name}`,
     url: `${rc.registry.upstream}/api/v1/versions/${name}.json`,
     check: (b) => (parseVersionsApi(b) ? null : 'not a JSON array of versions'),
+    packageName: name,
   });
   return doc.derive('api-listing', (b) => toMap(parseVersionsApi(b) ?? []));
 }

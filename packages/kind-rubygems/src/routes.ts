@@ -1,5 +1,5 @@
 import { errors, isHubError, reply, type KindRoute, type MetadataDoc, type MetadataSpec, type Reply, type RequestContext, type RouteMatch } from '@hub/contract';
-import { appendVersions, checkCompactIndex, filterInfo, filterVersions, md5hex, mergeInfo, versionsNames } from './compact-index.js';
+import { appendVersions, checkCompactIndex, filterInfo, filterVersions, md5hex, mergeInfo, parseInfo, versionsNames } from './compact-index.js';
 import { checkGemDoc, latestListed, serveGemDoc, type GemDoc } from './gem-api.js';
 import { requirementText, tokenOf, type GemMeta } from './gem-package.js';
 import { indexReply, TEXT } from './index-reply.js';
@@ -62,7 +62,7 @@ async function gemFile(rc: RequestContext, base: string, what: 'gem' | 'gemspec'
  */
 async function servedInfo(rc: RequestContext, name: string): Promise<{ body: Buffer; stale: boolean }> {
   const local = await localGems(rc, name);
-  const hidden = await rc.hiddenVersions(name);
+  let hidden = await rc.hiddenVersions(name);
   let doc: MetadataDoc | null = null;
   if (await upstreamMayList(rc, name)) {
     try {
@@ -70,6 +70,8 @@ async function servedInfo(rc: RequestContext, name: string): Promise<{ body: Buf
     } catch (e) {
       if (local.length === 0 || !isNotFound(e)) throw e;
     }
+    // A kept listing (the upstream removed the gem) offers only the versions hub holds.
+    if (doc?.kept) for (const e of doc.derive('info', parseInfo)) if (!doc.kept.heldVersions.has(e.token)) hidden = new Set([...hidden, e.token]);
     if (doc && local.length === 0) return { body: doc.derive(`served:${[...hidden].sort().join(',')}`, (b) => filterInfo(b, hidden)), stale: doc.stale };
   }
   if (!doc && local.length === 0) throw errors.notFound(`no version of ${name} is published here`);
@@ -98,11 +100,29 @@ const indexSpec = (rc: RequestContext, path: string): MetadataSpec => ({ key: pa
 
 /** `/versions` as hub serves it: the upstream's (none in a local registry), then the gems published here. */
 async function servedVersions(rc: RequestContext): Promise<{ body: Buffer; stale: boolean }> {
-  const up = rc.registry.mode === 'local' ? null : await upstreamVersions(rc);
+  const up = rc.registry.mode === 'local' ? null : await keptAppended(rc, await upstreamVersions(rc));
   if (rc.registry.mode === 'proxy') return up!;
   const { drop, lines } = await localVersionsLines(rc);
   if (up && drop.size === 0 && lines.length === 0) return up;
   return { body: appendVersions(up?.body ?? null, drop, lines), stale: up?.stale ?? false };
+}
+
+/**
+ * The upstream's `/versions` plus a line for each gem hub keeps after the upstream removed it: bundler asks
+ * for `/info/<gem>` only of gems `/versions` lists, so without the line a locked gem hub holds is "not found".
+ */
+async function keptAppended(rc: RequestContext, up: { body: Buffer; stale: boolean }): Promise<{ body: Buffer; stale: boolean }> {
+  const kept = await rc.keptPackages();
+  if (kept.length === 0) return up;
+  const listed = new Set(versionsNames(up.body));
+  const lines: string[] = [];
+  for (const name of kept) {
+    if (listed.has(name)) continue;
+    const info = await servedInfo(rc, name).catch(() => null);
+    const tokens = info ? parseInfo(info.body).map((e) => e.token) : [];
+    if (info && tokens.length) lines.push(`${name} ${tokens.join(',')} ${md5hex(info.body)}`);
+  }
+  return lines.length ? { body: appendVersions(up.body, new Set(), lines), stale: up.stale } : up;
 }
 
 /** The upstream's `/versions`: unlisted versions dropped and the md5s of changed info files recomputed. */
@@ -259,7 +279,7 @@ const gemApi: KindRoute = {
       if (!latest?.local) throw errors.notFound(`${name} has no listed version published here`);
       return reply.json(localGemDoc(rc, latest.local), 200, { 'cache-control': 'no-cache' });
     }
-    const doc = await rc.metadata({ key: `gem-api:${name}`, url: `${rc.registry.upstream}/api/v1/gems/${name}.json`, check: checkGemDoc });
+    const doc = await rc.metadata({ key: `gem-api:${name}`, url: `${rc.registry.upstream}/api/v1/gems/${name}.json`, check: checkGemDoc, packageName: name });
     const hidden = await rc.hiddenVersions(name);
     const served = await serveGemDoc(
       doc.derive('parsed', (b) => JSON.parse(b.toString('utf8')) as GemDoc),

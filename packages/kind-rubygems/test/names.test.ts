@@ -78,7 +78,7 @@ t.test('two readings of one file name never collide: resolved against the listin
   t.equal(s.upstream.count('/gems/'), before, 'nothing fetched');
 });
 
-t.test('a gem held in the cache is served after it is yanked upstream', async (t) => {
+t.test('a gem held in the cache is served after it is yanked upstream; its listing once the audit keeps it', async (t) => {
   let yanked = false;
   const s = await setup(t, {
     config: { ...ANON, cache: { negative_ttl_secs: 0 } },
@@ -89,14 +89,23 @@ t.test('a gem held in the cache is served after it is yanked upstream', async (t
       return true;
     },
   });
+  t.equal((await get(`${s.base}/info/hubdep`)).status, 200);
   t.equal((await get(`${s.base}/gems/hubdep-1.0.0.gem`)).status, 200);
   await s.hub.artifacts.idle();
   yanked = true;
-  t.equal((await get(`${s.base}/info/hubdep`)).status, 404, 'the listing is gone');
+  t.equal((await get(`${s.base}/info/hubdep`)).status, 404, 'before the upstream audit has seen it, the listing goes with the upstream');
   const held = await get(`${s.base}/gems/hubdep-1.0.0.gem`);
   t.equal(held.status, 200, 'the held copy is still served');
   t.same(held.body, fixture('upstream/gems/hubdep-1.0.0.gem'));
   t.equal((await get(`${s.base}/quick/Marshal.4.8/hubdep-1.0.0.gemspec.rz`)).status, 404, 'what was never held is not');
+
+  // The upstream audit keeps the package once a sweep finds it missing (the audit's own tests drive that with bundler).
+  await s.hub.services.kept.keep('gems', 'hubdep', 'system:upstream-audit');
+  const info = await get(`${s.base}/info/hubdep`);
+  t.equal(info.status, 200, 'kept: the last good listing is served');
+  t.match(info.body.toString(), /^1\.0\.0 /m, 'with the held version');
+  await s.hub.services.kept.release('gems', 'hubdep');
+  t.equal((await get(`${s.base}/info/hubdep`)).status, 404, 'released: the upstream answers again');
 });
 
 t.test('hostile file names: 4xx, nothing outside the store read, nothing odd sent upstream', async (t) => {

@@ -158,6 +158,10 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     documentBytes: Math.floor(config.cache.memory_bytes / 4),
     derivedBytes: Math.floor(config.cache.memory_bytes / 4),
     fetchConcurrency: config.cache.metadata_fetch_concurrency,
+    kept: {
+      isKept: services.kept.isKept,
+      heldVersions: async (registry, name) => (await services.held.versions(registry, { packageName: name })).get(name) ?? [],
+    },
   });
   metrics.metadataMemoryFrom(metadata.memoryBytes);
 
@@ -186,6 +190,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
       signer,
       refusals,
       local: services.local,
+      keptPackages: async (registry) => (await services.kept.list(registry)).map((k) => k.package_name),
       onPublished: (e) => void events.emit('package_published', e).catch((err: Error) => log.warn({ err: err.message }, 'package_published event not recorded')),
     }),
   });

@@ -8,6 +8,7 @@ import { healthRoutes } from './health.js';
 import { ipBlockRoutes } from './ip-blocks.js';
 import { localPackageRoutes } from './local-packages.js';
 import { policyRoutes } from './policies.js';
+import { sbomRoutes } from './sbom.js';
 import { tokenRoutes } from './tokens.js';
 import { unlistRoutes } from './unlist.js';
 import { userRoutes } from './users.js';
@@ -28,4 +29,5 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   ...healthRoutes,
   ...localPackageRoutes,
   ...packageRoutes,
+  ...sbomRoutes,
 ];

@@ -19,6 +19,11 @@ export interface MetadataCacheOptions {
   derivedBytes: number;
   /** Upstream metadata requests in flight at once, per process (distinct keys; one key is one request anyway). */
   fetchConcurrency: number;
+  /**
+   * Whether the upstream audit keeps the package's listing (it says the upstream removed the package),
+   * and the versions the hub holds of it: on an upstream 404 the last good copy is served instead.
+   */
+  kept?: { isKept(registry: string, packageName: string): Promise<boolean>; heldVersions(registry: string, packageName: string): Promise<readonly string[]> };
 }
 
 /** Per-entry bookkeeping (keys, the Memo object, lru-cache's own) on top of the bytes themselves. */
@@ -58,6 +63,8 @@ interface Memo {
 
 /** After an upstream failure the stale copy is reused this long before asking again. */
 const STALE_RETRY_MS = 10_000;
+/** A kept listing asks the upstream again after at most this long (the package may come back). */
+const KEPT_RECHECK_MS = 60_000;
 
 /**
  * Mutable upstream documents (packuments, version lists, indexes): served from memory while fresh,
@@ -89,6 +96,17 @@ export function createMetadataCache(o: MetadataCacheOptions) {
       return v;
     },
   });
+
+  /** The last good copy of a listing the upstream audit keeps (the upstream removed the package), or null. */
+  async function keptCopy(reg: RegistryInfo, spec: MetadataSpec, row: MetadataRow | null, stored: (r: MetadataRow, stale: boolean) => Promise<MetadataDoc | null>): Promise<MetadataDoc | null> {
+    if (!row || spec.packageName === undefined || !o.kept) return null;
+    if (!(await o.kept.isKept(reg.name, spec.packageName))) return null;
+    const doc = await stored(row, true);
+    if (!doc) return null;
+    o.metrics.cache.inc({ registry: reg.name, result: 'kept' });
+    o.log.info({ registry: reg.name, key: spec.key, package: spec.packageName }, 'the upstream no longer has this package; serving the last good listing (kept by the upstream audit)');
+    return { ...doc, kept: { heldVersions: new Set(await o.kept.heldVersions(reg.name, spec.packageName)) } };
+  }
 
   async function refresh(reg: RegistryInfo, spec: MetadataSpec, upstream: UpstreamClient, id: string, conditional = true): Promise<MetadataDoc> {
     const ttlMs = (spec.ttlSecs ?? reg.metadataTtlSecs) * 1000;
@@ -160,6 +178,11 @@ export function createMetadataCache(o: MetadataCacheOptions) {
     }
     if (res.status === 404 || res.status === 410) {
       res.body.destroy();
+      const kept = await keptCopy(reg, spec, row, stored);
+      if (kept) {
+        memo.set(id, { doc: kept, freshUntil: Date.now() + Math.min(ttlMs, KEPT_RECHECK_MS) });
+        return kept;
+      }
       if (o.negativeTtlSecs > 0) negative.set(id, true);
       memo.delete(id);
       throw errors.notFound(`${spec.key} is not in the upstream of registry ${reg.name}`);

@@ -29,6 +29,8 @@ export interface RegistryRoutesDeps {
   /** Plugins' refusal rules (flags), applied after blocks. */
   refusals: readonly RefusalRule[];
   local: LocalStore;
+  /** Packages of a registry whose last good listing is kept (the upstream removed them). */
+  keptPackages(registry: string): Promise<readonly string[]>;
   /** A version was published: the `package_published` event. */
   onPublished(e: { registry: string; package: string; version?: string; user: string | null }): void;
 }
@@ -229,6 +231,7 @@ function requestContext(
     },
     signedUrl: (subpath, ttlSecs = SIGNED_URL_TTL_SECS) => `${baseOf()}${prefix}/${subpath}?${d.signer.sign(`${prefix}/${subpath}`, ttlSecs)}`,
     hiddenVersions: (name) => d.blocks.hiddenVersions(reg.info.name, name),
+    keptPackages: () => d.keptPackages(reg.info.name),
     user,
     authorize: async (c) => {
       if (c.name !== checked?.name || c.version !== checked.version) await checkResolved(c);

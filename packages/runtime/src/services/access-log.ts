@@ -53,6 +53,17 @@ export function createAccessLog(db: Knex, audit: Pick<AuditLog, 'flush'>) {
       if (page.before !== undefined) q.where('id', '<', page.before);
       return (await q.select()).map(toEntry);
     },
+    /**
+     * Who pulled what: allowed downloads per registry, package, version and user (anonymous is null), with
+     * their count and the last one. One registry or all; the SBOM inventory joins it to what is held.
+     */
+    async pullers(registry?: string): Promise<Array<{ registry: string; package: string; version: string; user_id: string | null; downloads: number; last: number }>> {
+      await audit.flush();
+      const q = db('access_events').where({ action: 'download', outcome: 'allowed' }).whereNotNull('package').whereNotNull('version');
+      if (registry !== undefined) q.where({ registry });
+      const rows = await q.select('registry', 'package', 'version', 'user_id').count({ downloads: '*' }).max({ last: 'at' }).groupBy('registry', 'package', 'version', 'user_id').orderBy(['registry', 'package', 'version', 'user_id']);
+      return rows.map((r) => ({ registry: String(r.registry), package: String(r.package), version: String(r.version), user_id: (r.user_id as string | null) ?? null, downloads: Number(r.downloads), last: Number(r.last) }));
+    },
     /** Allowed downloads of a package (one version, or any; since `from`), per user, address and version, split at `at`. */
     async downloads(d: { registry: string; package: string; version: string | null; from?: number; at: number }): Promise<DownloadGroup[]> {
       const q = db('access_events').where({ action: 'download', outcome: 'allowed', registry: d.registry, package: d.package });

@@ -6,9 +6,12 @@ export type HeldArtifact = Pick<ArtifactRecord, 'key_sha256' | 'cache_key' | 'pa
 /** What the hub holds, read from the artifact index (plugins never query the `artifacts` table). */
 export function createHeldArtifacts(db: Knex) {
   return {
-    /** Every cached artifact of a registry, one per cache key. */
-    async list(registry: string): Promise<HeldArtifact[]> {
-      return db('artifacts').where({ registry }).select('key_sha256', 'cache_key', 'package_name', 'version', 'blob_sha256');
+    /** Every cached artifact of a registry (or of one package, or one version of it), one per cache key. */
+    async list(registry: string, o: { packageName?: string; version?: string } = {}): Promise<HeldArtifact[]> {
+      const q = db('artifacts').where({ registry });
+      if (o.packageName !== undefined) q.where({ package_name: o.packageName });
+      if (o.version !== undefined) q.where({ version: o.version });
+      return q.orderBy('id').select('key_sha256', 'cache_key', 'package_name', 'version', 'blob_sha256');
     },
     /** Held versions per package (of one package, or all; only fetched from the upstream, or all), newest fetch first. */
     async versions(registry: string, o: { packageName?: string; origin?: 'upstream' } = {}): Promise<Map<string, string[]>> {

@@ -7,6 +7,7 @@ import { createLocalStore, type LocalStore } from '../local/local-store.js';
 import type { BlobStore } from '../storage/blobs/blob-store.js';
 import { createBlocks, type Blocks } from './blocks.js';
 import { createHeldArtifacts, type HeldArtifacts } from './held-artifacts.js';
+import { createKeptListings, type KeptListings } from './kept-listings.js';
 import { createPackageCatalog, type PackageCatalog } from './package-catalog.js';
 import { createTokens, type Tokens } from './tokens.js';
 import { createUnlisting, type Unlisting } from './unlisting.js';
@@ -24,6 +25,8 @@ export interface HubServices {
   tokens: Tokens;
   pins: ArtifactPins;
   held: HeldArtifacts;
+  /** Packages whose last good listing is served after the upstream removed them (the upstream audit keeps them). */
+  kept: KeptListings;
   accessLog: AccessLog;
   /** What was published to local and hybrid registries: versions, tombstones, local_only names. */
   local: LocalStore;
@@ -41,6 +44,7 @@ export function createHubServices(db: Knex, blobs: BlobStore, auth: Pick<Authent
     tokens: createTokens(db, auth),
     pins: createArtifactPins(db),
     held: createHeldArtifacts(db),
+    kept: createKeptListings(db),
     accessLog: createAccessLog(db, audit),
     local: createLocalStore({ db, blobs, forgetArtifact }),
     catalog: createPackageCatalog(db, audit),

@@ -8,6 +8,7 @@ import { replicas } from './006_replicas.js';
 import { fetchLeases } from './007_fetch_leases.js';
 import { localPackages } from './008_local_packages.js';
 import { consoleSessions } from './009_console_sessions.js';
+import { keptListings } from './010_kept_listings.js';
 
 export const runtimeMigrations: Readonly<Record<string, Migration>> = {
   '001_core': core,
@@ -19,4 +20,5 @@ export const runtimeMigrations: Readonly<Record<string, Migration>> = {
   '007_fetch_leases': fetchLeases,
   '008_local_packages': localPackages,
   '009_console_sessions': consoleSessions,
+  '010_kept_listings': keptListings,
 };
