@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { iso, type AccessLog, type PluginContext } from '@hub/runtime';
 import { effectRank } from './effects.js';
 import { flagState, type FlagRow } from './flag-json.js';
+import type { VersionMatchers } from './version-match.js';
 
 export interface ExposureFilter {
   source?: string;
@@ -69,19 +70,21 @@ async function fetchesOf(log: AccessLog, registry: string, name: string, version
 }
 
 /**
- * Who fetched a flagged version (`direct`), and, once dependency analysis has run, who fetched a held
- * artifact whose manifest names the flagged package (`dependent`; `via` says which). Dependency ranges
- * are not evaluated: a dependent row means the dependent may pull the flagged version. Lifted flags
- * (tombstones) still answer.
+ * Who fetched a flagged version (`direct`: for a range, every fetched version the range admits), and, once
+ * dependency analysis has run, who fetched a held artifact whose manifest names the flagged package
+ * (`dependent`). The dependent's declared range is evaluated with the kind's syntax against the flagged
+ * versions: `via` says "pulls" when it admits one (for a flag's range: one hub saw fetched), "may pull"
+ * when hub cannot tell (the range does not parse, or no version in a flagged range was fetched through
+ * hub), and a dependent whose range admits none of them is no row. Lifted flags (tombstones) still answer.
  */
-export async function exposureRows(db: Knex, log: AccessLog, f: ExposureFilter): Promise<ExposureRow[]> {
+export async function exposureRows(db: Knex, log: AccessLog, ranges: VersionMatchers, f: ExposureFilter): Promise<ExposureRow[]> {
   const q = db('flags').orderBy('id');
   if (f.source) q.where({ source: f.source });
   if (f.registry) q.where({ registry: f.registry });
   if (f.package) q.where({ package_name: f.package });
   const flags = ((await q.select()) as FlagRow[]).filter((x) => f.minEffect === undefined || effectRank(x.effect) >= effectRank(f.minEffect));
   const out: ExposureRow[] = [];
-  const emit = (flag: FlagRow, fetched: Fetches, exposure: 'direct' | 'dependent', via: string | null) => {
+  const emit = (flag: FlagRow, fetched: Fetches, exposure: 'direct' | 'dependent', via: string | null, version: string | null) => {
     if (f.when === 'before-flag' && fetched.before === 0) return;
     if (f.when === 'after-flag' && fetched.after === 0) return;
     out.push({
@@ -90,7 +93,7 @@ export async function exposureRows(db: Knex, log: AccessLog, f: ExposureFilter):
       ip_addresses: [...fetched.ips].sort().join(' ') || null,
       registry: flag.registry,
       package_name: flag.package_name,
-      version: exposure === 'direct' ? fetched.version : flag.version,
+      version,
       exposure,
       via,
       source: flag.source,
@@ -107,13 +110,24 @@ export async function exposureRows(db: Knex, log: AccessLog, f: ExposureFilter):
   };
   for (const flag of flags) {
     const raisedAt = Number(flag.raised_at);
-    const exact = flag.version_range === '*' ? null : flag.version;
-    for (const fetched of await fetchesOf(log, flag.registry, flag.package_name, exact, raisedAt, f.from)) emit(flag, fetched, 'direct', null);
+    const range = flag.version_range;
+    const flagged = (v: string | null) => range === null || (v !== null && ranges.covers(flag.registry, range, v));
+    // The versions the flag covers that hub saw fetched: the flag's version, or those in its range.
+    const seen = new Set<string>(range === null && flag.version !== null ? [flag.version] : []);
+    for (const fetched of await fetchesOf(log, flag.registry, flag.package_name, range === null ? flag.version : null, raisedAt, f.from)) {
+      if (!flagged(fetched.version)) continue;
+      if (fetched.version !== null) seen.add(fetched.version);
+      emit(flag, fetched, 'direct', null, fetched.version);
+    }
     const dependents = (await db('sbom_dependencies').where({ registry: flag.registry, dep_name: flag.package_name }).distinct('package_name', 'version', 'dep_range')) as Array<{ package_name: string; version: string | null; dep_range: string }>;
     for (const d of dependents) {
       if (d.version === null) continue;
-      const via = `${d.package_name}@${d.version} depends on ${flag.package_name} ${d.dep_range}`;
-      for (const fetched of await fetchesOf(log, flag.registry, d.package_name, d.version, raisedAt, f.from)) emit(flag, fetched, 'dependent', via);
+      const admits = ranges.compile(flag.registry, d.dep_range);
+      const pulled = typeof admits === 'string' ? [] : [...seen].filter((v) => admits(v)).sort();
+      // A range that parses and admits none of the flagged versions hub knows does not pull the flagged package.
+      if (typeof admits !== 'string' && pulled.length === 0 && seen.size > 0) continue;
+      const via = `${d.package_name}@${d.version} depends on ${flag.package_name} ${d.dep_range}: ${pulled.length ? `pulls ${pulled.join(', ')}` : 'may pull a flagged version'}`;
+      for (const fetched of await fetchesOf(log, flag.registry, d.package_name, d.version, raisedAt, f.from)) emit(flag, fetched, 'dependent', via, pulled.length === 1 ? pulled[0]! : flag.version);
     }
   }
   return out;
@@ -134,7 +148,7 @@ export async function exposureCoverage(hub: PluginContext, sourceNames: readonly
     registries_with_sbom: registries.filter((r) => r.sbom).length,
     registries,
     analysis: analyses.length
-      ? 'dependents come from the SBOMs of held artifacts; their dependency ranges are not evaluated, so a dependent row means the dependent may pull the flagged version'
+      ? 'dependents come from the SBOMs of held artifacts; their dependency ranges are evaluated against the flagged versions hub knows ("pulls"), or say "may pull" when hub cannot tell'
       : 'never run: rows are direct downloads of flagged versions, not dependents',
     sources: sourceNames.map((name) => {
       const p = pushed.find((x) => x.source === name);

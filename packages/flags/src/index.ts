@@ -5,6 +5,7 @@ import { createFlagRule } from './flag-rule.js';
 import { flagMigrations } from './migrations.js';
 import { flagAdminRoutes } from './routes/admin.js';
 import { createFlagMetrics } from './metrics.js';
+import { createVersionMatchers } from './version-match.js';
 import { mountFlagPush, type FlagSource } from './routes/push.js';
 
 export { EFFECTS, refuses, type Effect } from './effects.js';
@@ -24,7 +25,9 @@ export default definePlugin({
   setup(ctx) {
     const secure = new Set(ctx.registries.filter((r) => r.security !== undefined).map((r) => r.name));
     const metrics = createFlagMetrics(ctx.metrics, ctx.db, ctx.pluginConfig.map((s) => s.name));
-    const { rule, invalidate } = createFlagRule(ctx.db, secure, (registry) => metrics.denied(registry));
+    const typeOf = new Map(ctx.registries.map((r) => [r.name, r.type]));
+    const ranges = createVersionMatchers((registry) => ctx.kinds.get(typeOf.get(registry) ?? ''));
+    const { rule, invalidate } = createFlagRule(ctx.db, secure, ranges, (registry) => metrics.denied(registry));
     ctx.refusals.push(rule);
     const sources = new Map<string, FlagSource>(
       ctx.pluginConfig.map((s) => [
@@ -41,8 +44,8 @@ export default definePlugin({
     );
     for (const s of ctx.pluginConfig.filter((f) => f.allow_unsigned_time))
       ctx.log.warn({ source: s.name }, 'flag source accepts requests without a signed time (allow_unsigned_time): anyone who saw one can replay it');
-    mountFlagPush({ hub: ctx, sources, registry: registryResolver(ctx), metrics, changed: invalidate });
-    mountAdminRoutes(ctx, flagAdminRoutes(ctx.pluginConfig.map((s) => s.name)));
+    mountFlagPush({ hub: ctx, sources, registry: registryResolver(ctx), metrics, ranges, changed: invalidate });
+    mountAdminRoutes(ctx, flagAdminRoutes(ctx.pluginConfig.map((s) => s.name), ranges));
     // Dependency analysis is incremental (only artifacts not read yet), so a frequent run is cheap.
     const analysis = startSchedule({
       db: ctx.db,

@@ -117,4 +117,20 @@ export const flagMigrations: Readonly<Record<string, Migration>> = {
       });
     },
   },
+  '005_version_ranges': {
+    async up(db) {
+      // Ranges in each ecosystem's own syntax (up to MAX_VERSION_RANGE_CHARS), not only "*". SQLite does not
+      // enforce a VARCHAR length, so only MySQL/MariaDB needs the wider column.
+      if (db.client.config.client !== 'mysql2') return;
+      await db.schema.alterTable('flags', (t) => {
+        t.string('version_range', 256).nullable().alter();
+      });
+    },
+    async down(db) {
+      if (db.client.config.client !== 'mysql2') return;
+      await db.schema.alterTable('flags', (t) => {
+        t.string('version_range', 64).nullable().alter();
+      });
+    },
+  },
 };

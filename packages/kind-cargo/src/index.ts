@@ -5,6 +5,7 @@ import { canonicalName, isCrateName, isCrateVersion } from './names.js';
 import { probe } from './probe.js';
 import { routes } from './routes.js';
 import { sbom } from './sbom.js';
+import { cargoVersionRange } from './version-range.js';
 
 /**
  * cargo: the sparse index protocol. hub makes the index config.json itself (downloads point at hub,
@@ -24,4 +25,5 @@ export default defineKind({
   clientCheck,
   probe,
   sbom,
+  versionRange: cargoVersionRange,
 });

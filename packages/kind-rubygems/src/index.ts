@@ -5,6 +5,7 @@ import { isGemName, isVersionToken } from './names.js';
 import { probe } from './probe.js';
 import { routes } from './routes.js';
 import { sbom } from './sbom.js';
+import { gemVersionRange } from './version-range.js';
 
 /**
  * rubygems: the gem API (SPEC 4.1), the compact index and the full index, so that gem and bundler
@@ -23,4 +24,5 @@ export default defineKind({
   clientCheck,
   probe,
   sbom,
+  versionRange: gemVersionRange,
 });

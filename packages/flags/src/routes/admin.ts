@@ -5,6 +5,7 @@ import { analyseRegistry } from '../analysis.js';
 import { EFFECTS } from '../effects.js';
 import { EXPOSURE_COLUMNS, exposureCoverage, exposureRows, type ExposureFilter } from '../exposure.js';
 import { flagJson, flagState, type FlagRow } from '../flag-json.js';
+import type { VersionMatchers } from '../version-match.js';
 
 const WHEN = new Set(['before-flag', 'after-flag', 'any']);
 
@@ -29,7 +30,7 @@ function exposureFilter(ctx: Koa.Context): ExposureFilter {
 
 const AnalyseBody = Type.Object({ registry: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) }, { additionalProperties: false });
 
-export const flagAdminRoutes = (sourceNames: readonly string[]): AdminRoute[] => [
+export const flagAdminRoutes = (sourceNames: readonly string[], ranges: VersionMatchers): AdminRoute[] => [
   adminRoute({
     method: 'POST',
     path: '/api/v1/admin/exposure/analyse',
@@ -72,7 +73,7 @@ export const flagAdminRoutes = (sourceNames: readonly string[]): AdminRoute[] =>
     permission: 'system:read',
     action: 'exposure',
     async handle({ ctx, hub }) {
-      const rows = await exposureRows(hub.db, hub.services.accessLog, exposureFilter(ctx));
+      const rows = await exposureRows(hub.db, hub.services.accessLog, ranges, exposureFilter(ctx));
       ctx.body = { rows, coverage: await exposureCoverage(hub, sourceNames) };
     },
   }),
@@ -83,7 +84,7 @@ export const flagAdminRoutes = (sourceNames: readonly string[]): AdminRoute[] =>
     action: 'exposure_export',
     async handle({ ctx, hub }) {
       checkCsvFormat(ctx);
-      const rows = await exposureRows(hub.db, hub.services.accessLog, exposureFilter(ctx));
+      const rows = await exposureRows(hub.db, hub.services.accessLog, ranges, exposureFilter(ctx));
       sendCsv(ctx, 'exposure.csv', [csvRecord(EXPOSURE_COLUMNS), ...rows.map((r) => csvRecord(EXPOSURE_COLUMNS.map((c) => r[c])))]);
     },
   }),

@@ -1,10 +1,11 @@
 import type Koa from 'koa';
 import { Type, type Static } from 'typebox';
-import { HubError, bodyValidator, canonicalCoordinate, errors, parseJson, readJsonBytes, type AuditContext, type PluginContext, type RegistryRef } from '@hub/runtime';
+import { HubError, MAX_VERSION_RANGE_CHARS, bodyValidator, canonicalCoordinate, errors, parseJson, readJsonBytes, type AuditContext, type PluginContext, type RegistryRef } from '@hub/runtime';
 import { EFFECTS, effectRank, type Effect } from '../effects.js';
 import type { FlagMetrics } from '../metrics.js';
 import { SIGNED_TIME_WINDOW_SECS, verifySigned, type SignedRequest } from '../signature.js';
 import { flagJson, type FlagRow } from '../flag-json.js';
+import type { VersionMatchers } from '../version-match.js';
 
 /** At most this many flags a request; more is 413, nothing stored (the source splits the batch). */
 export const MAX_BATCH = 1000;
@@ -17,7 +18,7 @@ const FlagItem = Type.Object(
     registry: Type.String({ minLength: 1, maxLength: 64 }),
     package_name: Type.String({ minLength: 1, maxLength: 512 }),
     version: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
-    version_range: Type.Optional(Type.Literal('*')),
+    version_range: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_VERSION_RANGE_CHARS })),
     kind: Type.String({ pattern: '^[a-z][a-z0-9_-]{0,63}$' }),
     effect: Type.Union(EFFECTS.map((e) => Type.Literal(e))),
     summary: Type.Optional(Type.String({ maxLength: 4000 })),
@@ -81,6 +82,7 @@ export interface PushDeps {
   sources: ReadonlyMap<string, FlagSource>;
   registry(name: string): RegistryRef;
   metrics: FlagMetrics;
+  ranges: VersionMatchers;
   /** Called after any change, so this replica refuses at once. */
   changed(): void;
 }
@@ -93,7 +95,7 @@ type Stored = { source: string; external_id: string; registry: string; package_n
  * `/api/v1/flags/<source>/<external_id>` lifts one, leaving a tombstone. No bearer token: the HMAC over
  * `<timestamp>\n<delivery>\n` and the exact body (or `DELETE\n<path>`) is the authentication; see verifySigned.
  */
-export function mountFlagPush({ hub, sources, registry, metrics, changed }: PushDeps): void {
+export function mountFlagPush({ hub, sources, registry, metrics, ranges, changed }: PushDeps): void {
   let prunedAt = 0;
   let countsPrunedAt = 0;
   /**
@@ -238,7 +240,7 @@ export function mountFlagPush({ hub, sources, registry, metrics, changed }: Push
 
   /** Everything about one flag but its schema: version, registry and scope, name, URL, expiry, effect ceiling. */
   function checkItem(f: Static<typeof FlagItem>, source: string, src: FlagSource): Stored {
-    if ((f.version === undefined) === (f.version_range === undefined)) throw errors.badRequest('give version or version_range "*", not both or neither');
+    if ((f.version === undefined) === (f.version_range === undefined)) throw errors.badRequest('give version or version_range, not both or neither');
     let reg: RegistryRef;
     try {
       reg = registry(f.registry);
@@ -247,6 +249,12 @@ export function mountFlagPush({ hub, sources, registry, metrics, changed }: Push
     }
     if (!src.registries.some((g) => globMatches(g, reg.name))) throw errors.badRequest(`registry: flag source ${source} may not flag registry ${reg.name} (its registries: ${src.registries.join(', ')})`);
     const c = canonicalCoordinate(reg, f.package_name, f.version, undefined);
+    // Parsed here with the kind's own syntax, so an unparseable range is this item's error and never stored.
+    const versionRange = f.version_range?.trim();
+    if (versionRange !== undefined) {
+      const m = ranges.compile(reg.name, versionRange);
+      if (typeof m === 'string') throw errors.badRequest(`version_range: "${versionRange.slice(0, 64)}"${versionRange.length > 64 ? '...' : ''} is not a ${reg.kind.id} version range: ${m}`.slice(0, 400));
+    }
     const urlProblem = f.reference_url === undefined ? null : badReferenceUrl(f.reference_url);
     if (urlProblem) throw errors.badRequest(urlProblem);
     let expiresAt: number | null = null;
@@ -261,7 +269,7 @@ export function mountFlagPush({ hub, sources, registry, metrics, changed }: Push
       registry: reg.name,
       package_name: c.name,
       version: c.version ?? null,
-      version_range: f.version_range ?? null,
+      version_range: versionRange ?? null,
       kind: f.kind,
       effect: cappedEffect,
       summary: f.summary ?? null,
