@@ -17,6 +17,8 @@ export interface IntervalOptions {
   compare(a: string, b: string): number;
   /** A bare version without brackets: `exact` (maven's `1.0`, as a flag means that one) or `minimum` (NuGet's `1.0` is `>= 1.0`). */
   bare: 'exact' | 'minimum';
+  /** Is a bound a version of this kind? Default: any token of letters, digits and `._+~-`. */
+  valid?(v: string): boolean;
 }
 
 interface Interval {
@@ -32,9 +34,10 @@ interface Interval {
  */
 export function parseIntervals(text: string, o: IntervalOptions): ParsedVersionRange {
   const s = text.trim();
+  const valid = (v: string) => VERSION_TOKEN.test(v) && (o.valid?.(v) ?? true);
   if (s.length === 0 || s.length > MAX_VERSION_RANGE_CHARS) return { ok: false, reason: `must be 1 to ${MAX_VERSION_RANGE_CHARS} characters` };
   if (!/^[[(]/.test(s)) {
-    if (!VERSION_TOKEN.test(s)) return { ok: false, reason: `"${s}" is neither a version nor an interval such as [1.0,2.0)` };
+    if (!valid(s)) return { ok: false, reason: `"${s}" is neither a version nor an interval such as [1.0,2.0)` };
     return o.bare === 'exact' ? { ok: true, matches: (v) => o.compare(v, s) === 0 } : { ok: true, matches: (v) => o.compare(v, s) >= 0 };
   }
   const intervals: Interval[] = [];
@@ -52,12 +55,12 @@ export function parseIntervals(text: string, o: IntervalOptions): ParsedVersionR
     const hiIncl = s[end] === ']';
     let iv: Interval;
     if (parts.length === 1) {
-      if (!loIncl || !hiIncl || !VERSION_TOKEN.test(parts[0]!)) return { ok: false, reason: `"${open}${inner}${s[end]}": a single version takes square brackets, as in [1.5]` };
+      if (!loIncl || !hiIncl || !valid(parts[0]!)) return { ok: false, reason: `"${open}${inner}${s[end]}": a single version takes square brackets, as in [1.5]` };
       iv = { lo: parts[0]!, loIncl: true, hi: parts[0]!, hiIncl: true };
     } else if (parts.length === 2) {
       const [lo, hi] = parts as [string, string];
       if (lo === '' && hi === '') return { ok: false, reason: `"${open}${inner}${s[end]}" bounds nothing; use "*" for every version` };
-      for (const b of [lo, hi]) if (b !== '' && !VERSION_TOKEN.test(b)) return { ok: false, reason: `"${b}" is not a version` };
+      for (const b of [lo, hi]) if (b !== '' && !valid(b)) return { ok: false, reason: `"${b}" is not a version` };
       if ((lo === '' && loIncl) || (hi === '' && hiIncl)) return { ok: false, reason: `"${open}${inner}${s[end]}": an open end takes ( or )` };
       if (lo !== '' && hi !== '') {
         const c = o.compare(lo, hi);
