@@ -133,4 +133,18 @@ export const flagMigrations: Readonly<Record<string, Migration>> = {
       });
     },
   },
+  '006_flag_changes': {
+    async up(db) {
+      // One counter every flag change moves, in the same transaction: replicas poll it and reload the
+      // hard_block flags they hold in memory when it moved.
+      await db.schema.createTable('flag_changes', (t) => {
+        t.integer('id').primary();
+        t.bigInteger('counter').notNullable();
+      });
+      await db('flag_changes').insert({ id: 1, counter: 0 });
+    },
+    async down(db) {
+      await db.schema.dropTable('flag_changes');
+    },
+  },
 };

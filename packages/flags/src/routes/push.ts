@@ -6,6 +6,7 @@ import type { FlagMetrics } from '../metrics.js';
 import { SIGNED_TIME_WINDOW_SECS, verifySigned, type SignedRequest } from '../signature.js';
 import { flagJson, type FlagRow } from '../flag-json.js';
 import type { VersionMatchers } from '../version-match.js';
+import { bumpFlagChanges } from '../hard-blocks.js';
 
 /** At most this many flags a request; more is 413, nothing stored (the source splits the batch). */
 export const MAX_BATCH = 1000;
@@ -83,8 +84,8 @@ export interface PushDeps {
   registry(name: string): RegistryRef;
   metrics: FlagMetrics;
   ranges: VersionMatchers;
-  /** Called after any change, so this replica refuses at once. */
-  changed(): void;
+  /** Called after any change, so this replica refuses at once (awaited before the answer). */
+  changed(): Promise<void>;
 }
 
 type Stored = { source: string; external_id: string; registry: string; package_name: string; version: string | null; version_range: string | null; kind: string; effect: string; summary: string | null; severity: string | null; reference_url: string | null; fixed_version: string | null; expires_at: number | null; requested_effect: string | null };
@@ -213,9 +214,10 @@ export function mountFlagPush({ hub, sources, registry, metrics, ranges, changed
         else await trx('flags').insert(row);
         out.push((await trx('flags').where({ source, external_id: r.external_id }).first()) as FlagRow);
       }
+      if (out.length) await bumpFlagChanges(trx);
       return out;
     });
-    if (saved.length) changed();
+    if (saved.length) await changed();
     const capped = saved.filter((f) => f.requested_effect != null).length;
     metrics.push(source, 'accepted', saved.length);
     metrics.push(source, 'capped', capped);
@@ -292,8 +294,12 @@ export function mountFlagPush({ hub, sources, registry, metrics, ranges, changed
     if (!old) throw errors.notFound(`flag source ${source} has no flag ${externalId.slice(0, 255)}`);
     Object.assign(audit, { registry: old.registry, package: old.package_name, version: old.version ?? undefined, detail: `secret: ${secret}; lifted ${externalId.slice(0, 255)}` });
     if (old.raise_signed_at != null && Number(old.raise_signed_at) > signedAt) throw errors.conflict(`flag ${externalId.slice(0, 255)} was raised by a request signed after this lift; it stays active`);
-    if (old.state === 'active') await hub.db('flags').where({ id: old.id }).update({ state: 'tombstone', lifted_at: Date.now(), updated_at: Date.now(), lift_signed_at: signedAt });
-    changed();
+    if (old.state === 'active')
+      await hub.db.transaction(async (trx) => {
+        await trx('flags').where({ id: old.id }).update({ state: 'tombstone', lifted_at: Date.now(), updated_at: Date.now(), lift_signed_at: signedAt });
+        await bumpFlagChanges(trx);
+      });
+    await changed();
     ctx.type = 'application/json';
     ctx.body = { flag: flagJson((await hub.db('flags').where({ id: old.id }).first()) as FlagRow) };
   });
