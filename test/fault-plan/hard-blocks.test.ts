@@ -64,7 +64,7 @@ t.test('hard_block flags are held in memory: pushed to one replica, refused on b
   };
 
   // Every replica holds the files it will serve during the outage.
-  for (const hub of replicas) for (const [n, v] of [['hubdemo', '1.0.0'], ['hubdemo', '1.1.0'], ['hubdep', '1.0.0']] as const) t.equal((await status(hub, n, v)).status, 200, `${hub.url}: ${n} ${v} served before any flag`);
+  for (const hub of replicas) for (const [n, v] of [['hubdemo', '1.0.0'], ['hubdemo', '1.1.0'], ['hubdep', '1.0.0'], ['@hubtest/scoped', '1.0.0']] as const) t.equal((await status(hub, n, v)).status, 200, `${hub.url}: ${n} ${v} served before any flag`);
 
   const raised = await push(
     a,
@@ -74,10 +74,12 @@ t.test('hard_block flags are held in memory: pushed to one replica, refused on b
       flags: [
         { external_id: 'MAL-range', registry: 'npm', package_name: 'hubdemo', version_range: '>=1.0.0 <1.1.0', kind: 'malware', effect: 'hard_block', summary: 'range' },
         { external_id: 'MAL-exact', registry: 'npm', package_name: 'hubdep', version: '1.0.0', kind: 'malware', effect: 'hard_block' },
+        // Not asked for again before the database stops: only the set held in memory can refuse it then.
+        { external_id: 'MAL-unasked', registry: 'npm', package_name: '@hubtest/scoped', version: '1.0.0', kind: 'malware', effect: 'hard_block' },
       ],
     }),
   );
-  t.match(raised, { status: 200, json: { accepted: 2, rejected: 0 } });
+  t.match(raised, { status: 200, json: { accepted: 3, rejected: 0 } });
   t.equal((await status(a, 'hubdemo', '1.0.0')).status, 403, 'the receiving replica refuses at once (no wait)');
   t.equal((await status(a, 'hubdep', '1.0.0')).status, 403);
   await waitFor('the other replica refuses both', async () => (await status(b, 'hubdemo', '1.0.0')).status === 403 && (await status(b, 'hubdep', '1.0.0')).status === 403, 5_000, 100);
@@ -91,6 +93,7 @@ t.test('hard_block flags are held in memory: pushed to one replica, refused on b
       t.equal(refused.status, 403, `${hub.url}: the hard-blocked version is refused with the database down`);
       t.match(JSON.parse(refused.body), { error: { code: 'package_blocked', message: 'hubdemo 1.0.0 (in >=1.0.0 <1.1.0) is flagged malware (hard_block) by flag source feed, MAL-range: range' } });
       t.equal((await status(hub, 'hubdep', '1.0.0')).status, 403, `${hub.url}: and the exact one`);
+      t.equal((await status(hub, '@hubtest/scoped', '1.0.0')).status, 403, `${hub.url}: and one this replica was not asked for since the flag (no memo of it)`);
       t.equal((await status(hub, 'hubdemo', '1.1.0')).status, 200, `${hub.url}: an unflagged cached version is served`);
     }
   }
