@@ -15,7 +15,7 @@ const sign = (payload: string, secret = SECRET) => `sha256=${createHmac('sha256'
 
 type Signing = { source?: string; secret?: string; signature?: string | null; timestamp?: number; delivery?: string; spec?: boolean };
 
-async function setup(t: Test, db?: StoreDatabase) {
+async function setup(t: Test, db?: StoreDatabase, extra: Record<string, Record<string, unknown>> = {}) {
   const upstream = await startFixtureUpstream({ handler: npmFixtureHandler(NPM_FIXTURES) });
   t.teardown(() => upstream.close());
   const where = db ? hubOnDatabase(db) : {};
@@ -31,6 +31,7 @@ async function setup(t: Test, db?: StoreDatabase) {
       ...where.config,
       flag_sources: [{ name: 'osv', secret: SECRET }, { name: 'quiet', secret: 'other' }, { name: 'legacy', secret: SECRET, allow_unsigned_time: true }] as never,
       auth: { anonymous: [] },
+      ...extra,
     },
   });
   t.teardown(() => hub.close());
@@ -185,6 +186,16 @@ t.test('version_range in npm syntax: refuses the versions it admits, serves the 
   t.equal(rows.length, 1);
 });
 
+t.test('exposure coverage: window_truncated_at when audit-log retention cut into the asked window', async (t) => {
+  const s = await setup(t, undefined, { audit_log: { retention_days: 30 } });
+  const all = JSON.parse((await s.api('/api/v1/admin/exposure')).text).coverage;
+  const cutoff = Date.parse(all.window_truncated_at);
+  t.ok(Math.abs(cutoff - (Date.now() - 30 * 86_400_000)) < 3_600_000, 'all time reaches past retention: fetches before 30 days ago are gone');
+  t.ok(JSON.parse((await s.api('/api/v1/admin/exposure?from=2000-01-01')).text).coverage.window_truncated_at, 'a window from 2000 too');
+  const recent = new Date(Date.now() - 86_400_000).toISOString();
+  t.equal(JSON.parse((await s.api(`/api/v1/admin/exposure?from=${encodeURIComponent(recent)}`)).text).coverage.window_truncated_at, null, 'a window inside retention is whole');
+});
+
 t.test('exposure: who fetched a flagged version, before and after the flag, as JSON and CSV', async (t) => {
   const s = await setup(t);
   const bob = await s.token('bob', { roles: ['reader'] });
@@ -203,7 +214,14 @@ t.test('exposure: who fetched a flagged version, before and after the flag, as J
   t.match(byUser.alice, { user_id: 'alice', ip_addresses: '127.0.0.1', registry: 'npm', package_name: 'hubdemo', version: '1.0.0', exposure: 'direct', via: null, source: 'osv', external_id: 'GHSA-1', effect: 'warn', flag_state: 'active', fetches_before_flag: 2, fetches_after_flag: 0 });
   t.match(byUser.bob, { fetches_before_flag: 1, fetches_after_flag: 1 });
   t.equal(report.rows.length, 2, 'hubdemo 1.1.0 is not flagged');
-  t.match(report.coverage, { registries_with_sbom: 2, analysis: /never run/, sources: [{ name: 'osv', pushed: true, flags: 1 }, { name: 'quiet', pushed: false, flags: 0, last_push_at: null }] });
+  t.match(report.coverage, {
+    knows: /only the flags sources pushed to it and the fetches made through hub/,
+    window_truncated_at: null,
+    registries_with_sbom: 2,
+    registries: [{ name: 'npm', flagged: true, flags_live: 1 }, { name: 'secure', flagged: false, flags_live: 0 }],
+    analysis: /never run/,
+    sources: [{ name: 'osv', pushed: true, flags: 1, live: 1, lifted: 0 }, { name: 'quiet', pushed: false, flags: 0, live: 0, lifted: 0, last_push_at: null }],
+  });
 
   t.same(JSON.parse((await s.api('/api/v1/admin/exposure?min_effect=gate')).text).rows, [], 'min_effect=gate leaves out a warn flag');
   t.equal(JSON.parse((await s.api('/api/v1/admin/exposure?min_effect=warn&when=before-flag')).text).rows.length, 2);
@@ -214,7 +232,9 @@ t.test('exposure: who fetched a flagged version, before and after the flag, as J
   t.equal((await s.api('/api/v1/admin/exposure?when=sometimes')).status, 400);
 
   await s.lift('GHSA-1');
-  t.equal(JSON.parse((await s.api('/api/v1/admin/exposure')).text).rows.length, 2, 'a tombstone still answers');
+  const afterLift = JSON.parse((await s.api('/api/v1/admin/exposure')).text);
+  t.equal(afterLift.rows.length, 2, 'a tombstone still answers');
+  t.match(afterLift.coverage, { registries: [{ name: 'npm', flagged: false }], sources: [{ name: 'osv', flags: 1, live: 0, lifted: 1 }] }, 'coverage counts the lifted flag as lifted');
 
   const csv = await s.api('/api/v1/admin/exposure/export?format=csv');
   t.equal(csv.status, 200);

@@ -73,8 +73,9 @@ export const flagAdminRoutes = (sourceNames: readonly string[], ranges: VersionM
     permission: 'system:read',
     action: 'exposure',
     async handle({ ctx, hub }) {
-      const rows = await exposureRows(hub.db, hub.services.accessLog, ranges, exposureFilter(ctx));
-      ctx.body = { rows, coverage: await exposureCoverage(hub, sourceNames) };
+      const filter = exposureFilter(ctx);
+      const rows = await exposureRows(hub.db, hub.services.accessLog, ranges, filter);
+      ctx.body = { rows, coverage: await exposureCoverage(hub, sourceNames, filter.from) };
     },
   }),
   adminRoute({
