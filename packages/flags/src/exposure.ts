@@ -78,11 +78,31 @@ async function fetchesOf(log: AccessLog, registry: string, name: string, version
  * hub), and a dependent whose range admits none of them is no row. Lifted flags (tombstones) still answer.
  */
 export async function exposureRows(db: Knex, log: AccessLog, ranges: VersionMatchers, f: ExposureFilter): Promise<ExposureRow[]> {
-  const q = db('flags').orderBy('id');
-  if (f.source) q.where({ source: f.source });
-  if (f.registry) q.where({ registry: f.registry });
-  if (f.package) q.where({ package_name: f.package });
-  const flags = ((await q.select()) as FlagRow[]).filter((x) => f.minEffect === undefined || effectRank(x.effect) >= effectRank(f.minEffect));
+  const out: ExposureRow[] = [];
+  for await (const row of exposureStream(db, log, ranges, f)) out.push(row);
+  return out;
+}
+
+/** Flags read per page (keyset on id), so the CSV export holds one page of flags and one flag's fetches at a time. */
+const FLAG_PAGE = 100;
+
+/** The rows of exposureRows, produced flag by flag, for the streamed CSV export. */
+export async function* exposureStream(db: Knex, log: AccessLog, ranges: VersionMatchers, f: ExposureFilter): AsyncGenerator<ExposureRow> {
+  let after = 0;
+  for (;;) {
+    const q = db('flags').where('id', '>', after).orderBy('id').limit(FLAG_PAGE);
+    if (f.source) q.where({ source: f.source });
+    if (f.registry) q.where({ registry: f.registry });
+    if (f.package) q.where({ package_name: f.package });
+    const page = (await q.select()) as FlagRow[];
+    if (page.length === 0) return;
+    after = Number(page.at(-1)!.id);
+    for (const flag of page) if (f.minEffect === undefined || effectRank(flag.effect) >= effectRank(f.minEffect)) yield* flagRows(db, log, ranges, f, flag);
+    if (page.length < FLAG_PAGE) return;
+  }
+}
+
+async function* flagRows(db: Knex, log: AccessLog, ranges: VersionMatchers, f: ExposureFilter, flag: FlagRow): AsyncGenerator<ExposureRow> {
   const out: ExposureRow[] = [];
   const emit = (flag: FlagRow, fetched: Fetches, exposure: 'direct' | 'dependent', via: string | null, version: string | null) => {
     if (f.when === 'before-flag' && fetched.before === 0) return;
@@ -108,7 +128,7 @@ export async function exposureRows(db: Knex, log: AccessLog, ranges: VersionMatc
       last_fetch_at: iso(fetched.last),
     });
   };
-  for (const flag of flags) {
+  {
     const raisedAt = Number(flag.raised_at);
     const range = flag.version_range;
     const flagged = (v: string | null) => range === null || (v !== null && ranges.covers(flag.registry, range, v));
@@ -119,6 +139,7 @@ export async function exposureRows(db: Knex, log: AccessLog, ranges: VersionMatc
       if (fetched.version !== null) seen.add(fetched.version);
       emit(flag, fetched, 'direct', null, fetched.version);
     }
+    yield* out.splice(0);
     const dependents = (await db('sbom_dependencies').where({ registry: flag.registry, dep_name: flag.package_name }).distinct('package_name', 'version', 'dep_range')) as Array<{ package_name: string; version: string | null; dep_range: string }>;
     for (const d of dependents) {
       if (d.version === null) continue;
@@ -128,9 +149,9 @@ export async function exposureRows(db: Knex, log: AccessLog, ranges: VersionMatc
       if (typeof admits !== 'string' && pulled.length === 0 && seen.size > 0) continue;
       const via = `${d.package_name}@${d.version} depends on ${flag.package_name} ${d.dep_range}: ${pulled.length ? `pulls ${pulled.join(', ')}` : 'may pull a flagged version'}`;
       for (const fetched of await fetchesOf(log, flag.registry, d.package_name, d.version, raisedAt, f.from)) emit(flag, fetched, 'dependent', via, pulled.length === 1 ? pulled[0]! : flag.version);
+      yield* out.splice(0);
     }
   }
-  return out;
 }
 
 /** What every report says about itself (SPEC 2.6): hub cannot see past these two inputs. */

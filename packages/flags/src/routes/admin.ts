@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { adminRoute, checkCsvFormat, csvRecord, errors, parseTime, queryValue, sendCsv, type AdminRoute } from '@hub/runtime';
 import { analyseRegistry } from '../analysis.js';
 import { EFFECTS } from '../effects.js';
-import { EXPOSURE_COLUMNS, exposureCoverage, exposureRows, type ExposureFilter } from '../exposure.js';
+import { EXPOSURE_COLUMNS, exposureCoverage, exposureRows, exposureStream, type ExposureFilter } from '../exposure.js';
 import { flagJson, flagState, type FlagRow } from '../flag-json.js';
 import type { VersionMatchers } from '../version-match.js';
 
@@ -85,8 +85,13 @@ export const flagAdminRoutes = (sourceNames: readonly string[], ranges: VersionM
     action: 'exposure_export',
     async handle({ ctx, hub }) {
       checkCsvFormat(ctx);
-      const rows = await exposureRows(hub.db, hub.services.accessLog, ranges, exposureFilter(ctx));
-      sendCsv(ctx, 'exposure.csv', [csvRecord(EXPOSURE_COLUMNS), ...rows.map((r) => csvRecord(EXPOSURE_COLUMNS.map((c) => r[c])))]);
+      const filter = exposureFilter(ctx);
+      // Streamed: flags are read a page at a time and each flag's rows written as they are made.
+      async function* records() {
+        yield csvRecord(EXPOSURE_COLUMNS);
+        for await (const r of exposureStream(hub.db, hub.services.accessLog, ranges, filter)) yield csvRecord(EXPOSURE_COLUMNS.map((c) => r[c]));
+      }
+      sendCsv(ctx, 'exposure.csv', records());
     },
   }),
 ];
