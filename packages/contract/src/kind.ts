@@ -27,6 +27,7 @@ import type { ClientCheck } from './client-check.js';
 import type { UpstreamClient } from './upstream.js';
 import type { DetectUpstream } from './detect-upstream.js';
 import type { LocalRegistry, PublishAction } from './local.js';
+import type { VersionRangeHook } from './version-range.js';
 
 /** The major version of this contract; the runtime refuses plugins built for another. */
 export const CONTRACT_VERSION = 1;
@@ -323,6 +324,12 @@ export interface RegistryKind<Cfg = unknown> {
   /** Content drift: the digests the upstream declares for held versions (one artifact per version). */
   declaredDigests?: DeclaredDigests<Cfg>;
   sbom?: SbomExtractor;
+  /**
+   * Parses a flag's `version_range` in this ecosystem's own syntax into a matcher over this kind's
+   * version order (the text is at most MAX_VERSION_RANGE_CHARS; `*` never reaches it). Kinds without
+   * one take exact versions and `*` only.
+   */
+  versionRange?: VersionRangeHook;
   /**
    * The kind knows when versions were published: it gives `ArtifactSource.publishedAt` and honours
    * `registry.minReleaseAgeSecs` in its listings. A registry with a cool-down needs such a kind.

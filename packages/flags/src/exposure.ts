@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { iso, type AccessLog, type PluginContext } from '@hub/runtime';
 import { effectRank } from './effects.js';
 import { flagState, type FlagRow } from './flag-json.js';
+import type { VersionMatchers } from './version-match.js';
 
 export interface ExposureFilter {
   source?: string;
@@ -69,19 +70,41 @@ async function fetchesOf(log: AccessLog, registry: string, name: string, version
 }
 
 /**
- * Who fetched a flagged version (`direct`), and, once dependency analysis has run, who fetched a held
- * artifact whose manifest names the flagged package (`dependent`; `via` says which). Dependency ranges
- * are not evaluated: a dependent row means the dependent may pull the flagged version. Lifted flags
- * (tombstones) still answer.
+ * Who fetched a flagged version (`direct`: for a range, every fetched version the range admits), and, once
+ * dependency analysis has run, who fetched a held artifact whose manifest names the flagged package
+ * (`dependent`). The dependent's declared range is evaluated with the kind's syntax against the flagged
+ * versions: `via` says "pulls" when it admits one (for a flag's range: one hub saw fetched), "may pull"
+ * when hub cannot tell (the range does not parse, or no version in a flagged range was fetched through
+ * hub), and a dependent whose range admits none of them is no row. Lifted flags (tombstones) still answer.
  */
-export async function exposureRows(db: Knex, log: AccessLog, f: ExposureFilter): Promise<ExposureRow[]> {
-  const q = db('flags').orderBy('id');
-  if (f.source) q.where({ source: f.source });
-  if (f.registry) q.where({ registry: f.registry });
-  if (f.package) q.where({ package_name: f.package });
-  const flags = ((await q.select()) as FlagRow[]).filter((x) => f.minEffect === undefined || effectRank(x.effect) >= effectRank(f.minEffect));
+export async function exposureRows(db: Knex, log: AccessLog, ranges: VersionMatchers, f: ExposureFilter): Promise<ExposureRow[]> {
   const out: ExposureRow[] = [];
-  const emit = (flag: FlagRow, fetched: Fetches, exposure: 'direct' | 'dependent', via: string | null) => {
+  for await (const row of exposureStream(db, log, ranges, f)) out.push(row);
+  return out;
+}
+
+/** Flags read per page (keyset on id), so the CSV export holds one page of flags and one flag's fetches at a time. */
+const FLAG_PAGE = 100;
+
+/** The rows of exposureRows, produced flag by flag, for the streamed CSV export. */
+export async function* exposureStream(db: Knex, log: AccessLog, ranges: VersionMatchers, f: ExposureFilter): AsyncGenerator<ExposureRow> {
+  let after = 0;
+  for (;;) {
+    const q = db('flags').where('id', '>', after).orderBy('id').limit(FLAG_PAGE);
+    if (f.source) q.where({ source: f.source });
+    if (f.registry) q.where({ registry: f.registry });
+    if (f.package) q.where({ package_name: f.package });
+    const page = (await q.select()) as FlagRow[];
+    if (page.length === 0) return;
+    after = Number(page.at(-1)!.id);
+    for (const flag of page) if (f.minEffect === undefined || effectRank(flag.effect) >= effectRank(f.minEffect)) yield* flagRows(db, log, ranges, f, flag);
+    if (page.length < FLAG_PAGE) return;
+  }
+}
+
+async function* flagRows(db: Knex, log: AccessLog, ranges: VersionMatchers, f: ExposureFilter, flag: FlagRow): AsyncGenerator<ExposureRow> {
+  const out: ExposureRow[] = [];
+  const emit = (flag: FlagRow, fetched: Fetches, exposure: 'direct' | 'dependent', via: string | null, version: string | null) => {
     if (f.when === 'before-flag' && fetched.before === 0) return;
     if (f.when === 'after-flag' && fetched.after === 0) return;
     out.push({
@@ -90,7 +113,7 @@ export async function exposureRows(db: Knex, log: AccessLog, f: ExposureFilter):
       ip_addresses: [...fetched.ips].sort().join(' ') || null,
       registry: flag.registry,
       package_name: flag.package_name,
-      version: exposure === 'direct' ? fetched.version : flag.version,
+      version,
       exposure,
       via,
       source: flag.source,
@@ -105,40 +128,69 @@ export async function exposureRows(db: Knex, log: AccessLog, f: ExposureFilter):
       last_fetch_at: iso(fetched.last),
     });
   };
-  for (const flag of flags) {
+  {
     const raisedAt = Number(flag.raised_at);
-    const exact = flag.version_range === '*' ? null : flag.version;
-    for (const fetched of await fetchesOf(log, flag.registry, flag.package_name, exact, raisedAt, f.from)) emit(flag, fetched, 'direct', null);
+    const range = flag.version_range;
+    const flagged = (v: string | null) => range === null || (v !== null && ranges.covers(flag.registry, range, v));
+    // The versions the flag covers that hub saw fetched: the flag's version, or those in its range.
+    const seen = new Set<string>(range === null && flag.version !== null ? [flag.version] : []);
+    for (const fetched of await fetchesOf(log, flag.registry, flag.package_name, range === null ? flag.version : null, raisedAt, f.from)) {
+      if (!flagged(fetched.version)) continue;
+      if (fetched.version !== null) seen.add(fetched.version);
+      emit(flag, fetched, 'direct', null, fetched.version);
+    }
+    yield* out.splice(0);
     const dependents = (await db('sbom_dependencies').where({ registry: flag.registry, dep_name: flag.package_name }).distinct('package_name', 'version', 'dep_range')) as Array<{ package_name: string; version: string | null; dep_range: string }>;
     for (const d of dependents) {
       if (d.version === null) continue;
-      const via = `${d.package_name}@${d.version} depends on ${flag.package_name} ${d.dep_range}`;
-      for (const fetched of await fetchesOf(log, flag.registry, d.package_name, d.version, raisedAt, f.from)) emit(flag, fetched, 'dependent', via);
+      const admits = ranges.compile(flag.registry, d.dep_range);
+      const pulled = typeof admits === 'string' ? [] : [...seen].filter((v) => admits(v)).sort();
+      // A range that parses and admits none of the flagged versions hub knows does not pull the flagged package.
+      if (typeof admits !== 'string' && pulled.length === 0 && seen.size > 0) continue;
+      const via = `${d.package_name}@${d.version} depends on ${flag.package_name} ${d.dep_range}: ${pulled.length ? `pulls ${pulled.join(', ')}` : 'may pull a flagged version'}`;
+      for (const fetched of await fetchesOf(log, flag.registry, d.package_name, d.version, raisedAt, f.from)) emit(flag, fetched, 'dependent', via, pulled.length === 1 ? pulled[0]! : flag.version);
+      yield* out.splice(0);
     }
   }
-  return out;
 }
 
+/** What every report says about itself (SPEC 2.6): hub cannot see past these two inputs. */
+export const EXPOSURE_KNOWS =
+  'hub knows only the flags sources pushed to it and the fetches made through hub (and still in its audit log); installs from elsewhere, and versions no source flagged, are not in this report';
+
 /**
- * What the report can know (SPEC 2.6): which registries have an SBOM extractor, when dependency analysis
- * last ran per registry, and which flag sources have pushed anything.
+ * What the report can know (SPEC 2.6): per registry, whether any live flag targets it, whether it has an
+ * SBOM extractor and when dependency analysis last ran; per flag source, when it last pushed and how many
+ * of its flags are live or lifted (tombstones and expired ones); and `window_truncated_at`, the time before
+ * which audit-log retention has deleted fetches, when the asked window (`from`, or all time) reaches past it.
  */
-export async function exposureCoverage(hub: PluginContext, sourceNames: readonly string[]) {
+export async function exposureCoverage(hub: PluginContext, sourceNames: readonly string[], from?: number) {
+  const now = Date.now();
+  const live = (q: Knex.QueryBuilder) => q.where({ state: 'active' }).andWhere((w) => w.whereNull('expires_at').orWhere('expires_at', '>', now));
   const pushed = (await hub.db('flags').select('source').count({ n: '*' }).max({ last: 'updated_at' }).groupBy('source')) as Array<{ source: string; n: number | string; last: number | string }>;
+  const liveBySource = (await live(hub.db('flags').select('source').count({ n: '*' }).groupBy('source'))) as Array<{ source: string; n: number | string }>;
+  const liveByRegistry = (await live(hub.db('flags').select('registry').count({ n: '*' }).groupBy('registry'))) as Array<{ registry: string; n: number | string }>;
   const analyses = (await hub.db('sbom_analyses').select()) as Array<{ registry: string; analysed_at: number | string; artifacts: number | string; failed: number | string }>;
   const registries = hub.registries.map((r) => {
     const a = analyses.find((x) => x.registry === r.name);
-    return { name: r.name, type: r.type, sbom: Boolean(hub.kinds.get(r.type)?.sbom), analysed_at: iso(a?.analysed_at), artifacts_analysed: Number(a?.artifacts ?? 0) };
+    const flagsLive = Number(liveByRegistry.find((x) => x.registry === r.name)?.n ?? 0);
+    return { name: r.name, type: r.type, flagged: flagsLive > 0, flags_live: flagsLive, sbom: Boolean(hub.kinds.get(r.type)?.sbom), analysed_at: iso(a?.analysed_at), artifacts_analysed: Number(a?.artifacts ?? 0) };
   });
+  const retentionDays = hub.config.audit_log.retention_days;
+  const cutoff = retentionDays > 0 ? now - retentionDays * 86_400_000 : null;
   return {
+    knows: EXPOSURE_KNOWS,
+    window_truncated_at: cutoff !== null && (from === undefined || from < cutoff) ? iso(cutoff) : null,
     registries_with_sbom: registries.filter((r) => r.sbom).length,
     registries,
     analysis: analyses.length
-      ? 'dependents come from the SBOMs of held artifacts; their dependency ranges are not evaluated, so a dependent row means the dependent may pull the flagged version'
+      ? 'dependents come from the SBOMs of held artifacts; their dependency ranges are evaluated against the flagged versions hub knows ("pulls"), or say "may pull" when hub cannot tell'
       : 'never run: rows are direct downloads of flagged versions, not dependents',
     sources: sourceNames.map((name) => {
       const p = pushed.find((x) => x.source === name);
-      return { name, pushed: Boolean(p), flags: Number(p?.n ?? 0), last_push_at: iso(p?.last) };
+      const total = Number(p?.n ?? 0);
+      const liveCount = Number(liveBySource.find((x) => x.source === name)?.n ?? 0);
+      return { name, pushed: Boolean(p), flags: total, live: liveCount, lifted: total - liveCount, last_push_at: iso(p?.last) };
     }),
   };
 }

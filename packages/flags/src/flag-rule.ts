@@ -1,6 +1,8 @@
 import type { Knex } from 'knex';
-import { createPolicyMemo, type Coordinate, type RefusalRule } from '@hub/runtime';
+import type { Coordinate, RefusalRule } from '@hub/runtime';
 import { refuses } from './effects.js';
+import type { HardBlocks } from './hard-blocks.js';
+import type { VersionMatchers } from './version-match.js';
 
 interface ActiveFlag {
   source: string;
@@ -13,32 +15,45 @@ interface ActiveFlag {
   expires_at: number | string | null;
 }
 
-/** Does the flag cover this coordinate? `*` covers the whole name, listings included. */
-const covers = (f: ActiveFlag, c: Coordinate): boolean => f.version_range === '*' || (c.version !== undefined && f.version === c.version);
+/**
+ * Does the flag cover this coordinate? `*` covers the whole name, listings included; another range covers
+ * the versions it admits (a listing stays served: it holds versions outside the range too).
+ */
+function covers(ranges: VersionMatchers, registry: string, f: ActiveFlag, c: Coordinate): boolean {
+  if (f.version_range === '*') return true;
+  if (c.version === undefined) return false;
+  return f.version_range === null ? f.version === c.version : ranges.covers(registry, f.version_range, c.version);
+}
 
 /**
- * The flags rule: active flags whose effect refuses on this registry. Registries with a security profile
- * read the flags on every request, so a hard block takes effect at once on every replica; elsewhere a
- * one-second memo per package applies, as for blocks, and the flag refuses from the next request on.
- * While the database is down, that memo answers from its last read (a flag stays a refusal); a registry
- * with a security profile has no memo, so it answers 503 (fail closed) until the database is back.
+ * The flags rule. Hard blocks come from memory (HardBlocks), so they refuse on every registry without a
+ * database read, and while the database is down. A `gate` flag refuses only on registries with a security
+ * profile, which read the database on every request (a gate takes effect at once on every replica, and
+ * answers 503 while the database is down: fail closed). Elsewhere nothing but a hard block refuses, so the
+ * rule never reads the database there.
  */
-export function createFlagRule(db: Knex, securityProfiles: ReadonlySet<string>, denied: (registry: string) => void = () => {}): { rule: RefusalRule; invalidate(): void } {
-  const memo = createPolicyMemo<ActiveFlag[]>();
+export function createFlagRule(db: Knex, securityProfiles: ReadonlySet<string>, ranges: VersionMatchers, hardBlocks: HardBlocks, denied: (registry: string) => void = () => {}): { rule: RefusalRule } {
   const load = (registry: string, name: string) =>
-    db('flags').where({ registry, package_name: name, state: 'active' }).select('source', 'external_id', 'version', 'version_range', 'kind', 'effect', 'summary', 'expires_at') as Promise<ActiveFlag[]>;
+    db('flags').where({ registry, package_name: name, state: 'active', effect: 'gate' }).select('source', 'external_id', 'version', 'version_range', 'kind', 'effect', 'summary', 'expires_at') as Promise<ActiveFlag[]>;
+  const reason = (c: Coordinate, f: Pick<ActiveFlag, 'version' | 'version_range' | 'kind' | 'effect' | 'source' | 'external_id' | 'summary'>) => {
+    const what = f.version_range === '*' ? `every version of ${c.name}` : f.version_range !== null ? `${c.name} ${c.version} (in ${f.version_range})` : `${c.name} ${f.version}`;
+    return `${what} is flagged ${f.kind} (${f.effect}) by flag source ${f.source}, ${f.external_id}${f.summary ? `: ${f.summary}` : ''}`;
+  };
   return {
     async rule(registry, c) {
-      const secure = securityProfiles.has(registry);
-      const flags = secure ? await load(registry, c.name) : await memo.get(`${registry}\0${c.name}`, () => load(registry, c.name));
       const now = Date.now();
-      // An expired flag acts as lifted (checked here, not in the query, so the memo cannot outlive the expiry).
-      const f = flags.find((x) => refuses(x.effect, secure) && covers(x, c) && (x.expires_at == null || Number(x.expires_at) > now));
+      const held = hardBlocks.find(registry, c, now);
+      if (held) {
+        denied(registry);
+        return reason(c, { ...held, effect: 'hard_block' });
+      }
+      if (!securityProfiles.has(registry)) return null;
+      const flags = await load(registry, c.name);
+      // An expired flag acts as lifted.
+      const f = flags.find((x) => refuses(x.effect, true) && covers(ranges, registry, x, c) && (x.expires_at == null || Number(x.expires_at) > now));
       if (!f) return null;
       denied(registry);
-      const what = f.version_range === '*' ? `every version of ${c.name}` : `${c.name} ${f.version}`;
-      return `${what} is flagged ${f.kind} (${f.effect}) by flag source ${f.source}, ${f.external_id}${f.summary ? `: ${f.summary}` : ''}`;
+      return reason(c, f);
     },
-    invalidate: () => memo.clear(),
   };
 }

@@ -5,8 +5,13 @@ import { createFlagRule } from './flag-rule.js';
 import { flagMigrations } from './migrations.js';
 import { flagAdminRoutes } from './routes/admin.js';
 import { createFlagMetrics } from './metrics.js';
+import { createVersionMatchers } from './version-match.js';
+import { createHardBlocks } from './hard-blocks.js';
 import { mountFlagPush, type FlagSource } from './routes/push.js';
 import { flagPackageFacts } from './package-facts.js';
+
+/** How often each replica looks at the flag change counter: a push on another replica applies within about this. */
+const HARD_BLOCK_POLL_MS = 1000;
 
 export { EFFECTS, refuses, type Effect } from './effects.js';
 export { EXPOSURE_COLUMNS, type ExposureRow } from './exposure.js';
@@ -22,10 +27,16 @@ export default definePlugin({
   description: 'Signed flags from external sources, the flags rule, and the exposure report',
   migrations: flagMigrations,
   config: flagSourcesSection,
-  setup(ctx) {
+  async setup(ctx) {
     const secure = new Set(ctx.registries.filter((r) => r.security !== undefined).map((r) => r.name));
     const metrics = createFlagMetrics(ctx.metrics, ctx.db, ctx.pluginConfig.map((s) => s.name));
-    const { rule, invalidate } = createFlagRule(ctx.db, secure, (registry) => metrics.denied(registry));
+    const typeOf = new Map(ctx.registries.map((r) => [r.name, r.type]));
+    const ranges = createVersionMatchers((registry) => ctx.kinds.get(typeOf.get(registry) ?? ''));
+    // Held before the first request is served; over the byte cap hub does not start.
+    const hardBlocks = createHardBlocks({ db: ctx.db, maxBytes: ctx.config.limits.flag_hard_block_bytes, log: ctx.log, ranges });
+    await hardBlocks.load();
+    hardBlocks.startPolling(HARD_BLOCK_POLL_MS);
+    const { rule } = createFlagRule(ctx.db, secure, ranges, hardBlocks, (registry) => metrics.denied(registry));
     ctx.refusals.push(rule);
     const sources = new Map<string, FlagSource>(
       ctx.pluginConfig.map((s) => [
@@ -42,8 +53,8 @@ export default definePlugin({
     );
     for (const s of ctx.pluginConfig.filter((f) => f.allow_unsigned_time))
       ctx.log.warn({ source: s.name }, 'flag source accepts requests without a signed time (allow_unsigned_time): anyone who saw one can replay it');
-    mountFlagPush({ hub: ctx, sources, registry: registryResolver(ctx), metrics, changed: invalidate });
-    mountAdminRoutes(ctx, flagAdminRoutes(ctx.pluginConfig.map((s) => s.name)));
+    mountFlagPush({ hub: ctx, sources, registry: registryResolver(ctx), metrics, ranges, changed: () => hardBlocks.changed() });
+    mountAdminRoutes(ctx, flagAdminRoutes(ctx.pluginConfig.map((s) => s.name), ranges));
     ctx.packageFacts.contribute('flags', flagPackageFacts(ctx.db));
     // Dependency analysis is incremental (only artifacts not read yet), so a frequent run is cheap.
     const analysis = startSchedule({
@@ -56,6 +67,11 @@ export default definePlugin({
         for (const r of ctx.registries) await analyseRegistry(ctx, r.name, ctx.log);
       },
     });
-    return { stop: () => analysis.stop() };
+    return {
+      stop: () => {
+        hardBlocks.stop();
+        return analysis.stop();
+      },
+    };
   },
 });

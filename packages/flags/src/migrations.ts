@@ -117,4 +117,34 @@ export const flagMigrations: Readonly<Record<string, Migration>> = {
       });
     },
   },
+  '005_version_ranges': {
+    async up(db) {
+      // Ranges in each ecosystem's own syntax (up to MAX_VERSION_RANGE_CHARS), not only "*". SQLite does not
+      // enforce a VARCHAR length, so only MySQL/MariaDB needs the wider column.
+      if (db.client.config.client !== 'mysql2') return;
+      await db.schema.alterTable('flags', (t) => {
+        t.string('version_range', 256).nullable().alter();
+      });
+    },
+    async down(db) {
+      if (db.client.config.client !== 'mysql2') return;
+      await db.schema.alterTable('flags', (t) => {
+        t.string('version_range', 64).nullable().alter();
+      });
+    },
+  },
+  '006_flag_changes': {
+    async up(db) {
+      // One counter every flag change moves, in the same transaction: replicas poll it and reload the
+      // hard_block flags they hold in memory when it moved.
+      await db.schema.createTable('flag_changes', (t) => {
+        t.integer('id').primary();
+        t.bigInteger('counter').notNullable();
+      });
+      await db('flag_changes').insert({ id: 1, counter: 0 });
+    },
+    async down(db) {
+      await db.schema.dropTable('flag_changes');
+    },
+  },
 };

@@ -15,7 +15,7 @@ const sign = (payload: string, secret = SECRET) => `sha256=${createHmac('sha256'
 
 type Signing = { source?: string; secret?: string; signature?: string | null; timestamp?: number; delivery?: string; spec?: boolean };
 
-async function setup(t: Test, db?: StoreDatabase) {
+async function setup(t: Test, db?: StoreDatabase, extra: Record<string, Record<string, unknown>> = {}) {
   const upstream = await startFixtureUpstream({ handler: npmFixtureHandler(NPM_FIXTURES) });
   t.teardown(() => upstream.close());
   const where = db ? hubOnDatabase(db) : {};
@@ -31,6 +31,7 @@ async function setup(t: Test, db?: StoreDatabase) {
       ...where.config,
       flag_sources: [{ name: 'osv', secret: SECRET }, { name: 'quiet', secret: 'other' }, { name: 'legacy', secret: SECRET, allow_unsigned_time: true }] as never,
       auth: { anonymous: [] },
+      ...extra,
     },
   });
   t.teardown(() => hub.close());
@@ -123,7 +124,10 @@ t.test('bad flags are per-item errors; the good ones of the batch are stored', a
     [flag({ effect: 'explode' }), /effect/],
     [flag({ version: undefined }), /give version or version_range/],
     [flag({ version_range: '*' }), /not both/],
-    [flag({ version_range: '^1.0.0', version: undefined }), /version_range/],
+    [flag({ version_range: '[1.0,2.0)', version: undefined }), /^version_range: "\[1\.0,2\.0\)" is not a npm version range: /],
+    [flag({ version_range: '>= 1.0.0, < 2', version: undefined }), /^version_range: .* is not a npm version range/],
+    [flag({ version_range: `${'>'.repeat(300)}1.0.0`, version: undefined }), /version_range/],
+    [flag({ version_range: '', version: undefined }), /version_range/],
     [flag({ package_name: 'Not A Name' }), /not a valid npm package/],
   ];
   for (const [i, [item, reason]] of cases.entries()) {
@@ -158,6 +162,53 @@ t.test('gate refuses only where a security profile is on; version_range * covers
   t.equal((await s.download('npm', 'hubdemo', '1.1.0')).status, 200, 'warn never refuses');
 });
 
+t.test('version_range in npm syntax: refuses the versions it admits, serves the rest and the listing, exposes who fetched them', async (t) => {
+  const s = await setup(t);
+  await s.download('npm', 'hubdemo', '1.0.0');
+  await s.download('npm', 'hubdemo', '1.1.0');
+  await s.hub.audit.flush();
+  await new Promise((r) => setTimeout(r, 5));
+  const pushed = await s.push([flag({ external_id: 'RANGE-1', version: undefined, version_range: ' >=1.0.0 <1.1.0 ' })]);
+  t.match(pushed.json, { accepted: 1, rejected: 0, flags: [{ external_id: 'RANGE-1', version: null, version_range: '>=1.0.0 <1.1.0' }] }, 'stored trimmed');
+  const refused = await s.download('npm', 'hubdemo', '1.0.0');
+  t.equal(refused.status, 403, 'a version inside the range is refused, cached or not');
+  t.match(refused.body, { error: { code: 'package_blocked', message: 'hubdemo 1.0.0 (in >=1.0.0 <1.1.0) is flagged malware (hard_block) by flag source osv, RANGE-1: steals tokens' } });
+  t.equal((await s.download('npm', 'hubdemo', '1.1.0')).status, 200, 'a version outside it is served');
+  const packument = await fetch(`${s.url}/proxy/npm/hubdemo`, { headers: { authorization: `Bearer ${s.alice}`, accept: 'application/json' } });
+  t.equal(packument.status, 200, 'the listing is served: it holds versions outside the range');
+  await packument.arrayBuffer();
+  await s.push([flag({ external_id: 'RANGE-1', version: undefined, version_range: '^1.1.0' })]);
+  t.equal((await s.download('npm', 'hubdemo', '1.0.0')).status, 200, 'a re-pushed range replaces the old one at once');
+  t.equal((await s.download('npm', 'hubdemo', '1.1.0')).status, 403);
+  await s.hub.audit.flush();
+  const rows = JSON.parse((await s.api('/api/v1/admin/exposure')).text).rows;
+  t.match(rows, [{ consumer: 'alice', version: '1.1.0', exposure: 'direct', external_id: 'RANGE-1', fetches_before_flag: 1, fetches_after_flag: 1 }], 'exposure counts fetches of the versions in the range only');
+  t.equal(rows.length, 1);
+});
+
+t.test('exposure coverage: window_truncated_at when audit-log retention cut into the asked window', async (t) => {
+  const s = await setup(t, undefined, { audit_log: { retention_days: 30 } });
+  const all = JSON.parse((await s.api('/api/v1/admin/exposure')).text).coverage;
+  const cutoff = Date.parse(all.window_truncated_at);
+  t.ok(Math.abs(cutoff - (Date.now() - 30 * 86_400_000)) < 3_600_000, 'all time reaches past retention: fetches before 30 days ago are gone');
+  t.ok(JSON.parse((await s.api('/api/v1/admin/exposure?from=2000-01-01')).text).coverage.window_truncated_at, 'a window from 2000 too');
+  const recent = new Date(Date.now() - 86_400_000).toISOString();
+  t.equal(JSON.parse((await s.api(`/api/v1/admin/exposure?from=${encodeURIComponent(recent)}`)).text).coverage.window_truncated_at, null, 'a window inside retention is whole');
+});
+
+t.test('exposure CSV export pages through the flags (keyset on id): every flag past the first page is in it, once', async (t) => {
+  const s = await setup(t);
+  await s.download('npm', 'hubdemo', '1.0.0');
+  await s.hub.audit.flush();
+  const ids = Array.from({ length: 250 }, (_, i) => `BULK-${String(i).padStart(3, '0')}`);
+  t.match((await s.push(ids.map((external_id) => flag({ external_id, effect: 'warn' })))).json, { accepted: 250 });
+  const csv = await s.api('/api/v1/admin/exposure/export?format=csv');
+  t.equal(csv.status, 200);
+  const records = parseCsv(csv.text).slice(1).filter((r) => r.length > 1);
+  t.same(records.map((r) => r[9]), ids, 'one row per flag, in id order, none twice');
+  t.equal(JSON.parse((await s.api('/api/v1/admin/exposure')).text).rows.length, 250, 'the JSON report reads the same pages');
+});
+
 t.test('exposure: who fetched a flagged version, before and after the flag, as JSON and CSV', async (t) => {
   const s = await setup(t);
   const bob = await s.token('bob', { roles: ['reader'] });
@@ -176,7 +227,14 @@ t.test('exposure: who fetched a flagged version, before and after the flag, as J
   t.match(byUser.alice, { user_id: 'alice', ip_addresses: '127.0.0.1', registry: 'npm', package_name: 'hubdemo', version: '1.0.0', exposure: 'direct', via: null, source: 'osv', external_id: 'GHSA-1', effect: 'warn', flag_state: 'active', fetches_before_flag: 2, fetches_after_flag: 0 });
   t.match(byUser.bob, { fetches_before_flag: 1, fetches_after_flag: 1 });
   t.equal(report.rows.length, 2, 'hubdemo 1.1.0 is not flagged');
-  t.match(report.coverage, { registries_with_sbom: 2, analysis: /never run/, sources: [{ name: 'osv', pushed: true, flags: 1 }, { name: 'quiet', pushed: false, flags: 0, last_push_at: null }] });
+  t.match(report.coverage, {
+    knows: /only the flags sources pushed to it and the fetches made through hub/,
+    window_truncated_at: null,
+    registries_with_sbom: 2,
+    registries: [{ name: 'npm', flagged: true, flags_live: 1 }, { name: 'secure', flagged: false, flags_live: 0 }],
+    analysis: /never run/,
+    sources: [{ name: 'osv', pushed: true, flags: 1, live: 1, lifted: 0 }, { name: 'quiet', pushed: false, flags: 0, live: 0, lifted: 0, last_push_at: null }],
+  });
 
   t.same(JSON.parse((await s.api('/api/v1/admin/exposure?min_effect=gate')).text).rows, [], 'min_effect=gate leaves out a warn flag');
   t.equal(JSON.parse((await s.api('/api/v1/admin/exposure?min_effect=warn&when=before-flag')).text).rows.length, 2);
@@ -187,7 +245,9 @@ t.test('exposure: who fetched a flagged version, before and after the flag, as J
   t.equal((await s.api('/api/v1/admin/exposure?when=sometimes')).status, 400);
 
   await s.lift('GHSA-1');
-  t.equal(JSON.parse((await s.api('/api/v1/admin/exposure')).text).rows.length, 2, 'a tombstone still answers');
+  const afterLift = JSON.parse((await s.api('/api/v1/admin/exposure')).text);
+  t.equal(afterLift.rows.length, 2, 'a tombstone still answers');
+  t.match(afterLift.coverage, { registries: [{ name: 'npm', flagged: false }], sources: [{ name: 'osv', flags: 1, live: 0, lifted: 1 }] }, 'coverage counts the lifted flag as lifted');
 
   const csv = await s.api('/api/v1/admin/exposure/export?format=csv');
   t.equal(csv.status, 200);
@@ -216,16 +276,26 @@ t.test('dependency analysis: who fetched a dependent of a flagged version', asyn
 
   const report = JSON.parse((await s.api('/api/v1/admin/exposure')).text);
   const byUser = Object.fromEntries(report.rows.map((r: any) => [r.consumer, r]));
-  t.match(byUser.alice, { package_name: 'hubdep', version: '1.0.0', exposure: 'dependent', via: 'hubdemo@1.1.0 depends on hubdep ^1.0.0', external_id: 'DEP-1', fetches_before_flag: 1 });
-  t.match(byUser.bob, { exposure: 'dependent', via: '@hubtest/scoped@1.0.0 depends on hubdep ^1.0.0' });
+  t.match(byUser.alice, { package_name: 'hubdep', version: '1.0.0', exposure: 'dependent', via: 'hubdemo@1.1.0 depends on hubdep ^1.0.0: pulls 1.0.0', external_id: 'DEP-1', fetches_before_flag: 1 });
+  t.match(byUser.bob, { exposure: 'dependent', via: '@hubtest/scoped@1.0.0 depends on hubdep ^1.0.0: pulls 1.0.0' });
   t.equal(report.rows.length, 2);
   t.match(report.coverage.registries.find((r: any) => r.name === 'npm'), { sbom: true, artifacts_analysed: 2 });
   t.ok(report.coverage.registries.find((r: any) => r.name === 'npm').analysed_at, 'when analysis last ran');
-  t.match(report.coverage.analysis, /not evaluated/);
+  t.match(report.coverage.analysis, /ranges are evaluated/);
+
+  // The dependents' declared range (^1.0.0) is evaluated: a flag on versions it does not admit exposes nobody.
+  await s.push([flag({ external_id: 'DEP-2', package_name: 'hubdep', version: '2.0.1', effect: 'warn' }), flag({ external_id: 'DEP-3', package_name: 'hubdep', version: undefined, version_range: '>=0.1.0 <1.0.0', effect: 'warn' })]);
+  const rows = JSON.parse((await s.api('/api/v1/admin/exposure')).text).rows;
+  t.same(rows.filter((r: any) => r.external_id === 'DEP-2'), [], '^1.0.0 does not pull 2.0.1');
+  t.same(
+    rows.filter((r: any) => r.external_id === 'DEP-3').map((r: any) => r.via).sort(),
+    ['@hubtest/scoped@1.0.0 depends on hubdep ^1.0.0: may pull a flagged version', 'hubdemo@1.1.0 depends on hubdep ^1.0.0: may pull a flagged version'],
+    'a range flag with no version of it fetched through hub: hub cannot tell, and says so',
+  );
 
   await s.hub.artifacts.purge('npm', 'hubdemo', '1.1.0');
   await fetch(`${s.url}/api/v1/admin/exposure/analyse`, { method: 'POST', headers: { authorization: `Bearer ${s.adminToken}`, 'content-type': 'application/json' }, body: '{}' });
-  t.same(JSON.parse((await s.api('/api/v1/admin/exposure')).text).rows.map((r: any) => r.consumer), ['bob'], 'an artifact no longer held is forgotten');
+  t.same(JSON.parse((await s.api('/api/v1/admin/exposure?source=osv')).text).rows.filter((r: any) => r.external_id === 'DEP-1').map((r: any) => r.consumer), ['bob'], 'an artifact no longer held is forgotten');
 });
 
 /** The flags tables and the exposure queries (sums, upserts) on SQLite and, with HUB_TEST_MYSQL_URL, on MariaDB. */

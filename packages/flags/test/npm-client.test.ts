@@ -65,3 +65,31 @@ t.test('a security team flags a dependency: the next npm install is refused, and
   t.match(rows, [{ consumer: 'ci-early', package_name: 'hubdep', version: '1.0.0', exposure: 'direct', external_id: 'MAL-1', fetches_before_flag: 1 }], 'the early install is exposed; the refused one is not');
   t.equal(rows.length, 1);
 });
+
+t.test('a range-flagged dependency: npm install is refused with the reason, naming the version the range caught', async (t) => {
+  const upstream = await startFixtureUpstream({ handler: npmFixtureHandler(NPM_FIXTURES) });
+  t.teardown(() => upstream.close());
+  const hub = await startTestHub({
+    dir: t.testdir(),
+    plugins: [npm, admin, flags],
+    registries: [{ name: 'npm', type: 'npm', mode: 'proxy', upstream: upstream.url }],
+    config: { flag_sources: [{ name: 'scanner', secret: SECRET }] as never },
+  });
+  t.teardown(() => hub.close());
+  const registry = `${hub.url}/proxy/npm/`;
+  const body = JSON.stringify({ flags: [{ external_id: 'GHSA-r4ng', registry: 'npm', package_name: 'hubdep', version_range: '>=0.9.0 <1.0.1', kind: 'vulnerability', effect: 'hard_block', summary: 'prototype pollution', fixed_version: '1.0.1' }] });
+  const pushed = await fetch(`${hub.url}/api/v1/flags/scanner`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...signFlagRequest({ secret: SECRET, method: 'POST', path: '/api/v1/flags/scanner', body }) },
+    body,
+  });
+  t.match(await pushed.json(), { accepted: 1, rejected: 0 });
+
+  const err = await project(t, registry, await hub.token('ci', { roles: ['reader'] }))('hubdemo@1.1.0').then(
+    () => null,
+    (e: { stderr: string }) => e,
+  );
+  t.ok(err, 'npm install fails');
+  t.match(err?.stderr ?? '', /E403|403 Forbidden/, 'npm reports the 403');
+  t.match(err?.stderr ?? '', /npm notice hub: hubdep 1\.0\.0 \(in >=0\.9\.0 <1\.0\.1\) is flagged vulnerability \(hard_block\) by flag source scanner, GHSA-r4ng: prototype pollution/, "npm shows hub's reason");
+});

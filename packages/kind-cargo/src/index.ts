@@ -6,6 +6,7 @@ import { declaredDigests } from './declared-digests.js';
 import { probe } from './probe.js';
 import { routes } from './routes.js';
 import { sbom } from './sbom.js';
+import { cargoVersionRange } from './version-range.js';
 
 /**
  * cargo: the sparse index protocol. hub makes the index config.json itself (downloads point at hub,
@@ -26,4 +27,5 @@ export default defineKind({
   probe,
   declaredDigests,
   sbom,
+  versionRange: cargoVersionRange,
 });

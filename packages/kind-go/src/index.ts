@@ -6,6 +6,7 @@ import { isGoVersion } from './module-path.js';
 import { probe } from './probe.js';
 import { routes, type GoConfig } from './routes.js';
 import { sbom } from './sbom.js';
+import { goVersionRange } from './version-range.js';
 
 export const configSchema = Type.Object(
   {
@@ -34,4 +35,5 @@ export default defineKind<GoConfig>({
   clientCheck,
   probe,
   sbom,
+  versionRange: goVersionRange,
 });

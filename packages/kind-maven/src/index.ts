@@ -5,6 +5,7 @@ import { isVersion, splitName } from './layout.js';
 import { probe } from './probe.js';
 import { routes } from './routes.js';
 import { sbom } from './sbom.js';
+import { mavenVersionRange } from './version-range.js';
 
 /** maven: a Maven 2 repository layout under `/proxy/<name>/maven2/` (POMs, jars, checksums, maven-metadata.xml). */
 export default defineKind({
@@ -31,6 +32,7 @@ export default defineKind({
   clientCheck,
   probe,
   sbom,
+  versionRange: mavenVersionRange,
 });
 
 /** The DOCTYPE-refusing XML reader this kind uses, for other code that reads POMs or metadata. */

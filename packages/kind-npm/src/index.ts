@@ -7,6 +7,7 @@ import { declaredDigests } from './declared-digests.js';
 import { probe } from './probe.js';
 import { routes } from './routes.js';
 import { sbom } from './sbom.js';
+import { npmVersionRange } from './version-range.js';
 
 /** npm: tarball downloads by the SPEC 4.1 routes, and packuments for the npm client. */
 export default defineKind({
@@ -27,6 +28,7 @@ export default defineKind({
   probe,
   declaredDigests,
   sbom,
+  versionRange: npmVersionRange,
   publishTimes: true,
   // npm shows a failed request's JSON `error` only when it is a string, but logs an `npm-notice` header
   // always: so a refusal's reason reaches the person at the terminal. Header values must be printable ASCII.

@@ -6,6 +6,7 @@ import { isPackageId, normalizeVersion } from './names.js';
 import { probe } from './probe.js';
 import { routes } from './routes.js';
 import { sbom } from './sbom.js';
+import { nugetVersionRange } from './version-range.js';
 
 export const configSchema = Type.Object(
   {
@@ -38,6 +39,7 @@ export default defineKind({
   clientCheck,
   probe,
   sbom,
+  versionRange: nugetVersionRange,
 });
 
 /** The DOCTYPE-refusing XML reader this kind uses, for other code that reads .nuspec files. */

@@ -6,6 +6,7 @@ import { declaredDigests } from './declared-digests.js';
 import { probe } from './probe.js';
 import { routes } from './routes.js';
 import { sbom } from './sbom.js';
+import { gemVersionRange } from './version-range.js';
 
 /**
  * rubygems: the gem API (SPEC 4.1), the compact index and the full index, so that gem and bundler
@@ -25,4 +26,5 @@ export default defineKind({
   probe,
   declaredDigests,
   sbom,
+  versionRange: gemVersionRange,
 });

@@ -141,7 +141,7 @@ t.test('a full example parses, with every value where the file put it', async (t
   tt.same(anon, ['source:read']);
   tt.equal(cfg.auth.admin_token_sha256, 'ab'.repeat(32), 'admin hash lower-cased');
   tt.same(cfg.auth.policies, [{ effect: 'deny', permissions: ['source:read'], roles: ['reader'], registries: ['internal-*'], packages: ['@acme/*'] }]);
-  tt.same(cfg.limits, { packages_per_page: 20, rate_per_ip: 2.5, burst_per_ip: 10, challenges_per_ip: 20, challenge_burst_per_ip: 200, rate_store: 'memory', rate_store_failure: 'open', max_json_body_bytes: 4096, max_metadata_bytes: 67108864, max_artifact_bytes: 4294967296 });
+  tt.same(cfg.limits, { packages_per_page: 20, rate_per_ip: 2.5, burst_per_ip: 10, challenges_per_ip: 20, challenge_burst_per_ip: 200, rate_store: 'memory', rate_store_failure: 'open', max_json_body_bytes: 4096, max_metadata_bytes: 67108864, max_artifact_bytes: 4294967296, flag_hard_block_bytes: 67108864 });
   tt.equal(cfg.cache.memory_bytes, 0);
   tt.same(cfg.sections.upstream_audit, { enabled: true, on_confirmed: 'block', confirm_after: 1, confirm_min_age_secs: 0, outage_ratio: 0.5, min_probed: 3, interval_secs: 300 }, "a plugin's section, as written");
   tt.same(cfg.sections.flag_sources, [{ name: 'osv-bridge', secret: 's3cret' }]);
@@ -196,6 +196,7 @@ t.test('an empty file gets every default', async (tt) => {
       max_json_body_bytes: 1048576,
       max_metadata_bytes: 67108864,
       max_artifact_bytes: 4294967296,
+      flag_hard_block_bytes: 67108864,
     },
     cache: { memory_bytes: 134217728, memory_max_object_bytes: 1048576, metadata_fetch_concurrency: 32, verify_reads: true, fetch_lease_secs: 10, negative_ttl_secs: 60, max_bytes: 0, max_idle_days: 0, retention_interval_secs: 3600 },
     audit_log: { enabled: true, flush_interval_ms: 500, batch_rows: 500, retention_days: 0 },

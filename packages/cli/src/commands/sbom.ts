@@ -35,6 +35,7 @@ Examples:
   hub sbom npm lodash 4.17.21
   hub sbom --registry crates --format cyclonedx --output crates.cdx.json`,
   options: { registry: { type: 'string' }, package: { type: 'string' }, version: { type: 'string' }, format: { type: 'string' }, output: { type: 'string', short: 'o' } },
+  routes: ['GET /api/v1/admin/sbom/:registry/:package/:version', 'GET /api/v1/admin/sbom'],
   positionals: { min: 0, max: 3 },
   async run({ io, values, positionals, json, api, command }) {
     const registry = optionOrPositional(values, 'registry', positionals[0], command, { required: false });

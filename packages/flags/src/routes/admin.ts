@@ -4,8 +4,9 @@ import { FlagList } from '../schemas.js';
 import { adminRoute, checkCsvFormat, csvRecord, errors, parseTime, queryValue, sendCsv, type AdminRoute, queryParameters } from '@hub/runtime';
 import { analyseRegistry } from '../analysis.js';
 import { EFFECTS } from '../effects.js';
-import { EXPOSURE_COLUMNS, exposureCoverage, exposureRows, type ExposureFilter } from '../exposure.js';
+import { EXPOSURE_COLUMNS, exposureCoverage, exposureRows, exposureStream, type ExposureFilter } from '../exposure.js';
 import { flagJson, flagState, type FlagRow } from '../flag-json.js';
+import type { VersionMatchers } from '../version-match.js';
 
 const WHEN = new Set(['before-flag', 'after-flag', 'any']);
 
@@ -30,7 +31,7 @@ function exposureFilter(ctx: Koa.Context): ExposureFilter {
 
 const AnalyseBody = Type.Object({ registry: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) }, { additionalProperties: false });
 
-export const flagAdminRoutes = (sourceNames: readonly string[]): AdminRoute[] => [
+export const flagAdminRoutes = (sourceNames: readonly string[], ranges: VersionMatchers): AdminRoute[] => [
   adminRoute({
     method: 'POST',
     path: '/api/v1/admin/exposure/analyse',
@@ -77,8 +78,9 @@ export const flagAdminRoutes = (sourceNames: readonly string[]): AdminRoute[] =>
     action: 'exposure',
     query: queryParameters({ source: 'a flag source', min_effect: 'the weakest effect included', when: 'before-flag, after-flag or any', registry: 'a registry name', package: 'a canonical package name', from: 'RFC 3339 time or date' }),
     async handle({ ctx, hub }) {
-      const rows = await exposureRows(hub.db, hub.services.accessLog, exposureFilter(ctx));
-      ctx.body = { rows, coverage: await exposureCoverage(hub, sourceNames) };
+      const filter = exposureFilter(ctx);
+      const rows = await exposureRows(hub.db, hub.services.accessLog, ranges, filter);
+      ctx.body = { rows, coverage: await exposureCoverage(hub, sourceNames, filter.from) };
     },
   }),
   adminRoute({
@@ -90,8 +92,13 @@ export const flagAdminRoutes = (sourceNames: readonly string[]): AdminRoute[] =>
     produces: 'text/csv',
     async handle({ ctx, hub }) {
       checkCsvFormat(ctx);
-      const rows = await exposureRows(hub.db, hub.services.accessLog, exposureFilter(ctx));
-      sendCsv(ctx, 'exposure.csv', [csvRecord(EXPOSURE_COLUMNS), ...rows.map((r) => csvRecord(EXPOSURE_COLUMNS.map((c) => r[c])))]);
+      const filter = exposureFilter(ctx);
+      // Streamed: flags are read a page at a time and each flag's rows written as they are made.
+      async function* records() {
+        yield csvRecord(EXPOSURE_COLUMNS);
+        for await (const r of exposureStream(hub.db, hub.services.accessLog, ranges, filter)) yield csvRecord(EXPOSURE_COLUMNS.map((c) => r[c]));
+      }
+      sendCsv(ctx, 'exposure.csv', records());
     },
   }),
 ];

@@ -1,10 +1,12 @@
 import type Koa from 'koa';
 import { Type, type Static } from 'typebox';
-import { HubError, bodyValidator, canonicalCoordinate, errors, parseJson, readJsonBytes, type AuditContext, type PluginContext, type RegistryRef } from '@hub/runtime';
+import { HubError, MAX_VERSION_RANGE_CHARS, bodyValidator, canonicalCoordinate, errors, parseJson, readJsonBytes, type AuditContext, type PluginContext, type RegistryRef } from '@hub/runtime';
 import { EFFECTS, effectRank, type Effect } from '../effects.js';
 import type { FlagMetrics } from '../metrics.js';
 import { SIGNED_TIME_WINDOW_SECS, verifySigned, type SignedRequest } from '../signature.js';
 import { flagJson, type FlagRow } from '../flag-json.js';
+import type { VersionMatchers } from '../version-match.js';
+import { bumpFlagChanges } from '../hard-blocks.js';
 
 /** At most this many flags a request; more is 413, nothing stored (the source splits the batch). */
 export const MAX_BATCH = 1000;
@@ -17,7 +19,7 @@ const FlagItem = Type.Object(
     registry: Type.String({ minLength: 1, maxLength: 64 }),
     package_name: Type.String({ minLength: 1, maxLength: 512 }),
     version: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
-    version_range: Type.Optional(Type.Literal('*')),
+    version_range: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_VERSION_RANGE_CHARS })),
     kind: Type.String({ pattern: '^[a-z][a-z0-9_-]{0,63}$' }),
     effect: Type.Union(EFFECTS.map((e) => Type.Literal(e))),
     summary: Type.Optional(Type.String({ maxLength: 4000 })),
@@ -81,8 +83,9 @@ export interface PushDeps {
   sources: ReadonlyMap<string, FlagSource>;
   registry(name: string): RegistryRef;
   metrics: FlagMetrics;
-  /** Called after any change, so this replica refuses at once. */
-  changed(): void;
+  ranges: VersionMatchers;
+  /** Called after any change, so this replica refuses at once (awaited before the answer). */
+  changed(): Promise<void>;
 }
 
 type Stored = { source: string; external_id: string; registry: string; package_name: string; version: string | null; version_range: string | null; kind: string; effect: string; summary: string | null; severity: string | null; reference_url: string | null; fixed_version: string | null; expires_at: number | null; requested_effect: string | null };
@@ -93,7 +96,7 @@ type Stored = { source: string; external_id: string; registry: string; package_n
  * `/api/v1/flags/<source>/<external_id>` lifts one, leaving a tombstone. No bearer token: the HMAC over
  * `<timestamp>\n<delivery>\n` and the exact body (or `DELETE\n<path>`) is the authentication; see verifySigned.
  */
-export function mountFlagPush({ hub, sources, registry, metrics, changed }: PushDeps): void {
+export function mountFlagPush({ hub, sources, registry, metrics, ranges, changed }: PushDeps): void {
   let prunedAt = 0;
   let countsPrunedAt = 0;
   /**
@@ -217,9 +220,10 @@ export function mountFlagPush({ hub, sources, registry, metrics, changed }: Push
         else await trx('flags').insert(row);
         out.push((await trx('flags').where({ source, external_id: r.external_id }).first()) as FlagRow);
       }
+      if (out.length) await bumpFlagChanges(trx);
       return out;
     });
-    if (saved.length) changed();
+    if (saved.length) await changed();
     const capped = saved.filter((f) => f.requested_effect != null).length;
     metrics.push(source, 'accepted', saved.length);
     metrics.push(source, 'capped', capped);
@@ -244,7 +248,7 @@ export function mountFlagPush({ hub, sources, registry, metrics, changed }: Push
 
   /** Everything about one flag but its schema: version, registry and scope, name, URL, expiry, effect ceiling. */
   function checkItem(f: Static<typeof FlagItem>, source: string, src: FlagSource): Stored {
-    if ((f.version === undefined) === (f.version_range === undefined)) throw errors.badRequest('give version or version_range "*", not both or neither');
+    if ((f.version === undefined) === (f.version_range === undefined)) throw errors.badRequest('give version or version_range, not both or neither');
     let reg: RegistryRef;
     try {
       reg = registry(f.registry);
@@ -253,6 +257,12 @@ export function mountFlagPush({ hub, sources, registry, metrics, changed }: Push
     }
     if (!src.registries.some((g) => globMatches(g, reg.name))) throw errors.badRequest(`registry: flag source ${source} may not flag registry ${reg.name} (its registries: ${src.registries.join(', ')})`);
     const c = canonicalCoordinate(reg, f.package_name, f.version, undefined);
+    // Parsed here with the kind's own syntax, so an unparseable range is this item's error and never stored.
+    const versionRange = f.version_range?.trim();
+    if (versionRange !== undefined) {
+      const m = ranges.compile(reg.name, versionRange);
+      if (typeof m === 'string') throw errors.badRequest(`version_range: "${versionRange.slice(0, 64)}"${versionRange.length > 64 ? '...' : ''} is not a ${reg.kind.id} version range: ${m}`.slice(0, 400));
+    }
     const urlProblem = f.reference_url === undefined ? null : badReferenceUrl(f.reference_url);
     if (urlProblem) throw errors.badRequest(urlProblem);
     let expiresAt: number | null = null;
@@ -267,7 +277,7 @@ export function mountFlagPush({ hub, sources, registry, metrics, changed }: Push
       registry: reg.name,
       package_name: c.name,
       version: c.version ?? null,
-      version_range: f.version_range ?? null,
+      version_range: versionRange ?? null,
       kind: f.kind,
       effect: cappedEffect,
       summary: f.summary ?? null,
@@ -290,8 +300,12 @@ export function mountFlagPush({ hub, sources, registry, metrics, changed }: Push
     if (!old) throw errors.notFound(`flag source ${source} has no flag ${externalId.slice(0, 255)}`);
     Object.assign(audit, { registry: old.registry, package: old.package_name, version: old.version ?? undefined, detail: `secret: ${secret}; lifted ${externalId.slice(0, 255)}` });
     if (old.raise_signed_at != null && Number(old.raise_signed_at) > signedAt) throw errors.conflict(`flag ${externalId.slice(0, 255)} was raised by a request signed after this lift; it stays active`);
-    if (old.state === 'active') await hub.db('flags').where({ id: old.id }).update({ state: 'tombstone', lifted_at: Date.now(), updated_at: Date.now(), lift_signed_at: signedAt });
-    changed();
+    if (old.state === 'active')
+      await hub.db.transaction(async (trx) => {
+        await trx('flags').where({ id: old.id }).update({ state: 'tombstone', lifted_at: Date.now(), updated_at: Date.now(), lift_signed_at: signedAt });
+        await bumpFlagChanges(trx);
+      });
+    await changed();
     ctx.type = 'application/json';
     ctx.body = { flag: flagJson((await hub.db('flags').where({ id: old.id }).first()) as FlagRow) };
   });

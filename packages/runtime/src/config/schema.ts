@@ -185,6 +185,12 @@ export const LimitsSchema = Type.Object(
     max_json_body_bytes: Type.Integer({ default: 1048576, minimum: 1, description: 'Largest JSON request body accepted (413 above).' }),
     max_metadata_bytes: Type.Integer({ default: 67108864, minimum: 1, description: 'Largest upstream metadata document hub will read.' }),
     max_artifact_bytes: Type.Integer({ default: 4294967296, minimum: 1, description: 'Largest artifact hub will fetch, store or accept on publish.' }),
+    flag_hard_block_bytes: Type.Integer({
+      default: 67108864,
+      minimum: 1024,
+      description:
+        'Memory for the active `hard_block` flags each replica holds (so they refuse while the database is down), counted as the bytes of their strings plus a fixed overhead per flag. Over it hub refuses to start; a later reload over it keeps the previous set and logs an error.',
+    }),
   },
   { ...strict, default: {}, description: 'Sizes and rates that protect the instance.' },
 );

@@ -1,0 +1,63 @@
+import { fileURLToPath } from 'node:url';
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import t from 'tap';
+import admin from '@hub/admin';
+import npm from '@hub/kind-npm';
+import { npmFixtureHandler, signFlagRequest, startFixtureUpstream, startTestHub } from '@hub/testkit';
+import flags from '../src/index.js';
+
+const NPM_FIXTURES = fileURLToPath(new URL('../../../kind-npm/test/fixtures/upstream/', import.meta.url));
+const SECRET = 'bulk-secret';
+const FLAGS = 1000;
+const CONSUMERS = 100;
+
+// A collection before each sample, so garbage not yet collected is not counted as memory held.
+v8.setFlagsFromString('--expose-gc');
+const gc = vm.runInNewContext('gc') as () => void;
+
+t.test('the exposure CSV export streams 100,000 rows with flat memory', async (t) => {
+  const upstream = await startFixtureUpstream({ handler: npmFixtureHandler(NPM_FIXTURES) });
+  t.teardown(() => upstream.close());
+  const hub = await startTestHub({
+    dir: t.testdir(),
+    plugins: [npm, admin, flags],
+    registries: [{ name: 'npm', type: 'npm', mode: 'proxy', upstream: upstream.url }],
+    config: { flag_sources: [{ name: 'bulk', secret: SECRET }] as never },
+  });
+  t.teardown(() => hub.close());
+  // 100 consumers fetched hubdemo 1.0.0 a day ago (audit rows as the download route writes them) ...
+  const at = Date.now() - 86_400_000;
+  await hub.hub.db('access_events').insert(
+    Array.from({ length: CONSUMERS }, (_, i) => ({ at, user_id: `consumer-${i}`, ip_address: '127.0.0.1', action: 'download', outcome: 'allowed', registry: 'npm', package: 'hubdemo', version: '1.0.0', status: 200, token_id: null, code: null, request_id: null, detail: null })),
+  );
+  // ... and 1,000 flags name that version: 100,000 rows.
+  const body = JSON.stringify({ flags: Array.from({ length: FLAGS }, (_, i) => ({ external_id: `BULK-${i}-${'x'.repeat(200)}`, registry: 'npm', package_name: 'hubdemo', version: '1.0.0', kind: 'vulnerability', effect: 'warn', summary: 's' })) });
+  const pushed = await fetch(`${hub.url}/api/v1/flags/bulk`, { method: 'POST', headers: { 'content-type': 'application/json', ...signFlagRequest({ secret: SECRET, method: 'POST', path: '/api/v1/flags/bulk', body }) }, body });
+  t.match(await pushed.json(), { accepted: FLAGS });
+
+  gc();
+  const base = process.memoryUsage().rss;
+  let peak = base;
+  let lines = 0;
+  let bytes = 0;
+  const res = await fetch(`${hub.url}/api/v1/admin/exposure/export?format=csv`, { headers: { authorization: `Bearer ${hub.adminToken}` } });
+  t.equal(res.status, 200);
+  // Read and dropped chunk by chunk: only hub's side could hold the rows.
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    bytes += chunk.length;
+    const before = lines;
+    for (const b of chunk) if (b === 10) lines++;
+    // Sampled after a collection, so garbage the collector has not reached yet is not counted as held.
+    if (Math.floor(before / 10_000) !== Math.floor(lines / 10_000)) {
+      gc();
+      peak = Math.max(peak, process.memoryUsage().rss);
+    }
+  }
+  t.equal(lines, 1 + FLAGS * CONSUMERS, 'a header and 100,000 rows');
+  const growth = peak - base;
+  t.comment(`CSV ${(bytes / 1e6).toFixed(1)} MB; RSS grew ${(growth / 1e6).toFixed(1)} MB`);
+  // Loose: the CSV is far larger than the bound, and holding its rows would be several times the CSV.
+  t.ok(bytes > 30e6, 'the export is larger than the memory bound below');
+  t.ok(growth < bytes / 2, `RSS grew by less than half the export (${(growth / 1e6).toFixed(1)} MB of ${(bytes / 1e6).toFixed(1)} MB)`);
+});
