@@ -291,8 +291,7 @@ const sizes = [
   ['20 MiB', 20 * MiB],
 ];
 const warmPaths = sizes.map(([label, size]) => [label, addPackage(`bench-${size}`, size)]);
-const slowPath = addPackage('bench-slow-warm', SLOW_SIZE);
-const slowColdPath = addPackage('bench-slow-cold', SLOW_SIZE);
+const slowPath = addPackage('bench-slow', SLOW_SIZE);
 const coldPaths = Array.from({ length: COLD_ROUNDS }, (_, i) => addPackage(`bench-cold-${i}`, COLD_SIZE));
 
 const ref = await startReference();
@@ -432,25 +431,29 @@ function slowClient(url) {
     }).on('error', reject);
   });
 }
-async function slowRun(label, p) {
-  await sleep(500);
-  const before = rssBytes(hub.pids);
+async function slowRun(server, label, p) {
+  await sleep(1000);
+  const before = rssBytes(server.pids);
   let peak = before;
-  const timer = setInterval(() => (peak = Math.max(peak, rssBytes(hub.pids))), 100);
+  const timer = setInterval(() => (peak = Math.max(peak, rssBytes(server.pids))), 100);
   const t0 = performance.now();
-  const got = await Promise.all(Array.from({ length: SLOW_CLIENTS }, () => slowClient(`${hub.url}/proxy/npm${p}`)));
+  const got = await Promise.all(Array.from({ length: SLOW_CLIENTS }, () => slowClient(`${server.url}/proxy/npm${p}`)));
   clearInterval(timer);
   if (got.some((n) => n !== packages.get(p.split('/')[1]).tgz.length)) throw new Error('a slow client got a short body');
   return { case: `${SLOW_CLIENTS} clients × ${SLOW_SIZE / MiB} MiB at ${SLOW_RATE / 1e6} MB/s, ${label}`, 'RSS before MB': mb(before), 'peak RSS MB': mb(peak), 'growth MB': mb(peak - before), 'seconds': +((performance.now() - t0) / 1000).toFixed(1) };
 }
 const slowRows = [];
 if (runs('slow')) {
-  originSlow = false;
-  await getAll(`${hub.url}/proxy/npm${slowPath}`);
-  slowRows.push(await slowRun('warm', slowPath));
+  // Each in a fresh hub process, so neither baseline carries the other's garbage: cold (the clients join the
+  // fetch), then a new process on the same store serves the now cached artifact (warm).
   originSlow = true;
-  slowRows.push(await slowRun('cold', slowColdPath));
+  const cold = await startHub('slow');
+  slowRows.push(await slowRun(cold, 'cold', slowPath));
+  await cold.stop();
   originSlow = false;
+  const warm = await startHub('slow');
+  slowRows.push(await slowRun(warm, 'warm', slowPath));
+  await warm.stop();
 }
 console.log(`\nslow clients: hub RSS (${ref.name} idle RSS ${results.reference.idleRssMB} MB)`);
 console.table(slowRows);

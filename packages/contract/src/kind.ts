@@ -150,6 +150,12 @@ export interface MetadataSpec {
   /** Overrides the registry's metadata_ttl_secs. Immutable documents use a long TTL. */
   ttlSecs?: number;
   maxBytes?: number;
+  /**
+   * Keys of other documents of this registry that answer this request just as well (npm's full packument for
+   * a tarball's dist fields): a fresh copy of one already in memory, or being fetched, is used instead of a
+   * second upstream request. Only for reads of fields every alternate has; never for serving the document.
+   */
+  alternates?: readonly string[];
 }
 
 export interface MetadataDoc {

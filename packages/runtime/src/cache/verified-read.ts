@@ -4,9 +4,10 @@ import { Transform, type Readable } from 'node:stream';
 /**
  * Passes a blob's bytes through while hashing them, and holds the last chunk back until the hash is
  * known: a blob that rotted on disk (a flipped byte) ends in an error, never in a clean, complete
- * answer. `onMismatch` runs once, before the error, so the caller can drop the bad copy and fetch it again next time.
+ * answer. `onMismatch` runs once, before the error, so the caller can drop the bad copy and fetch it again next time;
+ * `onMatch` once the whole blob hashed to its name.
  */
-export function verifiedRead(source: Readable, sha256: string, onMismatch: () => Promise<void>): Readable {
+export function verifiedRead(source: Readable, sha256: string, onMismatch: () => Promise<void>, onMatch?: () => void): Readable {
   const hash = crypto.createHash('sha256');
   let held: Buffer | null = null;
   const check = new Transform({
@@ -23,6 +24,7 @@ export function verifiedRead(source: Readable, sha256: string, onMismatch: () =>
         onMismatch().then(fail, fail);
         return;
       }
+      onMatch?.();
       done(null, held ?? undefined);
     },
   });

@@ -7,6 +7,9 @@ import { isSha256, type BlobStore } from './blob-store.js';
 
 /** Blobs at `<root>/sha256/ab/cd/<hex>`, spool files at `<root>/tmp/`. */
 const READ_CHUNK = 256 * 1024;
+/** Whole large blobs are read in 1 MiB chunks: fewer reads and socket writes per byte (bench: 20 MiB hits). */
+const LARGE_READ_CHUNK = 1024 * 1024;
+const LARGE_BLOB = 4 * 1024 * 1024;
 
 export function createFsBlobStore(root: string): BlobStore {
   const tmpDir = path.join(root, 'tmp');
@@ -53,6 +56,26 @@ export function createFsBlobStore(root: string): BlobStore {
         return fh.createReadStream({ highWaterMark: READ_CHUNK, ...(range ? { start: range.start, end: range.end } : {}) }) as Readable;
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+        throw e;
+      }
+    },
+    async open(sha256) {
+      let fh;
+      try {
+        fh = await fsp.open(finalPath(sha256), 'r');
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+        throw e;
+      }
+      try {
+        // The identity of the very file this descriptor reads, not of whatever the name points at later.
+        const st = await fh.stat({ bigint: true });
+        const size = Number(st.size);
+        const body = fh.createReadStream({ highWaterMark: size >= LARGE_BLOB ? LARGE_READ_CHUNK : READ_CHUNK }) as Readable;
+        const identity = `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+        return { body, size, identity, changedAt: Math.max(Number(st.mtimeMs), Number(st.ctimeMs)) };
+      } catch (e) {
+        await fh.close().catch(() => {});
         throw e;
       }
     },
