@@ -1,0 +1,18 @@
+import t from 'tap';
+import { createVerifiedBlobs, REVERIFY_MS, SETTLE_MS } from '../src/cache/verified-blobs.js';
+
+const SHA = 'a'.repeat(64);
+
+t.test('a verified file is trusted only under the same identity, once it has settled, for at most REVERIFY_MS', async (t) => {
+  const now = Date.now();
+  const v = createVerifiedBlobs();
+  v.remember(SHA, 'dev:ino:size:mtime:ctime', now - 100, now);
+  t.notOk(v.trusts(SHA, 'dev:ino:size:mtime:ctime'), 'changed too recently: a write in the same tick could keep the identity');
+  v.remember(SHA, 'dev:ino:size:mtime:ctime', now - SETTLE_MS, now);
+  t.ok(v.trusts(SHA, 'dev:ino:size:mtime:ctime'));
+  t.notOk(v.trusts(SHA, 'dev:ino:size:mtime:ctime2'), 'a write in place moved ctime');
+  t.notOk(v.trusts(SHA, 'dev:ino2:size:mtime:ctime'), 'a replaced file');
+  v.forget(SHA);
+  t.notOk(v.trusts(SHA, 'dev:ino:size:mtime:ctime'), 'forgotten when the blob is discarded');
+  t.ok(REVERIFY_MS <= 60 * 60_000, 'rot below the filesystem is caught within the hour');
+});
