@@ -12,7 +12,7 @@ import type { BlobStore } from '../storage/blobs/blob-store.js';
 import type { artifactRows, ArtifactRow } from '../storage/artifact-rows.js';
 import { Flight, FlightError } from './flight.js';
 import { gunzipIfGzip } from './decode-body.js';
-import { verifiedRead } from './verified-read.js';
+import { gatedRead, verifiedRead } from './verified-read.js';
 import { createVerifiedBlobs } from './verified-blobs.js';
 
 const sha256Hex = (b: Buffer) => crypto.createHash('sha256').update(b).digest('hex');
@@ -87,6 +87,19 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
     body,
   });
 
+  /** Whether the blob file with this identity hashes to its name; null when it is gone or is another file now. */
+  async function hashMatches(sha: string, identity: string): Promise<boolean | null> {
+    const opened = await o.blobs.open!(sha);
+    if (!opened) return null;
+    if (opened.identity !== identity) {
+      opened.body.destroy();
+      return null;
+    }
+    const hash = crypto.createHash('sha256');
+    for await (const chunk of opened.body) hash.update(chunk as Buffer);
+    return hash.digest('hex') === sha;
+  }
+
   /** A blob that no longer matches its name: drop it and every memo of it, so the next request fetches again. */
   async function discardCorrupt(registry: string, row: ArtifactRow): Promise<void> {
     o.metrics.fetchFailures.inc({ registry, reason: 'corrupt_blob' });
@@ -156,7 +169,13 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
       const { body, identity, changedAt } = opened;
       // Hashed whole once per process per file identity: a file written or replaced since is hashed again.
       if (!o.verifyReads || verified.trusts(sha, identity)) return reply(row, body, 'hit');
-      return reply(row, verifiedRead(body, sha, () => discardCorrupt(registry, row), () => verified.remember(sha, identity, changedAt)), 'hit');
+      // One check of the file for every concurrent first read; each read's last chunk waits for its verdict.
+      const verdict = verified.verify(sha, identity, changedAt, async () => {
+        const ok = await hashMatches(sha, identity);
+        if (ok === false) await discardCorrupt(registry, row);
+        return ok;
+      });
+      return reply(row, gatedRead(body, verdict, sha), 'hit');
     }
     const stream = await o.blobs.get(sha);
     if (!stream) return null;

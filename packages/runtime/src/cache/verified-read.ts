@@ -32,3 +32,30 @@ export function verifiedRead(source: Readable, sha256: string, onMismatch: () =>
   check.once('close', () => source.destroy());
   return source.pipe(check);
 }
+
+/**
+ * Passes a blob's bytes through unhashed and holds the last chunk back until `verdict` (a check of the same
+ * file, run once for every concurrent reader) is in: only a file that hashed to its name ends cleanly.
+ */
+export function gatedRead(source: Readable, verdict: Promise<boolean | null>, sha256: string): Readable {
+  let held: Buffer | null = null;
+  const gate = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      const out = held;
+      held = chunk;
+      done(null, out ?? undefined);
+    },
+    flush(done) {
+      verdict.then(
+        (v) => {
+          if (v === true) return done(null, held ?? undefined);
+          done(new Error(v === false ? `cached blob ${sha256} does not match its hash` : `cached blob ${sha256} changed while it was read`));
+        },
+        (e: Error) => done(e),
+      );
+    },
+  });
+  source.once('error', (e) => gate.destroy(e));
+  gate.once('close', () => source.destroy());
+  return source.pipe(gate);
+}
