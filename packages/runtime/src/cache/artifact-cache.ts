@@ -281,8 +281,8 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
       checkHead: (head) => (format ? headLooksLike(format, head) : null) ?? spec.checkHead?.(head) ?? null,
       verify: verifier && ((): Promise<string | null> => verifier.finish(flight.tmpPath)),
       onChunk: (c) => {
-        verifier?.update(c);
         o.metrics.upstreamBytes.inc({ registry: reg.name }, c.length);
+        return verifier?.update(c);
       },
     });
     const stored = flight.finished.then(async (f) => {
