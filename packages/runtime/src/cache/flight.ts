@@ -86,12 +86,13 @@ export class Flight extends EventEmitter {
         sha256.update(buf);
         extra?.update(buf);
         const behind = input.onChunk?.(buf);
-        if (behind) await behind;
         let off = 0;
         while (off < buf.length) off += (await fh.write(buf, off, buf.length - off, this.written + off)).bytesWritten;
         this.written += buf.length;
         if (this.state === 'head' && headLen >= HEAD_BYTES) passHead();
         this.emit('progress');
+        // Waiters get these bytes first; then the next chunk waits for a structural check that is behind.
+        if (behind) await behind;
       }
       if (this.state === 'head') passHead();
       this.state = 'verifying';
