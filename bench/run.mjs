@@ -384,7 +384,7 @@ for (const p of runs('cold') ? coldPaths : []) {
     Array.from(
       { length: COLD_WAITERS },
       () =>
-        new Promise((resolve, reject) => {
+        new Promise((resolve) => {
           http.get(`${hub.url}/proxy/npm${p}`, { agent: false }, (res) => {
             let first = 0;
             const hash = crypto.createHash('sha256');
