@@ -168,6 +168,12 @@ export interface MetadataSpec {
    * holds the package as missing or disappeared, hub serves the last good copy (`kept`) instead.
    */
   packageName?: string;
+  /**
+   * Keys of other documents of this registry that answer this request just as well (npm's full packument for
+   * a tarball's dist fields): a fresh copy of one already in memory, or being fetched, is used instead of a
+   * second upstream request. Only for reads of fields every alternate has; never for serving the document.
+   */
+  alternates?: readonly string[];
 }
 
 export interface MetadataDoc {

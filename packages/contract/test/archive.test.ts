@@ -624,3 +624,19 @@ t.test('the zip check refuses entries declaring more than the inflate cap in tot
   t.match(await verify('zip', zip, 64 * 1024, { maxInflatedBytes: 8 * MiB - 1 }), /inflates past/);
   t.equal(await verify('zip', zip, 64 * 1024), null, 'fine under the default cap');
 });
+
+t.test('structuralVerifier: gzip tells its caller to wait while the inflater is behind (chunks never pile up in memory)', async (t) => {
+  // Stored (level 0): every 256 KiB chunk is 256 KiB the inflater must take in.
+  const gz = zlib.gzipSync(Buffer.alloc(8 * 1024 * 1024, 7), { level: 0 });
+  const v = structuralVerifier('gzip');
+  let waits = 0;
+  for (let off = 0; off < gz.length; off += 256 * 1024) {
+    const behind = v.update(gz.subarray(off, off + 256 * 1024));
+    if (behind) {
+      waits++;
+      await behind;
+    }
+  }
+  t.ok(waits > 0, 'a chunk larger than the inflater takes at once asks the caller to wait');
+  t.equal(await v.finish(''), null, 'and the whole stream still checks out');
+});

@@ -97,7 +97,11 @@ export function rewritePackument(p: Packument, name: string, baseUrl: string, hi
 
 /** One version's document, and the packument it came from (`full` when its `time` is needed). */
 export async function versionDoc(rc: RequestContext, name: string, version: string, repr: Representation = 'corgi'): Promise<{ v: VersionDoc; p: Packument }> {
-  const p = parsed(await rc.metadata(packumentSpec(rc, name, repr)));
+  const spec = packumentSpec(rc, name, repr);
+  // The full packument has every field the abbreviated one has: when a client just read it (npm 11 does), the
+  // tarball reuses it instead of a second upstream round trip before its first byte.
+  if (repr === 'corgi') spec.alternates = [packumentSpec(rc, name, 'full').key];
+  const p = parsed(await rc.metadata(spec));
   const v = p.versions?.[version];
   if (!v) throw errors.notFound(`${name}@${version} is not in the upstream`);
   return { v, p };

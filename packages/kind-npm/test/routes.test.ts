@@ -49,6 +49,19 @@ t.test('packuments for the npm client: chosen by Accept, cached per representati
   t.equal(s.upstream.count((r) => r.url === '/hubdemo' && r.headers.accept === 'application/json'), 1, 'the full packument was fetched once');
 });
 
+t.test('a tarball after the full packument: one metadata request, the cached full document answers the tarball', async (t) => {
+  const s = await setup(t, { config: { auth: { anonymous: ['source:read'] } } });
+  const doc = (await get(`${s.base}/hubdemo`, { accept: 'application/json' })).json();
+  const tgz = await get(doc.versions['1.0.0'].dist.tarball);
+  t.equal(tgz.status, 200);
+  t.same(tgz.body, (await get(`${s.upstream.url}/hubdemo/-/hubdemo-1.0.0.tgz`)).body, 'the right bytes');
+  t.equal(s.upstream.count((r) => r.url === '/hubdemo'), 1, 'the packument was asked once, in its full form only');
+  // Without a full packument in memory, the tarball reads the abbreviated one (the smaller document).
+  const scoped = await get(`${s.base}/@hubtest%2fscoped/1.0.0/tarball`);
+  t.equal(scoped.status, 200);
+  t.equal(s.upstream.count((r) => r.url.startsWith('/@hubtest') && !r.url.includes('/-/') && r.headers.accept?.includes('vnd.npm.install-v1') === true), 1, 'the abbreviated packument');
+});
+
 t.test('unknown registry, wrong routes, bad names and hostile paths', async (t) => {
   const s = await setup(t, { config: { auth: { anonymous: ['source:read'] } } });
   const cases: Array<[string, number, string]> = [

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -183,6 +184,35 @@ t.test('a corrupt blob streamed from disk never ends cleanly, and is fetched aga
   t.equal(s.upstream.count('/pkg/1.0.0/big.bin'), 2, 'refetched once');
   await s.hub.hub.artifacts.idle();
   t.same(blobFiles(s.blobDir).map((f) => f.name === f.sha), [true], 'the store holds one good blob');
+});
+
+t.test('a blob verified once and then corrupted in place, same size and its mtime put back, is still caught', async (t) => {
+  const s = await setup(t, { cache: { memory_bytes: 0 } });
+  await get(`${s.base}/pkg/1.0.0/big.bin`);
+  await s.hub.hub.artifacts.idle();
+  // Files changed within the last two seconds are never remembered as verified (decision 0030): let it settle.
+  await new Promise((r) => setTimeout(r, 2100));
+  const first = await get(`${s.base}/pkg/1.0.0/big.bin`);
+  t.ok(first.body.equals(s.big), 'read from disk and hashed whole');
+  t.ok((await get(`${s.base}/pkg/1.0.0/big.bin`)).body.equals(s.big), 'read again: remembered as verified');
+  const [file] = blobFiles(s.blobDir);
+  const p = path.join(s.blobDir, 'sha256', file!.name.slice(0, 2), file!.name.slice(2, 4), file!.name);
+  const before = fs.statSync(p, { bigint: true });
+  // touch -r copies timestamps to the nanosecond (a JavaScript number cannot hold them).
+  const ref = `${p}.times`;
+  execFileSync('touch', ['-r', p, ref]);
+  const fd = fs.openSync(p, 'r+');
+  fs.writeSync(fd, Buffer.from([s.big[1000]! ^ 0xff]), 0, 1, 1000);
+  fs.closeSync(fd);
+  execFileSync('touch', ['-r', ref, p]);
+  fs.rmSync(ref);
+  const after = fs.statSync(p, { bigint: true });
+  t.same([after.size, after.mtimeNs, after.ino], [before.size, before.mtimeNs, before.ino], 'same file, same size, same mtime');
+  await t.rejects(get(`${s.base}/pkg/1.0.0/big.bin`), 'the corrupt copy is cut before its last byte');
+  const again = await get(`${s.base}/pkg/1.0.0/big.bin`);
+  t.ok(again.body.equals(s.big), 'fetched again from the upstream');
+  t.equal(s.upstream.count('/pkg/1.0.0/big.bin'), 2, 'refetched once');
+  await s.hub.hub.artifacts.idle();
 });
 
 t.test('a corrupt small blob is caught before it is served and refetched for the same request', async (t) => {

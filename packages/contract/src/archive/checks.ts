@@ -54,8 +54,11 @@ export function headLooksLike(format: Format, head: Buffer): string | null {
 }
 
 export interface StructuralVerifier {
-  /** Every chunk of the artifact, in order. */
-  update(chunk: Buffer): void;
+  /**
+   * Every chunk of the artifact, in order. A promise when the check is behind (gzip inflates in the thread
+   * pool): wait for it before the next chunk, or the chunks queue in memory.
+   */
+  update(chunk: Buffer): void | Promise<void>;
   /** null when the artifact (complete in the spool file `file`) is well formed, else a reason. */
   finish(file: string): Promise<string | null>;
 }
@@ -89,7 +92,17 @@ export function structuralVerifier(format: Format, opts: VerifierOptions = {}): 
     update(chunk) {
       if (result || chunk.length === 0) return;
       if (head.length < 512) head = Buffer.concat([head, chunk.subarray(0, 512 - head.length)]);
-      if (gz && !gz.destroyed) gz.write(chunk);
+      if (gz && !gz.destroyed && !gz.write(chunk)) {
+        return new Promise<void>((resolve) => {
+          const go = () => {
+            gz.off('drain', go);
+            gz.off('close', go);
+            resolve();
+          };
+          gz.on('drain', go);
+          gz.on('close', go);
+        });
+      }
     },
     finish(file) {
       result ??= (async () => {

@@ -12,7 +12,8 @@ import type { BlobStore } from '../storage/blobs/blob-store.js';
 import type { artifactRows, ArtifactRow } from '../storage/artifact-rows.js';
 import { Flight, FlightError } from './flight.js';
 import { gunzipIfGzip } from './decode-body.js';
-import { verifiedRead } from './verified-read.js';
+import { gatedRead, verifiedRead } from './verified-read.js';
+import { createVerifiedBlobs } from './verified-blobs.js';
 
 const sha256Hex = (b: Buffer) => crypto.createHash('sha256').update(b).digest('hex');
 
@@ -68,6 +69,8 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
   const rowMemo = new LRUCache<string, ArtifactRow>({ max: 50_000 });
   const hot = new LRUCache<string, Buffer>({ maxSize: Math.max(1, o.memoryBytes), sizeCalculation: (b) => b.length || 1 });
   const touched = new Map<string, Set<string>>();
+  // Blob files hashed whole by this process and unchanged since (decision 0030): streamed without hashing again.
+  const verified = createVerifiedBlobs();
   // Fetches still spooling, verifying or promoting; close() waits for them so nothing is cut mid-write.
   const pending = new Set<Promise<unknown>>();
 
@@ -84,11 +87,25 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
     body,
   });
 
+  /** Whether the blob file with this identity hashes to its name; null when it is gone or is another file now. */
+  async function hashMatches(sha: string, identity: string): Promise<boolean | null> {
+    const opened = await o.blobs.open!(sha);
+    if (!opened) return null;
+    if (opened.identity !== identity) {
+      opened.body.destroy();
+      return null;
+    }
+    const hash = crypto.createHash('sha256');
+    for await (const chunk of opened.body) hash.update(chunk as Buffer);
+    return hash.digest('hex') === sha;
+  }
+
   /** A blob that no longer matches its name: drop it and every memo of it, so the next request fetches again. */
   async function discardCorrupt(registry: string, row: ArtifactRow): Promise<void> {
     o.metrics.fetchFailures.inc({ registry, reason: 'corrupt_blob' });
     o.log.error({ registry, key: row.cache_key, blob: row.blob_sha256 }, 'cached blob is corrupt; discarded, the next request fetches it again');
     hot.delete(row.blob_sha256);
+    verified.forget(row.blob_sha256);
     rowMemo.delete(`${registry}\0${row.cache_key}`);
     await o.rows.remove(registry, row.cache_key);
     await o.blobs.delete(row.blob_sha256);
@@ -109,6 +126,7 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
   async function afterRowRemoved(registry: string, row: Pick<ArtifactRow, 'cache_key' | 'blob_sha256'>): Promise<void> {
     rowMemo.delete(`${registry}\0${row.cache_key}`);
     hot.delete(row.blob_sha256);
+    verified.forget(row.blob_sha256);
     if (!(await o.rows.blobInUse(row.blob_sha256))) await o.blobs.delete(row.blob_sha256);
   }
 
@@ -144,9 +162,24 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
       hot.set(row.blob_sha256, buf);
       return reply(row, buf, 'hit');
     }
-    const stream = await o.blobs.get(row.blob_sha256);
+    const sha = row.blob_sha256;
+    if (o.blobs.open) {
+      const opened = await o.blobs.open(sha);
+      if (!opened) return null;
+      const { body, identity, changedAt } = opened;
+      // Hashed whole once per process per file identity: a file written or replaced since is hashed again.
+      if (!o.verifyReads || verified.trusts(sha, identity)) return reply(row, body, 'hit');
+      // One check of the file for every concurrent first read; each read's last chunk waits for its verdict.
+      const verdict = verified.verify(sha, identity, changedAt, async () => {
+        const ok = await hashMatches(sha, identity);
+        if (ok === false) await discardCorrupt(registry, row);
+        return ok;
+      });
+      return reply(row, gatedRead(body, verdict, sha), 'hit');
+    }
+    const stream = await o.blobs.get(sha);
     if (!stream) return null;
-    return reply(row, o.verifyReads ? verifiedRead(stream, row.blob_sha256, () => discardCorrupt(registry, row)) : stream, 'hit');
+    return reply(row, o.verifyReads ? verifiedRead(stream, sha, () => discardCorrupt(registry, row)) : stream, 'hit');
   }
 
   function markTouched(registry: string, key: string) {
@@ -255,8 +288,8 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
       checkHead: (head) => (format ? headLooksLike(format, head) : null) ?? spec.checkHead?.(head) ?? null,
       verify: verifier && ((): Promise<string | null> => verifier.finish(flight.tmpPath)),
       onChunk: (c) => {
-        verifier?.update(c);
         o.metrics.upstreamBytes.inc({ registry: reg.name }, c.length);
+        return verifier?.update(c);
       },
     });
     const stored = flight.finished.then(async (f) => {

@@ -19,7 +19,8 @@ export interface FlightInput {
   checkHead?(head: Buffer): string | null;
   /** Checks the whole file before it is promoted (structural checks); null when fine. */
   verify?(): Promise<string | null>;
-  onChunk?(chunk: Buffer): void;
+  /** May return a promise (a structural check that is behind): the next chunk waits for it. */
+  onChunk?(chunk: Buffer): void | Promise<void>;
 }
 
 export class FlightError extends Error {
@@ -84,12 +85,14 @@ export class Flight extends EventEmitter {
         }
         sha256.update(buf);
         extra?.update(buf);
-        input.onChunk?.(buf);
+        const behind = input.onChunk?.(buf);
         let off = 0;
         while (off < buf.length) off += (await fh.write(buf, off, buf.length - off, this.written + off)).bytesWritten;
         this.written += buf.length;
         if (this.state === 'head' && headLen >= HEAD_BYTES) passHead();
         this.emit('progress');
+        // Waiters get these bytes first; then the next chunk waits for a structural check that is behind.
+        if (behind) await behind;
       }
       if (this.state === 'head') passHead();
       this.state = 'verifying';

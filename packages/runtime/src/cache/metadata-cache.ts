@@ -229,6 +229,20 @@ export function createMetadataCache(o: MetadataCacheOptions) {
         throw errors.notFound(`${spec.key} is not in the upstream of registry ${reg.name}`);
       }
       if (reg.mode === 'local') throw errors.notFound(`${spec.key} was never published to local registry ${reg.name}`);
+      // Another representation that serves this read, fresh in memory or on its way: no second upstream request.
+      for (const alt of spec.alternates ?? []) {
+        const altId = `${reg.name}\0${alt}`;
+        const am = memo.get(altId);
+        if (am && Date.now() < am.freshUntil) {
+          o.metrics.cache.inc({ registry: reg.name, result: 'hit' });
+          return am.doc;
+        }
+        const pending = refreshing.get(altId);
+        if (pending) {
+          o.metrics.cache.inc({ registry: reg.name, result: 'coalesced' });
+          return pending;
+        }
+      }
       let p = refreshing.get(id);
       if (!p) {
         o.metrics.cache.inc({ registry: reg.name, result: 'miss' });

@@ -4,9 +4,10 @@ import { Transform, type Readable } from 'node:stream';
 /**
  * Passes a blob's bytes through while hashing them, and holds the last chunk back until the hash is
  * known: a blob that rotted on disk (a flipped byte) ends in an error, never in a clean, complete
- * answer. `onMismatch` runs once, before the error, so the caller can drop the bad copy and fetch it again next time.
+ * answer. `onMismatch` runs once, before the error, so the caller can drop the bad copy and fetch it again next time;
+ * `onMatch` once the whole blob hashed to its name.
  */
-export function verifiedRead(source: Readable, sha256: string, onMismatch: () => Promise<void>): Readable {
+export function verifiedRead(source: Readable, sha256: string, onMismatch: () => Promise<void>, onMatch?: () => void): Readable {
   const hash = crypto.createHash('sha256');
   let held: Buffer | null = null;
   const check = new Transform({
@@ -23,10 +24,38 @@ export function verifiedRead(source: Readable, sha256: string, onMismatch: () =>
         onMismatch().then(fail, fail);
         return;
       }
+      onMatch?.();
       done(null, held ?? undefined);
     },
   });
   source.once('error', (e) => check.destroy(e));
   check.once('close', () => source.destroy());
   return source.pipe(check);
+}
+
+/**
+ * Passes a blob's bytes through unhashed and holds the last chunk back until `verdict` (a check of the same
+ * file, run once for every concurrent reader) is in: only a file that hashed to its name ends cleanly.
+ */
+export function gatedRead(source: Readable, verdict: Promise<boolean | null>, sha256: string): Readable {
+  let held: Buffer | null = null;
+  const gate = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      const out = held;
+      held = chunk;
+      done(null, out ?? undefined);
+    },
+    flush(done) {
+      verdict.then(
+        (v) => {
+          if (v === true) return done(null, held ?? undefined);
+          done(new Error(v === false ? `cached blob ${sha256} does not match its hash` : `cached blob ${sha256} changed while it was read`));
+        },
+        (e: Error) => done(e),
+      );
+    },
+  });
+  source.once('error', (e) => gate.destroy(e));
+  gate.once('close', () => source.destroy());
+  return source.pipe(gate);
 }

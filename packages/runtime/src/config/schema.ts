@@ -225,7 +225,7 @@ export const CacheSchema = Type.Object(
     memory_max_object_bytes: Type.Integer({ default: 1048576, minimum: 0, description: 'Artifacts larger than this are never kept in memory.' }),
     verify_reads: Type.Boolean({
       default: true,
-      description: 'Hash every cached artifact read from disk against its name; a corrupt copy is discarded and fetched again.',
+      description: 'Hash cached artifacts read from disk against their name: on the first read per process of each file (and again when the file changed, or after an hour; decision 0030). A corrupt copy is discarded and fetched again.',
     }),
     fetch_lease_secs: Type.Integer({
       default: 10,

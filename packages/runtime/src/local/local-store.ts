@@ -116,7 +116,7 @@ export function createLocalStore(o: LocalStoreOptions) {
           }
           if (f.format) {
             const verifier = structuralVerifier(f.format);
-            for await (const chunk of fs.createReadStream(spooled.tmpPath)) verifier.update(chunk as Buffer);
+            for await (const chunk of fs.createReadStream(spooled.tmpPath)) await verifier.update(chunk as Buffer);
             const why = await verifier.finish(spooled.tmpPath);
             if (why) throw errors.badRequest(`not a valid ${f.format} file: ${why}`);
           }

@@ -56,12 +56,37 @@ export function createApp(p: AppParts): { app: Koa; router: Router } {
   app.use(requestLog(p.log, p.metrics, p.audit, createClientAddress({ trustProxy: p.trustProxy, trustedProxies: p.trustedProxies })));
   app.use(errorMiddleware());
   app.use(clientGate({ ipBlocks: p.ipBlocks, rates: p.rates, challenges: p.challenges }));
-  app.use(router.routes());
+  app.use(skipFor(PROXY_PREFIX, router));
   app.use(p.registry);
   app.use((ctx) => {
     throw errors.notFound(`no route for ${ctx.method} ${ctx.path}`);
   });
   return { app, router };
+}
+
+const PROXY_PREFIX = '/proxy/';
+
+/**
+ * The plugin router, passed over for paths under `prefix` when none of its routes can match there (every
+ * route starts with another literal segment): registry requests, the hot path, skip matching every plugin
+ * route. Checked again whenever routes were added.
+ */
+function skipFor(prefix: string, router: Router): Koa.Middleware {
+  const routes = router.routes();
+  const first = prefix.split('/')[1]!;
+  let checkedLength = -1;
+  let disjoint = false;
+  return (ctx, next) => {
+    if (router.stack.length !== checkedLength) {
+      checkedLength = router.stack.length;
+      disjoint = router.stack.every((l) => {
+        const m = typeof l.path === 'string' ? /^\/([A-Za-z0-9._~-]+)(?:\/|$)/.exec(l.path) : null;
+        return m !== null && m[1] !== first;
+      });
+    }
+    if (disjoint && ctx.path.startsWith(prefix)) return next();
+    return routes(ctx as Parameters<typeof routes>[0], next);
+  };
 }
 
 /** Compares two secrets in constant time: digests first, so neither length nor content leaks through timing. */

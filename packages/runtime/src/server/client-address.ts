@@ -49,8 +49,15 @@ export function createClientAddress(o: ForwardingOptions): (req: IncomingMessage
   const inTrusted = createAddressMatcher(o.trustedProxies);
   // The matcher fails closed on a non-address; here a non-address (no socket peer) is not trusted.
   const isTrusted = (address: string) => canonicalIp(address) !== null && inTrusted(address);
+  // A socket's peer never changes: parsed once per connection, not once per keep-alive request.
+  const peers = new WeakMap<object, string>();
+  const peerOf = (socket: IncomingMessage['socket']): string => {
+    let peer = peers.get(socket);
+    if (peer === undefined) peers.set(socket, (peer = canonicalIp(socket.remoteAddress ?? '') ?? ''));
+    return peer;
+  };
   return (req) => {
-    const peer = canonicalIp(req.socket.remoteAddress ?? '') ?? '';
+    const peer = peerOf(req.socket);
     const direct: ClientAddress = {
       ip: peer,
       protocol: (req.socket as TLSSocket).encrypted ? 'https' : 'http',

@@ -28,7 +28,14 @@ export function requestLog(log: Logger, metrics: HubMetrics, audit: AuditLog | u
     const incoming = ctx.get('x-request-id');
     const id = SAFE_ID.test(incoming) ? incoming : `${prefix}-${(++counter).toString(36)}`;
     ctx.state.requestId = id;
-    ctx.state.log = log.child({ req_id: id });
+    // The request's logger is made when something logs (an error, a kind's warning), not on every hit.
+    let child: Logger | undefined;
+    Object.defineProperty(ctx.state, 'log', {
+      get: () => (child ??= log.child({ req_id: id })),
+      set: (v: Logger) => void (child = v),
+      enumerable: true,
+      configurable: true,
+    });
     const client = clientAddress(ctx.req);
     const ip = client.ip;
     ctx.state.client = client;

@@ -12,11 +12,25 @@ export interface BlobStore {
   promote(tmpPath: string, sha256: string, size: number): Promise<void>;
   /** A stream of the blob (optionally a byte range, inclusive), or null when absent. */
   get(sha256: string, range?: { start: number; end: number }): Promise<Readable | null>;
+  /**
+   * The whole blob and what identifies the file it is read from (fs: device, inode, size, mtime, ctime of
+   * the open descriptor), or null when absent. Stores that cannot tell a file's identity leave it out.
+   */
+  open?(sha256: string): Promise<OpenedBlob | null>;
   size(sha256: string): Promise<number | null>;
   readAll(sha256: string): Promise<Buffer | null>;
   putBuffer(data: Buffer): Promise<{ sha256: string; size: number }>;
   delete(sha256: string): Promise<void>;
   close?(): Promise<void>;
+}
+
+export interface OpenedBlob {
+  body: Readable;
+  size: number;
+  /** Changes whenever the file is replaced or written in place (ctime moves with any write, even one that restores mtime). */
+  identity: string;
+  /** When the file last changed (the later of mtime and ctime), ms since the epoch. */
+  changedAt: number;
 }
 
 export const isSha256 = (s: string): boolean => /^[0-9a-f]{64}$/.test(s);
