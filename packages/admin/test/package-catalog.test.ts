@@ -39,6 +39,8 @@ for (const store of tiers) {
     await download(s, '/hubdemo/-/hubdemo-1.1.0.tgz', reader);
     await download(s, '/hubdep/-/hubdep-1.0.0.tgz');
     await download(s, '/@hubtest/scoped/-/scoped-1.0.0.tgz');
+    // A download completes once its bytes are verified; the artifact row follows, so wait for it.
+    await s.hub.artifacts.idle();
     t.equal((await s.api('POST', '/api/v1/admin/blocks', { body: { registry: 'npm', package_name: 'hubdemo', version: '1.0.0', reason: 'CVE-1 <b>' } })).status, 201);
     // A version hub never held: known from its block, a pre-release.
     t.equal((await s.api('POST', '/api/v1/admin/blocks', { body: { registry: 'npm', package_name: 'hubdemo', version: '2.0.0-rc.1' } })).status, 201);
