@@ -1,6 +1,5 @@
 import type { Knex } from 'knex';
 import type { Coordinate, RefusalRule } from '@hub/runtime';
-import { refuses } from './effects.js';
 import type { HardBlocks } from './hard-blocks.js';
 import type { VersionMatchers } from './version-match.js';
 
@@ -30,11 +29,11 @@ function covers(ranges: VersionMatchers, registry: string, f: ActiveFlag, c: Coo
  * database read, and while the database is down. A `gate` flag refuses only on registries with a security
  * profile, which read the database on every request (a gate takes effect at once on every replica, and
  * answers 503 while the database is down: fail closed). Elsewhere nothing but a hard block refuses, so the
- * rule never reads the database there.
+ * rule never reads the database there, unless the held set is incomplete.
  */
 export function createFlagRule(db: Knex, securityProfiles: ReadonlySet<string>, ranges: VersionMatchers, hardBlocks: HardBlocks, denied: (registry: string) => void = () => {}): { rule: RefusalRule } {
-  const load = (registry: string, name: string) =>
-    db('flags').where({ registry, package_name: name, state: 'active', effect: 'gate' }).select('source', 'external_id', 'version', 'version_range', 'kind', 'effect', 'summary', 'expires_at') as Promise<ActiveFlag[]>;
+  const load = (registry: string, name: string, effects: string[]) =>
+    db('flags').where({ registry, package_name: name, state: 'active' }).whereIn('effect', effects).select('source', 'external_id', 'version', 'version_range', 'kind', 'effect', 'summary', 'expires_at') as Promise<ActiveFlag[]>;
   const reason = (c: Coordinate, f: Pick<ActiveFlag, 'version' | 'version_range' | 'kind' | 'effect' | 'source' | 'external_id' | 'summary'>) => {
     const what = f.version_range === '*' ? `every version of ${c.name}` : f.version_range !== null ? `${c.name} ${c.version} (in ${f.version_range})` : `${c.name} ${f.version}`;
     return `${what} is flagged ${f.kind} (${f.effect}) by flag source ${f.source}, ${f.external_id}${f.summary ? `: ${f.summary}` : ''}`;
@@ -47,10 +46,13 @@ export function createFlagRule(db: Knex, securityProfiles: ReadonlySet<string>, 
         denied(registry);
         return reason(c, { ...held, effect: 'hard_block' });
       }
-      if (!securityProfiles.has(registry)) return null;
-      const flags = await load(registry, c.name);
+      // With the held set incomplete (over its byte cap), stored hard blocks are read too: refused, or 503 while
+      // the database is down, never served.
+      const effects = [...(securityProfiles.has(registry) ? ['gate'] : []), ...(hardBlocks.complete() ? [] : ['hard_block'])];
+      if (effects.length === 0) return null;
+      const flags = await load(registry, c.name, effects);
       // An expired flag acts as lifted.
-      const f = flags.find((x) => refuses(x.effect, true) && covers(ranges, registry, x, c) && (x.expires_at == null || Number(x.expires_at) > now));
+      const f = flags.find((x) => covers(ranges, registry, x, c) && (x.expires_at == null || Number(x.expires_at) > now));
       if (!f) return null;
       denied(registry);
       return reason(c, f);

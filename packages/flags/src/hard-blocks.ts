@@ -21,8 +21,8 @@ const COLUMNS = ['source', 'external_id', 'registry', 'package_name', 'version',
 
 export class HardBlockCapError extends Error {}
 
-/** JS strings are UTF-16: two bytes a code unit. */
-const bytesOf = (b: HeldBlock) => PER_FLAG_OVERHEAD + 2 * [b.source, b.external_id, b.registry, b.package_name, b.version, b.version_range, b.kind, b.summary].reduce((n, s) => n + (s?.length ?? 0), 0);
+/** What one flag costs the held set. JS strings are UTF-16: two bytes a code unit. */
+export const heldBytesOf = (b: Omit<HeldBlock, 'expires_at'>) => PER_FLAG_OVERHEAD + 2 * [b.source, b.external_id, b.registry, b.package_name, b.version, b.version_range, b.kind, b.summary].reduce((n, s) => n + (s?.length ?? 0), 0);
 
 /**
  * The active hard_block flags, held in memory so a hard block refuses without the database (fail closed)
@@ -51,7 +51,7 @@ export function createHardBlocks(o: { db: Knex; maxBytes: number; log: PluginCon
     let total = 0;
     for (const r of rows) {
       const b: HeldBlock = { ...r, expires_at: r.expires_at == null ? null : Number(r.expires_at) };
-      total += bytesOf(b);
+      total += heldBytesOf(b);
       if (total > o.maxBytes) throw new HardBlockCapError(`the ${rows.length} active hard_block flags need more than [limits] flag_hard_block_bytes (${o.maxBytes} bytes) to be held in memory; raise it`);
       const key = `${b.registry}\0${b.package_name}`;
       const list = next.get(key);
@@ -81,7 +81,8 @@ export function createHardBlocks(o: { db: Knex; maxBytes: number; log: PluginCon
       try {
         await reload();
       } catch (e) {
-        problem = (e as Error).message;
+        // A database error is left to the poll, which reloads while the counter differs from the one held.
+        if (e instanceof HardBlockCapError) problem = e.message;
         o.log.error({ err: e }, 'hard_block flags not reloaded; the previous set stays in force');
       }
     },
@@ -115,6 +116,13 @@ export function createHardBlocks(o: { db: Knex; maxBytes: number; log: PluginCon
         return b.version_range === null ? b.version === c.version : o.ranges.covers(registry, b.version_range, c.version);
       });
     },
+    /**
+     * Whether `more` bytes of new hard blocks still fit beside the held set. A push asks before storing, so a
+     * stored hard block is a held one; replicas pushing at once may still pass the cap, which `complete` tells.
+     */
+    fits: (more: number) => bytes + more <= o.maxBytes,
+    /** False after a reload failed over the cap: some stored hard blocks are not held, so the rule reads them. */
+    complete: () => problem === null,
     status: () => ({ flags: count, bytes, max_bytes: o.maxBytes, problem }),
   };
 }

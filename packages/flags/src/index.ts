@@ -53,9 +53,10 @@ export default definePlugin({
     );
     for (const s of ctx.pluginConfig.filter((f) => f.allow_unsigned_time))
       ctx.log.warn({ source: s.name }, 'flag source accepts requests without a signed time (allow_unsigned_time): anyone who saw one can replay it');
-    mountFlagPush({ hub: ctx, sources, registry: registryResolver(ctx), metrics, ranges, changed: () => hardBlocks.changed() });
+    mountFlagPush({ hub: ctx, sources, registry: registryResolver(ctx), metrics, ranges, changed: () => hardBlocks.changed(), fitsHeld: hardBlocks.fits });
     mountAdminRoutes(ctx, flagAdminRoutes(ctx.pluginConfig.map((s) => s.name), ranges));
     ctx.packageFacts.contribute('flags', flagPackageFacts(ctx.db));
+    ctx.health.contribute('flags', async () => ({ summary: { hard_blocks_held: hardBlocks.status() } }));
     // Dependency analysis is incremental (only artifacts not read yet), so a frequent run is cheap.
     const analysis = startSchedule({
       db: ctx.db,

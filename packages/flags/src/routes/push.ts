@@ -6,7 +6,7 @@ import type { FlagMetrics } from '../metrics.js';
 import { SIGNED_TIME_WINDOW_SECS, verifySigned, type SignedRequest } from '../signature.js';
 import { flagJson, type FlagRow } from '../flag-json.js';
 import type { VersionMatchers } from '../version-match.js';
-import { bumpFlagChanges } from '../hard-blocks.js';
+import { bumpFlagChanges, heldBytesOf } from '../hard-blocks.js';
 
 /** At most this many flags a request; more is 413, nothing stored (the source splits the batch). */
 export const MAX_BATCH = 1000;
@@ -86,6 +86,8 @@ export interface PushDeps {
   ranges: VersionMatchers;
   /** Called after any change, so this replica refuses at once (awaited before the answer). */
   changed(): Promise<void>;
+  /** Whether hard blocks of this many bytes still fit in the held set ([limits] flag_hard_block_bytes). */
+  fitsHeld(bytes: number): boolean;
 }
 
 type Stored = { source: string; external_id: string; registry: string; package_name: string; version: string | null; version_range: string | null; kind: string; effect: string; summary: string | null; severity: string | null; reference_url: string | null; fixed_version: string | null; expires_at: number | null; requested_effect: string | null };
@@ -96,7 +98,7 @@ type Stored = { source: string; external_id: string; registry: string; package_n
  * `/api/v1/flags/<source>/<external_id>` lifts one, leaving a tombstone. No bearer token: the HMAC over
  * `<timestamp>\n<delivery>\n` and the exact body (or `DELETE\n<path>`) is the authentication; see verifySigned.
  */
-export function mountFlagPush({ hub, sources, registry, metrics, ranges, changed }: PushDeps): void {
+export function mountFlagPush({ hub, sources, registry, metrics, ranges, changed, fitsHeld }: PushDeps): void {
   let prunedAt = 0;
   let countsPrunedAt = 0;
   /**
@@ -188,6 +190,7 @@ export function mountFlagPush({ hub, sources, registry, metrics, ranges, changed
     const errs: { index: number; reason: string }[] = [];
     const firstIndex = new Map<string, number>();
     const rows: Array<{ index: number; row: Stored }> = [];
+    let heldBytes = 0;
     body.flags.forEach((item, index) => {
       const id = (item as { external_id?: unknown } | null)?.external_id;
       if (typeof id === 'string') {
@@ -197,7 +200,13 @@ export function mountFlagPush({ hub, sources, registry, metrics, ranges, changed
         firstIndex.set(id, index);
       }
       try {
-        rows.push({ index, row: checkItem(validateItemAt(item), source, src) });
+        const row = checkItem(validateItemAt(item), source, src);
+        // A hard block that cannot be held in memory is not stored: a stored one refuses while the database is down.
+        if (row.effect === 'hard_block') {
+          if (!fitsHeld(heldBytes + heldBytesOf(row))) throw errors.badRequest(`not stored: the hard_block flags held in memory would pass [limits] flag_hard_block_bytes; raise it`);
+          heldBytes += heldBytesOf(row);
+        }
+        rows.push({ index, row });
       } catch (e) {
         if (!(e instanceof HubError)) throw e;
         errs.push({ index, reason: e.message });
