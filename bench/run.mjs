@@ -7,13 +7,14 @@
 // Cases: warm hits of 10 KiB / 1 MiB / 20 MiB (req/s, MB/s, server CPU per request from /proc); the 10 KiB hit
 // again with token auth on; cold misses with a slow origin (origin fetches for metadata and tarball, waiters'
 // first byte against the origin's own first byte, identical bodies); 20 slow clients on a 200 MiB artifact,
-// warm and cold (hub RSS growth); idle RSS. Then bench/two-replicas.mjs and bench/metadata-memory.mjs.
+// warm and cold (hub RSS growth); idle RSS; the exposure report over 1 million access events on MariaDB
+// (bench/exposure.mjs). Then bench/two-replicas.mjs, bench/metadata-memory.mjs and bench/oci-layer.mjs.
 //
 // `npm run bench -- --short` (or BENCH_SHORT=1): seconds per case, a 20 MiB slow-client artifact, no
 // two-replica or metadata-memory runs: what CI runs to prove the bench works.
 // Options: BENCH_SECONDS, BENCH_CONNECTIONS (64), BENCH_VERIFY_READS=false, BENCH_OUT (JSON path,
 // default bench/results/latest.json), BENCH_CPU_PROF=dir (hub writes a --cpu-prof profile there),
-// BENCH_ONLY=warm,token,cold,slow (a subset of the cases; `warm 10 KiB` for one size).
+// BENCH_ONLY=warm,token,cold,slow,exposure (a subset of the cases; `warm 10 KiB` for one size).
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -471,6 +472,9 @@ origin.closeAllConnections();
 origin.close();
 for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
 fs.rmSync(dir, { recursive: true, force: true });
+
+// The exposure report over a large audit log on MariaDB (issue 16).
+if (runs('exposure')) results.exposure = await (await import('./exposure.mjs')).benchExposure();
 
 const commit = await exec('git', ['rev-parse', 'HEAD'], { cwd: import.meta.dirname }).then((r) => r.stdout.trim(), () => 'unknown');
 const dirty = await exec('git', ['status', '--porcelain'], { cwd: import.meta.dirname }).then((r) => r.stdout.trim() !== '', () => false);

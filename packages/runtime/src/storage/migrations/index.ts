@@ -9,6 +9,7 @@ import { fetchLeases } from './007_fetch_leases.js';
 import { localPackages } from './008_local_packages.js';
 import { consoleSessions } from './009_console_sessions.js';
 import { keptListings } from './010_kept_listings.js';
+import { accessByPackage } from './011_access_by_package.js';
 
 export const runtimeMigrations: Readonly<Record<string, Migration>> = {
   '001_core': core,
@@ -21,4 +22,5 @@ export const runtimeMigrations: Readonly<Record<string, Migration>> = {
   '008_local_packages': localPackages,
   '009_console_sessions': consoleSessions,
   '010_kept_listings': keptListings,
+  '011_access_by_package': accessByPackage,
 };
