@@ -59,10 +59,12 @@ t.test('the console, clicked through as a person would', { skip: noBrowser }, as
     await npmRow.waitFor();
     t.equal(await npmRow.locator('[data-count="missing"]').textContent(), String(api.registries[0].audit.missing));
     t.equal(await npmRow.locator('[data-count="disappeared"]').textContent(), String(api.registries[0].audit.disappeared));
+    t.equal(await npmRow.locator('[data-count="content-changed"]').textContent(), String(api.registries[0].audit.content_changed));
     t.equal(api.registries[0].audit.missing, 1, 'the swept row');
     t.match(await npmRow.textContent(), `${api.registries[0].cached.artifacts} files`);
     t.match(await npmRow.textContent(), /reachable/, 'the upstream state');
     t.match(await page.locator('[data-count="held-bytes"]').textContent(), /no max_bytes limit/, 'cache size against max_bytes');
+    t.match(await page.locator('[data-count="hard-blocks"]').textContent(), `${api.flags.hard_blocks_held.flags} flags`, 'the hard blocks held in memory');
     await checkPage(t, page, 'health');
 
     // By keyboard alone: the skip link first, then the navigation, Enter follows a link.

@@ -8,6 +8,7 @@ interface AuditFacts {
   reason?: string;
   missing: number;
   disappeared: number;
+  content_changed?: number;
   last_sweep: { at: string | null; outcome: string } | null;
 }
 interface Health {
@@ -18,6 +19,7 @@ interface Health {
   cache?: { held_bytes: number; max_bytes: number };
   replicas?: { live_replicas: number | null; rate_store: string };
   audit?: { policy: string; scheduled: boolean; interval_secs: number };
+  flags?: { hard_blocks_held: { flags: number; bytes: number; max_bytes: number; problem: string | null } };
   registries: Array<{ name: string; type: string; mode: string; upstream: string | null; cached: { artifacts: number; bytes: number }; audit?: AuditFacts; upstream_mirrors?: { mirrors: Array<{ mirror: string; state: string; last_error: string | null }> } }>;
 }
 
@@ -62,6 +64,19 @@ export function HealthPage() {
                   </dd>
                 </>
               )}
+              {data.flags && (
+                <>
+                  <dt title="[limits] flag_hard_block_bytes caps the hard_block flags held in memory">Hard blocks held</dt>
+                  <dd data-count="hard-blocks">
+                    {data.flags.hard_blocks_held.flags} flags, {bytes(data.flags.hard_blocks_held.bytes)} of {bytes(data.flags.hard_blocks_held.max_bytes)}{' '}
+                    {data.flags.hard_blocks_held.problem && (
+                      <Badge kind="bad" title={data.flags.hard_blocks_held.problem}>
+                        incomplete
+                      </Badge>
+                    )}
+                  </dd>
+                </>
+              )}
             </dl>
           </section>
           <section aria-labelledby="registries">
@@ -76,6 +91,7 @@ export function HealthPage() {
                     <th scope="col">Held</th>
                     <th scope="col">Missing</th>
                     <th scope="col">Disappeared</th>
+                    <th scope="col">Content changed</th>
                     <th scope="col">Policy</th>
                     <th scope="col">Last sweep</th>
                     <th scope="col">Upstream</th>
@@ -92,6 +108,7 @@ export function HealthPage() {
                       </td>
                       <td data-count="missing">{r.audit?.missing ?? '—'}</td>
                       <td data-count="disappeared">{r.audit?.disappeared ?? '—'}</td>
+                      <td data-count="content-changed">{r.audit?.content_changed ?? '—'}</td>
                       <td>
                         {r.audit ? r.audit.policy : '—'} {r.audit?.overridden && <Badge kind="warn">differs from hub</Badge>}
                         {r.audit && !r.audit.audited && <Badge kind="muted" title={r.audit.reason}>not audited</Badge>}
