@@ -1,13 +1,9 @@
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import type { Test } from 'tap';
 import { chromium, type Browser, type Page } from 'playwright-core';
-
-const run = promisify(execFile);
+import { npmEnv } from '@hub/testkit';
 
 /** Debian's chromium (apt-get install chromium; .ci/run installs it): no browser download. */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -52,34 +48,15 @@ export async function checkPage(t: Test, page: Page, name: string): Promise<void
   await page.setViewportSize({ width: 1280, height: 900 });
 }
 
-/** A throwaway npm project whose .npmrc points at hub with a token (as packages/kind-npm/test/npm-client.test.ts). */
+/** A throwaway npm project whose .npmrc points at hub with a token: an install answers null or npm's stderr. */
 export function npmProject(t: Test, registry: string, token: string) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-console-npm-'));
-  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
-  fs.mkdirSync(path.join(dir, 'app'));
-  fs.writeFileSync(path.join(dir, 'app', 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0', private: true }));
-  const npmrc = path.join(dir, 'npmrc');
-  fs.writeFileSync(npmrc, `registry=${registry}\n${registry.replace(/^https?:/, '')}:_authToken=${token}\n`);
-  const env = {
-    PATH: process.env.PATH,
-    HOME: dir,
-    npm_config_userconfig: npmrc,
-    npm_config_cache: path.join(dir, 'cache'),
-    npm_config_audit: 'false',
-    npm_config_fund: 'false',
-    npm_config_update_notifier: 'false',
-    npm_config_fetch_retries: '0',
-  };
+  const env = npmEnv(t, registry, token);
   return {
-    install: (...pkgs: string[]) =>
-      run('npm', ['install', '--no-save', '--no-package-lock', '--prefer-online', ...pkgs], { cwd: path.join(dir, 'app'), env, timeout: 120_000 }).then(
-        () => null,
-        (e: { stderr: string }) => e.stderr || 'failed',
-      ),
-    installed: (name: string) => {
-      const f = path.join(dir, 'app', 'node_modules', name, 'package.json');
-      return fs.existsSync(f) ? (JSON.parse(fs.readFileSync(f, 'utf8')) as { version: string }).version : null;
+    install: async (...pkgs: string[]) => {
+      const res = await env.npm(['install', '--no-save', '--no-package-lock', '--prefer-online', ...pkgs]);
+      return res.code === 0 ? null : res.stderr || 'failed';
     },
-    clean: () => fs.rmSync(path.join(dir, 'app', 'node_modules'), { recursive: true, force: true }),
+    installed: (name: string) => (env.installed(name)?.version as string | undefined) ?? null,
+    clean: () => fs.rmSync(env.modules, { recursive: true, force: true }),
   };
 }

@@ -1,29 +1,12 @@
-import { execFile } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import t, { type Test } from 'tap';
+import t from 'tap';
 import admin from '@hub/admin';
 import npm from '@hub/kind-npm';
-import { npmFixtureHandler, signFlagRequest, startFixtureUpstream, startTestHub } from '@hub/testkit';
+import { npmEnv, npmFixtureHandler, signFlagRequest, startFixtureUpstream, startTestHub } from '@hub/testkit';
 import flags from '../src/index.js';
 
-const run = promisify(execFile);
 const NPM_FIXTURES = fileURLToPath(new URL('../../../kind-npm/test/fixtures/upstream/', import.meta.url));
 const SECRET = 'scanner-secret';
-
-/** A throwaway npm project with its own cache and userconfig pointing at hub with a token. */
-function project(t: Test, registry: string, token: string) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-flags-npm-'));
-  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
-  fs.mkdirSync(path.join(dir, 'app'));
-  fs.writeFileSync(path.join(dir, 'app', 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0', private: true }));
-  fs.writeFileSync(path.join(dir, 'npmrc'), `registry=${registry}\n${registry.replace(/^https?:/, '')}:_authToken=${token}\n`);
-  const env = { PATH: process.env.PATH, HOME: dir, npm_config_userconfig: path.join(dir, 'npmrc'), npm_config_cache: path.join(dir, 'cache'), npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false', npm_config_fetch_retries: '0' };
-  return (...pkgs: string[]) => run('npm', ['install', '--no-save', '--no-package-lock', ...pkgs], { cwd: path.join(dir, 'app'), env, timeout: 120_000 });
-}
 
 t.test('a security team flags a dependency: the next npm install is refused, and the exposure report names who already has it', async (t) => {
   const upstream = await startFixtureUpstream({ handler: npmFixtureHandler(NPM_FIXTURES) });
@@ -37,7 +20,7 @@ t.test('a security team flags a dependency: the next npm install is refused, and
   t.teardown(() => hub.close());
   const registry = `${hub.url}/proxy/npm/`;
 
-  await project(t, registry, await hub.token('ci-early', { roles: ['reader'] }))('hubdemo@1.1.0');
+  t.match(await npmEnv(t, registry, await hub.token('ci-early', { roles: ['reader'] })).install('hubdemo@1.1.0'), { code: 0 });
   await hub.hub.audit.flush();
   await new Promise((r) => setTimeout(r, 5));
 
@@ -49,15 +32,12 @@ t.test('a security team flags a dependency: the next npm install is refused, and
   });
   t.equal(pushed.status, 200);
 
-  const err = await project(t, registry, await hub.token('ci-late', { roles: ['reader'] }))('hubdemo@1.1.0').then(
-    () => null,
-    (e: { stderr: string }) => e,
-  );
-  t.ok(err, 'npm install fails');
-  t.match(err?.stderr ?? '', /E403|403 Forbidden/, 'npm reports the 403');
-  t.match(err?.stderr ?? '', /hubdep/, 'on the flagged dependency');
-  t.match(err?.stderr ?? '', /403 Forbidden: hubdep 1\.0\.0 is flagged malware/, 'and in its error line, from the status line');
-  t.match(err?.stderr ?? '', /npm notice hub: hubdep 1\.0\.0 is flagged malware \(hard_block\) by flag source scanner, MAL-1: exfiltrates tokens/, "npm shows hub's reason");
+  const err = await npmEnv(t, registry, await hub.token('ci-late', { roles: ['reader'] })).install('hubdemo@1.1.0');
+  t.not(err.code, 0, 'npm install fails');
+  t.match(err.stderr, /E403|403 Forbidden/, 'npm reports the 403');
+  t.match(err.stderr, /hubdep/, 'on the flagged dependency');
+  t.match(err.stderr, /403 Forbidden: hubdep 1\.0\.0 is flagged malware/, 'and in its error line, from the status line');
+  t.match(err.stderr, /npm notice hub: hubdep 1\.0\.0 is flagged malware \(hard_block\) by flag source scanner, MAL-1: exfiltrates tokens/, "npm shows hub's reason");
 
   await hub.hub.audit.flush();
   const res = await fetch(`${hub.url}/api/v1/admin/exposure?when=before-flag`, { headers: { authorization: `Bearer ${hub.adminToken}` } });
@@ -85,11 +65,8 @@ t.test('a range-flagged dependency: npm install is refused with the reason, nami
   });
   t.match(await pushed.json(), { accepted: 1, rejected: 0 });
 
-  const err = await project(t, registry, await hub.token('ci', { roles: ['reader'] }))('hubdemo@1.1.0').then(
-    () => null,
-    (e: { stderr: string }) => e,
-  );
-  t.ok(err, 'npm install fails');
-  t.match(err?.stderr ?? '', /E403|403 Forbidden/, 'npm reports the 403');
-  t.match(err?.stderr ?? '', /npm notice hub: hubdep 1\.0\.0 \(in >=0\.9\.0 <1\.0\.1\) is flagged vulnerability \(hard_block\) by flag source scanner, GHSA-r4ng: prototype pollution/, "npm shows hub's reason");
+  const err = await npmEnv(t, registry, await hub.token('ci', { roles: ['reader'] })).install('hubdemo@1.1.0');
+  t.not(err.code, 0, 'npm install fails');
+  t.match(err.stderr, /E403|403 Forbidden/, 'npm reports the 403');
+  t.match(err.stderr, /npm notice hub: hubdep 1\.0\.0 \(in >=0\.9\.0 <1\.0\.1\) is flagged vulnerability \(hard_block\) by flag source scanner, GHSA-r4ng: prototype pollution/, "npm shows hub's reason");
 });

@@ -10,3 +10,4 @@ export * from './kind-conformance.js';
 export * from './zip-decoy.js';
 export { makeZip } from './zip-archive.js';
 export * from './csv.js';
+export * from './npm-client.js';
