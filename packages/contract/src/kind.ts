@@ -289,14 +289,23 @@ export interface DeclaredDigest {
   version: string;
   algorithm: 'sha1' | 'sha256' | 'sha512';
   hex: string;
+  /**
+   * Which held file of the version it is about: that file's cache key (the `key` the kind gave
+   * `rc.artifact`, e.g. maven's `org/x/a/1.0/a-1.0.jar`). Needed when a version holds several files
+   * (maven's POM and jar, nuget's .nupkg and .nuspec); without it the version must hold exactly one.
+   */
+  key?: string;
 }
+
+/** The cache keys a package holds, per version: what `DeclaredDigests` may name in `key`. */
+export type HeldKeys = ReadonlyMap<string, readonly string[]>;
 
 /**
  * Content drift: the digests the upstream declares now for held versions, read from its listing. A version
  * it does not declare (or could not be read) is left out: only a declared digest that differs from the
  * held bytes is a change. Never throws for an upstream failure.
  */
-export type DeclaredDigests<Cfg = unknown> = (pc: ProbeContext<Cfg>, name: string, versions: readonly string[]) => Promise<DeclaredDigest[]>;
+export type DeclaredDigests<Cfg = unknown> = (pc: ProbeContext<Cfg>, name: string, versions: readonly string[], held: HeldKeys) => Promise<DeclaredDigest[]>;
 
 export interface SbomDependency {
   name: string;
