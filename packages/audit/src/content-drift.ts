@@ -19,12 +19,20 @@ export interface DriftDeps {
   now: () => number;
 }
 
-/** The digest of held bytes: sha256 is their content address; another algorithm reads them once. */
-async function heldDigest(blobs: DriftDeps['blobs'], blobSha256: string, algorithm: DeclaredDigest['algorithm']): Promise<string | null> {
-  if (algorithm === 'sha256') return blobSha256;
+/**
+ * The digest of held bytes: sha256 is their content address; another plain hash reads them once; a kind's
+ * own (go's `h1`) is the kind's to compute. Null when they cannot be read.
+ */
+async function heldDigest(blobs: DriftDeps['blobs'], blobSha256: string, dd: DeclaredDigest): Promise<string | null> {
+  if (dd.algorithm === 'sha256' && !dd.heldDigest) return blobSha256;
   const body = await blobs.get(blobSha256);
   if (!body) return null;
-  const hash = createHash(algorithm);
+  if (dd.heldDigest) return dd.heldDigest(body).catch(() => null);
+  if (dd.algorithm === 'h1') {
+    body.destroy();
+    return null;
+  }
+  const hash = createHash(dd.algorithm);
   for await (const chunk of body) hash.update(chunk as Buffer);
   return hash.digest('hex');
 }
@@ -60,7 +68,7 @@ export async function checkContentDrift(d: DriftDeps, reg: ServedRegistry, name:
     const held = files.get(dd.version) ?? [];
     const file = dd.key === undefined ? (held.length === 1 ? held[0] : undefined) : held.find((f) => f.key === dd.key);
     if (!file) continue;
-    const have = await heldDigest(d.blobs, file.blob, dd.algorithm);
+    const have = await heldDigest(d.blobs, file.blob, dd);
     if (have === null) continue;
     const where = { registry, key_sha256: changeKey(name, dd) };
     const row = (await d.db('upstream_content_changes').where(where).first('upstream_digest')) as { upstream_digest: string } | undefined;

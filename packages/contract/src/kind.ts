@@ -287,8 +287,14 @@ export type ProbeLadder<Cfg = unknown> = (pc: ProbeContext<Cfg>, name: string, v
 /** The digest the upstream now declares for one held version's file (npm `integrity`, cargo `cksum`, ...). */
 export interface DeclaredDigest {
   version: string;
-  algorithm: 'sha1' | 'sha256' | 'sha512';
+  /** `h1`: go's module hash, over the files a module zip (or a go.mod) holds, not over its bytes. */
+  algorithm: 'sha1' | 'sha256' | 'sha512' | 'h1';
   hex: string;
+  /**
+   * The same digest of the held bytes, in hex, for an algorithm that is not a plain hash of them (`h1`
+   * needs it); null when they cannot be read. Plain hashes are computed by the audit.
+   */
+  heldDigest?: (body: Readable) => Promise<string | null>;
   /**
    * Which held file of the version it is about: that file's cache key (the `key` the kind gave
    * `rc.artifact`, e.g. maven's `org/x/a/1.0/a-1.0.jar`). Needed when a version holds several files

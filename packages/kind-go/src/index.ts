@@ -2,6 +2,7 @@ import Type from 'typebox';
 import { defineKind, nameAtVersion } from '@hub/contract';
 import { detectUpstream } from './detect-upstream.js';
 import { clientCheck } from './client-check.js';
+import { declaredDigests } from './declared-digests.js';
 import { isGoVersion } from './module-path.js';
 import { probe } from './probe.js';
 import { routes, type GoConfig } from './routes.js';
@@ -34,6 +35,7 @@ export default defineKind<GoConfig>({
   detectUpstream,
   clientCheck,
   probe,
+  declaredDigests,
   sbom,
   versionRange: goVersionRange,
 });
