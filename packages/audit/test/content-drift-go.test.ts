@@ -22,7 +22,7 @@ const OTHER = Buffer.alloc(32, 7).toString('base64');
 const hex = (b64: string) => Buffer.from(b64, 'base64').toString('hex');
 const unescape = (p: string) => p.replace(/!([a-z])/g, (_m, c: string) => c.toUpperCase());
 
-async function start(t: Test, policy: 'audit' | 'block' = 'audit') {
+async function start(t: Test, policy: 'audit' | 'block' = 'audit', registry: Record<string, unknown> = {}) {
   const upstream = await startFixtureUpstream({ handler: goFixtureHandler(FIX) });
   t.teardown(() => upstream.close());
   /** Lookups answered otherwise: the zip hash recorded instead (or the go.mod's), or a status. */
@@ -49,7 +49,7 @@ async function start(t: Test, policy: 'audit' | 'block' = 'audit') {
   const hub = await startTestHub({
     dir: t.testdir(),
     plugins: [go, admin, audit],
-    registries: [{ name: 'go', type: 'go', mode: 'proxy', upstream: upstream.url, checksum_db: sumdb.url, metadata_ttl_secs: 0 }],
+    registries: [{ name: 'go', type: 'go', mode: 'proxy', upstream: upstream.url, checksum_db: sumdb.url, metadata_ttl_secs: 0, ...registry }],
     config: { auth: { anonymous: ['source:read'] }, upstream_audit: { ...AUDIT_TEST_CONFIG, on_content_change: policy } },
   });
   t.teardown(() => hub.close());
@@ -119,4 +119,13 @@ t.test('go with on_content_change = "block": the version is blocked', async (t) 
   t.match(await s.events(), [{ package_name: DEMO, version: 'v1.0.0', blocked_versions: ['v1.0.0'], blocked_by: 'system:upstream-audit' }]);
   t.equal(await s.get('example.com/!hub/demo/@v/v1.0.0.zip'), 403);
   t.equal(await s.get('github.com/pkg/errors/@v/v0.9.1.zip'), 200);
+});
+
+t.test('go: modules matching checksum_db_exclude are never looked up (private paths stay private)', async (t) => {
+  const s = await start(t, 'audit', { checksum_db_exclude: ['example.com/*/demo'] });
+  s.lookups.set('example.com/!hub/demo@v1.0.0', OTHER);
+  await s.sweep();
+  t.equal(s.sumdb.count('/lookup/example.com'), 0, 'the excluded module was not asked for');
+  t.equal(s.sumdb.count('/lookup/github.com/pkg/errors@v0.9.1'), 1, 'the others were');
+  t.same(await s.events(), []);
 });

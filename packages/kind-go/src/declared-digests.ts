@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { probeFetch, readCapped, zipEntryDigests, type DeclaredDigest, type DeclaredDigests } from '@hub/contract';
 import { escapePath } from './module-path.js';
+import { matchesPrefixPattern } from './nosumdb.js';
 import { versionFileKey } from './publish.js';
 import type { GoConfig } from './routes.js';
 
@@ -47,12 +48,14 @@ export function parseLookup(text: string, module: string, version: string): { zi
 /**
  * Content drift: the `h1` hashes the configured checksum database (`checksum_db`, which hub also passes
  * through to clients) records for each held version's .zip and .mod, from `/lookup/<module>@<version>`.
- * Without `checksum_db` nothing is compared: the GOPROXY protocol itself declares no digest. A failed or
- * unreadable lookup (a module the database does not know: 404/410) declares nothing.
+ * Without `checksum_db` nothing is compared: the GOPROXY protocol itself declares no digest. Modules
+ * matching `checksum_db_exclude` are never looked up. A failed or unreadable lookup (a module the database
+ * does not know: 404/410) declares nothing.
  */
 export const declaredDigests: DeclaredDigests<GoConfig> = async (pc, module, versions, held) => {
   const base = pc.registry.config.checksum_db;
-  if (!base) return [];
+  // A private module's path is not the checksum database's business (go's own GONOSUMDB).
+  if (!base || matchesPrefixPattern(pc.registry.config.checksum_db_exclude ?? [], module)) return [];
   const out: DeclaredDigest[] = [];
   for (const version of versions.slice(0, MAX_LOOKUPS)) {
     const keys = held.get(version) ?? [];

@@ -14,6 +14,13 @@ export const configSchema = Type.Object(
     checksum_db: Type.Optional(
       Type.String({ pattern: '^https?://', description: 'Base URL of the checksum database that /proxy/<name>/sumdb/<db-name>/... passes through to' }),
     ),
+    checksum_db_exclude: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 500, examples: ['corp.example/*'] }), {
+        maxItems: 1000,
+        description:
+          'Module path patterns (GONOSUMDB syntax: a glob per path element, matching a leading part of the path) that upstream audit sweeps never look up in checksum_db, so private module paths are not sent to it. Clients set their own GONOSUMDB.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
