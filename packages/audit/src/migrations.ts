@@ -69,4 +69,17 @@ export const auditMigrations: Readonly<Record<string, Migration>> = {
       await db.schema.dropTable('upstream_content_changes');
     },
   },
+  /** A version can hold several files (maven's POM and jar): a change names its file, one row per file then. */
+  '003_content_change_file': {
+    async up(db) {
+      await db.schema.alterTable('upstream_content_changes', (t) => {
+        t.text('file').nullable(); // the held file's cache key; null when the version holds one file
+      });
+    },
+    async down(db) {
+      await db.schema.alterTable('upstream_content_changes', (t) => {
+        t.dropColumn('file');
+      });
+    },
+  },
 };

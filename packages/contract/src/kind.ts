@@ -287,16 +287,31 @@ export type ProbeLadder<Cfg = unknown> = (pc: ProbeContext<Cfg>, name: string, v
 /** The digest the upstream now declares for one held version's file (npm `integrity`, cargo `cksum`, ...). */
 export interface DeclaredDigest {
   version: string;
-  algorithm: 'sha1' | 'sha256' | 'sha512';
+  /** `h1`: go's module hash, over the files a module zip (or a go.mod) holds, not over its bytes. */
+  algorithm: 'sha1' | 'sha256' | 'sha512' | 'h1';
   hex: string;
+  /**
+   * The same digest of the held bytes, in hex, for an algorithm that is not a plain hash of them (`h1`
+   * needs it); null when they cannot be read. Plain hashes are computed by the audit.
+   */
+  heldDigest?: (body: Readable) => Promise<string | null>;
+  /**
+   * Which held file of the version it is about: that file's cache key (the `key` the kind gave
+   * `rc.artifact`, e.g. maven's `org/x/a/1.0/a-1.0.jar`). Needed when a version holds several files
+   * (maven's POM and jar, nuget's .nupkg and .nuspec); without it the version must hold exactly one.
+   */
+  key?: string;
 }
+
+/** The cache keys a package holds, per version: what `DeclaredDigests` may name in `key`. */
+export type HeldKeys = ReadonlyMap<string, readonly string[]>;
 
 /**
  * Content drift: the digests the upstream declares now for held versions, read from its listing. A version
  * it does not declare (or could not be read) is left out: only a declared digest that differs from the
  * held bytes is a change. Never throws for an upstream failure.
  */
-export type DeclaredDigests<Cfg = unknown> = (pc: ProbeContext<Cfg>, name: string, versions: readonly string[]) => Promise<DeclaredDigest[]>;
+export type DeclaredDigests<Cfg = unknown> = (pc: ProbeContext<Cfg>, name: string, versions: readonly string[], held: HeldKeys) => Promise<DeclaredDigest[]>;
 
 export interface SbomDependency {
   name: string;

@@ -2,6 +2,7 @@ import Type from 'typebox';
 import { defineKind, nameAtVersion } from '@hub/contract';
 import { detectUpstream } from './detect-upstream.js';
 import { clientCheck } from './client-check.js';
+import { declaredDigests } from './declared-digests.js';
 import { isGoVersion } from './module-path.js';
 import { probe } from './probe.js';
 import { routes, type GoConfig } from './routes.js';
@@ -12,6 +13,13 @@ export const configSchema = Type.Object(
   {
     checksum_db: Type.Optional(
       Type.String({ pattern: '^https?://', description: 'Base URL of the checksum database that /proxy/<name>/sumdb/<db-name>/... passes through to' }),
+    ),
+    checksum_db_exclude: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 500, examples: ['corp.example/*'] }), {
+        maxItems: 1000,
+        description:
+          'Module path patterns (GONOSUMDB syntax: a glob per path element, matching a leading part of the path) that upstream audit sweeps never look up in checksum_db, so private module paths are not sent to it. Clients set their own GONOSUMDB.',
+      }),
     ),
   },
   { additionalProperties: false },
@@ -34,6 +42,7 @@ export default defineKind<GoConfig>({
   detectUpstream,
   clientCheck,
   probe,
+  declaredDigests,
   sbom,
   versionRange: goVersionRange,
 });

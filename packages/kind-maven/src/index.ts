@@ -1,6 +1,7 @@
 import { defineKind } from '@hub/contract';
 import { detectUpstream } from './detect-upstream.js';
 import { clientCheck } from './client-check.js';
+import { declaredDigests } from './declared-digests.js';
 import { isVersion, splitName } from './layout.js';
 import { probe } from './probe.js';
 import { routes } from './routes.js';
@@ -31,6 +32,7 @@ export default defineKind({
   detectUpstream,
   clientCheck,
   probe,
+  declaredDigests,
   sbom,
   versionRange: mavenVersionRange,
 });

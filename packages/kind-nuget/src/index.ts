@@ -2,6 +2,7 @@ import Type from 'typebox';
 import { defineKind, nameAtVersion } from '@hub/contract';
 import { detectUpstream } from './detect-upstream.js';
 import { clientCheck } from './client-check.js';
+import { declaredDigests } from './declared-digests.js';
 import { isPackageId, normalizeVersion } from './names.js';
 import { probe } from './probe.js';
 import { routes } from './routes.js';
@@ -38,6 +39,7 @@ export default defineKind({
   detectUpstream,
   clientCheck,
   probe,
+  declaredDigests,
   sbom,
   versionRange: nugetVersionRange,
 });

@@ -13,7 +13,8 @@ const indexMemo = new WeakMap<UpstreamClient, { until: number; index: Promise<Up
 
 const get = (pc: ProbeContext, url: string, method: 'GET' | 'HEAD' = 'GET') => probeFetch(pc.upstream, url, { method, maxBytes: MAX_LISTING_BYTES });
 
-function serviceIndex(pc: ProbeContext): Promise<UpstreamIndex> {
+/** The upstream's service index, asked once per registry per sweep (it throws when it cannot be read). */
+export function serviceIndex(pc: ProbeContext): Promise<UpstreamIndex> {
   const hit = indexMemo.get(pc.upstream);
   if (hit && Date.now() < hit.until) return hit.index;
   const url = upstreamIndexUrl(pc.registry);

@@ -46,7 +46,8 @@ function restOf(url: unknown, up: UpstreamIndex, id: string): string | null {
   return null;
 }
 
-function hashOf(entry: JsonObject): Digest | undefined {
+/** The `packageHash` a catalog entry declares (base64, SHA512 unless `packageHashAlgorithm` says SHA256), as hex. */
+export function hashOf(entry: JsonObject): Digest | undefined {
   const hash = str(entry.packageHash);
   const algorithm = (str(entry.packageHashAlgorithm) ?? 'SHA512').toLowerCase();
   if (!hash || (algorithm !== 'sha512' && algorithm !== 'sha256')) return undefined;
@@ -54,23 +55,29 @@ function hashOf(entry: JsonObject): Digest | undefined {
   return hex.length === (algorithm === 'sha512' ? 128 : 64) ? { algorithm, hex } : undefined;
 }
 
+/** A catalog leaf URL a registration entry names, when it is below the upstream's catalog (no other host is asked). */
+export function catalogLeafUrl(up: UpstreamIndex, url: unknown): string | undefined {
+  const s = str(url)?.split('#')[0];
+  return s && up.catalog && s.startsWith(up.catalog) ? s : undefined;
+}
+
 /** The hash from the catalog leaf a registration entry points at (the gallery inlines none). */
 async function catalogHash(rc: RequestContext, up: UpstreamIndex, url: unknown): Promise<Digest | undefined> {
-  const s = str(url)?.split('#')[0];
-  if (!s || !up.catalog || !s.startsWith(up.catalog)) return undefined;
-  const doc = await rc.metadata({ key: `catalog:${s.slice(up.catalog.length)}`, url: s, ttlSecs: CATALOG_TTL_SECS, check: jsonCheck(() => null) });
+  const s = catalogLeafUrl(up, url);
+  if (!s) return undefined;
+  const doc = await rc.metadata({ key: `catalog:${s.slice(up.catalog!.length)}`, url: s, ttlSecs: CATALOG_TTL_SECS, check: jsonCheck(() => null) });
   return hashOf(doc.derive('parsed', parseJson) as JsonObject);
 }
 
+/** One parsed registration document of the package, `rest` below `<hive><id>/` (throws when it cannot be had). */
+export type RegistrationLoader = (rest: string) => Promise<unknown>;
+
 /**
- * The upstream's digest of a .nupkg: `packageHash` of its registration catalog entry, or else of the
- * catalog leaf that entry names. Pages that are not inlined are fetched only when the version is in
- * their range. Undefined when the upstream publishes none.
+ * The registration catalog entry of `version`: pages that are not inlined are loaded only when the version
+ * is in their range. Undefined when the registration does not list it.
  */
-export async function packageDigest(rc: RequestContext, up: UpstreamIndex, id: string, version: string): Promise<Digest | undefined> {
-  if (!up.registration) return undefined;
-  const index = (await registrationDoc(rc, up, id, 'index.json')).derive('parsed', parseJson);
-  for (const page of items(index)) {
+export async function catalogEntry(load: RegistrationLoader, up: UpstreamIndex, id: string, version: string): Promise<JsonObject | undefined> {
+  for (const page of items(await load('index.json'))) {
     let found: JsonObject[];
     if (Array.isArray(page.items)) found = items(page);
     else {
@@ -79,15 +86,24 @@ export async function packageDigest(rc: RequestContext, up: UpstreamIndex, id: s
       if (lower && upper && (compareVersions(version, lower) < 0 || compareVersions(version, upper) > 0)) continue;
       const rest = restOf(page['@id'], up, id);
       if (!rest) continue;
-      found = leaves((await registrationDoc(rc, up, id, rest)).derive('parsed', parseJson));
+      found = leaves(await load(rest));
     }
     for (const leaf of found) {
       const entry = leaf.catalogEntry;
-      if (!isObject(entry) || normalizeVersion(str(entry.version) ?? '') !== version) continue;
-      return hashOf(entry) ?? (await catalogHash(rc, up, entry['@id']));
+      if (isObject(entry) && normalizeVersion(str(entry.version) ?? '') === version) return entry;
     }
   }
   return undefined;
+}
+
+/**
+ * The upstream's digest of a .nupkg: `packageHash` of its registration catalog entry, or else of the
+ * catalog leaf that entry names. Undefined when the upstream publishes none.
+ */
+export async function packageDigest(rc: RequestContext, up: UpstreamIndex, id: string, version: string): Promise<Digest | undefined> {
+  if (!up.registration) return undefined;
+  const entry = await catalogEntry(async (rest) => (await registrationDoc(rc, up, id, rest)).derive('parsed', parseJson), up, id, version);
+  return entry && (hashOf(entry) ?? (await catalogHash(rc, up, entry['@id'])));
 }
 
 /**

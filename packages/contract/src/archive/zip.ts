@@ -86,6 +86,31 @@ export async function findInZip(source: Readable, want: (name: string) => boolea
 }
 
 /**
+ * The sha256 of every entry the central directory lists (directories too, as empty), in archive order:
+ * what go's `h1` module hash is made of. Spooled like findInZip; each entry is capped at maxEntryBytes.
+ */
+export async function zipEntryDigests(source: Readable, limits: ArchiveLimits): Promise<Array<{ name: string; sha256: string }>> {
+  const lim = normalizeLimits(limits);
+  const file = path.join(os.tmpdir(), `hub-zip-${crypto.randomUUID()}`);
+  try {
+    await pipeline(capBytes(source, lim.maxBytes, 'zip'), fs.createWriteStream(file, { flags: 'wx' }));
+    const out: Array<{ name: string; sha256: string }> = [];
+    await walkZip(file, lim.maxEntries, async (entry, name, zip) => {
+      const label = `zip entry ${JSON.stringify(name.slice(0, 200))}`;
+      if (entry.uncompressedSize > lim.maxEntryBytes) throw limitError(`${label} is ${entry.uncompressedSize} bytes (cap ${lim.maxEntryBytes})`);
+      const hash = crypto.createHash('sha256');
+      await readEntry(zip, entry, label, (b) => hash.update(b));
+      out.push({ name, sha256: hash.digest('hex') });
+      return undefined;
+    });
+    return out;
+  } finally {
+    source.destroy();
+    await fs.promises.rm(file, { force: true });
+  }
+}
+
+/**
  * Why the zip file at `file` is not whole (no readable central directory, an entry that does not
  * inflate to its size and CRC-32), or null. Entries hub cannot read (encrypted, other compression
  * methods) are the client's business; declared sizes adding up past `maxInflatedBytes` are refused.
