@@ -74,10 +74,11 @@ async function servedInfo(rc: RequestContext, name: string): Promise<{ body: Buf
     } catch (e) {
       if (local.length === 0 || !isNotFound(e)) throw e;
     }
-    // A kept listing (the upstream removed the gem) offers only the versions hub holds.
-    if (doc?.kept) for (const e of doc.derive('info', parseInfo)) if (!doc.kept.heldVersions.has(e.token)) hidden = new Set([...hidden, e.token]);
-    // (Those it holds are served from the cache whatever their age, so the cool-down has nothing to leave out there.)
-    else if (doc) hidden = await withCoolingDown(rc, name, hidden, doc.derive('info', parseInfo).map((e) => e.token), local);
+    if (doc?.kept) {
+      // A kept listing (the upstream removed the gem) offers only the versions hub holds, served from the
+      // cache whatever their age: nothing for the cool-down to leave out.
+      for (const e of doc.derive('info', parseInfo)) if (!doc.kept.heldVersions.has(e.token)) hidden = new Set([...hidden, e.token]);
+    } else if (doc) hidden = await withCoolingDown(rc, name, hidden, doc.derive('info', parseInfo).map((e) => e.token), local);
     if (doc && local.length === 0) return { body: doc.derive(`served:${[...hidden].sort().join(',')}`, (b) => filterInfo(b, hidden)), stale: doc.stale };
   }
   if (!doc && local.length === 0) throw errors.notFound(`no version of ${name} is published here`);
