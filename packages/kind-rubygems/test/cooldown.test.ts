@@ -11,6 +11,7 @@ import t from 'tap';
 import { md5hex } from '../src/compact-index.js';
 import rubygems from '../src/index.js';
 import { sendFile, sendJson, type FixtureHandler } from '@hub/testkit';
+import { makeGem } from './gem-build.js';
 import { hubRequests, run, sandbox, skip, total } from './ruby-clients.js';
 import { ANON, FIXTURES, fixture, get, setup } from './setup.js';
 
@@ -123,6 +124,21 @@ t.test('without a cool-down the versions API is never read and every version is 
   t.equal((await get(`${s.base}/gems/hubdemo-1.2.0.gem`)).status, 200);
   t.match((await get(`${s.base}/api/v1/gems/hubdemo.json`)).json(), { version: '1.2.0' });
   t.equal(s.upstream.count('/api/v1/versions/'), 0);
+});
+
+t.test('hybrid: a version published here is not cooled down; the upstream ones are', async (t) => {
+  const s = await setup(t, { config: ANON, handler: laterUpstream(), registry: { ...COOL_DOWN, mode: 'hybrid' } });
+  const publisher = await s.token('ci', { roles: ['publisher'] });
+  const gem = makeGem({ name: 'hubdemo', version: '1.3.0' });
+  const push = await fetch(`${s.base}/api/v1/gems`, { method: 'POST', body: gem, headers: { 'content-type': 'application/octet-stream', authorization: publisher } });
+  t.equal(push.status, 200, await push.text());
+  // Merged with the upstream's versions rather than owning the name.
+  await s.hub.db('local_packages').where({ name: 'hubdemo' }).update({ local_only: false });
+  t.same(infoTokens((await get(`${s.base}/info/hubdemo`)).body), ['1.0.0', '1.1.0', '1.3.0'], 'the upstream 1.2.0 is left out, the local 1.3.0 (published just now) is not');
+  const local = await get(`${s.base}/gems/hubdemo-1.3.0.gem`);
+  t.equal(local.status, 200);
+  t.same(local.body, gem);
+  t.equal((await get(`${s.base}/gems/hubdemo-1.2.0.gem`)).status, 403);
 });
 
 t.test('bundle install under a cool-down resolves the version old enough; bundle update keeps it', { skip }, async (t) => {
