@@ -36,8 +36,10 @@ function unreadable(rc: RequestContext, name: string, e: HubError): HubError {
   );
 }
 
+export type PublishTimes = Promise<ReadonlyMap<string, Date | null>>;
+
 /** The upstream's publish time of each version of `name`; a 502 naming the versions API when it cannot be read. */
-async function publishTimes(rc: RequestContext, name: string): Promise<ReadonlyMap<string, Date | null>> {
+async function publishTimes(rc: RequestContext, name: string): PublishTimes {
   try {
     const doc = await rc.metadata(versionsApiSpec(rc, name));
     return doc.derive('created-at', parseCreatedAt);
@@ -49,14 +51,26 @@ async function publishTimes(rc: RequestContext, name: string): Promise<ReadonlyM
 const tooNew = (at: Date | null | undefined, secs: number, now: number): boolean => !at || now - at.getTime() < secs * 1000;
 
 /**
- * Of the upstream's version tokens of `name`, those the cool-down leaves out of listings: too new, or of
- * unknown age. Empty, and nothing read, without a cool-down or without tokens.
+ * Starts reading the publish times of `name` (null without a cool-down), to run alongside the fetch of its
+ * listing rather than after it. A failure is reported by the `coolingDown` it is given to.
  */
-export async function coolingDown(rc: RequestContext, name: string, tokens: Iterable<string>): Promise<Set<string>> {
+export function readPublishTimes(rc: RequestContext, name: string): PublishTimes | null {
+  if (coolDown(rc) === 0) return null;
+  const times = publishTimes(rc, name);
+  times.catch(() => undefined);
+  return times;
+}
+
+/**
+ * Of the upstream's version tokens of `name`, those the cool-down leaves out of listings: too new, or of
+ * unknown age. Empty, and nothing read, without a cool-down or without tokens. `started`: the times'
+ * read begun by `readPublishTimes`.
+ */
+export async function coolingDown(rc: RequestContext, name: string, tokens: Iterable<string>, started?: PublishTimes | null): Promise<Set<string>> {
   const secs = coolDown(rc);
   const list = secs > 0 ? [...tokens] : [];
   if (list.length === 0) return new Set();
-  const times = await publishTimes(rc, name);
+  const times = await (started ?? publishTimes(rc, name));
   const now = Date.now();
   return new Set(list.filter((t) => tooNew(times.get(t), secs, now)));
 }

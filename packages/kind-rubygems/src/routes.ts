@@ -1,6 +1,6 @@
 import { errors, isHubError, reply, type KindRoute, type MetadataDoc, type MetadataSpec, type Reply, type RequestContext, type RouteMatch } from '@hub/contract';
 import { appendVersions, checkCompactIndex, filterInfo, filterVersions, md5hex, mergeInfo, parseInfo, versionsNames } from './compact-index.js';
-import { coolDown, coolDownTime, coolingDown } from './cool-down.js';
+import { coolDown, coolDownTime, coolingDown, readPublishTimes, type PublishTimes } from './cool-down.js';
 import { checkGemDoc, latestListed, serveGemDoc, tokenOf as docToken, type GemDoc } from './gem-api.js';
 import { requirementText, tokenOf, type GemMeta } from './gem-package.js';
 import { indexReply, TEXT } from './index-reply.js';
@@ -69,6 +69,7 @@ async function servedInfo(rc: RequestContext, name: string): Promise<{ body: Buf
   let hidden = await rc.hiddenVersions(name);
   let doc: MetadataDoc | null = null;
   if (await upstreamMayList(rc, name)) {
+    const times = readPublishTimes(rc, name);
     try {
       doc = await rc.metadata(infoSpec(rc, name));
     } catch (e) {
@@ -78,7 +79,7 @@ async function servedInfo(rc: RequestContext, name: string): Promise<{ body: Buf
       // A kept listing (the upstream removed the gem) offers only the versions hub holds, served from the
       // cache whatever their age: nothing for the cool-down to leave out.
       for (const e of doc.derive('info', parseInfo)) if (!doc.kept.heldVersions.has(e.token)) hidden = new Set([...hidden, e.token]);
-    } else if (doc) hidden = await withCoolingDown(rc, name, hidden, doc.derive('info', parseInfo).map((e) => e.token), local);
+    } else if (doc) hidden = await withCoolingDown(rc, name, hidden, doc.derive('info', parseInfo).map((e) => e.token), local, times);
     if (doc && local.length === 0) return { body: doc.derive(`served:${[...hidden].sort().join(',')}`, (b) => filterInfo(b, hidden)), stale: doc.stale };
   }
   if (!doc && local.length === 0) throw errors.notFound(`no version of ${name} is published here`);
@@ -88,11 +89,18 @@ async function servedInfo(rc: RequestContext, name: string): Promise<{ body: Buf
 /**
  * `hidden` plus the upstream `tokens` the cool-down leaves out (none without one). Those published here are
  * not the upstream's, nor are tokens already hidden asked about. A young ruby-platform version also hides its
- * platform builds, as a bare unlisted version does (names.ts `isHidden`).
+ * platform builds, as a bare unlisted version does (names.ts `isHidden`). `times`: from `readPublishTimes`.
  */
-async function withCoolingDown(rc: RequestContext, name: string, hidden: ReadonlySet<string>, tokens: readonly string[], local: readonly GemMeta[]): Promise<ReadonlySet<string>> {
+async function withCoolingDown(
+  rc: RequestContext,
+  name: string,
+  hidden: ReadonlySet<string>,
+  tokens: readonly string[],
+  local: readonly GemMeta[],
+  times?: PublishTimes | null,
+): Promise<ReadonlySet<string>> {
   const own = new Set(local.map(tokenOf));
-  const young = await coolingDown(rc, name, tokens.filter((t) => !own.has(t) && !isHidden(hidden, t)));
+  const young = await coolingDown(rc, name, tokens.filter((t) => !own.has(t) && !isHidden(hidden, t)), times);
   return young.size ? new Set([...hidden, ...young]) : hidden;
 }
 

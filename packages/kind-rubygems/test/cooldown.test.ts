@@ -86,6 +86,19 @@ t.test('min_release_age_secs: a too-new version leaves info/<gem> and the gem AP
   t.equal(s.upstream.count(VERSIONS_API), 1, 'the versions API was read once for all of it (metadata cache)');
 });
 
+t.test('concurrent cold requests share one read of each upstream document', async (t) => {
+  const s = await setup(t, { config: ANON, handler: laterUpstream(), registry: COOL_DOWN });
+  const answers = await Promise.all([
+    ...Array.from({ length: 10 }, () => get(`${s.base}/info/hubdemo`)),
+    ...Array.from({ length: 10 }, () => get(`${s.base}/gems/hubdemo-1.1.0.gem`)),
+  ]);
+  t.same(answers.map((a) => a.status), Array(20).fill(200));
+  t.equal(new Set(answers.slice(0, 10).map((a) => a.body.toString('latin1'))).size, 1, 'ten identical info documents');
+  t.equal(s.upstream.count(VERSIONS_API), 1, 'the versions API: one request');
+  t.equal(s.upstream.count('/info/hubdemo'), 1, 'info/hubdemo: one request');
+  t.equal(s.upstream.count('/gems/hubdemo-1.1.0.gem'), 1, 'the .gem: one request');
+});
+
 t.test('a version without created_at in the versions API cannot be shown old enough: left out and refused', async (t) => {
   const s = await setup(t, { config: ANON, handler: laterUpstream(() => undefined), registry: COOL_DOWN });
   t.same(infoTokens((await get(`${s.base}/info/hubdemo`)).body), ['1.0.0', '1.1.0']);
