@@ -22,7 +22,8 @@ export function checkGemDoc(body: Buffer): string | null {
   }
 }
 
-const tokenOf = (doc: GemDoc): string | null => {
+/** The version token the document describes, or null. */
+export const tokenOf = (doc: GemDoc): string | null => {
   if (typeof doc.version !== 'string') return null;
   return typeof doc.platform === 'string' && doc.platform !== 'ruby' && doc.platform !== '' ? `${doc.version}-${doc.platform}` : doc.version;
 };

@@ -27,4 +27,6 @@ export default defineKind({
   declaredDigests,
   sbom,
   versionRange: gemVersionRange,
+  // From the upstream versions API's created_at, read only under a cool-down (cool-down.ts).
+  publishTimes: true,
 });

@@ -16,11 +16,32 @@ export const infoSpec = (rc: RequestContext, name: string): MetadataSpec => ({
   packageName: name,
 });
 
-interface ApiVersion {
+/**
+ * The versions API document: the fallback listing, and the publish times of the cool-down (cool-down.ts). One
+ * key for both, so a gem's document is fetched once per TTL. Capped: a gem with thousands of platform builds
+ * has a document of a few MiB.
+ */
+export const VERSIONS_API_MAX_BYTES = 32 * 1024 * 1024;
+export const versionsApiSpec = (rc: RequestContext, name: string): MetadataSpec => ({
+  key: `versions-api:${name}`,
+  url: `${rc.registry.upstream}/api/v1/versions/${name}.json`,
+  check: (b) => (parseVersionsApi(b) ? null : 'not a JSON array of versions'),
+  maxBytes: VERSIONS_API_MAX_BYTES,
+  packageName: name,
+});
+
+export interface ApiVersion {
   number?: unknown;
   platform?: unknown;
   sha?: unknown;
+  created_at?: unknown;
 }
+
+/** The version token of a versions API entry (`1.0.0`, or `1.0.0-x86_64-linux` off the ruby platform); null without a number. */
+export const apiToken = (v: ApiVersion): string | null => {
+  if (typeof v?.number !== 'string') return null;
+  return typeof v.platform === 'string' && v.platform !== 'ruby' && v.platform !== '' ? `${v.number}-${v.platform}` : v.number;
+};
 
 /** The versions API's array as listing entries; null when it is not that array. */
 export function parseVersionsApi(buf: Buffer): InfoEntry[] | null {
@@ -32,8 +53,8 @@ export function parseVersionsApi(buf: Buffer): InfoEntry[] | null {
   }
   if (!Array.isArray(doc)) return null;
   return (doc as ApiVersion[]).flatMap((v) => {
-    if (typeof v?.number !== 'string') return [];
-    const token = typeof v.platform === 'string' && v.platform !== 'ruby' && v.platform !== '' ? `${v.number}-${v.platform}` : v.number;
+    const token = apiToken(v);
+    if (token === null) return [];
     return [{ token, deps: [], ...(typeof v.sha === 'string' && /^[0-9a-f]{64}$/i.test(v.sha) ? { sha256: v.sha.toLowerCase() } : {}) }];
   });
 }
@@ -68,11 +89,6 @@ async function upstreamListing(rc: RequestContext, name: string): Promise<Listin
   } catch (e) {
     if (!isHubError(e) || e.code !== 'not_found') throw e;
   }
-  const doc = await rc.metadata({
-    key: `versions-api:${name}`,
-    url: `${rc.registry.upstream}/api/v1/versions/${name}.json`,
-    check: (b) => (parseVersionsApi(b) ? null : 'not a JSON array of versions'),
-    packageName: name,
-  });
+  const doc = await rc.metadata(versionsApiSpec(rc, name));
   return doc.derive('api-listing', (b) => toMap(parseVersionsApi(b) ?? []));
 }

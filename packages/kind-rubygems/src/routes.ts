@@ -1,6 +1,7 @@
 import { errors, isHubError, reply, type KindRoute, type MetadataDoc, type MetadataSpec, type Reply, type RequestContext, type RouteMatch } from '@hub/contract';
 import { appendVersions, checkCompactIndex, filterInfo, filterVersions, md5hex, mergeInfo, parseInfo, versionsNames } from './compact-index.js';
-import { checkGemDoc, latestListed, serveGemDoc, type GemDoc } from './gem-api.js';
+import { coolDown, coolDownTime, coolingDown, readPublishTimes, type PublishTimes } from './cool-down.js';
+import { checkGemDoc, latestListed, serveGemDoc, tokenOf as docToken, type GemDoc } from './gem-api.js';
 import { requirementText, tokenOf, type GemMeta } from './gem-package.js';
 import { indexReply, TEXT } from './index-reply.js';
 import { infoSpec, listing } from './listing.js';
@@ -51,31 +52,56 @@ async function gemFile(rc: RequestContext, base: string, what: 'gem' | 'gemspec'
       // Not vouched for by the upstream's listing: only a copy hub already holds is served.
       if (r.unlisted) throw r.unlisted;
       const path = gem ? `gems/${file}.gem` : `quick/Marshal.4.8/${file}.gemspec.rz`;
-      return { url: `${rc.registry.upstream}/${path}`, ...(sha ? { digest: { algorithm: 'sha256' as const, hex: sha } } : {}) };
+      // A version published here is this registry's own: no cool-down.
+      const publishedAt = r.entry?.local ? undefined : await coolDownTime(rc, r.name, r.token);
+      return { url: `${rc.registry.upstream}/${path}`, ...(sha ? { digest: { algorithm: 'sha256' as const, hex: sha } } : {}), publishedAt };
     },
   });
 }
 
 /**
- * `/info/<gem>` as hub serves it: unlisted versions dropped. Versions published here are generated from
- * the database and appended to the upstream's lines (hybrid), or alone (local, or a name owned here).
+ * `/info/<gem>` as hub serves it: unlisted versions dropped, and (cool-down) upstream versions too new or of
+ * unknown age. Versions published here are generated from the database and appended to the upstream's
+ * lines (hybrid), or alone (local, or a name owned here).
  */
 async function servedInfo(rc: RequestContext, name: string): Promise<{ body: Buffer; stale: boolean }> {
   const local = await localGems(rc, name);
   let hidden = await rc.hiddenVersions(name);
   let doc: MetadataDoc | null = null;
   if (await upstreamMayList(rc, name)) {
+    const times = readPublishTimes(rc, name);
     try {
       doc = await rc.metadata(infoSpec(rc, name));
     } catch (e) {
       if (local.length === 0 || !isNotFound(e)) throw e;
     }
-    // A kept listing (the upstream removed the gem) offers only the versions hub holds.
-    if (doc?.kept) for (const e of doc.derive('info', parseInfo)) if (!doc.kept.heldVersions.has(e.token)) hidden = new Set([...hidden, e.token]);
+    if (doc?.kept) {
+      // A kept listing (the upstream removed the gem) offers only the versions hub holds, served from the
+      // cache whatever their age: nothing for the cool-down to leave out.
+      for (const e of doc.derive('info', parseInfo)) if (!doc.kept.heldVersions.has(e.token)) hidden = new Set([...hidden, e.token]);
+    } else if (doc) hidden = await withCoolingDown(rc, name, hidden, doc.derive('info', parseInfo).map((e) => e.token), local, times);
     if (doc && local.length === 0) return { body: doc.derive(`served:${[...hidden].sort().join(',')}`, (b) => filterInfo(b, hidden)), stale: doc.stale };
   }
   if (!doc && local.length === 0) throw errors.notFound(`no version of ${name} is published here`);
   return { body: filterInfo(mergeInfo(doc?.body ?? null, local.map(infoLine)), hidden), stale: doc?.stale ?? false };
+}
+
+/**
+ * `hidden` plus the upstream `tokens` the cool-down leaves out (none without one). Those published here are
+ * not the upstream's, nor are tokens already hidden asked about. A young ruby-platform version also hides its
+ * platform builds, as a bare unlisted version does (names.ts `isHidden`). `times`: from `readPublishTimes`.
+ */
+async function withCoolingDown(
+  rc: RequestContext,
+  name: string,
+  hidden: ReadonlySet<string>,
+  tokens: readonly string[],
+  local: readonly GemMeta[],
+  times?: PublishTimes | null,
+): Promise<ReadonlySet<string>> {
+  const own = new Set(local.map(tokenOf));
+  const young = await coolingDown(rc, name, tokens.filter((t) => !own.has(t) && !isHidden(hidden, t)), times);
+  return young.size ? new Set([...hidden, ...young]) : hidden;
 }
 
 /**
@@ -280,9 +306,16 @@ const gemApi: KindRoute = {
       return reply.json(localGemDoc(rc, latest.local), 200, { 'cache-control': 'no-cache' });
     }
     const doc = await rc.metadata({ key: `gem-api:${name}`, url: `${rc.registry.upstream}/api/v1/gems/${name}.json`, check: checkGemDoc, packageName: name });
-    const hidden = await rc.hiddenVersions(name);
+    const parsed = doc.derive('parsed', (b) => JSON.parse(b.toString('utf8')) as GemDoc);
+    let hidden = await rc.hiddenVersions(name);
+    if (coolDown(rc) > 0) {
+      // The described version and every upstream one the fallback could pick.
+      const listed = [...(await listing(rc, name)).values()];
+      const upstream = [...new Set([docToken(parsed) ?? '', ...listed.filter((e) => !e.local).map((e) => e.token)])].filter(Boolean);
+      hidden = await withCoolingDown(rc, name, hidden, upstream, listed.flatMap((e) => (e.local ? [e.local] : [])));
+    }
     const served = await serveGemDoc(
-      doc.derive('parsed', (b) => JSON.parse(b.toString('utf8')) as GemDoc),
+      parsed,
       { upstream: rc.registry.upstream!, baseUrl: rc.baseUrl, hidden, listing: () => listing(rc, name) },
     );
     if (!served) throw errors.notFound(`${name} has no listed version`);

@@ -36,7 +36,11 @@ export async function setup(
     registries: [{ name: 'gems', type: 'rubygems', mode: 'proxy', upstream: upstream.url, ...opts.registry }],
     config: opts.config,
   });
-  t.teardown(() => hub.close());
+  // An artifact is stored just after its last byte: a test ending with a download must not race the folder's removal.
+  t.teardown(async () => {
+    await hub.hub.artifacts.idle();
+    await hub.close();
+  });
   return {
     ...hub,
     upstream,

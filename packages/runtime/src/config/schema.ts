@@ -288,7 +288,7 @@ export const SecuritySchema = Type.Object(
     min_release_age_secs: Type.Integer({
       default: 0,
       minimum: 0,
-      description: 'Cool-down: an upstream version published less than this many seconds ago is left out of listings and refused (403). Only for kinds that know publish times (npm, go, cargo, nuget, maven, terraform; the README of each says how); hub refuses to start otherwise.',
+      description: 'Cool-down: an upstream version published less than this many seconds ago is left out of listings and refused (403). Only for kinds that know publish times (npm, go, cargo, nuget, maven, terraform, pypi, rubygems; the README of each says how); hub refuses to start otherwise.',
     }),
   },
   { ...strict, description: 'Presence turns on the security profile: hard-block flags take effect at once.' },

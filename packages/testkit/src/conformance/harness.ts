@@ -52,7 +52,11 @@ export async function startHarness(t: ConformanceTest, spec: KindConformanceSpec
     registries: [{ ...spec.registry, ...o.registry, name: REGISTRY, type: spec.kind.id, mode: 'proxy', upstream: `${upstream.url}${spec.upstreamPath ?? ''}` }],
     config: { plugins: { load: ['@hub/admin', '@hub/flags'] }, flag_sources: [FLAG_SOURCE] },
   });
-  t.teardown(() => hub.close());
+  // An artifact is stored just after its last byte; a check may end before that, and the folder then goes.
+  t.teardown(async () => {
+    await hub.hub.artifacts.idle();
+    await hub.close();
+  });
   const reader = await hub.token('conformance-reader', { roles: ['reader'] });
 
   const admin = async (method: 'POST', apiPath: string, body: unknown, headers: Record<string, string>): Promise<void> => {
