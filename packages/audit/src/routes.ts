@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { adminRoute, errors, queryInt, queryValue, type AdminRoute, queryParameters } from '@hub/runtime';
 import type { AuditEngine } from './engine.js';
-import { AuditRowPage } from './schemas.js';
+import { AuditRowPage, RecheckAnswer, SweepAnswer, UpstreamStatus } from './schemas.js';
 import { lastSweep, rowJson, toRow } from './rows.js';
 
 const RecheckBody = Type.Object(
@@ -45,6 +45,8 @@ export function upstreamRoutes(engine: AuditEngine): AdminRoute[] {
       path: '/api/v1/admin/upstream/status/:registry/:name',
       permission: 'system:read',
       action: 'upstream_status',
+      summary: "One package's audit: policy, held versions, rows and the registry's last sweep",
+      response: UpstreamStatus,
       async handle({ ctx, hub, params, registry, coordinate, audit }) {
         const reg = registry(params.registry!);
         const c = coordinate(reg, params.name!, undefined);
@@ -76,6 +78,8 @@ export function upstreamRoutes(engine: AuditEngine): AdminRoute[] {
       path: '/api/v1/admin/upstream/recheck',
       permission: 'system:write',
       action: 'upstream_recheck',
+      summary: 'Probe one package (or version) upstream now; clears rows it answers for',
+      response: RecheckAnswer,
       body: RecheckBody,
       async handle({ ctx, body, registry, coordinate, audit }) {
         const reg = registry(body.registry);
@@ -97,6 +101,8 @@ export function upstreamRoutes(engine: AuditEngine): AdminRoute[] {
       path: '/api/v1/admin/upstream/sweep',
       permission: 'system:write',
       action: 'upstream_sweep',
+      summary: 'Sweep one registry, or every one, now',
+      response: SweepAnswer,
       body: SweepBody,
       async handle({ ctx, body, registry, audit }) {
         if (body.registry !== undefined) audit.registry = registry(body.registry).name;

@@ -1,8 +1,9 @@
 /**
  * The OpenAPI document (issue 14) against a real hub with the admin, audit and flags plugins: every
  * mounted API route is in it with its method and nothing else is; real answers (after real downloads,
- * a signed flag and a dependency analysis) validate against the schemas their routes declare; the
- * package page shows the audit's state, the flag and the SBOM's dependencies.
+ * publications, signed flags, a dependency analysis and a sweep) validate against the schemas their
+ * routes declare, and every JSON route declares one; the package page shows the audit's state, the flag
+ * and the SBOM's dependencies.
  */
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
@@ -12,6 +13,7 @@ import admin from '@hub/admin';
 import audit from '@hub/audit';
 import flagsPlugin from '@hub/flags';
 import npm from '@hub/kind-npm';
+import { generic } from '@hub/kind-path';
 import { npmFixtureHandler, signFlagRequest, startFixtureUpstream, startTestHub } from '@hub/testkit';
 import { json, runHub } from './run-hub.js';
 
@@ -22,9 +24,16 @@ const upstream = await startFixtureUpstream({ handler: npmFixtureHandler(NPM_FIX
 t.teardown(() => upstream.close());
 const s = await startTestHub({
   dir: t.testdir(),
-  plugins: [npm, admin, audit, flagsPlugin],
-  registries: [{ name: 'npm', type: 'npm', mode: 'proxy', upstream: upstream.url }],
-  config: { flag_sources: [{ name: 'osv', secret: SECRET }] as never },
+  plugins: [npm, generic, admin, audit, flagsPlugin],
+  registries: [
+    { name: 'npm', type: 'npm', mode: 'proxy', upstream: upstream.url },
+    { name: 'files', type: 'generic', mode: 'local' },
+  ],
+  config: {
+    flag_sources: [{ name: 'osv', secret: SECRET }] as never,
+    // A config policy, so the policy list answers both sources; it covers nobody the test uses.
+    auth: { policies: [{ name: 'guests-never-publish', effect: 'deny', permissions: ['source:write'], roles: ['guest'] }] },
+  },
 });
 t.teardown(() => s.close());
 
@@ -78,9 +87,9 @@ t.test('real answers validate against the response schemas their routes declare'
   (addFormats as unknown as (a: Ajv2020) => void)(ajv);
   ajv.addSchema({ components: doc.components }, 'doc');
   const checked = new Set<string>();
-  const check = async (method: string, p: string, docPath: string, body?: unknown) => {
+  /** Checks an answer already received against the schema its route declares. */
+  const validate = (method: string, p: string, docPath: string, r: { status: number; body: any }) => {
     checked.add(`${method} ${docPath}`);
-    const r = await api(method, p, body);
     const op = doc.paths[docPath]![method.toLowerCase()];
     const [status, declared] = Object.entries(op.responses as Record<string, any>).find(([k]) => k.startsWith('2'))!;
     t.equal(String(r.status), status, `${method} ${p} answers ${status}`);
@@ -90,17 +99,27 @@ t.test('real answers validate against the response schemas their routes declare'
     t.ok(valid, `${method} ${p} matches its schema ${JSON.stringify(ajv.errors)}`);
     return r.body;
   };
+  const check = async (method: string, p: string, docPath: string, body?: unknown) => validate(method, p, docPath, await api(method, p, body));
+  /** A flag source's signed push or lift. */
+  const signed = async (method: 'POST' | 'DELETE', p: string, body?: string) => {
+    const res = await fetch(`${s.url}${p}`, { method, headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...signFlagRequest({ secret: SECRET, method, path: p, body }) }, body });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+  const download = async (file: string) => {
+    const res = await fetch(`${s.url}/proxy/npm${file}`, { headers: { authorization: `Bearer ${reader}` } });
+    await res.arrayBuffer();
+    t.equal(res.status, 200, file);
+  };
 
   const reader = await s.token('rita', { roles: ['reader'] });
-  for (const f of ['/hubdemo/-/hubdemo-1.0.0.tgz', '/hubdemo/-/hubdemo-1.1.0.tgz', '/hubdep/-/hubdep-1.0.0.tgz']) {
-    const res = await fetch(`${s.url}/proxy/npm${f}`, { headers: { authorization: `Bearer ${reader}` } });
-    await res.arrayBuffer();
-    t.equal(res.status, 200, f);
-  }
-  const body = JSON.stringify({ flags: [{ external_id: 'GHSA-1', registry: 'npm', package_name: 'hubdemo', version: '1.0.0', kind: 'vulnerability', effect: 'warn', summary: '<script>x</script>', severity: 'high' }] });
-  const push = await fetch(`${s.url}/api/v1/flags/osv`, { method: 'POST', headers: { 'content-type': 'application/json', ...signFlagRequest({ secret: SECRET, method: 'POST', path: '/api/v1/flags/osv', body }) }, body });
-  t.equal(push.status, 200, await push.text());
-  t.equal((await api('POST', '/api/v1/admin/exposure/analyse', {})).status, 200, 'the SBOM analysis ran');
+  for (const f of ['/hubdemo/-/hubdemo-1.0.0.tgz', '/hubdemo/-/hubdemo-1.1.0.tgz', '/hubdep/-/hubdep-1.0.0.tgz']) await download(f);
+  await s.hub.artifacts.idle();
+  const flag = { external_id: 'GHSA-1', registry: 'npm', package_name: 'hubdemo', version: '1.0.0', kind: 'vulnerability', effect: 'warn', summary: '<script>x</script>', severity: 'high' };
+  // The second item names no registry hub has: refused on its own, answered by index.
+  const pushed = validate('POST', '/api/v1/flags/osv', '/api/v1/flags/{source}', await signed('POST', '/api/v1/flags/osv', JSON.stringify({ flags: [flag, { ...flag, external_id: 'GHSA-X', registry: 'nope' }] })));
+  t.match(pushed, { accepted: 1, rejected: 1, errors: [{ index: 1, reason: /registry/ }], flags: [{ external_id: 'GHSA-1', state: 'active' }] });
+  const analysed = await check('POST', '/api/v1/admin/exposure/analyse', '/api/v1/admin/exposure/analyse', {});
+  t.match(analysed.analyses, [{ registry: 'npm', artifacts: 3, analysed: 3, failed: 0 }], 'the SBOM analysis read the held tarballs');
 
   await check('POST', '/api/v1/admin/blocks', '/api/v1/admin/blocks', { registry: 'npm', package_name: 'hubdep', version: '1.0.0', reason: 'test' });
   await check('GET', '/api/v1/admin/blocks', '/api/v1/admin/blocks');
@@ -135,6 +154,86 @@ t.test('real answers validate against the response schemas their routes declare'
   const blocks = (await api('GET', '/api/v1/admin/blocks')).body.blocks as Array<{ id: number }>;
   await check('DELETE', `/api/v1/admin/blocks/${blocks[0]!.id}`, '/api/v1/admin/blocks/{id}');
 
+  // Access decisions, and the audit log they and a refusal leave.
+  t.match(await check('POST', '/api/v1/admin/access-check', '/api/v1/admin/access-check', { user_id: 'dora', permission: 'source:read', registry: 'npm', package: 'hubdemo' }), {
+    decision: 'allow',
+    rule: 'role:reader',
+    subject: { user_id: 'dora', token_id: null, roles: ['reader'], token_permissions: null },
+  });
+  t.match(await check('POST', '/api/v1/admin/access-check', '/api/v1/admin/access-check', { token_id: created.id, permission: 'source:read' }), { decision: 'deny', rule: 'token_revoked', subject: { token_permissions: ['source:read'] } });
+  t.equal((await fetch(`${s.url}/api/v1/admin/users`, { headers: { authorization: `Bearer ${reader}` } })).status, 403, 'a reader is refused the user list');
+  const page1 = await check('GET', '/api/v1/admin/audit-log?limit=5', '/api/v1/admin/audit-log');
+  t.equal(page1.entries.length, 5, 'a full page');
+  t.ok(page1.next_cursor, 'with a cursor to the next');
+  t.ok((await check('GET', `/api/v1/admin/audit-log?cursor=${page1.next_cursor}&action=download`, '/api/v1/admin/audit-log')).entries.length >= 3, 'the downloads, on a later page');
+  t.match((await check('GET', '/api/v1/admin/audit-log?denied=true', '/api/v1/admin/audit-log')).entries, [{ outcome: 'denied', status: 403, code: 'forbidden', user_id: 'rita' }]);
+
+  // Policies from the config and from the API.
+  const policy = await check('POST', '/api/v1/admin/policies', '/api/v1/admin/policies', { name: 'files-read-only', effect: 'deny', permissions: ['source:write'], registries: ['files'], users: ['dora'] });
+  t.match(policy, { source: 'api', rule: `policy:${policy.id}:files-read-only`, registries: ['files'], created_by: 'admin' });
+  t.match((await check('GET', '/api/v1/admin/policies', '/api/v1/admin/policies')).policies, [
+    { source: 'config', rule: 'guests-never-publish', roles: ['guest'] },
+    { source: 'api', id: policy.id },
+  ]);
+  t.match(await check('DELETE', `/api/v1/admin/policies/${policy.id}`, '/api/v1/admin/policies/{id}'), { id: policy.id });
+
+  // Publications to a local registry: listed, their status, a version deleted, local_only; each publish is an event.
+  const publisher = await s.token('pat', { roles: ['publisher'] });
+  for (const f of ['tools/a-1.0.bin', 'tools/a-2.0.bin']) t.equal((await fetch(`${s.url}/proxy/files/${f}`, { method: 'PUT', body: `contents of ${f}`, headers: { authorization: `Bearer ${publisher}` } })).status, 201, `published ${f}`);
+  t.match((await check('GET', '/api/v1/admin/local-packages', '/api/v1/admin/local-packages')).packages, [{ registry: 'files', name: 'repo', local_only: true }]);
+  const status = '/api/v1/admin/local-packages/status?registry=files&package=repo';
+  t.match((await check('GET', status, '/api/v1/admin/local-packages/status')).versions, [{ version: 'tools/a-1.0.bin', publisher: 'pat' }, { version: 'tools/a-2.0.bin' }]);
+  await check('DELETE', '/api/v1/admin/local-packages/versions', '/api/v1/admin/local-packages/versions', { registry: 'files', package_name: 'repo', version: 'tools/a-1.0.bin' });
+  t.same((await check('GET', status, '/api/v1/admin/local-packages/status')).tombstones, ['tools/a-1.0.bin']);
+  t.match(await check('POST', '/api/v1/admin/local-packages/local-only', '/api/v1/admin/local-packages/local-only', { registry: 'files', package_name: 'repo', local_only: false }), { local_only: false });
+  // The publish event is stored after the publish answers: wait for it, then read it as the API answers it.
+  for (let i = 0; i < 200 && (await api('GET', '/api/v1/admin/events?type=package_published')).body.events.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+  t.match((await check('GET', '/api/v1/admin/events?limit=1', '/api/v1/admin/events')), { events: [{ type: 'package_published', registry: 'files', data: { registry: 'files' } }], next_cursor: /^\d+$/ });
+
+  // The health card, with the audit's and the flags' sections.
+  const health = await check('GET', '/api/v1/admin/health', '/api/v1/admin/health');
+  t.match(health, { status: 'ok', database: 'ok', audit: { policy: 'audit' }, flags: {}, registries: [{ name: 'npm', mode: 'proxy', audit: { audited: true } }, { name: 'files', upstream: null, audit: { audited: false } }] });
+  t.ok(health.registries[0].cached.artifacts >= 3, 'the downloads are cached');
+
+  // The exposure report: rita fetched the flagged version.
+  const exposure = await check('GET', '/api/v1/admin/exposure', '/api/v1/admin/exposure');
+  t.match(exposure.rows, [{ consumer: 'rita', package_name: 'hubdemo', version: '1.0.0', exposure: 'direct', external_id: 'GHSA-1', fetches_before_flag: 1 }]);
+  t.match(exposure.coverage.sources, [{ name: 'osv', pushed: true, live: 1 }]);
+
+  // SBOMs of a version and of the inventory, in every format.
+  const cdx = await check('GET', '/api/v1/admin/sbom/npm/hubdemo/1.1.0', '/api/v1/admin/sbom/{registry}/{package}/{version}');
+  t.match(cdx.components, [{ name: 'hubdep' }], 'the dependency is a component');
+  t.match((await check('GET', '/api/v1/admin/sbom/npm/hubdemo/1.1.0?format=spdx', '/api/v1/admin/sbom/{registry}/{package}/{version}')).packages, [{ name: 'hubdemo' }, { name: 'hubdep' }]);
+  t.equal((await check('GET', '/api/v1/admin/sbom?format=cyclonedx', '/api/v1/admin/sbom')).components.length, 4, 'three npm versions and a published file');
+  t.equal((await check('GET', '/api/v1/admin/sbom?format=spdx&registry=npm', '/api/v1/admin/sbom')).packages.length, 3);
+  const inventory = await check('GET', '/api/v1/admin/sbom', '/api/v1/admin/sbom');
+  t.same(inventory.registries, ['npm', 'files']);
+  t.match(inventory.packages, [{ name: 'hubdemo', version: '1.0.0', pulled_by: [{ user_id: 'rita', downloads: 1 }] }, { name: 'hubdemo', version: '1.1.0' }, { name: 'hubdep' }]);
+
+  // The upstream audit: a sweep of every registry, a package's status, a recheck.
+  t.match((await check('POST', '/api/v1/admin/upstream/sweep', '/api/v1/admin/upstream/sweep', {})).sweeps, [
+    { registry: 'npm', outcome: 'ok', probed: 2, conclusive: 2, missing: 0 },
+    { registry: 'files', outcome: 'skipped', reason: /local/ },
+  ]);
+  t.match(await check('GET', '/api/v1/admin/upstream/status/npm/hubdemo', '/api/v1/admin/upstream/status/{registry}/{name}'), { audited: true, held_versions: ['1.0.0', '1.1.0'], rows: [], last_sweep: { outcome: 'ok' } });
+  const recheck = await check('POST', '/api/v1/admin/upstream/recheck', '/api/v1/admin/upstream/recheck', { registry: 'npm', package_name: 'hubdemo' });
+  t.same(recheck.probes.map((p: { version: string; answer: string }) => `${p.version} ${p.answer}`).sort(), ['1.0.0 present', '1.1.0 present'], 'both held versions probed');
+  t.same(recheck.cleared, []);
+
+  // A flag lifted by its source.
+  const other = { ...flag, external_id: 'GHSA-2', package_name: 'hubtest-unheld', version: '9.9.9' };
+  t.equal((await signed('POST', '/api/v1/flags/osv', JSON.stringify({ flags: [other] }))).status, 200);
+  t.match(validate('DELETE', '/api/v1/flags/osv/GHSA-2', '/api/v1/flags/{source}/{external_id}', await signed('DELETE', '/api/v1/flags/osv/GHSA-2')), { flag: { external_id: 'GHSA-2', state: 'tombstone' } });
+
+  // Cached files removed: one version, then the whole package (fetched again in between).
+  const scoped = '/@hubtest/scoped/-/scoped-1.0.0.tgz';
+  await download(scoped);
+  await s.hub.artifacts.idle();
+  t.same(await check('DELETE', '/api/v1/admin/cache/npm/%40hubtest%2Fscoped/1.0.0', '/api/v1/admin/cache/{registry}/{package}/{version}'), { registry: 'npm', package_name: '@hubtest/scoped', version: '1.0.0', removed: 1 });
+  await download(scoped);
+  await s.hub.artifacts.idle();
+  t.match(await check('DELETE', '/api/v1/admin/cache/npm/%40hubtest%2Fscoped', '/api/v1/admin/cache/{registry}/{package}'), { package_name: '@hubtest/scoped', version: null, removed: 1 });
+
   // Every route that declares its answer got a real call here: a schema added without one fails this.
   const declared = Object.entries(doc.paths).flatMap(([p, ops]) =>
     Object.entries(ops)
@@ -146,6 +245,13 @@ t.test('real answers validate against the response schemas their routes declare'
       .map(([m]) => `${m.toUpperCase()} ${p}`),
   );
   t.same(declared.filter((r) => !checked.has(r)), [], 'every declared answer schema is checked against a real answer');
+  // And every JSON answer is declared: only non-JSON ones (CSV exports) are left without a schema.
+  const undeclared = Object.entries(doc.paths).flatMap(([p, ops]) =>
+    Object.entries(ops)
+      .filter(([m, op]) => 'application/json' in Object.entries(op.responses as Record<string, any>).find(([k]) => k.startsWith('2'))![1].content && !declared.includes(`${m.toUpperCase()} ${p}`))
+      .map(([m]) => `${m.toUpperCase()} ${p}`),
+  );
+  t.same(undeclared, [], 'no JSON route answers {type: object}');
 });
 
 t.test('hub packages list and show print the same answers', async (t) => {

@@ -28,3 +28,87 @@ export const FlagAnswer = Type.Object(
 );
 
 export const FlagList = Type.Object({ flags: Type.Array(FlagAnswer) }, { additionalProperties: false });
+
+const strict = { additionalProperties: false } as const;
+const count = Type.Integer({ minimum: 0 });
+
+/** What a flag source's push answers: each item stored or refused on its own. */
+export const PushAnswer = Type.Object(
+  {
+    accepted: count,
+    rejected: count,
+    effect_capped: Type.Integer({ minimum: 0, description: "Stored with the source's max_effect instead of the effect asked for." }),
+    errors: Type.Array(Type.Object({ index: count, reason: Type.String() }, strict), { description: 'Refused items, by their index in `flags`.' }),
+    flags: Type.Array(FlagAnswer, { description: 'The flags stored.' }),
+    skipped: Type.Optional(Type.Array(Type.Object({ index: count, external_id: Type.String(), reason: Type.String() }, strict), { description: 'Items a later-signed lift overrules.' })),
+  },
+  strict,
+);
+
+export const LiftAnswer = Type.Object({ flag: FlagAnswer }, strict);
+
+export const AnalyseAnswer = Type.Object(
+  {
+    analyses: Type.Array(
+      Type.Object(
+        {
+          registry: Type.String(),
+          artifacts: Type.Integer({ minimum: 0, description: 'Held artifacts whose dependencies are known after this run.' }),
+          analysed: Type.Integer({ minimum: 0, description: 'Read in this run (analysis is incremental).' }),
+          failed: count,
+          analysed_at: Type.String({ format: 'date-time' }),
+        },
+        strict,
+      ),
+      { description: 'One per registry analysed (registries whose kind has no SBOM extractor are left out).' },
+    ),
+  },
+  strict,
+);
+
+const ExposureRow = Type.Object(
+  {
+    consumer: Type.String({ description: 'The user id, or ip:<address> without a token.' }),
+    user_id: text,
+    ip_addresses: Type.Union([Type.String(), Type.Null()], { description: 'Space-separated.' }),
+    registry: Type.String(),
+    package_name: Type.String({ description: 'The flagged package.' }),
+    version: text,
+    exposure: Type.Enum(['direct', 'dependent']),
+    via: Type.Union([Type.String(), Type.Null()], { description: 'For a dependent: which held version depends on the flagged package, and whether its range pulls a flagged version.' }),
+    source: Type.String(),
+    external_id: Type.String(),
+    kind: Type.String(),
+    effect: Type.String(),
+    flag_state: Type.Enum(['active', 'tombstone', 'expired']),
+    flag_raised_at: time,
+    fetches_before_flag: count,
+    fetches_after_flag: count,
+    first_fetch_at: time,
+    last_fetch_at: time,
+  },
+  strict,
+);
+
+export const ExposureAnswer = Type.Object(
+  {
+    rows: Type.Array(ExposureRow, { description: 'One per consumer, coordinate and flag (SPEC 2.6).' }),
+    coverage: Type.Object(
+      {
+        knows: Type.String({ description: 'What hub cannot see.' }),
+        window_truncated_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'Fetches before this time were deleted by audit-log retention.' }),
+        registries_with_sbom: count,
+        registries: Type.Array(
+          Type.Object(
+            { name: Type.String(), type: Type.String(), flagged: Type.Boolean(), flags_live: count, sbom: Type.Boolean({ description: 'The kind has an SBOM extractor.' }), analysed_at: time, artifacts_analysed: count },
+            strict,
+          ),
+        ),
+        analysis: Type.String({ description: 'Whether dependents are in the report.' }),
+        sources: Type.Array(Type.Object({ name: Type.String(), pushed: Type.Boolean(), flags: count, live: count, lifted: count, last_push_at: time }, strict)),
+      },
+      { ...strict, description: 'What the report can know (SPEC 2.6).' },
+    ),
+  },
+  strict,
+);

@@ -1,5 +1,6 @@
 import { ANONYMOUS, errors, type Decision, type Subject, adminRoute, type AdminRoute } from '@hub/runtime';
 import { AccessCheckBody } from '../schemas.js';
+import { AccessCheckAnswer } from '../answer-schemas.js';
 import { findUser } from './users.js';
 
 /**
@@ -14,7 +15,9 @@ export const accessCheckRoutes: AdminRoute[] = [
     path: '/api/v1/admin/access-check',
     permission: 'system:read',
     action: 'access_check',
+    summary: 'Simulate an access decision (the RBAC simulator)',
     body: AccessCheckBody,
+    response: AccessCheckAnswer,
     async handle({ ctx, hub, body, audit, registry }) {
       audit.detail = `${body.permission} ${body.registry ?? '*'} ${body.package ?? '*'}`;
       let subject: Subject = ANONYMOUS;

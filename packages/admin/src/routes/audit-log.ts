@@ -1,4 +1,5 @@
 import type Koa from 'koa';
+import { AuditLogPage } from '../answer-schemas.js';
 import { canonicalIp, errors, adminRoute, type AdminRoute, checkCsvFormat, csvRecord, sendCsv, queryValue as one, iso, parseTime, type AccessLogEntry, type AccessLogFilter, type AccessOutcome, queryParameters } from '@hub/runtime';
 
 /** The members of an audit-log entry, in the order the CSV export writes them. */
@@ -59,6 +60,8 @@ export const auditLogRoutes: AdminRoute[] = [
     path: '/api/v1/admin/audit-log',
     permission: 'system:read',
     action: 'audit_log_read',
+    summary: 'Read the audit log, newest first (paged by cursor)',
+    response: AuditLogPage,
     query: queryParameters({ denied: 'true: refusals only', outcome: 'allowed, denied or challenged', from: 'RFC 3339 time or date (inclusive)', to: 'RFC 3339 time or date (exclusive)', action: 'comma-separated actions', ip: 'client address', user_id: 'a user id', registry: 'a registry name', cursor: 'next_cursor of the previous page', limit: '1 to 1000 (default 100)' }),
     async handle({ ctx, hub }) {
       const f = parseFilter(ctx);

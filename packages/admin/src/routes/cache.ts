@@ -1,4 +1,5 @@
 import { adminRoute, type AdminRoute, type AdminCall } from '@hub/runtime';
+import { PurgeAnswer } from '../answer-schemas.js';
 
 /**
  * Removes cached artifacts of a package (all versions, or one), recorded as the audit action `delete`.
@@ -14,6 +15,6 @@ async function purge({ ctx, hub, params, registry, coordinate, audit }: AdminCal
 }
 
 export const cacheRoutes: AdminRoute[] = [
-  adminRoute({ method: 'DELETE', path: '/api/v1/admin/cache/:registry/:package', permission: 'system:write', action: 'delete', handle: purge }),
-  adminRoute({ method: 'DELETE', path: '/api/v1/admin/cache/:registry/:package/:version', permission: 'system:write', action: 'delete', handle: purge }),
+  adminRoute({ method: 'DELETE', path: '/api/v1/admin/cache/:registry/:package', permission: 'system:write', action: 'delete', summary: 'Remove every cached file of a package', response: PurgeAnswer, handle: purge }),
+  adminRoute({ method: 'DELETE', path: '/api/v1/admin/cache/:registry/:package/:version', permission: 'system:write', action: 'delete', summary: 'Remove the cached files of one version', response: PurgeAnswer, handle: purge }),
 ];

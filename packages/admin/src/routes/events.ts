@@ -1,4 +1,5 @@
 import { errors, adminRoute, type AdminRoute, queryInt, queryValue, queryParameters } from '@hub/runtime';
+import { EventPage } from '../answer-schemas.js';
 
 const TYPE = /^[a-z][a-z0-9_]{0,63}$/;
 
@@ -9,6 +10,8 @@ export const eventRoutes: AdminRoute[] = [
     path: '/api/v1/admin/events',
     permission: 'system:read',
     action: 'event_list',
+    summary: 'List notifications sent, newest first (paged by cursor)',
+    response: EventPage,
     query: queryParameters({ type: 'an event type', registry: 'a registry name', cursor: 'next_cursor of the previous page', limit: '1 to 1000 (default 100)' }),
     async handle({ ctx, hub }) {
       const type = queryValue(ctx, 'type');

@@ -1,4 +1,5 @@
 import { VERSION, adminRoute, type AdminRoute } from '@hub/runtime';
+import { HealthAnswer } from '../answer-schemas.js';
 
 /**
  * The health card (SPEC 4.2): per registry its kind, mode, upstream and what is cached, plus the sections
@@ -10,6 +11,8 @@ export const healthRoutes: AdminRoute[] = [
     path: '/api/v1/admin/health',
     permission: 'system:read',
     action: 'health',
+    summary: 'The health card: database, storage, cache and per-registry state, plus plugin sections',
+    response: HealthAnswer,
     async handle({ ctx, hub }) {
       const cached = await hub.services.held.usage();
       const sections = await hub.health.collect();

@@ -1,5 +1,6 @@
 import { errors, adminRoute, iso, type AdminCall, type AdminRoute, type LocalRegistry, queryParameters } from '@hub/runtime';
 import { LocalOnlyBody, LocalVersionBody } from '../schemas.js';
+import { LocalOnlyAnswer, LocalPackageList, LocalPackageStatus, UnpublishAnswer } from '../answer-schemas.js';
 
 /** The registry's publishing store, for a package the caller may act on (404 unknown registry, 403 denied, 400 a proxy registry). */
 function localOf(call: AdminCall, registryName: string, packageName: string): { local: LocalRegistry; registry: string; name: string } {
@@ -26,6 +27,8 @@ export const localPackageRoutes: AdminRoute[] = [
     path: '/api/v1/admin/local-packages',
     permission: 'system:read',
     action: 'local_packages_list',
+    summary: 'List packages published to local and hybrid registries',
+    response: LocalPackageList,
     query: queryParameters({ registry: 'a registry name' }),
     async handle(call) {
       const registry = typeof call.ctx.query['registry'] === 'string' ? call.registry(call.ctx.query['registry']).name : undefined;
@@ -38,6 +41,8 @@ export const localPackageRoutes: AdminRoute[] = [
     path: '/api/v1/admin/local-packages/status',
     permission: 'system:read',
     action: 'local_package_status',
+    summary: 'A published package: its versions and tombstones',
+    response: LocalPackageStatus,
     query: queryParameters({ registry: 'a registry name (required)', package: 'a canonical package name (required)' }),
     async handle(call) {
       const { registry, package: pkg } = call.ctx.query;
@@ -54,6 +59,8 @@ export const localPackageRoutes: AdminRoute[] = [
     path: '/api/v1/admin/local-packages/versions',
     permission: 'system:write',
     action: 'unpublish',
+    summary: 'Delete a published version (its number stays taken)',
+    response: UnpublishAnswer,
     body: LocalVersionBody,
     async handle(call) {
       const { local, registry, name } = localOf(call, call.body.registry, call.body.package_name);
@@ -67,6 +74,8 @@ export const localPackageRoutes: AdminRoute[] = [
     path: '/api/v1/admin/local-packages/local-only',
     permission: 'system:write',
     action: 'local_only',
+    summary: 'Whether a hybrid registry may ask its upstream about a published name',
+    response: LocalOnlyAnswer,
     body: LocalOnlyBody,
     async handle(call) {
       const { registry, name } = localOf(call, call.body.registry, call.body.package_name);

@@ -1,6 +1,7 @@
 import { apiPolicyId, configPolicyId, errors, type PolicyRow, type PolicyRule, adminRoute, type AdminRoute, iso } from '@hub/runtime';
 import { assertMayGrant, policyGrant } from '../grants.js';
 import { PolicyBody } from '../schemas.js';
+import { ApiPolicyAnswer, PolicyList } from '../answer-schemas.js';
 
 const policyJson = (r: PolicyRow) => ({ rule: apiPolicyId(r), source: 'api', id: r.id, ...(r.name ? { name: r.name } : {}), effect: r.effect, ...r.rule, created_by: r.created_by, created_at: iso(r.created_at) });
 
@@ -16,6 +17,8 @@ export const policyRoutes: AdminRoute[] = [
     path: '/api/v1/admin/policies',
     permission: 'system:read',
     action: 'policy_list',
+    summary: 'List policies: [[auth.policies]] from the config, then those made through the API',
+    response: PolicyList,
     async handle({ ctx, hub }) {
       const fromConfig = (hub.config.auth.policies ?? []).map((p, i) => ({ rule: configPolicyId(p, i), source: 'config', ...p }));
       const fromApi = (await hub.access.policies.list()).map(policyJson);
@@ -27,6 +30,8 @@ export const policyRoutes: AdminRoute[] = [
     path: '/api/v1/admin/policies',
     permission: 'system:write',
     action: 'policy_create',
+    summary: 'Add a policy',
+    response: ApiPolicyAnswer,
     status: 201,
     body: PolicyBody,
     async handle({ ctx, hub, subject, body, actor, audit }) {
@@ -45,6 +50,8 @@ export const policyRoutes: AdminRoute[] = [
     path: '/api/v1/admin/policies/:id',
     permission: 'system:write',
     action: 'policy_delete',
+    summary: 'Remove a policy made through the API',
+    response: ApiPolicyAnswer,
     async handle({ ctx, hub, params, audit }) {
       const id = /^[1-9]\d{0,15}$/.test(params.id!) ? Number(params.id) : NaN;
       const r = Number.isSafeInteger(id) ? await hub.access.policies.remove(id) : null;

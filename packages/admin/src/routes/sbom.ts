@@ -1,8 +1,9 @@
-import { adminRoute, errors, type AdminCall, type AdminRoute } from '@hub/runtime';
+import { adminRoute, errors, queryParameters, type AdminCall, type AdminRoute } from '@hub/runtime';
 import { cycloneDx, cycloneDxInventory } from '../sbom/cyclonedx.js';
 import { inventory } from '../sbom/inventory.js';
 import { spdx, spdxInventory } from '../sbom/spdx.js';
 import { loadSubject } from '../sbom/subject.js';
+import { InventorySbom, VersionSbom } from '../sbom/sbom-schemas.js';
 
 const FORMATS = ['cyclonedx', 'spdx'] as const;
 type Format = (typeof FORMATS)[number];
@@ -42,6 +43,24 @@ async function inventorySbom({ ctx, hub, registry, may, audit }: AdminCall) {
 }
 
 export const sbomRoutes: AdminRoute[] = [
-  adminRoute({ method: 'GET', path: '/api/v1/admin/sbom', permission: 'system:read', action: 'sbom_export', handle: inventorySbom }),
-  adminRoute({ method: 'GET', path: '/api/v1/admin/sbom/:registry/:package/:version', permission: 'system:read', action: 'sbom_export', handle: versionSbom }),
+  adminRoute({
+    method: 'GET',
+    path: '/api/v1/admin/sbom',
+    permission: 'system:read',
+    action: 'sbom_export',
+    summary: 'What hub holds and who pulled it: CycloneDX, SPDX or hub JSON',
+    query: queryParameters({ registry: 'a registry name (default: every registry the caller may read)', format: 'json (the default), cyclonedx or spdx' }),
+    response: InventorySbom,
+    handle: inventorySbom,
+  }),
+  adminRoute({
+    method: 'GET',
+    path: '/api/v1/admin/sbom/:registry/:package/:version',
+    permission: 'system:read',
+    action: 'sbom_export',
+    summary: 'The SBOM of one held version: CycloneDX or SPDX',
+    query: queryParameters({ format: 'cyclonedx (the default) or spdx' }),
+    response: VersionSbom,
+    handle: versionSbom,
+  }),
 ];

@@ -1,6 +1,6 @@
 import type Koa from 'koa';
 import { Type } from 'typebox';
-import { FlagList } from '../schemas.js';
+import { AnalyseAnswer, ExposureAnswer, FlagList } from '../schemas.js';
 import { adminRoute, checkCsvFormat, csvRecord, errors, parseTime, queryValue, sendCsv, type AdminRoute, queryParameters } from '@hub/runtime';
 import { analyseRegistry } from '../analysis.js';
 import { EFFECTS } from '../effects.js';
@@ -37,6 +37,8 @@ export const flagAdminRoutes = (sourceNames: readonly string[], ranges: VersionM
     path: '/api/v1/admin/exposure/analyse',
     permission: 'system:write',
     action: 'exposure_analyse',
+    summary: 'Read the dependencies of held artifacts (for dependents in the exposure report)',
+    response: AnalyseAnswer,
     body: AnalyseBody,
     async handle({ ctx, hub, body, registry, may }) {
       // Without a registry named: every registry the caller may act on (a registry-scoped deny leaves it out).
@@ -76,6 +78,8 @@ export const flagAdminRoutes = (sourceNames: readonly string[], ranges: VersionM
     path: '/api/v1/admin/exposure',
     permission: 'system:read',
     action: 'exposure',
+    summary: 'Who fetched flagged versions, directly or through a dependent',
+    response: ExposureAnswer,
     query: queryParameters({ source: 'a flag source', min_effect: 'the weakest effect included', when: 'before-flag, after-flag or any', registry: 'a registry name', package: 'a canonical package name', from: 'RFC 3339 time or date' }),
     async handle({ ctx, hub }) {
       const filter = exposureFilter(ctx);

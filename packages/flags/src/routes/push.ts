@@ -7,6 +7,7 @@ import { SIGNED_TIME_WINDOW_SECS, verifySigned, type SignedRequest } from '../si
 import { flagJson, type FlagRow } from '../flag-json.js';
 import type { VersionMatchers } from '../version-match.js';
 import { bumpFlagChanges, heldBytesOf } from '../hard-blocks.js';
+import { LiftAnswer, PushAnswer } from '../schemas.js';
 
 /** At most this many flags a request; more is 413, nothing stored (the source splits the batch). */
 export const MAX_BATCH = 1000;
@@ -161,8 +162,8 @@ export function mountFlagPush({ hub, sources, registry, metrics, ranges, changed
 
   // Described in the OpenAPI document beside the admin routes; signed by the source, not a token (machine-only).
   hub.adminRoutes.add([
-    { method: 'POST', path: '/api/v1/flags/:source', permission: null, summary: 'A flag source raises flags (signed; machine-only)', body: Type.Object({ flags: Type.Array(FlagItem, { minItems: 1, maxItems: MAX_BATCH }) }, { additionalProperties: false }) },
-    { method: 'DELETE', path: '/api/v1/flags/:source/:external_id', permission: null, summary: 'A flag source lifts a flag (signed; machine-only)' },
+    { method: 'POST', path: '/api/v1/flags/:source', permission: null, summary: 'A flag source raises flags (signed; machine-only)', body: Type.Object({ flags: Type.Array(FlagItem, { minItems: 1, maxItems: MAX_BATCH }) }, { additionalProperties: false }), response: PushAnswer },
+    { method: 'DELETE', path: '/api/v1/flags/:source/:external_id', permission: null, summary: 'A flag source lifts a flag (signed; machine-only)', response: LiftAnswer },
   ]);
 
   hub.router.post('/api/v1/flags/:source', async (ctx: Koa.Context) => {

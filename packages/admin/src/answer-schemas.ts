@@ -1,0 +1,188 @@
+/**
+ * Answers of the admin routes beside blocks, users and tokens (schemas.ts) and the package pages
+ * (package-schemas.ts): declared on the routes, so the OpenAPI document says what each one returns and
+ * the OpenAPI test validates real answers against them.
+ */
+import Type from 'typebox';
+
+const PERMISSIONS = ['source:read', 'source:write', 'system:read', 'system:write'] as const;
+const strict = { additionalProperties: false } as const;
+const time = Type.String({ format: 'date-time', description: 'RFC 3339 UTC.' });
+const nullableText = Type.Union([Type.String(), Type.Null()]);
+const count = Type.Integer({ minimum: 0 });
+const permission = Type.Enum(PERMISSIONS);
+const cursor = Type.Union([Type.String({ pattern: '^[1-9][0-9]*$' }), Type.Null()], { description: 'Pass as `cursor` for the next (older) page; null on the last page.' });
+
+export const AccessCheckAnswer = Type.Object(
+  {
+    decision: Type.Enum(['allow', 'deny']),
+    rule: Type.String({ description: 'What decided: `role:<role>`, a policy id, `token_scope`, `auth.anonymous`, `default`, or a refusal before deciding (`token_revoked`, `token_expired`, `user_blocked`).' }),
+    reason: Type.String(),
+    subject: Type.Object(
+      {
+        user_id: nullableText,
+        token_id: nullableText,
+        roles: Type.Array(Type.String()),
+        token_permissions: Type.Union([Type.Array(permission), Type.Null()], { description: "The token's narrowing; null: the user's full set." }),
+      },
+      { ...strict, description: 'The subject the described request would have (anonymous: no user, no token, no roles).' },
+    ),
+  },
+  strict,
+);
+
+export const AuditLogEntry = Type.Object(
+  {
+    id: Type.Integer({ minimum: 1 }),
+    time,
+    user_id: nullableText,
+    token_id: nullableText,
+    ip_address: nullableText,
+    action: Type.String({ description: '`download`, `metadata`, `request` (refused before routing), an admin action, `delete`, `retention_reclaim`, ...' }),
+    outcome: Type.Enum(['allowed', 'denied', 'challenged']),
+    registry: nullableText,
+    package: nullableText,
+    version: nullableText,
+    status: Type.Integer({ description: 'The HTTP status answered.' }),
+    code: Type.Union([Type.String(), Type.Null()], { description: 'The error code (INTERFACE.md section 5) when the request failed.' }),
+    request_id: nullableText,
+    detail: nullableText,
+  },
+  strict,
+);
+export const AuditLogPage = Type.Object({ entries: Type.Array(AuditLogEntry, { description: 'Newest first.' }), next_cursor: cursor }, strict);
+
+export const PurgeAnswer = Type.Object(
+  {
+    registry: Type.String(),
+    package_name: Type.String({ description: 'The canonical name.' }),
+    version: Type.Union([Type.String(), Type.Null()], { description: 'null: every version.' }),
+    removed: Type.Integer({ minimum: 0, description: 'Cached files removed.' }),
+  },
+  strict,
+);
+
+export const EventPage = Type.Object(
+  {
+    events: Type.Array(
+      Type.Object(
+        {
+          id: Type.Integer({ minimum: 1, description: 'Also the X-Hub-Delivery header of its webhook deliveries.' }),
+          type: Type.String({ description: 'e.g. package_published, package_disappeared_upstream.' }),
+          registry: nullableText,
+          created_at: time,
+          data: Type.Object({}, { description: 'What the event reports; its members depend on the type (SPEC section 6).' }),
+        },
+        strict,
+      ),
+      { description: 'Newest first.' },
+    ),
+    next_cursor: cursor,
+  },
+  strict,
+);
+
+/** A plugin's section of the health card: its own members, so not described here. */
+const section = Type.Object({}, { description: 'A section a plugin contributes (audit, flags, replicas, upstream_mirrors, ...).' });
+
+export const HealthAnswer = Type.Object(
+  {
+    status: Type.Enum(['ok', 'degraded'], { description: 'degraded: the database does not answer.' }),
+    version: Type.String({ description: "hub's version." }),
+    database: Type.Enum(['ok', 'unreachable']),
+    storage: Type.String({ description: 'The blob store kind ([storage] kind).' }),
+    cache: Type.Object({ held_bytes: count, max_bytes: Type.Integer({ minimum: 0, description: '[cache] max_bytes; 0: no limit.' }) }, strict),
+    registries: Type.Array(
+      Type.Object(
+        {
+          name: Type.String(),
+          type: Type.String(),
+          mode: Type.Enum(['proxy', 'hybrid', 'local']),
+          upstream: Type.Union([Type.String(), Type.Null()], { description: 'The upstream base; null in local mode.' }),
+          cached: Type.Object({ artifacts: count, bytes: count }, strict),
+        },
+        { additionalProperties: section, description: 'Plus the per-registry part of each plugin section, under its name.' },
+      ),
+    ),
+  },
+  { additionalProperties: section, description: 'Plus each plugin section, under its name.' },
+);
+
+export const LocalPackageList = Type.Object(
+  {
+    packages: Type.Array(
+      Type.Object(
+        {
+          registry: Type.String(),
+          name: Type.String(),
+          local_only: Type.Boolean({ description: 'A hybrid registry never asks its upstream about this name.' }),
+          created_at: time,
+        },
+        strict,
+      ),
+    ),
+  },
+  strict,
+);
+
+export const LocalPackageStatus = Type.Object(
+  {
+    registry: Type.String(),
+    package: Type.String(),
+    local_only: Type.Boolean(),
+    versions: Type.Array(
+      Type.Object(
+        {
+          version: Type.String(),
+          published_at: time,
+          publisher: Type.Union([Type.String(), Type.Null()], { description: 'The user who published it.' }),
+          yanked: Type.Boolean(),
+          deprecated: Type.Union([Type.String(), Type.Null()], { description: 'A deprecation message.' }),
+        },
+        strict,
+      ),
+      { description: 'In publishing order.' },
+    ),
+    tombstones: Type.Array(Type.String(), { description: 'Deleted versions: never published again.' }),
+  },
+  strict,
+);
+
+export const UnpublishAnswer = Type.Object(
+  { registry: Type.String(), package: Type.String(), version: Type.String(), tombstone: Type.Literal(true, { description: 'The version number stays taken.' }) },
+  strict,
+);
+
+export const LocalOnlyAnswer = Type.Object({ registry: Type.String(), package: Type.String(), local_only: Type.Boolean() }, strict);
+
+const patterns = (description: string) => Type.Optional(Type.Array(Type.String(), { description }));
+const ruleFields = {
+  name: Type.Optional(Type.String()),
+  effect: Type.Enum(['allow', 'deny']),
+  permissions: Type.Array(permission, { minItems: 1 }),
+  users: patterns('User id globs.'),
+  roles: patterns('Role globs.'),
+  tokens: patterns('Token id globs.'),
+  registries: patterns('Registry name globs; absent: every registry.'),
+  packages: patterns('Canonical package name globs; absent: every package.'),
+};
+
+/** A policy made through the API. */
+export const ApiPolicyAnswer = Type.Object(
+  {
+    rule: Type.String({ description: 'How decisions name it: `policy:<id>` or `policy:<id>:<name>`.' }),
+    source: Type.Literal('api'),
+    id: Type.Integer({ minimum: 1, description: 'For DELETE /api/v1/admin/policies/{id}.' }),
+    ...ruleFields,
+    created_by: Type.String(),
+    created_at: time,
+  },
+  strict,
+);
+
+const ConfigPolicyAnswer = Type.Object(
+  { rule: Type.String({ description: 'Its name, or `auth.policies[<index>]`.' }), source: Type.Literal('config', { description: '`[[auth.policies]]` in hub.toml: not editable through the API.' }), ...ruleFields },
+  strict,
+);
+
+export const PolicyList = Type.Object({ policies: Type.Array(Type.Union([ConfigPolicyAnswer, ApiPolicyAnswer]), { description: 'Config policies first, then API ones, oldest first.' }) }, strict);
