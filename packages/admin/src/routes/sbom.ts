@@ -3,7 +3,7 @@ import { cycloneDx, cycloneDxInventory } from '../sbom/cyclonedx.js';
 import { inventory } from '../sbom/inventory.js';
 import { spdx, spdxInventory } from '../sbom/spdx.js';
 import { loadSubject } from '../sbom/subject.js';
-import { InventorySbom, VersionSbom } from '../sbom/sbom-schemas.js';
+import { CycloneDxBom, InventoryJson, SpdxDocument } from '../sbom/sbom-schemas.js';
 
 const FORMATS = ['cyclonedx', 'spdx'] as const;
 type Format = (typeof FORMATS)[number];
@@ -18,6 +18,7 @@ function formatOf(ctx: AdminCall['ctx'], extra: readonly string[] = []): Format 
 const namespaceOf = (hub: AdminCall['hub'], path: string): string | null => (hub.config.server.public_url ? `${hub.config.server.public_url.replace(/\/+$/, '')}/${path}` : null);
 
 const CONTENT_TYPE = { cyclonedx: 'application/vnd.cyclonedx+json; version=1.6', spdx: 'application/spdx+json', json: 'application/json' } as const;
+const SBOM_ANSWERS = { 'application/vnd.cyclonedx+json': CycloneDxBom, 'application/spdx+json': SpdxDocument };
 
 /** SBOM of one held version: CycloneDX 1.6 or SPDX 2.3 JSON, with purls and the sha256 hub verified. */
 async function versionSbom({ ctx, hub, params, registry, coordinate, audit }: AdminCall) {
@@ -50,7 +51,7 @@ export const sbomRoutes: AdminRoute[] = [
     action: 'sbom_export',
     summary: 'What hub holds and who pulled it: CycloneDX, SPDX or hub JSON',
     query: queryParameters({ registry: 'a registry name (default: every registry the caller may read)', format: 'json (the default), cyclonedx or spdx' }),
-    response: InventorySbom,
+    answers: { ...SBOM_ANSWERS, 'application/json': InventoryJson },
     handle: inventorySbom,
   }),
   adminRoute({
@@ -60,7 +61,7 @@ export const sbomRoutes: AdminRoute[] = [
     action: 'sbom_export',
     summary: 'The SBOM of one held version: CycloneDX or SPDX',
     query: queryParameters({ format: 'cyclonedx (the default) or spdx' }),
-    response: VersionSbom,
+    answers: SBOM_ANSWERS,
     handle: versionSbom,
   }),
 ];

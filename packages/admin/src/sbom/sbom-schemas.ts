@@ -63,5 +63,3 @@ export const InventoryJson = Type.Object(
   { ...strict, description: "hub's own inventory JSON (format=json, the inventory's default)." },
 );
 
-export const VersionSbom = Type.Union([CycloneDxBom, SpdxDocument], { description: 'The SBOM of one held version, as the format parameter asks.' });
-export const InventorySbom = Type.Union([CycloneDxBom, SpdxDocument, InventoryJson], { description: 'What hub holds and who pulled it, as the format parameter asks.' });

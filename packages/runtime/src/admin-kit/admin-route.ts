@@ -57,6 +57,8 @@ export interface AdminRoute<S extends TSchema = TSchema> {
   status?: number;
   /** A non-JSON answer's media type (a CSV export). */
   produces?: string;
+  /** JSON answers in several media types, chosen by the request (an SBOM's format): schema per media type. */
+  answers?: Readonly<Record<string, TSchema>>;
   handle(call: AdminCall<Static<S>>): Promise<void>;
 }
 

@@ -21,6 +21,8 @@ export interface RouteDoc {
   status?: number;
   /** The answer is not JSON (a CSV export). */
   produces?: string;
+  /** JSON answers in several media types. */
+  answers?: Readonly<Record<string, TSchema>>;
 }
 
 /** The routes a hub's plugins mounted, in mount order. */
@@ -98,9 +100,12 @@ export function openApiDocument(routes: readonly RouteDoc[], version: string): R
         parameters.push({ name, in: 'query', required: required.has(name), schema, ...(typeof schema.description === 'string' ? { description: schema.description } : {}) });
     }
     const status = String(r.status ?? 200);
-    const success = r.produces
-      ? { description: 'OK', content: { [r.produces]: { schema: { type: 'string' } } } }
-      : { description: 'OK', content: { 'application/json': { schema: r.response ? plain(r.response) : { type: 'object' } } } };
+    const content = r.produces
+      ? { [r.produces]: { schema: { type: 'string' } } }
+      : r.answers
+        ? Object.fromEntries(Object.entries(r.answers).map(([type, schema]) => [type, { schema: plain(schema) }]))
+        : { 'application/json': { schema: r.response ? plain(r.response) : { type: 'object' } } };
+    const success = { description: 'OK', content };
     const responses: Record<string, unknown> = { [status]: success };
     for (const code of Object.keys(ERRORS)) responses[code] = { $ref: `#/components/responses/E${code}` };
     const op: Record<string, unknown> = {
