@@ -1,4 +1,4 @@
-import { LRUCache } from 'lru-cache';
+import { boundedLru } from '../cache/bounded-lru.js';
 
 /** The per-IP token bucket: `ratePerSec` tokens refill every second, up to `burst`; a request takes one. */
 export interface TokenBucket {
@@ -35,7 +35,7 @@ export const retryAfterSecs = (waitMs: number): number => Math.max(1, Math.ceil(
 export function createMemoryRateStore(limits: TokenBucket, opts: { maxKeys?: number; now?: () => number } = {}): RateLimitStore {
   const now = opts.now ?? (() => performance.now());
   const perMs = limits.ratePerSec / 1000;
-  const buckets = new LRUCache<string, Bucket>({ max: opts.maxKeys ?? 100_000 });
+  const buckets = boundedLru<string, Bucket>(opts.maxKeys ?? 100_000);
   const refill = (key: string): Bucket => {
     const t = now();
     const b = buckets.get(key) ?? { tokens: limits.burst, at: t };

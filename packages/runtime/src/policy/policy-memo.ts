@@ -1,4 +1,4 @@
-import { LRUCache } from 'lru-cache';
+import { boundedLru } from '../cache/bounded-lru.js';
 import { isDatabaseUnavailable } from '../storage/db.js';
 import { POLICY_MEMO_MS } from './block-list.js';
 
@@ -35,7 +35,7 @@ interface Entry<T> {
  */
 export function createPolicyMemo<T>(o: { max?: number; now?: () => number } = {}): PolicyMemo<T> {
   const now = o.now ?? Date.now;
-  const entries = new LRUCache<string, Entry<T>>({ max: o.max ?? 20_000 });
+  const entries = boundedLru<string, Entry<T>>(o.max ?? 20_000);
   const loading = new Map<string, Promise<T>>();
   let generation = 0;
 
