@@ -16,6 +16,8 @@ export interface PolicyMemo<T> {
    * otherwise the failure (a 503) is thrown.
    */
   get(key: string, load: () => Promise<T>): Promise<T>;
+  /** The remembered value while it is fresh, without waiting; else undefined (then use get()). */
+  fresh(key: string): T | undefined;
   /** Forgets everything (a change made on this replica); a load already running is not kept. */
   clear(): void;
 }
@@ -76,6 +78,10 @@ export function createPolicyMemo<T>(o: { max?: number; now?: () => number } = {}
         if (last && isDatabaseUnavailable(e) && now() - last.at < OUTAGE_MEMO_MS) return last.value;
         throw e;
       }
+    },
+    fresh(key) {
+      const hit = entries.get(key);
+      return hit && now() - hit.at < POLICY_MEMO_MS ? hit.value : undefined;
     },
     clear() {
       generation++;

@@ -213,7 +213,10 @@ function requestContext(
     anonymousRead,
     headers: ctx.headers as Record<string, string | undefined>,
     query: new URLSearchParams(ctx.querystring),
-    log: ctx.state.log,
+    // Read when used: the request's logger is made on first use (request-log), not for every hit.
+    get log() {
+      return ctx.state.log as RequestContext['log'];
+    },
     upstream: reg.upstream,
     async artifact(spec) {
       audit.action = 'download';
