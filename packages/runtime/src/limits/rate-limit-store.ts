@@ -29,6 +29,9 @@ interface Bucket {
   at: number;
 }
 
+/** One answer object for every allowed request (callers only read it). */
+const ALLOWED: RateDecision = Object.freeze({ allowed: true, retryAfterSecs: 0 });
+
 export const retryAfterSecs = (waitMs: number): number => Math.max(1, Math.ceil(waitMs / 1000));
 
 /** The default store: one bucket per key in this process, the least recently seen forgotten first. */
@@ -50,7 +53,7 @@ export function createMemoryRateStore(limits: TokenBucket, opts: { maxKeys?: num
       const b = refill(key);
       if (b.tokens >= 1) {
         b.tokens -= 1;
-        return { allowed: true, retryAfterSecs: 0 };
+        return ALLOWED;
       }
       return { allowed: false, retryAfterSecs: retryAfterSecs((1 - b.tokens) / perMs) };
     },

@@ -48,7 +48,7 @@ export function requestLog(log: Logger, metrics: HubMetrics, audit: AuditLog | u
       warnedUntrusted = true;
       log.warn({ peer: ip }, 'X-Forwarded-For from a peer not in [server] trusted_proxies was ignored');
     }
-    ctx.set('X-Request-Id', id);
+    ctx.res.setHeader('X-Request-Id', id);
     const socket = ctx.req.socket;
     const bytesBefore = socket.bytesWritten;
     let logged = false;
