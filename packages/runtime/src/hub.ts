@@ -43,6 +43,7 @@ import { lockSqliteFile } from './storage/sqlite-lock.js';
 import { runtimeMigrations } from './storage/migrations/index.js';
 import { composePlugins, type ComposeOptions } from './plugins/compose.js';
 import { StartupError } from './plugins/startup-error.js';
+import { startupDone } from './startup-heap.js';
 
 export interface CreateHubOptions extends ComposeOptions {
   logger?: Logger;
@@ -256,6 +257,8 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
   health.contribute('upstream_mirrors', mirrorHealth);
 
   const callback = app.callback();
+  // Started: the young generation may grow with the load from here on.
+  startupDone();
   const listener = createListener(callback, config, log, servedHosts, [...registries.keys()]);
   let closing: Promise<void> | undefined;
 
