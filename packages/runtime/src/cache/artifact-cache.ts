@@ -90,6 +90,10 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
 
   /** Whether the blob file with this identity hashes to its name; null when it is gone or is another file now. */
   async function hashMatches(sha: string, identity: string): Promise<boolean | null> {
+    if (o.blobs.hashOf) {
+      const hex = await o.blobs.hashOf(sha, identity);
+      return hex === null ? null : hex === sha;
+    }
     const opened = await o.blobs.open!(sha);
     if (!opened) return null;
     if (opened.identity !== identity) {
