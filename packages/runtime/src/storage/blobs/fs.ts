@@ -2,15 +2,10 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
 import { isSha256, type BlobStore } from './blob-store.js';
+import { FileReadStream } from './file-read-stream.js';
 
 /** Blobs at `<root>/sha256/ab/cd/<hex>`, spool files at `<root>/tmp/`. */
-// 64 KiB reads. Every chunk is a fresh buffer, freed only when a collection finds it dead, and V8 collects
-// by JS allocation (not by bytes of buffers), so larger chunks leave more bytes waiting per collection:
-// bench, 20 clients x 200 MiB warm, RSS growth 256 KiB ~95 MB, 128 KiB ~80, 64 KiB ~47; the 20 MiB hit's
-// CPU per MB showed no difference beyond the machine's noise (about 0.85 ms/MB either way).
-const READ_CHUNK = 64 * 1024;
 /** hashOf reads through one buffer of this size per check. */
 const HASH_CHUNK = 1024 * 1024;
 
@@ -58,7 +53,7 @@ export function createFsBlobStore(root: string): BlobStore {
     async get(sha256, range) {
       try {
         const fh = await fsp.open(finalPath(sha256), 'r');
-        return fh.createReadStream({ highWaterMark: READ_CHUNK, ...(range ? { start: range.start, end: range.end } : {}) }) as Readable;
+        return new FileReadStream(fh, range);
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
         throw e;
@@ -76,7 +71,7 @@ export function createFsBlobStore(root: string): BlobStore {
         // The identity of the very file this descriptor reads, not of whatever the name points at later.
         const st = await fh.stat({ bigint: true });
         const size = Number(st.size);
-        const body = fh.createReadStream({ highWaterMark: READ_CHUNK }) as Readable;
+        const body = new FileReadStream(fh);
         const identity = identityOf(st);
         return { body, size, identity, changedAt: Math.max(Number(st.mtimeMs), Number(st.ctimeMs)) };
       } catch (e) {
