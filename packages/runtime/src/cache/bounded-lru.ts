@@ -6,6 +6,6 @@ import { LRUCache } from 'lru-cache';
  * 4 MB per cache, held by an idle process); each entry counted as size 1 against `maxSize` is the same bound
  * with arrays that grow as entries arrive.
  */
-export function boundedLru<K extends {}, V extends {}>(entries: number, o: { ttl?: number } = {}): LRUCache<K, V> {
+export function boundedLru<K extends NonNullable<unknown>, V extends NonNullable<unknown>>(entries: number, o: { ttl?: number } = {}): LRUCache<K, V> {
   return new LRUCache<K, V>({ maxSize: Math.max(1, entries), sizeCalculation: () => 1, ...(o.ttl ? { ttl: o.ttl } : {}) });
 }
