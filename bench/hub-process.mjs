@@ -3,9 +3,13 @@
 // $AUTH=token: no anonymous reads, and a reader's token is printed. Prints {url, pid, token} as a JSON line;
 // stops on SIGTERM.
 import fs from 'node:fs';
-import { createHub } from '@hub/runtime';
-import { createLogger } from '@hub/runtime/internal';
-import { defaultPlugins } from '../packages/cli/dist/src/plugins.js';
+import { holdYoungGeneration } from '@hub/runtime/startup-heap';
+
+// As `hub serve` starts: the young generation held while the runtime and plugins load (decision 0032).
+holdYoungGeneration();
+const { createHub } = await import('@hub/runtime');
+const { createLogger } = await import('@hub/runtime/internal');
+const { defaultPlugins } = await import('../packages/cli/dist/src/plugins.js');
 
 const dir = process.env.HUB_DIR;
 const token = process.env.AUTH === 'token';

@@ -20,7 +20,13 @@ import { HELP, UsageError } from './usage.js';
 export type { Io } from './io.js';
 
 /** serve, migrate and init load the runtime and every plugin; admin commands need none of it, so start fast. */
-const server = (name: 'serve' | 'migrateCommand' | 'init'): Command => async (argv, io) => (await import('./commands/server.js'))[name](argv, io);
+const server =
+  (name: 'serve' | 'migrateCommand' | 'init'): Command =>
+  async (argv, io) => {
+    // A server stays up: its young generation is kept from growing while everything loads (decision 0032).
+    if (name === 'serve') (await import('@hub/runtime/startup-heap')).holdYoungGeneration();
+    return (await import('./commands/server.js'))[name](argv, io);
+  };
 
 /** Every command by name: main() dispatches on it, and the parity test reads the routes each declares. */
 export const COMMANDS: Record<string, Command> = {

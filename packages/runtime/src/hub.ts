@@ -21,9 +21,7 @@ import { createAdminRouteCatalog, openApiDocument } from './admin-kit/openapi.js
 import { VERSION } from './version.js';
 import { startHeartbeat } from './cluster/heartbeat.js';
 import { createFetchLeases } from './cluster/fetch-leases.js';
-import { createPeerClient, loadPeerSecret, mountPeerRoute } from './cluster/peer-stream.js';
 import { createMemoryRateStore, type RateLimitStore, type TokenBucket } from './limits/rate-limit-store.js';
-import { createRedisClient, createRedisRateStore } from './limits/redis-rate-store.js';
 import { createAccessControl, type AccessControl } from './policy/access-control.js';
 import { createIpBlockList, type IpBlockList } from './policy/ip-blocks.js';
 import { createPolicySource } from './policy/policy-source.js';
@@ -45,6 +43,7 @@ import { lockSqliteFile } from './storage/sqlite-lock.js';
 import { runtimeMigrations } from './storage/migrations/index.js';
 import { composePlugins, type ComposeOptions } from './plugins/compose.js';
 import { StartupError } from './plugins/startup-error.js';
+import { startupDone } from './startup-heap.js';
 
 export interface CreateHubOptions extends ComposeOptions {
   logger?: Logger;
@@ -115,10 +114,12 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
   });
   const bucket = { ratePerSec: config.limits.rate_per_ip, burst: config.limits.burst_per_ip };
   const challengeBucket = { ratePerSec: config.limits.challenges_per_ip, burst: config.limits.challenge_burst_per_ip };
-  const redis = config.limits.rate_store === 'redis' ? createRedisClient(config.redis.url!) : undefined;
+  // Redis and the peer client (undici) are loaded only when configured: an idle hub holds neither.
+  const redisStore = config.limits.rate_store === 'redis' ? await import('./limits/redis-rate-store.js') : undefined;
+  const redis = redisStore?.createRedisClient(config.redis.url!);
   const rateStore = (limits: TokenBucket, name: string): RateLimitStore =>
-    redis
-      ? createRedisRateStore({ url: config.redis.url!, client: redis, keyPrefix: `${config.redis.key_prefix}${name}:`, limits, onFailure: config.limits.rate_store_failure, log, onError: () => metrics.rateStoreErrors.inc() })
+    redis && redisStore
+      ? redisStore.createRedisRateStore({ url: config.redis.url!, client: redis, keyPrefix: `${config.redis.key_prefix}${name}:`, limits, onFailure: config.limits.rate_store_failure, log, onError: () => metrics.rateStoreErrors.inc() })
       : createMemoryRateStore(limits);
   const rates = rateStore(bucket, 'rate');
   const challenges = rateStore(challengeBucket, 'challenge');
@@ -132,8 +133,9 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
 
   const heartbeat = await startHeartbeat(db, { rateStore: config.limits.rate_store, log });
   // Only a MySQL database is shared between processes (a SQLite file has one hub): there, replicas share fetches.
-  const peerSecret = config.database.client === 'mysql' ? await loadPeerSecret(db) : undefined;
-  const cluster = peerSecret ? { leases: createFetchLeases(db, { replicaId: heartbeat.id, leaseMs: config.cache.fetch_lease_secs * 1000 }), peers: createPeerClient(peerSecret) } : undefined;
+  const peerStream = config.database.client === 'mysql' ? await import('./cluster/peer-stream.js') : undefined;
+  const peerSecret = peerStream ? await peerStream.loadPeerSecret(db) : undefined;
+  const cluster = peerStream && peerSecret ? { leases: createFetchLeases(db, { replicaId: heartbeat.id, leaseMs: config.cache.fetch_lease_secs * 1000 }), peers: peerStream.createPeerClient(peerSecret) } : undefined;
   const artifacts = createArtifactCache({
     cluster,
     blobs,
@@ -195,7 +197,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     }),
   });
 
-  if (peerSecret) mountPeerRoute(router, peerSecret, artifacts.peerServe);
+  if (peerStream && peerSecret) peerStream.mountPeerRoute(router, peerSecret, artifacts.peerServe);
 
   const events = createEventBus({ db, log, metrics, webhooks: config.notifications.webhooks });
   const purger: CachePurge = { purge: async (registry, packageName, version) => (await artifacts.purge(registry, packageName, version)).length };
@@ -255,6 +257,8 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
   health.contribute('upstream_mirrors', mirrorHealth);
 
   const callback = app.callback();
+  // Started: the young generation may grow with the load from here on.
+  startupDone();
   const listener = createListener(callback, config, log, servedHosts, [...registries.keys()]);
   let closing: Promise<void> | undefined;
 

@@ -2,7 +2,7 @@ import dns from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Agent, type Dispatcher } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import { errors, type HubError, isHubError, type UpstreamClient, type UpstreamRequestOptions, type UpstreamResponse } from '@hub/contract';
 import { createAddressMatcher, parseIp } from './ip-ranges.js';
 import { DEFAULT_FORBIDDEN_CIDRS } from './address-policy.js';
@@ -222,13 +222,22 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
   const trusted = new Set([configuredOrigin, ...(opts.trustedOrigins ?? []).map((o) => new URL(o).origin)]);
   const trustedHosts = new Set([...trusted].map((o) => new URL(o).hostname));
   const resolve = opts.resolve ?? defaultResolve;
-  const agent = new Agent({
-    // The connection resolves the name once more: check that answer too and connect to exactly it, so a
-    // name that re-resolves into a forbidden network between the check and the connect is still refused.
-    connect: { timeout: opts.connectTimeoutMs ?? 10_000, lookup: checkedLookup(resolve, (host) => !trustedHosts.has(host), isForbidden) },
-    headersTimeout: opts.headersTimeoutMs ?? 10_000,
-    bodyTimeout: opts.idleBodyTimeoutMs ?? 30_000,
-  });
+  // undici is loaded by the first request (a hub serving only from its cache never needs it); a client
+  // closed before that gets an agent destroyed at once, so its requests fail as a closed client's do.
+  let closed = false;
+  let agent: Promise<Agent> | undefined;
+  const agentForRequests = (): Promise<Agent> =>
+    (agent ??= import('undici').then(({ Agent }) => {
+      const a = new Agent({
+        // The connection resolves the name once more: check that answer too and connect to exactly it, so a
+        // name that re-resolves into a forbidden network between the check and the connect is still refused.
+        connect: { timeout: opts.connectTimeoutMs ?? 10_000, lookup: checkedLookup(resolve, (host) => !trustedHosts.has(host), isForbidden) },
+        headersTimeout: opts.headersTimeoutMs ?? 10_000,
+        bodyTimeout: opts.idleBodyTimeoutMs ?? 30_000,
+      });
+      if (closed) void a.destroy();
+      return a;
+    }));
 
   function report(ctx: Ctx, status: number, bytes?: number): void {
     try {
@@ -247,6 +256,7 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
   /** One hop, retried while nothing came back and the deadline allows. */
   async function send(ctx: Ctx, method: 'GET' | 'HEAD', headers: Record<string, string>): Promise<Dispatcher.ResponseData> {
     const { signal } = ctx.deadline;
+    const agent = await agentForRequests();
     for (let attempt = 0; ; attempt++) {
       try {
         return await agent.request({ origin: ctx.url.origin, path: ctx.url.pathname + ctx.url.search, method, headers, signal });
@@ -344,7 +354,10 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
   return {
     request,
     // Requests still running are cut: hub closes its clients once its grace for them is over.
-    close: () => agent.destroy(),
+    close: async () => {
+      closed = true;
+      if (agent) await (await agent).destroy();
+    },
   };
 }
 

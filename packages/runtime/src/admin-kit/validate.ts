@@ -9,11 +9,18 @@ interface SchemaError {
   message: string;
 }
 
+/** The schema's compiled check, built by its first use: an idle hub holds no checks for routes never called. */
+function compileOnUse(schema: TSchema): () => ReturnType<typeof Compile<TSchema>> {
+  let check: ReturnType<typeof Compile<TSchema>> | undefined;
+  return () => (check ??= Compile(schema));
+}
+
 /** A compiled body check: returns the typed value or throws 400 naming the member and the rule. */
 export function bodyValidator<S extends TSchema>(schema: S): (value: unknown) => Static<S> {
-  const check = Compile(schema);
+  const compiled = compileOnUse(schema);
   return (value) => {
     if (value === undefined) throw errors.badRequest('a JSON body is required');
+    const check = compiled();
     if (check.Check(value)) return value as Static<S>;
     const all = [...check.Errors(value)] as unknown as SchemaError[];
     // additionalProperties reports twice (once as "schema is false"); the named form is the useful one.
@@ -27,8 +34,9 @@ export function bodyValidator<S extends TSchema>(schema: S): (value: unknown) =>
 
 /** A compiled query-string check (values are strings; a repeated key is an array and fails): throws 400 naming the parameter. */
 export function queryValidator(schema: TSchema): (query: unknown) => void {
-  const check = Compile(schema);
+  const compiled = compileOnUse(schema);
   return (query) => {
+    const check = compiled();
     if (check.Check(query)) return;
     const all = [...check.Errors(query)] as unknown as SchemaError[];
     const e = all.find((x) => x.keyword === 'additionalProperties') ?? all.find((x) => x.keyword !== 'boolean') ?? all[0];

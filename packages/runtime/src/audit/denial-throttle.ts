@@ -1,4 +1,4 @@
-import { LRUCache } from 'lru-cache';
+import { boundedLru } from '../cache/bounded-lru.js';
 
 /**
  * A client hammering hub after being refused (a blocked IP, a rate-limited one) or asked for credentials
@@ -8,7 +8,7 @@ import { LRUCache } from 'lru-cache';
 export const THROTTLED_CODES: ReadonlySet<string> = new Set(['ip_blocked', 'rate_limited']);
 
 export function createDenialThrottle(windowMs = 1_000) {
-  const seen = new LRUCache<string, number>({ max: 50_000, ttl: windowMs });
+  const seen = boundedLru<string, number>(50_000, { ttl: windowMs });
   return {
     /** True when this refusal should be written; false when one like it already was in this window. */
     admit(code: string, ip: string): boolean {

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { LRUCache } from 'lru-cache';
+import { boundedLru } from '../cache/bounded-lru.js';
 import { errors, HubError, type Permission } from '@hub/contract';
 import { ANONYMOUS, type Subject } from '../policy/decide.js';
 import { tokenFromAuthorization } from './credentials.js';
@@ -35,7 +35,7 @@ interface TokenLookup {
 }
 
 export function createAuthenticator(db: Knex, opts: { adminTokenSha256?: string }): Authenticator {
-  const memo = new LRUCache<string, TokenLookup>({ max: 10_000, ttl: AUTH_MEMO_MS });
+  const memo = boundedLru<string, TokenLookup>(10_000, { ttl: AUTH_MEMO_MS });
 
   async function lookup(hash: string): Promise<TokenLookup> {
     const now = Date.now();

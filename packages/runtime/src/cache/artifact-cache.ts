@@ -3,6 +3,7 @@ import fsp from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LRUCache } from 'lru-cache';
+import { boundedLru } from './bounded-lru.js';
 import type { Logger } from 'pino';
 import { type ArtifactSource, type ArtifactSpec, errors, headLooksLike, isHubError, partialHeaders, type RegistryInfo, type Reply, requestedRange, structuralVerifier, unsatisfiableHeaders, type UpstreamClient, type UpstreamResponse } from '@hub/contract';
 import type { FetchLeases } from '../cluster/fetch-leases.js';
@@ -66,7 +67,7 @@ const LOCAL_ROW_MEMO_MS = 1000;
 export function createArtifactCache(o: ArtifactCacheOptions) {
   const flights = new Map<string, FlightSlot>();
   // Rows are immutable once written (content-addressed), so remembering them is safe; a purge drops them.
-  const rowMemo = new LRUCache<string, ArtifactRow>({ max: 50_000 });
+  const rowMemo = boundedLru<string, ArtifactRow>(50_000);
   const hot = new LRUCache<string, Buffer>({ maxSize: Math.max(1, o.memoryBytes), sizeCalculation: (b) => b.length || 1 });
   const touched = new Map<string, Set<string>>();
   // Blob files hashed whole by this process and unchanged since (decision 0030): streamed without hashing again.
@@ -89,6 +90,10 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
 
   /** Whether the blob file with this identity hashes to its name; null when it is gone or is another file now. */
   async function hashMatches(sha: string, identity: string): Promise<boolean | null> {
+    if (o.blobs.hashOf) {
+      const hex = await o.blobs.hashOf(sha, identity);
+      return hex === null ? null : hex === sha;
+    }
     const opened = await o.blobs.open!(sha);
     if (!opened) return null;
     if (opened.identity !== identity) {

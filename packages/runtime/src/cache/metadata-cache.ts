@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import { LRUCache } from 'lru-cache';
+import { boundedLru } from './bounded-lru.js';
 import type { Logger } from 'pino';
 import { errors, type HubError, isHubError, type MetadataDoc, type MetadataSpec, readCapped, type RegistryInfo, type UpstreamClient, type UpstreamResponse } from '@hub/contract';
 import type { HubMetrics } from '../metrics.js';
@@ -76,7 +77,7 @@ export function createMetadataCache(o: MetadataCacheOptions) {
   // An entry larger than the whole budget is simply not kept.
   const memo = new LRUCache<string, Memo>({ maxSize: Math.max(1, o.documentBytes), sizeCalculation: (m) => m.doc.body.length + ENTRY_OVERHEAD });
   // LRUCache needs a positive ttl; with negative_ttl_secs = 0 nothing is ever stored in it.
-  const negative = new LRUCache<string, true>({ max: 10_000, ttl: Math.max(1, o.negativeTtlSecs) * 1000 });
+  const negative = boundedLru<string, true>(10_000, { ttl: Math.max(1, o.negativeTtlSecs) * 1000 });
   const derived = new LRUCache<string, { v: unknown; size: number }>({ maxSize: Math.max(1, o.derivedBytes), sizeCalculation: (e) => e.size });
   const refreshing = new Map<string, Promise<MetadataDoc>>();
   const fetchSlot = limiter(Math.max(1, o.fetchConcurrency));

@@ -1,4 +1,4 @@
-import { LRUCache } from 'lru-cache';
+import { boundedLru } from './bounded-lru.js';
 
 /** A file changed this recently may change again within the same timestamp tick: it is not trusted yet. */
 export const SETTLE_MS = 2_000;
@@ -15,7 +15,7 @@ export type Verdict = boolean | null;
  * reads of one identity share one check.
  */
 export function createVerifiedBlobs(max = 100_000) {
-  const verified = new LRUCache<string, string>({ max, ttl: REVERIFY_MS });
+  const verified = boundedLru<string, string>(max, { ttl: REVERIFY_MS });
   const checking = new Map<string, Promise<Verdict>>();
   const remember = (sha256: string, identity: string, changedAt: number, now = Date.now()): void => {
     if (now - changedAt >= SETTLE_MS) verified.set(sha256, identity);

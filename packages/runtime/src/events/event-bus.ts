@@ -1,7 +1,6 @@
 import { createHmac } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { request } from 'undici';
 import type { WebhookConfig } from '../config/schema.js';
 import type { HubMetrics } from '../metrics.js';
 
@@ -62,6 +61,8 @@ export function createEventBus(o: EventBusOptions): EventBus {
     for (let attempt = 0; ; attempt++) {
       let failure: string;
       try {
+        // undici is loaded by the first delivery: a hub without webhooks never needs it.
+        const { request } = await import('undici');
         const res = await request(hook.url, { method: 'POST', headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
         await res.body.dump();
         if (res.statusCode < 300) {

@@ -1,4 +1,4 @@
-import { LRUCache } from 'lru-cache';
+import { boundedLru } from '../cache/bounded-lru.js';
 
 /** The per-IP token bucket: `ratePerSec` tokens refill every second, up to `burst`; a request takes one. */
 export interface TokenBucket {
@@ -29,13 +29,16 @@ interface Bucket {
   at: number;
 }
 
+/** One answer object for every allowed request (callers only read it). */
+const ALLOWED: RateDecision = Object.freeze({ allowed: true, retryAfterSecs: 0 });
+
 export const retryAfterSecs = (waitMs: number): number => Math.max(1, Math.ceil(waitMs / 1000));
 
 /** The default store: one bucket per key in this process, the least recently seen forgotten first. */
 export function createMemoryRateStore(limits: TokenBucket, opts: { maxKeys?: number; now?: () => number } = {}): RateLimitStore {
   const now = opts.now ?? (() => performance.now());
   const perMs = limits.ratePerSec / 1000;
-  const buckets = new LRUCache<string, Bucket>({ max: opts.maxKeys ?? 100_000 });
+  const buckets = boundedLru<string, Bucket>(opts.maxKeys ?? 100_000);
   const refill = (key: string): Bucket => {
     const t = now();
     const b = buckets.get(key) ?? { tokens: limits.burst, at: t };
@@ -50,7 +53,7 @@ export function createMemoryRateStore(limits: TokenBucket, opts: { maxKeys?: num
       const b = refill(key);
       if (b.tokens >= 1) {
         b.tokens -= 1;
-        return { allowed: true, retryAfterSecs: 0 };
+        return ALLOWED;
       }
       return { allowed: false, retryAfterSecs: retryAfterSecs((1 - b.tokens) / perMs) };
     },

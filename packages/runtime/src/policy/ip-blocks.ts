@@ -53,7 +53,7 @@ export function createIpBlockList(db: Knex): IpBlockList {
 
   return {
     async find(address) {
-      const m = await memo.get('', load);
+      const m = memo.fresh('') ?? (await memo.get('', load));
       if (m.ranges.length === 0) return null;
       const ip = parseIp(address);
       // Not an address at all (a unix socket): nothing to match; the socket is trusted like loopback.

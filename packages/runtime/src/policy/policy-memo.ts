@@ -1,4 +1,4 @@
-import { LRUCache } from 'lru-cache';
+import { boundedLru } from '../cache/bounded-lru.js';
 import { isDatabaseUnavailable } from '../storage/db.js';
 import { POLICY_MEMO_MS } from './block-list.js';
 
@@ -16,6 +16,8 @@ export interface PolicyMemo<T> {
    * otherwise the failure (a 503) is thrown.
    */
   get(key: string, load: () => Promise<T>): Promise<T>;
+  /** The remembered value while it is fresh, without waiting; else undefined (then use get()). */
+  fresh(key: string): T | undefined;
   /** Forgets everything (a change made on this replica); a load already running is not kept. */
   clear(): void;
 }
@@ -35,7 +37,7 @@ interface Entry<T> {
  */
 export function createPolicyMemo<T>(o: { max?: number; now?: () => number } = {}): PolicyMemo<T> {
   const now = o.now ?? Date.now;
-  const entries = new LRUCache<string, Entry<T>>({ max: o.max ?? 20_000 });
+  const entries = boundedLru<string, Entry<T>>(o.max ?? 20_000);
   const loading = new Map<string, Promise<T>>();
   let generation = 0;
 
@@ -76,6 +78,10 @@ export function createPolicyMemo<T>(o: { max?: number; now?: () => number } = {}
         if (last && isDatabaseUnavailable(e) && now() - last.at < OUTAGE_MEMO_MS) return last.value;
         throw e;
       }
+    },
+    fresh(key) {
+      const hit = entries.get(key);
+      return hit && now() - hit.at < POLICY_MEMO_MS ? hit.value : undefined;
     },
     clear() {
       generation++;

@@ -27,6 +27,8 @@ export interface PolicyRow {
 export interface PolicySource {
   /** Config policies first, then the API's, as decide() takes them. At most POLICY_MEMO_MS old (OUTAGE_MEMO_MS while the database is down). */
   current(): Promise<readonly Policy[]>;
+  /** current() without waiting, when the memo holds a fresh answer (else undefined): the request path's fast case. */
+  fresh(): readonly Policy[] | undefined;
   /** The API's policies, oldest first. */
   list(): Promise<PolicyRow[]>;
   get(id: number): Promise<PolicyRow | null>;
@@ -88,6 +90,7 @@ export function createPolicySource(db: Knex, configured: readonly PolicyConfig[]
       return row;
     },
     current: () => memo.get('', load),
+    fresh: () => memo.fresh(''),
     invalidate,
   };
 }

@@ -70,7 +70,7 @@ export function registryRoutes(d: RegistryRoutesDeps): Koa.Middleware {
   }
 
   return async (ctx, next) => {
-    const at = await target(ctx);
+    const at = ctx.path.startsWith(PREFIX) ? { rest: ctx.path.slice(PREFIX.length) } : await target(ctx);
     if (!at) return next();
     ctx.state.registryRequest = true;
     // Every registry request gets an audit row: `metadata` until the handler serves an artifact.
@@ -213,7 +213,10 @@ function requestContext(
     anonymousRead,
     headers: ctx.headers as Record<string, string | undefined>,
     query: new URLSearchParams(ctx.querystring),
-    log: ctx.state.log,
+    // Read when used: the request's logger is made on first use (request-log), not for every hit.
+    get log() {
+      return ctx.state.log as RequestContext['log'];
+    },
     upstream: reg.upstream,
     async artifact(spec) {
       audit.action = 'download';
@@ -281,9 +284,13 @@ async function shareable(reply: Reply, anyoneMayRead: () => Promise<boolean>): P
  */
 function send(ctx: Koa.Context, reply: Reply) {
   ctx.status = reply.status;
-  ctx.set(reply.headers);
+  // Straight to the response: koa's set() builds arrays per header, on every hit.
+  const res = ctx.res;
+  if (!res.headersSent) for (const name in reply.headers) res.setHeader(name, reply.headers[name]!);
   const body = reply.body;
-  if (ctx.fresh) {
+  // ctx.fresh copies the response headers first; without a conditional header it is false anyway.
+  const conditional = ctx.req.headers['if-none-match'] !== undefined || ctx.req.headers['if-modified-since'] !== undefined;
+  if (conditional && ctx.fresh) {
     if (body instanceof Readable) body.destroy();
     ctx.status = 304;
     ctx.body = null;

@@ -22,6 +22,9 @@ const PROXY_PREFIX = '/proxy/';
  */
 export function requestLog(log: Logger, metrics: HubMetrics, audit: AuditLog | undefined, clientAddress: (req: IncomingMessage) => ClientAddress): Koa.Middleware {
   const throttle = createDenialThrottle();
+  // The request line's members are fixed (below) and hold no credential, so it skips redaction: pino runs
+  // the redactor on every member of every line when a wildcard path (`*.secret`) is configured.
+  const lineLog = log.child({}, { redact: [] });
   let warnedUntrusted = false;
   return async (ctx, next) => {
     const start = process.hrtime.bigint();
@@ -45,7 +48,7 @@ export function requestLog(log: Logger, metrics: HubMetrics, audit: AuditLog | u
       warnedUntrusted = true;
       log.warn({ peer: ip }, 'X-Forwarded-For from a peer not in [server] trusted_proxies was ignored');
     }
-    ctx.set('X-Request-Id', id);
+    ctx.res.setHeader('X-Request-Id', id);
     const socket = ctx.req.socket;
     const bytesBefore = socket.bytesWritten;
     let logged = false;
@@ -72,8 +75,8 @@ export function requestLog(log: Logger, metrics: HubMetrics, audit: AuditLog | u
         cache: ctx.response.get('x-hub-cache') || undefined,
         code,
       };
-      if (status >= 500) log.error(line, 'request');
-      else log.info(line, 'request');
+      if (status >= 500) lineLog.error(line, 'request');
+      else lineLog.info(line, 'request');
 
       if (!audit?.enabled) return;
       const a = ctx.state.audit as AuditContext | undefined;

@@ -42,7 +42,8 @@ export function createBlocks(db: Knex) {
     get,
     /** The block that refuses this coordinate, if any: a whole-package block or one on this version. */
     async find(registry: string, c: Coordinate): Promise<Block | null> {
-      const rows = await memo.get(`${registry}\0${c.name}`, async () => (await rowsOf(registry, c.name)).map(toBlock));
+      const key = `${registry}\0${c.name}`;
+      const rows = memo.fresh(key) ?? (await memo.get(key, async () => (await rowsOf(registry, c.name)).map(toBlock)));
       return rows.find((r) => r.version === null) ?? (c.version !== undefined ? rows.find((r) => r.version === c.version) : undefined) ?? null;
     },
     /** Oldest first, at most 10,000. */

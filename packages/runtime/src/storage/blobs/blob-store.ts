@@ -17,6 +17,12 @@ export interface BlobStore {
    * the open descriptor), or null when absent. Stores that cannot tell a file's identity leave it out.
    */
   open?(sha256: string): Promise<OpenedBlob | null>;
+  /**
+   * The SHA-256 (hex) of the blob file as it is now, read through one reused buffer (a stream of fresh
+   * chunks would leave the whole file behind as garbage buffers), or null when the file is gone or no longer
+   * has `identity` (see open). Stores with `open` may offer it; the cache hashes the stream otherwise.
+   */
+  hashOf?(sha256: string, identity: string): Promise<string | null>;
   size(sha256: string): Promise<number | null>;
   readAll(sha256: string): Promise<Buffer | null>;
   putBuffer(data: Buffer): Promise<{ sha256: string; size: number }>;
