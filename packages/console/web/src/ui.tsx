@@ -1,25 +1,37 @@
 import type { ComponentChildren } from 'preact';
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from './api.ts';
 import { href, navigate, setQuery } from './route.ts';
 
-/** Loads data for a key; reload() after an action. Errors become text, never HTML. */
-export function useData<T>(load: () => Promise<T>, key: string): { data: T | null; error: string | null; reload: () => void } {
+/**
+ * Loads data for a key; reload() after an action, which settles once the page shows the new data (so an
+ * action's result is announced with the state it describes). Errors become text, never HTML.
+ */
+export function useData<T>(load: () => Promise<T>, key: string): { data: T | null; error: string | null; reload: () => Promise<void> } {
   const [data, setData] = useState<T | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [tick, setTick] = useState(0);
+  const waiting = useRef<Array<() => void>>([]);
   useEffect(() => {
     let live = true;
     setError(null);
+    const settle = () => {
+      if (!live) return;
+      for (const resolve of waiting.current.splice(0)) resolve();
+    };
     load().then(
       (d) => live && setData(d),
       (e: unknown) => live && setError(errorText(e)),
-    );
+    ).finally(settle);
     return () => {
       live = false;
     };
   }, [key, tick]);
-  return { data, error, reload: useCallback(() => setTick((n) => n + 1), []) };
+  const reload = useCallback(() => new Promise<void>((resolve) => {
+    waiting.current.push(resolve);
+    setTick((n) => n + 1);
+  }), []);
+  return { data, error, reload };
 }
 
 export const errorText = (e: unknown) => (e instanceof ApiError ? `${e.message} (${e.code})` : e instanceof Error ? e.message : String(e));

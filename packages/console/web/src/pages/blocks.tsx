@@ -48,8 +48,8 @@ export function BlocksPage(p: { me: Session; q: URLSearchParams }) {
       }
     }
     setChosen(new Set());
+    await reload();
     setResult(failures.length ? { error: `Unblocked ${done}; failed: ${failures.join('; ')}` } : { ok: `Unblocked ${done}.` });
-    reload();
   }
   return (
     <>

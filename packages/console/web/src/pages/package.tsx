@@ -48,10 +48,7 @@ export function PackagePage(p: { me: Session; registry: string; name: string; q:
     setPending(null);
     setResult({});
     f().then(
-      () => {
-        setResult({ ok: what });
-        reload();
-      },
+      () => reload().then(() => setResult({ ok: what })),
       (e) => setResult({ error: errorText(e) }),
     );
   };
