@@ -145,6 +145,8 @@ t.test('the console, clicked through as a person would', { skip: noBrowser }, as
     await page.getByLabel('Name contains').fill('hubde');
     await page.getByRole('button', { name: 'Search' }).click();
     await page.waitForURL(/q=hubde/);
+    // The URL changes at once; the list follows when the filtered answer arrives (waitFor fails if it never does).
+    await page.getByRole('link', { name: '@hubtest/scoped' }).waitFor({ state: 'detached' });
     t.equal(await page.getByRole('link', { name: 'hubdemo', exact: true }).count(), 1);
     t.equal(await page.getByRole('link', { name: '@hubtest/scoped' }).count(), 0, 'the filter applies');
     await page.reload();
