@@ -5,7 +5,6 @@
  */
 import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { promisify } from 'node:util';
@@ -15,6 +14,7 @@ import rubygems from '../src/index.js';
 import { decode, type MValue } from '../src/marshal.js';
 import { parsePlatform } from '../src/quick-spec.js';
 import { gemBuild, makeGem, tar } from './gem-build.js';
+import { sandbox } from './ruby-clients.js';
 import { FIXTURES } from './setup.js';
 
 const run = promisify(execFile);
@@ -54,28 +54,6 @@ const yankRaw = (s: Started, form: Record<string, string>, token: string) =>
   fetch(`${s.base}/api/v1/gems/yank`, { method: 'DELETE', body: new URLSearchParams(form), headers: { authorization: token } }).then(async (r) => ({ status: r.status, text: await r.text() }));
 const read = (s: Started, p: string, token = s.reader) => fetch(`${s.base}/${p}`, { headers: { authorization: `Bearer ${token}` } });
 const errorCode = (text: string) => (JSON.parse(text) as { error?: { code?: string } }).error?.code;
-
-/** A throwaway HOME and gem directories: nothing from the machine's own configuration. */
-function sandbox(t: Test): { dir: string; env: NodeJS.ProcessEnv } {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-gem-publish-'));
-  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
-  const env = {
-    PATH: process.env.PATH,
-    HOME: dir,
-    LANG: 'C.UTF-8',
-    GEM_HOME: path.join(dir, 'gem-home'),
-    GEM_PATH: path.join(dir, 'gem-home'),
-    GEM_SPEC_CACHE: path.join(dir, 'spec-cache'),
-    BUNDLE_USER_HOME: path.join(dir, 'bundle-home'),
-    BUNDLE_APP_CONFIG: path.join(dir, 'bundle-config'),
-    BUNDLE_PATH: path.join(dir, 'bundle'),
-    BUNDLE_GEMFILE: path.join(dir, 'app', 'Gemfile'),
-    BUNDLE_DISABLE_VERSION_CHECK: 'true',
-    BUNDLE_RETRY: '0',
-  };
-  fs.mkdirSync(path.join(dir, 'app'));
-  return { dir, env };
-}
 
 /** `gem push` as a CI job runs it: the key in GEM_HOST_API_KEY, hub's registry as --host. */
 const gemPush = (s: Started, env: NodeJS.ProcessEnv, file: string, key = s.publisher) =>

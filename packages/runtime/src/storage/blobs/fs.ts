@@ -22,6 +22,16 @@ export function createFsBlobStore(root: string): BlobStore {
     return path.join(root, 'sha256', sha.slice(0, 2), sha.slice(2, 4), sha);
   };
 
+  /** The held blob opened for reading, or null when it is not held. */
+  async function openHeld(sha: string): Promise<fsp.FileHandle | null> {
+    try {
+      return await fsp.open(finalPath(sha), 'r');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw e;
+    }
+  }
+
   async function fsyncDir(dir: string): Promise<void> {
     const fh = await fsp.open(dir, 'r');
     try {
@@ -51,22 +61,12 @@ export function createFsBlobStore(root: string): BlobStore {
       await fsyncDir(path.dirname(dest));
     },
     async get(sha256, range) {
-      try {
-        const fh = await fsp.open(finalPath(sha256), 'r');
-        return new FileReadStream(fh, range);
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
-        throw e;
-      }
+      const fh = await openHeld(sha256);
+      return fh && new FileReadStream(fh, range);
     },
     async open(sha256) {
-      let fh;
-      try {
-        fh = await fsp.open(finalPath(sha256), 'r');
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
-        throw e;
-      }
+      const fh = await openHeld(sha256);
+      if (!fh) return null;
       try {
         // The identity of the very file this descriptor reads, not of whatever the name points at later.
         const st = await fh.stat({ bigint: true });
@@ -80,13 +80,8 @@ export function createFsBlobStore(root: string): BlobStore {
       }
     },
     async hashOf(sha256, identity) {
-      let fh;
-      try {
-        fh = await fsp.open(finalPath(sha256), 'r');
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
-        throw e;
-      }
+      const fh = await openHeld(sha256);
+      if (!fh) return null;
       try {
         if (identityOf(await fh.stat({ bigint: true })) !== identity) return null;
         const hash = crypto.createHash('sha256');
