@@ -25,6 +25,7 @@ import zlib from 'node:zlib';
 import { execFile, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { promisify } from 'node:util';
+import { makeTar } from '@hub/testkit';
 
 const exec = promisify(execFile);
 const short = process.argv.includes('--short') || process.env.BENCH_SHORT === '1';
@@ -46,29 +47,11 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-bench-'));
 const up = path.join(dir, 'up');
 
 // ---- valid npm tarballs --------------------------------------------------------------------------------
-function tarEntry(name, data) {
-  const h = Buffer.alloc(512);
-  h.write(name, 0, 100, 'utf8');
-  h.write('0000644\0', 100);
-  h.write('0000000\0', 108);
-  h.write('0000000\0', 116);
-  h.write(`${data.length.toString(8).padStart(11, '0')}\0`, 124);
-  h.write(`${Math.floor(Date.now() / 1000).toString(8).padStart(11, '0')}\0`, 136);
-  h.fill(' ', 148, 156);
-  h.write('0', 156);
-  h.write('ustar\0', 257);
-  h.write('00', 263);
-  let sum = 0;
-  for (const b of h) sum += b;
-  h.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148);
-  const pad = Buffer.alloc((512 - (data.length % 512)) % 512);
-  return [h, data, pad];
-}
 /** A .tgz of about `size` bytes: package.json and incompressible filler, so the gzip is as large as the tar. */
 function tarball(name, version, size) {
   const json = Buffer.from(JSON.stringify({ name, version, description: 'hub bench artifact' }));
   const filler = crypto.randomBytes(Math.max(0, size - 2048 - json.length));
-  const tar = Buffer.concat([...tarEntry('package/package.json', json), ...tarEntry('package/filler.bin', filler), Buffer.alloc(1024)]);
+  const tar = makeTar({ 'package/package.json': json, 'package/filler.bin': filler }, { mtime: Math.floor(Date.now() / 1000) });
   return zlib.gzipSync(tar, { level: size > 32 * MiB ? 0 : 1 });
 }
 

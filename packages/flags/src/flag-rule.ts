@@ -48,9 +48,10 @@ export function createFlagRule(db: Knex, securityProfiles: ReadonlySet<string>, 
       }
       // With the held set incomplete (over its byte cap), stored hard blocks are read too: refused, or 503 while
       // the database is down, never served.
-      const effects = [...(securityProfiles.has(registry) ? ['gate'] : []), ...(hardBlocks.complete() ? [] : ['hard_block'])];
-      if (effects.length === 0) return null;
-      const flags = await load(registry, c.name, effects);
+      const gate = securityProfiles.has(registry);
+      const complete = hardBlocks.complete();
+      if (!gate && complete) return null;
+      const flags = await load(registry, c.name, gate && !complete ? ['gate', 'hard_block'] : gate ? ['gate'] : ['hard_block']);
       // An expired flag acts as lifted.
       const f = flags.find((x) => covers(ranges, registry, x, c) && (x.expires_at == null || Number(x.expires_at) > now));
       if (!f) return null;

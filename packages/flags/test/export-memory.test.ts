@@ -1,13 +1,8 @@
-import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import t from 'tap';
-import admin from '@hub/admin';
-import npm from '@hub/kind-npm';
-import { npmFixtureHandler, signFlagRequest, startFixtureUpstream, startTestHub } from '@hub/testkit';
-import flags from '../src/index.js';
+import { npmFlagsHub } from './npm-flags-hub.js';
 
-const NPM_FIXTURES = fileURLToPath(new URL('../../../kind-npm/test/fixtures/upstream/', import.meta.url));
 const SECRET = 'bulk-secret';
 const FLAGS = 1000;
 const CONSUMERS = 100;
@@ -17,23 +12,14 @@ v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc') as () => void;
 
 t.test('the exposure CSV export streams 100,000 rows with flat memory', async (t) => {
-  const upstream = await startFixtureUpstream({ handler: npmFixtureHandler(NPM_FIXTURES) });
-  t.teardown(() => upstream.close());
-  const hub = await startTestHub({
-    dir: t.testdir(),
-    plugins: [npm, admin, flags],
-    registries: [{ name: 'npm', type: 'npm', mode: 'proxy', upstream: upstream.url }],
-    config: { flag_sources: [{ name: 'bulk', secret: SECRET }] as never },
-  });
-  t.teardown(() => hub.close());
+  const { hub, push } = await npmFlagsHub(t, { name: 'bulk', secret: SECRET });
   // 100 consumers fetched hubdemo 1.0.0 a day ago (audit rows as the download route writes them) ...
   const at = Date.now() - 86_400_000;
   await hub.hub.db('access_events').insert(
     Array.from({ length: CONSUMERS }, (_, i) => ({ at, user_id: `consumer-${i}`, ip_address: '127.0.0.1', action: 'download', outcome: 'allowed', registry: 'npm', package: 'hubdemo', version: '1.0.0', status: 200, token_id: null, code: null, request_id: null, detail: null })),
   );
   // ... and 1,000 flags name that version: 100,000 rows.
-  const body = JSON.stringify({ flags: Array.from({ length: FLAGS }, (_, i) => ({ external_id: `BULK-${i}-${'x'.repeat(200)}`, registry: 'npm', package_name: 'hubdemo', version: '1.0.0', kind: 'vulnerability', effect: 'warn', summary: 's' })) });
-  const pushed = await fetch(`${hub.url}/api/v1/flags/bulk`, { method: 'POST', headers: { 'content-type': 'application/json', ...signFlagRequest({ secret: SECRET, method: 'POST', path: '/api/v1/flags/bulk', body }) }, body });
+  const pushed = await push(Array.from({ length: FLAGS }, (_, i) => ({ external_id: `BULK-${i}-${'x'.repeat(200)}`, registry: 'npm', package_name: 'hubdemo', version: '1.0.0', kind: 'vulnerability', effect: 'warn', summary: 's' })));
   t.match(await pushed.json(), { accepted: FLAGS });
 
   // What the process holds after a full collection (heap plus buffers), not RSS: the allocator keeps freed

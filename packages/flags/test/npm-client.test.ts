@@ -1,35 +1,18 @@
-import { fileURLToPath } from 'node:url';
 import t from 'tap';
-import admin from '@hub/admin';
-import npm from '@hub/kind-npm';
-import { npmEnv, npmFixtureHandler, signFlagRequest, startFixtureUpstream, startTestHub } from '@hub/testkit';
-import flags from '../src/index.js';
+import { npmEnv } from '@hub/testkit';
+import { npmFlagsHub } from './npm-flags-hub.js';
 
-const NPM_FIXTURES = fileURLToPath(new URL('../../../kind-npm/test/fixtures/upstream/', import.meta.url));
 const SECRET = 'scanner-secret';
 
 t.test('a security team flags a dependency: the next npm install is refused, and the exposure report names who already has it', async (t) => {
-  const upstream = await startFixtureUpstream({ handler: npmFixtureHandler(NPM_FIXTURES) });
-  t.teardown(() => upstream.close());
-  const hub = await startTestHub({
-    dir: t.testdir(),
-    plugins: [npm, admin, flags],
-    registries: [{ name: 'npm', type: 'npm', mode: 'proxy', upstream: upstream.url }],
-    config: { flag_sources: [{ name: 'scanner', secret: SECRET }] as never },
-  });
-  t.teardown(() => hub.close());
+  const { hub, push } = await npmFlagsHub(t, { name: 'scanner', secret: SECRET });
   const registry = `${hub.url}/proxy/npm/`;
 
   t.match(await npmEnv(t, registry, await hub.token('ci-early', { roles: ['reader'] })).install('hubdemo@1.1.0'), { code: 0 });
   await hub.hub.audit.flush();
   await new Promise((r) => setTimeout(r, 5));
 
-  const body = JSON.stringify({ flags: [{ external_id: 'MAL-1', registry: 'npm', package_name: 'hubdep', version: '1.0.0', kind: 'malware', effect: 'hard_block', summary: 'exfiltrates tokens' }] });
-  const pushed = await fetch(`${hub.url}/api/v1/flags/scanner`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...signFlagRequest({ secret: SECRET, method: 'POST', path: '/api/v1/flags/scanner', body }) },
-    body,
-  });
+  const pushed = await push([{ external_id: 'MAL-1', registry: 'npm', package_name: 'hubdep', version: '1.0.0', kind: 'malware', effect: 'hard_block', summary: 'exfiltrates tokens' }]);
   t.equal(pushed.status, 200);
 
   const err = await npmEnv(t, registry, await hub.token('ci-late', { roles: ['reader'] })).install('hubdemo@1.1.0');
@@ -47,22 +30,9 @@ t.test('a security team flags a dependency: the next npm install is refused, and
 });
 
 t.test('a range-flagged dependency: npm install is refused with the reason, naming the version the range caught', async (t) => {
-  const upstream = await startFixtureUpstream({ handler: npmFixtureHandler(NPM_FIXTURES) });
-  t.teardown(() => upstream.close());
-  const hub = await startTestHub({
-    dir: t.testdir(),
-    plugins: [npm, admin, flags],
-    registries: [{ name: 'npm', type: 'npm', mode: 'proxy', upstream: upstream.url }],
-    config: { flag_sources: [{ name: 'scanner', secret: SECRET }] as never },
-  });
-  t.teardown(() => hub.close());
+  const { hub, push } = await npmFlagsHub(t, { name: 'scanner', secret: SECRET });
   const registry = `${hub.url}/proxy/npm/`;
-  const body = JSON.stringify({ flags: [{ external_id: 'GHSA-r4ng', registry: 'npm', package_name: 'hubdep', version_range: '>=0.9.0 <1.0.1', kind: 'vulnerability', effect: 'hard_block', summary: 'prototype pollution', fixed_version: '1.0.1' }] });
-  const pushed = await fetch(`${hub.url}/api/v1/flags/scanner`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...signFlagRequest({ secret: SECRET, method: 'POST', path: '/api/v1/flags/scanner', body }) },
-    body,
-  });
+  const pushed = await push([{ external_id: 'GHSA-r4ng', registry: 'npm', package_name: 'hubdep', version_range: '>=0.9.0 <1.0.1', kind: 'vulnerability', effect: 'hard_block', summary: 'prototype pollution', fixed_version: '1.0.1' }]);
   t.match(await pushed.json(), { accepted: 1, rejected: 0 });
 
   const err = await npmEnv(t, registry, await hub.token('ci', { roles: ['reader'] })).install('hubdemo@1.1.0');

@@ -1,5 +1,6 @@
 /** Hand-made tarballs and raw requests for npm refusal tests; the npm client itself is in @hub/testkit. */
 export { npmEnv, type NpmEnv, type NpmResult } from '@hub/testkit';
+import { makeTar } from '@hub/testkit';
 import { execFile } from 'node:child_process';
 import crypto from 'node:crypto';
 import http from 'node:http';
@@ -11,36 +12,8 @@ export const hasNpm = await promisify(execFile)('npm', ['--version']).then(
   () => false,
 );
 
-/** A ustar header block for one regular file. */
-function tarHeader(name: string, size: number): Buffer {
-  const h = Buffer.alloc(512);
-  const field = (value: string, offset: number, length: number) => h.write(value, offset, length, 'ascii');
-  const octal = (value: number, offset: number, length: number) => field(value.toString(8).padStart(length - 1, '0'), offset, length - 1);
-  field(name, 0, 100);
-  octal(0o644, 100, 8);
-  octal(0, 108, 8);
-  octal(0, 116, 8);
-  octal(size, 124, 12);
-  octal(1700000000, 136, 12);
-  h.fill(' ', 148, 156);
-  field('0', 156, 1);
-  field('ustar\u000000', 257, 8);
-  let sum = 0;
-  for (const b of h) sum += b;
-  field(`${sum.toString(8).padStart(6, '0')}\u0000 `, 148, 8);
-  return h;
-}
-
-/** A gzipped tar of `files` (name → content), as npm pack lays them out under `package/`. */
-export function tgz(files: Record<string, string>): Buffer {
-  const parts: Buffer[] = [];
-  for (const [name, content] of Object.entries(files)) {
-    const body = Buffer.from(content);
-    parts.push(tarHeader(name, body.length), body, Buffer.alloc((512 - (body.length % 512)) % 512));
-  }
-  parts.push(Buffer.alloc(1024));
-  return zlib.gzipSync(Buffer.concat(parts));
-}
+/** A gzipped tarball of `files`. */
+export const tgz = (files: Record<string, string>): Buffer => zlib.gzipSync(makeTar(files, { mtime: 1700000000 }));
 
 /** The packument body `npm publish` sends for one version (the same fields npm 11 sends). */
 export function publishBody(name: string, version: string, tarball: Buffer, over: { manifest?: Record<string, unknown>; integrity?: string; shasum?: string; attachment?: string; distTags?: Record<string, string> } = {}) {

@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { makeTar } from '@hub/testkit';
 
 export const OCI_INDEX = 'application/vnd.oci.image.index.v1+json';
 export const OCI_MANIFEST = 'application/vnd.oci.image.manifest.v1+json';
@@ -30,24 +31,7 @@ export interface Image {
 }
 
 /** One file in a ustar archive. */
-export function tar(name: string, content: Buffer): Buffer {
-  const h = Buffer.alloc(512);
-  h.write(name, 0, 100, 'utf8');
-  h.write('0000644\0', 100);
-  h.write('0000000\0', 108);
-  h.write('0000000\0', 116);
-  h.write(`${content.length.toString(8).padStart(11, '0')}\0`, 124);
-  h.write(`${Math.floor(Date.UTC(2024, 0, 1) / 1000).toString(8).padStart(11, '0')}\0`, 136);
-  h.write('        ', 148);
-  h.write('0', 156);
-  h.write('ustar\0', 257);
-  h.write('00', 263);
-  let sum = 0;
-  for (const b of h) sum += b;
-  h.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148);
-  const pad = Buffer.alloc((512 - (content.length % 512)) % 512);
-  return Buffer.concat([h, content, pad, Buffer.alloc(1024)]);
-}
+export const tar = (name: string, content: Buffer): Buffer => makeTar([[name, content]]);
 
 const blob = (mediaType: string, body: Buffer): Blob => ({ digest: digestOf(body), body, mediaType });
 const json = (v: unknown) => Buffer.from(JSON.stringify(v));

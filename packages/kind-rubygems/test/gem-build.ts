@@ -8,30 +8,10 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
+import { makeTar } from '@hub/testkit';
 
 /** A plain ustar archive of `entries`. */
-export function tar(entries: Record<string, Buffer>): Buffer {
-  const blocks: Buffer[] = [];
-  for (const [name, data] of Object.entries(entries)) {
-    const h = Buffer.alloc(512);
-    h.write(name, 0, 100, 'utf8');
-    h.write('0000644\0', 100);
-    h.write('0000000\0', 108);
-    h.write('0000000\0', 116);
-    h.write(`${data.length.toString(8).padStart(11, '0')}\0`, 124);
-    h.write(`${(1704067200).toString(8).padStart(11, '0')}\0`, 136);
-    h.write('        ', 148);
-    h.write('0', 156);
-    h.write('ustar\0', 257);
-    h.write('00', 263);
-    let sum = 0;
-    for (const b of h) sum += b;
-    h.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148);
-    blocks.push(h, data, Buffer.alloc((512 - (data.length % 512)) % 512));
-  }
-  blocks.push(Buffer.alloc(1024));
-  return Buffer.concat(blocks);
-}
+export const tar = (entries: Record<string, Buffer>): Buffer => makeTar(entries);
 
 export interface GemOpts {
   name: string;

@@ -9,5 +9,6 @@ export * from './flag-signing.js';
 export * from './kind-conformance.js';
 export * from './zip-decoy.js';
 export { makeZip } from './zip-archive.js';
+export { makeTar } from './tar-archive.js';
 export * from './csv.js';
 export * from './npm-client.js';
