@@ -11,10 +11,9 @@ import path from 'node:path';
 import { execFile } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { promisify } from 'node:util';
-import { createHub } from '@hub/runtime';
-import { createLogger } from '@hub/runtime/internal';
 import { startFixtureUpstream } from '@hub/testkit';
 import staticKind from '@hub-example/kind-static';
+import { BENCH_ADMIN_TOKEN, benchHub } from './bench-hub.mjs';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -28,20 +27,12 @@ const upstream = await startFixtureUpstream({ root: path.join(dir, 'up') });
 
 async function start(name, auditEnabled) {
   const d = path.join(dir, name);
-  const hub = await createHub({
+  const hub = await benchHub({
     plugins: [staticKind],
-    configText: `
-[server]
-listen = "127.0.0.1:0"
-[database]
-client = "sqlite"
-filename = "${d}/hub.db"
-[storage]
-kind = "fs"
-path = "${d}/blobs"
-[limits]
-rate_per_ip = 1000000000
-burst_per_ip = 1000000000
+    dir: d,
+    log: path.join(dir, `${name}.log`),
+    logLevel: 'info',
+    toml: `
 [audit_log]
 enabled = ${auditEnabled}
 [[registries]]
@@ -49,12 +40,9 @@ name = "bench"
 type = "static"
 upstream = "${upstream.url}"
 `,
-    env: { HUB_ADMIN_TOKEN: 'hub_bench_admin_token_0123456789abcdef' },
-    logger: createLogger({ level: 'info', destination: fs.createWriteStream(path.join(dir, `${name}.log`)) }),
-    print: () => {},
   });
   const url = `${await hub.listen()}/proxy/bench/bench/1.0.0/f.bin`;
-  const warm = await fetch(url, { headers: { authorization: 'Bearer hub_bench_admin_token_0123456789abcdef' } });
+  const warm = await fetch(url, { headers: { authorization: `Bearer ${BENCH_ADMIN_TOKEN}` } });
   if (warm.status !== 200) throw new Error(`warm-up failed: ${warm.status}`);
   await warm.arrayBuffer();
   await hub.artifacts.idle();
@@ -63,7 +51,7 @@ upstream = "${upstream.url}"
 
 const AUTOCANNON = path.join(path.dirname(createRequire(import.meta.url).resolve('autocannon/package.json')), 'autocannon.js');
 async function load(url) {
-  const args = [AUTOCANNON, '--json', '-c', String(connections), '-d', String(seconds), '-H', 'authorization=Bearer hub_bench_admin_token_0123456789abcdef', url];
+  const args = [AUTOCANNON, '--json', '-c', String(connections), '-d', String(seconds), '-H', `authorization=Bearer ${BENCH_ADMIN_TOKEN}`, url];
   const { stdout } = await promisify(execFile)(process.execPath, args, { maxBuffer: 64 * 1024 * 1024 });
   const r = JSON.parse(stdout);
   if (r.non2xx || r.errors) throw new Error(`${r.non2xx} non-2xx and ${r.errors} errors`);

@@ -8,19 +8,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import knex from 'knex';
-import { createHub } from '@hub/runtime';
-import { createLogger } from '@hub/runtime/internal';
 import { signFlagRequest } from '@hub/testkit';
 import npm from '@hub/kind-npm';
 import admin from '@hub/admin';
 import flags from '@hub/flags';
+import { BENCH_ADMIN_TOKEN as ADMIN, benchHub } from './bench-hub.mjs';
 
 const short = process.argv.includes('--short') || process.env.BENCH_SHORT === '1';
 const EVENTS = short ? 100_000 : 1_000_000;
 const PACKAGES = 2000;
 const VERSIONS = 20;
 const USERS = 500;
-const ADMIN = 'hub_bench_admin_token_0123456789abcdef';
 const SECRET = 'bench-exposure-secret';
 const DB = 'hub_bench_exposure';
 
@@ -40,31 +38,19 @@ export async function benchExposure() {
   dbUrl.pathname = `/${DB}`;
 
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-bench-exposure-'));
-  const hub = await createHub({
+  const hub = await benchHub({
     plugins: [npm, admin, flags],
-    configText: `
-  [server]
-  listen = "127.0.0.1:0"
-  [database]
-  client = "mysql"
-  url = "${dbUrl}"
-  [storage]
-  kind = "fs"
-  path = "${dir}/blobs"
-  [limits]
-  rate_per_ip = 1000000000
-  burst_per_ip = 1000000000
-  [[flag_sources]]
-  name = "bench"
-  secret = "${SECRET}"
-  [[registries]]
-  name = "npm"
-  type = "npm"
-  upstream = "http://127.0.0.1:9"
-  `,
-    env: { HUB_ADMIN_TOKEN: ADMIN },
-    logger: createLogger({ level: 'warn', destination: fs.createWriteStream(path.join(dir, 'hub.log')) }),
-    print: () => {},
+    dir,
+    database: `client = "mysql"\nurl = "${dbUrl}"`,
+    toml: `
+[[flag_sources]]
+name = "bench"
+secret = "${SECRET}"
+[[registries]]
+name = "npm"
+type = "npm"
+upstream = "http://127.0.0.1:9"
+`,
   });
   const url = await hub.listen();
 

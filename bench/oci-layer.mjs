@@ -6,9 +6,8 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { createHub } from '@hub/runtime';
-import { createLogger } from '@hub/runtime/internal';
 import oci from '@hub/kind-oci';
+import { benchHub } from './bench-hub.mjs';
 
 const SIZE = Number(process.env.BENCH_OCI_LAYER_MIB ?? 200) * 1024 * 1024;
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-bench-oci-'));
@@ -34,17 +33,11 @@ const upstream = http.createServer((req, res) => {
 });
 await new Promise((r) => upstream.listen(0, '127.0.0.1', r));
 
-const hub = await createHub({
+const hub = await benchHub({
   plugins: [oci],
-  configText: `
-[server]
-listen = "127.0.0.1:0"
-[database]
-client = "sqlite"
-filename = "${dir}/hub.db"
-[storage]
-kind = "fs"
-path = "${dir}/blobs"
+  dir,
+  log: null,
+  toml: `
 [auth]
 anonymous = ["source:read"]
 [[registries]]
@@ -52,9 +45,6 @@ name = "dock"
 type = "oci"
 upstream = "http://127.0.0.1:${upstream.address().port}"
 `,
-  env: { HUB_ADMIN_TOKEN: 'hub_bench_admin_token_0123456789abcdef' },
-  logger: createLogger({ level: 'silent' }),
-  print: () => {},
 });
 const hubUrl = await hub.listen();
 const url = `${hubUrl}/v2/dock/bench/layer/blobs/${digest}`;

@@ -1,0 +1,21 @@
+// How every bench starts a hub: state in `dir` (SQLite and a blob folder unless told otherwise), per-IP rate
+// limits out of the way (one client address drives all the load), the bench's admin token, the log in a file.
+import fs from 'node:fs';
+import { createHub } from '@hub/runtime';
+import { createLogger } from '@hub/runtime/internal';
+
+export const BENCH_ADMIN_TOKEN = 'hub_bench_admin_token_0123456789abcdef';
+
+/**
+ * `toml`: the rest of hub.toml (auth, cache, registries). `database`: the [database] table's body (default
+ * SQLite in `dir`); `blobs`: the blob folder (default `dir`/blobs); `log`: a file path, or null for none.
+ */
+export function benchHub({ plugins, dir, toml, database = `client = "sqlite"\nfilename = "${dir}/hub.db"`, blobs = `${dir}/blobs`, log = `${dir}/hub.log`, logLevel = 'warn' }) {
+  return createHub({
+    plugins,
+    configText: `[server]\nlisten = "127.0.0.1:0"\n[database]\n${database}\n[storage]\nkind = "fs"\npath = "${blobs}"\n[limits]\nrate_per_ip = 1000000000\nburst_per_ip = 1000000000\n${toml}`,
+    env: { HUB_ADMIN_TOKEN: BENCH_ADMIN_TOKEN },
+    logger: log === null ? createLogger({ level: 'silent' }) : createLogger({ level: logLevel, destination: fs.createWriteStream(log) }),
+    print: () => {},
+  });
+}
