@@ -18,7 +18,7 @@ const require = createRequire(import.meta.url);
 const SCHEMAS = join(dirname(require.resolve('@cyclonedx/cyclonedx-library/package.json')), 'res', 'schema');
 const schema = (f: string) => JSON.parse(readFileSync(join(SCHEMAS, f), 'utf8')) as Record<string, unknown>;
 /** The 1.6 schema $refs its neighbours by file name, relative to its own $id. */
-const neighbour = (f: string) => ({ ...schema(f), $id: `http://cyclonedx.org/schema/${f}` });
+const neighbour = (f: string) => ({ ...schema(f), $id: new URL(f, String(schema('bom-1.6.SNAPSHOT.schema.json').$id)).href });
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 function cycloneDxValidator() {

@@ -122,7 +122,6 @@ export function openApiDocument(routes: readonly RouteDoc[], version: string): R
   return {
     openapi: '3.1.0',
     info: { title: 'hub admin API', version, description: 'The administration API of hub, generated from the typebox schemas its routes validate with.' },
-    jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
     paths: Object.fromEntries(Object.entries(paths).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
     components: {
       schemas: { Error: ERROR_SCHEMA },
