@@ -8,7 +8,3 @@ export const EFFECTS = ['info', 'warn', 'gate', 'hard_block'] as const;
 export type Effect = (typeof EFFECTS)[number];
 
 export const effectRank = (e: string): number => EFFECTS.indexOf(e as Effect);
-
-export function refuses(effect: string, securityProfile: boolean): boolean {
-  return effect === 'hard_block' || (effect === 'gate' && securityProfile);
-}

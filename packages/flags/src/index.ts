@@ -13,7 +13,7 @@ import { flagPackageFacts } from './package-facts.js';
 /** How often each replica looks at the flag change counter: a push on another replica applies within about this. */
 const HARD_BLOCK_POLL_MS = 1000;
 
-export { EFFECTS, refuses, type Effect } from './effects.js';
+export { EFFECTS, type Effect } from './effects.js';
 export { EXPOSURE_COLUMNS, type ExposureRow } from './exposure.js';
 export { FlagSourceSchema, FlagSourcesSchema, type FlagSourceConfig } from './config.js';
 

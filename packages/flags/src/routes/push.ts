@@ -204,8 +204,9 @@ export function mountFlagPush({ hub, sources, registry, metrics, ranges, changed
         const row = checkItem(validateItemAt(item), source, src);
         // A hard block that cannot be held in memory is not stored: a stored one refuses while the database is down.
         if (row.effect === 'hard_block') {
-          if (!fitsHeld(heldBytes + heldBytesOf(row))) throw errors.badRequest(`not stored: the hard_block flags held in memory would pass [limits] flag_hard_block_bytes; raise it`);
-          heldBytes += heldBytesOf(row);
+          const bytes = heldBytesOf(row);
+          if (!fitsHeld(heldBytes + bytes)) throw errors.badRequest(`not stored: the hard_block flags held in memory would pass [limits] flag_hard_block_bytes; raise it`);
+          heldBytes += bytes;
         }
         rows.push({ index, row });
       } catch (e) {
