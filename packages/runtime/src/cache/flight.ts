@@ -5,9 +5,9 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import type { Digest } from '@hub/contract';
+import { DirectReadable } from '../storage/blobs/direct-readable.js';
 
 const HEAD_BYTES = 512;
-const READ_CHUNK = 256 * 1024;
 
 export interface FlightInput {
   tmpDir: string;
@@ -130,44 +130,42 @@ export class Flight extends EventEmitter {
    * spool file exists (state head/streaming/verifying); afterwards read the promoted blob instead.
    */
   reader(): Readable {
-    const fd = fs.openSync(this.tmpPath, 'r');
-    let pos = 0;
-    let closed = false;
-    // eslint-disable-next-line @typescript-eslint/no-this-alias -- inside read(), `this` is the Readable
-    const flight = this;
-    const closeFd = () => {
-      if (!closed) {
-        closed = true;
-        fs.close(fd, () => {});
+    return new SpoolTail(this, fs.openSync(this.tmpPath, 'r'));
+  }
+}
+
+/** One waiter's read of a flight's spool file, as far as it is written; it ends only at the verified end. */
+class SpoolTail extends DirectReadable {
+  private pos = 0;
+
+  constructor(
+    private readonly flight: Flight,
+    private readonly fd: number,
+  ) {
+    super();
+  }
+
+  protected async fill(buf: Buffer): Promise<number> {
+    const { flight } = this;
+    for (;;) {
+      // Destroyed while it waited: its descriptor is closed (and its number perhaps reused).
+      if (this.destroyed) return 0;
+      if (flight.state === 'failed') throw flight.error ?? new Error('upstream failed');
+      // The last byte waits for verification: a client that knows the length would otherwise take
+      // the full count of bytes as a complete answer before the digest was checked.
+      const available = flight.written - this.pos - (flight.state === 'done' ? 0 : 1);
+      if (available > 0) {
+        const n = await new Promise<number>((resolve, reject) => fs.read(this.fd, buf, 0, Math.min(available, buf.length), this.pos, (err, n) => (err ? reject(err) : resolve(n))));
+        this.pos += n;
+        return n;
       }
-    };
-    return new Readable({
-      highWaterMark: READ_CHUNK,
-      read() {
-        const step = () => {
-          if (flight.state === 'failed') return this.destroy(flight.error);
-          // The last byte waits for verification: a client that knows the length would otherwise take
-          // the full count of bytes as a complete answer before the digest was checked.
-          const available = flight.written - pos - (flight.state === 'done' ? 0 : 1);
-          if (available > 0) {
-            const buf = Buffer.allocUnsafe(Math.min(available, READ_CHUNK));
-            fs.read(fd, buf, 0, buf.length, pos, (err, n) => {
-              if (err) return this.destroy(err);
-              pos += n;
-              this.push(n === buf.length ? buf : buf.subarray(0, n));
-            });
-            return;
-          }
-          // Only the verified end is a clean end; anything else waits or fails.
-          if (flight.state === 'done') return this.push(null);
-          flight.once('progress', step);
-        };
-        step();
-      },
-      destroy(err, cb) {
-        closeFd();
-        cb(err);
-      },
-    });
+      // Only the verified end is a clean end; anything else waits or fails.
+      if (flight.state === 'done') return 0;
+      await new Promise((resolve) => flight.once('progress', resolve));
+    }
+  }
+
+  protected release(): Promise<void> {
+    return new Promise((resolve) => fs.close(this.fd, () => resolve()));
   }
 }

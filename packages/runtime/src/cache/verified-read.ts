@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import { Transform, type Readable } from 'node:stream';
+import { FileReadStream } from '../storage/blobs/file-read-stream.js';
 
 /**
  * Passes a blob's bytes through while hashing them, and holds the last chunk back until the hash is
@@ -34,10 +35,16 @@ export function verifiedRead(source: Readable, sha256: string, onMismatch: () =>
 }
 
 /**
- * Passes a blob's bytes through unhashed and holds the last chunk back until `verdict` (a check of the same
+ * Passes a blob's bytes through unhashed and holds the last chunk (of a file: byte) back until `verdict` (a check of the same
  * file, run once for every concurrent reader) is in: only a file that hashed to its name ends cleanly.
  */
 export function gatedRead(source: Readable, verdict: Promise<boolean | null>, sha256: string): Readable {
+  const passed = verdict.then((v) => {
+    if (v !== true) throw new Error(v === false ? `cached blob ${sha256} does not match its hash` : `cached blob ${sha256} changed while it was read`);
+  });
+  passed.catch(() => {});
+  // A file read holds back its own last byte, and keeps sending through reused buffers (direct-readable.ts).
+  if (source instanceof FileReadStream) return source.holdLastByte(passed);
   let held: Buffer | null = null;
   const gate = new Transform({
     transform(chunk: Buffer, _enc, done) {
@@ -46,11 +53,8 @@ export function gatedRead(source: Readable, verdict: Promise<boolean | null>, sh
       done(null, out ?? undefined);
     },
     flush(done) {
-      verdict.then(
-        (v) => {
-          if (v === true) return done(null, held ?? undefined);
-          done(new Error(v === false ? `cached blob ${sha256} does not match its hash` : `cached blob ${sha256} changed while it was read`));
-        },
+      passed.then(
+        () => done(null, held ?? undefined),
         (e: Error) => done(e),
       );
     },

@@ -71,7 +71,8 @@ export function createFsBlobStore(root: string): BlobStore {
         // The identity of the very file this descriptor reads, not of whatever the name points at later.
         const st = await fh.stat({ bigint: true });
         const size = Number(st.size);
-        const body = new FileReadStream(fh);
+        // Read to the size it has now: a gated read holds back the last byte of exactly that.
+        const body = new FileReadStream(fh, { start: 0, end: size - 1 });
         const identity = identityOf(st);
         return { body, size, identity, changedAt: Math.max(Number(st.mtimeMs), Number(st.ctimeMs)) };
       } catch (e) {
