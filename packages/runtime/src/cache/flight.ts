@@ -6,6 +6,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import type { Digest } from '@hub/contract';
 import { DirectReadable } from '../storage/blobs/direct-readable.js';
+import { upstreamBytesReleased } from './young-garbage.js';
 
 const HEAD_BYTES = 512;
 
@@ -89,6 +90,7 @@ export class Flight extends EventEmitter {
         let off = 0;
         while (off < buf.length) off += (await fh.write(buf, off, buf.length - off, this.written + off)).bytesWritten;
         this.written += buf.length;
+        upstreamBytesReleased(buf.length);
         if (this.state === 'head' && headLen >= HEAD_BYTES) passHead();
         this.emit('progress');
         // Waiters get these bytes first; then the next chunk waits for a structural check that is behind.
