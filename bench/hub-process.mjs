@@ -1,5 +1,5 @@
-// One hub for bench/run.mjs, in its own process (so its CPU time and RSS are its own): the default distribution's
-// plugins, an npm registry in front of $UPSTREAM, logging and the audit log on, rate limits out of the way.
+// One hub for bench/run.mjs, in its own process (so its CPU time and RSS are its own): the plugins `hub serve`
+// loads for its config, an npm registry in front of $UPSTREAM, logging and the audit log on, rate limits out of the way.
 // $AUTH=token: no anonymous reads, and a reader's token is printed. Prints {url, pid, token} as a JSON line;
 // stops on SIGTERM.
 import { holdYoungGeneration } from '@hub/runtime/startup-heap';
@@ -7,12 +7,10 @@ import { holdYoungGeneration } from '@hub/runtime/startup-heap';
 // As `hub serve` starts: the young generation held while the runtime and plugins load (decision 0032).
 holdYoungGeneration();
 const { benchHub } = await import('./bench-hub.mjs');
-const { defaultPlugins } = await import('../packages/cli/dist/src/plugins.js');
 
 const dir = process.env.HUB_DIR;
 const token = process.env.AUTH === 'token';
 const hub = await benchHub({
-  plugins: await defaultPlugins(),
   dir,
   logLevel: 'info',
   toml: `

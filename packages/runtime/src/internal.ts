@@ -8,3 +8,4 @@ export { HubConfigSchema, type KindSchemas } from './config/schema.js';
 export { createDb, migrate } from './storage/db.js';
 export { runtimeMigrations } from './storage/migrations/index.js';
 export { createLogger } from './log.js';
+export { parseDocument, readConfigFile } from './config/load.js';

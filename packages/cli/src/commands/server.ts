@@ -6,7 +6,7 @@ import { detectUpstreams, renderInitToml } from '../init.js';
 import { configSource } from '../config.js';
 import type { Io } from '../io.js';
 import { parse } from '../options.js';
-import { defaultPlugins } from '../plugins.js';
+import { defaultPlugins, pluginsForConfig } from '../plugins.js';
 import { HELP, UsageError } from '../usage.js';
 
 export async function serve(argv: string[], io: Io): Promise<number> {
@@ -14,7 +14,7 @@ export async function serve(argv: string[], io: Io): Promise<number> {
   if (values.help) return (io.out(`${HELP.serve}\n`), 0);
   const { note, ...source } = configSource(values.config as string | undefined, io.env);
   if (note) io.err(`${note}\n`);
-  const hub = await createHub({ plugins: await defaultPlugins(), env: io.env, ...source });
+  const hub = await createHub({ plugins: await pluginsForConfig(source), env: io.env, ...source });
   const url = await hub.listen(values.listen as string | undefined);
   io.err(`hub ${VERSION} serving ${[...hub.registries.keys()].map((n) => `${url}/proxy/${n}/`).join(', ')}\n`);
   await new Promise<void>((resolve) => {
