@@ -13,7 +13,8 @@
 // `npm run bench -- --short` (or BENCH_SHORT=1): seconds per case, a 20 MiB slow-client artifact, no
 // two-replica or metadata-memory runs: what CI runs to prove the bench works.
 // Options: BENCH_SECONDS, BENCH_CONNECTIONS (64), BENCH_VERIFY_READS=false, BENCH_OUT (JSON path,
-// default bench/results/latest.json), BENCH_CPU_PROF=dir (hub writes a --cpu-prof profile there),
+// default bench/results/latest.json), BENCH_CPU_PROF=dir (hub writes a --cpu-prof profile there; read it with
+// `node bench/profile-summary.mjs FILE`),
 // BENCH_ONLY=warm,token,cold,slow,exposure (a subset of the cases; `warm 10 KiB` for one size).
 import crypto from 'node:crypto';
 import fs from 'node:fs';
