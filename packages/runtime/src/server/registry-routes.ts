@@ -185,6 +185,7 @@ function requestContext(
   user: string | null,
 ): RequestContext {
   let local: LocalRegistry | undefined;
+  let query: URLSearchParams | undefined;
   const localRegistry = (): LocalRegistry => {
     if (reg.info.mode === 'proxy') throw new HubError('method_not_allowed', `registry "${reg.info.name}" is a proxy registry: publish to a local or hybrid registry`);
     return (local ??= d.local.forRegistry(reg.info.name, reg.publishing, user, reg.kind.coordinate.normalizeName));
@@ -212,7 +213,10 @@ function requestContext(
     method: ctx.method as HttpMethod,
     anonymousRead,
     headers: ctx.headers as Record<string, string | undefined>,
-    query: new URLSearchParams(ctx.querystring),
+    // Parsed when a route reads it (most hits do not).
+    get query() {
+      return (query ??= new URLSearchParams(ctx.querystring));
+    },
     // Read when used: the request's logger is made on first use (request-log), not for every hit.
     get log() {
       return ctx.state.log as RequestContext['log'];
