@@ -157,8 +157,11 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
   }
 
   async function serveRow(registry: string, row: ArtifactRow, headers: RequestHeaders): Promise<Reply | null> {
-    const ranged = await serveRange(row, headers);
-    if (ranged !== undefined) return ranged;
+    // Without a Range header there is nothing to answer partially (requestedRange says null): no promise for it.
+    if (headers.range !== undefined) {
+      const ranged = await serveRange(row, headers);
+      if (ranged !== undefined) return ranged;
+    }
     const mem = hot.get(row.blob_sha256);
     if (mem) return reply(row, mem, 'hit');
     if (row.size <= o.memoryMaxObjectBytes && o.memoryBytes > 0) {

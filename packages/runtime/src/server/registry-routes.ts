@@ -133,7 +133,8 @@ export function registryRoutes(d: RegistryRoutesDeps): Koa.Middleware {
         await refuseBlocked(d, reg.info.name, c);
       };
 
-      const anonymousRead = (await decision(d.access, { subject: ANONYMOUS, permission: 'source:read', registry: reg.info.name })).decision === 'allow';
+      const anonymous = decision(d.access, { subject: ANONYMOUS, permission: 'source:read', registry: reg.info.name });
+      const anonymousRead = (anonymous instanceof Promise ? await anonymous : anonymous).decision === 'allow';
       const rc = requestContext(ctx, d, reg, audit, anonymousRead, match.coordinate, checkResolved, subject?.user_id ?? null);
       // A refusal above was labelled by the coordinate; from here on what the handler serves decides.
       audit.action = 'metadata';
@@ -147,7 +148,8 @@ export function registryRoutes(d: RegistryRoutesDeps): Koa.Middleware {
         ctx.state.log?.error({ err: { message: (e as Error)?.message, stack: (e as Error)?.stack }, ...where }, 'kind handler failed');
         throw errors.internal();
       }
-      send(ctx, await shareable(reply, () => !signed && (match.coordinate === undefined ? anonymousRead : decision(d.access, { subject: ANONYMOUS, permission: 'source:read', registry: reg.info.name, package: match.coordinate.name }, allowed))));
+      const shared = shareable(reply, () => !signed && (match.coordinate === undefined ? anonymousRead : decision(d.access, { subject: ANONYMOUS, permission: 'source:read', registry: reg.info.name, package: match.coordinate.name }, allowed)));
+      send(ctx, shared instanceof Promise ? await shared : shared);
     } catch (e) {
       // The kind may say the refusal in its client's own words too (npm prints an `npm-notice` header).
       if (isHubError(e) && reg.kind.errorHeaders) Object.assign(e.headers, reg.kind.errorHeaders({ status: e.status, code: e.code, message: e.message }));
