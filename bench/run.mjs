@@ -4,7 +4,8 @@
 // sendfile when /usr/sbin/nginx (or `nginx` on PATH) exists, else a bare node:http server streaming them.
 // Servers are pinned to core 0 and the load generator (wrk when installed, else autocannon) to core 1.
 //
-// Cases: warm hits of 10 KiB / 1 MiB / 20 MiB (req/s, MB/s, server CPU per request from /proc); the 10 KiB hit
+// Cases: warm hits of 10 KiB / 1 MiB / 20 MiB (req/s, MB/s, server CPU per request from /proc), and for 10 KiB the
+// ceiling rows: bare koa and node:http serving the same bytes from memory (bench/memory-reference.mjs); the 10 KiB hit
 // again with token auth on; cold misses with a slow origin (origin fetches for metadata and tarball, waiters'
 // first byte against the origin's own first byte, identical bodies); 20 slow clients on a 200 MiB artifact,
 // warm and cold (hub RSS growth); idle RSS; the exposure report over 1 million access events on MariaDB
@@ -138,6 +139,23 @@ async function startHub(name, extraEnv = {}) {
   const info = JSON.parse(line);
   return {
     ...info,
+    pids: [info.pid],
+    async stop() {
+      child.kill('SIGTERM');
+      await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));
+    },
+  };
+}
+
+/** The ceiling of a small warm hit here: the same file's bytes from memory, by bare koa or node:http (bench/memory-reference.mjs). */
+async function startMemoryReference(mode, file) {
+  const [cmd, args] = pinned(0, process.execPath, [path.join(import.meta.dirname, 'memory-reference.mjs'), mode, file]);
+  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  children.push(child);
+  const info = JSON.parse(await new Promise((r) => readline.createInterface({ input: child.stdout }).once('line', r)));
+  return {
+    name: mode === 'koa' ? 'bare koa from memory' : 'node:http from a Buffer',
+    url: info.url,
     pids: [info.pid],
     async stop() {
       child.kill('SIGTERM');
@@ -319,6 +337,28 @@ for (const [label, p] of warmPaths.filter(([l]) => runs('warm') || runs(`warm ${
     ratio: +(big ? h.bytesPerSec / a.bytesPerSec : h.rps / a.rps).toFixed(2),
   });
   results.cases[`warm ${label}`] = { hub: h, reference: a, ratio: big ? h.bytesPerSec / a.bytesPerSec : h.rps / a.rps };
+  if (big) continue;
+  // What a Node server can do with these bytes held in memory and nothing else per request: bare koa (hub's
+  // framework) and node:http, each against the same reference, in this run.
+  for (const mode of ['koa', 'http']) {
+    const m = await startMemoryReference(mode, path.join(up, p));
+    await getAll(`${m.url}${p}`);
+    const r = await load(m, p);
+    await m.stop();
+    if (r.failures) throw new Error(`${m.name} answered ${r.failures} failed requests`);
+    warmRows.push({
+      case: `warm ${label}: ${m.name}`,
+      'hub req/s': Math.round(r.rps),
+      'hub MB/s': mb(r.bytesPerSec),
+      'hub p99 ms': +r.p99ms.toFixed(1),
+      'hub CPU': `${Math.round(r.cpuPerRequestUs)} µs/req`,
+      'ref req/s': Math.round(a.rps),
+      'ref MB/s': mb(a.bytesPerSec),
+      'ref CPU': `${Math.round(a.cpuPerRequestUs)} µs/req`,
+      ratio: +(r.rps / a.rps).toFixed(2),
+    });
+    results.cases[`warm ${label}: ${m.name}`] = { server: r, reference: a, ratio: r.rps / a.rps };
+  }
 }
 results.rssAfterWarmMB = mb(rssBytes(hub.pids));
 

@@ -44,6 +44,11 @@ t.test('events are buffered, written in batches, and all written by close()', as
   const rows = await db('access_events').orderBy('id').select('version', 'at');
   t.equal(rows.length, 1234, 'a clean close loses nothing');
   t.equal(rows[1233]!.version, '1.0.1233', 'in order');
+  // SQLite writes most rows 50 to a statement and the rest one by one: every column lands in its place either way.
+  const cols = ['at', 'user_id', 'token_id', 'ip_address', 'action', 'outcome', 'registry', 'package', 'version', 'status', 'code', 'request_id', 'detail'] as const;
+  const stored = await db('access_events').orderBy('id').select(...cols);
+  t.same(stored.map((r) => r.request_id), Array.from({ length: 1234 }, (_, i) => `r${i}`), 'every row, in order');
+  for (const i of [0, 49, 50, 1199, 1200, 1233]) t.same(Object.fromEntries(cols.map((c) => [c, stored[i]![c] === null ? null : c === 'at' || c === 'status' ? Number(stored[i]![c]) : stored[i]![c]])), Object.fromEntries(cols.map((c) => [c, event(i)[c]])), `row ${i} as recorded`);
   audit.record(event(9999));
   await audit.flush();
   t.equal(Number((await db('access_events').count({ n: '*' }))[0]!.n), 1234, 'nothing is taken after close');

@@ -60,3 +60,19 @@ t.test('the block list matches IPv4 and IPv6 clients against addresses and range
   list.invalidate();
   t.equal(await hit('203.0.113.7'), null, 'after invalidate() it is');
 });
+
+t.test('findNow answers like find while the memo is fresh, and not at all before it is read (#15)', async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-ipblocks-'));
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const db = createDb({ client: 'sqlite', filename: path.join(dir, 'hub.db') } as never);
+  t.teardown(() => db.destroy());
+  await migrate(db, [{ id: 'runtime', migrations: runtimeMigrations }]);
+  await db('ip_blocks').insert({ cidr: '198.51.100.0/24', reason: 'abuse', created_by: 'test', created_at: 1 });
+  const list = createIpBlockList(db);
+  t.equal(list.findNow('198.51.100.9'), undefined, 'nothing read yet: no answer (the gate awaits find())');
+  t.equal((await list.find('198.51.100.9'))?.cidr, '198.51.100.0/24');
+  t.equal(list.findNow('198.51.100.9')?.reason, 'abuse', 'the same block, at once');
+  t.equal(list.findNow('203.0.113.1'), null, 'another address: not blocked, at once');
+  list.invalidate();
+  t.equal(list.findNow('198.51.100.9'), undefined, 'a change made here drops the memo: read again');
+});

@@ -34,3 +34,18 @@ t.test('remembered access decisions follow the policies in force: a new snapshot
   policies = [];
   t.equal((await ac.decide({ subject: ANONYMOUS, permission: 'source:read', registry: 'npm', package: 'left-pad' })).decision, 'allow', 'the policy removed: allowed again');
 });
+
+t.test('decideNow answers as decide does while the policies are fresh, and nothing (wait for decide) once they are not (#15)', async (t) => {
+  let policies: readonly Policy[] | undefined = [];
+  const current: readonly Policy[] = [{ effect: 'deny', permissions: ['source:read'], registries: ['npm'], packages: ['left-pad'] }];
+  const source = { fresh: () => policies, current: async () => current } as unknown as PolicySource;
+  const ac = createAccessControl({} as Authenticator, source, ['source:read']);
+  const q = { subject: ANONYMOUS, permission: 'source:read', registry: 'npm', package: 'left-pad' } as const;
+  t.equal(ac.decideNow(q)?.decision, 'allow', 'fresh policies: answered at once');
+  t.equal(ac.decideNow(q), await ac.decide(q), 'the same remembered decision as decide()');
+  policies = [{ effect: 'deny', permissions: ['source:read'], registries: ['npm'], packages: ['left-pad'] }];
+  t.equal(ac.decideNow(q)?.decision, 'deny', 'a new fresh snapshot holds at once');
+  policies = undefined;
+  t.equal(ac.decideNow(q), undefined, 'stale: no answer without reading the policies');
+  t.equal((await ac.decide(q)).decision, 'deny', 'decide() reads the policies in force');
+});

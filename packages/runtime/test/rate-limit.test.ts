@@ -26,6 +26,13 @@ t.test('memory store: a token bucket per key, refilled over time, with refunds',
   now += 60_000;
   for (let i = 0; i < 3; i++) t.ok((await store.take('a')).allowed, 'refilled only up to the burst');
   t.notOk((await store.take('a')).allowed);
+  // takeNow (what the gate calls) spends from the same buckets as take (#15).
+  now += 60_000;
+  t.ok(store.takeNow!('a').allowed);
+  t.ok((await store.take('a')).allowed);
+  t.ok(store.takeNow!('a').allowed);
+  t.same(store.takeNow!('a'), { allowed: false, retryAfterSecs: 1 }, 'the burst is shared: the fourth is refused');
+  t.notOk((await store.take('a')).allowed);
 });
 
 t.test('memory store: Retry-After grows with the wait at slow rates', async (t) => {

@@ -75,18 +75,23 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
   // Fetches still spooling, verifying or promoting; close() waits for them so nothing is cut mid-write.
   const pending = new Set<Promise<unknown>>();
 
-  const reply = (row: Pick<ArtifactRow, 'blob_sha256' | 'size' | 'content_type'>, body: Reply['body'], cache: string): Reply => ({
-    status: 200,
-    headers: {
+  const headersOf = (row: Pick<ArtifactRow, 'blob_sha256' | 'size' | 'content_type'>, cache: string): Reply['headers'] =>
+    Object.freeze({
       'content-type': row.content_type,
       'content-length': String(row.size),
       etag: `"${row.blob_sha256}"`,
       'cache-control': IMMUTABLE,
       'accept-ranges': 'bytes',
       'x-hub-cache': cache,
-    },
-    body,
-  });
+    });
+  // A hit's headers, built once per remembered row (rows are immutable; the object is frozen, so nothing edits it in place).
+  const hitHeaders = new WeakMap<object, Reply['headers']>();
+  const reply = (row: Pick<ArtifactRow, 'blob_sha256' | 'size' | 'content_type'>, body: Reply['body'], cache: string): Reply => {
+    if (cache !== 'hit') return { status: 200, headers: headersOf(row, cache), body };
+    let headers = hitHeaders.get(row);
+    if (!headers) hitHeaders.set(row, (headers = headersOf(row, cache)));
+    return { status: 200, headers, body };
+  };
 
   /** Whether the blob file with this identity hashes to its name; null when it is gone or is another file now. */
   async function hashMatches(sha: string, identity: string): Promise<boolean | null> {
@@ -152,8 +157,11 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
   }
 
   async function serveRow(registry: string, row: ArtifactRow, headers: RequestHeaders): Promise<Reply | null> {
-    const ranged = await serveRange(row, headers);
-    if (ranged !== undefined) return ranged;
+    // Without a Range header there is nothing to answer partially (requestedRange says null): no promise for it.
+    if (headers.range !== undefined) {
+      const ranged = await serveRange(row, headers);
+      if (ranged !== undefined) return ranged;
+    }
     const mem = hot.get(row.blob_sha256);
     if (mem) return reply(row, mem, 'hit');
     if (row.size <= o.memoryMaxObjectBytes && o.memoryBytes > 0) {

@@ -29,6 +29,8 @@ export function canonicalIpBlock(text: string): string {
 export interface IpBlockList {
   /** The block covering this client address, if any. */
   find(address: string): Promise<IpBlockRow | null>;
+  /** find() answered without a promise while the memo is fresh; undefined when it must be read (then await find()). */
+  findNow(address: string): IpBlockRow | null | undefined;
   /** Oldest first. */
   list(): Promise<IpBlockRow[]>;
   /** Blocks a canonical address or range; `exists` when it is blocked already (by any replica). */
@@ -51,14 +53,21 @@ export function createIpBlockList(db: Knex): IpBlockList {
   const load = async () => ({ ranges: (await db('ip_blocks').select()).map(toRow).map((row) => ({ range: parseCidr(row.cidr), row })) });
   const invalidate = () => memo.clear();
 
+  const match = (m: { ranges: Array<{ range: IpRange; row: IpBlockRow }> }, address: string): IpBlockRow | null => {
+    if (m.ranges.length === 0) return null;
+    const ip = parseIp(address);
+    // Not an address at all (a unix socket): nothing to match; the socket is trusted like loopback.
+    if (!ip) return null;
+    return m.ranges.find((r) => rangeContains(r.range, ip))?.row ?? null;
+  };
+
   return {
     async find(address) {
-      const m = memo.fresh('') ?? (await memo.get('', load));
-      if (m.ranges.length === 0) return null;
-      const ip = parseIp(address);
-      // Not an address at all (a unix socket): nothing to match; the socket is trusted like loopback.
-      if (!ip) return null;
-      return m.ranges.find((r) => rangeContains(r.range, ip))?.row ?? null;
+      return match(memo.fresh('') ?? (await memo.get('', load)), address);
+    },
+    findNow(address) {
+      const m = memo.fresh('');
+      return m === undefined ? undefined : match(m, address);
     },
     async list() {
       return (await db('ip_blocks').orderBy('id').select()).map(toRow);

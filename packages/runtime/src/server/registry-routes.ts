@@ -5,7 +5,7 @@ import type { ArtifactCache } from '../cache/artifact-cache.js';
 import type { MetadataCache } from '../cache/metadata-cache.js';
 import type { AuditContext } from '../audit/access-event.js';
 import type { BlockList } from '../policy/block-list.js';
-import { ANONYMOUS } from '../policy/decide.js';
+import { ANONYMOUS, type AccessRequest, type Decision } from '../policy/decide.js';
 import type { AccessControl } from '../policy/access-control.js';
 import type { UrlSigner } from '../auth/signed-urls.js';
 import type { ClientAddress } from './client-address.js';
@@ -133,7 +133,8 @@ export function registryRoutes(d: RegistryRoutesDeps): Koa.Middleware {
         await refuseBlocked(d, reg.info.name, c);
       };
 
-      const anonymousRead = (await d.access.decide({ subject: ANONYMOUS, permission: 'source:read', registry: reg.info.name })).decision === 'allow';
+      const anonymous = decision(d.access, { subject: ANONYMOUS, permission: 'source:read', registry: reg.info.name });
+      const anonymousRead = (anonymous instanceof Promise ? await anonymous : anonymous).decision === 'allow';
       const rc = requestContext(ctx, d, reg, audit, anonymousRead, match.coordinate, checkResolved, subject?.user_id ?? null);
       // A refusal above was labelled by the coordinate; from here on what the handler serves decides.
       audit.action = 'metadata';
@@ -147,7 +148,8 @@ export function registryRoutes(d: RegistryRoutesDeps): Koa.Middleware {
         ctx.state.log?.error({ err: { message: (e as Error)?.message, stack: (e as Error)?.stack }, ...where }, 'kind handler failed');
         throw errors.internal();
       }
-      send(ctx, await shareable(reply, async () => !signed && (match.coordinate === undefined ? anonymousRead : (await d.access.decide({ subject: ANONYMOUS, permission: 'source:read', registry: reg.info.name, package: match.coordinate.name })).decision === 'allow')));
+      const shared = shareable(reply, () => !signed && (match.coordinate === undefined ? anonymousRead : decision(d.access, { subject: ANONYMOUS, permission: 'source:read', registry: reg.info.name, package: match.coordinate.name }, allowed)));
+      send(ctx, shared instanceof Promise ? await shared : shared);
     } catch (e) {
       // The kind may say the refusal in its client's own words too (npm prints an `npm-notice` header).
       if (isHubError(e) && reg.kind.errorHeaders) Object.assign(e.headers, reg.kind.errorHeaders({ status: e.status, code: e.code, message: e.message }));
@@ -185,6 +187,7 @@ function requestContext(
   user: string | null,
 ): RequestContext {
   let local: LocalRegistry | undefined;
+  let query: URLSearchParams | undefined;
   const localRegistry = (): LocalRegistry => {
     if (reg.info.mode === 'proxy') throw new HubError('method_not_allowed', `registry "${reg.info.name}" is a proxy registry: publish to a local or hybrid registry`);
     return (local ??= d.local.forRegistry(reg.info.name, reg.publishing, user, reg.kind.coordinate.normalizeName));
@@ -212,7 +215,10 @@ function requestContext(
     method: ctx.method as HttpMethod,
     anonymousRead,
     headers: ctx.headers as Record<string, string | undefined>,
-    query: new URLSearchParams(ctx.querystring),
+    // Parsed when a route reads it (most hits do not).
+    get query() {
+      return (query ??= new URLSearchParams(ctx.querystring));
+    },
     // Read when used: the request's logger is made on first use (request-log), not for every hit.
     get log() {
       return ctx.state.log as RequestContext['log'];
@@ -267,15 +273,29 @@ function cappedBody(ctx: Koa.Context, max: number): Readable {
   return capped;
 }
 
+/** access.decide(), answered at once (no promise) when the policies in force are fresh in memory. */
+function decision(access: AccessControl, r: AccessRequest): Decision | Promise<Decision>;
+function decision<T>(access: AccessControl, r: AccessRequest, then: (d: Decision) => T): T | Promise<T>;
+function decision(access: AccessControl, r: AccessRequest, then?: (d: Decision) => unknown): unknown {
+  const now = access.decideNow(r);
+  if (now !== undefined) return then ? then(now) : now;
+  return then ? access.decide(r).then(then) : access.decide(r);
+}
+const allowed = (d: Decision) => d.decision === 'allow';
+
 /**
  * Only what anyone may fetch without a token may sit in a shared cache (a CDN, a corporate proxy): a `public`
  * answer becomes `private` unless `anyoneMayRead`, asked only for answers that claim `public`.
  */
-async function shareable(reply: Reply, anyoneMayRead: () => Promise<boolean>): Promise<Reply> {
+function shareable(reply: Reply, anyoneMayRead: () => boolean | Promise<boolean>): Reply | Promise<Reply> {
   const cc = reply.headers['cache-control'];
-  if (cc === undefined || !/\bpublic\b/i.test(cc) || (await anyoneMayRead())) return reply;
-  return { ...reply, headers: { ...reply.headers, 'cache-control': cc.replace(/\bpublic\b/i, 'private') } };
+  if (cc === undefined || !/\bpublic\b/i.test(cc)) return reply;
+  const anyone = anyoneMayRead();
+  if (anyone === true) return reply;
+  if (anyone === false) return privately(reply, cc);
+  return anyone.then((ok) => (ok ? reply : privately(reply, cc)));
 }
+const privately = (reply: Reply, cc: string): Reply => ({ ...reply, headers: { ...reply.headers, 'cache-control': cc.replace(/\bpublic\b/i, 'private') } });
 
 /**
  * Sends a kind's reply. Conditional GET is answered here for every kind: a 2xx whose ETag or

@@ -25,20 +25,14 @@ export function requestLog(log: Logger, metrics: HubMetrics, audit: AuditLog | u
   // The request line's members are fixed (below) and hold no credential, so it skips redaction: pino runs
   // the redactor on every member of every line when a wildcard path (`*.secret`) is configured.
   const lineLog = log.child({}, { redact: [] });
+  const observe = durationObserver(metrics);
   let warnedUntrusted = false;
   return async (ctx, next) => {
-    const start = process.hrtime.bigint();
-    const incoming = ctx.get('x-request-id');
-    const id = SAFE_ID.test(incoming) ? incoming : `${prefix}-${(++counter).toString(36)}`;
-    ctx.state.requestId = id;
+    const start = performance.now();
+    const incoming = ctx.req.headers['x-request-id'];
+    const id = typeof incoming === 'string' && SAFE_ID.test(incoming) ? incoming : `${prefix}-${(++counter).toString(36)}`;
     // The request's logger is made when something logs (an error, a kind's warning), not on every hit.
-    let child: Logger | undefined;
-    Object.defineProperty(ctx.state, 'log', {
-      get: () => (child ??= log.child({ req_id: id })),
-      set: (v: Logger) => void (child = v),
-      enumerable: true,
-      configurable: true,
-    });
+    ctx.state = new RequestState(log, id);
     const client = clientAddress(ctx.req);
     const ip = client.ip;
     ctx.state.client = client;
@@ -48,21 +42,23 @@ export function requestLog(log: Logger, metrics: HubMetrics, audit: AuditLog | u
       warnedUntrusted = true;
       log.warn({ peer: ip }, 'X-Forwarded-For from a peer not in [server] trusted_proxies was ignored');
     }
-    ctx.res.setHeader('X-Request-Id', id);
+    const res = ctx.res;
+    res.setHeader('X-Request-Id', id);
     const socket = ctx.req.socket;
     const bytesBefore = socket.bytesWritten;
     let logged = false;
     const done = () => {
       if (logged) return;
       logged = true;
-      const secs = Number(process.hrtime.bigint() - start) / 1e9;
-      const where = (ctx.state.where ?? {}) as { registry?: string; route?: string };
-      const status = ctx.res.writableFinished ? ctx.status : 499;
+      const secs = (performance.now() - start) / 1e3;
+      const where = (ctx.state.where ?? NOWHERE) as { registry?: string; kind?: string; route?: string };
+      const status = res.writableFinished ? ctx.status : 499;
       const code = ctx.state.errorCode as string | undefined;
-      metrics.httpDuration.observe({ registry: where.registry ?? '', route: where.route ?? '', status: String(status) }, secs);
+      observe(where.registry ?? '', where.route ?? '', status, secs);
       const outcome = outcomeOf(status, code, ctx.state.challenged === true);
       if (outcome === 'denied') metrics.denials.inc({ code: code! });
       else if (outcome === 'challenged') metrics.challenges.inc();
+      const cache = res.getHeader('x-hub-cache');
       const line = {
         req_id: id,
         method: ctx.method,
@@ -72,7 +68,7 @@ export function requestLog(log: Logger, metrics: HubMetrics, audit: AuditLog | u
         bytes: socket.bytesWritten - bytesBefore,
         ip,
         ...where,
-        cache: ctx.response.get('x-hub-cache') || undefined,
+        cache: cache === undefined || cache === '' ? undefined : String(cache),
         code,
       };
       if (status >= 500) lineLog.error(line, 'request');
@@ -105,9 +101,52 @@ export function requestLog(log: Logger, metrics: HubMetrics, audit: AuditLog | u
         detail: a?.detail ?? null,
       });
     };
-    ctx.res.once('finish', done);
-    ctx.res.once('close', done);
+    // Plain listeners (no once() wrappers): `logged` makes the second event a no-op, and they go with the response.
+    res.on('finish', done);
+    res.on('close', done);
     await next();
+  };
+}
+
+const NOWHERE = Object.freeze({});
+
+/**
+ * ctx.state of every request: `log` is the request's pino child ({req_id}), made on first use (most hits never
+ * log but the request line); a middleware may replace it (`ctx.state.log = child`).
+ */
+class RequestState {
+  [key: string]: unknown;
+  requestId: string;
+  #base: Logger;
+  #log: Logger | undefined;
+  constructor(base: Logger, id: string) {
+    this.#base = base;
+    this.requestId = id;
+  }
+  get log(): Logger {
+    return (this.#log ??= this.#base.child({ req_id: this.requestId }));
+  }
+  set log(v: Logger) {
+    this.#log = v;
+  }
+}
+
+/**
+ * httpDuration.observe() through one remembered child per (registry, route, status), which are few (configured
+ * registries, kinds' route ids, status codes): no label object, label validation or observe closure per request
+ * (prom-client still hashes the labels inside each observe).
+ */
+function durationObserver(metrics: HubMetrics): (registry: string, route: string, status: number, secs: number) => void {
+  const children = new Map<string, { observe(v: number): void }>();
+  return (registry, route, status, secs) => {
+    const key = `${registry}\0${route}\0${status}`;
+    let child = children.get(key);
+    if (!child) {
+      child = metrics.httpDuration.labels({ registry, route, status: String(status) });
+      // Past any plausible count of label sets (a bug elsewhere), stop remembering rather than grow.
+      if (children.size < 10_000) children.set(key, child);
+    }
+    child.observe(secs);
   };
 }
 
