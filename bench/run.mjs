@@ -16,7 +16,8 @@
 // Options: BENCH_SECONDS, BENCH_CONNECTIONS (64), BENCH_VERIFY_READS=false, BENCH_OUT (JSON path,
 // default bench/results/latest.json), BENCH_CPU_PROF=dir (hub writes a --cpu-prof profile there; read it with
 // `node bench/profile-summary.mjs FILE`),
-// BENCH_ONLY=warm,token,cold,slow,exposure (a subset of the cases; `warm 10 KiB` for one size).
+// BENCH_ONLY=warm,token,cold,slow,exposure,two-replicas,metadata-memory,oci-layer (a subset of the cases; `warm
+// 10 KiB` for one size).
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -520,9 +521,9 @@ console.log(`\nresults: ${out}`);
 
 if (!short) {
   // One upstream fetch across replicas (issue 12).
-  await import('./two-replicas.mjs');
+  if (runs('two-replicas')) await import('./two-replicas.mjs');
   // Memory under metadata load (issue 10): many large packuments, and many Host values.
-  await import('./metadata-memory.mjs');
+  if (runs('metadata-memory')) await import('./metadata-memory.mjs');
   // A 200 MiB container layer, cold and warm (issue 17).
-  await import('./oci-layer.mjs');
+  if (runs('oci-layer')) await import('./oci-layer.mjs');
 }
