@@ -318,6 +318,13 @@ async function getAll(url, headers = {}) {
 const only = process.env.BENCH_ONLY?.split(',');
 const runs = (c) => !only || only.includes(c);
 const warmRows = [];
+/** One row of the warm table: `h` against the reference `a`; large files by bytes (a short run completes few 20 MiB requests). */
+function warmRow(caseName, h, a, big = false) {
+  const cpu = (r) => (big ? `${r.cpuMsPerMB.toFixed(2)} ms/MB` : `${Math.round(r.cpuPerRequestUs)} µs/req`);
+  const ratio = big ? h.bytesPerSec / a.bytesPerSec : h.rps / a.rps;
+  warmRows.push({ case: caseName, 'hub req/s': Math.round(h.rps), 'hub MB/s': mb(h.bytesPerSec), 'hub p99 ms': +h.p99ms.toFixed(1), 'hub CPU': cpu(h), 'ref req/s': Math.round(a.rps), 'ref MB/s': mb(a.bytesPerSec), 'ref CPU': cpu(a), ratio: +ratio.toFixed(2) });
+  return ratio;
+}
 for (const [label, p] of warmPaths.filter(([l]) => runs('warm') || runs(`warm ${l}`))) {
   await getAll(`${hub.url}/proxy/npm${p}`); // the miss that fills the cache
   await getAll(`${hub.url}/proxy/npm${p}`);
@@ -325,19 +332,7 @@ for (const [label, p] of warmPaths.filter(([l]) => runs('warm') || runs(`warm ${
   const a = await load(ref, p);
   if (h.failures) throw new Error(`hub answered ${h.failures} failed requests`);
   const big = label !== '10 KiB';
-  warmRows.push({
-    case: `warm ${label}`,
-    'hub req/s': Math.round(h.rps),
-    'hub MB/s': mb(h.bytesPerSec),
-    'hub p99 ms': +h.p99ms.toFixed(1),
-    'hub CPU': big ? `${h.cpuMsPerMB.toFixed(2)} ms/MB` : `${Math.round(h.cpuPerRequestUs)} µs/req`,
-    'ref req/s': Math.round(a.rps),
-    'ref MB/s': mb(a.bytesPerSec),
-    'ref CPU': big ? `${a.cpuMsPerMB.toFixed(2)} ms/MB` : `${Math.round(a.cpuPerRequestUs)} µs/req`,
-    // Large files are compared by bytes (a short run completes few 20 MiB requests).
-    ratio: +(big ? h.bytesPerSec / a.bytesPerSec : h.rps / a.rps).toFixed(2),
-  });
-  results.cases[`warm ${label}`] = { hub: h, reference: a, ratio: big ? h.bytesPerSec / a.bytesPerSec : h.rps / a.rps };
+  results.cases[`warm ${label}`] = { hub: h, reference: a, ratio: warmRow(`warm ${label}`, h, a, big) };
   if (big) continue;
   // What a Node server can do with these bytes held in memory and nothing else per request: bare koa (hub's
   // framework) and node:http, each against the same reference, in this run.
@@ -347,18 +342,7 @@ for (const [label, p] of warmPaths.filter(([l]) => runs('warm') || runs(`warm ${
     const r = await load(m, p);
     await m.stop();
     if (r.failures) throw new Error(`${m.name} answered ${r.failures} failed requests`);
-    warmRows.push({
-      case: `warm ${label}: ${m.name}`,
-      'hub req/s': Math.round(r.rps),
-      'hub MB/s': mb(r.bytesPerSec),
-      'hub p99 ms': +r.p99ms.toFixed(1),
-      'hub CPU': `${Math.round(r.cpuPerRequestUs)} µs/req`,
-      'ref req/s': Math.round(a.rps),
-      'ref MB/s': mb(a.bytesPerSec),
-      'ref CPU': `${Math.round(a.cpuPerRequestUs)} µs/req`,
-      ratio: +(r.rps / a.rps).toFixed(2),
-    });
-    results.cases[`warm ${label}: ${m.name}`] = { server: r, reference: a, ratio: r.rps / a.rps };
+    results.cases[`warm ${label}: ${m.name}`] = { server: r, reference: a, ratio: warmRow(`warm ${label}: ${m.name}`, r, a) };
   }
 }
 results.rssAfterWarmMB = mb(rssBytes(hub.pids));
@@ -372,18 +356,7 @@ if (runs('token')) {
   const h = await load(th, `/proxy/npm${p}`, auth);
   const a = await load(ref, p);
   if (h.failures) throw new Error(`hub with token auth answered ${h.failures} failed requests`);
-  warmRows.push({
-    case: `warm ${label}, token auth`,
-    'hub req/s': Math.round(h.rps),
-    'hub MB/s': mb(h.bytesPerSec),
-    'hub p99 ms': +h.p99ms.toFixed(1),
-    'hub CPU': `${Math.round(h.cpuPerRequestUs)} µs/req`,
-    'ref req/s': Math.round(a.rps),
-    'ref MB/s': mb(a.bytesPerSec),
-    'ref CPU': `${Math.round(a.cpuPerRequestUs)} µs/req`,
-    ratio: +(h.rps / a.rps).toFixed(2),
-  });
-  results.cases[`warm ${label}, token auth`] = { hub: h, reference: a, ratio: h.rps / a.rps };
+  results.cases[`warm ${label}, token auth`] = { hub: h, reference: a, ratio: warmRow(`warm ${label}, token auth`, h, a) };
   await th.stop();
 }
 console.log(`\nwarm hits: hub (npm registry, logging and audit on, verify_reads ${process.env.BENCH_VERIFY_READS ?? 'true'}) vs ${ref.name}; ${hasWrk ? 'wrk' : 'autocannon'} -c${connections}, ${seconds}s each${pin ? ', servers on core 0, load on core 1' : ''}`);
