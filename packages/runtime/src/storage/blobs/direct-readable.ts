@@ -1,7 +1,7 @@
 import { ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 
-/** What one read asks for when something other than a response consumes the stream (a hasher, a peer). */
+/** What one read asks for when something other than a response consumes the stream (a hasher, an SBOM reader). */
 const STREAM_READ = 64 * 1024;
 /** A response's reads: large, for disk speed, and affordable because the buffers are reused. */
 const SEND_READ = 256 * 1024;
