@@ -14,6 +14,11 @@ interface ActiveFlag {
   expires_at: number | string | null;
 }
 
+/** The effects the rule reads from the database (fixed lists: none is built per request). */
+const GATE = ['gate'];
+const HARD_BLOCK = ['hard_block'];
+const GATE_AND_HARD_BLOCK = ['gate', 'hard_block'];
+
 /**
  * Does the flag cover this coordinate? `*` covers the whole name, listings included; another range covers
  * the versions it admits (a listing stays served: it holds versions outside the range too).
@@ -51,7 +56,7 @@ export function createFlagRule(db: Knex, securityProfiles: ReadonlySet<string>, 
       const gate = securityProfiles.has(registry);
       const complete = hardBlocks.complete();
       if (!gate && complete) return null;
-      const flags = await load(registry, c.name, gate && !complete ? ['gate', 'hard_block'] : gate ? ['gate'] : ['hard_block']);
+      const flags = await load(registry, c.name, gate ? (complete ? GATE : GATE_AND_HARD_BLOCK) : HARD_BLOCK);
       // An expired flag acts as lifted.
       const f = flags.find((x) => covers(ranges, registry, x, c) && (x.expires_at == null || Number(x.expires_at) > now));
       if (!f) return null;

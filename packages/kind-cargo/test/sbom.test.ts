@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import t from 'tap';
+import { makeTar } from '@hub/testkit';
 import cargo from '../src/index.js';
 import { parseCargoToml } from '../src/sbom.js';
 import { CRATE, fixture } from './setup.js';
@@ -9,24 +10,7 @@ const LIMITS = { maxBytes: 10 * 1024 * 1024, maxEntries: 1000 };
 const extract = (b: Buffer, limits = LIMITS) => cargo.sbom!.extract(Readable.from([b]), limits);
 
 /** A one-file tar.gz: `<dir>/Cargo.toml`. */
-function crateWith(toml: string, dir = 'demo-1.0.0'): Buffer {
-  const data = Buffer.from(toml);
-  const h = Buffer.alloc(512);
-  h.write(`${dir}/Cargo.toml`, 0);
-  h.write('0000644\0', 100);
-  h.write('0000000\0', 108);
-  h.write('0000000\0', 116);
-  h.write(`${data.length.toString(8).padStart(11, '0')}\0`, 124);
-  h.write('00000000000\0', 136);
-  h.write('        ', 148);
-  h.write('0', 156);
-  h.write('ustar\x0000', 257);
-  let sum = 0;
-  for (const b of h) sum += b;
-  h.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148);
-  const pad = Buffer.alloc((512 - (data.length % 512)) % 512);
-  return zlib.gzipSync(Buffer.concat([h, data, pad, Buffer.alloc(1024)]));
-}
+const crateWith = (toml: string, dir = 'demo-1.0.0'): Buffer => zlib.gzipSync(makeTar({ [`${dir}/Cargo.toml`]: toml }));
 
 t.test('applies to .crate artifacts only', async (t) => {
   t.ok(cargo.sbom!.appliesTo('crates/form_urlencoded/form_urlencoded-1.1.0.crate'));

@@ -28,6 +28,16 @@ t.test('addresses and ranges have one canonical spelling', async (t) => {
   t.equal(canonicalIp('not an ip'), null);
 });
 
+/** A migrated SQLite database in a temp folder, removed after the test. */
+async function migratedDb(t: { teardown(fn: () => unknown): void }) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-ipblocks-'));
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const db = createDb({ client: 'sqlite', filename: path.join(dir, 'hub.db') } as never);
+  t.teardown(() => db.destroy());
+  await migrate(db, [{ id: 'runtime', migrations: runtimeMigrations }]);
+  return db;
+}
+
 t.test('malformed addresses and ranges are 400 bad_request', async (t) => {
   const bad = ['', ' ', '10.0.0.256', '10.0.0.0/33', '::/129', '10.0.0.0/-1', '10.0.0.0/8/8', '1.2.3.4/ 8', '010.0.0.1', 'abc', '1.2.3', "1.2.3.4'; DROP TABLE ip_blocks;--", 'fe80::1%eth0', '2001:db8:::1', '1.2.3.4/08x', 'x'.repeat(100)];
   for (const input of bad) {
@@ -36,11 +46,7 @@ t.test('malformed addresses and ranges are 400 bad_request', async (t) => {
 });
 
 t.test('the block list matches IPv4 and IPv6 clients against addresses and ranges', async (t) => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-ipblocks-'));
-  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
-  const db = createDb({ client: 'sqlite', filename: path.join(dir, 'hub.db') } as never);
-  t.teardown(() => db.destroy());
-  await migrate(db, [{ id: 'runtime', migrations: runtimeMigrations }]);
+  const db = await migratedDb(t);
   const list = createIpBlockList(db);
   t.equal(await list.find('203.0.113.7'), null, 'nothing blocked yet');
   for (const cidr of ['203.0.113.7', '198.51.100.0/24', '2001:db8::/32', '::1'])
@@ -62,11 +68,7 @@ t.test('the block list matches IPv4 and IPv6 clients against addresses and range
 });
 
 t.test('findNow answers like find while the memo is fresh, and not at all before it is read (#15)', async (t) => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-ipblocks-'));
-  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
-  const db = createDb({ client: 'sqlite', filename: path.join(dir, 'hub.db') } as never);
-  t.teardown(() => db.destroy());
-  await migrate(db, [{ id: 'runtime', migrations: runtimeMigrations }]);
+  const db = await migratedDb(t);
   await db('ip_blocks').insert({ cidr: '198.51.100.0/24', reason: 'abuse', created_by: 'test', created_at: 1 });
   const list = createIpBlockList(db);
   t.equal(list.findNow('198.51.100.9'), undefined, 'nothing read yet: no answer (the gate awaits find())');

@@ -1,7 +1,7 @@
 /** The commands that run hub itself rather than talk to it: serve, migrate, init. Loaded on demand. */
 import fs from 'node:fs';
 import { VERSION, createHub } from '@hub/runtime';
-import { checkPlugins, composePlugins, createDb, migrate, runtimeMigrations } from '@hub/runtime/internal';
+import { checkPlugins, composePlugins, createDb, migrate, readConfigFile, runtimeMigrations } from '@hub/runtime/internal';
 import { detectUpstreams, renderInitToml } from '../init.js';
 import { configSource } from '../config.js';
 import type { Io } from '../io.js';
@@ -14,7 +14,9 @@ export async function serve(argv: string[], io: Io): Promise<number> {
   if (values.help) return (io.out(`${HELP.serve}\n`), 0);
   const { note, ...source } = configSource(values.config as string | undefined, io.env);
   if (note) io.err(`${note}\n`);
-  const hub = await createHub({ plugins: await pluginsForConfig(source), env: io.env, ...source });
+  // Read once: the kinds to load are picked from the same text the hub then loads.
+  const configText = source.configFile === undefined ? undefined : readConfigFile(source.configFile);
+  const hub = await createHub({ plugins: await pluginsForConfig({ ...source, configText }), env: io.env, ...source, configText });
   const url = await hub.listen(values.listen as string | undefined);
   io.err(`hub ${VERSION} serving ${[...hub.registries.keys()].map((n) => `${url}/proxy/${n}/`).join(', ')}\n`);
   await new Promise<void>((resolve) => {
