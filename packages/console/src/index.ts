@@ -2,7 +2,10 @@ import type Koa from 'koa';
 import { definePlugin } from '@hub/runtime';
 import { setSecurityHeaders } from './security-headers.js';
 import { loadAssets, type Asset } from './static-assets.js';
+import { consoleMigrations } from './migrations.js';
+import { sessionSubject } from './session-cookie.js';
 import { mountSessionRoutes } from './session-routes.js';
+import { createSessions } from './sessions.js';
 
 export { CONSOLE_ACTIONS, type ConsoleAction } from './actions.js';
 export { CONSOLE_CSP } from './security-headers.js';
@@ -18,7 +21,11 @@ export default definePlugin({
   contract: 1,
   description: 'The web console for admins and security teams, under /console/',
   requires: ['admin'],
+  migrations: consoleMigrations,
   setup(ctx) {
+    const sessions = createSessions(ctx.db);
+    // An admin API call without an Authorization header may come from a session cookie (CSRF-checked).
+    ctx.access.addCredentialSource((k) => sessionSubject(k, sessions, ctx.access));
     const assets = loadAssets();
     const send = (k: Koa.Context, a: Asset) => {
       k.type = a.type;
@@ -30,7 +37,7 @@ export default definePlugin({
       await next();
     };
     ctx.router.use('/console', serve);
-    mountSessionRoutes(ctx);
+    mountSessionRoutes(ctx, sessions);
     const sendIndex = (k: Koa.Context) => {
       const index = assets.get('index.html');
       if (!index) {

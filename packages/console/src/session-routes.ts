@@ -1,6 +1,8 @@
 import type Koa from 'koa';
 import { Type } from 'typebox';
-import { bodyValidator, CSRF_HEADER, errors, sameSecret, SESSION_COOKIE, sessionCookie, type PluginContext, type Subject } from '@hub/runtime';
+import { bodyValidator, errors, sameSecret, type PluginContext, type Subject } from '@hub/runtime';
+import { CSRF_HEADER, SESSION_COOKIE, sessionCookie } from './session-cookie.js';
+import type { Sessions } from './sessions.js';
 
 /** Sign-in body: a hub token, optionally with the user it must belong to. */
 export const SignInBody = Type.Object(
@@ -42,9 +44,10 @@ function setCookie(ctx: Koa.Context, value: string, expires?: Date) {
 
 /**
  * POST /console/session signs in (a token, or user + token) and sets the session cookie; GET tells the SPA
- * who is signed in; DELETE signs out (CSRF-checked). The admin API itself takes the cookie in the runtime.
+ * who is signed in; DELETE signs out (CSRF-checked). The admin API takes the cookie through the credential source
+ * the plugin adds (session-cookie.ts).
  */
-export function mountSessionRoutes(hub: PluginContext): void {
+export function mountSessionRoutes(hub: PluginContext, sessions: Sessions): void {
   hub.router.post('/console/session', hub.jsonBody, async (ctx) => {
     ctx.state.audit = { action: 'console_sign_in' };
     const body = checkSignIn((ctx.request as { body?: unknown }).body);
@@ -53,7 +56,7 @@ export function mountSessionRoutes(hub: PluginContext): void {
     // The same answer for a wrong user as for a wrong token: sign-in tells nothing about which part was wrong.
     if (body.user !== undefined && body.user !== subject.user_id) throw errors.unauthenticated('unknown user or token');
     Object.assign(ctx.state.audit as object, { user_id: subject.user_id, token_id: subject.token_id });
-    const { id, session } = await hub.services.sessions.create({ token: body.token, user_id: subject.user_id });
+    const { id, session } = await sessions.create({ token: body.token, user_id: subject.user_id });
     setCookie(ctx, id, new Date(session.expires_at));
     ctx.status = 201;
     ctx.body = await sessionInfo(hub, subject, session.csrf, session.expires_at);
@@ -62,14 +65,14 @@ export function mountSessionRoutes(hub: PluginContext): void {
   hub.router.get('/console/session', async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
     const id = sessionCookie(ctx);
-    const session = id === undefined ? null : await hub.services.sessions.find(id);
+    const session = id === undefined ? null : await sessions.find(id);
     if (!session) throw errors.unauthenticated('not signed in');
     let subject: Subject;
     try {
       subject = await hub.access.tokenSubjectOfHash(session.token_sha256);
     } catch (e) {
       // The token was revoked or its user blocked since sign-in: the session ends with it.
-      await hub.services.sessions.remove(id!);
+      await sessions.remove(id!);
       throw e;
     }
     ctx.body = await sessionInfo(hub, subject, session.csrf, session.expires_at);
@@ -78,10 +81,10 @@ export function mountSessionRoutes(hub: PluginContext): void {
   hub.router.delete('/console/session', async (ctx) => {
     ctx.state.audit = { action: 'console_sign_out' };
     const id = sessionCookie(ctx);
-    const session = id === undefined ? null : await hub.services.sessions.find(id);
+    const session = id === undefined ? null : await sessions.find(id);
     if (session) {
       if (!sameSecret(ctx.get(CSRF_HEADER), session.csrf)) throw errors.forbidden('sign-out must carry the X-Hub-CSRF header of its session');
-      await hub.services.sessions.remove(id!);
+      await sessions.remove(id!);
     }
     setCookie(ctx, '', new Date(0));
     ctx.status = 204;

@@ -30,7 +30,6 @@ import { createLogger } from './log.js';
 import { createMetrics, type HubMetrics } from './metrics.js';
 import { createApp } from './server/app.js';
 import { createHubServices, type HubServices } from './services/hub-services.js';
-import { createSessions } from './services/sessions.js';
 import { bindRegistries } from './server/bind-registries.js';
 import { createListener } from './server/listener.js';
 import { registryRoutes, type BoundRegistry } from './server/registry-routes.js';
@@ -102,8 +101,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
   });
   const auth = createAuthenticator(db, { adminTokenSha256: adminHash });
   const ipBlocks = createIpBlockList(db);
-  const sessions = createSessions(db);
-  const access = createAccessControl(auth, createPolicySource(db, config.auth.policies ?? []), config.auth.anonymous, sessions);
+  const access = createAccessControl(auth, createPolicySource(db, config.auth.policies ?? []), config.auth.anonymous);
   const audit = createAuditLog({
     db,
     log,
@@ -148,7 +146,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     verifyReads: config.cache.verify_reads,
   });
   // A published file that is deleted leaves this replica's memos at once (the others' within a second).
-  const services = createHubServices(db, blobs, auth, audit, artifacts.forget, sessions);
+  const services = createHubServices(db, blobs, auth, audit, artifacts.forget);
   const metadata = createMetadataCache({
     blobs,
     rows: metadataRows(db),

@@ -29,6 +29,7 @@ export { apiPolicyId, configPolicyId, type PolicyRow, type PolicyRule } from './
 export { canonicalIpBlock, type IpBlockRow } from './policy/ip-blocks.js';
 export { canonicalIp, createAddressMatcher } from '@hub/upstream';
 export { POLICY_MEMO_MS } from './policy/block-list.js';
+export type { AccessControl, CredentialSource } from './policy/access-control.js';
 export { createPolicyMemo, OUTAGE_MEMO_MS, type PolicyMemo } from './policy/policy-memo.js';
 export { isDatabaseUnavailable } from './storage/db.js';
 
@@ -53,6 +54,4 @@ export type { PackageFactsBoard, PackageFactSource, PackageFactSheet, PackageSum
 export type { PackageCatalog, CatalogPackage, CatalogVersion, CatalogBlock } from './services/package-catalog.js';
 export { checkCsvFormat, csvRecord, sendCsv } from './admin-kit/csv.js';
 export { iso, parseTime } from './admin-kit/times.js';
-export type { Session, Sessions } from './services/sessions.js';
-export { SESSION_TTL_MS } from './services/sessions.js';
-export { SESSION_COOKIE, CSRF_HEADER, sameSecret, sessionCookie } from './auth/session-cookie.js';
+export { sameSecret } from './server/app.js';

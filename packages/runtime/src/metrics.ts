@@ -7,83 +7,30 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 export function createMetrics() {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'hub_process_' });
+  // Every metric registers with this hub's registry only.
+  const counter = <L extends string>(name: string, help: string, labelNames: readonly L[] = []) => new Counter<L>({ name, help, labelNames, registers: [registry] });
+  const histogram = <L extends string>(name: string, help: string, labelNames: readonly L[], buckets: number[]) => new Histogram<L>({ name, help, labelNames, buckets, registers: [registry] });
   const m = {
     registry,
-    httpDuration: new Histogram({
-      name: 'hub_http_request_duration_seconds',
-      help: 'Request durations by registry, route and status',
-      labelNames: ['registry', 'route', 'status'] as const,
-      buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30],
-      registers: [registry],
-    }),
-    cache: new Counter({
-      name: 'hub_cache_requests_total',
-      help: 'Cache lookups by registry and result (hit, miss, coalesced, stale, negative)',
-      labelNames: ['registry', 'result'] as const,
-      registers: [registry],
-    }),
-    upstreamRequests: new Counter({
-      name: 'hub_upstream_requests_total',
-      help: 'Upstream requests by registry and status (or "error")',
-      labelNames: ['registry', 'status'] as const,
-      registers: [registry],
-    }),
-    upstreamBytes: new Counter({
-      name: 'hub_upstream_bytes_total',
-      help: 'Bytes received from upstreams',
-      labelNames: ['registry'] as const,
-      registers: [registry],
-    }),
-    upstreamDuration: new Histogram({
-      name: 'hub_upstream_duration_seconds',
-      help: 'Upstream response-header latency',
-      labelNames: ['registry'] as const,
-      buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 30],
-      registers: [registry],
-    }),
-    fetchFailures: new Counter({
-      name: 'hub_artifact_fetch_failures_total',
-      help: 'Artifact fetches that were not cached (truncated, digest mismatch, failed check)',
-      labelNames: ['registry', 'reason'] as const,
-      registers: [registry],
-    }),
-    denials: new Counter({
-      name: 'hub_access_denials_total',
-      help: 'Requests refused by access control, by code (401 challenges to clients that sent no credentials are not counted)',
-      labelNames: ['code'] as const,
-      registers: [registry],
-    }),
-    challenges: new Counter({
-      name: 'hub_auth_challenges_total',
-      help: '401 answers that asked a client which sent no credentials for them (maven, NuGet ask first)',
-      registers: [registry],
-    }),
-    reclaimed: new Counter({
-      name: 'hub_cache_reclaimed_total',
-      help: 'Cached artifacts removed by retention, by registry and reason (idle, over max_bytes)',
-      labelNames: ['registry', 'reason'] as const,
-      registers: [registry],
-    }),
-    webhookDeliveries: new Counter({
-      name: 'hub_webhook_deliveries_total',
-      help: 'Webhook delivery attempts by outcome (delivered, retried, failed)',
-      labelNames: ['outcome'] as const,
-      registers: [registry],
-    }),
-    auditEvents: new Counter({ name: 'hub_audit_events_total', help: 'Audit-log rows written', registers: [registry] }),
-    auditDropped: new Counter({ name: 'hub_audit_dropped_total', help: 'Audit-log rows dropped because the database refused writes for too long', registers: [registry] }),
-    auditSuppressed: new Counter({
-      name: 'hub_audit_suppressed_total',
-      help: 'Repeated ip_blocked / rate_limited refusals of one IP within a second, counted but not written',
-      registers: [registry],
-    }),
-    rateStoreErrors: new Counter({ name: 'hub_rate_limit_store_errors_total', help: 'Rate-limit store calls that failed (Redis unreachable or slow)', registers: [registry] }),
-    mirrorFailovers: new Counter({
-      name: 'hub_upstream_mirror_failovers_total',
-      help: 'Requests that left one upstream mirror for the next (connection error, timeout, 5xx, 429, fallthrough 404, or an unusable answer), by registry and mirror origins',
-      labelNames: ['registry', 'from', 'to'] as const,
-      registers: [registry],
-    }),
+    httpDuration: histogram('hub_http_request_duration_seconds', 'Request durations by registry, route and status', ['registry', 'route', 'status'], [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30]),
+    cache: counter('hub_cache_requests_total', 'Cache lookups by registry and result (hit, miss, coalesced, stale, negative)', ['registry', 'result']),
+    upstreamRequests: counter('hub_upstream_requests_total', 'Upstream requests by registry and status (or "error")', ['registry', 'status']),
+    upstreamBytes: counter('hub_upstream_bytes_total', 'Bytes received from upstreams', ['registry']),
+    upstreamDuration: histogram('hub_upstream_duration_seconds', 'Upstream response-header latency', ['registry'], [0.01, 0.05, 0.1, 0.5, 1, 5, 30]),
+    fetchFailures: counter('hub_artifact_fetch_failures_total', 'Artifact fetches that were not cached (truncated, digest mismatch, failed check)', ['registry', 'reason']),
+    denials: counter('hub_access_denials_total', 'Requests refused by access control, by code (401 challenges to clients that sent no credentials are not counted)', ['code']),
+    challenges: counter('hub_auth_challenges_total', '401 answers that asked a client which sent no credentials for them (maven, NuGet ask first)'),
+    reclaimed: counter('hub_cache_reclaimed_total', 'Cached artifacts removed by retention, by registry and reason (idle, over max_bytes)', ['registry', 'reason']),
+    webhookDeliveries: counter('hub_webhook_deliveries_total', 'Webhook delivery attempts by outcome (delivered, retried, failed)', ['outcome']),
+    auditEvents: counter('hub_audit_events_total', 'Audit-log rows written'),
+    auditDropped: counter('hub_audit_dropped_total', 'Audit-log rows dropped because the database refused writes for too long'),
+    auditSuppressed: counter('hub_audit_suppressed_total', 'Repeated ip_blocked / rate_limited refusals of one IP within a second, counted but not written'),
+    rateStoreErrors: counter('hub_rate_limit_store_errors_total', 'Rate-limit store calls that failed (Redis unreachable or slow)'),
+    mirrorFailovers: counter(
+      'hub_upstream_mirror_failovers_total',
+      'Requests that left one upstream mirror for the next (connection error, timeout, 5xx, 429, fallthrough 404, or an unusable answer), by registry and mirror origins',
+      ['registry', 'from', 'to'],
+    ),
     /** Reports each upstream mirror's breaker at each scrape. */
     mirrorStateFrom(read: () => Array<{ registry: string; mirror: string; value: number }>): void {
       new Gauge({

@@ -4,11 +4,17 @@ import type { AuditContext } from '../audit/access-event.js';
 import { errors, type HubError, isHubError, type Permission } from '@hub/contract';
 import { decide, type AccessRequest, type Decision, type Policy, type Subject } from './decide.js';
 import type { PolicySource } from './policy-source.js';
-import type { Sessions } from '../services/sessions.js';
-import { sessionSubject } from '../auth/session-cookie.js';
+
+/**
+ * Credentials a request carries outside its Authorization header (the console's session cookie): the subject they
+ * stand for, null when the request carries none; refused credentials throw.
+ */
+export type CredentialSource = (ctx: Koa.Context) => Promise<Subject | null>;
 
 export interface AccessControl {
   readonly policies: PolicySource;
+  /** Asked, in the order added, when a request has no Authorization header. */
+  addCredentialSource(source: CredentialSource): void;
   readonly anonymous: readonly Permission[];
   /**
    * The request's subject (anonymous without credentials). Refused credentials throw; their owner,
@@ -96,18 +102,26 @@ function memoisedDecide(anonymous: readonly Permission[]): (r: AccessRequest, po
 }
 
 /** Authentication plus the one decision function, for every route: registry and admin alike. */
-export function createAccessControl(auth: Authenticator, policies: PolicySource, anonymous: readonly Permission[], sessions?: Pick<Sessions, 'find'>): AccessControl {
+export function createAccessControl(auth: Authenticator, policies: PolicySource, anonymous: readonly Permission[]): AccessControl {
   const decideIn = memoisedDecide(anonymous);
+  const sources: CredentialSource[] = [];
+  const fromSources = async (ctx: Koa.Context): Promise<Subject | null> => {
+    for (const source of sources) {
+      const s = await source(ctx);
+      if (s) return s;
+    }
+    return null;
+  };
   const ac: AccessControl = {
     policies,
     anonymous,
+    addCredentialSource: (source) => void sources.push(source),
     async subject(ctx) {
       const a = audit(ctx);
       try {
         // NuGet sends its API key (`dotnet nuget push --api-key`) in a header of its own, as a bare token.
         const header = ctx.get('authorization') || ctx.get('x-nuget-apikey') || undefined;
-        // Without credentials in a header, an admin API call may come from the console's session cookie (CSRF-checked).
-        const s = (!header && sessions && (await sessionSubject(ctx, sessions, auth))) || (await auth.subject(header));
+        const s = (!header && sources.length > 0 && (await fromSources(ctx))) || (await auth.subject(header));
         ctx.state.subject = s;
         a.user_id = s.user_id;
         a.token_id = s.token_id;

@@ -12,7 +12,6 @@ import { createPackageCatalog, type PackageCatalog } from './package-catalog.js'
 import { createTokens, type Tokens } from './tokens.js';
 import { createUnlisting, type Unlisting } from './unlisting.js';
 import { createUsers, type Users } from './users.js';
-import { createSessions, type Sessions } from './sessions.js';
 
 /**
  * What plugins (and tests) change runtime state through: each service is the only writer of its table
@@ -32,11 +31,9 @@ export interface HubServices {
   local: LocalStore;
   /** The package catalog's reads: held packages, their versions, downloads and blocks (the admin API's package pages). */
   catalog: PackageCatalog;
-  /** Console sign-in sessions (cookie auth for the admin API). */
-  sessions: Sessions;
 }
 
-export function createHubServices(db: Knex, blobs: BlobStore, auth: Pick<Authenticator, 'invalidate'>, audit: Pick<AuditLog, 'flush'>, forgetArtifact?: (registry: string, key: string) => void, sessions: Sessions = createSessions(db)): HubServices {
+export function createHubServices(db: Knex, blobs: BlobStore, auth: Pick<Authenticator, 'invalidate'>, audit: Pick<AuditLog, 'flush'>, forgetArtifact?: (registry: string, key: string) => void): HubServices {
   return {
     blocks: createBlocks(db),
     unlisting: createUnlisting(db),
@@ -48,6 +45,5 @@ export function createHubServices(db: Knex, blobs: BlobStore, auth: Pick<Authent
     accessLog: createAccessLog(db, audit),
     local: createLocalStore({ db, blobs, forgetArtifact }),
     catalog: createPackageCatalog(db, audit),
-    sessions,
   };
 }

@@ -1,9 +1,6 @@
-import crypto from 'node:crypto';
 import type Koa from 'koa';
-import { errors } from '@hub/contract';
-import type { Subject } from '../policy/decide.js';
-import type { Sessions } from '../services/sessions.js';
-import type { Authenticator } from './authenticate.js';
+import { errors, sameSecret, type AccessControl, type Subject } from '@hub/runtime';
+import type { Sessions } from './sessions.js';
 
 /** The console's session cookie, and the header a state-changing request must echo its CSRF token in. */
 export const SESSION_COOKIE = 'hub_session';
@@ -18,19 +15,12 @@ export function sessionCookie(ctx: Koa.Context): string | undefined {
   return ctx.cookies.get(SESSION_COOKIE) || undefined;
 }
 
-/** Whether two strings are equal, in time independent of where they differ. */
-export function sameSecret(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && crypto.timingSafeEqual(x, y);
-}
-
 /**
  * The subject of an admin request authenticated by a console session cookie, or null when it carries none.
  * An unknown or expired session is 401; a state-changing request whose `X-Hub-CSRF` header does not equal
  * the session's CSRF token is 403, so another site cannot make the browser act (SameSite=Strict is the first line).
  */
-export async function sessionSubject(ctx: Koa.Context, sessions: Pick<Sessions, 'find'>, auth: Pick<Authenticator, 'subjectOfHash'>): Promise<Subject | null> {
+export async function sessionSubject(ctx: Koa.Context, sessions: Pick<Sessions, 'find'>, access: Pick<AccessControl, 'tokenSubjectOfHash'>): Promise<Subject | null> {
   if (!COOKIE_PATHS.test(ctx.path)) return null;
   const id = sessionCookie(ctx);
   if (id === undefined) return null;
@@ -39,5 +29,5 @@ export async function sessionSubject(ctx: Koa.Context, sessions: Pick<Sessions, 
   if (!SAFE_METHODS.has(ctx.method) && !sameSecret(ctx.get(CSRF_HEADER), session.csrf)) {
     throw errors.forbidden('a state-changing request with a session cookie must carry the X-Hub-CSRF header of its session');
   }
-  return auth.subjectOfHash(session.token_sha256);
+  return access.tokenSubjectOfHash(session.token_sha256);
 }
