@@ -2,10 +2,11 @@ import t from 'tap';
 import { generic } from '@hub/kind-path';
 import { startTestHub } from '@hub/testkit';
 import admin from '../src/index.js';
+import publishing from '@hub/publishing';
 
 /** The admin API's view of publishing: packages, status, deleting a version (a tombstone), local_only. */
 t.test('local packages: listed, their status, a deleted version leaves a tombstone that refuses a re-publish', async (t) => {
-  const hub = await startTestHub({ dir: t.testdir(), plugins: [generic, admin], registries: [{ name: 'files', type: 'generic', mode: 'local' }] });
+  const hub = await startTestHub({ dir: t.testdir(), plugins: [generic, admin, publishing], registries: [{ name: 'files', type: 'generic', mode: 'local' }] });
   t.teardown(() => hub.close());
   const publisher = await hub.token('ci', { roles: ['publisher'] });
   const api = async (method: string, path: string, body?: unknown) => {

@@ -9,6 +9,7 @@ import npm from '@hub/kind-npm';
 import { startFixtureUpstream, startTestHub } from '@hub/testkit';
 import audit, { MAX_VERSIONS_PER_PACKAGE } from '../src/index.js';
 import { AUDIT_TEST_CONFIG } from './setup.js';
+import publishing from '@hub/publishing';
 
 const json = async (url: string, token: string, method = 'GET', body?: unknown) => {
   const res = await fetch(url, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -26,7 +27,7 @@ t.test('path kinds: a HEAD per held file; index-like files are not probed; forge
   t.teardown(() => upstream.close());
   const hub = await startTestHub({
     dir: t.testdir(),
-    plugins: [generic, deb, github, npm, admin, audit],
+    plugins: [generic, deb, github, npm, admin, audit, publishing],
     registries: [
       { name: 'files', type: 'generic', mode: 'proxy', upstream: upstream.url },
       { name: 'debs', type: 'deb', mode: 'proxy', upstream: upstream.url },

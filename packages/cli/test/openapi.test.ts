@@ -16,6 +16,7 @@ import npm from '@hub/kind-npm';
 import { generic } from '@hub/kind-path';
 import { npmFixtureHandler, signFlagRequest, startFixtureUpstream, startTestHub } from '@hub/testkit';
 import { json, runHub } from './run-hub.js';
+import publishing from '@hub/publishing';
 
 const NPM_FIXTURES = fileURLToPath(new URL('../../../kind-npm/test/fixtures/upstream/', import.meta.url));
 const SECRET = 'osv-shared-secret';
@@ -24,7 +25,7 @@ const upstream = await startFixtureUpstream({ handler: npmFixtureHandler(NPM_FIX
 t.teardown(() => upstream.close());
 const s = await startTestHub({
   dir: t.testdir(),
-  plugins: [npm, generic, admin, audit, flagsPlugin],
+  plugins: [npm, generic, admin, audit, flagsPlugin, publishing],
   registries: [
     { name: 'npm', type: 'npm', mode: 'proxy', upstream: upstream.url },
     { name: 'files', type: 'generic', mode: 'local' },

@@ -3,10 +3,11 @@ import admin from '@hub/admin';
 import { generic } from '@hub/kind-path';
 import { startTestHub } from '@hub/testkit';
 import { json, runHub } from './run-hub.js';
+import publishing from '@hub/publishing';
 
 /** hub packages published | publish-status | unpublish against a hub with a local generic registry (issue 13). */
 t.test('packages published, publish-status and unpublish', async (t) => {
-  const hub = await startTestHub({ dir: t.testdir(), plugins: [admin, generic], registries: [{ name: 'files', type: 'generic', mode: 'local' }] });
+  const hub = await startTestHub({ dir: t.testdir(), plugins: [admin, generic, publishing], registries: [{ name: 'files', type: 'generic', mode: 'local' }] });
   t.teardown(() => hub.close());
   const cli = (...args: string[]) => runHub(args, { HUB_URL: hub.url, HUB_TOKEN: hub.adminToken });
   const publisher = await hub.token('ci', { roles: ['publisher'] });

@@ -16,6 +16,7 @@ import audit from '@hub/audit';
 import npm from '@hub/kind-npm';
 import { npmFixtureHandler, startFixtureUpstream, startTestHub } from '@hub/testkit';
 import { closedPort, expectUsageErrors, json, lines, runHub } from './run-hub.js';
+import publishing from '@hub/publishing';
 
 const NPM_FIXTURES = fileURLToPath(new URL('../../../kind-npm/test/fixtures/upstream/', import.meta.url));
 
@@ -27,7 +28,7 @@ const upstream = await startFixtureUpstream({ handler: npmFixtureHandler(root) }
 t.teardown(() => upstream.close());
 const s = await startTestHub({
   dir: t.testdir(),
-  plugins: [npm, admin, audit],
+  plugins: [npm, admin, audit, publishing],
   registries: [
     { name: 'npm', type: 'npm', mode: 'proxy', upstream: upstream.url },
     // Never audited, and its own policy differs from the hub's: the override badge.

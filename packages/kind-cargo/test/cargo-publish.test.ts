@@ -7,6 +7,7 @@ import t, { type Test } from 'tap';
 import { startFixtureUpstream, startTestHub } from '@hub/testkit';
 import cargoKind from '../src/index.js';
 import { FIXTURES } from './setup.js';
+import publishing from '@hub/publishing';
 
 /**
  * Issue 13 with the real cargo: `cargo publish` to a local registry and a build that uses the crate, `cargo yank`
@@ -35,7 +36,7 @@ async function start(t: Test, mode: 'local' | 'hybrid' | 'proxy') {
   t.teardown(() => upstream.close());
   const hub = await startTestHub({
     dir: t.testdir(),
-    plugins: [cargoKind],
+    plugins: [cargoKind, publishing],
     registries: [{ name: 'crates', type: 'cargo', mode, ...(mode === 'local' ? {} : { upstream: `${upstream.url}/index` }) }],
   });
   t.teardown(() => hub.close());

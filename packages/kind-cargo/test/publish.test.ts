@@ -6,6 +6,7 @@ import cargo from '../src/index.js';
 import { mergedIndex } from '../src/index-file.js';
 import { FIXTURES, fixture, CRATE } from './setup.js';
 import { crateFile, publishMeta, tarGz, uploadBody } from './publish-body.js';
+import publishing from '@hub/publishing';
 
 /** Issue 13 over the wire: cargo's publish API as hub answers it (the real cargo is in cargo-publish.test.ts). */
 const sha256 = (b: Buffer) => crypto.createHash('sha256').update(b).digest('hex');
@@ -25,7 +26,7 @@ async function start(t: Test, registry: Record<string, unknown>) {
   t.teardown(() => upstream.close());
   const hub = await startTestHub({
     dir: t.testdir(),
-    plugins: [cargo],
+    plugins: [cargo, publishing],
     registries: [{ name: 'crates', type: 'cargo', ...(registry.mode === 'local' ? {} : { upstream: `${upstream.url}/index` }), ...registry }],
   });
   t.teardown(() => hub.close());

@@ -7,6 +7,7 @@ import t, { type Test } from 'tap';
 import { goFixtureHandler, makeZip, rawRequest, startFixtureUpstream, startTestHub } from '@hub/testkit';
 import go from '../src/index.js';
 import { FIXTURES } from './setup.js';
+import publishing from '@hub/publishing';
 
 /** Issue 13: go modules published with three PUTs (.info, .mod, .zip) and read back with the real go command. */
 const run = promisify(execFile);
@@ -25,7 +26,7 @@ async function start(t: Test, registry: Record<string, unknown>) {
   t.teardown(() => upstream.close());
   const hub = await startTestHub({
     dir: t.testdir(),
-    plugins: [go],
+    plugins: [go, publishing],
     registries: [{ name: 'go', type: 'go', ...(registry.mode === 'local' ? {} : { upstream: upstream.url }), ...registry }],
     // go sends credentials only over HTTPS, so reads are anonymous here; every write still needs a token.
     config: { auth: { anonymous: ['source:read'] } },

@@ -7,6 +7,7 @@ import t, { type Test } from 'tap';
 import { startFixtureUpstream, startTestHub, serveStatic, type FixtureUpstream } from '@hub/testkit';
 import maven from '../src/index.js';
 import { mvnMissing } from './mvn.js';
+import publishing from '@hub/publishing';
 
 /**
  * Issue 13 with the real mvn (Debian's 3.8.7): `mvn deploy` of a small jar project to a local registry, and a
@@ -166,7 +167,7 @@ async function start(t: Test) {
   const upstream = await upstreamWithPublicLib(t);
   const hub = await startTestHub({
     dir: t.testdir(),
-    plugins: [maven],
+    plugins: [maven, publishing],
     registries: [
       { name: 'central', type: 'maven', mode: 'proxy', upstream: upstream.url },
       { name: 'internal', type: 'maven', mode: 'local' },

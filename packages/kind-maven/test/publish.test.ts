@@ -5,6 +5,7 @@ import t, { type Test } from 'tap';
 import { makeZip, rawRequest, startFixtureUpstream, startTestHub } from '@hub/testkit';
 import maven from '../src/index.js';
 import { CORE, UPSTREAM } from './setup.js';
+import publishing from '@hub/publishing';
 
 /**
  * Issue 13 over HTTP, in the shape `mvn deploy` sends (the real mvn runs in publish-mvn.test.ts): files and
@@ -58,7 +59,7 @@ async function start(t: Test, registry: Record<string, unknown>) {
   t.teardown(() => upstream.close());
   const hub = await startTestHub({
     dir: t.testdir(),
-    plugins: [maven],
+    plugins: [maven, publishing],
     registries: [{ name: 'm', type: 'maven', ...(registry.mode === 'local' ? {} : { upstream: upstream.url }), ...registry }],
   });
   t.teardown(() => hub.close());

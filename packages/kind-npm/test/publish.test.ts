@@ -7,6 +7,7 @@ import { npmFixtureHandler, rawRequest, startFixtureUpstream, startTestHub } fro
 import npm from '../src/index.js';
 import { FIXTURES } from './setup.js';
 import { hasNpm, npmEnv, publishBody, send, tgz } from './npm-env.js';
+import publishing from '@hub/publishing';
 
 /** Issue 13: npm publish, deprecate, dist-tag and unpublish against hub with the real npm client, and the refusals. */
 const noNpm = hasNpm ? false : 'npm is not installed';
@@ -56,7 +57,7 @@ async function start(t: Test, opts: { extra?: UpstreamPackage[]; local?: Record<
   const upstream = await upstreamWith(t, opts.extra ?? []);
   const hub = await startTestHub({
     dir: t.testdir(),
-    plugins: [npm],
+    plugins: [npm, publishing],
     registries: [
       { name: 'internal', type: 'npm', mode: 'local', ...opts.local },
       { name: 'npm', type: 'npm', mode: 'hybrid', upstream: upstream.url },

@@ -4,6 +4,7 @@ import { chainHandlers, rawRequest, startFixtureUpstream, startTestHub, type Fix
 import type { AnyPlugin } from '@hub/runtime';
 import nuget from '../src/index.js';
 import { nugetFixtureHandler } from './nuget-fixture.js';
+import publishing from '@hub/publishing';
 
 /** The fixture feed: HubDep 1.0.0, HubDemo 1.0.0 and 1.1.0 (both depend on HubDep); see fixtures/build.sh. */
 export const FIXTURES = fileURLToPath(new URL('../../test/fixtures/upstream/', import.meta.url));
@@ -37,7 +38,7 @@ export async function setup(t: Test, opts: SetupOptions = {}): Promise<NugetSetu
   t.teardown(() => upstream.close());
   const hub = await startTestHub({
     dir: t.testdir(),
-    plugins: [nuget, ...(opts.plugins ?? [])],
+    plugins: [nuget, publishing, ...(opts.plugins ?? [])],
     registries: [{ name: 'nuget', type: 'nuget', mode: 'proxy', upstream: `${upstream.url}/v3/index.json`, ...opts.registry }, ...(opts.registries ?? [])],
     config: opts.config,
   });

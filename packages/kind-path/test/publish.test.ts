@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import t, { type Test } from 'tap';
 import { rawRequest, startFixtureUpstream, startTestHub } from '@hub/testkit';
 import generic from '../src/kinds/generic.js';
+import publishing from '@hub/publishing';
 
 /** Issue 13: files published to a generic registry with curl, and the refusals every publishing kind shares. */
 const exec = promisify(execFile);
@@ -21,7 +22,7 @@ async function start(t: Test, registry: Record<string, unknown>, upstreamFiles: 
   t.teardown(() => upstream.close());
   const hub = await startTestHub({
     dir: path.join(root, 'hub'),
-    plugins: [generic],
+    plugins: [generic, publishing],
     registries: [{ name: 'files', type: 'generic', ...(registry.mode === 'local' ? {} : { upstream: upstream.url }), ...registry }],
   });
   t.teardown(() => hub.close());

@@ -5,6 +5,7 @@ import type { Test } from 'tap';
 import { rawRequest, startFixtureUpstream, startTestHub, type FixtureUpstream, type TestHub, type TestHubOptions } from '@hub/testkit';
 import pypi from '../src/index.js';
 import { simpleIndex, wheel, type FixtureDist, type SimpleIndexOptions } from './simple-fixture.js';
+import publishing from '@hub/publishing';
 
 export interface PypiSetup extends TestHub {
   /** The simple index: pages at `/simple/<project>/`. */
@@ -42,7 +43,7 @@ export async function setup(
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-pypi-'));
   const hub = await startTestHub({
     dir,
-    plugins: [pypi],
+    plugins: [pypi, publishing],
     registries: [{ name: 'py', type: 'pypi', mode: 'proxy', upstream: `${index.url}/simple`, ...(files ? { allowed_origins: [files.url] } : {}), ...o.registry }],
     config: o.config,
   });

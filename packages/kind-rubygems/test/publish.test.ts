@@ -16,6 +16,7 @@ import { parsePlatform } from '../src/quick-spec.js';
 import { gemBuild, makeGem, tar } from './gem-build.js';
 import { sandbox } from './ruby-clients.js';
 import { FIXTURES } from './setup.js';
+import publishing from '@hub/publishing';
 
 const run = promisify(execFile);
 const have = (cmd: string) => {
@@ -34,7 +35,7 @@ async function start(t: Test, registry: Record<string, unknown>, config?: Record
   t.teardown(() => upstream.close());
   const hub = await startTestHub({
     dir: t.testdir(),
-    plugins: [rubygems],
+    plugins: [rubygems, publishing],
     registries: [{ name: 'gems', type: 'rubygems', ...(registry.mode === 'local' ? {} : { upstream: upstream.url }), ...registry }],
     config,
   });

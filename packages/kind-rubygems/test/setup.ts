@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { Test } from 'tap';
 import { rawRequest, startFixtureUpstream, startTestHub, type FixtureHandler, type FixtureUpstream, type TestHub, type TestHubOptions } from '@hub/testkit';
 import rubygems from '../src/index.js';
+import publishing from '@hub/publishing';
 
 /**
  * The fixture gem server (test/fixtures/build.sh): hubdep 1.0.0; hubdemo 1.0.0 and 1.1.0 (depend on
@@ -32,7 +33,7 @@ export async function setup(
   t.teardown(() => upstream.close());
   const hub = await startTestHub({
     dir: t.testdir(),
-    plugins: [rubygems],
+    plugins: [rubygems, publishing],
     registries: [{ name: 'gems', type: 'rubygems', mode: 'proxy', upstream: upstream.url, ...opts.registry }],
     config: opts.config,
   });

@@ -1,8 +1,15 @@
 import { definePlugin } from '@hub/runtime';
+import { createLocalStore } from './local-store.js';
+import { localPackages } from './migrations/001_local_packages.js';
+
+export { createLocalStore, type LocalStoreOptions } from './local-store.js';
+export type { LocalPackageRecord, LocalTombstoneRecord, LocalVersionRecord } from './tables.js';
 
 /** Publishing to local and hybrid registries: the store of published files, versions, tombstones and quotas. */
 export default definePlugin({
   id: 'publishing',
   contract: 1,
-  description: "Publishing to local and hybrid registries: the store of published files, versions, tombstones and quotas",
+  description: 'Publishing to local and hybrid registries: the store of published files, versions, tombstones and quotas',
+  migrations: { '001_local_packages': localPackages },
+  localStore: { create: ({ db, blobs, forgetArtifact }) => createLocalStore({ db, blobs, forgetArtifact }) },
 });

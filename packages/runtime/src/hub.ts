@@ -30,6 +30,7 @@ import { createLogger } from './log.js';
 import { createMetrics, type HubMetrics } from './metrics.js';
 import { createApp } from './server/app.js';
 import { createHubServices, type HubServices } from './services/hub-services.js';
+import { chooseLocalStore } from './services/local-store.js';
 import { bindRegistries } from './server/bind-registries.js';
 import { createListener } from './server/listener.js';
 import { registryRoutes, type BoundRegistry } from './server/registry-routes.js';
@@ -82,6 +83,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
   const env = o.env ?? process.env;
   const { kinds, others, config } = await composePlugins(o);
   const envAdminToken = adminTokenFromEnv(env);
+  const localStore = chooseLocalStore(others, config.registries);
 
   const log = o.logger ?? createLogger();
   const blobs = await openBlobStore(config.storage, others, log);
@@ -146,7 +148,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     verifyReads: config.cache.verify_reads,
   });
   // A published file that is deleted leaves this replica's memos at once (the others' within a second).
-  const services = createHubServices(db, blobs, auth, audit, artifacts.forget);
+  const services = createHubServices(db, auth, audit, localStore.create({ db, blobs, forgetArtifact: artifacts.forget }));
   const metadata = createMetadataCache({
     blobs,
     rows: metadataRows(db),

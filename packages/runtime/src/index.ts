@@ -17,6 +17,7 @@ export { VERSION } from './version.js';
 export * from './contract/plugin.js';
 export { binaryCollation } from './storage/migrations/collation.js';
 export { isSha256, type BlobStore } from './storage/blobs/blob-store.js';
+export { keyHash } from './storage/artifact-rows.js';
 export type { HubMetrics } from './metrics.js';
 export { startSchedule, type ScheduleOptions } from './jobs/schedule.js';
 export type { HealthContribution } from './health/health-board.js';
@@ -43,6 +44,7 @@ export type { ArtifactPins } from './services/artifact-pins.js';
 export type { HeldArtifact, HeldArtifacts } from './services/held-artifacts.js';
 export type { KeptListing, KeptListings } from './services/kept-listings.js';
 export type { AccessLog, AccessLogEntry, AccessLogFilter, DownloadGroup } from './services/access-log.js';
+export type { LocalStore, LocalLimits, LocalPackage } from './services/local-store.js';
 
 // The admin-route kit
 export { adminRoute, mountAdminRoutes, registryResolver, type AdminRoute, type AdminCall, type AdminTarget } from './admin-kit/admin-route.js';

@@ -1,4 +1,3 @@
-import crypto from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { boundedLru } from './bounded-lru.js';
 import type { Logger } from 'pino';
@@ -262,4 +261,3 @@ export function createMetadataCache(o: MetadataCacheOptions) {
 }
 
 export type MetadataCache = ReturnType<typeof createMetadataCache>;
-export const sha256hex = (b: Buffer | string): string => crypto.createHash('sha256').update(b).digest('hex');

@@ -16,6 +16,7 @@ import type { CONTRACT_VERSION, Coordinate, RegistryInfo, RegistryKind, Upstream
 import type { EventBus } from '../events/event-bus.js';
 import type { HealthBoard } from '../health/health-board.js';
 import type { HubServices } from '../services/hub-services.js';
+import type { LocalStore } from '../services/local-store.js';
 import type { PackageFactsBoard } from '../catalog/package-facts.js';
 import type { AdminRouteCatalog } from '../admin-kit/openapi.js';
 
@@ -102,6 +103,8 @@ export interface HubPlugin<Cfg = unknown> {
   setup?(ctx: PluginContext<Cfg>): void | PluginInstance | Promise<void | PluginInstance>;
   /** A blob store this plugin provides, chosen by `[storage] kind` (`fs` is built in). */
   blobStore?: BlobStoreProvider;
+  /** The publishing store (`rc.local`, `services.local`); at most one plugin provides it (`@hub/publishing`). */
+  localStore?: LocalStoreProvider;
 }
 
 /**
@@ -115,6 +118,17 @@ export interface HubPlugin<Cfg = unknown> {
 export interface BlobStoreProvider {
   kind: string;
   create(storage: StorageConfig, ctx: { log: Logger }): Promise<BlobStore>;
+}
+
+/**
+ * The store behind local and hybrid registries. `create` runs once per hub, after migrations; without a
+ * provider, createHub refuses a registry whose mode is not `proxy`.
+ *
+ * @example
+ * localStore: { create: ({ db, blobs, forgetArtifact }) => createLocalStore({ db, blobs, forgetArtifact }) }
+ */
+export interface LocalStoreProvider {
+  create(ctx: { db: Knex; blobs: BlobStore; forgetArtifact(registry: string, key: string): void }): LocalStore;
 }
 
 export interface PluginInstance {

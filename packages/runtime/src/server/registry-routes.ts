@@ -9,7 +9,7 @@ import { ANONYMOUS, type AccessRequest, type Decision } from '../policy/decide.j
 import type { AccessControl } from '../policy/access-control.js';
 import type { UrlSigner } from '../auth/signed-urls.js';
 import type { ClientAddress } from './client-address.js';
-import type { LocalStore } from '../local/local-store.js';
+import type { LocalStore } from '../services/local-store.js';
 import { asDatabaseUnavailable } from '../storage/db.js';
 
 import type { RefusalRule, ServedRegistry } from '../contract/plugin.js';

@@ -3,8 +3,7 @@ import type { AuditLog } from '../audit/audit-log.js';
 import type { Authenticator } from '../auth/authenticate.js';
 import { createAccessLog, type AccessLog } from './access-log.js';
 import { createArtifactPins, type ArtifactPins } from './artifact-pins.js';
-import { createLocalStore, type LocalStore } from '../local/local-store.js';
-import type { BlobStore } from '../storage/blobs/blob-store.js';
+import { NO_LOCAL_STORE, type LocalStore } from './local-store.js';
 import { createBlocks, type Blocks } from './blocks.js';
 import { createHeldArtifacts, type HeldArtifacts } from './held-artifacts.js';
 import { createKeptListings, type KeptListings } from './kept-listings.js';
@@ -27,13 +26,13 @@ export interface HubServices {
   /** Packages whose last good listing is served after the upstream removed them (the upstream audit keeps them). */
   kept: KeptListings;
   accessLog: AccessLog;
-  /** What was published to local and hybrid registries: versions, tombstones, local_only names. */
+  /** What was published to local and hybrid registries: versions, tombstones, local_only names (a plugin's store). */
   local: LocalStore;
   /** The package catalog's reads: held packages, their versions, downloads and blocks (the admin API's package pages). */
   catalog: PackageCatalog;
 }
 
-export function createHubServices(db: Knex, blobs: BlobStore, auth: Pick<Authenticator, 'invalidate'>, audit: Pick<AuditLog, 'flush'>, forgetArtifact?: (registry: string, key: string) => void): HubServices {
+export function createHubServices(db: Knex, auth: Pick<Authenticator, 'invalidate'>, audit: Pick<AuditLog, 'flush'>, local: LocalStore = NO_LOCAL_STORE): HubServices {
   return {
     blocks: createBlocks(db),
     unlisting: createUnlisting(db),
@@ -43,7 +42,7 @@ export function createHubServices(db: Knex, blobs: BlobStore, auth: Pick<Authent
     held: createHeldArtifacts(db),
     kept: createKeptListings(db),
     accessLog: createAccessLog(db, audit),
-    local: createLocalStore({ db, blobs, forgetArtifact }),
+    local,
     catalog: createPackageCatalog(db, audit),
   };
 }

@@ -116,41 +116,6 @@ export interface FetchLeaseRecord {
   expires_at: DbInt;
 }
 
-export interface LocalVersionRecord {
-  id: DbInt;
-  registry: string;
-  name_sha256: string;
-  name: string;
-  version: string;
-  published_at: DbInt;
-  publisher: string | null;
-  yanked: boolean | number;
-  deprecated: string | null;
-  /** JSON */
-  meta: string | null;
-}
-
-export interface LocalTombstoneRecord {
-  id: DbInt;
-  registry: string;
-  name_sha256: string;
-  name: string;
-  version: string;
-  deleted_at: DbInt;
-  deleted_by: string | null;
-}
-
-export interface LocalPackageRecord {
-  id: DbInt;
-  registry: string;
-  name_sha256: string;
-  name: string;
-  local_only: boolean | number;
-  /** JSON */
-  meta: string | null;
-  created_at: DbInt;
-}
-
 type AutoId<R> = Knex.CompositeTableType<R, Omit<R, 'id'>, Partial<Omit<R, 'id'>>>;
 
 declare module 'knex/types/tables.js' {
@@ -166,9 +131,5 @@ declare module 'knex/types/tables.js' {
     events: AutoId<EventRecord>;
     replicas: ReplicaRecord;
     fetch_leases: FetchLeaseRecord;
-    local_versions: AutoId<LocalVersionRecord>;
-    local_tombstones: AutoId<LocalTombstoneRecord>;
-    local_packages: AutoId<LocalPackageRecord>;
-    registry_usage: { registry: string; bytes: DbInt };
   }
 }

@@ -6,7 +6,6 @@ import { events } from './004_events.js';
 import { metadataBlobIndex } from './005_metadata_blob_index.js';
 import { replicas } from './006_replicas.js';
 import { fetchLeases } from './007_fetch_leases.js';
-import { localPackages } from './008_local_packages.js';
 import { keptListings } from './010_kept_listings.js';
 import { accessByPackage } from './011_access_by_package.js';
 import { movedToPlugin } from './moved.js';
@@ -19,7 +18,7 @@ export const runtimeMigrations: Readonly<Record<string, Migration>> = {
   '005_metadata_blob_index': metadataBlobIndex,
   '006_replicas': replicas,
   '007_fetch_leases': fetchLeases,
-  '008_local_packages': localPackages,
+  '008_local_packages': movedToPlugin('@hub/publishing'),
   '009_console_sessions': movedToPlugin('@hub/console'),
   '010_kept_listings': keptListings,
   '011_access_by_package': accessByPackage,

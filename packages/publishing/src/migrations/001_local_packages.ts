@@ -1,6 +1,5 @@
 import type { Knex } from 'knex';
-import type { Migration } from '../../contract/plugin.js';
-import { binaryCollation } from './collation.js';
+import { binaryCollation, type Migration } from '@hub/runtime';
 
 /**
  * Publishing: versions published to local and hybrid registries, the tombstones deleted versions leave
@@ -9,8 +8,13 @@ import { binaryCollation } from './collation.js';
  */
 export const localPackages: Migration = {
   async up(db: Knex) {
+    // A database that ran the runtime's `runtime/008_local_packages` (before publishing was a plugin) has
+    // these tables already: create only what is missing.
+    const createTable = async (name: string, columns: (t: Knex.CreateTableBuilder) => void) => {
+      if (!(await db.schema.hasTable(name))) await db.schema.createTable(name, columns);
+    };
     const versionTable = (name: string, columns: (t: Knex.CreateTableBuilder) => void) =>
-      db.schema.createTable(name, (t) => {
+      createTable(name, (t) => {
         binaryCollation(db, t);
         t.bigIncrements('id');
         t.string('registry', 64).notNullable();
@@ -31,7 +35,7 @@ export const localPackages: Migration = {
       t.bigInteger('deleted_at').notNullable();
       t.string('deleted_by', 128).nullable();
     });
-    await db.schema.createTable('local_packages', (t) => {
+    await createTable('local_packages', (t) => {
       binaryCollation(db, t);
       t.bigIncrements('id');
       t.string('registry', 64).notNullable();
@@ -42,7 +46,7 @@ export const localPackages: Migration = {
       t.bigInteger('created_at').notNullable();
       t.unique(['registry', 'name_sha256']);
     });
-    await db.schema.createTable('registry_usage', (t) => {
+    await createTable('registry_usage', (t) => {
       binaryCollation(db, t);
       t.string('registry', 64).primary();
       t.bigInteger('bytes').notNullable().defaultTo(0);

@@ -10,23 +10,14 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Knex } from 'knex';
-import { errors, HubError, structuralVerifier, type Coordinate, type LocalFile, type LocalRegistry, type LocalVersion, type StoredFile } from '@hub/contract';
-import type { BlobStore } from '../storage/blobs/blob-store.js';
-import { keyHash } from '../storage/artifact-rows.js';
-import type { LocalVersionRecord } from '../storage/tables.js';
+import { errors, HubError, keyHash, structuralVerifier, type BlobStore, type Coordinate, type LocalFile, type LocalLimits, type LocalPackage, type LocalRegistry, type LocalStore, type LocalVersion, type StoredFile } from '@hub/runtime';
+import type { LocalVersionRecord } from './tables.js';
 
 export interface LocalStoreOptions {
   db: Knex;
   blobs: BlobStore;
   /** Drops a deleted file from this replica's artifact memos. */
   forgetArtifact?(registry: string, key: string): void;
-}
-
-export interface LocalLimits {
-  /** Largest file one publish may store. */
-  maxPublishBytes: number;
-  /** Bytes of published files the registry may hold; 0: no quota. */
-  quotaBytes: number;
 }
 
 const conflict = (message: string) => new HubError('conflict', message);
@@ -58,7 +49,7 @@ async function spool(body: Readable | Buffer, tmpDir: string, max: number): Prom
   return { tmpPath, size, sha256: hashes.sha256.digest('hex'), sha512: hashes.sha512.digest('hex'), sha1: hashes.sha1.digest('hex') };
 }
 
-export function createLocalStore(o: LocalStoreOptions) {
+export function createLocalStore(o: LocalStoreOptions): LocalStore {
   const { db } = o;
 
   /** Takes `bytes` of the registry's quota in one conditional statement: concurrent publishes never overshoot it. */
@@ -231,25 +222,14 @@ export function createLocalStore(o: LocalStoreOptions) {
 
   return {
     forRegistry,
-    /** Packages published here (in one registry, or all), by name. */
     async packages(registry?: string): Promise<LocalPackage[]> {
       const q = db('local_packages').orderBy('registry').orderBy('name').limit(10_000);
       if (registry !== undefined) q.where({ registry });
       const rows = await q.select('registry', 'name', 'local_only', 'created_at');
       return rows.map((r) => ({ registry: r.registry, name: r.name, local_only: Boolean(r.local_only), created_at: Number(r.created_at) }));
     },
-    /** Whether a hybrid registry may ask its upstream about a name published here; false when there is no such package. */
     async setLocalOnly(registry: string, name: string, localOnly: boolean): Promise<boolean> {
       return (await db('local_packages').where(byName(registry, name)).update({ local_only: localOnly })) > 0;
     },
   };
 }
-
-export interface LocalPackage {
-  registry: string;
-  name: string;
-  local_only: boolean;
-  created_at: number;
-}
-
-export type LocalStore = ReturnType<typeof createLocalStore>;

@@ -1,0 +1,49 @@
+import type { Knex } from 'knex';
+
+type DbInt = number | string;
+
+export interface LocalVersionRecord {
+  id: DbInt;
+  registry: string;
+  name_sha256: string;
+  name: string;
+  version: string;
+  published_at: DbInt;
+  publisher: string | null;
+  yanked: boolean | number;
+  deprecated: string | null;
+  /** JSON */
+  meta: string | null;
+}
+
+export interface LocalTombstoneRecord {
+  id: DbInt;
+  registry: string;
+  name_sha256: string;
+  name: string;
+  version: string;
+  deleted_at: DbInt;
+  deleted_by: string | null;
+}
+
+export interface LocalPackageRecord {
+  id: DbInt;
+  registry: string;
+  name_sha256: string;
+  name: string;
+  local_only: boolean | number;
+  /** JSON */
+  meta: string | null;
+  created_at: DbInt;
+}
+
+type AutoId<R> = Knex.CompositeTableType<R, Omit<R, 'id'>, Partial<Omit<R, 'id'>>>;
+
+declare module 'knex/types/tables.js' {
+  interface Tables {
+    local_versions: AutoId<LocalVersionRecord>;
+    local_tombstones: AutoId<LocalTombstoneRecord>;
+    local_packages: AutoId<LocalPackageRecord>;
+    registry_usage: { registry: string; bytes: DbInt };
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * The seam for publishing: what registry routes (`rc.local`) and the admin API call. The store itself is a
+ * plugin's (`@hub/publishing`, through `localStore` on HubPlugin), so the runtime never imports it.
+ */
+import { HubError, type LocalRegistry } from '@hub/contract';
+import type { RegistryConfig } from '../config/schema.js';
+import type { HubPlugin, LocalStoreProvider } from '../contract/plugin.js';
+import { StartupError } from '../plugins/startup-error.js';
+
+/** A registry's publishing limits ([[registries]] max_publish_bytes, quota_bytes). */
+export interface LocalLimits {
+  /** Largest file one publish may store. */
+  maxPublishBytes: number;
+  /** Bytes of published files the registry may hold; 0: no quota. */
+  quotaBytes: number;
+}
+
+export interface LocalPackage {
+  registry: string;
+  name: string;
+  local_only: boolean;
+  created_at: number;
+}
+
+/** Published files, versions, tombstones, per-package documents and quotas. */
+export interface LocalStore {
+  /** `rc.local` for one registry and one request's user; `normalizeName` is the kind's (case folding). */
+  forRegistry(registry: string, limits: LocalLimits, user: string | null, normalizeName?: (n: string) => string): LocalRegistry;
+  /** Packages published here (in one registry, or all), by name. */
+  packages(registry?: string): Promise<LocalPackage[]>;
+  /** Whether a hybrid registry may ask its upstream about a name published here; false when there is no such package. */
+  setLocalOnly(registry: string, name: string, localOnly: boolean): Promise<boolean>;
+}
+
+const notLoaded = () => new HubError('method_not_allowed', 'publishing needs the @hub/publishing plugin, which is not loaded');
+
+/** The store of a hub without a publishing plugin: it has no local or hybrid registry, and every call refuses. */
+export const NO_LOCAL_STORE: LocalStore = {
+  forRegistry() {
+    throw notLoaded();
+  },
+  packages: async () => {
+    throw notLoaded();
+  },
+  setLocalOnly: async () => {
+    throw notLoaded();
+  },
+};
+
+/**
+ * The loaded plugins' store: at most one may provide it, and without one no registry may publish.
+ * Checked before anything is opened, so a refusal leaves nothing to release.
+ */
+export function chooseLocalStore(plugins: readonly HubPlugin[], registries: readonly RegistryConfig[]): LocalStoreProvider {
+  const providers = plugins.filter((p) => p.localStore);
+  if (providers.length > 1)
+    throw new StartupError('plugin_duplicate', `plugins ${providers.map((p) => `"${p.id}"`).join(' and ')} both provide the publishing store; load one`);
+  if (providers[0]) return providers[0].localStore!;
+  registries.forEach((r, i) => {
+    if (r.mode !== 'proxy') throw new StartupError('plugin_requires', `registries[${i}].mode: "${r.mode}" needs a publishing plugin (@hub/publishing); none is loaded`);
+  });
+  return { create: () => NO_LOCAL_STORE };
+}
