@@ -11,5 +11,5 @@ export default definePlugin({
   contract: 1,
   description: 'Publishing to local and hybrid registries: the store of published files, versions, tombstones and quotas',
   migrations: { '001_local_packages': localPackages },
-  localStore: { create: ({ db, blobs, forgetArtifact }) => createLocalStore({ db, blobs, forgetArtifact }) },
+  localStore: { create: (ctx) => createLocalStore(ctx) },
 });

@@ -10,12 +10,14 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Knex } from 'knex';
-import { errors, HubError, keyHash, structuralVerifier, type BlobStore, type Coordinate, type LocalFile, type LocalLimits, type LocalPackage, type LocalRegistry, type LocalStore, type LocalVersion, type StoredFile } from '@hub/runtime';
+import { errors, HubError, structuralVerifier, type BlobStore, type Coordinate, type LocalFile, type LocalLimits, type LocalPackage, type LocalRegistry, type LocalStore, type LocalVersion, type PublishedFiles, type StoredFile } from '@hub/runtime';
 import type { LocalVersionRecord } from './tables.js';
 
 export interface LocalStoreOptions {
   db: Knex;
   blobs: BlobStore;
+  /** The runtime's `artifacts` rows of published files: written only through it. */
+  files: PublishedFiles;
   /** Drops a deleted file from this replica's artifact memos. */
   forgetArtifact?(registry: string, key: string): void;
 }
@@ -24,6 +26,7 @@ const conflict = (message: string) => new HubError('conflict', message);
 const tooLarge = (max: number) => new HubError('payload_too_large', `a published file may be at most ${max} bytes ([[registries]] max_publish_bytes)`);
 const isUniqueViolation = (e: unknown) => /unique|duplicate/i.test((e as Error).message ?? '');
 const parseJson = (text: string | null): unknown => (text === null ? null : JSON.parse(text));
+const nameHash = (name: string): string => crypto.createHash('sha256').update(name).digest('hex');
 
 /** Spools a body to a temp file, hashing as it goes and refusing it past `max` bytes. */
 async function spool(body: Readable | Buffer, tmpDir: string, max: number): Promise<StoredFile & { tmpPath: string }> {
@@ -50,7 +53,7 @@ async function spool(body: Readable | Buffer, tmpDir: string, max: number): Prom
 }
 
 export function createLocalStore(o: LocalStoreOptions): LocalStore {
-  const { db } = o;
+  const { db, files } = o;
 
   /** Takes `bytes` of the registry's quota in one conditional statement: concurrent publishes never overshoot it. */
   async function reserve(registry: string, bytes: number, quota: number): Promise<void> {
@@ -62,7 +65,7 @@ export function createLocalStore(o: LocalStoreOptions): LocalStore {
   }
   const release = (registry: string, bytes: number) => db('registry_usage').where({ registry }).decrement('bytes', bytes);
 
-  const byName = (registry: string, name: string) => ({ registry, name_sha256: keyHash(name) });
+  const byName = (registry: string, name: string) => ({ registry, name_sha256: nameHash(name) });
 
   async function isTombstoned(registry: string, name: string, version: string): Promise<boolean> {
     return (await db('local_tombstones').where({ ...byName(registry, name), version }).first('id')) !== undefined;
@@ -91,8 +94,7 @@ export function createLocalStore(o: LocalStoreOptions): LocalStore {
     return {
       async putFile(f: LocalFile) {
         const c = canonical(f.coordinate);
-        const where = { registry, key_sha256: keyHash(f.key) };
-        const existing = await db('artifacts').where(where).first('id', 'origin', 'blob_sha256', 'size');
+        const existing = await files.find(registry, f.key);
         // A file of a version never recorded (mvn's jar before a POM that was refused) may be sent again;
         // once the version is recorded its files never change.
         const replaces = existing && existing.origin === 'local' && c.version !== undefined && !(await isRecorded(c.name, c.version)) ? existing : undefined;
@@ -118,33 +120,20 @@ export function createLocalStore(o: LocalStoreOptions): LocalStore {
           const now = Date.now();
           await db.transaction(async (trx) => {
             if (f.addsVersion && c.version !== undefined) await insertVersion(trx, c.name, c.version, f.addsVersion.meta, now);
-            if (replaces && (await trx('artifacts').where({ id: replaces.id }).delete()) !== 1) throw conflict(`${f.key} is being published by another request`);
-            await trx('artifacts').insert({
-            ...where,
-            cache_key: f.key,
-            package_name: c.name,
-            version: c.version ?? null,
-            blob_sha256: spooled.sha256,
-            size: spooled.size,
-            content_type: f.contentType,
-            upstream_url: null,
-            origin: 'local',
-            fetched_at: now,
-            last_access_at: now,
-            pinned: false,
-            });
+            const file = { registry, cache_key: f.key, package_name: c.name, version: c.version ?? null, blob_sha256: spooled.sha256, size: spooled.size, content_type: f.contentType };
+            if (!(await files.insert(trx, file, now, replaces?.id))) throw conflict(`${f.key} is being published by another request`);
           });
         } catch (e) {
           await fsp.rm(spooled.tmpPath, { force: true });
           if (reserved) await release(registry, spooled.size);
-          if (promoted && !(await db('artifacts').where({ blob_sha256: spooled.sha256 }).first('id'))) await o.blobs.delete(spooled.sha256);
+          if (promoted && !(await files.blobInUse(spooled.sha256))) await o.blobs.delete(spooled.sha256);
           // Two publishes of one key at once: the second loses here, and its blob goes unless the first names it.
           if (isUniqueViolation(e)) throw conflict(`${f.key} is already published; published files never change`);
           throw e;
         }
         if (replaces) {
-          await release(registry, Number(replaces.size));
-          if (!(await db('artifacts').where({ blob_sha256: replaces.blob_sha256 }).first('id'))) await o.blobs.delete(replaces.blob_sha256);
+          await release(registry, replaces.size);
+          if (!(await files.blobInUse(replaces.blob_sha256))) await o.blobs.delete(replaces.blob_sha256);
           o.forgetArtifact?.(registry, f.key);
         }
         const { tmpPath: _, ...stored } = spooled;
@@ -152,8 +141,8 @@ export function createLocalStore(o: LocalStoreOptions): LocalStore {
       },
 
       async file(key) {
-        const row = await db('artifacts').where({ registry, key_sha256: keyHash(key), origin: 'local' }).first('blob_sha256', 'size');
-        return row ? { sha256: row.blob_sha256, size: Number(row.size) } : null;
+        const row = await files.find(registry, key);
+        return row?.origin === 'local' ? { sha256: row.blob_sha256, size: row.size } : null;
       },
 
       async addVersion(rawName, version, meta) {
@@ -186,15 +175,13 @@ export function createLocalStore(o: LocalStoreOptions): LocalStore {
           const n = await trx('local_versions').where({ ...byName(registry, name), version }).delete();
           if (n === 0) return null;
           await trx('local_tombstones').insert({ ...byName(registry, name), name, version, deleted_at: Date.now(), deleted_by: user }).onConflict(['registry', 'name_sha256', 'version']).ignore();
-          const files = await trx('artifacts').where({ registry, package_name: name, version, origin: 'local' }).select('id', 'cache_key', 'blob_sha256', 'size');
-          await trx('artifacts').whereIn('id', files.map((f) => f.id)).delete();
-          return files;
+          return files.removeVersion(trx, registry, name, version);
         });
         if (!removed) return false;
         for (const f of removed) o.forgetArtifact?.(registry, f.cache_key);
-        const bytes = removed.reduce((sum, f) => sum + Number(f.size), 0);
+        const bytes = removed.reduce((sum, f) => sum + f.size, 0);
         if (bytes > 0) await release(registry, bytes);
-        for (const f of removed) if (!(await db('artifacts').where({ blob_sha256: f.blob_sha256 }).first('id'))) await o.blobs.delete(f.blob_sha256);
+        for (const f of removed) if (!(await files.blobInUse(f.blob_sha256))) await o.blobs.delete(f.blob_sha256);
         return true;
       },
 

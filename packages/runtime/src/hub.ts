@@ -34,7 +34,7 @@ import { chooseLocalStore } from './services/local-store.js';
 import { bindRegistries } from './server/bind-registries.js';
 import { createListener } from './server/listener.js';
 import { registryRoutes, type BoundRegistry } from './server/registry-routes.js';
-import { artifactRows, metadataRows } from './storage/artifact-rows.js';
+import { artifactRows, metadataRows, publishedFiles } from './storage/artifact-rows.js';
 import type { BlobStore } from './storage/blobs/blob-store.js';
 import { sweepSpool } from './storage/blobs/fs.js';
 import { openBlobStore } from './storage/blobs/open-blob-store.js';
@@ -148,7 +148,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     verifyReads: config.cache.verify_reads,
   });
   // A published file that is deleted leaves this replica's memos at once (the others' within a second).
-  const services = createHubServices(db, auth, audit, localStore.create({ db, blobs, forgetArtifact: artifacts.forget }));
+  const services = createHubServices(db, auth, audit, localStore.create({ db, blobs, files: publishedFiles(db), forgetArtifact: artifacts.forget }));
   const metadata = createMetadataCache({
     blobs,
     rows: metadataRows(db),

@@ -17,7 +17,7 @@ export { VERSION } from './version.js';
 export * from './contract/plugin.js';
 export { binaryCollation } from './storage/migrations/collation.js';
 export { isSha256, type BlobStore } from './storage/blobs/blob-store.js';
-export { keyHash } from './storage/artifact-rows.js';
+export type { PublishedFile, PublishedFiles } from './storage/artifact-rows.js';
 export type { HubMetrics } from './metrics.js';
 export { startSchedule, type ScheduleOptions } from './jobs/schedule.js';
 export type { HealthContribution } from './health/health-board.js';

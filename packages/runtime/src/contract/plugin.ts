@@ -8,6 +8,7 @@ import type { Static, TSchema } from 'typebox';
 import type { Logger } from 'pino';
 import type { ConfigSection, HubConfig, RegistryConfig, StorageConfig } from '../config/schema.js';
 import type { BlobStore } from '../storage/blobs/blob-store.js';
+import type { PublishedFiles } from '../storage/artifact-rows.js';
 import type { HubMetrics } from '../metrics.js';
 import type { AccessControl } from '../policy/access-control.js';
 import type { IpBlockList } from '../policy/ip-blocks.js';
@@ -125,10 +126,11 @@ export interface BlobStoreProvider {
  * provider, createHub refuses a registry whose mode is not `proxy`.
  *
  * @example
- * localStore: { create: ({ db, blobs, forgetArtifact }) => createLocalStore({ db, blobs, forgetArtifact }) }
+ * localStore: { create: (ctx) => createLocalStore(ctx) }
  */
 export interface LocalStoreProvider {
-  create(ctx: { db: Knex; blobs: BlobStore; forgetArtifact(registry: string, key: string): void }): LocalStore;
+  /** `files`: the runtime's rows of published files, the one way to write them. */
+  create(ctx: { db: Knex; blobs: BlobStore; files: PublishedFiles; forgetArtifact(registry: string, key: string): void }): LocalStore;
 }
 
 export interface PluginInstance {

@@ -65,6 +65,46 @@ export function artifactRows(db: Knex) {
   };
 }
 
+/** A file published to a local or hybrid registry, as its `artifacts` row records it. */
+export interface PublishedFile {
+  registry: string;
+  cache_key: string;
+  package_name: string;
+  version: string | null;
+  blob_sha256: string;
+  size: number;
+  content_type: string;
+}
+
+/**
+ * The `artifacts` rows of published files, for the publishing store: it writes them in its own transactions
+ * (`trx`: a version, its quota and its files change together), but only through here.
+ */
+export function publishedFiles(db: Knex) {
+  return {
+    /** The row at a key, published or cached. */
+    async find(registry: string, key: string): Promise<{ id: number; origin: ArtifactRow['origin']; blob_sha256: string; size: number } | null> {
+      const row = await db('artifacts').where({ registry, key_sha256: keyHash(key) }).first('id', 'origin', 'blob_sha256', 'size');
+      return row ? { id: Number(row.id), origin: row.origin as ArtifactRow['origin'], blob_sha256: row.blob_sha256, size: Number(row.size) } : null;
+    },
+    /** Records a file; a key already taken fails with the database's unique violation. `replaces`: the row it takes the place of (false when that row is gone). */
+    async insert(trx: Knex.Transaction, f: PublishedFile, at: number, replaces?: number): Promise<boolean> {
+      if (replaces !== undefined && (await trx('artifacts').where({ id: replaces }).delete()) !== 1) return false;
+      await trx('artifacts').insert({ ...f, key_sha256: keyHash(f.cache_key), upstream_url: null, origin: 'local', fetched_at: at, last_access_at: at, pinned: false });
+      return true;
+    },
+    /** Deletes a published version's files and returns them. */
+    async removeVersion(trx: Knex.Transaction, registry: string, packageName: string, version: string): Promise<Array<Pick<ArtifactRow, 'cache_key' | 'blob_sha256' | 'size'>>> {
+      const files = await trx('artifacts').where({ registry, package_name: packageName, version, origin: 'local' }).select('id', 'cache_key', 'blob_sha256', 'size');
+      await trx('artifacts').whereIn('id', files.map((f) => f.id)).delete();
+      return files.map((f) => ({ cache_key: f.cache_key, blob_sha256: f.blob_sha256, size: Number(f.size) }));
+    },
+    blobInUse: (sha256: string) => blobInUse(db, sha256),
+  };
+}
+
+export type PublishedFiles = ReturnType<typeof publishedFiles>;
+
 export interface MetadataRow {
   blob_sha256: string;
   size: number;
