@@ -1,8 +1,10 @@
 import { definePlugin, mountAdminRoutes } from '@hub/runtime';
 import { ADMIN_ROUTES } from './routes/index.js';
+import { mountOpenApiRoute } from './openapi.js';
 
 export { ADMIN_ROUTES } from './routes/index.js';
 export { ENTRY_COLUMNS } from './routes/audit-log.js';
+export { openApiDocument, openApiPath, operationId } from './openapi.js';
 export * from './package-schemas.js';
 
 /**
@@ -17,5 +19,6 @@ export default definePlugin({
   description: 'The administration API: users, tokens, policies, access-check, IP blocks, blocks, unlisting, audit log, cache purge',
   setup(ctx) {
     mountAdminRoutes(ctx, ADMIN_ROUTES);
+    mountOpenApiRoute(ctx);
   },
 });
