@@ -10,7 +10,7 @@ export * from './package-schemas.js';
 /**
  * The administration API (INTERFACE.md section 4): users, tokens, policies and the RBAC simulator,
  * IP blocks, package blocks and unlisting, the audit log and its CSV export, cache purges, notifications
- * sent and the health card. Access control, blocks, rate limits and the audit writer live in the
+ * sent, the health card, and the OpenAPI document of every plugin's admin routes. Access control, blocks, rate limits and the audit writer live in the
  * runtime, behind its services; this plugin is their API.
  */
 export default definePlugin({
