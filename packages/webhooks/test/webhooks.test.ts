@@ -84,7 +84,7 @@ t.test('closing the hub cuts a retry short and waits for its last attempt', asyn
   let attempts = 0;
   hook.server.on('request', () => attempts++);
   await s.hub.events.emit('upstream_unreachable', { registry: 'npm' });
-  // Waiting out the backoff once the first attempt failed.
+  // Until the first attempt has failed and its retry waits out the 1 s backoff.
   for (let i = 0; i < 200 && !/outcome="retried"\} 1/.test(await s.hub.metrics.registry.metrics()); i++) await new Promise((r) => setTimeout(r, 5));
   const started = Date.now();
   await s.hub.close();
