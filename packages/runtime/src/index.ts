@@ -20,7 +20,7 @@ export { isSha256, type BlobStore } from './storage/blobs/blob-store.js';
 export type { HubMetrics } from './metrics.js';
 export { startSchedule, type ScheduleOptions } from './jobs/schedule.js';
 export type { HealthContribution } from './health/health-board.js';
-export { signBody, type EventBus, type EventListener, type HubEvent } from './events/event-bus.js';
+export { signBody, type EventBus, type HubEventListener, type HubEvent } from './events/event-bus.js';
 export type { AccessOutcome, AuditContext } from './audit/access-event.js';
 export { readJsonBytes, parseJson } from './server/json-body.js';
 export { decide, ANONYMOUS, type Decision, type Policy, type Subject, type AccessRequest } from './policy/decide.js';

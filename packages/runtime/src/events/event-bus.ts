@@ -13,7 +13,7 @@ export interface HubEvent {
 }
 
 /** Called with each event once it is stored. It must not block: start any delivery in the background and return. */
-export type EventListener = (event: HubEvent) => void;
+export type HubEventListener = (event: HubEvent) => void;
 
 export interface EventBus {
   /** Stores the event, then hands it to every listener (the webhooks plugin delivers it). */
@@ -21,14 +21,14 @@ export interface EventBus {
   /** Stored events, newest first, paged by id (`before`: the last id of the previous page). */
   list(f: { type?: string; registry?: string; before?: number; limit: number }): Promise<HubEvent[]>;
   /** Adds a listener for every event stored from now on; returns its removal. */
-  subscribe(listener: EventListener): () => void;
+  subscribe(listener: HubEventListener): () => void;
 }
 
 /** `sha256=<hex>` of HMAC-SHA256 over the exact bytes: how flag sources sign requests and hub signs webhooks. */
 export const signBody = (secret: string, body: Buffer | string): string => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 
 export function createEventBus(o: { db: Knex; log: Logger }): EventBus {
-  const listeners = new Set<EventListener>();
+  const listeners = new Set<HubEventListener>();
   return {
     async emit(type, data) {
       const createdAt = Date.now();
