@@ -1,14 +1,16 @@
 import { definePlugin, mountAdminRoutes } from '@hub/runtime';
 import { ADMIN_ROUTES } from './routes/index.js';
+import { mountOpenApiRoute } from './openapi.js';
 
 export { ADMIN_ROUTES } from './routes/index.js';
 export { ENTRY_COLUMNS } from './routes/audit-log.js';
+export { openApiDocument, openApiPath, operationId } from './openapi.js';
 export * from './package-schemas.js';
 
 /**
  * The administration API (INTERFACE.md section 4): users, tokens, policies and the RBAC simulator,
  * IP blocks, package blocks and unlisting, the audit log and its CSV export, cache purges, notifications
- * sent and the health card. Access control, blocks, rate limits and the audit writer live in the
+ * sent, the health card, and the OpenAPI document of every plugin's admin routes. Access control, blocks, rate limits and the audit writer live in the
  * runtime, behind its services; this plugin is their API.
  */
 export default definePlugin({
@@ -17,5 +19,6 @@ export default definePlugin({
   description: 'The administration API: users, tokens, policies, access-check, IP blocks, blocks, unlisting, audit log, cache purge',
   setup(ctx) {
     mountAdminRoutes(ctx, ADMIN_ROUTES);
+    mountOpenApiRoute(ctx);
   },
 });

@@ -2,13 +2,15 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createHub } from '@hub/runtime';
+import { openApiDocument } from '@hub/admin';
+import { createHub, VERSION } from '@hub/runtime';
 import { createLogger } from '@hub/runtime/internal';
 import { defaultPlugins } from './plugins.js';
 
 /**
  * docs/openapi.json: the admin API's OpenAPI document of the default distribution, as a hub with every
- * default plugin serves it at /api/v1/openapi.json (a throw-away hub on a temporary SQLite file; it never listens).
+ * default plugin serves it at /api/v1/openapi.json: @hub/admin's builder on the routes that hub's plugins
+ * mounted (a throw-away hub on a temporary SQLite file; it never listens).
  */
 export async function openApiReference(): Promise<string> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-openapi-'));
@@ -22,7 +24,7 @@ export async function openApiReference(): Promise<string> {
       print: () => {},
     });
     try {
-      return `${JSON.stringify(hub.openApi(), null, 2)}\n`;
+      return `${JSON.stringify(openApiDocument(hub.adminRoutes.routes(), VERSION), null, 2)}\n`;
     } finally {
       await hub.close();
     }

@@ -17,8 +17,7 @@ import { createAuditLog, type AuditLog } from './audit/audit-log.js';
 import { createEventBus, type EventBus } from './events/event-bus.js';
 import { createHealthBoard } from './health/health-board.js';
 import { createPackageFactsBoard } from './catalog/package-facts.js';
-import { createAdminRouteCatalog, openApiDocument } from './admin-kit/openapi.js';
-import { VERSION } from './version.js';
+import { createAdminRouteCatalog, type AdminRouteCatalog } from './admin-kit/route-catalog.js';
 import { startHeartbeat } from './cluster/heartbeat.js';
 import { createFetchLeases } from './cluster/fetch-leases.js';
 import { createMemoryRateStore, type RateLimitStore, type TokenBucket } from './limits/rate-limit-store.js';
@@ -70,8 +69,8 @@ export interface Hub {
   registries: ReadonlyMap<string, BoundRegistry>;
   /** The koa request handler, for embedding. */
   callback: http.RequestListener;
-  /** The admin API's OpenAPI 3.1 document (what `GET /api/v1/openapi.json` answers). */
-  openApi(): Record<string, unknown>;
+  /** The admin routes the plugins mounted: what @hub/admin builds `GET /api/v1/openapi.json` from. */
+  adminRoutes: AdminRouteCatalog;
   /** Every route mounted on the router (method and @koa/router path), for the OpenAPI and parity tests. */
   mountedRoutes(): Array<{ method: string; path: string }>;
   /** Listens (default: config.server.listen); resolves with the base URL. */
@@ -199,7 +198,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
 
   if (peerStream && peerSecret) peerStream.mountPeerRoute(router, peerSecret, artifacts.peerServe);
 
-  const events = createEventBus({ db, log, metrics, webhooks: config.notifications.webhooks });
+  const events = createEventBus({ db, log });
   const purger: CachePurge = { purge: async (registry, packageName, version) => (await artifacts.purge(registry, packageName, version)).length };
   const pluginJsonBody = jsonBody(config.limits.max_json_body_bytes);
   const health = createHealthBoard();
@@ -234,21 +233,13 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
       if (instance) instances.push(instance);
     } catch (e) {
       // Nothing is serving yet: release what was opened, so a failed start lets the process exit.
-      await Promise.allSettled([...instances.map((i) => i.stop()), audit.close(), events.close(), rates.close(), challenges.close(), heartbeat.stop(), cluster?.peers.close(), ...[...registries.values()].map((r) => r.upstream.close())]);
+      await Promise.allSettled([...instances.map((i) => i.stop()), audit.close(), rates.close(), challenges.close(), heartbeat.stop(), cluster?.peers.close(), ...[...registries.values()].map((r) => r.upstream.close())]);
       await db.destroy();
       await blobs.close?.();
       fileLock?.release();
       throw new StartupError('plugin_load', `plugin "${p.id}" failed to start: ${(e as Error).message}`);
     }
   }
-
-  // The admin API's OpenAPI document, from the routes the plugins mounted: public, as it holds no data.
-  let openApi: string | undefined;
-  const openApiText = () => (openApi ??= JSON.stringify(openApiDocument(adminRoutes.routes(), VERSION)));
-  router.get('/api/v1/openapi.json', (ctx) => {
-    ctx.type = 'application/json';
-    ctx.body = openApiText();
-  });
 
   const touchTimer = setInterval(() => void artifacts.flushTouches(), 30_000);
   touchTimer.unref();
@@ -279,7 +270,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     kinds,
     registries,
     callback,
-    openApi: () => JSON.parse(openApiText()) as Record<string, unknown>,
+    adminRoutes,
     mountedRoutes: () => router.stack.flatMap((l) => l.methods.filter((m) => m !== 'HEAD').map((method) => ({ method, path: String(l.path) }))),
     async listen(at = config.server.listen) {
       const url = await listener.listen(at);
@@ -299,8 +290,8 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
         for (const r of registries.values()) await r.upstream.close();
         await artifacts.idle();
         await artifacts.flushTouches();
+        // Plugins stop before the database closes (the webhooks plugin waits for its deliveries here).
         for (const i of instances) await i.stop();
-        await events.close();
         // Every request has ended by now, so every audit row is queued: write them all.
         await audit.close();
         await rates.close();

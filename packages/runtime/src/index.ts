@@ -10,7 +10,7 @@ export * from '@hub/contract';
 export { createHub, type Hub, type CreateHubOptions } from './hub.js';
 export { StartupError } from './plugins/startup-error.js';
 export { loadConfig, ConfigError, type LoadOptions } from './config/load.js';
-export { secretPair, AUDIT_POLICIES, REGISTRY_NAME_PATTERN, NAME_MESSAGE, type HubConfig, type RegistryConfig, type StorageConfig, type ConfigSection } from './config/schema.js';
+export { secretPair, httpUrl, AUDIT_POLICIES, REGISTRY_NAME_PATTERN, NAME_MESSAGE, type HubConfig, type RegistryConfig, type StorageConfig, type ConfigSection } from './config/schema.js';
 export { VERSION } from './version.js';
 
 // Writing a plugin
@@ -21,7 +21,7 @@ export type { PublishedFile, PublishedFiles } from './storage/artifact-rows.js';
 export type { HubMetrics } from './metrics.js';
 export { startSchedule, type ScheduleOptions } from './jobs/schedule.js';
 export type { HealthContribution } from './health/health-board.js';
-export { signBody, type EventBus, type HubEvent } from './events/event-bus.js';
+export { signBody, type EventBus, type HubEventListener, type HubEvent } from './events/event-bus.js';
 export type { AccessOutcome, AuditContext } from './audit/access-event.js';
 export { readJsonBytes, parseJson } from './server/json-body.js';
 export { decide, ANONYMOUS, type Decision, type Policy, type Subject, type AccessRequest } from './policy/decide.js';
@@ -51,7 +51,7 @@ export { adminRoute, mountAdminRoutes, registryResolver, type AdminRoute, type A
 export { canonicalCoordinate, type RegistryRef } from './admin-kit/coordinates.js';
 export { queryInt, queryParameters, queryValue } from './admin-kit/query.js';
 export { bodyValidator, queryValidator } from './admin-kit/validate.js';
-export { openApiDocument, openApiPath, operationId, type AdminRouteCatalog, type RouteDoc } from './admin-kit/openapi.js';
+export type { AdminRouteCatalog, RouteDoc } from './admin-kit/route-catalog.js';
 export type { PackageFactsBoard, PackageFactSource, PackageFactSheet, PackageSummaryFacts, VersionFacts, FlagFact, DependencyFact, UpstreamState } from './catalog/package-facts.js';
 export type { PackageCatalog, CatalogPackage, CatalogVersion, CatalogBlock } from './services/package-catalog.js';
 export { checkCsvFormat, csvRecord, sendCsv } from './admin-kit/csv.js';

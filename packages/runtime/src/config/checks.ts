@@ -14,7 +14,6 @@ export function checkCrossField(issues: Issues, c: HubConfig): void {
   if (c.limits.rate_store === 'redis' && c.redis.url === undefined) issues.add(['limits', 'rate_store'], 'rate_store = "redis" needs [redis] url (or url_env)');
   if (c.redis.url !== undefined && !/^rediss?:\/\/[^\s]+$/.test(c.redis.url)) issues.add(['redis', 'url'], 'must be a redis:// or rediss:// URL');
   checkRegistries(issues, c);
-  c.notifications.webhooks.forEach((w, i) => checkUrl(issues, ['notifications', 'webhooks', i, 'url'], w.url));
 }
 
 function checkServer(issues: Issues, c: HubConfig): void {

@@ -33,7 +33,7 @@ export function secretPair<K extends string>(key: K, what: string): { [P in K | 
 }
 
 /** `errorMessage` is what load.ts says when the pattern fails; a regex is no help to a user. */
-const httpUrl = (description: string, example: string) =>
+export const httpUrl = (description: string, example: string) =>
   Type.String({ pattern: HTTP_URL_PATTERN, examples: [example], errorMessage: 'must be an http:// or https:// URL', description });
 export const NAME_MESSAGE = 'must be 1-63 characters of a-z, 0-9, ".", "_" and "-", starting with a letter or digit';
 
@@ -241,25 +241,6 @@ export const CacheSchema = Type.Object(
   { ...strict, default: {}, description: 'The artifact cache: its in-process memory tier, and retention.' },
 );
 
-export const WebhookSchema = Type.Object(
-  {
-    url: httpUrl('Where events are POSTed.', 'http://127.0.0.1:9000/hooks'),
-    events: Type.Array(Type.String({ pattern: '^[a-z][a-z0-9_]*$', examples: ['package_disappeared_upstream'], errorMessage: 'must be an event name like package_disappeared_upstream', description: 'An event name.' }), {
-      minItems: 1,
-      description: 'Events delivered, e.g. package_disappeared_upstream, package_reappeared_upstream, upstream_unreachable.',
-    }),
-    ...secretPair('secret', 'Secret deliveries are signed with, like flag requests'),
-  },
-  { ...strict, description: 'One webhook subscription.' },
-);
-
-export const NotificationsSchema = Type.Object(
-  {
-    webhooks: Type.Array(WebhookSchema, { default: [], description: 'Webhook subscriptions, as `[[notifications.webhooks]]` tables.' }),
-  },
-  { ...strict, default: {}, description: 'Where events are sent.' },
-);
-
 export const MetricsSchema = Type.Object(
   {
     ...secretPair('token', 'Bearer token `/metrics` requires (unset: /metrics is open)'),
@@ -340,7 +321,6 @@ export const HubConfigSchema = Type.Object(
     cache: CacheSchema,
     audit_log: AuditLogSchema,
     redis: RedisSchema,
-    notifications: NotificationsSchema,
     metrics: MetricsSchema,
     plugins: PluginsSchema,
     registries: Type.Array(RegistrySchema, { default: [], description: 'Served registries, as `[[registries]]` tables.' }),
@@ -357,8 +337,6 @@ export type LimitsConfig = Static<typeof LimitsSchema>;
 export type CacheConfig = Static<typeof CacheSchema>;
 export type AuditLogConfig = Static<typeof AuditLogSchema>;
 export type RedisConfig = Static<typeof RedisSchema>;
-export type WebhookConfig = Static<typeof WebhookSchema>;
-export type NotificationsConfig = Static<typeof NotificationsSchema>;
 export type MetricsConfig = Static<typeof MetricsSchema>;
 export type PluginsConfig = Static<typeof PluginsSchema>;
 export type UpstreamAuthConfig = Static<typeof UpstreamAuthSchema>;

@@ -19,7 +19,7 @@ import type { HealthBoard } from '../health/health-board.js';
 import type { HubServices } from '../services/hub-services.js';
 import type { LocalStore } from '../services/local-store.js';
 import type { PackageFactsBoard } from '../catalog/package-facts.js';
-import type { AdminRouteCatalog } from '../admin-kit/openapi.js';
+import type { AdminRouteCatalog } from '../admin-kit/route-catalog.js';
 
 /** A knex migration, namespaced by the plugin id when merged (`<plugin>/<name>`). */
 export interface Migration {
@@ -46,7 +46,7 @@ export interface PluginContext<Cfg = unknown> {
   services: HubServices;
   /** Client IP blocks (add and remove keep its memo current). */
   ipBlocks: IpBlockList;
-  /** Notifications: stored, listed by the admin API, delivered to `[[notifications.webhooks]]`. */
+  /** Notifications: stored, listed by the admin API; `subscribe` sees each one stored (the webhooks plugin delivers them). */
   events: EventBus;
   /** Sections plugins add to the admin health card. */
   health: HealthBoard;

@@ -1,45 +1,5 @@
 import type { TSchema } from 'typebox';
-import type { Permission } from '@hub/contract';
-
-/**
- * What the OpenAPI document says about one route: the admin kit's routes give it from their own
- * declaration (the schemas they validate with); a route mounted by hand (a flag push) is described with it.
- */
-export interface RouteDoc {
-  method: 'GET' | 'POST' | 'DELETE';
-  /** A @koa/router path (`/api/v1/admin/blocks/:id`). */
-  path: string;
-  /** null: the route authenticates otherwise (a signed flag push). */
-  permission: Permission | null;
-  summary?: string;
-  params?: TSchema;
-  query?: TSchema;
-  body?: TSchema;
-  /** The success answer's schema. */
-  response?: TSchema;
-  /** The success status (default 200; 201 for creations). */
-  status?: number;
-  /** The answer is not JSON (a CSV export). */
-  produces?: string;
-  /** JSON answers in several media types. */
-  answers?: Readonly<Record<string, TSchema>>;
-}
-
-/** The routes a hub's plugins mounted, in mount order. */
-export interface AdminRouteCatalog {
-  add(routes: readonly RouteDoc[]): void;
-  routes(): readonly RouteDoc[];
-}
-
-export function createAdminRouteCatalog(): AdminRouteCatalog {
-  const all: RouteDoc[] = [];
-  return {
-    add(routes) {
-      all.push(...routes);
-    },
-    routes: () => all,
-  };
-}
+import { VERSION, type PluginContext, type RouteDoc } from '@hub/runtime';
 
 /** `{"error": {code, message, request_id}}` (INTERFACE.md section 5). */
 const ERROR_SCHEMA = {
@@ -129,4 +89,16 @@ export function openApiDocument(routes: readonly RouteDoc[], version: string): R
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'A hub token (`hub token create`).' } },
     },
   };
+}
+
+/**
+ * `GET /api/v1/openapi.json`: public, as it holds no data. Built at the first request, once every plugin
+ * has mounted its routes (so audit's and flags' are in it too), then answered from the same text.
+ */
+export function mountOpenApiRoute(ctx: Pick<PluginContext, 'router' | 'adminRoutes'>): void {
+  let text: string | undefined;
+  ctx.router.get('/api/v1/openapi.json', (c) => {
+    c.type = 'application/json';
+    c.body = text ??= JSON.stringify(openApiDocument(ctx.adminRoutes.routes(), VERSION));
+  });
 }

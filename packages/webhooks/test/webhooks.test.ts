@@ -27,7 +27,7 @@ async function receiver(t: Test, failFirst = 0) {
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   t.teardown(() => new Promise<void>((r) => server.close(() => r())));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, got };
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, got, server };
 }
 
 const until = async (what: () => boolean) => {
@@ -76,4 +76,19 @@ t.test('a failed delivery is retried', async (t) => {
   const metrics = await (await fetch(`${s.url}/metrics`)).text();
   t.match(metrics, /hub_webhook_deliveries_total\{outcome="retried"\} 1/);
   t.match(metrics, /hub_webhook_deliveries_total\{outcome="delivered"\} 1/);
+});
+
+t.test('closing the hub cuts a retry short and waits for its last attempt', async (t) => {
+  const hook = await receiver(t, 100);
+  const s = await setup(t, { config: { notifications: { webhooks: [{ url: hook.url, events: ['upstream_unreachable'] }] } } });
+  let attempts = 0;
+  hook.server.on('request', () => attempts++);
+  await s.hub.events.emit('upstream_unreachable', { registry: 'npm' });
+  // Until the first attempt has failed and its retry waits out the 1 s backoff.
+  for (let i = 0; i < 200 && !/outcome="retried"\} 1/.test(await s.hub.metrics.registry.metrics()); i++) await new Promise((r) => setTimeout(r, 5));
+  const started = Date.now();
+  await s.hub.close();
+  t.ok(Date.now() - started < 900, 'close() did not wait out the 1 s backoff');
+  t.equal(attempts, 2, 'the first attempt, and one last one when the hub closed');
+  t.match(await s.hub.metrics.registry.metrics(), /hub_webhook_deliveries_total\{outcome="failed"\} 1/, 'given up, and counted, before close() resolved');
 });

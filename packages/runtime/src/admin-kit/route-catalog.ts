@@ -1,0 +1,42 @@
+import type { TSchema } from 'typebox';
+import type { Permission } from '@hub/contract';
+
+/**
+ * What the OpenAPI document (built by @hub/admin) says about one route: the admin kit's routes give it from
+ * their own declaration (the schemas they validate with); a route mounted by hand (a flag push) is described with it.
+ */
+export interface RouteDoc {
+  method: 'GET' | 'POST' | 'DELETE';
+  /** A @koa/router path (`/api/v1/admin/blocks/:id`). */
+  path: string;
+  /** null: the route authenticates otherwise (a signed flag push). */
+  permission: Permission | null;
+  summary?: string;
+  params?: TSchema;
+  query?: TSchema;
+  body?: TSchema;
+  /** The success answer's schema. */
+  response?: TSchema;
+  /** The success status (default 200; 201 for creations). */
+  status?: number;
+  /** The answer is not JSON (a CSV export). */
+  produces?: string;
+  /** JSON answers in several media types. */
+  answers?: Readonly<Record<string, TSchema>>;
+}
+
+/** The routes a hub's plugins mounted, in mount order. */
+export interface AdminRouteCatalog {
+  add(routes: readonly RouteDoc[]): void;
+  routes(): readonly RouteDoc[];
+}
+
+export function createAdminRouteCatalog(): AdminRouteCatalog {
+  const all: RouteDoc[] = [];
+  return {
+    add(routes) {
+      all.push(...routes);
+    },
+    routes: () => all,
+  };
+}

@@ -1,0 +1,27 @@
+import t from 'tap';
+import { loadConfig, type ConfigError, type LoadOptions } from '@hub/runtime';
+import webhooks from '../src/index.js';
+
+const load = (text: string, env: NodeJS.ProcessEnv = {}) => loadConfig({ text, env, pluginSections: [webhooks.config!] } satisfies LoadOptions);
+function errorOf(text: string): string | undefined {
+  try {
+    load(text);
+  } catch (e) {
+    return (e as ConfigError).message;
+  }
+  return undefined;
+}
+
+t.test("[notifications] is the plugin's own section; secret_env is resolved", async (t) => {
+  t.same(load('').sections.notifications, { webhooks: [] });
+  t.same(load('[[notifications.webhooks]]\nurl = "http://127.0.0.1:9000/hooks"\nevents = ["upstream_unreachable"]\nsecret_env = "S"\n', { S: 'x' }).sections.notifications, {
+    webhooks: [{ url: 'http://127.0.0.1:9000/hooks', events: ['upstream_unreachable'], secret_env: 'S', secret: 'x' }],
+  });
+});
+
+t.test('each webhook has an http(s) URL that parses and at least one event', async (t) => {
+  t.equal(errorOf('[[notifications.webhooks]]\nurl = "http://127.0.0.1:9/"\nevents = []\n'), 'hub.toml:3: notifications.webhooks[0].events: must list at least one entry');
+  t.equal(errorOf('[[notifications.webhooks]]\nurl = "ftp://127.0.0.1/"\nevents = ["a"]\n'), 'hub.toml:2: notifications.webhooks[0].url: must be an http:// or https:// URL (got "ftp://127.0.0.1/")');
+  t.equal(errorOf('[[notifications.webhooks]]\nurl = "http://127.0.0.1:99999/"\nevents = ["a"]\n'), 'hub.toml:2: notifications.webhooks[0].url: is not a valid URL (got "http://127.0.0.1:99999/")');
+  t.match(errorOf('[[notifications.webhooks]]\nurl = "http://127.0.0.1:9/"\nevents = ["Bad Name"]\n'), /events\[0\]: must be an event name like package_disappeared_upstream/);
+});
