@@ -1,6 +1,6 @@
 import path from 'node:path';
 import t from 'tap';
-import { createHub } from '../src/index.js';
+import { createHub, definePlugin } from '../src/index.js';
 import { createLogger } from '../src/log.js';
 import { createMemoryRateStore } from '../src/limits/rate-limit-store.js';
 
@@ -39,4 +39,12 @@ t.test('rate_store = "redis" without the plugin that provides it: refused at sta
   const configText = `[database]\nclient = "sqlite"\nfilename = "${path.join(dir, 'hub.db')}"\n[storage]\nkind = "fs"\npath = "${path.join(dir, 'blobs')}"\n[limits]\nrate_store = "redis"\n[redis]\nurl = "redis://127.0.0.1:1"\n`;
   const start = createHub({ plugins: [], configText, env: { HUB_ADMIN_TOKEN: 'hub_rate_store_test_0123456789abcdef' }, logger: createLogger({ level: 'silent' }), print: () => {} });
   await t.rejects(start, { name: 'StartupError', code: 'unsupported', message: /^limits\.rate_store: no loaded rate store "redis" \(loaded: memory\)/ });
+});
+
+t.test('two rate stores of one kind: refused at start', async (t) => {
+  const dir = t.testdir({});
+  const memoryAgain = definePlugin({ id: 'memory-again', contract: 1, description: 'test', rateStore: { kind: 'memory', create: async () => (bucket) => createMemoryRateStore(bucket) } });
+  const configText = `[database]\nclient = "sqlite"\nfilename = "${path.join(dir, 'hub.db')}"\n[storage]\nkind = "fs"\npath = "${path.join(dir, 'blobs')}"\n`;
+  const start = createHub({ plugins: [memoryAgain], configText, env: { HUB_ADMIN_TOKEN: 'hub_rate_store_test_0123456789abcdef' }, logger: createLogger({ level: 'silent' }), print: () => {} });
+  await t.rejects(start, { name: 'StartupError', code: 'plugin_duplicate', message: /plugin "memory-again" provides the rate store "memory"/ });
 });
