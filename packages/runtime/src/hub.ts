@@ -86,7 +86,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
   const log = o.logger ?? createLogger();
   const metrics = createMetrics();
   // Chosen before anything is opened, so a missing plugin leaves nothing to release (a Redis client connects on its first command).
-  const rateStore = await openRateStores(config, others, log, metrics);
+  const rateStoreFor = await openRateStores(config, others, log, metrics);
   const clustering = clusterProvider(others);
   const blobs = await openBlobStore(config.storage, others, log);
   // A SQLite file serves one hub process; the lock is released by close() or by the process ending.
@@ -116,8 +116,8 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
   });
   const bucket = { ratePerSec: config.limits.rate_per_ip, burst: config.limits.burst_per_ip };
   const challengeBucket = { ratePerSec: config.limits.challenges_per_ip, burst: config.limits.challenge_burst_per_ip };
-  const rates = rateStore(bucket, 'rate');
-  const challenges = rateStore(challengeBucket, 'challenge');
+  const rates = rateStoreFor(bucket, 'rate');
+  const challenges = rateStoreFor(challengeBucket, 'challenge');
   const signer = await loadUrlSigner(db);
 
   if (config.cache.max_bytes === 0)

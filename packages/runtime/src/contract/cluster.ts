@@ -63,7 +63,7 @@ export interface Cluster {
  * what it opens is released by the returned `stop()`.
  *
  * @example
- * cluster: { create: async ({ db, config, log }) => (await import('./cluster.js')).joinCluster(db, config, log) }
+ * cluster: { create: async ({ db, config, log }) => (await import('./join-cluster.js')).joinCluster({ db, config, log }) }
  */
 export interface ClusterProvider {
   create(ctx: { db: Knex; config: HubConfig; log: Logger }): Promise<Cluster>;
