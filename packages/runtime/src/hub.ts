@@ -18,7 +18,7 @@ import { createHealthBoard } from './health/health-board.js';
 import { createPackageFactsBoard } from './catalog/package-facts.js';
 import { createAdminRouteCatalog, openApiDocument } from './admin-kit/openapi.js';
 import { VERSION } from './version.js';
-import { clusterProvider } from './cluster/cluster-provider.js';
+import { clusterProvider } from './plugins/cluster-provider.js';
 import type { RateLimitStore } from './limits/rate-limit-store.js';
 import { openRateStores } from './limits/open-rate-stores.js';
 import { createAccessControl, type AccessControl } from './policy/access-control.js';

@@ -1,6 +1,6 @@
 import type { ClusterProvider } from '../contract/cluster.js';
 import type { HubPlugin } from '../contract/plugin.js';
-import { StartupError } from '../plugins/startup-error.js';
+import { StartupError } from './startup-error.js';
 
 /** The one loaded plugin's cluster, or undefined without one (then each replica fetches on its own). */
 export function clusterProvider(plugins: readonly HubPlugin[]): ClusterProvider | undefined {
