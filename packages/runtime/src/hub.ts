@@ -1,5 +1,4 @@
 import http from 'node:http';
-import os from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
@@ -18,9 +17,9 @@ import { createEventBus, type EventBus } from './events/event-bus.js';
 import { createHealthBoard } from './health/health-board.js';
 import { createPackageFactsBoard } from './catalog/package-facts.js';
 import { createAdminRouteCatalog, type AdminRouteCatalog } from './admin-kit/route-catalog.js';
-import { startHeartbeat } from './cluster/heartbeat.js';
-import { createFetchLeases } from './cluster/fetch-leases.js';
-import { createMemoryRateStore, type RateLimitStore, type TokenBucket } from './limits/rate-limit-store.js';
+import { clusterProvider } from './plugins/cluster-provider.js';
+import type { RateLimitStore } from './limits/rate-limit-store.js';
+import { openRateStores } from './limits/open-rate-stores.js';
 import { createAccessControl, type AccessControl } from './policy/access-control.js';
 import { createIpBlockList, type IpBlockList } from './policy/ip-blocks.js';
 import { createPolicySource } from './policy/policy-source.js';
@@ -85,8 +84,11 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
   const localStore = chooseLocalStore(others, config.registries);
 
   const log = o.logger ?? createLogger();
-  const blobs = await openBlobStore(config.storage, others, log);
   const metrics = createMetrics();
+  // Chosen before anything is opened, so a missing plugin leaves nothing to release (a Redis client connects on its first command).
+  const rateStoreFor = await openRateStores(config, others, log, metrics);
+  const clustering = clusterProvider(others);
+  const blobs = await openBlobStore(config.storage, others, log);
   // A SQLite file serves one hub process; the lock is released by close() or by the process ending.
   const fileLock = config.database.client === 'sqlite' && config.database.filename !== ':memory:' ? lockSqliteFile(config.database.filename) : undefined;
   const db = createDb(config.database);
@@ -113,15 +115,8 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
   });
   const bucket = { ratePerSec: config.limits.rate_per_ip, burst: config.limits.burst_per_ip };
   const challengeBucket = { ratePerSec: config.limits.challenges_per_ip, burst: config.limits.challenge_burst_per_ip };
-  // Redis and the peer client (undici) are loaded only when configured: an idle hub holds neither.
-  const redisStore = config.limits.rate_store === 'redis' ? await import('./limits/redis-rate-store.js') : undefined;
-  const redis = redisStore?.createRedisClient(config.redis.url!);
-  const rateStore = (limits: TokenBucket, name: string): RateLimitStore =>
-    redis && redisStore
-      ? redisStore.createRedisRateStore({ url: config.redis.url!, client: redis, keyPrefix: `${config.redis.key_prefix}${name}:`, limits, onFailure: config.limits.rate_store_failure, log, onError: () => metrics.rateStoreErrors.inc() })
-      : createMemoryRateStore(limits);
-  const rates = rateStore(bucket, 'rate');
-  const challenges = rateStore(challengeBucket, 'challenge');
+  const rates = rateStoreFor(bucket, 'rate');
+  const challenges = rateStoreFor(challengeBucket, 'challenge');
   const signer = await loadUrlSigner(db);
 
   if (config.cache.max_bytes === 0)
@@ -130,13 +125,9 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
   // Host values that may appear in URLs hub writes when no public_url is set; listen() adds its own names.
   const servedHosts = new Set(config.server.allowed_hosts.map((h) => h.toLowerCase()));
 
-  const heartbeat = await startHeartbeat(db, { rateStore: config.limits.rate_store, log });
-  // Only a MySQL database is shared between processes (a SQLite file has one hub): there, replicas share fetches.
-  const peerStream = config.database.client === 'mysql' ? await import('./cluster/peer-stream.js') : undefined;
-  const peerSecret = peerStream ? await peerStream.loadPeerSecret(db) : undefined;
-  const cluster = peerStream && peerSecret ? { leases: createFetchLeases(db, { replicaId: heartbeat.id, leaseMs: config.cache.fetch_lease_secs * 1000 }), peers: peerStream.createPeerClient(peerSecret) } : undefined;
+  const cluster = await clustering?.create({ db, config, log });
   const artifacts = createArtifactCache({
-    cluster,
+    cluster: cluster?.sharedFetch,
     blobs,
     rows: artifactRows(db),
     metrics,
@@ -196,7 +187,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     }),
   });
 
-  if (peerStream && peerSecret) peerStream.mountPeerRoute(router, peerSecret, artifacts.peerServe);
+  cluster?.mountPeerRoute(router, artifacts.peerServe);
 
   const events = createEventBus({ db, log });
   const purger: CachePurge = { purge: async (registry, packageName, version) => (await artifacts.purge(registry, packageName, version)).length };
@@ -233,7 +224,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
       if (instance) instances.push(instance);
     } catch (e) {
       // Nothing is serving yet: release what was opened, so a failed start lets the process exit.
-      await Promise.allSettled([...instances.map((i) => i.stop()), audit.close(), rates.close(), challenges.close(), heartbeat.stop(), cluster?.peers.close(), ...[...registries.values()].map((r) => r.upstream.close())]);
+      await Promise.allSettled([...instances.map((i) => i.stop()), audit.close(), rates.close(), challenges.close(), cluster?.stop(), ...[...registries.values()].map((r) => r.upstream.close())]);
       await db.destroy();
       await blobs.close?.();
       fileLock?.release();
@@ -244,7 +235,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
   const touchTimer = setInterval(() => void artifacts.flushTouches(), 30_000);
   touchTimer.unref();
   const maintenance = startMaintenance({ config, db, artifacts, audit, log, metrics });
-  health.contribute('replicas', heartbeat.health);
+  if (cluster) health.contribute('replicas', cluster.health);
   health.contribute('upstream_mirrors', mirrorHealth);
 
   const callback = app.callback();
@@ -274,7 +265,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     mountedRoutes: () => router.stack.flatMap((l) => l.methods.filter((m) => m !== 'HEAD').map((method) => ({ method, path: String(l.path) }))),
     async listen(at = config.server.listen) {
       const url = await listener.listen(at);
-      if (cluster) await heartbeat.advertise(config.server.internal_url ?? reachableFromPeers(url));
+      await cluster?.advertise(url);
       return url;
     },
     close() {
@@ -296,8 +287,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
         await audit.close();
         await rates.close();
         await challenges.close();
-        await cluster?.peers.close();
-        await heartbeat.stop().catch((e: Error) => log.warn({ err: e.message }, 'heartbeat row not removed; it expires'));
+        await cluster?.stop();
         await db.destroy();
         await blobs.close?.();
         fileLock?.release();
@@ -305,11 +295,4 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
       return closing;
     },
   };
-}
-
-/** The listener's URL as other machines reach it: an unspecified address becomes this machine's name. */
-function reachableFromPeers(listenUrl: string): string {
-  const u = new URL(listenUrl);
-  if (u.hostname === '0.0.0.0' || u.hostname === '[::]') u.hostname = os.hostname();
-  return u.origin;
 }

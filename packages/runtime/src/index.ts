@@ -10,11 +10,13 @@ export * from '@hub/contract';
 export { createHub, type Hub, type CreateHubOptions } from './hub.js';
 export { StartupError } from './plugins/startup-error.js';
 export { loadConfig, ConfigError, type LoadOptions } from './config/load.js';
-export { secretPair, httpUrl, AUDIT_POLICIES, REGISTRY_NAME_PATTERN, NAME_MESSAGE, type HubConfig, type RegistryConfig, type StorageConfig, type ConfigSection } from './config/schema.js';
+export { secretPair, httpUrl, AUDIT_POLICIES, REGISTRY_NAME_PATTERN, NAME_MESSAGE, type HubConfig, type RegistryConfig, type StorageConfig, type RedisConfig, type ConfigSection } from './config/schema.js';
 export { VERSION } from './version.js';
 
 // Writing a plugin
 export * from './contract/plugin.js';
+export type * from './contract/cluster.js';
+export { retryAfterSecs, type RateDecision, type RateLimitStore, type TokenBucket } from './limits/rate-limit-store.js';
 export { binaryCollation } from './storage/migrations/collation.js';
 export { isSha256, type BlobStore } from './storage/blobs/blob-store.js';
 export type { PublishedFile, PublishedFiles } from './storage/artifact-rows.js';

@@ -6,8 +6,7 @@ import { LRUCache } from 'lru-cache';
 import { boundedLru } from './bounded-lru.js';
 import type { Logger } from 'pino';
 import { type ArtifactSource, type ArtifactSpec, errors, headLooksLike, isHubError, partialHeaders, type RegistryInfo, type Reply, requestedRange, structuralVerifier, unsatisfiableHeaders, type UpstreamClient, type UpstreamResponse } from '@hub/contract';
-import type { FetchLeases } from '../cluster/fetch-leases.js';
-import type { PeerAnswer, PeerClient } from '../cluster/peer-stream.js';
+import type { PeerAnswer, SharedFetch } from '../contract/cluster.js';
 import type { HubMetrics } from '../metrics.js';
 import type { BlobStore } from '../storage/blobs/blob-store.js';
 import type { artifactRows, ArtifactRow } from '../storage/artifact-rows.js';
@@ -33,7 +32,7 @@ export interface ArtifactCacheOptions {
   /** Hash every blob read from disk against its name (bit rot, tampering); on by default. */
   verifyReads: boolean;
   /** Replicas sharing a database: one upstream fetch per artifact among them (absent for a lone hub). */
-  cluster?: { leases: FetchLeases; peers: PeerClient };
+  cluster?: SharedFetch;
 }
 
 interface InFlight {

@@ -6,7 +6,7 @@ import type Router from '@koa/router';
 import type { Knex } from 'knex';
 import type { Static, TSchema } from 'typebox';
 import type { Logger } from 'pino';
-import type { ConfigSection, HubConfig, RegistryConfig, StorageConfig } from '../config/schema.js';
+import type { ConfigSection, HubConfig, LimitsConfig, RedisConfig, RegistryConfig, StorageConfig } from '../config/schema.js';
 import type { BlobStore } from '../storage/blobs/blob-store.js';
 import type { PublishedFiles } from '../storage/artifact-rows.js';
 import type { HubMetrics } from '../metrics.js';
@@ -20,6 +20,8 @@ import type { HubServices } from '../services/hub-services.js';
 import type { LocalStore } from '../services/local-store.js';
 import type { PackageFactsBoard } from '../catalog/package-facts.js';
 import type { AdminRouteCatalog } from '../admin-kit/route-catalog.js';
+import type { RateLimitStore, TokenBucket } from '../limits/rate-limit-store.js';
+import type { ClusterProvider } from './cluster.js';
 
 /** A knex migration, namespaced by the plugin id when merged (`<plugin>/<name>`). */
 export interface Migration {
@@ -106,6 +108,10 @@ export interface HubPlugin<Cfg = unknown> {
   blobStore?: BlobStoreProvider;
   /** The publishing store (`rc.local`, `services.local`); at most one plugin provides it (`@hub/publishing`). */
   localStore?: LocalStoreProvider;
+  /** Per-IP rate counters this plugin provides, chosen by `[limits] rate_store` (`memory` is built in). */
+  rateStore?: RateStoreProvider;
+  /** Replicas sharing a database: shared fetches, heartbeats (at most one plugin provides it). */
+  cluster?: ClusterProvider;
 }
 
 /**
@@ -131,6 +137,26 @@ export interface BlobStoreProvider {
 export interface LocalStoreProvider {
   /** `files`: the runtime's rows of published files, the one way to write them. */
   create(ctx: { db: Knex; blobs: BlobStore; files: PublishedFiles; forgetArtifact(registry: string, key: string): void }): LocalStore;
+}
+
+/**
+ * Rate counters behind `[limits] rate_store = "<kind>"`. `create` runs once per hub, only when the config
+ * names this kind, and returns the maker of one store per bucket (the request bucket, the challenge bucket),
+ * which may share one connection; `name` tells the buckets apart. Each store's `close()` runs when the hub closes.
+ *
+ * @example
+ * rateStore: { kind: 'redis', create: async (ctx) => (await import('./redis-rate-store.js')).redisRateStores(ctx) }
+ */
+export interface RateStoreProvider {
+  kind: string;
+  create(ctx: {
+    redis: RedisConfig;
+    /** What a request gets while the store cannot answer: `open` lets it through, `closed` answers 429. */
+    onFailure: LimitsConfig['rate_store_failure'];
+    log: Logger;
+    /** Called on every failed call to the store (the `rateStoreErrors` metric). */
+    onError(): void;
+  }): Promise<(bucket: TokenBucket, name: string) => RateLimitStore>;
 }
 
 export interface PluginInstance {

@@ -98,24 +98,6 @@ export interface EventRecord {
   created_at: DbInt;
 }
 
-export interface ReplicaRecord {
-  id: string;
-  host: string;
-  pid: number;
-  rate_store: string;
-  started_at: DbInt;
-  seen_at: DbInt;
-  /** Where the other replicas reach this one (a fetch it leads is streamed from there); null before it listens. */
-  internal_url?: string | null;
-}
-
-export interface FetchLeaseRecord {
-  id: string;
-  /** The holding replica's id (its heartbeat row). */
-  owner: string;
-  expires_at: DbInt;
-}
-
 type AutoId<R> = Knex.CompositeTableType<R, Omit<R, 'id'>, Partial<Omit<R, 'id'>>>;
 
 declare module 'knex/types/tables.js' {
@@ -129,7 +111,5 @@ declare module 'knex/types/tables.js' {
     policies: AutoId<PolicyRecord>;
     artifacts: AutoId<ArtifactRecord>;
     events: AutoId<EventRecord>;
-    replicas: ReplicaRecord;
-    fetch_leases: FetchLeaseRecord;
   }
 }

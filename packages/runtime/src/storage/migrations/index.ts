@@ -4,8 +4,6 @@ import { settings } from './002_settings.js';
 import { access } from './003_access.js';
 import { events } from './004_events.js';
 import { metadataBlobIndex } from './005_metadata_blob_index.js';
-import { replicas } from './006_replicas.js';
-import { fetchLeases } from './007_fetch_leases.js';
 import { keptListings } from './010_kept_listings.js';
 import { accessByPackage } from './011_access_by_package.js';
 import { movedToPlugin } from './moved.js';
@@ -16,8 +14,8 @@ export const runtimeMigrations: Readonly<Record<string, Migration>> = {
   '003_access': access,
   '004_events': events,
   '005_metadata_blob_index': metadataBlobIndex,
-  '006_replicas': replicas,
-  '007_fetch_leases': fetchLeases,
+  '006_replicas': movedToPlugin('@hub/cluster'),
+  '007_fetch_leases': movedToPlugin('@hub/cluster'),
   '008_local_packages': movedToPlugin('@hub/publishing'),
   '009_console_sessions': movedToPlugin('@hub/console'),
   '010_kept_listings': keptListings,

@@ -8,7 +8,7 @@ import crypto from 'node:crypto';
 import os from 'node:os';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import type { HealthContribution } from '../health/health-board.js';
+import type { HealthContribution } from '@hub/runtime';
 
 const BEAT_MS = 10_000;
 /** A replica not seen for this long is gone (killed, or cut off from the database). */

@@ -6,11 +6,9 @@
  */
 import crypto from 'node:crypto';
 import type { Readable } from 'node:stream';
-import type Router from '@koa/router';
 import type { Knex } from 'knex';
 import { Agent } from 'undici';
-import { ERROR_CODES, errors, HubError, type Reply } from '@hub/contract';
-import { sameSecret } from '../server/app.js';
+import { ERROR_CODES, errors, HubError, sameSecret, type PeerAnswer, type PeerClient, type PeerServe, type PluginContext } from '@hub/runtime';
 
 export const PEER_ROUTE = '/_hub/peer/artifact';
 const SECRET_SETTING = 'peer_secret';
@@ -23,7 +21,7 @@ export async function loadPeerSecret(db: Knex): Promise<string> {
 }
 
 /** The owner's side: `serve` joins a running fetch, or answers null when there is none. */
-export function mountPeerRoute(router: Router, secret: string, serve: (registry: string, key: string) => Promise<Reply | null>): void {
+export function mountPeerRoute(router: PluginContext['router'], secret: string, serve: PeerServe): void {
   router.get(PEER_ROUTE, async (ctx) => {
     if (!sameSecret(ctx.get('authorization'), `Bearer ${secret}`)) throw errors.unauthenticated('peer requests need the peer secret');
     const registry = ctx.query['registry'];
@@ -41,16 +39,8 @@ export function mountPeerRoute(router: Router, secret: string, serve: (registry:
   });
 }
 
-export type PeerAnswer =
-  | { kind: 'stream'; contentType: string; size?: number; body: Readable }
-  /** The owner has no such fetch: it finished (the row is written) or failed. */
-  | { kind: 'none' }
-  /** The owner's fetch failed with this error (an upstream 404, say): the same answer for this waiter. */
-  | { kind: 'error'; error: HubError }
-  | { kind: 'unreachable'; reason: string };
-
 /** The waiter's side. */
-export function createPeerClient(secret: string) {
+export function createPeerClient(secret: string): PeerClient {
   // Peers are on the operator's own network: short connect timeout, the same idle timeout as an upstream.
   const agent = new Agent({ connect: { timeout: 2_000 }, headersTimeout: 30_000, bodyTimeout: 30_000 });
   return {
@@ -83,5 +73,3 @@ export function createPeerClient(secret: string) {
     close: () => agent.close(),
   };
 }
-
-export type PeerClient = ReturnType<typeof createPeerClient>;

@@ -1,8 +1,10 @@
-import type { Migration } from '../../contract/plugin.js';
+import type { Migration } from '@hub/runtime';
 
 /** Each running hub's heartbeat: which replicas share this database, and what rate store each uses. */
 export const replicas: Migration = {
   async up(db) {
+    // A database migrated before the plugin existed has it already (the runtime's 006_replicas).
+    if (await db.schema.hasTable('replicas')) return;
     await db.schema.createTable('replicas', (t) => {
       t.string('id', 64).primary();
       t.string('host', 255).notNullable();

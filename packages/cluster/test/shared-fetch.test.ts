@@ -3,6 +3,7 @@ import http from 'node:http';
 import path from 'node:path';
 import t, { type Test } from 'tap';
 import { createTestDatabase, startFixtureUpstream, startTestHub, TEST_MYSQL_URL, type FixtureUpstream } from '@hub/testkit';
+import cluster from '../src/index.js';
 import { filesKind } from './files-kind.js';
 
 /**
@@ -75,7 +76,7 @@ async function twoReplicas(t: Test, upstream: FixtureUpstream, leaseSecs = 10) {
   const start = async (name: string) => {
     const hub = await startTestHub({
       dir: path.join(top, name),
-      plugins: [filesKind],
+      plugins: [filesKind, cluster],
       registries: [{ name: 'files', type: 'files', upstream: upstream.url }],
       mysqlUrl: db.url,
       storagePath: path.join(top, 'shared-blobs'),

@@ -1,8 +1,9 @@
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import pino from 'pino';
 import t from 'tap';
-import { createHub } from '../src/index.js';
+import { createHub } from '@hub/runtime';
+import { createLogger } from '@hub/runtime/internal';
+import cluster from '../src/index.js';
 
 /** A hub on `dir`'s SQLite file whose log lines land in `lines`. */
 function start(dir: string, lines: Array<{ level: number; msg: string }>) {
@@ -13,7 +14,7 @@ function start(dir: string, lines: Array<{ level: number; msg: string }>) {
     },
   });
   const configText = `[database]\nclient = "sqlite"\nfilename = "${path.join(dir, 'hub.db')}"\n[storage]\nkind = "fs"\npath = "${path.join(dir, 'blobs')}"\n[limits]\nrate_store = "memory"\n`;
-  return createHub({ plugins: [], configText, env: { HUB_ADMIN_TOKEN: 'hub_heartbeat_test_0123456789abcdef' }, logger: pino({ level: 'info' }, sink), print: () => {} });
+  return createHub({ plugins: [cluster], configText, env: { HUB_ADMIN_TOKEN: 'hub_heartbeat_test_0123456789abcdef' }, logger: createLogger({ level: 'info', destination: sink }), print: () => {} });
 }
 
 const heartbeats = async (hub: Awaited<ReturnType<typeof createHub>>) => Number((await hub.db('replicas').count({ n: '*' }).first())?.n);

@@ -6,16 +6,7 @@
  */
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
-
-export type LeaseOutcome =
-  /** This replica fetches; `release` once its row is written or the fetch failed. */
-  | { held: true; release(): void }
-  /** Another replica fetches: stream from `peerUrl` (null when it has not published one) until `expiresAt`. */
-  | { held: false; peerUrl: string | null; expiresAt: number };
-
-export interface FetchLeases {
-  acquire(registry: string, key: string): Promise<LeaseOutcome>;
-}
+import type { FetchLeases, LeaseOutcome } from '@hub/runtime';
 
 export function createFetchLeases(db: Knex, o: { replicaId: string; leaseMs: number }): FetchLeases {
   const leaseId = (registry: string, key: string) => crypto.createHash('sha256').update(`${registry}\0${key}`).digest('hex');

@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
-import type { Logger } from 'pino';
-import { retryAfterSecs, type RateLimitStore, type TokenBucket } from './rate-limit-store.js';
+import { retryAfterSecs, type RateLimitStore, type RateStoreProvider, type TokenBucket } from '@hub/runtime';
+
+type ProviderContext = Parameters<RateStoreProvider['create']>[0];
 
 /**
  * The token bucket as one atomic script, so every replica shares one bucket per IP. Time comes from
@@ -76,7 +77,7 @@ export interface RedisRateStoreOptions {
   limits: TokenBucket;
   /** What a request gets while Redis cannot answer: `open` lets it through, `closed` answers 429. */
   onFailure: 'open' | 'closed';
-  log: Logger;
+  log: ProviderContext['log'];
   keyPrefix?: string;
   /** Called on every failed Redis call (for the metric). */
   onError?: () => void;
@@ -122,4 +123,12 @@ export function createRedisRateStore(o: RedisRateStoreOptions): RateLimitStore {
     // disconnect, not quit: idempotent for a shared client, and it does not wait on a Redis that is away.
     close: async () => client.disconnect(),
   };
+}
+
+/** One hub's stores: a bucket each, under `[redis] key_prefix` and the bucket's name, on one shared client. */
+export function redisRateStores(ctx: ProviderContext): (limits: TokenBucket, name: string) => RateLimitStore {
+  // The config check (limits.rate_store) already refused a redis store without [redis] url.
+  const url = ctx.redis.url!;
+  const client = createRedisClient(url);
+  return (limits, name) => createRedisRateStore({ url, client, keyPrefix: `${ctx.redis.key_prefix}${name}:`, limits, onFailure: ctx.onFailure, log: ctx.log, onError: ctx.onError });
 }

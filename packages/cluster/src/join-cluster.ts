@@ -1,0 +1,34 @@
+import os from 'node:os';
+import type { Cluster, ClusterProvider } from '@hub/runtime';
+import { createFetchLeases } from './fetch-leases.js';
+import { startHeartbeat } from './heartbeat.js';
+
+/** One hub's membership of the replicas on its database: its heartbeat, and on MySQL the shared fetches. */
+export async function joinCluster({ db, config, log }: Parameters<ClusterProvider['create']>[0]): Promise<Cluster> {
+  const heartbeat = await startHeartbeat(db, { rateStore: config.limits.rate_store, log });
+  // Only a MySQL database is shared between processes (a SQLite file has one hub): there, replicas share fetches.
+  const peerStream = config.database.client === 'mysql' ? await import('./peer-stream.js') : undefined;
+  const secret = peerStream ? await peerStream.loadPeerSecret(db) : undefined;
+  const sharedFetch = peerStream && secret ? { leases: createFetchLeases(db, { replicaId: heartbeat.id, leaseMs: config.cache.fetch_lease_secs * 1000 }), peers: peerStream.createPeerClient(secret) } : undefined;
+  return {
+    sharedFetch,
+    mountPeerRoute(router, serve) {
+      if (peerStream && secret) peerStream.mountPeerRoute(router, secret, serve);
+    },
+    async advertise(listenUrl) {
+      if (sharedFetch) await heartbeat.advertise(config.server.internal_url ?? reachableFromPeers(listenUrl));
+    },
+    health: heartbeat.health,
+    async stop() {
+      await sharedFetch?.peers.close();
+      await heartbeat.stop().catch((e: Error) => log.warn({ err: e.message }, 'heartbeat row not removed; it expires'));
+    },
+  };
+}
+
+/** The listener's URL as other machines reach it: an unspecified address becomes this machine's name. */
+function reachableFromPeers(listenUrl: string): string {
+  const u = new URL(listenUrl);
+  if (u.hostname === '0.0.0.0' || u.hostname === '[::]') u.hostname = os.hostname();
+  return u.origin;
+}
