@@ -55,4 +55,5 @@ export { checkCsvFormat, csvRecord, sendCsv } from './admin-kit/csv.js';
 export { iso, parseTime } from './admin-kit/times.js';
 export type { Session, Sessions } from './services/sessions.js';
 export { SESSION_TTL_MS } from './services/sessions.js';
-export { SESSION_COOKIE, CSRF_HEADER, sameSecret, sessionCookie } from './auth/session-cookie.js';
+export { SESSION_COOKIE, CSRF_HEADER, sessionCookie } from './auth/session-cookie.js';
+export { sameSecret } from './auth/same-secret.js';

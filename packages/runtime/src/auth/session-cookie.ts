@@ -1,9 +1,9 @@
-import crypto from 'node:crypto';
 import type Koa from 'koa';
 import { errors } from '@hub/contract';
 import type { Subject } from '../policy/decide.js';
 import type { Sessions } from '../services/sessions.js';
 import type { Authenticator } from './authenticate.js';
+import { sameSecret } from './same-secret.js';
 
 /** The console's session cookie, and the header a state-changing request must echo its CSRF token in. */
 export const SESSION_COOKIE = 'hub_session';
@@ -16,13 +16,6 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** The cookie value of a request, if any. */
 export function sessionCookie(ctx: Koa.Context): string | undefined {
   return ctx.cookies.get(SESSION_COOKIE) || undefined;
-}
-
-/** Whether two strings are equal, in time independent of where they differ. */
-export function sameSecret(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && crypto.timingSafeEqual(x, y);
 }
 
 /**

@@ -10,7 +10,7 @@ import type Router from '@koa/router';
 import type { Knex } from 'knex';
 import { Agent } from 'undici';
 import { ERROR_CODES, errors, HubError, type Reply } from '@hub/contract';
-import { sameSecret } from '../server/app.js';
+import { sameSecret } from '../auth/same-secret.js';
 
 export const PEER_ROUTE = '/_hub/peer/artifact';
 const SECRET_SETTING = 'peer_secret';
