@@ -156,18 +156,14 @@ function resolveEnv(issues: Issues, env: NodeJS.ProcessEnv, node: unknown, path:
     const value = node[key];
     // A registry's `extra` is walked on its own, with key paths as written in the file (no `extra`).
     if (key === 'extra' && path.length === 2 && path[0] === 'registries') continue;
-    if (key.endsWith('_env') && key.length > 4 && typeof value === 'string') {
+    const names = typeof value === 'string' ? [value] : Array.isArray(value) && value.every((v) => typeof v === 'string') ? (value as string[]) : undefined;
+    if (key.endsWith('_env') && key.length > 4 && names !== undefined) {
       const target = key.slice(0, -4);
+      const unset = names.find((v) => env[v] === undefined || env[v] === '');
       if (node[target] !== undefined) issues.add([...path, key], `give ${target} or ${key}, not both`);
-      else if (env[value] === undefined || env[value] === '') issues.add([...path, key], `environment variable ${value} is not set`);
-      else node[target] = env[value];
-    } else if (key.endsWith('_env') && key.length > 4 && Array.isArray(value) && value.every((v) => typeof v === 'string')) {
+      else if (unset !== undefined) issues.add([...path, key], `environment variable ${unset} is not set`);
       // A list of names (e.g. `previous_secrets_env`) becomes the list of their values.
-      const target = key.slice(0, -4);
-      const unset = (value as string[]).filter((v) => env[v] === undefined || env[v] === '');
-      if (node[target] !== undefined) issues.add([...path, key], `give ${target} or ${key}, not both`);
-      else if (unset.length) issues.add([...path, key], `environment variable ${unset[0]} is not set`);
-      else node[target] = (value as string[]).map((v) => env[v]);
+      else node[target] = typeof value === 'string' ? env[value] : names.map((v) => env[v]);
     } else {
       resolveEnv(issues, env, value, [...path, key]);
     }
