@@ -26,7 +26,7 @@ export function reportSchemaErrors(issues: Issues, schema: TSchema, value: unkno
     if (e.keyword === 'required') {
       for (const key of e.params.requiredProperties) issues.add([...path, key], 'missing required key');
     } else if (e.keyword === 'additionalProperties') {
-      const known = [...propertyNames(node), ...(e.instancePath === '' ? rootKeys : [])];
+      const known = [...(isTable(node?.properties) ? Object.keys(node.properties) : []), ...(e.instancePath === '' ? rootKeys : [])];
       for (const key of e.params.additionalProperties) issues.add([...path, key], unknownKey(key, known));
     } else {
       issues.add(path, describe(e, node, at.value));
@@ -38,7 +38,7 @@ function describe(e: TLocalizedValidationError, node: SchemaNode | undefined, go
   const gotText = `(got ${show(got)})`;
   switch (e.keyword) {
     case 'type':
-      return `must be ${typeName(String(e.params.type))} ${gotText}`;
+      return `must be ${TYPE_NAMES[String(e.params.type)] ?? String(e.params.type)} ${gotText}`;
     case 'enum':
       return `must be one of ${e.params.allowedValues.map(String).join(', ')} ${gotText}`;
     case 'anyOf': {
@@ -77,17 +77,14 @@ function patternHint(node: SchemaNode | undefined, pattern: string): string {
   return typeof example === 'string' ? `must look like ${example}` : `must match /${pattern}/`;
 }
 
-function typeName(t: string): string {
-  const names: Record<string, string> = {
-    string: 'a string',
-    integer: 'an integer',
-    number: 'a number',
-    boolean: 'true or false',
-    array: 'an array',
-    object: 'a table',
-  };
-  return names[t] ?? t;
-}
+const TYPE_NAMES: Record<string, string> = {
+  string: 'a string',
+  integer: 'an integer',
+  number: 'a number',
+  boolean: 'true or false',
+  array: 'an array',
+  object: 'a table',
+};
 
 function show(v: unknown): string {
   if (v === undefined) return 'nothing';
@@ -157,8 +154,4 @@ function schemaAt(schema: TSchema, schemaPath: string): SchemaNode | undefined {
     cur = (cur as Record<string, unknown>)[seg];
   }
   return typeof cur === 'object' && cur !== null ? (cur as SchemaNode) : undefined;
-}
-
-function propertyNames(node: SchemaNode | undefined): string[] {
-  return isTable(node?.properties) ? Object.keys(node.properties) : [];
 }
