@@ -15,17 +15,25 @@ export type { HubConfig, RegistryConfig } from './schema.js';
 export { ConfigError, type ConfigIssue } from './issues.js';
 export { parseDocument, readConfigFile } from './toml-source.js';
 
-export interface LoadOptions {
-  /** The file to read; also names the file in errors and anchors relative paths. */
-  path?: string;
-  /** The file's text (read from `path` when absent; an empty document when both are absent). */
-  text?: string;
+export interface FromObjectOptions {
+  /** Names the source in errors. */
+  file: string;
+  locator?: TomlLocator;
   /** Where `*_env` names are looked up. Default: process.env. */
   env?: NodeJS.ProcessEnv;
   /** Kind id -> configSchema for the extra [[registries]] keys of that kind. */
   kindSchemas?: KindSchemas;
   /** The loaded plugins' own sections. */
   pluginSections?: readonly ConfigSection[];
+  /** Relative paths resolve against this folder. Default: process.cwd(). */
+  baseDir?: string;
+}
+
+export interface LoadOptions extends Pick<FromObjectOptions, 'env' | 'kindSchemas' | 'pluginSections'> {
+  /** The file to read; also names the file in errors and anchors relative paths. */
+  path?: string;
+  /** The file's text (read from `path` when absent; an empty document when both are absent). */
+  text?: string;
 }
 
 export function loadConfig(opts: LoadOptions): HubConfig {
@@ -35,22 +43,9 @@ export function loadConfig(opts: LoadOptions): HubConfig {
   return configFromObject(doc, {
     file,
     locator: new TomlLocator(text),
-    env: opts.env,
-    kindSchemas: opts.kindSchemas,
-    pluginSections: opts.pluginSections,
+    ...opts,
     baseDir: opts.path === undefined ? process.cwd() : dirname(resolve(opts.path)),
   });
-}
-
-export interface FromObjectOptions {
-  /** Names the source in errors. */
-  file: string;
-  locator?: TomlLocator;
-  env?: NodeJS.ProcessEnv;
-  kindSchemas?: KindSchemas;
-  pluginSections?: readonly ConfigSection[];
-  /** Relative paths resolve against this folder. Default: process.cwd(). */
-  baseDir?: string;
 }
 
 /** The pipeline behind loadConfig, for configurations built in code (the built-in default). `doc` is consumed. */
