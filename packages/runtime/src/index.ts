@@ -23,13 +23,12 @@ export type { HealthContribution } from './health/health-board.js';
 export { signBody, type EventBus, type HubEvent } from './events/event-bus.js';
 export type { AccessOutcome, AuditContext } from './audit/access-event.js';
 export { readJsonBytes, parseJson } from './server/json-body.js';
-export { decide, ANONYMOUS, type Decision, type Policy, type Subject, type AccessRequest } from './policy/decide.js';
+export { decide, globMatches, ANONYMOUS, type Decision, type Policy, type Subject, type AccessRequest } from './policy/decide.js';
 export { ALL_PERMISSIONS } from './policy/roles.js';
 export { apiPolicyId, configPolicyId, type PolicyRow, type PolicyRule } from './policy/policy-source.js';
 export { canonicalIpBlock, type IpBlockRow } from './policy/ip-blocks.js';
 export { canonicalIp, createAddressMatcher } from '@hub/upstream';
-export { POLICY_MEMO_MS } from './policy/block-list.js';
-export { createPolicyMemo, OUTAGE_MEMO_MS, type PolicyMemo } from './policy/policy-memo.js';
+export { createPolicyMemo, OUTAGE_MEMO_MS, POLICY_MEMO_MS, type PolicyMemo } from './policy/policy-memo.js';
 export { isDatabaseUnavailable } from './storage/db.js';
 
 // The services plugins change runtime state through

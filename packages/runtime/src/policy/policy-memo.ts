@@ -1,6 +1,8 @@
 import { boundedLru } from '../cache/bounded-lru.js';
 import { isDatabaseUnavailable } from '../storage/db.js';
-import { POLICY_MEMO_MS } from './block-list.js';
+
+/** Changes made on any replica are seen by every replica within this time. */
+export const POLICY_MEMO_MS = 1_000;
 
 /**
  * How long a policy memo (blocks, flags, unlisting, IP blocks, access policies) keeps answering while the
