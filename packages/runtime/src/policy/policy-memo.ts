@@ -44,10 +44,10 @@ export function createPolicyMemo<T>(o: { max?: number; now?: () => number } = {}
   let generation = 0;
 
   function start(key: string, load: () => Promise<T>): Promise<T> {
-    let p = loading.get(key);
-    if (p) return p;
+    const running = loading.get(key);
+    if (running) return running;
     const started = generation;
-    p = load().then(
+    const p = load().then(
       (value) => {
         // A change cleared the memo while this read ran: its answer may predate the change, so it is not kept.
         if (started === generation) entries.set(key, { value, at: now() });
@@ -59,10 +59,9 @@ export function createPolicyMemo<T>(o: { max?: number; now?: () => number } = {}
         throw e;
       },
     );
-    const mine = p;
-    loading.set(key, mine);
-    void mine.catch(() => {}).finally(() => loading.get(key) === mine && loading.delete(key));
-    return mine;
+    loading.set(key, p);
+    void p.catch(() => {}).finally(() => loading.get(key) === p && loading.delete(key));
+    return p;
   }
 
   return {
