@@ -49,7 +49,7 @@ export { queryInt, queryParameters, queryValue } from './admin-kit/query.js';
 export { bodyValidator, queryValidator } from './admin-kit/validate.js';
 export { openApiDocument, openApiPath, operationId, type AdminRouteCatalog, type RouteDoc } from './admin-kit/openapi.js';
 export type { PackageFactsBoard, PackageFactSource, PackageFactSheet, PackageSummaryFacts, VersionFacts, FlagFact, DependencyFact, UpstreamState } from './catalog/package-facts.js';
-export type { PackageCatalog, CatalogPackage, CatalogVersion, CatalogBlock } from './services/package-catalog.js';
+export type { PackageCatalog, CatalogPackage, CatalogVersion } from './services/package-catalog.js';
 export { checkCsvFormat, csvRecord, sendCsv } from './admin-kit/csv.js';
 export { iso, parseTime } from './admin-kit/times.js';
 export type { Session, Sessions } from './services/sessions.js';
