@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import type { CreateHubOptions, HubConfig } from '@hub/runtime';
-import { builtInConfig } from '@hub/runtime/internal';
+import { builtInConfig } from './built-in-config.js';
 
 /** --config, then $HUB_CONFIG, then ./hub.toml, then the built-in default. */
 export function configSource(flag: string | undefined, env: NodeJS.ProcessEnv): Pick<CreateHubOptions, 'configFile' | 'config'> & { note?: string } {

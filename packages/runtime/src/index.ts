@@ -26,14 +26,13 @@ export type { HealthContribution } from './health/health-board.js';
 export { signBody, type EventBus, type HubEventListener, type HubEvent } from './events/event-bus.js';
 export type { AccessOutcome, AuditContext } from './audit/access-event.js';
 export { readJsonBytes, parseJson } from './server/json-body.js';
-export { decide, ANONYMOUS, type Decision, type Policy, type Subject, type AccessRequest } from './policy/decide.js';
+export { decide, globMatches, ANONYMOUS, type Decision, type Policy, type Subject, type AccessRequest } from './policy/decide.js';
 export { ALL_PERMISSIONS } from './policy/roles.js';
 export { apiPolicyId, configPolicyId, type PolicyRow, type PolicyRule } from './policy/policy-source.js';
 export { canonicalIpBlock, type IpBlockRow } from './policy/ip-blocks.js';
 export { canonicalIp, createAddressMatcher } from '@hub/upstream';
-export { POLICY_MEMO_MS } from './policy/block-list.js';
 export type { AccessControl, CredentialSource } from './policy/access-control.js';
-export { createPolicyMemo, OUTAGE_MEMO_MS, type PolicyMemo } from './policy/policy-memo.js';
+export { createPolicyMemo, OUTAGE_MEMO_MS, POLICY_MEMO_MS, type PolicyMemo } from './policy/policy-memo.js';
 export { isDatabaseUnavailable } from './storage/db.js';
 
 // The services plugins change runtime state through
@@ -55,7 +54,7 @@ export { queryInt, queryParameters, queryValue } from './admin-kit/query.js';
 export { bodyValidator, queryValidator } from './admin-kit/validate.js';
 export type { AdminRouteCatalog, RouteDoc } from './admin-kit/route-catalog.js';
 export type { PackageFactsBoard, PackageFactSource, PackageFactSheet, PackageSummaryFacts, VersionFacts, FlagFact, DependencyFact, UpstreamState } from './catalog/package-facts.js';
-export type { PackageCatalog, CatalogPackage, CatalogVersion, CatalogBlock } from './services/package-catalog.js';
+export type { PackageCatalog, CatalogPackage, CatalogVersion } from './services/package-catalog.js';
 export { checkCsvFormat, csvRecord, sendCsv } from './admin-kit/csv.js';
 export { iso, parseTime } from './admin-kit/times.js';
-export { sameSecret } from './server/app.js';
+export { sameSecret } from './auth/same-secret.js';

@@ -1,11 +1,10 @@
 /**
  * @hub/runtime/internal: what hub's own CLI, test kit and benchmarks use beside the public surface
- * (composition without serving, migrations, the built-in default). No compatibility promise.
+ * (composition without serving, migrations, configFromObject for the CLI's built-in default). No compatibility promise.
  */
 export { composePlugins, checkPlugins, type ComposeOptions, type Composition } from './plugins/compose.js';
-export { builtInConfig } from './config/defaults.js';
 export { HubConfigSchema, type KindSchemas } from './config/schema.js';
 export { createDb, migrate } from './storage/db.js';
 export { runtimeMigrations } from './storage/migrations/index.js';
 export { createLogger } from './log.js';
-export { parseDocument, readConfigFile } from './config/load.js';
+export { configFromObject, parseDocument, readConfigFile } from './config/load.js';

@@ -7,8 +7,7 @@ import path from 'node:path';
 import t from 'tap';
 import { HubError } from '@hub/contract';
 import { createTestDatabase, startFixtureUpstream, startTestHub, TEST_MYSQL_URL } from '@hub/testkit';
-import { createPolicyMemo, OUTAGE_MEMO_MS } from '../src/policy/policy-memo.js';
-import { POLICY_MEMO_MS } from '../src/policy/block-list.js';
+import { createPolicyMemo, OUTAGE_MEMO_MS, POLICY_MEMO_MS } from '../src/policy/policy-memo.js';
 import { createDb, isDatabaseUnavailable } from '../src/storage/db.js';
 import { filesKind } from './files-kind.js';
 

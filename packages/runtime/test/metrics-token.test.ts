@@ -1,6 +1,6 @@
 import t from 'tap';
 import { startTestHub } from '@hub/testkit';
-import { sameSecret } from '../src/server/app.js';
+import { sameSecret } from '../src/auth/same-secret.js';
 
 t.test('sameSecret compares digests: equal, unequal, and unequal lengths (issue 10)', async (t) => {
   t.ok(sameSecret('Bearer s3cret', 'Bearer s3cret'));

@@ -104,7 +104,7 @@ export const packageRoutes: AdminRoute[] = [
       const { name } = call.coordinate(reg, call.params.package!, undefined);
       Object.assign(call.audit, { registry: reg.name, package: name });
       const catalog = call.hub.services.catalog;
-      const [known, blocks, sheet] = await Promise.all([catalog.versions(reg.name, name), catalog.blocks(reg.name, name), call.hub.packageFacts.detail(reg.name, name)]);
+      const [known, blocks, sheet] = await Promise.all([catalog.versions(reg.name, name), call.hub.services.blocks.list({ registry: reg.name, package_name: name }), call.hub.packageFacts.detail(reg.name, name)]);
       const versions = new Map(known.map((v) => [v.version, v]));
       for (const v of sheet.versions.keys()) if (!versions.has(v)) versions.set(v, { version: v, held: false, bytes: 0, sha256: null, unlisted: false, pulls: 0, last_pull_at: null });
       if (versions.size === 0 && blocks.length === 0 && !sheet.everyVersion?.flags?.length) throw errors.notFound(`hub knows no package ${name} in registry ${reg.name}`);

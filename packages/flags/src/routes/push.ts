@@ -1,6 +1,6 @@
 import type Koa from 'koa';
 import { Type, type Static } from 'typebox';
-import { HubError, MAX_VERSION_RANGE_CHARS, bodyValidator, canonicalCoordinate, errors, parseJson, readJsonBytes, type AuditContext, type PluginContext, type RegistryRef } from '@hub/runtime';
+import { HubError, MAX_VERSION_RANGE_CHARS, bodyValidator, canonicalCoordinate, errors, globMatches, parseJson, readJsonBytes, type AuditContext, type PluginContext, type RegistryRef } from '@hub/runtime';
 import { EFFECTS, effectRank, type Effect } from '../effects.js';
 import type { FlagMetrics } from '../metrics.js';
 import { SIGNED_TIME_WINDOW_SECS, verifySigned, type SignedRequest } from '../signature.js';
@@ -50,17 +50,6 @@ function rfc3339(s: string): number | null {
   if (!RFC3339.test(s)) return null;
   const ms = Date.parse(s);
   return Number.isFinite(ms) ? ms : null;
-}
-
-const globCache = new Map<string, RegExp>();
-/** `*` matches any characters, as in access policies. */
-function globMatches(pattern: string, value: string): boolean {
-  let re = globCache.get(pattern);
-  if (!re) {
-    re = new RegExp(`^${pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`);
-    globCache.set(pattern, re);
-  }
-  return re.test(value);
 }
 
 /** One answer for a wrong signature and an unknown source, so sources cannot be enumerated. */

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { boundedLru } from '../cache/bounded-lru.js';
-import { errors, HubError, type Permission } from '@hub/contract';
+import { errors, HubError, isHubError, type Permission } from '@hub/contract';
 import { ANONYMOUS, type Subject } from '../policy/decide.js';
 import { tokenFromAuthorization } from './credentials.js';
 import { hashToken } from './tokens.js';
@@ -28,36 +28,27 @@ function withDetail(e: HubError, detail: Record<string, unknown>): HubError {
   return e;
 }
 
-interface TokenLookup {
-  subject?: Subject;
-  error?: HubError;
-  at: number;
-}
-
 export function createAuthenticator(db: Knex, opts: { adminTokenSha256?: string }): Authenticator {
-  const memo = boundedLru<string, TokenLookup>(10_000, { ttl: AUTH_MEMO_MS });
+  // A refusal is remembered like a subject, so a flood of one bad token costs one query per AUTH_MEMO_MS.
+  const memo = boundedLru<string, Subject | HubError>(10_000, { ttl: AUTH_MEMO_MS });
 
-  async function lookup(hash: string): Promise<TokenLookup> {
-    const now = Date.now();
-    if (opts.adminTokenSha256 && hash === opts.adminTokenSha256) return { subject: BOOTSTRAP_ADMIN, at: now };
+  async function lookup(hash: string): Promise<Subject | HubError> {
+    if (opts.adminTokenSha256 && hash === opts.adminTokenSha256) return BOOTSTRAP_ADMIN;
     const row = await db('tokens')
       .join('users', 'users.id', 'tokens.user_id')
       .where('tokens.token_sha256', hash)
       .first('tokens.id as token_id', 'tokens.user_id', 'tokens.permissions', 'tokens.expires_at', 'tokens.revoked_at', 'users.roles', 'users.blocked');
-    if (!row) return { error: errors.unauthenticated('unknown token'), at: now };
+    if (!row) return errors.unauthenticated('unknown token');
     // Who owned a refused token goes on the audit row (HubError.detail never reaches the client).
     const who = { user_id: row.user_id as string, token_id: row.token_id as string };
-    if (row.revoked_at !== null) return { error: withDetail(errors.unauthenticated('the token was revoked'), who), at: now };
-    if (row.expires_at !== null && Number(row.expires_at) <= now) return { error: withDetail(errors.unauthenticated('the token has expired'), who), at: now };
-    if (row.blocked) return { error: new HubError('user_blocked', `user ${row.user_id} is blocked`, { detail: who }), at: now };
+    if (row.revoked_at !== null) return withDetail(errors.unauthenticated('the token was revoked'), who);
+    if (row.expires_at !== null && Number(row.expires_at) <= Date.now()) return withDetail(errors.unauthenticated('the token has expired'), who);
+    if (row.blocked) return new HubError('user_blocked', `user ${row.user_id} is blocked`, { detail: who });
     return {
-      subject: {
-        user_id: row.user_id,
-        token_id: row.token_id,
-        roles: JSON.parse(row.roles) as string[],
-        token_permissions: row.permissions ? (JSON.parse(row.permissions) as Permission[]) : undefined,
-      },
-      at: now,
+      user_id: row.user_id,
+      token_id: row.token_id,
+      roles: JSON.parse(row.roles) as string[],
+      token_permissions: row.permissions ? (JSON.parse(row.permissions) as Permission[]) : undefined,
     };
   }
 
@@ -67,8 +58,8 @@ export function createAuthenticator(db: Knex, opts: { adminTokenSha256?: string 
       hit = await lookup(hash);
       memo.set(hash, hit);
     }
-    if (hit.error) throw hit.error;
-    return hit.subject!;
+    if (isHubError(hit)) throw hit;
+    return hit;
   }
 
   return {

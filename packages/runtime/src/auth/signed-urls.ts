@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
+import { sameSecret } from './same-secret.js';
 
 const KEY_SETTING = 'url_signing_key';
 export const SIG_PARAM = 'hub_sig';
@@ -30,9 +31,7 @@ export async function loadUrlSigner(db: Knex): Promise<UrlSigner> {
       const exp = query.get(EXP_PARAM);
       const sig = query.get(SIG_PARAM);
       if (!exp || !sig || !/^\d{1,12}$/.test(exp) || Number(exp) < Date.now() / 1000) return false;
-      const want = Buffer.from(mac(path, exp));
-      const got = Buffer.from(sig);
-      return got.length === want.length && crypto.timingSafeEqual(got, want);
+      return sameSecret(sig, mac(path, exp));
     },
   };
 }

@@ -18,10 +18,7 @@ export function checkCrossField(issues: Issues, c: HubConfig): void {
 
 function checkServer(issues: Issues, c: HubConfig): void {
   const s = c.server;
-  if ((s.tls_cert === undefined) !== (s.tls_key === undefined)) {
-    const missing = s.tls_cert === undefined ? 'tls_cert' : 'tls_key';
-    issues.add(['server', missing], 'tls_cert and tls_key go together: set both or neither');
-  }
+  checkPair(issues, 'server', s, 'tls_cert', 'tls_key');
   if (s.public_url !== undefined) checkUrl(issues, ['server', 'public_url'], s.public_url);
   const port = Number(s.listen.slice(s.listen.lastIndexOf(':') + 1));
   if (port > 65535) issues.add(['server', 'listen'], `port must be 0..65535 (got ${port})`);
@@ -45,9 +42,7 @@ function checkStorage(issues: Issues, c: HubConfig): void {
   if (s.kind === 's3') {
     if (s.bucket === undefined) issues.add(['storage', 'bucket'], 'kind = "s3" needs a bucket');
     if (s.endpoint !== undefined) checkUrl(issues, ['storage', 'endpoint'], s.endpoint);
-    if ((s.access_key_id === undefined) !== (s.secret_access_key === undefined)) {
-      issues.add(['storage', s.access_key_id === undefined ? 'access_key_id' : 'secret_access_key'], 'access_key_id and secret_access_key go together: set both or neither');
-    }
+    checkPair(issues, 'storage', s, 'access_key_id', 'secret_access_key');
     return;
   }
   for (const key of S3_KEYS) {
@@ -56,14 +51,16 @@ function checkStorage(issues: Issues, c: HubConfig): void {
 }
 
 function checkRegistries(issues: Issues, c: HubConfig): void {
-  checkUniqueNames(issues, c.registries, 'registries', 'registry');
+  const names = new Set<string>();
   c.registries.forEach((r, i) => {
-    const at = (...keys: string[]): KeyPath => ['registries', i, ...keys];
+    if (names.has(r.name)) issues.add(['registries', i, 'name'], `duplicate registry name ${JSON.stringify(r.name)}`);
+    names.add(r.name);
+  });
+  c.registries.forEach((r, i) => {
+    const at = (...keys: Array<string | number>): KeyPath => ['registries', i, ...keys];
     if (r.mode === 'local') {
       // Silently ignoring an upstream would hide a mode typo'd into "local"; say so instead.
-      if (r.upstream !== undefined) issues.add(at('upstream'), 'not used in local mode (remove it or change mode)');
-      if (r.upstreams !== undefined) issues.add(at('upstreams'), 'not used in local mode (remove it or change mode)');
-      if (r.upstream_auth !== undefined) issues.add(at('upstream_auth'), 'not used in local mode (remove it or change mode)');
+      for (const key of ['upstream', 'upstreams', 'upstream_auth'] as const) if (r[key] !== undefined) issues.add(at(key), 'not used in local mode (remove it or change mode)');
       return;
     }
     if (r.upstream !== undefined && r.upstreams !== undefined) issues.add(at('upstreams'), 'give upstream (one URL) or upstreams (a list of mirrors), not both');
@@ -71,9 +68,9 @@ function checkRegistries(issues: Issues, c: HubConfig): void {
     if (r.upstream !== undefined) checkUrl(issues, at('upstream'), r.upstream);
     const seen = new Set<string>();
     r.upstreams?.forEach((u, j) => {
-      checkUrl(issues, ['registries', i, 'upstreams', j], u);
+      checkUrl(issues, at('upstreams', j), u);
       const base = u.replace(/\/+$/, '');
-      if (seen.has(base)) issues.add(['registries', i, 'upstreams', j], `names the same mirror twice (${JSON.stringify(u)})`);
+      if (seen.has(base)) issues.add(at('upstreams', j), `names the same mirror twice (${JSON.stringify(u)})`);
       seen.add(base);
     });
     if (r.upstream_auth !== undefined) checkUpstreamAuth(issues, at('upstream_auth'), r.upstream_auth);
@@ -101,12 +98,9 @@ function checkUpstreamAuth(issues: Issues, path: KeyPath, a: NonNullable<Registr
   else if (!hasToken && !hasUser) issues.add(path, 'needs token (or token_env), or username with password (or password_env)');
 }
 
-function checkUniqueNames(issues: Issues, items: ReadonlyArray<{ name: string }>, section: string, what: string): void {
-  const seen = new Set<string>();
-  items.forEach((item, i) => {
-    if (seen.has(item.name)) issues.add([section, i, 'name'], `duplicate ${what} name ${JSON.stringify(item.name)}`);
-    seen.add(item.name);
-  });
+/** Two keys that go together: the missing one is named when only one is set. */
+function checkPair<T>(issues: Issues, section: string, table: T, a: keyof T & string, b: keyof T & string): void {
+  if ((table[a] === undefined) !== (table[b] === undefined)) issues.add([section, table[a] === undefined ? a : b], `${a} and ${b} go together: set both or neither`);
 }
 
 function checkUrl(issues: Issues, path: KeyPath, url: string): void {

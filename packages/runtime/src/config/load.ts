@@ -15,17 +15,25 @@ export type { HubConfig, RegistryConfig } from './schema.js';
 export { ConfigError, type ConfigIssue } from './issues.js';
 export { parseDocument, readConfigFile } from './toml-source.js';
 
-export interface LoadOptions {
-  /** The file to read; also names the file in errors and anchors relative paths. */
-  path?: string;
-  /** The file's text (read from `path` when absent; an empty document when both are absent). */
-  text?: string;
+export interface FromObjectOptions {
+  /** Names the source in errors. */
+  file: string;
+  locator?: TomlLocator;
   /** Where `*_env` names are looked up. Default: process.env. */
   env?: NodeJS.ProcessEnv;
   /** Kind id -> configSchema for the extra [[registries]] keys of that kind. */
   kindSchemas?: KindSchemas;
   /** The loaded plugins' own sections. */
   pluginSections?: readonly ConfigSection[];
+  /** Relative paths resolve against this folder. Default: process.cwd(). */
+  baseDir?: string;
+}
+
+export interface LoadOptions extends Pick<FromObjectOptions, 'env' | 'kindSchemas' | 'pluginSections'> {
+  /** The file to read; also names the file in errors and anchors relative paths. */
+  path?: string;
+  /** The file's text (read from `path` when absent; an empty document when both are absent). */
+  text?: string;
 }
 
 export function loadConfig(opts: LoadOptions): HubConfig {
@@ -35,22 +43,9 @@ export function loadConfig(opts: LoadOptions): HubConfig {
   return configFromObject(doc, {
     file,
     locator: new TomlLocator(text),
-    env: opts.env,
-    kindSchemas: opts.kindSchemas,
-    pluginSections: opts.pluginSections,
+    ...opts,
     baseDir: opts.path === undefined ? process.cwd() : dirname(resolve(opts.path)),
   });
-}
-
-export interface FromObjectOptions {
-  /** Names the source in errors. */
-  file: string;
-  locator?: TomlLocator;
-  env?: NodeJS.ProcessEnv;
-  kindSchemas?: KindSchemas;
-  pluginSections?: readonly ConfigSection[];
-  /** Relative paths resolve against this folder. Default: process.cwd(). */
-  baseDir?: string;
 }
 
 /** The pipeline behind loadConfig, for configurations built in code (the built-in default). `doc` is consumed. */
@@ -156,18 +151,14 @@ function resolveEnv(issues: Issues, env: NodeJS.ProcessEnv, node: unknown, path:
     const value = node[key];
     // A registry's `extra` is walked on its own, with key paths as written in the file (no `extra`).
     if (key === 'extra' && path.length === 2 && path[0] === 'registries') continue;
-    if (key.endsWith('_env') && key.length > 4 && typeof value === 'string') {
+    const names = typeof value === 'string' ? [value] : Array.isArray(value) && value.every((v) => typeof v === 'string') ? (value as string[]) : undefined;
+    if (key.endsWith('_env') && key.length > 4 && names !== undefined) {
       const target = key.slice(0, -4);
+      const unset = names.find((v) => env[v] === undefined || env[v] === '');
       if (node[target] !== undefined) issues.add([...path, key], `give ${target} or ${key}, not both`);
-      else if (env[value] === undefined || env[value] === '') issues.add([...path, key], `environment variable ${value} is not set`);
-      else node[target] = env[value];
-    } else if (key.endsWith('_env') && key.length > 4 && Array.isArray(value) && value.every((v) => typeof v === 'string')) {
+      else if (unset !== undefined) issues.add([...path, key], `environment variable ${unset} is not set`);
       // A list of names (e.g. `previous_secrets_env`) becomes the list of their values.
-      const target = key.slice(0, -4);
-      const unset = (value as string[]).filter((v) => env[v] === undefined || env[v] === '');
-      if (node[target] !== undefined) issues.add([...path, key], `give ${target} or ${key}, not both`);
-      else if (unset.length) issues.add([...path, key], `environment variable ${unset[0]} is not set`);
-      else node[target] = (value as string[]).map((v) => env[v]);
+      else node[target] = typeof value === 'string' ? env[value] : names.map((v) => env[v]);
     } else {
       resolveEnv(issues, env, value, [...path, key]);
     }

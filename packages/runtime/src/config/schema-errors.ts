@@ -1,19 +1,12 @@
 /** TypeBox's validation errors, said in TOML terms: the key path as written, what was expected, and "did you mean". */
 import type { TSchema } from 'typebox';
+import type { TLocalizedValidationError } from 'typebox/error';
 import { Value } from 'typebox/value';
 import type { Issues } from './issues.js';
 import { isTable, type KeyPath } from './toml-source.js';
 
 // ---------------------------------------------------------------------------------------------
 // Schema validation and its messages
-
-interface SchemaError {
-  keyword: string;
-  schemaPath: string;
-  instancePath: string;
-  params: Record<string, unknown>;
-  message: string;
-}
 
 type SchemaNode = Record<string, unknown>;
 
@@ -22,56 +15,56 @@ type SchemaNode = Record<string, unknown>;
  * for "did you mean" (registry extras sit next to the base registry keys).
  */
 export function reportSchemaErrors(issues: Issues, schema: TSchema, value: unknown, base: KeyPath, rootKeys: readonly string[] = []): void {
-  for (const e of Value.Errors(schema, value) as unknown as SchemaError[]) {
+  for (const e of Value.Errors(schema, value)) {
     // The "schema is false" twin of an additionalProperties error, and the per-branch errors of an
     // anyOf, say the same thing worse than the error they accompany.
     if (e.keyword === 'boolean' && e.schemaPath.endsWith('/additionalProperties')) continue;
     if (e.schemaPath.includes('/anyOf/')) continue;
-    const path = [...base, ...pointerToPath(e.instancePath, value)];
+    const at = resolvePointer(e.instancePath, value);
+    const path = [...base, ...at.path];
     const node = schemaAt(schema, e.schemaPath);
     if (e.keyword === 'required') {
-      for (const key of e.params.requiredProperties as string[]) issues.add([...path, key], 'missing required key');
+      for (const key of e.params.requiredProperties) issues.add([...path, key], 'missing required key');
     } else if (e.keyword === 'additionalProperties') {
-      const known = [...propertyNames(node), ...(e.instancePath === '' ? rootKeys : [])];
-      for (const key of e.params.additionalProperties as string[]) issues.add([...path, key], unknownKey(key, known));
+      const known = [...(isTable(node?.properties) ? Object.keys(node.properties) : []), ...(e.instancePath === '' ? rootKeys : [])];
+      for (const key of e.params.additionalProperties) issues.add([...path, key], unknownKey(key, known));
     } else {
-      issues.add(path, describe(e, node, valueAt(value, e.instancePath)));
+      issues.add(path, describe(e, node, at.value));
     }
   }
 }
 
-function describe(e: SchemaError, node: SchemaNode | undefined, got: unknown): string {
-  const p = e.params;
+function describe(e: TLocalizedValidationError, node: SchemaNode | undefined, got: unknown): string {
   const gotText = `(got ${show(got)})`;
   switch (e.keyword) {
     case 'type':
-      return `must be ${typeName(String(p.type))} ${gotText}`;
+      return `must be ${TYPE_NAMES[String(e.params.type)] ?? String(e.params.type)} ${gotText}`;
     case 'enum':
-      return `must be one of ${(p.allowedValues as unknown[]).map(String).join(', ')} ${gotText}`;
+      return `must be one of ${e.params.allowedValues.map(String).join(', ')} ${gotText}`;
     case 'anyOf': {
       const consts = Array.isArray(node?.anyOf) ? (node.anyOf as SchemaNode[]).map((b) => b.const) : [];
       if (consts.length > 0 && consts.every((c) => c !== undefined)) return `must be one of ${consts.map(String).join(', ')} ${gotText}`;
       return `does not match any allowed form ${gotText}`;
     }
     case 'const':
-      return `must be ${show(p.allowedValue)} ${gotText}`;
+      return `must be ${show(e.params.allowedValue)} ${gotText}`;
     case 'minimum':
     case 'maximum':
     case 'exclusiveMinimum':
     case 'exclusiveMaximum':
-      return `must be ${String(p.comparison)} ${String(p.limit)} ${gotText}`;
+      return `must be ${String(e.params.comparison)} ${String(e.params.limit)} ${gotText}`;
     case 'minLength':
-      return p.limit === 1 ? 'must not be empty' : `must be at least ${String(p.limit)} characters ${gotText}`;
+      return e.params.limit === 1 ? 'must not be empty' : `must be at least ${String(e.params.limit)} characters ${gotText}`;
     case 'maxLength':
-      return `must be at most ${String(p.limit)} characters ${gotText}`;
+      return `must be at most ${String(e.params.limit)} characters ${gotText}`;
     case 'minItems':
-      return p.limit === 1 ? 'must list at least one entry' : `must list at least ${String(p.limit)} entries`;
+      return e.params.limit === 1 ? 'must list at least one entry' : `must list at least ${String(e.params.limit)} entries`;
     case 'maxItems':
-      return `must list at most ${String(p.limit)} entries`;
+      return `must list at most ${String(e.params.limit)} entries`;
     case 'pattern':
-      return `${patternHint(node, String(p.pattern))} ${gotText}`;
+      return `${patternHint(node, String(e.params.pattern))} ${gotText}`;
     case 'format':
-      return `must be a valid ${String(p.format)} ${gotText}`;
+      return `must be a valid ${String(e.params.format)} ${gotText}`;
     default:
       return `${e.message} ${gotText}`;
   }
@@ -84,17 +77,14 @@ function patternHint(node: SchemaNode | undefined, pattern: string): string {
   return typeof example === 'string' ? `must look like ${example}` : `must match /${pattern}/`;
 }
 
-function typeName(t: string): string {
-  const names: Record<string, string> = {
-    string: 'a string',
-    integer: 'an integer',
-    number: 'a number',
-    boolean: 'true or false',
-    array: 'an array',
-    object: 'a table',
-  };
-  return names[t] ?? t;
-}
+const TYPE_NAMES: Record<string, string> = {
+  string: 'a string',
+  integer: 'an integer',
+  number: 'a number',
+  boolean: 'true or false',
+  array: 'an array',
+  object: 'a table',
+};
 
 function show(v: unknown): string {
   if (v === undefined) return 'nothing';
@@ -141,29 +131,20 @@ function pointerSegments(pointer: string): string[] {
   return pointer === '' ? [] : pointer.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
-/** A JSON pointer into `root` as a key path, with array indices as numbers. */
-function pointerToPath(pointer: string, root: unknown): KeyPath {
-  const out: Array<string | number> = [];
-  let cur: unknown = root;
+/** A JSON pointer into `root`: the key path it names (array indices as numbers) and the value there. */
+function resolvePointer(pointer: string, root: unknown): { path: KeyPath; value: unknown } {
+  const path: Array<string | number> = [];
+  let value: unknown = root;
   for (const seg of pointerSegments(pointer)) {
-    if (Array.isArray(cur)) {
-      out.push(Number(seg));
-      cur = cur[Number(seg)];
+    if (Array.isArray(value)) {
+      path.push(Number(seg));
+      value = value[Number(seg)];
     } else {
-      out.push(seg);
-      cur = isTable(cur) ? cur[seg] : undefined;
+      path.push(seg);
+      value = isTable(value) ? value[seg] : undefined;
     }
   }
-  return out;
-}
-
-function valueAt(root: unknown, pointer: string): unknown {
-  let cur: unknown = root;
-  for (const seg of pointerSegments(pointer)) {
-    if (Array.isArray(cur)) cur = cur[Number(seg)];
-    else cur = isTable(cur) ? cur[seg] : undefined;
-  }
-  return cur;
+  return { path, value };
 }
 
 function schemaAt(schema: TSchema, schemaPath: string): SchemaNode | undefined {
@@ -173,8 +154,4 @@ function schemaAt(schema: TSchema, schemaPath: string): SchemaNode | undefined {
     cur = (cur as Record<string, unknown>)[seg];
   }
   return typeof cur === 'object' && cur !== null ? (cur as SchemaNode) : undefined;
-}
-
-function propertyNames(node: SchemaNode | undefined): string[] {
-  return isTable(node?.properties) ? Object.keys(node.properties) : [];
 }

@@ -70,10 +70,6 @@ export function refusal(ctx: Koa.Context, subject: Subject, permission: Permissi
   return errors.forbidden(`the token lacks ${permission}${where || ' here'} (${d.reason})`);
 }
 
-function audit(ctx: Koa.Context): Partial<AuditContext> {
-  return ((ctx.state.audit as AuditContext | undefined) ?? {}) as Partial<AuditContext>;
-}
-
 /** Distinct targets remembered per subject and policy snapshot; past it the subject's memo starts over. */
 const DECISIONS_PER_SUBJECT = 1_000;
 
@@ -117,7 +113,7 @@ export function createAccessControl(auth: Authenticator, policies: PolicySource,
     anonymous,
     addCredentialSource: (source) => void sources.push(source),
     async subject(ctx) {
-      const a = audit(ctx);
+      const a: Partial<AuditContext> = (ctx.state.audit as AuditContext | undefined) ?? {};
       try {
         // NuGet sends its API key (`dotnet nuget push --api-key`) in a header of its own, as a bare token.
         const header = ctx.get('authorization') || ctx.get('x-nuget-apikey') || undefined;

@@ -1,8 +1,5 @@
 import type { Blocks } from '../services/blocks.js';
 import type { Unlisting } from '../services/unlisting.js';
 
-/** Changes made on any replica are seen by every replica within this time. */
-export const POLICY_MEMO_MS = 1_000;
-
 /** What the request path asks before any kind's handler runs: the block refusing a coordinate, and the versions listings leave out. */
 export type BlockList = Pick<Blocks, 'find'> & Pick<Unlisting, 'hiddenVersions'>;

@@ -44,13 +44,14 @@ export interface Decision {
 }
 
 const globCache = new Map<string, RegExp>();
-function glob(pattern: string): RegExp {
+/** Whether `value` matches `pattern`, in which `*` matches any characters (access policies, flag sources). */
+export function globMatches(pattern: string, value: string): boolean {
   let re = globCache.get(pattern);
   if (!re) {
     re = new RegExp(`^${pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`);
     globCache.set(pattern, re);
   }
-  return re;
+  return re.test(value);
 }
 
 function applies(p: Policy, r: AccessRequest): boolean {
@@ -61,8 +62,8 @@ function applies(p: Policy, r: AccessRequest): boolean {
   const matchesWho =
     who || (p.users?.includes(s.user_id ?? '') ?? false) || (p.roles?.some((x) => s.roles.includes(x)) ?? false) || (p.tokens?.includes(s.token_id ?? '') ?? false);
   if (!matchesWho) return false;
-  if (p.registries && !(r.registry && p.registries.some((g) => glob(g).test(r.registry!)))) return false;
-  if (p.packages && !(r.package && p.packages.some((g) => glob(g).test(r.package!)))) return false;
+  if (p.registries && !(r.registry && p.registries.some((g) => globMatches(g, r.registry!)))) return false;
+  if (p.packages && !(r.package && p.packages.some((g) => globMatches(g, r.package!)))) return false;
   return true;
 }
 

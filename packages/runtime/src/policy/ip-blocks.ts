@@ -1,17 +1,12 @@
 import type { Knex } from 'knex';
 import { errors } from '@hub/contract';
 import { formatCidr, parseCidr, parseIp, rangeContains, type IpRange } from '@hub/upstream';
+import { insertOnce } from '../storage/insert-once.js';
 import type { IpBlockRecord } from '../storage/tables.js';
 import { createPolicyMemo } from './policy-memo.js';
 
-export interface IpBlockRow {
-  id: number;
-  /** Canonical: a bare address, or network/prefix with the host bits cleared. */
-  cidr: string;
-  reason: string | null;
-  created_by: string;
-  created_at: number;
-}
+/** An `ip_blocks` row with its id and time as numbers; `cidr` is canonical (a bare address, or network/prefix with the host bits cleared). */
+export type IpBlockRow = Omit<IpBlockRecord, 'id' | 'created_at'> & { id: number; created_at: number };
 
 /**
  * Parses an address or CIDR given to the admin API into its canonical text (host bits cleared, so
@@ -74,17 +69,11 @@ export function createIpBlockList(db: Knex): IpBlockList {
     },
     async add(cidr, reason, by) {
       const row = { cidr, reason, created_by: by, created_at: Date.now() };
-      const id = await db
-        .transaction(async (trx) => {
-          if (await trx('ip_blocks').where({ cidr }).first('id')) return null;
-          const [inserted] = await trx('ip_blocks').insert(row);
-          return Number(inserted);
-        })
-        .catch((e: { code?: string }) => {
-          // Another replica inserted the same range between our check and insert (unique index).
-          if (/^(ER_DUP_ENTRY|SQLITE_CONSTRAINT)/.test(e.code ?? '')) return null;
-          throw e;
-        });
+      const id = await insertOnce(db, 'ip_blocks', { cidr }, row).catch((e: { code?: string }) => {
+        // Another replica inserted the same range between our check and insert (unique index).
+        if (/^(ER_DUP_ENTRY|SQLITE_CONSTRAINT)/.test(e.code ?? '')) return null;
+        throw e;
+      });
       invalidate();
       return id === null ? 'exists' : { id, ...row };
     },

@@ -1,6 +1,8 @@
 import { boundedLru } from '../cache/bounded-lru.js';
 import { isDatabaseUnavailable } from '../storage/db.js';
-import { POLICY_MEMO_MS } from './block-list.js';
+
+/** Changes made on any replica are seen by every replica within this time. */
+export const POLICY_MEMO_MS = 1_000;
 
 /**
  * How long a policy memo (blocks, flags, unlisting, IP blocks, access policies) keeps answering while the
@@ -42,10 +44,10 @@ export function createPolicyMemo<T>(o: { max?: number; now?: () => number } = {}
   let generation = 0;
 
   function start(key: string, load: () => Promise<T>): Promise<T> {
-    let p = loading.get(key);
-    if (p) return p;
+    const running = loading.get(key);
+    if (running) return running;
     const started = generation;
-    p = load().then(
+    const p = load().then(
       (value) => {
         // A change cleared the memo while this read ran: its answer may predate the change, so it is not kept.
         if (started === generation) entries.set(key, { value, at: now() });
@@ -57,10 +59,9 @@ export function createPolicyMemo<T>(o: { max?: number; now?: () => number } = {}
         throw e;
       },
     );
-    const mine = p;
-    loading.set(key, mine);
-    void mine.catch(() => {}).finally(() => loading.get(key) === mine && loading.delete(key));
-    return mine;
+    loading.set(key, p);
+    void p.catch(() => {}).finally(() => loading.get(key) === p && loading.delete(key));
+    return p;
   }
 
   return {

@@ -44,11 +44,7 @@ export const configPolicyId = (p: PolicyConfig, i: number): string => p.name ?? 
 /** An API policy is reported as `policy:<id>` (plus its name when it has one). */
 export const apiPolicyId = (row: Pick<PolicyRow, 'id' | 'name'>): string => (row.name ? `policy:${row.id}:${row.name}` : `policy:${row.id}`);
 
-export function policyFromRow(row: PolicyRow): Policy {
-  return { effect: row.effect, ...row.rule, id: apiPolicyId(row), source: 'api' };
-}
-
-export function parsePolicyRow(raw: PolicyRecord): PolicyRow {
+function parsePolicyRow(raw: PolicyRecord): PolicyRow {
   return { ...raw, id: Number(raw.id), rule: JSON.parse(raw.rule) as PolicyRule, created_at: Number(raw.created_at) };
 }
 
@@ -64,7 +60,7 @@ export function createPolicySource(db: Knex, configured: readonly PolicyConfig[]
   });
   // One entry: the whole table. A change invalidating it while a read runs keeps that read's answer out.
   const memo = createPolicyMemo<readonly Policy[]>({ max: 1 });
-  const load = async (): Promise<readonly Policy[]> => [...fromConfig, ...(await list()).map(policyFromRow)];
+  const load = async (): Promise<readonly Policy[]> => [...fromConfig, ...(await list()).map((row): Policy => ({ effect: row.effect, ...row.rule, id: apiPolicyId(row), source: 'api' }))];
 
   const list = async () => (await db('policies').orderBy('id').select()).map(parsePolicyRow);
   async function get(id: number): Promise<PolicyRow | null> {

@@ -1,4 +1,3 @@
-import crypto from 'node:crypto';
 import Koa from 'koa';
 import Router from '@koa/router';
 import type { Logger } from 'pino';
@@ -7,6 +6,7 @@ import { errors } from '@hub/contract';
 import type { RateLimitStore } from '../limits/rate-limit-store.js';
 import type { HubMetrics } from '../metrics.js';
 import type { IpBlockList } from '../policy/ip-blocks.js';
+import { sameSecret } from '../auth/same-secret.js';
 import { createClientAddress } from './client-address.js';
 import { clientGate } from './client-gate.js';
 import { errorMiddleware } from './error-middleware.js';
@@ -87,10 +87,4 @@ function skipFor(prefix: string, router: Router): Koa.Middleware {
     if (disjoint && ctx.path.startsWith(prefix)) return next();
     return routes(ctx as Parameters<typeof routes>[0], next);
   };
-}
-
-/** Compares two secrets in constant time: digests first, so neither length nor content leaks through timing. */
-export function sameSecret(given: string, expected: string): boolean {
-  const digest = (v: string) => crypto.createHash('sha256').update(v, 'utf8').digest();
-  return crypto.timingSafeEqual(digest(given), digest(expected));
 }

@@ -16,15 +16,16 @@ export function errorMiddleware(): Koa.Middleware {
     } catch (thrown) {
       // A database outage met outside the wrapped pool (a connection lost inside a transaction) is a 503 too.
       const e = asDatabaseUnavailable(thrown);
-      const requestId = String(ctx.state.requestId ?? '');
+      const answer = (status: number, code: string, message: string, extra?: object) => {
+        ctx.status = status;
+        ctx.body = { ...extra, error: { code, message, request_id: String(ctx.state.requestId ?? '') } };
+      };
       if (isHubError(e)) {
         ctx.state.errorCode = e.code;
         if (e.status >= 500) ctx.state.log?.error({ err: e.message, code: e.code, ...e.detail, ...ctx.state.where }, 'request failed');
-        ctx.status = e.status;
         ctx.set(e.headers);
         // A kind may add members of its protocol's own error format beside `error` (OCI's `errors`).
-        const extra = (ctx.state.errorBody ?? {}) as Record<string, unknown>;
-        ctx.body = { ...extra, error: { code: e.code, message: e.message, request_id: requestId } };
+        answer(e.status, e.code, e.message, ctx.state.errorBody as object | undefined);
         // Package managers print the status line, rarely a JSON body (maven, go, gem, npm): on registry
         // routes the reason phrase carries the message too, e.g. "403 Forbidden: left-pad 1.3.0 is blocked by ...".
         if ((ctx.path.startsWith('/proxy/') || ctx.state.registryRequest === true) && e.status !== 401) ctx.message = reasonPhrase(e.status, e.message);
@@ -34,13 +35,11 @@ export function errorMiddleware(): Koa.Middleware {
       // koa-body and friends throw http-errors with `expose` for client mistakes.
       if (err?.expose && err.status && err.status < 500) {
         const code = err.status === 413 ? 'payload_too_large' : err.status === 415 ? 'unsupported_media_type' : 'bad_request';
-        ctx.status = err.status;
-        ctx.body = { error: { code, message: err.message ?? code, request_id: requestId } };
+        answer(err.status, code, err.message ?? code);
         return;
       }
       ctx.state.log?.error({ err: { message: err?.message, stack: err?.stack }, ...ctx.state.where }, 'unhandled error');
-      ctx.status = 500;
-      ctx.body = { error: { code: 'internal', message: 'internal error', request_id: requestId } };
+      answer(500, 'internal', 'internal error');
     }
   };
 }

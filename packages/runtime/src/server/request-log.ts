@@ -151,8 +151,7 @@ function durationObserver(metrics: HubMetrics): (registry: string, route: string
 }
 
 function registryOf(path: string): string | undefined {
-  const rest = path.slice(PROXY_PREFIX.length);
-  const name = rest.slice(0, rest.indexOf('/') === -1 ? undefined : rest.indexOf('/'));
+  const name = path.slice(PROXY_PREFIX.length).split('/', 1)[0]!;
   try {
     return decodeURIComponent(name) || undefined;
   } catch {

@@ -1,18 +1,11 @@
 import type { Knex } from 'knex';
 import type { Coordinate } from '@hub/contract';
 import { createPolicyMemo } from '../policy/policy-memo.js';
+import { insertOnce } from '../storage/insert-once.js';
 import type { BlockRecord } from '../storage/tables.js';
 
-export interface Block {
-  id: number;
-  registry: string;
-  package_name: string;
-  /** null: every version; for path kinds the file path. */
-  version: string | null;
-  reason: string | null;
-  blocked_by: string;
-  created_at: number;
-}
+/** A `blocks` row with its id and time as numbers. */
+export type Block = Omit<BlockRecord, 'id' | 'created_at'> & { id: number; created_at: number };
 
 export interface BlockFilter {
   registry?: string;
@@ -55,15 +48,7 @@ export function createBlocks(db: Knex) {
     /** Blocks a name (version null) or one version; `exists` when that very block is there already. */
     async add(b: { registry: string; package_name: string; version: string | null; reason: string | null; by: string }): Promise<Block | 'exists'> {
       const row = { registry: b.registry, package_name: b.package_name, version: b.version, reason: b.reason, blocked_by: b.by, created_at: Date.now() };
-      const id = await db.transaction(async (trx) => {
-        const same = trx('blocks').where({ registry: row.registry, package_name: row.package_name });
-        if (row.version === null) same.whereNull('version');
-        else same.where('version', row.version);
-        if (await same.first('id')) return null;
-        // Both SQLite and MySQL answer a plain insert with [the new id].
-        const [inserted] = await trx('blocks').insert(row);
-        return Number(inserted);
-      });
+      const id = await insertOnce(db, 'blocks', { registry: row.registry, package_name: row.package_name, version: row.version }, row);
       memo.clear();
       return id === null ? 'exists' : { id, ...row };
     },

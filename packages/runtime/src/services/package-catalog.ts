@@ -24,14 +24,6 @@ export interface CatalogVersion {
   last_pull_at: number | null;
 }
 
-export interface CatalogBlock {
-  id: number;
-  /** null: the whole name. */
-  version: string | null;
-  reason: string | null;
-  blocked_by: string;
-}
-
 /**
  * The package catalog's reads over the runtime's own tables (artifacts, access_events, blocks, unlisted):
  * what the admin API's package list and package page show. Plugins add their facts through the
@@ -117,12 +109,6 @@ export function createPackageCatalog(db: Knex, audit: Pick<AuditLog, 'flush'>) {
         v.last_pull_at = p.last;
       }
       return [...out.values()];
-    },
-
-    /** The blocks on a package: whole-name (version null) and per version. */
-    async blocks(registry: string, name: string): Promise<CatalogBlock[]> {
-      const rows = await db('blocks').where({ registry, package_name: name }).orderBy('id').select('id', 'version', 'reason', 'blocked_by');
-      return rows.map((r) => ({ id: Number(r.id), version: r.version, reason: r.reason, blocked_by: r.blocked_by }));
     },
 
     /** Per package of one registry: how many versions a block refuses (a whole-name block counts every held version). */

@@ -1,14 +1,10 @@
 import type { Knex } from 'knex';
 import { createPolicyMemo } from '../policy/policy-memo.js';
+import { insertOnce } from '../storage/insert-once.js';
 import type { UnlistedRecord } from '../storage/tables.js';
 
-export interface Unlisted {
-  registry: string;
-  package_name: string;
-  version: string;
-  unlisted_by: string;
-  created_at: number;
-}
+/** An `unlisted` row without its id, its time as a number. */
+export type Unlisted = Omit<UnlistedRecord, 'id' | 'created_at'> & { created_at: number };
 
 export interface UnlistedKey {
   registry: string;
@@ -38,13 +34,9 @@ export function createUnlisting(db: Knex) {
     },
     async add(key: UnlistedKey, by: string): Promise<Unlisted | 'exists'> {
       const row = { ...key, unlisted_by: by, created_at: Date.now() };
-      const inserted = await db.transaction(async (trx) => {
-        if (await trx('unlisted').where(key).first('id')) return false;
-        await trx('unlisted').insert(row);
-        return true;
-      });
+      const id = await insertOnce(db, 'unlisted', key, row);
       memo.clear();
-      return inserted ? row : 'exists';
+      return id === null ? 'exists' : row;
     },
     /** Lists the version again; resolves with the removed entry, or null when it was not unlisted. */
     async remove(key: UnlistedKey): Promise<Unlisted | null> {

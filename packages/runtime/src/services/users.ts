@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Authenticator } from '../auth/authenticate.js';
+import { insertOnce } from '../storage/insert-once.js';
 import type { UserRecord } from '../storage/tables.js';
 
 export interface User {
@@ -31,12 +32,8 @@ export function createUsers(db: Knex, auth: Pick<Authenticator, 'invalidate'>) {
     /** `exists` when a user has that id already (it is left as it is). */
     async create(u: { id: string; roles: readonly string[] }): Promise<User | 'exists'> {
       const row = { id: u.id, roles: JSON.stringify(u.roles), blocked: false, created_at: Date.now() };
-      const inserted = await db.transaction(async (trx) => {
-        if (await trx('users').where({ id: u.id }).first('id')) return false;
-        await trx('users').insert(row);
-        return true;
-      });
-      return inserted ? toUser(row) : 'exists';
+      const id = await insertOnce(db, 'users', { id: u.id }, row);
+      return id === null ? 'exists' : toUser(row);
     },
     setRoles: (id: string, roles: readonly string[]) => update(id, { roles: JSON.stringify(roles) }),
     /** A blocked user's tokens are refused (on other replicas within AUTH_MEMO_MS). */

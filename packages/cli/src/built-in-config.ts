@@ -5,8 +5,8 @@
  * it we ask npm itself (`npm config get registry`), as `hub init` does.
  */
 import { execFileSync } from 'node:child_process';
-import { ConfigError, configFromObject } from './load.js';
-import type { HubConfig, KindSchemas } from './schema.js';
+import { ConfigError, type HubConfig } from '@hub/runtime';
+import { configFromObject, type KindSchemas } from '@hub/runtime/internal';
 
 export const BUILT_IN_SOURCE = 'built-in configuration';
 

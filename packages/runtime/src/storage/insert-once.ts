@@ -1,0 +1,14 @@
+import type { Knex } from 'knex';
+
+/**
+ * Inserts `row` unless a row matching `same` is there already, in one transaction. Resolves with the new
+ * row's id (SQLite and MySQL both answer a plain insert with [the new id]), or null when one was there.
+ * A `null` in `same` matches SQL NULL (knex reads it as whereNull).
+ */
+export async function insertOnce<T extends 'blocks' | 'unlisted' | 'users' | 'ip_blocks'>(db: Knex, table: T, same: object, row: Knex.ResolveTableType<Knex.TableType<T>, 'insert'>): Promise<number | null> {
+  return db.transaction(async (trx) => {
+    if (await trx(table).where(same).first('id')) return null;
+    const [inserted] = await trx.insert(row).into(table);
+    return Number(inserted);
+  });
+}
