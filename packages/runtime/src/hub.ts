@@ -17,7 +17,7 @@ import { createEventBus, type EventBus } from './events/event-bus.js';
 import { createHealthBoard } from './health/health-board.js';
 import { createPackageFactsBoard } from './catalog/package-facts.js';
 import { createAdminRouteCatalog, type AdminRouteCatalog } from './admin-kit/route-catalog.js';
-import { clusterProvider } from './plugins/cluster-provider.js';
+import { soleProvider } from './plugins/providers.js';
 import type { RateLimitStore } from './limits/rate-limit-store.js';
 import { openRateStores } from './limits/open-rate-stores.js';
 import { createAccessControl, type AccessControl } from './policy/access-control.js';
@@ -87,7 +87,8 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
   const metrics = createMetrics();
   // Chosen before anything is opened, so a missing plugin leaves nothing to release (a Redis client connects on its first command).
   const rateStoreFor = await openRateStores(config, others, log, metrics);
-  const clustering = clusterProvider(others);
+  // Without a cluster plugin each replica fetches on its own.
+  const clustering = soleProvider(others, 'cluster', 'the cluster');
   const blobs = await openBlobStore(config.storage, others, log);
   // A SQLite file serves one hub process; the lock is released by close() or by the process ending.
   const fileLock = config.database.client === 'sqlite' && config.database.filename !== ':memory:' ? lockSqliteFile(config.database.filename) : undefined;

@@ -5,6 +5,7 @@
 import { HubError, type LocalRegistry } from '@hub/contract';
 import type { RegistryConfig } from '../config/schema.js';
 import type { HubPlugin, LocalStoreProvider } from '../contract/plugin.js';
+import { soleProvider } from '../plugins/providers.js';
 import { StartupError } from '../plugins/startup-error.js';
 
 /** A registry's publishing limits ([[registries]] max_publish_bytes, quota_bytes). */
@@ -52,10 +53,8 @@ export const NO_LOCAL_STORE: LocalStore = {
  * Checked before anything is opened, so a refusal leaves nothing to release.
  */
 export function chooseLocalStore(plugins: readonly HubPlugin[], registries: readonly RegistryConfig[]): LocalStoreProvider {
-  const providers = plugins.filter((p) => p.localStore);
-  if (providers.length > 1)
-    throw new StartupError('plugin_duplicate', `plugins ${providers.map((p) => `"${p.id}"`).join(' and ')} both provide the publishing store; load one`);
-  if (providers[0]) return providers[0].localStore!;
+  const provider = soleProvider(plugins, 'localStore', 'the publishing store');
+  if (provider) return provider;
   registries.forEach((r, i) => {
     if (r.mode !== 'proxy') throw new StartupError('plugin_requires', `registries[${i}].mode: "${r.mode}" needs a publishing plugin (@hub/publishing); none is loaded`);
   });
