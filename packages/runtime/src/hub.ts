@@ -217,6 +217,15 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     router,
   };
   const instances: PluginInstance[] = [];
+  /** What start-up opened past the listener and the cache, released in order once plugins have stopped. */
+  const release = async () => {
+    // Every request has ended by now, so every audit row is queued: write them all.
+    await audit.close();
+    await Promise.allSettled([rates.close(), challenges.close(), cluster?.stop()]);
+    await db.destroy();
+    await blobs.close?.();
+    fileLock?.release();
+  };
   for (const p of others) {
     try {
       // A configuration built in code (the built-in default) has no plugin sections: the schema's defaults apply.
@@ -225,10 +234,8 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
       if (instance) instances.push(instance);
     } catch (e) {
       // Nothing is serving yet: release what was opened, so a failed start lets the process exit.
-      await Promise.allSettled([...instances.map((i) => i.stop()), audit.close(), rates.close(), challenges.close(), cluster?.stop(), ...[...registries.values()].map((r) => r.upstream.close())]);
-      await db.destroy();
-      await blobs.close?.();
-      fileLock?.release();
+      await Promise.allSettled([...instances.map((i) => i.stop()), ...[...registries.values()].map((r) => r.upstream.close())]);
+      await release();
       throw new StartupError('plugin_load', `plugin "${p.id}" failed to start: ${(e as Error).message}`);
     }
   }
@@ -284,14 +291,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
         await artifacts.flushTouches();
         // Plugins stop before the database closes (the webhooks plugin waits for its deliveries here).
         for (const i of instances) await i.stop();
-        // Every request has ended by now, so every audit row is queued: write them all.
-        await audit.close();
-        await rates.close();
-        await challenges.close();
-        await cluster?.stop();
-        await db.destroy();
-        await blobs.close?.();
-        fileLock?.release();
+        await release();
       })();
       return closing;
     },
