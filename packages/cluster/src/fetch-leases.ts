@@ -6,7 +6,17 @@
  */
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
-import type { FetchLeases, LeaseOutcome } from '@hub/runtime';
+
+export type LeaseOutcome =
+  /** This replica fetches; `release` once its row is written or the fetch failed. */
+  | { held: true; release(): void }
+  /** Another replica fetches: stream from `peerUrl` (null when it has not published one) until `expiresAt`. */
+  | { held: false; peerUrl: string | null; expiresAt: number };
+
+/** Who fetches an artifact among the replicas: the one holding its lease. */
+export interface FetchLeases {
+  acquire(registry: string, key: string): Promise<LeaseOutcome>;
+}
 
 export function createFetchLeases(db: Knex, o: { replicaId: string; leaseMs: number }): FetchLeases {
   const leaseId = (registry: string, key: string) => crypto.createHash('sha256').update(`${registry}\0${key}`).digest('hex');

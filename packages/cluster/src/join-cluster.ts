@@ -2,6 +2,7 @@ import os from 'node:os';
 import type { Cluster, ClusterProvider } from '@hub/runtime';
 import { createFetchLeases } from './fetch-leases.js';
 import { startHeartbeat } from './heartbeat.js';
+import { createSharedFetch } from './shared-fetch.js';
 
 /** One hub's membership of the replicas on its database: its heartbeat, and on MySQL the shared fetches. */
 export async function joinCluster({ db, config, log }: Parameters<ClusterProvider['create']>[0]): Promise<Cluster> {
@@ -9,7 +10,8 @@ export async function joinCluster({ db, config, log }: Parameters<ClusterProvide
   // Only a MySQL database is shared between processes (a SQLite file has one hub): there, replicas share fetches.
   const peerStream = config.database.client === 'mysql' ? await import('./peer-stream.js') : undefined;
   const secret = peerStream ? await peerStream.loadPeerSecret(db) : undefined;
-  const sharedFetch = peerStream && secret ? { leases: createFetchLeases(db, { replicaId: heartbeat.id, leaseMs: config.cache.fetch_lease_secs * 1000 }), peers: peerStream.createPeerClient(secret) } : undefined;
+  const peers = peerStream && secret ? peerStream.createPeerClient(secret) : undefined;
+  const sharedFetch = peers && createSharedFetch({ leases: createFetchLeases(db, { replicaId: heartbeat.id, leaseMs: config.cache.fetch_lease_secs * 1000 }), peers, log });
   return {
     sharedFetch,
     mountPeerRoute(router, serve) {
@@ -20,7 +22,7 @@ export async function joinCluster({ db, config, log }: Parameters<ClusterProvide
     },
     health: heartbeat.health,
     async stop() {
-      await sharedFetch?.peers.close();
+      await peers?.close();
       await heartbeat.stop().catch((e: Error) => log.warn({ err: e.message }, 'heartbeat row not removed; it expires'));
     },
   };

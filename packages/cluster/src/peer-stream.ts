@@ -8,12 +8,25 @@ import crypto from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { Knex } from 'knex';
 import { Agent } from 'undici';
-import { ERROR_CODES, errors, HubError, sameSecret, type PeerAnswer, type PeerClient, type PeerServe, type PluginContext } from '@hub/runtime';
+import { ERROR_CODES, errors, HubError, sameSecret, type PeerServe, type PluginContext, type SharedMiss } from '@hub/runtime';
 
 export const PEER_ROUTE = '/_hub/peer/artifact';
 const SECRET_SETTING = 'peer_secret';
 /** The answer's marker when the owner has no such fetch (it finished, failed, or never started here). */
 const NO_FLIGHT = 'x-hub-peer-no-flight';
+
+export type PeerAnswer =
+  /** The owner's bytes as they land, or its own failure (an upstream 404, say): the waiter's answer as is. */
+  | Extract<SharedMiss, { kind: 'stream' | 'error' }>
+  /** The owner has no such fetch: it finished (the row is written) or failed. */
+  | { kind: 'none' }
+  | { kind: 'unreachable'; reason: string };
+
+/** The waiter's side: asks the replica holding the lease for the bytes it is fetching. */
+export interface PeerClient {
+  fetch(peerUrl: string, registry: string, key: string): Promise<PeerAnswer>;
+  close(): Promise<void>;
+}
 
 export async function loadPeerSecret(db: Knex): Promise<string> {
   await db('settings').insert({ name: SECRET_SETTING, value: crypto.randomBytes(32).toString('hex') }).onConflict('name').ignore();

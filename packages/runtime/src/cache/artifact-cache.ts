@@ -6,7 +6,7 @@ import { LRUCache } from 'lru-cache';
 import { boundedLru } from './bounded-lru.js';
 import type { Logger } from 'pino';
 import { type ArtifactSource, type ArtifactSpec, errors, headLooksLike, isHubError, partialHeaders, type RegistryInfo, type Reply, requestedRange, structuralVerifier, unsatisfiableHeaders, type UpstreamClient, type UpstreamResponse } from '@hub/contract';
-import type { PeerAnswer, SharedFetch } from '../contract/cluster.js';
+import type { SharedFetch, SharedMiss } from '../contract/cluster.js';
 import type { HubMetrics } from '../metrics.js';
 import type { BlobStore } from '../storage/blobs/blob-store.js';
 import type { artifactRows, ArtifactRow } from '../storage/artifact-rows.js';
@@ -345,39 +345,24 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
   }
 
   /**
-   * A miss on a replica that shares its database: the replica holding the artifact's fetch lease fetches,
-   * every other one streams from it. Throws LOOK_AGAIN when the caller should look for the row again.
+   * A miss on a replica that shares its database: the cluster says whether this replica fetches or streams
+   * from the one that does. Throws LOOK_AGAIN when the caller should look for the row again.
    */
-  async function startShared(reg: RegistryInfo, spec: ArtifactSpec, upstream: UpstreamClient, cluster: NonNullable<ArtifactCacheOptions['cluster']>): Promise<InFlight> {
-    let lease;
-    try {
-      lease = await cluster.leases.acquire(reg.name, spec.key);
-    } catch (e) {
-      // Without the database there is no telling who fetches: fetch here rather than not at all.
-      o.log.warn({ registry: reg.name, key: spec.key, err: (e as Error).message }, 'fetch lease not taken; fetching without one');
-      return startFlight(reg, spec, upstream);
-    }
-    if (lease.held) {
-      const { release } = lease;
-      const entry = await startFlight(reg, spec, upstream).catch((e: unknown) => {
-        release();
-        throw e;
-      });
-      void entry.stored.catch(() => {}).finally(release);
-      return entry;
-    }
-    const answer: PeerAnswer = lease.peerUrl ? await cluster.peers.fetch(lease.peerUrl, reg.name, spec.key) : { kind: 'unreachable', reason: 'no internal_url' };
+  async function startShared(reg: RegistryInfo, spec: ArtifactSpec, upstream: UpstreamClient, cluster: SharedFetch): Promise<InFlight> {
+    const answer = await cluster.miss(reg.name, spec.key);
     if (answer.kind === 'stream') return followPeer(reg, spec, answer);
     if (answer.kind === 'error') throw answer.error;
-    if (answer.kind === 'unreachable') {
-      o.log.warn({ registry: reg.name, key: spec.key, peer: lease.peerUrl, reason: answer.reason }, 'the replica fetching this artifact does not answer; waiting for its lease to lapse');
-      await sleep(Math.min(1000, Math.max(50, lease.expiresAt - Date.now() + 50)));
-    }
-    throw LOOK_AGAIN;
+    if (answer.kind === 'look-again') throw LOOK_AGAIN;
+    const entry = await startFlight(reg, spec, upstream).catch((e: unknown) => {
+      answer.done();
+      throw e;
+    });
+    void entry.stored.catch(() => {}).finally(answer.done);
+    return entry;
   }
 
   /** Tails another replica's fetch into a local spool for this replica's waiters; the owner stores it. */
-  function followPeer(reg: RegistryInfo, spec: ArtifactSpec, answer: Extract<PeerAnswer, { kind: 'stream' }>): InFlight {
+  function followPeer(reg: RegistryInfo, spec: ArtifactSpec, answer: Extract<SharedMiss, { kind: 'stream' }>): InFlight {
     const flight = new Flight({ tmpDir: o.blobs.tmpDir, body: answer.body, expectedSize: answer.size });
     const stored = flight.finished.then(async (f) => {
       await fsp.rm(f.tmpPath, { force: true });

@@ -11,35 +11,23 @@ import type { HubError, Reply } from '@hub/contract';
 import type { HubConfig } from '../config/schema.js';
 import type { HealthContribution } from '../health/health-board.js';
 
-export type LeaseOutcome =
-  /** This replica fetches; `release` once its row is written or the fetch failed. */
-  | { held: true; release(): void }
-  /** Another replica fetches: stream from `peerUrl` (null when it has not published one) until `expiresAt`. */
-  | { held: false; peerUrl: string | null; expiresAt: number };
-
-/** Who fetches an artifact among the replicas: the one holding its lease. */
-export interface FetchLeases {
-  acquire(registry: string, key: string): Promise<LeaseOutcome>;
-}
-
-export type PeerAnswer =
+/** What the artifact cache gets back for a miss on a replica that shares fetches. */
+export type SharedMiss =
+  /** This replica leads: it fetches, and calls `done` once its row is written or the fetch failed. */
+  | { kind: 'fetch'; done(): void }
+  /** Another replica leads: these are its bytes as they land (it writes the row). */
   | { kind: 'stream'; contentType: string; size?: number; body: Readable }
-  /** The owner has no such fetch: it finished (the row is written) or failed. */
-  | { kind: 'none' }
-  /** The owner's fetch failed with this error (an upstream 404, say): the same answer for this waiter. */
+  /** The leader's fetch failed with this error (an upstream 404, say): the same answer for this waiter. */
   | { kind: 'error'; error: HubError }
-  | { kind: 'unreachable'; reason: string };
+  /** Nobody has the bytes now (the leader finished, failed or died): look for the row again. */
+  | { kind: 'look-again' };
 
-/** The waiter's side: asks the replica holding the lease for the bytes it is fetching. */
-export interface PeerClient {
-  fetch(peerUrl: string, registry: string, key: string): Promise<PeerAnswer>;
-  close(): Promise<void>;
-}
-
-/** What the artifact cache needs to share fetches between replicas. */
+/**
+ * Who fetches an artifact among the replicas, and how the others get its bytes: one question per miss. When
+ * it cannot tell (the database fails) it answers `fetch`: a duplicate fetch beats none.
+ */
 export interface SharedFetch {
-  leases: FetchLeases;
-  peers: PeerClient;
+  miss(registry: string, key: string): Promise<SharedMiss>;
 }
 
 /** The owner's side: joins the fetch this replica leads for a key, or answers null when there is none. */
