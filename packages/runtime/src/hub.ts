@@ -88,6 +88,8 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
   // Chosen before anything is opened, so a missing plugin leaves nothing to release (a Redis client connects on its first command).
   const rateStoreFor = await openRateStores(config, others, log, metrics);
   const clustering = clusterProvider(others);
+  const keepers = others.filter((p) => p.keptListings);
+  if (keepers.length > 1) throw new StartupError('plugin_duplicate', `plugins ${keepers.map((p) => `"${p.id}"`).join(' and ')} both provide kept listings; load one`);
   const blobs = await openBlobStore(config.storage, others, log);
   // A SQLite file serves one hub process; the lock is released by close() or by the process ending.
   const fileLock = config.database.client === 'sqlite' && config.database.filename !== ':memory:' ? lockSqliteFile(config.database.filename) : undefined;
@@ -139,6 +141,8 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
   });
   // A published file that is deleted leaves this replica's memos at once (the others' within a second).
   const services = createHubServices(db, auth, audit, localStore.create({ db, blobs, files: publishedFiles(db), forgetArtifact: artifacts.forget }));
+  // The upstream audit's (@hub/audit); without it nothing is kept.
+  const kept = keepers[0]?.keptListings!.create(db);
   const metadata = createMetadataCache({
     blobs,
     rows: metadataRows(db),
@@ -150,8 +154,8 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     documentBytes: Math.floor(config.cache.memory_bytes / 4),
     derivedBytes: Math.floor(config.cache.memory_bytes / 4),
     fetchConcurrency: config.cache.metadata_fetch_concurrency,
-    kept: {
-      isKept: services.kept.isKept,
+    kept: kept && {
+      isKept: (registry, name) => kept.isKept(registry, name),
       heldVersions: async (registry, name) => (await services.held.versions(registry, { packageName: name })).get(name) ?? [],
     },
   });
@@ -182,7 +186,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
       signer,
       refusals,
       local: services.local,
-      keptPackages: async (registry) => (await services.kept.list(registry)).map((k) => k.package_name),
+      keptPackages: async (registry) => (await kept?.packages(registry)) ?? [],
       onPublished: (e) => void events.emit('package_published', e).catch((err: Error) => log.warn({ err: err.message }, 'package_published event not recorded')),
     }),
   });
