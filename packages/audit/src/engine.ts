@@ -4,6 +4,7 @@ import type { BlobStore, EventBus, HubServices, ProbeResult, RegistryConfig, Ser
 import { checkContentDrift } from './content-drift.js';
 import { AUDIT_ACTOR } from './block-arm.js';
 import type { UpstreamAuditConfig } from './config.js';
+import type { KeptListingStore } from './kept-listings.js';
 import type { AuditMetrics } from './metrics.js';
 import { loadRows, rowKey } from './rows.js';
 import { isVoid, transition, type AuditPolicy, type AuditRow, type SweepTally } from './transitions.js';
@@ -38,7 +39,9 @@ export interface AuditEngineDeps {
   config: UpstreamAuditConfig;
   registries: readonly RegistryConfig[];
   events: EventBus;
-  services: Pick<HubServices, 'blocks' | 'pins' | 'held' | 'kept'>;
+  services: Pick<HubServices, 'blocks' | 'pins' | 'held'>;
+  /** Packages whose last good listing is served (the audit keeps them from the first miss). */
+  kept: Pick<KeptListingStore, 'keep' | 'release'>;
   metrics: AuditMetrics;
   log: Logger;
   /** Held bytes, for content drift digests other than sha256. */
@@ -91,7 +94,7 @@ export function createAuditEngine(d: AuditEngineDeps) {
    */
   async function keep(reg: ServedRegistry, name: string) {
     if (reg.kind.addressing === 'path') return; // a path registry's "package" is the whole repository
-    if (await d.services.kept.keep(reg.info.name, name, AUDIT_ACTOR)) d.log.info({ registry: reg.info.name, package: name }, 'the upstream no longer lists this package; its last good listing is kept');
+    if (await d.kept.keep(reg.info.name, name, AUDIT_ACTOR)) d.log.info({ registry: reg.info.name, package: name }, 'the upstream no longer lists this package; its last good listing is kept');
   }
 
   /** Writes one transition and what goes with it: pins, notifications, the block arm. */
@@ -111,7 +114,7 @@ export function createAuditEngine(d: AuditEngineDeps) {
       case 'cleared': {
         await d.db('upstream_audit').where(where).delete();
         // The listing is the upstream's again once no version of the name is missing or gone.
-        if (!(await d.db('upstream_audit').where({ registry, package_name: name }).first('id'))) await d.services.kept.release(registry, name);
+        if (!(await d.db('upstream_audit').where({ registry, package_name: name }).first('id'))) await d.kept.release(registry, name);
         if (t.was !== 'disappeared') return 'cleared';
         // The name's audit blocks go once none of its versions is still confirmed gone.
         const stillGone = await d.db('upstream_audit').where({ registry, package_name: name, state: 'disappeared' }).first('id');

@@ -2,6 +2,7 @@ import { definePlugin, mountAdminRoutes, startSchedule } from '@hub/runtime';
 import { AUDIT_ACTOR } from './block-arm.js';
 import { UpstreamAuditSchema } from './config.js';
 import { createAuditEngine } from './engine.js';
+import { createKeptListings } from './kept-listings.js';
 import { createAuditMetrics } from './metrics.js';
 import { auditMigrations } from './migrations.js';
 import { healthSection } from './health.js';
@@ -15,7 +16,8 @@ export { transition, isVoid, type AuditRow, type Transition } from './transition
 
 /**
  * The upstream-disappearance audit (SPEC 3.1, 3.3, section 6): sweeps probe what the hub holds through
- * each kind's probe ladder, confirm disappearances, optionally block, and notify.
+ * each kind's probe ladder, confirm disappearances, optionally block, and notify. From a package's first
+ * miss its last good listing is kept (`kept_listings`), which the runtime serves on an upstream 404.
  */
 export default definePlugin({
   id: 'audit',
@@ -23,9 +25,10 @@ export default definePlugin({
   description: 'The upstream-disappearance audit: sweeps, confirmation, the block arm, recheck, notifications',
   migrations: auditMigrations,
   config: { section: 'upstream_audit', schema: UpstreamAuditSchema },
+  keptListings: { create: (db) => createKeptListings(db) },
   setup(ctx) {
     const cfg = ctx.pluginConfig;
-    const engine = createAuditEngine({ db: ctx.db, served: ctx.served, config: cfg, registries: ctx.registries, events: ctx.events, services: ctx.services, metrics: createAuditMetrics(ctx.metrics), log: ctx.log, blobs: ctx.blobs });
+    const engine = createAuditEngine({ db: ctx.db, served: ctx.served, config: cfg, registries: ctx.registries, events: ctx.events, services: ctx.services, kept: createKeptListings(ctx.db), metrics: createAuditMetrics(ctx.metrics), log: ctx.log, blobs: ctx.blobs });
     mountAdminRoutes(ctx, upstreamRoutes(engine));
     ctx.health.contribute('audit', () => healthSection(ctx, engine));
     ctx.packageFacts.contribute('audit', auditPackageFacts(ctx.db));

@@ -82,4 +82,24 @@ export const auditMigrations: Readonly<Record<string, Migration>> = {
       });
     },
   },
+  /** Packages whose listing is served from its last good copy after the upstream removed them (see kept-listings.ts). */
+  '004_kept_listings': {
+    async up(db) {
+      // A database the runtime migrated before the audit owned this table (runtime/010_kept_listings) has it already.
+      if (await db.schema.hasTable('kept_listings')) return;
+      await db.schema.createTable('kept_listings', (t) => {
+        binaryCollation(db, t);
+        t.bigIncrements('id');
+        t.string('registry', 64).notNullable();
+        t.string('name_sha256', 64).notNullable(); // names can be long; their hash is the index
+        t.string('package_name', 512).notNullable();
+        t.string('kept_by', 128).notNullable();
+        t.bigInteger('since').notNullable();
+        t.unique(['registry', 'name_sha256']);
+      });
+    },
+    async down(db) {
+      await db.schema.dropTable('kept_listings');
+    },
+  },
 };

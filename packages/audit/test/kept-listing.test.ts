@@ -17,6 +17,7 @@ import rubygems from '@hub/kind-rubygems';
 import { npmFixtureHandler, rawRequest, startFixtureUpstream, startTestHub, type FixtureHandler, type FixtureUpstream, type TestHub } from '@hub/testkit';
 import type { AnyPlugin } from '@hub/runtime';
 import audit from '../src/index.js';
+import { createKeptListings } from '../src/kept-listings.js';
 import { AUDIT_TEST_CONFIG } from './setup.js';
 
 const run = promisify(execFile);
@@ -92,7 +93,7 @@ async function auditKeepsThenReleases(t: Test, s: Kept, name: string) {
   t.equal(swept.outcome, 'ok', 'the sweep counts (not void)');
   t.equal(swept.missing, 1, 'one package missing');
   t.same(
-    (await s.hub.services.kept.list('reg')).map((k) => [k.package_name, k.kept_by]),
+    (await createKeptListings(s.hub.db).list('reg')).map((k) => [k.package_name, k.kept_by]),
     [[name, 'system:upstream-audit']],
     'the audit keeps its listing',
   );
@@ -101,7 +102,7 @@ async function auditKeepsThenReleases(t: Test, s: Kept, name: string) {
 async function releasedWhenBack(t: Test, s: Kept, name: string) {
   s.restore();
   await s.sweep();
-  t.same(await s.hub.services.kept.list('reg'), [], `${name} answers again: the listing is the upstream's again`);
+  t.same(await createKeptListings(s.hub.db).list('reg'), [], `${name} answers again: the listing is the upstream's again`);
 }
 
 t.test('npm: npm install of a held version after the upstream deleted the package', { skip: which('npm', ['--version']) ? false : 'npm is not installed' }, async (t) => {

@@ -1,4 +1,5 @@
 import t from 'tap';
+import { definePlugin } from '@hub/runtime';
 import { sendFile } from '@hub/testkit';
 import rubygems from '../src/index.js';
 import { isGemName, splits } from '../src/names.js';
@@ -80,7 +81,12 @@ t.test('two readings of one file name never collide: resolved against the listin
 
 t.test('a gem held in the cache is served after it is yanked upstream; its listing once the audit keeps it', async (t) => {
   let yanked = false;
+  // The upstream audit keeps a package once a sweep finds it missing (its own tests drive that with bundler);
+  // here a stand-in fills the runtime's keptListings seam as @hub/audit does.
+  const kept = new Set<string>();
+  const keeper = definePlugin({ id: 'keeper', contract: 1, description: 'test kept listings', keptListings: { create: () => ({ isKept: async (_r, name) => kept.has(name), packages: async () => [...kept] }) } });
   const s = await setup(t, {
+    plugins: [keeper],
     config: { ...ANON, cache: { negative_ttl_secs: 0 } },
     registry: { metadata_ttl_secs: 0 },
     handler: async (req, res) => {
@@ -99,12 +105,11 @@ t.test('a gem held in the cache is served after it is yanked upstream; its listi
   t.same(held.body, fixture('upstream/gems/hubdep-1.0.0.gem'));
   t.equal((await get(`${s.base}/quick/Marshal.4.8/hubdep-1.0.0.gemspec.rz`)).status, 404, 'what was never held is not');
 
-  // The upstream audit keeps the package once a sweep finds it missing (the audit's own tests drive that with bundler).
-  await s.hub.services.kept.keep('gems', 'hubdep', 'system:upstream-audit');
+  kept.add('hubdep');
   const info = await get(`${s.base}/info/hubdep`);
   t.equal(info.status, 200, 'kept: the last good listing is served');
   t.match(info.body.toString(), /^1\.0\.0 /m, 'with the held version');
-  await s.hub.services.kept.release('gems', 'hubdep');
+  kept.delete('hubdep');
   t.equal((await get(`${s.base}/info/hubdep`)).status, 404, 'released: the upstream answers again');
 });
 

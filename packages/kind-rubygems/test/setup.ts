@@ -27,13 +27,13 @@ export interface GemsSetup extends TestHub {
 /** The fixture gem server and a hub with one rubygems registry named `gems` in front of it. */
 export async function setup(
   t: Test,
-  opts: Partial<Pick<TestHubOptions, 'config'>> & { registry?: Record<string, unknown>; handler?: FixtureHandler } = {},
+  opts: Partial<Pick<TestHubOptions, 'config'>> & { registry?: Record<string, unknown>; handler?: FixtureHandler; plugins?: TestHubOptions['plugins'] } = {},
 ): Promise<GemsSetup> {
   const upstream = await startFixtureUpstream({ root: `${FIXTURES}upstream`, handler: opts.handler });
   t.teardown(() => upstream.close());
   const hub = await startTestHub({
     dir: t.testdir(),
-    plugins: [rubygems, publishing],
+    plugins: [rubygems, publishing, ...(opts.plugins ?? [])],
     registries: [{ name: 'gems', type: 'rubygems', mode: 'proxy', upstream: upstream.url, ...opts.registry }],
     config: opts.config,
   });

@@ -89,6 +89,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
   const rateStoreFor = await openRateStores(config, others, log, metrics);
   // Without a cluster plugin each replica fetches on its own.
   const clustering = soleProvider(others, 'cluster', 'the cluster');
+  const keeper = soleProvider(others, 'keptListings', 'kept listings');
   const blobs = await openBlobStore(config.storage, others, log);
   // A SQLite file serves one hub process; the lock is released by close() or by the process ending.
   const fileLock = config.database.client === 'sqlite' && config.database.filename !== ':memory:' ? lockSqliteFile(config.database.filename) : undefined;
@@ -140,6 +141,8 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
   });
   // A published file that is deleted leaves this replica's memos at once (the others' within a second).
   const services = createHubServices(db, auth, audit, localStore.create({ db, blobs, files: publishedFiles(db), forgetArtifact: artifacts.forget }));
+  // The upstream audit's (@hub/audit); without it nothing is kept.
+  const kept = keeper?.create(db);
   const metadata = createMetadataCache({
     blobs,
     rows: metadataRows(db),
@@ -151,8 +154,8 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     documentBytes: Math.floor(config.cache.memory_bytes / 4),
     derivedBytes: Math.floor(config.cache.memory_bytes / 4),
     fetchConcurrency: config.cache.metadata_fetch_concurrency,
-    kept: {
-      isKept: services.kept.isKept,
+    kept: kept && {
+      isKept: (registry, name) => kept.isKept(registry, name),
       heldVersions: async (registry, name) => (await services.held.versions(registry, { packageName: name })).get(name) ?? [],
     },
   });
@@ -183,7 +186,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
       signer,
       refusals,
       local: services.local,
-      keptPackages: async (registry) => (await services.kept.list(registry)).map((k) => k.package_name),
+      keptPackages: async (registry) => (await kept?.packages(registry)) ?? [],
       onPublished: (e) => void events.emit('package_published', e).catch((err: Error) => log.warn({ err: err.message }, 'package_published event not recorded')),
     }),
   });

@@ -43,7 +43,6 @@ export type { User, Users } from './services/users.js';
 export type { Token, Tokens } from './services/tokens.js';
 export type { ArtifactPins } from './services/artifact-pins.js';
 export type { HeldArtifact, HeldArtifacts } from './services/held-artifacts.js';
-export type { KeptListing, KeptListings } from './services/kept-listings.js';
 export type { AccessLog, AccessLogEntry, AccessLogFilter, DownloadGroup } from './services/access-log.js';
 export type { LocalStore, LocalLimits, LocalPackage } from './services/local-store.js';
 

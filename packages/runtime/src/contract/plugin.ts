@@ -112,6 +112,8 @@ export interface HubPlugin<Cfg = unknown> {
   rateStore?: RateStoreProvider;
   /** Replicas sharing a database: shared fetches, heartbeats (at most one plugin provides it). */
   cluster?: ClusterProvider;
+  /** The packages whose last good listing is served after the upstream removed them (at most one plugin: `@hub/audit`). */
+  keptListings?: KeptListingsProvider;
 }
 
 /**
@@ -157,6 +159,25 @@ export interface RateStoreProvider {
     /** Called on every failed call to the store (the `rateStoreErrors` metric). */
     onError(): void;
   }): Promise<(bucket: TokenBucket, name: string) => RateLimitStore>;
+}
+
+/**
+ * Kept listings (SPEC 3.1: held versions stay installable after the upstream removed the package): the
+ * runtime only reads them, the providing plugin keeps and releases. `create` runs once per hub, after
+ * migrations; without a provider the hub keeps nothing and an upstream 404 is served as one.
+ *
+ * @example
+ * keptListings: { create: (db) => createKeptListings(db) }
+ */
+export interface KeptListingsProvider {
+  create(db: Knex): KeptListings;
+}
+
+export interface KeptListings {
+  /** Asked only when the upstream answers 404 or 410 for a package's listing. */
+  isKept(registry: string, packageName: string): Promise<boolean>;
+  /** A registry's kept packages, by name (rubygems `/versions` lists them). */
+  packages(registry: string): Promise<readonly string[]>;
 }
 
 export interface PluginInstance {

@@ -5,7 +5,7 @@
 import type { HubPlugin } from '../contract/plugin.js';
 import { StartupError } from './startup-error.js';
 
-type SoleHook = 'localStore' | 'cluster';
+type SoleHook = 'localStore' | 'cluster' | 'keptListings';
 
 /** The one loaded plugin's `hook`, or undefined without one; two plugins providing it is a start-up error. */
 export function soleProvider<H extends SoleHook>(plugins: readonly HubPlugin[], hook: H, what: string): HubPlugin[H] {

@@ -6,7 +6,6 @@ import { createArtifactPins, type ArtifactPins } from './artifact-pins.js';
 import { NO_LOCAL_STORE, type LocalStore } from './local-store.js';
 import { createBlocks, type Blocks } from './blocks.js';
 import { createHeldArtifacts, type HeldArtifacts } from './held-artifacts.js';
-import { createKeptListings, type KeptListings } from './kept-listings.js';
 import { createPackageCatalog, type PackageCatalog } from './package-catalog.js';
 import { createTokens, type Tokens } from './tokens.js';
 import { createUnlisting, type Unlisting } from './unlisting.js';
@@ -23,8 +22,6 @@ export interface HubServices {
   tokens: Tokens;
   pins: ArtifactPins;
   held: HeldArtifacts;
-  /** Packages whose last good listing is served after the upstream removed them (the upstream audit keeps them). */
-  kept: KeptListings;
   accessLog: AccessLog;
   /** What was published to local and hybrid registries: versions, tombstones, local_only names (a plugin's store). */
   local: LocalStore;
@@ -40,7 +37,6 @@ export function createHubServices(db: Knex, auth: Pick<Authenticator, 'invalidat
     tokens: createTokens(db, auth),
     pins: createArtifactPins(db),
     held: createHeldArtifacts(db),
-    kept: createKeptListings(db),
     accessLog: createAccessLog(db, audit),
     local,
     catalog: createPackageCatalog(db, audit),

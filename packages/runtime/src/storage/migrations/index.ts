@@ -4,7 +4,6 @@ import { settings } from './002_settings.js';
 import { access } from './003_access.js';
 import { events } from './004_events.js';
 import { metadataBlobIndex } from './005_metadata_blob_index.js';
-import { keptListings } from './010_kept_listings.js';
 import { accessByPackage } from './011_access_by_package.js';
 import { movedToPlugin } from './moved.js';
 
@@ -18,6 +17,6 @@ export const runtimeMigrations: Readonly<Record<string, Migration>> = {
   '007_fetch_leases': movedToPlugin('@hub/cluster'),
   '008_local_packages': movedToPlugin('@hub/publishing'),
   '009_console_sessions': movedToPlugin('@hub/console'),
-  '010_kept_listings': keptListings,
+  '010_kept_listings': movedToPlugin('@hub/audit'),
   '011_access_by_package': accessByPackage,
 };

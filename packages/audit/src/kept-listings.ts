@@ -12,9 +12,9 @@ const nameKey = (name: string): string => createHash('sha256').update(name).dige
 
 /**
  * Packages whose last good listing is served when the upstream answers 404 (SPEC 3.1: held artifacts stay
- * installable after the upstream removed the package). The upstream audit keeps a package while it has
- * a `missing` or `disappeared` row and releases it when the package answers again. The one writer of
- * `kept_listings`; asked only when the upstream says 404, so it needs no memo.
+ * installable after the upstream removed the package). The audit keeps a package while it has a `missing`
+ * or `disappeared` row and releases it when the package answers again. The one writer of `kept_listings`;
+ * the runtime reads it through `keptListings` (isKept, packages) only when the upstream says 404, so it needs no memo.
  */
 export function createKeptListings(db: Knex) {
   return {
@@ -39,7 +39,10 @@ export function createKeptListings(db: Knex) {
       if (registry !== undefined) q.where({ registry });
       return (await q.select('registry', 'package_name', 'kept_by', 'since')).map((r) => ({ ...r, since: Number(r.since) }));
     },
+    async packages(registry: string): Promise<string[]> {
+      return db('kept_listings').where({ registry }).orderBy('id').pluck('package_name');
+    },
   };
 }
 
-export type KeptListings = ReturnType<typeof createKeptListings>;
+export type KeptListingStore = ReturnType<typeof createKeptListings>;
