@@ -92,30 +92,18 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
     return { status: 200, headers, body };
   };
 
-  /** Whether the blob file with this identity hashes to its name; null when it is gone or is another file now. */
-  async function hashMatches(sha: string, identity: string): Promise<boolean | null> {
-    if (o.blobs.hashOf) {
-      const hex = await o.blobs.hashOf(sha, identity);
-      return hex === null ? null : hex === sha;
-    }
-    const opened = await o.blobs.open!(sha);
-    if (!opened) return null;
-    if (opened.identity !== identity) {
-      opened.body.destroy();
-      return null;
-    }
-    const hash = crypto.createHash('sha256');
-    for await (const chunk of opened.body) hash.update(chunk as Buffer);
-    return hash.digest('hex') === sha;
+  /** Every memo of a row: the row itself, its bytes in memory, and the trust in its blob file. */
+  function forgetRow(registry: string, row: Pick<ArtifactRow, 'cache_key' | 'blob_sha256'>): void {
+    rowMemo.delete(`${registry}\0${row.cache_key}`);
+    hot.delete(row.blob_sha256);
+    verified.forget(row.blob_sha256);
   }
 
   /** A blob that no longer matches its name: drop it and every memo of it, so the next request fetches again. */
   async function discardCorrupt(registry: string, row: ArtifactRow): Promise<void> {
     o.metrics.fetchFailures.inc({ registry, reason: 'corrupt_blob' });
     o.log.error({ registry, key: row.cache_key, blob: row.blob_sha256 }, 'cached blob is corrupt; discarded, the next request fetches it again');
-    hot.delete(row.blob_sha256);
-    verified.forget(row.blob_sha256);
-    rowMemo.delete(`${registry}\0${row.cache_key}`);
+    forgetRow(registry, row);
     await o.rows.remove(registry, row.cache_key);
     await o.blobs.delete(row.blob_sha256);
   }
@@ -133,9 +121,7 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
 
   /** A removed row leaves the memos, and its blob leaves the store unless another row still names it. */
   async function afterRowRemoved(registry: string, row: Pick<ArtifactRow, 'cache_key' | 'blob_sha256'>): Promise<void> {
-    rowMemo.delete(`${registry}\0${row.cache_key}`);
-    hot.delete(row.blob_sha256);
-    verified.forget(row.blob_sha256);
+    forgetRow(registry, row);
     if (!(await o.rows.blobInUse(row.blob_sha256))) await o.blobs.delete(row.blob_sha256);
   }
 
@@ -175,7 +161,8 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
       return reply(row, buf, 'hit');
     }
     const sha = row.blob_sha256;
-    if (o.blobs.open) {
+    // A store that tells file identities (open, with hashOf to check one) is hashed once per file, any other on every read.
+    if (o.blobs.open && o.blobs.hashOf) {
       const opened = await o.blobs.open(sha);
       if (!opened) return null;
       const { body, identity, changedAt } = opened;
@@ -183,7 +170,9 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
       if (!o.verifyReads || verified.trusts(sha, identity)) return reply(row, body, 'hit');
       // One check of the file for every concurrent first read; each read's last chunk waits for its verdict.
       const verdict = verified.verify(sha, identity, changedAt, async () => {
-        const ok = await hashMatches(sha, identity);
+        // null: the file is gone or is another file now (no verdict).
+        const hex = await o.blobs.hashOf!(sha, identity);
+        const ok = hex === null ? null : hex === sha;
         if (ok === false) await discardCorrupt(registry, row);
         return ok;
       });
@@ -213,14 +202,21 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
     const source = await spec.source();
     refuseTooNew(reg, spec, source);
     const res = await upstream.request(source.url, { method: 'HEAD', headers: source.headers });
+    refuseUnlessOk(reg, spec, res);
     res.body.destroy();
-    if (res.status === 404 || res.status === 410) throw errors.notFound(`${spec.key} is not in the upstream of registry ${reg.name}`);
-    if (res.status !== 200) throw errors.upstream(`upstream answered ${res.status} for ${spec.key}`, { status: res.status });
     const headers: Record<string, string> = { 'content-type': contentTypeOf(spec, res), 'cache-control': IMMUTABLE, 'x-hub-cache': 'miss' };
     const length = source.size ?? (source.decode ? undefined : Number(res.headers['content-length']));
     if (length !== undefined && Number.isSafeInteger(length)) headers['content-length'] = String(length);
     // A stream, not null: null would make the answer a 204; the route sends a HEAD's headers and no body.
     return { status: 200, headers, body: Readable.from([]) };
+  }
+
+  /** An upstream answer other than 200 as the client's error (404 or the upstream's failure), its body discarded. */
+  function refuseUnlessOk(reg: RegistryInfo, spec: ArtifactSpec, res: UpstreamResponse): void {
+    if (res.status === 200) return;
+    res.body.destroy();
+    if (res.status === 404 || res.status === 410) throw errors.notFound(`${spec.key} is not in the upstream of registry ${reg.name}`);
+    throw errors.upstream(`upstream answered ${res.status} for ${spec.key}`, { status: res.status });
   }
 
   /** The upstream's media type when the spec keeps it (OCI manifests), else the spec's. */
@@ -270,14 +266,7 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
   }
 
   function flightFrom(reg: RegistryInfo, spec: ArtifactSpec, source: ArtifactSource, res: UpstreamResponse): InFlight {
-    if (res.status === 404 || res.status === 410) {
-      res.body.destroy();
-      throw errors.notFound(`${spec.key} is not in the upstream of registry ${reg.name}`);
-    }
-    if (res.status !== 200) {
-      res.body.destroy();
-      throw errors.upstream(`upstream answered ${res.status} for ${spec.key}`, { status: res.status });
-    }
+    refuseUnlessOk(reg, spec, res);
     const html = notTheArtifact(spec, res);
     if (html) {
       res.body.destroy();
