@@ -43,6 +43,9 @@ const PREFIX = '/proxy/';
 const challenge = (message: string) =>
   new HubError('unauthenticated', message, { headers: { 'WWW-Authenticate': 'Basic realm="hub", Bearer realm="hub"' } });
 
+/** A write to a proxy registry: a route that publishes, or a handler that asks for the local store. */
+const proxyRefusal = (registry: string) => new HubError('method_not_allowed', `registry "${registry}" is a proxy registry: publish to a local or hybrid registry`);
+
 /**
  * Dispatches `/proxy/<name>/...` (and `/<mount>/<name>/...` for kinds with a root mount) to the registry's kind. Before a kind's handler runs, the runtime
  * authenticates, decides the route's permission, and refuses blocked coordinates; `rc.artifact`
@@ -111,8 +114,7 @@ export function registryRoutes(d: RegistryRoutesDeps): Koa.Middleware {
         throw errors.notFound(`no ${reg.kind.id} route matches this path in registry "${reg.info.name}"`);
       }
       const { route, match } = found;
-      if (route.permission === 'source:write' && reg.info.mode === 'proxy')
-        throw new HubError('method_not_allowed', `registry "${reg.info.name}" is a proxy registry: publish to a local or hybrid registry`);
+      if (route.permission === 'source:write' && reg.info.mode === 'proxy') throw proxyRefusal(reg.info.name);
       where.route = route.id;
       if (match.coordinate) {
         audit.package = match.coordinate.name;
@@ -189,7 +191,7 @@ function requestContext(
   let local: LocalRegistry | undefined;
   let query: URLSearchParams | undefined;
   const localRegistry = (): LocalRegistry => {
-    if (reg.info.mode === 'proxy') throw new HubError('method_not_allowed', `registry "${reg.info.name}" is a proxy registry: publish to a local or hybrid registry`);
+    if (reg.info.mode === 'proxy') throw proxyRefusal(reg.info.name);
     return (local ??= d.local.forRegistry(reg.info.name, reg.publishing, user, reg.kind.coordinate.normalizeName));
   };
   /**
