@@ -53,9 +53,8 @@ const proxyRefusal = (registry: string) => new HubError('method_not_allowed', `r
  * handler resolved another coordinate (npm `latest`, a gem file name with two readings).
  */
 export function registryRoutes(d: RegistryRoutesDeps): Koa.Middleware {
-  /** The path below `/proxy/` or below a root mount (`/v2/`, decision 0025); the mount's own root names its registry. */
-  async function target(ctx: Koa.Context): Promise<{ rest: string; base?: BoundRegistry } | undefined> {
-    if (ctx.path.startsWith(PREFIX)) return { rest: ctx.path.slice(PREFIX.length) };
+  /** The path below a root mount (`/v2/`, decision 0025; `/proxy/` is split without a promise); the mount's own root names its registry. */
+  async function mounted(ctx: Koa.Context): Promise<{ rest: string; base?: BoundRegistry } | undefined> {
     const first = ctx.path.split('/')[1] ?? '';
     // Registries of kinds whose clients address a registry at the host root, in config order.
     const regs = [...d.registries.values()].filter((r) => r.kind.rootMount !== undefined && r.kind.rootMount === first);
@@ -73,7 +72,7 @@ export function registryRoutes(d: RegistryRoutesDeps): Koa.Middleware {
   }
 
   return async (ctx, next) => {
-    const at = ctx.path.startsWith(PREFIX) ? { rest: ctx.path.slice(PREFIX.length) } : await target(ctx);
+    const at = ctx.path.startsWith(PREFIX) ? { rest: ctx.path.slice(PREFIX.length) } : await mounted(ctx);
     if (!at) return next();
     ctx.state.registryRequest = true;
     // Every registry request gets an audit row: `metadata` until the handler serves an artifact.
