@@ -74,21 +74,21 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
   // Fetches still spooling, verifying or promoting; close() waits for them so nothing is cut mid-write.
   const pending = new Set<Promise<unknown>>();
 
-  const headersOf = (row: Pick<ArtifactRow, 'blob_sha256' | 'size' | 'content_type'>, cache: string): Reply['headers'] =>
-    Object.freeze({
-      'content-type': row.content_type,
-      'content-length': String(row.size),
-      etag: `"${row.blob_sha256}"`,
-      'cache-control': IMMUTABLE,
-      'accept-ranges': 'bytes',
-      'x-hub-cache': cache,
-    });
   // A hit's headers, built once per remembered row (rows are immutable; the object is frozen, so nothing edits it in place).
   const hitHeaders = new WeakMap<object, Reply['headers']>();
-  const reply = (row: Pick<ArtifactRow, 'blob_sha256' | 'size' | 'content_type'>, body: Reply['body'], cache: string): Reply => {
-    if (cache !== 'hit') return { status: 200, headers: headersOf(row, cache), body };
+  const hitReply = (row: ArtifactRow, body: Reply['body']): Reply => {
     let headers = hitHeaders.get(row);
-    if (!headers) hitHeaders.set(row, (headers = headersOf(row, cache)));
+    if (!headers) {
+      headers = Object.freeze({
+        'content-type': row.content_type,
+        'content-length': String(row.size),
+        etag: `"${row.blob_sha256}"`,
+        'cache-control': IMMUTABLE,
+        'accept-ranges': 'bytes',
+        'x-hub-cache': 'hit',
+      });
+      hitHeaders.set(row, headers);
+    }
     return { status: 200, headers, body };
   };
 
@@ -133,7 +133,7 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
   async function serveRange(row: ArtifactRow, headers: RequestHeaders): Promise<Reply | null | undefined> {
     const range = requestedRange(headers, row.size, { etag: `"${row.blob_sha256}"` });
     if (range === null) return undefined;
-    const whole = reply(row, null, 'hit');
+    const whole = hitReply(row, null);
     if (range === 'unsatisfiable') return { status: 416, headers: { ...whole.headers, ...unsatisfiableHeaders(row.size) }, body: Buffer.alloc(0) };
     const mem = hot.get(row.blob_sha256);
     const body = mem ? mem.subarray(range.start, range.end + 1) : await o.blobs.get(row.blob_sha256, range);
@@ -148,7 +148,7 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
       if (ranged !== undefined) return ranged;
     }
     const mem = hot.get(row.blob_sha256);
-    if (mem) return reply(row, mem, 'hit');
+    if (mem) return hitReply(row, mem);
     if (row.size <= o.memoryMaxObjectBytes && o.memoryBytes > 0) {
       const buf = await o.blobs.readAll(row.blob_sha256);
       if (!buf || buf.length !== row.size) return null;
@@ -158,7 +158,7 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
         return null;
       }
       hot.set(row.blob_sha256, buf);
-      return reply(row, buf, 'hit');
+      return hitReply(row, buf);
     }
     const sha = row.blob_sha256;
     // A store that tells file identities (open, with hashOf to check one) is hashed once per file, any other on every read.
@@ -167,7 +167,7 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
       if (!opened) return null;
       const { body, identity, changedAt } = opened;
       // Hashed whole once per process per file identity: a file written or replaced since is hashed again.
-      if (!o.verifyReads || verified.trusts(sha, identity)) return reply(row, body, 'hit');
+      if (!o.verifyReads || verified.trusts(sha, identity)) return hitReply(row, body);
       // One check of the file for every concurrent first read; each read's last chunk waits for its verdict.
       const verdict = verified.verify(sha, identity, changedAt, async () => {
         // null: the file is gone or is another file now (no verdict).
@@ -176,11 +176,11 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
         if (ok === false) await discardCorrupt(registry, row);
         return ok;
       });
-      return reply(row, gatedRead(body, verdict, sha), 'hit');
+      return hitReply(row, gatedRead(body, verdict, sha));
     }
     const stream = await o.blobs.get(sha);
     if (!stream) return null;
-    return reply(row, o.verifyReads ? verifiedRead(stream, sha, () => discardCorrupt(registry, row)) : stream, 'hit');
+    return hitReply(row, o.verifyReads ? verifiedRead(stream, sha, () => discardCorrupt(registry, row)) : stream);
   }
 
   function markTouched(registry: string, key: string) {
@@ -473,10 +473,10 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
       await afterRowRemoved(registry, row);
       return true;
     },
+    /** A published file's row changed (unpublished, replaced): what this process remembers of it goes. */
     forget(registry: string, key: string) {
       const row = rowMemo.get(`${registry}\0${key}`);
-      rowMemo.delete(`${registry}\0${key}`);
-      if (row) hot.delete(row.blob_sha256);
+      if (row) forgetRow(registry, row);
     },
     /** Resolves once every fetch under way has been stored or discarded (its spool file removed). */
     async idle() {
