@@ -134,8 +134,8 @@ export function registryRoutes(d: RegistryRoutesDeps): Koa.Middleware {
         await refuseBlocked(d, reg.info.name, c);
       };
 
-      const anonymous = decision(d.access, { subject: ANONYMOUS, permission: 'source:read', registry: reg.info.name });
-      const anonymousRead = (anonymous instanceof Promise ? await anonymous : anonymous).decision === 'allow';
+      const anonymous = decision(d.access, { subject: ANONYMOUS, permission: 'source:read', registry: reg.info.name }, allowed);
+      const anonymousRead = anonymous instanceof Promise ? await anonymous : anonymous;
       const rc = requestContext(ctx, d, reg, audit, anonymousRead, match.coordinate, checkResolved, subject?.user_id ?? null);
       // A refusal above was labelled by the coordinate; from here on what the handler serves decides.
       audit.action = 'metadata';
@@ -274,13 +274,10 @@ function cappedBody(ctx: Koa.Context, max: number): Readable {
   return capped;
 }
 
-/** access.decide(), answered at once (no promise) when the policies in force are fresh in memory. */
-function decision(access: AccessControl, r: AccessRequest): Decision | Promise<Decision>;
-function decision<T>(access: AccessControl, r: AccessRequest, then: (d: Decision) => T): T | Promise<T>;
-function decision(access: AccessControl, r: AccessRequest, then?: (d: Decision) => unknown): unknown {
+/** `then` of access.decide(), answered at once (no promise) when the policies in force are fresh in memory. */
+function decision<T>(access: AccessControl, r: AccessRequest, then: (d: Decision) => T): T | Promise<T> {
   const now = access.decideNow(r);
-  if (now !== undefined) return then ? then(now) : now;
-  return then ? access.decide(r).then(then) : access.decide(r);
+  return now !== undefined ? then(now) : access.decide(r).then(then);
 }
 const allowed = (d: Decision) => d.decision === 'allow';
 
