@@ -6,6 +6,7 @@ const COLUMNS = ['at', 'user_id', 'token_id', 'ip_address', 'action', 'outcome',
 const ROWS_PER_INSERT = 200;
 // Rows per statement on SQLite (650 parameters; SQLite allows 32,766).
 const SQLITE_ROWS_PER_INSERT = 50;
+/** One event's placeholders; insertSql(n) inserts n events. */
 const ROW = `(${COLUMNS.map(() => '?').join(', ')})`;
 const insertSql = (rows: number): string => `insert into access_events (${COLUMNS.join(', ')}) values ${Array.from({ length: rows }, () => ROW).join(', ')}`;
 
