@@ -10,6 +10,8 @@ export function createMetrics() {
   // Every metric registers with this hub's registry only.
   const counter = <L extends string>(name: string, help: string, labelNames: readonly L[] = []) => new Counter<L>({ name, help, labelNames, registers: [registry] });
   const histogram = <L extends string>(name: string, help: string, labelNames: readonly L[], buckets: number[]) => new Histogram<L>({ name, help, labelNames, buckets, registers: [registry] });
+  // A gauge read at each scrape.
+  const gauge = <L extends string>(name: string, help: string, labelNames: readonly L[], collect: (this: Gauge<L>) => void) => new Gauge<L>({ name, help, labelNames, registers: [registry], collect });
   const m = {
     registry,
     httpDuration: histogram('hub_http_request_duration_seconds', 'Request durations by registry, route and status', ['registry', 'route', 'status'], [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30]),
@@ -33,28 +35,16 @@ export function createMetrics() {
     ),
     /** Reports each upstream mirror's breaker at each scrape. */
     mirrorStateFrom(read: () => Array<{ registry: string; mirror: string; value: number }>): void {
-      new Gauge({
-        name: 'hub_upstream_mirror_state',
-        help: 'Circuit breaker of each upstream mirror: 0 closed, 1 half-open (the next request probes it), 2 open (skipped while another mirror is usable)',
-        labelNames: ['registry', 'mirror'] as const,
-        registers: [registry],
-        collect() {
-          for (const s of read()) this.set({ registry: s.registry, mirror: s.mirror }, s.value);
-        },
+      gauge('hub_upstream_mirror_state', 'Circuit breaker of each upstream mirror: 0 closed, 1 half-open (the next request probes it), 2 open (skipped while another mirror is usable)', ['registry', 'mirror'], function () {
+        for (const s of read()) this.set({ registry: s.registry, mirror: s.mirror }, s.value);
       });
     },
     /** Reports the metadata cache's memory at each scrape. */
     metadataMemoryFrom(read: () => { documents: number; derived: number }): void {
-      new Gauge({
-        name: 'hub_metadata_memory_bytes',
-        help: 'Bytes of metadata held in memory, by tier (documents, derived); each tier is bounded by [cache] memory_bytes / 4',
-        labelNames: ['tier'] as const,
-        registers: [registry],
-        collect() {
-          const used = read();
-          this.set({ tier: 'documents' }, used.documents);
-          this.set({ tier: 'derived' }, used.derived);
-        },
+      gauge('hub_metadata_memory_bytes', 'Bytes of metadata held in memory, by tier (documents, derived); each tier is bounded by [cache] memory_bytes / 4', ['tier'], function () {
+        const used = read();
+        this.set({ tier: 'documents' }, used.documents);
+        this.set({ tier: 'derived' }, used.derived);
       });
     },
   };

@@ -6,6 +6,7 @@ import type { PluginContext } from '../contract/plugin.js';
 import type { AccessRequest, Decision, Subject } from '../policy/decide.js';
 import { bodyValidator, queryValidator } from './validate.js';
 import { canonicalCoordinate, type RegistryRef } from './coordinates.js';
+import type { RouteDoc } from './route-catalog.js';
 
 /** A registry, and optionally a package in it, that an admin call acts on. */
 export interface AdminTarget {
@@ -36,29 +37,13 @@ export interface AdminCall<B = unknown> {
   authorize(target: AdminTarget): void;
 }
 
-export interface AdminRoute<S extends TSchema = TSchema> {
-  method: 'GET' | 'POST' | 'DELETE';
-  /** A @koa/router path below the root, e.g. `/api/v1/admin/users/:id/block`. */
-  path: string;
+/** A route of the admin API: its OpenAPI description (RouteDoc) and what the kit needs to mount it. */
+export interface AdminRoute<S extends TSchema = TSchema> extends Omit<RouteDoc, 'permission' | 'body'> {
   permission: Permission;
   /** The audit-log action recorded for every call, allowed or denied. */
   action: string;
-  /** One line for the OpenAPI document. */
-  summary?: string;
   /** The JSON body, when the route takes one (validated before the handler runs). */
   body?: S;
-  /** The path parameters (strings), for the OpenAPI document. */
-  params?: TSchema;
-  /** The query string: an object of optional strings, checked before the handler runs (400 naming the parameter). */
-  query?: TSchema;
-  /** The success answer, declared in the OpenAPI document (tests validate real answers against it). */
-  response?: TSchema;
-  /** The success status when not 200 (201 for creations). */
-  status?: number;
-  /** A non-JSON answer's media type (a CSV export). */
-  produces?: string;
-  /** JSON answers in several media types, chosen by the request (an SBOM's format): schema per media type. */
-  answers?: Readonly<Record<string, TSchema>>;
   handle(call: AdminCall<Static<S>>): Promise<void>;
 }
 

@@ -6,6 +6,9 @@ const COLUMNS = ['at', 'user_id', 'token_id', 'ip_address', 'action', 'outcome',
 const ROWS_PER_INSERT = 200;
 // Rows per statement on SQLite (650 parameters; SQLite allows 32,766).
 const SQLITE_ROWS_PER_INSERT = 50;
+/** One event's placeholders; insertSql(n) inserts n events. */
+const ROW = `(${COLUMNS.map(() => '?').join(', ')})`;
+const insertSql = (rows: number): string => `insert into access_events (${COLUMNS.join(', ')}) values ${Array.from({ length: rows }, () => ROW).join(', ')}`;
 
 /** An event's values in COLUMNS order, appended to `into`. */
 function pushValues(into: unknown[], e: AccessEvent): unknown[] {
@@ -27,19 +30,17 @@ interface SqliteConnection {
  * batch (about 3x cheaper than the builder, measured); MySQL one multi-row INSERT per 200 rows.
  */
 export function createEventWriter(db: Knex): (rows: readonly AccessEvent[]) => Promise<void> {
-  const values = (e: AccessEvent) => COLUMNS.map((c) => e[c]);
   if (db.client.config.client === 'better-sqlite3') {
     const prepared = new WeakMap<SqliteConnection, (rows: readonly AccessEvent[]) => void>();
-    const placeholders = (n: number) => Array.from({ length: n }, () => `(${COLUMNS.map(() => '?').join(', ')})`).join(', ');
     return async (rows) => {
       const conn = (await db.client.acquireConnection()) as SqliteConnection;
       try {
         let insertAll = prepared.get(conn);
         if (!insertAll) {
-          const one = conn.prepare(`insert into access_events (${COLUMNS.join(', ')}) values ${placeholders(1)}`);
+          const one = conn.prepare(insertSql(1));
           // Most rows go SQLITE_ROWS_PER_INSERT to a statement: each row still updates every index, but the
           // statement runs once per group (about 40 % less CPU per row than one statement per row, measured).
-          const many = conn.prepare(`insert into access_events (${COLUMNS.join(', ')}) values ${placeholders(SQLITE_ROWS_PER_INSERT)}`);
+          const many = conn.prepare(insertSql(SQLITE_ROWS_PER_INSERT));
           insertAll = conn.transaction((batch: readonly AccessEvent[]) => {
             let i = 0;
             for (; i + SQLITE_ROWS_PER_INSERT <= batch.length; i += SQLITE_ROWS_PER_INSERT) {
@@ -57,13 +58,12 @@ export function createEventWriter(db: Knex): (rows: readonly AccessEvent[]) => P
       }
     };
   }
-  const row = `(${COLUMNS.map(() => '?').join(', ')})`;
   // One transaction per batch: a failed batch is retried whole, never written twice in part.
   return (rows) =>
     db.transaction(async (trx) => {
       for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
         const chunk = rows.slice(i, i + ROWS_PER_INSERT);
-        await trx.raw(`insert into access_events (${COLUMNS.join(', ')}) values ${chunk.map(() => row).join(', ')}`, chunk.flatMap(values) as Knex.ValueDict[keyof Knex.ValueDict][]);
+        await trx.raw(insertSql(chunk.length), chunk.reduce<unknown[]>(pushValues, []) as Knex.ValueDict[keyof Knex.ValueDict][]);
       }
     });
 }

@@ -74,48 +74,36 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
   // Fetches still spooling, verifying or promoting; close() waits for them so nothing is cut mid-write.
   const pending = new Set<Promise<unknown>>();
 
-  const headersOf = (row: Pick<ArtifactRow, 'blob_sha256' | 'size' | 'content_type'>, cache: string): Reply['headers'] =>
-    Object.freeze({
-      'content-type': row.content_type,
-      'content-length': String(row.size),
-      etag: `"${row.blob_sha256}"`,
-      'cache-control': IMMUTABLE,
-      'accept-ranges': 'bytes',
-      'x-hub-cache': cache,
-    });
   // A hit's headers, built once per remembered row (rows are immutable; the object is frozen, so nothing edits it in place).
   const hitHeaders = new WeakMap<object, Reply['headers']>();
-  const reply = (row: Pick<ArtifactRow, 'blob_sha256' | 'size' | 'content_type'>, body: Reply['body'], cache: string): Reply => {
-    if (cache !== 'hit') return { status: 200, headers: headersOf(row, cache), body };
+  const hitReply = (row: ArtifactRow, body: Reply['body']): Reply => {
     let headers = hitHeaders.get(row);
-    if (!headers) hitHeaders.set(row, (headers = headersOf(row, cache)));
+    if (!headers) {
+      headers = Object.freeze({
+        'content-type': row.content_type,
+        'content-length': String(row.size),
+        etag: `"${row.blob_sha256}"`,
+        'cache-control': IMMUTABLE,
+        'accept-ranges': 'bytes',
+        'x-hub-cache': 'hit',
+      });
+      hitHeaders.set(row, headers);
+    }
     return { status: 200, headers, body };
   };
 
-  /** Whether the blob file with this identity hashes to its name; null when it is gone or is another file now. */
-  async function hashMatches(sha: string, identity: string): Promise<boolean | null> {
-    if (o.blobs.hashOf) {
-      const hex = await o.blobs.hashOf(sha, identity);
-      return hex === null ? null : hex === sha;
-    }
-    const opened = await o.blobs.open!(sha);
-    if (!opened) return null;
-    if (opened.identity !== identity) {
-      opened.body.destroy();
-      return null;
-    }
-    const hash = crypto.createHash('sha256');
-    for await (const chunk of opened.body) hash.update(chunk as Buffer);
-    return hash.digest('hex') === sha;
+  /** Every memo of a row: the row itself, its bytes in memory, and the trust in its blob file. */
+  function forgetRow(registry: string, row: Pick<ArtifactRow, 'cache_key' | 'blob_sha256'>): void {
+    rowMemo.delete(`${registry}\0${row.cache_key}`);
+    hot.delete(row.blob_sha256);
+    verified.forget(row.blob_sha256);
   }
 
   /** A blob that no longer matches its name: drop it and every memo of it, so the next request fetches again. */
   async function discardCorrupt(registry: string, row: ArtifactRow): Promise<void> {
     o.metrics.fetchFailures.inc({ registry, reason: 'corrupt_blob' });
     o.log.error({ registry, key: row.cache_key, blob: row.blob_sha256 }, 'cached blob is corrupt; discarded, the next request fetches it again');
-    hot.delete(row.blob_sha256);
-    verified.forget(row.blob_sha256);
-    rowMemo.delete(`${registry}\0${row.cache_key}`);
+    forgetRow(registry, row);
     await o.rows.remove(registry, row.cache_key);
     await o.blobs.delete(row.blob_sha256);
   }
@@ -133,9 +121,7 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
 
   /** A removed row leaves the memos, and its blob leaves the store unless another row still names it. */
   async function afterRowRemoved(registry: string, row: Pick<ArtifactRow, 'cache_key' | 'blob_sha256'>): Promise<void> {
-    rowMemo.delete(`${registry}\0${row.cache_key}`);
-    hot.delete(row.blob_sha256);
-    verified.forget(row.blob_sha256);
+    forgetRow(registry, row);
     if (!(await o.rows.blobInUse(row.blob_sha256))) await o.blobs.delete(row.blob_sha256);
   }
 
@@ -147,7 +133,7 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
   async function serveRange(row: ArtifactRow, headers: RequestHeaders): Promise<Reply | null | undefined> {
     const range = requestedRange(headers, row.size, { etag: `"${row.blob_sha256}"` });
     if (range === null) return undefined;
-    const whole = reply(row, null, 'hit');
+    const whole = hitReply(row, null);
     if (range === 'unsatisfiable') return { status: 416, headers: { ...whole.headers, ...unsatisfiableHeaders(row.size) }, body: Buffer.alloc(0) };
     const mem = hot.get(row.blob_sha256);
     const body = mem ? mem.subarray(range.start, range.end + 1) : await o.blobs.get(row.blob_sha256, range);
@@ -162,7 +148,7 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
       if (ranged !== undefined) return ranged;
     }
     const mem = hot.get(row.blob_sha256);
-    if (mem) return reply(row, mem, 'hit');
+    if (mem) return hitReply(row, mem);
     if (row.size <= o.memoryMaxObjectBytes && o.memoryBytes > 0) {
       const buf = await o.blobs.readAll(row.blob_sha256);
       if (!buf || buf.length !== row.size) return null;
@@ -172,26 +158,29 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
         return null;
       }
       hot.set(row.blob_sha256, buf);
-      return reply(row, buf, 'hit');
+      return hitReply(row, buf);
     }
     const sha = row.blob_sha256;
-    if (o.blobs.open) {
+    // A store that tells file identities (open, with hashOf to check one) is hashed once per file, any other on every read.
+    if (o.blobs.open && o.blobs.hashOf) {
       const opened = await o.blobs.open(sha);
       if (!opened) return null;
       const { body, identity, changedAt } = opened;
       // Hashed whole once per process per file identity: a file written or replaced since is hashed again.
-      if (!o.verifyReads || verified.trusts(sha, identity)) return reply(row, body, 'hit');
+      if (!o.verifyReads || verified.trusts(sha, identity)) return hitReply(row, body);
       // One check of the file for every concurrent first read; each read's last chunk waits for its verdict.
       const verdict = verified.verify(sha, identity, changedAt, async () => {
-        const ok = await hashMatches(sha, identity);
+        // null: the file is gone or is another file now (no verdict).
+        const hex = await o.blobs.hashOf!(sha, identity);
+        const ok = hex === null ? null : hex === sha;
         if (ok === false) await discardCorrupt(registry, row);
         return ok;
       });
-      return reply(row, gatedRead(body, verdict, sha), 'hit');
+      return hitReply(row, gatedRead(body, verdict, sha));
     }
     const stream = await o.blobs.get(sha);
     if (!stream) return null;
-    return reply(row, o.verifyReads ? verifiedRead(stream, sha, () => discardCorrupt(registry, row)) : stream, 'hit');
+    return hitReply(row, o.verifyReads ? verifiedRead(stream, sha, () => discardCorrupt(registry, row)) : stream);
   }
 
   function markTouched(registry: string, key: string) {
@@ -213,14 +202,21 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
     const source = await spec.source();
     refuseTooNew(reg, spec, source);
     const res = await upstream.request(source.url, { method: 'HEAD', headers: source.headers });
+    refuseUnlessOk(reg, spec, res);
     res.body.destroy();
-    if (res.status === 404 || res.status === 410) throw errors.notFound(`${spec.key} is not in the upstream of registry ${reg.name}`);
-    if (res.status !== 200) throw errors.upstream(`upstream answered ${res.status} for ${spec.key}`, { status: res.status });
     const headers: Record<string, string> = { 'content-type': contentTypeOf(spec, res), 'cache-control': IMMUTABLE, 'x-hub-cache': 'miss' };
     const length = source.size ?? (source.decode ? undefined : Number(res.headers['content-length']));
     if (length !== undefined && Number.isSafeInteger(length)) headers['content-length'] = String(length);
     // A stream, not null: null would make the answer a 204; the route sends a HEAD's headers and no body.
     return { status: 200, headers, body: Readable.from([]) };
+  }
+
+  /** An upstream answer other than 200 as the client's error (404 or the upstream's failure), its body discarded. */
+  function refuseUnlessOk(reg: RegistryInfo, spec: ArtifactSpec, res: UpstreamResponse): void {
+    if (res.status === 200) return;
+    res.body.destroy();
+    if (res.status === 404 || res.status === 410) throw errors.notFound(`${spec.key} is not in the upstream of registry ${reg.name}`);
+    throw errors.upstream(`upstream answered ${res.status} for ${spec.key}`, { status: res.status });
   }
 
   /** The upstream's media type when the spec keeps it (OCI manifests), else the spec's. */
@@ -270,14 +266,7 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
   }
 
   function flightFrom(reg: RegistryInfo, spec: ArtifactSpec, source: ArtifactSource, res: UpstreamResponse): InFlight {
-    if (res.status === 404 || res.status === 410) {
-      res.body.destroy();
-      throw errors.notFound(`${spec.key} is not in the upstream of registry ${reg.name}`);
-    }
-    if (res.status !== 200) {
-      res.body.destroy();
-      throw errors.upstream(`upstream answered ${res.status} for ${spec.key}`, { status: res.status });
-    }
+    refuseUnlessOk(reg, spec, res);
     const html = notTheArtifact(spec, res);
     if (html) {
       res.body.destroy();
@@ -469,10 +458,10 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
       await afterRowRemoved(registry, row);
       return true;
     },
+    /** A published file's row changed (unpublished, replaced): what this process remembers of it goes. */
     forget(registry: string, key: string) {
       const row = rowMemo.get(`${registry}\0${key}`);
-      rowMemo.delete(`${registry}\0${key}`);
-      if (row) hot.delete(row.blob_sha256);
+      if (row) forgetRow(registry, row);
     },
     /** Resolves once every fetch under way has been stored or discarded (its spool file removed). */
     async idle() {

@@ -11,17 +11,17 @@ export async function* gunzipIfGzip(body: AsyncIterable<Buffer>, maxBytes: numbe
   const first = await it.next();
   if (first.done) return;
   const head = first.value;
-  const rest = { [Symbol.asyncIterator]: () => it };
-  if (!(head[0] === 0x1f && head[1] === 0x8b)) {
+  // The whole body again, its first chunk included.
+  const whole = (async function* () {
     yield head;
-    yield* rest;
+    yield* { [Symbol.asyncIterator]: () => it };
+  })();
+  if (!(head[0] === 0x1f && head[1] === 0x8b)) {
+    yield* whole;
     return;
   }
   const gunzip = zlib.createGunzip();
-  const source = Readable.from((async function* () {
-    yield head;
-    yield* rest;
-  })());
+  const source = Readable.from(whole);
   source.once('error', (e) => gunzip.destroy(e));
   source.pipe(gunzip);
   let total = 0;

@@ -44,7 +44,6 @@ export class Flight extends EventEmitter {
   written = 0;
   state: 'head' | 'streaming' | 'verifying' | 'done' | 'failed' = 'head';
   error?: Error;
-  sha256?: string;
   /** Resolves once the head check passed; rejects if it failed or the upstream broke first. */
   readonly ready: Promise<void>;
   /** Resolves with the verified spool file, ready to promote; rejects on any failure. */
@@ -110,7 +109,6 @@ export class Flight extends EventEmitter {
       const why = (await input.verify?.()) ?? null;
       if (why) throw new FlightError(why, 'check');
       await fh.close();
-      this.sha256 = hex;
       this.state = 'done';
       this.emit('progress');
       return { sha256: hex, size: this.written, tmpPath: this.tmpPath };

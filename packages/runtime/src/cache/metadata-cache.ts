@@ -80,6 +80,11 @@ export function createMetadataCache(o: MetadataCacheOptions) {
   const derived = new LRUCache<string, { v: unknown; size: number }>({ maxSize: Math.max(1, o.derivedBytes), sizeCalculation: (e) => e.size });
   const refreshing = new Map<string, Promise<MetadataDoc>>();
   const fetchSlot = limiter(Math.max(1, o.fetchConcurrency));
+  /** Keeps `doc` in memory as fresh until `freshUntil`, and answers it. */
+  const remember = (id: string, doc: MetadataDoc, freshUntil: number): MetadataDoc => {
+    memo.set(id, { doc, freshUntil });
+    return doc;
+  };
 
   const makeDoc = (body: Buffer, row: Pick<MetadataRow, 'content_type' | 'fetched_at' | 'blob_sha256'>, stale: boolean): MetadataDoc => ({
     body,
@@ -119,10 +124,7 @@ export function createMetadataCache(o: MetadataCacheOptions) {
     // Another replica may have refreshed it recently.
     if (row && now - row.fetched_at < ttlMs) {
       const doc = await stored(row, false);
-      if (doc) {
-        memo.set(id, { doc, freshUntil: row.fetched_at + ttlMs });
-        return doc;
-      }
+      if (doc) return remember(id, doc, row.fetched_at + ttlMs);
     }
     const headers: Record<string, string> = { ...spec.headers };
     if (conditional && row?.upstream_etag) headers['if-none-match'] = row.upstream_etag;
@@ -133,8 +135,7 @@ export function createMetadataCache(o: MetadataCacheOptions) {
       if (!doc) throw err;
       o.metrics.cache.inc({ registry: reg.name, result: 'stale' });
       o.log.warn({ registry: reg.name, key: spec.key, err: err.message }, 'upstream failed; serving the last good copy');
-      memo.set(id, { doc, freshUntil: Date.now() + STALE_RETRY_MS });
-      return doc;
+      return remember(id, doc, Date.now() + STALE_RETRY_MS);
     };
 
     // The request and the body read hold one of the process's metadata fetch slots. A document that fails
@@ -171,8 +172,7 @@ export function createMetadataCache(o: MetadataCacheOptions) {
       const doc = await stored(row, false);
       if (doc) {
         await o.rows.touch(reg.name, spec.key, now);
-        memo.set(id, { doc, freshUntil: now + ttlMs });
-        return doc;
+        return remember(id, doc, now + ttlMs);
       }
       return refresh(reg, spec, upstream, id, false); // the stored copy is gone: ask for the whole document
     }
@@ -211,9 +211,7 @@ export function createMetadataCache(o: MetadataCacheOptions) {
     if (row && row.blob_sha256 !== newRow.blob_sha256 && !(await o.rows.blobInUse(row.blob_sha256))) {
       await o.blobs.delete(row.blob_sha256).catch((e: unknown) => o.log.warn({ registry: reg.name, key: spec.key, err: (e as Error).message }, 'could not delete a superseded metadata blob'));
     }
-    const doc = makeDoc(body, newRow, false);
-    memo.set(id, { doc, freshUntil: newRow.fetched_at + ttlMs });
-    return doc;
+    return remember(id, makeDoc(body, newRow, false), newRow.fetched_at + ttlMs);
   }
 
   return {

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { HubMetrics } from '../metrics.js';
+import type { ArtifactRecord } from '../storage/tables.js';
 import type { ArtifactCache } from './artifact-cache.js';
 
 export interface RetentionOptions {
@@ -26,15 +27,8 @@ export interface RetentionResult {
 const LOW_WATER = 0.9;
 const BATCH = 500;
 
-interface Candidate {
-  registry: string;
-  cache_key: string;
-  blob_sha256: string;
-  package_name: string;
-  version: string | null;
-  size: number | string;
-  last_access_at: number | string;
-}
+const COLUMNS = ['registry', 'cache_key', 'blob_sha256', 'package_name', 'version', 'size', 'last_access_at'] as const;
+type Candidate = Pick<ArtifactRecord, (typeof COLUMNS)[number]>;
 
 /**
  * Retention: removes artifacts idle longer than `maxIdleMs`, then the least recently downloaded until the
@@ -47,7 +41,6 @@ export async function runRetention(o: RetentionOptions): Promise<RetentionResult
   await o.artifacts.flushTouches(); // this replica's recent hits count
   const result: RetentionResult = { removed: 0, bytes: 0 };
   const candidates = () => o.db('artifacts').where({ pinned: false, origin: 'upstream' }).orderBy('last_access_at').orderBy('id').limit(BATCH);
-  const columns = ['registry', 'cache_key', 'blob_sha256', 'package_name', 'version', 'size', 'last_access_at'];
 
   const remove = async (c: Candidate, reason: string) => {
     if (!(await o.artifacts.reclaim(c.registry, c, Number(c.last_access_at)))) return false;
@@ -74,7 +67,7 @@ export async function runRetention(o: RetentionOptions): Promise<RetentionResult
 
   if (o.maxIdleMs > 0) {
     for (;;) {
-      const batch = (await candidates().where('last_access_at', '<', now - o.maxIdleMs).select(columns)) as Candidate[];
+      const batch = (await candidates().where('last_access_at', '<', now - o.maxIdleMs).select(COLUMNS)) as Candidate[];
       let progressed = false;
       for (const c of batch) progressed = (await remove(c, 'idle')) || progressed;
       if (batch.length < BATCH || !progressed) break;
@@ -88,7 +81,7 @@ export async function runRetention(o: RetentionOptions): Promise<RetentionResult
       const target = Math.floor(o.maxBytes * LOW_WATER);
       let offset = 0;
       while (held > target) {
-        const batch = (await candidates().offset(offset).select(columns)) as Candidate[];
+        const batch = (await candidates().offset(offset).select(COLUMNS)) as Candidate[];
         if (batch.length === 0) break; // what is left is pinned or local
         for (const c of batch) {
           if (held <= target) break;

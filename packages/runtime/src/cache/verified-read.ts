@@ -5,33 +5,17 @@ import { FileReadStream } from '../storage/blobs/file-read-stream.js';
 /**
  * Passes a blob's bytes through while hashing them, and holds the last chunk back until the hash is
  * known: a blob that rotted on disk (a flipped byte) ends in an error, never in a clean, complete
- * answer. `onMismatch` runs once, before the error, so the caller can drop the bad copy and fetch it again next time;
- * `onMatch` once the whole blob hashed to its name.
+ * answer. `onMismatch` runs once, before the error, so the caller can drop the bad copy and fetch it again next time.
  */
-export function verifiedRead(source: Readable, sha256: string, onMismatch: () => Promise<void>, onMatch?: () => void): Readable {
+export function verifiedRead(source: Readable, sha256: string, onMismatch: () => Promise<void>): Readable {
   const hash = crypto.createHash('sha256');
-  let held: Buffer | null = null;
-  const check = new Transform({
-    transform(chunk: Buffer, _enc, done) {
-      hash.update(chunk);
-      const out = held;
-      held = chunk;
-      done(null, out ?? undefined);
-    },
-    flush(done) {
-      if (hash.digest('hex') !== sha256) {
-        // The bad copy is gone before the client sees the error, so its retry fetches afresh.
-        const fail = () => done(new Error(`cached blob ${sha256} does not match its hash`));
-        onMismatch().then(fail, fail);
-        return;
-      }
-      onMatch?.();
-      done(null, held ?? undefined);
-    },
-  });
-  source.once('error', (e) => check.destroy(e));
-  check.once('close', () => source.destroy());
-  return source.pipe(check);
+  const settle = async () => {
+    if (hash.digest('hex') === sha256) return;
+    // The bad copy is gone before the client sees the error, so its retry fetches afresh.
+    await onMismatch().catch(() => {});
+    throw new Error(`cached blob ${sha256} does not match its hash`);
+  };
+  return holdingLastChunk(source, settle, (chunk) => hash.update(chunk));
 }
 
 /**
@@ -45,15 +29,21 @@ export function gatedRead(source: Readable, verdict: Promise<boolean | null>, sh
   passed.catch(() => {});
   // A file read holds back its own last byte, and keeps sending through reused buffers (direct-readable.ts).
   if (source instanceof FileReadStream) return source.holdLastByte(passed);
+  return holdingLastChunk(source, () => passed);
+}
+
+/** `source` with its last chunk held back until `settle` resolves; when it rejects, the stream ends in its error instead. */
+function holdingLastChunk(source: Readable, settle: () => Promise<void>, onChunk?: (chunk: Buffer) => void): Readable {
   let held: Buffer | null = null;
   const gate = new Transform({
     transform(chunk: Buffer, _enc, done) {
+      onChunk?.(chunk);
       const out = held;
       held = chunk;
       done(null, out ?? undefined);
     },
     flush(done) {
-      passed.then(
+      settle().then(
         () => done(null, held ?? undefined),
         (e: Error) => done(e),
       );

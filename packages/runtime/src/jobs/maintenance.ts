@@ -19,30 +19,14 @@ export function startMaintenance(o: { config: HubConfig; db: Knex; artifacts: Ar
   const { max_bytes: maxBytes, max_idle_days: maxIdleDays, retention_interval_secs: retentionSecs } = o.config.cache;
   const retentionDays = o.config.audit_log.retention_days;
   const jobs: Array<{ stop(): Promise<void> }> = [];
+  // Each job's first run is due as soon as a replica starts.
+  const schedule = (name: string, intervalMs: number, run: () => Promise<unknown>) => jobs.push(startSchedule({ db, log, name, intervalMs, firstRunAfterMs: 0, run }));
   if (maxBytes > 0 || maxIdleDays > 0)
-    jobs.push(
-      startSchedule({
-        db,
-        log,
-        name: 'retention',
-        intervalMs: retentionSecs * 1000,
-        firstRunAfterMs: 0,
-        run: () => runRetention({ db, artifacts: o.artifacts, audit: o.audit, log, metrics: o.metrics, maxBytes, maxIdleMs: maxIdleDays * DAY_MS }),
-      }),
-    );
+    schedule('retention', retentionSecs * 1000, () => runRetention({ db, artifacts: o.artifacts, audit: o.audit, log, metrics: o.metrics, maxBytes, maxIdleMs: maxIdleDays * DAY_MS }));
   if (retentionDays > 0)
-    jobs.push(
-      startSchedule({
-        db,
-        log,
-        name: 'audit_log_retention',
-        intervalMs: 3_600_000,
-        firstRunAfterMs: 0,
-        run: async () => {
-          const removed = await pruneAccessEvents(db, Date.now() - retentionDays * DAY_MS);
-          if (removed) log.info({ removed, retention_days: retentionDays }, 'old audit-log events deleted');
-        },
-      }),
-    );
+    schedule('audit_log_retention', 3_600_000, async () => {
+      const removed = await pruneAccessEvents(db, Date.now() - retentionDays * DAY_MS);
+      if (removed) log.info({ removed, retention_days: retentionDays }, 'old audit-log events deleted');
+    });
   return { stop: async () => void (await Promise.all(jobs.map((j) => j.stop()))) };
 }

@@ -43,6 +43,9 @@ const PREFIX = '/proxy/';
 const challenge = (message: string) =>
   new HubError('unauthenticated', message, { headers: { 'WWW-Authenticate': 'Basic realm="hub", Bearer realm="hub"' } });
 
+/** A write to a proxy registry: a route that publishes, or a handler that asks for the local store. */
+const proxyRefusal = (registry: string) => new HubError('method_not_allowed', `registry "${registry}" is a proxy registry: publish to a local or hybrid registry`);
+
 /**
  * Dispatches `/proxy/<name>/...` (and `/<mount>/<name>/...` for kinds with a root mount) to the registry's kind. Before a kind's handler runs, the runtime
  * authenticates, decides the route's permission, and refuses blocked coordinates; `rc.artifact`
@@ -50,9 +53,8 @@ const challenge = (message: string) =>
  * handler resolved another coordinate (npm `latest`, a gem file name with two readings).
  */
 export function registryRoutes(d: RegistryRoutesDeps): Koa.Middleware {
-  /** The path below `/proxy/` or below a root mount (`/v2/`, decision 0025); the mount's own root names its registry. */
-  async function target(ctx: Koa.Context): Promise<{ rest: string; base?: BoundRegistry } | undefined> {
-    if (ctx.path.startsWith(PREFIX)) return { rest: ctx.path.slice(PREFIX.length) };
+  /** The path below a root mount (`/v2/`, decision 0025; `/proxy/` is split without a promise); the mount's own root names its registry. */
+  async function mounted(ctx: Koa.Context): Promise<{ rest: string; base?: BoundRegistry } | undefined> {
     const first = ctx.path.split('/')[1] ?? '';
     // Registries of kinds whose clients address a registry at the host root, in config order.
     const regs = [...d.registries.values()].filter((r) => r.kind.rootMount !== undefined && r.kind.rootMount === first);
@@ -70,7 +72,7 @@ export function registryRoutes(d: RegistryRoutesDeps): Koa.Middleware {
   }
 
   return async (ctx, next) => {
-    const at = ctx.path.startsWith(PREFIX) ? { rest: ctx.path.slice(PREFIX.length) } : await target(ctx);
+    const at = ctx.path.startsWith(PREFIX) ? { rest: ctx.path.slice(PREFIX.length) } : await mounted(ctx);
     if (!at) return next();
     ctx.state.registryRequest = true;
     // Every registry request gets an audit row: `metadata` until the handler serves an artifact.
@@ -111,8 +113,7 @@ export function registryRoutes(d: RegistryRoutesDeps): Koa.Middleware {
         throw errors.notFound(`no ${reg.kind.id} route matches this path in registry "${reg.info.name}"`);
       }
       const { route, match } = found;
-      if (route.permission === 'source:write' && reg.info.mode === 'proxy')
-        throw new HubError('method_not_allowed', `registry "${reg.info.name}" is a proxy registry: publish to a local or hybrid registry`);
+      if (route.permission === 'source:write' && reg.info.mode === 'proxy') throw proxyRefusal(reg.info.name);
       where.route = route.id;
       if (match.coordinate) {
         audit.package = match.coordinate.name;
@@ -133,8 +134,8 @@ export function registryRoutes(d: RegistryRoutesDeps): Koa.Middleware {
         await refuseBlocked(d, reg.info.name, c);
       };
 
-      const anonymous = decision(d.access, { subject: ANONYMOUS, permission: 'source:read', registry: reg.info.name });
-      const anonymousRead = (anonymous instanceof Promise ? await anonymous : anonymous).decision === 'allow';
+      const anonymous = decision(d.access, { subject: ANONYMOUS, permission: 'source:read', registry: reg.info.name }, allowed);
+      const anonymousRead = anonymous instanceof Promise ? await anonymous : anonymous;
       const rc = requestContext(ctx, d, reg, audit, anonymousRead, match.coordinate, checkResolved, subject?.user_id ?? null);
       // A refusal above was labelled by the coordinate; from here on what the handler serves decides.
       audit.action = 'metadata';
@@ -189,7 +190,7 @@ function requestContext(
   let local: LocalRegistry | undefined;
   let query: URLSearchParams | undefined;
   const localRegistry = (): LocalRegistry => {
-    if (reg.info.mode === 'proxy') throw new HubError('method_not_allowed', `registry "${reg.info.name}" is a proxy registry: publish to a local or hybrid registry`);
+    if (reg.info.mode === 'proxy') throw proxyRefusal(reg.info.name);
     return (local ??= d.local.forRegistry(reg.info.name, reg.publishing, user, reg.kind.coordinate.normalizeName));
   };
   /**
@@ -273,13 +274,10 @@ function cappedBody(ctx: Koa.Context, max: number): Readable {
   return capped;
 }
 
-/** access.decide(), answered at once (no promise) when the policies in force are fresh in memory. */
-function decision(access: AccessControl, r: AccessRequest): Decision | Promise<Decision>;
-function decision<T>(access: AccessControl, r: AccessRequest, then: (d: Decision) => T): T | Promise<T>;
-function decision(access: AccessControl, r: AccessRequest, then?: (d: Decision) => unknown): unknown {
+/** `then` of access.decide(), answered at once (no promise) when the policies in force are fresh in memory. */
+function decision<T>(access: AccessControl, r: AccessRequest, then: (d: Decision) => T): T | Promise<T> {
   const now = access.decideNow(r);
-  if (now !== undefined) return then ? then(now) : now;
-  return then ? access.decide(r).then(then) : access.decide(r);
+  return now !== undefined ? then(now) : access.decide(r).then(then);
 }
 const allowed = (d: Decision) => d.decision === 'allow';
 

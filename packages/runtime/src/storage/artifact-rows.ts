@@ -2,18 +2,8 @@ import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import type { ArtifactRecord } from './tables.js';
 
-export interface ArtifactRow {
-  registry: string;
-  cache_key: string;
-  package_name: string;
-  version: string | null;
-  blob_sha256: string;
-  size: number;
-  content_type: string;
-  upstream_url: string | null;
-  origin: 'upstream' | 'local';
-  fetched_at: number;
-}
+/** An `artifacts` row as the cache sees it: the record without its bookkeeping columns, integers as numbers. */
+export type ArtifactRow = Omit<ArtifactRecord, 'id' | 'key_sha256' | 'last_access_at' | 'pinned' | 'size' | 'fetched_at'> & { size: number; fetched_at: number };
 
 export const keyHash = (key: string): string => crypto.createHash('sha256').update(key).digest('hex');
 
@@ -66,15 +56,7 @@ export function artifactRows(db: Knex) {
 }
 
 /** A file published to a local or hybrid registry, as its `artifacts` row records it. */
-export interface PublishedFile {
-  registry: string;
-  cache_key: string;
-  package_name: string;
-  version: string | null;
-  blob_sha256: string;
-  size: number;
-  content_type: string;
-}
+export type PublishedFile = Pick<ArtifactRow, 'registry' | 'cache_key' | 'package_name' | 'version' | 'blob_sha256' | 'size' | 'content_type'>;
 
 /**
  * The `artifacts` rows of published files, for the publishing store: it writes them in its own transactions

@@ -20,7 +20,8 @@ export interface BlobStore {
   /**
    * The SHA-256 (hex) of the blob file as it is now, read through one reused buffer (a stream of fresh
    * chunks would leave the whole file behind as garbage buffers), or null when the file is gone or no longer
-   * has `identity` (see open). Stores with `open` may offer it; the cache hashes the stream otherwise.
+   * has `identity` (see open). The cache uses `open` only with it: a store with `open` alone is read like one
+   * without (every whole read hashed as it streams).
    */
   hashOf?(sha256: string, identity: string): Promise<string | null>;
   size(sha256: string): Promise<number | null>;

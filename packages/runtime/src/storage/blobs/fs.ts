@@ -5,13 +5,33 @@ import path from 'node:path';
 import { isSha256, type BlobStore } from './blob-store.js';
 import { FileReadStream } from './file-read-stream.js';
 
-/** Blobs at `<root>/sha256/ab/cd/<hex>`, spool files at `<root>/tmp/`. */
 /** hashOf reads through one buffer of this size per check. */
 const HASH_CHUNK = 1024 * 1024;
 
 /** What identifies the very file a descriptor reads (decision 0030). */
 const identityOf = (st: fs.BigIntStats): string => `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
 
+/** What `op` gives, or null when the file it reads is not there. */
+async function unlessMissing<T>(op: () => Promise<T>): Promise<T | null> {
+  try {
+    return await op();
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw e;
+  }
+}
+
+/** Flushes a file, or a directory's entries, to disk. */
+async function fsyncPath(p: string): Promise<void> {
+  const fh = await fsp.open(p, 'r');
+  try {
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Blobs at `<root>/sha256/ab/cd/<hex>`, spool files at `<root>/tmp/`. */
 export function createFsBlobStore(root: string): BlobStore {
   const tmpDir = path.join(root, 'tmp');
   fs.mkdirSync(tmpDir, { recursive: true });
@@ -22,22 +42,13 @@ export function createFsBlobStore(root: string): BlobStore {
     return path.join(root, 'sha256', sha.slice(0, 2), sha.slice(2, 4), sha);
   };
 
-  /** The held blob opened for reading, or null when it is not held. */
+  /** The held blob opened for reading, or null when it is not held. Not through unlessMissing: every hit read from disk opens here, without a closure. */
   async function openHeld(sha: string): Promise<fsp.FileHandle | null> {
     try {
       return await fsp.open(finalPath(sha), 'r');
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw e;
-    }
-  }
-
-  async function fsyncDir(dir: string): Promise<void> {
-    const fh = await fsp.open(dir, 'r');
-    try {
-      await fh.sync();
-    } finally {
-      await fh.close();
     }
   }
 
@@ -50,15 +61,10 @@ export function createFsBlobStore(root: string): BlobStore {
         await fsp.rm(tmpPath, { force: true });
         return;
       }
-      const fh = await fsp.open(tmpPath, 'r');
-      try {
-        await fh.sync();
-      } finally {
-        await fh.close();
-      }
+      await fsyncPath(tmpPath);
       await fsp.mkdir(path.dirname(dest), { recursive: true });
       await fsp.rename(tmpPath, dest);
-      await fsyncDir(path.dirname(dest));
+      await fsyncPath(path.dirname(dest));
     },
     async get(sha256, range) {
       const fh = await openHeld(sha256);
@@ -98,21 +104,10 @@ export function createFsBlobStore(root: string): BlobStore {
       }
     },
     async size(sha256) {
-      try {
-        return (await fsp.stat(finalPath(sha256))).size;
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
-        throw e;
-      }
+      const st = await unlessMissing(() => fsp.stat(finalPath(sha256)));
+      return st && st.size;
     },
-    async readAll(sha256) {
-      try {
-        return await fsp.readFile(finalPath(sha256));
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
-        throw e;
-      }
-    },
+    readAll: (sha256) => unlessMissing(() => fsp.readFile(finalPath(sha256))),
     async putBuffer(data) {
       const sha256 = crypto.createHash('sha256').update(data).digest('hex');
       if ((await store.size(sha256)) === data.length) return { sha256, size: data.length };
