@@ -2,9 +2,8 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import path from 'node:path';
 import t, { type Test } from 'tap';
-import { createTestDatabase, startFixtureUpstream, startTestHub, TEST_MYSQL_URL, type FixtureUpstream } from '@hub/testkit';
+import { createTestDatabase, filesKind, type FixtureUpstream, startFixtureUpstream, startTestHub, TEST_MYSQL_URL } from '@hub/testkit';
 import cluster from '../src/index.js';
-import { filesKind } from './files-kind.js';
 
 /**
  * Replicas on one MariaDB database share one upstream fetch per artifact (issue 12): the replica holding the

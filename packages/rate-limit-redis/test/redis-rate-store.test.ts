@@ -3,10 +3,9 @@ import net from 'node:net';
 import path from 'node:path';
 import t from 'tap';
 import { createLogger } from '@hub/runtime/internal';
-import { startFixtureUpstream, startTestHub } from '@hub/testkit';
+import { filesKind, startFixtureUpstream, startTestHub } from '@hub/testkit';
 import rateLimitRedis from '../src/index.js';
 import { createRedisClient, createRedisRateStore } from '../src/redis-rate-store.js';
-import { filesKind } from './files-kind.js';
 
 const REDIS_URL = process.env.HUB_TEST_REDIS_URL || undefined;
 const log = createLogger({ level: 'silent' });

@@ -4,8 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import t, { type Test } from 'tap';
-import { startFixtureUpstream, startTestHub } from '@hub/testkit';
-import { filesKind } from './files-kind.js';
+import { filesKind, startFixtureUpstream, startTestHub } from '@hub/testkit';
 
 const sha = (b: Buffer) => crypto.createHash('sha256').update(b).digest('hex');
 

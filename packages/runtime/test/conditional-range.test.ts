@@ -4,9 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import t, { type Test } from 'tap';
-import { rawRequest, startFixtureUpstream, startTestHub } from '@hub/testkit';
+import { filesKind, rawRequest, startFixtureUpstream, startTestHub } from '@hub/testkit';
 import { defineKind, requestedRange, type KindRoute } from '../src/index.js';
-import { filesKind } from './files-kind.js';
 
 const sha = (b: Buffer) => crypto.createHash('sha256').update(b).digest('hex');
 const DOC = Buffer.from('a document with validators\n');

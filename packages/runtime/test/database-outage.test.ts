@@ -6,10 +6,9 @@ import net from 'node:net';
 import path from 'node:path';
 import t from 'tap';
 import { HubError } from '@hub/contract';
-import { createTestDatabase, startFixtureUpstream, startTestHub, TEST_MYSQL_URL } from '@hub/testkit';
+import { createTestDatabase, filesKind, startFixtureUpstream, startTestHub, TEST_MYSQL_URL } from '@hub/testkit';
 import { createPolicyMemo, OUTAGE_MEMO_MS, POLICY_MEMO_MS } from '../src/policy/policy-memo.js';
 import { createDb, isDatabaseUnavailable } from '../src/storage/db.js';
-import { filesKind } from './files-kind.js';
 
 const outage = () => new HubError('service_unavailable', 'the database is unavailable', { detail: { dependency: 'database' } });
 

@@ -1,7 +1,6 @@
 import path from 'node:path';
 import type { Test } from 'tap';
-import { startFixtureUpstream, startTestHub, type FixtureUpstream, type TestHub } from '@hub/testkit';
-import { filesKind } from './files-kind.js';
+import { filesKind, type FixtureUpstream, startFixtureUpstream, startTestHub, type TestHub } from '@hub/testkit';
 
 /** A hub with one `files` registry (the runtime's test kind) before an upstream holding `pkg/1.0.0/a.txt`. */
 export async function startFilesHub(t: Test): Promise<TestHub & { upstream: FixtureUpstream; fileUrl: string }> {

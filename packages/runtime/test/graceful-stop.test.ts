@@ -4,9 +4,8 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import t, { type Test } from 'tap';
-import { startFixtureUpstream, startTestHub } from '@hub/testkit';
+import { filesKind, startFixtureUpstream, startTestHub } from '@hub/testkit';
 import { createDb } from '../src/internal.js';
-import { filesKind } from './files-kind.js';
 
 /** A hub before an upstream that trickles `pkg/1.0.0/slow.bin` (bytes bytes over about ms milliseconds). */
 async function setup(t: Test, o: { graceMs: number; bytes: number; ms: number }) {

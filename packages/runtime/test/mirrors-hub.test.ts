@@ -8,8 +8,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import t, { type Test } from 'tap';
-import { startFixtureUpstream, startTestHub, type FixtureUpstream } from '@hub/testkit';
-import { filesKind } from './files-kind.js';
+import { filesKind, type FixtureUpstream, startFixtureUpstream, startTestHub } from '@hub/testkit';
 
 const sha = (b: Buffer) => crypto.createHash('sha256').update(b).digest('hex');
 const BIG = crypto.randomBytes(512 * 1024);

@@ -3,9 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import t, { type Test } from 'tap';
-import { startFixtureUpstream, startTestHub } from '@hub/testkit';
+import { filesKind, startFixtureUpstream, startTestHub } from '@hub/testkit';
 import { runRetention } from '../src/cache/retention.js';
-import { filesKind } from './files-kind.js';
 
 const KB = 1024;
 

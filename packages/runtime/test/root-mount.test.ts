@@ -1,8 +1,7 @@
 import path from 'node:path';
 import t from 'tap';
-import { rawRequest, startFixtureUpstream, startTestHub } from '@hub/testkit';
+import { filesKind, rawRequest, startFixtureUpstream, startTestHub } from '@hub/testkit';
 import { defineKind, errors, reply } from '../src/index.js';
-import { filesKind } from './files-kind.js';
 
 /**
  * Decision 0025: a kind with `rootMount` is also served at `/<mount>/<registry>/...`; `/<mount>/` goes to the

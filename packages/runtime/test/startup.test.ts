@@ -2,7 +2,7 @@ import path from 'node:path';
 import t from 'tap';
 import { ConfigError, createHub, definePlugin, StartupError } from '../src/index.js';
 import { createLogger } from '../src/internal.js';
-import { filesKind } from './files-kind.js';
+import { filesKind } from '@hub/testkit';
 
 /** The smallest hub.toml: SQLite and blobs under `dir`. */
 const storeConfig = (dir: string) => `[database]\nclient = "sqlite"\nfilename = "${path.join(dir, 'hub.db')}"\n[storage]\nkind = "fs"\npath = "${path.join(dir, 'blobs')}"\n`;

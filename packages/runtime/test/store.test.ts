@@ -2,12 +2,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import t, { type Test } from 'tap';
-import { hubOnDatabase, startFixtureUpstream, startTestHub, storeTiers, type StoreDatabase } from '@hub/testkit';
+import { filesKind, hubOnDatabase, startFixtureUpstream, startTestHub, type StoreDatabase, storeTiers } from '@hub/testkit';
 import { createDb, migrate, runtimeMigrations } from '../src/internal.js';
 import { artifactRows } from '../src/storage/artifact-rows.js';
 import { createBlocks } from '../src/services/blocks.js';
 import { loadUrlSigner } from '../src/auth/signed-urls.js';
-import { filesKind } from './files-kind.js';
 
 /** Every store test runs on SQLite and, where HUB_TEST_MYSQL_URL is set (CI), on MariaDB/MySQL. */
 const { tiers, skipped } = storeTiers();

@@ -12,3 +12,4 @@ export { makeZip } from './zip-archive.js';
 export { makeTar } from './tar-archive.js';
 export * from './csv.js';
 export * from './npm-client.js';
+export { filesKind } from './files-kind.js';

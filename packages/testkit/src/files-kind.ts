@@ -1,7 +1,7 @@
-import { defineKind, errors, reply, type KindRoute } from '../src/index.js';
+import { defineKind, errors, reply, type KindRoute } from '@hub/contract';
 
 /**
- * A minimal kind for runtime tests: `/<pkg>/<version>/<file>` is an artifact fetched from
+ * A minimal kind for tests of the runtime and its plugins: `/<pkg>/<version>/<file>` is an artifact fetched from
  * `<upstream>/<pkg>/<version>/<file>`; `/meta/<pkg>` is a metadata document from `<upstream>/<pkg>.json`.
  * Files named `*.gz` must start with the gzip magic bytes; `*.zip` files get the runtime's zip checks.
  */
