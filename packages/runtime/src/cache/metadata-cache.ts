@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import pLimit from 'p-limit';
 import { boundedLru } from './bounded-lru.js';
 import type { Logger } from 'pino';
 import { errors, type HubError, isHubError, type MetadataDoc, type MetadataSpec, readCapped, type RegistryInfo, type UpstreamClient, type UpstreamResponse } from '@hub/contract';
@@ -40,22 +41,6 @@ function derivedSize(v: unknown, sourceBytes: number): number {
   return sourceBytes * 3 + ENTRY_OVERHEAD;
 }
 
-/** At most `n` tasks at once; the rest wait in order. */
-function limiter(n: number) {
-  let active = 0;
-  const waiting: (() => void)[] = [];
-  return async <T>(task: () => Promise<T>): Promise<T> => {
-    if (active >= n) await new Promise<void>((resolve) => waiting.push(resolve));
-    active++;
-    try {
-      return await task();
-    } finally {
-      active--;
-      waiting.shift()?.();
-    }
-  };
-}
-
 interface Memo {
   doc: MetadataDoc;
   freshUntil: number;
@@ -79,7 +64,8 @@ export function createMetadataCache(o: MetadataCacheOptions) {
   const negative = boundedLru<string, true>(10_000, { ttl: Math.max(1, o.negativeTtlSecs) * 1000 });
   const derived = new LRUCache<string, { v: unknown; size: number }>({ maxSize: Math.max(1, o.derivedBytes), sizeCalculation: (e) => e.size });
   const refreshing = new Map<string, Promise<MetadataDoc>>();
-  const fetchSlot = limiter(Math.max(1, o.fetchConcurrency));
+  // At most fetchConcurrency upstream requests at once; the rest wait in order.
+  const fetchSlot = pLimit(Math.max(1, o.fetchConcurrency));
   /** Keeps `doc` in memory as fresh until `freshUntil`, and answers it. */
   const remember = (id: string, doc: MetadataDoc, freshUntil: number): MetadataDoc => {
     memo.set(id, { doc, freshUntil });

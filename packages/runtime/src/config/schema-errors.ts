@@ -1,4 +1,5 @@
 /** TypeBox's validation errors, said in TOML terms: the key path as written, what was expected, and "did you mean". */
+import { distance } from 'fastest-levenshtein';
 import type { TSchema } from 'typebox';
 import type { TLocalizedValidationError } from 'typebox/error';
 import { Value } from 'typebox/value';
@@ -105,26 +106,13 @@ function closest(key: string, known: readonly string[]): string | undefined {
   let best: string | undefined = key.length >= 4 ? known.find((k) => k.startsWith(key)) : undefined;
   let bestDistance = 3;
   for (const k of known) {
-    const d = editDistance(key, k);
+    const d = distance(key, k);
     if (d < bestDistance) {
       best = k;
       bestDistance = d;
     }
   }
   return best;
-}
-
-function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      cur[j] = Math.min((prev[j] ?? 0) + 1, (cur[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + cost);
-    }
-    prev = cur;
-  }
-  return prev[b.length] ?? 0;
 }
 
 function pointerSegments(pointer: string): string[] {
