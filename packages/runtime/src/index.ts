@@ -32,8 +32,6 @@ export { apiPolicyId, configPolicyId, type PolicyRow, type PolicyRule } from './
 export { canonicalIpBlock, type IpBlockRow } from './policy/ip-blocks.js';
 export { canonicalIp, createAddressMatcher } from '@hub/upstream';
 export type { AccessControl, CredentialSource } from './policy/access-control.js';
-export { createPolicyMemo, OUTAGE_MEMO_MS, POLICY_MEMO_MS, type PolicyMemo } from './policy/policy-memo.js';
-export { isDatabaseUnavailable } from './storage/db.js';
 
 // The services plugins change runtime state through
 export type { HubServices } from './services/hub-services.js';
@@ -50,7 +48,7 @@ export type { LocalStore, LocalLimits, LocalPackage } from './services/local-sto
 export { adminRoute, mountAdminRoutes, registryResolver, type AdminRoute, type AdminCall, type AdminTarget } from './admin-kit/admin-route.js';
 export { canonicalCoordinate, type RegistryRef } from './admin-kit/coordinates.js';
 export { queryInt, queryParameters, queryValue } from './admin-kit/query.js';
-export { bodyValidator, queryValidator } from './admin-kit/validate.js';
+export { bodyValidator } from './admin-kit/validate.js';
 export type { AdminRouteCatalog, RouteDoc } from './admin-kit/route-catalog.js';
 export type { PackageFactsBoard, PackageFactSource, PackageFactSheet, PackageSummaryFacts, VersionFacts, FlagFact, DependencyFact, UpstreamState } from './catalog/package-facts.js';
 export type { PackageCatalog, CatalogPackage, CatalogVersion } from './services/package-catalog.js';
