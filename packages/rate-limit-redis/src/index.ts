@@ -1,4 +1,5 @@
 import { definePlugin } from '@hub/runtime';
+import { redisSection } from './config.js';
 
 /**
  * `[limits] rate_store = "redis"`: per-IP rate limits counted in Redis, shared by every replica. ioredis is
@@ -8,6 +9,7 @@ export default definePlugin({
   id: 'rate-limit-redis',
   contract: 1,
   description: 'Per-IP rate limits counted in Redis, shared by every replica, for [limits] rate_store = "redis"',
+  config: redisSection,
   rateStore: {
     kind: 'redis',
     async create(ctx) {

@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import { retryAfterSecs, type RateLimitStore, type RateStoreProvider, type TokenBucket } from '@hub/runtime';
+import type { RedisConfig } from './config.js';
 
 type ProviderContext = Parameters<RateStoreProvider['create']>[0];
 
@@ -127,8 +128,10 @@ export function createRedisRateStore(o: RedisRateStoreOptions): RateLimitStore {
 
 /** One hub's stores: a bucket each, under `[redis] key_prefix` and the bucket's name, on one shared client. */
 export function redisRateStores(ctx: ProviderContext): (limits: TokenBucket, name: string) => RateLimitStore {
-  // The config check (limits.rate_store) already refused a redis store without [redis] url.
-  const url = ctx.redis.url!;
+  const redis = ctx.config.sections.redis as RedisConfig;
+  // The section's check already refused rate_store = "redis" without a url.
+  const url = redis.url!;
   const client = createRedisClient(url);
-  return (limits, name) => createRedisRateStore({ url, client, keyPrefix: `${ctx.redis.key_prefix}${name}:`, limits, onFailure: ctx.onFailure, log: ctx.log, onError: ctx.onError });
+  const onFailure = ctx.config.limits.rate_store_failure;
+  return (limits, name) => createRedisRateStore({ url, client, keyPrefix: `${redis.key_prefix}${name}:`, limits, onFailure, log: ctx.log, onError: ctx.onError });
 }

@@ -10,7 +10,7 @@ export * from '@hub/contract';
 export { createHub, type Hub, type CreateHubOptions } from './hub.js';
 export { StartupError } from './plugins/startup-error.js';
 export { loadConfig, ConfigError, type LoadOptions } from './config/load.js';
-export { secretPair, httpUrl, AUDIT_POLICIES, REGISTRY_NAME_PATTERN, NAME_MESSAGE, type HubConfig, type RegistryConfig, type StorageConfig, type RedisConfig, type ConfigSection } from './config/schema.js';
+export { secretPair, httpUrl, AUDIT_POLICIES, REGISTRY_NAME_PATTERN, NAME_MESSAGE, type HubConfig, type RegistryConfig, type StorageConfig, type ConfigSection } from './config/schema.js';
 export { VERSION } from './version.js';
 
 // Writing a plugin

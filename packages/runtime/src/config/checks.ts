@@ -11,8 +11,6 @@ export function checkCrossField(issues: Issues, c: HubConfig): void {
   checkServer(issues, c);
   checkDatabase(issues, c);
   checkStorage(issues, c);
-  if (c.limits.rate_store === 'redis' && c.redis.url === undefined) issues.add(['limits', 'rate_store'], 'rate_store = "redis" needs [redis] url (or url_env)');
-  if (c.redis.url !== undefined && !/^rediss?:\/\/[^\s]+$/.test(c.redis.url)) issues.add(['redis', 'url'], 'must be a redis:// or rediss:// URL');
   checkRegistries(issues, c);
 }
 

@@ -72,7 +72,7 @@ export function configFromObject(doc: Record<string, unknown>, opts: FromObjectO
   issues.throwIfAny();
 
   checkCrossField(issues, config);
-  for (const s of opts.pluginSections ?? []) for (const e of s.check?.(sections[s.section]) ?? []) issues.add([s.section, ...e.key], e.message);
+  for (const s of opts.pluginSections ?? []) for (const e of s.check?.(sections[s.section], config) ?? []) issues.add([s.section, ...e.key], e.message);
   issues.throwIfAny();
 
   normalise(config, opts.baseDir ?? process.cwd());

@@ -205,14 +205,6 @@ export const AuditLogSchema = Type.Object(
   { ...strict, default: {}, description: 'The audit log of access events (`GET /api/v1/admin/audit-log`).' },
 );
 
-export const RedisSchema = Type.Object(
-  {
-    ...secretPair('url', 'Redis URL, `redis://[user:password@]host:port[/db]` (or `rediss://` for TLS)'),
-    key_prefix: Type.String({ default: 'hub:', maxLength: 64, description: 'Prefix of every key hub writes, so several hubs (or other programs) can share one Redis.' }),
-  },
-  { ...strict, default: {}, description: 'A Redis server replicas share (for `[limits] rate_store = "redis"`).' },
-);
-
 export const CacheSchema = Type.Object(
   {
     memory_bytes: Type.Integer({
@@ -320,7 +312,6 @@ export const HubConfigSchema = Type.Object(
     limits: LimitsSchema,
     cache: CacheSchema,
     audit_log: AuditLogSchema,
-    redis: RedisSchema,
     metrics: MetricsSchema,
     plugins: PluginsSchema,
     registries: Type.Array(RegistrySchema, { default: [], description: 'Served registries, as `[[registries]]` tables.' }),
@@ -336,7 +327,6 @@ export type AuthConfig = Static<typeof AuthSchema>;
 export type LimitsConfig = Static<typeof LimitsSchema>;
 export type CacheConfig = Static<typeof CacheSchema>;
 export type AuditLogConfig = Static<typeof AuditLogSchema>;
-export type RedisConfig = Static<typeof RedisSchema>;
 export type MetricsConfig = Static<typeof MetricsSchema>;
 export type PluginsConfig = Static<typeof PluginsSchema>;
 export type UpstreamAuthConfig = Static<typeof UpstreamAuthSchema>;
@@ -355,7 +345,8 @@ export type HubConfig = Omit<Static<typeof HubConfigSchema>, 'registries'> & { r
 export interface ConfigSection<S extends TSchema = TSchema> {
   section: string;
   schema: S;
-  check?(value: Static<S>): Array<{ key: ReadonlyArray<string | number>; message: string }>;
+  /** Rules across keys; `config` is the rest of the file, for rules that reach outside the section. Keys are the section's. */
+  check?(value: Static<S>, config: HubConfig): Array<{ key: ReadonlyArray<string | number>; message: string }>;
 }
 
 /** Kind id -> the kind's configSchema (extra [[registries]] keys). */

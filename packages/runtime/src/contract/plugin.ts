@@ -6,7 +6,7 @@ import type Router from '@koa/router';
 import type { Knex } from 'knex';
 import type { Static, TSchema } from 'typebox';
 import type { Logger } from 'pino';
-import type { ConfigSection, HubConfig, LimitsConfig, RedisConfig, RegistryConfig, StorageConfig } from '../config/schema.js';
+import type { ConfigSection, HubConfig, RegistryConfig, StorageConfig } from '../config/schema.js';
 import type { BlobStore } from '../storage/blobs/blob-store.js';
 import type { PublishedFiles } from '../storage/artifact-rows.js';
 import type { HubMetrics } from '../metrics.js';
@@ -152,9 +152,8 @@ export interface LocalStoreProvider {
 export interface RateStoreProvider {
   kind: string;
   create(ctx: {
-    redis: RedisConfig;
-    /** What a request gets while the store cannot answer: `open` lets it through, `closed` answers 429. */
-    onFailure: LimitsConfig['rate_store_failure'];
+    /** The whole config: `[limits] rate_store_failure`, and the plugin's own section under `sections`. */
+    config: HubConfig;
     log: Logger;
     /** Called on every failed call to the store (the `rateStoreErrors` metric). */
     onError(): void;

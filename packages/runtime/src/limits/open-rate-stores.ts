@@ -13,7 +13,7 @@ const MEMORY: RateStoreProvider = { kind: 'memory', create: async () => (bucket)
  */
 export async function openRateStores(config: HubConfig, plugins: readonly HubPlugin[], log: Logger, metrics: HubMetrics): Promise<RateStoreMaker> {
   const chosen = providerOfKind(plugins, { builtIn: MEMORY, provided: (p) => p.rateStore, what: 'rate store', key: 'limits.rate_store', kind: config.limits.rate_store, code: 'unsupported' });
-  return chosen.create({ redis: config.redis, onFailure: config.limits.rate_store_failure, log, onError: () => metrics.rateStoreErrors.inc() });
+  return chosen.create({ config, log, onError: () => metrics.rateStoreErrors.inc() });
 }
 
 export type RateStoreMaker = Awaited<ReturnType<RateStoreProvider['create']>>;
