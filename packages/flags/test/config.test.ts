@@ -1,16 +1,8 @@
 import t from 'tap';
-import { loadConfig, type ConfigError, type LoadOptions } from '@hub/runtime';
+import { pluginConfigLoader } from '@hub/testkit';
 import flags from '../src/index.js';
 
-const load = (text: string, env: NodeJS.ProcessEnv = {}) => loadConfig({ text, env, pluginSections: [flags.config!] } satisfies LoadOptions);
-function errorOf(text: string): string | undefined {
-  try {
-    load(text);
-  } catch (e) {
-    return (e as ConfigError).message;
-  }
-  return undefined;
-}
+const { load, errorOf } = pluginConfigLoader(flags);
 
 t.test('[[flag_sources]] is the plugin\'s own section; secret_env is resolved', async (t) => {
   t.same(load('').sections.flag_sources, []);

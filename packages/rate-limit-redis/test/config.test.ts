@@ -1,16 +1,8 @@
 import t from 'tap';
-import { loadConfig, type ConfigError } from '@hub/runtime';
+import { pluginConfigLoader } from '@hub/testkit';
 import rateLimitRedis from '../src/index.js';
 
-const load = (text: string, env: NodeJS.ProcessEnv = {}) => loadConfig({ text, env, pluginSections: [rateLimitRedis.config!] });
-function errorOf(text: string): string | undefined {
-  try {
-    load(text);
-  } catch (e) {
-    return (e as ConfigError).message;
-  }
-  return undefined;
-}
+const { load, errorOf } = pluginConfigLoader(rateLimitRedis);
 
 t.test("[redis] is the plugin's own section; url_env is resolved", async (t) => {
   t.same(load('').sections.redis, { key_prefix: 'hub:' });

@@ -13,3 +13,4 @@ export { makeTar } from './tar-archive.js';
 export * from './csv.js';
 export * from './npm-client.js';
 export { filesKind } from './files-kind.js';
+export { pluginConfigLoader } from './plugin-config.js';

@@ -1,16 +1,8 @@
 import t from 'tap';
-import { loadConfig, type ConfigError, type LoadOptions } from '@hub/runtime';
+import { pluginConfigLoader } from '@hub/testkit';
 import webhooks from '../src/index.js';
 
-const load = (text: string, env: NodeJS.ProcessEnv = {}) => loadConfig({ text, env, pluginSections: [webhooks.config!] } satisfies LoadOptions);
-function errorOf(text: string): string | undefined {
-  try {
-    load(text);
-  } catch (e) {
-    return (e as ConfigError).message;
-  }
-  return undefined;
-}
+const { load, errorOf } = pluginConfigLoader(webhooks);
 
 t.test("[notifications] is the plugin's own section; secret_env is resolved", async (t) => {
   t.same(load('').sections.notifications, { webhooks: [] });

@@ -1,0 +1,15 @@
+import { loadConfig, type ConfigError, type HubConfig, type HubPlugin } from '@hub/runtime';
+
+/** hub.toml text loaded with one plugin's own section, as a hub loading that plugin would: `load`, or the error's message. */
+export function pluginConfigLoader(plugin: HubPlugin) {
+  const load = (text: string, env: NodeJS.ProcessEnv = {}): HubConfig => loadConfig({ text, env, pluginSections: [plugin.config!] });
+  const errorOf = (text: string, env: NodeJS.ProcessEnv = {}): string | undefined => {
+    try {
+      load(text, env);
+    } catch (e) {
+      return (e as ConfigError).message;
+    }
+    return undefined;
+  };
+  return { load, errorOf };
+}
