@@ -79,7 +79,6 @@ function fileUrl(href: string, pageUrl: string): { url: string; fragment: string
 /** Printable text without control characters, capped; for `requires-python` and yank reasons. */
 function cleanText(v: unknown, max: number): string | undefined {
   if (typeof v !== 'string') return undefined;
-  // eslint-disable-next-line no-control-regex
   return v.replace(/[\u0000-\u001f\u007f]/g, ' ').slice(0, max);
 }
 

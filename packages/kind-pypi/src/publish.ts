@@ -111,7 +111,6 @@ export const uploadRoute: KindRoute = {
       filename: file.filename,
       sha256: stored.sha256,
       size: stored.size,
-      // eslint-disable-next-line no-control-regex
       ...(requiresPython ? { requiresPython: requiresPython.replace(/[\u0000-\u001f\u007f]/g, ' ').slice(0, 200) } : {}),
       ...(meta ? { metadataSha256: meta.sha256 } : {}),
       uploadedAt: new Date().toISOString(),
