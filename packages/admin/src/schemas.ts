@@ -38,8 +38,6 @@ export const AccessCheckBody = Type.Object(
   strict,
 );
 
-export const IpBlockBody = Type.Object({ ip: text(64), reason: Type.Optional(text(1000)) }, strict);
-
 export const BlockBody = Type.Object(
   {
     registry: text(64),
@@ -105,9 +103,6 @@ export const UserDetail = Type.Object(
 );
 export const TokenAnswer = Type.Object({ ...tokenFields, user_id: Type.String() }, strict);
 export const CreatedToken = Type.Object({ ...tokenFields, user_id: Type.String(), token: Type.String({ description: 'Shown only here: hub stores its SHA-256.' }) }, strict);
-
-export const IpBlockAnswer = Type.Object({ ip: Type.String({ description: 'An address or CIDR range, canonical.' }), reason: nullableText, created_by: Type.String(), created_at: time }, strict);
-export const IpBlockList = Type.Object({ ip_blocks: Type.Array(IpBlockAnswer) }, strict);
 
 export const UnlistedAnswer = Type.Object({ registry: Type.String(), package_name: Type.String(), version: Type.String(), unlisted_by: Type.String(), created_at: time }, strict);
 export const UnlistedList = Type.Object({ unlisted: Type.Array(UnlistedAnswer) }, strict);
