@@ -86,7 +86,6 @@ export const BlockList = Type.Object({ blocks: Type.Array(BlockAnswer) }, strict
 
 const time = Type.String({ format: 'date-time', description: 'RFC 3339 UTC.' });
 const maybeTime = Type.Union([time, Type.Null()]);
-const nullableText = Type.Union([Type.String(), Type.Null()]);
 
 export const UserAnswer = Type.Object({ id: Type.String(), roles: Type.Array(Type.String()), blocked: Type.Boolean(), created_at: time }, strict);
 export const UserList = Type.Object({ users: Type.Array(UserAnswer) }, strict);
