@@ -9,14 +9,14 @@ export * from './package-schemas.js';
 
 /**
  * The administration API (INTERFACE.md section 4): users, tokens, policies and the RBAC simulator,
- * IP blocks, package blocks and unlisting, the audit log and its CSV export, cache purges, notifications
+ * package blocks and unlisting, the audit log and its CSV export, cache purges, notifications
  * sent, the health card, and the OpenAPI document of every plugin's admin routes. Access control, blocks, rate limits and the audit writer live in the
  * runtime, behind its services; this plugin is their API.
  */
 export default definePlugin({
   id: 'admin',
   contract: 1,
-  description: 'The administration API: users, tokens, policies, access-check, IP blocks, blocks, unlisting, audit log, cache purge',
+  description: 'The administration API: users, tokens, policies, access-check, blocks, unlisting, audit log, cache purge',
   setup(ctx) {
     mountAdminRoutes(ctx, ADMIN_ROUTES);
     mountOpenApiRoute(ctx);

@@ -38,8 +38,6 @@ export const AccessCheckBody = Type.Object(
   strict,
 );
 
-export const IpBlockBody = Type.Object({ ip: text(64), reason: Type.Optional(text(1000)) }, strict);
-
 export const BlockBody = Type.Object(
   {
     registry: text(64),
@@ -88,7 +86,6 @@ export const BlockList = Type.Object({ blocks: Type.Array(BlockAnswer) }, strict
 
 const time = Type.String({ format: 'date-time', description: 'RFC 3339 UTC.' });
 const maybeTime = Type.Union([time, Type.Null()]);
-const nullableText = Type.Union([Type.String(), Type.Null()]);
 
 export const UserAnswer = Type.Object({ id: Type.String(), roles: Type.Array(Type.String()), blocked: Type.Boolean(), created_at: time }, strict);
 export const UserList = Type.Object({ users: Type.Array(UserAnswer) }, strict);
@@ -105,9 +102,6 @@ export const UserDetail = Type.Object(
 );
 export const TokenAnswer = Type.Object({ ...tokenFields, user_id: Type.String() }, strict);
 export const CreatedToken = Type.Object({ ...tokenFields, user_id: Type.String(), token: Type.String({ description: 'Shown only here: hub stores its SHA-256.' }) }, strict);
-
-export const IpBlockAnswer = Type.Object({ ip: Type.String({ description: 'An address or CIDR range, canonical.' }), reason: nullableText, created_by: Type.String(), created_at: time }, strict);
-export const IpBlockList = Type.Object({ ip_blocks: Type.Array(IpBlockAnswer) }, strict);
 
 export const UnlistedAnswer = Type.Object({ registry: Type.String(), package_name: Type.String(), version: Type.String(), unlisted_by: Type.String(), created_at: time }, strict);
 export const UnlistedList = Type.Object({ unlisted: Type.Array(UnlistedAnswer) }, strict);

@@ -1,5 +1,6 @@
 import t from 'tap';
-import { ADMIN_ROUTES } from '../src/index.js';
+import { ipBlockRoutes, type IpBlockList } from '@hub/ip-blocks';
+import { ADMIN_ROUTES as ADMIN_PLUGIN_ROUTES } from '../src/index.js';
 import { auditRows, setup } from './setup.js';
 
 /** The admin routes INTERFACE.md section 4 names for users, tokens, RBAC, IP blocks, blocks, unlisting and the audit log. */
@@ -22,6 +23,9 @@ const INTERFACE_ROUTES = [
   'DELETE /api/v1/admin/unlist',
   'DELETE /api/v1/admin/cache/:registry/:package/:version',
 ];
+
+/** The admin plugin's routes and the IP-block plugin's (its table only: no handler runs on this list). */
+const ADMIN_ROUTES = [...ADMIN_PLUGIN_ROUTES, ...ipBlockRoutes({} as IpBlockList)];
 
 const PARAMS: Record<string, string> = { id: '12345', ip: '192.0.2.99', registry: 'npm', package: 'hubdemo', version: '1.0.0' };
 const concrete = (path: string) => path.replace(/:([a-z]+)/g, (_, k: string) => encodeURIComponent(PARAMS[k]!));

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { Test } from 'tap';
 import { npmFixtureHandler, startFixtureUpstream, startTestHub, type FixtureUpstream, type TestHub, type TestHubOptions } from '@hub/testkit';
 import npm from '@hub/kind-npm';
+import ipBlocks from '@hub/ip-blocks';
 import admin from '../src/index.js';
 
 /** The npm kind's fixture registry: hubdep 1.0.0, hubdemo 1.0.0 and 1.1.0 (depends on hubdep), @hubtest/scoped 1.0.0. */
@@ -70,7 +71,7 @@ export function request(url: string, method: string, o: ApiOptions & { defaultTo
   });
 }
 
-/** A fixture npm upstream and a hub with the admin plugin and one npm registry named `npm`. */
+/** A fixture npm upstream and a hub with the admin and IP-block plugins and one npm registry named `npm`. */
 export async function setup(
   t: Test,
   opts: Partial<Pick<TestHubOptions, 'config' | 'mysqlUrl'>> & { registries?: (upstream: string) => TestHubOptions['registries'] } = {},
@@ -79,7 +80,7 @@ export async function setup(
   t.teardown(() => upstream.close());
   const hub = await startTestHub({
     dir: t.testdir(),
-    plugins: [npm, admin],
+    plugins: [npm, admin, ipBlocks],
     registries: opts.registries?.(upstream.url) ?? [{ name: 'npm', type: 'npm', mode: 'proxy', upstream: upstream.url }],
     config: opts.config,
     mysqlUrl: opts.mysqlUrl,

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import t, { type Test } from 'tap';
 import cluster from '@hub/cluster';
+import ipBlocks from '@hub/ip-blocks';
 import npm from '@hub/kind-npm';
 import { hubOnDatabase, npmFixtureHandler, startFixtureUpstream, startTestHub, storeTiers, type StoreTier, type TestHub } from '@hub/testkit';
 import admin from '../src/index.js';
@@ -18,7 +19,7 @@ async function replicas(t: Test, store: StoreTier): Promise<[TestHub, TestHub]> 
   const start = (name: string) =>
     startTestHub({
       dir: path.join(top, name),
-      plugins: [npm, admin, cluster],
+      plugins: [npm, admin, cluster, ipBlocks],
       registries: [{ name: 'npm', type: 'npm', mode: 'proxy', upstream: upstream.url }],
       ...where,
       storagePath: path.join(top, 'blobs'),

@@ -1,5 +1,5 @@
 /**
- * The OpenAPI document (issue 14) against a real hub with the admin, audit and flags plugins: every
+ * The OpenAPI document (issue 14) against a real hub with the admin, audit, flags and IP-block plugins: every
  * mounted API route is in it with its method and nothing else is; real answers (after real downloads,
  * publications, signed flags, a dependency analysis and a sweep) validate against the schemas their
  * routes declare, and every JSON route declares one; the package page shows the audit's state, the flag
@@ -12,6 +12,7 @@ import addFormats from 'ajv-formats';
 import admin, { openApiDocument } from '@hub/admin';
 import audit from '@hub/audit';
 import flagsPlugin from '@hub/flags';
+import ipBlocks from '@hub/ip-blocks';
 import npm from '@hub/kind-npm';
 import { generic } from '@hub/kind-path';
 import { VERSION } from '@hub/runtime';
@@ -26,7 +27,7 @@ const upstream = await startFixtureUpstream({ handler: npmFixtureHandler(NPM_FIX
 t.teardown(() => upstream.close());
 const s = await startTestHub({
   dir: t.testdir(),
-  plugins: [npm, generic, admin, audit, flagsPlugin, publishing],
+  plugins: [npm, generic, admin, audit, flagsPlugin, publishing, ipBlocks],
   registries: [
     { name: 'npm', type: 'npm', mode: 'proxy', upstream: upstream.url },
     { name: 'files', type: 'generic', mode: 'local' },

@@ -8,6 +8,7 @@ import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { Test } from 'tap';
 import admin from '@hub/admin';
+import ipBlocks from '@hub/ip-blocks';
 import npm from '@hub/kind-npm';
 import { npmFixtureHandler, startFixtureUpstream, startTestHub, type FixtureUpstream, type TestHub } from '@hub/testkit';
 import { main } from '../src/main.js';
@@ -79,13 +80,13 @@ export interface AdminHub extends TestHub {
   base: string;
 }
 
-/** A real hub (admin plugin + npm kind) with one npm registry named `npm` over the npm fixture upstream. */
+/** A real hub (admin and IP-block plugins + npm kind) with one npm registry named `npm` over the npm fixture upstream. */
 export async function startAdminHub(t: Test): Promise<AdminHub> {
   const upstream = await startFixtureUpstream({ handler: npmFixtureHandler(NPM_FIXTURES) });
   t.teardown(() => upstream.close());
   const hub = await startTestHub({
     dir: t.testdir(),
-    plugins: [admin, npm],
+    plugins: [admin, npm, ipBlocks],
     registries: [{ name: 'npm', type: 'npm', mode: 'proxy', upstream: upstream.url }],
   });
   t.teardown(() => hub.close());

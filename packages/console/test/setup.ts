@@ -6,6 +6,7 @@ import type { Test } from 'tap';
 import admin from '@hub/admin';
 import audit from '@hub/audit';
 import flags from '@hub/flags';
+import ipBlocks from '@hub/ip-blocks';
 import npm from '@hub/kind-npm';
 import { npmFixtureHandler, signFlagRequest, startFixtureUpstream, startTestHub, type FixtureUpstream, type TestHub } from '@hub/testkit';
 import consolePlugin from '../src/index.js';
@@ -36,7 +37,7 @@ export async function setup(t: Test, opts: { server?: Record<string, unknown> } 
   t.teardown(() => upstream.close());
   const hub = await startTestHub({
     dir: t.testdir(),
-    plugins: [npm, admin, audit, flags, consolePlugin],
+    plugins: [npm, admin, audit, flags, ipBlocks, consolePlugin],
     registries: [{ name: 'npm', type: 'npm', mode: 'proxy', upstream: upstream.url }],
     config: {
       ...(opts.server ? { server: opts.server } : {}),

@@ -11,7 +11,7 @@ import { createMetadataCache } from './cache/metadata-cache.js';
 import { startMaintenance } from './jobs/maintenance.js';
 import type { HubConfig } from './config/schema.js';
 import type { RegistryKind } from '@hub/contract';
-import type { CachePurge, PluginInstance, RefusalRule } from './contract/plugin.js';
+import type { CachePurge, ClientRule, PluginInstance, RefusalRule } from './contract/plugin.js';
 import { createAuditLog, type AuditLog } from './audit/audit-log.js';
 import { createEventBus, type EventBus } from './events/event-bus.js';
 import { createHealthBoard } from './health/health-board.js';
@@ -21,7 +21,6 @@ import { soleProvider } from './plugins/providers.js';
 import type { RateLimitStore } from './limits/rate-limit-store.js';
 import { openRateStores } from './limits/open-rate-stores.js';
 import { createAccessControl, type AccessControl } from './policy/access-control.js';
-import { createIpBlockList, type IpBlockList } from './policy/ip-blocks.js';
 import { createPolicySource } from './policy/policy-source.js';
 import { jsonBody } from './server/json-body.js';
 import { createLogger } from './log.js';
@@ -58,7 +57,6 @@ export interface Hub {
   auth: Authenticator;
   /** What plugins, tests and tools change blocks, unlisting, users, tokens and pins through. */
   services: HubServices;
-  ipBlocks: IpBlockList;
   access: AccessControl;
   audit: AuditLog;
   events: EventBus;
@@ -105,7 +103,6 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     print: o.print ?? ((l) => process.stderr.write(`${l}\n`)),
   });
   const auth = createAuthenticator(db, { adminTokenSha256: adminHash });
-  const ipBlocks = createIpBlockList(db);
   const access = createAccessControl(auth, createPolicySource(db, config.auth.policies ?? []), config.auth.anonymous);
   const audit = createAuditLog({
     db,
@@ -163,13 +160,14 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
 
   let draining = false;
   const refusals: RefusalRule[] = [];
+  const clientRules: ClientRule[] = [];
   const { app, router } = createApp({
     log,
     metrics,
     trustProxy: config.server.trust_proxy,
     trustedProxies: config.server.trusted_proxies,
     audit,
-    ipBlocks,
+    clientRules,
     rates,
     challenges,
     metricsToken: config.metrics?.token,
@@ -214,7 +212,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     metrics,
     access,
     services,
-    ipBlocks,
+    clientRules,
     artifacts: purger,
     jsonBody: pluginJsonBody,
     router,
@@ -263,7 +261,6 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     metrics,
     auth,
     services,
-    ipBlocks,
     access,
     audit,
     events,

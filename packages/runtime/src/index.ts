@@ -29,9 +29,9 @@ export { readJsonBytes, parseJson } from './server/json-body.js';
 export { decide, globMatches, ANONYMOUS, type Decision, type Policy, type Subject, type AccessRequest } from './policy/decide.js';
 export { ALL_PERMISSIONS } from './policy/roles.js';
 export { apiPolicyId, configPolicyId, type PolicyRow, type PolicyRule } from './policy/policy-source.js';
-export { canonicalIpBlock, type IpBlockRow } from './policy/ip-blocks.js';
 export { canonicalIp, createAddressMatcher } from '@hub/upstream';
 export type { AccessControl, CredentialSource } from './policy/access-control.js';
+export { createPolicyMemo, type PolicyMemo } from './policy/policy-memo.js';
 
 // The services plugins change runtime state through
 export type { HubServices } from './services/hub-services.js';

@@ -2,7 +2,21 @@ import http from 'node:http';
 import type { Socket } from 'node:net';
 import t, { type Test } from 'tap';
 import { startTestHub, type TestHub } from '@hub/testkit';
+import { definePlugin, HubError } from '../src/index.js';
 import { createClientAddress, rateLimitKey } from '../src/server/client-address.js';
+
+/** A client rule refusing exact addresses, as @hub/ip-blocks refuses its blocks: what the gate sees as the client. */
+function blockedAddresses(blocked: Set<string>) {
+  const refusal = (ip: string) => (blocked.has(ip) ? new HubError('ip_blocked', `requests from ${ip} are blocked`) : null);
+  return definePlugin({
+    id: 'blocked-addresses',
+    contract: 1,
+    description: 'refuses the addresses in a set',
+    setup(ctx) {
+      ctx.clientRules.push({ refusalNow: refusal, refusal: async (ip) => refusal(ip) });
+    },
+  });
+}
 
 /** A GET of /readyz from a chosen loopback source address, with the given headers; the status. */
 function status(hub: TestHub, headers: Record<string, string>, localAddress = '127.0.0.1'): Promise<number> {
@@ -17,15 +31,19 @@ function status(hub: TestHub, headers: Record<string, string>, localAddress = '1
   });
 }
 
+/** Blocked addresses per hub (hubWith's rule reads them). */
+const blocks = new WeakMap<TestHub, Set<string>>();
+
 async function hubWith(t: Test, server: Record<string, unknown>, limits: Record<string, unknown> = {}): Promise<TestHub> {
-  const hub = await startTestHub({ dir: t.testdir(), plugins: [], registries: [], config: { server, limits } });
+  const blocked = new Set<string>();
+  const hub = await startTestHub({ dir: t.testdir(), plugins: [blockedAddresses(blocked)], registries: [], config: { server, limits } });
+  blocks.set(hub, blocked);
   t.teardown(() => hub.close());
   return hub;
 }
 
-async function blockIp(hub: TestHub, cidr: string) {
-  await hub.hub.db('ip_blocks').insert({ cidr, reason: 'test', created_by: 'admin', created_at: Date.now() });
-  hub.hub.ipBlocks.invalidate();
+async function blockIp(hub: TestHub, ip: string) {
+  blocks.get(hub)!.add(ip);
 }
 
 t.test('a forged X-Forwarded-For from a peer that is not a trusted proxy is ignored (issue 10)', async (t) => {

@@ -5,7 +5,6 @@ import { blockRoutes } from './blocks.js';
 import { cacheRoutes } from './cache.js';
 import { eventRoutes } from './events.js';
 import { healthRoutes } from './health.js';
-import { ipBlockRoutes } from './ip-blocks.js';
 import { localPackageRoutes } from './local-packages.js';
 import { policyRoutes } from './policies.js';
 import { sbomRoutes } from './sbom.js';
@@ -20,7 +19,6 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   ...tokenRoutes,
   ...policyRoutes,
   ...accessCheckRoutes,
-  ...ipBlockRoutes,
   ...blockRoutes,
   ...unlistRoutes,
   ...auditLogRoutes,

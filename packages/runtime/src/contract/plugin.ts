@@ -11,9 +11,8 @@ import type { BlobStore } from '../storage/blobs/blob-store.js';
 import type { PublishedFiles } from '../storage/artifact-rows.js';
 import type { HubMetrics } from '../metrics.js';
 import type { AccessControl } from '../policy/access-control.js';
-import type { IpBlockList } from '../policy/ip-blocks.js';
 import type Koa from 'koa';
-import type { CONTRACT_VERSION, Coordinate, RegistryInfo, RegistryKind, UpstreamClient } from '@hub/contract';
+import type { CONTRACT_VERSION, Coordinate, HubError, RegistryInfo, RegistryKind, UpstreamClient } from '@hub/contract';
 import type { EventBus } from '../events/event-bus.js';
 import type { HealthBoard } from '../health/health-board.js';
 import type { HubServices } from '../services/hub-services.js';
@@ -46,8 +45,8 @@ export interface PluginContext<Cfg = unknown> {
   access: AccessControl;
   /** Blocks, unlisting, users, tokens, artifact pins, what is held and the audit log's reader: each keeps its own memo current. */
   services: HubServices;
-  /** Client IP blocks (add and remove keep its memo current). */
-  ipBlocks: IpBlockList;
+  /** Rules the client gate asks of every request's address before the rate limit (@hub/ip-blocks adds one). */
+  clientRules: ClientRule[];
   /** Notifications: stored, listed by the admin API; `subscribe` sees each one stored (the webhooks plugin delivers them). */
   events: EventBus;
   /** Sections plugins add to the admin health card. */
@@ -71,6 +70,17 @@ export interface PluginContext<Cfg = unknown> {
  * naming who or what refuses it, or null. Called on the hot path: keep it memoised.
  */
 export type RefusalRule = (registry: string, c: Coordinate) => Promise<string | null>;
+
+/**
+ * A rule that can refuse a client address before any route (except /healthz) and before the rate limit:
+ * the error to answer with, or null. Asked on every request: keep it memoised and answer refusalNow
+ * without a promise while the memo is fresh.
+ */
+export interface ClientRule {
+  /** The answer at once when it is known; undefined when it must be read (the gate then awaits refusal()). */
+  refusalNow(ip: string): HubError | null | undefined;
+  refusal(ip: string): Promise<HubError | null>;
+}
 
 export interface ServedRegistry {
   info: RegistryInfo;

@@ -5,7 +5,7 @@ import type { AuditLog } from '../audit/audit-log.js';
 import { errors } from '@hub/contract';
 import type { RateLimitStore } from '../limits/rate-limit-store.js';
 import type { HubMetrics } from '../metrics.js';
-import type { IpBlockList } from '../policy/ip-blocks.js';
+import type { ClientRule } from '../contract/plugin.js';
 import { sameSecret } from '../auth/same-secret.js';
 import { createClientAddress } from './client-address.js';
 import { clientGate } from './client-gate.js';
@@ -19,7 +19,8 @@ export interface AppParts {
   /** With trustProxy: the proxies whose X-Forwarded-* headers are believed. */
   trustedProxies: readonly string[];
   audit: AuditLog;
-  ipBlocks: IpBlockList;
+  /** Plugins add to it during setup; the client gate reads it per request. */
+  clientRules: readonly ClientRule[];
   rates: RateLimitStore;
   /** The per-IP budget of 401 challenges to requests without credentials. */
   challenges: RateLimitStore;
@@ -31,7 +32,7 @@ export interface AppParts {
 }
 
 /**
- * The koa app: request id, log line and audit row; error rendering; IP blocks and the rate limit;
+ * The koa app: request id, log line and audit row; error rendering; client rules and the rate limit;
  * /healthz, /readyz, /metrics, plugins, registries.
  */
 export function createApp(p: AppParts): { app: Koa; router: Router } {
@@ -55,7 +56,7 @@ export function createApp(p: AppParts): { app: Koa; router: Router } {
   });
   app.use(requestLog(p.log, p.metrics, p.audit, createClientAddress({ trustProxy: p.trustProxy, trustedProxies: p.trustedProxies })));
   app.use(errorMiddleware());
-  app.use(clientGate({ ipBlocks: p.ipBlocks, rates: p.rates, challenges: p.challenges }));
+  app.use(clientGate({ rules: p.clientRules, rates: p.rates, challenges: p.challenges }));
   app.use(skipFor(PROXY_PREFIX, router));
   app.use(p.registry);
   app.use((ctx) => {

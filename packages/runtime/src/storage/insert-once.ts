@@ -5,7 +5,7 @@ import type { Knex } from 'knex';
  * row's id (SQLite and MySQL both answer a plain insert with [the new id]), or null when one was there.
  * A `null` in `same` matches SQL NULL (knex reads it as whereNull).
  */
-export async function insertOnce<T extends 'blocks' | 'unlisted' | 'users' | 'ip_blocks'>(db: Knex, table: T, same: object, row: Knex.ResolveTableType<Knex.TableType<T>, 'insert'>): Promise<number | null> {
+export async function insertOnce<T extends 'blocks' | 'unlisted' | 'users'>(db: Knex, table: T, same: object, row: Knex.ResolveTableType<Knex.TableType<T>, 'insert'>): Promise<number | null> {
   return db.transaction(async (trx) => {
     if (await trx(table).where(same).first('id')) return null;
     const [inserted] = await trx.insert(row).into(table);

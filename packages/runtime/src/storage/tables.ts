@@ -54,14 +54,6 @@ export interface AccessEventRecord extends Omit<AccessEvent, 'at' | 'outcome'> {
   outcome: string;
 }
 
-export interface IpBlockRecord {
-  id: DbInt;
-  cidr: string;
-  reason: string | null;
-  created_by: string;
-  created_at: DbInt;
-}
-
 export interface PolicyRecord {
   id: DbInt;
   name: string | null;
@@ -107,7 +99,6 @@ declare module 'knex/types/tables.js' {
     users: Knex.CompositeTableType<UserRecord, UserRecord, Partial<Omit<UserRecord, 'id'>>>;
     tokens: Knex.CompositeTableType<TokenRecord, TokenRecord, Partial<Omit<TokenRecord, 'id'>>>;
     access_events: AutoId<AccessEventRecord>;
-    ip_blocks: AutoId<IpBlockRecord>;
     policies: AutoId<PolicyRecord>;
     artifacts: AutoId<ArtifactRecord>;
     events: AutoId<EventRecord>;

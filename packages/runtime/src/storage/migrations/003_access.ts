@@ -3,8 +3,9 @@ import type { Migration } from '../../contract/plugin.js';
 import { binaryCollation } from './collation.js';
 
 /**
- * Access control made through the admin API: policies (on top of `[[auth.policies]]`), IP blocks, and
- * the audit log of access events. Times are epoch milliseconds, as in 001_core.
+ * Access control made through the admin API: policies (on top of `[[auth.policies]]`) and the audit log
+ * of access events. Times are epoch milliseconds, as in 001_core. (It made `ip_blocks` too until
+ * @hub/ip-blocks owned that table; the plugin's migration creates it where this one no longer did.)
  */
 export const access: Migration = {
   async up(db: Knex) {
@@ -14,14 +15,6 @@ export const access: Migration = {
       t.string('name', 128).nullable();
       t.string('effect', 8).notNullable(); // allow | deny
       t.text('rule').notNullable(); // JSON: permissions, users, roles, tokens, registries, packages
-      t.string('created_by', 160).notNullable();
-      t.bigInteger('created_at').notNullable();
-    });
-    await db.schema.createTable('ip_blocks', (t) => {
-      binaryCollation(db, t);
-      t.bigIncrements('id');
-      t.string('cidr', 64).notNullable().unique(); // canonical form: a bare address or network/prefix
-      t.text('reason').nullable();
       t.string('created_by', 160).notNullable();
       t.bigInteger('created_at').notNullable();
     });
@@ -48,6 +41,6 @@ export const access: Migration = {
     });
   },
   async down(db: Knex) {
-    for (const table of ['access_events', 'ip_blocks', 'policies']) await db.schema.dropTableIfExists(table);
+    for (const table of ['access_events', 'policies']) await db.schema.dropTableIfExists(table);
   },
 };

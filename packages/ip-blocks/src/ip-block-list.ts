@@ -1,9 +1,15 @@
 import type { Knex } from 'knex';
-import { errors } from '@hub/contract';
+import { createPolicyMemo, errors } from '@hub/runtime';
 import { formatCidr, parseCidr, parseIp, rangeContains, type IpRange } from '@hub/upstream';
-import { insertOnce } from '../storage/insert-once.js';
-import type { IpBlockRecord } from '../storage/tables.js';
-import { createPolicyMemo } from './policy-memo.js';
+
+/** An `ip_blocks` row as stored (SQLite and MySQL may answer a bigint as a string). */
+interface IpBlockRecord {
+  id: number | string;
+  cidr: string;
+  reason: string | null;
+  created_by: string;
+  created_at: number | string;
+}
 
 /** An `ip_blocks` row with its id and time as numbers; `cidr` is canonical (a bare address, or network/prefix with the host bits cleared). */
 export type IpBlockRow = Omit<IpBlockRecord, 'id' | 'created_at'> & { id: number; created_at: number };
@@ -38,23 +44,34 @@ export interface IpBlockList {
 
 const toRow = (r: IpBlockRecord): IpBlockRow => ({ id: Number(r.id), cidr: r.cidr, reason: r.reason, created_by: r.created_by, created_at: Number(r.created_at) });
 
+type Ranges = { ranges: Array<{ range: IpRange; row: IpBlockRow }> };
+
 /**
  * IP blocks, read whole from the shared database at most once per POLICY_MEMO_MS per replica (the
  * list is short; a per-request query would not be). Checking is a scan over parsed ranges. While the
- * database is down the last list read answers (policy-memo.ts).
+ * database is down the last list read answers (the runtime's policy memo).
  */
 export function createIpBlockList(db: Knex): IpBlockList {
-  const memo = createPolicyMemo<{ ranges: Array<{ range: IpRange; row: IpBlockRow }> }>({ max: 1 });
-  const load = async () => ({ ranges: (await db('ip_blocks').select()).map(toRow).map((row) => ({ range: parseCidr(row.cidr), row })) });
+  const table = () => db<IpBlockRecord>('ip_blocks');
+  const memo = createPolicyMemo<Ranges>({ max: 1 });
+  const load = async () => ({ ranges: (await table().select()).map(toRow).map((row) => ({ range: parseCidr(row.cidr), row })) });
   const invalidate = () => memo.clear();
 
-  const match = (m: { ranges: Array<{ range: IpRange; row: IpBlockRow }> }, address: string): IpBlockRow | null => {
+  const match = (m: Ranges, address: string): IpBlockRow | null => {
     if (m.ranges.length === 0) return null;
     const ip = parseIp(address);
     // Not an address at all (a unix socket): nothing to match; the socket is trusted like loopback.
     if (!ip) return null;
     return m.ranges.find((r) => rangeContains(r.range, ip))?.row ?? null;
   };
+
+  /** Inserts unless the range is there already, in one transaction; the new id, or null. */
+  const insertOnce = (row: Omit<IpBlockRecord, 'id'>) =>
+    db.transaction(async (trx) => {
+      if (await trx<IpBlockRecord>('ip_blocks').where({ cidr: row.cidr }).first('id')) return null;
+      const [inserted] = await trx('ip_blocks').insert(row);
+      return Number(inserted);
+    });
 
   return {
     async find(address) {
@@ -65,11 +82,11 @@ export function createIpBlockList(db: Knex): IpBlockList {
       return m === undefined ? undefined : match(m, address);
     },
     async list() {
-      return (await db('ip_blocks').orderBy('id').select()).map(toRow);
+      return (await table().orderBy('id').select()).map(toRow);
     },
     async add(cidr, reason, by) {
       const row = { cidr, reason, created_by: by, created_at: Date.now() };
-      const id = await insertOnce(db, 'ip_blocks', { cidr }, row).catch((e: { code?: string }) => {
+      const id = await insertOnce(row).catch((e: { code?: string }) => {
         // Another replica inserted the same range between our check and insert (unique index).
         if (/^(ER_DUP_ENTRY|SQLITE_CONSTRAINT)/.test(e.code ?? '')) return null;
         throw e;
@@ -78,9 +95,9 @@ export function createIpBlockList(db: Knex): IpBlockList {
       return id === null ? 'exists' : { id, ...row };
     },
     async remove(cidr) {
-      const row = await db('ip_blocks').where({ cidr }).first();
+      const row = await table().where({ cidr }).first();
       if (!row) return null;
-      await db('ip_blocks').where({ cidr }).delete();
+      await table().where({ cidr }).delete();
       invalidate();
       return toRow(row);
     },

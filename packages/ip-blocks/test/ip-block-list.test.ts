@@ -2,8 +2,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
-import { createDb, migrate, runtimeMigrations } from '../src/internal.js';
-import { canonicalIpBlock, createIpBlockList } from '../src/policy/ip-blocks.js';
+import { createDb, migrate, runtimeMigrations } from '@hub/runtime/internal';
+import ipBlocks from '../src/index.js';
+import { canonicalIpBlock, createIpBlockList } from '../src/ip-block-list.js';
 import { canonicalIp } from '@hub/upstream';
 
 t.test('addresses and ranges have one canonical spelling', async (t) => {
@@ -34,7 +35,7 @@ async function migratedDb(t: { teardown(fn: () => unknown): void }) {
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
   const db = createDb({ client: 'sqlite', filename: path.join(dir, 'hub.db') } as never);
   t.teardown(() => db.destroy());
-  await migrate(db, [{ id: 'runtime', migrations: runtimeMigrations }]);
+  await migrate(db, [{ id: 'runtime', migrations: runtimeMigrations }, ipBlocks]);
   return db;
 }
 
