@@ -1,4 +1,4 @@
-import { defineKind, errors, reply, type KindRoute } from '@hub/contract';
+import { defineKind, errors, reply, type KindRoute, type RegistryKind } from '@hub/contract';
 
 /**
  * A minimal kind for tests of the runtime and its plugins: `/<pkg>/<version>/<file>` is an artifact fetched from
@@ -35,7 +35,7 @@ const meta: KindRoute = {
   },
 };
 
-export const filesKind = defineKind({
+export const filesKind: RegistryKind = defineKind({
   id: 'files',
   contract: 1,
   addressing: 'package',

@@ -1,3 +1,5 @@
+// Exports carry explicit types: a type tsc must name in a declaration makes it resolve every package in
+// package.json, @hub/admin and @hub/flags included, before `tsc -b` has built them (a fresh clone fails).
 export * from './test-hub.js';
 export * from './fixture-upstream.js';
 export * from './tls.js';

@@ -1,7 +1,7 @@
 import { loadConfig, type ConfigError, type HubConfig, type HubPlugin } from '@hub/runtime';
 
 /** hub.toml text loaded with one plugin's own section, as a hub loading that plugin would: `load`, or the error's message. */
-export function pluginConfigLoader(plugin: HubPlugin) {
+export function pluginConfigLoader(plugin: HubPlugin): { load(text: string, env?: NodeJS.ProcessEnv): HubConfig; errorOf(text: string, env?: NodeJS.ProcessEnv): string | undefined } {
   const load = (text: string, env: NodeJS.ProcessEnv = {}): HubConfig => loadConfig({ text, env, pluginSections: [plugin.config!] });
   const errorOf = (text: string, env: NodeJS.ProcessEnv = {}): string | undefined => {
     try {
