@@ -3,7 +3,8 @@
  * type them: a route whose body changes breaks `npm run build:console` rather than a click.
  */
 import type { Static } from 'typebox';
-import type { AccessCheckBody, BlockBody, CreateTokenBody, CreateUserBody, IpBlockBody, PolicyBody, UnlistBody } from '../../../admin/src/schemas.ts';
+import type { AccessCheckBody, BlockBody, CreateTokenBody, CreateUserBody, PolicyBody, UnlistBody } from '../../../admin/src/schemas.ts';
+import type { IpBlockBody } from '../../../ip-blocks/src/schemas.ts';
 
 export interface ActionBodies {
   block_add: Static<typeof BlockBody>;
