@@ -1,4 +1,5 @@
-import { definePlugin, mountAdminRoutes } from '@hub/runtime';
+import { definePlugin } from '@hub/runtime';
+import { mountAdminRoutes } from '@hub/admin-kit';
 import { ADMIN_ROUTES } from './routes/index.js';
 import { mountOpenApiRoute } from './openapi.js';
 

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { parseCsv } from '@hub/testkit';
-import { csvRecord } from '@hub/runtime';
+import { csvRecord } from '@hub/admin-kit';
 import { createDb } from '@hub/runtime/internal';
 import { ENTRY_COLUMNS } from '../src/index.js';
 import { auditRows, setup, type AdminSetup } from './setup.js';

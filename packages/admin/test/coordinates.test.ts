@@ -1,5 +1,6 @@
 import t from 'tap';
-import { canonicalCoordinate, defineKind, type RegistryKind } from '@hub/runtime';
+import { defineKind, type RegistryKind } from '@hub/runtime';
+import { canonicalCoordinate } from '@hub/admin-kit';
 import npm from '@hub/kind-npm';
 import { deb } from '@hub/kind-path';
 

@@ -1,4 +1,5 @@
-import { definePlugin, mountAdminRoutes, startSchedule } from '@hub/runtime';
+import { definePlugin, startSchedule } from '@hub/runtime';
+import { mountAdminRoutes } from '@hub/admin-kit';
 import { AUDIT_ACTOR } from './block-arm.js';
 import { UpstreamAuditSchema } from './config.js';
 import { createAuditEngine } from './engine.js';

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
-import { adminRoute, errors, queryInt, queryValue, type AdminRoute, queryParameters } from '@hub/runtime';
+import { errors } from '@hub/runtime';
+import { adminRoute, queryInt, queryValue, type AdminRoute, queryParameters } from '@hub/admin-kit';
 import type { AuditEngine } from './engine.js';
 import { AuditRowPage, RecheckAnswer, SweepAnswer, UpstreamStatus } from './schemas.js';
 import { lastSweep, rowJson, toRow } from './rows.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
-import { iso } from '@hub/runtime';
+import { iso } from '@hub/admin-kit';
 import type { AuditRow } from './transitions.js';
 
 export const rowKey = (packageName: string, version: string): string => createHash('sha256').update(`${packageName}\0${version}`).digest('hex');

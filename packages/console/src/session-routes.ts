@@ -1,6 +1,7 @@
 import type Koa from 'koa';
 import { Type } from 'typebox';
-import { bodyValidator, errors, sameSecret, type PluginContext, type Subject } from '@hub/runtime';
+import { errors, sameSecret, type PluginContext, type Subject } from '@hub/runtime';
+import { bodyValidator } from '@hub/admin-kit';
 import { CSRF_HEADER, SESSION_COOKIE, sessionCookie } from './session-cookie.js';
 import type { Sessions } from './sessions.js';
 

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import { iso, type AccessLog, type PluginContext } from '@hub/runtime';
+import { type AccessLog, type PluginContext } from '@hub/runtime';
+import { iso } from '@hub/admin-kit';
 import { effectRank } from './effects.js';
 import { flagState, type FlagRow } from './flag-json.js';
 import type { VersionMatchers } from './version-match.js';

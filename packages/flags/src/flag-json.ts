@@ -1,4 +1,4 @@
-import { iso } from '@hub/runtime';
+import { iso } from '@hub/admin-kit';
 
 /** A flag as stored. */
 export interface FlagRow {

@@ -1,4 +1,5 @@
-import { definePlugin, mountAdminRoutes, registryResolver, startSchedule } from '@hub/runtime';
+import { definePlugin, startSchedule } from '@hub/runtime';
+import { mountAdminRoutes, registryResolver } from '@hub/admin-kit';
 import { analyseRegistry } from './analysis.js';
 import { flagSourcesSection } from './config.js';
 import { createFlagRule } from './flag-rule.js';

@@ -1,4 +1,5 @@
-import { definePlugin, HubError, mountAdminRoutes, type ClientRule } from '@hub/runtime';
+import { definePlugin, HubError, type ClientRule } from '@hub/runtime';
+import { mountAdminRoutes } from '@hub/admin-kit';
 import { createIpBlockList, type IpBlockList, type IpBlockRow } from './ip-block-list.js';
 import { ipBlockMigrations } from './migrations.js';
 import { ipBlockRoutes } from './routes.js';

@@ -1,4 +1,5 @@
-import { createAddressMatcher, errors, adminRoute, type AdminRoute, iso } from '@hub/runtime';
+import { createAddressMatcher, errors } from '@hub/runtime';
+import { adminRoute, type AdminRoute, iso } from '@hub/admin-kit';
 import { canonicalIpBlock, type IpBlockList, type IpBlockRow } from './ip-block-list.js';
 import { IpBlockAnswer, IpBlockBody, IpBlockListAnswer } from './schemas.js';
 

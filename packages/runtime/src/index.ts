@@ -1,8 +1,9 @@
 /**
  * @hub/runtime: the small core every hub is assembled from. Its public surface is what an integrator
  * and a plugin author use: the kind contract (re-exported from @hub/contract), the plugin contract and
- * the services and admin-route kit plugins work through, and createHub. What only hub's own CLI and
- * test kit need is in `@hub/runtime/internal`; docs/architecture.md lists both.
+ * the services plugins work through, and createHub. The kit plugins mount admin routes with is the
+ * library @hub/admin-kit. What only hub's own CLI and test kit need is in `@hub/runtime/internal`;
+ * docs/architecture.md lists both.
  */
 export * from '@hub/contract';
 
@@ -43,15 +44,9 @@ export type { ArtifactPins } from './services/artifact-pins.js';
 export type { HeldArtifact, HeldArtifacts } from './services/held-artifacts.js';
 export type { AccessLog, AccessLogEntry, AccessLogFilter, DownloadGroup } from './services/access-log.js';
 export type { LocalStore, LocalLimits, LocalPackage } from './services/local-store.js';
-
-// The admin-route kit
-export { adminRoute, mountAdminRoutes, registryResolver, type AdminRoute, type AdminCall, type AdminTarget } from './admin-kit/admin-route.js';
-export { canonicalCoordinate, type RegistryRef } from './admin-kit/coordinates.js';
-export { queryInt, queryParameters, queryValue } from './admin-kit/query.js';
-export { bodyValidator } from './admin-kit/validate.js';
-export type { AdminRouteCatalog, RouteDoc } from './admin-kit/route-catalog.js';
 export type { PackageFactsBoard, PackageFactSource, PackageFactSheet, PackageSummaryFacts, VersionFacts, FlagFact, DependencyFact, UpstreamState } from './catalog/package-facts.js';
 export type { PackageCatalog, CatalogPackage, CatalogVersion } from './services/package-catalog.js';
-export { checkCsvFormat, csvRecord, sendCsv } from './admin-kit/csv.js';
-export { iso, parseTime } from './admin-kit/times.js';
 export { sameSecret } from './auth/same-secret.js';
+
+// The catalogue of mounted admin routes (the OpenAPI document's source); the kit that mounts them is @hub/admin-kit
+export type { AdminRouteCatalog, RouteDoc } from './admin-kit/route-catalog.js';

@@ -1,4 +1,5 @@
-import { ANONYMOUS, errors, type Decision, type Subject, adminRoute, type AdminRoute } from '@hub/runtime';
+import { ANONYMOUS, errors, type Decision, type Subject } from '@hub/runtime';
+import { adminRoute, type AdminRoute } from '@hub/admin-kit';
 import { AccessCheckBody } from '../schemas.js';
 import { AccessCheckAnswer } from '../answer-schemas.js';
 import { findUser } from './users.js';

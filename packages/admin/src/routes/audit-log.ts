@@ -1,6 +1,7 @@
 import type Koa from 'koa';
 import { AuditLogPage } from '../answer-schemas.js';
-import { canonicalIp, errors, adminRoute, type AdminRoute, checkCsvFormat, csvRecord, sendCsv, queryValue as one, iso, parseTime, type AccessLogEntry, type AccessLogFilter, type AccessOutcome, queryParameters } from '@hub/runtime';
+import { canonicalIp, errors, type AccessLogEntry, type AccessLogFilter, type AccessOutcome } from '@hub/runtime';
+import { adminRoute, type AdminRoute, checkCsvFormat, csvRecord, sendCsv, queryValue as one, iso, parseTime, queryParameters } from '@hub/admin-kit';
 
 /** The members of an audit-log entry, in the order the CSV export writes them. */
 export const ENTRY_COLUMNS = ['id', 'time', 'user_id', 'token_id', 'ip_address', 'action', 'outcome', 'registry', 'package', 'version', 'status', 'code', 'request_id', 'detail'] as const;

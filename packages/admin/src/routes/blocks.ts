@@ -1,4 +1,5 @@
-import { errors, adminRoute, iso, type AdminRoute, type Block, queryParameters } from '@hub/runtime';
+import { errors, type Block } from '@hub/runtime';
+import { adminRoute, iso, type AdminRoute, queryParameters } from '@hub/admin-kit';
 import { BlockAnswer, BlockBody, BlockList } from '../schemas.js';
 
 function blockJson(r: Block, pathAddressed: boolean) {

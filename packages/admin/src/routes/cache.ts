@@ -1,4 +1,4 @@
-import { adminRoute, type AdminRoute, type AdminCall } from '@hub/runtime';
+import { adminRoute, type AdminRoute, type AdminCall } from '@hub/admin-kit';
 import { PurgeAnswer } from '../answer-schemas.js';
 
 /**

@@ -1,4 +1,5 @@
-import { errors, adminRoute, type AdminRoute, queryInt, queryValue, queryParameters } from '@hub/runtime';
+import { errors } from '@hub/runtime';
+import { adminRoute, type AdminRoute, queryInt, queryValue, queryParameters } from '@hub/admin-kit';
 import { EventPage } from '../answer-schemas.js';
 
 const TYPE = /^[a-z][a-z0-9_]{0,63}$/;

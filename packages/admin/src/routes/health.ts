@@ -1,4 +1,5 @@
-import { VERSION, adminRoute, type AdminRoute } from '@hub/runtime';
+import { VERSION } from '@hub/runtime';
+import { adminRoute, type AdminRoute } from '@hub/admin-kit';
 import { HealthAnswer } from '../answer-schemas.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { AdminRoute } from '@hub/runtime';
+import type { AdminRoute } from '@hub/admin-kit';
 import { accessCheckRoutes } from './access-check.js';
 import { auditLogRoutes } from './audit-log.js';
 import { blockRoutes } from './blocks.js';

@@ -1,4 +1,5 @@
-import { errors, adminRoute, iso, type AdminCall, type AdminRoute, type LocalRegistry, queryParameters } from '@hub/runtime';
+import { errors, type LocalRegistry } from '@hub/runtime';
+import { adminRoute, iso, type AdminCall, type AdminRoute, queryParameters } from '@hub/admin-kit';
 import { LocalOnlyBody, LocalVersionBody } from '../schemas.js';
 import { LocalOnlyAnswer, LocalPackageList, LocalPackageStatus, UnpublishAnswer } from '../answer-schemas.js';
 

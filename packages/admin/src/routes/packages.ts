@@ -1,5 +1,6 @@
 import type { Static } from 'typebox';
-import { errors, adminRoute, genericVersionOrder, isGenericPrerelease, iso, type AdminRoute } from '@hub/runtime';
+import { errors, genericVersionOrder, isGenericPrerelease } from '@hub/runtime';
+import { adminRoute, iso, type AdminRoute } from '@hub/admin-kit';
 import {
   MAX_PACKAGES_PER_PAGE,
   MAX_VERSIONS_PER_PAGE,

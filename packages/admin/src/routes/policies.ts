@@ -1,4 +1,5 @@
-import { apiPolicyId, configPolicyId, errors, type PolicyRow, type PolicyRule, adminRoute, type AdminRoute, iso } from '@hub/runtime';
+import { apiPolicyId, configPolicyId, errors, type PolicyRow, type PolicyRule } from '@hub/runtime';
+import { adminRoute, type AdminRoute, iso } from '@hub/admin-kit';
 import { assertMayGrant, policyGrant } from '../grants.js';
 import { PolicyBody } from '../schemas.js';
 import { ApiPolicyAnswer, PolicyList } from '../answer-schemas.js';

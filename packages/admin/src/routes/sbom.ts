@@ -1,4 +1,5 @@
-import { adminRoute, errors, queryParameters, type AdminCall, type AdminRoute } from '@hub/runtime';
+import { errors } from '@hub/runtime';
+import { adminRoute, queryParameters, type AdminCall, type AdminRoute } from '@hub/admin-kit';
 import { cycloneDx, cycloneDxInventory } from '../sbom/cyclonedx.js';
 import { inventory } from '../sbom/inventory.js';
 import { spdx, spdxInventory } from '../sbom/spdx.js';

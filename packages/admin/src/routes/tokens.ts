@@ -1,4 +1,5 @@
-import { errors, adminRoute, type AdminRoute, type Subject } from '@hub/runtime';
+import { errors, type Subject } from '@hub/runtime';
+import { adminRoute, type AdminRoute } from '@hub/admin-kit';
 import { assertMayGrant, subjectGrant } from '../grants.js';
 import { CreateTokenBody, CreatedToken, TOKEN_ID_PATTERN, TokenAnswer } from '../schemas.js';
 import { findUser, tokenJson } from './users.js';

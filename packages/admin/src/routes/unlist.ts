@@ -1,4 +1,5 @@
-import { errors, adminRoute, iso, type AdminRoute, type AdminCall, type Unlisted, type UnlistedKey, queryParameters } from '@hub/runtime';
+import { errors, type Unlisted, type UnlistedKey } from '@hub/runtime';
+import { adminRoute, iso, type AdminRoute, type AdminCall, queryParameters } from '@hub/admin-kit';
 import type { Static } from 'typebox';
 import { UnlistBody, UnlistedAnswer, UnlistedList } from '../schemas.js';
 

@@ -1,4 +1,5 @@
-import { errors, adminRoute, iso, type AdminRoute, type PluginContext, type Token, type User } from '@hub/runtime';
+import { errors, type PluginContext, type Token, type User } from '@hub/runtime';
+import { adminRoute, iso, type AdminRoute } from '@hub/admin-kit';
 import { assertMayGrant, subjectGrant } from '../grants.js';
 import { CreateUserBody, USER_ID_PATTERN, UserAnswer, UserDetail, UserList } from '../schemas.js';
 

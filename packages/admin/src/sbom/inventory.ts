@@ -1,4 +1,5 @@
-import { iso, type PluginContext } from '@hub/runtime';
+import { type PluginContext } from '@hub/runtime';
+import { iso } from '@hub/admin-kit';
 import { purl } from './purl.js';
 
 export interface InventoryEntry {

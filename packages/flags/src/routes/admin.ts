@@ -1,7 +1,8 @@
 import type Koa from 'koa';
 import { Type } from 'typebox';
 import { AnalyseAnswer, ExposureAnswer, FlagList } from '../schemas.js';
-import { adminRoute, checkCsvFormat, csvRecord, errors, parseTime, queryValue, sendCsv, type AdminRoute, queryParameters } from '@hub/runtime';
+import { errors } from '@hub/runtime';
+import { adminRoute, checkCsvFormat, csvRecord, parseTime, queryValue, sendCsv, type AdminRoute, queryParameters } from '@hub/admin-kit';
 import { analyseRegistry } from '../analysis.js';
 import { EFFECTS } from '../effects.js';
 import { EXPOSURE_COLUMNS, exposureCoverage, exposureRows, exposureStream, type ExposureFilter } from '../exposure.js';

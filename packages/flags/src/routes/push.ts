@@ -1,6 +1,7 @@
 import type Koa from 'koa';
 import { Type, type Static } from 'typebox';
-import { HubError, MAX_VERSION_RANGE_CHARS, bodyValidator, canonicalCoordinate, errors, globMatches, parseJson, readJsonBytes, type AuditContext, type PluginContext, type RegistryRef } from '@hub/runtime';
+import { HubError, MAX_VERSION_RANGE_CHARS, errors, globMatches, parseJson, readJsonBytes, type AuditContext, type PluginContext } from '@hub/runtime';
+import { bodyValidator, canonicalCoordinate, type RegistryRef } from '@hub/admin-kit';
 import { EFFECTS, effectRank, type Effect } from '../effects.js';
 import type { FlagMetrics } from '../metrics.js';
 import { SIGNED_TIME_WINDOW_SECS, verifySigned, type SignedRequest } from '../signature.js';

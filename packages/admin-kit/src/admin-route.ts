@@ -1,12 +1,9 @@
 import type Koa from 'koa';
 import type { TSchema, Static } from 'typebox';
 import { type Coordinate, errors, type Permission } from '@hub/contract';
-import type { AuditContext } from '../audit/access-event.js';
-import type { PluginContext } from '../contract/plugin.js';
-import type { AccessRequest, Decision, Subject } from '../policy/decide.js';
+import type { AccessRequest, AuditContext, Decision, PluginContext, RouteDoc, Subject } from '@hub/runtime';
 import { bodyValidator, queryValidator } from './validate.js';
 import { canonicalCoordinate, type RegistryRef } from './coordinates.js';
-import type { RouteDoc } from './route-catalog.js';
 
 /** A registry, and optionally a package in it, that an admin call acts on. */
 export interface AdminTarget {
