@@ -16,7 +16,7 @@ import { createAuditLog, type AuditLog } from './audit/audit-log.js';
 import { createEventBus, type EventBus } from './events/event-bus.js';
 import { createHealthBoard } from './health/health-board.js';
 import { createPackageFactsBoard } from './catalog/package-facts.js';
-import { createAdminRouteCatalog, type AdminRouteCatalog } from './admin-kit/route-catalog.js';
+import { createAdminRouteCatalog, type AdminRouteCatalog } from './plugins/admin-route-catalog.js';
 import { soleProvider } from './plugins/providers.js';
 import type { RateLimitStore } from './limits/rate-limit-store.js';
 import { openRateStores } from './limits/open-rate-stores.js';

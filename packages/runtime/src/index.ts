@@ -49,4 +49,4 @@ export type { PackageCatalog, CatalogPackage, CatalogVersion } from './services/
 export { sameSecret } from './auth/same-secret.js';
 
 // The catalogue of mounted admin routes (the OpenAPI document's source); the kit that mounts them is @hub/admin-kit
-export type { AdminRouteCatalog, RouteDoc } from './admin-kit/route-catalog.js';
+export type { AdminRouteCatalog, RouteDoc } from './plugins/admin-route-catalog.js';

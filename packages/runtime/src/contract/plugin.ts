@@ -18,7 +18,7 @@ import type { HealthBoard } from '../health/health-board.js';
 import type { HubServices } from '../services/hub-services.js';
 import type { LocalStore } from '../services/local-store.js';
 import type { PackageFactsBoard } from '../catalog/package-facts.js';
-import type { AdminRouteCatalog } from '../admin-kit/route-catalog.js';
+import type { AdminRouteCatalog } from '../plugins/admin-route-catalog.js';
 import type { RateLimitStore, TokenBucket } from '../limits/rate-limit-store.js';
 import type { ClusterProvider } from './cluster.js';
 
