@@ -5,11 +5,11 @@ import { startHeartbeat } from './heartbeat.js';
 import { createSharedFetch } from './shared-fetch.js';
 
 /** One hub's membership of the replicas on its database: its heartbeat, and on MySQL the shared fetches. */
-export async function joinCluster({ db, config, log }: Parameters<ClusterProvider['create']>[0]): Promise<Cluster> {
+export async function joinCluster({ db, config, log, sharedSecret }: Parameters<ClusterProvider['create']>[0]): Promise<Cluster> {
   const heartbeat = await startHeartbeat(db, { rateStore: config.limits.rate_store, log });
   // Only a MySQL database is shared between processes (a SQLite file has one hub): there, replicas share fetches.
   const peerStream = config.database.client === 'mysql' ? await import('./peer-stream.js') : undefined;
-  const secret = peerStream ? await peerStream.loadPeerSecret(db) : undefined;
+  const secret = peerStream ? await sharedSecret(peerStream.SECRET_SETTING) : undefined;
   const peers = peerStream && secret ? peerStream.createPeerClient(secret) : undefined;
   const sharedFetch = peers && createSharedFetch({ leases: createFetchLeases(db, { replicaId: heartbeat.id, leaseMs: config.cache.fetch_lease_secs * 1000 }), peers, log });
   return {

@@ -4,14 +4,13 @@
  * replica gets its first byte about when the owner does. Peers prove themselves with a secret kept in the
  * shared database (whoever reads that database owns the hub anyway); the route serves nothing else.
  */
-import crypto from 'node:crypto';
 import type { Readable } from 'node:stream';
-import type { Knex } from 'knex';
 import { Agent } from 'undici';
 import { ERROR_CODES, errors, HubError, sameSecret, type PeerServe, type PluginContext, type SharedMiss } from '@hub/runtime';
 
 export const PEER_ROUTE = '/_hub/peer/artifact';
-const SECRET_SETTING = 'peer_secret';
+/** The `settings` row of the secret peers prove themselves with (kept there since before the plugin, so old and new replicas agree). */
+export const SECRET_SETTING = 'peer_secret';
 /** The answer's marker when the owner has no such fetch (it finished, failed, or never started here). */
 const NO_FLIGHT = 'x-hub-peer-no-flight';
 
@@ -26,11 +25,6 @@ export type PeerAnswer =
 export interface PeerClient {
   fetch(peerUrl: string, registry: string, key: string): Promise<PeerAnswer>;
   close(): Promise<void>;
-}
-
-export async function loadPeerSecret(db: Knex): Promise<string> {
-  await db('settings').insert({ name: SECRET_SETTING, value: crypto.randomBytes(32).toString('hex') }).onConflict('name').ignore();
-  return ((await db('settings').where({ name: SECRET_SETTING }).first()) as { value: string }).value;
 }
 
 /** The owner's side: `serve` joins a running fetch, or answers null when there is none. */

@@ -37,6 +37,7 @@ import { sweepSpool } from './storage/blobs/fs.js';
 import { openBlobStore } from './storage/blobs/open-blob-store.js';
 import { createDb, migrate } from './storage/db.js';
 import { lockSqliteFile } from './storage/sqlite-lock.js';
+import { sharedSecret } from './storage/shared-secret.js';
 import { runtimeMigrations } from './storage/migrations/index.js';
 import { composePlugins, type ComposeOptions } from './plugins/compose.js';
 import { StartupError } from './plugins/startup-error.js';
@@ -124,7 +125,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
   // Host values that may appear in URLs hub writes when no public_url is set; listen() adds its own names.
   const servedHosts = new Set(config.server.allowed_hosts.map((h) => h.toLowerCase()));
 
-  const cluster = await clustering?.create({ db, config, log });
+  const cluster = await clustering?.create({ db, config, log, sharedSecret: (name) => sharedSecret(db, name) });
   const artifacts = createArtifactCache({
     cluster: cluster?.sharedFetch,
     blobs,

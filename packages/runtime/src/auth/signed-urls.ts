@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
+import { sharedSecret } from '../storage/shared-secret.js';
 import { sameSecret } from './same-secret.js';
 
 const KEY_SETTING = 'url_signing_key';
@@ -17,10 +18,7 @@ export interface UrlSigner {
 }
 
 export async function loadUrlSigner(db: Knex): Promise<UrlSigner> {
-  // Insert-if-absent then read: replicas starting together all end up with the first key written.
-  await db('settings').insert({ name: KEY_SETTING, value: crypto.randomBytes(32).toString('hex') }).onConflict('name').ignore();
-  const row = (await db('settings').where({ name: KEY_SETTING }).first()) as { value: string };
-  const key = Buffer.from(row.value, 'hex');
+  const key = Buffer.from(await sharedSecret(db, KEY_SETTING), 'hex');
   const mac = (path: string, exp: string) => crypto.createHmac('sha256', key).update(`${path}\n${exp}`).digest('base64url');
   return {
     sign(path, ttlSecs) {

@@ -54,5 +54,6 @@ export interface Cluster {
  * cluster: { create: async ({ db, config, log }) => (await import('./join-cluster.js')).joinCluster({ db, config, log }) }
  */
 export interface ClusterProvider {
-  create(ctx: { db: Knex; config: HubConfig; log: Logger }): Promise<Cluster>;
+  /** `sharedSecret(name)`: a random secret every replica reads the same (the runtime's `settings` table). */
+  create(ctx: { db: Knex; config: HubConfig; log: Logger; sharedSecret(name: string): Promise<string> }): Promise<Cluster>;
 }
