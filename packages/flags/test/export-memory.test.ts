@@ -15,9 +15,9 @@ t.test('the exposure CSV export streams 100,000 rows with flat memory', async (t
   const { hub, push } = await npmFlagsHub(t, { name: 'bulk', secret: SECRET });
   // 100 consumers fetched hubdemo 1.0.0 a day ago (audit rows as the download route writes them) ...
   const at = Date.now() - 86_400_000;
-  await hub.hub.db('access_events').insert(
-    Array.from({ length: CONSUMERS }, (_, i) => ({ at, user_id: `consumer-${i}`, ip_address: '127.0.0.1', action: 'download', outcome: 'allowed', registry: 'npm', package: 'hubdemo', version: '1.0.0', status: 200, token_id: null, code: null, request_id: null, detail: null })),
-  );
+  for (let i = 0; i < CONSUMERS; i++)
+    hub.hub.audit.record({ at, user_id: `consumer-${i}`, ip_address: '127.0.0.1', action: 'download', outcome: 'allowed', registry: 'npm', package: 'hubdemo', version: '1.0.0', status: 200, token_id: null, code: null, request_id: null, detail: null });
+  await hub.hub.audit.flush();
   // ... and 1,000 flags name that version: 100,000 rows.
   const pushed = await push(Array.from({ length: FLAGS }, (_, i) => ({ external_id: `BULK-${i}-${'x'.repeat(200)}`, registry: 'npm', package_name: 'hubdemo', version: '1.0.0', kind: 'vulnerability', effect: 'warn', summary: 's' })));
   t.match(await pushed.json(), { accepted: FLAGS });
