@@ -281,6 +281,11 @@ t.test('value errors name the key, the line, what is allowed and what was given'
     );
     t2.equal(oneError(t2, { text: toml(...npmRegistry.slice(0, 3), 'upstream = "ftp://127.0.0.1/"') }).message, 'hub.toml:4: registries[0].upstream: must be an http:// or https:// URL (got "ftp://127.0.0.1/")');
     t2.equal(oneError(t2, { text: toml('[auth]', 'admin_token_sha256 = "abc"') }).message, 'hub.toml:2: auth.admin_token_sha256: must be 64 hex digits (the SHA-256 of the token) (got "abc")');
+    t2.equal(
+      oneError(t2, { text: toml(...npmRegistry, 'allowed_origins = ["http://127.0.0.1:9/files"]') }).message,
+      'hub.toml:5: registries[0].allowed_origins[0]: must be an origin only, scheme://host[:port] (got "http://127.0.0.1:9/files")',
+      'a list entry is named by its index',
+    );
   });
   tt.test('a missing required key points at its table header', async (t2) => {
     const e = oneError(t2, { text: toml('[server]', '', '[[registries]]', 'name = "npm"', 'mode = "local"') });

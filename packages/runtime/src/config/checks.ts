@@ -73,7 +73,7 @@ function checkRegistries(issues: Issues, c: HubConfig): void {
     });
     if (r.upstream_auth !== undefined) checkUpstreamAuth(issues, at('upstream_auth'), r.upstream_auth);
     r.allowed_origins.forEach((o, j) => {
-      if (!isOrigin(o)) issues.add(at('allowed_origins', String(j)), `must be an origin only, scheme://host[:port] (got ${JSON.stringify(o)})`);
+      if (!isOrigin(o)) issues.add(at('allowed_origins', j), `must be an origin only, scheme://host[:port] (got ${JSON.stringify(o)})`);
     });
   });
 }
