@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { createPolicyMemo, errors } from '@hub/runtime';
+import { createPolicyMemo, errors, insertOnce } from '@hub/runtime';
 import { formatCidr, parseCidr, parseIp, rangeContains, type IpRange } from '@hub/upstream';
 
 /** An `ip_blocks` row as stored (SQLite and MySQL may answer a bigint as a string). */
@@ -65,14 +65,6 @@ export function createIpBlockList(db: Knex): IpBlockList {
     return m.ranges.find((r) => rangeContains(r.range, ip))?.row ?? null;
   };
 
-  /** Inserts unless the range is there already, in one transaction; the new id, or null. */
-  const insertOnce = (row: Omit<IpBlockRecord, 'id'>) =>
-    db.transaction(async (trx) => {
-      if (await trx<IpBlockRecord>('ip_blocks').where({ cidr: row.cidr }).first('id')) return null;
-      const [inserted] = await trx('ip_blocks').insert(row);
-      return Number(inserted);
-    });
-
   return {
     async find(address) {
       return match(memo.fresh('') ?? (await memo.get('', load)), address);
@@ -86,7 +78,7 @@ export function createIpBlockList(db: Knex): IpBlockList {
     },
     async add(cidr, reason, by) {
       const row = { cidr, reason, created_by: by, created_at: Date.now() };
-      const id = await insertOnce(row).catch((e: { code?: string }) => {
+      const id = await insertOnce(db, 'ip_blocks', { cidr }, row).catch((e: { code?: string }) => {
         // Another replica inserted the same range between our check and insert (unique index).
         if (/^(ER_DUP_ENTRY|SQLITE_CONSTRAINT)/.test(e.code ?? '')) return null;
         throw e;

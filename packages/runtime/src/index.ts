@@ -19,6 +19,7 @@ export * from './contract/plugin.js';
 export type * from './contract/cluster.js';
 export { retryAfterSecs, type RateDecision, type RateLimitStore, type TokenBucket } from './limits/rate-limit-store.js';
 export { binaryCollation } from './storage/migrations/collation.js';
+export { insertOnce } from './storage/insert-once.js';
 export { isSha256, type BlobStore } from './storage/blobs/blob-store.js';
 export type { PublishedFile, PublishedFiles } from './storage/artifact-rows.js';
 export type { HubMetrics } from './metrics.js';
