@@ -17,6 +17,7 @@ import { missingTools, sleep, startMariadb, startNginx, startRedis, startS3, S3_
 import { addReports, closeAgent, get, jsonRequest, type Job, type LoadReport, runLoad } from './load.js';
 import { ADMIN_TOKEN, BREAKER_OPEN_MS, createReplica, FETCH_LEASE_SECS, MIRRORED, REGISTRY, type Replica } from './replicas.js';
 import { BIG, sha256Of, startUpstream } from './upstream.js';
+import { missingClient } from '@hub/testkit';
 
 interface FaultReport extends LoadReport {
   fault: string;
@@ -26,7 +27,7 @@ interface FaultReport extends LoadReport {
 }
 
 const missing = missingTools();
-const skip = missing.length ? `the fault plan needs ${missing.join(', ')} (CI installs them; see .ci/run)` : false;
+const skip = missing.length ? missingClient(missing.join(', '), 'the fault plan needs them; .ci/run installs them') : false;
 
 const file = (name: string): Job => ({ path: `/proxy/${REGISTRY}/${name}`, expect: { status: 200, sha256: sha256Of(name) } });
 const refused = (name: string): Job => ({ path: `/proxy/${REGISTRY}/${name}`, expect: { status: 403 } });

@@ -13,13 +13,13 @@ import admin from '@hub/admin';
 import flags from '@hub/flags';
 import npm from '@hub/kind-npm';
 import { createDb } from '@hub/runtime/internal';
-import { npmFixtureHandler, signFlagRequest, startFixtureUpstream, startTestHub } from '@hub/testkit';
+import { npmFixtureHandler, signFlagRequest, startFixtureUpstream, startTestHub, missingClient } from '@hub/testkit';
 import { sleep, startMariadb, TOOLS, waitFor } from './infra.js';
 
 const NPM_FIXTURES = fileURLToPath(new URL('../../../packages/kind-npm/test/fixtures/upstream/', import.meta.url));
 const SECRET = 'advisory-feed-secret';
 const missing = [TOOLS.mariadbd].filter((bin) => !fs.existsSync(bin));
-const skip = missing.length ? `needs ${missing.join(', ')} for a database that can really be stopped (CI installs it; see .ci/run)` : false;
+const skip = missing.length ? missingClient(missing.join(', '), 'for a database that can really be stopped; .ci/run installs it') : false;
 
 t.test('hard_block flags are held in memory: pushed to one replica, refused on both, and still refused while the database is down', { skip }, async (t) => {
   const top = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-hard-blocks-'));

@@ -14,7 +14,7 @@ import admin from '@hub/admin';
 import cargo from '@hub/kind-cargo';
 import npm from '@hub/kind-npm';
 import rubygems from '@hub/kind-rubygems';
-import { npmFixtureHandler, rawRequest, startFixtureUpstream, startTestHub, type FixtureHandler, type FixtureUpstream, type TestHub } from '@hub/testkit';
+import { npmFixtureHandler, rawRequest, startFixtureUpstream, startTestHub, type FixtureHandler, type FixtureUpstream, type TestHub, missingClient } from '@hub/testkit';
 import type { AnyPlugin } from '@hub/runtime';
 import audit from '../src/index.js';
 import { createKeptListings } from '../src/kept-listings.js';
@@ -105,7 +105,7 @@ async function releasedWhenBack(t: Test, s: Kept, name: string) {
   t.same(await createKeptListings(s.hub.db).list('reg'), [], `${name} answers again: the listing is the upstream's again`);
 }
 
-t.test('npm: npm install of a held version after the upstream deleted the package', { skip: which('npm', ['--version']) ? false : 'npm is not installed' }, async (t) => {
+t.test('npm: npm install of a held version after the upstream deleted the package', { skip: which('npm', ['--version']) ? false : missingClient('npm') }, async (t) => {
   const s = await keptSetup(t, { kind: npm, type: 'npm', base: npmFixtureHandler(fixtures('npm')), config: { upstream_audit: { ...AUDIT_TEST_CONFIG, outage_ratio: 1 } }, gone: (u) => /^\/hubdep(\/|$)/.test(u) });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-kept-npm-'));
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -142,7 +142,7 @@ t.test('npm: npm install of a held version after the upstream deleted the packag
   await releasedWhenBack(t, s, 'hubdep');
 });
 
-t.test('cargo: cargo fetch of a locked crate after the upstream deleted it', { skip: CARGO ? false : 'no rustup cargo found (~/.cargo/bin/cargo or HUB_TEST_CARGO)' }, async (t) => {
+t.test('cargo: cargo fetch of a locked crate after the upstream deleted it', { skip: CARGO ? false : missingClient('cargo', '~/.cargo/bin/cargo or HUB_TEST_CARGO') }, async (t) => {
   const s = await keptSetup(t, { kind: cargo, type: 'cargo', root: fixtures('cargo'), upstreamPath: '/index', gone: (u) => u.includes('percent-encoding') });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-kept-cargo-'));
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -172,7 +172,7 @@ t.test('cargo: cargo fetch of a locked crate after the upstream deleted it', { s
   await releasedWhenBack(t, s, 'percent-encoding');
 });
 
-t.test('rubygems: bundle install of a held gem after the upstream deleted it', { skip: which('bundle', ['--version']) ? false : 'bundle is not installed' }, async (t) => {
+t.test('rubygems: bundle install of a held gem after the upstream deleted it', { skip: which('bundle', ['--version']) ? false : missingClient('bundle', 'apt-get install ruby-bundler') }, async (t) => {
   const root = fixtures('rubygems');
   // Removed upstream, hubdep also leaves the /versions file, as on a real server.
   let removed = false;

@@ -3,11 +3,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Test } from 'tap';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { npmEnv } from '@hub/testkit';
+import { npmEnv, missingClient } from '@hub/testkit';
 
 /** Debian's chromium (apt-get install chromium; .ci/run installs it): no browser download. */
 export const CHROMIUM = '/usr/bin/chromium';
-export const noBrowser = fs.existsSync(CHROMIUM) ? false : `${CHROMIUM} is absent (apt-get install chromium)`;
+export const noBrowser = fs.existsSync(CHROMIUM) ? false : missingClient(CHROMIUM, 'apt-get install chromium');
 
 const AXE = fileURLToPath(new URL('../../../../node_modules/axe-core/axe.min.js', import.meta.url));
 /** Screenshots of every page at 1280 and 360 px, checked by eye; two of them are the README's. */

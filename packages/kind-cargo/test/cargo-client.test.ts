@@ -7,6 +7,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import t, { type Test } from 'tap';
 import { setup, type CargoSetup } from './setup.js';
+import { missingClient } from '@hub/testkit';
 
 const run = promisify(execFile);
 
@@ -106,7 +107,7 @@ const failure = (p: Promise<unknown>) =>
 const summary = (log: Logged[]) => log.map((r) => `${r.method} ${r.url} ${r.status}${r.auth ? ' (token)' : ''}`).join('\n');
 
 for (const wiring of ['source-replacement', 'named-registry'] as const) {
-  t.test(`real cargo (${wiring}): cargo run resolves form_urlencoded and its dependency through hub`, { skip: cargo ? false : 'no cargo >= 1.74 found (rustup cargo in ~/.cargo/bin, or HUB_TEST_CARGO)' }, async (t) => {
+  t.test(`real cargo (${wiring}): cargo run resolves form_urlencoded and its dependency through hub`, { skip: cargo ? false : missingClient('cargo >= 1.74', 'rustup cargo in ~/.cargo/bin, or HUB_TEST_CARGO') }, async (t) => {
     const front = await loggingFront(t);
     const s = await front.setup();
     const token = await s.token('ci', { roles: ['reader'] });
@@ -141,7 +142,7 @@ for (const wiring of ['source-replacement', 'named-registry'] as const) {
   });
 }
 
-t.test('real cargo: a wrong token is refused', { skip: cargo ? false : 'no cargo >= 1.74 found' }, async (t) => {
+t.test('real cargo: a wrong token is refused', { skip: cargo ? false : missingClient('cargo >= 1.74') }, async (t) => {
   const front = await loggingFront(t);
   const s = await front.setup();
   const p = project(t, front.url, 'hub_not_a_real_token', 'source-replacement');
@@ -153,7 +154,7 @@ t.test('real cargo: a wrong token is refused', { skip: cargo ? false : 'no cargo
   t.equal(s.upstream.count('/crates/'), 0, 'nothing downloaded');
 });
 
-t.test('real cargo: an unlisted version is yanked for new resolutions but a Cargo.lock that pins it still builds', { skip: cargo ? false : 'no cargo >= 1.74 found' }, async (t) => {
+t.test('real cargo: an unlisted version is yanked for new resolutions but a Cargo.lock that pins it still builds', { skip: cargo ? false : missingClient('cargo >= 1.74') }, async (t) => {
   const front = await loggingFront(t);
   const s = await front.setup();
   const token = await s.token('ci', { roles: ['reader'] });

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import t, { type Test } from 'tap';
-import { startFixtureUpstream, startTestHub } from '@hub/testkit';
+import { startFixtureUpstream, startTestHub, missingClient } from '@hub/testkit';
 import cargoKind from '../src/index.js';
 import { FIXTURES } from './setup.js';
 import publishing from '@hub/publishing';
@@ -29,7 +29,7 @@ function findCargo(): string | null {
   return null;
 }
 const cargo = findCargo();
-const skip = cargo ? false : 'no cargo >= 1.74 found (rustup cargo in ~/.cargo/bin, or HUB_TEST_CARGO)';
+const skip = cargo ? false : missingClient('cargo >= 1.74', 'rustup cargo in ~/.cargo/bin, or HUB_TEST_CARGO');
 
 async function start(t: Test, mode: 'local' | 'hybrid' | 'proxy') {
   const upstream = await startFixtureUpstream({ root: FIXTURES });

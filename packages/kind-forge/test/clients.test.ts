@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
 import { ASSET, setup } from './setup.js';
+import { missingClient } from '@hub/testkit';
 
 const run = (bin: string, args: string[]) => promisify(execFile)(bin, args, { timeout: 30_000 });
 const PATH = '/octo/tool/releases/download/v1.2.0/tool-linux-amd64.tar.gz';
@@ -20,7 +21,7 @@ async function has(bin: string): Promise<boolean> {
 
 // PROTOCOLS.md 4d: curl and wget are the forge clients; they send only hub's bearer token.
 for (const client of ['curl', 'wget'] as const) {
-  const skip = (await has(client)) ? false : `${client} is not installed`;
+  const skip = (await has(client)) ? false : missingClient(client);
   t.test(`${client} downloads a release asset through hub with a bearer token`, { skip }, async (t) => {
     const s = await setup(t, { config: { auth: { anonymous: [] } } });
     const token = await s.token('ci', { roles: ['reader'] });

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
-import { rawRequest } from '@hub/testkit';
+import { rawRequest, missingClient } from '@hub/testkit';
 import { setup } from './setup.js';
 
 const run = promisify(execFile);
@@ -65,7 +65,7 @@ t.test('without a cool-down every version is listed and served', async (t) => {
   t.equal((await rawRequest(`${s.base}/${demo}/@v/v1.1.0.zip`)).status, 200);
 });
 
-t.test('go mod download resolves @latest to the old-enough version and fails on the too-new one', { skip: hasGo ? false : 'the go command is not installed' }, async (t) => {
+t.test('go mod download resolves @latest to the old-enough version and fails on the too-new one', { skip: hasGo ? false : missingClient('go', 'apt-get install golang-go') }, async (t) => {
   const s = await setup(t, { config: anon, registry: { security: { min_release_age_secs: coolDown() } } });
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-go-cooldown-'));
   t.teardown(() => fs.rmSync(home, { recursive: true, force: true }));

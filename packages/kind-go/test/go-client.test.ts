@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import t, { type Test } from 'tap';
-import { makeTestCert } from '@hub/testkit';
+import { makeTestCert, missingClient } from '@hub/testkit';
 import { setup } from './setup.js';
 
 const run = promisify(execFile);
@@ -39,7 +39,7 @@ function goEnv(t: Test, goproxy: string, extra: Record<string, string> = {}) {
   return { home, env, download };
 }
 
-t.test('go mod download through hub alone (GOPROXY=hub, no direct fallback)', { skip: hasGo ? false : 'the go command is not installed' }, async (t) => {
+t.test('go mod download through hub alone (GOPROXY=hub, no direct fallback)', { skip: hasGo ? false : missingClient('go', 'apt-get install golang-go') }, async (t) => {
   // go refuses to send credentials over plain HTTP, so this hub lets anonymous callers read.
   const s = await setup(t, { config: { auth: { anonymous: ['source:read'] } } });
   const g = goEnv(t, s.base);
@@ -54,7 +54,7 @@ t.test('go mod download through hub alone (GOPROXY=hub, no direct fallback)', { 
   t.ok(s.upstream.count((r) => r.url.endsWith('.zip')) >= 2, 'the zips came from the upstream through hub');
 });
 
-t.test('go mod download over hub HTTPS with a .netrc token (SPEC 5)', { skip: hasGo ? false : 'the go command is not installed' }, async (t) => {
+t.test('go mod download over hub HTTPS with a .netrc token (SPEC 5)', { skip: hasGo ? false : missingClient('go', 'apt-get install golang-go') }, async (t) => {
   const certDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-go-cert-'));
   t.teardown(() => fs.rmSync(certDir, { recursive: true, force: true }));
   const cert = makeTestCert(certDir);

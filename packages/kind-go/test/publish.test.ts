@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import t, { type Test } from 'tap';
-import { goFixtureHandler, makeZip, rawRequest, startFixtureUpstream, startTestHub } from '@hub/testkit';
+import { goFixtureHandler, makeZip, rawRequest, startFixtureUpstream, startTestHub, missingClient } from '@hub/testkit';
 import go from '../src/index.js';
 import { FIXTURES } from './setup.js';
 import publishing from '@hub/publishing';
@@ -19,7 +19,7 @@ const hasGo = (() => {
     return false;
   }
 })();
-const noGo = hasGo ? false : 'the go command is not installed (CI: apt-get install golang-go)';
+const noGo = hasGo ? false : missingClient('go', 'apt-get install golang-go');
 
 async function start(t: Test, registry: Record<string, unknown>) {
   const upstream = await startFixtureUpstream({ handler: goFixtureHandler(FIXTURES) });

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Test } from 'tap';
 import type { MavenSetup } from './setup.js';
+import { missingClient } from '@hub/testkit';
 
 /** Helpers for the tests that run the real mvn: a throwaway project, settings and local repository per run. */
 const run = promisify(execFile);
@@ -71,7 +72,7 @@ export const mvnMissing = (() => {
     execFileSync('mvn', ['-v'], { stdio: 'ignore', timeout: 60_000 });
     return null;
   } catch {
-    return 'mvn is not installed';
+    return missingClient('mvn', 'apt-get install maven');
   }
 })();
 

@@ -3,14 +3,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import t, { type Test } from 'tap';
-import { npmFixtureHandler, rawRequest, startFixtureUpstream, startTestHub } from '@hub/testkit';
+import { npmFixtureHandler, rawRequest, startFixtureUpstream, startTestHub, missingClient } from '@hub/testkit';
 import npm from '../src/index.js';
 import { FIXTURES } from './setup.js';
 import { hasNpm, npmEnv, publishBody, send, tgz } from './npm-env.js';
 import publishing from '@hub/publishing';
 
 /** Issue 13: npm publish, deprecate, dist-tag and unpublish against hub with the real npm client, and the refusals. */
-const noNpm = hasNpm ? false : 'npm is not installed';
+const noNpm = hasNpm ? false : missingClient('npm');
 
 interface UpstreamPackage {
   name: string;

@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Test } from 'tap';
+import { missingClient } from '@hub/testkit';
 
 const run = promisify(execFile);
 export const REGISTRY_BIN = '/usr/bin/docker-registry';
@@ -22,9 +23,9 @@ export function missingTools(): string | false {
     execFileSync('skopeo', ['--version'], { stdio: 'ignore' });
     execFileSync('htpasswd', ['-h'], { stdio: 'ignore' });
   } catch (e) {
-    if ((e as { status?: number }).status === undefined) return 'skopeo or htpasswd is missing (apt-get install -y skopeo apache2-utils): the real-client tests are skipped';
+    if ((e as { status?: number }).status === undefined) return missingClient('skopeo and htpasswd', 'apt-get install skopeo apache2-utils');
   }
-  if (!fs.existsSync(REGISTRY_BIN)) return 'docker-registry is missing (apt-get install -y docker-registry): the real-client tests are skipped';
+  if (!fs.existsSync(REGISTRY_BIN)) return missingClient('docker-registry', 'apt-get install docker-registry');
   return false;
 }
 

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
 import { DEB, fixture, get, setup } from './setup.js';
+import { missingClient } from '@hub/testkit';
 
 const run = promisify(execFile);
 
@@ -18,7 +19,7 @@ async function haveApt(): Promise<boolean> {
 }
 
 /** The real apt client, isolated from the machine's own configuration, against the fixture repository through hub. */
-const skip = (await haveApt()) ? false : 'apt-get is not installed';
+const skip = (await haveApt()) ? false : missingClient('apt-get');
 
 t.test('apt-get update and apt-get download through hub, with a token in auth.conf', { skip }, async (t) => {
   const s = await setup(t, { config: {} }); // no anonymous read: apt must send the token

@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import t from 'tap';
 import rpm from '../src/kinds/rpm.js';
 import { get, setup } from './setup.js';
+import { missingClient } from '@hub/testkit';
 
 const run = promisify(execFile);
 
@@ -19,7 +20,7 @@ async function skipReason(): Promise<string | false> {
     await run('dnf', ['--version']);
     return false;
   } catch {
-    return 'dnf is not installed';
+    return missingClient('dnf', 'apt-get install dnf');
   }
 }
 

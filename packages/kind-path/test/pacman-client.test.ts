@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import t from 'tap';
 import pacman from '../src/kinds/pacman.js';
 import { get, setup } from './setup.js';
+import { missingClient } from '@hub/testkit';
 
 const run = promisify(execFile);
 
@@ -21,7 +22,7 @@ async function skipReason(): Promise<string | false> {
   try {
     await run('pacman', ['--version']);
   } catch {
-    return 'pacman is not installed';
+    return missingClient('pacman', 'apt-get install pacman-package-manager');
   }
   // pacman -Sy refuses to run unprivileged, even against a private --root and --dbpath.
   return process.getuid?.() === 0 ? false : 'pacman -Sy needs root';

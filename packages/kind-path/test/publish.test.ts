@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import t, { type Test } from 'tap';
-import { rawRequest, startFixtureUpstream, startTestHub } from '@hub/testkit';
+import { rawRequest, startFixtureUpstream, startTestHub, missingClient } from '@hub/testkit';
 import generic from '../src/kinds/generic.js';
 import publishing from '@hub/publishing';
 
@@ -43,7 +43,7 @@ async function curlPut(url: string, file: string, headers: Record<string, string
 const put = (url: string, body: Buffer, headers: Record<string, string>) =>
   fetch(url, { method: 'PUT', body, headers }).then(async (r) => ({ status: r.status, json: (await r.json()) as { error?: { code: string; message: string } } }));
 
-t.test('curl publishes a file to a local registry and reads it back; a second PUT of the path is 409', { skip: hasCurl ? false : 'curl is not installed' }, async (t) => {
+t.test('curl publishes a file to a local registry and reads it back; a second PUT of the path is 409', { skip: hasCurl ? false : missingClient('curl', 'apt-get install curl') }, async (t) => {
   const s = await start(t, { mode: 'local' });
   const file = path.join(s.root, 'tool-1.2.0.tar.gz');
   const bytes = crypto.randomBytes(50_000);

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
-import { startFixtureUpstream } from '@hub/testkit';
+import { startFixtureUpstream, missingClient } from '@hub/testkit';
 import { setup } from './setup.js';
 import { noCurl, start, upload, writeDist } from './publish-setup.js';
 import { wheel, type FixtureDist } from './simple-fixture.js';
@@ -21,7 +21,7 @@ function pythonMissing(): string | false {
     execFileSync('python3', ['-c', 'import venv, ensurepip'], { stdio: 'ignore' });
     return false;
   } catch {
-    return 'python3 with venv and ensurepip is missing (apt-get install -y python3-venv): the pip tests are skipped';
+    return missingClient('python3 venv with pip', 'apt-get install python3-venv');
   }
 }
 const skip = pythonMissing();

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Test } from 'tap';
 import { setup, type PypiSetup } from './setup.js';
+import { missingClient } from '@hub/testkit';
 
 export function missing(cmd: string, args: string[]): boolean {
   try {
@@ -14,7 +15,7 @@ export function missing(cmd: string, args: string[]): boolean {
     return true;
   }
 }
-export const noCurl = missing('curl', ['--version']) && 'curl is not installed';
+export const noCurl = missing('curl', ['--version']) && missingClient('curl', 'apt-get install curl');
 
 export interface Published extends PypiSetup {
   publisher: string;

@@ -9,7 +9,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { promisify } from 'node:util';
 import t, { type Test } from 'tap';
-import { startFixtureUpstream, startTestHub } from '@hub/testkit';
+import { startFixtureUpstream, startTestHub, missingClient } from '@hub/testkit';
 import rubygems from '../src/index.js';
 import { decode, type MValue } from '../src/marshal.js';
 import { parsePlatform } from '../src/quick-spec.js';
@@ -27,8 +27,8 @@ const have = (cmd: string) => {
     return false;
   }
 };
-const noGem = have('gem') ? false : 'gem is missing (apt-get install -y ruby): the real-client tests are skipped';
-const noBundle = noGem || (have('bundle') ? false : 'bundle is missing (apt-get install -y ruby-bundler): skipped');
+const noGem = have('gem') ? false : missingClient('gem', 'apt-get install ruby');
+const noBundle = noGem || (have('bundle') ? false : missingClient('bundle', 'apt-get install ruby-bundler'));
 
 async function start(t: Test, registry: Record<string, unknown>, config?: Record<string, Record<string, unknown>>) {
   const upstream = await startFixtureUpstream({ root: `${FIXTURES}upstream` });

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Test } from 'tap';
 import type { GemsSetup } from './setup.js';
+import { missingClient } from '@hub/testkit';
 
 export const run = promisify(execFile);
 
@@ -18,7 +19,7 @@ function haveRuby(): string | false {
     execFileSync('bundle', ['--version'], { stdio: 'ignore' });
     return false;
   } catch {
-    return 'gem or bundle is missing (apt-get install -y ruby ruby-bundler): the real-client tests are skipped';
+    return missingClient('gem and bundle', 'apt-get install ruby ruby-bundler');
   }
 }
 /** The `skip` option of a real-client test: false, or why it is skipped. */

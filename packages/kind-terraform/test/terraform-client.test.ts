@@ -5,6 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import t, { type Test } from 'tap';
 import { hubRequests, MIRROR_HOST, setup, sha256, zipOf, type TfSetup } from './setup.js';
+import { missingClient } from '@hub/testkit';
 
 const run = promisify(execFile);
 
@@ -19,7 +20,7 @@ function terraformVersion(): string | null {
 const version = terraformVersion();
 if (version) t.comment(`terraform ${(JSON.parse(version) as { terraform_version: string }).terraform_version}`);
 /** Each real-client test is reported as skipped, with the reason, when there is no terraform. */
-const skip = version ? false : 'terraform is not installed';
+const skip = version ? false : missingClient('terraform');
 
 /**
  * A throwaway terraform working directory and CLI configuration: its own HOME, no plugin cache, the

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
 import { VSIX, setup } from './setup.js';
+import { missingClient } from '@hub/testkit';
 
 const run = promisify(execFile);
 
@@ -27,7 +28,7 @@ async function findOvsx(): Promise<string | null> {
 
 const ovsx = await findOvsx();
 
-t.test('ovsx get through hub', { skip: ovsx ? false : 'no ovsx CLI (set OVSX_BIN or put ovsx on PATH)' }, async (t) => {
+t.test('ovsx get through hub', { skip: ovsx ? false : missingClient('ovsx', 'set OVSX_BIN or put ovsx on PATH') }, async (t) => {
   const s = await setup(t);
   // Not t.testdir(): the hub's store already lives there, and a second call would wipe it.
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-ovsx-'));

@@ -14,5 +14,6 @@ export { makeZip } from './zip-archive.js';
 export { makeTar } from './tar-archive.js';
 export * from './csv.js';
 export * from './npm-client.js';
+export * from './clients.js';
 export { filesKind } from './files-kind.js';
 export { pluginConfigLoader } from './plugin-config.js';
