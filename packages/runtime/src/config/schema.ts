@@ -73,7 +73,18 @@ export const ServerSchema = Type.Object(
       description:
         'CIDR ranges no upstream URL may lead to, on its first hop or any redirect: a tarball, download or redirect URL named by an upstream is refused (502) there. A registry\'s own configured origins (upstream or every mirror of upstreams, its kind\'s URL keys, allowed_origins) are exempt. The default covers loopback, RFC 1918, CGNAT, link-local, unspecified, unique-local, multicast and reserved ranges.',
     }),
-    max_connections: Type.Integer({ default: 10000, minimum: 1, description: 'Client connections held open at once; further connections are closed at once by the listener.' }),
+    max_connections: Type.Integer({
+      default: 10000,
+      minimum: 1,
+      description:
+        'Client connections held open at once. Past it, up to 64 more connections are kept for /healthz and /readyz only (other requests on them get 503), so health checks still reach a full replica; further connections are closed at once by the listener.',
+    }),
+    max_connections_per_client: Type.Integer({
+      default: 256,
+      minimum: 1,
+      description:
+        'Connections one client may hold open at once (an IPv4 address, or an IPv6 /64); further connections from it are closed at once, so one client holding idle sockets cannot use up max_connections. With trust_proxy, connections from trusted_proxies count only against max_connections.',
+    }),
     client_headers_timeout_ms: Type.Integer({
       default: 30000,
       minimum: 100,
@@ -84,11 +95,18 @@ export const ServerSchema = Type.Object(
       minimum: 100,
       description: 'Time a client has to send its whole request, body included (uploads). It does not limit how long a download to the client takes.',
     }),
+    drain_secs: Type.Integer({
+      default: 5,
+      minimum: 0,
+      maximum: 3600,
+      description:
+        'On SIGTERM, before the listener closes: for this many seconds /readyz answers 503 while every request is still served, so a load balancer with active health checks takes the replica out before its connections are refused. 0: close at once. A second SIGTERM or SIGINT ends the wait.',
+    }),
     shutdown_grace_ms: Type.Integer({
       default: 10000,
       minimum: 0,
       description:
-        'On SIGTERM (or close()): /readyz answers 503 at once and hub stops accepting connections; running requests such as downloads have this long to finish, in milliseconds, before their connections are cut. Then the audit log is flushed and hub exits.',
+        'Once the listener closes (after drain_secs on SIGTERM, at once on SIGINT or close()): new connections are refused, /readyz answers 503, and running requests such as downloads have this long to finish, in milliseconds, before their connections are cut. Then the audit log is flushed and hub exits.',
     }),
     connect_timeout_ms: Type.Integer({ default: 10000, minimum: 1, description: 'Upstream TCP/TLS connect timeout in milliseconds.' }),
     headers_timeout_ms: Type.Integer({ default: 10000, minimum: 1, description: 'Time allowed for an upstream to send its response headers, in milliseconds.' }),
