@@ -48,9 +48,16 @@ export const ServerSchema = Type.Object(
     }),
     internal_url: Type.Optional(
       httpUrl(
-        'With a shared (MySQL) database: the URL the other replicas reach this one at, on the network between them. The replica fetching an artifact streams it from here to the others\' waiters, so replicas share one upstream fetch. Unset: the listen address, with an unspecified host (0.0.0.0, ::) replaced by this machine\'s host name.',
+        'With a shared (MySQL) database: the URL the other replicas reach this one at, on the network between them. The replica fetching an artifact streams it from here to the others\' waiters, so replicas share one upstream fetch; each such request carries the replicas\' shared peer secret, so use https (with tls_cert here and internal_ca_file on the others) or a private network between replicas. Unset: the listen address, with an unspecified host (0.0.0.0, ::) replaced by this machine\'s host name.',
         'http://10.0.0.5:8080',
       ),
+    ),
+    internal_ca_file: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description:
+          'PEM file of the CA certificate(s) that sign the replicas\' TLS certificates, for an https internal_url: a replica streaming from another checks its certificate against these instead of the system\'s CAs. Relative to the config file. Unset: the system\'s CAs.',
+      }),
     ),
     public_url: Type.Optional(httpUrl('Base URL clients use to reach hub; rewritten metadata points here. Unset: derived from Host / X-Forwarded-* per request.', 'http://localhost:8080')),
     allowed_hosts: Type.Array(Type.String({ pattern: '^[A-Za-z0-9.\\[\\]:-]{1,300}$', examples: ['hub.internal:8080'], errorMessage: 'must be a host[:port] as clients send it in Host', description: 'A host[:port].' }), {
