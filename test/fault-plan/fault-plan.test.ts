@@ -185,10 +185,20 @@ t.test('fault plan: two replicas behind nginx on MariaDB, S3 and Redis (#12)', {
     reports.push({ fault: 'kill -9 the replica holding the fetch lease, mid-download', ...report, recover_ms: recover, notes });
   });
 
-  await t.test('2. database down: cached unblocked files are served from memos, a blocked one stays refused, writes answer 503; all recovers without a restart', async (t) => {
+  await t.test('2. database down: cached unblocked files are served from memos (to anonymous readers and token holders), a blocked one and a revoked token stay refused, writes answer 503; all recovers without a restart', async (t) => {
     const notes: string[] = [];
     const blocked = await jsonRequest(`${lb}/api/v1/admin/blocks`, { method: 'POST', token: ADMIN_TOKEN, body: { registry: REGISTRY, package_name: 'repo', path: BLOCKED, reason: 'fault plan' } });
     t.equal(blocked.status, 201, `the block is added (${blocked.text.slice(0, 200)})`);
+    // A token holder (issue 26): its token and a revoked one are used on both replicas before the outage.
+    t.equal((await jsonRequest(`${lb}/api/v1/admin/users`, { method: 'POST', token: ADMIN_TOKEN, body: { id: 'ci-reader', roles: ['reader'] } })).status, 201);
+    const mint = async () => (await jsonRequest(`${lb}/api/v1/admin/tokens`, { method: 'POST', token: ADMIN_TOKEN, body: { user_id: 'ci-reader' } })).json as { id: string; token: string };
+    const [holder, leaver] = [await mint(), await mint()];
+    for (const r of replicas) for (const tk of [holder, leaver]) t.equal((await get(`${r.url}/proxy/${REGISTRY}/${SMALL[0]}`, { authorization: `Bearer ${tk.token}` })).status, 200, `${r.name} knows the token`);
+    t.equal((await jsonRequest(`${lb}/api/v1/admin/tokens/${leaver.id}`, { method: 'DELETE', token: ADMIN_TOKEN })).status, 200, 'one token is revoked through one replica');
+    for (const r of replicas)
+      await waitFor(`${r.name} refuses the revoked token`, async () => (await get(`${r.url}/proxy/${REGISTRY}/${SMALL[0]}`, { authorization: `Bearer ${leaver.token}` })).status === 401, 5_000, 100);
+    const asHolder = (job: Job): Job => ({ ...job, token: holder.token });
+    const revoked = (name: string): Job => ({ path: `/proxy/${REGISTRY}/${name}`, expect: { status: 401 }, token: leaver.token });
     // Warm both replicas: the files they will serve during the outage, and the refusal.
     for (const r of replicas) {
       const wrong: string[] = [];
@@ -202,10 +212,12 @@ t.test('fault plan: two replicas behind nginx on MariaDB, S3 and Redis (#12)', {
     const stoppedAt = Date.now();
     // Past every memo's freshness (one second): what follows is answered from memos or not at all.
     await sleep(1_500);
-    const jobs = [...SMALL, ...SMALL].flatMap((name, i) => (i % 4 === 0 ? [file(name), refused(BLOCKED), file(BIG)] : [file(name)]));
+    const jobs = [...SMALL, ...SMALL].flatMap((name, i) =>
+      i % 4 === 0 ? [file(name), refused(BLOCKED), file(BIG), asHolder(refused(BLOCKED)), revoked(name)] : [file(name), asHolder(file(name))],
+    );
     const { report } = await runLoad({ base: lb, jobs, concurrency: 4, retries: 2, deadlineMs: 60_000 });
-    t.equal(report.client_errors, 0, 'cached, unblocked files are served while the database is down');
-    t.equal(report.refusals_broken, 0, 'the blocked file is refused on every request (fail closed)');
+    t.equal(report.client_errors, 0, 'cached, unblocked files are served while the database is down, to anonymous readers and token holders');
+    t.equal(report.refusals_broken, 0, 'the blocked file is refused on every request, and the revoked token too (fail closed)');
     t.equal(report.corrupt, 0);
 
     for (const r of replicas) {

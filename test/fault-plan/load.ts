@@ -8,8 +8,10 @@ import http from 'node:http';
 
 export interface Job {
   path: string;
-  /** 200 with this SHA-256, or a refusal status (403) that must hold on every attempt. */
-  expect: { status: 200; sha256: string } | { status: 403 };
+  /** 200 with this SHA-256, or a refusal status (403, or 401 for a revoked token) that must hold on every attempt. */
+  expect: { status: 200; sha256: string } | { status: 401 | 403 };
+  /** Sent as a Bearer token (a token holder's download); none: anonymous. */
+  token?: string;
 }
 
 export interface Attempt {
@@ -46,7 +48,7 @@ export interface LoadReport {
   bytes_verified: number;
   /** 200 bodies whose hash did not match (must stay 0: a corrupt download). */
   corrupt: number;
-  /** A refusal (403) that was ever answered with something else. */
+  /** A refusal (403, 401) that was ever answered with something else. */
   refusals_broken: number;
 }
 
@@ -111,7 +113,7 @@ export async function runLoad(o: LoadOptions): Promise<{ report: LoadReport; res
       const job = o.jobs[next++]!;
       const attempts: Attempt[] = [];
       for (let i = 0; i <= o.retries && Date.now() < deadline; i++) {
-        const a = await get(`${o.base}${job.path}`, {}, o.onHeaders && ((res) => o.onHeaders!(job, res)));
+        const a = await get(`${o.base}${job.path}`, job.token ? { authorization: `Bearer ${job.token}` } : {}, o.onHeaders && ((res) => o.onHeaders!(job, res)));
         delete (a as { body?: Buffer }).body;
         attempts.push(a);
         if (!retryable(a)) break;
@@ -133,7 +135,7 @@ export function summarize(results: JobResult[]): LoadReport {
     client_errors: results.filter((r) => !r.ok).length,
     bytes_verified: all.filter(({ job, a }) => job.expect.status === 200 && matches(job, a)).reduce((n, { a }) => n + a.bytes, 0),
     corrupt: all.filter(({ job, a }) => job.expect.status === 200 && a.status === 200 && a.error === undefined && a.sha256 !== job.expect.sha256).length,
-    refusals_broken: all.filter(({ job, a }) => job.expect.status === 403 && a.status !== 403).length,
+    refusals_broken: all.filter(({ job, a }) => job.expect.status !== 200 && a.status !== job.expect.status).length,
   };
 }
 

@@ -47,6 +47,8 @@ internal_url = "http://127.0.0.1:${port}"
 trust_proxy = true
 trusted_proxies = ["127.0.0.1/32"]
 shutdown_grace_ms = 10000
+# nginx here checks replicas passively only (no /readyz polling): a drain would only delay the stop.
+drain_secs = 0
 headers_timeout_ms = ${HEADERS_TIMEOUT_MS}
 mirror_breaker_failures = 5
 mirror_breaker_open_ms = ${BREAKER_OPEN_MS}

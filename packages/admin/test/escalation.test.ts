@@ -1,5 +1,5 @@
 import t from 'tap';
-import { setup } from './setup.js';
+import { auditRows, setup } from './setup.js';
 
 const json = { accept: 'application/json' };
 const ALL = ['source:read', 'source:write', 'system:read', 'system:write'];
@@ -39,6 +39,37 @@ t.test('minting a token needs every permission its user holds, in every scope, p
     ['["system:read"]', 'full'],
     'only the narrowed token and the one minted by a peer exist',
   );
+});
+
+t.test('removing a deny policy needs every permission it withholds, on its scope, like minting a token (issue 26)', async (t) => {
+  const s = await setup(t, { registries: (upstream) => [{ name: 'npm', type: 'npm', mode: 'proxy', upstream }, { name: 'npm-internal', type: 'npm', mode: 'proxy', upstream }] });
+  const deny = await s.api('POST', '/api/v1/admin/policies', { body: { name: 'no-internal', effect: 'deny', permissions: ['source:read'], roles: ['reader'], registries: ['npm-internal'] } });
+  t.equal(deny.status, 201);
+  const operator = await s.token('olly', { roles: ['operator'] });
+  const reader = await s.token('rita', { roles: ['reader'] });
+  const admin = await s.token('ada', { roles: ['admin'] });
+  t.equal((await s.api('GET', '/proxy/npm-internal/hubdemo', { token: reader, headers: json })).status, 403, 'the deny holds the reader back');
+
+  const lifted = await s.api('DELETE', `/api/v1/admin/policies/${deny.json.id}`, { token: operator });
+  t.equal(lifted.status, 403, 'an operator (system:write, no source:read) cannot remove it');
+  t.equal(lifted.json.error.code, 'forbidden');
+  t.match(lifted.json.error.message, new RegExp(`removing policy:${deny.json.id}:no-internal would grant source:read in npm-internal.*which you do not hold`));
+  t.equal((await s.api('GET', '/proxy/npm-internal/hubdemo', { token: reader, headers: json })).status, 403, 'the deny is still in force');
+  t.equal((await s.api('GET', '/api/v1/admin/policies', { token: operator })).json.policies.length, 1, 'and still listed');
+
+  const scoped = await s.api('POST', '/api/v1/admin/policies', { token: operator, body: { effect: 'deny', permissions: ['system:read'], users: ['nobody'] } });
+  t.equal(scoped.status, 201, 'an operator may add a deny');
+  t.equal((await s.api('DELETE', `/api/v1/admin/policies/${scoped.json.id}`, { token: operator })).status, 200, 'and remove a deny withholding only what it holds');
+
+  t.equal((await s.api('DELETE', `/api/v1/admin/policies/${deny.json.id}`, { token: admin })).status, 200, 'an admin, holding source:read everywhere, may');
+  t.equal((await s.api('GET', '/proxy/npm-internal/hubdemo', { token: reader, headers: json })).status, 200, 'the reader reads again');
+
+  const rows = (await auditRows(s)).filter((r) => r.action === 'policy_delete');
+  t.match(rows, [
+    { user_id: 'olly', outcome: 'denied', status: 403, code: 'forbidden', detail: `policy:${deny.json.id}:no-internal` },
+    { user_id: 'olly', outcome: 'allowed', status: 200 },
+    { user_id: 'ada', outcome: 'allowed', status: 200, detail: `policy:${deny.json.id}:no-internal` },
+  ], 'each attempt is audited, the refusal with who and which policy');
 });
 
 t.test('a deny-all policy from the API cannot lock out the bootstrap admin; a config policy can (issue 10)', async (t) => {

@@ -54,7 +54,9 @@ token in --token or $HUB_TOKEN, and print JSON with --json.
 Exit status: 0 success; 1 refused request, failed check or server error; 2 bad usage.`,
   serve: `Usage: hub serve [--config FILE] [--listen HOST:PORT]
 
-Runs the server until SIGTERM or SIGINT, then finishes running downloads and exits 0.
+Runs the server until SIGTERM or SIGINT. On SIGTERM /readyz answers 503 for [server] drain_secs
+(default 5) while requests are still served, so a load balancer stops sending new ones; then the
+listener closes, running downloads finish and hub exits 0. SIGINT (or a second signal) skips the wait.
 
 Options:
   -c, --config FILE    hub.toml to use (default: $HUB_CONFIG, ./hub.toml, or the built-in default)

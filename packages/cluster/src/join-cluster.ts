@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import os from 'node:os';
 import type { Cluster, ClusterProvider } from '@hub/runtime';
 import { createFetchLeases } from './fetch-leases.js';
@@ -10,7 +11,8 @@ export async function joinCluster({ db, config, log, sharedSecret }: Parameters<
   // Only a MySQL database is shared between processes (a SQLite file has one hub): there, replicas share fetches.
   const peerStream = config.database.client === 'mysql' ? await import('./peer-stream.js') : undefined;
   const secret = peerStream ? await sharedSecret(peerStream.SECRET_SETTING) : undefined;
-  const peers = peerStream && secret ? peerStream.createPeerClient(secret) : undefined;
+  const ca = config.server.internal_ca_file === undefined ? undefined : fs.readFileSync(config.server.internal_ca_file);
+  const peers = peerStream && secret ? peerStream.createPeerClient(secret, { ca }) : undefined;
   const sharedFetch = peers && createSharedFetch({ leases: createFetchLeases(db, { replicaId: heartbeat.id, leaseMs: config.cache.fetch_lease_secs * 1000 }), peers, log });
   return {
     sharedFetch,
@@ -18,7 +20,12 @@ export async function joinCluster({ db, config, log, sharedSecret }: Parameters<
       if (peerStream && secret) peerStream.mountPeerRoute(router, secret, serve);
     },
     async advertise(listenUrl) {
-      if (sharedFetch) await heartbeat.advertise(config.server.internal_url ?? reachableFromPeers(listenUrl));
+      if (!sharedFetch) return;
+      const url = config.server.internal_url ?? reachableFromPeers(listenUrl);
+      // The peer secret and the artifacts travel in this URL's requests: in clear over http (see docs/operations.md).
+      if (url.startsWith('http:') && !isLoopback(new URL(url).hostname))
+        log.warn({ internal_url: url }, 'replicas stream artifacts to each other, with the peer secret, over plain http: keep them on a private network or use an https internal_url');
+      await heartbeat.advertise(url);
     },
     health: heartbeat.health,
     async stop() {
@@ -34,3 +41,5 @@ function reachableFromPeers(listenUrl: string): string {
   if (u.hostname === '0.0.0.0' || u.hostname === '[::]') u.hostname = os.hostname();
   return u.origin;
 }
+
+const isLoopback = (host: string): boolean => host === 'localhost' || host === '[::1]' || /^127\./.test(host);

@@ -47,9 +47,10 @@ export function mountPeerRoute(router: PluginContext['router'], secret: string, 
 }
 
 /** The waiter's side. */
-export function createPeerClient(secret: string): PeerClient {
-  // Peers are on the operator's own network: short connect timeout, the same idle timeout as an upstream.
-  const agent = new Agent({ connect: { timeout: 2_000 }, headersTimeout: 30_000, bodyTimeout: 30_000 });
+export function createPeerClient(secret: string, o: { ca?: string | Buffer } = {}): PeerClient {
+  // Peers are on the operator's own network: short connect timeout, the same idle timeout as an upstream. An
+  // https peer's certificate is checked against `ca` ([server] internal_ca_file) when given, else the system's CAs.
+  const agent = new Agent({ connect: { timeout: 2_000, ...(o.ca ? { ca: o.ca } : {}) }, headersTimeout: 30_000, bodyTimeout: 30_000 });
   return {
     async fetch(peerUrl: string, registry: string, key: string): Promise<PeerAnswer> {
       const url = new URL(PEER_ROUTE, peerUrl);

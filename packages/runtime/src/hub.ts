@@ -73,6 +73,11 @@ export interface Hub {
   mountedRoutes(): Array<{ method: string; path: string }>;
   /** Listens (default: config.server.listen); resolves with the base URL. */
   listen(listen?: string): Promise<string>;
+  /**
+   * The first step of a graceful stop (SIGTERM): /readyz answers 503 from now on while every request is still
+   * served; resolves after `[server] drain_secs`, or at once when `signal` aborts. Then call close().
+   */
+  drain(signal?: AbortSignal): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -276,6 +281,11 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
       const url = await listener.listen(at);
       await cluster?.advertise(url);
       return url;
+    },
+    async drain(signal) {
+      draining = true;
+      const ms = config.server.drain_secs * 1000;
+      if (ms > 0 && !signal?.aborted) await delay(ms, undefined, { signal }).catch(() => {});
     },
     close() {
       // Idempotent: a second call (a test's teardown after an explicit close) waits for the first.

@@ -173,6 +173,8 @@ t.test('an empty file gets every default', async (tt) => {
       allowed_hosts: [],
       forbidden_networks: [...DEFAULT_FORBIDDEN_CIDRS],
       max_connections: 10000,
+      max_connections_per_client: 256,
+      drain_secs: 5,
       shutdown_grace_ms: 10000,
       client_headers_timeout_ms: 30000,
       client_request_timeout_ms: 300000,

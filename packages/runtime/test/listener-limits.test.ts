@@ -3,6 +3,7 @@ import path from 'node:path';
 import t, { type Test } from 'tap';
 import { createHub } from '../src/index.js';
 import { createLogger } from '../src/internal.js';
+import { HEALTH_HEADROOM } from '../src/server/connection-gate.js';
 
 async function startHub(t: Test, server: string) {
   const dir = t.testdir({});
@@ -48,18 +49,71 @@ t.test('a client that never finishes its headers (slowloris) is disconnected aft
   t.match(r.received, /"code":"request_timeout"/, 'in the error format');
 });
 
-t.test('max_connections: connections past the cap are closed by the listener', async (t) => {
+/** An idle connection from `from` (another loopback address is another client). */
+async function idle(port: number, from: string, held: net.Socket[]): Promise<{ closed: Promise<boolean> }> {
+  const s = net.connect({ port, host: '127.0.0.1', localAddress: from });
+  s.on('error', () => {});
+  held.push(s);
+  const closed = new Promise<boolean>((resolve) => s.once('close', () => resolve(true)));
+  await new Promise((resolve) => s.once('connect', resolve));
+  return { closed: Promise.race([closed, new Promise<boolean>((r) => setTimeout(() => r(false), 500))]) };
+}
+
+/** One request with Connection: close from `from`: its status line, or '' when the connection closed without an answer. */
+function ask(port: number, from: string, path: string): Promise<string> {
+  return new Promise((resolve) => {
+    let received = '';
+    const s = net.connect({ port, host: '127.0.0.1', localAddress: from }, () => s.write(`GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`));
+    s.on('data', (c) => (received += c.toString()));
+    s.on('error', () => {});
+    s.on('close', () => resolve(received.split('\r\n')[0] ?? ''));
+    setTimeout(() => s.destroy(), 5_000);
+  });
+}
+
+t.test('max_connections: past the cap, /healthz and /readyz still answer (a little headroom), other requests get 503', async (t) => {
   const { port } = await startHub(t, 'max_connections = 2');
   const held: net.Socket[] = [];
   t.teardown(() => held.forEach((s) => s.destroy()));
-  for (let i = 0; i < 2; i++) {
-    const s = net.connect(port, '127.0.0.1');
-    s.on('error', () => {});
-    await new Promise((resolve) => s.once('connect', resolve));
-    held.push(s);
-  }
+  await idle(port, '127.0.0.2', held);
+  await idle(port, '127.0.0.3', held);
   await new Promise((r) => setTimeout(r, 100)); // let the server count them
-  const third = await trickle(port, 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n', 5_000);
-  t.ok(third.closed, 'the third connection was closed');
-  t.equal(third.received, '', 'without an answer');
+  t.equal(await ask(port, '127.0.0.4', '/healthz'), 'HTTP/1.1 200 OK', 'a health check still answers');
+  t.equal(await ask(port, '127.0.0.4', '/readyz'), 'HTTP/1.1 200 OK', 'and readiness');
+  const other = await trickle(port, 'GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n', 5_000);
+  t.match(other.received, /^HTTP\/1\.1 503 /, 'anything else is 503');
+  t.match(other.received, /"code":"service_unavailable"/, 'in the error format');
+  t.ok(other.closed, 'and its connection is closed');
+  const headroom = [];
+  for (let i = 0; i < HEALTH_HEADROOM + 1; i++) headroom.push(await idle(port, '127.0.0.5', held));
+  const closed = await Promise.all(headroom.map((h) => h.closed));
+  t.same([closed.slice(0, HEALTH_HEADROOM).filter(Boolean).length, closed[HEALTH_HEADROOM]], [0, true], `the headroom is ${HEALTH_HEADROOM} connections; the next is closed at once`);
+});
+
+t.test('max_connections_per_client: one client holding idle sockets locks out neither another client nor /healthz (issue 26)', async (t) => {
+  const { port } = await startHub(t, 'max_connections = 20\nmax_connections_per_client = 5');
+  const held: net.Socket[] = [];
+  t.teardown(() => held.forEach((s) => s.destroy()));
+  const greedy = [];
+  for (let i = 0; i < 8; i++) greedy.push(await idle(port, '127.0.0.2', held));
+  const closed = await Promise.all(greedy.map((g) => g.closed));
+  t.same(closed, [false, false, false, false, false, true, true, true], 'the client keeps its first 5 connections; the others are closed at once');
+  t.equal(await ask(port, '127.0.0.2', '/healthz'), '', 'a sixth from it is closed too');
+  t.equal(await ask(port, '127.0.0.3', '/healthz'), 'HTTP/1.1 200 OK', 'another client reaches /healthz');
+  t.equal(await ask(port, '127.0.0.3', '/metrics'), 'HTTP/1.1 200 OK', 'and any other route');
+  held.slice(0, 5).forEach((s) => s.destroy());
+  await new Promise((r) => setTimeout(r, 100));
+  t.equal(await ask(port, '127.0.0.2', '/healthz'), 'HTTP/1.1 200 OK', 'the client gets in again once it lets go');
+});
+
+t.test('a trusted proxy counts only against max_connections: every client behind it shares its address', async (t) => {
+  const { port } = await startHub(t, 'trust_proxy = true\ntrusted_proxies = ["127.0.0.2/32"]\nmax_connections_per_client = 2');
+  const held: net.Socket[] = [];
+  t.teardown(() => held.forEach((s) => s.destroy()));
+  const proxied = [];
+  for (let i = 0; i < 4; i++) proxied.push(await idle(port, '127.0.0.2', held));
+  t.same(await Promise.all(proxied.map((g) => g.closed)), [false, false, false, false], 'the proxy holds four');
+  const direct = [];
+  for (let i = 0; i < 3; i++) direct.push(await idle(port, '127.0.0.3', held));
+  t.same(await Promise.all(direct.map((g) => g.closed)), [false, false, true], 'a client that is not a trusted proxy holds two');
 });

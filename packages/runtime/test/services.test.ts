@@ -15,7 +15,7 @@ async function services(t: Test, database: Parameters<typeof createDb>[0]) {
   t.teardown(() => db.destroy());
   await migrate(db, [{ id: 'runtime', migrations: runtimeMigrations }]);
   let authDrops = 0;
-  return { db, s: createHubServices(db, { invalidate: () => authDrops++ }, { flush: async () => {} }), authDrops: () => authDrops };
+  return { db, s: createHubServices(db, { refresh: async () => void authDrops++ }, { flush: async () => {} }), authDrops: () => authDrops };
 }
 
 for (const store of tiers) {
@@ -61,6 +61,6 @@ for (const store of tiers) {
     const revoked = await s.tokens.revoke(row.id);
     t.ok(revoked?.revoked_at);
     t.equal((await s.tokens.revoke(row.id))?.revoked_at, revoked?.revoked_at, 'revoking twice keeps the first time');
-    t.equal(authDrops(), 5, "every change to a user or token drops this replica's token lookups");
+    t.equal(authDrops(), 5, "every change to a user or token refreshes this replica's token lookups");
   });
 }

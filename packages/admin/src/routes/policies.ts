@@ -6,6 +6,8 @@ import { ApiPolicyAnswer, PolicyList } from '../answer-schemas.js';
 
 const policyJson = (r: PolicyRow) => ({ rule: apiPolicyId(r), source: 'api', id: r.id, ...(r.name ? { name: r.name } : {}), effect: r.effect, ...r.rule, created_by: r.created_by, created_at: iso(r.created_at) });
 
+const notFound = (id: string) => errors.notFound(`no API policy ${id.slice(0, 32)} (config policies change in hub.toml)`);
+
 const RULE_KEYS = ['permissions', 'users', 'roles', 'tokens', 'registries', 'packages'] as const;
 
 /**
@@ -53,11 +55,15 @@ export const policyRoutes: AdminRoute[] = [
     action: 'policy_delete',
     summary: 'Remove a policy made through the API',
     response: ApiPolicyAnswer,
-    async handle({ ctx, hub, params, audit }) {
+    async handle({ ctx, hub, params, subject, audit }) {
       const id = /^[1-9]\d{0,15}$/.test(params.id!) ? Number(params.id) : NaN;
-      const r = Number.isSafeInteger(id) ? await hub.access.policies.remove(id) : null;
-      if (!r) throw errors.notFound(`no API policy ${String(params.id).slice(0, 32)} (config policies change in hub.toml)`);
-      audit.detail = apiPolicyId(r);
+      const found = Number.isSafeInteger(id) ? await hub.access.policies.get(id) : null;
+      if (!found) throw notFound(params.id!);
+      audit.detail = apiPolicyId(found);
+      // Removing a deny hands back what it withheld: the same rule as minting a token (decision 0037).
+      if (found.effect === 'deny') await assertMayGrant(hub, subject, policyGrant(found.rule), `removing ${apiPolicyId(found)}`);
+      const r = await hub.access.policies.remove(id);
+      if (!r) throw notFound(params.id!);
       ctx.body = policyJson(r);
     },
   }),

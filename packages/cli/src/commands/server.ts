@@ -19,15 +19,28 @@ export async function serve(argv: string[], io: Io): Promise<number> {
   const hub = await createHub({ plugins: await pluginsForConfig({ ...source, configText }), env: io.env, ...source, configText });
   const url = await hub.listen(values.listen as string | undefined);
   io.err(`hub ${VERSION} serving ${[...hub.registries.keys()].map((n) => `${url}/proxy/${n}/`).join(', ')}\n`);
-  await new Promise<void>((resolve) => {
-    const stop = (signal: string) => {
-      hub.log.info({ signal }, 'shutting down: finishing running requests');
-      resolve();
-    };
-    process.once('SIGTERM', () => stop('SIGTERM'));
-    process.once('SIGINT', () => stop('SIGINT'));
-  });
-  await hub.close();
+  // SIGTERM drains first (decision 0038): not ready, still serving, for drain_secs. SIGINT, or a second signal, stops now.
+  const now = new AbortController();
+  let first: ((s: NodeJS.Signals) => void) | undefined;
+  const signal = new Promise<NodeJS.Signals>((resolve) => (first = resolve));
+  const onSignal = (s: NodeJS.Signals) => {
+    if (!first) return now.abort();
+    first(s);
+    first = undefined;
+    if (s === 'SIGINT') now.abort();
+  };
+  process.on('SIGTERM', onSignal).on('SIGINT', onSignal);
+  try {
+    const got = await signal;
+    if (got === 'SIGTERM' && hub.config.server.drain_secs > 0 && !now.signal.aborted) {
+      hub.log.info({ signal: got, drain_secs: hub.config.server.drain_secs }, 'draining: /readyz answers 503 while requests are still served');
+      await hub.drain(now.signal);
+    }
+    hub.log.info({ signal: got }, 'shutting down: finishing running requests');
+    await hub.close();
+  } finally {
+    process.off('SIGTERM', onSignal).off('SIGINT', onSignal);
+  }
   return 0;
 }
 

@@ -2,14 +2,21 @@ import type { Knex } from 'knex';
 import { boundedLru } from '../cache/bounded-lru.js';
 import { errors, HubError, isHubError, type Permission } from '@hub/contract';
 import { ANONYMOUS, type Subject } from '../policy/decide.js';
+import { createPolicyMemo, POLICY_MEMO_MS } from '../policy/policy-memo.js';
 import { tokenFromAuthorization } from './credentials.js';
 import { hashToken } from './tokens.js';
 
 /**
- * How long a token lookup is remembered per process. A revocation or a user block reaches every
- * replica within this time, because each replica re-reads the database after it.
+ * How long a token lookup is remembered per process: the policy memo's freshness. A revocation or a user
+ * block reaches every replica within this time, because each replica re-reads the database after it.
  */
-export const AUTH_MEMO_MS = 1_000;
+export const AUTH_MEMO_MS = POLICY_MEMO_MS;
+
+/**
+ * Memory for remembered token verdicts, in bytes (about 300 bytes a token: some 14,000 tokens). Past it the
+ * least recently used are forgotten; a forgotten token is read again, and during an outage answered 503.
+ */
+export const TOKEN_MEMO_BYTES = 4 * 1024 * 1024;
 
 /** The bootstrap admin's environment or config token: not a database row, and break-glass (see Subject). */
 export const BOOTSTRAP_ADMIN: Subject = { user_id: 'admin', token_id: 'bootstrap', roles: ['admin'], break_glass: true };
@@ -19,8 +26,21 @@ export interface Authenticator {
   subject(authorization: string | undefined): Promise<Subject>;
   /** The subject of a token given by its SHA-256 (a console session stands for its token): throws like subject(). */
   subjectOfHash(tokenSha256: string): Promise<Subject>;
-  /** Drops remembered lookups (after an admin change on this replica). */
+  /**
+   * Reads again now what this replica remembers of one token, or of every token of one user, after a change
+   * made here (a revocation, a user blocked or given other roles): the change holds here at once, outage or not.
+   */
+  refresh(which: { token_id: string } | { user_id: string }): Promise<void>;
+  /** Drops every remembered lookup. */
   invalidate(): void;
+}
+
+/** What a token's row says: who it stands for, or why it is refused; with the time it expires. */
+interface Verdict {
+  token_id: string;
+  user_id: string;
+  expires_at: number | null;
+  outcome: Subject | HubError;
 }
 
 function withDetail(e: HubError, detail: Record<string, unknown>): HubError {
@@ -28,38 +48,61 @@ function withDetail(e: HubError, detail: Record<string, unknown>): HubError {
   return e;
 }
 
-export function createAuthenticator(db: Knex, opts: { adminTokenSha256?: string }): Authenticator {
-  // A refusal is remembered like a subject, so a flood of one bad token costs one query per AUTH_MEMO_MS.
-  const memo = boundedLru<string, Subject | HubError>(10_000, { ttl: AUTH_MEMO_MS });
+/** About what a verdict costs in memory: its key, its fields, the roles and permissions it carries. */
+function verdictBytes(v: Verdict): number {
+  const s = isHubError(v.outcome) ? v.outcome.message : JSON.stringify([v.outcome.roles, v.outcome.token_permissions ?? null]);
+  return 320 + 2 * (v.token_id.length + v.user_id.length + s.length);
+}
 
-  async function lookup(hash: string): Promise<Subject | HubError> {
-    if (opts.adminTokenSha256 && hash === opts.adminTokenSha256) return BOOTSTRAP_ADMIN;
+const expired = (who: { user_id: string; token_id: string }) => withDetail(errors.unauthenticated('the token has expired'), who);
+
+/**
+ * Token lookups go through a policy memo (decision 0037): fresh for AUTH_MEMO_MS, so a revocation on another
+ * replica holds everywhere within about a second; while the database is unreachable the last good verdict
+ * answers for up to OUTAGE_MEMO_MS (a revoked token stays refused, a token never seen gets 503), so token
+ * holders keep downloading what is cached, like anonymous readers do.
+ */
+export function createAuthenticator(db: Knex, opts: { adminTokenSha256?: string }): Authenticator {
+  const verdicts = createPolicyMemo<Verdict>({ max: TOKEN_MEMO_BYTES, weigh: verdictBytes });
+  // Made-up tokens are remembered apart, briefly and never through an outage: a flood of them costs one query per
+  // AUTH_MEMO_MS each and cannot push the verdicts of real tokens out of memory.
+  const unknown = boundedLru<string, HubError>(10_000, { ttl: AUTH_MEMO_MS });
+
+  async function lookup(hash: string): Promise<Verdict> {
     const row = await db('tokens')
       .join('users', 'users.id', 'tokens.user_id')
       .where('tokens.token_sha256', hash)
       .first('tokens.id as token_id', 'tokens.user_id', 'tokens.permissions', 'tokens.expires_at', 'tokens.revoked_at', 'users.roles', 'users.blocked');
-    if (!row) return errors.unauthenticated('unknown token');
+    if (!row) throw errors.unauthenticated('unknown token');
     // Who owned a refused token goes on the audit row (HubError.detail never reaches the client).
     const who = { user_id: row.user_id as string, token_id: row.token_id as string };
-    if (row.revoked_at !== null) return withDetail(errors.unauthenticated('the token was revoked'), who);
-    if (row.expires_at !== null && Number(row.expires_at) <= Date.now()) return withDetail(errors.unauthenticated('the token has expired'), who);
-    if (row.blocked) return new HubError('user_blocked', `user ${row.user_id} is blocked`, { detail: who });
-    return {
+    const expires_at = row.expires_at === null ? null : Number(row.expires_at);
+    const verdict = (outcome: Subject | HubError): Verdict => ({ ...who, expires_at, outcome });
+    if (row.revoked_at !== null) return verdict(withDetail(errors.unauthenticated('the token was revoked'), who));
+    if (row.blocked) return verdict(new HubError('user_blocked', `user ${row.user_id} is blocked`, { detail: who }));
+    return verdict({
       user_id: row.user_id,
       token_id: row.token_id,
       roles: JSON.parse(row.roles) as string[],
       token_permissions: row.permissions ? (JSON.parse(row.permissions) as Permission[]) : undefined,
-    };
+    });
   }
 
   async function subjectOfHash(hash: string): Promise<Subject> {
-    let hit = memo.get(hash);
-    if (!hit) {
-      hit = await lookup(hash);
-      memo.set(hash, hit);
+    if (opts.adminTokenSha256 && hash === opts.adminTokenSha256) return BOOTSTRAP_ADMIN;
+    const refused = unknown.get(hash);
+    if (refused) throw refused;
+    let v: Verdict;
+    try {
+      v = verdicts.fresh(hash) ?? (await verdicts.get(hash, () => lookup(hash)));
+    } catch (e) {
+      if (isHubError(e) && e.code === 'unauthenticated') unknown.set(hash, e);
+      throw e;
     }
-    if (isHubError(hit)) throw hit;
-    return hit;
+    if (isHubError(v.outcome)) throw v.outcome;
+    // Checked on every use: a remembered token (during an outage, for minutes) still expires on time.
+    if (v.expires_at !== null && v.expires_at <= Date.now()) throw expired(v);
+    return v.outcome;
   }
 
   return {
@@ -72,8 +115,13 @@ export function createAuthenticator(db: Knex, opts: { adminTokenSha256?: string 
       }
       return subjectOfHash(hashToken(token));
     },
+    async refresh(which) {
+      const hashes = verdicts.keysWhere((v) => ('token_id' in which ? v.token_id === which.token_id : v.user_id === which.user_id));
+      await Promise.all(hashes.map((hash) => verdicts.refresh(hash, () => lookup(hash))));
+    },
     invalidate() {
-      memo.clear();
+      verdicts.clear();
+      unknown.clear();
     },
   };
 }

@@ -180,6 +180,7 @@ function normalise(c: HubConfig, baseDir: string): void {
   }
   if (c.server.tls_cert !== undefined) c.server.tls_cert = resolvePath(baseDir, c.server.tls_cert);
   if (c.server.tls_key !== undefined) c.server.tls_key = resolvePath(baseDir, c.server.tls_key);
+  if (c.server.internal_ca_file !== undefined) c.server.internal_ca_file = resolvePath(baseDir, c.server.internal_ca_file);
   c.database.filename = resolvePath(baseDir, c.database.filename);
   c.storage.path = resolvePath(baseDir, c.storage.path);
   if (c.auth.admin_token_sha256 !== undefined) c.auth.admin_token_sha256 = c.auth.admin_token_sha256.toLowerCase();

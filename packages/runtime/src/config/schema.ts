@@ -48,9 +48,16 @@ export const ServerSchema = Type.Object(
     }),
     internal_url: Type.Optional(
       httpUrl(
-        'With a shared (MySQL) database: the URL the other replicas reach this one at, on the network between them. The replica fetching an artifact streams it from here to the others\' waiters, so replicas share one upstream fetch. Unset: the listen address, with an unspecified host (0.0.0.0, ::) replaced by this machine\'s host name.',
+        'With a shared (MySQL) database: the URL the other replicas reach this one at, on the network between them. The replica fetching an artifact streams it from here to the others\' waiters, so replicas share one upstream fetch; each such request carries the replicas\' shared peer secret, so use https (with tls_cert here and internal_ca_file on the others) or a private network between replicas. Unset: the listen address, with an unspecified host (0.0.0.0, ::) replaced by this machine\'s host name.',
         'http://10.0.0.5:8080',
       ),
+    ),
+    internal_ca_file: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description:
+          'PEM file of the CA certificate(s) that sign the replicas\' TLS certificates, for an https internal_url: a replica streaming from another checks its certificate against these instead of the system\'s CAs. Relative to the config file. Unset: the system\'s CAs.',
+      }),
     ),
     public_url: Type.Optional(httpUrl('Base URL clients use to reach hub; rewritten metadata points here. Unset: derived from Host / X-Forwarded-* per request.', 'http://localhost:8080')),
     allowed_hosts: Type.Array(Type.String({ pattern: '^[A-Za-z0-9.\\[\\]:-]{1,300}$', examples: ['hub.internal:8080'], errorMessage: 'must be a host[:port] as clients send it in Host', description: 'A host[:port].' }), {
@@ -73,7 +80,18 @@ export const ServerSchema = Type.Object(
       description:
         'CIDR ranges no upstream URL may lead to, on its first hop or any redirect: a tarball, download or redirect URL named by an upstream is refused (502) there. A registry\'s own configured origins (upstream or every mirror of upstreams, its kind\'s URL keys, allowed_origins) are exempt. The default covers loopback, RFC 1918, CGNAT, link-local, unspecified, unique-local, multicast and reserved ranges.',
     }),
-    max_connections: Type.Integer({ default: 10000, minimum: 1, description: 'Client connections held open at once; further connections are closed at once by the listener.' }),
+    max_connections: Type.Integer({
+      default: 10000,
+      minimum: 1,
+      description:
+        'Client connections held open at once. Past it, up to 64 more connections are kept for /healthz and /readyz only (other requests on them get 503), so health checks still reach a full replica; further connections are closed at once by the listener.',
+    }),
+    max_connections_per_client: Type.Integer({
+      default: 256,
+      minimum: 1,
+      description:
+        'Connections one client may hold open at once (an IPv4 address, or an IPv6 /64); further connections from it are closed at once, so one client holding idle sockets cannot use up max_connections. With trust_proxy, connections from trusted_proxies count only against max_connections.',
+    }),
     client_headers_timeout_ms: Type.Integer({
       default: 30000,
       minimum: 100,
@@ -84,11 +102,18 @@ export const ServerSchema = Type.Object(
       minimum: 100,
       description: 'Time a client has to send its whole request, body included (uploads). It does not limit how long a download to the client takes.',
     }),
+    drain_secs: Type.Integer({
+      default: 5,
+      minimum: 0,
+      maximum: 3600,
+      description:
+        'On SIGTERM, before the listener closes: for this many seconds /readyz answers 503 while every request is still served, so a load balancer with active health checks takes the replica out before its connections are refused. 0: close at once. A second SIGTERM or SIGINT ends the wait.',
+    }),
     shutdown_grace_ms: Type.Integer({
       default: 10000,
       minimum: 0,
       description:
-        'On SIGTERM (or close()): /readyz answers 503 at once and hub stops accepting connections; running requests such as downloads have this long to finish, in milliseconds, before their connections are cut. Then the audit log is flushed and hub exits.',
+        'Once the listener closes (after drain_secs on SIGTERM, at once on SIGINT or close()): new connections are refused, /readyz answers 503, and running requests such as downloads have this long to finish, in milliseconds, before their connections are cut. Then the audit log is flushed and hub exits.',
     }),
     connect_timeout_ms: Type.Integer({ default: 10000, minimum: 1, description: 'Upstream TCP/TLS connect timeout in milliseconds.' }),
     headers_timeout_ms: Type.Integer({ default: 10000, minimum: 1, description: 'Time allowed for an upstream to send its response headers, in milliseconds.' }),

@@ -22,6 +22,13 @@ export interface PolicyMemo<T> {
   fresh(key: string): T | undefined;
   /** Forgets everything (a change made on this replica); a load already running is not kept. */
   clear(): void;
+  /**
+   * Reads one key again now (a change made on this replica to what it stands for): a load already running is
+   * not kept, and when the new read fails the key is forgotten, so nothing older answers for it.
+   */
+  refresh(key: string, load: () => Promise<T>): Promise<void>;
+  /** The keys whose remembered value (fresh or not) passes `test`. */
+  keysWhere(test: (value: T) => boolean): string[];
 }
 
 interface Entry<T> {
@@ -37,9 +44,11 @@ interface Entry<T> {
  * everywhere within about a second; during a database outage it answers from the last good read (fail closed
  * for what it refused, and for anything it never saw), asking the database again at most once a second per key.
  */
-export function createPolicyMemo<T>(o: { max?: number; now?: () => number } = {}): PolicyMemo<T> {
+export function createPolicyMemo<T>(o: { max?: number; weigh?: (value: T) => number; now?: () => number } = {}): PolicyMemo<T> {
   const now = o.now ?? Date.now;
-  const entries = boundedLru<string, Entry<T>>(o.max ?? 20_000);
+  // `max` entries, or with `weigh` a budget in its units (a value's bytes).
+  const weigh = o.weigh;
+  const entries = boundedLru<string, Entry<T>>(o.max ?? 20_000, weigh ? { weigh: (e) => weigh(e.value) } : {});
   const loading = new Map<string, Promise<T>>();
   let generation = 0;
 
@@ -88,6 +97,21 @@ export function createPolicyMemo<T>(o: { max?: number; now?: () => number } = {}
       generation++;
       entries.clear();
       loading.clear();
+    },
+    async refresh(key, load) {
+      // Every load running now may predate the change: none is kept (the others are simply read again later).
+      generation++;
+      loading.delete(key);
+      try {
+        await start(key, load);
+      } catch {
+        entries.delete(key);
+      }
+    },
+    keysWhere(test) {
+      const keys: string[] = [];
+      for (const [key, e] of entries.entries()) if (test(e.value)) keys.push(key);
+      return keys;
     },
   };
 }

@@ -5,10 +5,11 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { HubError } from '@hub/contract';
 import type { HubConfig } from '../config/schema.js';
+import { createConnectionGate } from './connection-gate.js';
 
 /** `servedHosts` gets this machine's names for the listener once it listens (URLs hub writes may use them). */
 export function createListener(callback: http.RequestListener, config: HubConfig, log: Logger, servedHosts: Set<string>, registryNames: readonly string[]) {
@@ -23,7 +24,14 @@ export function createListener(callback: http.RequestListener, config: HubConfig
       // How often Node looks for clients past those timeouts (its default is 30 s).
       connectionsCheckingInterval: Math.min(1000, config.server.client_headers_timeout_ms),
     };
-    server = tls ? https.createServer({ ...tls, ...limits }, callback) : http.createServer(limits, callback);
+    const gate = createConnectionGate({
+      maxConnections: config.server.max_connections,
+      perClient: config.server.max_connections_per_client,
+      trustedProxies: config.server.trust_proxy ? config.server.trusted_proxies : [],
+    });
+    const handler = gate.wrap(callback);
+    server = tls ? https.createServer({ ...tls, ...limits }, handler) : http.createServer(limits, handler);
+    server.on('connection', (socket: Socket) => gate.admit(socket));
     server.keepAliveTimeout = 65_000;
     // While draining, every answer ends its connection, so clients reconnect to another replica.
     // A response that began before then ends with its connection idle: close those as they get there.
@@ -31,7 +39,6 @@ export function createListener(callback: http.RequestListener, config: HubConfig
       if (closing) res.setHeader('Connection', 'close');
       res.once('close', () => closing && setImmediate(() => server?.closeIdleConnections()));
     });
-    server.maxConnections = config.server.max_connections;
     server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
       // Node answers header overflows and slow clients itself with a bare body; answer in the INTERFACE.md error format.
       const [status, code, message] =
@@ -57,6 +64,7 @@ export function createListener(callback: http.RequestListener, config: HubConfig
     log.info({ url, registries: registryNames }, 'hub listening');
     if (config.auth.anonymous.length > 0 && !/^(127\.|\[?::1\]?$|localhost$)/.test(addr.address))
       log.warn({ anonymous: config.auth.anonymous, address: addr.address }, 'requests without a token are allowed on a non-loopback address');
+    if (!config.metrics?.token) log.warn({ route: '/metrics' }, '/metrics is served without a token: anyone reaching this listener reads it (set [metrics] token to require one)');
     return url;
   }
 

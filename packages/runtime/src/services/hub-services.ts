@@ -29,7 +29,7 @@ export interface HubServices {
   catalog: PackageCatalog;
 }
 
-export function createHubServices(db: Knex, auth: Pick<Authenticator, 'invalidate'>, audit: Pick<AuditLog, 'flush'>, local: LocalStore = NO_LOCAL_STORE): HubServices {
+export function createHubServices(db: Knex, auth: Pick<Authenticator, 'refresh'>, audit: Pick<AuditLog, 'flush'>, local: LocalStore = NO_LOCAL_STORE): HubServices {
   return {
     blocks: createBlocks(db),
     unlisting: createUnlisting(db),

@@ -25,7 +25,7 @@ const toToken = (r: TokenRecord): Token => ({
 });
 
 /** API tokens: the one writer of the `tokens` table (only a token's SHA-256 is stored). */
-export function createTokens(db: Knex, auth: Pick<Authenticator, 'invalidate'>) {
+export function createTokens(db: Knex, auth: Pick<Authenticator, 'refresh'>) {
   async function find(id: string): Promise<Token | null> {
     const row = await db('tokens').where({ id }).first();
     return row ? toToken(row) : null;
@@ -55,7 +55,8 @@ export function createTokens(db: Knex, auth: Pick<Authenticator, 'invalidate'>) 
     async revoke(id: string): Promise<Token | null> {
       if (!(await db('tokens').where({ id }).first('id'))) return null;
       await db('tokens').where({ id }).whereNull('revoked_at').update({ revoked_at: Date.now() });
-      auth.invalidate();
+      // This replica remembers the token as revoked at once, so it stays refused here through a database outage.
+      await auth.refresh({ token_id: id });
       return find(id);
     },
   };

@@ -12,8 +12,8 @@ export interface User {
 
 const toUser = (r: UserRecord): User => ({ id: r.id, roles: JSON.parse(r.roles) as string[], blocked: Boolean(r.blocked), created_at: Number(r.created_at) });
 
-/** Users: the one writer of the `users` table. A change drops this replica's remembered token lookups at once. */
-export function createUsers(db: Knex, auth: Pick<Authenticator, 'invalidate'>) {
+/** Users: the one writer of the `users` table. A change holds for this replica's remembered token lookups at once. */
+export function createUsers(db: Knex, auth: Pick<Authenticator, 'refresh'>) {
   async function find(id: string): Promise<User | null> {
     const row = await db('users').where({ id }).first();
     return row ? toUser(row) : null;
@@ -21,7 +21,7 @@ export function createUsers(db: Knex, auth: Pick<Authenticator, 'invalidate'>) {
   async function update(id: string, fields: Partial<Omit<UserRecord, 'id'>>): Promise<User | null> {
     // Not the affected-row count: MySQL counts only rows that changed.
     await db('users').where({ id }).update(fields);
-    auth.invalidate();
+    await auth.refresh({ user_id: id });
     return find(id);
   }
   return {
