@@ -6,7 +6,7 @@ export const ConsoleSchema = Type.Object(
   {
     public_url: Type.Optional(
       httpUrl(
-        'The origin (scheme://host[:port], no path) browsers reach the console at, when it has its own host name in front of hub (the recommended deployment: artifacts and the console never share an origin). Set: the console pages answer only there (other hosts are redirected), the session cookie and every admin request signed in by it are refused on any other host, `Origin` must equal it, and an https origin makes the cookie `Secure` and sends HSTS. Unset: the console is served on whatever host the request names, and `Origin` must be that host (or `[server] public_url`).',
+        'The origin (scheme://host[:port], no path) browsers reach the console at, when it has its own host name in front of hub (the recommended deployment: artifacts and the console never share an origin). Set: the console pages, sign-in and session answer only on that host (404 on others), the session cookie and every admin request signed in by it are refused on any other host, `Origin` must equal it, and an https origin makes the cookie `Secure` and sends HSTS. Unset: the console is served on whatever host the request names, and `Origin` must be that host (or `[server] public_url`).',
         'https://hub-console.example',
       ),
     ),
