@@ -5,6 +5,7 @@ import generic from '@hub/kind-path/generic';
 import maven from '@hub/kind-maven';
 import npm from '@hub/kind-npm';
 import oci from '@hub/kind-oci';
+import pypi from '@hub/kind-pypi';
 import publishing from '@hub/publishing';
 import { chainHandlers, npmFixtureHandler, rawRequest, startFixtureUpstream, startTestHub, type FixtureHandler, type RawResponse } from '@hub/testkit';
 
@@ -30,6 +31,7 @@ const lyingFiles: FixtureHandler = (req, res) => {
   if (p === '/files/page.html') return send(200, 'text/html', '<html><script>1</script></html>');
   if (p === '/files/data.bin') return send(200, 'application/octet-stream', 'plain bytes');
   if (p === '/files/fail.bin') return send(500, 'text/plain', 'upstream broke');
+  if (p === '/simple/demo/') return send(200, 'text/html', `<html><body><a href="../../files/demo-1.0.tar.gz#sha256=${'0'.repeat(64)}">demo-1.0.tar.gz</a></body></html>`);
   return false;
 };
 
@@ -47,13 +49,14 @@ t.test('registry answers carry nosniff and the sandbox policy; active files are 
   t.teardown(() => mavenUpstream.close());
   const hub = await startTestHub({
     dir: path.join(root, 'hub'),
-    plugins: [generic, npm, maven, oci, publishing],
+    plugins: [generic, npm, maven, oci, pypi, publishing],
     registries: [
       { name: 'files', type: 'generic', mode: 'proxy', upstream: `${upstream.url}/files` },
       { name: 'pub', type: 'generic', mode: 'local' },
       { name: 'npm', type: 'npm', mode: 'proxy', upstream: upstream.url },
       { name: 'maven', type: 'maven', mode: 'proxy', upstream: mavenUpstream.url },
       { name: 'dock', type: 'oci', mode: 'proxy', upstream: upstream.url },
+      { name: 'py', type: 'pypi', mode: 'proxy', upstream: `${upstream.url}/simple` },
     ],
     config: { auth: { anonymous: ['source:read'] } },
   });
@@ -133,6 +136,15 @@ t.test('registry answers carry nosniff and the sandbox policy; active files are 
     t.equal(meta.status, 200);
     safe(t, meta, 'maven-metadata.xml');
     t.equal(meta.headers.get('content-disposition'), 'attachment; filename="maven-metadata.xml"');
+  });
+
+  await t.test('pypi: the simple page hub renders stays inline HTML for pip and people, sandboxed', async (t) => {
+    const page = await get('/proxy/py/simple/demo/', { accept: 'text/html' });
+    t.equal(page.status, 200);
+    t.match(page.headers.get('content-type') ?? '', /^text\/html/);
+    safe(t, page, 'simple page');
+    t.equal(page.headers.get('content-disposition'), 'inline', 'the kind renders it from escaped values');
+    t.match(page.body.toString('utf8'), /demo-1\.0\.tar\.gz/);
   });
 
   await t.test('oci, mounted at the host root: the version check and an error', async (t) => {
