@@ -34,8 +34,18 @@ export function safetyHeaders(o: { httpsPublicUrl: boolean }): Koa.Middleware {
  * script), PDF (its viewer runs script), JavaScript. Parameters (`; charset=`) do not matter.
  */
 const ACTIVE_TYPE = /^\s*(?:text\/html|application\/xhtml\+xml|image\/svg\+xml|text\/xml|application\/xml|[a-z0-9.+-]+\/[a-z0-9.-]+\+xml|text\/xsl|application\/pdf|(?:text|application)\/(?:x-)?(?:java|ecma)script|text\/jscript)\s*(?:;|$)/i;
-/** File names a browser (or a download opened from disk) treats as one of those, whatever the Content-Type said. */
-const ACTIVE_NAME = /\.(?:html?|shtml|xhtml?|xht|svgz?|xml|xsl|xslt|pdf|m?js|cjs)$/i;
+/**
+ * File names a browser (or a download opened from disk) treats as one of those, whatever the Content-Type said.
+ * Sticky: tried once at the last dot of the path, not at every position of it.
+ */
+const ACTIVE_NAME = /\.(?:html?|shtml|xhtml?|xht|svgz?|xml|xsl|xslt|pdf|m?js|cjs)$/iy;
+
+function activeName(path: string): boolean {
+  const dot = path.lastIndexOf('.');
+  if (dot < 0 || dot < path.lastIndexOf('/')) return false;
+  ACTIVE_NAME.lastIndex = dot;
+  return ACTIVE_NAME.test(path);
+}
 
 /**
  * Content-Disposition for a registry reply: `attachment; filename="<last path segment>"` when its type or its name
@@ -44,7 +54,7 @@ const ACTIVE_NAME = /\.(?:html?|shtml|xhtml?|xht|svgz?|xml|xsl|xslt|pdf|m?js|cjs
  */
 export function dispositionFor(path: string, contentType: string | undefined, kindDisposition: string | undefined): string | undefined {
   if (kindDisposition !== undefined && /^\s*inline\b/i.test(kindDisposition)) return undefined;
-  if (contentType !== undefined && !ACTIVE_TYPE.test(contentType) && !ACTIVE_NAME.test(path)) return undefined;
+  if (contentType !== undefined && !ACTIVE_TYPE.test(contentType) && !activeName(path)) return undefined;
   return `attachment; filename="${safeFileName(path)}"`;
 }
 
