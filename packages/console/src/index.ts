@@ -1,5 +1,7 @@
 import type Koa from 'koa';
-import { definePlugin } from '@hub/runtime';
+import { definePlugin, errors } from '@hub/runtime';
+import { consoleSection } from './console-config.js';
+import { createConsoleOrigin } from './console-origin.js';
 import { setSecurityHeaders } from './security-headers.js';
 import { loadAssets, type Asset } from './static-assets.js';
 import { consoleMigrations } from './migrations.js';
@@ -18,14 +20,16 @@ const NOT_BUILT = 'The console is not built: run `npm run build` (it runs `vite 
  */
 export default definePlugin({
   id: 'console',
+  config: consoleSection,
   contract: 1,
   description: 'The web console for admins and security teams, under /console/',
   requires: ['admin'],
   migrations: consoleMigrations,
   setup(ctx) {
     const sessions = createSessions(ctx.db);
-    // An admin API call without an Authorization header may come from a session cookie (CSRF-checked).
-    ctx.access.addCredentialSource((k) => sessionSubject(k, sessions, ctx.access));
+    const origin = createConsoleOrigin({ consolePublicUrl: ctx.pluginConfig.public_url, serverPublicUrl: ctx.config.server.public_url });
+    // An admin API call without an Authorization header may come from a session cookie (CSRF- and origin-checked).
+    ctx.access.addCredentialSource((k) => sessionSubject(k, sessions, ctx.access, origin));
     const assets = loadAssets();
     const send = (k: Koa.Context, a: Asset) => {
       k.type = a.type;
@@ -34,10 +38,13 @@ export default definePlugin({
     };
     const serve: Koa.Middleware = async (k, next) => {
       setSecurityHeaders(k);
+      origin.hsts(k);
+      // With [console] public_url the console has its own origin: no page of it on the registries' host.
+      if (!origin.servesHost(k)) throw errors.notFound(`the console is served at ${origin.publicUrl}/console/ ([console] public_url)`);
       await next();
     };
     ctx.router.use('/console', serve);
-    mountSessionRoutes(ctx, sessions);
+    mountSessionRoutes(ctx, sessions, origin);
     const sendIndex = (k: Koa.Context) => {
       const index = assets.get('index.html');
       if (!index) {

@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import { errors, sameSecret, type PluginContext, type Subject } from '@hub/runtime';
 import { bodyValidator } from '@hub/admin-kit';
 import { CSRF_HEADER, SESSION_COOKIE, sessionCookie } from './session-cookie.js';
+import type { ConsoleOrigin } from './console-origin.js';
 import type { Sessions } from './sessions.js';
 
 /** Sign-in body: a hub token, optionally with the user it must belong to. */
@@ -38,9 +39,13 @@ async function sessionInfo(hub: PluginContext, subject: Subject, csrf: string, e
   };
 }
 
-function setCookie(ctx: Koa.Context, value: string, expires?: Date) {
-  // HttpOnly: no script reads it; SameSite=Strict: no other site's page sends it; Secure when the request came over TLS.
-  ctx.cookies.set(SESSION_COOKIE, value, { httpOnly: true, sameSite: 'strict', path: '/', secure: ctx.secure, overwrite: true, ...(expires ? { expires } : {}) });
+function setCookie(ctx: Koa.Context, origin: ConsoleOrigin, value: string, expires?: Date) {
+  // HttpOnly: no script reads it; SameSite=Strict: no other site's page sends it; host-only (no Domain): only the
+  // console's host gets it; Secure when the console is https (public_url, TLS, or a trusted proxy's X-Forwarded-Proto).
+  const secure = origin.isHttps(ctx);
+  // The cookies library refuses a Secure cookie on a connection it thinks is plain; behind a TLS proxy it is not.
+  if (secure) ctx.cookies.secure = true;
+  ctx.cookies.set(SESSION_COOKIE, value, { httpOnly: true, sameSite: 'strict', path: '/', secure, overwrite: true, ...(expires ? { expires } : {}) });
 }
 
 /**
@@ -48,9 +53,10 @@ function setCookie(ctx: Koa.Context, value: string, expires?: Date) {
  * who is signed in; DELETE signs out (CSRF-checked). The admin API takes the cookie through the credential source
  * the plugin adds (session-cookie.ts).
  */
-export function mountSessionRoutes(hub: PluginContext, sessions: Sessions): void {
+export function mountSessionRoutes(hub: PluginContext, sessions: Sessions, origin: ConsoleOrigin): void {
   hub.router.post('/console/session', hub.jsonBody, async (ctx) => {
     ctx.state.audit = { action: 'console_sign_in' };
+    origin.check(ctx);
     const body = checkSignIn((ctx.request as { body?: unknown }).body);
     const subject = await hub.access.tokenSubject(body.token);
     if (subject.user_id === null) throw errors.unauthenticated('a token is required');
@@ -58,13 +64,15 @@ export function mountSessionRoutes(hub: PluginContext, sessions: Sessions): void
     if (body.user !== undefined && body.user !== subject.user_id) throw errors.unauthenticated('unknown user or token');
     Object.assign(ctx.state.audit as object, { user_id: subject.user_id, token_id: subject.token_id });
     const { id, session } = await sessions.create({ token: body.token, user_id: subject.user_id });
-    setCookie(ctx, id, new Date(session.expires_at));
+    setCookie(ctx, origin, id, new Date(session.expires_at));
     ctx.status = 201;
     ctx.body = await sessionInfo(hub, subject, session.csrf, session.expires_at);
   });
 
   hub.router.get('/console/session', async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
+    // The answer holds the CSRF token: only the console's own pages may read it.
+    origin.check(ctx);
     const id = sessionCookie(ctx);
     const session = id === undefined ? null : await sessions.find(id);
     if (!session) throw errors.unauthenticated('not signed in');
@@ -81,13 +89,14 @@ export function mountSessionRoutes(hub: PluginContext, sessions: Sessions): void
 
   hub.router.delete('/console/session', async (ctx) => {
     ctx.state.audit = { action: 'console_sign_out' };
+    origin.check(ctx);
     const id = sessionCookie(ctx);
     const session = id === undefined ? null : await sessions.find(id);
     if (session) {
       if (!sameSecret(ctx.get(CSRF_HEADER), session.csrf)) throw errors.forbidden('sign-out must carry the X-Hub-CSRF header of its session');
       await sessions.remove(id!);
     }
-    setCookie(ctx, '', new Date(0));
+    setCookie(ctx, origin, '', new Date(0));
     ctx.status = 204;
   });
 }

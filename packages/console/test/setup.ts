@@ -29,7 +29,7 @@ export interface ConsoleSetup extends TestHub {
 }
 
 /** A hub with npm, admin, audit, flags and the console, in front of a writable copy of the npm fixtures. */
-export async function setup(t: Test, opts: { server?: Record<string, unknown> } = {}): Promise<ConsoleSetup> {
+export async function setup(t: Test, opts: { server?: Record<string, unknown>; console?: Record<string, unknown> } = {}): Promise<ConsoleSetup> {
   const root = mkdtempSync(join(tmpdir(), 'hub-console-'));
   t.teardown(() => rmSync(root, { recursive: true, force: true }));
   cpSync(NPM_FIXTURES, root, { recursive: true });
@@ -41,6 +41,7 @@ export async function setup(t: Test, opts: { server?: Record<string, unknown> } 
     registries: [{ name: 'npm', type: 'npm', mode: 'proxy', upstream: upstream.url }],
     config: {
       ...(opts.server ? { server: opts.server } : {}),
+      ...(opts.console ? { console: opts.console } : {}),
       auth: { anonymous: [] },
       upstream_audit: { confirm_after: 2, confirm_min_age_secs: 0, outage_ratio: 0.9, min_probed: 1 },
       flag_sources: [{ name: 'osv', secret: FLAG_SECRET }] as never,

@@ -89,6 +89,8 @@ const projectPage: KindRoute = {
       vary: 'Accept',
       etag: page.etag,
       'cache-control': 'max-age=0, must-revalidate',
+      // hub renders this page itself (every value escaped): readable in a browser, still under the sandbox policy (decision 0035).
+      'content-disposition': 'inline',
       ...(up?.doc.stale ? { 'x-hub-stale': '1' } : {}),
     });
   },

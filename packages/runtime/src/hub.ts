@@ -177,6 +177,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     rates,
     challenges,
     metricsToken: config.metrics?.token,
+    httpsPublicUrl: /^https:/i.test(config.server.public_url ?? ''),
     // Draining (close() called): not ready, so a load balancer stops sending requests here.
     ready: async () => !draining && (await db.raw('select 1'), true),
     registry: registryRoutes({

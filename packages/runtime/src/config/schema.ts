@@ -59,7 +59,7 @@ export const ServerSchema = Type.Object(
           'PEM file of the CA certificate(s) that sign the replicas\' TLS certificates, for an https internal_url: a replica streaming from another checks its certificate against these instead of the system\'s CAs. Relative to the config file. Unset: the system\'s CAs.',
       }),
     ),
-    public_url: Type.Optional(httpUrl('Base URL clients use to reach hub; rewritten metadata points here. Unset: derived from Host / X-Forwarded-* per request.', 'http://localhost:8080')),
+    public_url: Type.Optional(httpUrl('Base URL clients use to reach hub; rewritten metadata points here. Unset: derived from Host / X-Forwarded-* per request. An https URL also makes the console\'s session cookie `Secure` and adds `Strict-Transport-Security` to every answer (as does a request over TLS, or with `X-Forwarded-Proto: https` from a trusted proxy).', 'http://localhost:8080')),
     allowed_hosts: Type.Array(Type.String({ pattern: '^[A-Za-z0-9.\\[\\]:-]{1,300}$', examples: ['hub.internal:8080'], errorMessage: 'must be a host[:port] as clients send it in Host', description: 'A host[:port].' }), {
       default: [],
       description:

@@ -9,6 +9,7 @@ import type { ClientRule } from '../contract/plugin.js';
 import { sameSecret } from '../auth/same-secret.js';
 import { createClientAddress } from './client-address.js';
 import { clientGate } from './client-gate.js';
+import { safetyHeaders } from './content-safety.js';
 import { errorMiddleware } from './error-middleware.js';
 import { requestLog } from './request-log.js';
 
@@ -25,6 +26,8 @@ export interface AppParts {
   /** The per-IP budget of 401 challenges to requests without credentials. */
   challenges: RateLimitStore;
   metricsToken?: string;
+  /** `[server] public_url` is https: every response sends HSTS (else only those that came over TLS). */
+  httpsPublicUrl?: boolean;
   /** Registry dispatch; runs after the plugin routers. */
   registry: Koa.Middleware;
   /** Readiness: the database answers. */
@@ -55,6 +58,8 @@ export function createApp(p: AppParts): { app: Koa; router: Router } {
     ctx.body = await p.metrics.registry.metrics();
   });
   app.use(requestLog(p.log, p.metrics, p.audit, createClientAddress({ trustProxy: p.trustProxy, trustedProxies: p.trustedProxies })));
+  // Before any route or refusal: errors, hits and misses alike carry nosniff and the sandbox policy (decision 0035).
+  app.use(safetyHeaders({ httpsPublicUrl: p.httpsPublicUrl === true }));
   app.use(errorMiddleware());
   app.use(clientGate({ rules: p.clientRules, rates: p.rates, challenges: p.challenges }));
   app.use(skipFor(PROXY_PREFIX, router));

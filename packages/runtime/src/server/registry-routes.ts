@@ -11,6 +11,7 @@ import type { UrlSigner } from '../auth/signed-urls.js';
 import type { ClientAddress } from './client-address.js';
 import type { LocalStore } from '../services/local-store.js';
 import { asDatabaseUnavailable } from '../storage/db.js';
+import { forceAttachment } from './content-safety.js';
 
 import type { RefusalRule, ServedRegistry } from '../contract/plugin.js';
 
@@ -304,7 +305,11 @@ function send(ctx: Koa.Context, reply: Reply) {
   ctx.status = reply.status;
   // Straight to the response: koa's set() builds arrays per header, on every hit.
   const res = ctx.res;
-  if (!res.headersSent) for (const name in reply.headers) res.setHeader(name, reply.headers[name]!);
+  if (!res.headersSent) {
+    for (const name in reply.headers) res.setHeader(name, reply.headers[name]!);
+    // A file a browser would render downloads instead, whatever type its publisher or upstream claimed (decision 0035).
+    forceAttachment(res, ctx.path, reply.headers);
+  }
   const body = reply.body;
   // ctx.fresh copies the response headers first; without a conditional header it is false anyway.
   const conditional = ctx.req.headers['if-none-match'] !== undefined || ctx.req.headers['if-modified-since'] !== undefined;
