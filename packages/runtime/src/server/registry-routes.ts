@@ -165,7 +165,7 @@ async function refuseBlocked(d: RegistryRoutesDeps, registry: string, c: { name:
   const block = await d.blocks.find(registry, c);
   if (block) {
     // A version refused through a link names the blocked one it belongs to (an OCI digest its blocked tag names).
-    const what = block.version === null ? `package ${c.name}` : block.version === c.version ? `${c.name} ${block.version}` : `${c.name} ${c.version} belongs to ${c.name} ${block.version}, which`;
+    const what = block.version === null ? `package ${c.name}` : block.linked ? `${c.name} ${c.version} belongs to ${c.name} ${block.version}, which` : `${c.name} ${block.version}`;
     throw errors.packageBlocked(`${what} is blocked by ${block.blocked_by}${block.reason ? `: ${block.reason}` : ''}`);
   }
   for (const rule of d.refusals) {

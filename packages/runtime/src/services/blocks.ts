@@ -7,6 +7,8 @@ import { createVersionLinks } from './version-links.js';
 
 /** A `blocks` row with its id and time as numbers. */
 export type Block = Omit<BlockRecord, 'id' | 'created_at'> & { id: number; created_at: number };
+/** What `find` answers: the block, and whether it refuses the coordinate through a version link (not by name). */
+export type FoundBlock = Block & { linked?: true };
 
 export interface BlockFilter {
   registry?: string;
@@ -39,13 +41,14 @@ export function createBlocks(db: Knex) {
      * The block that refuses this coordinate, if any: a whole-package block, one on this version, or one on a
      * version that leads to this one (version-links.ts; followed only for packages with version blocks).
      */
-    async find(registry: string, c: Coordinate): Promise<Block | null> {
+    async find(registry: string, c: Coordinate): Promise<FoundBlock | null> {
       const key = `${registry}\0${c.name}`;
       const rows = memo.fresh(key) ?? (await memo.get(key, async () => (await rowsOf(registry, c.name)).map(toBlock)));
       const direct = rows.find((r) => r.version === null) ?? (c.version !== undefined ? rows.find((r) => r.version === c.version) : undefined);
       if (direct || c.version === undefined || rows.length === 0) return direct ?? null;
       const by = await links.refusedBy(registry, c.name, rows.map((r) => r.version!), c.version);
-      return by === undefined ? null : (rows.find((r) => r.version === by) ?? null);
+      const block = by === undefined ? undefined : rows.find((r) => r.version === by);
+      return block ? { ...block, linked: true } : null;
     },
     /** What a version leads to (RequestContext.linkVersions): blocks follow it. */
     link: links.record,
