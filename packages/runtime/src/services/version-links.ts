@@ -21,6 +21,8 @@ export function createVersionLinks(db: Knex) {
   // Links this process wrote (or found written): a pull repeats them on every request.
   const recorded = boundedLru<string, true>(100_000);
   const refusals = createPolicyMemo<ReadonlyMap<string, string>>();
+  // Bumped when a package gets new links here: its refusals are keyed by it, so other packages keep theirs.
+  const generation = boundedLru<string, number>(100_000);
 
   async function childrenOf(registry: string, name: string, parents: readonly string[]) {
     const rows: { parent: string; child: string; relation: string }[] = [];
@@ -62,7 +64,7 @@ export function createVersionLinks(db: Knex) {
   }
 
   return {
-    /** Records `from`'s links (once per process); the refusals of the package are computed again. */
+    /** Records `from`'s links (once per process); the package's refusals are computed again (other packages keep theirs). */
     async record(registry: string, name: string, from: string, to: readonly VersionLink[]): Promise<void> {
       const links = to.filter((l) => l.version !== from && l.version.length <= MAX_VERSION_CHARS);
       if (links.length === 0 || from.length > MAX_VERSION_CHARS || name.length > 255) return;
@@ -75,14 +77,16 @@ export function createVersionLinks(db: Knex) {
         .onConflict(['registry', 'package_name', 'parent', 'child'])
         .ignore();
       recorded.set(key, true);
-      refusals.clear();
+      const pkg = `${registry}\0${name}`;
+      generation.set(pkg, (generation.get(pkg) ?? 0) + 1);
     },
     /**
      * The blocked version (one of `blocked`) that refuses `version` through links, or undefined. `blocked`: the
      * package's version blocks, the same list for every call within the memo's second.
      */
     async refusedBy(registry: string, name: string, blocked: readonly string[], version: string): Promise<string | undefined> {
-      const key = `${registry}\0${name}\0${[...blocked].sort().join('\0')}`;
+      const pkg = `${registry}\0${name}`;
+      const key = `${pkg}\0${generation.get(pkg) ?? 0}\0${[...blocked].sort().join('\0')}`;
       const map = refusals.fresh(key) ?? (await refusals.get(key, () => follow(registry, name, blocked)));
       return map.get(version);
     },
