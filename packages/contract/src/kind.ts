@@ -204,6 +204,12 @@ export interface Reply {
   body: Buffer | string | Readable | null;
 }
 
+/** One link of `RequestContext.linkVersions`: the version it leads to, and how a block on the parent applies to it. */
+export interface VersionLink {
+  version: string;
+  relation: 'names' | 'part';
+}
+
 export interface RequestContext<Cfg = unknown> {
   registry: RegistryInfo<Cfg>;
   /** `<public url>/proxy/<name>` without a trailing slash: the prefix for rewritten URLs. */
@@ -254,6 +260,13 @@ export interface RequestContext<Cfg = unknown> {
    * .gem's name): 403 when a package-scoped policy denies it or the package is blocked.
    */
   authorize(coordinate: Coordinate): Promise<void>;
+  /**
+   * Tells the runtime what version `from` of package `name` leads to, as the upstream's document says, so that
+   * a block follows it (decision 0045): a block on `from` also refuses each `names` target (an OCI tag's
+   * manifest, an index's platform images), under every reference that leads to it; a `part` (a layer) is
+   * refused once every version hub has seen lead to it is refused. Recorded once per process; cheap to repeat.
+   */
+  linkVersions(name: string, from: string, to: readonly VersionLink[]): Promise<void>;
   /** Names what this write did for its audit row (with the request's user); publishes also emit `package_published`. */
   recordAction(action: PublishAction, coordinate: Coordinate, detail?: string): void;
 }

@@ -112,9 +112,17 @@ t.test('signatures: missing, wrong, for another source, or for an unknown source
   ];
   for (const a of answers) t.match(a, { status: 401, json: { error: { code: 'invalid_signature', message: 'the request is not signed by a configured flag source (X-Hub-Signature-256)' } } });
   t.equal((await s.download('npm', 'hubdemo', '1.0.0')).status, 200, 'nothing was flagged');
+  await s.hub.audit.flush();
+  // Issue 26: anyone can send these, so one address writes one row a minute, and the URL names no user.
   const denied = JSON.parse((await s.api('/api/v1/admin/audit-log?denied=true')).text).entries;
-  t.equal(denied.length, 6, 'each refusal is a denied audit-log entry');
+  t.equal(denied.length, 1, 'one denied audit-log entry for six refusals from one address within a minute');
+  t.match(denied[0], { user_id: null, code: 'invalid_signature', detail: 'not signed by the source the URL names ("osv")' }, 'no user id taken from the URL');
+  const metrics = await (await fetch(`${s.url}/metrics`)).text();
+  t.match(metrics, /^hub_audit_suppressed_total 5$/m, 'the other five are counted');
   t.equal((await s.push([flag()], { source: 'quiet', secret: 'other' })).status, 200, "a source's own secret works");
+  await s.hub.audit.flush();
+  const raised = JSON.parse((await s.api('/api/v1/admin/audit-log?action=flag_raise&outcome=allowed')).text).entries;
+  t.match(raised[0], { user_id: 'flag-source:quiet', outcome: 'allowed' }, 'a proven source is the row\'s user, and its rows are not throttled');
 });
 
 t.test('bad flags are per-item errors; the good ones of the batch are stored', async (t) => {

@@ -182,6 +182,33 @@ t.test('a wrong upstream .sha1 is not pinned: the file it failed drops it, and t
   t.equal(upstreamGets(s, `${tiny}.sha1`), 2, 'the checksum was fetched again');
 });
 
+t.test('a wrong upstream .sha1 is dropped before the 502 is sent: a client retrying at once gets the refetched file (#26)', async (t) => {
+  const s = await setup(t, { config: OPEN });
+  const tiny = 'org/example/tiny/1.0/tiny-1.0.pom';
+  s.upstream.fault(exact(`${tiny}.sha1`), { type: 'status', status: 200, body: `${'0'.repeat(40)}\n` }, 1);
+  const bad = await get(`${s.repo}/${tiny}`);
+  t.equal(bad.status, 502, 'the file does not match the wrong checksum');
+  t.match(bad.json().error.message, /sha1 mismatch/);
+  // No waiting for hub's background work: the retry comes right after the answer, as mvn's does.
+  const retry = await get(`${s.repo}/${tiny}`);
+  t.equal(retry.status, 200, 'the retry right after the 502 is served');
+  t.same(retry.body, fixture(tiny), 'with the right bytes');
+  t.equal(upstreamGets(s, `${tiny}.sha1`), 2, 'the checksum was fetched again for it');
+  const sum = await get(`${s.repo}/${tiny}.sha1`);
+  t.equal(sum.body.toString().trim().slice(0, 40), hash('sha1', fixture(tiny)), 'and the corrected checksum is what is cached');
+
+  // A large jar is streamed while it arrives: the cut connection, too, comes only after the checksum is gone.
+  s.upstream.fault(exact(`${CORE_JAR}.sha1`), { type: 'status', status: 200, body: `${'1'.repeat(40)}\n` }, 1);
+  const streamed = await get(`${s.repo}/${CORE_JAR}`).then(
+    (r) => r.status,
+    (e: NodeJS.ErrnoException) => e.code,
+  );
+  t.not(streamed, 200, `the jar failing its wrong checksum is not a 200 (${streamed})`);
+  const jar = await get(`${s.repo}/${CORE_JAR}`);
+  t.equal(jar.status, 200, 'the retry right after the cut is served');
+  t.same(jar.body, fixture(CORE_JAR));
+});
+
 t.test('without an upstream .sha1 only the structural checks apply; a failing .sha1 refuses the file', async (t) => {
   const s = await setup(t, { config: OPEN });
   const parent = 'org/hamcrest/hamcrest-parent/1.3/hamcrest-parent-1.3.pom';

@@ -1,3 +1,6 @@
+import type { VersionLink } from '@hub/contract';
+import { isDigest } from './names.js';
+
 /** Manifest media types hub asks the upstream for and serves as they come: Docker's and OCI's, images and lists. */
 export const OCI_INDEX = 'application/vnd.oci.image.index.v1+json';
 export const OCI_MANIFEST = 'application/vnd.oci.image.manifest.v1+json';
@@ -51,4 +54,17 @@ export function mediaTypeOf(m: ManifestJson, contentType: string | undefined): s
   const ct = contentType?.split(';')[0]!.trim().toLowerCase();
   if (ct && MANIFEST_TYPES.includes(ct)) return ct;
   return Array.isArray(m.manifests) ? OCI_INDEX : OCI_MANIFEST;
+}
+
+/**
+ * What a manifest leads to, for blocks (decision 0045): an index's platform manifests go with it; an image's
+ * config and layers are its parts (a layer is shared between images).
+ */
+export function linksOf(m: ManifestJson): VersionLink[] {
+  const out: VersionLink[] = [];
+  const digest = (d: unknown): d is string => typeof d === 'string' && isDigest(d);
+  if (Array.isArray(m.manifests)) for (const e of m.manifests) if (digest(e?.digest)) out.push({ version: e.digest, relation: 'names' });
+  if (digest(m.config?.digest)) out.push({ version: m.config.digest, relation: 'part' });
+  if (Array.isArray(m.layers)) for (const l of m.layers) if (digest(l?.digest)) out.push({ version: l.digest, relation: 'part' });
+  return out;
 }

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { errors, isHubError, reply, type KindRoute, type MetadataDoc, type Reply, type RequestContext, type RouteMatch } from '@hub/contract';
+import { pipeline, Readable, Transform } from 'node:stream';
+import { errors, isHubError, reply, type KindRoute, type MetadataDoc, type Reply, type RequestContext, type RouteMatch, type VersionLink } from '@hub/contract';
 import type { OciConfig } from './config.js';
-import { acceptedTypes, MANIFEST_TYPES, MAX_MANIFEST_BYTES, mediaTypeOf, OCI_MANIFEST, parseManifest } from './media-types.js';
+import { acceptedTypes, linksOf, MANIFEST_TYPES, MAX_MANIFEST_BYTES, mediaTypeOf, OCI_MANIFEST, parseManifest } from './media-types.js';
 import { isDigest, isRepository, isTag } from './names.js';
 import { forgetUpstreamAuth, upstreamAuthHeaders } from './upstream-auth.js';
 
@@ -36,11 +37,46 @@ async function withUpstreamAuth<T>(rc: Rc, repo: string, fetch: (auth: Record<st
   }
 }
 
+/** Records links for blocks (decision 0045); a failure to record never fails the pull. */
+async function link(rc: Rc, repo: string, from: string, to: readonly VersionLink[]): Promise<void> {
+  if (to.length === 0) return;
+  await rc.linkVersions(repo, from, to).catch((e: Error) => rc.log.warn({ repo, from, err: e.message }, 'could not record what a manifest leads to'));
+}
+
+/**
+ * A manifest served by digest tells blocks what it leads to before the client sees its end: its bytes pass
+ * through while a copy (up to the manifest cap) is parsed at the end, and the links are recorded first.
+ */
+function linkedWhileServed(rc: Rc, repo: string, digest: string, r: Reply): Reply | Promise<Reply> {
+  const linkBody = async (body: Buffer) => {
+    const m = parseManifest(body);
+    if (typeof m !== 'string') await link(rc, repo, digest, linksOf(m));
+  };
+  if (Buffer.isBuffer(r.body)) return linkBody(r.body).then(() => r);
+  if (!(r.body instanceof Readable)) return r;
+  const chunks: Buffer[] = [];
+  let seen = 0;
+  const tee = new Transform({
+    transform(chunk: Buffer, _enc, cb) {
+      seen += chunk.length;
+      if (seen <= MAX_MANIFEST_BYTES) chunks.push(chunk);
+      cb(null, chunk);
+    },
+    flush(cb) {
+      if (seen > MAX_MANIFEST_BYTES) return cb();
+      linkBody(Buffer.concat(chunks)).then(() => cb(), () => cb());
+    },
+  });
+  // A failing upstream body fails the tee too, so the client's connection is cut, never ended cleanly.
+  pipeline(r.body, tee, () => {});
+  return { ...r, body: tee };
+}
+
 /**
  * A manifest by digest: immutable, so an artifact (cached once, verified against its sha256 while it streams,
- * coalesced, audited), served with the media type the upstream gave it.
+ * coalesced, audited), served with the media type the upstream gave it. `linked`: its links are recorded already.
  */
-async function manifestByDigest(rc: Rc, repo: string, digest: string, contentType = OCI_MANIFEST, accept = acceptedTypes(rc.headers.accept)): Promise<Reply> {
+async function manifestByDigest(rc: Rc, repo: string, digest: string, contentType = OCI_MANIFEST, accept = acceptedTypes(rc.headers.accept), linked = false): Promise<Reply> {
   const r = await rc.artifact({
     key: `manifests/${repo}@${digest}`,
     coordinate: { name: repo, version: digest },
@@ -53,13 +89,15 @@ async function manifestByDigest(rc: Rc, repo: string, digest: string, contentTyp
       headers: { accept: accept.join(', '), ...(await upstreamAuthHeaders({ registry: rc.registry, upstream: rc.upstream }, repo)) },
     }),
   });
-  return { ...r, headers: { ...r.headers, ...API_VERSION_HEADER, 'docker-content-digest': digest } };
+  const served = !linked && rc.method === 'GET' && r.status === 200 ? await linkedWhileServed(rc, repo, digest, r) : r;
+  return { ...served, headers: { ...served.headers, ...API_VERSION_HEADER, 'docker-content-digest': digest } };
 }
 
 /**
  * A manifest by tag: tags move, so the tag's manifest is a document revalidated after metadata_ttl_secs (the last
  * good one served while the upstream is down), keyed by the manifest types asked for. Its digest is then checked
  * against blocks and flags (a blocked image is refused here, before any layer), and its bytes served by digest.
+ * The tag's digest and what the manifest holds are recorded first, so a block on either follows them.
  */
 async function manifestByTag(rc: Rc, repo: string, tag: string): Promise<Reply> {
   const accept = acceptedTypes(rc.headers.accept);
@@ -73,10 +111,13 @@ async function manifestByTag(rc: Rc, repo: string, tag: string): Promise<Reply> 
     }),
   );
   const digest = doc.derive('digest', sha256);
-  await rc.authorize({ name: repo, version: digest });
   const m = doc.derive('manifest', parseManifest);
+  // Blocks follow the tag to its manifest (whichever tag names it), and the manifest to what it holds.
+  await link(rc, repo, tag, [{ version: digest, relation: 'names' }]);
+  if (typeof m !== 'string') await link(rc, repo, digest, linksOf(m));
+  await rc.authorize({ name: repo, version: digest });
   const type = typeof m === 'string' ? OCI_MANIFEST : mediaTypeOf(m, doc.contentType);
-  const r = await manifestByDigest(rc, repo, digest, type, accept);
+  const r = await manifestByDigest(rc, repo, digest, type, accept, true);
   // The bytes are the digest's, but which digest a tag names is not for ever.
   return { ...r, headers: { ...r.headers, 'cache-control': 'no-cache', ...(doc.stale ? { 'x-hub-stale': '1' } : {}) } };
 }

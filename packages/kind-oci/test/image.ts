@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { gzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { makeTar } from '@hub/testkit';
 
 export const OCI_INDEX = 'application/vnd.oci.image.index.v1+json';
@@ -36,8 +36,14 @@ export const tar = (name: string, content: Buffer): Buffer => makeTar([[name, co
 const blob = (mediaType: string, body: Buffer): Blob => ({ digest: digestOf(body), body, mediaType });
 const json = (v: unknown) => Buffer.from(JSON.stringify(v));
 
-/** `seed` makes the bytes (so the digests) differ between two builds, as a new push of a tag would. */
-export function buildImage(seed: string, o: { docker?: boolean } = {}): Image {
+/** A layer to share between images (`buildImage(seed, { base })`), as two images on one base image share it. */
+export const baseLayer = (seed: string): Blob => blob('application/vnd.oci.image.layer.v1.tar+gzip', gzipSync(tar('base.txt', Buffer.from(`base ${seed}\n`))));
+
+/**
+ * `seed` makes the bytes (so the digests) differ between two builds, as a new push of a tag would. `base`: a
+ * layer every platform's image has below its own.
+ */
+export function buildImage(seed: string, o: { docker?: boolean; base?: Blob } = {}): Image {
   const blobs = new Map<string, Blob>();
   const manifests = new Map<string, Blob>();
   const entries: unknown[] = [];
@@ -46,12 +52,14 @@ export function buildImage(seed: string, o: { docker?: boolean } = {}): Image {
     const layer = blob(o.docker ? 'application/vnd.docker.image.rootfs.diff.tar.gzip' : 'application/vnd.oci.image.layer.v1.tar+gzip', gzipSync(raw));
     const config = blob(
       o.docker ? 'application/vnd.docker.container.image.v1+json' : 'application/vnd.oci.image.config.v1+json',
-      json({ architecture: arch, os: 'linux', config: { Labels: { seed } }, rootfs: { type: 'layers', diff_ids: [digestOf(raw)] }, history: [{ created_by: 'test' }] }),
+      json({ architecture: arch, os: 'linux', config: { Labels: { seed } }, rootfs: { type: 'layers', diff_ids: [...(o.base ? [digestOf(gunzipSync(o.base.body))] : []), digestOf(raw)] }, history: [{ created_by: 'test' }] }),
     );
     blobs.set(layer.digest, layer);
     blobs.set(config.digest, config);
+    const layers = o.base ? [o.base, layer] : [layer];
+    if (o.base) blobs.set(o.base.digest, o.base);
     const type = o.docker ? DOCKER_MANIFEST : OCI_MANIFEST;
-    const m = blob(type, json({ schemaVersion: 2, mediaType: type, config: { mediaType: config.mediaType, digest: config.digest, size: config.body.length }, layers: [{ mediaType: layer.mediaType, digest: layer.digest, size: layer.body.length }] }));
+    const m = blob(type, json({ schemaVersion: 2, mediaType: type, config: { mediaType: config.mediaType, digest: config.digest, size: config.body.length }, layers: layers.map((l) => ({ mediaType: l.mediaType, digest: l.digest, size: l.body.length })) }));
     manifests.set(`linux/${arch}`, m);
     entries.push({ mediaType: type, digest: m.digest, size: m.body.length, platform: { architecture: arch, os: 'linux' } });
   }

@@ -46,6 +46,21 @@ export function pathFromSegments(segments: readonly string[]): string {
   return path;
 }
 
+/** Trailing dots and spaces (`%20` in a canonical path) of one segment, which Windows file servers drop. */
+const TRAILING_DOTS_AND_SPACES = /(?:\.|%20)+$/u;
+
+/**
+ * The canonical path with each segment's trailing dots and spaces removed (a segment of only those is kept):
+ * the file a Windows server (IIS) answers for `a/b.exe.` or `a/b.exe%20`. A block on `a/b.exe` refuses
+ * those spellings too (decision 0046); the path itself is still what is fetched, cached and audited.
+ */
+export function foldedPath(path: string): string {
+  return path
+    .split('/')
+    .map((s) => s.replace(TRAILING_DOTS_AND_SPACES, '') || s)
+    .join('/');
+}
+
 /**
  * A file path as an operator or a flag feed writes it (`tools/évil tool.bin`, or percent-encoded) in its
  * canonical spelling: decoded and checked by the runtime's own path decoder, then `pathFromSegments`, so it

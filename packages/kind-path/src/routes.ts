@@ -1,7 +1,7 @@
 import { type Digest, errors, looksLikeHtml, reply, type KindRoute, type Reply, type RequestContext } from '@hub/contract';
 import { headProblem, isIndexPath, shapeOf, type PathKindTable } from './classify.js';
 import { indexPatterns, type PathConfig } from './config.js';
-import { pathFromSegments, REPO, upstreamUrl } from './paths.js';
+import { foldedPath, pathFromSegments, REPO, upstreamUrl } from './paths.js';
 
 /**
  * An index-like file: a mutable document with the registry's TTL, revalidated upstream with ETag/Last-Modified.
@@ -41,8 +41,11 @@ export function fileRoute(table: PathKindTable): KindRoute<PathConfig> {
       const path = pathFromSegments(segments);
       return { coordinate: { name: REPO, version: path }, params: { path } };
     },
-    handle(rc, m) {
+    async handle(rc, m) {
       const path = m.params!.path!;
+      // `a/b.exe.` is `a/b.exe` to a Windows server: blocks and flags on the folded path refuse it too.
+      const folded = foldedPath(path);
+      if (folded !== path) await rc.authorize({ name: REPO, version: folded });
       return isIndexPath(table, path, indexPatterns(rc.registry.config)) ? indexFile(table, rc, path) : packageFile(table, rc, path);
     },
   };

@@ -183,7 +183,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     registry: registryRoutes({
       registries,
       access,
-      blocks: { find: services.blocks.find, hiddenVersions: services.unlisting.hiddenVersions },
+      blocks: { find: services.blocks.find, link: services.blocks.link, hiddenVersions: services.unlisting.hiddenVersions },
       artifacts,
       metadata,
       publicUrl: config.server.public_url,

@@ -37,7 +37,7 @@ export { createPolicyMemo, type PolicyMemo } from './policy/policy-memo.js';
 
 // The services plugins change runtime state through
 export type { HubServices } from './services/hub-services.js';
-export type { Block, BlockFilter, Blocks } from './services/blocks.js';
+export type { Block, BlockFilter, Blocks, FoundBlock } from './services/blocks.js';
 export type { Unlisted, UnlistedKey, Unlisting } from './services/unlisting.js';
 export type { User, Users } from './services/users.js';
 export type { Token, Tokens } from './services/tokens.js';

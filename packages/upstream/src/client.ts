@@ -4,8 +4,8 @@ import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Agent, Dispatcher } from 'undici';
 import { errors, type HubError, isHubError, type UpstreamClient, type UpstreamRequestOptions, type UpstreamResponse } from '@hub/contract';
-import { createAddressMatcher, parseIp } from './ip-ranges.js';
-import { DEFAULT_FORBIDDEN_CIDRS } from './address-policy.js';
+import { parseIp } from './ip-ranges.js';
+import { DEFAULT_FORBIDDEN_CIDRS, forbiddenAddressMatcher } from './address-policy.js';
 
 export interface UpstreamClientOptions {
   /** The configured upstream base URL; its origin is the only one that gets credentials. */
@@ -218,7 +218,7 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
   const defaultMaxBytes = opts.maxBytes ?? 4 * 1024 ** 3;
   const maxRedirects = opts.maxRedirects ?? 5;
   const retries = opts.retries ?? 2;
-  const isForbidden = createAddressMatcher(opts.forbiddenNetworks ?? DEFAULT_FORBIDDEN_CIDRS);
+  const isForbidden = forbiddenAddressMatcher(opts.forbiddenNetworks ?? DEFAULT_FORBIDDEN_CIDRS);
   const trusted = new Set([configuredOrigin, ...(opts.trustedOrigins ?? []).map((o) => new URL(o).origin)]);
   const trustedHosts = new Set([...trusted].map((o) => new URL(o).hostname));
   const resolve = opts.resolve ?? defaultResolve;

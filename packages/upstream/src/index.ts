@@ -4,5 +4,5 @@
  */
 export { createUpstreamClient, redactUrl, type UpstreamClientOptions } from './client.js';
 export { createMirroredClient, type BreakerOptions, type BreakerState, type Mirror, type MirrorStatus, type MirroredClient, type MirroredClientOptions } from './mirrors.js';
-export { DEFAULT_FORBIDDEN_CIDRS } from './address-policy.js';
-export { canonicalIp, createAddressMatcher, formatCidr, parseCidr, parseIp, rangeContains, type Ip, type IpRange } from './ip-ranges.js';
+export { DEFAULT_FORBIDDEN_CIDRS, forbiddenAddressMatcher } from './address-policy.js';
+export { canonicalIp, createAddressMatcher, embeddedIpv4, formatCidr, parseCidr, parseIp, rangeContains, type Ip, type IpRange } from './ip-ranges.js';

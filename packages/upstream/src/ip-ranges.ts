@@ -60,14 +60,37 @@ export function rangeContains(range: IpRange, ip: Ip): boolean {
   return candidate.kind() === range.network.kind() && candidate.match(range.network, range.prefix);
 }
 
+const SIX_TO_FOUR = 0x2002;
+const NAT64_WELL_KNOWN = [0x64, 0xff9b, 0, 0, 0, 0];
+
+/**
+ * The IPv4 address an IPv6 address reaches through a translator or tunnel, where its position is fixed:
+ * 6to4 (`2002:AABB:CCDD::/48`, RFC 3056) and the NAT64 well-known prefix (`64:ff9b::a.b.c.d`, RFC 6052).
+ * Not Teredo (the client address is obfuscated, the server is a relay) nor the local-use NAT64 prefix
+ * `64:ff9b:1::/48` (where the IPv4 sits depends on the operator's prefix length): those ranges are forbidden whole.
+ */
+export function embeddedIpv4(ip: Ip): ipaddr.IPv4 | undefined {
+  if (!(ip instanceof ipaddr.IPv6)) return undefined;
+  const p = ip.parts;
+  const v4 = (hi: number, lo: number) => new ipaddr.IPv4([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff]);
+  if (p[0] === SIX_TO_FOUR) return v4(p[1]!, p[2]!);
+  if (NAT64_WELL_KNOWN.every((x, i) => p[i] === x)) return v4(p[6]!, p[7]!);
+  return undefined;
+}
+
 /**
  * Returns a predicate: true when the address is inside any of the CIDRs. Something that is not a literal IP
- * is reported as inside (fail closed): callers resolve names before asking.
+ * is reported as inside (fail closed): callers resolve names before asking. `embeddedIpv4`: an IPv6 address
+ * that reaches an IPv4 one (embeddedIpv4()) is also inside when that IPv4 address is: right for lists that
+ * refuse (forbidden networks), never for lists that trust (trusted proxies).
  */
-export function createAddressMatcher(cidrs: readonly string[]): (address: string) => boolean {
+export function createAddressMatcher(cidrs: readonly string[], o: { embeddedIpv4?: boolean } = {}): (address: string) => boolean {
   const ranges = cidrs.map(parseCidr);
+  const inside = (ip: Ip) => ranges.some((r) => rangeContains(r, ip));
   return (address) => {
     const ip = parseIp(address);
-    return !ip || ranges.some((r) => rangeContains(r, ip));
+    if (!ip || inside(ip)) return true;
+    const v4 = o.embeddedIpv4 ? embeddedIpv4(ip) : undefined;
+    return v4 !== undefined && inside(v4);
   };
 }

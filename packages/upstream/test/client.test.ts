@@ -6,7 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import { gzipSync } from 'node:zlib';
 import t from 'tap';
 import { createUpstreamClient, redactUrl, type UpstreamClientOptions } from '../src/client.js';
-import { DEFAULT_FORBIDDEN_CIDRS } from '../src/address-policy.js';
+import { DEFAULT_FORBIDDEN_CIDRS, forbiddenAddressMatcher } from '../src/address-policy.js';
 import { createAddressMatcher, parseCidr } from '../src/ip-ranges.js';
 
 type Test = Pick<typeof t, 'teardown'>;
@@ -192,7 +192,7 @@ t.test('DNS rebinding: the connection uses the answer it checked, so a name that
 });
 
 t.test('address policy: CIDR matching, IPv6 and IPv4-mapped addresses', async (tt) => {
-  const forbidden = createAddressMatcher(DEFAULT_FORBIDDEN_CIDRS);
+  const forbidden = forbiddenAddressMatcher(DEFAULT_FORBIDDEN_CIDRS);
   tt.ok(forbidden('169.254.169.254'));
   tt.ok(forbidden('fe80::1'));
   tt.ok(forbidden('febf:ffff::1'), 'top of fe80::/10');

@@ -56,6 +56,21 @@ function rfc3339(s: string): number | null {
 /** One answer for a wrong signature and an unknown source, so sources cannot be enumerated. */
 const invalidSignature = () => new HubError('invalid_signature', 'the request is not signed by a configured flag source (X-Hub-Signature-256)');
 
+/** Refused requests from one address write one audit row a minute, with no user: anyone can send them. */
+export const REFUSED_AUDIT_WINDOW_MS = 60_000;
+
+/**
+ * Until a request proves its source, its audit row names no user and is throttled per client address (not per
+ * source: the URL's source is the sender's choice, and varying it must not buy a row each).
+ */
+const UNPROVEN = { key: 'flag_unsigned', windowMs: REFUSED_AUDIT_WINDOW_MS };
+
+/** The refusal; the source the URL claims goes into the row's detail only. */
+function refused(ctx: Koa.Context, source: string): HubError {
+  (ctx.state.audit as AuditContext).detail = `not signed by the source the URL names ("${source.replace(/[^A-Za-z0-9._-]/g, '?').slice(0, 64)}")`;
+  return invalidSignature();
+}
+
 export interface FlagSource {
   secret: string;
   /** Secrets still accepted during a rotation; the audit row says when one of them matched. */
@@ -111,7 +126,7 @@ export function mountFlagPush({ hub, sources, registry, metrics, ranges, changed
     if (!checked.ok) {
       ctx.state.log?.warn({ source: source.slice(0, 64), why: checked.why }, 'flag request refused');
       metrics.push(source, 'bad_signature');
-      throw invalidSignature();
+      throw refused(ctx, source);
     }
     if (checked.delivery !== undefined) {
       const now = Date.now();
@@ -125,9 +140,13 @@ export function mountFlagPush({ hub, sources, registry, metrics, ranges, changed
       if (!fresh) {
         ctx.state.log?.warn({ source, delivery: checked.delivery }, 'flag request refused: delivery already seen (a replay)');
         metrics.push(source, 'bad_signature');
-        throw invalidSignature();
+        throw refused(ctx, source);
       }
     }
+    // Only a proven source names who acted in the audit row, and only its rows are all written.
+    const audit = ctx.state.audit as AuditContext;
+    audit.user_id = `flag-source:${source.slice(0, 100)}`;
+    delete audit.throttle;
     return { signedAt: checked.signedAtMs, secret: which };
   }
 
@@ -158,7 +177,7 @@ export function mountFlagPush({ hub, sources, registry, metrics, ranges, changed
 
   hub.router.post('/api/v1/flags/:source', async (ctx: Koa.Context) => {
     const source = String(ctx.params.source);
-    const audit: AuditContext = { action: 'flag_raise', user_id: `flag-source:${source.slice(0, 100)}` };
+    const audit: AuditContext = { action: 'flag_raise', throttle: UNPROVEN };
     ctx.state.audit = audit;
     const raw = (await readJsonBytes(ctx, hub.config.limits.max_json_body_bytes)) ?? Buffer.alloc(0);
     const auth = await authenticate(ctx, source, raw);
@@ -292,7 +311,7 @@ export function mountFlagPush({ hub, sources, registry, metrics, ranges, changed
 
   hub.router.delete('/api/v1/flags/:source/:external_id', async (ctx: Koa.Context) => {
     const source = String(ctx.params.source);
-    const audit: AuditContext = { action: 'flag_lift', user_id: `flag-source:${source.slice(0, 100)}` };
+    const audit: AuditContext = { action: 'flag_lift', throttle: UNPROVEN };
     ctx.state.audit = audit;
     // Signed over the path as sent, so percent-encoding in an external id is part of what was signed.
     const { signedAt, secret } = await authenticate(ctx, source, `DELETE\n${ctx.path}`);

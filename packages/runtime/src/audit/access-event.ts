@@ -34,6 +34,12 @@ export interface AuditContext {
   user_id?: string | null;
   token_id?: string | null;
   detail?: string;
+  /**
+   * At most one row per `key` and client address (IPv6: per /64) every `windowMs`; the rest are counted
+   * (hub_audit_suppressed_total) and the next row written says how many were left out. For refusals an
+   * attacker can repeat at will (a bad flag signature).
+   */
+  throttle?: { key: string; windowMs: number };
 }
 
 /** Refusals of access: the codes that make an event `denied`. */

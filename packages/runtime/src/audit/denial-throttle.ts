@@ -19,3 +19,22 @@ export function createDenialThrottle(windowMs = 1_000) {
     },
   };
 }
+
+/**
+ * A route's own throttle (AuditContext.throttle): one row per key (with the client address) per window. `admit`
+ * answers false to leave a row out, else how many were left out since the last row written for that key.
+ */
+export function createCountingThrottle(entries = 50_000) {
+  const seen = boundedLru<string, { since: number; left: number }>(entries);
+  return {
+    admit(key: string, windowMs: number, now = Date.now()): number | false {
+      const w = seen.get(key);
+      if (w && now - w.since < windowMs) {
+        w.left++;
+        return false;
+      }
+      seen.set(key, { since: now, left: 0 });
+      return w?.left ?? 0;
+    },
+  };
+}

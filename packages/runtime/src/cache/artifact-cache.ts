@@ -281,6 +281,7 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
     const expectedSize = source.size ?? (cl !== undefined && !decoding ? Number(cl) : undefined);
     const format = spec.format;
     const verifier = format ? structuralVerifier(format) : undefined;
+    const sidecar = source.digest?.fromKey;
     const flight: Flight = new Flight({
       tmpDir: o.blobs.tmpDir,
       body: decoding ? gunzipIfGzip(res.body, o.maxArtifactBytes) : res.body,
@@ -292,6 +293,14 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
         o.metrics.upstreamBytes.inc({ registry: reg.name }, c.length);
         return verifier?.update(c);
       },
+      // The checksum a file failed is dropped before the client hears of it (a 502, a cut stream): a retry
+      // right after fetches both again instead of meeting the same wrong checksum.
+      onFailure: sidecar
+        ? async (e) => {
+            if (e instanceof FlightError && e.reason === 'digest')
+              await dropSidecar(reg.name, sidecar).catch((err: Error) => o.log.warn({ registry: reg.name, key: sidecar, err: err.message }, 'could not drop the cached checksum'));
+          }
+        : undefined,
     });
     const stored = flight.finished.then(async (f) => {
       await o.blobs.promote(f.tmpPath, f.sha256, f.size);
@@ -320,8 +329,6 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
         if (flight.state === 'failed' && mirrorsFault(e)) res.reportBad?.(e.message);
         o.metrics.fetchFailures.inc({ registry: reg.name, reason });
         o.log.warn({ registry: reg.name, key: spec.key, reason, err: e.message }, 'artifact not cached');
-        const sidecar = source.digest?.fromKey;
-        if (reason === 'digest' && sidecar) await dropSidecar(reg.name, sidecar).catch((err: Error) => o.log.warn({ registry: reg.name, key: sidecar, err: err.message }, 'could not drop the cached checksum'));
       },
     );
     track(settled);
@@ -478,7 +485,8 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
 
   async function joinFlight(entry: InFlight, coalesced: boolean): Promise<Reply> {
     const { flight } = entry;
-    await flight.ready.catch((e: unknown) => {
+    await flight.ready.catch(async (e: unknown) => {
+      await flight.failureHandled;
       throw isHubError(e) ? e : errors.upstream(e instanceof Error ? e.message : 'upstream failed');
     });
     const headers: Record<string, string> = { 'content-type': entry.contentType, 'cache-control': IMMUTABLE, 'x-hub-cache': entry.fromPeer ? 'peer' : coalesced ? 'coalesced' : 'miss' };
@@ -492,7 +500,10 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
       if (!body) throw errors.internal('cached blob vanished');
       return { status: 200, headers: { ...headers, 'content-length': String(row.size) }, body };
     }
-    if (flight.state === 'failed') throw errors.upstream(flight.error?.message ?? 'upstream failed');
+    if (flight.state === 'failed') {
+      await flight.failureHandled;
+      throw errors.upstream(flight.error?.message ?? 'upstream failed');
+    }
     return { status: 200, headers, body: flight.reader() };
   }
 }

@@ -22,6 +22,11 @@ export interface FlightInput {
   verify?(): Promise<string | null>;
   /** May return a promise (a structural check that is behind): the next chunk waits for it. */
   onChunk?(chunk: Buffer): void | Promise<void>;
+  /**
+   * Undoes what made the fetch wrong (a cached checksum it was verified against) before any waiter is told
+   * it failed, so a client retrying at once starts clean; its own failure is ignored.
+   */
+  onFailure?(e: Error): Promise<void>;
 }
 
 export class FlightError extends Error {
@@ -44,6 +49,8 @@ export class Flight extends EventEmitter {
   written = 0;
   state: 'head' | 'streaming' | 'verifying' | 'done' | 'failed' = 'head';
   error?: Error;
+  /** Resolves once a failure's `onFailure` ran; waiters wait for it before they answer the failure. */
+  failureHandled: Promise<void> = Promise.resolve();
   /** Resolves once the head check passed; rejects if it failed or the upstream broke first. */
   readonly ready: Promise<void>;
   /** Resolves with the verified spool file, ready to promote; rejects on any failure. */
@@ -114,9 +121,11 @@ export class Flight extends EventEmitter {
       return { sha256: hex, size: this.written, tmpPath: this.tmpPath };
     } catch (e) {
       const err = e instanceof Error ? e : new Error(String(e));
-      // Fail every waiter first, synchronously, so no one sees a clean end; then clean up.
+      // Fail every waiter first, synchronously, so no one sees a clean end; then clean up. Waiters answer the
+      // failure once onFailure ran (failureHandled).
       this.error = err;
       this.state = 'failed';
+      if (input.onFailure) this.failureHandled = input.onFailure(err).catch(() => {});
       rejectReady(err);
       this.emit('progress');
       await fh.close().catch(() => {});
@@ -150,7 +159,10 @@ class SpoolTail extends DirectReadable {
     for (;;) {
       // Destroyed while it waited: its descriptor is closed (and its number perhaps reused).
       if (this.destroyed) return 0;
-      if (flight.state === 'failed') throw flight.error ?? new Error('upstream failed');
+      if (flight.state === 'failed') {
+        await flight.failureHandled;
+        throw flight.error ?? new Error('upstream failed');
+      }
       // The last byte waits for verification: a client that knows the length would otherwise take
       // the full count of bytes as a complete answer before the digest was checked.
       const available = flight.written - this.pos - (flight.state === 'done' ? 0 : 1);

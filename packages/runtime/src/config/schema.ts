@@ -78,7 +78,7 @@ export const ServerSchema = Type.Object(
     forbidden_networks: Type.Array(Type.String({ examples: ['10.0.0.0/8'], description: 'An IPv4 or IPv6 CIDR range, or one address.' }), {
       default: [...DEFAULT_FORBIDDEN_CIDRS],
       description:
-        'CIDR ranges no upstream URL may lead to, on its first hop or any redirect: a tarball, download or redirect URL named by an upstream is refused (502) there. A registry\'s own configured origins (upstream or every mirror of upstreams, its kind\'s URL keys, allowed_origins) are exempt. The default covers loopback, RFC 1918, CGNAT, link-local, unspecified, unique-local, multicast and reserved ranges.',
+        'CIDR ranges no upstream URL may lead to, on its first hop or any redirect: a tarball, download or redirect URL named by an upstream is refused (502) there. A registry\'s own configured origins (upstream or every mirror of upstreams, its kind\'s URL keys, allowed_origins) are exempt. The default covers loopback, RFC 1918, CGNAT, link-local, unspecified, unique-local, multicast and reserved ranges, Teredo and local-use NAT64. An IPv6 address that reaches an IPv4 one through 6to4 (2002::/16) or NAT64\'s well-known prefix (64:ff9b::/96) is refused when that IPv4 address is, whatever the list.',
     }),
     max_connections: Type.Integer({
       default: 10000,

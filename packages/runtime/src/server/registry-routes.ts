@@ -165,7 +165,8 @@ export function registryRoutes(d: RegistryRoutesDeps): Koa.Middleware {
 async function refuseBlocked(d: RegistryRoutesDeps, registry: string, c: { name: string; version?: string }) {
   const block = await d.blocks.find(registry, c);
   if (block) {
-    const what = block.version === null ? `package ${c.name}` : `${c.name} ${block.version}`;
+    // A version refused through a link names the blocked one it belongs to (an OCI digest its blocked tag names).
+    const what = block.version === null ? `package ${c.name}` : block.linked ? `${c.name} ${c.version} belongs to ${c.name} ${block.version}, which` : `${c.name} ${block.version}`;
     throw errors.packageBlocked(`${what} is blocked by ${block.blocked_by}${block.reason ? `: ${block.reason}` : ''}`);
   }
   for (const rule of d.refusals) {
@@ -242,6 +243,7 @@ function requestContext(
     },
     signedUrl: (subpath, ttlSecs = SIGNED_URL_TTL_SECS) => `${baseOf()}${prefix}/${subpath}?${d.signer.sign(`${prefix}/${subpath}`, ttlSecs)}`,
     hiddenVersions: (name) => d.blocks.hiddenVersions(reg.info.name, name),
+    linkVersions: (name, from, to) => d.blocks.link(reg.info.name, name, from, to),
     keptPackages: () => d.keptPackages(reg.info.name),
     user,
     authorize: async (c) => {

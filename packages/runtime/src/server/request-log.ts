@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { AuditContext } from '../audit/access-event.js';
 import { outcomeOf } from '../audit/access-event.js';
 import type { AuditLog } from '../audit/audit-log.js';
-import { createDenialThrottle, THROTTLED_CODES } from '../audit/denial-throttle.js';
+import { createCountingThrottle, createDenialThrottle, THROTTLED_CODES } from '../audit/denial-throttle.js';
 import type { HubMetrics } from '../metrics.js';
 import { rateLimitKey, type ClientAddress } from './client-address.js';
 
@@ -22,6 +22,7 @@ const PROXY_PREFIX = '/proxy/';
  */
 export function requestLog(log: Logger, metrics: HubMetrics, audit: AuditLog | undefined, clientAddress: (req: IncomingMessage) => ClientAddress): Koa.Middleware {
   const throttle = createDenialThrottle();
+  const routeThrottle = createCountingThrottle();
   // The request line's members are fixed (below) and hold no credential, so it skips redaction: pino runs
   // the redactor on every member of every line when a wildcard path (`*.secret`) is configured.
   const lineLog = log.child({}, { redact: [] });
@@ -84,6 +85,15 @@ export function requestLog(log: Logger, metrics: HubMetrics, audit: AuditLog | u
         metrics.auditSuppressed.inc();
         return;
       }
+      let detail = a?.detail ?? null;
+      if (a?.throttle) {
+        const left = routeThrottle.admit(`${a.throttle.key}\0${rateLimitKey(ip)}`, a.throttle.windowMs);
+        if (left === false) {
+          metrics.auditSuppressed.inc();
+          return;
+        }
+        if (left > 0) detail = `${detail ?? ''}${detail ? '; ' : ''}${left} more like it from this address were not recorded`;
+      }
       const registry = a?.registry ?? (ctx.path.startsWith(PROXY_PREFIX) ? registryOf(ctx.path) : undefined);
       audit.record({
         at: Date.now(),
@@ -98,7 +108,7 @@ export function requestLog(log: Logger, metrics: HubMetrics, audit: AuditLog | u
         status,
         code: code ?? null,
         request_id: id,
-        detail: a?.detail ?? null,
+        detail,
       });
     };
     // Plain listeners (no once() wrappers): `logged` makes the second event a no-op, and they go with the response.

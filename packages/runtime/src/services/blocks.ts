@@ -3,9 +3,12 @@ import type { Coordinate } from '@hub/contract';
 import { createPolicyMemo } from '../policy/policy-memo.js';
 import { insertOnce } from '../storage/insert-once.js';
 import type { BlockRecord } from '../storage/tables.js';
+import { createVersionLinks } from './version-links.js';
 
 /** A `blocks` row with its id and time as numbers. */
 export type Block = Omit<BlockRecord, 'id' | 'created_at'> & { id: number; created_at: number };
+/** What `find` answers: the block, and whether it refuses the coordinate through a version link (not by name). */
+export type FoundBlock = Block & { linked?: true };
 
 export interface BlockFilter {
   registry?: string;
@@ -24,6 +27,7 @@ const toBlock = (r: BlockRecord): Block => ({ ...r, id: Number(r.id), created_at
  */
 export function createBlocks(db: Knex) {
   const memo = createPolicyMemo<Block[]>();
+  const links = createVersionLinks(db);
   const rowsOf = (registry: string, name: string, q: Knex = db) => q('blocks').where({ registry, package_name: name }).select();
 
   async function get(id: number): Promise<Block | null> {
@@ -33,12 +37,21 @@ export function createBlocks(db: Knex) {
 
   return {
     get,
-    /** The block that refuses this coordinate, if any: a whole-package block or one on this version. */
-    async find(registry: string, c: Coordinate): Promise<Block | null> {
+    /**
+     * The block that refuses this coordinate, if any: a whole-package block, one on this version, or one on a
+     * version that leads to this one (version-links.ts; followed only for packages with version blocks).
+     */
+    async find(registry: string, c: Coordinate): Promise<FoundBlock | null> {
       const key = `${registry}\0${c.name}`;
       const rows = memo.fresh(key) ?? (await memo.get(key, async () => (await rowsOf(registry, c.name)).map(toBlock)));
-      return rows.find((r) => r.version === null) ?? (c.version !== undefined ? rows.find((r) => r.version === c.version) : undefined) ?? null;
+      const direct = rows.find((r) => r.version === null) ?? (c.version !== undefined ? rows.find((r) => r.version === c.version) : undefined);
+      if (direct || c.version === undefined || rows.length === 0) return direct ?? null;
+      const by = await links.refusedBy(registry, c.name, rows.map((r) => r.version!), c.version);
+      const block = by === undefined ? undefined : rows.find((r) => r.version === by);
+      return block ? { ...block, linked: true } : null;
     },
+    /** What a version leads to (RequestContext.linkVersions): blocks follow it. */
+    link: links.record,
     /** Oldest first, at most 10,000. */
     async list(f: BlockFilter = {}): Promise<Block[]> {
       const q = db('blocks').orderBy('id').limit(MAX_LISTED);
@@ -50,6 +63,7 @@ export function createBlocks(db: Knex) {
       const row = { registry: b.registry, package_name: b.package_name, version: b.version, reason: b.reason, blocked_by: b.by, created_at: Date.now() };
       const id = await insertOnce(db, 'blocks', { registry: row.registry, package_name: row.package_name, version: row.version }, row);
       memo.clear();
+      links.forget();
       return id === null ? 'exists' : { id, ...row };
     },
     /** Blocks each of `versions` that no block covers yet (none when the whole name is blocked); resolves with those it blocked. */
@@ -63,7 +77,10 @@ export function createBlocks(db: Knex) {
         if (add.length) await trx('blocks').insert(add.map((version) => ({ registry: b.registry, package_name: b.package_name, version, reason: b.reason, blocked_by: b.by, created_at: now })));
         return add;
       });
-      if (added.length) memo.clear();
+      if (added.length) {
+        memo.clear();
+        links.forget();
+      }
       return added;
     },
     /** Removes one block by id; resolves with it, or null when there is none. */
@@ -72,6 +89,7 @@ export function createBlocks(db: Knex) {
       if (!row) return null;
       await db('blocks').where({ id }).delete();
       memo.clear();
+      links.forget();
       return row;
     },
     /**
@@ -86,7 +104,10 @@ export function createBlocks(db: Knex) {
         if (own.length) await trx('blocks').whereIn('id', own.map((r) => r.id)).delete();
         return { lifted: own.map((r) => r.version ?? '*'), othersStay: rows.some((r) => r.blocked_by !== b.by && concerned(r.version)) };
       });
-      if (res.lifted.length) memo.clear();
+      if (res.lifted.length) {
+        memo.clear();
+        links.forget();
+      }
       return res;
     },
   };

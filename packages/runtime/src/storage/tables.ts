@@ -19,6 +19,15 @@ export interface BlockRecord {
   created_at: DbInt;
 }
 
+export interface VersionLinkRecord {
+  registry: string;
+  package_name: string;
+  parent: string;
+  child: string;
+  relation: 'names' | 'part';
+  seen_at: DbInt;
+}
+
 export interface UnlistedRecord {
   id: DbInt;
   registry: string;
@@ -96,6 +105,7 @@ declare module 'knex/types/tables.js' {
   interface Tables {
     blocks: AutoId<BlockRecord>;
     unlisted: AutoId<UnlistedRecord>;
+    version_links: VersionLinkRecord;
     users: Knex.CompositeTableType<UserRecord, UserRecord, Partial<Omit<UserRecord, 'id'>>>;
     tokens: Knex.CompositeTableType<TokenRecord, TokenRecord, Partial<Omit<TokenRecord, 'id'>>>;
     access_events: AutoId<AccessEventRecord>;

@@ -5,6 +5,7 @@ import { access } from './003_access.js';
 import { events } from './004_events.js';
 import { metadataBlobIndex } from './005_metadata_blob_index.js';
 import { accessByPackage } from './011_access_by_package.js';
+import { versionLinks } from './012_version_links.js';
 import { movedToPlugin } from './moved.js';
 
 export const runtimeMigrations: Readonly<Record<string, Migration>> = {
@@ -19,4 +20,5 @@ export const runtimeMigrations: Readonly<Record<string, Migration>> = {
   '009_console_sessions': movedToPlugin('@hub/console'),
   '010_kept_listings': movedToPlugin('@hub/audit'),
   '011_access_by_package': accessByPackage,
+  '012_version_links': versionLinks,
 };
