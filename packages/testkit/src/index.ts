@@ -16,3 +16,5 @@ export * from './csv.js';
 export * from './npm-client.js';
 export { filesKind } from './files-kind.js';
 export { pluginConfigLoader } from './plugin-config.js';
+export { startForwardProxy, type ForwardProxy, type ForwardProxyOptions } from './forward-proxy.js';
+export { startTinyproxy, tinyproxyPath, type Tinyproxy } from './tinyproxy.js';
