@@ -84,7 +84,7 @@ export const ServerSchema = Type.Object(
     upstream_proxy_env: Type.Optional(Type.String({ minLength: 1, description: 'Name of the environment variable holding `upstream_proxy` (for a URL with credentials); after loading, its value is in `upstream_proxy`.' })),
     upstream_no_proxy: Type.Array(Type.String({ minLength: 1, examples: ['.corp.example'], description: 'A host, `.domain` or `*.domain` (the domain and everything below it), `host:port`, an IP address or CIDR range, or `*`.' }), {
       default: [],
-      description: 'With `upstream_proxy` (or a registry\'s `proxy`): upstream hosts reached directly, not through the proxy. Without them NO_PROXY applies instead.',
+      description: 'With `upstream_proxy` (or a registry\'s `proxy`): upstream hosts reached directly, not through the proxy. Without `upstream_proxy` (proxies from the environment), NO_PROXY says this instead.',
     }),
     ca_file: Type.Optional(
       Type.String({
