@@ -124,7 +124,8 @@ function toHubError(e: unknown, ctx: Ctx, phase: 'request' | 'body'): HubError {
   const policy = [e, (e as { cause?: unknown } | null)?.cause].find((x) => errorCode(x) === 'EHUBFORBIDDEN') as { address?: unknown } | undefined;
   if (policy) return refused(ctx.url, String(policy.address));
   const detail = { url: redactUrl(ctx.url), reason: code ?? (e instanceof Error ? e.name : 'unknown'), ...(ctx.proxy ? { proxy: redactUrl(ctx.proxy) } : {}) };
-  const network = describeNetworkError(e, { proxied: ctx.proxy !== undefined, https: ctx.url.protocol === 'https:', clientCert: ctx.clientCert });
+  // Only before the answer: a body cut later is the upstream's, whatever the path.
+  const network = phase === 'request' ? describeNetworkError(e, { proxied: ctx.proxy !== undefined, https: ctx.url.protocol === 'https:', clientCert: ctx.clientCert }) : undefined;
   if (network !== undefined && !ctx.deadline.expired()) return errors.upstream(network, detail);
   if (ctx.deadline.expired()) return errors.upstreamTimeout('upstream did not answer within the deadline', detail);
   if (code === 'UND_ERR_CONNECT_TIMEOUT') return errors.upstreamTimeout('upstream connection timed out', detail);

@@ -35,6 +35,7 @@ export async function createNetworkDispatcher(o: NetworkOptions = {}): Promise<N
   const timeout = o.connectTimeoutMs ?? 10_000;
   const timeouts = { headersTimeout: o.headersTimeoutMs ?? 10_000, bodyTimeout: o.bodyTimeoutMs ?? 30_000 };
   const targetTls = tlsConnectOptions(o.tls);
+  const proxyTls = tlsConnectOptions(o.tls, { clientCert: false });
   const direct = new Agent({ ...timeouts, connect: { timeout, ...targetTls, ...(o.lookup ? { lookup: o.lookup } : {}) } });
   const proxies = new Map<string, Dispatcher>();
   const settings = o.proxy ?? {};
@@ -50,7 +51,7 @@ export async function createNetworkDispatcher(o: NetworkOptions = {}): Promise<N
         // TLS to the target inside the tunnel: the target's extra CAs and client certificate.
         requestTls: { timeout, ...targetTls },
         // TLS to an https:// proxy: the same extra CAs (a company proxy's certificate is usually signed by the company CA).
-        proxyTls: { timeout, ...(targetTls.ca ? { ca: targetTls.ca } : {}) },
+        proxyTls: { timeout, ...proxyTls },
       });
       proxies.set(uri, agent);
     }

@@ -15,8 +15,13 @@ export interface UpstreamTls {
   key?: string;
 }
 
-/** Node's default trust store as PEM texts: `tls.getCACertificates('default')` where Node has it (22.15+). */
+let defaults: string[] | undefined;
+/** Node's default trust store as PEM texts (read once): `tls.getCACertificates('default')` where Node has it (22.15+). */
 function defaultCas(): string[] {
+  return (defaults ??= readDefaultCas());
+}
+
+function readDefaultCas(): string[] {
   const get = (tls as { getCACertificates?: (type: string) => string[] }).getCACertificates;
   if (typeof get === 'function') return get('default');
   const extraFile = process.env.NODE_EXTRA_CA_CERTS;
@@ -44,8 +49,13 @@ export function splitPem(text: string): string[] {
   return certs;
 }
 
-/** The tls.connect options for an upstream: `ca` only when extra CAs were given, `cert`/`key` for mutual TLS. */
-export function tlsConnectOptions(t: UpstreamTls | undefined): { ca?: string[]; cert?: string; key?: string } {
+/**
+ * The tls.connect options for an upstream: nothing when Node's own store will do, else one secure context (the
+ * defaults plus the extra CAs, the client certificate) built once, not parsed again for every connection.
+ */
+export function tlsConnectOptions(t: UpstreamTls | undefined, o: { clientCert?: boolean } = {}): { secureContext?: tls.SecureContext } {
   const ca = caOption(t?.ca);
-  return { ...(ca ? { ca } : {}), ...(t?.cert !== undefined && t.key !== undefined ? { cert: t.cert, key: t.key } : {}) };
+  const client = o.clientCert !== false && t?.cert !== undefined && t.key !== undefined ? { cert: t.cert, key: t.key } : undefined;
+  if (!ca && !client) return {};
+  return { secureContext: tls.createSecureContext({ ...(ca ? { ca } : {}), ...client }) };
 }

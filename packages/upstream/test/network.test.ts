@@ -17,7 +17,7 @@ type Test = Pick<typeof t, 'teardown' | 'testdir'>;
 const CORP_HOST = 'registry.corp.test';
 
 /** An upstream on loopback answering `ok <path>`: plain http, or https with a certificate from `ca`, optionally requiring a client certificate signed by it. */
-async function upstream(tt: Test, o: { ca?: TestCa; requireClientCert?: boolean } = {}): Promise<{ port: number; hits: string[] }> {
+async function upstream(tt: Test, o: { ca?: TestCa; requireClientCert?: boolean; tls12?: boolean } = {}): Promise<{ port: number; hits: string[] }> {
   const hits: string[] = [];
   const handler: http.RequestListener = (req, res) => {
     hits.push(req.url ?? '');
@@ -26,7 +26,7 @@ async function upstream(tt: Test, o: { ca?: TestCa; requireClientCert?: boolean 
   let server: http.Server | https.Server;
   if (o.ca) {
     const leaf = o.ca.issue(`up-${Math.random().toString(16).slice(2)}`, [CORP_HOST, 'localhost', '127.0.0.1']);
-    server = https.createServer({ cert: leaf.cert, key: leaf.key, ...(o.requireClientCert ? { requestCert: true, rejectUnauthorized: true, ca: o.ca.cert } : {}) }, handler);
+    server = https.createServer({ cert: leaf.cert, key: leaf.key, ...(o.tls12 ? { maxVersion: 'TLSv1.2' as const } : {}), ...(o.requireClientCert ? { requestCert: true, rejectUnauthorized: true, ca: o.ca.cert } : {}) }, handler);
   } else server = http.createServer(handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   tt.teardown(() => {
@@ -116,6 +116,11 @@ t.test('mutual TLS: refused without a client certificate, served with client_cer
   const me = ca.issue('hub-client', ['hub.test'], 'client');
   const ok = await client(tt, { origin, tls: { ca: [ca.cert], cert: me.cert, key: me.key } }).request(`${origin}/a`);
   tt.equal(await text(ok), 'ok /a');
+
+  // TLS 1.2 servers refuse in the handshake, with an alert.
+  const old = await upstream(tt, { ca, requireClientCert: true, tls12: true });
+  const alert = await failure(client(tt, { origin: `https://localhost:${old.port}`, tls: { ca: [ca.cert] } }).request(`https://localhost:${old.port}/a`));
+  tt.match(alert.message, /upstream refused the TLS handshake \(.+\): it may require a client certificate \(client_cert and client_key\)/);
 
   // Mutual TLS through the proxy: the client certificate is presented inside the tunnel.
   const fwd = await proxy(tt);
