@@ -82,9 +82,12 @@ function envValue(env: NodeJS.ProcessEnv, name: string): string | undefined {
 export function npmNetwork(m: MachineFiles): ClientNetwork {
   const read = m.read ?? readText;
   const prefix = envValue(m.env, 'npm_config_prefix') || envValue(m.env, 'PREFIX') || dirname(dirname(process.execPath));
+  const user = resolve(m.cwd, envValue(m.env, 'npm_config_userconfig') || join(m.home, '.npmrc'));
+  const project = resolve(m.cwd, '.npmrc');
   const files = [
-    { file: join(m.cwd, '.npmrc'), label: './.npmrc' },
-    { file: envValue(m.env, 'npm_config_userconfig') || join(m.home, '.npmrc'), label: '~/.npmrc' },
+    // In the home folder the project's .npmrc is the user's (npm reads it once, as the user's).
+    ...(project === user ? [] : [{ file: project, label: './.npmrc' }]),
+    { file: user, label: '~/.npmrc' },
     { file: envValue(m.env, 'npm_config_globalconfig') || join(prefix, 'etc', 'npmrc'), label: 'the global npmrc' },
   ].map((f) => ({ ...f, values: parseIni(read(f.file) ?? '', m.env).get('')! }));
   const sources = new Set<string>();

@@ -14,7 +14,7 @@ import { builtInConfig } from '../src/built-in-config.js';
 import { cargoNetwork, npmNetwork, pipNetwork } from '../src/client-network.js';
 import { configSource } from '../src/config.js';
 import { clientNetworks, renderInitToml } from '../src/init.js';
-import { BIN } from './run-hub.js';
+import { BIN, runHubBinary } from './run-hub.js';
 
 const NPM_FIXTURES = fileURLToPath(new URL('../../../kind-npm/test/fixtures/upstream/', import.meta.url));
 
@@ -104,6 +104,20 @@ t.test('hub init writes the clients\' proxies and CAs into their registries; a p
   const cfg = loadConfig({ path: file, env: { HUB_NPM_PROXY: 'http://svc:Pr0xy-pw@proxy.corp.test:3128' } });
   t.equal(cfg.registries[0]?.proxy, 'http://svc:Pr0xy-pw@proxy.corp.test:3128');
   t.equal(cfg.registries[1]?.ca_file, ca.certPath);
+});
+
+// The binary, as a user runs it: detection and network settings both from HOME.
+t.test('`hub init` (the binary) writes npm\'s cafile and https-proxy from ~/.npmrc into the npm registry', async (t) => {
+  const home = t.testdir();
+  const ca = makeTestCa(path.join(home, 'ca'));
+  write(home, { '.npmrc': `registry=https://registry.corp.test/npm/\nhttps-proxy=http://proxy.corp.test:3128\ncafile=${ca.certPath}\nnoproxy=.corp.test\n` });
+  const r = await runHubBinary(['init', '--output', '-'], { HOME: home, PATH: process.env.PATH }, home);
+  t.equal(r.code, 0, r.stderr);
+  const npmTable = r.stdout.slice(r.stdout.indexOf('name = "npm"'));
+  t.match(npmTable, /upstream = "https:\/\/registry\.corp\.test\/npm"\nproxy = "http:\/\/proxy\.corp\.test:3128"  # from ~\/\.npmrc\nca_file = /);
+  t.match(r.stdout, /upstream_no_proxy = \[".corp.test"\]/);
+  fs.writeFileSync(path.join(home, 'hub.toml'), r.stdout);
+  t.equal(loadConfig({ path: path.join(home, 'hub.toml'), env: {} }).registries.find((x) => x.name === 'npm')?.ca_file, ca.certPath, 'the written file loads');
 });
 
 /** Runs `npm start` the way the README does, from a project whose start script is `hub serve` (npm exports its settings to the script). */
