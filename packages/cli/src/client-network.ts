@@ -95,7 +95,8 @@ export function npmNetwork(m: MachineFiles): ClientNetwork {
     const envName = `npm_config_${key.replace(/-/g, '_')}`;
     const fromEnv = envValue(m.env, envName);
     if (fromEnv !== undefined) {
-      sources.add(envName);
+      // npm exports some settings empty (noproxy, say): they still win, but are not worth naming.
+      if (fromEnv.trim() !== '' || key === 'strict-ssl') sources.add(envName);
       return { value: fromEnv, base: m.cwd };
     }
     for (const f of files) {
