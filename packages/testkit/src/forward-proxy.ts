@@ -6,6 +6,7 @@
  * (tests use them where installed); this one also plays the faults.
  */
 import http from 'node:http';
+import https from 'node:https';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 
@@ -16,10 +17,12 @@ export interface ForwardProxyOptions {
   auth?: { user: string; password: string };
   /** Answer every CONNECT with this status instead of tunnelling (e.g. 403 for a proxy's deny rule). */
   refuseConnect?: number;
+  /** Listen over TLS (an https:// proxy) with this certificate. */
+  tls?: { cert: string; key: string };
 }
 
 export interface ForwardProxy {
-  /** http://127.0.0.1:<port> (no credentials). */
+  /** http://127.0.0.1:<port> (https:// with `tls`), no credentials. */
   url: string;
   port: number;
   /** `host:port` of every CONNECT, and the absolute URL of every plain request, in order. */
@@ -41,7 +44,7 @@ export async function startForwardProxy(o: ForwardProxyOptions = {}): Promise<Fo
     return expected === undefined || given === expected;
   };
 
-  const server = http.createServer((req, res) => {
+  const onRequest: http.RequestListener = (req, res) => {
     const target = req.url ?? '';
     if (!/^http:\/\//i.test(target)) return void res.writeHead(400).end('absolute-form requests only');
     if (!authorized(req)) return void res.writeHead(407, { 'proxy-authenticate': 'Basic realm="test proxy"' }).end();
@@ -56,8 +59,9 @@ export async function startForwardProxy(o: ForwardProxyOptions = {}): Promise<Fo
     });
     up.on('error', () => (res.headersSent ? res.destroy() : res.writeHead(502).end('proxy: upstream unreachable')));
     req.pipe(up);
-  });
-  server.on('connection', (s: net.Socket) => {
+  };
+  const server: http.Server = o.tls ? https.createServer({ cert: o.tls.cert, key: o.tls.key }, onRequest) : http.createServer(onRequest);
+  server.on(o.tls ? 'secureConnection' : 'connection', (s: net.Socket) => {
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });
@@ -82,7 +86,7 @@ export async function startForwardProxy(o: ForwardProxyOptions = {}): Promise<Fo
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${o.tls ? 'https' : 'http'}://127.0.0.1:${port}`,
     port,
     seen,
     authorizations,

@@ -191,6 +191,19 @@ t.test('proxy credentials from the URL: sent to the proxy only, refusals and out
   tt.match(String(down.detail.proxy), /^http:\/\/127\.0\.0\.1:\d+\/$/, 'the log names the proxy without its userinfo');
 });
 
+t.test('an https:// proxy, its certificate trusted through the same ca_file', async (tt) => {
+  const ca = makeTestCa(tt.testdir());
+  const up = await upstream(tt, { ca });
+  const proxyCert = ca.issue('proxy', ['127.0.0.1']);
+  const fwd = await proxy(tt, { tls: { cert: proxyCert.cert, key: proxyCert.key } });
+  tt.match(fwd.url, /^https:/);
+  const origin = `https://${CORP_HOST}:${up.port}`;
+  tt.equal(await text(await client(tt, { origin, proxy: { httpsProxy: fwd.url }, tls: { ca: [ca.cert] } }).request(`${origin}/a`)), 'ok /a');
+  tt.same(fwd.seen, [`${CORP_HOST}:${up.port}`]);
+  const untrusted = await failure(client(tt, { origin, proxy: { httpsProxy: fwd.url } }).request(`${origin}/a`));
+  tt.match(untrusted.message, /TLS certificate is not trusted/, 'an https proxy signed by an unknown CA is refused like an upstream');
+});
+
 t.test('a proxy that refuses the CONNECT: 502 saying so', async (tt) => {
   const fwd = await proxy(tt, { refuseConnect: 403 });
   const origin = `https://${CORP_HOST}:1`;
