@@ -3,9 +3,11 @@
  * a private CA added to Node's defaults, mutual TLS, and the faults (proxy down, proxy credentials refused),
  * against a real test-run proxy and TLS upstreams signed by a CA the test makes (issue 27, decision 0047).
  */
+import { execFile } from 'node:child_process';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import t from 'tap';
 import { makeTestCa, startForwardProxy, type ForwardProxy, type TestCa } from '@hub/testkit';
 import { createUpstreamClient, type UpstreamClientOptions } from '../src/client.js';
@@ -98,9 +100,36 @@ t.test('private CA: refused without ca_file (naming the TLS trust problem), acce
   const ok = await client(tt, { origin, tls: { ca: [ca.cert] } }).request(`${origin}/a`);
   tt.equal(await text(ok), 'ok /a');
 
-  const other = makeTestCa(tt.testdir(), 'another CA');
+  const other = makeTestCa(path.join(ca.certPath, '..', 'other'), 'another CA');
   const wrong = await failure(client(tt, { origin, tls: { ca: [other.cert] } }).request(`${origin}/a`));
   tt.match(wrong.message, /not trusted/, 'a CA that did not sign the upstream does not help');
+});
+
+t.test('NODE_EXTRA_CA_CERTS keeps working, with and without ca_file (a child process started with it)', async (tt) => {
+  const dir = tt.testdir();
+  const a = makeTestCa(path.join(dir, 'a'), 'CA in NODE_EXTRA_CA_CERTS');
+  const b = makeTestCa(path.join(dir, 'b'), 'CA in ca_file');
+  const upA = await upstream(tt, { ca: a });
+  const upB = await upstream(tt, { ca: b });
+  const clientModule = new URL('../src/client.js', import.meta.url).href;
+  const script = `
+    import { createUpstreamClient } from ${JSON.stringify(clientModule)};
+    const caB = process.env.CA_B;
+    const [portA, portB] = process.argv.slice(1);
+    const get = async (tls, port) => {
+      const c = createUpstreamClient({ origin: 'https://localhost:' + port, userAgent: 't', retries: 0, tls });
+      try { const r = await c.request('https://localhost:' + port + '/x'); r.body.resume(); return r.status; } catch (e) { return e.message; } finally { await c.close(); }
+    };
+    console.log(JSON.stringify({ aWithout: await get(undefined, portA), aWith: await get({ ca: [caB] }, portA), bWith: await get({ ca: [caB] }, portB), bWithout: await get(undefined, portB) }));
+  `;
+  const out = await new Promise<string>((resolve, reject) =>
+    execFile(process.execPath, ['--input-type=module', '-e', script, String(upA.port), String(upB.port)], { env: { ...process.env, NODE_EXTRA_CA_CERTS: a.certPath, CA_B: b.cert } }, (err, stdout, stderr) => (err ? reject(new Error(stderr)) : resolve(stdout))),
+  );
+  const r = JSON.parse(out) as Record<string, unknown>;
+  tt.equal(r.aWithout, 200, 'no ca_file: Node\'s store, NODE_EXTRA_CA_CERTS included');
+  tt.equal(r.aWith, 200, 'with ca_file: NODE_EXTRA_CA_CERTS still trusted');
+  tt.equal(r.bWith, 200, 'and the ca_file CA');
+  tt.match(r.bWithout, /not trusted/, 'control: the ca_file CA is not trusted without it');
 });
 
 t.test('mutual TLS: refused without a client certificate, served with client_cert/client_key', async (tt) => {
