@@ -203,6 +203,9 @@ t.test('proxy credentials from the URL: sent to the proxy only, refusals and out
   const ok = client(tt, { origin, proxy: { httpsProxy: withCreds('svc-hub', 's3cret-pw') }, tls: { ca: [ca.cert] } });
   tt.equal(await text(await ok.request(`${origin}/a`)), 'ok /a');
   tt.equal(fwd.authorizations[0], `Basic ${Buffer.from('svc-hub:s3cret-pw').toString('base64')}`);
+  // A Proxy-Authorization header from a caller is dropped: only the configured credentials reach the proxy.
+  tt.equal(await text(await ok.request(`${origin}/b`, { headers: { 'Proxy-Authorization': 'Basic ZXZpbDpldmls' } })), 'ok /b');
+  tt.notOk(fwd.authorizations.includes('Basic ZXZpbDpldmls'));
 
   const bad = await failure(client(tt, { origin, proxy: { httpsProxy: withCreds('svc-hub', 'wrong-pw') }, tls: { ca: [ca.cert] } }).request(`${origin}/a`));
   tt.equal(bad.status, 502);
