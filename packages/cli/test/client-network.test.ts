@@ -40,10 +40,12 @@ t.test('npm: env npm_config_* over the project .npmrc over ~/.npmrc over the glo
     sources: ['the global npmrc', '~/.npmrc', './.npmrc'],
   });
   // What `npm start` exports to its script: set values as npm_config_*, strict-ssl=false as an empty string.
-  const exported = npmNetwork({ env: { npm_config_cafile: '/x/ca.pem', npm_config_https_proxy: 'http://p:1', npm_config_strict_ssl: '' }, home: path.join(root, 'nobody'), cwd: root });
+  // No global npmrc of this machine in the way.
+  const noGlobal = { npm_config_globalconfig: path.join(root, 'no-global-npmrc') };
+  const exported = npmNetwork({ env: { ...noGlobal, npm_config_cafile: '/x/ca.pem', npm_config_https_proxy: 'http://p:1', npm_config_strict_ssl: '' }, home: path.join(root, 'nobody'), cwd: root });
   t.same(exported, { httpsProxy: 'http://p:1', caFile: '/x/ca.pem', strictSslOff: true, sources: ['npm_config_https_proxy', 'npm_config_cafile', 'npm_config_strict_ssl'] });
-  t.notOk(npmNetwork({ env: { npm_config_strict_ssl: 'true' }, home, cwd: root }).strictSslOff);
-  t.same(npmNetwork({ env: { npm_config_noproxy: '', npm_config_cafile: '/x/ca.pem' }, home: path.join(root, 'nobody'), cwd: root }).sources, ['npm_config_cafile'], 'an empty exported setting is not named as a source');
+  t.notOk(npmNetwork({ env: { ...noGlobal, npm_config_strict_ssl: 'true' }, home, cwd: root }).strictSslOff);
+  t.same(npmNetwork({ env: { ...noGlobal, npm_config_noproxy: '', npm_config_cafile: '/x/ca.pem' }, home: path.join(root, 'nobody'), cwd: root }).sources, ['npm_config_cafile'], 'an empty exported setting is not named as a source');
 });
 
 t.test('pip: PIP_PROXY / PIP_CERT over pip.conf [global]; cargo: CARGO_HTTP_* over ~/.cargo/config.toml [http]', async (t) => {
