@@ -5,6 +5,8 @@
  * it we ask npm itself (`npm config get registry`), as `hub init` does.
  */
 import { execFileSync } from 'node:child_process';
+import { homedir } from 'node:os';
+import { npmNetwork, proxyForUpstream, type ClientNetwork } from './client-network.js';
 import { ConfigError, type HubConfig } from '@hub/runtime';
 import { configFromObject, type KindSchemas } from '@hub/runtime/internal';
 
@@ -21,10 +23,16 @@ export function npmConfiguredRegistry(env: NodeJS.ProcessEnv): string | undefine
   }
 }
 
+/** npm's network settings on this machine: HOME from `env` (tests pass a temporary one), the project's `.npmrc` from the working folder. */
+export function npmNetworkOf(env: NodeJS.ProcessEnv): ClientNetwork {
+  return npmNetwork({ env, home: env.HOME || homedir(), cwd: process.cwd() });
+}
+
 export function builtInConfig(
   env: NodeJS.ProcessEnv,
   kindSchemas?: KindSchemas,
   askNpm: (env: NodeJS.ProcessEnv) => string | undefined = npmConfiguredRegistry,
+  network: ClientNetwork = npmNetworkOf(env),
 ): HubConfig {
   const fromEnv = env.npm_config_registry?.trim();
   const registry = fromEnv || askNpm(env);
@@ -35,12 +43,17 @@ export function builtInConfig(
       { file: BUILT_IN_SOURCE },
     );
   }
+  const upstream = registry.replace(/\/+$/, '');
+  // npm's proxy and CAs go with its registry, so hub reaches it the way npm does (decision 0048). Its
+  // strict-ssl=false is not copied: configSource says so at every start.
+  const proxy = proxyForUpstream(network, upstream);
   return configFromObject(
     {
+      ...(proxy && network.noProxy?.length ? { server: { upstream_no_proxy: network.noProxy } } : {}),
       // The built-in default listens on 127.0.0.1 only (the schema default), so anonymous downloads
       // reach only this machine's own users: a fresh `npm start` works with no token set up.
       auth: { anonymous: ['source:read'] },
-      registries: [{ name: 'npm', type: 'npm', mode: 'proxy', upstream: registry.replace(/\/+$/, '') }],
+      registries: [{ name: 'npm', type: 'npm', mode: 'proxy', upstream, ...(proxy ? { proxy } : {}), ...(network.caFile ? { ca_file: network.caFile } : {}) }],
     },
     { file: `${BUILT_IN_SOURCE} (${fromEnv ? 'npm_config_registry' : 'npm config get registry'})`, env, kindSchemas },
   );

@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { DetectContext, RegistryKind } from '@hub/runtime';
+import { cargoNetwork, npmNetwork, pipNetwork, proxyForUpstream, withoutCredentials, type ClientNetwork, type MachineFiles } from './client-network.js';
 
 export interface FoundUpstream {
   /** The registry name to serve it under (= type). */
@@ -58,6 +59,13 @@ function cleanUrl(raw: string): string | undefined {
 export interface InitOptions {
   /** `[server] listen`; default 127.0.0.1:8080. */
   listen?: string;
+  /** Each kind's client network settings (proxy, CA), by kind id: npm's for npm, pip's for pypi, cargo's for cargo. */
+  networks?: Readonly<Record<string, ClientNetwork>>;
+}
+
+/** The network settings of the clients whose registries init writes (decision 0048). */
+export function clientNetworks(m: MachineFiles): Record<string, ClientNetwork> {
+  return { npm: npmNetwork(m), pypi: pipNetwork(m), cargo: cargoNetwork(m) };
 }
 
 /** TOML basic strings accept JSON's escapes (JSON.stringify never writes `\/`). */
@@ -76,6 +84,7 @@ export function renderInitToml(found: readonly FoundUpstream[], opts: InitOption
     '# trusted_proxies = ["127.0.0.0/8", "::1"]       # with trust_proxy: the proxies believed (default: loopback)',
     '# tls_cert = "cert.pem"                          # HTTPS: go sends .netrc only over https, terraform needs it',
     '# tls_key = "key.pem"',
+    ...serverNetworkToml(found, opts.networks ?? {}),
     '',
     '[database]',
     'client = "sqlite"                                # or "mysql" with url_env = "HUB_MYSQL_URL"',
@@ -91,12 +100,39 @@ export function renderInitToml(found: readonly FoundUpstream[], opts: InitOption
     'anonymous = []',
     '# admin_token_sha256 = "<64 hex digits>"         # or set HUB_ADMIN_TOKEN (32+ characters); with neither, the first start prints one',
     '',
-    ...registriesToml(found),
+    ...registriesToml(found, opts.networks ?? {}),
   ];
   return `${lines.join('\n')}\n`;
 }
 
-function registriesToml(found: readonly FoundUpstream[]): string[] {
+/** npm's noproxy list (the only client that has one) for the registries that got a proxy. */
+function serverNetworkToml(found: readonly FoundUpstream[], networks: Readonly<Record<string, ClientNetwork>>): string[] {
+  const proxied = found.filter((f) => networks[f.type] && proxyForUpstream(networks[f.type]!, f.upstream));
+  const noProxy = [...new Set(proxied.flatMap((f) => networks[f.type]!.noProxy ?? []))];
+  return [
+    '# upstream_proxy = "http://proxy.internal:3128"  # forward proxy for every upstream; unset: HTTPS_PROXY / HTTP_PROXY / NO_PROXY',
+    ...(noProxy.length ? [`upstream_no_proxy = [${noProxy.map(str).join(', ')}]  # from npm's noproxy`] : []),
+    '# ca_file = "company-ca.pem"                     # extra CAs for upstream TLS, added to Node\'s defaults',
+  ];
+}
+
+/** A registry's proxy and CA from its client's settings; a proxy URL with credentials is named by a variable, never written. */
+function registryNetworkToml(f: FoundUpstream, n: ClientNetwork | undefined): string[] {
+  if (!n) return [];
+  const out: string[] = [];
+  const proxy = proxyForUpstream(n, f.upstream);
+  if (proxy) {
+    const { url, hadCredentials } = withoutCredentials(proxy);
+    const variable = `HUB_${f.name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_PROXY`;
+    if (hadCredentials) out.push(`# the proxy in ${n.sources.join(', ')} (${url}) carries a user and password: set ${variable} to that whole URL`, `proxy_env = ${str(variable)}`);
+    else out.push(`proxy = ${str(url)}  # from ${n.sources.join(', ')}`);
+  }
+  if (n.caFile) out.push(`ca_file = ${str(n.caFile)}  # extra CAs, from ${n.sources.join(', ')}`);
+  if (n.strictSslOff) out.push('# npm has strict-ssl=false: hub verifies upstream certificates anyway; set ca_file to the CA your network signs with (decision 0048)');
+  return out;
+}
+
+function registriesToml(found: readonly FoundUpstream[], networks: Readonly<Record<string, ClientNetwork>>): string[] {
   if (found.length === 0) {
     return [
       '# No package manager configuration was found. Add one table per registry:',
@@ -114,6 +150,7 @@ function registriesToml(found: readonly FoundUpstream[]): string[] {
     `type = ${str(f.type)}`,
     'mode = "proxy"                                   # proxy | hybrid | local',
     `upstream = ${str(f.upstream)}`,
+    ...registryNetworkToml(f, networks[f.type]),
     '# upstream_auth = { token_env = "UPSTREAM_TOKEN" }',
     '',
   ]);

@@ -126,7 +126,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
 
   if (config.cache.max_bytes === 0)
     log.warn('[cache] max_bytes is not set: cached artifacts are never removed for space, and the blob store grows with every new version fetched');
-  const { registries, health: mirrorHealth } = bindRegistries(config, kinds, metrics, log);
+  const { registries, health: mirrorHealth } = bindRegistries(config, kinds, metrics, log, env);
   // Host values that may appear in URLs hub writes when no public_url is set; listen() adds its own names.
   const servedHosts = new Set(config.server.allowed_hosts.map((h) => h.toLowerCase()));
 

@@ -32,6 +32,8 @@ export { decide, globMatches, ANONYMOUS, type Decision, type Policy, type Subjec
 export { ALL_PERMISSIONS } from './policy/roles.js';
 export { apiPolicyId, configPolicyId, type PolicyRow, type PolicyRule } from './policy/policy-source.js';
 export { canonicalIp, createAddressMatcher } from '@hub/upstream';
+/** The server-level forward proxy and CAs as an undici dispatcher, for fetches from configured services (an identity provider). */
+export { serverDispatcher } from './server/upstream-network.js';
 export type { AccessControl, CredentialSource } from './policy/access-control.js';
 export { createPolicyMemo, type PolicyMemo } from './policy/policy-memo.js';
 

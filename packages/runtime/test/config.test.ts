@@ -172,6 +172,7 @@ t.test('an empty file gets every default', async (tt) => {
       trusted_proxies: ['127.0.0.0/8', '::1'],
       allowed_hosts: [],
       forbidden_networks: [...DEFAULT_FORBIDDEN_CIDRS],
+      upstream_no_proxy: [],
       max_connections: 10000,
       max_connections_per_client: 256,
       drain_secs: 5,

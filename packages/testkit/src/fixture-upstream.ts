@@ -48,7 +48,8 @@ export interface FixtureUpstreamOptions {
   root?: string;
   /** Custom routes, tried before `root`. Return true if handled. */
   handler?: FixtureHandler;
-  tls?: { cert: string; key: string };
+  /** Serve https; with `clientCa`, a client certificate signed by it is required (mutual TLS). */
+  tls?: { cert: string; key: string; clientCa?: string };
   /** Listen address, default 127.0.0.1. The port is always ephemeral. */
   host?: string;
 }
@@ -479,7 +480,7 @@ export async function startFixtureUpstream(opts: FixtureUpstreamOptions = {}): P
   };
 
   const server: Server = opts.tls
-    ? https.createServer({ cert: opts.tls.cert, key: opts.tls.key }, onRequest)
+    ? https.createServer({ cert: opts.tls.cert, key: opts.tls.key, ...(opts.tls.clientCa ? { requestCert: true, rejectUnauthorized: true, ca: opts.tls.clientCa } : {}) }, onRequest)
     : http.createServer(onRequest);
   server.on('connection', (socket: Socket) => {
     if (isDown) {

@@ -17,3 +17,5 @@ export * from './npm-client.js';
 export * from './clients.js';
 export { filesKind } from './files-kind.js';
 export { pluginConfigLoader } from './plugin-config.js';
+export { startForwardProxy, type ForwardProxy, type ForwardProxyOptions } from './forward-proxy.js';
+export { startTinyproxy, tinyproxyPath, type Tinyproxy } from './tinyproxy.js';

@@ -17,6 +17,8 @@ export interface TestHubOptions {
   /** Blob directory; default `<dir>/blobs`. Two hubs given the same one act as replicas. */
   storagePath?: string;
   env?: NodeJS.ProcessEnv;
+  /** Where hub logs (default: silent, or HUB_TEST_LOG's level): a test reading the log passes its own. */
+  logger?: ReturnType<typeof createLogger>;
 }
 
 export interface TestHub {
@@ -48,7 +50,7 @@ export async function startTestHub(o: TestHubOptions): Promise<TestHub> {
     plugins: o.plugins,
     configFile,
     env: { ...o.env, HUB_ADMIN_TOKEN: adminToken },
-    logger: createLogger({ level: process.env.HUB_TEST_LOG ?? 'silent' }),
+    logger: o.logger ?? createLogger({ level: process.env.HUB_TEST_LOG ?? 'silent' }),
     print: () => {},
   });
   const url = await hub.listen();

@@ -2,10 +2,14 @@ import dns from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Agent, Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { errors, type HubError, isHubError, type UpstreamClient, type UpstreamRequestOptions, type UpstreamResponse } from '@hub/contract';
 import { parseIp } from './ip-ranges.js';
 import { DEFAULT_FORBIDDEN_CIDRS, forbiddenAddressMatcher } from './address-policy.js';
+import { createNetworkDispatcher, type NetworkDispatcher } from './network.js';
+import { proxyFor, type ProxySettings } from './proxy-route.js';
+import { describeNetworkError } from './network-errors.js';
+import type { UpstreamTls } from './tls-trust.js';
 
 export interface UpstreamClientOptions {
   /** The configured upstream base URL; its origin is the only one that gets credentials. */
@@ -35,6 +39,13 @@ export interface UpstreamClientOptions {
    * upstream's origin always is. Tests and internal mirrors live on such addresses.
    */
   trustedOrigins?: readonly string[];
+  /**
+   * Forward proxy settings (`[server] upstream_proxy`, a registry's `proxy`, or HTTPS_PROXY and friends, resolved by
+   * the caller). A proxied hop's target is still resolved and checked here before it is sent (decision 0047).
+   */
+  proxy?: ProxySettings;
+  /** Extra CAs (added to Node's defaults) and a client certificate for mutual TLS. */
+  tls?: UpstreamTls;
   /** Name resolution, `dns.lookup` by default; replaceable so a test can play a rebinding resolver. */
   resolve?: (hostname: string) => Promise<string[]>;
   /**
@@ -92,6 +103,10 @@ function startDeadline(ms: number): Deadline {
 /** State of one request() call, for error mapping and metrics. */
 interface Ctx {
   url: URL;
+  /** Whether a client certificate is configured (an upstream closing a TLS connection at once may want one). */
+  clientCert: boolean;
+  /** The forward proxy the current hop goes through, if any (credentials included: never log it unredacted). */
+  proxy?: string;
   deadline: Deadline;
   started: number;
 }
@@ -108,7 +123,10 @@ function toHubError(e: unknown, ctx: Ctx, phase: 'request' | 'body'): HubError {
   // checkedLookup's refusal, as undici hands it back (itself, or as the cause of a connect error).
   const policy = [e, (e as { cause?: unknown } | null)?.cause].find((x) => errorCode(x) === 'EHUBFORBIDDEN') as { address?: unknown } | undefined;
   if (policy) return refused(ctx.url, String(policy.address));
-  const detail = { url: redactUrl(ctx.url), reason: code ?? (e instanceof Error ? e.name : 'unknown') };
+  const detail = { url: redactUrl(ctx.url), reason: code ?? (e instanceof Error ? e.name : 'unknown'), ...(ctx.proxy ? { proxy: redactUrl(ctx.proxy) } : {}) };
+  // Only before the answer: a body cut later is the upstream's, whatever the path.
+  const network = phase === 'request' ? describeNetworkError(e, { proxied: ctx.proxy !== undefined, https: ctx.url.protocol === 'https:', clientCert: ctx.clientCert }) : undefined;
+  if (network !== undefined && !ctx.deadline.expired()) return errors.upstream(network, detail);
   if (ctx.deadline.expired()) return errors.upstreamTimeout('upstream did not answer within the deadline', detail);
   if (code === 'UND_ERR_CONNECT_TIMEOUT') return errors.upstreamTimeout('upstream connection timed out', detail);
   if (code === 'UND_ERR_HEADERS_TIMEOUT') return errors.upstreamTimeout('upstream did not send response headers in time', detail);
@@ -225,16 +243,18 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
   // undici is loaded by the first request (a hub serving only from its cache never needs it); a client
   // closed before that gets an agent destroyed at once, so its requests fail as a closed client's do.
   let closed = false;
-  let agent: Promise<Agent> | undefined;
-  const agentForRequests = (): Promise<Agent> =>
-    (agent ??= import('undici').then(({ Agent }) => {
-      const a = new Agent({
-        // The connection resolves the name once more: check that answer too and connect to exactly it, so a
-        // name that re-resolves into a forbidden network between the check and the connect is still refused.
-        connect: { timeout: opts.connectTimeoutMs ?? 10_000, lookup: checkedLookup(resolve, (host) => !trustedHosts.has(host), isForbidden) },
-        headersTimeout: opts.headersTimeoutMs ?? 10_000,
-        bodyTimeout: opts.idleBodyTimeoutMs ?? 30_000,
-      });
+  let agent: Promise<NetworkDispatcher> | undefined;
+  const agentForRequests = (): Promise<NetworkDispatcher> =>
+    (agent ??= createNetworkDispatcher({
+      proxy: opts.proxy,
+      tls: opts.tls,
+      connectTimeoutMs: opts.connectTimeoutMs,
+      headersTimeoutMs: opts.headersTimeoutMs,
+      bodyTimeoutMs: opts.idleBodyTimeoutMs,
+      // A direct connection resolves the name once more: check that answer too and connect to exactly it, so a
+      // name that re-resolves into a forbidden network between the check and the connect is still refused.
+      lookup: checkedLookup(resolve, (host) => !trustedHosts.has(host), isForbidden),
+    }).then((a) => {
       if (closed) void a.destroy();
       return a;
     }));
@@ -250,13 +270,16 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
   function headersFor(target: URL, carried: Record<string, string>): Record<string, string> {
     const headers: Record<string, string> = { 'user-agent': opts.userAgent, 'accept-encoding': 'identity' };
     if (upstreamAuth !== undefined && target.origin === configuredOrigin) headers['authorization'] = upstreamAuth;
-    return { ...headers, ...carried };
+    // Proxy credentials come from the proxy URL only; a caller's header never reaches a proxy (undici refuses it).
+    const { 'proxy-authorization': _dropped, ...rest } = carried;
+    return { ...headers, ...rest };
   }
 
   /** One hop, retried while nothing came back and the deadline allows. */
   async function send(ctx: Ctx, method: 'GET' | 'HEAD', headers: Record<string, string>): Promise<Dispatcher.ResponseData> {
     const { signal } = ctx.deadline;
     const agent = await agentForRequests();
+    ctx.proxy = agent.proxyFor(ctx.url);
     for (let attempt = 0; ; attempt++) {
       try {
         return await agent.request({ origin: ctx.url.origin, path: ctx.url.pathname + ctx.url.search, method, headers, signal });
@@ -279,7 +302,11 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
         addresses = await untilDeadline(resolve(host), ctx.deadline.signal);
       } catch (e) {
         if (ctx.deadline.expired()) throw e;
-        throw errors.upstream('upstream host does not resolve', { url: redactUrl(target), reason: errorCode(e) });
+        // Behind a proxy hub still checks where a URL leads before handing it on; a host only the proxy can
+        // resolve is refused unless the operator trusts its origin (decision 0047).
+        const proxied = proxyFor(opts.proxy ?? {}, target) !== undefined;
+        const message = proxied ? 'upstream host does not resolve here, and hub checks every address before sending a request through the proxy (list its origin in allowed_origins to trust it)' : 'upstream host does not resolve';
+        throw errors.upstream(message, { url: redactUrl(target), reason: errorCode(e) });
       }
     }
     const bad = addresses.find(isForbidden);
@@ -338,7 +365,7 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
     const method = ro.method ?? 'GET';
     const start = parseHttpUrl(url);
     if (!start) throw errors.upstream('invalid upstream URL', { url: redactUrl(url) });
-    const ctx: Ctx = { url: start, deadline: startDeadline(ro.deadlineMs ?? defaultDeadlineMs), started: performance.now() };
+    const ctx: Ctx = { url: start, clientCert: opts.tls?.cert !== undefined, deadline: startDeadline(ro.deadlineMs ?? defaultDeadlineMs), started: performance.now() };
     try {
       // URLs often come from upstream documents (a tarball, a download_url): the first hop is checked like a redirect.
       await assertAllowedTarget(ctx, start);

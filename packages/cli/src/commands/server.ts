@@ -2,7 +2,8 @@
 import fs from 'node:fs';
 import { VERSION, createHub } from '@hub/runtime';
 import { checkPlugins, composePlugins, createDb, migrate, readConfigFile, runtimeMigrations } from '@hub/runtime/internal';
-import { detectUpstreams, renderInitToml } from '../init.js';
+import { homedir } from 'node:os';
+import { clientNetworks, detectUpstreams, renderInitToml } from '../init.js';
 import { configSource } from '../config.js';
 import type { Io } from '../io.js';
 import { parse } from '../options.js';
@@ -66,7 +67,7 @@ export async function init(argv: string[], io: Io): Promise<number> {
   // Refuse before asking the machine's tools, which can take seconds.
   if (output !== '-' && fs.existsSync(output) && !values.force) throw new UsageError(`${output} exists; pass --force to overwrite it`, 'init');
   const found = await detectUpstreams(checkPlugins(await defaultPlugins()).kinds.values());
-  const toml = renderInitToml(found);
+  const toml = renderInitToml(found, { networks: clientNetworks({ env: io.env, home: io.env.HOME || homedir(), cwd: process.cwd() }) });
   if (output === '-') io.out(toml);
   else {
     fs.writeFileSync(output, toml);

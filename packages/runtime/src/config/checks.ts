@@ -24,6 +24,7 @@ function checkServer(issues: Issues, c: HubConfig): void {
     s[key].forEach((cidr, i) => {
       if (!isCidr(cidr)) issues.add(['server', key, i], `must be an IP address or CIDR range like 169.254.0.0/16 or fe80::/10 (got ${JSON.stringify(cidr)})`);
     });
+  if (s.upstream_proxy !== undefined) checkProxyUrl(issues, ['server', s.upstream_proxy_env === undefined ? 'upstream_proxy' : 'upstream_proxy_env'], s.upstream_proxy, false);
   if (s.trust_proxy && s.trusted_proxies.length === 0) issues.add(['server', 'trusted_proxies'], 'trust_proxy needs at least one trusted proxy address or range (the proxy in front of hub)');
 }
 
@@ -58,7 +59,7 @@ function checkRegistries(issues: Issues, c: HubConfig): void {
     const at = (...keys: Array<string | number>): KeyPath => ['registries', i, ...keys];
     if (r.mode === 'local') {
       // Silently ignoring an upstream would hide a mode typo'd into "local"; say so instead.
-      for (const key of ['upstream', 'upstreams', 'upstream_auth'] as const) if (r[key] !== undefined) issues.add(at(key), 'not used in local mode (remove it or change mode)');
+      for (const key of ['upstream', 'upstreams', 'upstream_auth', 'proxy', 'ca_file', 'client_cert', 'client_key'] as const) if (r[key] !== undefined) issues.add(at(key), 'not used in local mode (remove it or change mode)');
       return;
     }
     if (r.upstream !== undefined && r.upstreams !== undefined) issues.add(at('upstreams'), 'give upstream (one URL) or upstreams (a list of mirrors), not both');
@@ -72,6 +73,8 @@ function checkRegistries(issues: Issues, c: HubConfig): void {
       seen.add(base);
     });
     if (r.upstream_auth !== undefined) checkUpstreamAuth(issues, at('upstream_auth'), r.upstream_auth);
+    if (r.proxy !== undefined) checkProxyUrl(issues, at(r.proxy_env === undefined ? 'proxy' : 'proxy_env'), r.proxy, true);
+    if ((r.client_cert === undefined) !== (r.client_key === undefined)) issues.add(at(r.client_cert === undefined ? 'client_cert' : 'client_key'), 'client_cert and client_key go together: set both or neither');
     r.allowed_origins.forEach((o, j) => {
       if (!isOrigin(o)) issues.add(at('allowed_origins', j), `must be an origin only, scheme://host[:port] (got ${JSON.stringify(o)})`);
     });
@@ -99,6 +102,22 @@ function checkUpstreamAuth(issues: Issues, path: KeyPath, a: NonNullable<Registr
 /** Two keys that go together: the missing one is named when only one is set. */
 function checkPair<T>(issues: Issues, section: string, table: T, a: keyof T & string, b: keyof T & string): void {
   if ((table[a] === undefined) !== (table[b] === undefined)) issues.add([section, table[a] === undefined ? a : b], `${a} and ${b} go together: set both or neither`);
+}
+
+/**
+ * A forward proxy URL: http(s), a host, nothing after the port. The value may hold a password, so the message
+ * never repeats it.
+ */
+function checkProxyUrl(issues: Issues, path: KeyPath, value: string, noneAllowed: boolean): void {
+  if (noneAllowed && value === 'none') return;
+  let ok = false;
+  try {
+    const u = new URL(value);
+    ok = (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '' && (u.pathname === '/' || u.pathname === '') && u.search === '' && u.hash === '';
+  } catch {
+    ok = false;
+  }
+  if (!ok) issues.add(path, `must be a proxy URL like http://proxy.internal:3128 or http://user:password@proxy.internal:3128${noneAllowed ? ', or "none"' : ''} (the value is not repeated here: it may hold a password)`);
 }
 
 function checkUrl(issues: Issues, path: KeyPath, url: string): void {

@@ -3,6 +3,7 @@
  * secrets, normalise. Every problem is reported as `<file>:<line>: <key path>: <what is wrong>`,
  * all of them at once, so a user fixes the file in one pass instead of one error per restart.
  */
+import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { Value } from 'typebox/value';
 import { checkCrossField } from './checks.js';
@@ -76,6 +77,8 @@ export function configFromObject(doc: Record<string, unknown>, opts: FromObjectO
   issues.throwIfAny();
 
   normalise(config, opts.baseDir ?? process.cwd());
+  checkTlsFiles(issues, config);
+  issues.throwIfAny();
   return config;
 }
 
@@ -178,12 +181,37 @@ function normalise(c: HubConfig, baseDir: string): void {
       r.upstream = mirrors[0];
     }
   }
+  if (c.server.ca_file !== undefined) c.server.ca_file = resolvePath(baseDir, c.server.ca_file);
+  for (const r of c.registries) for (const key of TLS_FILE_KEYS) if (r[key] !== undefined) r[key] = resolvePath(baseDir, r[key]);
   if (c.server.tls_cert !== undefined) c.server.tls_cert = resolvePath(baseDir, c.server.tls_cert);
   if (c.server.tls_key !== undefined) c.server.tls_key = resolvePath(baseDir, c.server.tls_key);
   if (c.server.internal_ca_file !== undefined) c.server.internal_ca_file = resolvePath(baseDir, c.server.internal_ca_file);
   c.database.filename = resolvePath(baseDir, c.database.filename);
   c.storage.path = resolvePath(baseDir, c.storage.path);
   if (c.auth.admin_token_sha256 !== undefined) c.auth.admin_token_sha256 = c.auth.admin_token_sha256.toLowerCase();
+}
+
+const TLS_FILE_KEYS = ['ca_file', 'client_cert', 'client_key'] as const;
+
+/** The upstream TLS files are read at start: a missing file or one of the wrong kind is a config error naming its key. */
+function checkTlsFiles(issues: Issues, c: HubConfig): void {
+  const check = (path: KeyPath, file: string, want: 'certificate' | 'key'): void => {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (e) {
+      return issues.add(path, `cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+    const pem = want === 'certificate' ? /-----BEGIN CERTIFICATE-----/ : /-----BEGIN (?:[A-Z]+ )?PRIVATE KEY-----/;
+    if (!pem.test(text)) issues.add(path, `${file} holds no PEM ${want} (-----BEGIN ${want === 'certificate' ? 'CERTIFICATE' : 'PRIVATE KEY'}-----)`);
+    else if (want === 'key' && /ENCRYPTED/.test(text)) issues.add(path, `${file} is an encrypted key; hub needs it unencrypted (readable by hub only)`);
+  };
+  if (c.server.ca_file !== undefined) check(['server', 'ca_file'], c.server.ca_file, 'certificate');
+  c.registries.forEach((r, i) => {
+    if (r.ca_file !== undefined) check(['registries', i, 'ca_file'], r.ca_file, 'certificate');
+    if (r.client_cert !== undefined) check(['registries', i, 'client_cert'], r.client_cert, 'certificate');
+    if (r.client_key !== undefined) check(['registries', i, 'client_key'], r.client_key, 'key');
+  });
 }
 
 function stripTrailingSlashes(url: string): string {

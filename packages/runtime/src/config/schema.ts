@@ -92,6 +92,26 @@ export const ServerSchema = Type.Object(
       description:
         'Connections one client may hold open at once (an IPv4 address, or an IPv6 /64); further connections from it are closed at once, so one client holding idle sockets cannot use up max_connections. With trust_proxy, connections from trusted_proxies count only against max_connections.',
     }),
+    upstream_proxy: Type.Optional(
+      Type.String({
+        minLength: 1,
+        examples: ['http://proxy.internal:3128'],
+        description:
+          'Forward proxy for every upstream request, `http://[user:password@]host:port` (or `https://`): https upstreams through CONNECT, http ones as proxy requests. Credentials may be in the URL; prefer `upstream_proxy_env`, as they are never logged either way. A registry\'s `proxy` overrides it. Unset: hub honours HTTPS_PROXY, HTTP_PROXY and NO_PROXY (or their lower-case forms). Targets are still checked against `forbidden_networks` before they are sent (decision 0047).',
+      }),
+    ),
+    upstream_proxy_env: Type.Optional(Type.String({ minLength: 1, description: 'Name of the environment variable holding `upstream_proxy` (for a URL with credentials); after loading, its value is in `upstream_proxy`.' })),
+    upstream_no_proxy: Type.Array(Type.String({ minLength: 1, examples: ['.corp.example'], description: 'A host, `.domain` or `*.domain` (the domain and everything below it), `host:port`, an IP address or CIDR range, or `*`.' }), {
+      default: [],
+      description: 'With `upstream_proxy` (or a registry\'s `proxy`): upstream hosts reached directly, not through the proxy. Without `upstream_proxy` (proxies from the environment), NO_PROXY says this instead.',
+    }),
+    ca_file: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description:
+          'PEM file of extra certificate authorities trusted for upstream TLS (a company CA that re-signs TLS, a private upstream\'s CA), added to Node\'s bundled CAs and NODE_EXTRA_CA_CERTS, never replacing them. Relative to the config file.',
+      }),
+    ),
     client_headers_timeout_ms: Type.Integer({
       default: 30000,
       minimum: 100,
@@ -315,6 +335,17 @@ export const RegistrySchema = Type.Object(
       description: 'With `upstreams`: a 404 or 410 from a mirror moves to the next mirror instead of being the answer (for mirrors that lag behind).',
     }),
     upstream_auth: Type.Optional(UpstreamAuthSchema),
+    proxy: Type.Optional(
+      Type.String({
+        minLength: 1,
+        examples: ['http://proxy.internal:3128', 'none'],
+        description: 'Forward proxy for this registry\'s upstream requests, overriding `[server] upstream_proxy` and HTTPS_PROXY/HTTP_PROXY; `"none"` connects directly. `[server] upstream_no_proxy` still applies.',
+      }),
+    ),
+    proxy_env: Type.Optional(Type.String({ minLength: 1, description: 'Name of the environment variable holding `proxy`; after loading, its value is in `proxy`.' })),
+    ca_file: Type.Optional(Type.String({ minLength: 1, description: 'PEM file of extra CAs trusted for this registry\'s upstream, in addition to `[server] ca_file` and Node\'s defaults. Relative to the config file.' })),
+    client_cert: Type.Optional(Type.String({ minLength: 1, description: 'PEM client certificate hub presents to this registry\'s upstream (mutual TLS), with `client_key`. Relative to the config file.' })),
+    client_key: Type.Optional(Type.String({ minLength: 1, description: 'PEM private key (unencrypted) of `client_cert`. Relative to the config file; keep it readable by hub only.' })),
     allowed_origins: Type.Array(httpUrl('An origin, scheme://host[:port].', 'http://10.0.0.5:8081'), {
       default: [],
       description: 'Origins this registry may fetch from although they lie in [server] forbidden_networks, e.g. an internal storage host an internal upstream redirects to.',

@@ -7,10 +7,13 @@ import type { HealthContribution } from '../health/health-board.js';
 import type { HubMetrics } from '../metrics.js';
 import { VERSION } from '../version.js';
 import type { BoundRegistry } from './registry-routes.js';
+import { logNetwork, registryNetwork, serverNetwork } from './upstream-network.js';
 
 const STATE_VALUE = { closed: 0, 'half-open': 1, open: 2 } as const;
 
-export function bindRegistries(config: HubConfig, kinds: ReadonlyMap<string, RegistryKind>, metrics: HubMetrics, log?: Logger) {
+export function bindRegistries(config: HubConfig, kinds: ReadonlyMap<string, RegistryKind>, metrics: HubMetrics, log?: Logger, env: NodeJS.ProcessEnv = process.env) {
+  const server = serverNetwork(config, env);
+  logNetwork(log, config, server);
   const registries = new Map<string, BoundRegistry>();
   const mirrored = new Map<string, MirroredClient>();
   for (const r of config.registries) {
@@ -18,6 +21,7 @@ export function bindRegistries(config: HubConfig, kinds: ReadonlyMap<string, Reg
     const bases = r.upstreams ?? (r.upstream === undefined ? [] : [r.upstream]);
     // Every mirror is a configured origin: a redirect or a document's URL may lead from one to another.
     const trustedOrigins = [...configuredOrigins(r), ...bases];
+    const { proxy, tls } = registryNetwork(server, config, r);
     const clientFor = (origin: string) =>
       createUpstreamClient({
         origin,
@@ -28,6 +32,8 @@ export function bindRegistries(config: HubConfig, kinds: ReadonlyMap<string, Reg
         deadlineMs: config.server.deadline_ms,
         forbiddenNetworks: config.server.forbidden_networks,
         trustedOrigins,
+        proxy,
+        tls,
         onRequest: (i) => {
           metrics.upstreamRequests.inc({ registry: r.name, status: String(i.status) });
           metrics.upstreamDuration.observe({ registry: r.name }, i.durationMs / 1000);
