@@ -90,10 +90,14 @@ function startDeadline(ms: number): Deadline {
 }
 
 /** State of one request() call, for error mapping and metrics. */
+type Method = NonNullable<UpstreamRequestOptions['method']>;
+
 interface Ctx {
   url: URL;
   deadline: Deadline;
   started: number;
+  /** A POST's body, sent again on a retry or a 307/308 hop. */
+  body?: Buffer;
 }
 
 function errorCode(e: unknown): string | undefined {
@@ -254,12 +258,12 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
   }
 
   /** One hop, retried while nothing came back and the deadline allows. */
-  async function send(ctx: Ctx, method: 'GET' | 'HEAD', headers: Record<string, string>): Promise<Dispatcher.ResponseData> {
+  async function send(ctx: Ctx, method: Method, headers: Record<string, string>): Promise<Dispatcher.ResponseData> {
     const { signal } = ctx.deadline;
     const agent = await agentForRequests();
     for (let attempt = 0; ; attempt++) {
       try {
-        return await agent.request({ origin: ctx.url.origin, path: ctx.url.pathname + ctx.url.search, method, headers, signal });
+        return await agent.request({ origin: ctx.url.origin, path: ctx.url.pathname + ctx.url.search, method, headers, signal, body: ctx.body });
       } catch (e) {
         const code = errorCode(e);
         if (attempt >= retries || signal.aborted || code === undefined || !RETRYABLE_CODES.has(code)) throw e;
@@ -292,7 +296,7 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
    * added to any hop on the configured origin. Each hop's address is checked here and again by the
    * connection's own lookup (checkedLookup), which is the address undici connects to.
    */
-  async function follow(ctx: Ctx, method: 'GET' | 'HEAD', callerHeaders: Record<string, string>): Promise<Dispatcher.ResponseData> {
+  async function follow(ctx: Ctx, method: Method, callerHeaders: Record<string, string>): Promise<Dispatcher.ResponseData> {
     const carried = { ...callerHeaders };
     for (let hop = 0; ; hop++) {
       const res = await send(ctx, method, headersFor(ctx.url, carried));
@@ -308,7 +312,7 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
     }
   }
 
-  function toResponse(ctx: Ctx, res: Dispatcher.ResponseData, method: 'GET' | 'HEAD', maxBytes: number): UpstreamResponse {
+  function toResponse(ctx: Ctx, res: Dispatcher.ResponseData, method: Method, maxBytes: number): UpstreamResponse {
     const headers = flattenHeaders(res.headers);
     const base = { status: res.statusCode, headers, url: ctx.url.href };
     const bodiless = method === 'HEAD' || res.statusCode === 204 || res.statusCode === 304 || res.statusCode < 200;
@@ -338,7 +342,7 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
     const method = ro.method ?? 'GET';
     const start = parseHttpUrl(url);
     if (!start) throw errors.upstream('invalid upstream URL', { url: redactUrl(url) });
-    const ctx: Ctx = { url: start, deadline: startDeadline(ro.deadlineMs ?? defaultDeadlineMs), started: performance.now() };
+    const ctx: Ctx = { url: start, deadline: startDeadline(ro.deadlineMs ?? defaultDeadlineMs), started: performance.now(), body: method === 'POST' ? ro.body : undefined };
     try {
       // URLs often come from upstream documents (a tarball, a download_url): the first hop is checked like a redirect.
       await assertAllowedTarget(ctx, start);

@@ -1,0 +1,49 @@
+/**
+ * `npm ping`, `npm whoami`, and `npm login` / `npm adduser`, which hub refuses with how to get a token
+ * instead (decision 0042).
+ */
+import { errors, HubError, reply, type KindRoute } from '@hub/contract';
+
+const json = (doc: unknown) => reply.json(doc, 200, { 'cache-control': 'no-store' });
+
+/** GET /-/ping: npm prints PONG for any 200. Open to anyone, like a health check: it says nothing about packages. */
+const ping: KindRoute = {
+  id: 'ping',
+  permission: null,
+  match: (s) => (s.length === 2 && s[0] === '-' && s[1] === 'ping' ? {} : null),
+  handle: async () => json({}),
+};
+
+/** GET /-/whoami: the token's user; 401 for a request without one (npm then says it is not logged in). */
+const whoami: KindRoute = {
+  id: 'whoami',
+  match: (s) => (s.length === 2 && s[0] === '-' && s[1] === 'whoami' ? {} : null),
+  async handle(rc) {
+    if (rc.user === null) throw errors.unauthenticated('no token was sent: npm whoami needs an _authToken for this registry in .npmrc');
+    return json({ username: rc.user });
+  },
+};
+
+const LOGIN_REFUSAL =
+  'hub does not issue tokens through npm login: ask an admin for one (`hub token create --user <you>`, or the console), ' +
+  'then add the line //<host>/proxy/<registry>/:_authToken=<token> to .npmrc';
+
+/**
+ * POST /-/v1/login (npm's web login) and PUT /-/user/org.couchdb.user:<name> (the password login it falls back
+ * to): 405, saying how to get a token. Open to anyone, since the client has no token yet.
+ */
+const login: KindRoute = {
+  id: 'login',
+  methods: ['POST', 'PUT'],
+  permission: null,
+  match(s) {
+    if (s.length === 3 && s[0] === '-' && s[1] === 'v1' && s[2] === 'login') return {};
+    if (s.length === 3 && s[0] === '-' && s[1] === 'user' && s[2]!.startsWith('org.couchdb.user:')) return {};
+    return null;
+  },
+  handle: async () => {
+    throw new HubError('method_not_allowed', LOGIN_REFUSAL);
+  },
+};
+
+export const accountRoutes: readonly KindRoute[] = [ping, whoami, login];
