@@ -12,7 +12,7 @@ const MAX_TEXT = 256;
 const MAX_UPSTREAM_ANSWER = 8 * 1024 * 1024;
 
 interface SearchObject {
-  package: { name: string; version: string; description?: string; keywords?: string[]; date?: string; links?: Record<string, string>; publisher?: { username: string } };
+  package: { name: string; version: string; description?: string; keywords?: string[]; date?: string; links?: Record<string, string>; publisher?: { username: string }; maintainers?: Array<{ username: string }> };
   score?: unknown;
   searchScore?: number;
   [k: string]: unknown;
@@ -49,6 +49,8 @@ async function localResult(rc: RequestContext, name: string): Promise<SearchObje
       ...(p.time?.[version] ? { date: p.time[version] } : {}),
       links: {},
       ...(publisher ? { publisher: { username: publisher } } : {}),
+      // npm's search output reads `maintainers` as a list.
+      maintainers: publisher ? [{ username: publisher }] : [],
     },
     score: { final: 1, detail: { quality: 1, popularity: 1, maintenance: 1 } },
     searchScore: 1,
@@ -69,7 +71,9 @@ async function upstreamResults(rc: RequestContext, text: string, size: number, f
     const objects = (Array.isArray(doc.objects) ? doc.objects : []).filter(
       (o): o is SearchObject => typeof (o as SearchObject)?.package?.name === 'string' && typeof (o as SearchObject).package.version === 'string' && !own.has((o as SearchObject).package.name),
     );
-    return { objects, total: typeof doc.total === 'number' ? doc.total : objects.length };
+    // npm's search output fails on a result without a `maintainers` list: give one to any that lacks it.
+    const usable = objects.map((o) => (Array.isArray(o.package.maintainers) ? o : { ...o, package: { ...o.package, maintainers: [] } }));
+    return { objects: usable, total: typeof doc.total === 'number' ? doc.total : objects.length };
   } catch (e) {
     rc.log.warn({ err: (e as Error).message }, 'the upstream search failed: answering local results only');
     return { objects: [], total: 0 };
