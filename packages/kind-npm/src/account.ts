@@ -2,7 +2,7 @@
  * `npm ping`, `npm whoami`, and `npm login` / `npm adduser`, which hub refuses with how to get a token
  * instead (decision 0042).
  */
-import { errors, HubError, reply, type KindRoute } from '@hub/contract';
+import { errors, HubError, reply, type KindRoute, type RequestContext } from '@hub/contract';
 
 const json = (doc: unknown) => reply.json(doc, 200, { 'cache-control': 'no-store' });
 
@@ -24,9 +24,16 @@ const whoami: KindRoute = {
   },
 };
 
-const LOGIN_REFUSAL =
-  'hub does not issue tokens through npm login: ask an admin for one (`hub token create --user <you>`, or the console), ' +
-  'then add the line //<host>/proxy/<registry>/:_authToken=<token> to .npmrc';
+/** The refusal, naming the exact .npmrc line for this registry when the request's host is one hub serves. */
+function loginRefusal(rc: RequestContext): string {
+  let key = '//<host>/proxy/<registry>/';
+  try {
+    key = `${rc.baseUrl.replace(/^https?:/, '')}/`;
+  } catch {
+    // a Host hub does not serve: the placeholder
+  }
+  return `hub does not issue tokens through npm login: ask an admin for one (\`hub token create --user <you>\`, or the console), then add the line ${key}:_authToken=<token> to .npmrc`;
+}
 
 /**
  * POST /-/v1/login (npm's web login) and PUT /-/user/org.couchdb.user:<name> (the password login it falls back
@@ -41,8 +48,8 @@ const login: KindRoute = {
     if (s.length === 3 && s[0] === '-' && s[1] === 'user' && s[2]!.startsWith('org.couchdb.user:')) return {};
     return null;
   },
-  handle: async () => {
-    throw new HubError('method_not_allowed', LOGIN_REFUSAL);
+  handle: async (rc) => {
+    throw new HubError('method_not_allowed', loginRefusal(rc));
   },
 };
 

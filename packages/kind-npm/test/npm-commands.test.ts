@@ -156,6 +156,7 @@ t.test('npm login is refused, saying how to get a token', { skip: noNpm }, async
   const login = await npmWithInput(p, ['login'], 'someone\nsecret\n');
   t.not(login.code, 0, 'npm login fails');
   t.match(login.stderr, /hub token create/, `npm shows how to get a token: ${login.stderr}`);
+  t.match(login.stderr, `${s.registry.replace(/^http:/, '')}:_authToken=<token>`, 'and the .npmrc line for this registry');
   const put = await send(`${s.hub.url}/proxy/npm/-/user/org.couchdb.user:someone`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: Buffer.from('{"name":"someone","password":"x"}') });
   t.equal(put.status, 405);
   t.match(JSON.parse(put.body.toString()), { error: { code: 'method_not_allowed', message: /hub token create/ } });
