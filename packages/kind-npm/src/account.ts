@@ -53,4 +53,20 @@ const login: KindRoute = {
   },
 };
 
+/**
+ * Any other `-/…` path but `-/package/…` (dist-tags): npm's account, token, team and org commands, which hub
+ * does not serve. A plain 404 that says so, rather than a refusal of `-` as a package name.
+ */
+const unsupported: KindRoute = {
+  id: 'npm-unsupported',
+  methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'],
+  permission: null,
+  match: (s) => (s[0] === '-' && s.length > 1 && s[1] !== 'package' ? { params: { what: s.slice(0, 3).join('/') } } : null),
+  handle: async (rc, m) => {
+    throw errors.notFound(`hub does not serve npm's /${m.params!.what!.slice(0, 100)}/… requests (see the npm kind's README for what it serves)`);
+  },
+};
+
+/** Before the package routes, which would refuse `-` as a name; `unsupported` after every other `-/…` route. */
 export const accountRoutes: readonly KindRoute[] = [ping, whoami, login];
+export const unsupportedRoutes: readonly KindRoute[] = [unsupported];

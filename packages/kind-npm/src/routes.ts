@@ -4,7 +4,7 @@ import { checkedName, isVersion, takeName, tarballFile, versionFromFile } from '
 import { builtPackument, coolDown, hiddenVersions, localState } from './local-packument.js';
 import { CORGI, distDigest, latestVersion, packumentSpec, parsed, publishedAt, rewritePackument, versionDoc, type Representation } from './packument.js';
 import { publishRoutes } from './publish.js';
-import { accountRoutes } from './account.js';
+import { accountRoutes, unsupportedRoutes } from './account.js';
 import { auditRoutes } from './audit.js';
 import { searchRoutes } from './search.js';
 import { isRegistryClient, wantsTarball } from './registry-client.js';
@@ -128,4 +128,4 @@ const registryTarballRoute: KindRoute = {
 };
 
 // The `-/…` routes first: a package route would refuse `-` as a name.
-export const routes: readonly KindRoute[] = [...accountRoutes, ...auditRoutes, ...searchRoutes, ...publishRoutes, packageRoute, versionTarballRoute, registryTarballRoute];
+export const routes: readonly KindRoute[] = [...accountRoutes, ...auditRoutes, ...searchRoutes, ...unsupportedRoutes, ...publishRoutes, packageRoute, versionTarballRoute, registryTarballRoute];

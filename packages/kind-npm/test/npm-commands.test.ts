@@ -161,3 +161,12 @@ t.test('npm login is refused, saying how to get a token', { skip: noNpm }, async
   t.equal(put.status, 405);
   t.match(JSON.parse(put.body.toString()), { error: { code: 'method_not_allowed', message: /hub token create/ } });
 });
+
+t.test("npm's commands hub does not serve get a 404 that says so, not a refusal of `-` as a name", async (t) => {
+  const s = await start(t);
+  const logout = await send(`${s.hub.url}/proxy/npm/-/user/token/abc`, { method: 'DELETE', headers: { authorization: `Bearer ${s.reader}` } });
+  t.equal(logout.status, 404);
+  t.match(JSON.parse(logout.body.toString()), { error: { code: 'not_found', message: "hub does not serve npm's /-/user/token/… requests (see the npm kind's README for what it serves)" } });
+  const tags = await rawRequest(`${s.hub.url}/proxy/npm/-/package/hubdemo/dist-tags`, { headers: { authorization: `Bearer ${s.reader}` } });
+  t.equal(tags.status, 200, 'dist-tags is still served');
+});
