@@ -1,19 +1,29 @@
 /**
  * npm's audit requests (`npm install` sends one after every install, `npm audit` and `pnpm audit` too):
- * answered by the upstream when it has them, else with an empty report, never a failure (decision 0042).
+ * answered by the upstream when it has them, else with a report of no advisories, never a failure (decision 0042).
  */
 import { gunzipSync } from 'node:zlib';
-import { errors, readCapped, reply, type KindRoute, type RequestContext } from '@hub/contract';
+import { errors, readCapped, reply, type KindRoute, type Reply, type RequestContext } from '@hub/contract';
 
 /** The request body's cap: a bulk query names each dependency once (tens of bytes each), 10 MiB is ~100,000. */
 export const MAX_AUDIT_BODY = 10 * 1024 * 1024;
 /** The upstream's answer is read whole, so it has a cap too. */
 const MAX_AUDIT_ANSWER = 32 * 1024 * 1024;
 
-/** `bulk`: `{name: [versions]}` (npm 7+); `quick`: npm 6's dependency tree (pnpm). */
-const ENDPOINTS: Record<string, string> = { bulk: 'advisories/bulk', quick: 'audits/quick' };
+/** `bulk`: `{name: [versions]}` (npm 7+); `quick` and `full`: npm 6's dependency tree (pnpm asks quick, then full). */
+const ENDPOINTS: Record<string, string> = { bulk: 'advisories/bulk', quick: 'audits/quick', full: 'audits' };
 
-const EMPTY = () => reply.json({}, 200, { 'cache-control': 'no-store' });
+/** A report of no advisories in each endpoint's format: npm 6's for the tree queries, which pnpm reads. */
+const NO_ADVISORIES: Record<string, unknown> = {
+  bulk: {},
+  tree: {
+    actions: [],
+    advisories: {},
+    muted: [],
+    metadata: { vulnerabilities: { info: 0, low: 0, moderate: 0, high: 0, critical: 0 }, dependencies: 0, devDependencies: 0, optionalDependencies: 0, totalDependencies: 0 },
+  },
+};
+const empty = (endpoint: string) => reply.json(NO_ADVISORIES[endpoint === 'bulk' ? 'bulk' : 'tree'], 200, { 'cache-control': 'no-store' });
 
 async function readBody(rc: RequestContext): Promise<Buffer> {
   const tooLarge = () => errors.payloadTooLarge(`an audit request may be at most ${MAX_AUDIT_BODY} bytes`);
@@ -42,11 +52,11 @@ async function outgoing(rc: RequestContext, endpoint: string, raw: Buffer): Prom
   return Object.keys(kept).length ? { body: Buffer.from(JSON.stringify(kept)), gzip: false } : null;
 }
 
-async function audit(rc: RequestContext, endpoint: string): Promise<ReturnType<typeof EMPTY>> {
+async function audit(rc: RequestContext, endpoint: string): Promise<Reply> {
   const raw = await readBody(rc);
-  if (rc.registry.mode === 'local' || !rc.registry.upstream) return EMPTY();
+  if (rc.registry.mode === 'local' || !rc.registry.upstream) return empty(endpoint);
   const out = await outgoing(rc, endpoint, raw);
-  if (!out) return EMPTY();
+  if (!out) return empty(endpoint);
   try {
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
     if (out.gzip) headers['content-encoding'] = 'gzip';
@@ -54,7 +64,7 @@ async function audit(rc: RequestContext, endpoint: string): Promise<ReturnType<t
     if (res.status !== 200) {
       res.body.destroy();
       rc.log.info({ status: res.status, endpoint }, 'the upstream has no npm audit here: answering an empty report');
-      return EMPTY();
+      return empty(endpoint);
     }
     const answer = await readCapped(res.body, MAX_AUDIT_ANSWER);
     const doc = JSON.parse(answer.toString('utf8')) as unknown;
@@ -63,17 +73,17 @@ async function audit(rc: RequestContext, endpoint: string): Promise<ReturnType<t
   } catch (e) {
     // An audit is advice: an upstream that fails it must not fail the install that sent it.
     rc.log.warn({ err: (e as Error).message, endpoint }, 'the upstream audit failed: answering an empty report');
-    return EMPTY();
+    return empty(endpoint);
   }
 }
 
-/** POST /-/npm/v1/security/advisories/bulk and /-/npm/v1/security/audits/quick. */
+/** POST /-/npm/v1/security/advisories/bulk, /-/npm/v1/security/audits/quick and /-/npm/v1/security/audits. */
 const auditRoute: KindRoute = {
   id: 'audit',
   methods: ['POST'],
   match(s) {
-    if (s.length !== 6 || s[0] !== '-' || s[1] !== 'npm' || s[2] !== 'v1' || s[3] !== 'security') return null;
-    const endpoint = Object.keys(ENDPOINTS).find((k) => ENDPOINTS[k] === `${s[4]}/${s[5]}`);
+    if (s.length < 5 || s.length > 6 || s[0] !== '-' || s[1] !== 'npm' || s[2] !== 'v1' || s[3] !== 'security') return null;
+    const endpoint = Object.keys(ENDPOINTS).find((k) => ENDPOINTS[k] === s.slice(4).join('/'));
     return endpoint ? { params: { endpoint } } : null;
   },
   handle: (rc, m) => audit(rc, m.params!.endpoint!),

@@ -121,6 +121,7 @@ t.test('the audit request body is bounded; an upstream failure is an empty repor
   t.same(JSON.parse(failed.body.toString()), {}, 'an upstream 500: a valid empty report');
   const quick = await send(`${s.hub.url}/proxy/npm/-/npm/v1/security/audits/quick`, { method: 'POST', headers, body: Buffer.from('{"name":"app","requires":{},"dependencies":{}}') });
   t.equal(quick.status, 200, 'the quick audit route too');
+  t.match(JSON.parse(quick.body.toString()), { advisories: {}, metadata: { vulnerabilities: { high: 0, critical: 0 } } }, "in npm 6's format, which pnpm reads");
 });
 
 t.test('npm ping, npm whoami, and whoami without a token', { skip: noNpm }, async (t) => {

@@ -58,7 +58,7 @@ function yarn4Rc(registry: string, key: string, token: string, linker: 'node-mod
 }
 
 for (const linker of ['node-modules', 'pnp'] as const) {
-  t.test(`yarn 4 (${linker}) installs, adds and shows package info through hub`, { skip: YARN4 ? false : 'yarn 4 is not installed' }, async (t) => {
+  t.test(`yarn 4 (${linker}) installs, adds, shows package info and audits through hub`, { skip: YARN4 ? false : 'yarn 4 is not installed' }, async (t) => {
     const { s, token, registry, key } = await hubFor(t);
     const p = project(t, YARN4!, DEPS, { packageManager: `yarn@${YARN4_VERSION}` });
     fs.writeFileSync(path.join(p.app, '.yarnrc.yml'), yarn4Rc(registry, key, token, linker, path.join(p.dir, 'yarn-cache')));
@@ -71,6 +71,8 @@ for (const linker of ['node-modules', 'pnp'] as const) {
     const info = await p.run(['npm', 'info', 'hubdemo', '--json']);
     t.equal(info.code, 0, `yarn npm info: ${info.stdout}${info.stderr}`);
     t.match(JSON.parse(info.stdout), { name: 'hubdemo', version: '1.1.0' }, 'yarn npm info reads the packument');
+    const audit = await p.run(['npm', 'audit']);
+    t.equal(audit.code, 0, `yarn npm audit: ${audit.stdout}${audit.stderr}`);
     if (linker === 'node-modules') {
       t.equal(p.installed('hubdemo')?.version, '1.1.0');
       t.equal(p.installed('hubdep')?.version, '1.0.0');
@@ -95,5 +97,9 @@ t.test('pnpm installs through hub', { skip: PNPM ? false : 'pnpm is not installe
   t.equal(p.installed('@hubtest/scoped')?.version, '1.0.0');
   t.ok(fs.existsSync(path.join(p.app, 'node_modules', '.pnpm', 'hubdep@1.0.0')), 'the dependency came through hub too');
   t.match(fs.readFileSync(path.join(p.app, 'pnpm-lock.yaml'), 'utf8'), /hubdep@1\.0\.0/);
+  // pnpm audit asks npm 6's quick audit (then the full one); the fixture upstream has neither.
+  const audit = await p.run(['audit']);
+  t.equal(audit.code, 0, `pnpm audit: ${audit.stdout}${audit.stderr}`);
+  t.match(audit.stdout, /No known vulnerabilities found/);
   t.equal(s.upstream.count((r) => Boolean(r.headers.authorization)), 0, 'the token never reaches the upstream');
 });
