@@ -149,6 +149,10 @@ t.test('npm search finds a name published here and one from the upstream', { ski
   t.match(found.stdout, /hubdemo/, "the upstream's");
   const json = JSON.parse((await dev.npm(['search', '--json', 'hublocal'])).stdout) as Array<{ name: string; version: string }>;
   t.match(json, [{ name: 'hublocal', version: '2.0.0' }]);
+  // An unlisted version disappears from search too.
+  await s.hub.hub.services.unlisting.add({ registry: 'npm', package_name: 'hubdemo', version: '1.1.0' }, 'admin');
+  const after = await rawRequest(`${s.hub.url}/proxy/npm/-/v1/search?text=hub`, { headers: { authorization: `Bearer ${s.reader}` } });
+  t.same((JSON.parse(after.body.toString()) as { objects: Array<{ package: { name: string } }> }).objects.map((o) => o.package.name), ['hublocal'], 'the upstream result naming an unlisted version is dropped');
 });
 
 t.test('npm login is refused, saying how to get a token', { skip: noNpm }, async (t) => {
