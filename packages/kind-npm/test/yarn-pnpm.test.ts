@@ -91,7 +91,7 @@ t.test('pnpm installs through hub', { skip: PNPM ? false : 'pnpm is not installe
   const { s, token, registry, key } = await hubFor(t);
   const p = project(t, PNPM!, DEPS);
   fs.writeFileSync(path.join(p.app, '.npmrc'), `registry=${registry}\n${key}:_authToken=${token}\nupdate-notifier=false\n`);
-  const r = await p.run(['install', '--store-dir', path.join(p.dir, 'pnpm-store'), '--reporter', 'append-only']);
+  const r = await p.run(['install', '--no-frozen-lockfile', '--store-dir', path.join(p.dir, 'pnpm-store'), '--reporter', 'append-only']);
   t.equal(r.code, 0, `pnpm install: ${r.stdout}${r.stderr}`);
   t.equal(p.installed('hubdemo')?.version, '1.1.0');
   t.equal(p.installed('@hubtest/scoped')?.version, '1.0.0');
