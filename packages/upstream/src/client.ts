@@ -302,6 +302,8 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
       const res = await send(ctx, method, headersFor(ctx.url, carried));
       const location = res.headers['location'];
       if (!REDIRECT_STATUSES.has(res.statusCode) || typeof location !== 'string') return res;
+      // A POST is sent again only where the status says the method and body stay (307, 308); 301-303 are its answer.
+      if (method === 'POST' && res.statusCode !== 307 && res.statusCode !== 308) return res;
       res.body.dump({ limit: REDIRECT_DRAIN_LIMIT }).catch(noop);
       if (hop >= maxRedirects) throw errors.upstream('upstream redirected too many times', { url: redactUrl(ctx.url), maxRedirects });
       const next = parseHttpUrl(location, ctx.url);
