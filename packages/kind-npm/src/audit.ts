@@ -44,7 +44,7 @@ async function outgoing(rc: RequestContext, endpoint: string, raw: Buffer): Prom
   try {
     query = JSON.parse((gzip ? gunzipSync(raw, { maxOutputLength: MAX_AUDIT_BODY }) : raw).toString('utf8'));
   } catch {
-    throw errors.badRequest('the audit request is not JSON');
+    throw errors.badRequest(`the audit request is not JSON, or inflates past ${MAX_AUDIT_BODY} bytes`);
   }
   if (!query || typeof query !== 'object' || Array.isArray(query)) throw errors.badRequest('the audit request is not a JSON object');
   const own = new Set(await rc.local.names());
