@@ -216,7 +216,7 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
     if (res.status === 200) return;
     res.body.destroy();
     if (res.status === 404 || res.status === 410) throw errors.notFound(`${described(spec)} is not in the upstream of registry ${reg.name}`);
-    throw errors.upstream(`upstream answered ${res.status} for ${described(spec)}`, { status: res.status });
+    throw errors.upstream(`upstream answered ${res.status} for ${described(spec)}`, { status: res.status, key: spec.key });
   }
 
   /** The upstream's media type when the spec keeps it (OCI manifests), else the spec's. */

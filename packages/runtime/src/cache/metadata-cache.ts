@@ -175,13 +175,13 @@ export function createMetadataCache(o: MetadataCacheOptions) {
     }
     if (res.status !== 200 || !fetched.body) {
       res.body.destroy();
-      return fallback(errors.upstream(`upstream answered ${res.status} for ${described(spec)}`, { status: res.status }));
+      return fallback(errors.upstream(`upstream answered ${res.status} for ${described(spec)}`, { status: res.status, key: spec.key }));
     }
     const body = fetched.body;
     const contentType = res.headers['content-type'];
     if (fetched.why !== undefined) {
       res.reportBad?.(`invalid document: ${fetched.why}`);
-      return fallback(errors.upstream(`upstream sent an invalid document for ${described(spec)}: ${fetched.why}`));
+      return fallback(errors.upstream(`upstream sent an invalid document for ${described(spec)}: ${fetched.why}`, { key: spec.key }));
     }
     const put = await o.blobs.putBuffer(body);
     const newRow: MetadataRow = {
