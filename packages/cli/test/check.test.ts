@@ -203,7 +203,7 @@ t.test('a 404 where SPEC 4.3 allows it, and a tool that is not installed, are sk
   t.same(lines(r.stdout), [
     'PASS crates http: GET /proxy/crates/registry/config.json: 200, dl ' + `${hub.url}/proxy/crates/api/v1/crates`,
     'SKIP crates tool: cargo not installed',
-    'PASS vsx http: GET /proxy/vsx/hubpub.hubext/9.9.9/vsix: HTTP 404: hubpub.hubext/9.9.9/hubpub.hubext-9.9.9.vsix is not in the upstream of registry vsx',
+    'PASS vsx http: GET /proxy/vsx/hubpub.hubext/9.9.9/vsix: HTTP 404: hubpub.hubext 9.9.9 is not in the upstream of registry vsx',
     'SKIP vsx tool: hubpub.hubext@9.9.9 not found (404), nothing to install',
     'PASS tf http: GET /proxy/tf/v1/providers/hubns/hubdemo/versions: 200, 2 versions',
     'SKIP tf tool: hubns/hubdemo 9.9.9 for linux_amd64 not found (404)',

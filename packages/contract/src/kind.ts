@@ -381,6 +381,12 @@ export interface RegistryKind<Cfg = unknown> {
    */
   errorBody?(e: { status: number; code: string; message: string; route?: string }): Record<string, unknown>;
   /**
+   * True when the request comes from a client that prints an error body's `error` only as a string (npm
+   * prints an object as `[object Object]`). Its error bodies are then `{error: <message>, code, message,
+   * request_id}`: the INTERFACE.md members one level up, and `error` the text the client prints.
+   */
+  textErrors?(headers: Readonly<Record<string, string | undefined>>): boolean;
+  /**
    * Clients that address a registry at the host root instead of below a URL (container clients ask for
    * `/v2/...`): the kind's routes are also served at `/<rootMount>/<registry name>/...`, with the same
    * segments as below `/proxy/<registry name>/`. `/<rootMount>/` itself goes to the route matching no

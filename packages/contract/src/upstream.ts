@@ -1,8 +1,11 @@
 import type { Readable } from 'node:stream';
 
 export interface UpstreamRequestOptions {
-  method?: 'GET' | 'HEAD';
+  /** POST only for queries that change nothing upstream (npm's audit), so a retry is harmless. */
+  method?: 'GET' | 'HEAD' | 'POST';
   headers?: Record<string, string>;
+  /** The request body, with POST. */
+  body?: Buffer;
   /** Overall deadline for headers and body, in ms. */
   deadlineMs?: number;
   /** The body is cut off, with an error, past this many bytes. */

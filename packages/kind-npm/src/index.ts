@@ -7,6 +7,7 @@ import { declaredDigests } from './declared-digests.js';
 import { probe } from './probe.js';
 import { routes } from './routes.js';
 import { sbom } from './sbom.js';
+import { isRegistryClient } from './registry-client.js';
 import { npmVersionRange } from './version-range.js';
 
 /** npm: tarball downloads by the SPEC 4.1 routes, and packuments for the npm client. */
@@ -32,5 +33,7 @@ export default defineKind({
   publishTimes: true,
   // npm shows a failed request's JSON `error` only when it is a string, but logs an `npm-notice` header
   // always: so a refusal's reason reaches the person at the terminal. Header values must be printable ASCII.
+  // npm prints an error body's `error` only when it is a string (decision 0042).
+  textErrors: isRegistryClient,
   errorHeaders: (e): Record<string, string> => (e.status === 401 ? {} : { 'npm-notice': `hub: ${e.message}`.replace(/[^\x20-\x7e]/g, '?').slice(0, 1000) }),
 });

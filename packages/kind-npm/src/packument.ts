@@ -82,7 +82,8 @@ export function rewritePackument(p: Packument, name: string, baseUrl: string, hi
   const versions: Record<string, VersionDoc> = {};
   for (const [v, doc] of Object.entries(p.versions ?? {})) {
     if (hidden.has(v)) continue;
-    versions[v] = { ...doc, dist: { ...doc.dist, tarball: `${baseUrl}/${name}/-/${tarballFile(name, v)}` } };
+    // The version key is the upstream's text: escaped, so `1.0.0/../x` or `?#` cannot reshape the URL.
+    versions[v] = { ...doc, dist: { ...doc.dist, tarball: `${baseUrl}/${name}/-/${encodeURIComponent(tarballFile(name, v))}` } };
   }
   const out: Packument = { ...p, name, versions };
   if (p.time && hidden.size) out.time = Object.fromEntries(Object.entries(p.time).filter(([k]) => !hidden.has(k)));

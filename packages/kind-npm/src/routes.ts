@@ -4,6 +4,10 @@ import { checkedName, isVersion, takeName, tarballFile, versionFromFile } from '
 import { builtPackument, coolDown, hiddenVersions, localState } from './local-packument.js';
 import { CORGI, distDigest, latestVersion, packumentSpec, parsed, publishedAt, rewritePackument, versionDoc, type Representation } from './packument.js';
 import { publishRoutes } from './publish.js';
+import { accountRoutes, unsupportedRoutes } from './account.js';
+import { auditRoutes } from './audit.js';
+import { searchRoutes } from './search.js';
+import { isRegistryClient, wantsTarball } from './registry-client.js';
 
 function tarball(rc: RequestContext, name: string, version: string): Promise<Reply> {
   const coordinate: Coordinate = { name, version };
@@ -21,15 +25,23 @@ function tarball(rc: RequestContext, name: string, version: string): Promise<Rep
   });
 }
 
+/** What picks a packument or the tarball at one URL (decision 0041): a shared cache keeps them apart. */
+const VARY = 'Accept, User-Agent, Npm-Command, Pacote-Req-Type';
+
 /** The `npm-command` header of the npm commands that write: what they read is the local side only. */
 const WRITE_COMMANDS = new Set(['publish', 'unpublish', 'deprecate', 'undeprecate', 'dist-tag']);
 
-/** Which packument representation the client asks for, if any (npm 11 asks for the full one). */
-function wantsPackument(accept: string | undefined): Representation | null {
-  if (!accept) return null;
+/**
+ * Which packument representation the request asks for, if any: by Accept (npm 11 asks for the full one), else
+ * the full one for any npm-registry client (yarn 2+ sends no Accept); a plain downloader gets the tarball
+ * (decisions 0002 and 0041).
+ */
+function wantsPackument(headers: RequestContext['headers']): Representation | null {
+  if (wantsTarball(headers)) return null;
+  const accept = headers.accept ?? '';
   if (accept.includes(CORGI)) return 'corgi';
   if (/\bapplication\/json\b/.test(accept)) return 'full';
-  return null;
+  return isRegistryClient(headers) ? 'full' : null;
 }
 
 /** The upstream's packument as before publishing existed: memoised per document, unlisted versions left out. */
@@ -41,7 +53,7 @@ async function upstreamPackument(rc: RequestContext, name: string, repr: Represe
   const tag = `served:${rc.baseUrl}:${[...hidden].sort().join(',')}`;
   const body = doc.derive(tag, () => Buffer.from(JSON.stringify(rewritePackument(parsed(doc), name, rc.baseUrl, hidden))));
   // The same URL also answers the latest tarball (packageRoute): the representation depends on Accept.
-  const headers: Record<string, string> = { 'cache-control': 'no-cache', vary: 'Accept' };
+  const headers: Record<string, string> = { 'cache-control': 'no-cache', vary: VARY };
   if (doc.stale) headers['x-hub-stale'] = '1';
   return reply.bytes(body, repr === 'corgi' ? CORGI : 'application/json', headers);
 }
@@ -54,14 +66,14 @@ async function packument(rc: RequestContext, name: string, repr: Representation,
   }
   const { p, stale } = await builtPackument(rc, name, repr, state, writeView);
   const body = Buffer.from(JSON.stringify(p));
-  const headers: Record<string, string> = { 'cache-control': 'no-cache', vary: 'Accept', etag: `"${createHash('sha256').update(body).digest('hex')}"` };
+  const headers: Record<string, string> = { 'cache-control': 'no-cache', vary: VARY, etag: `"${createHash('sha256').update(body).digest('hex')}"` };
   if (stale) headers['x-hub-stale'] = '1';
   return reply.bytes(body, repr === 'corgi' ? CORGI : 'application/json', headers);
 }
 
 /**
- * GET /<package>: the latest tarball (SPEC 4.1), or the packument when the client's Accept asks for
- * npm metadata (docs/decisions/0002-npm-metadata-by-accept.md).
+ * GET /<package>: the latest tarball (SPEC 4.1), or the packument when the request asks for npm metadata or
+ * comes from an npm-registry client (docs/decisions/0002-npm-metadata-by-accept.md, 0041).
  */
 const packageRoute: KindRoute = {
   id: 'package',
@@ -74,7 +86,7 @@ const packageRoute: KindRoute = {
     // npm's writes read the packument first (deprecate and unpublish with `?write=true` and Accept */*): they get
     // what was published here, so a publish to a hybrid registry never asks the upstream about the name.
     const writeView = rc.query.get('write') === 'true' || WRITE_COMMANDS.has(rc.headers['npm-command'] ?? '');
-    const repr = rc.query.get('write') === 'true' ? 'full' : (wantsPackument(rc.headers.accept) ?? (writeView ? 'full' : null));
+    const repr = rc.query.get('write') === 'true' ? 'full' : (wantsPackument(rc.headers) ?? (writeView ? 'full' : null));
     if (repr) return packument(rc, name, repr, writeView);
     const state = await localState(rc, name);
     const latest = state
@@ -83,7 +95,7 @@ const packageRoute: KindRoute = {
     if (!latest) throw errors.notFound(`${name} has no listed version`);
     // "The latest tarball" changes with every release and every block: revalidate, never keep it a year.
     const r = await tarball(rc, name, latest);
-    return { ...r, headers: { ...r.headers, 'cache-control': 'no-cache', vary: 'Accept' } };
+    return { ...r, headers: { ...r.headers, 'cache-control': 'no-cache', vary: VARY } };
   },
 };
 
@@ -115,4 +127,5 @@ const registryTarballRoute: KindRoute = {
   handle: (rc, m) => tarball(rc, m.coordinate!.name, m.coordinate!.version!),
 };
 
-export const routes: readonly KindRoute[] = [...publishRoutes, packageRoute, versionTarballRoute, registryTarballRoute];
+// The `-/…` routes first: a package route would refuse `-` as a name.
+export const routes: readonly KindRoute[] = [...accountRoutes, ...auditRoutes, ...searchRoutes, ...unsupportedRoutes, ...publishRoutes, packageRoute, versionTarballRoute, registryTarballRoute];

@@ -71,6 +71,19 @@ t.test('Host values nobody configured never reach a document: 400, no new cached
   t.equal(await s.gauge('derived'), derivedBefore, 'no new derived variant was made');
 });
 
+t.test('letter-case variants of an allowed Host share one rewritten packument (#26)', async (t) => {
+  const s = await setup(t, { config: { server: { allowed_hosts: ['hub.internal:8080'] } } });
+  const first = await s.get('pkg1', 'hub.internal:8080');
+  t.equal(first.status, 200);
+  const derived = await s.gauge('derived');
+  for (const host of ['HUB.internal:8080', 'Hub.Internal:8080', 'hub.INTERNAL:8080']) {
+    const res = await s.get('pkg1', host);
+    t.equal(res.status, 200, host);
+    t.match(res.json().versions['1.0.0'].dist.tarball, 'http://hub.internal:8080/proxy/npm/pkg1/-/', `${host}: the URLs are in the one spelling`);
+  }
+  t.equal(await s.gauge('derived'), derived, 'no variant was built per spelling');
+});
+
 t.test('concurrent metadata fetches are capped per process', async (t) => {
   let release!: () => void;
   const delay = new Promise<void>((resolve) => (release = resolve));

@@ -98,6 +98,8 @@ t.test('blobs by digest, verified: bytes that do not match their digest are refu
   t.equal(unknown.status, 404);
   t.equal(unknown.json().errors[0].code, 'MANIFEST_UNKNOWN');
   t.equal(unknown.json().error.code, 'not_found', 'both formats in one body');
+  t.notMatch(unknown.json().error.message, /tags\/|accept=/, 'no internal cache key in the message (#26)');
+  t.match(unknown.json().error.message, /is not in the upstream of registry/);
 });
 
 t.test('blocks: by repository (blobs too), by tag, and by digest when pulled by a tag; pushes are refused', async (t) => {

@@ -101,6 +101,8 @@ function startDeadline(ms: number): Deadline {
 }
 
 /** State of one request() call, for error mapping and metrics. */
+type Method = NonNullable<UpstreamRequestOptions['method']>;
+
 interface Ctx {
   url: URL;
   /** Whether a client certificate is configured (an upstream closing a TLS connection at once may want one). */
@@ -109,6 +111,8 @@ interface Ctx {
   proxy?: string;
   deadline: Deadline;
   started: number;
+  /** A POST's body, sent again on a retry or a 307/308 hop. */
+  body?: Buffer;
 }
 
 function errorCode(e: unknown): string | undefined {
@@ -276,13 +280,13 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
   }
 
   /** One hop, retried while nothing came back and the deadline allows. */
-  async function send(ctx: Ctx, method: 'GET' | 'HEAD', headers: Record<string, string>): Promise<Dispatcher.ResponseData> {
+  async function send(ctx: Ctx, method: Method, headers: Record<string, string>): Promise<Dispatcher.ResponseData> {
     const { signal } = ctx.deadline;
     const agent = await agentForRequests();
     ctx.proxy = agent.proxyFor(ctx.url);
     for (let attempt = 0; ; attempt++) {
       try {
-        return await agent.request({ origin: ctx.url.origin, path: ctx.url.pathname + ctx.url.search, method, headers, signal });
+        return await agent.request({ origin: ctx.url.origin, path: ctx.url.pathname + ctx.url.search, method, headers, signal, body: ctx.body });
       } catch (e) {
         const code = errorCode(e);
         if (attempt >= retries || signal.aborted || code === undefined || !RETRYABLE_CODES.has(code)) throw e;
@@ -319,12 +323,14 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
    * added to any hop on the configured origin. Each hop's address is checked here and again by the
    * connection's own lookup (checkedLookup), which is the address undici connects to.
    */
-  async function follow(ctx: Ctx, method: 'GET' | 'HEAD', callerHeaders: Record<string, string>): Promise<Dispatcher.ResponseData> {
+  async function follow(ctx: Ctx, method: Method, callerHeaders: Record<string, string>): Promise<Dispatcher.ResponseData> {
     const carried = { ...callerHeaders };
     for (let hop = 0; ; hop++) {
       const res = await send(ctx, method, headersFor(ctx.url, carried));
       const location = res.headers['location'];
       if (!REDIRECT_STATUSES.has(res.statusCode) || typeof location !== 'string') return res;
+      // A POST is sent again only where the status says the method and body stay (307, 308); 301-303 are its answer.
+      if (method === 'POST' && res.statusCode !== 307 && res.statusCode !== 308) return res;
       res.body.dump({ limit: REDIRECT_DRAIN_LIMIT }).catch(noop);
       if (hop >= maxRedirects) throw errors.upstream('upstream redirected too many times', { url: redactUrl(ctx.url), maxRedirects });
       const next = parseHttpUrl(location, ctx.url);
@@ -335,7 +341,7 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
     }
   }
 
-  function toResponse(ctx: Ctx, res: Dispatcher.ResponseData, method: 'GET' | 'HEAD', maxBytes: number): UpstreamResponse {
+  function toResponse(ctx: Ctx, res: Dispatcher.ResponseData, method: Method, maxBytes: number): UpstreamResponse {
     const headers = flattenHeaders(res.headers);
     const base = { status: res.statusCode, headers, url: ctx.url.href };
     const bodiless = method === 'HEAD' || res.statusCode === 204 || res.statusCode === 304 || res.statusCode < 200;
@@ -365,7 +371,7 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
     const method = ro.method ?? 'GET';
     const start = parseHttpUrl(url);
     if (!start) throw errors.upstream('invalid upstream URL', { url: redactUrl(url) });
-    const ctx: Ctx = { url: start, clientCert: opts.tls?.cert !== undefined, deadline: startDeadline(ro.deadlineMs ?? defaultDeadlineMs), started: performance.now() };
+    const ctx: Ctx = { url: start, clientCert: opts.tls?.cert !== undefined, deadline: startDeadline(ro.deadlineMs ?? defaultDeadlineMs), started: performance.now(), body: method === 'POST' ? ro.body : undefined };
     try {
       // URLs often come from upstream documents (a tarball, a download_url): the first hop is checked like a redirect.
       await assertAllowedTarget(ctx, start);

@@ -200,7 +200,7 @@ export function createMirroredClient(o: MirroredClientOptions): MirroredClient {
   const fallsThrough = (s: number): boolean => o.fallthroughOn404 === true && (s === 404 || s === 410);
 
   /** Attaches the breaker's verdict to an answer that is handed out. */
-  function watch(res: UpstreamResponse, method: 'GET' | 'HEAD', out: Outcome): void {
+  function watch(res: UpstreamResponse, method: 'GET' | 'HEAD' | 'POST', out: Outcome): void {
     const hasBody = method === 'GET' && res.status >= 200 && res.status < 300 && res.status !== 204;
     if (!hasBody) return out.success();
     // A body is judged when it ends: complete is a success, an error (reset, truncation, timeout) a failure.

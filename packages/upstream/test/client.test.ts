@@ -433,3 +433,37 @@ t.test('redactUrl drops userinfo and query', async (tt) => {
   tt.equal(redactUrl('https://u:p@example.test:8443/a/b?sig=1#f'), 'https://example.test:8443/a/b');
   tt.equal(redactUrl('not a url'), '<invalid url>');
 });
+
+t.test('a POST sends its body (npm audit queries), and sends it again after a 307 (#26)', async (tt) => {
+  const seen: Array<{ method: string; url: string; body: string }> = [];
+  const up = await serve(tt, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      seen.push({ method: req.method!, url: req.url!, body: Buffer.concat(chunks).toString() });
+      if (req.url === '/moved') {
+        res.writeHead(307, { location: '/audit' });
+        res.end();
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{}');
+    });
+  });
+  const c = client(tt, { origin: up.url });
+  const res = await c.request(`${up.url}/moved`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: Buffer.from('{"hubdep":["1.0.0"]}') });
+  tt.equal(res.status, 200);
+  tt.equal((await readAll(res.body)).toString(), '{}');
+  tt.same(seen, [
+    { method: 'POST', url: '/moved', body: '{"hubdep":["1.0.0"]}' },
+    { method: 'POST', url: '/audit', body: '{"hubdep":["1.0.0"]}' },
+  ]);
+  const seeOther = await serve(tt, (_req, res) => {
+    res.writeHead(303, { location: '/elsewhere' });
+    res.end();
+  });
+  const other = await c.request(`${seeOther.url}/q`, { method: 'POST', body: Buffer.from('{}') });
+  tt.equal(other.status, 303, 'a 303 is the answer: the POST is not sent on');
+  await readAll(other.body);
+  tt.equal(seeOther.requests.length, 1);
+});

@@ -215,8 +215,8 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
   function refuseUnlessOk(reg: RegistryInfo, spec: ArtifactSpec, res: UpstreamResponse): void {
     if (res.status === 200) return;
     res.body.destroy();
-    if (res.status === 404 || res.status === 410) throw errors.notFound(`${spec.key} is not in the upstream of registry ${reg.name}`);
-    throw errors.upstream(`upstream answered ${res.status} for ${spec.key}`, { status: res.status });
+    if (res.status === 404 || res.status === 410) throw errors.notFound(`${described(spec)} is not in the upstream of registry ${reg.name}`);
+    throw errors.upstream(`upstream answered ${res.status} for ${described(spec)}`, { status: res.status, key: spec.key });
   }
 
   /** The upstream's media type when the spec keeps it (OCI manifests), else the spec's. */
@@ -231,7 +231,7 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
   /** Why a 200 is not the artifact before any byte is read (an HTML error page), or null. */
   function notTheArtifact(spec: ArtifactSpec, res: UpstreamResponse): string | null {
     const upstreamType = res.headers['content-type'];
-    if (upstreamType && NOT_ARTIFACT_TYPES.test(upstreamType) && !NOT_ARTIFACT_TYPES.test(spec.contentType)) return `upstream sent an HTML page instead of ${spec.key}`;
+    if (upstreamType && NOT_ARTIFACT_TYPES.test(upstreamType) && !NOT_ARTIFACT_TYPES.test(spec.contentType)) return `upstream sent an HTML page instead of ${described(spec)}`;
     return null;
   }
 
@@ -406,7 +406,7 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
           rowMemo.delete(id);
           await o.rows.remove(reg.name, spec.key);
         }
-        if (!(await mayFetch())) throw errors.notFound(`${spec.key} was never published to ${reg.mode} registry ${reg.name}`);
+        if (!(await mayFetch())) throw errors.notFound(`${described(spec)} was never published to ${reg.mode} registry ${reg.name}`);
         if (method === 'HEAD' && !flights.has(id)) return headUncached(reg, spec, upstream);
 
         let slot = flights.get(id);
@@ -430,7 +430,7 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
           entry = await slot.promise;
         } catch (e) {
           if (e === LOOK_AGAIN && look < MAX_LOOKS) continue;
-          if (e === LOOK_AGAIN) throw errors.unavailable(`another replica is fetching ${spec.key} and does not answer; try again`);
+          if (e === LOOK_AGAIN) throw errors.unavailable(`another replica is fetching ${described(spec)} and does not answer; try again`);
           throw e;
         }
         o.metrics.cache.inc({ registry: reg.name, result: entry.fromPeer ? 'peer' : coalesced ? 'coalesced' : 'miss' });
@@ -509,3 +509,6 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
 }
 
 export type ArtifactCache = ReturnType<typeof createArtifactCache>;
+
+/** An artifact as a person knows it, for messages: its coordinate, never the cache key. */
+const described = (spec: ArtifactSpec): string => (spec.coordinate.version === undefined ? spec.coordinate.name : `${spec.coordinate.name} ${spec.coordinate.version}`);

@@ -171,17 +171,17 @@ export function createMetadataCache(o: MetadataCacheOptions) {
       }
       if (o.negativeTtlSecs > 0) negative.set(id, true);
       memo.delete(id);
-      throw errors.notFound(`${spec.key} is not in the upstream of registry ${reg.name}`);
+      throw errors.notFound(`${described(spec)} is not in the upstream of registry ${reg.name}`);
     }
     if (res.status !== 200 || !fetched.body) {
       res.body.destroy();
-      return fallback(errors.upstream(`upstream answered ${res.status} for ${spec.key}`, { status: res.status }));
+      return fallback(errors.upstream(`upstream answered ${res.status} for ${described(spec)}`, { status: res.status, key: spec.key }));
     }
     const body = fetched.body;
     const contentType = res.headers['content-type'];
     if (fetched.why !== undefined) {
       res.reportBad?.(`invalid document: ${fetched.why}`);
-      return fallback(errors.upstream(`upstream sent an invalid document for ${spec.key}: ${fetched.why}`));
+      return fallback(errors.upstream(`upstream sent an invalid document for ${described(spec)}: ${fetched.why}`, { key: spec.key }));
     }
     const put = await o.blobs.putBuffer(body);
     const newRow: MetadataRow = {
@@ -210,9 +210,9 @@ export function createMetadataCache(o: MetadataCacheOptions) {
       }
       if (negative.has(id)) {
         o.metrics.cache.inc({ registry: reg.name, result: 'negative' });
-        throw errors.notFound(`${spec.key} is not in the upstream of registry ${reg.name}`);
+        throw errors.notFound(`${described(spec)} is not in the upstream of registry ${reg.name}`);
       }
-      if (reg.mode === 'local') throw errors.notFound(`${spec.key} was never published to local registry ${reg.name}`);
+      if (reg.mode === 'local') throw errors.notFound(`${described(spec)} was never published to local registry ${reg.name}`);
       // Another representation that serves this read, fresh in memory or on its way: no second upstream request.
       for (const alt of spec.alternates ?? []) {
         const altId = `${reg.name}\0${alt}`;
@@ -245,3 +245,9 @@ export function createMetadataCache(o: MetadataCacheOptions) {
 }
 
 export type MetadataCache = ReturnType<typeof createMetadataCache>;
+
+/**
+ * A document as a person knows it, for messages: its package, else a plain word. Never the cache key, which is
+ * internal (`packument:full:<name>`, an Accept list) and not what the client asked for.
+ */
+const described = (spec: MetadataSpec): string => spec.packageName ?? 'the requested document';

@@ -8,7 +8,10 @@ export function reasonPhrase(status: number, message: string): string {
   return `${STATUS_CODES[status] ?? 'Error'}: ${message}`.replace(/[^\x20-\x7e]/g, '?').slice(0, 300);
 }
 
-/** Renders every error as `{error:{code,message,request_id}}`; never a stack trace. */
+/**
+ * Renders every error as `{error:{code,message,request_id}}` (or, for a kind's client that prints only a string
+ * `error`, `{error:<message>,code,message,request_id}`); never a stack trace.
+ */
 export function errorMiddleware(): Koa.Middleware {
   return async (ctx, next) => {
     try {
@@ -18,7 +21,9 @@ export function errorMiddleware(): Koa.Middleware {
       const e = asDatabaseUnavailable(thrown);
       const answer = (status: number, code: string, message: string, extra?: object) => {
         ctx.status = status;
-        ctx.body = { ...extra, error: { code, message, request_id: String(ctx.state.requestId ?? '') } };
+        const request_id = String(ctx.state.requestId ?? '');
+        // A kind's client that prints `error` only as a string (npm) gets it as the text, the members beside it.
+        ctx.body = ctx.state.textErrors === true ? { ...extra, error: message, code, message, request_id } : { ...extra, error: { code, message, request_id } };
       };
       if (isHubError(e)) {
         ctx.state.errorCode = e.code;

@@ -157,6 +157,8 @@ export function registryRoutes(d: RegistryRoutesDeps): Koa.Middleware {
       if (isHubError(e) && reg.kind.errorHeaders) Object.assign(e.headers, reg.kind.errorHeaders({ status: e.status, code: e.code, message: e.message }));
       // And in its error body's own members (container clients print the OCI `errors` array).
       if (isHubError(e) && reg.kind.errorBody) ctx.state.errorBody = reg.kind.errorBody({ status: e.status, code: e.code, message: e.message, route: routeId });
+      // And with `error` as text, for clients that print nothing else (npm).
+      if (isHubError(e) && reg.kind.textErrors?.(ctx.headers as Record<string, string | undefined>)) ctx.state.textErrors = true;
       throw e;
     }
   };
@@ -208,7 +210,8 @@ function requestContext(
     if (d.publicUrl) return d.publicUrl;
     const host = client?.host ?? ctx.host;
     if (!d.servesHost(host)) throw errors.badRequest(`this hub does not serve the host "${host.slice(0, 100)}": set [server] public_url, or list it in [server] allowed_hosts`);
-    return `${client?.protocol ?? ctx.protocol}://${host}`;
+    // One spelling per host: letter-case variants would each key (and rebuild) their own rewritten documents.
+    return `${client?.protocol ?? ctx.protocol}://${host.toLowerCase()}`;
   };
   return {
     registry: reg.info,
