@@ -1,0 +1,1 @@
+export { default as workload } from './workload/index.js';
