@@ -5,6 +5,7 @@ import { loadAssets, type Asset } from './static-assets.js';
 import { consoleMigrations } from './migrations.js';
 import { sessionSubject } from './session-cookie.js';
 import { mountSessionRoutes } from './session-routes.js';
+import { mountSignInRoutes } from './sign-in-routes.js';
 import { createSessions } from './sessions.js';
 
 export { CONSOLE_ACTIONS, type ConsoleAction } from './actions.js';
@@ -38,6 +39,7 @@ export default definePlugin({
     };
     ctx.router.use('/console', serve);
     mountSessionRoutes(ctx, sessions);
+    mountSignInRoutes(ctx, sessions);
     const sendIndex = (k: Koa.Context) => {
       const index = assets.get('index.html');
       if (!index) {

@@ -38,7 +38,7 @@ async function sessionInfo(hub: PluginContext, subject: Subject, csrf: string, e
   };
 }
 
-function setCookie(ctx: Koa.Context, value: string, expires?: Date) {
+export function setCookie(ctx: Koa.Context, value: string, expires?: Date) {
   // HttpOnly: no script reads it; SameSite=Strict: no other site's page sends it; Secure when the request came over TLS.
   ctx.cookies.set(SESSION_COOKIE, value, { httpOnly: true, sameSite: 'strict', path: '/', secure: ctx.secure, overwrite: true, ...(expires ? { expires } : {}) });
 }

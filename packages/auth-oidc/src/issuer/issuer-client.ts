@@ -15,7 +15,7 @@ export interface IssuerClient {
   /** GET a JSON document; refuses a URL outside the trusted origins. */
   getJson(url: string): Promise<unknown>;
   /** POST a form (the token and device endpoints); resolves with the status and the JSON body. */
-  postForm(url: string, form: Record<string, string>): Promise<{ status: number; body: unknown }>;
+  postForm(url: string, form: Record<string, string>, headers?: Record<string, string>): Promise<{ status: number; body: unknown }>;
   close(): Promise<void>;
 }
 
@@ -60,13 +60,13 @@ export function createIssuerClient(o: IssuerClientOptions): IssuerClient {
       }
       return parse(await readCapped(res.body, MAX_DOCUMENT_BYTES), url);
     },
-    async postForm(url, form) {
+    async postForm(url, form, headers = {}) {
       checkOrigin(url);
       // The upstream client speaks GET and HEAD only (registries are read); the token endpoint needs one POST.
       const { request } = await import('undici');
       const res = await request(url, {
         method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', 'user-agent': `hub/${VERSION}` },
+        headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', 'user-agent': `hub/${VERSION}` },
         body: new URLSearchParams(form).toString(),
         headersTimeout: DEADLINE_MS,
         bodyTimeout: DEADLINE_MS,
