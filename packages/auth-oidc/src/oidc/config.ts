@@ -19,7 +19,7 @@ export const OidcSchema = Type.Object(
     allowed_email_domains: Type.Optional(
       Type.Array(Type.String({ pattern: '^[A-Za-z0-9.-]+$', description: 'A domain.' }), { minItems: 1, description: 'When set, only people whose verified `email` is in one of these domains may sign in.' }),
     ),
-    max_session_secs: Type.Integer({ default: 43200, minimum: 60, maximum: 604800, description: 'How long a console session opened by single sign-on lasts; then the person signs in again (and gets the roles the provider says then).' }),
+    max_session_secs: Type.Integer({ default: 43200, minimum: 1, maximum: 604800, description: 'How long a console session opened by single sign-on lasts; then the person signs in again (and gets the roles the provider says then).' }),
     redirect_url: Type.Optional(httpUrl('The callback URL registered at the provider. Unset: `<public_url>/console/sign-in/oidc/callback` (the request\'s origin without public_url).', 'https://hub.example.com/console/sign-in/oidc/callback')),
   },
   { additionalProperties: false, default: {}, description: 'Single sign-on (OpenID Connect) for the console: authorization code flow with PKCE. Set issuer and client_id to turn it on.' },
