@@ -6,6 +6,7 @@ import { oidcMigrations } from './oidc/migrations.js';
 import { createPendingLogins } from './oidc/pending-logins.js';
 import { createProfiles } from './oidc/profiles.js';
 import { oidcSignIn } from './oidc/sign-in.js';
+import { mountDeviceLogin } from './oidc/device-login.js';
 
 export { OidcSchema, type OidcConfig } from './oidc/config.js';
 export { mappedRoles } from './oidc/role-mapping.js';
@@ -42,18 +43,19 @@ export default definePlugin({
       return meta.value;
     };
     const keys = createIssuerKeys({ client, jwksUrl: async () => (await metadata()).jwks_uri, log: ctx.log });
-    ctx.signIns.push(
-      oidcSignIn({
-        config: { ...cfg, issuer, client_id: cfg.client_id },
-        client,
-        metadata,
-        keys,
-        logins: createPendingLogins(ctx.db),
-        profiles: createProfiles(ctx.db),
-        services: ctx.services,
-        log: ctx.log,
-      }),
-    );
+    const deps = {
+      config: { ...cfg, issuer, client_id: cfg.client_id },
+      client,
+      metadata,
+      keys,
+      logins: createPendingLogins(ctx.db),
+      profiles: createProfiles(ctx.db),
+      services: ctx.services,
+      log: ctx.log,
+    };
+    ctx.signIns.push(oidcSignIn(deps));
+    // `hub login`: the device flow, when the provider offers it.
+    mountDeviceLogin(ctx.router, ctx.jsonBody, deps);
     return { stop: () => client.close() };
   },
 });

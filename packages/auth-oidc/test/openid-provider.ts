@@ -29,7 +29,7 @@ export interface TestProvider {
   close(): Promise<void>;
 }
 
-export async function startOpenIdProvider(redirectUris: () => string[]): Promise<TestProvider> {
+export async function startOpenIdProvider(redirectUris: () => string[], opts: { deviceFlow?: boolean } = {}): Promise<TestProvider> {
   const { privateKey } = await generateKeyPair('RS256', { extractable: true });
   const signingJwk: JWK = { ...(await exportJWK(privateKey)), kid: 'op-1', alg: 'RS256', use: 'sig' };
   const server = http.createServer();
@@ -38,12 +38,12 @@ export async function startOpenIdProvider(redirectUris: () => string[]): Promise
   const clientId = 'hub-console';
   const clientSecret = 'a-client-secret-for-tests-only';
   const provider = new Provider(issuer, {
-    clients: [{ client_id: clientId, client_secret: clientSecret, grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'client_secret_basic', redirect_uris: ['http://127.0.0.1/placeholder'] }],
+    clients: [{ client_id: clientId, client_secret: clientSecret, grant_types: ['authorization_code', 'urn:ietf:params:oauth:grant-type:device_code'], response_types: ['code'], token_endpoint_auth_method: 'client_secret_basic', redirect_uris: ['http://127.0.0.1/placeholder'] }],
     pkce: { required: () => true },
     claims: { openid: ['sub'], profile: ['name'], email: ['email', 'email_verified'], groups: ['groups'] },
     scopes: ['openid', 'profile', 'email', 'groups'],
     conformIdTokenClaims: false,
-    features: { devInteractions: { enabled: false } },
+    features: { devInteractions: { enabled: false }, deviceFlow: { enabled: opts.deviceFlow ?? false } },
     interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
     cookies: { keys: ['test-cookie-key-0123456789'] },
     jwks: { keys: [signingJwk] },

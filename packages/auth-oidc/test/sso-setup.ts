@@ -6,9 +6,9 @@ import oidc from '../src/index.js';
 import { startOpenIdProvider, type TestProvider } from './openid-provider.js';
 
 /** A hub with the console and single sign-on through a real OpenID Provider on loopback. */
-export async function startSso(t: Test, over: Record<string, unknown> = {}) {
+export async function startSso(t: Test, over: Record<string, unknown> = {}, opts: { deviceFlow?: boolean } = {}) {
   let hubUrl = '';
-  const op: TestProvider = await startOpenIdProvider(() => [`${hubUrl}/console/sign-in/oidc/callback`]);
+  const op: TestProvider = await startOpenIdProvider(() => [`${hubUrl}/console/sign-in/oidc/callback`], opts);
   t.teardown(() => op.close());
   const hub = await startTestHub({
     dir: t.testdir(),

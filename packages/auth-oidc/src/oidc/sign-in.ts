@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { errors, HubError, type HubServices, type SignInMethod } from '@hub/runtime';
 import type { IssuerClient } from '../issuer/issuer-client.js';
 import type { IssuerKeys, ProviderMetadata } from '../issuer/issuer-keys.js';
+import type { JWTPayload } from 'jose';
 import { TokenRefused, verifyJwt } from '../issuer/verify-jwt.js';
 import type { OidcConfig } from './config.js';
 import { LOGIN_TTL_MS, type PendingLogins } from './pending-logins.js';
@@ -136,32 +137,7 @@ export function oidcSignIn(d: OidcSignInDeps): SignInMethod {
         audit(ctx, { detail: `ID token refused: ${e.message}` });
         throw refused('the identity provider\'s answer could not be verified; start again');
       }
-      const user_id = `oidc:${claims.sub}`;
-      const email = typeof claims.email === 'string' ? claims.email : null;
-      const name = typeof claims.name === 'string' ? claims.name : typeof claims.preferred_username === 'string' ? claims.preferred_username : null;
-      if (d.config.allowed_email_domains) {
-        const domain = email?.slice(email.lastIndexOf('@') + 1).toLowerCase();
-        if (!email || claims.email_verified === false || !d.config.allowed_email_domains.some((a) => a.toLowerCase() === domain)) {
-          audit(ctx, { user_id, detail: `email ${email ?? '(none)'} is not in allowed_email_domains` });
-          throw errors.forbidden('your email address is not in a domain allowed to sign in to this hub');
-        }
-      }
-      const roles = mappedRoles(claims[d.config.roles_claim], d.config.role_map);
-      if (roles.length === 0) {
-        audit(ctx, { user_id, detail: `no ${d.config.roles_claim} value maps to a hub role` });
-        throw errors.forbidden(`you are signed in at the identity provider, but none of your ${d.config.roles_claim} gives a role on this hub; ask an administrator for access`);
-      }
-      const change = await applyRoles(d.services.users, user_id, roles);
-      if (change.blocked) {
-        audit(ctx, { user_id, detail: 'the user is blocked' });
-        throw new HubError('user_blocked', `user ${user_id} is blocked`);
-      }
-      const first = await d.profiles.record({ user_id, issuer: d.config.issuer, sub: claims.sub, name, email });
-      const expiresAt = Date.now() + d.config.max_session_secs * 1000;
-      const { token, row } = await d.services.tokens.issue({ user_id, expires_at: expiresAt });
-      const what = first ? `first sign-in, roles ${roles.join(', ')}` : change.from ? `roles changed from ${change.from.join(', ') || '(none)'} to ${roles.join(', ')}` : `roles ${roles.join(', ')}`;
-      audit(ctx, { user_id, token_id: row.id, detail: what });
-      return { token, user_id, expires_at: expiresAt };
+      return admitPerson(d, claims as JWTPayload & { sub: string }, (a) => audit(ctx, a));
     },
   };
 }
@@ -177,4 +153,42 @@ async function applyRoles(users: HubServices['users'], id: string, roles: string
   if (same) return { blocked: false };
   await users.setRoles(id, roles);
   return { from: user.roles, blocked: false };
+}
+
+/**
+ * A verified ID token's person, let in or refused: `allowed_email_domains`, roles from `roles_claim` through
+ * `role_map` (none: refused), the user `oidc:<sub>` created or its roles set, a blocked user refused, the profile
+ * kept; resolves with a hub token that expires after `max_session_secs`. Console sign-in and `hub login` share it.
+ */
+export async function admitPerson(
+  d: Pick<OidcSignInDeps, 'config' | 'services' | 'profiles'>,
+  claims: JWTPayload & { sub: string },
+  audit: (a: { user_id?: string; token_id?: string; detail: string }) => void,
+): Promise<{ token: string; user_id: string; expires_at: number }> {
+  const user_id = `oidc:${claims.sub}`;
+  const email = typeof claims.email === 'string' ? claims.email : null;
+  const name = typeof claims.name === 'string' ? claims.name : typeof claims.preferred_username === 'string' ? claims.preferred_username : null;
+  if (d.config.allowed_email_domains) {
+    const domain = email?.slice(email.lastIndexOf('@') + 1).toLowerCase();
+    if (!email || claims.email_verified === false || !d.config.allowed_email_domains.some((a) => a.toLowerCase() === domain)) {
+      audit({ user_id, detail: `email ${email ?? '(none)'} is not in allowed_email_domains` });
+      throw errors.forbidden('your email address is not in a domain allowed to sign in to this hub');
+    }
+  }
+  const roles = mappedRoles(claims[d.config.roles_claim], d.config.role_map);
+  if (roles.length === 0) {
+    audit({ user_id, detail: `no ${d.config.roles_claim} value maps to a hub role` });
+    throw errors.forbidden(`you are signed in at the identity provider, but none of your ${d.config.roles_claim} gives a role on this hub; ask an administrator for access`);
+  }
+  const change = await applyRoles(d.services.users, user_id, roles);
+  if (change.blocked) {
+    audit({ user_id, detail: 'the user is blocked' });
+    throw new HubError('user_blocked', `user ${user_id} is blocked`);
+  }
+  const first = await d.profiles.record({ user_id, issuer: d.config.issuer, sub: claims.sub, name, email });
+  const expiresAt = Date.now() + d.config.max_session_secs * 1000;
+  const { token, row } = await d.services.tokens.issue({ user_id, expires_at: expiresAt });
+  const what = first ? `first sign-in, roles ${roles.join(', ')}` : change.from ? `roles changed from ${change.from.join(', ') || '(none)'} to ${roles.join(', ')}` : `roles ${roles.join(', ')}`;
+  audit({ user_id, token_id: row.id, detail: what });
+  return { token, user_id, expires_at: expiresAt };
 }
