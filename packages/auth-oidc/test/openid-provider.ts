@@ -38,7 +38,7 @@ export async function startOpenIdProvider(redirectUris: () => string[], opts: { 
   const clientId = 'hub-console';
   const clientSecret = 'a-client-secret-for-tests-only';
   const provider = new Provider(issuer, {
-    clients: [{ client_id: clientId, client_secret: clientSecret, grant_types: ['authorization_code', 'urn:ietf:params:oauth:grant-type:device_code'], response_types: ['code'], token_endpoint_auth_method: 'client_secret_basic', redirect_uris: ['http://127.0.0.1/placeholder'] }],
+    clients: [{ client_id: clientId, client_secret: clientSecret, grant_types: ['authorization_code', ...(opts.deviceFlow ? ['urn:ietf:params:oauth:grant-type:device_code'] : [])], response_types: ['code'], token_endpoint_auth_method: 'client_secret_basic', redirect_uris: ['http://127.0.0.1/placeholder'] }],
     pkce: { required: () => true },
     claims: { openid: ['sub'], profile: ['name'], email: ['email', 'email_verified'], groups: ['groups'] },
     scopes: ['openid', 'profile', 'email', 'groups'],

@@ -84,3 +84,10 @@ export function createIssuerClient(o: IssuerClientOptions): IssuerClient {
     close: () => client.close(),
   };
 }
+
+/** client_secret_basic when the client has a secret (RFC 6749 2.3.1). */
+export function clientAuth(c: { client_id: string; client_secret?: string }): Record<string, string> {
+  if (c.client_secret === undefined) return {};
+  const enc = (v: string) => encodeURIComponent(v).replace(/%20/g, '+');
+  return { authorization: `Basic ${Buffer.from(`${enc(c.client_id)}:${enc(c.client_secret)}`).toString('base64')}` };
+}

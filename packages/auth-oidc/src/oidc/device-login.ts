@@ -3,20 +3,13 @@ import type Koa from 'koa';
 import type { JWTPayload } from 'jose';
 import type { Logger } from 'pino';
 import { errors, HubError } from '@hub/runtime';
-import type { IssuerClient } from '../issuer/issuer-client.js';
+import { clientAuth, type IssuerClient } from '../issuer/issuer-client.js';
 import type { IssuerKeys, ProviderMetadata } from '../issuer/issuer-keys.js';
 import { TokenRefused, verifyJwt } from '../issuer/verify-jwt.js';
 import { admitPerson, type OidcSignInDeps } from './sign-in.js';
 
 export const DEVICE_PATH = '/api/v1/auth/device';
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
-
-/** client_secret_basic when the client has a secret (RFC 6749 2.3.1). */
-export function clientAuth(c: { client_id: string; client_secret?: string }): Record<string, string> {
-  if (c.client_secret === undefined) return {};
-  const enc = (v: string) => encodeURIComponent(v).replace(/%20/g, '+');
-  return { authorization: `Basic ${Buffer.from(`${enc(c.client_id)}:${enc(c.client_secret)}`).toString('base64')}` };
-}
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.length > 0 && v.length <= 2048 ? v : undefined);
 

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import type Koa from 'koa';
 import type { Logger } from 'pino';
 import { errors, HubError, type HubServices, type SignInMethod } from '@hub/runtime';
-import type { IssuerClient } from '../issuer/issuer-client.js';
+import { clientAuth, type IssuerClient } from '../issuer/issuer-client.js';
 import type { IssuerKeys, ProviderMetadata } from '../issuer/issuer-keys.js';
 import type { JWTPayload } from 'jose';
 import { TokenRefused, verifyJwt } from '../issuer/verify-jwt.js';
@@ -56,15 +56,9 @@ export function oidcSignIn(d: OidcSignInDeps): SignInMethod {
   /** The ID token from the token endpoint, for this code and verifier. */
   async function redeem(tokenEndpoint: string, code: string, verifier: string, callbackUrl: string): Promise<string> {
     const form: Record<string, string> = { grant_type: 'authorization_code', code, redirect_uri: redirectUri(callbackUrl), code_verifier: verifier, client_id: d.config.client_id };
-    const headers: Record<string, string> = {};
-    if (d.config.client_secret !== undefined) {
-      // client_secret_basic (RFC 6749 2.3.1): id and secret form-encoded, then Basic.
-      const enc = (v: string) => encodeURIComponent(v).replace(/%20/g, '+');
-      headers.authorization = `Basic ${Buffer.from(`${enc(d.config.client_id)}:${enc(d.config.client_secret)}`).toString('base64')}`;
-    }
     let answer;
     try {
-      answer = await d.client.postForm(tokenEndpoint, form, headers);
+      answer = await d.client.postForm(tokenEndpoint, form, clientAuth(d.config));
     } catch (e) {
       d.log.warn({ err: (e as Error).message }, 'single sign-on: the token endpoint failed');
       throw errors.upstream('the identity provider cannot be reached; try again later, or sign in with a token');
