@@ -129,6 +129,10 @@ t.test('refusals: audience, key, times, algorithms, claims; the caller learns no
 
   // A glob in the list: a release tag matches.
   t.equal((await s.exchange({ token: await s.good({ ref: 'refs/tags/v1.2.0' }) })).status, 201);
+  // ES256 is the other algorithm accepted; ES384 (a key the issuer does not publish) is not.
+  t.equal((await s.exchange({ token: await s.issuer.sign({ repository: 'acme/web', ref: 'refs/heads/main' }, { alg: 'ES256' }) })).status, 201, 'ES256');
+  const es384 = await generateKeyPair('ES384');
+  await refusedWith(t, s, await s.issuer.sign({ repository: 'acme/web', ref: 'refs/heads/main' }, { alg: 'ES384', kid: 'k2', key: es384.privateKey }), /ERR_JOSE_ALG_NOT_ALLOWED/);
 });
 
 t.test('a replayed token is refused until it expires, also with no jti', async (t) => {
