@@ -52,6 +52,8 @@ export function mountSignInRoutes(hub: PluginContext, sessions: Sessions): void 
     try {
       const m = method(id);
       const signedIn = await m.finish(ctx, callbackUrl(ctx, id));
+      // The method may have said more (its token id, a role change); the user is always on the row.
+      (ctx.state.audit as Record<string, unknown>).user_id ??= signedIn.user_id;
       const { id: cookie, session } = await sessions.create({ token: signedIn.token, user_id: signedIn.user_id, ttl_ms: Math.max(0, signedIn.expires_at - Date.now()) });
       setCookie(ctx, cookie, new Date(session.expires_at));
       ctx.set('Cache-Control', 'no-store');
