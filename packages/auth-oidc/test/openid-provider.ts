@@ -24,6 +24,8 @@ export interface TestProvider {
   clientSecret: string;
   next: { account: string };
   tamper: TokenTamper;
+  /** Replaces members of the discovery document (a hostile provider naming endpoints elsewhere). */
+  discoveryOverride: Record<string, string>;
   /** Token endpoint calls seen. */
   tokenCalls: number;
   close(): Promise<void>;
@@ -67,6 +69,7 @@ export async function startOpenIdProvider(redirectUris: () => string[], opts: { 
     clientSecret,
     next: { account: 'alice' },
     tamper: 'none',
+    discoveryOverride: {},
     tokenCalls: 0,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
@@ -97,6 +100,15 @@ export async function startOpenIdProvider(redirectUris: () => string[], opts: { 
         grant.addOIDCScope(String(details.params.scope));
         await provider.interactionFinished(req, res, { login: { accountId }, consent: { grantId: await grant.save() } }, { mergeWithLastSubmission: false });
         return;
+      }
+      if (path === '/.well-known/openid-configuration' && Object.keys(state.discoveryOverride).length > 0) {
+        const end = res.end.bind(res);
+        res.end = ((chunk?: unknown) => {
+          const doc = { ...(JSON.parse(Buffer.from(chunk as Buffer).toString('utf8')) as object), ...state.discoveryOverride };
+          res.removeHeader('content-length');
+          res.removeHeader('etag');
+          return end(JSON.stringify(doc));
+        }) as typeof res.end;
       }
       if (path === '/token' && req.method === 'POST') {
         state.tokenCalls++;

@@ -140,3 +140,13 @@ t.test('sessions end after max_session_secs, and when the user is blocked', asyn
   t.equal(res.status, 403);
   t.match(await res.text(), /user oidc:alice is blocked/);
 });
+
+t.test('a discovery document naming an endpoint on another origin: no sign-in, nothing sent there', async (t) => {
+  const s = await startSso(t);
+  s.op.discoveryOverride = { authorization_endpoint: 'http://127.0.0.1:9/authorize' };
+  const { res, visited } = await follow(new CookieJar(), `${s.hub.url}/console/sign-in/oidc`);
+  t.equal(visited.length, 1, 'the browser is not sent to the other origin');
+  t.equal(res.status, 502);
+  t.match(res.headers.get('content-type'), /text\/html/);
+  t.match(await res.text(), /the identity provider cannot be reached/);
+});

@@ -42,7 +42,13 @@ export function mountSignInRoutes(hub: PluginContext, sessions: Sessions): void 
 
   hub.router.get('/console/sign-in/:id', async (ctx) => {
     const id = (ctx.params as { id: string }).id;
-    await method(id).start(ctx, callbackUrl(ctx, id));
+    try {
+      await method(id).start(ctx, callbackUrl(ctx, id));
+    } catch (e) {
+      if (!isHubError(e)) throw e;
+      ctx.state.errorCode = e.code;
+      refusalPage(ctx, e.status, e.message);
+    }
   });
 
   hub.router.get('/console/sign-in/:id/callback', async (ctx) => {

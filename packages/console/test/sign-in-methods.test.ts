@@ -60,7 +60,9 @@ t.test('a plugin\'s sign-in method: listed, a session like token sign-in, refusa
   t.match(page, /&#60;script&#62;alert\(1\)&#60;\/script&#62; is not welcome/);
   t.equal(refused.headers.getSetCookie().length, 0, 'no session');
 
-  t.equal((await fetch(`${hub.url}/console/sign-in/nobody`)).status, 404);
+  const unknown = await fetch(`${hub.url}/console/sign-in/nobody`);
+  t.equal(unknown.status, 404);
+  t.match(await unknown.text(), /no sign-in method &#34;nobody&#34;/);
   const rows = await hub.hub.services.accessLog.query({ actions: ['console_sign_in'] }, { limit: 10 });
   t.match(rows.map((r) => [r.outcome, r.code, r.user_id]), [['denied', 'forbidden', null], ['allowed', null, 'carol']]);
 });

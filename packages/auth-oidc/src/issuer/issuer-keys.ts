@@ -26,6 +26,9 @@ export async function discover(client: IssuerClient, issuer: string): Promise<Pr
   if (!doc || typeof doc !== 'object' || doc.issuer !== issuer || !isUrlText(doc.jwks_uri)) throw new Error(`the discovery document at ${url} does not name this issuer and a jwks_uri`);
   const out: ProviderMetadata = { issuer, jwks_uri: doc.jwks_uri };
   for (const key of ['authorization_endpoint', 'token_endpoint', 'device_authorization_endpoint', 'end_session_endpoint'] as const) if (isUrlText(doc[key])) out[key] = doc[key];
+  // The issuer is trusted; what its document names is not: every endpoint stays on the issuer's own origin.
+  const origin = new URL(issuer).origin;
+  for (const [key, url] of Object.entries(out)) if (key !== 'issuer' && new URL(url as string).origin !== origin) throw new Error(`the discovery document at ${url} names ${key} on another origin (${new URL(url as string).origin})`);
   return out;
 }
 
