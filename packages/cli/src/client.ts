@@ -2,6 +2,7 @@
  * The admin API client: one place that knows the base URL, the token, the error body of INTERFACE.md
  * section 5 and how connections fail. Node's own fetch (undici); nothing else.
  */
+import { storedToken } from './credentials.js';
 import { printable } from './output.js';
 import { UsageError } from './usage.js';
 
@@ -38,7 +39,7 @@ export interface AdminClient {
   get(pathOrUrl: string, headers?: Record<string, string>): Promise<Response>;
 }
 
-/** --url, else $HUB_URL, else the default listen address (or `fallback`); --token, else $HUB_TOKEN. */
+/** --url, else $HUB_URL, else the default listen address (or `fallback`); --token, else $HUB_TOKEN, else `hub login`'s. */
 export function adminClient(values: { url?: string; token?: string }, env: NodeJS.ProcessEnv, command: string, fallback = DEFAULT_URL): AdminClient {
   const raw = values.url ?? env.HUB_URL ?? fallback;
   let base: URL;
@@ -49,7 +50,8 @@ export function adminClient(values: { url?: string; token?: string }, env: NodeJ
   }
   if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new UsageError(`--url "${raw}" must be an http or https URL`, command);
   const url = base.href.replace(/\/+$/, '');
-  const token = values.token ?? (env.HUB_TOKEN || undefined);
+  // After --token and $HUB_TOKEN: the token `hub login` stored for this hub.
+  const token = values.token ?? (env.HUB_TOKEN || undefined) ?? storedToken(env, url);
 
   async function send(method: string, path: string, query: Query | undefined, body: unknown, timeout: boolean): Promise<Response> {
     const target = `${url}${path}${queryString(query)}`;

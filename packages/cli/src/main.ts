@@ -8,6 +8,7 @@ import { events } from './commands/events.js';
 import { exposure, flags } from './commands/flags.js';
 import { health } from './commands/health.js';
 import { ipBlocks } from './commands/ip-blocks.js';
+import { login } from './commands/login.js';
 import { packages } from './commands/packages.js';
 import { policies } from './commands/policies.js';
 import { sbom } from './commands/sbom.js';
@@ -52,6 +53,7 @@ export const COMMANDS: Record<string, Command> = {
   exposure,
   sbom,
   check,
+  login,
 };
 
 /** Runs one command; returns the exit code (0 ok, 1 failed or refused, 2 bad usage). Never throws, never prints a stack. */

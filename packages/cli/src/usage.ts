@@ -39,6 +39,9 @@ Admin commands (talk to a running hub over its admin API):
   exposure analyse   read held artifacts' dependencies now, for exposure through dependents
   sbom               CycloneDX or SPDX SBOM of a held version; the inventory of what is held and who pulled it
 
+Signing in:
+  login              sign in through the hub's identity provider; stores a hub token for later commands
+
 Client conformance (talks to a running hub as package managers do, SPEC 4.3):
   check              an HTTP check and a tool check per registry (exit 1 when any fails)
 
@@ -49,7 +52,7 @@ Options:
 Configuration comes from --config FILE, else $HUB_CONFIG, else ./hub.toml, else the built-in
 default (one npm registry named "npm" whose upstream is your npm's registry).
 Admin commands reach the hub at --url or $HUB_URL (default http://127.0.0.1:8080) with the
-token in --token or $HUB_TOKEN, and print JSON with --json.
+token in --token or $HUB_TOKEN (else the one hub login stored), and print JSON with --json.
 
 Exit status: 0 success; 1 refused request, failed check or server error; 2 bad usage.`,
   serve: `Usage: hub serve [--config FILE] [--listen HOST:PORT]

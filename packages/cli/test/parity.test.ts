@@ -21,6 +21,7 @@ const NOT_ADMIN_API = new Set([
   'migrate', // migrates the database directly
   'init', // writes hub.toml from this machine's package managers
   'check', // the conformance checker: calls registry routes under /proxy/, as package managers do
+  'login', // single sign-on: calls /api/v1/auth/device (the identity plugin's, not the admin API)
 ]);
 
 const doc = JSON.parse(await openApiReference()) as { paths: Record<string, Record<string, unknown>> };

@@ -7,6 +7,7 @@ import { loadAssets, type Asset } from './static-assets.js';
 import { consoleMigrations } from './migrations.js';
 import { sessionSubject } from './session-cookie.js';
 import { mountSessionRoutes } from './session-routes.js';
+import { mountSignInRoutes } from './sign-in-routes.js';
 import { createSessions } from './sessions.js';
 
 export { CONSOLE_ACTIONS, type ConsoleAction } from './actions.js';
@@ -45,6 +46,7 @@ export default definePlugin({
     };
     ctx.router.use('/console', serve);
     mountSessionRoutes(ctx, sessions, origin);
+    mountSignInRoutes(ctx, sessions, origin);
     const sendIndex = (k: Koa.Context) => {
       const index = assets.get('index.html');
       if (!index) {

@@ -39,7 +39,7 @@ async function sessionInfo(hub: PluginContext, subject: Subject, csrf: string, e
   };
 }
 
-function setCookie(ctx: Koa.Context, origin: ConsoleOrigin, value: string, expires?: Date) {
+export function setCookie(ctx: Koa.Context, origin: ConsoleOrigin, value: string, expires?: Date) {
   // HttpOnly: no script reads it; SameSite=Strict: no other site's page sends it; host-only (no Domain): only the
   // console's host gets it; Secure when the console is https (public_url, TLS, or a trusted proxy's X-Forwarded-Proto).
   const secure = origin.isHttps(ctx);

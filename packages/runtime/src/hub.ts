@@ -11,7 +11,7 @@ import { createMetadataCache } from './cache/metadata-cache.js';
 import { startMaintenance } from './jobs/maintenance.js';
 import type { HubConfig } from './config/schema.js';
 import type { RegistryKind } from '@hub/contract';
-import type { CachePurge, ClientRule, PluginInstance, RefusalRule } from './contract/plugin.js';
+import type { CachePurge, ClientRule, PluginInstance, RefusalRule, SignInMethod } from './contract/plugin.js';
 import { createAuditLog, type AuditLog } from './audit/audit-log.js';
 import { createEventBus, type EventBus } from './events/event-bus.js';
 import { createHealthBoard } from './health/health-board.js';
@@ -220,6 +220,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     access,
     services,
     clientRules,
+    signIns: [] as SignInMethod[],
     artifacts: purger,
     jsonBody: pluginJsonBody,
     router,

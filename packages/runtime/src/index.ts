@@ -29,7 +29,7 @@ export { signBody, type EventBus, type HubEventListener, type HubEvent } from '.
 export type { AccessOutcome, AuditContext } from './audit/access-event.js';
 export { readJsonBytes, parseJson } from './server/json-body.js';
 export { decide, globMatches, ANONYMOUS, type Decision, type Policy, type Subject, type AccessRequest } from './policy/decide.js';
-export { ALL_PERMISSIONS } from './policy/roles.js';
+export { ALL_PERMISSIONS, ROLE_PERMISSIONS } from './policy/roles.js';
 export { apiPolicyId, configPolicyId, type PolicyRow, type PolicyRule } from './policy/policy-source.js';
 export { canonicalIp, createAddressMatcher } from '@hub/upstream';
 /** The server-level forward proxy and CAs as an undici dispatcher, for fetches from configured services (an identity provider). */

@@ -359,6 +359,19 @@ t.test('cross-field rules', async (tt) => {
       t2.throws(() => loadConfig({ text: '', pluginSections: [SOURCES_LIKE, taken] }), { name: 'ConfigError', key: section }, section);
     }
   });
+  tt.test('a dotted section is a table inside a runtime section: its keys, secrets and errors keep the full path', async (t2) => {
+    const inner: ConfigSection = { section: 'auth.sso', schema: Type.Object({ client_secret: Type.Optional(Type.String()), client_secret_env: Type.Optional(Type.String()), scopes: Type.Integer({ default: 1 }) }, { additionalProperties: false, default: {} }) };
+    const cfg = loadConfig({ text: toml('[auth]', 'anonymous = ["source:read"]', '[auth.sso]', 'client_secret_env = "S"'), env: { S: 'x' }, pluginSections: [inner] });
+    t2.same(cfg.auth.anonymous, ['source:read'], "the runtime's [auth] keys stay");
+    t2.same(cfg.sections['auth.sso'], { client_secret_env: 'S', client_secret: 'x', scopes: 1 });
+    t2.equal(oneError(t2, { text: toml('[auth.sso]', 'scopes = "many"'), pluginSections: [inner] }).message, 'hub.toml:2: auth.sso.scopes: must be an integer (got "many")');
+    t2.equal(oneError(t2, { text: toml('[auth.sso]', 'client_secret_env = "UNSET"'), pluginSections: [inner] }).key, 'auth.sso.client_secret_env');
+    t2.equal(oneError(t2, { text: toml('[auth.sso]', 'scopes = 1') }).key, 'auth.sso', 'without the plugin: an unknown key of [auth]');
+    for (const section of ['auth.policies', 'nowhere.sso', 'auth.sso.deeper']) {
+      const taken: ConfigSection = { section, schema: Type.Object({}, { default: {} }) };
+      t2.throws(() => loadConfig({ text: '', pluginSections: [taken] }), { name: 'ConfigError', key: section }, section);
+    }
+  });
   tt.test('a section no loaded plugin declares is an unknown key', async (t2) => {
     t2.equal(oneError(t2, { text: toml('[upstream_audit]', 'enabled = true') }).key, 'upstream_audit');
   });

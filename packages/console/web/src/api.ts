@@ -68,8 +68,16 @@ export function call<T = any, A extends ConsoleActionName = ConsoleActionName>(
   return send<T>(a.method, actionUrl(name, o.params, o.query), o.body);
 }
 
+/** A way to sign in besides a token (single sign-on), as `GET /console/sign-in` lists it. */
+export interface SignInMethod {
+  id: string;
+  label: string;
+  url: string;
+}
+
 export const session = {
   current: () => send<Session>('GET', '/console/session'),
+  methods: () => send<{ methods: SignInMethod[] }>('GET', '/console/sign-in'),
   signIn: (token: string, user?: string) => send<Session>('POST', '/console/session', user ? { token, user } : { token }),
   signOut: () => send<void>('DELETE', '/console/session'),
 };

@@ -68,12 +68,12 @@ export function configFromObject(doc: Record<string, unknown>, opts: FromObjectO
   const env = opts.env ?? process.env;
   resolveEnv(issues, env, config, []);
   config.registries.forEach((reg, i) => resolveEnv(issues, env, reg.extra, ['registries', i]));
-  resolveEnv(issues, env, sections, []);
+  for (const [name, value] of Object.entries(sections)) resolveEnv(issues, env, value, sectionPath(name));
   config.sections = sections;
   issues.throwIfAny();
 
   checkCrossField(issues, config);
-  for (const s of opts.pluginSections ?? []) for (const e of s.check?.(sections[s.section], config) ?? []) issues.add([s.section, ...e.key], e.message);
+  for (const s of opts.pluginSections ?? []) for (const e of s.check?.(sections[s.section], config) ?? []) issues.add([...sectionPath(s.section), ...e.key], e.message);
   issues.throwIfAny();
 
   normalise(config, opts.baseDir ?? process.cwd());
@@ -123,14 +123,27 @@ function applyKindSchema(issues: Issues, index: number, type: string | undefined
   return isTable(value) ? value : extra;
 }
 
-/** Takes each plugin's section out of the document, applies its defaults and checks it in the same pass as the rest. */
+/** A section's key path: `auth.oidc` is the table `oidc` inside `[auth]`. */
+const sectionPath = (section: string): string[] => section.split('.');
+
+/**
+ * Takes each plugin's section out of the document, applies its defaults and checks it in the same pass as the rest.
+ * A dotted name (`auth.oidc`) is a table inside a runtime section: it is taken out of that section before the
+ * runtime's strict schema sees it, and only a key the runtime's schema does not define may be claimed so.
+ */
 function applyPluginSections(issues: Issues, doc: Record<string, unknown>, sections: readonly ConfigSection[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const s of sections) {
-    if (s.section in HubConfigSchema.properties || s.section in out) throw new ConfigError(`two owners claim the [${s.section}] section of hub.toml (a plugin's section must be its own)`, { key: s.section });
-    const value = Value.Default(s.schema, doc[s.section]);
-    delete doc[s.section];
-    reportSchemaErrors(issues, s.schema, value, [s.section]);
+    const [top, ...inner] = sectionPath(s.section);
+    const runtimeSection = (HubConfigSchema.properties as Record<string, { properties?: Record<string, unknown> }>)[top!];
+    const claimed = inner.length === 0 ? runtimeSection !== undefined : inner.length > 1 || runtimeSection?.properties === undefined || inner[0]! in runtimeSection.properties;
+    if (claimed || s.section in out) throw new ConfigError(`two owners claim the [${s.section}] section of hub.toml (a plugin's section must be its own)`, { key: s.section });
+    const parent = inner.length === 0 ? doc : doc[top!];
+    const key = inner[0] ?? top!;
+    const raw = isTable(parent) ? parent[key] : undefined;
+    if (isTable(parent)) delete parent[key];
+    const value = Value.Default(s.schema, raw);
+    reportSchemaErrors(issues, s.schema, value, sectionPath(s.section));
     out[s.section] = value;
   }
   return out;

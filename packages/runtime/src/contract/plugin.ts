@@ -47,6 +47,8 @@ export interface PluginContext<Cfg = unknown> {
   services: HubServices;
   /** Rules the client gate asks of every request's address before the rate limit (@hub/ip-blocks adds one). */
   clientRules: ClientRule[];
+  /** Ways to sign in to the console besides a token (@hub/auth-oidc adds OpenID Connect); the console mounts them. */
+  signIns: SignInMethod[];
   /** Notifications: stored, listed by the admin API; `subscribe` sees each one stored (the webhooks plugin delivers them). */
   events: EventBus;
   /** Sections plugins add to the admin health card. */
@@ -80,6 +82,22 @@ export interface ClientRule {
   /** The answer at once when it is known; undefined when it must be read (the gate then awaits refusal()). */
   refusalNow(ip: string): HubError | null | undefined;
   refusal(ip: string): Promise<HubError | null>;
+}
+
+/**
+ * A way to sign in to the console through another party (an OpenID Provider). The console owns the routes and
+ * the session: `GET /console/sign-in/<id>` calls start(), `GET /console/sign-in/<id>/callback` calls finish()
+ * and opens a session for the token it answers, or shows the refusal it throws (a HubError) as a page.
+ */
+export interface SignInMethod {
+  /** The path segment, e.g. `oidc`. */
+  id: string;
+  /** What the console's button says after "Sign in with ". */
+  label: string;
+  /** Answers the browser, usually with a redirect to the provider; `callbackUrl` is where the provider must send it back. */
+  start(ctx: Koa.Context, callbackUrl: string): Promise<void>;
+  /** Checks the provider's answer; resolves with a hub token (and its expiry, epoch ms) the console session stands for. */
+  finish(ctx: Koa.Context, callbackUrl: string): Promise<{ token: string; user_id: string; expires_at: number }>;
 }
 
 export interface ServedRegistry {

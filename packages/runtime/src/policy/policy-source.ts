@@ -37,6 +37,11 @@ export interface PolicySource {
   remove(id: number): Promise<PolicyRow | null>;
   /** Drops the memo (add and remove do it themselves). */
   invalidate(): void;
+  /**
+   * Policies a plugin derives from its own hub.toml section (a workload's registry scope): in force like
+   * `[[auth.policies]]` (source `config`), never stored, so the API neither lists nor removes them.
+   */
+  addConfigured(policies: readonly Policy[]): void;
 }
 
 /** The rule name the simulator reports: the config `name`, else its position in `[[auth.policies]]`. */
@@ -88,5 +93,9 @@ export function createPolicySource(db: Knex, configured: readonly PolicyConfig[]
     current: () => memo.get('', load),
     fresh: () => memo.fresh(''),
     invalidate,
+    addConfigured(policies) {
+      fromConfig.push(...policies.map((p): Policy => ({ ...p, source: 'config' })));
+      invalidate();
+    },
   };
 }
