@@ -79,3 +79,75 @@ export function canonicalVersion(version: string): string {
   while (release.length > 1 && release[release.length - 1] === '0') release.pop();
   return `${epochOf(p)}${release.join('.')}${p.suffix}`;
 }
+
+/** A parsed version for ordering: numbers as bigint-free digit strings compared by length then text. */
+interface Order {
+  epoch: string;
+  release: string[];
+  /** [rank, n]: rank -1 a dev-only release, 0 a, 1 b, 2 rc, 3 none. */
+  pre: [number, string];
+  post: string | null;
+  dev: string | null;
+  local: string[];
+}
+
+const PRE_RANK: Record<string, number> = { a: 0, b: 1, rc: 2 };
+
+function orderOf(version: string): Order | null {
+  const normal = normalVersion(version);
+  if (normal === null) return null;
+  const m = /^(?:(\d+)!)?(\d+(?:\.\d+)*)(?:(a|b|rc)(\d+))?(?:\.post(\d+))?(?:\.dev(\d+))?(?:\+(.+))?$/.exec(normal)!;
+  const dev = m[6] ?? null;
+  const post = m[5] ?? null;
+  const pre: [number, string] = m[3] ? [PRE_RANK[m[3]]!, m[4]!] : dev !== null && post === null ? [-1, '0'] : [3, '0'];
+  return { epoch: m[1] ?? '0', release: m[2]!.split('.'), pre, post, dev, local: m[7] ? m[7].split('.') : [] };
+}
+
+/** Two digit strings without leading zeros, by value. */
+const cmpNum = (a: string, b: string): number => (a.length !== b.length ? a.length - b.length : a < b ? -1 : a > b ? 1 : 0);
+
+function cmpRelease(a: readonly string[], b: readonly string[]): number {
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    const c = cmpNum(a[i] ?? '0', b[i] ?? '0');
+    if (c !== 0) return c;
+  }
+  return 0;
+}
+
+/** Local segments: numbers above words, words by text, a longer label above its prefix. */
+function cmpLocal(a: readonly string[], b: readonly string[]): number {
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    const [p, q] = [a[i], b[i]];
+    if (p === undefined || q === undefined) return p === undefined ? -1 : 1;
+    const [pn, qn] = [/^\d+$/.test(p), /^\d+$/.test(q)];
+    if (pn !== qn) return pn ? 1 : -1;
+    const c = pn ? cmpNum(p, q) : p < q ? -1 : p > q ? 1 : 0;
+    if (c !== 0) return c;
+  }
+  return 0;
+}
+
+function cmpOrder(x: Order, y: Order, withLocal: boolean): number {
+  return (
+    cmpNum(x.epoch, y.epoch) ||
+    cmpRelease(x.release, y.release) ||
+    x.pre[0] - y.pre[0] ||
+    cmpNum(x.pre[1], y.pre[1]) ||
+    (x.post === y.post ? 0 : x.post === null ? -1 : y.post === null ? 1 : cmpNum(x.post, y.post)) ||
+    (x.dev === y.dev ? 0 : x.dev === null ? 1 : y.dev === null ? -1 : cmpNum(x.dev, y.dev)) ||
+    (withLocal ? cmpLocal(x.local, y.local) : 0)
+  );
+}
+
+/** PEP 440 order (negative: `a` is older); text that is not PEP 440 sorts below every version, by text. */
+export function compareVersions(a: string, b: string): number {
+  const [x, y] = [orderOf(a), orderOf(b)];
+  if (!x || !y) return x ? 1 : y ? -1 : a < b ? -1 : a > b ? 1 : 0;
+  return cmpOrder(x, y, true);
+}
+
+/** Whether a version is a pre-release or a development release (pip skips those unless asked). */
+export const isPrerelease = (v: string): boolean => {
+  const o = orderOf(v);
+  return o !== null && (o.pre[0] < 3 || o.dev !== null);
+};

@@ -1,7 +1,7 @@
 /**
  * A project page as hub serves it, in the form negotiated: every file URL points at hub
  * (`<base>/files/<project>/<file>`), with the upstream's hashes, `requires-python`, yank and PEP 658
- * metadata marks kept. Text from the upstream is escaped for HTML (and JSON-encoded for JSON).
+ * metadata marks kept. A version a block refuses comes yanked with the block's message (decision 0040). Text from the upstream is escaped for HTML (and JSON-encoded for JSON).
  */
 import { escapeHtml } from './html.js';
 import type { Form } from './negotiate.js';
@@ -48,8 +48,9 @@ function jsonPage(project: string, files: readonly ProjectFile[], baseUrl: strin
       hashes: f.hashes,
       ...(f.requiresPython ? { 'requires-python': f.requiresPython } : {}),
       yanked: f.yanked === null ? false : f.yanked || true,
+      // PEP 714: only `core-metadata`. pip 22.3 to 23.1 (Debian 12 ships 23.0.1) crash on the older
+      // `dist-info-metadata` key in JSON; the HTML form keeps both attributes, which every pip reads.
       'core-metadata': f.metadata ? (Object.keys(f.metadata.hashes).length ? f.metadata.hashes : true) : false,
-      'dist-info-metadata': f.metadata ? (Object.keys(f.metadata.hashes).length ? f.metadata.hashes : true) : false,
       ...(f.size !== undefined ? { size: f.size } : {}),
       ...(f.uploadTime ? { 'upload-time': f.uploadTime.toISOString() } : {}),
     })),
