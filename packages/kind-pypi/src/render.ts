@@ -5,6 +5,7 @@
  */
 import { escapeHtml } from './html.js';
 import type { Form } from './negotiate.js';
+import { canonicalVersion } from './pep440.js';
 import type { Hashes, ProjectFile } from './project-page.js';
 
 /** The hub URL of a file of `project`. */
@@ -36,12 +37,14 @@ function htmlPage(project: string, files: readonly ProjectFile[], baseUrl: strin
 }
 
 function jsonPage(project: string, files: readonly ProjectFile[], baseUrl: string): string {
-  const versions = [...new Set(files.map((f) => f.version))];
+  // One entry per version, in the spelling of its first file (`1.0` and `1.0.0` are one version).
+  const versions = new Map<string, string>();
+  for (const f of files) if (!versions.has(canonicalVersion(f.version))) versions.set(canonicalVersion(f.version), f.version);
   // 1.1 (PEP 700) makes `size` mandatory: claimed only when every file has one (an HTML upstream gives none).
   return JSON.stringify({
     meta: { 'api-version': files.every((f) => f.size !== undefined) ? '1.1' : '1.0' },
     name: project,
-    versions,
+    versions: [...versions.values()],
     files: files.map((f) => ({
       filename: f.filename,
       url: fileHref(baseUrl, project, f.filename),
