@@ -54,7 +54,7 @@ export const CHECKS: readonly Check[] = [
       for (const v of samples) {
         const once = canon(v);
         t.equal(typeof once, 'string', `canonical version: canonicalVersion(${JSON.stringify(v.slice(0, 40))}) gave ${typeof once}, expected a string`);
-        if (typeof once === 'string') t.equal(canon(once), once, `canonical version: canonicalVersion(${JSON.stringify(v.slice(0, 40))}) is "${once.slice(0, 40)}", but canonicalVersion of that is "${canon(once).slice(0, 40)}": it must be idempotent`);
+        if (typeof once === 'string') t.equal(canon(once), once, `canonical version: canonicalVersion(${JSON.stringify(v.slice(0, 40))}) is "${once.slice(0, 40)}", and of that "${canon(once).slice(0, 40)}", expected the same (idempotent)`);
       }
       for (const group of groups) {
         const keys = [...new Set(group.map(canon))];
