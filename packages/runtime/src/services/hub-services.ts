@@ -41,6 +41,6 @@ export function createHubServices(db: Knex, auth: Pick<Authenticator, 'invalidat
     held: createHeldArtifacts(db),
     accessLog: createAccessLog(db, audit),
     local,
-    catalog: createPackageCatalog(db, audit),
+    catalog: createPackageCatalog(db, audit, versionKey),
   };
 }
