@@ -67,11 +67,11 @@ export function createLocalStore(o: LocalStoreOptions): LocalStore {
 
   const byName = (registry: string, name: string) => ({ registry, name_sha256: nameHash(name) });
 
+  const verbatim = (v: string) => v;
   /**
    * How `version` is spelt in `table`'s rows of a name, in any spelling `canon` takes for the same version
-   * (PEP 440's `1.0` is `1.0.0`); undefined when none is there.
+   * (PEP 440's `1.0` is `1.0.0`, decision 0039); undefined when none is there.
    */
-  const verbatim = (v: string) => v;
   async function spelling(table: 'local_versions' | 'local_tombstones', registry: string, name: string, version: string, canon: (v: string) => string): Promise<string | undefined> {
     if ((await db(table).where({ ...byName(registry, name), version }).first('id')) !== undefined) return version;
     const want = canon(version);

@@ -22,14 +22,14 @@ const toBlock = (r: BlockRecord): Block => ({ ...r, id: Number(r.id), created_at
  * Package blocks: the one writer of the `blocks` table and its one-second memo per package (the hot
  * path makes at most one query per package per second; a change here is seen here at once). While the
  * database is down the memo answers from its last read (policy-memo.ts): a block stays a refusal.
- * Versions are compared by `key`, so a block on one spelling refuses every spelling of that version
+ * Versions are compared by `versionKey`, so a block on one spelling refuses every spelling of that version
  * (PEP 440's `1.0` and `1.0.0`); a block stores the spelling it was given.
  */
-export function createBlocks(db: Knex, key: VersionKey = VERBATIM) {
+export function createBlocks(db: Knex, versionKey: VersionKey = VERBATIM) {
   const memo = createPolicyMemo<Block[]>();
   const rowsOf = (registry: string, name: string, q: Knex = db) => q('blocks').where({ registry, package_name: name }).select();
   /** The same version of one registry, in any spelling. */
-  const same = (registry: string, a: string, b: string) => a === b || key(registry, a) === key(registry, b);
+  const same = (registry: string, a: string, b: string) => a === b || versionKey(registry, a) === versionKey(registry, b);
 
   async function get(id: number): Promise<Block | null> {
     const row = await db('blocks').where({ id }).first();
@@ -54,7 +54,7 @@ export function createBlocks(db: Knex, key: VersionKey = VERBATIM) {
       const rows = memo.fresh(k) ?? (await memo.get(k, async () => (await rowsOf(registry, name)).map(toBlock)));
       const out = new Map<string, Block>();
       if (rows.some((r) => r.version === null)) return out;
-      for (const r of rows) if (r.version !== null && !out.has(key(registry, r.version))) out.set(key(registry, r.version), r);
+      for (const r of rows) if (r.version !== null && !out.has(versionKey(registry, r.version))) out.set(versionKey(registry, r.version), r);
       return out;
     },
     /** Oldest first, at most 10,000. */
@@ -78,8 +78,9 @@ export function createBlocks(db: Knex, key: VersionKey = VERBATIM) {
       const added = await db.transaction(async (trx) => {
         const existing = await rowsOf(b.registry, b.package_name, trx);
         if (existing.some((x) => x.version === null)) return [];
-        const have = new Set(existing.map((x) => key(b.registry, x.version!)));
-        const add = b.versions.filter((v) => !have.has(key(b.registry, v)) && have.add(key(b.registry, v)));
+        // One new block per version, whatever the spellings given or stored.
+        const have = new Set(existing.map((x) => versionKey(b.registry, x.version!)));
+        const add = b.versions.filter((v) => !have.has(versionKey(b.registry, v)) && have.add(versionKey(b.registry, v)));
         const now = Date.now();
         if (add.length) await trx('blocks').insert(add.map((version) => ({ registry: b.registry, package_name: b.package_name, version, reason: b.reason, blocked_by: b.by, created_at: now })));
         return add;
