@@ -22,14 +22,21 @@ async function world(t: Test) {
     return { status: res.status, body: (await res.json()) as { accepted: number; errors: Array<{ reason: string }> } };
   };
   const status = async (v: string) => (await get(`${s.base}/${fileOf(v)}`, token)).status;
-  return { s, push, status };
+  const exposure = async () => {
+    await s.hub.audit.flush();
+    const res = await fetch(`${s.url}/api/v1/admin/exposure`, { headers: { authorization: `Bearer ${s.adminToken}` } });
+    return ((await res.json()) as { rows: Array<{ consumer: string; version: string; external_id: string; fetches_before_flag: number }> }).rows;
+  };
+  return { s, push, status, exposure };
 }
 
-t.test('an exact flag on v1.0.0 refuses the file spelt 1.0', async (t) => {
+t.test('an exact flag on v1.0.0 refuses the file spelt 1.0, and its exposure counts the fetches of 1.0', async (t) => {
   const w = await world(t);
+  t.equal(await w.status('1.0'), 200, 'fetched before the flag');
   t.equal((await w.push({ external_id: 'PYSEC-1', version: 'v1.0.0' })).status, 200);
   t.equal(await w.status('1.0'), 403, '1.0 is v1.0.0');
   t.equal(await w.status('1.1.0'), 200, 'another version is served');
+  t.match(await w.exposure(), [{ consumer: 'ci', version: '1.0', external_id: 'PYSEC-1', fetches_before_flag: 1 }], 'the fetch of 1.0 is exposure to the flag on v1.0.0');
 });
 
 t.test('version_range is a PEP 440 specifier set', async (t) => {
