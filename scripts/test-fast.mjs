@@ -9,9 +9,9 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
-/** Test files that spawn npm, cargo, go, mvn, apt, dnf, pacman, gem/bundle, curl/wget, terraform, ovsx or skopeo (with docker-registry), or reach a live registry. */
+/** Test files that spawn npm, pip, twine, cargo, go, mvn, apt, dnf, pacman, gem/bundle, curl/wget, terraform, ovsx or skopeo (with docker-registry), or reach a live registry. */
 const REAL_CLIENT = [
-  /\/(npm|cargo|go|apt|dnf|pacman|ovsx|terraform|skopeo)-client\.test\.js$/,
+  /\/(npm|cargo|go|apt|dnf|pacman|ovsx|terraform|skopeo|pip|twine)-client\.test\.js$/,
   /\/clients\.test\.js$/, // kind-forge (curl, wget), kind-rubygems (gem, bundle), kind-pypi (pip in a venv)
   /\/mvn-[^/]+\.test\.js$/,
   /\/live\.test\.js$/,

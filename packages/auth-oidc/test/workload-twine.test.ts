@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
-import { makeZip, startTestHub } from '@hub/testkit';
+import { makeZip, startTestHub, missingClient } from '@hub/testkit';
 import pypi from '@hub/kind-pypi';
 import publishing from '@hub/publishing';
 import workload from '../src/workload/index.js';
@@ -15,7 +15,7 @@ import { startJwksIssuer } from './jwks-issuer.js';
 const run = promisify(execFile);
 const noTwine = await run('twine', ['--version']).then(
   () => false,
-  () => 'twine is not installed (apt-get install twine)',
+  () => missingClient('twine', 'apt-get install twine'),
 );
 
 /** A minimal pure-Python wheel, as twine reads it (METADATA, WHEEL, RECORD). */

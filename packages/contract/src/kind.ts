@@ -53,6 +53,13 @@ export interface CoordinateCodec {
   /** Case folding and the like (nuget lower-cases ids). Identity when absent. */
   normalizeName?(name: string): string;
   /**
+   * The one spelling every spelling of a version shares, where the registry's clients treat several as the
+   * same version (PEP 440: `1.0`, `1.0.0`, `v1.0.0.0`; NuGet: `1.0`, `1.0.0.0`). The runtime compares
+   * versions by it wherever it stores or compares one: blocks, unlisting, flags, tombstones and the publish
+   * 409. Total (any text gives a string) and idempotent; identity when absent (decision 0039).
+   */
+  canonicalVersion?(version: string): string;
+  /**
    * The registry's own version order (negative: `a` is older), for the admin API's package page (newest
    * first). Absent: `genericVersionOrder` (dot-separated numbers, then SemVer pre-release precedence).
    */
@@ -236,8 +243,18 @@ export interface RequestContext<Cfg = unknown> {
    * `signedAccess` accept instead of a token. `subpath` is already percent-encoded.
    */
   signedUrl(subpath: string, ttlSecs?: number): string;
-  /** Versions of `name` that are unlisted: drop them from every listing the kind serves. */
+  /**
+   * Versions of `name` that are unlisted: drop them from every listing the kind serves. The set holds
+   * canonical spellings: look a version up as `coordinate.canonicalVersion(v)` when the kind has one.
+   */
   hiddenVersions(name: string): Promise<ReadonlySet<string>>;
+  /**
+   * Versions of `name` a block refuses, by canonical spelling, each with the refusal's message (what the
+   * 403 says). For listings whose format can say so without hiding the version (PEP 592's yanked), so
+   * resolvers pass over it while an exact request still meets the 403. Empty when the whole name is blocked
+   * (the listing itself is refused then).
+   */
+  blockedVersions(name: string): Promise<ReadonlyMap<string, string>>;
   /**
    * Packages of this registry whose last good listing hub keeps because the upstream removed them (the
    * upstream audit says so). A kind whose registry-wide index would drop them (rubygems `/versions`) adds them back.

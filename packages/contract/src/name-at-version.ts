@@ -13,6 +13,8 @@ export interface NameAtVersionOptions {
   normalizeName?(name: string): string;
   /** The canonical spelling of a version that `isVersion` accepted; null when it has none. */
   normalizeVersion?(version: string): string | null;
+  /** The spelling every spelling of one version shares (offered to the runtime as the codec's `canonicalVersion`). */
+  canonicalVersion?(version: string): string;
 }
 
 /**
@@ -36,5 +38,6 @@ export function nameAtVersion(o: NameAtVersionOptions): CoordinateCodec {
     },
     format: (c: Coordinate): string => (c.version ? `${c.name}@${c.version}` : c.name),
     ...(o.normalizeName ? { normalizeName: o.normalizeName } : {}),
+    ...(o.canonicalVersion ? { canonicalVersion: o.canonicalVersion } : {}),
   };
 }

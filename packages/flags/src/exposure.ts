@@ -132,12 +132,15 @@ async function* flagRows(db: Knex, log: AccessLog, ranges: VersionMatchers, f: E
   {
     const raisedAt = Number(flag.raised_at);
     const range = flag.version_range;
-    const flagged = (v: string | null) => range === null || (v !== null && ranges.covers(flag.registry, range, v));
+    // An exact version covers its every spelling (PEP 440's `1.0` is `1.0.0`, decision 0039), so the package's
+    // fetches are read and matched by the kind's canonical spelling.
+    const flagged = (v: string | null) =>
+      v !== null && (range === null ? flag.version !== null && ranges.same(flag.registry, flag.version, v) : ranges.covers(flag.registry, range, v));
     // The versions the flag covers that hub saw fetched: the flag's version, or those in its range.
     const seen = new Set<string>(range === null && flag.version !== null ? [flag.version] : []);
-    for (const fetched of await fetchesOf(log, flag.registry, flag.package_name, range === null ? flag.version : null, raisedAt, f.from)) {
+    for (const fetched of await fetchesOf(log, flag.registry, flag.package_name, null, raisedAt, f.from)) {
       if (!flagged(fetched.version)) continue;
-      if (fetched.version !== null) seen.add(fetched.version);
+      if (fetched.version !== null && range !== null) seen.add(fetched.version);
       emit(flag, fetched, 'direct', null, fetched.version);
     }
     yield* out.splice(0);

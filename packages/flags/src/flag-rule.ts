@@ -26,7 +26,7 @@ const GATE_AND_HARD_BLOCK = ['gate', 'hard_block'];
 function covers(ranges: VersionMatchers, registry: string, f: ActiveFlag, c: Coordinate): boolean {
   if (f.version_range === '*') return true;
   if (c.version === undefined) return false;
-  return f.version_range === null ? f.version === c.version : ranges.covers(registry, f.version_range, c.version);
+  return f.version_range === null ? f.version !== null && ranges.same(registry, f.version, c.version) : ranges.covers(registry, f.version_range, c.version);
 }
 
 /**

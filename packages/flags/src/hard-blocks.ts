@@ -113,7 +113,7 @@ export function createHardBlocks(o: { db: Knex; maxBytes: number; log: PluginCon
         if (b.expires_at !== null && b.expires_at <= now) return false;
         if (b.version_range === '*') return true;
         if (c.version === undefined) return false;
-        return b.version_range === null ? b.version === c.version : o.ranges.covers(registry, b.version_range, c.version);
+        return b.version_range === null ? b.version !== null && o.ranges.same(registry, b.version, c.version) : o.ranges.covers(registry, b.version_range, c.version);
       });
     },
     /**

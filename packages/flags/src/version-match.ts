@@ -33,6 +33,12 @@ export function createVersionMatchers(kindOf: (registry: string) => RegistryKind
   }
   return {
     compile,
+    /** One version in two spellings (PEP 440's `1.0` and `1.0.0`): the kind's canonicalVersion, else the text. */
+    same(registry: string, a: string, b: string): boolean {
+      if (a === b) return true;
+      const canon = kindOf(registry)?.coordinate.canonicalVersion;
+      return canon !== undefined && canon(a) === canon(b);
+    },
     /** Does the range cover this version? An unparseable stored range (a kind changed its syntax) covers it: fail closed. */
     covers(registry: string, text: string, version: string): boolean {
       const m = compile(registry, text);

@@ -3,14 +3,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import t, { type Test } from 'tap';
-import { chainHandlers, npmFixtureHandler, pathOf, rawRequest, startFixtureUpstream, startTestHub } from '@hub/testkit';
+import { chainHandlers, npmFixtureHandler, pathOf, rawRequest, startFixtureUpstream, startTestHub, missingClient } from '@hub/testkit';
 import publishing from '@hub/publishing';
 import npm from '../src/index.js';
 import { FIXTURES } from './setup.js';
 import { hasNpm, npmEnv, send, type NpmEnv, type NpmResult } from './npm-env.js';
 
 /** Issue 26: npm's everyday commands against hub, with the real npm client (decision 0042). */
-const noNpm = hasNpm ? false : 'npm is not installed';
+const noNpm = hasNpm ? false : missingClient('npm');
 
 const ADVISORY = { id: 1, url: 'http://advisories.invalid/1', title: 'Prototype pollution in hubdep', severity: 'high', vulnerable_versions: '<1.0.1', cwe: [], cvss: { score: 0, vectorString: null } };
 

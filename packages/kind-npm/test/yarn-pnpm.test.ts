@@ -3,6 +3,7 @@ import path from 'node:path';
 import t, { type Test } from 'tap';
 import { setup } from './setup.js';
 import { PNPM, project, YARN1, YARN4, YARN4_VERSION } from './js-clients.js';
+import { missingClient } from '@hub/testkit';
 
 /**
  * Issue 26: yarn 1, yarn 4 (node-modules and PnP) and pnpm install through hub, set up as the package's README
@@ -19,7 +20,7 @@ async function hubFor(t: Test) {
   return { s, token, registry, key };
 }
 
-t.test('yarn 1 installs through hub (always-auth in its environment)', { skip: YARN1 ? false : 'yarn 1 is not installed' }, async (t) => {
+t.test('yarn 1 installs through hub (always-auth in its environment)', { skip: YARN1 ? false : missingClient('yarn 1', 'npm ci installs it') }, async (t) => {
   const { s, token, registry, key } = await hubFor(t);
   const p = project(t, YARN1!, DEPS);
   fs.writeFileSync(path.join(p.app, '.npmrc'), `registry=${registry}\n${key}:_authToken=${token}\n`);
@@ -58,7 +59,7 @@ function yarn4Rc(registry: string, key: string, token: string, linker: 'node-mod
 }
 
 for (const linker of ['node-modules', 'pnp'] as const) {
-  t.test(`yarn 4 (${linker}) installs, adds, shows package info and audits through hub`, { skip: YARN4 ? false : 'yarn 4 is not installed' }, async (t) => {
+  t.test(`yarn 4 (${linker}) installs, adds, shows package info and audits through hub`, { skip: YARN4 ? false : missingClient('yarn 4', 'npm ci installs @yarnpkg/cli-dist') }, async (t) => {
     const { s, token, registry, key } = await hubFor(t);
     const p = project(t, YARN4!, DEPS, { packageManager: `yarn@${YARN4_VERSION}` });
     fs.writeFileSync(path.join(p.app, '.yarnrc.yml'), yarn4Rc(registry, key, token, linker, path.join(p.dir, 'yarn-cache')));
@@ -87,7 +88,7 @@ for (const linker of ['node-modules', 'pnp'] as const) {
   });
 }
 
-t.test('pnpm installs through hub', { skip: PNPM ? false : 'pnpm is not installed' }, async (t) => {
+t.test('pnpm installs through hub', { skip: PNPM ? false : missingClient('pnpm', 'npm ci installs it') }, async (t) => {
   const { s, token, registry, key } = await hubFor(t);
   const p = project(t, PNPM!, DEPS);
   fs.writeFileSync(path.join(p.app, '.npmrc'), `registry=${registry}\n${key}:_authToken=${token}\nupdate-notifier=false\n`);

@@ -3,7 +3,7 @@ import { defineKind, nameAtVersion } from '@hub/contract';
 import { detectUpstream } from './detect-upstream.js';
 import { clientCheck } from './client-check.js';
 import { declaredDigests } from './declared-digests.js';
-import { isPackageId, normalizeVersion } from './names.js';
+import { canonicalVersion, isPackageId, normalizeVersion } from './names.js';
 import { probe } from './probe.js';
 import { routes } from './routes.js';
 import { sbom } from './sbom.js';
@@ -34,7 +34,7 @@ export default defineKind({
   description: 'NuGet v3: service index, flat container, registrations, search; dotnet nuget push and delete',
   publishTimes: true,
   configSchema,
-  coordinate: nameAtVersion({ split: 'last', isName: isPackageId, normalizeName: (name) => name.toLowerCase(), normalizeVersion }),
+  coordinate: nameAtVersion({ split: 'last', isName: isPackageId, normalizeName: (name) => name.toLowerCase(), normalizeVersion, canonicalVersion }),
   routes,
   detectUpstream,
   clientCheck,

@@ -43,6 +43,12 @@ export function normalizeVersion(v: string): string | null {
   return `${a}.${b}.${c}${d ? `.${d}` : ''}${p.pre.length ? `-${p.pre.join('.')}` : ''}`;
 }
 
+/**
+ * The spelling every spelling of a NuGet version shares (`1.0`, `1.0.0.0`, `01.0.0+build` → `1.0.0`): the
+ * normalized version; text that is not a version is lower-cased. Idempotent. Decision 0039.
+ */
+export const canonicalVersion = (v: string): string => normalizeVersion(v.trim()) ?? v.trim().toLowerCase();
+
 export function checkedVersion(s: string): string {
   const v = normalizeVersion(s);
   if (!v) throw errors.badRequest(`"${s.slice(0, 100)}" is not a valid NuGet version`);

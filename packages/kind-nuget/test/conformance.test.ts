@@ -20,6 +20,7 @@ t.test('the nuget kind passes kindConformance', (t) =>
     upstreamPath: '/v3/index.json',
     coordinates: [{ name: 'hubdemo' }, { name: 'hubdemo', version: '1.1.0' }, { name: 'hubdemo', version: '1.0.0-beta.1' }],
     pkg: { name: 'hubdemo', versions: ['1.0.0', '1.1.0'] },
+    versionSpellings: [['1.0.0', '1.0', '1.0.0.0', '01.0.0+build']],
     paths: {
       download: (v) => `nuget/v3/flatcontainer/hubdemo/${v}/hubdemo.${v}.nupkg`,
       listings: [

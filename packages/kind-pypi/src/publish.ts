@@ -8,6 +8,7 @@
 import { Readable } from 'node:stream';
 import { errors, findInZip, isArchiveError, readCapped, type KindRoute, type LocalVersion, type RequestContext } from '@hub/contract';
 import { isProjectName, normalizeName, parseDistFile } from './names.js';
+import { canonicalVersion } from './pep440.js';
 import type { ProjectFile } from './project-page.js';
 
 /** What a published file of a version keeps for the project page. */
@@ -88,7 +89,7 @@ export const uploadRoute: KindRoute = {
     const dist = parseDistFile(project, file.filename);
     if (!dist) throw errors.badRequest(`"${file.filename.slice(0, 200)}" is not a wheel or sdist file name of ${project}`);
     const version = field(fields, 'version');
-    if (version && version.toLowerCase() !== dist.version.toLowerCase()) throw errors.badRequest(`the file is version ${dist.version}, the form says ${version.slice(0, 100)}`);
+    if (version && canonicalVersion(version) !== canonicalVersion(dist.version)) throw errors.badRequest(`the file is version ${dist.version}, the form says ${version.slice(0, 100)}`);
     const coordinate = { name: project, version: dist.version };
     await rc.authorize(coordinate);
 
@@ -115,8 +116,9 @@ export const uploadRoute: KindRoute = {
       ...(meta ? { metadataSha256: meta.sha256 } : {}),
       uploadedAt: new Date().toISOString(),
     };
-    const existing = (await rc.local.versions(project)).find((v) => v.version === dist.version);
-    if (existing) await rc.local.updateVersion(project, dist.version, { meta: { files: [...filesOf(existing), entry] } satisfies PublishedMeta });
+    // A file of a version already published, in any spelling (`1.0` and `1.0.0`), joins that version.
+    const existing = (await rc.local.versions(project)).find((v) => canonicalVersion(v.version) === canonicalVersion(dist.version));
+    if (existing) await rc.local.updateVersion(project, existing.version, { meta: { files: [...filesOf(existing), entry] } satisfies PublishedMeta });
     else await rc.local.addVersion(project, dist.version, { files: [entry] } satisfies PublishedMeta);
     rc.recordAction(existing ? 'upload' : 'publish', coordinate, file.filename);
     return { status: 200, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'OK\n' };

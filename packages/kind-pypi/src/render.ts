@@ -1,10 +1,11 @@
 /**
  * A project page as hub serves it, in the form negotiated: every file URL points at hub
  * (`<base>/files/<project>/<file>`), with the upstream's hashes, `requires-python`, yank and PEP 658
- * metadata marks kept. Text from the upstream is escaped for HTML (and JSON-encoded for JSON).
+ * metadata marks kept. A version a block refuses comes yanked with the block's message (decision 0040). Text from the upstream is escaped for HTML (and JSON-encoded for JSON).
  */
 import { escapeHtml } from './html.js';
 import type { Form } from './negotiate.js';
+import { canonicalVersion } from './pep440.js';
 import type { Hashes, ProjectFile } from './project-page.js';
 
 /** The hub URL of a file of `project`. */
@@ -36,20 +37,23 @@ function htmlPage(project: string, files: readonly ProjectFile[], baseUrl: strin
 }
 
 function jsonPage(project: string, files: readonly ProjectFile[], baseUrl: string): string {
-  const versions = [...new Set(files.map((f) => f.version))];
+  // One entry per version, in the spelling of its first file (`1.0` and `1.0.0` are one version).
+  const versions = new Map<string, string>();
+  for (const f of files) if (!versions.has(canonicalVersion(f.version))) versions.set(canonicalVersion(f.version), f.version);
   // 1.1 (PEP 700) makes `size` mandatory: claimed only when every file has one (an HTML upstream gives none).
   return JSON.stringify({
     meta: { 'api-version': files.every((f) => f.size !== undefined) ? '1.1' : '1.0' },
     name: project,
-    versions,
+    versions: [...versions.values()],
     files: files.map((f) => ({
       filename: f.filename,
       url: fileHref(baseUrl, project, f.filename),
       hashes: f.hashes,
       ...(f.requiresPython ? { 'requires-python': f.requiresPython } : {}),
       yanked: f.yanked === null ? false : f.yanked || true,
+      // PEP 714: only `core-metadata`. pip 22.3 to 23.1 (Debian 12 ships 23.0.1) crash on the older
+      // `dist-info-metadata` key in JSON; the HTML form keeps both attributes, which every pip reads.
       'core-metadata': f.metadata ? (Object.keys(f.metadata.hashes).length ? f.metadata.hashes : true) : false,
-      'dist-info-metadata': f.metadata ? (Object.keys(f.metadata.hashes).length ? f.metadata.hashes : true) : false,
       ...(f.size !== undefined ? { size: f.size } : {}),
       ...(f.uploadTime ? { 'upload-time': f.uploadTime.toISOString() } : {}),
     })),

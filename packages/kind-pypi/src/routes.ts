@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import { errors, isHubError, looksLikeHtml, reply, type KindRoute, type MetadataDoc, type MetadataSpec, type Reply, type RequestContext, type RouteMatch } from '@hub/contract';
 import { CONTENT_TYPE, negotiate } from './negotiate.js';
 import { isProjectName, normalizeName, parseDistFile } from './names.js';
+import { canonicalVersion } from './pep440.js';
 import { checkPage, digestOf, parsePage, UPSTREAM_ACCEPT, type ProjectFile } from './project-page.js';
 import { localFiles, uploadRoute } from './publish.js';
 import { renderPage } from './render.js';
@@ -25,7 +26,20 @@ async function upstreamFiles(rc: RequestContext, project: string): Promise<{ fil
   return { files: doc.derive('page', (b) => parsePage(project, b, doc.contentType, spec.url)).files, doc };
 }
 
-const isHidden = (hidden: ReadonlySet<string>, version: string) => hidden.size > 0 && (hidden.has(version) || hidden.has(version.toLowerCase()));
+/** `hidden` holds canonical spellings (the runtime's unlisting compares versions by them). */
+const isHidden = (hidden: ReadonlySet<string>, version: string) => hidden.size > 0 && hidden.has(canonicalVersion(version));
+
+/**
+ * A version a block refuses stays on the page, yanked with the block's message (PEP 592): a range passes
+ * over it to the newest allowed version, and an exact pin still reaches the 403 (decision 0040).
+ */
+function markBlocked(files: readonly ProjectFile[], blocked: ReadonlyMap<string, string>): readonly ProjectFile[] {
+  if (blocked.size === 0) return files;
+  return files.map((f) => {
+    const why = blocked.get(canonicalVersion(f.version));
+    return why === undefined ? f : { ...f, yanked: why };
+  });
+}
 
 /**
  * Whether the upstream is asked about `project`: always in proxy mode, never in local mode, and in hybrid
@@ -75,16 +89,18 @@ const projectPage: KindRoute = {
     }
     if (!up && local.length === 0) throw errors.notFound(`${project} is not published to registry ${rc.registry.name}`);
     const hidden = await rc.hiddenVersions(project);
+    const blocked = await rc.blockedVersions(project);
     const form = negotiate(rc.headers.accept);
     const render = () => {
       // Files published here are hub's own: the cool-down is for what upstreams publish.
       const files = [...offered(rc, up?.files ?? [], hidden, Date.now()), ...local.filter((f) => !isHidden(hidden, f.version))];
-      const body = renderPage(form, project, files, rc.baseUrl);
+      const body = renderPage(form, project, markBlocked(files, blocked), rc.baseUrl);
       return { body, etag: `"${crypto.createHash('sha256').update(body).digest('hex').slice(0, 40)}"` };
     };
-    // Memoised for these upstream bytes, this form, base URL and unlisted set; a cool-down depends on the clock.
+    // Memoised for these upstream bytes, this form, base URL, unlisted set and blocks; a cool-down depends on the clock.
     const memo = up && local.length === 0 && coolDown(rc) === 0;
-    const page = memo ? up!.doc.derive(`served:${form}:${rc.baseUrl}:${[...hidden].sort().join(',')}`, render) : render();
+    const blocks = [...blocked].map(([v, why]) => `${v}=${why}`).sort().join('\n');
+    const page = memo ? up!.doc.derive(`served:${form}:${rc.baseUrl}:${[...hidden].sort().join(',')}:${blocks}`, render) : render();
     return reply.bytes(page.body, CONTENT_TYPE[form], {
       vary: 'Accept',
       etag: page.etag,

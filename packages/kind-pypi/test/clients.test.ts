@@ -5,93 +5,13 @@
  */
 import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import t, { type Test } from 'tap';
-import { startFixtureUpstream, missingClient } from '@hub/testkit';
-import { setup } from './setup.js';
+import t from 'tap';
 import { noCurl, start, upload, writeDist } from './publish-setup.js';
-import { wheel, type FixtureDist } from './simple-fixture.js';
+import { wheel } from './simple-fixture.js';
+import { pythonMissing, run, world } from './pip-world.js';
 
-const BUILD = fileURLToPath(new URL('../../test/fixtures/build_dists.py', import.meta.url));
-
-function pythonMissing(): string | false {
-  try {
-    execFileSync('python3', ['-c', 'import venv, ensurepip'], { stdio: 'ignore' });
-    return false;
-  } catch {
-    return missingClient('python3 venv with pip', 'apt-get install python3-venv');
-  }
-}
 const skip = pythonMissing();
-
-/** Runs a command; resolves with its exit code and output, never rejects on a non-zero exit. */
-function run(cmd: string, args: string[], env: NodeJS.ProcessEnv, cwd?: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(cmd, args, { env, cwd, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout: String(stdout), stderr: String(stderr) });
-    });
-  });
-}
-
-/** pip's environment: nothing from the host's pip configuration, no cache, no prompts. */
-function pipEnv(): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('PIP_') && k !== 'PYTHONPATH'));
-  return { ...env, PIP_NO_CACHE_DIR: '1', PIP_CONFIG_FILE: '/dev/null', PIP_DISABLE_PIP_VERSION_CHECK: '1', PIP_NO_INPUT: '1', PIP_NO_COLOR: '1' };
-}
-
-/** The distributions build_dists.py wrote, as the fixture index lists them (hub-demo 2.0.0 yanked). */
-function distsOf(dir: string): FixtureDist[] {
-  const out: FixtureDist[] = [];
-  for (const filename of fs.readdirSync(dir).sort()) {
-    if (filename.endsWith('.metadata')) continue;
-    const project = filename.startsWith('hub_demo-') ? 'hub-demo' : 'hubdep';
-    const body = fs.readFileSync(path.join(dir, filename));
-    const meta = path.join(dir, `${filename}.metadata`);
-    out.push({
-      project,
-      filename,
-      body,
-      ...(fs.existsSync(meta) ? { metadata: fs.readFileSync(meta) } : {}),
-      ...(project === 'hub-demo' ? { requiresPython: '>=3.7' } : {}),
-      ...(filename.includes('-2.0.0-') ? { yanked: 'broken build' } : {}),
-      uploadTime: '2020-01-01T00:00:00Z',
-    });
-  }
-  return out;
-}
-
-interface PipWorld {
-  dir: string;
-  index: string;
-  pip: string;
-  python: string;
-  env: NodeJS.ProcessEnv;
-  s: Awaited<ReturnType<typeof setup>>;
-  built: string;
-}
-
-async function world(t: Test): Promise<PipWorld> {
-  // Not t.testdir(): the hub's setup takes that folder (and each call empties it).
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-pypi-pip-'));
-  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
-  const built = path.join(dir, 'dists');
-  execFileSync('python3', [BUILD, built], { stdio: 'ignore' });
-  const dists = distsOf(built);
-  const files = await startFixtureUpstream({ root: built });
-  t.teardown(() => files.close());
-  const s = await setup(t, { dists: () => dists, filesHost: files });
-  const token = await s.token('ci', { roles: ['reader'] });
-  const u = new URL(`${s.base}/simple/`);
-  u.username = 'x';
-  u.password = token;
-  const venv = path.join(dir, 'venv');
-  const env = pipEnv();
-  const made = await run('python3', ['-m', 'venv', venv], env);
-  if (made.code !== 0) throw new Error(`python3 -m venv failed: ${made.stderr}`);
-  return { dir, index: u.href, pip: path.join(venv, 'bin', 'pip'), python: path.join(venv, 'bin', 'python'), env, s, built };
-}
 
 t.test('pip install of a project with a dependency; a range skips the yanked version', { skip }, async (t) => {
   const w = await world(t);

@@ -15,6 +15,10 @@ t.test('the pypi kind passes kindConformance', (t) =>
     upstreamPath: '/simple',
     coordinates: [{ name: 'hub-demo' }, { name: 'hub-demo', version: '1.0.0' }, { name: 'zope-interface', version: '5.4.0.post1' }],
     pkg: { name: 'hub-demo', versions: ['1.0.0', '1.1.0'] },
+    versionSpellings: [
+      ['1.0.0', '1.0', 'v1.0.0.0', '1'],
+      ['1.1rc1', '1.1.0-RC1', '1.1c1'],
+    ],
     paths: {
       download: (v) => `files/hub-demo/${fileOf(v)}`,
       listings: [

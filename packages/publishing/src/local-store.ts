@@ -67,8 +67,17 @@ export function createLocalStore(o: LocalStoreOptions): LocalStore {
 
   const byName = (registry: string, name: string) => ({ registry, name_sha256: nameHash(name) });
 
-  async function isTombstoned(registry: string, name: string, version: string): Promise<boolean> {
-    return (await db('local_tombstones').where({ ...byName(registry, name), version }).first('id')) !== undefined;
+  const verbatim = (v: string) => v;
+  /**
+   * How `version` is spelt in `table`'s rows of a name, in any spelling `canon` takes for the same version
+   * (PEP 440's `1.0` is `1.0.0`, decision 0039); undefined when none is there.
+   */
+  async function spelling(table: 'local_versions' | 'local_tombstones', registry: string, name: string, version: string, canon: (v: string) => string): Promise<string | undefined> {
+    if ((await db(table).where({ ...byName(registry, name), version }).first('id')) !== undefined) return version;
+    const want = canon(version);
+    if (want === version && canon === verbatim) return undefined;
+    const rows: Array<{ version: string }> = await db(table).where(byName(registry, name)).select('version');
+    return rows.find((r) => canon(r.version) === want)?.version;
   }
 
   function toVersion(r: LocalVersionRecord): LocalVersion {
@@ -76,10 +85,21 @@ export function createLocalStore(o: LocalStoreOptions): LocalStore {
   }
 
   /** `rc.local` for one registry and one request's user. */
-  function forRegistry(registry: string, limits: LocalLimits, user: string | null, normalizeName: (n: string) => string = (n) => n): LocalRegistry {
+  function forRegistry(registry: string, limits: LocalLimits, user: string | null, normalizeName: (n: string) => string = (n) => n, canon: (v: string) => string = verbatim): LocalRegistry {
     const canonical = (c: Coordinate): Coordinate => ({ ...c, name: normalizeName(c.name) });
 
-    const isRecorded = async (name: string, version: string) => (await db('local_versions').where({ ...byName(registry, name), version }).first('id')) !== undefined;
+    const recorded = (name: string, version: string) => spelling('local_versions', registry, name, version, canon);
+    const isRecorded = async (name: string, version: string) => (await recorded(name, version)) !== undefined;
+    /** 409 when the version is published in another spelling (the same spelling meets the unique index). */
+    async function refuseRespelled(name: string, version: string): Promise<void> {
+      const was = await recorded(name, version);
+      if (was !== undefined && was !== version) throw conflict(`${name} ${version} is already published (as ${was})`);
+    }
+    /** 409 when the version, in any spelling, was deleted: its number is never published again. */
+    async function refuseTombstoned(name: string, version: string): Promise<void> {
+      const was = await spelling('local_tombstones', registry, name, version, canon);
+      if (was !== undefined) throw conflict(`${name} ${version} was deleted${was === version ? '' : ` (as ${was})`}; its version number cannot be published again`);
+    }
 
     /** The version row and (once) its package's row; 409 when the version exists. */
     async function insertVersion(trx: Knex, name: string, version: string, meta: unknown, now: number): Promise<void> {
@@ -99,7 +119,8 @@ export function createLocalStore(o: LocalStoreOptions): LocalStore {
         // once the version is recorded its files never change.
         const replaces = existing && existing.origin === 'local' && c.version !== undefined && !(await isRecorded(c.name, c.version)) ? existing : undefined;
         if (existing && !replaces) throw conflict(`${f.key} is already published; published files never change`);
-        if (c.version !== undefined && (await isTombstoned(registry, c.name, c.version))) throw conflict(`${c.name} ${c.version} was deleted; its version number cannot be published again`);
+        if (c.version !== undefined) await refuseTombstoned(c.name, c.version);
+        if (f.addsVersion && c.version !== undefined) await refuseRespelled(c.name, c.version);
         const spooled = await spool(f.body, o.blobs.tmpDir, limits.maxPublishBytes);
         let reserved = false;
         let promoted = false;
@@ -147,7 +168,8 @@ export function createLocalStore(o: LocalStoreOptions): LocalStore {
 
       async addVersion(rawName, version, meta) {
         const name = normalizeName(rawName);
-        if (await isTombstoned(registry, name, version)) throw conflict(`${name} ${version} was deleted; its version number cannot be published again`);
+        await refuseTombstoned(name, version);
+        await refuseRespelled(name, version);
         await db.transaction((trx) => insertVersion(trx, name, version, meta, Date.now()));
       },
 
@@ -160,7 +182,8 @@ export function createLocalStore(o: LocalStoreOptions): LocalStore {
         return rows.map(toVersion);
       },
 
-      async updateVersion(rawName, version, change) {
+      async updateVersion(rawName, asked, change) {
+        const version = (await recorded(normalizeName(rawName), asked)) ?? asked;
         const patch: Partial<LocalVersionRecord> = {};
         if (change.yanked !== undefined) patch.yanked = change.yanked;
         if (change.deprecated !== undefined) patch.deprecated = change.deprecated;
@@ -169,8 +192,9 @@ export function createLocalStore(o: LocalStoreOptions): LocalStore {
         return (await db('local_versions').where({ ...byName(registry, normalizeName(rawName)), version }).update(patch)) > 0;
       },
 
-      async deleteVersion(rawName, version) {
+      async deleteVersion(rawName, asked) {
         const name = normalizeName(rawName);
+        const version = (await recorded(name, asked)) ?? asked;
         const removed = await db.transaction(async (trx) => {
           const n = await trx('local_versions').where({ ...byName(registry, name), version }).delete();
           if (n === 0) return null;

@@ -27,6 +27,7 @@ import { createLogger } from './log.js';
 import { createMetrics, type HubMetrics } from './metrics.js';
 import { createApp } from './server/app.js';
 import { createHubServices, type HubServices } from './services/hub-services.js';
+import { versionKeyOf } from './policy/version-key.js';
 import { chooseLocalStore } from './services/local-store.js';
 import { bindRegistries } from './server/bind-registries.js';
 import { createListener } from './server/listener.js';
@@ -143,7 +144,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     verifyReads: config.cache.verify_reads,
   });
   // A published file that is deleted leaves this replica's memos at once (the others' within a second).
-  const services = createHubServices(db, auth, audit, localStore.create({ db, blobs, files: publishedFiles(db), forgetArtifact: artifacts.forget }));
+  const services = createHubServices(db, auth, audit, localStore.create({ db, blobs, files: publishedFiles(db), forgetArtifact: artifacts.forget }), versionKeyOf((r) => registries.get(r)?.kind));
   // The upstream audit's (@hub/audit); without it nothing is kept.
   const kept = keeper?.create(db);
   const metadata = createMetadataCache({
@@ -183,7 +184,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     registry: registryRoutes({
       registries,
       access,
-      blocks: { find: services.blocks.find, link: services.blocks.link, hiddenVersions: services.unlisting.hiddenVersions },
+      blocks: { find: services.blocks.find, link: services.blocks.link, versionBlocks: services.blocks.versionBlocks, hiddenVersions: services.unlisting.hiddenVersions },
       artifacts,
       metadata,
       publicUrl: config.server.public_url,

@@ -38,6 +38,8 @@ const careless = defineKind({
       return version ? { name: name!.toLowerCase(), version } : { name: name!.toLowerCase() };
     },
     format: (c) => (c.version ? `${c.name}@${c.version}` : c.name),
+    // Not idempotent: each call adds another `.0`.
+    canonicalVersion: (v) => `${v}.0`,
   },
   routes: [listing, file],
   probe: async (_pc, _name, versions) => versions.map((version) => ({ version, answer: 'absent' as const, rung: 'listing' })),
@@ -90,6 +92,7 @@ t.test('kindConformance names what a careless kind gets wrong', async (t) => {
     upstream: { root: path.join(root, 'up') },
     coordinates: [{ name: 'Tool' }],
     pkg: { name: 'tool', versions: ['1.0.0', '1.1.0'] },
+    versionSpellings: [['1.0', '1.0.0']],
     paths: {
       download: (v) => `tool/${v}/tool.txt`,
       listings: [{ path: 'tool/versions.json', lists: (body, v) => (JSON.parse(body.toString('utf8')) as { versions: string[] }).versions.includes(v) }],
@@ -103,6 +106,9 @@ t.test('kindConformance names what a careless kind gets wrong', async (t) => {
   t.same(r.skips, ["HEAD answers GET's status and headers with no body: not under test here"], 'a skipped check is reported with its reason');
   const failed = (check: string, message: RegExp) => t.ok(r.failures.some((f) => f.startsWith(check) && message.test(f)), `${check}: ${message}`);
   failed('coordinates round-trip', /formats as "Tool", which parses as \{"name":"tool"\}/);
+  failed('canonicalVersion is total and idempotent', /canonicalVersion\("1\.0\.0"\) is "1\.0\.0\.0", and of that "1\.0\.0\.0\.0", expected the same/);
+  failed('canonicalVersion is total and idempotent', /the spellings 1\.0, 1\.0\.0 gave 1\.0\.0 \| 1\.0\.0\.0, expected one canonical spelling/);
+  failed('canonicalVersion is total and idempotent', /block on the canonical spelling 1\.0\.0\.0, download of 1\.0\.0: answered 200 one, expected 403/);
   failed('a blocked version', /answered 200 one, expected 403/);
   failed('a blocked version', /upstream was asked 1 time\(s\), expected 0/);
   failed('an unlisted version', /listing tool\/versions\.json still offers 1\.1\.0, expected it gone/);

@@ -10,7 +10,7 @@ function localOf(call: AdminCall, registryName: string, packageName: string): { 
   if (served.info.mode === 'proxy') throw errors.badRequest(`registry ${reg.name} is a proxy registry: nothing is published there`);
   const c = call.coordinate(reg, packageName, undefined);
   Object.assign(call.audit, { registry: reg.name, package: c.name });
-  return { local: call.hub.services.local.forRegistry(reg.name, served.publishing, call.actor, reg.kind.coordinate.normalizeName), registry: reg.name, name: c.name };
+  return { local: call.hub.services.local.forRegistry(reg.name, served.publishing, call.actor, reg.kind.coordinate.normalizeName, reg.kind.coordinate.canonicalVersion), registry: reg.name, name: c.name };
 }
 
 const versionJson = (v: Awaited<ReturnType<LocalRegistry['versions']>>[number]) => ({

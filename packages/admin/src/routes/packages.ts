@@ -113,12 +113,14 @@ export const packageRoutes: AdminRoute[] = [
       const codec = reg.kind.coordinate;
       const compare = codec.compareVersions ?? genericVersionOrder;
       const isPrerelease = codec.isPrerelease ?? isGenericPrerelease;
+      // A block in another spelling of the version (decision 0039) is this version's.
+      const same = (a: string, b: string) => a === b || (codec.canonicalVersion !== undefined && codec.canonicalVersion(a) === codec.canonicalVersion(b));
       const whole = blocks.find((b) => b.version === null);
       const rows: PackageVersionAnswer[] = [...versions.values()]
         .sort((a, b) => compare(b.version, a.version))
         .map((v) => {
           const f = sheet.versions.get(v.version);
-          const block = blocks.find((b) => b.version === v.version) ?? whole;
+          const block = blocks.find((b) => b.version !== null && same(b.version, v.version)) ?? whole;
           return {
             version: v.version,
             held: v.held,

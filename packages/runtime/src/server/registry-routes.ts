@@ -5,6 +5,7 @@ import type { ArtifactCache } from '../cache/artifact-cache.js';
 import type { MetadataCache } from '../cache/metadata-cache.js';
 import type { AuditContext } from '../audit/access-event.js';
 import type { BlockList } from '../policy/block-list.js';
+import type { FoundBlock } from '../services/blocks.js';
 import { ANONYMOUS, type AccessRequest, type Decision } from '../policy/decide.js';
 import type { AccessControl } from '../policy/access-control.js';
 import type { UrlSigner } from '../auth/signed-urls.js';
@@ -164,13 +165,16 @@ export function registryRoutes(d: RegistryRoutesDeps): Koa.Middleware {
   };
 }
 
+/** What a 403 for a block says, and what a listing that marks the version refused (pypi's yanked) says. */
+/** A block's refusal; a version refused through a link names the blocked one it belongs to (an OCI digest its blocked tag names). */
+const blockMessage = (c: { name: string; version?: string }, block: Pick<FoundBlock, 'version' | 'blocked_by' | 'reason' | 'linked'>) => {
+  const what = block.version === null ? `package ${c.name}` : block.linked ? `${c.name} ${c.version} belongs to ${c.name} ${block.version}, which` : `${c.name} ${block.version}`;
+  return `${what} is blocked by ${block.blocked_by}${block.reason ? `: ${block.reason}` : ''}`;
+};
+
 async function refuseBlocked(d: RegistryRoutesDeps, registry: string, c: { name: string; version?: string }) {
   const block = await d.blocks.find(registry, c);
-  if (block) {
-    // A version refused through a link names the blocked one it belongs to (an OCI digest its blocked tag names).
-    const what = block.version === null ? `package ${c.name}` : block.linked ? `${c.name} ${c.version} belongs to ${c.name} ${block.version}, which` : `${c.name} ${block.version}`;
-    throw errors.packageBlocked(`${what} is blocked by ${block.blocked_by}${block.reason ? `: ${block.reason}` : ''}`);
-  }
+  if (block) throw errors.packageBlocked(blockMessage(c, block));
   for (const rule of d.refusals) {
     const refused = await rule(registry, c);
     if (refused) throw errors.packageBlocked(refused);
@@ -195,7 +199,7 @@ function requestContext(
   let query: URLSearchParams | undefined;
   const localRegistry = (): LocalRegistry => {
     if (reg.info.mode === 'proxy') throw proxyRefusal(reg.info.name);
-    return (local ??= d.local.forRegistry(reg.info.name, reg.publishing, user, reg.kind.coordinate.normalizeName));
+    return (local ??= d.local.forRegistry(reg.info.name, reg.publishing, user, reg.kind.coordinate.normalizeName, reg.kind.coordinate.canonicalVersion));
   };
   /**
    * Hybrid: a name published here (local_only) is never asked of the upstream. Path kinds have no package
@@ -247,6 +251,11 @@ function requestContext(
     signedUrl: (subpath, ttlSecs = SIGNED_URL_TTL_SECS) => `${baseOf()}${prefix}/${subpath}?${d.signer.sign(`${prefix}/${subpath}`, ttlSecs)}`,
     hiddenVersions: (name) => d.blocks.hiddenVersions(reg.info.name, name),
     linkVersions: (name, from, to) => d.blocks.link(reg.info.name, name, from, to),
+    async blockedVersions(name) {
+      const out = new Map<string, string>();
+      for (const [v, block] of await d.blocks.versionBlocks(reg.info.name, name)) out.set(v, blockMessage({ name }, block));
+      return out;
+    },
     keptPackages: () => d.keptPackages(reg.info.name),
     user,
     authorize: async (c) => {

@@ -10,6 +10,7 @@ import { createPackageCatalog, type PackageCatalog } from './package-catalog.js'
 import { createTokens, type Tokens } from './tokens.js';
 import { createUnlisting, type Unlisting } from './unlisting.js';
 import { createUsers, type Users } from './users.js';
+import { VERBATIM, type VersionKey } from '../policy/version-key.js';
 
 /**
  * What plugins (and tests) change runtime state through: each service is the only writer of its table
@@ -29,16 +30,17 @@ export interface HubServices {
   catalog: PackageCatalog;
 }
 
-export function createHubServices(db: Knex, auth: Pick<Authenticator, 'refresh'>, audit: Pick<AuditLog, 'flush'>, local: LocalStore = NO_LOCAL_STORE): HubServices {
+/** `versionKey`: how each registry's kind spells a version canonically (blocks and unlisting compare by it). */
+export function createHubServices(db: Knex, auth: Pick<Authenticator, 'refresh'>, audit: Pick<AuditLog, 'flush'>, local: LocalStore = NO_LOCAL_STORE, versionKey: VersionKey = VERBATIM): HubServices {
   return {
-    blocks: createBlocks(db),
-    unlisting: createUnlisting(db),
+    blocks: createBlocks(db, versionKey),
+    unlisting: createUnlisting(db, versionKey),
     users: createUsers(db, auth),
     tokens: createTokens(db, auth),
     pins: createArtifactPins(db),
     held: createHeldArtifacts(db),
     accessLog: createAccessLog(db, audit),
     local,
-    catalog: createPackageCatalog(db, audit),
+    catalog: createPackageCatalog(db, audit, versionKey),
   };
 }

@@ -25,8 +25,12 @@ export interface LocalPackage {
 
 /** Published files, versions, tombstones, per-package documents and quotas. */
 export interface LocalStore {
-  /** `rc.local` for one registry and one request's user; `normalizeName` is the kind's (case folding). */
-  forRegistry(registry: string, limits: LocalLimits, user: string | null, normalizeName?: (n: string) => string): LocalRegistry;
+  /**
+   * `rc.local` for one registry and one request's user; `normalizeName` is the kind's (case folding), and
+   * `canonicalVersion` its version spelling: a version published or deleted in one spelling is that version
+   * in every other (the publish 409, tombstones).
+   */
+  forRegistry(registry: string, limits: LocalLimits, user: string | null, normalizeName?: (n: string) => string, canonicalVersion?: (v: string) => string): LocalRegistry;
   /** Packages published here (in one registry, or all), by name. */
   packages(registry?: string): Promise<LocalPackage[]>;
   /** Whether a hybrid registry may ask its upstream about a name published here; false when there is no such package. */

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { AuditLog } from '../audit/audit-log.js';
+import { VERBATIM, type VersionKey } from '../policy/version-key.js';
 
 /** A package hub holds, as the catalog lists it. */
 export interface CatalogPackage {
@@ -28,8 +29,10 @@ export interface CatalogVersion {
  * The package catalog's reads over the runtime's own tables (artifacts, access_events, blocks, unlisted):
  * what the admin API's package list and package page show. Plugins add their facts through the
  * PackageFactsBoard; nobody else queries these tables for it.
+ * `key` is each registry's canonical version spelling: one entry per version, in the first spelling met
+ * (held files first).
  */
-export function createPackageCatalog(db: Knex, audit: Pick<AuditLog, 'flush'>) {
+export function createPackageCatalog(db: Knex, audit: Pick<AuditLog, 'flush'>, key: VersionKey = VERBATIM) {
   const pullsOf = async (registry: string, names: readonly string[], byVersion: boolean) => {
     if (names.length === 0) return [];
     await audit.flush();
@@ -86,8 +89,8 @@ export function createPackageCatalog(db: Knex, audit: Pick<AuditLog, 'flush'>) {
       const held = (await db('artifacts').where({ registry, package_name: name }).whereNotNull('version').select('version', 'size', 'blob_sha256')) as Array<{ version: string; size: number | string; blob_sha256: string }>;
       const out = new Map<string, CatalogVersion>();
       const entry = (version: string) => {
-        let v = out.get(version);
-        if (!v) out.set(version, (v = { version, held: false, bytes: 0, sha256: null, unlisted: false, pulls: 0, last_pull_at: null }));
+        let v = out.get(key(registry, version));
+        if (!v) out.set(key(registry, version), (v = { version, held: false, bytes: 0, sha256: null, unlisted: false, pulls: 0, last_pull_at: null }));
         return v;
       };
       const largest = new Map<string, number>();
@@ -105,8 +108,8 @@ export function createPackageCatalog(db: Knex, audit: Pick<AuditLog, 'flush'>) {
       for (const p of await pullsOf(registry, [name], true)) {
         if (p.version === null) continue;
         const v = entry(p.version);
-        v.pulls = p.pulls;
-        v.last_pull_at = p.last;
+        v.pulls += p.pulls;
+        if (p.last !== null && (v.last_pull_at === null || p.last > v.last_pull_at)) v.last_pull_at = p.last;
       }
       return [...out.values()];
     },

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { createPolicyMemo } from '../policy/policy-memo.js';
+import { VERBATIM, type VersionKey } from '../policy/version-key.js';
 import { insertOnce } from '../storage/insert-once.js';
 import type { UnlistedRecord } from '../storage/tables.js';
 
@@ -18,13 +19,18 @@ const toUnlisted = ({ registry, package_name, version, unlisted_by, created_at }
 
 /**
  * Unlisted versions (downloadable by exact version, left out of every listing): the one writer of the
- * `unlisted` table and its one-second memo per package.
+ * `unlisted` table and its one-second memo per package. Versions are compared by `key` (one version in any
+ * spelling); an entry stores the spelling it was given.
  */
-export function createUnlisting(db: Knex) {
+export function createUnlisting(db: Knex, key: VersionKey = VERBATIM) {
   const memo = createPolicyMemo<ReadonlySet<string>>();
+  /** The rows of `k`'s package that are its version, in any spelling. */
+  const rowsFor = async (k: UnlistedKey): Promise<UnlistedRecord[]> =>
+    (await db('unlisted').where({ registry: k.registry, package_name: k.package_name }).select()).filter((r: UnlistedRecord) => key(k.registry, r.version) === key(k.registry, k.version));
   return {
+    /** The unlisted versions of a package, by canonical spelling (the kind's `canonicalVersion`). */
     async hiddenVersions(registry: string, name: string): Promise<ReadonlySet<string>> {
-      return memo.get(`${registry}\0${name}`, async () => new Set((await db('unlisted').where({ registry, package_name: name }).select('version')).map((r) => r.version)));
+      return memo.get(`${registry}\0${name}`, async () => new Set((await db('unlisted').where({ registry, package_name: name }).select('version')).map((r) => key(registry, r.version))));
     },
     /** Oldest first, at most 10,000. */
     async list(f: { registry?: string; package_name?: string } = {}): Promise<Unlisted[]> {
@@ -32,19 +38,20 @@ export function createUnlisting(db: Knex) {
       for (const [k, v] of Object.entries(f)) if (v !== undefined) q.where(k, v);
       return (await q.select()).map(toUnlisted);
     },
-    async add(key: UnlistedKey, by: string): Promise<Unlisted | 'exists'> {
-      const row = { ...key, unlisted_by: by, created_at: Date.now() };
-      const id = await insertOnce(db, 'unlisted', key, row);
+    async add(k: UnlistedKey, by: string): Promise<Unlisted | 'exists'> {
+      if ((await rowsFor(k)).length > 0) return 'exists';
+      const row = { ...k, unlisted_by: by, created_at: Date.now() };
+      const id = await insertOnce(db, 'unlisted', k, row);
       memo.clear();
       return id === null ? 'exists' : row;
     },
     /** Lists the version again; resolves with the removed entry, or null when it was not unlisted. */
-    async remove(key: UnlistedKey): Promise<Unlisted | null> {
-      const row = await db('unlisted').where(key).first();
-      if (!row) return null;
-      await db('unlisted').where(key).delete();
+    async remove(k: UnlistedKey): Promise<Unlisted | null> {
+      const rows = await rowsFor(k);
+      if (rows.length === 0) return null;
+      await db('unlisted').whereIn('id', rows.map((r) => r.id)).delete();
       memo.clear();
-      return toUnlisted(row);
+      return toUnlisted(rows[0]!);
     },
   };
 }

@@ -44,6 +44,32 @@ export const CHECKS: readonly Check[] = [
     },
   },
   {
+    id: 'canonical-version',
+    title: 'canonicalVersion is total and idempotent, and a block on the canonical spelling refuses the version as spelt',
+    async run(t, spec) {
+      const canon = spec.kind.coordinate.canonicalVersion;
+      if (!canon) return void t.fail('canonical version: the kind has no canonicalVersion (the suite should have skipped this check)');
+      const groups = spec.versionSpellings ?? [];
+      const samples = [...spec.pkg.versions, ...spec.coordinates.flatMap((c) => (c.version === undefined ? [] : [c.version])), ...groups.flat(), '', ' ', 'V1.0', '..', 'x'.repeat(300)];
+      for (const v of samples) {
+        const once = canon(v);
+        t.equal(typeof once, 'string', `canonical version: canonicalVersion(${JSON.stringify(v.slice(0, 40))}) gave ${typeof once}, expected a string`);
+        if (typeof once === 'string') t.equal(canon(once), once, `canonical version: canonicalVersion(${JSON.stringify(v.slice(0, 40))}) is "${once.slice(0, 40)}", and of that "${canon(once).slice(0, 40)}", expected the same (idempotent)`);
+      }
+      for (const group of groups) {
+        const keys = [...new Set(group.map(canon))];
+        t.equal(keys.length, 1, `canonical version: the spellings ${group.join(', ')} gave ${keys.join(' | ')}, expected one canonical spelling`);
+      }
+      const h = await startHarness(t, spec);
+      const version = spec.pkg.versions[0];
+      await h.block(canon(version));
+      let res: RawResponse | undefined;
+      const asked = await h.upstreamRequestsDuring(async () => (res = await h.proxy(spec.paths.download(version))));
+      expectRefused(t, res!, `block on the canonical spelling ${canon(version)}, download of ${version}`);
+      t.equal(asked, 0, `block on the canonical spelling ${canon(version)}: upstream was asked ${asked} time(s), expected 0`);
+    },
+  },
+  {
     id: 'blocked',
     title: 'a blocked version answers 403 package_blocked without asking the upstream',
     async run(t, spec) {

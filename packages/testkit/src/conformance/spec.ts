@@ -2,7 +2,7 @@ import type { AnyPlugin, Coordinate } from '@hub/runtime';
 import type { FixtureUpstreamOptions } from '../fixture-upstream.js';
 
 /** The checks kindConformance runs; a kind may skip one only by saying why (see `KindConformanceSpec.skip`). */
-export const CONFORMANCE_CHECKS = ['round-trip', 'blocked', 'unlisted', 'upstream-500', 'html-200', 'head', 'unknown-path', 'probe-503', 'hard-block-flag'] as const;
+export const CONFORMANCE_CHECKS = ['round-trip', 'canonical-version', 'blocked', 'unlisted', 'upstream-500', 'html-200', 'head', 'unknown-path', 'probe-503', 'hard-block-flag'] as const;
 export type ConformanceCheck = (typeof CONFORMANCE_CHECKS)[number];
 
 /** One document a client lists versions from (a packument, a version list, an index file, ...). */
@@ -33,6 +33,11 @@ export interface KindConformanceSpec {
   upstreamPath?: string;
   /** Coordinates whose canonical text must round-trip: `parse(format(c))` equals `c`. */
   coordinates: readonly Coordinate[];
+  /**
+   * For a kind with `coordinate.canonicalVersion`: groups of spellings the registry's clients take for one
+   * version (`['1.0', '1.0.0', 'v1.0.0.0']`), each of which must share one canonical spelling.
+   */
+  versionSpellings?: ReadonlyArray<readonly string[]>;
   /**
    * The package the fixture serves, in its canonical spelling (INTERFACE.md section 3): `versions[0]` is
    * blocked and flagged, `versions[1]` is unlisted. Path-addressed kinds: `name` is `repo`, the versions
