@@ -96,7 +96,7 @@ t.test('the image builds from the repository, runs hub as a non-root user, and n
   await sh('buildah', ['bud', '--quiet', '--isolation', 'chroot', '--layers=false', '--build-arg', `BASE=${base}`, '-t', image, '-f', path.join(ROOT, 'Containerfile'), ROOT], 1_500_000);
   const user = await sh('buildah', ['inspect', '--type', 'image', '--format', '{{.OCIv1.Config.User}}', image]);
   t.equal(user, '10001:10001', 'the image runs as a non-root user');
-  const volumes = await sh('buildah', ['inspect', '--type', 'image', '--format', '{{json .OCIv1.Config.Volumes}}', image]);
+  const volumes = await sh('buildah', ['inspect', '--type', 'image', '--format', '{{.OCIv1.Config.Volumes}}', image]);
   t.match(volumes, '/var/lib/hub', 'state lives in a volume');
 
   // hub inside the image, configured by a mounted hub.toml, proxying a fixture upstream on this machine.
