@@ -13,7 +13,7 @@ export { reply, probeAnswer } from './reply.js';
 export { nameAtVersion, type NameAtVersionOptions } from './name-at-version.js';
 export { looksLikeHtml } from './html-page.js';
 export { readCapped } from './read-capped.js';
-export { probeFetch, type ProbeFetchOptions, type ProbeFetchResult } from './probe-fetch.js';
+export { probeFetch, probeListing, type ProbeFetchOptions, type ProbeFetchResult } from './probe-fetch.js';
 export { requestedRange, partialHeaders, unsatisfiableHeaders, type ByteRange, type Validators } from './byte-range.js';
 export { splitSegments } from './path-segments.js';
 export { comparePrerelease, genericVersionOrder, isGenericPrerelease } from './versions.js';

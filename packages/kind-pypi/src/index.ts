@@ -2,7 +2,7 @@ import { defineKind, nameAtVersion } from '@hub/contract';
 import { clientCheck } from './client-check.js';
 import { detectUpstream } from './detect-upstream.js';
 import { isProjectName, isVersion, normalizeName } from './names.js';
-import { probe } from './probe.js';
+import { nameProbe, probe } from './probe.js';
 import { routes } from './routes.js';
 import { sbom } from './sbom.js';
 
@@ -22,5 +22,6 @@ export default defineKind({
   detectUpstream,
   clientCheck,
   probe,
+  nameProbe,
   sbom,
 });

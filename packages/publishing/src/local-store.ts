@@ -10,7 +10,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Knex } from 'knex';
-import { errors, HubError, structuralVerifier, type BlobStore, type Coordinate, type LocalFile, type LocalLimits, type LocalPackage, type LocalRegistry, type LocalStore, type LocalVersion, type PublishedFiles, type StoredFile } from '@hub/runtime';
+import { errors, HubError, structuralVerifier, type BlobStore, type Coordinate, type LocalClaim, type LocalFile, type LocalLimits, type LocalPackage, type LocalRegistry, type LocalStore, type LocalVersion, type PublishedFiles, type StoredFile } from '@hub/runtime';
 import type { LocalVersionRecord } from './tables.js';
 
 export interface LocalStoreOptions {
@@ -217,6 +217,29 @@ export function createLocalStore(o: LocalStoreOptions): LocalStore {
     },
     async setLocalOnly(registry: string, name: string, localOnly: boolean): Promise<boolean> {
       return (await db('local_packages').where(byName(registry, name)).update({ local_only: localOnly })) > 0;
+    },
+    async known(registry: string, name: string): Promise<boolean> {
+      const [published, claimed] = await Promise.all([db('local_packages').where(byName(registry, name)).first('id'), db('local_claims').where(byName(registry, name)).first('id')]);
+      return published !== undefined || claimed !== undefined;
+    },
+    async claims(registry?: string): Promise<LocalClaim[]> {
+      const q = db('local_claims').orderBy('registry').orderBy('name').limit(10_000);
+      if (registry !== undefined) q.where({ registry });
+      const rows = await q.select('registry', 'name', 'claimed_by', 'claimed_at');
+      return rows.map((r) => ({ registry: r.registry, name: r.name, claimed_by: r.claimed_by, claimed_at: Number(r.claimed_at) }));
+    },
+    async claim(registry: string, name: string, by: string): Promise<LocalClaim | 'exists'> {
+      const row = { registry, name, claimed_by: by, claimed_at: Date.now() };
+      try {
+        await db('local_claims').insert({ ...byName(registry, name), ...row });
+      } catch (e) {
+        if (isUniqueViolation(e)) return 'exists';
+        throw e;
+      }
+      return row;
+    },
+    async unclaim(registry: string, name: string): Promise<boolean> {
+      return (await db('local_claims').where(byName(registry, name)).delete()) > 0;
     },
   };
 }
