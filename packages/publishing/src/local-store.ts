@@ -91,16 +91,45 @@ export function createLocalStore(o: LocalStoreOptions): LocalStore {
       }
       await trx('local_packages').insert({ ...byName(registry, name), name, local_only: true, meta: null, created_at: now }).onConflict(['registry', 'name_sha256']).ignore();
     }
+    /**
+     * A version deployed file by file belongs to the publisher of its first file until it is recorded, or until
+     * `deploy_expiry_secs` pass without a file from them (decision 0044): 403 to anyone else meanwhile.
+     */
+    async function takeDeploy(name: string, version: string): Promise<void> {
+      const who = user ?? 'anonymous';
+      const now = Date.now();
+      const expiry = (limits.deployExpirySecs ?? 3600) * 1000;
+      const key = { ...byName(registry, name), version };
+      await db('local_deploys').insert({ ...key, publisher: who, touched_at: now }).onConflict(['registry', 'name_sha256', 'version']).ignore();
+      // Ours, or expired (then taken over): one conditional update, so two publishers cannot both win.
+      const taken = await db('local_deploys')
+        .where(key)
+        .andWhere((q) => q.where({ publisher: who }).orWhere('touched_at', '<', now - expiry))
+        .update({ publisher: who, touched_at: now });
+      if (taken === 1) return;
+      const row = await db('local_deploys').where(key).first('publisher', 'touched_at');
+      const until = new Date(Number(row?.touched_at ?? now) + expiry).toISOString();
+      throw new HubError('forbidden', `${name} ${version} is being deployed by another publisher; it is theirs until it is complete or until ${until} passes without a file from them ([[registries]] deploy_expiry_secs)`);
+    }
+
     return {
       async putFile(f: LocalFile) {
         const c = canonical(f.coordinate);
         const existing = await files.find(registry, f.key);
-        // A file of a version never recorded (mvn's jar before a POM that was refused) may be sent again;
-        // once the version is recorded its files never change.
-        const replaces = existing && existing.origin === 'local' && c.version !== undefined && !(await isRecorded(c.name, c.version)) ? existing : undefined;
-        if (existing && !replaces) throw conflict(`${f.key} is already published; published files never change`);
+        // A file of a version still being deployed (mvn's jar before its POM) may be sent again with the same
+        // bytes (a retried upload); different bytes never replace it, nor does anything once the version is recorded.
+        const pending = c.version !== undefined && !f.addsVersion && !(await isRecorded(c.name, c.version));
+        const resend = existing && existing.origin === 'local' && pending ? existing : undefined;
+        if (existing && !resend) throw conflict(`${f.key} is already published; published files never change`);
         if (c.version !== undefined && (await isTombstoned(registry, c.name, c.version))) throw conflict(`${c.name} ${c.version} was deleted; its version number cannot be published again`);
+        if (pending) await takeDeploy(c.name, c.version!);
         const spooled = await spool(f.body, o.blobs.tmpDir, limits.maxPublishBytes);
+        if (resend) {
+          await fsp.rm(spooled.tmpPath, { force: true });
+          if (spooled.sha256 !== resend.blob_sha256) throw conflict(`${f.key} is already stored with other bytes; a stored file is never replaced (decision 0044)`);
+          const { tmpPath: _, ...same } = spooled;
+          return same;
+        }
         let reserved = false;
         let promoted = false;
         try {
@@ -121,7 +150,7 @@ export function createLocalStore(o: LocalStoreOptions): LocalStore {
           await db.transaction(async (trx) => {
             if (f.addsVersion && c.version !== undefined) await insertVersion(trx, c.name, c.version, f.addsVersion.meta, now);
             const file = { registry, cache_key: f.key, package_name: c.name, version: c.version ?? null, blob_sha256: spooled.sha256, size: spooled.size, content_type: f.contentType };
-            if (!(await files.insert(trx, file, now, replaces?.id))) throw conflict(`${f.key} is being published by another request`);
+            if (!(await files.insert(trx, file, now))) throw conflict(`${f.key} is being published by another request`);
           });
         } catch (e) {
           await fsp.rm(spooled.tmpPath, { force: true });
@@ -130,11 +159,6 @@ export function createLocalStore(o: LocalStoreOptions): LocalStore {
           // Two publishes of one key at once: the second loses here, and its blob goes unless the first names it.
           if (isUniqueViolation(e)) throw conflict(`${f.key} is already published; published files never change`);
           throw e;
-        }
-        if (replaces) {
-          await release(registry, replaces.size);
-          if (!(await files.blobInUse(replaces.blob_sha256))) await o.blobs.delete(replaces.blob_sha256);
-          o.forgetArtifact?.(registry, f.key);
         }
         const { tmpPath: _, ...stored } = spooled;
         return stored;
@@ -148,7 +172,12 @@ export function createLocalStore(o: LocalStoreOptions): LocalStore {
       async addVersion(rawName, version, meta) {
         const name = normalizeName(rawName);
         if (await isTombstoned(registry, name, version)) throw conflict(`${name} ${version} was deleted; its version number cannot be published again`);
-        await db.transaction((trx) => insertVersion(trx, name, version, meta, Date.now()));
+        await takeDeploy(name, version);
+        await db.transaction(async (trx) => {
+          await insertVersion(trx, name, version, meta, Date.now());
+          // Complete: the version is no longer anyone's deploy.
+          await trx('local_deploys').where({ ...byName(registry, name), version }).delete();
+        });
       },
 
       async names() {

@@ -46,6 +46,15 @@ export interface LocalClaimRecord {
   claimed_at: DbInt;
 }
 
+export interface LocalDeployRecord {
+  id: DbInt;
+  registry: string;
+  name_sha256: string;
+  version: string;
+  publisher: string;
+  touched_at: DbInt;
+}
+
 type AutoId<R> = Knex.CompositeTableType<R, Omit<R, 'id'>, Partial<Omit<R, 'id'>>>;
 
 declare module 'knex/types/tables.js' {
@@ -54,6 +63,7 @@ declare module 'knex/types/tables.js' {
     local_tombstones: AutoId<LocalTombstoneRecord>;
     local_packages: AutoId<LocalPackageRecord>;
     local_claims: AutoId<LocalClaimRecord>;
+    local_deploys: AutoId<LocalDeployRecord>;
     registry_usage: { registry: string; bytes: DbInt };
   }
 }

@@ -24,9 +24,9 @@ async function upstreamHas(reg: ServedRegistry, pc: ProbeContext, name: string, 
 }
 
 /**
- * `rc.local` with the first-publish rule in front of every write that records a name (a file, a version, a
- * package document). Names already published here, or claimed, are never asked about; a name is asked once
- * per request.
+ * `rc.local` with the first-publish rule in front of every write that stores a file or records a version.
+ * (A package document alone publishes nothing: cargo keeps one under the folded spelling of a name.) Names
+ * already published here, or claimed, are never asked about; a name is asked once per request.
  */
 export function guardFirstPublish(local: LocalRegistry, reg: ServedRegistry, store: LocalStore, pc: () => ProbeContext): LocalRegistry {
   if (reg.info.mode !== 'hybrid' || reg.kind.addressing === 'path' || !reg.info.upstream) return local;
@@ -60,10 +60,6 @@ export function guardFirstPublish(local: LocalRegistry, reg: ServedRegistry, sto
     async addVersion(name: string, version: string, meta?: unknown) {
       await check(name, version);
       return local.addVersion(name, version, meta);
-    },
-    async setPackageMeta(name: string, meta: unknown) {
-      await check(name, undefined);
-      return local.setPackageMeta(name, meta);
     },
   } satisfies LocalRegistry & Record<keyof LocalRegistry, unknown>;
 }

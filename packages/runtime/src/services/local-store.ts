@@ -14,6 +14,8 @@ export interface LocalLimits {
   maxPublishBytes: number;
   /** Bytes of published files the registry may hold; 0: no quota. */
   quotaBytes: number;
+  /** How long an incomplete version stays its first publisher's without a file from them ([[registries]] deploy_expiry_secs). Default 3600. */
+  deployExpirySecs?: number;
 }
 
 export interface LocalPackage {
