@@ -1,5 +1,5 @@
 /**
- * The body of an npm packument PUT, read as a stream (issue 26, decision 0043). `npm publish` sends one JSON
+ * The body of an npm packument PUT, read as a stream (issue 26, decision 0044). `npm publish` sends one JSON
  * document whose `_attachments.<file>.data` is the whole tarball in base64: parsed whole, a 200 MiB publish
  * held the body, the parsed string and the decoded bytes at once and froze the event loop while it parsed.
  * Here the document is tokenised chunk by chunk as it arrives: that one string is base64-decoded into a temp

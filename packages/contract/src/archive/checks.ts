@@ -7,7 +7,7 @@
 import { finished } from 'node:stream/promises';
 import zlib from 'node:zlib';
 import { looksLikeHtml } from '../html-page.js';
-import { isArchiveError, limitError } from './limits.js';
+import { ARCHIVE_CHECK_LIMITS, inflationProblem, isArchiveError, limitError } from './limits.js';
 import { tarProblem } from './tar.js';
 import { zipProblem } from './zip.js';
 
@@ -66,7 +66,17 @@ export interface StructuralVerifier {
 export interface VerifierOptions {
   /** gzip: stop (and fail) once the data inflates past this many bytes; zip: refuse entries declaring more in total. Default 8 GiB. */
   maxInflatedBytes?: number;
+  /**
+   * Past `ratioFloorBytes` of output, fail once the data inflates to more than this many times its compressed
+   * size (a gzip or zip bomb: checking one cost ~1000x its size in CPU). Default 200.
+   */
+  maxInflationRatio?: number;
+  /** Output below which no ratio is enforced (small, very compressible files are common). Default 64 MiB. */
+  ratioFloorBytes?: number;
+  /** The most one file's check may take, in ms. Default 60 s. */
+  maxMillis?: number;
 }
+
 
 function gzipReason(e: Error): string {
   if (/unexpected end of file/i.test(e.message)) return 'gzip stream is truncated';
@@ -79,19 +89,25 @@ function gzipReason(e: Error): string {
 export function structuralVerifier(format: Format, opts: VerifierOptions = {}): StructuralVerifier {
   if (!(format in ARTICLE)) throw new TypeError(`structuralVerifier: unknown format ${String(format)}`);
   const maxInflated = opts.maxInflatedBytes ?? 8 * 1024 ** 3;
+  const bomb = { ...ARCHIVE_CHECK_LIMITS, ...Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined)) } as Required<VerifierOptions>;
+  const started = Date.now();
   let head = Buffer.alloc(0);
   let inflated = 0;
+  let compressed = 0;
   let result: Promise<string | null> | undefined;
   // gzip: Node's gunzip handles concatenated members and checks each one's CRC-32 and ISIZE trailer as the bytes go by.
   const gz = format === 'gzip' ? zlib.createGunzip() : undefined;
   gz?.on('data', (b: Buffer) => {
-    if ((inflated += b.length) > maxInflated) gz.destroy(limitError(`gzip stream inflates past ${maxInflated} bytes`));
+    if ((inflated += b.length) > maxInflated) return gz.destroy(limitError(`gzip stream inflates past ${maxInflated} bytes`));
+    const why = inflationProblem('gzip stream', compressed, inflated, started, bomb);
+    if (why) gz.destroy(limitError(why));
   });
   const gzipResult = gz && finished(gz).then(() => null, (e: Error) => (isArchiveError(e) ? e.message : gzipReason(e)));
   return {
     update(chunk) {
       if (result || chunk.length === 0) return;
       if (head.length < 512) head = Buffer.concat([head, chunk.subarray(0, 512 - head.length)]);
+      compressed += chunk.length;
       if (gz && !gz.destroyed && !gz.write(chunk)) {
         return new Promise<void>((resolve) => {
           const go = () => {
@@ -109,7 +125,7 @@ export function structuralVerifier(format: Format, opts: VerifierOptions = {}): 
         const why = headLooksLike(format, head);
         if (why || !gz || !gzipResult) {
           gz?.destroy();
-          return why ?? (format === 'zip' ? zipProblem(file, maxInflated) : tarProblem(file));
+          return why ?? (format === 'zip' ? zipProblem(file, maxInflated, bomb) : tarProblem(file));
         }
         if (!gz.destroyed) gz.end();
         return gzipResult;
