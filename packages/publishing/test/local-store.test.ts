@@ -22,10 +22,12 @@ for (const store of tiers) {
     await t.rejects(local.addVersion('tool', '1.0.0'), { code: 'conflict' }, 'a version is published once');
     await t.rejects(local.putFile(file('1.0.0', Buffer.alloc(10))), { code: 'conflict' }, 'a file of a recorded version never changes');
     const early = await local.putFile(file('0.9.0', Buffer.alloc(100, 7)));
-    const resent = await local.putFile(file('0.9.0', Buffer.alloc(200, 8)));
-    t.not(resent.sha256, early.sha256, 'a file of a version never recorded (its manifest was refused) may be sent again');
-    t.same(await local.file('tool/0.9.0/tool.bin'), { sha256: resent.sha256, size: 200 });
-    t.equal(await blobs.readAll(early.sha256), null, 'the replaced bytes are gone');
+    await t.rejects(local.putFile(file('0.9.0', Buffer.alloc(200, 8))), { code: 'conflict' }, 'a stored file of a version never recorded is never replaced with other bytes (decision 0044)');
+    t.same(await local.putFile(file('0.9.0', Buffer.alloc(100, 7))), early, 'the same bytes again are taken (a retried upload)');
+    t.same(await local.file('tool/0.9.0/tool.bin'), { sha256: early.sha256, size: 100 });
+    const other = s.local.forRegistry('files', { maxPublishBytes: 1000, quotaBytes: 2500 }, 'rival');
+    await t.rejects(other.putFile(file('0.9.0', Buffer.alloc(100, 7))), { code: 'forbidden' }, 'a version being deployed is its first publisher\'s');
+    await t.rejects(other.addVersion('tool', '0.9.0'), { code: 'forbidden' }, 'nor can another publisher complete it');
     t.equal(await local.deleteVersion('tool', '0.9.0'), false, 'an unrecorded version is not deleted as a version');
     await t.rejects(local.putFile(file('9.9.9', Buffer.alloc(1001))), { code: 'payload_too_large' });
     t.match(await local.versions('tool'), [{ name: 'tool', version: '1.0.0', publisher: 'ci', yanked: false, meta: { note: 'kept for listings' } }]);
