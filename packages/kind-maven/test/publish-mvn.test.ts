@@ -239,7 +239,8 @@ t.test('mvn deploy of a version another publisher started deploying fails with 4
   const s = await start(t);
   await s.hub.hub.services.users.create({ id: 'rival', roles: ['publisher'] });
   const rival = (await s.hub.hub.services.tokens.issue({ user_id: 'rival' })).token;
-  const evil = Buffer.from('EVIL');
+  // A well-formed jar, but not the library's.
+  const evil = fs.readFileSync(path.join(M2, 'commons-cli/commons-cli/1.9.0/commons-cli-1.9.0.jar'));
   const put = await fetch(`${s.repo('internal')}/${LIB_DIR}/1.0/lib-1.0.jar`, { method: 'PUT', headers: { authorization: `Basic ${Buffer.from(`x:${rival}`).toString('base64')}` }, body: evil });
   t.equal(put.status, 201, 'a rival stores a jar of 1.0 first');
 
