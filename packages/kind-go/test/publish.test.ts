@@ -221,6 +221,7 @@ t.test('go hybrid: a module published here is never asked of the upstream; go do
 
 t.test('go hybrid: with local_only cleared, lists merge local and upstream versions and a local version wins', async (t) => {
   const s = await start(t, { mode: 'hybrid' });
+  t.same(await publish(s.base, s.publisher, 'example.com/Hub/demo', 'v1.2.0'), [409, 409, 409], 'not before an administrator claims the module the upstream has (decision 0043)');
   await s.hub.services.local.claim('go', 'example.com/Hub/demo', 'admin');
   t.same(await publish(s.base, s.publisher, 'example.com/Hub/demo', 'v1.2.0'), [201, 201, 201]);
   await s.hub.db('local_packages').update({ local_only: false });

@@ -217,7 +217,12 @@ t.test('hybrid: a name published here is never asked of the upstream; one marked
   const s = await start(t, { mode: 'hybrid' });
   const NAME2 = 'org.hamcrest:hamcrest-core';
   // The upstream has the name: an administrator claims it for the registry first (decision 0043).
+  const unclaimed = await s.put(`${CORE}/1.3/hamcrest-core-1.3.jar`, jar('1.3'));
+  t.equal(unclaimed.status, 409, 'not before an administrator claims the artifact the upstream has');
+  t.equal(unclaimed.json.error?.code, 'name_exists_upstream');
   await s.hub.services.local.claim('m', NAME2, 'admin');
+  // What the refused publish asked is forgotten: from the claim on, the name is never asked about.
+  s.upstream.requests.splice(0);
   const p = (v: string) => `<project><modelVersion>4.0.0</modelVersion><groupId>org.hamcrest</groupId><artifactId>hamcrest-core</artifactId><version>${v}</version></project>`;
   const mine = Buffer.from(p('1.3'));
   t.equal((await s.put(`${CORE}/1.3/hamcrest-core-1.3.pom`, mine)).status, 201, 'a version the upstream also has');

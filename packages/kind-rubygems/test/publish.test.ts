@@ -158,6 +158,8 @@ t.test('hybrid: a gem published here hides the upstream gem of the same name; ot
 
 t.test('hybrid without ownership: local and upstream versions merge, a local version winning over the same upstream number', async (t) => {
   const s = await start(t, { mode: 'hybrid' });
+  const unclaimed = await pushRaw(s, makeGem({ name: 'hubdep', version: '1.0.0' }), s.publisher);
+  t.equal(unclaimed.status, 409, 'not before an administrator claims the name the upstream has (decision 0043)');
   await s.hub.services.local.claim('gems', 'hubdep', 'admin');
   t.equal((await pushRaw(s, makeGem({ name: 'hubdep', version: '1.0.0' }), s.publisher)).status, 200, 'the same number as the upstream');
   t.equal((await pushRaw(s, makeGem({ name: 'hubdep', version: '1.5.0' }), s.publisher)).status, 200);
