@@ -202,9 +202,13 @@ export function createLocalStore(o: LocalStoreOptions): LocalStore {
         const name = normalizeName(rawName);
         const removed = await db.transaction(async (trx) => {
           const n = await trx('local_versions').where({ ...byName(registry, name), version }).delete();
-          if (n === 0) return null;
+          // A version never completed (files of a deploy, no POM yet) goes too, with its files: stored files
+          // never change (decision 0044), so deleting is how a wrong one leaves.
+          const gone = await files.removeVersion(trx, registry, name, version);
+          if (n === 0 && gone.length === 0) return null;
           await trx('local_tombstones').insert({ ...byName(registry, name), name, version, deleted_at: Date.now(), deleted_by: user }).onConflict(['registry', 'name_sha256', 'version']).ignore();
-          return files.removeVersion(trx, registry, name, version);
+          await trx('local_deploys').where({ ...byName(registry, name), version }).delete();
+          return gone;
         });
         if (!removed) return false;
         for (const f of removed) o.forgetArtifact?.(registry, f.cache_key);

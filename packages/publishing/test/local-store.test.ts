@@ -28,7 +28,10 @@ for (const store of tiers) {
     const other = s.local.forRegistry('files', { maxPublishBytes: 1000, quotaBytes: 2500 }, 'rival');
     await t.rejects(other.putFile(file('0.9.0', Buffer.alloc(100, 7))), { code: 'forbidden' }, 'a version being deployed is its first publisher\'s');
     await t.rejects(other.addVersion('tool', '0.9.0'), { code: 'forbidden' }, 'nor can another publisher complete it');
-    t.equal(await local.deleteVersion('tool', '0.9.0'), false, 'an unrecorded version is not deleted as a version');
+    t.equal(await local.deleteVersion('tool', '0.9.0'), true, 'a version never completed is deleted with its files (decision 0044)');
+    t.equal(await local.file('tool/0.9.0/tool.bin'), null);
+    t.same(await local.tombstones('tool'), ['0.9.0'], 'and its number is tombstoned');
+    t.equal(await local.deleteVersion('tool', '0.9.5'), false, 'a version with neither a row nor a file is not there to delete');
     await t.rejects(local.putFile(file('9.9.9', Buffer.alloc(1001))), { code: 'payload_too_large' });
     t.match(await local.versions('tool'), [{ name: 'tool', version: '1.0.0', publisher: 'ci', yanked: false, meta: { note: 'kept for listings' } }]);
     t.ok(await local.ownsName('tool'), 'a published name is local_only by default');
@@ -42,7 +45,7 @@ for (const store of tiers) {
     t.ok(await local.updateVersion('tool', '1.0.0', { yanked: true, deprecated: 'use 2' }));
     t.match(await local.versions('tool'), [{ version: '1.0.0', yanked: true, deprecated: 'use 2' }]);
     t.ok(await local.deleteVersion('tool', '1.0.0'));
-    t.same(await local.tombstones('tool'), ['1.0.0']);
+    t.same(await local.tombstones('tool'), ['0.9.0', '1.0.0']);
     t.same(await local.versions('tool'), []);
     t.equal(await local.file('tool/1.0.0/tool.bin'), null, 'its file is gone');
     t.equal(await blobs.readAll(stored.sha256), null, 'and its blob');

@@ -61,6 +61,6 @@ export function guardFirstPublish(local: LocalRegistry, reg: ServedRegistry, sto
       await check(name, version);
       return local.addVersion(name, version, meta);
     },
-  } satisfies LocalRegistry & Record<keyof LocalRegistry, unknown>;
+  };
 }
 
