@@ -17,7 +17,7 @@ export { probeFetch, probeListing, type ProbeFetchOptions, type ProbeFetchResult
 export { requestedRange, partialHeaders, unsatisfiableHeaders, type ByteRange, type Validators } from './byte-range.js';
 export { splitSegments } from './path-segments.js';
 export { comparePrerelease, genericVersionOrder, isGenericPrerelease } from './versions.js';
-export { gunzipCapped, isArchiveError, type ArchiveLimits } from './archive/limits.js';
+export { ARCHIVE_CHECK_LIMITS, gunzipCapped, isArchiveError, type ArchiveLimits, type BombLimits } from './archive/limits.js';
 export { findInTar, tarEntryNames, tarProblem } from './archive/tar.js';
 export { findInZip, zipEntryDigests } from './archive/zip.js';
 export { headLooksLike, structuralVerifier, type Format, type StructuralVerifier } from './archive/checks.js';

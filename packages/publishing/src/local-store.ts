@@ -10,7 +10,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Knex } from 'knex';
-import { errors, HubError, structuralVerifier, type BlobStore, type Coordinate, type LocalClaim, type LocalFile, type LocalLimits, type LocalPackage, type LocalRegistry, type LocalStore, type LocalVersion, type PublishedFiles, type StoredFile } from '@hub/runtime';
+import { ARCHIVE_CHECK_LIMITS, errors, HubError, structuralVerifier, type BlobStore, type Coordinate, type LocalClaim, type LocalFile, type LocalLimits, type LocalPackage, type LocalRegistry, type LocalStore, type LocalVersion, type PublishedFiles, type StoredFile } from '@hub/runtime';
 import type { LocalVersionRecord } from './tables.js';
 
 export interface LocalStoreOptions {
@@ -137,7 +137,8 @@ export function createLocalStore(o: LocalStoreOptions): LocalStore {
             if (spooled[d.algorithm] !== d.hex.toLowerCase()) throw errors.badRequest(`the ${d.algorithm} the client sent (${d.hex}) does not match the bytes received (${spooled[d.algorithm]})`);
           }
           if (f.format) {
-            const verifier = structuralVerifier(f.format);
+            // An upload's archive check has the bomb limits (decision 0044).
+            const verifier = structuralVerifier(f.format, { bomb: ARCHIVE_CHECK_LIMITS });
             for await (const chunk of fs.createReadStream(spooled.tmpPath)) await verifier.update(chunk as Buffer);
             const why = await verifier.finish(spooled.tmpPath);
             if (why) throw errors.badRequest(`not a valid ${f.format} file: ${why}`);
