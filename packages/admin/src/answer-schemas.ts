@@ -153,6 +153,10 @@ export const UnpublishAnswer = Type.Object(
   strict,
 );
 
+/** A name an administrator claimed for a hybrid registry: its first publish there is taken though the upstream has it. */
+export const ClaimAnswer = Type.Object({ registry: Type.String(), package: Type.String(), claimed_by: Type.String(), claimed_at: time }, strict);
+export const ClaimList = Type.Object({ claims: Type.Array(ClaimAnswer) }, strict);
+
 export const LocalOnlyAnswer = Type.Object({ registry: Type.String(), package: Type.String(), local_only: Type.Boolean() }, strict);
 
 const patterns = (description: string) => Type.Optional(Type.Array(Type.String(), { description }));

@@ -66,6 +66,9 @@ export const PolicyBody = Type.Object(
 );
 
 export const LocalVersionBody = Type.Object({ registry: text(64), package_name: text(512), version: text(255) }, strict);
+/** A name claimed for a hybrid registry (decision 0043). */
+export const ClaimBody = Type.Object({ package: text(512) }, strict);
+
 export const LocalOnlyBody = Type.Object({ registry: text(64), package_name: text(512), local_only: Type.Boolean() }, strict);
 
 /** A block as the API answers it (`path` only in path-addressed registries). */

@@ -31,6 +31,7 @@ const s = await startTestHub({
   registries: [
     { name: 'npm', type: 'npm', mode: 'proxy', upstream: upstream.url },
     { name: 'files', type: 'generic', mode: 'local' },
+    { name: 'mixed', type: 'npm', mode: 'hybrid', upstream: upstream.url },
   ],
   config: {
     flag_sources: [{ name: 'osv', secret: SECRET }] as never,
@@ -192,13 +193,16 @@ t.test('real answers validate against the response schemas their routes declare'
   await check('DELETE', '/api/v1/admin/local-packages/versions', '/api/v1/admin/local-packages/versions', { registry: 'files', package_name: 'repo', version: 'tools/a-1.0.bin' });
   t.same((await check('GET', status, '/api/v1/admin/local-packages/status')).tombstones, ['tools/a-1.0.bin']);
   t.match(await check('POST', '/api/v1/admin/local-packages/local-only', '/api/v1/admin/local-packages/local-only', { registry: 'files', package_name: 'repo', local_only: false }), { local_only: false });
+  t.match(await check('POST', '/api/v1/admin/registries/mixed/claims', '/api/v1/admin/registries/{registry}/claims', { package: 'hubdemo' }), { registry: 'mixed', package: 'hubdemo', claimed_by: 'admin' });
+  t.match((await check('GET', '/api/v1/admin/registries/mixed/claims', '/api/v1/admin/registries/{registry}/claims')).claims, [{ package: 'hubdemo' }]);
+  t.match(await check('DELETE', '/api/v1/admin/registries/mixed/claims/hubdemo', '/api/v1/admin/registries/{registry}/claims/{package}'), { package: 'hubdemo' });
   // The publish event is stored after the publish answers: wait for it, then read it as the API answers it.
   for (let i = 0; i < 200 && (await api('GET', '/api/v1/admin/events?type=package_published')).body.events.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
   t.match((await check('GET', '/api/v1/admin/events?limit=1', '/api/v1/admin/events')), { events: [{ type: 'package_published', registry: 'files', data: { registry: 'files' } }], next_cursor: /^\d+$/ });
 
   // The health card, with the audit's and the flags' sections.
   const health = await check('GET', '/api/v1/admin/health', '/api/v1/admin/health');
-  t.match(health, { status: 'ok', database: 'ok', audit: { policy: 'audit' }, flags: {}, registries: [{ name: 'npm', mode: 'proxy', audit: { audited: true } }, { name: 'files', upstream: null, audit: { audited: false } }] });
+  t.match(health, { status: 'ok', database: 'ok', audit: { policy: 'audit' }, flags: {}, registries: [{ name: 'npm', mode: 'proxy', audit: { audited: true } }, { name: 'files', upstream: null, audit: { audited: false } }, { name: 'mixed', mode: 'hybrid' }] });
   t.ok(health.registries[0].cached.artifacts >= 3, 'the downloads are cached');
 
   // The exposure report: rita fetched the flagged version.
@@ -213,7 +217,7 @@ t.test('real answers validate against the response schemas their routes declare'
   t.equal((await check('GET', '/api/v1/admin/sbom?format=cyclonedx', '/api/v1/admin/sbom')).components.length, 4, 'three npm versions and a published file');
   t.equal((await check('GET', '/api/v1/admin/sbom?format=spdx&registry=npm', '/api/v1/admin/sbom')).packages.length, 3);
   const inventory = await check('GET', '/api/v1/admin/sbom', '/api/v1/admin/sbom');
-  t.same(inventory.registries, ['npm', 'files']);
+  t.same(inventory.registries, ['npm', 'files', 'mixed']);
   t.match(inventory.packages, [{ name: 'hubdemo', version: '1.0.0', pulled_by: [{ user_id: 'rita', downloads: 1 }] }, { name: 'hubdemo', version: '1.1.0' }, { name: 'hubdep' }]);
 
   // The upstream audit: a sweep of every registry, a package's status, a recheck.

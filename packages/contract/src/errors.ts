@@ -13,6 +13,8 @@ export const ERROR_CODES = {
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,
+  /** A first publish to a hybrid registry of a name its upstream has, not claimed by an administrator (decision 0043). */
+  name_exists_upstream: 409,
   bad_request: 400,
   unsupported_media_type: 415,
   payload_too_large: 413,

@@ -314,6 +314,14 @@ export interface ProbeContext<Cfg = unknown> {
  */
 export type ProbeLadder<Cfg = unknown> = (pc: ProbeContext<Cfg>, name: string, versions: readonly string[]) => Promise<ProbeResult[]>;
 
+/**
+ * Whether the upstream has a package of this name at all, any version: the listing document the probe ladder
+ * reads first (npm's packument, PyPI's project page, cargo's index file). 404/410 absent; a 5xx, a timeout or
+ * a transport failure inconclusive. The runtime asks it before the first publish of a name to a hybrid
+ * registry (decision 0043): a name the upstream has is refused unless an administrator claimed it.
+ */
+export type NameProbe<Cfg = unknown> = (pc: ProbeContext<Cfg>, name: string) => Promise<Exclude<ProbeAnswer, 'not_audited'>>;
+
 /** The digest the upstream now declares for one held version's file (npm `integrity`, cargo `cksum`, ...). */
 export interface DeclaredDigest {
   version: string;
@@ -372,6 +380,12 @@ export interface RegistryKind<Cfg = unknown> {
   coordinate: CoordinateCodec;
   routes: readonly KindRoute<Cfg>[];
   probe?: ProbeLadder<Cfg>;
+  /**
+   * Whether the upstream has a name (decision 0043). A kind that takes publishes to hybrid registries gives
+   * one; without it the runtime asks the probe ladder for the version being published, which sees a name only
+   * when the upstream has that very version.
+   */
+  nameProbe?: NameProbe<Cfg>;
   /** Content drift: the digests the upstream declares for held versions (one artifact per version). */
   declaredDigests?: DeclaredDigests<Cfg>;
   sbom?: SbomExtractor;

@@ -1,5 +1,7 @@
 import type { UpstreamClient } from './upstream.js';
 import { readCapped } from './read-capped.js';
+import { probeAnswer } from './reply.js';
+import type { ProbeAnswer } from './kind.js';
 
 /** A GET names the most it reads of a 2xx body (past it the answer is a failure, status 0); a HEAD reads none. */
 export type ProbeFetchOptions = { headers?: Record<string, string> } & ({ method?: 'GET'; maxBytes: number } | { method: 'HEAD'; maxBytes?: number });
@@ -35,5 +37,20 @@ export async function probeFetch(upstream: UpstreamClient, url: string, o: Probe
     return { status: res.status, body: await readCapped(res.body, o.maxBytes), contentType };
   } catch (e) {
     return { status: 0, body: Buffer.alloc(0), error: e instanceof Error ? e.message : String(e) };
+  }
+}
+
+/**
+ * Whether the upstream has a package at `url` (its listing document): a GET whose body is not read. 2xx
+ * present, 404/410 absent, anything else (a 5xx, a timeout, a transport failure) inconclusive. What a
+ * kind's `nameProbe` asks.
+ */
+export async function probeListing(upstream: UpstreamClient, url: string, headers?: Record<string, string>): Promise<Exclude<ProbeAnswer, 'not_audited'>> {
+  try {
+    const res = await upstream.request(url, { headers });
+    res.body.destroy();
+    return probeAnswer(res.status);
+  } catch {
+    return 'inconclusive';
   }
 }

@@ -1,4 +1,4 @@
-import { probeAnswer, probeFetch, type ProbeContext, type ProbeLadder, type ProbeResult } from '@hub/contract';
+import { probeAnswer, probeFetch, probeListing, type NameProbe, type ProbeContext, type ProbeLadder, type ProbeResult } from '@hub/contract';
 import { downloadUrl, parseDl } from './download-url.js';
 import { parseIndexFile } from './index-file.js';
 import { canonicalName, indexPath } from './names.js';
@@ -42,3 +42,6 @@ export const probe: ProbeLadder = async (pc, rawName, versions) => {
   }
   return out;
 };
+
+/** Whether the upstream has the crate: its index file answers (decision 0043). */
+export const nameProbe: NameProbe = (pc, name) => probeListing(pc.upstream, `${pc.registry.upstream ?? ''}/${indexPath(canonicalName(name))}`);

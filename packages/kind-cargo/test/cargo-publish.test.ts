@@ -141,7 +141,8 @@ t.test('real cargo, local registry: publish, build against it, yank and --undo, 
 t.test('real cargo, hybrid registry: a crate published here hides the upstream crate of the same name; other crates still come from the upstream', { skip }, async (t) => {
   const s = await start(t, 'hybrid');
   const w = workspace(t, s.base);
-  // The fixture upstream has cfg-if 1.0.0; this one is ours.
+  // The fixture upstream has cfg-if 1.0.0; this one is ours, claimed for the registry by an administrator (decision 0043).
+  await s.hub.hub.services.local.claim('crates', 'cfg-if', 'admin');
   const ours = lib('cfg-if', '2.0.0', 'pub fn hub_local() -> &\'static str { "the cfg-if published to hub" }\n');
   const { stderr } = await w.crate('cfg-if', ours.manifest, ours.files, s.publisher)('publish', '--registry', 'hub');
   t.match(stderr, /Published cfg-if v2\.0\.0/);

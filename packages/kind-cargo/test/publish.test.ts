@@ -191,6 +191,8 @@ t.test('the refusals: no token, a reader, a proxy registry, names that leave the
 
 t.test('hybrid: a crate published here replaces the upstream one (same version number, every -/_ spelling) and the upstream is not asked', async (t) => {
   const s = await start(t, { mode: 'hybrid' });
+  // The upstream has the name: an administrator claims it for the registry first (decision 0043).
+  await s.hub.hub.services.local.claim('crates', 'form_urlencoded', 'admin');
   const theirs = fixture(CRATE.form);
   const mine = crateFile('form_urlencoded', '1.1.0', { body: 'pub fn mine() {}\n' });
   t.equal((await s.publish(uploadBody(publishMeta('form_urlencoded', '1.1.0'), mine))).status, 200);
@@ -212,6 +214,12 @@ t.test('hybrid: a crate published here replaces the upstream one (same version n
 t.test('hybrid, local_only turned off: the index merges the upstream lines with the published ones; other spellings stay closed', async (t) => {
   const s = await start(t, { mode: 'hybrid' });
   const mine = crateFile('form_urlencoded', '1.0.0');
+  const unclaimed = await s.publish(uploadBody(publishMeta('form_urlencoded', '1.0.0'), mine));
+  t.equal(unclaimed.status, 409, 'not before an administrator claims the name the upstream has (decision 0043)');
+  t.match(unclaimed.body.toString(), /name_exists_upstream/);
+  await s.hub.hub.services.local.claim('crates', 'form_urlencoded', 'admin');
+  // What the refused publish asked is forgotten: from the claim on, the name is never asked about.
+  s.upstream.requests.splice(0);
   t.equal((await s.publish(uploadBody(publishMeta('form_urlencoded', '1.0.0'), mine))).status, 200);
   t.match(await s.indexLines('fo/rm/form_urlencoded'), [{ vers: '1.0.0' }], 'owned: only the local version');
   t.equal(s.upstream.count((r) => r.url.includes('form')), 0);

@@ -4,7 +4,7 @@ import { detectUpstream } from './detect-upstream.js';
 import { clientCheck } from './client-check.js';
 import { declaredDigests } from './declared-digests.js';
 import { isGoVersion } from './module-path.js';
-import { probe } from './probe.js';
+import { nameProbe, probe } from './probe.js';
 import { routes, type GoConfig } from './routes.js';
 import { sbom } from './sbom.js';
 import { goVersionRange } from './version-range.js';
@@ -42,6 +42,7 @@ export default defineKind<GoConfig>({
   detectUpstream,
   clientCheck,
   probe,
+  nameProbe,
   declaredDigests,
   sbom,
   versionRange: goVersionRange,

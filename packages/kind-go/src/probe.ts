@@ -1,4 +1,4 @@
-import { probeAnswer, probeFetch, type ProbeLadder, type ProbeResult } from '@hub/contract';
+import { probeAnswer, probeFetch, probeListing, type NameProbe, type ProbeLadder, type ProbeResult } from '@hub/contract';
 import { escapePath } from './module-path.js';
 import type { GoConfig } from './routes.js';
 
@@ -29,4 +29,16 @@ export const probe: ProbeLadder<GoConfig> = async (pc, name, versions) => {
     out.push({ version, answer: probeAnswer(info.status), rung: 'version', detail: `.info answered ${info.status || 'nothing'}` });
   }
   return out;
+};
+
+/**
+ * Whether the upstream has the module (decision 0043): `@v/list` answers, or (a module of pseudo-versions only
+ * lists nothing) `@latest` does.
+ */
+export const nameProbe: NameProbe<GoConfig> = async (pc, name) => {
+  const base = `${pc.registry.upstream}/${escapePath(name)}/@v/`;
+  const list = await probeFetch(pc.upstream, `${base}list`, { maxBytes: MAX_PROBE_BYTES });
+  if (list.status >= 200 && list.status < 300 && list.body.toString('utf8').trim() !== '') return 'present';
+  const latest = await probeListing(pc.upstream, `${pc.registry.upstream}/${escapePath(name)}/@latest`);
+  return latest === 'absent' && probeAnswer(list.status) === 'inconclusive' ? 'inconclusive' : latest;
 };

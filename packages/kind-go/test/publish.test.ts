@@ -203,7 +203,9 @@ t.test('go: the refusals', async (t) => {
 
 t.test('go hybrid: a module published here is never asked of the upstream; go downloads the local version', { skip: noGo }, async (t) => {
   const s = await start(t, { mode: 'hybrid' });
-  // The upstream fixture serves example.com/Hub/demo v1.0.0 and v1.1.0; publish v1.2.0 of the same module here.
+  // The upstream fixture serves example.com/Hub/demo v1.0.0 and v1.1.0; publish v1.2.0 of the same module here,
+  // claimed for the registry by an administrator (decision 0043).
+  await s.hub.services.local.claim('go', 'example.com/Hub/demo', 'admin');
   t.same(await publish(s.base, s.publisher, 'example.com/Hub/demo', 'v1.2.0'), [201, 201, 201]);
   t.equal((await rawRequest(`${s.base}/example.com/!hub/demo/@v/list`)).body.toString(), 'v1.2.0\n', 'local_only: only the local versions are listed');
   const g = goEnv(t, s.base, 'example.com/Hub');
@@ -219,6 +221,8 @@ t.test('go hybrid: a module published here is never asked of the upstream; go do
 
 t.test('go hybrid: with local_only cleared, lists merge local and upstream versions and a local version wins', async (t) => {
   const s = await start(t, { mode: 'hybrid' });
+  t.same(await publish(s.base, s.publisher, 'example.com/Hub/demo', 'v1.2.0'), [409, 409, 409], 'not before an administrator claims the module the upstream has (decision 0043)');
+  await s.hub.services.local.claim('go', 'example.com/Hub/demo', 'admin');
   t.same(await publish(s.base, s.publisher, 'example.com/Hub/demo', 'v1.2.0'), [201, 201, 201]);
   await s.hub.db('local_packages').update({ local_only: false });
   const list = await rawRequest(`${s.base}/example.com/!hub/demo/@v/list`);

@@ -3,7 +3,7 @@ import { detectUpstream } from './detect-upstream.js';
 import { clientCheck } from './client-check.js';
 import { declaredDigests } from './declared-digests.js';
 import { isVersion, splitName } from './layout.js';
-import { probe } from './probe.js';
+import { nameProbe, probe } from './probe.js';
 import { routes } from './routes.js';
 import { sbom } from './sbom.js';
 import { mavenVersionRange } from './version-range.js';
@@ -32,6 +32,7 @@ export default defineKind({
   detectUpstream,
   clientCheck,
   probe,
+  nameProbe,
   declaredDigests,
   sbom,
   versionRange: mavenVersionRange,

@@ -1,4 +1,4 @@
-import { probeAnswer, probeFetch, type ProbeContext, type ProbeLadder, type ProbeResult } from '@hub/contract';
+import { probeAnswer, probeFetch, probeListing, type NameProbe, type ProbeContext, type ProbeLadder, type ProbeResult } from '@hub/contract';
 import { artifactDir, isSnapshot, splitName } from './layout.js';
 import { checkMetadata, listedVersions } from './metadata.js';
 
@@ -46,4 +46,10 @@ export const probe: ProbeLadder = async (pc, name, versions) => {
     }
   }
   return out;
+};
+
+/** Whether the upstream has the artifact (group:artifact): its maven-metadata.xml answers (decision 0043). */
+export const nameProbe: NameProbe = async (pc, name) => {
+  const c = splitName(name);
+  return c ? probeListing(pc.upstream, url(pc, `${artifactDir(c.group, c.artifact)}/maven-metadata.xml`)) : 'inconclusive';
 };

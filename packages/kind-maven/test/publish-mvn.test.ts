@@ -218,6 +218,8 @@ t.test('mvn deploy to a local registry; a second project resolves the jar throug
 
 t.test('hybrid: the library deployed here wins over the public one of the same name, and the upstream is never asked about it', { skip: reason ?? false, timeout: 600_000 }, async (t) => {
   const s = await start(t);
+  // The upstream has the name: an administrator claims it for the registry first (decision 0043).
+  await s.hub.hub.services.local.claim('mixed', `${GROUP}:lib`, 'admin');
   const lib = project(t, { 'pom.xml': libPom('1.0', s.repo('mixed')), 'src/main/java/org/example/hubpub/Greeting.java': LIB_JAVA }, settings(s.repo('mixed'), s.publisher));
   const deployed = await lib.mvn(['deploy']);
   t.equal(deployed.code, 0, said(deployed, 'mvn deploy succeeds'));
@@ -231,4 +233,22 @@ t.test('hybrid: the library deployed here wins over the public one of the same n
   t.notOk(fs.existsSync(app.repo(`${LIB_DIR}/9.0`)), 'the public 9.0 was never offered');
   t.equal(s.upstream.count(`/${LIB_DIR}/`), 0, 'the upstream was never asked about the library');
   t.ok(s.upstream.count('/org/apache/maven/plugins/') > 0, 'plugins did come from the upstream');
+});
+
+t.test('mvn deploy of a version another publisher started deploying fails with 403; its files are never replaced (#26)', { skip: reason ?? false, timeout: 600_000 }, async (t) => {
+  const s = await start(t);
+  await s.hub.hub.services.users.create({ id: 'rival', roles: ['publisher'] });
+  const rival = (await s.hub.hub.services.tokens.issue({ user_id: 'rival' })).token;
+  // A well-formed jar, but not the library's.
+  const evil = fs.readFileSync(path.join(M2, 'commons-cli/commons-cli/1.9.0/commons-cli-1.9.0.jar'));
+  const put = await fetch(`${s.repo('internal')}/${LIB_DIR}/1.0/lib-1.0.jar`, { method: 'PUT', headers: { authorization: `Basic ${Buffer.from(`x:${rival}`).toString('base64')}` }, body: evil });
+  t.equal(put.status, 201, 'a rival stores a jar of 1.0 first');
+
+  const lib = project(t, { 'pom.xml': libPom('1.0', s.repo('internal')), 'src/main/java/org/example/hubpub/Greeting.java': LIB_JAVA }, settings(s.repo('central'), s.publisher));
+  const deployed = await lib.mvn(['deploy']);
+  t.not(deployed.code, 0, 'mvn deploy fails');
+  t.match(deployed.out, /403/, 'hub answered 403: the version is being deployed by another publisher');
+  t.same(await s.hub.hub.db('local_versions').where({ registry: 'internal' }).select('version'), [], 'no version was recorded');
+  const back = await fetch(`${s.repo('internal')}/${LIB_DIR}/1.0/lib-1.0.jar`, { headers: { authorization: `Bearer ${s.reader}` } });
+  t.same(Buffer.from(await back.arrayBuffer()), evil, 'and the stored file was not replaced by anyone');
 });

@@ -216,6 +216,13 @@ t.test('the refusals: proxy, tokens, duplicates, tombstones, traversal, POMs, ch
 t.test('hybrid: a name published here is never asked of the upstream; one marked not local_only merges both listings', async (t) => {
   const s = await start(t, { mode: 'hybrid' });
   const NAME2 = 'org.hamcrest:hamcrest-core';
+  // The upstream has the name: an administrator claims it for the registry first (decision 0043).
+  const unclaimed = await s.put(`${CORE}/1.3/hamcrest-core-1.3.jar`, jar('1.3'));
+  t.equal(unclaimed.status, 409, 'not before an administrator claims the artifact the upstream has');
+  t.equal(unclaimed.json.error?.code, 'name_exists_upstream');
+  await s.hub.services.local.claim('m', NAME2, 'admin');
+  // What the refused publish asked is forgotten: from the claim on, the name is never asked about.
+  s.upstream.requests.splice(0);
   const p = (v: string) => `<project><modelVersion>4.0.0</modelVersion><groupId>org.hamcrest</groupId><artifactId>hamcrest-core</artifactId><version>${v}</version></project>`;
   const mine = Buffer.from(p('1.3'));
   t.equal((await s.put(`${CORE}/1.3/hamcrest-core-1.3.pom`, mine)).status, 201, 'a version the upstream also has');
@@ -235,4 +242,33 @@ t.test('hybrid: a name published here is never asked of the upstream; one marked
   t.equal((await s.get(`${CORE}/maven-metadata.xml.sha1`)).body.toString(), hash('sha1', Buffer.from(merged)), 'its checksum');
   t.same((await s.get(`${CORE}/1.3/hamcrest-core-1.3.pom`)).body, mine, 'the local version still wins over the upstream one of the same number');
   t.equal((await s.get(`${CORE}/1.3/hamcrest-core-1.3.jar`)).status, 200, 'other files come from the upstream');
+});
+
+t.test('a stored file is never replaced, and a version being deployed is its first publisher\'s until complete or expired (#26)', async (t) => {
+  const s = await start(t, { mode: 'local', deploy_expiry_secs: 2 });
+  await s.hub.services.users.create({ id: 'rival', roles: ['publisher'] });
+  const rival = (await s.hub.services.tokens.issue({ user_id: 'rival' })).token;
+  const legit = jar('3.0');
+  const evil = Buffer.concat([legit, Buffer.from('EVIL')]);
+  t.equal((await s.put(`${DIR}/3.0/demo-3.0.jar`, legit)).status, 201, 'the legit jar, before its POM');
+
+  const hijack = await s.put(`${DIR}/3.0/demo-3.0.jar`, evil, rival);
+  t.equal(hijack.status, 403, 'another publisher cannot replace it');
+  t.match(hijack.json.error?.message, /being deployed by another publisher/);
+  t.equal((await s.put(`${DIR}/3.0/demo-3.0-sources.jar`, evil, rival)).status, 403, 'nor add a file to the version');
+  t.equal((await s.put(`${DIR}/3.0/demo-3.0.pom`, pom({ version: '3.0' }), rival)).status, 403, 'nor complete it with its POM');
+
+  const changed = await s.put(`${DIR}/3.0/demo-3.0.jar`, evil);
+  t.equal(changed.status, 409, 'the first publisher cannot change the bytes either');
+  t.match(changed.json.error?.message, /never replaced/);
+  t.equal((await s.put(`${DIR}/3.0/demo-3.0.jar`, legit)).status, 201, 'the same bytes again: a retried upload is taken');
+  t.same((await s.get(`${DIR}/3.0/demo-3.0.jar`)).body, legit, 'readers get the legit jar');
+
+  await new Promise((r) => setTimeout(r, 2500));
+  const late = await s.put(`${DIR}/3.0/demo-3.0.jar`, evil, rival);
+  t.equal(late.status, 409, 'once the deploy expired, the stored jar still never changes');
+  t.equal((await s.put(`${DIR}/3.0/demo-3.0.pom`, pom({ version: '3.0' }), rival)).status, 201, 'but another publisher may complete the abandoned version');
+  t.same((await s.get(`${DIR}/3.0/demo-3.0.jar`)).body, legit, 'with the legit jar');
+  t.equal((await s.put(`${DIR}/3.0/demo-3.0.jar`, legit)).status, 409, 'a complete version takes no file at all');
+  t.same(await s.hub.db('local_deploys').select('version'), [], 'no deploy is left open');
 });

@@ -4,7 +4,7 @@ import { detectUpstream } from './detect-upstream.js';
 import { clientCheck } from './client-check.js';
 import { isPackageName } from './names.js';
 import { declaredDigests } from './declared-digests.js';
-import { probe } from './probe.js';
+import { nameProbe, probe } from './probe.js';
 import { routes } from './routes.js';
 import { sbom } from './sbom.js';
 import { isRegistryClient } from './registry-client.js';
@@ -27,6 +27,7 @@ export default defineKind({
   detectUpstream,
   clientCheck,
   probe,
+  nameProbe,
   declaredDigests,
   sbom,
   versionRange: npmVersionRange,

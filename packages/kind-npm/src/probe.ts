@@ -1,4 +1,4 @@
-import { probeAnswer, probeFetch, type ProbeLadder } from '@hub/contract';
+import { probeAnswer, probeFetch, probeListing, type NameProbe, type ProbeLadder } from '@hub/contract';
 import { CORGI } from './packument.js';
 import { upstreamPath } from './names.js';
 
@@ -21,3 +21,6 @@ export const probe: ProbeLadder = async (pc, name, versions) => {
   if (!doc.versions || typeof doc.versions !== 'object') return all('inconclusive', 'packument has no versions');
   return versions.map((version) => ({ version, answer: doc.versions![version] ? 'present' : 'absent', rung: 'listing' }));
 };
+
+/** Whether the upstream has the name: its packument answers (decision 0043). */
+export const nameProbe: NameProbe = (pc, name) => probeListing(pc.upstream, `${pc.registry.upstream}/${upstreamPath(name)}`, { accept: CORGI });

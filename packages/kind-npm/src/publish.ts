@@ -3,25 +3,30 @@
  * `npm dist-tag`, in the requests npm 11 sends. Files and versions live in `rc.local`; the packument is
  * generated from them (local-packument.ts).
  */
-import crypto from 'node:crypto';
-import { Readable } from 'node:stream';
+import fs from 'node:fs';
 import semver from 'semver';
 import { errors, findInTar, readCapped, reply, type Digest, type KindRoute, type LocalVersion, type RequestContext, type RouteMatch } from '@hub/contract';
 import { builtPackument, liveTags, localState, revisionOf, tagsOf, upstreamTags, type NpmPackageMeta } from './local-packument.js';
 import { checkedName, takeName, tarballFile, versionFromFile } from './names.js';
+import { readPublishBody, type SpooledAttachment } from './publish-body.js';
 
 type Json = Record<string, unknown>;
 
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const short = (s: unknown) => JSON.stringify(String(s).slice(0, 100));
 
+/**
+ * The most a packument PUT may be without its tarball's base64 (a manifest with its readme, or the packument
+ * `npm deprecate` sends back): kept in memory, unlike the tarball, which streams to a temp file.
+ */
+export const MAX_DOCUMENT_BYTES = 16 * 1024 * 1024;
 /** The most a dist-tag body (a JSON string) may be. */
 const MAX_TAG_BODY = 4096;
 /** Caps for reading `package/package.json` out of a published tarball. */
 const TAR_LIMITS = { maxBytes: 1024 * 1024 * 1024, maxEntries: 100_000, maxEntryBytes: 8 * 1024 * 1024 };
 
 /** The request body as JSON: 400 when it is not; 413 past `max_publish_bytes` (rc.body()). */
-async function jsonBody(rc: RequestContext, max = Number.MAX_SAFE_INTEGER): Promise<unknown> {
+async function jsonBody(rc: RequestContext, max: number): Promise<unknown> {
   const buf = await readCapped(rc.body(), max, () => errors.payloadTooLarge(`the request body may be at most ${max} bytes`));
   try {
     return JSON.parse(buf.toString('utf8')) as unknown;
@@ -62,10 +67,10 @@ function claimedDigests(dist: Json): Digest[] {
 }
 
 /** The tarball's own package.json must name the package and version it is published as. */
-async function checkTarballManifest(bytes: Buffer, name: string, version: string): Promise<void> {
+async function checkTarballManifest(file: string, name: string, version: string): Promise<void> {
   let found: { name: string; data: Buffer } | null;
   try {
-    found = await findInTar(Readable.from([bytes]), (n) => n === 'package/package.json', TAR_LIMITS);
+    found = await findInTar(fs.createReadStream(file), (n) => n === 'package/package.json', TAR_LIMITS);
   } catch (e) {
     throw errors.badRequest(`the tarball is not a readable .tgz: ${(e as Error).message}`);
   }
@@ -80,8 +85,8 @@ async function checkTarballManifest(bytes: Buffer, name: string, version: string
   if (typeof pj.version !== 'string' || semver.clean(pj.version) !== version) throw errors.badRequest(`the tarball's package.json has version ${short(pj.version)}, but it is published as ${version}`);
 }
 
-/** `npm publish`: one version, its manifest and its tarball (base64 in `_attachments`). */
-async function publish(rc: RequestContext, name: string, doc: Json): Promise<ReturnType<typeof reply.json>> {
+/** `npm publish`: one version, its manifest and its tarball (decoded from `_attachments` to a temp file by readPublishBody). */
+async function publish(rc: RequestContext, name: string, doc: Json, spooled: ReadonlyMap<string, SpooledAttachment>): Promise<ReturnType<typeof reply.json>> {
   if (name !== name.toLowerCase()) throw errors.badRequest(`${name}: new packages must have lower-case names`);
   const versions = isObject(doc.versions) ? Object.entries(doc.versions) : [];
   if (versions.length !== 1) throw errors.badRequest(`a publish carries exactly one version (this one has ${versions.length})`);
@@ -96,9 +101,9 @@ async function publish(rc: RequestContext, name: string, doc: Json): Promise<Ret
   const file = `${name}-${version}.tgz`;
   if (attachments.length !== 1 || attachments[0]![0] !== file) throw errors.badRequest(`a publish attaches exactly one tarball, named ${file}`);
   const att = attachments[0]![1];
-  if (!isObject(att) || typeof att.data !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(att.data)) throw errors.badRequest(`_attachments[${short(file)}].data must be the tarball in base64`);
-  const bytes = Buffer.from(att.data, 'base64');
-  if (att.length !== undefined && att.length !== bytes.length) throw errors.badRequest(`_attachments[${short(file)}].length says ${short(att.length)} bytes, the data has ${bytes.length}`);
+  const tarball = spooled.get(file);
+  if (!isObject(att) || typeof att.data !== 'string' || !tarball) throw errors.badRequest(`_attachments[${short(file)}].data must be the tarball in base64`);
+  if (att.length !== undefined && att.length !== tarball.size) throw errors.badRequest(`_attachments[${short(file)}].length says ${short(att.length)} bytes, the data has ${tarball.size}`);
 
   const tags = isObject(doc['dist-tags']) ? doc['dist-tags'] : {};
   const newTags = Object.entries(tags).filter(([, v]) => v === version).map(([t]) => checkedTag(t));
@@ -106,13 +111,17 @@ async function publish(rc: RequestContext, name: string, doc: Json): Promise<Ret
   const state = await localState(rc, name);
   if (state?.versions.some((v) => v.version === version)) throw errors.conflict(`${name}@${version} is already published; a published version never changes`);
   const digests = claimedDigests(dist);
-  await checkTarballManifest(bytes, name, version);
+  // The document's integrity and shasum against the decoded bytes, before anything else reads them.
+  for (const d of digests) {
+    const got = d.algorithm === 'sha512' ? tarball.sha512 : d.algorithm === 'sha1' ? tarball.sha1 : undefined;
+    if (got !== undefined && got !== d.hex.toLowerCase()) throw errors.badRequest(`the ${d.algorithm} in the manifest's dist (${d.hex}) does not match the tarball received (${got})`);
+  }
+  await checkTarballManifest(tarball.file, name, version);
 
   const { deprecated: _, ...kept } = manifest;
-  const hash = (algorithm: string) => crypto.createHash(algorithm).update(bytes);
-  const meta = { ...kept, dist: { ...dist, tarball: undefined, integrity: `sha512-${hash('sha512').digest('base64')}`, shasum: hash('sha1').digest('hex') } };
+  const meta = { ...kept, dist: { ...dist, tarball: undefined, integrity: `sha512-${Buffer.from(tarball.sha512, 'hex').toString('base64')}`, shasum: tarball.sha1 } };
   // Stored and verified (claimed digests, gzip structure, size, quota) with its version row, in one step.
-  await rc.local.putFile({ key: `${name}/-/${tarballFile(name, version)}`, coordinate: { name, version }, contentType: 'application/octet-stream', body: bytes, digests, format: 'gzip', addsVersion: { meta } });
+  await rc.local.putFile({ key: `${name}/-/${tarballFile(name, version)}`, coordinate: { name, version }, contentType: 'application/octet-stream', body: fs.createReadStream(tarball.file), digests, format: 'gzip', addsVersion: { meta } });
 
   const packageMeta = ((await rc.local.packageMeta(name)) as NpmPackageMeta | null) ?? {};
   const distTags = tagsOf(packageMeta);
@@ -184,15 +193,20 @@ const packumentPutRoute: KindRoute = {
   },
   async handle(rc, m) {
     const name = m.coordinate!.name;
-    const doc = await jsonBody(rc);
-    if (!isObject(doc)) throw errors.badRequest('the request body is not a packument (a JSON object)');
-    if (doc.name !== undefined && doc.name !== name) throw errors.badRequest(`the packument names ${short(doc.name)}, but was sent to ${name}`);
-    if (doc._id !== undefined && doc._id !== name) throw errors.badRequest(`the packument's _id is ${short(doc._id)}, but it was sent to ${name}`);
-    if (isObject(doc._attachments) && Object.keys(doc._attachments).length > 0) {
-      if (m.params?.rev !== undefined) throw errors.badRequest('a new version is published with PUT /<name>, not to a revision');
-      return publish(rc, name, doc);
+    const body = await readPublishBody(rc.body(), { maxDocumentBytes: MAX_DOCUMENT_BYTES });
+    try {
+      const doc = body.doc;
+      if (!isObject(doc)) throw errors.badRequest('the request body is not a packument (a JSON object)');
+      if (doc.name !== undefined && doc.name !== name) throw errors.badRequest(`the packument names ${short(doc.name)}, but was sent to ${name}`);
+      if (doc._id !== undefined && doc._id !== name) throw errors.badRequest(`the packument's _id is ${short(doc._id)}, but it was sent to ${name}`);
+      if (isObject(doc._attachments) && Object.keys(doc._attachments).length > 0) {
+        if (m.params?.rev !== undefined) throw errors.badRequest('a new version is published with PUT /<name>, not to a revision');
+        return await publish(rc, name, doc, body.attachments);
+      }
+      return await update(rc, name, doc, m.params?.rev !== undefined);
+    } finally {
+      await body.cleanup();
     }
-    return update(rc, name, doc, m.params?.rev !== undefined);
   },
 };
 

@@ -253,6 +253,8 @@ t.test('publisher role on a hybrid registry: an internal name shadows the upstre
   const ci = npmEnv(t, registry, s.publisher);
   const dev = npmEnv(t, registry, s.reader);
 
+  // The upstream has the name: an administrator claims it for the registry first (decision 0043).
+  await s.hub.services.local.claim('npm', 'acme-internal', 'admin');
   const before = s.upstream.requests.length;
   const pub = await ci.npm(['publish'], ci.makePackage({ name: 'acme-internal', version: '1.0.0' }));
   t.equal(pub.code, 0, `npm publish to hybrid: ${pub.stderr}`);
@@ -283,11 +285,14 @@ t.test('hybrid merge for a name that is not local_only: local versions and dist-
   // hubdemo is upstream (1.0.0, 1.1.0). Publish 1.1.0 and 2.0.0 here, then let the upstream be consulted for it.
   const mine = (v: string) => tgz({ 'package/package.json': JSON.stringify({ name: 'hubdemo', version: v }), 'package/index.js': `module.exports = "local ${v}";\n` });
   const put = (v: string) => send(`${base}/hubdemo`, { method: 'PUT', headers: { ...bearer(s.publisher), 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify(publishBody('hubdemo', v, mine(v)))) });
+  t.equal((await put('1.1.0')).status, 409, 'the upstream has hubdemo: not without a claim');
+  await s.hub.services.local.claim('npm', 'hubdemo', 'admin');
+  t.equal(s.upstream.count('/hubdemo'), 1, 'the upstream was asked once whether it has the name');
   t.equal((await put('1.1.0')).status, 201);
   t.equal((await put('2.0.0')).status, 201);
   const owned = json(await rawRequest(`${base}/hubdemo`, { headers: { ...bearer(s.reader), accept: 'application/json' } }));
   t.same(Object.keys(owned.versions), ['1.1.0', '2.0.0'], 'local_only (the default): only what was published here');
-  t.equal(s.upstream.count('/hubdemo'), 0, 'and the upstream was not asked');
+  t.equal(s.upstream.count('/hubdemo'), 1, 'and the upstream was not asked again');
 
   await s.hub.db('local_packages').where({ registry: 'npm', name: 'hubdemo' }).update({ local_only: false });
   const merged = json(await rawRequest(`${base}/hubdemo`, { headers: { ...bearer(s.reader), accept: 'application/json' } }));

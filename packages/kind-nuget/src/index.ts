@@ -4,7 +4,7 @@ import { detectUpstream } from './detect-upstream.js';
 import { clientCheck } from './client-check.js';
 import { declaredDigests } from './declared-digests.js';
 import { canonicalVersion, isPackageId, normalizeVersion } from './names.js';
-import { probe } from './probe.js';
+import { nameProbe, probe } from './probe.js';
 import { routes } from './routes.js';
 import { sbom } from './sbom.js';
 import { nugetVersionRange } from './version-range.js';
@@ -39,6 +39,7 @@ export default defineKind({
   detectUpstream,
   clientCheck,
   probe,
+  nameProbe,
   declaredDigests,
   sbom,
   versionRange: nugetVersionRange,

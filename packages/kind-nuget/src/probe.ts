@@ -1,4 +1,4 @@
-import { probeAnswer, probeFetch, type ProbeContext, type ProbeLadder, type ProbeResult, type UpstreamClient } from '@hub/contract';
+import { probeAnswer, probeFetch, probeListing, type NameProbe, type ProbeContext, type ProbeLadder, type ProbeResult, type UpstreamClient } from '@hub/contract';
 import { parseJson, type JsonObject } from './json.js';
 import { isPackageId, normalizeVersion } from './names.js';
 import { flatVersions } from './routes.js';
@@ -62,4 +62,15 @@ export const probe: ProbeLadder = async (pc, name, versions) => {
     out.push({ version, answer: probeAnswer(head.status), rung: 'version', detail: `${why}; HEAD .nupkg answered ${head.status || head.error}` });
   }
   return out;
+};
+
+/** Whether the upstream has the package id: its flat container listing answers (decision 0043). */
+export const nameProbe: NameProbe = async (pc, name) => {
+  const id = name.toLowerCase();
+  if (!isPackageId(id)) return 'inconclusive';
+  try {
+    return await probeListing(pc.upstream, `${(await serviceIndex(pc)).flat}${id}/index.json`);
+  } catch {
+    return 'inconclusive';
+  }
 };

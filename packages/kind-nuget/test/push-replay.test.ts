@@ -142,7 +142,12 @@ t.test('hybrid: an id pushed here is never asked of the upstream; other ids stil
   // The upstream fixture serves HubDemo 1.0.0 and 1.1.0, and HubDep 1.0.0.
   const s = await setup(t, { config: OPEN, registry: { mode: 'hybrid' } });
   const { publisher } = await tokens(s);
+  // The upstream has the name: an administrator claims it for the registry first (decision 0043).
   const mine = nupkg({ id: 'HubDemo', version: '2.0.0' });
+  t.equal((await dotnetPush(s, publisher, mine)).status, 409, 'not before an administrator claims the id the upstream has');
+  await s.hub.services.local.claim('nuget', 'hubdemo', 'admin');
+  // What the refused publish asked is forgotten: from the claim on, the name is never asked about.
+  s.upstream.requests.splice(0);
   t.equal((await dotnetPush(s, publisher, mine)).status, 201);
   const flat = `${s.base}/nuget/v3/flatcontainer`;
   t.same((await rawRequest(`${flat}/hubdemo/index.json`)).json(), { versions: ['2.0.0'] }, 'local_only: only the pushed version');

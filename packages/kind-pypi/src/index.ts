@@ -3,7 +3,7 @@ import { clientCheck } from './client-check.js';
 import { detectUpstream } from './detect-upstream.js';
 import { isProjectName, isVersion, normalizeName } from './names.js';
 import { canonicalVersion, compareVersions, isPrerelease, normalVersion } from './pep440.js';
-import { probe } from './probe.js';
+import { nameProbe, probe } from './probe.js';
 import { routes } from './routes.js';
 import { sbom } from './sbom.js';
 import { pypiVersionRange } from './version-range.js';
@@ -32,5 +32,6 @@ export default defineKind({
   detectUpstream,
   clientCheck,
   probe,
+  nameProbe,
   sbom,
 });

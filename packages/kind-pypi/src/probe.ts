@@ -1,4 +1,4 @@
-import { probeAnswer, probeFetch, type ProbeLadder } from '@hub/contract';
+import { probeAnswer, probeFetch, probeListing, type NameProbe, type ProbeLadder } from '@hub/contract';
 import { isProjectName, normalizeName } from './names.js';
 import { checkPage, parsePage, UPSTREAM_ACCEPT } from './project-page.js';
 
@@ -26,3 +26,7 @@ export const probe: ProbeLadder = async (pc, name, versions) => {
   const listed = new Set(parsePage(project, r.body, r.contentType, url).files.map((f) => f.version.toLowerCase()));
   return versions.map((version) => ({ version, answer: listed.has(version.toLowerCase()) ? 'present' : 'absent', rung: 'listing', detail: 'project page' }));
 };
+
+/** Whether the upstream has the project: its project page answers (decision 0043). */
+export const nameProbe: NameProbe = async (pc, name) =>
+  pc.registry.upstream && isProjectName(name) ? probeListing(pc.upstream, `${pc.registry.upstream}/${encodeURIComponent(normalizeName(name))}/`, { accept: UPSTREAM_ACCEPT }) : 'inconclusive';

@@ -45,7 +45,12 @@ t.test('local: upload a wheel and an sdist of one version, read both forms, the 
 
 t.test('hybrid: a name published here is never asked of the upstream; other names still are', { skip: noCurl }, async (t) => {
   const s = await start(t, 'hybrid');
+  // The upstream has the name: an administrator claims it for the registry first (decision 0043).
   const w = wheel('hub_demo', '9.0.0');
+  t.equal((await upload(s, writeDist(s, w.filename, w.body), { name: 'hub-demo', version: '9.0.0' })).status, 409, 'not before an administrator claims the project the upstream has');
+  await s.hub.services.local.claim('py', 'hub-demo', 'admin');
+  // What the refused publish asked is forgotten: from the claim on, the name is never asked about.
+  s.index.requests.splice(0);
   t.equal((await upload(s, writeDist(s, w.filename, w.body), { name: 'hub-demo', version: '9.0.0' })).status, 200);
   const page = (await get(`${s.base}/simple/hub-demo/`, s.reader, { accept: 'application/vnd.pypi.simple.v1+json' })).json();
   t.same(page.versions, ['9.0.0'], 'only the published version of a name owned here');

@@ -3,7 +3,7 @@ import { detectUpstream } from './detect-upstream.js';
 import { clientCheck } from './client-check.js';
 import { isGemName, isVersionToken } from './names.js';
 import { declaredDigests } from './declared-digests.js';
-import { probe } from './probe.js';
+import { nameProbe, probe } from './probe.js';
 import { routes } from './routes.js';
 import { sbom } from './sbom.js';
 import { gemVersionRange } from './version-range.js';
@@ -24,6 +24,7 @@ export default defineKind({
   detectUpstream,
   clientCheck,
   probe,
+  nameProbe,
   declaredDigests,
   sbom,
   versionRange: gemVersionRange,

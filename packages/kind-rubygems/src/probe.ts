@@ -1,4 +1,4 @@
-import { probeAnswer, probeFetch, type ProbeLadder, type ProbeResult } from '@hub/contract';
+import { probeAnswer, probeFetch, probeListing, type NameProbe, type ProbeLadder, type ProbeResult } from '@hub/contract';
 import { checkCompactIndex, parseInfo, type InfoEntry } from './compact-index.js';
 import { parseVersionsApi } from './listing.js';
 import { fileName, isGemName } from './names.js';
@@ -42,4 +42,16 @@ export const probe: ProbeLadder = async (pc, name, versions) => {
     out.push({ version, answer: probeAnswer(status), rung: 'version', detail: `HEAD .gem answered ${status || 'nothing'}` });
   }
   return out;
+};
+
+/**
+ * Whether the upstream has the gem (decision 0043): the compact index's `/info/<gem>`, else the versions API.
+ * An upstream without a compact index answers 404 there, so absent needs both to say so.
+ */
+export const nameProbe: NameProbe = async (pc, name) => {
+  const up = pc.registry.upstream;
+  if (!isGemName(name) || !up) return 'inconclusive';
+  const info = await probeListing(pc.upstream, `${up}/info/${name}`);
+  if (info !== 'absent') return info;
+  return probeListing(pc.upstream, `${up}/api/v1/versions/${name}.json`);
 };

@@ -142,6 +142,8 @@ t.test('without a cool-down the versions API is never read and every version is 
 t.test('hybrid: a version published here is not cooled down; the upstream ones are', async (t) => {
   const s = await setup(t, { config: ANON, handler: laterUpstream(), registry: { ...COOL_DOWN, mode: 'hybrid' } });
   const publisher = await s.token('ci', { roles: ['publisher'] });
+  // The upstream has the name: an administrator claims it for the registry first (decision 0043).
+  await s.hub.services.local.claim('gems', 'hubdemo', 'admin');
   const gem = makeGem({ name: 'hubdemo', version: '1.3.0' });
   const push = await fetch(`${s.base}/api/v1/gems`, { method: 'POST', body: gem, headers: { 'content-type': 'application/octet-stream', authorization: publisher } });
   t.equal(push.status, 200, await push.text());

@@ -125,6 +125,8 @@ t.test('gem push to a local registry, gem install back through hub, duplicate 40
 
 t.test('hybrid: a gem published here hides the upstream gem of the same name; other gems still come from the upstream', { skip: noGem }, async (t) => {
   const s = await start(t, { mode: 'hybrid' });
+  // The upstream has the name: an administrator claims it for the registry first (decision 0043).
+  await s.hub.services.local.claim('gems', 'hubdemo', 'admin');
   const { dir, env } = sandbox(t);
   // The upstream has hubdemo 1.0.0 and 1.1.0 (depending on hubdep): an internal hubdemo 0.9.0 is pushed here.
   const mine = gemBuild(dir, env, { name: 'hubdemo', version: '0.9.0', deps: [['hubdep', '>= 1.0']], marker: 'internal' });
@@ -156,6 +158,9 @@ t.test('hybrid: a gem published here hides the upstream gem of the same name; ot
 
 t.test('hybrid without ownership: local and upstream versions merge, a local version winning over the same upstream number', async (t) => {
   const s = await start(t, { mode: 'hybrid' });
+  const unclaimed = await pushRaw(s, makeGem({ name: 'hubdep', version: '1.0.0' }), s.publisher);
+  t.equal(unclaimed.status, 409, 'not before an administrator claims the name the upstream has (decision 0043)');
+  await s.hub.services.local.claim('gems', 'hubdep', 'admin');
   t.equal((await pushRaw(s, makeGem({ name: 'hubdep', version: '1.0.0' }), s.publisher)).status, 200, 'the same number as the upstream');
   t.equal((await pushRaw(s, makeGem({ name: 'hubdep', version: '1.5.0' }), s.publisher)).status, 200);
   await s.hub.db('local_packages').where({ name: 'hubdep' }).update({ local_only: false });

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Knex } from 'knex';
-import { errors, HubError, structuralVerifier, type BlobStore, type Coordinate, type LocalFile, type LocalLimits, type LocalPackage, type LocalRegistry, type LocalStore, type LocalVersion, type PublishedFiles, type StoredFile } from '@hub/runtime';
+import { ARCHIVE_CHECK_LIMITS, errors, HubError, structuralVerifier, type BlobStore, type Coordinate, type LocalClaim, type LocalFile, type LocalLimits, type LocalPackage, type LocalRegistry, type LocalStore, type LocalVersion, type PublishedFiles, type StoredFile } from '@hub/runtime';
 import type { LocalVersionRecord } from './tables.js';
 
 export interface LocalStoreOptions {
@@ -111,17 +111,46 @@ export function createLocalStore(o: LocalStoreOptions): LocalStore {
       }
       await trx('local_packages').insert({ ...byName(registry, name), name, local_only: true, meta: null, created_at: now }).onConflict(['registry', 'name_sha256']).ignore();
     }
+    /**
+     * A version deployed file by file belongs to the publisher of its first file until it is recorded, or until
+     * `deploy_expiry_secs` pass without a file from them (decision 0044): 403 to anyone else meanwhile.
+     */
+    async function takeDeploy(name: string, version: string): Promise<void> {
+      const who = user ?? 'anonymous';
+      const now = Date.now();
+      const expiry = (limits.deployExpirySecs ?? 3600) * 1000;
+      const key = { ...byName(registry, name), version };
+      await db('local_deploys').insert({ ...key, publisher: who, touched_at: now }).onConflict(['registry', 'name_sha256', 'version']).ignore();
+      // Ours, or expired (then taken over): one conditional update, so two publishers cannot both win.
+      const taken = await db('local_deploys')
+        .where(key)
+        .andWhere((q) => q.where({ publisher: who }).orWhere('touched_at', '<', now - expiry))
+        .update({ publisher: who, touched_at: now });
+      if (taken === 1) return;
+      const row = await db('local_deploys').where(key).first('publisher', 'touched_at');
+      const until = new Date(Number(row?.touched_at ?? now) + expiry).toISOString();
+      throw new HubError('forbidden', `${name} ${version} is being deployed by another publisher; it is theirs until it is complete or until ${until} passes without a file from them ([[registries]] deploy_expiry_secs)`);
+    }
+
     return {
       async putFile(f: LocalFile) {
         const c = canonical(f.coordinate);
         const existing = await files.find(registry, f.key);
-        // A file of a version never recorded (mvn's jar before a POM that was refused) may be sent again;
-        // once the version is recorded its files never change.
-        const replaces = existing && existing.origin === 'local' && c.version !== undefined && !(await isRecorded(c.name, c.version)) ? existing : undefined;
-        if (existing && !replaces) throw conflict(`${f.key} is already published; published files never change`);
+        // A file of a version still being deployed (mvn's jar before its POM) may be sent again with the same
+        // bytes (a retried upload); different bytes never replace it, nor does anything once the version is recorded.
+        const pending = c.version !== undefined && !f.addsVersion && !(await isRecorded(c.name, c.version));
+        const resend = existing && existing.origin === 'local' && pending ? existing : undefined;
+        if (existing && !resend) throw conflict(`${f.key} is already published; published files never change`);
         if (c.version !== undefined) await refuseTombstoned(c.name, c.version);
         if (f.addsVersion && c.version !== undefined) await refuseRespelled(c.name, c.version);
+        if (pending) await takeDeploy(c.name, c.version!);
         const spooled = await spool(f.body, o.blobs.tmpDir, limits.maxPublishBytes);
+        if (resend) {
+          await fsp.rm(spooled.tmpPath, { force: true });
+          if (spooled.sha256 !== resend.blob_sha256) throw conflict(`${f.key} is already stored with other bytes; a stored file is never replaced (decision 0044)`);
+          const { tmpPath: _, ...same } = spooled;
+          return same;
+        }
         let reserved = false;
         let promoted = false;
         try {
@@ -129,7 +158,8 @@ export function createLocalStore(o: LocalStoreOptions): LocalStore {
             if (spooled[d.algorithm] !== d.hex.toLowerCase()) throw errors.badRequest(`the ${d.algorithm} the client sent (${d.hex}) does not match the bytes received (${spooled[d.algorithm]})`);
           }
           if (f.format) {
-            const verifier = structuralVerifier(f.format);
+            // An upload's archive check has the bomb limits (decision 0044).
+            const verifier = structuralVerifier(f.format, { bomb: ARCHIVE_CHECK_LIMITS });
             for await (const chunk of fs.createReadStream(spooled.tmpPath)) await verifier.update(chunk as Buffer);
             const why = await verifier.finish(spooled.tmpPath);
             if (why) throw errors.badRequest(`not a valid ${f.format} file: ${why}`);
@@ -142,7 +172,7 @@ export function createLocalStore(o: LocalStoreOptions): LocalStore {
           await db.transaction(async (trx) => {
             if (f.addsVersion && c.version !== undefined) await insertVersion(trx, c.name, c.version, f.addsVersion.meta, now);
             const file = { registry, cache_key: f.key, package_name: c.name, version: c.version ?? null, blob_sha256: spooled.sha256, size: spooled.size, content_type: f.contentType };
-            if (!(await files.insert(trx, file, now, replaces?.id))) throw conflict(`${f.key} is being published by another request`);
+            if (!(await files.insert(trx, file, now))) throw conflict(`${f.key} is being published by another request`);
           });
         } catch (e) {
           await fsp.rm(spooled.tmpPath, { force: true });
@@ -151,11 +181,6 @@ export function createLocalStore(o: LocalStoreOptions): LocalStore {
           // Two publishes of one key at once: the second loses here, and its blob goes unless the first names it.
           if (isUniqueViolation(e)) throw conflict(`${f.key} is already published; published files never change`);
           throw e;
-        }
-        if (replaces) {
-          await release(registry, replaces.size);
-          if (!(await files.blobInUse(replaces.blob_sha256))) await o.blobs.delete(replaces.blob_sha256);
-          o.forgetArtifact?.(registry, f.key);
         }
         const { tmpPath: _, ...stored } = spooled;
         return stored;
@@ -170,7 +195,12 @@ export function createLocalStore(o: LocalStoreOptions): LocalStore {
         const name = normalizeName(rawName);
         await refuseTombstoned(name, version);
         await refuseRespelled(name, version);
-        await db.transaction((trx) => insertVersion(trx, name, version, meta, Date.now()));
+        await takeDeploy(name, version);
+        await db.transaction(async (trx) => {
+          await insertVersion(trx, name, version, meta, Date.now());
+          // Complete: the version is no longer anyone's deploy.
+          await trx('local_deploys').where({ ...byName(registry, name), version }).delete();
+        });
       },
 
       async names() {
@@ -197,9 +227,13 @@ export function createLocalStore(o: LocalStoreOptions): LocalStore {
         const version = (await recorded(name, asked)) ?? asked;
         const removed = await db.transaction(async (trx) => {
           const n = await trx('local_versions').where({ ...byName(registry, name), version }).delete();
-          if (n === 0) return null;
+          // A version never completed (files of a deploy, no POM yet) goes too, with its files: stored files
+          // never change (decision 0044), so deleting is how a wrong one leaves.
+          const gone = await files.removeVersion(trx, registry, name, version);
+          if (n === 0 && gone.length === 0) return null;
           await trx('local_tombstones').insert({ ...byName(registry, name), name, version, deleted_at: Date.now(), deleted_by: user }).onConflict(['registry', 'name_sha256', 'version']).ignore();
-          return files.removeVersion(trx, registry, name, version);
+          await trx('local_deploys').where({ ...byName(registry, name), version }).delete();
+          return gone;
         });
         if (!removed) return false;
         for (const f of removed) o.forgetArtifact?.(registry, f.cache_key);
@@ -241,6 +275,29 @@ export function createLocalStore(o: LocalStoreOptions): LocalStore {
     },
     async setLocalOnly(registry: string, name: string, localOnly: boolean): Promise<boolean> {
       return (await db('local_packages').where(byName(registry, name)).update({ local_only: localOnly })) > 0;
+    },
+    async known(registry: string, name: string): Promise<boolean> {
+      const [published, claimed] = await Promise.all([db('local_packages').where(byName(registry, name)).first('id'), db('local_claims').where(byName(registry, name)).first('id')]);
+      return published !== undefined || claimed !== undefined;
+    },
+    async claims(registry?: string): Promise<LocalClaim[]> {
+      const q = db('local_claims').orderBy('registry').orderBy('name').limit(10_000);
+      if (registry !== undefined) q.where({ registry });
+      const rows = await q.select('registry', 'name', 'claimed_by', 'claimed_at');
+      return rows.map((r) => ({ registry: r.registry, name: r.name, claimed_by: r.claimed_by, claimed_at: Number(r.claimed_at) }));
+    },
+    async claim(registry: string, name: string, by: string): Promise<LocalClaim | 'exists'> {
+      const row = { registry, name, claimed_by: by, claimed_at: Date.now() };
+      try {
+        await db('local_claims').insert({ ...byName(registry, name), ...row });
+      } catch (e) {
+        if (isUniqueViolation(e)) return 'exists';
+        throw e;
+      }
+      return row;
+    },
+    async unclaim(registry: string, name: string): Promise<boolean> {
+      return (await db('local_claims').where(byName(registry, name)).delete()) > 0;
     },
   };
 }

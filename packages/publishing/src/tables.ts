@@ -37,6 +37,24 @@ export interface LocalPackageRecord {
   created_at: DbInt;
 }
 
+export interface LocalClaimRecord {
+  id: DbInt;
+  registry: string;
+  name_sha256: string;
+  name: string;
+  claimed_by: string;
+  claimed_at: DbInt;
+}
+
+export interface LocalDeployRecord {
+  id: DbInt;
+  registry: string;
+  name_sha256: string;
+  version: string;
+  publisher: string;
+  touched_at: DbInt;
+}
+
 type AutoId<R> = Knex.CompositeTableType<R, Omit<R, 'id'>, Partial<Omit<R, 'id'>>>;
 
 declare module 'knex/types/tables.js' {
@@ -44,6 +62,8 @@ declare module 'knex/types/tables.js' {
     local_versions: AutoId<LocalVersionRecord>;
     local_tombstones: AutoId<LocalTombstoneRecord>;
     local_packages: AutoId<LocalPackageRecord>;
+    local_claims: AutoId<LocalClaimRecord>;
+    local_deploys: AutoId<LocalDeployRecord>;
     registry_usage: { registry: string; bytes: DbInt };
   }
 }

@@ -5,6 +5,7 @@ import { blockRoutes } from './blocks.js';
 import { cacheRoutes } from './cache.js';
 import { eventRoutes } from './events.js';
 import { healthRoutes } from './health.js';
+import { claimRoutes } from './claims.js';
 import { localPackageRoutes } from './local-packages.js';
 import { policyRoutes } from './policies.js';
 import { sbomRoutes } from './sbom.js';
@@ -26,6 +27,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   ...eventRoutes,
   ...healthRoutes,
   ...localPackageRoutes,
+  ...claimRoutes,
   ...packageRoutes,
   ...sbomRoutes,
 ];

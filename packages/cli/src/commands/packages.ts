@@ -6,6 +6,7 @@ import { adminCommand, commandGroup, connectionHelp } from '../command.js';
 import { optionOrPositional, str } from '../options.js';
 import { coordinate, printJson, rowsOf, table } from '../output.js';
 import { packagesList, packagesShow } from './package-catalog.js';
+import { claim, claims, unclaim } from './claims.js';
 
 const OPTIONS = { registry: { type: 'string' }, package: { type: 'string' }, version: { type: 'string' } } as const;
 
@@ -281,7 +282,10 @@ Sub-commands:
   publish-status <registry> <package>              versions and tombstones of one (system:read)
   unpublish <registry> <package> <version>         delete a published version (system:write)
   local-only <registry> <package> [--off]          never ask the upstream about the name (system:write)
+  claim <registry> <package>                       let a hybrid registry publish a name its upstream has (system:write)
+  unclaim <registry> <package>                     drop that claim (system:write)
+  claims <registry>                                list the claimed names (system:read)
 
 Run 'hub packages <sub-command> --help' for its options.`,
-  { list: packagesList, show: packagesShow, unlist: listingCommand('unlist'), relist: listingCommand('relist'), unlisted, published, 'publish-status': publishStatus, unpublish, 'local-only': localOnly },
+  { list: packagesList, show: packagesShow, unlist: listingCommand('unlist'), relist: listingCommand('relist'), unlisted, published, 'publish-status': publishStatus, unpublish, 'local-only': localOnly, claim, unclaim, claims },
 );

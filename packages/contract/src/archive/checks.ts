@@ -7,7 +7,7 @@
 import { finished } from 'node:stream/promises';
 import zlib from 'node:zlib';
 import { looksLikeHtml } from '../html-page.js';
-import { isArchiveError, limitError } from './limits.js';
+import { inflationProblem, isArchiveError, limitError, type BombLimits } from './limits.js';
 import { tarProblem } from './tar.js';
 import { zipProblem } from './zip.js';
 
@@ -66,7 +66,15 @@ export interface StructuralVerifier {
 export interface VerifierOptions {
   /** gzip: stop (and fail) once the data inflates past this many bytes; zip: refuse entries declaring more in total. Default 8 GiB. */
   maxInflatedBytes?: number;
+  /**
+   * Uploads (decision 0044): stop once the data inflates past `ratioFloorBytes` and more than
+   * `maxInflationRatio` times its compressed size (a gzip or zip bomb: checking one cost ~1000x its size in
+   * CPU), or once the check has taken `maxMillis`. Pass ARCHIVE_CHECK_LIMITS. Absent: no such limits (a
+   * proxied disk image may well inflate 1000x, and its bytes are the upstream's, not an attacker's upload).
+   */
+  bomb?: BombLimits;
 }
+
 
 function gzipReason(e: Error): string {
   if (/unexpected end of file/i.test(e.message)) return 'gzip stream is truncated';
@@ -79,19 +87,25 @@ function gzipReason(e: Error): string {
 export function structuralVerifier(format: Format, opts: VerifierOptions = {}): StructuralVerifier {
   if (!(format in ARTICLE)) throw new TypeError(`structuralVerifier: unknown format ${String(format)}`);
   const maxInflated = opts.maxInflatedBytes ?? 8 * 1024 ** 3;
+  const bomb = opts.bomb;
+  const started = Date.now();
   let head = Buffer.alloc(0);
   let inflated = 0;
+  let compressed = 0;
   let result: Promise<string | null> | undefined;
   // gzip: Node's gunzip handles concatenated members and checks each one's CRC-32 and ISIZE trailer as the bytes go by.
   const gz = format === 'gzip' ? zlib.createGunzip() : undefined;
   gz?.on('data', (b: Buffer) => {
-    if ((inflated += b.length) > maxInflated) gz.destroy(limitError(`gzip stream inflates past ${maxInflated} bytes`));
+    if ((inflated += b.length) > maxInflated) return gz.destroy(limitError(`gzip stream inflates past ${maxInflated} bytes`));
+    const why = bomb && inflationProblem('gzip stream', compressed, inflated, started, bomb);
+    if (why) gz.destroy(limitError(why));
   });
   const gzipResult = gz && finished(gz).then(() => null, (e: Error) => (isArchiveError(e) ? e.message : gzipReason(e)));
   return {
     update(chunk) {
       if (result || chunk.length === 0) return;
       if (head.length < 512) head = Buffer.concat([head, chunk.subarray(0, 512 - head.length)]);
+      compressed += chunk.length;
       if (gz && !gz.destroyed && !gz.write(chunk)) {
         return new Promise<void>((resolve) => {
           const go = () => {
@@ -109,7 +123,7 @@ export function structuralVerifier(format: Format, opts: VerifierOptions = {}): 
         const why = headLooksLike(format, head);
         if (why || !gz || !gzipResult) {
           gz?.destroy();
-          return why ?? (format === 'zip' ? zipProblem(file, maxInflated) : tarProblem(file));
+          return why ?? (format === 'zip' ? zipProblem(file, maxInflated, bomb) : tarProblem(file));
         }
         if (!gz.destroyed) gz.end();
         return gzipResult;

@@ -67,3 +67,20 @@ export function gunzipCapped(data: Buffer, maxBytes: number): Buffer {
   if (out.length > maxBytes) throw limitError(`gzip data inflates past ${maxBytes} bytes`);
   return out;
 }
+
+/** How much inflating may cost one archive check (decision 0044). */
+export interface BombLimits {
+  maxInflationRatio: number;
+  ratioFloorBytes: number;
+  maxMillis: number;
+}
+
+/** The defaults of the bomb limits (VerifierOptions): what a published or cached archive may cost to check (decision 0044). */
+export const ARCHIVE_CHECK_LIMITS = { maxInflationRatio: 200, ratioFloorBytes: 64 * 1024 * 1024, maxMillis: 60_000 } as const;
+
+/** A bomb check for inflating `compressed` bytes into `inflated`: a reason once past the ratio or the time, else null. */
+export function inflationProblem(what: string, compressed: number, inflated: number, started: number, o: BombLimits): string | null {
+  if (inflated > o.ratioFloorBytes && inflated > compressed * o.maxInflationRatio) return `${what} inflates more than ${o.maxInflationRatio} times its compressed size (the archive check's inflation ratio limit)`;
+  if (Date.now() - started > o.maxMillis) return `${what} takes more than ${o.maxMillis / 1000} s to check (the archive check's time limit per file)`;
+  return null;
+}

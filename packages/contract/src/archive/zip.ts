@@ -11,7 +11,7 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
 import yauzl from 'yauzl';
-import { capBytes, corruptError, isArchiveError, limitError, normalizeLimits, unsupportedError, type ArchiveLimits } from './limits.js';
+import { capBytes, corruptError, inflationProblem, isArchiveError, limitError, normalizeLimits, unsupportedError, type ArchiveLimits, type BombLimits } from './limits.js';
 
 /** yauzl's errors (a missing or inconsistent central directory, a bad local header) as ARCHIVE_CORRUPT. */
 const zipError = (e: unknown): unknown => (isArchiveError(e) || !(e instanceof Error) ? e : corruptError(`zip is unreadable: ${e.message}`, e));
@@ -39,6 +39,7 @@ async function readEntry(zip: yauzl.ZipFile, entry: yauzl.Entry, label: string, 
       onData?.(chunk);
     }
   } catch (e) {
+    if (isArchiveError(e, 'ARCHIVE_LIMIT')) throw e;
     throw corruptError(`${label} is corrupt: ${(e as Error).message}`, e);
   }
   if (crc >>> 0 !== entry.crc32) throw corruptError(`${label} fails its CRC-32 check`);
@@ -115,13 +116,24 @@ export async function zipEntryDigests(source: Readable, limits: ArchiveLimits): 
  * inflate to its size and CRC-32), or null. Entries hub cannot read (encrypted, other compression
  * methods) are the client's business; declared sizes adding up past `maxInflatedBytes` are refused.
  */
-export async function zipProblem(file: string, maxInflatedBytes: number): Promise<string | null> {
+export async function zipProblem(file: string, maxInflatedBytes: number, bomb?: BombLimits): Promise<string | null> {
   let inflated = 0;
+  const started = Date.now();
+  // Every entry counts against the ratio of the whole file: many small bombs are one big one.
+  const compressed = bomb ? (await fs.promises.stat(file)).size : 0;
+  let read = 0;
   try {
     const why = await walkZip(file, Infinity, async (entry, name, zip) => {
       inflated += entry.uncompressedSize;
       if (inflated > maxInflatedBytes) return `zip inflates past ${maxInflatedBytes} bytes`;
-      await readEntry(zip, entry, `zip entry ${JSON.stringify(name.slice(0, 200))}`).catch((e: unknown) => {
+      // Declared sizes first (nothing inflated yet), then what really comes out as it is read.
+      const declared = bomb && inflationProblem('zip', compressed, inflated, started, bomb);
+      if (declared) return declared;
+      await readEntry(zip, entry, `zip entry ${JSON.stringify(name.slice(0, 200))}`, (b) => {
+        read += b.length;
+        const why = bomb && inflationProblem('zip', compressed, read, started, bomb);
+        if (why) throw limitError(why);
+      }).catch((e: unknown) => {
         if (!isArchiveError(e, 'ARCHIVE_UNSUPPORTED')) throw e;
       });
       return undefined;

@@ -355,6 +355,11 @@ export const RegistrySchema = Type.Object(
     security: Type.Optional(SecuritySchema),
     max_publish_bytes: Type.Integer({ default: 268435456, minimum: 1, description: 'Local and hybrid registries: the largest file one publish may store (413 above it).' }),
     quota_bytes: Type.Integer({ default: 0, minimum: 0, description: 'Local and hybrid registries: bytes of published files the registry may hold (507 once full); 0 = no quota.' }),
+    deploy_expiry_secs: Type.Integer({
+      default: 3600,
+      minimum: 1,
+      description: 'Local and hybrid registries of kinds whose versions arrive as several files (maven, go): a version being deployed belongs to the publisher of its first file until it is complete, or until this many seconds pass without a file from them (403 to anyone else meanwhile).',
+    }),
   },
   { ...strict, description: 'One served registry. Keys not listed here belong to the kind (see the kind sections).' },
 );

@@ -105,7 +105,7 @@ export interface ServedRegistry {
   kind: RegistryKind;
   upstream: UpstreamClient;
   /** Publishing limits ([[registries]] max_publish_bytes, quota_bytes). */
-  publishing: { maxPublishBytes: number; quotaBytes: number };
+  publishing: { maxPublishBytes: number; quotaBytes: number; deployExpirySecs: number };
 }
 
 /** Removes cached artifacts of a package (one version, or all); resolves with how many were removed. */

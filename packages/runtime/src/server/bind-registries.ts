@@ -39,7 +39,7 @@ export function bindRegistries(config: HubConfig, kinds: ReadonlyMap<string, Reg
           metrics.upstreamDuration.observe({ registry: r.name }, i.durationMs / 1000);
         },
       });
-    const publishing = { maxPublishBytes: r.max_publish_bytes, quotaBytes: r.quota_bytes };
+    const publishing = { maxPublishBytes: r.max_publish_bytes, quotaBytes: r.quota_bytes, deployExpirySecs: r.deploy_expiry_secs };
     if (bases.length === 0) {
       registries.set(r.name, { info, kind: kinds.get(r.type)!, upstream: clientFor('http://invalid.invalid'), publishing });
       continue;

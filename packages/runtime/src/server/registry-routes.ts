@@ -13,6 +13,7 @@ import type { ClientAddress } from './client-address.js';
 import type { LocalStore } from '../services/local-store.js';
 import { asDatabaseUnavailable } from '../storage/db.js';
 import { forceAttachment } from './content-safety.js';
+import { guardFirstPublish } from './first-publish.js';
 
 import type { RefusalRule, ServedRegistry } from '../contract/plugin.js';
 
@@ -199,7 +200,8 @@ function requestContext(
   let query: URLSearchParams | undefined;
   const localRegistry = (): LocalRegistry => {
     if (reg.info.mode === 'proxy') throw proxyRefusal(reg.info.name);
-    return (local ??= d.local.forRegistry(reg.info.name, reg.publishing, user, reg.kind.coordinate.normalizeName, reg.kind.coordinate.canonicalVersion));
+    local ??= guardFirstPublish(d.local.forRegistry(reg.info.name, reg.publishing, user, reg.kind.coordinate.normalizeName, reg.kind.coordinate.canonicalVersion), reg, d.local, () => ({ registry: reg.info, upstream: reg.upstream, log: ctx.state.log }));
+    return local;
   };
   /**
    * Hybrid: a name published here (local_only) is never asked of the upstream. Path kinds have no package

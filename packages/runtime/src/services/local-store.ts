@@ -14,6 +14,8 @@ export interface LocalLimits {
   maxPublishBytes: number;
   /** Bytes of published files the registry may hold; 0: no quota. */
   quotaBytes: number;
+  /** How long an incomplete version stays its first publisher's without a file from them ([[registries]] deploy_expiry_secs). Default 3600. */
+  deployExpirySecs?: number;
 }
 
 export interface LocalPackage {
@@ -21,6 +23,14 @@ export interface LocalPackage {
   name: string;
   local_only: boolean;
   created_at: number;
+}
+
+/** A name an administrator claimed for a registry: it may be published there though the upstream has it. */
+export interface LocalClaim {
+  registry: string;
+  name: string;
+  claimed_by: string;
+  claimed_at: number;
 }
 
 /** Published files, versions, tombstones, per-package documents and quotas. */
@@ -35,6 +45,17 @@ export interface LocalStore {
   packages(registry?: string): Promise<LocalPackage[]>;
   /** Whether a hybrid registry may ask its upstream about a name published here; false when there is no such package. */
   setLocalOnly(registry: string, name: string, localOnly: boolean): Promise<boolean>;
+  /**
+   * Whether `name` (canonical) may be published to the registry without asking its upstream: it was published
+   * there before, or an administrator claimed it (decision 0043).
+   */
+  known(registry: string, name: string): Promise<boolean>;
+  /** Claimed names (in one registry, or all), by name. */
+  claims(registry?: string): Promise<LocalClaim[]>;
+  /** Claims a canonical name for a registry; 'exists' when it is claimed already. */
+  claim(registry: string, name: string, by: string): Promise<LocalClaim | 'exists'>;
+  /** Drops a claim; false when there was none. Published versions stay. */
+  unclaim(registry: string, name: string): Promise<boolean>;
 }
 
 const notLoaded = () => new HubError('method_not_allowed', 'publishing needs the @hub/publishing plugin, which is not loaded');
@@ -48,6 +69,18 @@ export const NO_LOCAL_STORE: LocalStore = {
     throw notLoaded();
   },
   setLocalOnly: async () => {
+    throw notLoaded();
+  },
+  known: async () => {
+    throw notLoaded();
+  },
+  claims: async () => {
+    throw notLoaded();
+  },
+  claim: async () => {
+    throw notLoaded();
+  },
+  unclaim: async () => {
     throw notLoaded();
   },
 };
