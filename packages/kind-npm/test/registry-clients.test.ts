@@ -9,7 +9,7 @@ const anonymous = { config: { auth: { anonymous: ['source:read'] } } };
 
 // What the clients send, as captured from each on loopback (decision 0041).
 const CLIENTS: Record<string, Record<string, string>> = {
-  'yarn 4 (got, no Accept)': { 'user-agent': 'got (https://github.com/sindresorhus/got)', 'accept-encoding': 'gzip, deflate, br' },
+  'yarn 4 (got, no Accept)': { 'user-agent': 'got (https://got.example/)', 'accept-encoding': 'gzip, deflate, br' },
   'yarn 1': { 'user-agent': 'yarn/1.22.22 npm/? node/v20.20.2 linux x64', accept: 'application/vnd.npm.install-v1+json; q=1.0, application/json; q=0.8, */*' },
   'yarn 1 without Accept': { 'user-agent': 'yarn/1.22.22 npm/? node/v20.20.2 linux x64' },
   pnpm: { 'user-agent': 'pnpm/10.34.9 npm/? node/v20.20.2 linux x64' },
