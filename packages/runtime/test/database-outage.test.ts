@@ -66,6 +66,17 @@ t.test('a memo weighed in bytes keeps within its budget; refresh() reads one key
   t.equal(memo.keysWhere(() => true).includes('k19'), false, 'a failed refresh leaves nothing older to answer');
 });
 
+t.test('refreshing several keys at once (a blocked user with two tokens) leaves no old value behind', async (t) => {
+  const memo = createPolicyMemo<string>();
+  await memo.get('a', async () => 'old');
+  await memo.get('b', async () => 'old');
+  // A change to both: each refresh discards reads that may predate it, the other key's included.
+  await Promise.all(['b', 'a'].map((k) => memo.refresh(k, async () => 'new')));
+  for (const k of ['a', 'b']) t.not(memo.fresh(k), 'old', `${k}: never the value from before the change`);
+  t.equal(await memo.get('a', async () => 'new'), 'new');
+  t.equal(await memo.get('b', async () => 'new'), 'new');
+});
+
 /** A real SQLite database whose connection the test can make fail as an outage does (the pool's acquire answers 503). */
 async function sqliteWithSwitch(t: Test) {
   const db = createDb({ client: 'sqlite', filename: path.join(t.testdir(), 'hub.db') });

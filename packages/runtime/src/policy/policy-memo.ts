@@ -24,7 +24,7 @@ export interface PolicyMemo<T> {
   clear(): void;
   /**
    * Reads one key again now (a change made on this replica to what it stands for): a load already running is
-   * not kept, and when the new read fails the key is forgotten, so nothing older answers for it.
+   * not kept, and the key's old value is forgotten first, so nothing older answers for it.
    */
   refresh(key: string, load: () => Promise<T>): Promise<void>;
   /** The keys whose remembered value (fresh or not) passes `test`. */
@@ -100,13 +100,12 @@ export function createPolicyMemo<T>(o: { max?: number; weigh?: (value: T) => num
     },
     async refresh(key, load) {
       // Every load running now may predate the change: none is kept (the others are simply read again later).
+      // The old value goes first: refreshing several keys at once discards all but the last one's read, and a
+      // discarded read must leave nothing older to answer (the next request then reads the database).
       generation++;
       loading.delete(key);
-      try {
-        await start(key, load);
-      } catch {
-        entries.delete(key);
-      }
+      entries.delete(key);
+      await start(key, load).catch(() => undefined);
     },
     keysWhere(test) {
       const keys: string[] = [];
