@@ -113,12 +113,18 @@ t.test('the image builds from the repository, runs hub as a non-root user, and n
   containers.push(ctr);
   let output = '';
   // The image's own entrypoint and user; HUB_CONFIG names the mounted file, as the Kubernetes manifests do.
-  const hub = spawn('buildah', ['run', '--isolation', 'chroot', '--env', 'HUB_CONFIG=/etc/hub/hub.toml', '-v', `${conf}:/etc/hub:ro`, ctr, '--', 'node', '/opt/hub/packages/cli/dist/src/bin.js', 'serve'], { detached: true });
+  // --listen makes the command line unique, so the test can signal hub itself inside the container (pgrep).
+  const serve = `/opt/hub/packages/cli/dist/src/bin.js serve --listen 127.0.0.1:${port}`;
+  const hub = spawn('buildah', ['run', '--isolation', 'chroot', '--env', 'HUB_CONFIG=/etc/hub/hub.toml', '-v', `${conf}:/etc/hub:ro`, ctr, '--', 'node', ...serve.split(' ')]);
   hub.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   hub.stderr!.on('data', (d: Buffer) => (output += d.toString()));
   const exited = new Promise<number | null>((resolve) => hub.on('exit', (code) => resolve(code)));
-  t.teardown(() => {
-    if (hub.exitCode === null) process.kill(-hub.pid!, 'SIGKILL');
+  const hubPid = async () => Number((await sh('pgrep', ['-f', `^node ${serve}$`]).catch(() => '')).split('\n')[0]) || undefined;
+  t.teardown(async () => {
+    if (hub.exitCode !== null) return;
+    const pid = await hubPid();
+    if (pid) process.kill(pid, 'SIGKILL');
+    hub.kill('SIGKILL');
   });
   const url = `http://127.0.0.1:${port}`;
   await waitReady(url, hub, () => output);
@@ -136,6 +142,10 @@ t.test('the image builds from the repository, runs hub as a non-root user, and n
   const owner = await sh('buildah', ['run', '--isolation', 'chroot', ctr, '--', 'stat', '-c', '%u', '/var/lib/hub/hub.db']);
   t.equal(owner, '10001', 'hub wrote its state as uid 10001');
 
-  process.kill(-hub.pid!, 'SIGTERM');
+  // SIGTERM to hub inside the container, as a container runtime sends it: it drains, exits 0, and buildah run with it.
+  const pid = await hubPid();
+  t.ok(pid, 'hub runs inside the container');
+  process.kill(pid!, 'SIGTERM');
   t.equal(await exited, 0, 'SIGTERM: hub drains and exits 0');
+  t.match(output, /drain|stop/i, 'and says so in its log');
 });
