@@ -95,6 +95,9 @@ t.test("the ConfigMap's hub.toml loads with the default plugins, with the Secret
   const pod = deployment!.spec.template.spec;
   t.equal(deployment!.spec.replicas, 2);
   t.equal(pod.containers[0]!.readinessProbe.httpGet.path, '/readyz');
+  const locked = pod as unknown as { securityContext: { runAsNonRoot: boolean }; containers: Array<{ securityContext: { readOnlyRootFilesystem: boolean; allowPrivilegeEscalation: boolean; capabilities: { drop: string[] } } }> };
+  t.equal(locked.securityContext.runAsNonRoot, true, 'never root');
+  t.match(locked.containers[0]!.securityContext, { readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } }, 'a read-only root, no capabilities');
   const server = config.server as { shutdown_grace_ms: number; drain_secs?: number };
   const stopSecs = (server.drain_secs ?? 0) + server.shutdown_grace_ms / 1000;
   t.ok(pod.terminationGracePeriodSeconds > stopSecs, `terminationGracePeriodSeconds ${pod.terminationGracePeriodSeconds} > drain + grace ${stopSecs}`);
