@@ -119,7 +119,7 @@ t.test('the image builds from the repository, runs hub as a non-root user, and n
   hub.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   hub.stderr!.on('data', (d: Buffer) => (output += d.toString()));
   const exited = new Promise<number | null>((resolve) => hub.on('exit', (code) => resolve(code)));
-  const hubPid = async () => Number((await sh('pgrep', ['-f', `^node ${serve}$`]).catch(() => '')).split('\n')[0]) || undefined;
+  const hubPid = async () => Number((await sh('pgrep', ['-f', `^(/usr/bin/)?node ${serve}$`]).catch(() => '')).split('\n')[0]) || undefined;
   t.teardown(async () => {
     if (hub.exitCode !== null) return;
     const pid = await hubPid();
