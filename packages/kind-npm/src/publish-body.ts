@@ -345,7 +345,12 @@ export async function readPublishBody(source: AsyncIterable<Buffer>, o: PublishB
   const pending: Array<{ sink: Sink; bytes: Buffer }> = [];
   const cleanup = async () => {
     for (const s of sinks.values()) {
-      s.out.destroy();
+      // The file is opened asynchronously: removed before its stream has closed, it could be created after.
+      if (!s.out.closed) {
+        const closed = once(s.out, 'close').catch(() => undefined);
+        s.out.destroy();
+        await closed;
+      }
       await fsp.rm(s.file, { force: true });
     }
   };
