@@ -33,7 +33,8 @@ import type { VersionRangeHook } from './version-range.js';
 export const CONTRACT_VERSION = 1;
 
 export type Addressing = 'package' | 'path' | 'forge';
-export type Mode = 'proxy' | 'hybrid' | 'local';
+/** `group`: one URL over several registries of the same type (decision 0051); its requests run the members' routes. */
+export type Mode = 'proxy' | 'hybrid' | 'local' | 'group';
 export type Permission = 'source:read' | 'source:write' | 'system:read' | 'system:write';
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE';
 
@@ -368,6 +369,37 @@ export interface SbomExtractor {
   extract(body: Readable, limits: SbomLimits): Promise<SbomDependency[]>;
 }
 
+/** One member's 200 answer to a listing route of a group registry, its body read into memory (within the metadata byte cap). */
+export interface GroupPart {
+  /** The member registry's name. */
+  member: string;
+  /** The member's mode: a `local` or `hybrid` member's listing holds the company's own packages. */
+  mode: Exclude<Mode, 'group'>;
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+/**
+ * Merges one listing route's answers from a group's members into the document the group serves
+ * (decision 0051). `parts` are in member order, only members that answered 200 (at least two: with one,
+ * its answer is served as it is). The rule every kind follows: a version comes from the first member
+ * that lists it. The members rendered their documents with the group's `rc.baseUrl`, so URLs already
+ * point at the group; a merged document that carries digests of itself (rubygems' `/versions`) recomputes them.
+ */
+export type GroupMerge<Cfg = unknown> = (rc: RequestContext<Cfg>, parts: readonly GroupPart[], match: RouteMatch) => Reply | Promise<Reply>;
+
+/**
+ * How a kind takes part in group registries (`mode = "group"`). Routes named in `merge` are listings:
+ * the runtime asks every member allowed to serve the name and merges their answers. Every other route
+ * goes to the members in order, and the first answer that is not a 404 (or 410) is served, so an
+ * artifact comes from the first member that lists its version, cached under that member only. A kind
+ * without `group` cannot be the type of a group registry (hub refuses to start, naming the kind).
+ */
+export interface GroupSupport<Cfg = unknown> {
+  merge: Readonly<Record<string, GroupMerge<Cfg>>>;
+}
+
 export interface RegistryKind<Cfg = unknown> {
   role: 'kind';
   /** Equals `[[registries]].type`. */
@@ -424,6 +456,8 @@ export interface RegistryKind<Cfg = unknown> {
    * segments, in the first registry of this kind the request may read (decision 0025).
    */
   rootMount?: string;
+  /** Group registries: the kind's listing merges. Without it, the kind cannot be a group's type. */
+  group?: GroupSupport<Cfg>;
   /** `hub init`: the upstream this machine's client is configured with, if the kind can tell. */
   detectUpstream?: DetectUpstream;
   /** What `hub check --<id> NAME` does (SPEC 4.3); kinds without one are not offered by `hub check`. */

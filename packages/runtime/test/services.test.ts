@@ -38,6 +38,24 @@ for (const store of tiers) {
     t.equal(await blocks.remove(999_999), null);
   });
 
+  t.test(`${store.name}: retention holds are kept per reason, lapse when they expire`, async (t) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-services-'));
+    t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const { s } = await services(t, await store.database(t, dir));
+    await s.holds.hold('npm', 'left-pad', '1.0.0', 'lockfile:release');
+    await s.holds.hold('npm', 'left-pad', '1.0.0', 'admin');
+    await s.holds.hold('npm', 'left-pad', '1.0.0', 'admin', null);
+    await s.holds.hold('npm', 'is-even', '1.0.0', 'lockfile:old', new Date(Date.now() - 1000));
+    t.ok(await s.holds.isHeld('npm', 'left-pad', '1.0.0'));
+    t.notOk(await s.holds.isHeld('npm', 'is-even', '1.0.0'), 'an expired hold keeps nothing');
+    t.same([...(await s.holds.heldKeys('npm'))], ['left-pad\u00001.0.0']);
+    t.equal(await s.holds.release('lockfile:release'), 1);
+    t.ok(await s.holds.isHeld('npm', 'left-pad', '1.0.0'), 'another reason still holds it');
+    t.equal(await s.holds.release('admin', { registry: 'npm', package: 'left-pad' }), 1);
+    t.notOk(await s.holds.isHeld('npm', 'left-pad', '1.0.0'));
+    t.same((await s.holds.list('npm')).length, 0);
+  });
+
   t.test(`${store.name}: unlisting, users and tokens`, async (t) => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-services-'));
     t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));

@@ -7,6 +7,7 @@ import { NO_LOCAL_STORE, type LocalStore } from './local-store.js';
 import { createBlocks, type Blocks } from './blocks.js';
 import { createHeldArtifacts, type HeldArtifacts } from './held-artifacts.js';
 import { createPackageCatalog, type PackageCatalog } from './package-catalog.js';
+import { createRetentionHolds, type RetentionHolds } from './retention-holds.js';
 import { createTokens, type Tokens } from './tokens.js';
 import { createUnlisting, type Unlisting } from './unlisting.js';
 import { createUsers, type Users } from './users.js';
@@ -22,6 +23,8 @@ export interface HubServices {
   users: Users;
   tokens: Tokens;
   pins: ArtifactPins;
+  /** Versions cleanup and retention never remove, each held for a reason (a lockfile check's `required`). */
+  holds: RetentionHolds;
   held: HeldArtifacts;
   accessLog: AccessLog;
   /** What was published to local and hybrid registries: versions, tombstones, local_only names (a plugin's store). */
@@ -38,6 +41,7 @@ export function createHubServices(db: Knex, auth: Pick<Authenticator, 'refresh'>
     users: createUsers(db, auth),
     tokens: createTokens(db, auth),
     pins: createArtifactPins(db),
+    holds: createRetentionHolds(db),
     held: createHeldArtifacts(db),
     accessLog: createAccessLog(db, audit),
     local,

@@ -6,6 +6,7 @@ import { events } from './004_events.js';
 import { metadataBlobIndex } from './005_metadata_blob_index.js';
 import { accessByPackage } from './011_access_by_package.js';
 import { versionLinks } from './012_version_links.js';
+import { retentionHolds } from './013_retention_holds.js';
 import { movedToPlugin } from './moved.js';
 
 export const runtimeMigrations: Readonly<Record<string, Migration>> = {
@@ -21,4 +22,5 @@ export const runtimeMigrations: Readonly<Record<string, Migration>> = {
   '010_kept_listings': movedToPlugin('@hub/audit'),
   '011_access_by_package': accessByPackage,
   '012_version_links': versionLinks,
+  '013_retention_holds': retentionHolds,
 };
