@@ -116,3 +116,39 @@ t.test('a download racing the reclaim wins', async (t) => {
   t.equal(await s.hub.hub.artifacts.reclaim('files', row, Number(row.last_access_at) - 1), false);
   t.same(await s.held(), ['1']);
 });
+
+t.test("a registry's own max_bytes in the maintenance run: its least recently downloaded go, other registries stay", async (t) => {
+  const top = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-retention-'));
+  for (const v of ['1', '2', '3']) {
+    fs.mkdirSync(path.join(top, `up/pkg/${v}`), { recursive: true });
+    fs.writeFileSync(path.join(top, `up/pkg/${v}/f.bin`), crypto.randomBytes(100 * KB));
+  }
+  const upstream = await startFixtureUpstream({ root: path.join(top, 'up') });
+  const hub = await startTestHub({
+    dir: path.join(top, 'hub'),
+    plugins: [filesKind],
+    // Above what the test fetches, so no fetch starts a reclaim: the run below is given the limit.
+    registries: [
+      { name: 'small', type: 'files', upstream: upstream.url, max_bytes: 1000 * KB },
+      { name: 'large', type: 'files', upstream: upstream.url },
+    ],
+    config: { auth: { anonymous: ['source:read'] }, cache: { memory_bytes: 0 } },
+  });
+  t.teardown(async () => {
+    await hub.close();
+    await upstream.close();
+    fs.rmSync(top, { recursive: true, force: true });
+  });
+  const h = hub.hub;
+  for (const reg of ['large', 'small']) for (const v of ['1', '2', '3']) t.equal((await fetch(`${hub.url}/proxy/${reg}/pkg/${v}/f.bin`).then(async (r) => (await r.arrayBuffer(), r))).status, 200);
+  await h.artifacts.idle();
+  // Least recently downloaded first: 3, then 1, then 2.
+  for (const [i, v] of ['3', '1', '2'].entries()) await h.db('artifacts').where({ version: v }).update({ last_access_at: Date.now() - (3 - i) * 86_400_000 });
+  const held = async (registry: string) => ((await h.db('artifacts').where({ registry }).orderBy('version').select('version')) as Array<{ version: string }>).map((r) => r.version);
+  const res = await runRetention({ db: h.db, artifacts: h.artifacts, audit: h.audit, log: h.log, metrics: h.metrics, maxBytes: 0, maxIdleMs: 0, registryMaxBytes: new Map([['small', 250 * KB]]) });
+  t.same(res, { removed: 1, bytes: 100 * KB }, '300 KiB over 250: down to 225 KiB at most');
+  t.same(await held('small'), ['1', '2'], 'the least recently downloaded of small went');
+  t.same(await held('large'), ['1', '2', '3'], 'the other registry is untouched');
+  await h.audit.flush();
+  t.match((await h.db('access_events').where({ action: 'retention_reclaim' }).first('registry', 'detail')) as object, { registry: 'small', detail: /^over registry max_bytes: pkg\/3\/f\.bin/ });
+});
