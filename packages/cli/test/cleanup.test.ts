@@ -220,21 +220,22 @@ for (const tier of tiers) {
     for (const v of ['1.0.0', '2.0.0']) t.equal(await s.get('small', 'big', v), 200);
     for (const v of ['1.0.0', '2.0.0', '3.0.0']) t.equal(await s.get('npm', 'big', v), 200);
     await s.h.artifacts.idle();
-    await s.age('small', 'big', '2.0.0', 5); // 2.0.0 is the least recently downloaded
+    await s.age('small', 'big', '2.0.0', 5); // 2.0.0 is the least recently downloaded, but held
     await s.age('small', 'big', '1.0.0', 1);
+    await s.h.services.holds.hold('small', 'big', '2.0.0', 'lockfile:release-2');
     t.equal(await s.get('small', 'big', '3.0.0'), 200); // three ~8 KiB files: over 20 KiB
     await s.h.artifacts.idle(); // its row is written: the reclaim starts from here
     const left = await eventually(async () => {
       const h = await s.held('small');
-      return !h.includes('big@2.0.0') && h;
+      return !h.includes('big@1.0.0') && h;
     }, 20_000);
-    t.same(left, ['big@1.0.0', 'big@3.0.0'], 'the least recently downloaded went, down to 90% of max_bytes');
+    t.same(left, ['big@2.0.0', 'big@3.0.0'], 'the least recently downloaded not held went, down to 90% of max_bytes');
     t.equal((await s.held('npm', 'big')).length, 3, 'other registries are untouched');
     await s.h.audit.flush();
     const rows = (await s.h.db('access_events').where({ action: 'retention_reclaim' }).select()) as any[];
     t.same(
       rows.map((r) => [r.registry, r.version]),
-      [['small', '2.0.0']],
+      [['small', '1.0.0']],
     );
     t.match(rows[0].detail, /^over registry max_bytes: /);
     t.match(await (await fetch(`${s.hub.url}/metrics`)).text(), /hub_cache_reclaimed_total\{registry="small",reason="over registry max_bytes"\} 1/);

@@ -78,15 +78,16 @@ t.test('idle artifacts are reclaimed, logged as retention_reclaim, and fetched a
   t.match(metrics, /hub_cache_reclaimed_total\{registry="files",reason="idle"\} 2/);
 });
 
-t.test('over max_bytes: the least recently downloaded go first, down to 90%; pinned ones stay', async (t) => {
+t.test('over max_bytes: the least recently downloaded go first, down to 90%; pinned and held ones stay', async (t) => {
   const s = await setup(t);
   for (const v of ['1', '2', '3', '4', '5']) await s.get(`pkg/${v}/f.bin`);
   await s.hub.hub.artifacts.idle();
   await s.age(['1', '2', '3', '4', '5']);
   await s.hub.hub.db('artifacts').where({ version: '2' }).update({ pinned: true }); // e.g. disappeared upstream
-  const res = await s.run(350 * KB, 0); // target 315 KiB: 500 -> 400 (drop 1) -> 300 (drop 3; 2 is pinned)
+  await s.hub.hub.services.holds.hold('files', 'pkg', '3', 'lockfile:test'); // a lockfile check marked it required
+  const res = await s.run(350 * KB, 0); // target 315 KiB: 500 -> 400 (drop 1) -> 300 (drop 4; 2 is pinned, 3 held)
   t.same(res, { removed: 2, bytes: 200 * KB });
-  t.same(await s.held(), ['2', '4', '5']);
+  t.same(await s.held(), ['2', '3', '5']);
   t.same(await s.run(350 * KB, 0), { removed: 0, bytes: 0 }, 'under the limit: nothing more');
 });
 

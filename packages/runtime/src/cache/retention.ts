@@ -43,8 +43,8 @@ export async function reclaimRegistry(o: Omit<RetentionOptions, 'maxBytes' | 'ma
 
 /**
  * Retention: removes artifacts idle longer than `maxIdleMs`, then the least recently downloaded until the
- * cache holds at most 90% of `maxBytes`. Pinned artifacts (confirmed gone upstream) and local
- * publications are never removed. Registries with their own `max_bytes` are reclaimed within themselves
+ * cache holds at most 90% of `maxBytes`. Pinned artifacts (confirmed gone upstream), held versions
+ * (`retention_holds`) and local publications are never removed. Registries with their own `max_bytes` are reclaimed within themselves
  * first (counting cached files only: published ones count toward `quota_bytes`). Each removal is an audit-log entry with action `retention_reclaim`
  * (a removal by a policy rather than a person).
  */
@@ -57,7 +57,7 @@ export async function runRetention(o: RetentionOptions): Promise<RetentionResult
 
   if (o.maxIdleMs > 0) {
     for (;;) {
-      const batch = (await candidates(o.db).where('last_access_at', '<', now - o.maxIdleMs).select(COLUMNS)) as Candidate[];
+      const batch = (await candidates(o.db).where('artifacts.last_access_at', '<', now - o.maxIdleMs).select(COLUMNS.map((c) => `artifacts.${c}`))) as Candidate[];
       let progressed = false;
       for (const c of batch) progressed = (await remove(c, 'idle')) || progressed;
       if (batch.length < BATCH || !progressed) break;
@@ -72,10 +72,21 @@ export async function runRetention(o: RetentionOptions): Promise<RetentionResult
 
 type Remove = (c: Candidate, reason: string) => Promise<boolean>;
 
+/** Removable rows, least recently downloaded first: not pinned, not published, no live retention hold on their version. */
 const candidates = (db: Knex, registry?: string) => {
-  const q = db('artifacts').where({ pinned: false, origin: 'upstream' });
-  if (registry !== undefined) q.andWhere({ registry });
-  return q.orderBy('last_access_at').orderBy('id').limit(BATCH);
+  const now = Date.now();
+  const q = db('artifacts')
+    .where('artifacts.pinned', false)
+    .andWhere('artifacts.origin', 'upstream')
+    .whereNotExists((h) =>
+      h
+        .select(db.raw('1'))
+        .from('retention_holds')
+        .whereRaw('retention_holds.registry = artifacts.registry and retention_holds.package_name = artifacts.package_name and retention_holds.version = artifacts.version')
+        .andWhere((e) => e.whereNull('retention_holds.expires_at').orWhere('retention_holds.expires_at', '>', now)),
+    );
+  if (registry !== undefined) q.andWhere('artifacts.registry', registry);
+  return q.orderBy('artifacts.last_access_at').orderBy('artifacts.id').limit(BATCH);
 };
 
 function remover(o: Pick<RetentionOptions, 'artifacts' | 'metrics' | 'audit'>, result: RetentionResult): Remove {
@@ -114,7 +125,7 @@ async function reclaimOver(o: Pick<RetentionOptions, 'db' | 'log'>, remove: Remo
   const target = Math.floor(limit * LOW_WATER);
   let offset = 0;
   while (held > target) {
-    const batch = (await candidates(o.db, registry).offset(offset).select(COLUMNS)) as Candidate[];
+    const batch = (await candidates(o.db, registry).offset(offset).select(COLUMNS.map((c) => `artifacts.${c}`))) as Candidate[];
     if (batch.length === 0) break; // what is left is pinned or local
     for (const c of batch) {
       if (held <= target) break;

@@ -271,7 +271,7 @@ export const CacheSchema = Type.Object(
         'With a shared (MySQL) database: how long the replica fetching an artifact holds it for the others without renewing (renewed every third of it while the fetch runs). A replica that dies mid-fetch is replaced by another after at most this long.',
     }),
     negative_ttl_secs: Type.Integer({ default: 60, minimum: 0, description: 'How long an upstream 404 is remembered before asking again.' }),
-    max_bytes: Type.Integer({ default: 0, minimum: 0, description: 'Retention: above this many bytes of cached artifacts, the least recently downloaded are removed down to 90% of it; 0 = no limit. Pinned artifacts (disappeared upstream) and local publications are never removed.' }),
+    max_bytes: Type.Integer({ default: 0, minimum: 0, description: 'Retention: above this many bytes of cached artifacts, the least recently downloaded are removed down to 90% of it; 0 = no limit. Pinned artifacts (disappeared upstream), held versions (retention holds) and local publications are never removed.' }),
     max_idle_days: Type.Integer({ default: 0, minimum: 0, description: 'Retention: artifacts not downloaded for this many days are removed; 0 = never.' }),
     retention_interval_secs: Type.Integer({ default: 3600, minimum: 60, description: 'How often retention runs (once per interval across replicas).' }),
     cleanup_interval_secs: Type.Integer({ default: 86400, minimum: 60, description: 'How often the registries\' `[[registries.cleanup]]` rules run (once per interval across replicas); only when some registry has rules.' }),
@@ -320,7 +320,7 @@ export const CleanupRuleSchema = Type.Object(
     packages: Type.Array(Type.String({ minLength: 1, maxLength: 512, description: 'A glob over canonical package names: `*` any run of characters (also `/`), `?` one character.' }), {
       default: ['*'],
       minItems: 1,
-      description: 'The packages the rule covers (any pattern matching). Default: every package.',
+      description: 'The packages the rule covers, as globs over canonical names (any matching): `*` any run of characters (also `/`), `?` one character. Default: every package.',
     }),
     keep_newest: Type.Optional(
       Type.Integer({
