@@ -35,6 +35,12 @@ t.test('globs: * spans any run (also /), ? one character, the rest literal, the 
   t.notOk(m('vA-x'), 'a dot is literal');
   t.notOk(m('xleft-pad'));
   t.notOk(m('@acmeX'));
+  t.ok(globMatcher(['*'])(''), '* matches the empty name');
+  t.ok(globMatcher(['a*b*c'])('aXbYbZc'));
+  t.notOk(globMatcher(['a*b*c'])('aXbYbZ'));
+  t.ok(globMatcher(['*.*'])('a.b'), 'a literal dot after a star');
+  // A crafted name against a many-star pattern: answered at once (a backtracking regex takes minutes).
+  t.notOk(globMatcher(['*a*a*a*a*a*a*a*a*a*a*a*a*b'])('a'.repeat(512)));
 });
 
 t.test('keep_newest alone keeps the newest N by the version order, not by text or fetch time', async (t) => {

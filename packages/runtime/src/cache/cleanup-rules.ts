@@ -35,10 +35,38 @@ export interface CompiledRule {
   matches(packageName: string): boolean;
 }
 
-/** `*`: any run of characters (also `/`), `?`: one; everything else literal; the whole name must match. */
+/**
+ * `*`: any run of characters (also `/`), `?`: one; everything else literal; the whole name must match.
+ * Matched without a regular expression: package names come from clients and upstreams, and a pattern
+ * with many stars must not backtrack exponentially on a crafted name (at most name × pattern steps).
+ */
 export function globMatcher(patterns: readonly string[]): (name: string) => boolean {
-  const res = patterns.map((p) => new RegExp(`^${[...p].map((c) => (c === '*' ? '.*' : c === '?' ? '.' : c.replace(/[\\^$.|+()[\]{}]/g, '\\$&'))).join('')}$`, 's'));
-  return (name) => res.some((re) => re.test(name));
+  const compiled = patterns.map((p) => [...p]);
+  return (name) => {
+    const chars = [...name];
+    return compiled.some((p) => globMatch(p, chars));
+  };
+}
+
+function globMatch(p: readonly string[], s: readonly string[]): boolean {
+  let i = 0; // in s
+  let j = 0; // in p
+  let star = -1; // the last `*` seen in p
+  let resume = 0; // where in s that star's run ends so far
+  while (i < s.length) {
+    if (j < p.length && (p[j] === '?' || (p[j] !== '*' && p[j] === s[i]))) {
+      i++;
+      j++;
+    } else if (j < p.length && p[j] === '*') {
+      star = j++;
+      resume = i;
+    } else if (star >= 0) {
+      j = star + 1;
+      i = ++resume; // the star takes one more character
+    } else return false;
+  }
+  while (j < p.length && p[j] === '*') j++;
+  return j === p.length;
 }
 
 export function compileRules(rules: readonly CleanupRuleConfig[]): CompiledRule[] {
