@@ -141,6 +141,11 @@ for (const tier of tiers) {
     t.match(dry.stdout, /npm\s+lib\s+2\.0\.0-beta\.1\s+\d+\s+\S+\s+cleanup\[1\]: packages = \*, unused_days = 7, prereleases = only\n/);
     t.match(dry.stdout, new RegExp(`would remove 3 version\\(s\\), ${report.bytes} bytes\\n$`));
     t.equal((await s.held('npm')).length, 8);
+    const one = await s.cli(['cleanup', '--dry-run', '--registry', 'npm', '--limit', '1'], auditor);
+    t.equal(one.code, 0, one.stderr);
+    t.match(one.stdout, new RegExp(`^REGISTRY.*\n.*2\.0\.0-beta\.1.*\nwould remove 3 version\\(s\\), ${report.bytes} bytes \\(1 listed\\)\n$`));
+    const bad = await s.cli(['cleanup', '--limit', 'many'], auditor);
+    t.equal(bad.code, 2, 'bad usage');
     const denied = await s.cli(['cleanup', '--registry', 'npm'], auditor);
     t.equal(denied.code, 1, 'a run with a read-only token fails');
     t.match(denied.stderr, /HTTP 403/);

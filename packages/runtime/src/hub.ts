@@ -309,12 +309,12 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
         const graceEnds = Date.now() + config.server.shutdown_grace_ms;
         clearInterval(touchTimer);
         await maintenance.stop();
-        await quotas.idle();
         await listener.close(config.server.shutdown_grace_ms);
         // Cache fills whose clients are gone get what is left of the grace; then their upstream requests are cut.
         await Promise.race([artifacts.idle(), delay(Math.max(0, graceEnds - Date.now()), undefined, { ref: false })]);
         for (const r of registries.values()) await r.upstream.close();
         await artifacts.idle();
+        await quotas.idle(); // a reclaim the last fetches started
         await artifacts.flushTouches();
         // Plugins stop before the database closes (the webhooks plugin waits for its deliveries here).
         for (const i of instances) await i.stop();

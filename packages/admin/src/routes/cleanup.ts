@@ -39,7 +39,7 @@ export const cleanupRoutes: AdminRoute[] = [
     response: CleanupAnswer,
     async handle(call) {
       const registry = scope(call, call.body.registry);
-      const report = await call.hub.cleanup.run({ registry, actor: call.actor, limit: 1000 });
+      const report = await call.hub.cleanup.run({ registry, actor: call.actor, limit: call.body.limit ?? 1000 });
       if (registry !== undefined) call.audit.registry = registry;
       Object.assign(call.audit, { detail: `removed ${report.versions} version(s), ${report.bytes} bytes` });
       call.ctx.body = report;

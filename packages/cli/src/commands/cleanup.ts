@@ -34,7 +34,7 @@ ${connectionHelp('system:write (system:read with --dry-run)', 'Exit status: 0 wh
     const dryRun = values['dry-run'] === true;
     const answer = dryRun
       ? await api.call<Row>('GET', '/api/v1/admin/cleanup/preview', { query: { registry, limit } })
-      : await api.call<Row>('POST', '/api/v1/admin/cleanup/run', { body: registry === undefined ? {} : { registry } });
+      : await api.call<Row>('POST', '/api/v1/admin/cleanup/run', { body: { registry, limit } });
     if (json) return (printJson(io, answer), 0);
     const items = rowsOf(answer, 'items');
     if (items.length > 0)
