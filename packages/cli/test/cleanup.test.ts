@@ -12,7 +12,8 @@ import admin from '@hub/admin';
 import npm from '@hub/kind-npm';
 import { generic } from '@hub/kind-path';
 import publishing from '@hub/publishing';
-import { hubOnDatabase, makeTar, npmFixtureHandler, startFixtureUpstream, startTestHub, storeTiers } from '@hub/testkit';
+import { execFileSync } from 'node:child_process';
+import { hubOnDatabase, makeTar, missingClient, npmEnv, npmFixtureHandler, startFixtureUpstream, startTestHub, storeTiers } from '@hub/testkit';
 import { eventually, json, runHub } from './run-hub.js';
 
 const DAY = 86_400_000;
@@ -91,6 +92,14 @@ async function setup(t: Test, database: Awaited<ReturnType<ReturnType<typeof sto
 }
 
 const { tiers, skipped } = storeTiers();
+const hasNpm = (() => {
+  try {
+    execFileSync('npm', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
 if (skipped) t.comment(skipped);
 
 for (const tier of tiers) {
@@ -244,5 +253,22 @@ for (const tier of tiers) {
     );
     t.match(rows[0].detail, /^over registry max_bytes: /);
     t.match(await (await fetch(`${s.hub.url}/metrics`)).text(), /hub_cache_reclaimed_total\{registry="small",reason="over registry max_bytes"\} 1/);
+  });
+
+  t.test(`${tier.name}: a real npm install is a download: what it installed is no longer unused`, { skip: hasNpm ? false : missingClient('npm') }, async (t) => {
+    const s = await setup(t, await tier.database(t, t.testdir()));
+    for (const v of ['2.0.0-beta.1', '2.0.0-beta.2']) t.equal(await s.get('npm', 'lib', v), 200);
+    await s.h.artifacts.idle();
+    for (const v of ['2.0.0-beta.1', '2.0.0-beta.2']) await s.age('npm', 'lib', v, 60);
+    const before = json(await s.cli(['cleanup', '--dry-run', '--registry', 'npm', '--json']));
+    t.same(before.items.map((i: any) => i.version), ['2.0.0-beta.1', '2.0.0-beta.2']);
+    const npmClient = npmEnv(t, `${s.hub.url}/proxy/npm/`, null);
+    const installed = await npmClient.install('lib@2.0.0-beta.2');
+    t.equal(installed.code, 0, installed.stderr);
+    t.match(npmClient.installed('lib'), { version: '2.0.0-beta.2' });
+    t.equal(s.upstream.count('/lib/-/lib-2.0.0-beta.2.tgz'), 1, 'served from the cache');
+    const after = json(await s.cli(['cleanup', '--registry', 'npm', '--json']));
+    t.same(after.items.map((i: any) => i.version), ['2.0.0-beta.1'], 'the installed pre-release stays');
+    t.same(await s.held('npm'), ['lib@2.0.0-beta.2']);
   });
 }

@@ -117,7 +117,7 @@ export function createCleanup(d: CleanupDeps) {
   async function execute(req: CleanupRequest, dryRun: boolean, actor: string): Promise<CleanupReport> {
     const limit = req.limit ?? 1000;
     const report: CleanupReport = { dry_run: dryRun, registries: targets(req.registry), versions: 0, bytes: 0, items: [], truncated: false };
-    if (!dryRun) await d.artifacts.flushTouches(); // this replica's recent downloads count
+    await d.artifacts.flushTouches(); // this replica's recent downloads count, in a preview too
     const perRegistry: Array<{ registry: string; versions: number; bytes: number }> = [];
     for (const registry of report.registries) {
       const sum = { registry, versions: 0, bytes: 0 };
