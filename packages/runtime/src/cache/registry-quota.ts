@@ -11,6 +11,10 @@ import type { ArtifactRow } from '../storage/artifact-rows.js';
 export function watchRegistryQuotas(o: { db: Knex; log: Logger; limits: ReadonlyMap<string, number>; reclaim(registry: string, limit: number): Promise<unknown> }) {
   const estimate = new Map<string, number | Promise<number>>();
   const running = new Map<string, Promise<void>>();
+  // Bytes left after a reclaim that could not get under the limit (pinned or held files): no new reclaim until
+  // a tenth of the limit more has arrived, so such a registry does not cost a reclaim per fetch.
+  const stuck = new Map<string, number>();
+  const pending = new Set<Promise<void>>();
 
   const sum = async (registry: string): Promise<number> => {
     const rows = (await o.db('artifacts').where({ registry, origin: 'upstream' }).sum({ total: 'size' })) as Array<{ total: number | string | null }>;
@@ -24,11 +28,15 @@ export function watchRegistryQuotas(o: { db: Knex; log: Logger; limits: Readonly
     estimate.set(registry, next);
     const bytes = await next;
     if (estimate.get(registry) === next) estimate.set(registry, bytes);
-    if (bytes <= limit || running.has(registry)) return;
+    if (bytes <= limit || running.has(registry) || bytes <= (stuck.get(registry) ?? 0) + limit / 10) return;
     const run = o
       .reclaim(registry, limit)
       .then(() => sum(registry))
-      .then((n) => void estimate.set(registry, n))
+      .then((n) => {
+        estimate.set(registry, n);
+        if (n > limit) stuck.set(registry, n);
+        else stuck.delete(registry);
+      })
       .catch((e: Error) => o.log.warn({ registry, err: e.message }, 'registry max_bytes reclaim failed'))
       .finally(() => running.delete(registry));
     running.set(registry, run);
@@ -38,11 +46,13 @@ export function watchRegistryQuotas(o: { db: Knex; log: Logger; limits: Readonly
     stored(row: ArtifactRow): void {
       const limit = o.limits.get(row.registry);
       if (!limit) return;
-      void stored(row.registry, limit, row.size).catch((e: Error) => o.log.warn({ registry: row.registry, err: e.message }, 'registry size not read'));
+      const p = stored(row.registry, limit, row.size).catch((e: Error) => o.log.warn({ registry: row.registry, err: e.message }, 'registry size not read'));
+      pending.add(p);
+      void p.finally(() => pending.delete(p));
     },
-    /** Resolves once any reclaim under way has ended (close, tests). */
+    /** Resolves once every count and reclaim under way has ended (close, tests). */
     async idle(): Promise<void> {
-      await Promise.all(running.values());
+      while (pending.size > 0 || running.size > 0) await Promise.all([...pending, ...running.values()]);
     },
   };
 }
