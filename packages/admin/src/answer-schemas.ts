@@ -190,3 +190,32 @@ const ConfigPolicyAnswer = Type.Object(
 );
 
 export const PolicyList = Type.Object({ policies: Type.Array(Type.Union([ConfigPolicyAnswer, ApiPolicyAnswer]), { description: 'Config policies first, then API ones, oldest first.' }) }, strict);
+
+export const CleanupAnswer = Type.Object(
+  {
+    dry_run: Type.Boolean({ description: 'true: a preview, nothing was removed.' }),
+    registries: Type.Array(Type.String(), { description: 'The registries looked at: each with `[[registries.cleanup]]` rules, or the one asked for.' }),
+    versions: count,
+    bytes: Type.Integer({ minimum: 0, description: 'Bytes removed (a preview: bytes a run would remove).' }),
+    items: Type.Array(
+      Type.Object(
+        {
+          registry: Type.String(),
+          package: Type.String(),
+          version: Type.String(),
+          bytes: count,
+          files: count,
+          published: Type.Boolean({ description: 'Published to this registry (a rule with include_published): deleted with a tombstone.' }),
+          rule: Type.Integer({ minimum: 0, description: "The selecting rule's index in the registry's `cleanup` list." }),
+          rule_description: Type.String({ description: 'The rule as text, e.g. `cleanup[0]: packages = *, keep_newest = 3`.' }),
+          last_downloaded_at: time,
+          cached_at: time,
+        },
+        strict,
+      ),
+      { description: 'The versions, at most `limit` of them.' },
+    ),
+    truncated: Type.Boolean({ description: 'More versions than `limit`: `versions` and `bytes` still count them all.' }),
+  },
+  strict,
+);

@@ -108,3 +108,6 @@ export const CreatedToken = Type.Object({ ...tokenFields, user_id: Type.String()
 
 export const UnlistedAnswer = Type.Object({ registry: Type.String(), package_name: Type.String(), version: Type.String(), unlisted_by: Type.String(), created_at: time }, strict);
 export const UnlistedList = Type.Object({ unlisted: Type.Array(UnlistedAnswer) }, strict);
+
+/** A cleanup run now: every registry with rules, or one. */
+export const CleanupRunBody = Type.Object({ registry: Type.Optional(text(64)), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, description: 'Versions listed at most (default 1000); the totals count all.' })) }, strict);

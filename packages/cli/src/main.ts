@@ -3,6 +3,7 @@ import { accessCheck } from './commands/access-check.js';
 import { auditLog, exportAuditLog } from './commands/audit-log.js';
 import { block, blocks, unblock } from './commands/blocks.js';
 import { cache } from './commands/cache.js';
+import { cleanup } from './commands/cleanup.js';
 import { check } from './commands/check.js';
 import { events } from './commands/events.js';
 import { exposure, flags } from './commands/flags.js';
@@ -46,6 +47,7 @@ export const COMMANDS: Record<string, Command> = {
   policies,
   'access-check': accessCheck,
   cache,
+  cleanup,
   upstream,
   events,
   health,

@@ -30,7 +30,8 @@ const s = await startTestHub({
   plugins: [npm, generic, admin, audit, flagsPlugin, publishing, ipBlocks],
   registries: [
     { name: 'npm', type: 'npm', mode: 'proxy', upstream: upstream.url },
-    { name: 'files', type: 'generic', mode: 'local' },
+    // Published files older than a day go by the cleanup rule (none is, until the test ages one).
+    { name: 'files', type: 'generic', mode: 'local', cleanup: [{ older_than_days: 1, include_published: true }] },
     { name: 'mixed', type: 'npm', mode: 'hybrid', upstream: upstream.url },
   ],
   config: {
@@ -243,6 +244,11 @@ t.test('real answers validate against the response schemas their routes declare'
   await download(scoped);
   await s.hub.artifacts.idle();
   t.match(await check('DELETE', '/api/v1/admin/cache/npm/%40hubtest%2Fscoped', '/api/v1/admin/cache/{registry}/{package}'), { package_name: '@hubtest/scoped', version: null, removed: 1 });
+
+  // Cleanup: a published file aged past the rule, previewed, then removed by a run.
+  await s.hub.db('artifacts').where({ registry: 'files' }).update({ fetched_at: 0 });
+  t.match(await check('GET', '/api/v1/admin/cleanup/preview?registry=files', '/api/v1/admin/cleanup/preview'), { dry_run: true, versions: 1, items: [{ package: 'repo', version: 'tools/a-2.0.bin', published: true }] });
+  t.match(await check('POST', '/api/v1/admin/cleanup/run', '/api/v1/admin/cleanup/run', {}), { dry_run: false, registries: ['files'], versions: 1 });
 
   // Every route that declares its answer got a real call here: a schema added without one fails this.
   const declared = Object.entries(doc.paths).flatMap(([p, ops]) =>

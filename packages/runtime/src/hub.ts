@@ -8,6 +8,9 @@ import { adminTokenFromEnv, bootstrapAdmin } from './auth/bootstrap.js';
 import { loadUrlSigner } from './auth/signed-urls.js';
 import { createArtifactCache, type ArtifactCache } from './cache/artifact-cache.js';
 import { createMetadataCache } from './cache/metadata-cache.js';
+import { createCleanup, type Cleanup } from './cache/cleanup-run.js';
+import { watchRegistryQuotas } from './cache/registry-quota.js';
+import { reclaimRegistry } from './cache/retention.js';
 import { startMaintenance } from './jobs/maintenance.js';
 import type { HubConfig } from './config/schema.js';
 import type { RegistryKind } from '@hub/contract';
@@ -64,6 +67,8 @@ export interface Hub {
   events: EventBus;
   rates: RateLimitStore;
   artifacts: ArtifactCache;
+  /** `[[registries.cleanup]]`: preview and run (the admin API's cleanup routes, the schedule). */
+  cleanup: Cleanup;
   kinds: ReadonlyMap<string, RegistryKind>;
   registries: ReadonlyMap<string, BoundRegistry>;
   /** The koa request handler, for embedding. */
@@ -142,7 +147,10 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     memoryMaxObjectBytes: config.cache.memory_max_object_bytes,
     maxArtifactBytes: config.limits.max_artifact_bytes,
     verifyReads: config.cache.verify_reads,
+    onStored: (row) => quotas.stored(row),
   });
+  const registryMaxBytes = new Map(config.registries.filter((r) => r.max_bytes > 0).map((r) => [r.name, r.max_bytes]));
+  const quotas = watchRegistryQuotas({ db, log, limits: registryMaxBytes, reclaim: (registry, limit) => reclaimRegistry({ db, artifacts, audit, log, metrics }, registry, limit) });
   // A published file that is deleted leaves this replica's memos at once (the others' within a second).
   const services = createHubServices(db, auth, audit, localStore.create({ db, blobs, files: publishedFiles(db), forgetArtifact: artifacts.forget }), versionKeyOf((r) => registries.get(r)?.kind));
   // The upstream audit's (@hub/audit); without it nothing is kept.
@@ -200,6 +208,8 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
   cluster?.mountPeerRoute(router, artifacts.peerServe);
 
   const events = createEventBus({ db, log });
+  const rulesOf = new Map(config.registries.map((r) => [r.name, r.cleanup]));
+  const cleanup = createCleanup({ db, artifacts, audit, log, metrics, events, holds: services.holds, local: services.local, registries, rulesOf: (r) => rulesOf.get(r) ?? [] });
   const purger: CachePurge = { purge: async (registry, packageName, version) => (await artifacts.purge(registry, packageName, version)).length };
   const pluginJsonBody = jsonBody(config.limits.max_json_body_bytes);
   const health = createHealthBoard();
@@ -223,6 +233,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     clientRules,
     signIns: [] as SignInMethod[],
     artifacts: purger,
+    cleanup,
     jsonBody: pluginJsonBody,
     router,
   };
@@ -252,7 +263,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
 
   const touchTimer = setInterval(() => void artifacts.flushTouches(), 30_000);
   touchTimer.unref();
-  const maintenance = startMaintenance({ config, db, artifacts, audit, log, metrics });
+  const maintenance = startMaintenance({ config, db, artifacts, audit, log, metrics, cleanup });
   if (cluster) health.contribute('replicas', cluster.health);
   health.contribute('upstream_mirrors', mirrorHealth);
 
@@ -275,6 +286,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     events,
     rates,
     artifacts,
+    cleanup,
     kinds,
     registries,
     callback,
@@ -302,6 +314,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
         await Promise.race([artifacts.idle(), delay(Math.max(0, graceEnds - Date.now()), undefined, { ref: false })]);
         for (const r of registries.values()) await r.upstream.close();
         await artifacts.idle();
+        await quotas.idle(); // a reclaim the last fetches started
         await artifacts.flushTouches();
         // Plugins stop before the database closes (the webhooks plugin waits for its deliveries here).
         for (const i of instances) await i.stop();

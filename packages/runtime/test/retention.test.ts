@@ -78,15 +78,16 @@ t.test('idle artifacts are reclaimed, logged as retention_reclaim, and fetched a
   t.match(metrics, /hub_cache_reclaimed_total\{registry="files",reason="idle"\} 2/);
 });
 
-t.test('over max_bytes: the least recently downloaded go first, down to 90%; pinned ones stay', async (t) => {
+t.test('over max_bytes: the least recently downloaded go first, down to 90%; pinned and held ones stay', async (t) => {
   const s = await setup(t);
   for (const v of ['1', '2', '3', '4', '5']) await s.get(`pkg/${v}/f.bin`);
   await s.hub.hub.artifacts.idle();
   await s.age(['1', '2', '3', '4', '5']);
   await s.hub.hub.db('artifacts').where({ version: '2' }).update({ pinned: true }); // e.g. disappeared upstream
-  const res = await s.run(350 * KB, 0); // target 315 KiB: 500 -> 400 (drop 1) -> 300 (drop 3; 2 is pinned)
+  await s.hub.hub.services.holds.hold('files', 'pkg', '3', 'lockfile:test'); // a lockfile check marked it required
+  const res = await s.run(350 * KB, 0); // target 315 KiB: 500 -> 400 (drop 1) -> 300 (drop 4; 2 is pinned, 3 held)
   t.same(res, { removed: 2, bytes: 200 * KB });
-  t.same(await s.held(), ['2', '4', '5']);
+  t.same(await s.held(), ['2', '3', '5']);
   t.same(await s.run(350 * KB, 0), { removed: 0, bytes: 0 }, 'under the limit: nothing more');
 });
 
@@ -115,4 +116,40 @@ t.test('a download racing the reclaim wins', async (t) => {
   await s.hub.hub.db('artifacts').update({ last_access_at: Date.now() }); // downloaded after the candidate was read
   t.equal(await s.hub.hub.artifacts.reclaim('files', row, Number(row.last_access_at) - 1), false);
   t.same(await s.held(), ['1']);
+});
+
+t.test("a registry's own max_bytes in the maintenance run: its least recently downloaded go, other registries stay", async (t) => {
+  const top = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-retention-'));
+  for (const v of ['1', '2', '3']) {
+    fs.mkdirSync(path.join(top, `up/pkg/${v}`), { recursive: true });
+    fs.writeFileSync(path.join(top, `up/pkg/${v}/f.bin`), crypto.randomBytes(100 * KB));
+  }
+  const upstream = await startFixtureUpstream({ root: path.join(top, 'up') });
+  const hub = await startTestHub({
+    dir: path.join(top, 'hub'),
+    plugins: [filesKind],
+    // Above what the test fetches, so no fetch starts a reclaim: the run below is given the limit.
+    registries: [
+      { name: 'small', type: 'files', upstream: upstream.url, max_bytes: 1000 * KB },
+      { name: 'large', type: 'files', upstream: upstream.url },
+    ],
+    config: { auth: { anonymous: ['source:read'] }, cache: { memory_bytes: 0 } },
+  });
+  t.teardown(async () => {
+    await hub.close();
+    await upstream.close();
+    fs.rmSync(top, { recursive: true, force: true });
+  });
+  const h = hub.hub;
+  for (const reg of ['large', 'small']) for (const v of ['1', '2', '3']) t.equal((await fetch(`${hub.url}/proxy/${reg}/pkg/${v}/f.bin`).then(async (r) => (await r.arrayBuffer(), r))).status, 200);
+  await h.artifacts.idle();
+  // Least recently downloaded first: 3, then 1, then 2.
+  for (const [i, v] of ['3', '1', '2'].entries()) await h.db('artifacts').where({ version: v }).update({ last_access_at: Date.now() - (3 - i) * 86_400_000 });
+  const held = async (registry: string) => ((await h.db('artifacts').where({ registry }).orderBy('version').select('version')) as Array<{ version: string }>).map((r) => r.version);
+  const res = await runRetention({ db: h.db, artifacts: h.artifacts, audit: h.audit, log: h.log, metrics: h.metrics, maxBytes: 0, maxIdleMs: 0, registryMaxBytes: new Map([['small', 250 * KB]]) });
+  t.same(res, { removed: 1, bytes: 100 * KB }, '300 KiB over 250: down to 225 KiB at most');
+  t.same(await held('small'), ['1', '2'], 'the least recently downloaded of small went');
+  t.same(await held('large'), ['1', '2', '3'], 'the other registry is untouched');
+  await h.audit.flush();
+  t.match((await h.db('access_events').where({ action: 'retention_reclaim' }).first('registry', 'detail')) as object, { registry: 'small', detail: /^over registry max_bytes: pkg\/3\/f\.bin/ });
 });

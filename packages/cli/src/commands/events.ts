@@ -20,6 +20,7 @@ Event types include:
   package_disappeared_upstream   a held version was confirmed gone upstream
   package_reappeared_upstream    a disappeared version answers again
   upstream_unreachable           a sweep was void (the upstream looked down)
+  cleanup_ran                    a cleanup run ended (versions and bytes removed)
 
 Options:
   --type T           only events of this type

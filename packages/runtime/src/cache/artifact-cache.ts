@@ -33,6 +33,8 @@ export interface ArtifactCacheOptions {
   verifyReads: boolean;
   /** Replicas sharing a database: one upstream fetch per artifact among them (absent for a lone hub). */
   cluster?: SharedFetch;
+  /** Told of each artifact fetched and stored (a registry's `max_bytes` watch); must not throw or block. */
+  onStored?(row: ArtifactRow): void;
 }
 
 interface InFlight {
@@ -318,6 +320,7 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
         fetched_at: Date.now(),
       };
       await o.rows.insert(row);
+      o.onStored?.(row);
       return row;
     });
     // Settled once the row is written or the failure handled (idle() waits for this).

@@ -271,9 +271,10 @@ export const CacheSchema = Type.Object(
         'With a shared (MySQL) database: how long the replica fetching an artifact holds it for the others without renewing (renewed every third of it while the fetch runs). A replica that dies mid-fetch is replaced by another after at most this long.',
     }),
     negative_ttl_secs: Type.Integer({ default: 60, minimum: 0, description: 'How long an upstream 404 is remembered before asking again.' }),
-    max_bytes: Type.Integer({ default: 0, minimum: 0, description: 'Retention: above this many bytes of cached artifacts, the least recently downloaded are removed down to 90% of it; 0 = no limit. Pinned artifacts (disappeared upstream) and local publications are never removed.' }),
+    max_bytes: Type.Integer({ default: 0, minimum: 0, description: 'Retention: above this many bytes of cached artifacts, the least recently downloaded are removed down to 90% of it; 0 = no limit. Pinned artifacts (disappeared upstream), held versions (retention holds) and local publications are never removed.' }),
     max_idle_days: Type.Integer({ default: 0, minimum: 0, description: 'Retention: artifacts not downloaded for this many days are removed; 0 = never.' }),
     retention_interval_secs: Type.Integer({ default: 3600, minimum: 60, description: 'How often retention runs (once per interval across replicas).' }),
+    cleanup_interval_secs: Type.Integer({ default: 86400, minimum: 60, description: 'How often the registries\' `[[registries.cleanup]]` rules run (once per interval across replicas); only when some registry has rules.' }),
   },
   { ...strict, default: {}, description: 'The artifact cache: its in-process memory tier, and retention.' },
 );
@@ -310,6 +311,41 @@ export const SecuritySchema = Type.Object(
     }),
   },
   { ...strict, description: 'Presence turns on the security profile: hard-block flags take effect at once.' },
+);
+
+export const CLEANUP_PRERELEASES = ['same', 'only', 'exclude'] as const;
+
+export const CleanupRuleSchema = Type.Object(
+  {
+    packages: Type.Array(Type.String({ minLength: 1, maxLength: 512, description: 'A glob over canonical package names: `*` any run of characters (also `/`), `?` one character.' }), {
+      default: ['*'],
+      minItems: 1,
+      description: 'The packages the rule covers, as globs over canonical names (any matching): `*` any run of characters (also `/`), `?` one character. Default: every package.',
+    }),
+    keep_newest: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description:
+          'Per package, the newest N versions this rule covers (in the kind\'s version order) are kept, whatever any rule selects. Alone (without an age condition) the rule selects every other version it covers.',
+      }),
+    ),
+    unused_days: Type.Optional(Type.Integer({ minimum: 1, description: 'Selects versions none of whose files was downloaded for this many days (the access times retention uses).' })),
+    older_than_days: Type.Optional(Type.Integer({ minimum: 1, description: 'Selects versions first cached (or published) more than this many days ago.' })),
+    prereleases: Type.Enum(CLEANUP_PRERELEASES, {
+      default: 'same',
+      description:
+        'Which versions the rule covers by the kind\'s pre-release test (maven `-SNAPSHOT`, semver `-rc.1`): `same` both alike, `only` pre-releases and snapshots only, `exclude` releases only. Two rules, one `only` and one `exclude`, handle them separately (and keep_newest counts each set apart).',
+    }),
+    include_published: Type.Boolean({
+      default: false,
+      description: 'Also cover versions published to this (local or hybrid) registry. They are deleted as an unpublish does: the version number stays taken (tombstone).',
+    }),
+  },
+  {
+    ...strict,
+    description:
+      'A cleanup rule (`[[registries.cleanup]]`). A version is removed when some rule selects it (every age condition of that rule holds; a rule without one selects all it covers) and no covering rule\'s keep_newest keeps it. Pinned versions (gone upstream), held versions (`retention_holds`) and, unless include_published, published versions are never removed. See docs/operations.md, "Cleanup policies".',
+  },
 );
 
 export const RegistrySchema = Type.Object(
@@ -355,6 +391,13 @@ export const RegistrySchema = Type.Object(
     security: Type.Optional(SecuritySchema),
     max_publish_bytes: Type.Integer({ default: 268435456, minimum: 1, description: 'Local and hybrid registries: the largest file one publish may store (413 above it).' }),
     quota_bytes: Type.Integer({ default: 0, minimum: 0, description: 'Local and hybrid registries: bytes of published files the registry may hold (507 once full); 0 = no quota.' }),
+    max_bytes: Type.Integer({
+      default: 0,
+      minimum: 0,
+      description:
+        'Cached (not published) artifacts of this registry above this many bytes: the least recently downloaded are removed down to 90% of it, in the maintenance job and after a fetch that passes it; 0 = no limit. `[cache] max_bytes` still bounds the whole hub; published files count toward `quota_bytes`.',
+    }),
+    cleanup: Type.Array(CleanupRuleSchema, { default: [], description: 'Cleanup rules, as `[[registries.cleanup]]` tables, run every `[cache] cleanup_interval_secs` and by `hub cleanup`.' }),
     deploy_expiry_secs: Type.Integer({
       default: 3600,
       minimum: 1,
@@ -392,6 +435,7 @@ export type MetricsConfig = Static<typeof MetricsSchema>;
 export type PluginsConfig = Static<typeof PluginsSchema>;
 export type UpstreamAuthConfig = Static<typeof UpstreamAuthSchema>;
 export type SecurityConfig = Static<typeof SecuritySchema>;
+export type CleanupRuleConfig = Static<typeof CleanupRuleSchema>;
 
 /** A registry entry; `extra` holds the kind's own keys, validated and defaulted by its configSchema. */
 export type RegistryConfig = Static<typeof RegistrySchema> & { extra: Record<string, unknown> };

@@ -21,6 +21,7 @@ import type { PackageFactsBoard } from '../catalog/package-facts.js';
 import type { AdminRouteCatalog } from '../plugins/admin-route-catalog.js';
 import type { RateLimitStore, TokenBucket } from '../limits/rate-limit-store.js';
 import type { ClusterProvider } from './cluster.js';
+import type { Cleanup } from '../cache/cleanup-run.js';
 
 /** A knex migration, namespaced by the plugin id when merged (`<plugin>/<name>`). */
 export interface Migration {
@@ -61,6 +62,8 @@ export interface PluginContext<Cfg = unknown> {
   refusals: RefusalRule[];
   /** The artifact cache's removals (the admin API's purge). */
   artifacts: CachePurge;
+  /** `[[registries.cleanup]]` rules: what a run would remove, and a run now (the admin API's cleanup routes). */
+  cleanup: Cleanup;
   /** Parses a JSON body within `[limits] max_json_body_bytes` (415 / 413 / 400 otherwise). */
   jsonBody: Koa.Middleware;
   /** Mounted at the root; plugins add their `/api/v1/...` routes here. */
