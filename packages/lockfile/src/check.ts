@@ -3,7 +3,7 @@
  * (they refuse held versions too), then what hub holds (with the lockfile's digest against the held bytes),
  * then the upstream (cool-down, then the kind's probe ladder).
  */
-import type { Coordinate, PluginContext, ServedRegistry } from '@hub/runtime';
+import type { Coordinate, HeldArtifact, PluginContext, ServedRegistry } from '@hub/runtime';
 import { probeFetch } from '@hub/runtime';
 import type { EntryAnswer } from './answer.js';
 import { artifactPaths, isLockedFile } from './artifact-paths.js';
@@ -20,6 +20,8 @@ export type CheckDeps = Pick<PluginContext, 'services' | 'served' | 'refusals' |
 
 interface PackageView {
   canonical: string;
+  /** Held files per version, by the kind's canonical spelling. */
+  held: Map<string, HeldArtifact[]>;
   probe: Map<string, { answer: string; detail?: string }>;
   publishedAt: Map<string, Date>;
   facts: Awaited<ReturnType<PluginContext['packageFacts']['detail']>>;
@@ -46,8 +48,10 @@ export async function checkEntries(d: CheckDeps, registry: string | null, entrie
 async function packageView(d: CheckDeps, reg: ServedRegistry, name: string, es: readonly LockEntry[]): Promise<PackageView> {
   const registry = reg.info.name;
   const canonical = reg.kind.coordinate.normalizeName?.(name) ?? name;
-  const held = await d.services.held.versions(registry, { packageName: canonical });
-  const missing = es.map((e) => e.version).filter((v) => !(held.get(canonical) ?? []).includes(v));
+  const key = (v: string) => reg.kind.coordinate.canonicalVersion?.(v) ?? v;
+  const held = new Map<string, HeldArtifact[]>();
+  for (const a of await d.services.held.list(registry, { packageName: canonical })) if (a.version !== null) held.set(key(String(a.version)), [...(held.get(key(String(a.version))) ?? []), a]);
+  const missing = es.map((e) => e.version).filter((v) => !held.has(key(v)));
   const probe = new Map<string, { answer: string; detail?: string }>();
   if (missing.length && reg.kind.probe && reg.info.mode !== 'local' && reg.info.upstream) {
     try {
@@ -57,7 +61,7 @@ async function packageView(d: CheckDeps, reg: ServedRegistry, name: string, es: 
     }
   }
   const publishedAt = missing.length && (reg.info.minReleaseAgeSecs ?? 0) > 0 ? await publishTimes(d, reg, canonical) : new Map<string, Date>();
-  return { canonical, probe, publishedAt, facts: await d.packageFacts.detail(registry, canonical), hidden: await d.services.unlisting.hiddenVersions(registry, canonical) };
+  return { canonical, held, probe, publishedAt, facts: await d.packageFacts.detail(registry, canonical), hidden: await d.services.unlisting.hiddenVersions(registry, canonical) };
 }
 
 /**
@@ -95,7 +99,7 @@ async function checkOne(d: CheckDeps, reg: ServedRegistry, e: LockEntry, v: Pack
     return { ...base, status: 'flagged', installable: refusal === null, effect, reason: refusal ?? why };
   }
   if (refusal) return { ...base, status: 'blocked', installable: false, reason: refusal };
-  const files = (await d.services.held.list(registry, { packageName: v.canonical, version: e.version })).filter((f) => isLockedFile(e, f.cache_key));
+  const files = (v.held.get(version) ?? []).filter((f) => isLockedFile(e, f.cache_key));
   if (files.length) return { ...base, ...(await compareHeld(d, e, files)) };
   const published = v.publishedAt.get(e.version);
   const coolDown = (reg.info.minReleaseAgeSecs ?? 0) * 1000;

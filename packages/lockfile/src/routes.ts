@@ -88,6 +88,8 @@ export function lockfileRoutes(limits: LockfileLimits): AdminRoute[] {
         let warm;
         if (body.warm && registry !== null) {
           warm = (await warmEntries(entries, selfGet(ctx), { concurrency: limits.concurrency })).summary;
+          // A file is stored just after its last byte was served: the second look sees it held.
+          await hub.artifacts.idle();
           entries = await checkEntries(hub, registry, parsed.entries, limits.concurrency);
         }
         let marked: number | undefined;

@@ -200,7 +200,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
   cluster?.mountPeerRoute(router, artifacts.peerServe);
 
   const events = createEventBus({ db, log });
-  const purger: CachePurge = { purge: async (registry, packageName, version) => (await artifacts.purge(registry, packageName, version)).length };
+  const purger: CachePurge = { purge: async (registry, packageName, version) => (await artifacts.purge(registry, packageName, version)).length, idle: () => artifacts.idle() };
   const pluginJsonBody = jsonBody(config.limits.max_json_body_bytes);
   const health = createHealthBoard();
   const packageFacts = createPackageFactsBoard();
