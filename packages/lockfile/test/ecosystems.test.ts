@@ -12,7 +12,7 @@ import nuget from '@hub/kind-nuget';
 import pypi from '@hub/kind-pypi';
 import rubygems from '@hub/kind-rubygems';
 import { goFixtureHandler, missingClient, startFixtureUpstream, type FixtureHandler } from '@hub/testkit';
-import { byName, lockfileHub } from './hub.js';
+import { lockfileHub } from './hub.js';
 
 /**
  * A lockfile of each non-npm format, written by hand from the kinds' own test fixtures (digests computed from
