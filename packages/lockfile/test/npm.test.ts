@@ -77,8 +77,8 @@ async function warmAndInstall(t: Test, mysqlUrl?: string) {
 t.test('npm: check, warm, npm ci with the upstream stopped, mark-required (SQLite)', (t) => warmAndInstall(t));
 t.test('npm: the same on MariaDB', { skip: TEST_MYSQL_URL ? false : 'HUB_TEST_MYSQL_URL is not set (CI sets it)' }, (t) => warmAndInstall(t, TEST_MYSQL_URL));
 
-t.test('every refusing status, and the exit status', async (t) => {
-  const hub = await lockfileHub(t, { registries: [] });
+async function refusingStatuses(t: Test, mysqlUrl?: string) {
+  const hub = await lockfileHub(t, { mysqlUrl });
   const { file, text } = await realPackageLock(t, hub);
   t.equal((await hub.cli(['warm', file])).code, 0);
   const lock = JSON.parse(text);
@@ -128,10 +128,13 @@ t.test('every refusing status, and the exit status', async (t) => {
   // No cargo registry on this hub.
   const cargo = await hub.check({ lockfile: '[[package]]\nname = "cfg-if"\nversion = "1.0.0"\nsource = "registry+https://upstream.example/index"\n', file_name: 'Cargo.lock' });
   t.equal(cargo.body.entries[0].status, 'no_registry');
-});
+}
+
+t.test('every refusing status, and the exit status (SQLite)', (t) => refusingStatuses(t));
+t.test('every refusing status on MariaDB', { skip: TEST_MYSQL_URL ? false : 'HUB_TEST_MYSQL_URL is not set (CI sets it)' }, (t) => refusingStatuses(t, TEST_MYSQL_URL));
 
 t.test('cool-down: a registry with min_release_age_secs answers cooldown with the date', async (t) => {
-  const hub = await lockfileHub(t, { registries: [] });
+  const hub = await lockfileHub(t);
   const { text } = await realPackageLock(t, hub);
   const cool = await lockfileHub(t, { upstream: hub.upstream, registries: [{ name: 'npm-cool', type: 'npm', mode: 'proxy', upstream: hub.upstream.url, security: { min_release_age_secs: 2_000_000_000 } }] });
   const ambiguous = await cool.check({ lockfile: text });
