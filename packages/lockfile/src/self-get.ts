@@ -9,8 +9,8 @@ import type { TLSSocket } from 'node:tls';
 import type Koa from 'koa';
 import type { HubGet } from './warm.js';
 
-/** A JSON error body is small; a larger one is not hub's. */
-const MAX_JSON_BYTES = 4 * 1024 * 1024;
+/** An error body or a PyPI project page (JSON), as hub serves them: within its default metadata cap. */
+const MAX_JSON_BYTES = 64 * 1024 * 1024;
 
 export function selfGet(ctx: Koa.Context): HubGet {
   const socket = ctx.req.socket;
