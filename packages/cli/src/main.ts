@@ -9,6 +9,7 @@ import { events } from './commands/events.js';
 import { exposure, flags } from './commands/flags.js';
 import { health } from './commands/health.js';
 import { ipBlocks } from './commands/ip-blocks.js';
+import { lockfile, warm } from './commands/lockfile.js';
 import { login } from './commands/login.js';
 import { packages } from './commands/packages.js';
 import { policies } from './commands/policies.js';
@@ -55,6 +56,8 @@ export const COMMANDS: Record<string, Command> = {
   exposure,
   sbom,
   check,
+  lockfile,
+  warm,
   login,
 };
 

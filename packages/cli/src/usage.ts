@@ -39,6 +39,8 @@ Admin commands (talk to a running hub over its admin API):
   exposure           who fetched a flagged version, before and after the flag (or --csv)
   exposure analyse   read held artifacts' dependencies now, for exposure through dependents
   sbom               CycloneDX or SPDX SBOM of a held version; the inventory of what is held and who pulled it
+  lockfile           check a lockfile against the hub (exit 1 unless every entry installs); release required marks
+  warm               fetch what a lockfile needs that hub does not hold yet, through hub's own routes
 
 Signing in:
   login              sign in through the hub's identity provider; stores a hub token for later commands

@@ -41,6 +41,7 @@ export const CONSOLE_ACTIONS = [
   { action: 'exposure_export', method: 'GET', path: '/api/v1/admin/exposure/export' },
   { action: 'audit_log_read', method: 'GET', path: '/api/v1/admin/audit-log' },
   { action: 'audit_log_export', method: 'GET', path: '/api/v1/admin/audit-log/export' },
+  { action: 'lockfile_check', method: 'POST', path: '/api/v1/admin/lockfile/check' },
 ] as const satisfies readonly ConsoleAction[];
 
 export type ConsoleActionName = (typeof CONSOLE_ACTIONS)[number]['action'];

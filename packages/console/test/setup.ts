@@ -7,6 +7,7 @@ import admin from '@hub/admin';
 import audit from '@hub/audit';
 import flags from '@hub/flags';
 import ipBlocks from '@hub/ip-blocks';
+import lockfile from '@hub/lockfile';
 import npm from '@hub/kind-npm';
 import { npmFixtureHandler, signFlagRequest, startFixtureUpstream, startTestHub, type FixtureUpstream, type TestHub } from '@hub/testkit';
 import consolePlugin from '../src/index.js';
@@ -37,7 +38,7 @@ export async function setup(t: Test, opts: { server?: Record<string, unknown>; c
   t.teardown(() => upstream.close());
   const hub = await startTestHub({
     dir: t.testdir(),
-    plugins: [npm, admin, audit, flags, ipBlocks, consolePlugin],
+    plugins: [npm, admin, audit, flags, ipBlocks, lockfile, consolePlugin],
     registries: [{ name: 'npm', type: 'npm', mode: 'proxy', upstream: upstream.url }],
     config: {
       ...(opts.server ? { server: opts.server } : {}),

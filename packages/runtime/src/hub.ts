@@ -210,7 +210,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
   const events = createEventBus({ db, log });
   const rulesOf = new Map(config.registries.map((r) => [r.name, r.cleanup]));
   const cleanup = createCleanup({ db, artifacts, audit, log, metrics, events, holds: services.holds, local: services.local, registries, rulesOf: (r) => rulesOf.get(r) ?? [] });
-  const purger: CachePurge = { purge: async (registry, packageName, version) => (await artifacts.purge(registry, packageName, version)).length };
+  const purger: CachePurge = { purge: async (registry, packageName, version) => (await artifacts.purge(registry, packageName, version)).length, idle: () => artifacts.idle() };
   const pluginJsonBody = jsonBody(config.limits.max_json_body_bytes);
   const health = createHealthBoard();
   const packageFacts = createPackageFactsBoard();

@@ -11,6 +11,7 @@ import { PackagePage } from './pages/package.tsx';
 import { OperationsPage } from './pages/operations.tsx';
 import { IncidentPage } from './pages/incident.tsx';
 import { AuditLogPage } from './pages/audit-log.tsx';
+import { LockfilePage } from './pages/lockfile.tsx';
 
 const NAV: Array<[string, string]> = [
   ['', 'Health'],
@@ -19,6 +20,7 @@ const NAV: Array<[string, string]> = [
   ['packages', 'Packages'],
   ['incident', 'Incidents'],
   ['audit-log', 'Audit log'],
+  ['lockfile', 'Lockfile check'],
   ['operations', 'Operations'],
 ];
 
@@ -100,6 +102,7 @@ export function App() {
         {page === 'packages' && rest.length !== 2 && <PackagesPage q={loc.query} />}
         {page === 'incident' && <IncidentPage me={me} q={loc.query} />}
         {page === 'audit-log' && <AuditLogPage q={loc.query} />}
+        {page === 'lockfile' && <LockfilePage />}
         {page === 'operations' && <OperationsPage me={me} q={loc.query} />}
         {title === 'Not found' && <h1>Not found</h1>}
       </main>

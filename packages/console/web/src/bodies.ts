@@ -17,4 +17,6 @@ export interface ActionBodies {
   access_check: Static<typeof AccessCheckBody>;
   /** @hub/audit's RecheckBody (not exported by the plugin). */
   upstream_recheck: { registry: string; package_name: string; version?: string };
+  /** @hub/lockfile's check body (the console never marks or warms). */
+  lockfile_check: { lockfile: string; file_name?: string; registry?: string };
 }

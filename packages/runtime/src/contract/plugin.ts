@@ -60,7 +60,7 @@ export interface PluginContext<Cfg = unknown> {
   adminRoutes: AdminRouteCatalog;
   /** Refusal rules the runtime applies with blocks, before any kind's handler and again for each artifact. */
   refusals: RefusalRule[];
-  /** The artifact cache's removals (the admin API's purge). */
+  /** The artifact cache's removals (the admin API's purge), and a wait for fetches under way to be stored. */
   artifacts: CachePurge;
   /** `[[registries.cleanup]]` rules: what a run would remove, and a run now (the admin API's cleanup routes). */
   cleanup: Cleanup;
@@ -114,6 +114,8 @@ export interface ServedRegistry {
 /** Removes cached artifacts of a package (one version, or all); resolves with how many were removed. */
 export interface CachePurge {
   purge(registry: string, packageName: string, version?: string): Promise<number>;
+  /** Resolves once every fetch under way is stored (its row written) or discarded: a file served is held after it. */
+  idle(): Promise<void>;
 }
 
 export interface HubPlugin<Cfg = unknown> {
