@@ -36,7 +36,7 @@ export type Addressing = 'package' | 'path' | 'forge';
 /** `group`: one URL over several registries of the same type (decision 0051); its requests run the members' routes. */
 export type Mode = 'proxy' | 'hybrid' | 'local' | 'group';
 export type Permission = 'source:read' | 'source:write' | 'system:read' | 'system:write';
-export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE';
+export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** What a request is about. Canonical names follow INTERFACE.md section 3. */
 export interface Coordinate {
@@ -440,9 +440,10 @@ export interface RegistryKind<Cfg = unknown> {
   /**
    * Extra members of this kind's error bodies, beside the INTERFACE.md `error` member (which they cannot
    * replace): the OCI distribution API's `errors` array, which container clients print. `route` is the
-   * matched route's id, when one matched.
+   * matched route's id, when one matched; `kindCode` the code the handler named (a HubError's
+   * `detail.kindCode`, e.g. `MANIFEST_BLOB_UNKNOWN`).
    */
-  errorBody?(e: { status: number; code: string; message: string; route?: string }): Record<string, unknown>;
+  errorBody?(e: { status: number; code: string; message: string; route?: string; kindCode?: string }): Record<string, unknown>;
   /**
    * True when the request comes from a client that prints an error body's `error` only as a string (npm
    * prints an object as `[object Object]`). Its error bodies are then `{error: <message>, code, message,
