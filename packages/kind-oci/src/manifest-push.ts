@@ -120,7 +120,8 @@ async function push(rc: Rc, repo: string, ref: string) {
   return {
     status: 201,
     headers: { ...API_VERSION_HEADER, location: `${repoPath(rc, repo)}/manifests/${digest}`, 'docker-content-digest': digest, 'content-length': '0', ...(meta.subject ? { 'oci-subject': meta.subject } : {}) },
-    body: null,
+    // An empty body, not null: koa would make a null body's answer a 204.
+    body: Buffer.alloc(0),
   };
 }
 
@@ -140,7 +141,7 @@ async function remove(rc: Rc, repo: string, ref: string) {
     if (!was || (await rc.local.tags.remove(repo, { tag: ref })).length === 0) throw errors.notFound(`repository ${repo} has no tag ${ref}`);
     rc.recordAction('untag', { name: repo, version: ref }, `was ${was.version}`);
   }
-  return { status: 202, headers: { ...API_VERSION_HEADER, 'content-length': '0' }, body: null };
+  return { status: 202, headers: { ...API_VERSION_HEADER, 'content-length': '0' }, body: Buffer.alloc(0) };
 }
 
 export const manifestWrites: KindRoute<OciConfig> = {

@@ -22,12 +22,13 @@ function uploadReply(rc: Rc, repo: string, s: UploadState, status: number): Repl
   return {
     status,
     headers: { ...API_VERSION_HEADER, location: `${repoPath(rc, repo)}/blobs/uploads/${s.id}`, range: rangeOf(s.size), 'docker-upload-uuid': s.id, 'content-length': '0' },
-    body: null,
+    // An empty body, not null: koa would make a null body's answer a 204.
+    body: Buffer.alloc(0),
   };
 }
 
 function blobCreated(rc: Rc, repo: string, digest: string): Reply {
-  return { status: 201, headers: { ...API_VERSION_HEADER, location: `${repoPath(rc, repo)}/blobs/${digest}`, 'docker-content-digest': digest, 'content-length': '0' }, body: null };
+  return { status: 201, headers: { ...API_VERSION_HEADER, location: `${repoPath(rc, repo)}/blobs/${digest}`, 'docker-content-digest': digest, 'content-length': '0' }, body: Buffer.alloc(0) };
 }
 
 function digestParam(rc: Rc): string {
