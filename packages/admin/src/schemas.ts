@@ -108,3 +108,6 @@ export const CreatedToken = Type.Object({ ...tokenFields, user_id: Type.String()
 
 export const UnlistedAnswer = Type.Object({ registry: Type.String(), package_name: Type.String(), version: Type.String(), unlisted_by: Type.String(), created_at: time }, strict);
 export const UnlistedList = Type.Object({ unlisted: Type.Array(UnlistedAnswer) }, strict);
+
+/** Garbage collection of a local or hybrid registry (decision 0055). */
+export const GarbageBody = Type.Object({ dry_run: Type.Optional(Type.Boolean({ description: 'List what would be removed; remove nothing.' })) }, strict);

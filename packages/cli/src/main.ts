@@ -9,6 +9,7 @@ import { exposure, flags } from './commands/flags.js';
 import { health } from './commands/health.js';
 import { ipBlocks } from './commands/ip-blocks.js';
 import { login } from './commands/login.js';
+import { oci } from './commands/oci.js';
 import { packages } from './commands/packages.js';
 import { policies } from './commands/policies.js';
 import { sbom } from './commands/sbom.js';
@@ -43,6 +44,7 @@ export const COMMANDS: Record<string, Command> = {
   unblock,
   blocks,
   packages,
+  oci,
   policies,
   'access-check': accessCheck,
   cache,

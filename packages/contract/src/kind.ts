@@ -26,6 +26,7 @@ import type { Logger } from 'pino';
 import type { ClientCheck } from './client-check.js';
 import type { UpstreamClient } from './upstream.js';
 import type { DetectUpstream } from './detect-upstream.js';
+import type { GarbageCollector } from './garbage.js';
 import type { LocalRegistry, PublishAction } from './local.js';
 import type { VersionRangeHook } from './version-range.js';
 
@@ -457,6 +458,8 @@ export interface RegistryKind<Cfg = unknown> {
    * segments, in the first registry of this kind the request may read (decision 0025).
    */
   rootMount?: string;
+  /** Local and hybrid registries: removes published files the kind's documents no longer refer to (decision 0055). */
+  garbage?: GarbageCollector<Cfg>;
   /** Group registries: the kind's listing merges. Without it, the kind cannot be a group's type. */
   group?: GroupSupport<Cfg>;
   /** `hub init`: the upstream this machine's client is configured with, if the kind can tell. */

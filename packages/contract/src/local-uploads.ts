@@ -45,8 +45,8 @@ export interface LocalUploads {
   cancel(id: string, name: string): Promise<boolean>;
   /** Uploads of this registry started and still in flight (for garbage collection). */
   inFlight(): Promise<UploadState[]>;
-  /** Removes uploads untouched for `maxIdleMs`, and their parts; returns how many. */
-  expire(maxIdleMs: number): Promise<number>;
+  /** Removes uploads untouched for `maxIdleMs` (default: the registry's `deploy_expiry_secs`), and their parts; returns how many. */
+  expire(maxIdleMs?: number): Promise<number>;
 }
 
 /** One tag of a package: a name that points at one version and may move. */

@@ -24,9 +24,12 @@ export async function servedHere(rc: Rc, repo: string): Promise<boolean> {
   return rc.local.ownsName(repo);
 }
 
-/** A hybrid registry's repository is its own from the first push on: its upstream is never asked about it again. */
+/**
+ * A repository is the registry's from its first pushed blob: a hybrid registry never asks its upstream about it
+ * again, and garbage collection finds its blobs (it walks the registry's packages).
+ */
 export async function claimRepository(rc: Rc, repo: string): Promise<void> {
-  if (rc.registry.mode === 'hybrid' && !(await rc.local.ownsName(repo))) await rc.local.setPackageMeta(repo, { oci: 'pushed' });
+  if (!(await rc.local.ownsName(repo))) await rc.local.setPackageMeta(repo, { oci: 'pushed' });
 }
 
 /** `[...repository, ...words, last?]`: the repository (checked) and what follows the words; null when the path is not this shape. */

@@ -3,6 +3,7 @@
  * (fetch: the paths are plain; rawRequest is for hostile ones).
  */
 import type { Test } from 'tap';
+import admin from '@hub/admin';
 import publishing from '@hub/publishing';
 import { startTestHub, TEST_MYSQL_URL, createTestDatabase, type TestHub } from '@hub/testkit';
 import oci from '../src/index.js';
@@ -25,7 +26,7 @@ export async function hostedHub(t: Test, o: { registry?: Record<string, unknown>
     t.teardown(() => db.drop());
     mysqlUrl = db.url;
   }
-  const hub = await startTestHub({ dir: t.testdir(), plugins: [oci, publishing], registries: [{ name: 'box', type: 'oci', mode: 'local', ...o.registry }], mysqlUrl, config: o.config });
+  const hub = await startTestHub({ dir: t.testdir(), plugins: [oci, publishing, admin], registries: [{ name: 'box', type: 'oci', mode: 'local', ...o.registry }], mysqlUrl, config: o.config });
   t.teardown(() => hub.close());
   return {
     ...hub,

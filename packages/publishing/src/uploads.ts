@@ -72,7 +72,7 @@ export function createUploads(o: UploadsOptions): LocalUploads {
     if (tail) for await (const chunk of tail) yield chunk as Buffer;
   }
 
-  const expire = async (maxIdleMs: number) => {
+  const expire = async (maxIdleMs = o.expiryMs) => {
     const rows = await db('local_uploads').where({ registry }).andWhere('touched_at', '<', Date.now() - maxIdleMs).limit(1000).select('id');
     await removeSessions(rows.map((r) => r.id));
     return rows.length;

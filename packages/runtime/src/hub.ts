@@ -9,6 +9,7 @@ import { loadUrlSigner } from './auth/signed-urls.js';
 import { createArtifactCache, type ArtifactCache } from './cache/artifact-cache.js';
 import { createMetadataCache } from './cache/metadata-cache.js';
 import { startMaintenance } from './jobs/maintenance.js';
+import { startKindGarbage } from './jobs/kind-garbage.js';
 import type { HubConfig } from './config/schema.js';
 import type { RegistryKind } from '@hub/contract';
 import type { CachePurge, ClientRule, PluginInstance, RefusalRule, SignInMethod } from './contract/plugin.js';
@@ -253,6 +254,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
   const touchTimer = setInterval(() => void artifacts.flushTouches(), 30_000);
   touchTimer.unref();
   const maintenance = startMaintenance({ config, db, artifacts, audit, log, metrics });
+  const garbage = startKindGarbage({ db, log, served: registries, local: services.local, audit });
   if (cluster) health.contribute('replicas', cluster.health);
   health.contribute('upstream_mirrors', mirrorHealth);
 
@@ -297,6 +299,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
         const graceEnds = Date.now() + config.server.shutdown_grace_ms;
         clearInterval(touchTimer);
         await maintenance.stop();
+        await garbage.stop();
         await listener.close(config.server.shutdown_grace_ms);
         // Cache fills whose clients are gone get what is left of the grace; then their upstream requests are cut.
         await Promise.race([artifacts.idle(), delay(Math.max(0, graceEnds - Date.now()), undefined, { ref: false })]);
