@@ -140,10 +140,12 @@ const manifests: KindRoute<OciConfig> = {
   match(s): RouteMatch | null {
     const p = split(s, 'manifests');
     if (!p) return null;
-    if (!isTag(p.ref) && !isDigest(p.ref)) throw errors.badRequest(`"${p.ref.slice(0, 100)}" is neither a tag nor a sha256 digest`);
+    // A reference that cannot name a manifest names none: 404, as the distribution spec's pull scenarios expect.
+    if (!isTag(p.ref) && !isDigest(p.ref)) return { coordinate: { name: p.repo }, params: { unknown: p.ref } };
     return { coordinate: { name: p.repo, version: p.ref } };
   },
   async handle(rc, m) {
+    if (m.params?.unknown !== undefined) throw errors.notFound(`"${m.params.unknown.slice(0, 100)}" is neither a tag nor a sha256 digest, so it names no manifest`);
     const { name, version } = m.coordinate!;
     if (isDigest(version!)) return manifestByDigest(rc, name, version!);
     if (!(await servedHere(rc, name))) return manifestByTag(rc, name, version!);
