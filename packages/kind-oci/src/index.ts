@@ -5,6 +5,7 @@ import { detectUpstream } from './detect-upstream.js';
 import { garbage } from './gc.js';
 import { codec } from './names.js';
 import { errorBody, errorHeaders } from './oci-errors.js';
+import { nameProbe } from './name-probe.js';
 import { probe } from './probe.js';
 import { routes } from './routes.js';
 import { sbom } from './sbom.js';
@@ -32,6 +33,7 @@ export default defineKind<OciConfig>({
   detectUpstream,
   clientCheck,
   probe,
+  nameProbe,
   sbom,
   garbage,
 });

@@ -18,7 +18,9 @@ function ociCode(status: number, route: string | undefined): string {
 }
 
 export function errorBody(e: { status: number; code: string; message: string; route?: string; kindCode?: string }): Record<string, unknown> {
-  return { errors: [{ code: e.kindCode ?? ociCode(e.status, e.route), message: e.message, detail: { hub_code: e.code } }] };
+  // A first push to a hybrid registry of a repository its upstream has (decision 0043) is a refusal, not a bug.
+  const code = e.kindCode ?? (e.code === 'name_exists_upstream' ? 'DENIED' : ociCode(e.status, e.route));
+  return { errors: [{ code, message: e.message, detail: { hub_code: e.code } }] };
 }
 
 /** Container clients answer a Bearer challenge with a token dance of their own: hub asks for Basic (the token as password). */
