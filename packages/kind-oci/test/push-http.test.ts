@@ -94,6 +94,9 @@ t.test('manifests: missing blobs refused, tags moved and deleted, the audit rows
   t.equal(orphanIndex.json().errors[0].code, 'MANIFEST_UNKNOWN', 'an index before its platform manifests');
   const wrongDigest = await pushManifest(hub, 'app', image.index.digest, hub.publisher, amd64);
   t.equal(wrongDigest.json().errors[0].code, 'DIGEST_INVALID');
+  const huge = await call(hub, 'PUT', '/v2/box/app/manifests/huge', hub.publisher, Buffer.alloc(4 * 1024 * 1024 + 1, 0x20), { 'content-type': OCI_MANIFEST });
+  t.equal(huge.status, 413, 'a manifest past 4 MiB is not read whole');
+  t.equal(huge.json().errors[0].code, 'SIZE_INVALID');
   const notJson = await call(hub, 'PUT', '/v2/box/app/manifests/bad', hub.publisher, Buffer.from('{"schemaVersion":'), { 'content-type': OCI_MANIFEST });
   t.equal(notJson.json().errors[0].code, 'MANIFEST_INVALID');
 
