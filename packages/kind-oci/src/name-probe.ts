@@ -1,4 +1,4 @@
-import { probeAnswer, probeFetch, type NameProbe } from '@hub/contract';
+import { probeListing, type NameProbe } from '@hub/contract';
 import type { OciConfig } from './config.js';
 import { isRepository } from './names.js';
 import { upstreamAuthHeaders } from './upstream-auth.js';
@@ -12,6 +12,5 @@ export const nameProbe: NameProbe<OciConfig> = async (pc, name) => {
   const up = pc.registry.upstream;
   if (!isRepository(name) || !up) return 'inconclusive';
   const auth = await upstreamAuthHeaders({ registry: pc.registry, upstream: pc.upstream }, name).catch(() => ({}));
-  const r = await probeFetch(pc.upstream, `${up}/v2/${name}/tags/list`, { method: 'GET', maxBytes: 1024 * 1024, headers: { accept: 'application/json', ...auth } });
-  return probeAnswer(r.status);
+  return probeListing(pc.upstream, `${up}/v2/${name}/tags/list`, { accept: 'application/json', ...auth });
 };

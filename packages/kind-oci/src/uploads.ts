@@ -64,6 +64,7 @@ async function monolithic(rc: Rc, repo: string, digest: string): Promise<Reply> 
   }
   await rc.local.putFile({ key: blobKey(repo, digest), coordinate: { name: repo }, contentType: BLOB_TYPE, body: rc.body(), digests: [{ algorithm: 'sha256', hex: digest.slice(7) }] });
   await claimRepository(rc, repo);
+  rc.recordAction('upload', { name: repo, version: digest });
   return blobCreated(rc, repo, digest);
 }
 
@@ -108,6 +109,7 @@ async function finish(rc: Rc, repo: string, id: string): Promise<Reply> {
   const hasBody = rc.headers['content-length'] !== '0' && (rc.headers['content-length'] !== undefined || rc.headers['transfer-encoding'] !== undefined);
   await rc.local.uploads.finish(id, repo, { key, coordinate: { name: repo }, contentType: BLOB_TYPE, body: hasBody ? rc.body() : undefined, digests: [{ algorithm: 'sha256', hex: digest.slice(7) }] });
   await claimRepository(rc, repo);
+  rc.recordAction('upload', { name: repo, version: digest });
   return blobCreated(rc, repo, digest);
 }
 

@@ -130,6 +130,11 @@ t.test('manifests: missing blobs refused, tags moved and deleted, the audit rows
     { action: 'untag', user_id: 'pub', version: 'v2', detail: `was ${two.index.digest}` },
     { action: 'unpublish', version: image.index.digest },
   ]);
+  const uploads = await hub.hub.db('access_events').where({ action: 'upload', user_id: 'pub', package: 'app' }).select('version');
+  t.ok(
+    [...image.blobs.keys()].every((d) => uploads.some((u) => u.version === d)),
+    'each pushed blob is an upload row',
+  );
 });
 
 t.test('immutable tags', async (t) => {
