@@ -9,7 +9,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import t, { type Test } from 'tap';
-import { makeTar } from '@hub/testkit';
+import { makeTar, TEST_MYSQL_URL } from '@hub/testkit';
 import { call, hostedHub, type Answer, type Hosted } from './hosted-setup.js';
 
 const OCI_MANIFEST = 'application/vnd.oci.image.manifest.v1+json';
@@ -58,8 +58,8 @@ const ok2xx = (t: Test, r: Answer, what = '') => t.ok(r.status >= 200 && r.statu
 const oneOf = (t: Test, r: Answer, allowed: number[]) => t.ok(allowed.includes(r.status) || (allowed.includes(200) && r.status >= 200 && r.status < 300), `${r.status} is one of ${allowed.join(', ')}`);
 const tagsOf = (r: Answer): string[] => (r.json() as { tags: string[] }).tags;
 
-t.test('OCI distribution-spec conformance (v1.1.1 scenarios)', async (t) => {
-  const hub = await hostedHub(t);
+for (const db of ['sqlite', 'mysql'] as const) t.test(`OCI distribution-spec conformance (v1.1.1 scenarios, ${db})`, { skip: db === 'mysql' && !TEST_MYSQL_URL ? 'HUB_TEST_MYSQL_URL is not set' : false }, async (t) => {
+  const hub = await hostedHub(t, { mysql: db === 'mysql' });
   const d = testData();
   const name = 'conformance/repo';
   const crossmount = `conformance-${randomBytes(6).toString('hex')}`;

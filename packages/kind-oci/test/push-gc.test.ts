@@ -3,11 +3,12 @@
  * period, unreferenced blobs after it, never a blob of a repository with an upload in flight; a dry run lists.
  */
 import t from 'tap';
+import { TEST_MYSQL_URL } from '@hub/testkit';
 import { buildImage, digestOf } from './image.js';
 import { call, hostedHub, pushBlob, pushImage } from './hosted-setup.js';
 
-t.test('garbage collection after the grace period, never under an upload in flight', async (t) => {
-  const hub = await hostedHub(t, { registry: { gc_grace_secs: 3600 } });
+for (const db of ['sqlite', 'mysql'] as const) t.test(`garbage collection after the grace period, never under an upload in flight (${db})`, { skip: db === 'mysql' && !TEST_MYSQL_URL ? 'HUB_TEST_MYSQL_URL is not set' : false }, async (t) => {
+  const hub = await hostedHub(t, { registry: { gc_grace_secs: 3600 }, mysql: db === 'mysql' });
   const image = buildImage('kept');
   await pushImage(hub, 'app', 'v1', hub.publisher, image);
   const orphan = Buffer.from('pushed, never named by a manifest');
