@@ -53,3 +53,15 @@ for (const db of ['sqlite', 'mysql'] as const) t.test(`garbage collection after 
   const rows = await hub.hub.db('access_events').where({ action: 'garbage_collect' }).orderBy('id').select('user_id', 'status', 'detail');
   t.match(rows.at(-1), { user_id: 'admin', status: 200, detail: /removed 1 file/ });
 });
+
+t.test('the scheduled collection removes an orphan on its own and audits it as system:gc', async (t) => {
+  const hub = await hostedHub(t, { registry: { gc_grace_secs: 0, gc_interval_secs: 1 } });
+  const orphan = Buffer.from('collected by the schedule');
+  await pushBlob(hub, 'app', hub.publisher, orphan);
+  // The schedule's first run is one interval after the start; wait for its effect, not for a time.
+  for (let i = 0; i < 300 && (await call(hub, 'GET', `/v2/box/app/blobs/${digestOf(orphan)}`, hub.reader)).status === 200; i++) await new Promise((r) => setTimeout(r, 100));
+  t.equal((await call(hub, 'GET', `/v2/box/app/blobs/${digestOf(orphan)}`, hub.reader)).status, 404, 'removed by the scheduled job');
+  await hub.hub.audit.flush();
+  t.match(await hub.hub.db('access_events').where({ action: 'garbage_collect' }).select('user_id', 'package', 'detail'), [{ user_id: 'system:gc', package: 'app', detail: new RegExp(`blobs/app@${digestOf(orphan)}`) }]);
+  t.ok(await hub.hub.db('settings').where({ name: 'garbage.box.next_run_at' }).first('value'), 'its due time is the shared schedule row');
+});
