@@ -107,7 +107,13 @@ async function finish(rc: Rc, repo: string, id: string): Promise<Reply> {
     return blobCreated(rc, repo, digest);
   }
   const hasBody = rc.headers['content-length'] !== '0' && (rc.headers['content-length'] !== undefined || rc.headers['transfer-encoding'] !== undefined);
-  await rc.local.uploads.finish(id, repo, { key, coordinate: { name: repo }, contentType: BLOB_TYPE, body: hasBody ? rc.body() : undefined, digests: [{ algorithm: 'sha256', hex: digest.slice(7) }] });
+  try {
+    await rc.local.uploads.finish(id, repo, { key, coordinate: { name: repo }, contentType: BLOB_TYPE, body: hasBody ? rc.body() : undefined, digests: [{ algorithm: 'sha256', hex: digest.slice(7) }] });
+  } catch (e) {
+    // The same blob stored meanwhile by another upload (two layers pushed at once): these bytes are not needed.
+    if (!isHubError(e) || e.status !== 409 || (await rc.local.file(key))?.sha256 !== digest.slice(7)) throw e;
+    await rc.local.uploads.cancel(id, repo);
+  }
   await claimRepository(rc, repo);
   rc.recordAction('upload', { name: repo, version: digest });
   return blobCreated(rc, repo, digest);

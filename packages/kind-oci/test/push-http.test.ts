@@ -67,6 +67,17 @@ t.test('POST then PUT, cancel, the cross-repository mount', async (t) => {
   const put = await call(hub, 'PUT', `${started.headers.get('location')}?digest=${digest}`, hub.publisher, blob, { 'content-type': 'application/octet-stream' });
   t.equal(put.status, 201);
 
+  // Two uploads of one blob finished at once (two images sharing a layer, pushed in parallel): both succeed.
+  const twin = Buffer.from('a layer two pushes share');
+  const sessions = await Promise.all([1, 2].map(() => call(hub, 'POST', '/v2/box/a/blobs/uploads/', hub.publisher)));
+  for (const s of sessions) await call(hub, 'PATCH', s.headers.get('location')!, hub.publisher, twin);
+  const finished = await Promise.all(sessions.map((s) => call(hub, 'PUT', `${s.headers.get('location')}?digest=${digestOf(twin)}`, hub.publisher, undefined, { 'content-length': '0' })));
+  t.same(
+    finished.map((r) => r.status),
+    [201, 201],
+  );
+  t.same(await hub.hub.db('local_uploads').select('id'), [], 'neither session is left');
+
   const cancelled = await call(hub, 'POST', '/v2/box/a/blobs/uploads/', hub.publisher);
   t.equal((await call(hub, 'DELETE', cancelled.headers.get('location')!, hub.publisher)).status, 204);
   t.equal((await call(hub, 'GET', cancelled.headers.get('location')!, hub.publisher)).status, 404);
