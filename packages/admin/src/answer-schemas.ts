@@ -219,3 +219,25 @@ export const CleanupAnswer = Type.Object(
   },
   strict,
 );
+
+/** What garbage collection removed (or, in a dry run, would remove). */
+export const GarbageAnswer = Type.Object(
+  {
+    registry: Type.String(),
+    dry_run: Type.Boolean(),
+    removed: Type.Array(
+      Type.Object(
+        {
+          key: Type.String({ description: 'The file, as the registry serves it (`blobs/<repository>@<digest>`).' }),
+          package_name: Type.String(),
+          sha256: Type.String(),
+          size: Type.Integer({ minimum: 0 }),
+          stored_at: Type.String({ format: 'date-time' }),
+        },
+        strict,
+      ),
+    ),
+    skipped: Type.Array(Type.String(), { description: 'Packages passed over: an upload to them is in flight.' }),
+  },
+  strict,
+);

@@ -111,3 +111,5 @@ export const UnlistedList = Type.Object({ unlisted: Type.Array(UnlistedAnswer) }
 
 /** A cleanup run now: every registry with rules, or one. */
 export const CleanupRunBody = Type.Object({ registry: Type.Optional(text(64)), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, description: 'Versions listed at most (default 1000); the totals count all.' })) }, strict);
+/** Garbage collection of a local or hybrid registry (decision 0055). */
+export const GarbageBody = Type.Object({ dry_run: Type.Optional(Type.Boolean({ description: 'List what would be removed; remove nothing.' })) }, strict);

@@ -11,6 +11,7 @@ import { health } from './commands/health.js';
 import { ipBlocks } from './commands/ip-blocks.js';
 import { lockfile, warm } from './commands/lockfile.js';
 import { login } from './commands/login.js';
+import { oci } from './commands/oci.js';
 import { packages } from './commands/packages.js';
 import { policies } from './commands/policies.js';
 import { sbom } from './commands/sbom.js';
@@ -45,6 +46,7 @@ export const COMMANDS: Record<string, Command> = {
   unblock,
   blocks,
   packages,
+  oci,
   policies,
   'access-check': accessCheck,
   cache,

@@ -32,6 +32,7 @@ Admin commands (talk to a running hub over its admin API):
   access-check       ask whether a user, token or role may do something (exit 1 when denied)
   cache              purge cached artifacts of a package
   cleanup            run the registries' cleanup rules now (--dry-run: list what would go)
+  oci                hosted container registries: garbage collection of pushed blobs
   upstream           the upstream-disappearance audit: sweep, recheck, list, status
   events             list the notifications the hub sent (disappeared packages, outages)
   health             the health card: database, registries, cache and audit (exit 1 unless ok)

@@ -14,6 +14,7 @@ import audit from '@hub/audit';
 import flagsPlugin from '@hub/flags';
 import ipBlocks from '@hub/ip-blocks';
 import npm from '@hub/kind-npm';
+import oci from '@hub/kind-oci';
 import { generic } from '@hub/kind-path';
 import { VERSION } from '@hub/runtime';
 import { npmFixtureHandler, signFlagRequest, startFixtureUpstream, startTestHub } from '@hub/testkit';
@@ -27,12 +28,13 @@ const upstream = await startFixtureUpstream({ handler: npmFixtureHandler(NPM_FIX
 t.teardown(() => upstream.close());
 const s = await startTestHub({
   dir: t.testdir(),
-  plugins: [npm, generic, admin, audit, flagsPlugin, publishing, ipBlocks],
+  plugins: [npm, generic, oci, admin, audit, flagsPlugin, publishing, ipBlocks],
   registries: [
     { name: 'npm', type: 'npm', mode: 'proxy', upstream: upstream.url },
     // Published files older than a day go by the cleanup rule (none is, until the test ages one).
     { name: 'files', type: 'generic', mode: 'local', cleanup: [{ older_than_days: 1, include_published: true }] },
     { name: 'mixed', type: 'npm', mode: 'hybrid', upstream: upstream.url },
+    { name: 'boxes', type: 'oci', mode: 'local' },
   ],
   config: {
     flag_sources: [{ name: 'osv', secret: SECRET }] as never,
@@ -194,6 +196,7 @@ t.test('real answers validate against the response schemas their routes declare'
   await check('DELETE', '/api/v1/admin/local-packages/versions', '/api/v1/admin/local-packages/versions', { registry: 'files', package_name: 'repo', version: 'tools/a-1.0.bin' });
   t.same((await check('GET', status, '/api/v1/admin/local-packages/status')).tombstones, ['tools/a-1.0.bin']);
   t.match(await check('POST', '/api/v1/admin/local-packages/local-only', '/api/v1/admin/local-packages/local-only', { registry: 'files', package_name: 'repo', local_only: false }), { local_only: false });
+  t.match(await check('POST', '/api/v1/admin/registries/boxes/gc', '/api/v1/admin/registries/{registry}/gc', { dry_run: true }), { registry: 'boxes', dry_run: true, removed: [], skipped: [] });
   t.match(await check('POST', '/api/v1/admin/registries/mixed/claims', '/api/v1/admin/registries/{registry}/claims', { package: 'hubdemo' }), { registry: 'mixed', package: 'hubdemo', claimed_by: 'admin' });
   t.match((await check('GET', '/api/v1/admin/registries/mixed/claims', '/api/v1/admin/registries/{registry}/claims')).claims, [{ package: 'hubdemo' }]);
   t.match(await check('DELETE', '/api/v1/admin/registries/mixed/claims/hubdemo', '/api/v1/admin/registries/{registry}/claims/{package}'), { package: 'hubdemo' });
@@ -218,7 +221,7 @@ t.test('real answers validate against the response schemas their routes declare'
   t.equal((await check('GET', '/api/v1/admin/sbom?format=cyclonedx', '/api/v1/admin/sbom')).components.length, 4, 'three npm versions and a published file');
   t.equal((await check('GET', '/api/v1/admin/sbom?format=spdx&registry=npm', '/api/v1/admin/sbom')).packages.length, 3);
   const inventory = await check('GET', '/api/v1/admin/sbom', '/api/v1/admin/sbom');
-  t.same(inventory.registries, ['npm', 'files', 'mixed']);
+  t.same(inventory.registries, ['npm', 'files', 'mixed', 'boxes']);
   t.match(inventory.packages, [{ name: 'hubdemo', version: '1.0.0', pulled_by: [{ user_id: 'rita', downloads: 1 }] }, { name: 'hubdemo', version: '1.1.0' }, { name: 'hubdep' }]);
 
   // The upstream audit: a sweep of every registry, a package's status, a recheck.

@@ -6,6 +6,8 @@
 export * from './kind.js';
 export * from './upstream.js';
 export type * from './local.js';
+export type * from './local-uploads.js';
+export type * from './garbage.js';
 export * from './detect-upstream.js';
 export type * from './client-check.js';
 export { HubError, errors, isHubError, ERROR_CODES, type ErrorCode } from './errors.js';

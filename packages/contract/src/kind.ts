@@ -26,6 +26,7 @@ import type { Logger } from 'pino';
 import type { ClientCheck } from './client-check.js';
 import type { UpstreamClient } from './upstream.js';
 import type { DetectUpstream } from './detect-upstream.js';
+import type { GarbageCollector } from './garbage.js';
 import type { LocalRegistry, PublishAction } from './local.js';
 import type { VersionRangeHook } from './version-range.js';
 
@@ -36,7 +37,7 @@ export type Addressing = 'package' | 'path' | 'forge';
 /** `group`: one URL over several registries of the same type (decision 0051); its requests run the members' routes. */
 export type Mode = 'proxy' | 'hybrid' | 'local' | 'group';
 export type Permission = 'source:read' | 'source:write' | 'system:read' | 'system:write';
-export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE';
+export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** What a request is about. Canonical names follow INTERFACE.md section 3. */
 export interface Coordinate {
@@ -440,9 +441,10 @@ export interface RegistryKind<Cfg = unknown> {
   /**
    * Extra members of this kind's error bodies, beside the INTERFACE.md `error` member (which they cannot
    * replace): the OCI distribution API's `errors` array, which container clients print. `route` is the
-   * matched route's id, when one matched.
+   * matched route's id, when one matched; `kindCode` the code the handler named (a HubError's
+   * `detail.kindCode`, e.g. `MANIFEST_BLOB_UNKNOWN`).
    */
-  errorBody?(e: { status: number; code: string; message: string; route?: string }): Record<string, unknown>;
+  errorBody?(e: { status: number; code: string; message: string; route?: string; kindCode?: string }): Record<string, unknown>;
   /**
    * True when the request comes from a client that prints an error body's `error` only as a string (npm
    * prints an object as `[object Object]`). Its error bodies are then `{error: <message>, code, message,
@@ -456,6 +458,8 @@ export interface RegistryKind<Cfg = unknown> {
    * segments, in the first registry of this kind the request may read (decision 0025).
    */
   rootMount?: string;
+  /** Local and hybrid registries: removes published files the kind's documents no longer refer to (decision 0055). */
+  garbage?: GarbageCollector<Cfg>;
   /** Group registries: the kind's listing merges. Without it, the kind cannot be a group's type. */
   group?: GroupSupport<Cfg>;
   /** `hub init`: the upstream this machine's client is configured with, if the kind can tell. */

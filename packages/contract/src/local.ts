@@ -6,6 +6,7 @@
  */
 import type { Readable } from 'node:stream';
 import type { Coordinate, Digest } from './kind.js';
+import type { LocalFiles, LocalTags, LocalUploads } from './local-uploads.js';
 
 export interface LocalFile {
   /** The artifact's cache key: the same key the kind's download route serves it under. */
@@ -67,8 +68,11 @@ export interface LocalRegistry {
   versions(name: string): Promise<LocalVersion[]>;
   /** Yank, deprecate or change what the kind kept; false when there is no such version. */
   updateVersion(name: string, version: string, change: LocalVersionChange): Promise<boolean>;
-  /** Deletes a version and its files; a tombstone keeps its number from ever being published again. */
-  deleteVersion(name: string, version: string): Promise<boolean>;
+  /**
+   * Deletes a version and its files; a tombstone keeps its number from ever being published again, unless
+   * `tombstone: false` (an OCI manifest: its version is the digest of its bytes, which may be pushed again).
+   */
+  deleteVersion(name: string, version: string, o?: { tombstone?: boolean }): Promise<boolean>;
   /** Versions deleted here: never published again. */
   tombstones(name: string): Promise<string[]>;
   /** A per-package document the kind keeps (npm dist-tags), or null. */
@@ -79,10 +83,16 @@ export interface LocalRegistry {
    * its upstream about it, so a public package of the same name is never served (dependency confusion).
    */
   ownsName(name: string): Promise<boolean>;
+  /** Uploads in several requests, across replicas (decision 0054). */
+  uploads: LocalUploads;
+  /** Tags: names of versions that may move. */
+  tags: LocalTags;
+  /** The published files of a package, cross-package links and single-file removal (garbage collection). */
+  files: LocalFiles;
 }
 
 /**
  * What an audit row says a write did. `upload`: a file of a version not yet complete (go's .info and .mod
  * before its .zip); the `publish` that completes the version emits the event.
  */
-export type PublishAction = 'publish' | 'upload' | 'unpublish' | 'yank' | 'unyank' | 'deprecate' | 'dist_tag';
+export type PublishAction = 'publish' | 'upload' | 'unpublish' | 'yank' | 'unyank' | 'deprecate' | 'dist_tag' | 'tag' | 'untag';

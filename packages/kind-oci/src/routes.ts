@@ -5,10 +5,16 @@ import type { OciConfig } from './config.js';
 import { acceptedTypes, linksOf, MANIFEST_TYPES, MAX_MANIFEST_BYTES, mediaTypeOf, OCI_MANIFEST, parseManifest } from './media-types.js';
 import { isDigest, isRepository, isTag } from './names.js';
 import { forgetUpstreamAuth, upstreamAuthHeaders } from './upstream-auth.js';
+import { servedHere } from './hosted.js';
+import { manifestWrites } from './manifest-push.js';
+import { referrers } from './referrers.js';
+import { hostedTag, hostedTagList } from './tags.js';
+import { blobUploads } from './uploads.js';
 
 type Rc = RequestContext<OciConfig>;
 
-export const API_VERSION_HEADER = { 'docker-distribution-api-version': 'registry/2.0' };
+export { API_VERSION_HEADER } from './hosted.js';
+import { API_VERSION_HEADER } from './hosted.js';
 const sha256 = (b: Buffer) => `sha256:${createHash('sha256').update(b).digest('hex')}`;
 const MAX_TAG_LIST_BYTES = 8 * 1024 * 1024;
 
@@ -134,12 +140,20 @@ const manifests: KindRoute<OciConfig> = {
   match(s): RouteMatch | null {
     const p = split(s, 'manifests');
     if (!p) return null;
-    if (!isTag(p.ref) && !isDigest(p.ref)) throw errors.badRequest(`"${p.ref.slice(0, 100)}" is neither a tag nor a sha256 digest`);
+    // A reference that cannot name a manifest names none: 404, as the distribution spec's pull scenarios expect.
+    if (!isTag(p.ref) && !isDigest(p.ref)) return { coordinate: { name: p.repo }, params: { unknown: p.ref } };
     return { coordinate: { name: p.repo, version: p.ref } };
   },
-  handle: (rc, m) => {
+  async handle(rc, m) {
+    if (m.params?.unknown !== undefined) throw errors.notFound(`"${m.params.unknown.slice(0, 100)}" is neither a tag nor a sha256 digest, so it names no manifest`);
     const { name, version } = m.coordinate!;
-    return isDigest(version!) ? manifestByDigest(rc, name, version!) : manifestByTag(rc, name, version!);
+    if (isDigest(version!)) return manifestByDigest(rc, name, version!);
+    if (!(await servedHere(rc, name))) return manifestByTag(rc, name, version!);
+    // A pushed tag: its manifest is a published file, checked against blocks under its digest first.
+    const digest = await hostedTag(rc, name, version!);
+    await rc.authorize({ name, version: digest });
+    const r = await manifestByDigest(rc, name, digest, undefined, undefined, false);
+    return { ...r, headers: { ...r.headers, 'cache-control': 'no-cache' } };
   },
 };
 
@@ -193,6 +207,7 @@ const tagList: KindRoute<OciConfig> = {
   },
   async handle(rc, m) {
     const repo = m.coordinate!.name;
+    if (await servedHere(rc, repo)) return hostedTagList(rc, repo);
     const doc = await withUpstreamAuth(rc, repo, (auth) =>
       rc.metadata({
         key: `tag-list/${repo}`,
@@ -215,4 +230,5 @@ const tagList: KindRoute<OciConfig> = {
   },
 };
 
-export const routes: readonly KindRoute<OciConfig>[] = [base, manifests, blobs, tagList];
+/** Pulls first; the push half (decision 0054) answers the writes the pull routes' paths do not take. */
+export const routes: readonly KindRoute<OciConfig>[] = [base, manifests, blobs, tagList, referrers, blobUploads, manifestWrites];

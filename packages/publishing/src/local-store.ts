@@ -11,7 +11,10 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Knex } from 'knex';
 import { ARCHIVE_CHECK_LIMITS, errors, HubError, structuralVerifier, type BlobStore, type Coordinate, type LocalClaim, type LocalFile, type LocalLimits, type LocalPackage, type LocalRegistry, type LocalStore, type LocalVersion, type PublishedFiles, type StoredFile } from '@hub/runtime';
+import { createFiles } from './files.js';
 import type { LocalVersionRecord } from './tables.js';
+import { createTags } from './tags.js';
+import { createUploads } from './uploads.js';
 
 export interface LocalStoreOptions {
   db: Knex;
@@ -64,6 +67,8 @@ export function createLocalStore(o: LocalStoreOptions): LocalStore {
     if (taken !== 1) throw new HubError('insufficient_storage', `registry ${registry} is over its quota of ${quota} bytes ([[registries]] quota_bytes)`);
   }
   const release = (registry: string, bytes: number) => db('registry_usage').where({ registry }).decrement('bytes', bytes);
+  /** Whether a blob is still named: by a file or cached document, or by a part of an upload in flight. */
+  const blobHeld = async (sha256: string) => (await files.blobInUse(sha256)) || (await db('local_upload_parts').where({ blob_sha256: sha256 }).first('upload_id')) !== undefined;
 
   const byName = (registry: string, name: string) => ({ registry, name_sha256: nameHash(name) });
 
@@ -132,7 +137,7 @@ export function createLocalStore(o: LocalStoreOptions): LocalStore {
       throw new HubError('forbidden', `${name} ${version} is being deployed by another publisher; it is theirs until it is complete or until ${until} passes without a file from them ([[registries]] deploy_expiry_secs)`);
     }
 
-    return {
+    const local: LocalRegistry = {
       async putFile(f: LocalFile) {
         const c = canonical(f.coordinate);
         const existing = await files.find(registry, f.key);
@@ -177,7 +182,7 @@ export function createLocalStore(o: LocalStoreOptions): LocalStore {
         } catch (e) {
           await fsp.rm(spooled.tmpPath, { force: true });
           if (reserved) await release(registry, spooled.size);
-          if (promoted && !(await files.blobInUse(spooled.sha256))) await o.blobs.delete(spooled.sha256);
+          if (promoted && !(await blobHeld(spooled.sha256))) await o.blobs.delete(spooled.sha256);
           // Two publishes of one key at once: the second loses here, and its blob goes unless the first names it.
           if (isUniqueViolation(e)) throw conflict(`${f.key} is already published; published files never change`);
           throw e;
@@ -222,7 +227,7 @@ export function createLocalStore(o: LocalStoreOptions): LocalStore {
         return (await db('local_versions').where({ ...byName(registry, normalizeName(rawName)), version }).update(patch)) > 0;
       },
 
-      async deleteVersion(rawName, asked) {
+      async deleteVersion(rawName, asked, opts) {
         const name = normalizeName(rawName);
         const version = (await recorded(name, asked)) ?? asked;
         const removed = await db.transaction(async (trx) => {
@@ -231,7 +236,8 @@ export function createLocalStore(o: LocalStoreOptions): LocalStore {
           // never change (decision 0044), so deleting is how a wrong one leaves.
           const gone = await files.removeVersion(trx, registry, name, version);
           if (n === 0 && gone.length === 0) return null;
-          await trx('local_tombstones').insert({ ...byName(registry, name), name, version, deleted_at: Date.now(), deleted_by: user }).onConflict(['registry', 'name_sha256', 'version']).ignore();
+          if (opts?.tombstone !== false)
+            await trx('local_tombstones').insert({ ...byName(registry, name), name, version, deleted_at: Date.now(), deleted_by: user }).onConflict(['registry', 'name_sha256', 'version']).ignore();
           await trx('local_deploys').where({ ...byName(registry, name), version }).delete();
           return gone;
         });
@@ -239,7 +245,7 @@ export function createLocalStore(o: LocalStoreOptions): LocalStore {
         for (const f of removed) o.forgetArtifact?.(registry, f.cache_key);
         const bytes = removed.reduce((sum, f) => sum + f.size, 0);
         if (bytes > 0) await release(registry, bytes);
-        for (const f of removed) if (!(await files.blobInUse(f.blob_sha256))) await o.blobs.delete(f.blob_sha256);
+        for (const f of removed) if (!(await blobHeld(f.blob_sha256))) await o.blobs.delete(f.blob_sha256);
         return true;
       },
 
@@ -262,7 +268,24 @@ export function createLocalStore(o: LocalStoreOptions): LocalStore {
         const row = await db('local_packages').where(byName(registry, normalizeName(rawName))).first('local_only');
         return row !== undefined && Boolean(row.local_only);
       },
+
+      uploads: undefined as unknown as LocalRegistry['uploads'],
+      tags: createTags(db, registry, user, nameHash),
+      files: createFiles({ db, blobs: o.blobs, files, registry, reserve: (bytes) => reserve(registry, bytes, limits.quotaBytes), release: (bytes) => release(registry, bytes), forgetArtifact: o.forgetArtifact, blobHeld }),
     };
+    local.uploads = createUploads({
+      db,
+      blobs: o.blobs,
+      files,
+      registry,
+      user,
+      maxPublishBytes: limits.maxPublishBytes,
+      quotaBytes: limits.quotaBytes,
+      expiryMs: (limits.deployExpirySecs ?? 3600) * 1000,
+      nameHash: (n) => nameHash(normalizeName(n)),
+      putFile: (f) => local.putFile(f),
+    });
+    return local;
   }
 
   return {

@@ -55,6 +55,34 @@ export interface LocalDeployRecord {
   touched_at: DbInt;
 }
 
+export interface LocalUploadRecord {
+  id: string;
+  registry: string;
+  name_sha256: string;
+  name: string;
+  owner: string | null;
+  size: DbInt;
+  started_at: DbInt;
+  touched_at: DbInt;
+}
+
+export interface LocalUploadPartRecord {
+  upload_id: string;
+  offset: DbInt;
+  blob_sha256: string;
+  size: DbInt;
+}
+
+export interface LocalTagRecord {
+  id: DbInt;
+  registry: string;
+  name_sha256: string;
+  tag: string;
+  version: string;
+  updated_at: DbInt;
+  updated_by: string | null;
+}
+
 type AutoId<R> = Knex.CompositeTableType<R, Omit<R, 'id'>, Partial<Omit<R, 'id'>>>;
 
 declare module 'knex/types/tables.js' {
@@ -65,5 +93,8 @@ declare module 'knex/types/tables.js' {
     local_claims: AutoId<LocalClaimRecord>;
     local_deploys: AutoId<LocalDeployRecord>;
     registry_usage: { registry: string; bytes: DbInt };
+    local_uploads: LocalUploadRecord;
+    local_upload_parts: LocalUploadPartRecord;
+    local_tags: AutoId<LocalTagRecord>;
   }
 }

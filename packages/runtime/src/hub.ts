@@ -12,6 +12,7 @@ import { createCleanup, type Cleanup } from './cache/cleanup-run.js';
 import { watchRegistryQuotas } from './cache/registry-quota.js';
 import { reclaimRegistry } from './cache/retention.js';
 import { startMaintenance } from './jobs/maintenance.js';
+import { startKindGarbage } from './jobs/kind-garbage.js';
 import type { HubConfig } from './config/schema.js';
 import type { RegistryKind } from '@hub/contract';
 import type { CachePurge, ClientRule, PluginInstance, RefusalRule, SignInMethod } from './contract/plugin.js';
@@ -264,6 +265,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
   const touchTimer = setInterval(() => void artifacts.flushTouches(), 30_000);
   touchTimer.unref();
   const maintenance = startMaintenance({ config, db, artifacts, audit, log, metrics, cleanup });
+  const garbage = startKindGarbage({ db, log, served: registries, local: services.local, audit });
   if (cluster) health.contribute('replicas', cluster.health);
   health.contribute('upstream_mirrors', mirrorHealth);
 
@@ -309,6 +311,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
         const graceEnds = Date.now() + config.server.shutdown_grace_ms;
         clearInterval(touchTimer);
         await maintenance.stop();
+        await garbage.stop();
         await listener.close(config.server.shutdown_grace_ms);
         // Cache fills whose clients are gone get what is left of the grace; then their upstream requests are cut.
         await Promise.race([artifacts.idle(), delay(Math.max(0, graceEnds - Date.now()), undefined, { ref: false })]);

@@ -25,6 +25,7 @@ export type { PublishedFile, PublishedFiles } from './storage/artifact-rows.js';
 export type { HubMetrics } from './metrics.js';
 export type { Cleanup, CleanupItem, CleanupReport, CleanupRequest } from './cache/cleanup-run.js';
 export { startSchedule, type ScheduleOptions } from './jobs/schedule.js';
+export { collectGarbage } from './jobs/kind-garbage.js';
 export type { HealthContribution } from './health/health-board.js';
 export { signBody, type EventBus, type HubEventListener, type HubEvent } from './events/event-bus.js';
 export type { AccessOutcome, AuditContext } from './audit/access-event.js';

@@ -7,6 +7,7 @@ import { cleanupRoutes } from './cleanup.js';
 import { eventRoutes } from './events.js';
 import { healthRoutes } from './health.js';
 import { claimRoutes } from './claims.js';
+import { garbageRoutes } from './garbage.js';
 import { localPackageRoutes } from './local-packages.js';
 import { policyRoutes } from './policies.js';
 import { sbomRoutes } from './sbom.js';
@@ -30,6 +31,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   ...healthRoutes,
   ...localPackageRoutes,
   ...claimRoutes,
+  ...garbageRoutes,
   ...packageRoutes,
   ...sbomRoutes,
 ];

@@ -61,6 +61,21 @@ export function guardFirstPublish(local: LocalRegistry, reg: ServedRegistry, sto
       await check(name, version);
       return local.addVersion(name, version, meta);
     },
+    // An upload in several requests is refused at its start, before a byte is stored.
+    uploads: {
+      ...local.uploads,
+      async start(name: string) {
+        await check(name, undefined);
+        return local.uploads.start(name);
+      },
+    },
+    files: {
+      ...local.files,
+      async link(key, coordinate, contentType, fromKey) {
+        await check(coordinate.name, coordinate.version);
+        return local.files.link(key, coordinate, contentType, fromKey);
+      },
+    },
   };
 }
 

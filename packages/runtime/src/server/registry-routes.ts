@@ -158,7 +158,7 @@ export function registryRoutes(d: RegistryRoutesDeps): Koa.Middleware {
       // The kind may say the refusal in its client's own words too (npm prints an `npm-notice` header).
       if (isHubError(e) && reg.kind.errorHeaders) Object.assign(e.headers, reg.kind.errorHeaders({ status: e.status, code: e.code, message: e.message }));
       // And in its error body's own members (container clients print the OCI `errors` array).
-      if (isHubError(e) && reg.kind.errorBody) ctx.state.errorBody = reg.kind.errorBody({ status: e.status, code: e.code, message: e.message, route: routeId });
+      if (isHubError(e) && reg.kind.errorBody) ctx.state.errorBody = reg.kind.errorBody({ status: e.status, code: e.code, message: e.message, route: routeId, kindCode: typeof e.detail.kindCode === 'string' ? e.detail.kindCode : undefined });
       // And with `error` as text, for clients that print nothing else (npm).
       if (isHubError(e) && reg.kind.textErrors?.(ctx.headers as Record<string, string | undefined>)) ctx.state.textErrors = true;
       throw e;

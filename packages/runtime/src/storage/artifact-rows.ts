@@ -81,6 +81,17 @@ export function publishedFiles(db: Knex) {
       await trx('artifacts').whereIn('id', files.map((f) => f.id)).delete();
       return files.map((f) => ({ cache_key: f.cache_key, blob_sha256: f.blob_sha256, size: Number(f.size) }));
     },
+    /** A package's published files (garbage collection reads them), by key. */
+    async list(registry: string, packageName: string, limit = 100_000): Promise<Array<PublishedFile & { fetched_at: number }>> {
+      const rows = await db('artifacts').where({ registry, package_name: packageName, origin: 'local' }).orderBy('cache_key').limit(limit).select('registry', 'cache_key', 'package_name', 'version', 'blob_sha256', 'size', 'content_type', 'fetched_at');
+      return rows.map((r) => ({ ...r, size: Number(r.size), fetched_at: Number(r.fetched_at) }));
+    },
+    /** Deletes one published file's row and returns it (null when there was none). */
+    async remove(trx: Knex.Transaction, registry: string, key: string): Promise<Pick<ArtifactRow, 'cache_key' | 'blob_sha256' | 'size'> | null> {
+      const row = await trx('artifacts').where({ registry, key_sha256: keyHash(key), origin: 'local' }).first('id', 'cache_key', 'blob_sha256', 'size');
+      if (!row || (await trx('artifacts').where({ id: row.id }).delete()) !== 1) return null;
+      return { cache_key: row.cache_key, blob_sha256: row.blob_sha256, size: Number(row.size) };
+    },
     blobInUse: (sha256: string) => blobInUse(db, sha256),
   };
 }
