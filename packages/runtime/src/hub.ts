@@ -193,7 +193,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
       refusals,
       local: services.local,
       keptPackages: async (registry) => (await kept?.packages(registry)) ?? [],
-      onPublished: (e) => void events.emit('package_published', e).catch((err: Error) => log.warn({ err: err.message }, 'package_published event not recorded')),
+      onPackageEvent: (type, e) => void events.emit(type, e).catch((err: Error) => log.warn({ err: err.message }, `${type} event not recorded`)),
     }),
   });
 

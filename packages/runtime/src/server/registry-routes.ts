@@ -34,8 +34,8 @@ export interface RegistryRoutesDeps {
   local: LocalStore;
   /** Packages of a registry whose last good listing is kept (the upstream removed them). */
   keptPackages(registry: string): Promise<readonly string[]>;
-  /** A version was published: the `package_published` event. */
-  onPublished(e: { registry: string; package: string; version?: string; user: string | null }): void;
+  /** A version was published (`package_published`) or unpublished (`package_unpublished`): the event. */
+  onPackageEvent(type: 'package_published' | 'package_unpublished', e: { registry: string; package: string; version?: string; user: string | null; detail?: string }): void;
 }
 
 const SIGNED_URL_TTL_SECS = 600;
@@ -269,7 +269,9 @@ function requestContext(
     },
     recordAction(action, coordinate, detail) {
       Object.assign(audit, { action, package: coordinate.name, version: coordinate.version, detail });
-      if (action === 'publish') d.onPublished({ registry: reg.info.name, package: coordinate.name, version: coordinate.version, user });
+      if (action === 'publish') d.onPackageEvent('package_published', { registry: reg.info.name, package: coordinate.name, version: coordinate.version, user });
+      // An unpublish of a whole npm package names no version: its detail lists them.
+      if (action === 'unpublish') d.onPackageEvent('package_unpublished', { registry: reg.info.name, package: coordinate.name, version: coordinate.version, user, ...(detail ? { detail } : {}) });
     },
   };
 }
