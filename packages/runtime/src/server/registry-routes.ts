@@ -15,7 +15,7 @@ import { asDatabaseUnavailable } from '../storage/db.js';
 import { forceAttachment } from './content-safety.js';
 import { guardFirstPublish } from './first-publish.js';
 
-import type { RefusalRule, ServedRegistry } from '../contract/plugin.js';
+import type { AdvisorySource, RefusalRule, ServedRegistry } from '../contract/plugin.js';
 
 export type BoundRegistry = ServedRegistry;
 
@@ -31,6 +31,8 @@ export interface RegistryRoutesDeps {
   signer: UrlSigner;
   /** Plugins' refusal rules (flags), applied after blocks. */
   refusals: readonly RefusalRule[];
+  /** Plugins' advisories (flags), for audit routes. */
+  advisories: readonly AdvisorySource[];
   local: LocalStore;
   /** Packages of a registry whose last good listing is kept (the upstream removed them). */
   keptPackages(registry: string): Promise<readonly string[]>;
@@ -259,6 +261,17 @@ function requestContext(
       return out;
     },
     keptPackages: () => d.keptPackages(reg.info.name),
+    async advisories(names) {
+      if (d.advisories.length === 0 || names.length === 0) return [];
+      // Links are made for the host the request named; an unserved host gets them without an origin, never a failed audit.
+      let origin = '';
+      try {
+        origin = baseOf();
+      } catch {
+        /* relative links */
+      }
+      return (await Promise.all(d.advisories.map((source) => source(reg.info.name, names, origin)))).flat();
+    },
     user,
     authorize: async (c) => {
       if (c.name !== checked?.name || c.version !== checked.version) await checkResolved(c);
