@@ -1,4 +1,4 @@
-import { definePlugin } from '@hub/runtime';
+import { definePlugin, HUB_EVENT_TYPES } from '@hub/runtime';
 import { mountAdminRoutes } from '@hub/admin-kit';
 import { notificationsSection } from './config.js';
 import { createWebhookDelivery } from './delivery.js';
@@ -25,6 +25,9 @@ export default definePlugin({
     mountAdminRoutes(ctx, deliveryRoutes(createOutbox(ctx.db)));
     // No subscription, no store hook and no loop: a hub without webhooks does nothing per event.
     if (cfg.webhooks.length === 0) return;
+    // Any name is delivered (a third-party plugin may emit its own); one hub's plugins never emit is most likely a typo.
+    for (const w of cfg.webhooks)
+      for (const type of w.events.filter((e) => !(e in HUB_EVENT_TYPES))) ctx.log.warn({ webhook: w.url, event: type }, `no hub plugin emits "${type}": this webhook gets it only if a third-party plugin does`);
     const delivery = createWebhookDelivery({
       db: ctx.db,
       log: ctx.log,
