@@ -1,7 +1,9 @@
 /** Issue 29: `npm audit` through hub shows hub's flags, merged with the upstream's advisories (decision 0060). */
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -18,6 +20,16 @@ const noNpm = (await promisify(execFile)('npm', ['--version']).then(
 ))
   ? false
   : missingClient('npm');
+
+/** pnpm from this repository's dev dependencies (beside yarn, as kind-npm's client tests find it). */
+const PNPM = (() => {
+  try {
+    const file = join(dirname(createRequire(import.meta.url).resolve('yarn/package.json')), '..', 'pnpm', 'bin', 'pnpm.cjs');
+    return existsSync(file) ? file : null;
+  } catch {
+    return null;
+  }
+})();
 
 /** The upstream's own advisory, on the other package of the project. */
 const UPSTREAM_ADVISORY = { id: 1096, url: 'http://advisories.invalid/1096', title: 'ReDoS in hubdemo', severity: 'low', vulnerable_versions: '<2.0.0', cwe: [], cvss: { score: 0, vectorString: null } };
@@ -114,4 +126,29 @@ t.test('the quick audit (npm 6 tree) carries the flag with its findings; gzip bo
   t.same(JSON.parse(await bulk.text()), {}, 'a version the flag does not cover: no advisory');
   const bomb = await post(`${s.hub.url}/proxy/npm/-/npm/v1/security/advisories/bulk`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: gzipSync(Buffer.alloc(11 * 1024 * 1024, 0x20)) });
   t.equal(bomb.status, 400, 'a body that inflates past 10 MiB is refused');
+});
+
+t.test("pnpm audit (npm 6's quick audit) shows the flag, the upstream having no audit", { skip: PNPM ? false : missingClient('pnpm', 'npm ci installs it') }, async (t) => {
+  const s = await start(t, { status: 404 });
+  const dir = mkdtempSync(join(tmpdir(), 'hub-pnpm-audit-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const app = join(dir, 'app');
+  const pnpm = (args: string[]) =>
+    new Promise<{ code: number; out: string }>((resolve) =>
+      execFile(process.execPath, [PNPM!, ...args], { cwd: app, env: { PATH: process.env.PATH, HOME: dir, XDG_CONFIG_HOME: join(dir, '.config'), COREPACK_ENABLE_NETWORK: '0' }, timeout: 180_000 }, (err, stdout, stderr) =>
+        resolve({ code: err ? Number((err as { code?: unknown }).code) || 1 : 0, out: `${stdout}${stderr}` }),
+      ),
+    );
+  await import('node:fs').then((fs) => fs.mkdirSync(app));
+  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0', private: true, dependencies: { hubdemo: '1.1.0' } }));
+  writeFileSync(join(app, '.npmrc'), `registry=${s.hub.url}/proxy/npm/\nupdate-notifier=false\n`);
+  const install = await pnpm(['install', '--no-frozen-lockfile', '--store-dir', join(dir, 'store'), '--reporter', 'append-only']);
+  t.equal(install.code, 0, `pnpm install: ${install.out}`);
+  t.match(readFileSync(join(app, 'pnpm-lock.yaml'), 'utf8'), /hubdep@1\.0\.0/, 'the lockfile names hubdep 1.0.0');
+  await s.flag();
+  const audit = await pnpm(['audit']);
+  t.equal(audit.code, 1, `a vulnerability fails pnpm audit: ${audit.out}`);
+  t.match(audit.out, /critical\s*│\s*exfiltrates CI tokens/, 'the flag, critical, titled by its summary');
+  t.ok(audit.out.replace(/[\s│]/g, '').includes(s.incident), 'with its incident page (the table wraps it)');
+  t.match(audit.out, /Paths\s*│\s*\.>hubdemo>hubdep/, 'and the path to it');
 });
