@@ -1,6 +1,6 @@
 /** Issue 29: `npm audit` through hub shows hub's flags, merged with the upstream's advisories (decision 0060). */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -139,7 +139,7 @@ t.test("pnpm audit (npm 6's quick audit) shows the flag, the upstream having no 
         resolve({ code: err ? Number((err as { code?: unknown }).code) || 1 : 0, out: `${stdout}${stderr}` }),
       ),
     );
-  await import('node:fs').then((fs) => fs.mkdirSync(app));
+  mkdirSync(app);
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0', private: true, dependencies: { hubdemo: '1.1.0' } }));
   writeFileSync(join(app, '.npmrc'), `registry=${s.hub.url}/proxy/npm/\nupdate-notifier=false\n`);
   const install = await pnpm(['install', '--no-frozen-lockfile', '--store-dir', join(dir, 'store'), '--reporter', 'append-only']);
