@@ -104,7 +104,8 @@ export function createWebhookDelivery(o: WebhookDeliveryOptions): WebhookDeliver
     const due = await outbox.nextDue(keys, now).catch(() => null);
     // Never sooner than a few ms: a row another replica holds must not spin this loop.
     const wait = Math.max(10, Math.min(o.pollMs, due === null ? o.pollMs : due - now));
-    if (!closing) timer = setTimeout(kick, wait);
+    // Never what keeps a process alive: the hub's close() stops the loop.
+    if (!closing) timer = setTimeout(kick, wait).unref();
   }
 
   function kick(): void {
