@@ -9,6 +9,7 @@ import t, { type Test } from 'tap';
 import npm from '@hub/kind-npm';
 import { createTestDatabase, startTestHub, storeTiers, hubOnDatabase, TEST_MYSQL_URL, type StoreDatabase, type TestHub } from '@hub/testkit';
 import webhooks from '../src/index.js';
+import { hookKey } from '../src/outbox.js';
 
 interface Received {
   headers: http.IncomingHttpHeaders;
@@ -148,4 +149,27 @@ t.test('two replicas on MariaDB deliver each event exactly once', { skip: TEST_M
   t.equal(hook.got.length, 80);
   const byReplica = await Promise.all([one, two].map(async (h) => /outcome="delivered"\} (\d+)/.exec(await h.hub.metrics.registry.metrics())?.[1]));
   t.comment(`delivered by replica one: ${byReplica[0] ?? 0}, by replica two: ${byReplica[1] ?? 0}`);
+});
+
+t.test('a row claimed by a replica that died is delivered by another once the claim runs out', async (t) => {
+  const hook = await receiver(t);
+  hook.state.up = true;
+  const dir = mkdtempSync(join(tmpdir(), 'hub-outbox-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const hub = await hubOn(t, dir, { client: 'sqlite', filename: join(dir, 'hub.db') }, { webhooks: [{ url: hook.url, events: ['upstream_unreachable'] }], poll_interval_secs: 60 });
+  // As a replica that claimed the row and died would leave it: claimed for another 300 ms, never finished.
+  const claimedUntil = Date.now() + 300;
+  const event = await hub.hub.db.transaction(async (trx) => {
+    const [id] = (await trx('events').insert({ type: 'upstream_unreachable', registry: 'npm', data: '{}', created_at: Date.now() })) as number[];
+    const body = JSON.stringify({ id, type: 'upstream_unreachable', registry: 'npm', created_at: new Date().toISOString(), data: {} });
+    await trx('webhook_outbox').insert({ event_id: id, event_type: 'upstream_unreachable', hook_key: hookKey(hook.url), hook_url: hook.url, body, state: 'pending', attempts: 0, next_attempt_at: 0, claimed_until: claimedUntil, claim: 'a-dead-replica', created_at: Date.now() });
+    return Number(id);
+  });
+  // An event stored here starts a pass: it delivers its own row, and sees the other one held.
+  await hub.hub.events.emit('upstream_unreachable', { registry: 'npm' });
+  t.ok(await until(() => hook.got.length >= 2), 'both delivered, within the minute-long poll interval');
+  const early = hook.got.find((g) => JSON.parse(g.body).id === event);
+  t.ok(early, "the dead replica's row was delivered");
+  t.same((await deliveries(hub, 'pending')), [], 'nothing left');
+  t.ok(Number((await hub.hub.db('webhook_outbox').where({ event_id: event }).first()).finished_at) >= claimedUntil, 'not before the claim ran out');
 });
