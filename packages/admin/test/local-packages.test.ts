@@ -28,6 +28,7 @@ t.test('local packages: listed, their status, a deleted version leaves a tombsto
 
   const deleted = await api('DELETE', 'local-packages/versions', { registry: 'files', package_name: 'repo', version: 'tools/a-1.0.bin' });
   t.equal(deleted.status, 200);
+  t.match((await hub.hub.events.list({ type: 'package_unpublished', limit: 10 })).map((e) => e.data), [{ registry: 'files', package: 'repo', version: 'tools/a-1.0.bin', user: 'admin' }], 'the delete sends package_unpublished');
   t.equal((await fetch(`${hub.url}/proxy/files/tools/a-1.0.bin`, { headers: { authorization: `Bearer ${publisher}` } })).status, 404, 'the file is gone');
   t.equal(await publish('tools/a-1.0.bin'), 409, 'its path is never published again');
   t.match((await api('GET', 'local-packages/status?registry=files&package=repo')).json, { versions: [{ version: 'tools/a-2.0.bin' }], tombstones: ['tools/a-1.0.bin'] });

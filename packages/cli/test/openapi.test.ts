@@ -20,6 +20,7 @@ import { VERSION } from '@hub/runtime';
 import { npmFixtureHandler, signFlagRequest, startFixtureUpstream, startTestHub } from '@hub/testkit';
 import { json, runHub } from './run-hub.js';
 import publishing from '@hub/publishing';
+import webhooks from '@hub/webhooks';
 
 const NPM_FIXTURES = fileURLToPath(new URL('../../../kind-npm/test/fixtures/upstream/', import.meta.url));
 const SECRET = 'osv-shared-secret';
@@ -28,7 +29,7 @@ const upstream = await startFixtureUpstream({ handler: npmFixtureHandler(NPM_FIX
 t.teardown(() => upstream.close());
 const s = await startTestHub({
   dir: t.testdir(),
-  plugins: [npm, generic, oci, admin, audit, flagsPlugin, publishing, ipBlocks],
+  plugins: [npm, generic, oci, admin, audit, flagsPlugin, publishing, ipBlocks, webhooks],
   registries: [
     { name: 'npm', type: 'npm', mode: 'proxy', upstream: upstream.url },
     // Published files older than a day go by the cleanup rule (none is, until the test ages one).
@@ -38,6 +39,8 @@ const s = await startTestHub({
   ],
   config: {
     flag_sources: [{ name: 'osv', secret: SECRET }] as never,
+    // A receiver nobody listens at, one attempt: each publish leaves a dead-lettered delivery to list.
+    notifications: { webhooks: [{ url: 'http://127.0.0.1:9/hooks', events: ['package_published'] }], max_attempts: 1 },
     // A config policy, so the policy list answers both sources; it covers nobody the test uses.
     auth: { policies: [{ name: 'guests-never-publish', effect: 'deny', permissions: ['source:write'], roles: ['guest'] }] },
   },
@@ -202,7 +205,9 @@ t.test('real answers validate against the response schemas their routes declare'
   t.match(await check('DELETE', '/api/v1/admin/registries/mixed/claims/hubdemo', '/api/v1/admin/registries/{registry}/claims/{package}'), { package: 'hubdemo' });
   // The publish event is stored after the publish answers: wait for it, then read it as the API answers it.
   for (let i = 0; i < 200 && (await api('GET', '/api/v1/admin/events?type=package_published')).body.events.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
-  t.match((await check('GET', '/api/v1/admin/events?limit=1', '/api/v1/admin/events')), { events: [{ type: 'package_published', registry: 'files', data: { registry: 'files' } }], next_cursor: /^\d+$/ });
+  t.match((await check('GET', '/api/v1/admin/events?limit=1', '/api/v1/admin/events')), { events: [{ type: 'package_unpublished', registry: 'files', data: { registry: 'files', package: 'repo', version: 'tools/a-1.0.bin' } }], next_cursor: /^\d+$/ });
+  for (let i = 0; i < 200 && (await api('GET', '/api/v1/admin/webhooks/deliveries?state=dead')).body.deliveries.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+  t.match((await check('GET', '/api/v1/admin/webhooks/deliveries?state=dead&limit=1', '/api/v1/admin/webhooks/deliveries')), { deliveries: [{ event_type: 'package_published', state: 'dead', attempts: 1, webhook: 'http://127.0.0.1:9/hooks' }], next_cursor: /^\d+$/ });
 
   // The health card, with the audit's and the flags' sections.
   const health = await check('GET', '/api/v1/admin/health', '/api/v1/admin/health');

@@ -219,6 +219,29 @@ export interface VersionLink {
   relation: 'names' | 'part';
 }
 
+/**
+ * One of hub's own advisories: a flag a security team pushed (the flags plugin), as an audit answer reads it.
+ * The kind turns it into its clients' format (npm's bulk advisories); the effect says how hub treats it.
+ */
+export interface HubAdvisory {
+  /** Stable across requests: `hub:<flag source>:<external id>`. */
+  id: string;
+  /** The package name, as the flag names it. */
+  name: string;
+  /** One version (`version_range` null), by the flag. */
+  version: string | null;
+  /** The range in the kind's own syntax; `*` for every version. */
+  versionRange: string | null;
+  /** `info`, `warn`, `gate` or `hard_block` (the flags plugin's effects, weakest first). */
+  effect: string;
+  /** What the flag is: `malware`, `vulnerability`, ... */
+  kind: string;
+  /** The flag's summary (what a developer reads), else a sentence naming the flag. */
+  title: string;
+  /** The console's incident page for this flag. */
+  url: string;
+}
+
 export interface RequestContext<Cfg = unknown> {
   registry: RegistryInfo<Cfg>;
   /** `<public url>/proxy/<name>` without a trailing slash: the prefix for rewritten URLs. */
@@ -262,6 +285,11 @@ export interface RequestContext<Cfg = unknown> {
    * upstream audit says so). A kind whose registry-wide index would drop them (rubygems `/versions`) adds them back.
    */
   keptPackages(): Promise<readonly string[]>;
+  /**
+   * hub's own advisories (active flags) on these package names of this registry, for the audit routes
+   * clients ask (npm audit). Empty when no plugin provides them; a failing provider fails the call.
+   */
+  advisories(names: readonly string[]): Promise<readonly HubAdvisory[]>;
   /** The authenticated user, or null for an anonymous request. */
   user: string | null;
   /**

@@ -1,5 +1,6 @@
 import { definePlugin, startSchedule } from '@hub/runtime';
 import { mountAdminRoutes, registryResolver } from '@hub/admin-kit';
+import { createAdvisorySource } from './advisories.js';
 import { analyseRegistry } from './analysis.js';
 import { flagSourcesSection } from './config.js';
 import { createFlagRule } from './flag-rule.js';
@@ -39,6 +40,9 @@ export default definePlugin({
     hardBlocks.startPolling(HARD_BLOCK_POLL_MS);
     const { rule } = createFlagRule(ctx.db, secure, ranges, hardBlocks, (registry) => metrics.denied(registry));
     ctx.refusals.push(rule);
+    // A narrow read for kinds' audit routes (npm audit shows hub's flags); the kind never imports this plugin.
+    const consoleSection = ctx.config.sections.console as { public_url?: string } | undefined;
+    ctx.advisories.push(createAdvisorySource(ctx.db, consoleSection?.public_url?.replace(/\/+$/, '')));
     const sources = new Map<string, FlagSource>(
       ctx.pluginConfig.map((s) => [
         s.name,

@@ -15,7 +15,7 @@ import { startMaintenance } from './jobs/maintenance.js';
 import { startKindGarbage } from './jobs/kind-garbage.js';
 import type { HubConfig } from './config/schema.js';
 import type { RegistryKind } from '@hub/contract';
-import type { CachePurge, ClientRule, PluginInstance, RefusalRule, SignInMethod } from './contract/plugin.js';
+import type { AdvisorySource, CachePurge, ClientRule, PluginInstance, RefusalRule, SignInMethod } from './contract/plugin.js';
 import { createAuditLog, type AuditLog } from './audit/audit-log.js';
 import { createEventBus, type EventBus } from './events/event-bus.js';
 import { createHealthBoard } from './health/health-board.js';
@@ -176,6 +176,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
 
   let draining = false;
   const refusals: RefusalRule[] = [];
+  const advisories: AdvisorySource[] = [];
   const clientRules: ClientRule[] = [];
   const { app, router } = createApp({
     log,
@@ -200,9 +201,10 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
       servesHost: (host) => servedHosts.has(host.toLowerCase()),
       signer,
       refusals,
+      advisories,
       local: services.local,
       keptPackages: async (registry) => (await kept?.packages(registry)) ?? [],
-      onPublished: (e) => void events.emit('package_published', e).catch((err: Error) => log.warn({ err: err.message }, 'package_published event not recorded')),
+      onPackageEvent: (type, e) => void events.emit(type, e).catch((err: Error) => log.warn({ err: err.message }, `${type} event not recorded`)),
     }),
   });
 
@@ -228,6 +230,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     packageFacts,
     adminRoutes,
     refusals,
+    advisories,
     metrics,
     access,
     services,

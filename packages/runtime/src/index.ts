@@ -27,7 +27,8 @@ export type { Cleanup, CleanupItem, CleanupReport, CleanupRequest } from './cach
 export { startSchedule, type ScheduleOptions } from './jobs/schedule.js';
 export { collectGarbage } from './jobs/kind-garbage.js';
 export type { HealthContribution } from './health/health-board.js';
-export { signBody, type EventBus, type HubEventListener, type HubEvent } from './events/event-bus.js';
+export { signBody, type EventBus, type HubEventListener, type HubEvent, type HubEventStoreHook } from './events/event-bus.js';
+export { HUB_EVENT_TYPES, type HubEventType } from './events/event-types.js';
 export type { AccessOutcome, AuditContext } from './audit/access-event.js';
 export { readJsonBytes, parseJson } from './server/json-body.js';
 export { decide, globMatches, ANONYMOUS, type Decision, type Policy, type Subject, type AccessRequest } from './policy/decide.js';

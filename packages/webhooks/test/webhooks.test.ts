@@ -2,7 +2,6 @@ import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
-import { createWebhookDelivery } from '../src/delivery.js';
 import { holdAll, setup } from './setup.js';
 
 interface Delivery {
@@ -68,7 +67,7 @@ t.test('subscribed events are delivered, signed like flag requests; others are n
 
 t.test('a failed delivery is retried', async (t) => {
   const hook = await receiver(t, 1);
-  const s = await setup(t, { config: { notifications: { webhooks: [{ url: hook.url, events: ['upstream_unreachable'] }] } } });
+  const s = await setup(t, { config: { notifications: { webhooks: [{ url: hook.url, events: ['upstream_unreachable'] }], first_retry_secs: 0.05 } } });
   await holdAll(s);
   s.upstream.down();
   await s.api('POST', '/api/v1/admin/upstream/sweep', {});
@@ -77,32 +76,4 @@ t.test('a failed delivery is retried', async (t) => {
   const metrics = await (await fetch(`${s.url}/metrics`)).text();
   t.match(metrics, /hub_webhook_deliveries_total\{outcome="retried"\} 1/);
   t.match(metrics, /hub_webhook_deliveries_total\{outcome="delivered"\} 1/);
-});
-
-t.test('closing the hub cuts a retry short and waits for its last attempt', async (t) => {
-  const hook = await receiver(t, 100);
-  const s = await setup(t, { config: { notifications: { webhooks: [{ url: hook.url, events: ['upstream_unreachable'] }] } } });
-  let attempts = 0;
-  hook.server.on('request', () => attempts++);
-  await s.hub.events.emit('upstream_unreachable', { registry: 'npm' });
-  // Until the first attempt has failed and its retry waits out the 1 s backoff.
-  for (let i = 0; i < 200 && !/outcome="retried"\} 1/.test(await s.hub.metrics.registry.metrics()); i++) await new Promise((r) => setTimeout(r, 5));
-  await s.hub.close();
-  t.equal(attempts, 2, 'the first attempt, and one last one when the hub closed');
-  t.match(await s.hub.metrics.registry.metrics(), /hub_webhook_deliveries_total\{outcome="failed"\} 1/, 'given up, and counted, before close() resolved');
-});
-
-t.test('close() wakes a retry from its backoff instead of waiting it out', async (t) => {
-  // A ten-minute backoff: were close() to wait it out, the test would time out.
-  t.setTimeout(60_000);
-  const hook = await receiver(t, 100);
-  const s = await setup(t);
-  let attempts = 0;
-  hook.server.on('request', () => attempts++);
-  const delivery = createWebhookDelivery({ log: s.hub.log, metrics: s.hub.metrics, webhooks: [{ url: hook.url, events: ['upstream_unreachable'] }], retryDelaysMs: [600_000] });
-  delivery.deliver({ id: 1, type: 'upstream_unreachable', registry: 'npm', created_at: new Date().toISOString(), data: {} });
-  // Until the first attempt has failed and its retry waits.
-  for (let i = 0; i < 200 && !/outcome="retried"\} 1/.test(await s.hub.metrics.registry.metrics()); i++) await new Promise((r) => setTimeout(r, 5));
-  await delivery.close();
-  t.equal(attempts, 2, 'the first attempt, and one last one when closed');
 });

@@ -67,6 +67,10 @@ export const localPackageRoutes: AdminRoute[] = [
       const { local, registry, name } = localOf(call, call.body.registry, call.body.package_name);
       call.audit.version = call.body.version;
       if (!(await local.deleteVersion(name, call.body.version))) throw errors.notFound(`${name} ${call.body.version} is not published in ${registry}`);
+      // As when a client unpublishes (registry routes): the version is gone whether or not the event is stored.
+      await call.hub.events
+        .emit('package_unpublished', { registry, package: name, version: call.body.version, user: call.actor })
+        .catch((err: Error) => call.hub.log.warn({ err: err.message }, 'package_unpublished event not recorded'));
       call.ctx.body = { registry, package: name, version: call.body.version, tombstone: true };
     },
   }),

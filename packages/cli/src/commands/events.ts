@@ -16,11 +16,15 @@ Lists the notifications the hub sent (the bodies its webhooks were given), newes
 each: time, type, registry and the event's data as compact JSON. One page: the cursor of the
 next one goes to standard error ("next_cursor" with --json).
 
-Event types include:
+Event types (HUB_EVENT_TYPES in the runtime; plugins may add their own):
+  package_published              a version was published to a local or hybrid registry
+  package_unpublished            a published version (or a whole package) was unpublished or deleted
   package_disappeared_upstream   a held version was confirmed gone upstream
   package_reappeared_upstream    a disappeared version answers again
+  package_content_changed        a held version's file differs from what the upstream now declares
   upstream_unreachable           a sweep was void (the upstream looked down)
-  cleanup_ran                    a cleanup run ended (versions and bytes removed)
+  config_reloaded                hub.toml was re-read and the new config applied
+  cleanup_ran                    a cleanup run removed versions (or would have, in a dry run)
 
 Options:
   --type T           only events of this type

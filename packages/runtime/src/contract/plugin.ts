@@ -12,7 +12,7 @@ import type { PublishedFiles } from '../storage/artifact-rows.js';
 import type { HubMetrics } from '../metrics.js';
 import type { AccessControl } from '../policy/access-control.js';
 import type Koa from 'koa';
-import type { CONTRACT_VERSION, Coordinate, HubError, RegistryInfo, RegistryKind, UpstreamClient } from '@hub/contract';
+import type { CONTRACT_VERSION, Coordinate, HubAdvisory, HubError, RegistryInfo, RegistryKind, UpstreamClient } from '@hub/contract';
 import type { EventBus } from '../events/event-bus.js';
 import type { HealthBoard } from '../health/health-board.js';
 import type { HubServices } from '../services/hub-services.js';
@@ -60,6 +60,8 @@ export interface PluginContext<Cfg = unknown> {
   adminRoutes: AdminRouteCatalog;
   /** Refusal rules the runtime applies with blocks, before any kind's handler and again for each artifact. */
   refusals: RefusalRule[];
+  /** Where kinds' audit routes read hub's own advisories (`rc.advisories`); the flags plugin adds one. */
+  advisories: AdvisorySource[];
   /** The artifact cache's removals (the admin API's purge), and a wait for fetches under way to be stored. */
   artifacts: CachePurge;
   /** `[[registries.cleanup]]` rules: what a run would remove, and a run now (the admin API's cleanup routes). */
@@ -75,6 +77,13 @@ export interface PluginContext<Cfg = unknown> {
  * naming who or what refuses it, or null. Called on the hot path: keep it memoised.
  */
 export type RefusalRule = (registry: string, c: Coordinate) => Promise<string | null>;
+
+/**
+ * hub's own advisories on some names of a registry (`rc.advisories`). `origin` is the hub's public origin as
+ * the request sees it (`[server] public_url`, else the request's host), for links a provider makes. Names
+ * come from a client's audit request (bounded by its body cap): query them in chunks.
+ */
+export type AdvisorySource = (registry: string, names: readonly string[], origin: string) => Promise<readonly HubAdvisory[]>;
 
 /**
  * A rule that can refuse a client address before any route (except /healthz) and before the rate limit:

@@ -15,6 +15,12 @@ export interface HubEvent {
 /** Called with each event once it is stored. It must not block: start any delivery in the background and return. */
 export type HubEventListener = (event: HubEvent) => void;
 
+/**
+ * Writes that commit with the event, in its transaction (the webhooks plugin's outbox rows): the event and
+ * what must follow from it are stored together or not at all.
+ */
+export type HubEventStoreHook = (trx: Knex.Transaction, event: HubEvent) => Promise<void>;
+
 export interface EventBus {
   /** Stores the event, then hands it to every listener (the webhooks plugin delivers it). */
   emit(type: string, data: Record<string, unknown> & { registry?: string }): Promise<HubEvent>;
@@ -22,6 +28,8 @@ export interface EventBus {
   list(f: { type?: string; registry?: string; before?: number; limit: number }): Promise<HubEvent[]>;
   /** Adds a listener for every event stored from now on; returns its removal. */
   subscribe(listener: HubEventListener): () => void;
+  /** Adds a write made in the transaction that stores each event from now on; returns its removal. */
+  onStore(hook: HubEventStoreHook): () => void;
 }
 
 /** `sha256=<hex>` of HMAC-SHA256 over the exact bytes: how flag sources sign requests and hub signs webhooks. */
@@ -29,12 +37,22 @@ export const signBody = (secret: string, body: Buffer | string): string => `sha2
 
 export function createEventBus(o: { db: Knex; log: Logger }): EventBus {
   const listeners = new Set<HubEventListener>();
+  const hooks = new Set<HubEventStoreHook>();
   return {
     async emit(type, data) {
       const createdAt = Date.now();
       const registry = typeof data.registry === 'string' ? data.registry : null;
-      const [id] = (await o.db('events').insert({ type, registry, data: JSON.stringify(data), created_at: createdAt })) as number[];
-      const event: HubEvent = { id: Number(id), type, registry, created_at: new Date(createdAt).toISOString(), data };
+      const row = { type, registry, data: JSON.stringify(data), created_at: createdAt };
+      const made = (id: unknown): HubEvent => ({ id: Number(id), type, registry, created_at: new Date(createdAt).toISOString(), data });
+      let event: HubEvent;
+      // Without store hooks (no webhooks), one insert and no transaction.
+      if (hooks.size === 0) event = made(((await o.db('events').insert(row)) as number[])[0]);
+      else
+        event = await o.db.transaction(async (trx) => {
+          const e = made(((await trx('events').insert(row)) as number[])[0]);
+          for (const hook of hooks) await hook(trx, e);
+          return e;
+        });
       for (const listener of listeners) {
         // The event is stored whatever a listener does: its failure is its own, never the emitter's.
         try {
@@ -55,6 +73,10 @@ export function createEventBus(o: { db: Knex; log: Logger }): EventBus {
     subscribe(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
+    },
+    onStore(hook) {
+      hooks.add(hook);
+      return () => hooks.delete(hook);
     },
   };
 }

@@ -15,7 +15,7 @@ import { asDatabaseUnavailable } from '../storage/db.js';
 import { forceAttachment } from './content-safety.js';
 import { guardFirstPublish } from './first-publish.js';
 
-import type { RefusalRule, ServedRegistry } from '../contract/plugin.js';
+import type { AdvisorySource, RefusalRule, ServedRegistry } from '../contract/plugin.js';
 
 export type BoundRegistry = ServedRegistry;
 
@@ -31,11 +31,13 @@ export interface RegistryRoutesDeps {
   signer: UrlSigner;
   /** Plugins' refusal rules (flags), applied after blocks. */
   refusals: readonly RefusalRule[];
+  /** Plugins' advisories (flags), for audit routes. */
+  advisories: readonly AdvisorySource[];
   local: LocalStore;
   /** Packages of a registry whose last good listing is kept (the upstream removed them). */
   keptPackages(registry: string): Promise<readonly string[]>;
-  /** A version was published: the `package_published` event. */
-  onPublished(e: { registry: string; package: string; version?: string; user: string | null }): void;
+  /** A version was published (`package_published`) or unpublished (`package_unpublished`): the event. */
+  onPackageEvent(type: 'package_published' | 'package_unpublished', e: { registry: string; package: string; version?: string; user: string | null; detail?: string }): void;
 }
 
 const SIGNED_URL_TTL_SECS = 600;
@@ -259,6 +261,17 @@ function requestContext(
       return out;
     },
     keptPackages: () => d.keptPackages(reg.info.name),
+    async advisories(names) {
+      if (d.advisories.length === 0 || names.length === 0) return [];
+      // Links are made for the host the request named; an unserved host gets them without an origin, never a failed audit.
+      let origin = '';
+      try {
+        origin = baseOf();
+      } catch {
+        /* relative links */
+      }
+      return (await Promise.all(d.advisories.map((source) => source(reg.info.name, names, origin)))).flat();
+    },
     user,
     authorize: async (c) => {
       if (c.name !== checked?.name || c.version !== checked.version) await checkResolved(c);
@@ -269,7 +282,9 @@ function requestContext(
     },
     recordAction(action, coordinate, detail) {
       Object.assign(audit, { action, package: coordinate.name, version: coordinate.version, detail });
-      if (action === 'publish') d.onPublished({ registry: reg.info.name, package: coordinate.name, version: coordinate.version, user });
+      if (action === 'publish') d.onPackageEvent('package_published', { registry: reg.info.name, package: coordinate.name, version: coordinate.version, user });
+      // An unpublish of a whole npm package names no version: its detail lists them.
+      if (action === 'unpublish') d.onPackageEvent('package_unpublished', { registry: reg.info.name, package: coordinate.name, version: coordinate.version, user, ...(detail ? { detail } : {}) });
     },
   };
 }
