@@ -152,3 +152,16 @@ t.test('the request log line names group and member; unlisting on the group hide
   t.same(Object.keys((await json(`${again.group}hubdemo`, again.reader)).doc.versions), ['1.0.0', '1.1.0'], 'unlisted on the group: gone from the merged packument');
   t.equal((await json(`${again.internal.replace('npm-internal', 'npm-vendor')}hubdemo`, again.reader)).doc.versions['1.2.0'] !== undefined, true, 'still listed by the member itself');
 });
+
+t.test('a member whose upstream fails is left out of merged listings; its error is served only when no member answers', async (t) => {
+  const s = await groupSetup(t);
+  s.vendor.down();
+  const demo = await json(`${s.group}hubdemo`, s.reader);
+  t.equal(demo.status, 200);
+  t.same(Object.keys(demo.doc.versions), ['1.0.0', '1.1.0'], 'the other members\' versions');
+  const lib = await json(`${s.group}vendorlib/-/vendorlib-2.0.0.tgz`, s.reader);
+  t.equal(lib.status, 502, 'only the failing member could have it');
+  t.equal(lib.doc.error.code, 'upstream_error');
+  const dep = await rawRequest(`${s.group}hubdep/-/hubdep-1.0.0.tgz`, { headers: { authorization: `Bearer ${s.reader}` } });
+  t.equal(dep.status, 200, 'a file another member has is served');
+});
