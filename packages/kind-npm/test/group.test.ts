@@ -44,6 +44,10 @@ t.test('npm install resolves packages from all three members through one URL', {
     const again = await rawRequest(`${s.group}hubdemo`, { headers: { authorization: `Bearer ${s.reader}`, accept, 'if-none-match': String(headers.get('etag')) } });
     t.equal(again.status, 304, 'conditional requests are answered for merged documents');
   }
+  // npm search merges every member's page, a name listed once.
+  const found = await json(`${s.group}-/v1/search?text=internal`, s.reader);
+  t.equal(found.status, 200);
+  t.same(found.doc.objects.map((o: { package: { name: string } }) => o.package.name), ['@acme/internal-lib'], 'the local member\'s match');
   const full = (await json(`${s.group}hubdemo`, s.reader)).doc;
   t.equal(full.time['1.2.0'], '2024-02-01T00:00:00.000Z', 'time of a version from the member that lists it');
   // A tarball is cached under the member that served it only.
@@ -164,4 +168,13 @@ t.test('a member whose upstream fails is left out of merged listings; its error 
   t.equal(lib.doc.error.code, 'upstream_error');
   const dep = await rawRequest(`${s.group}hubdep/-/hubdep-1.0.0.tgz`, { headers: { authorization: `Bearer ${s.reader}` } });
   t.equal(dep.status, 200, 'a file another member has is served');
+});
+
+t.test('a member\'s cool-down applies to what it serves through the group', async (t) => {
+  // The vendor's versions were published in 2024: a cool-down of 100 years keeps all of them back.
+  const s = await groupSetup(t, {}, { members: { 'npm-vendor': { security: { min_release_age_secs: 100 * 365 * 24 * 3600 } } } });
+  t.same(Object.keys((await json(`${s.group}hubdemo`, s.reader)).doc.versions), ['1.0.0', '1.1.0'], 'the vendor\'s 1.2.0 is held back');
+  const refused = await json(`${s.group}hubdemo/-/hubdemo-1.2.0.tgz`, s.reader);
+  t.equal(refused.status, 403, 'its tarball is refused by the member that has it');
+  t.equal(refused.doc.error.code, 'package_blocked');
 });
