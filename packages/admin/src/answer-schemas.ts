@@ -40,7 +40,8 @@ export const AuditLogEntry = Type.Object(
     ip_address: nullableText,
     action: Type.String({ description: '`download`, `metadata`, `request` (refused before routing), an admin action, `delete`, `retention_reclaim`, ...' }),
     outcome: Type.Enum(['allowed', 'denied', 'challenged']),
-    registry: nullableText,
+    registry: Type.Union([Type.String(), Type.Null()], { description: 'The registry that served the request; through a group, the member that answered (the group itself for a merged listing).' }),
+    via_group: Type.Union([Type.String(), Type.Null()], { description: 'The group registry the request came through, or null (decision 0051).' }),
     package: nullableText,
     version: nullableText,
     status: Type.Integer({ description: 'The HTTP status answered.' }),
@@ -97,9 +98,22 @@ export const HealthAnswer = Type.Object(
         {
           name: Type.String(),
           type: Type.String(),
-          mode: Type.Enum(['proxy', 'hybrid', 'local']),
-          upstream: Type.Union([Type.String(), Type.Null()], { description: 'The upstream base; null in local mode.' }),
+          mode: Type.Enum(['proxy', 'hybrid', 'local', 'group']),
+          upstream: Type.Union([Type.String(), Type.Null()], { description: 'The upstream base; null in local mode and for a group.' }),
           cached: Type.Object({ artifacts: count, bytes: count }, strict),
+          members: Type.Optional(
+            Type.Array(
+              Type.Object(
+                {
+                  name: Type.String(),
+                  mode: Type.Enum(['proxy', 'hybrid', 'local']),
+                  state: Type.Enum(['ok', 'degraded', 'down'], { description: 'From its upstream mirrors\' circuit breakers: ok (none open, or a local registry), degraded (some open), down (all open).' }),
+                },
+                strict,
+              ),
+              { description: 'A group registry\'s members, in order (decision 0051).' },
+            ),
+          ),
         },
         { additionalProperties: section, description: 'Plus the per-registry part of each plugin section, under its name.' },
       ),

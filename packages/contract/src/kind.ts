@@ -422,11 +422,19 @@ export type GroupMerge<Cfg = unknown> = (rc: RequestContext<Cfg>, parts: readonl
  * How a kind takes part in group registries (`mode = "group"`). Routes named in `merge` are listings:
  * the runtime asks every member allowed to serve the name and merges their answers. Every other route
  * goes to the members in order, and the first answer that is not a 404 (or 410) is served, so an
- * artifact comes from the first member that lists its version, cached under that member only. A kind
+ * artifact comes from the first member that lists its version, cached under that member only (a 5xx moves on
+ * to the next member too, and is served only when no member answers). A kind
  * without `group` cannot be the type of a group registry (hub refuses to start, naming the kind).
  */
 export interface GroupSupport<Cfg = unknown> {
   merge: Readonly<Record<string, GroupMerge<Cfg>>>;
+  /**
+   * Whether this request of a route named in `merge` asks for its listing. A route that answers a listing
+   * or a file by the request's headers (npm's `/<package>`: the packument, or the latest tarball to a plain
+   * download) says false for the file, which then goes to the members in order like any other route.
+   * Absent: every request of a `merge` route is a listing.
+   */
+  lists?(route: string, request: { headers: Readonly<Record<string, string | undefined>>; query: URLSearchParams }): boolean;
 }
 
 export interface RegistryKind<Cfg = unknown> {

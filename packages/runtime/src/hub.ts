@@ -205,6 +205,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
       local: services.local,
       keptPackages: async (registry) => (await kept?.packages(registry)) ?? [],
       onPackageEvent: (type, e) => void events.emit(type, e).catch((err: Error) => log.warn({ err: err.message }, `${type} event not recorded`)),
+      maxMetadataBytes: config.limits.max_metadata_bytes,
     }),
   });
 
