@@ -5,6 +5,7 @@ import { detectUpstream } from './detect-upstream.js';
 import { codec } from './names.js';
 import { errorBody, errorHeaders } from './oci-errors.js';
 import { probe } from './probe.js';
+import { mergeTags } from './group-merge.js';
 import { routes } from './routes.js';
 import { sbom } from './sbom.js';
 
@@ -31,4 +32,5 @@ export default defineKind<OciConfig>({
   clientCheck,
   probe,
   sbom,
+  group: { merge: { tags: mergeTags } },
 });
