@@ -12,7 +12,8 @@ export interface MergeContextOptions {
 }
 
 export interface MergeContext {
-  rc: RequestContext;
+  /** `any` config: a merge of any kind takes it. */
+  rc: RequestContext<any>;
   /** What the merge logged at warn level (a member's malformed body, say). */
   warnings: string[];
 }
