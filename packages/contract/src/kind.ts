@@ -408,6 +408,13 @@ export type GroupAsk = (segments: readonly string[], query?: URLSearchParams) =>
  */
 export interface GroupSupport<Cfg = unknown> {
   merge: Readonly<Record<string, GroupMerge<Cfg>>>;
+  /**
+   * Whether this request of a route named in `merge` asks for its listing. A route that answers a listing
+   * or a file by the request's headers (npm's `/<package>`: the packument, or the latest tarball to a plain
+   * download) says false for the file, which then goes to the members in order like any other route.
+   * Absent: every request of a `merge` route is a listing.
+   */
+  lists?(route: string, request: { headers: Readonly<Record<string, string | undefined>>; query: URLSearchParams }): boolean;
 }
 
 export interface RegistryKind<Cfg = unknown> {

@@ -6,6 +6,7 @@ import { isPackageName } from './names.js';
 import { declaredDigests } from './declared-digests.js';
 import { nameProbe, probe } from './probe.js';
 import { routes } from './routes.js';
+import { group } from './group-merge.js';
 import { sbom } from './sbom.js';
 import { isRegistryClient } from './registry-client.js';
 import { npmVersionRange } from './version-range.js';
@@ -32,6 +33,8 @@ export default defineKind({
   sbom,
   versionRange: npmVersionRange,
   publishTimes: true,
+  // Group registries: packuments and search pages merged member by member (decision 0051).
+  group,
   // npm shows a failed request's JSON `error` only when it is a string, but logs an `npm-notice` header
   // always: so a refusal's reason reaches the person at the terminal. Header values must be printable ASCII.
   // npm prints an error body's `error` only when it is a string (decision 0042).

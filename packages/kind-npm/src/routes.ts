@@ -26,7 +26,7 @@ function tarball(rc: RequestContext, name: string, version: string): Promise<Rep
 }
 
 /** What picks a packument or the tarball at one URL (decision 0041): a shared cache keeps them apart. */
-const VARY = 'Accept, User-Agent, Npm-Command, Pacote-Req-Type';
+export const VARY = 'Accept, User-Agent, Npm-Command, Pacote-Req-Type';
 
 /** The `npm-command` header of the npm commands that write: what they read is the local side only. */
 const WRITE_COMMANDS = new Set(['publish', 'unpublish', 'deprecate', 'undeprecate', 'dist-tag']);
@@ -42,6 +42,11 @@ function wantsPackument(headers: RequestContext['headers']): Representation | nu
   if (accept.includes(CORGI)) return 'corgi';
   if (/\bapplication\/json\b/.test(accept)) return 'full';
   return isRegistryClient(headers) ? 'full' : null;
+}
+
+/** Whether a request of `/<package>` asks for the packument (or the write view of it), not the latest tarball. */
+export function asksForPackument(headers: RequestContext['headers'], query: URLSearchParams): boolean {
+  return query.get('write') === 'true' || WRITE_COMMANDS.has(headers['npm-command'] ?? '') || wantsPackument(headers) !== null;
 }
 
 /** The upstream's packument as before publishing existed: memoised per document, unlisted versions left out. */

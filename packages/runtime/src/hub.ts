@@ -193,6 +193,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
       refusals,
       local: services.local,
       keptPackages: async (registry) => (await kept?.packages(registry)) ?? [],
+      maxMetadataBytes: config.limits.max_metadata_bytes,
       onPublished: (e) => void events.emit('package_published', e).catch((err: Error) => log.warn({ err: err.message }, 'package_published event not recorded')),
     }),
   });

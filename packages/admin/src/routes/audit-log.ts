@@ -4,9 +4,9 @@ import { canonicalIp, errors, type AccessLogEntry, type AccessLogFilter, type Ac
 import { adminRoute, type AdminRoute, checkCsvFormat, csvRecord, sendCsv, queryValue as one, iso, parseTime, queryParameters } from '@hub/admin-kit';
 
 /** The members of an audit-log entry, in the order the CSV export writes them. */
-export const ENTRY_COLUMNS = ['id', 'time', 'user_id', 'token_id', 'ip_address', 'action', 'outcome', 'registry', 'package', 'version', 'status', 'code', 'request_id', 'detail'] as const;
+export const ENTRY_COLUMNS = ['id', 'time', 'user_id', 'token_id', 'ip_address', 'action', 'outcome', 'registry', 'package', 'version', 'status', 'code', 'request_id', 'detail', 'via_group'] as const;
 
-export const entryJson = ({ id, at, ...e }: AccessLogEntry) => ({ id, time: iso(at)!, ...e });
+export const entryJson = ({ id, at, ...e }: AccessLogEntry) => ({ id, time: iso(at)!, ...e, via_group: e.via_group ?? null });
 
 const ACTION = /^[a-z][a-z0-9_]{0,63}$/;
 const isOutcome = (v: string): v is AccessOutcome => v === 'allowed' || v === 'denied' || v === 'challenged';
@@ -41,6 +41,7 @@ function parseFilter(ctx: Koa.Context): AccessLogFilter {
   }
   f.user_id = one(ctx, 'user_id');
   f.registry = one(ctx, 'registry');
+  f.via_group = one(ctx, 'via_group');
   f.package = one(ctx, 'package');
   return f;
 }
@@ -63,7 +64,7 @@ export const auditLogRoutes: AdminRoute[] = [
     action: 'audit_log_read',
     summary: 'Read the audit log, newest first (paged by cursor)',
     response: AuditLogPage,
-    query: queryParameters({ denied: 'true: refusals only', outcome: 'allowed, denied or challenged', from: 'RFC 3339 time or date (inclusive)', to: 'RFC 3339 time or date (exclusive)', action: 'comma-separated actions', ip: 'client address', user_id: 'a user id', registry: 'a registry name', cursor: 'next_cursor of the previous page', limit: '1 to 1000 (default 100)' }),
+    query: queryParameters({ denied: 'true: refusals only', outcome: 'allowed, denied or challenged', from: 'RFC 3339 time or date (inclusive)', to: 'RFC 3339 time or date (exclusive)', action: 'comma-separated actions', ip: 'client address', user_id: 'a user id', registry: 'a registry name (through a group: the member that served)', via_group: 'a group registry: requests that came through it', cursor: 'next_cursor of the previous page', limit: '1 to 1000 (default 100)' }),
     async handle({ ctx, hub }) {
       const f = parseFilter(ctx);
       const cursor = cursorOf(ctx);
@@ -80,7 +81,7 @@ export const auditLogRoutes: AdminRoute[] = [
     path: '/api/v1/admin/audit-log/export',
     permission: 'system:read',
     action: 'audit_log_export',
-    query: queryParameters({ format: 'csv (the default)', denied: 'true: refusals only', outcome: 'allowed, denied or challenged', from: 'RFC 3339 time or date (inclusive)', to: 'RFC 3339 time or date (exclusive)', action: 'comma-separated actions', ip: 'client address', user_id: 'a user id', registry: 'a registry name' }),
+    query: queryParameters({ format: 'csv (the default)', denied: 'true: refusals only', outcome: 'allowed, denied or challenged', from: 'RFC 3339 time or date (inclusive)', to: 'RFC 3339 time or date (exclusive)', action: 'comma-separated actions', ip: 'client address', user_id: 'a user id', registry: 'a registry name (through a group: the member that served)', via_group: 'a group registry: requests that came through it' }),
     produces: 'text/csv',
     async handle({ ctx, hub }) {
       checkCsvFormat(ctx);

@@ -17,6 +17,8 @@ export interface AccessEvent {
   request_id: string | null;
   /** Free text: the target of an admin action, a reason. */
   detail: string | null;
+  /** The group registry the request came through (`registry` is then the member that served it, or the group for a merged listing). */
+  via_group?: string | null;
 }
 
 /**
@@ -29,6 +31,8 @@ export type AccessOutcome = 'allowed' | 'denied' | 'challenged';
 export interface AuditContext {
   action: string;
   registry?: string;
+  /** The group the request came through; `registry` is the member that served (decision 0051). */
+  via_group?: string;
   package?: string;
   version?: string;
   user_id?: string | null;
@@ -51,4 +55,4 @@ export function outcomeOf(status: number, code: string | undefined, challenged: 
 }
 
 /** Column widths of access_events; longer values are cut so one odd request never fails a batch. */
-export const EVENT_LIMITS = { user_id: 128, token_id: 32, ip_address: 64, action: 64, registry: 64, package: 512, version: 1024, code: 64, request_id: 64, detail: 4000 } as const;
+export const EVENT_LIMITS = { user_id: 128, token_id: 32, ip_address: 64, action: 64, registry: 64, via_group: 64, package: 512, version: 1024, code: 64, request_id: 64, detail: 4000 } as const;

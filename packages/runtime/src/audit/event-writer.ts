@@ -1,10 +1,10 @@
 import type { Knex } from 'knex';
 import type { AccessEvent } from './access-event.js';
 
-const COLUMNS = ['at', 'user_id', 'token_id', 'ip_address', 'action', 'outcome', 'registry', 'package', 'version', 'status', 'code', 'request_id', 'detail'] as const satisfies ReadonlyArray<keyof AccessEvent>;
-// Rows per statement on MySQL: 13 columns each stays far below any placeholder limit.
+const COLUMNS = ['at', 'user_id', 'token_id', 'ip_address', 'action', 'outcome', 'registry', 'package', 'version', 'status', 'code', 'request_id', 'detail', 'via_group'] as const satisfies ReadonlyArray<keyof AccessEvent>;
+// Rows per statement on MySQL: 14 columns each stays far below any placeholder limit.
 const ROWS_PER_INSERT = 200;
-// Rows per statement on SQLite (650 parameters; SQLite allows 32,766).
+// Rows per statement on SQLite (700 parameters; SQLite allows 32,766).
 const SQLITE_ROWS_PER_INSERT = 50;
 /** One event's placeholders; insertSql(n) inserts n events. */
 const ROW = `(${COLUMNS.map(() => '?').join(', ')})`;
@@ -12,7 +12,7 @@ const insertSql = (rows: number): string => `insert into access_events (${COLUMN
 
 /** An event's values in COLUMNS order, appended to `into`. */
 function pushValues(into: unknown[], e: AccessEvent): unknown[] {
-  for (const c of COLUMNS) into.push(e[c]);
+  for (const c of COLUMNS) into.push(e[c] ?? null);
   return into;
 }
 

@@ -1,17 +1,18 @@
 /** Rules across keys, checked once every key has its type: pairs that go together, URLs, ranges, unique names. */
 import { parseCidr } from '@hub/upstream';
 import type { Issues } from './issues.js';
-import type { HubConfig, RegistryConfig } from './schema.js';
+import { RegistrySchema, type HubConfig, type RegistryConfig } from './schema.js';
 import type { KeyPath } from './toml-source.js';
 
 // ---------------------------------------------------------------------------------------------
 // Rules across keys
 
-export function checkCrossField(issues: Issues, c: HubConfig): void {
+/** `written`: per registry entry, the keys the file itself sets (before defaults), kind keys included. */
+export function checkCrossField(issues: Issues, c: HubConfig, written: ReadonlyArray<ReadonlySet<string>> = []): void {
   checkServer(issues, c);
   checkDatabase(issues, c);
   checkStorage(issues, c);
-  checkRegistries(issues, c);
+  checkRegistries(issues, c, written);
 }
 
 function checkServer(issues: Issues, c: HubConfig): void {
@@ -49,7 +50,7 @@ function checkStorage(issues: Issues, c: HubConfig): void {
   }
 }
 
-function checkRegistries(issues: Issues, c: HubConfig): void {
+function checkRegistries(issues: Issues, c: HubConfig, written: ReadonlyArray<ReadonlySet<string>>): void {
   const names = new Set<string>();
   c.registries.forEach((r, i) => {
     if (names.has(r.name)) issues.add(['registries', i, 'name'], `duplicate registry name ${JSON.stringify(r.name)}`);
@@ -57,6 +58,8 @@ function checkRegistries(issues: Issues, c: HubConfig): void {
   });
   c.registries.forEach((r, i) => {
     const at = (...keys: Array<string | number>): KeyPath => ['registries', i, ...keys];
+    if (r.mode === 'group') return checkGroup(issues, c, i, written[i] ?? new Set());
+    for (const key of GROUP_KEYS) if (r[key] !== undefined) issues.add(at(key), 'only used with mode = "group"');
     if (r.mode === 'local') {
       // Silently ignoring an upstream would hide a mode typo'd into "local"; say so instead.
       for (const key of ['upstream', 'upstreams', 'upstream_auth', 'proxy', 'ca_file', 'client_cert', 'client_key'] as const) if (r[key] !== undefined) issues.add(at(key), 'not used in local mode (remove it or change mode)');
@@ -78,6 +81,44 @@ function checkRegistries(issues: Issues, c: HubConfig): void {
     r.allowed_origins.forEach((o, j) => {
       if (!isOrigin(o)) issues.add(at('allowed_origins', j), `must be an origin only, scheme://host[:port] (got ${JSON.stringify(o)})`);
     });
+  });
+}
+
+const RegistryKeys = RegistrySchema.properties;
+const GROUP_KEYS = ['members', 'allow_upstream_names', 'member_rules'] as const;
+const MAX_MEMBERS = 16;
+/** Keys of a registry that only its members use: a group has no upstream and takes no publishes. */
+const MEMBER_ONLY_KEYS = [
+  'upstream', 'upstreams', 'upstream_auth', 'proxy', 'proxy_env', 'ca_file', 'client_cert', 'client_key', 'allowed_origins', 'fallthrough_on_404',
+  'on_confirmed', 'metadata_ttl_secs', 'security', 'max_publish_bytes', 'quota_bytes', 'deploy_expiry_secs',
+];
+
+/** A group (decision 0051): 2..16 existing members of its type, none a group, each once; rules name members; no member-only key. */
+function checkGroup(issues: Issues, c: HubConfig, i: number, written: ReadonlySet<string>): void {
+  const r = c.registries[i]!;
+  const at = (...keys: Array<string | number>): KeyPath => ['registries', i, ...keys];
+  for (const key of written) {
+    if (MEMBER_ONLY_KEYS.includes(key)) issues.add(at(key), 'not used by a group registry: set it on its members (a group has no upstream and takes no publishes)');
+    else if (!(key in RegistryKeys)) issues.add(at(key), `not used by a group registry: the ${r.type} kind's keys belong on its members`);
+  }
+  const members = r.members;
+  if (members === undefined) return issues.add(at('members'), 'missing required key: mode "group" needs members, the registries it serves in order (e.g. members = ["npm-internal", "npm-public"])');
+  if (members.length < 2 || members.length > MAX_MEMBERS) issues.add(at('members'), `a group has 2 to ${MAX_MEMBERS} members (got ${members.length})`);
+  const seen = new Set<string>();
+  members.forEach((name, j) => {
+    const member = c.registries.find((m) => m.name === name);
+    if (seen.has(name)) issues.add(at('members', j), `names "${name}" twice`);
+    else if (name === r.name) issues.add(at('members', j), 'a group cannot be its own member');
+    else if (!member) issues.add(at('members', j), `no registry named "${name}" (members are other [[registries]] entries)`);
+    else if (member.mode === 'group') issues.add(at('members', j), `"${name}" is a group: a group's members are proxy, hybrid or local registries`);
+    else if (member.type !== r.type) issues.add(at('members', j), `"${name}" is of type "${member.type}", the group of type "${r.type}"`);
+    seen.add(name);
+  });
+  const ruled = new Set<string>();
+  r.member_rules?.forEach((rule, j) => {
+    if (!members.includes(rule.member)) issues.add(at('member_rules', j, 'member'), `"${rule.member}" is not one of this group's members`);
+    else if (ruled.has(rule.member)) issues.add(at('member_rules', j, 'member'), `"${rule.member}" has a rule already: give it one table with both include and exclude`);
+    ruled.add(rule.member);
   });
 }
 

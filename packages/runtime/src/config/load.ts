@@ -53,11 +53,14 @@ export function loadConfig(opts: LoadOptions): HubConfig {
 export function configFromObject(doc: Record<string, unknown>, opts: FromObjectOptions): HubConfig {
   const issues = new Issues(opts.file, opts.locator);
   const extras = splitRegistryExtras(doc);
+  // What each entry itself sets, before defaults fill the rest: a group refuses its members' keys only when written.
+  const written = writtenKeys(doc, extras);
   const sections = applyPluginSections(issues, doc, opts.pluginSections ?? []);
   Value.Default(HubConfigSchema, doc);
   reportSchemaErrors(issues, HubConfigSchema, doc, []);
   // Kind keys are checked in the same pass, so one run reports every key problem in the file.
-  const kindExtras = extras.map((extra, i) => applyKindSchema(issues, i, registryType(doc, i), extra, opts.kindSchemas));
+  // A group's own kind keys are refused by checkGroup (its members' keys apply), so the kind's defaults are not applied to it.
+  const kindExtras = extras.map((extra, i) => (registryMode(doc, i) === 'group' ? extra : applyKindSchema(issues, i, registryType(doc, i), extra, opts.kindSchemas)));
   issues.throwIfAny();
 
   const config = doc as unknown as HubConfig;
@@ -72,7 +75,7 @@ export function configFromObject(doc: Record<string, unknown>, opts: FromObjectO
   config.sections = sections;
   issues.throwIfAny();
 
-  checkCrossField(issues, config);
+  checkCrossField(issues, config, written);
   for (const s of opts.pluginSections ?? []) for (const e of s.check?.(sections[s.section], config) ?? []) issues.add([...sectionPath(s.section), ...e.key], e.message);
   issues.throwIfAny();
 
@@ -101,6 +104,16 @@ function splitRegistryExtras(doc: Record<string, unknown>): Array<Record<string,
     }
     return extra;
   });
+}
+
+function writtenKeys(doc: Record<string, unknown>, extras: ReadonlyArray<Record<string, unknown>>): Array<Set<string>> {
+  const regs = Array.isArray(doc.registries) ? (doc.registries as unknown[]) : [];
+  return regs.map((reg, i) => new Set([...(isTable(reg) ? Object.keys(reg) : []), ...Object.keys(extras[i] ?? {})]));
+}
+
+function registryMode(doc: Record<string, unknown>, index: number): unknown {
+  const reg: unknown = Array.isArray(doc.registries) ? doc.registries[index] : undefined;
+  return isTable(reg) ? reg.mode : undefined;
 }
 
 function registryType(doc: Record<string, unknown>, index: number): string | undefined {

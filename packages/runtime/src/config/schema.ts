@@ -12,7 +12,7 @@ import type { Mode, Permission } from '@hub/contract';
 import { DEFAULT_FORBIDDEN_CIDRS } from '@hub/upstream';
 
 export const PERMISSIONS = ['source:read', 'source:write', 'system:read', 'system:write'] as const satisfies readonly Permission[];
-export const MODES = ['proxy', 'hybrid', 'local'] as const satisfies readonly Mode[];
+export const MODES = ['proxy', 'hybrid', 'local', 'group'] as const satisfies readonly Mode[];
 export const AUDIT_POLICIES = ['audit', 'block'] as const;
 
 /** Registry names are path segments (`/proxy/<name>/`), so they stay URL- and file-name-safe. */
@@ -319,8 +319,38 @@ export const RegistrySchema = Type.Object(
     mode: Type.Enum(MODES, {
       default: 'proxy',
       description:
-        '`proxy`: upstream fetch plus cache, no publishing; `hybrid`: packages published here first, then the upstream (a name published here is never asked of the upstream); `local`: only packages published here.',
+        '`proxy`: upstream fetch plus cache, no publishing; `hybrid`: packages published here first, then the upstream (a name published here is never asked of the upstream); `local`: only packages published here; `group`: one URL over the registries named in `members` (docs/groups.md).',
     }),
+    members: Type.Optional(
+      Type.Array(Type.String({ pattern: REGISTRY_NAME_PATTERN, errorMessage: NAME_MESSAGE, description: 'The name of another [[registries]] entry.' }), {
+        examples: [['npm-internal', 'npm-public']],
+        description:
+          'mode = "group" only, and required there: 2 to 16 registries of the same type, in order, none of them a group. Listings merge member by member (a version comes from the first member that lists it); any other request goes to the members in order and the first that has it answers. A name published in a `local` or `hybrid` member is asked of that member only (see `allow_upstream_names`).',
+      }),
+    ),
+    allow_upstream_names: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, description: 'A package name glob pattern (`*` matches any run of characters), in canonical form.' }), {
+        examples: [['@acme/public-*']],
+        description:
+          'mode = "group" only: names that every member may serve although a `local` or `hybrid` member has published them. Without a match, such a name is asked of the first member that published it and of no upstream member (dependency confusion is closed by default).',
+      }),
+    ),
+    member_rules: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            member: Type.String({ pattern: REGISTRY_NAME_PATTERN, errorMessage: NAME_MESSAGE, description: 'One of the group\'s `members`.' }),
+            include: Type.Optional(Type.Array(Type.String({ minLength: 1, description: 'A package name glob pattern.' }), { description: 'Only names matching one of these patterns are asked of the member; absent: every name.' })),
+            exclude: Type.Optional(Type.Array(Type.String({ minLength: 1, description: 'A package name glob pattern.' }), { description: 'Names matching one of these patterns are never asked of the member (exclude wins over include).' })),
+          },
+          { ...strict, description: 'Which package names one member may serve.' },
+        ),
+        {
+          description:
+            'mode = "group" only: routing per member, as `[[registries.member_rules]]` tables. A name a member\'s rules do not admit is never asked of that member; requests that name no package (search) go to every member. Members without a rule serve every name.',
+        },
+      ),
+    ),
     upstream: Type.Optional(httpUrl('Upstream base URL; proxy and hybrid need it or `upstreams`. What it points at depends on the kind (see INTERFACE.md section 2).', 'https://upstream.example/base')),
     upstreams: Type.Optional(
       Type.Array(httpUrl('An upstream mirror\'s base URL, as `upstream` would name it.', 'https://mirror-a.example/base'), {

@@ -106,6 +106,17 @@ export interface ServedRegistry {
   upstream: UpstreamClient;
   /** Publishing limits ([[registries]] max_publish_bytes, quota_bytes). */
   publishing: { maxPublishBytes: number; quotaBytes: number; deployExpirySecs: number };
+  /** A group registry's members and routing (`mode = "group"`, decision 0051); absent for every other registry. */
+  group?: ServedGroup;
+}
+
+/** What a group registry serves from: its members, in order, and which of them may serve a name. */
+export interface ServedGroup {
+  members: readonly ServedRegistry[];
+  /** Whether the member's `include`/`exclude` rules admit the (canonical) name. */
+  admits(member: string, name: string): boolean;
+  /** Whether `allow_upstream_names` lets every member serve a name a local or hybrid member published. */
+  allowsUpstream(name: string): boolean;
 }
 
 /** Removes cached artifacts of a package (one version, or all); resolves with how many were removed. */

@@ -55,6 +55,9 @@ function checkRegistryKinds(config: HubConfig, kinds: ReadonlyMap<string, Regist
         'unsupported',
         `registries[${i}].security.min_release_age_secs: the ${r.type} kind cannot tell when a version was published, so no cool-down can be applied to "${r.name}"; set it to 0`,
       );
+    // A group serves merged listings, which only the kind can write (decision 0051).
+    if (r.mode === 'group' && !kinds.get(r.type)!.group)
+      throw new StartupError('unsupported', `registry "${r.name}": kind "${r.type}" cannot be a group: it has no listing merge (GroupSupport)`);
   });
 }
 

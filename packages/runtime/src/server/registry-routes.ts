@@ -14,6 +14,7 @@ import type { LocalStore } from '../services/local-store.js';
 import { asDatabaseUnavailable } from '../storage/db.js';
 import { forceAttachment } from './content-safety.js';
 import { guardFirstPublish } from './first-publish.js';
+import { serveGroup } from './group-dispatch.js';
 
 import type { RefusalRule, ServedRegistry } from '../contract/plugin.js';
 
@@ -36,6 +37,8 @@ export interface RegistryRoutesDeps {
   keptPackages(registry: string): Promise<readonly string[]>;
   /** A version was published: the `package_published` event. */
   onPublished(e: { registry: string; package: string; version?: string; user: string | null }): void;
+  /** [limits] max_metadata_bytes: what a group reads of each member's listing before it merges them. */
+  maxMetadataBytes?: number;
 }
 
 const SIGNED_URL_TTL_SECS = 600;
@@ -48,6 +51,12 @@ const challenge = (message: string) =>
 
 /** A write to a proxy registry: a route that publishes, or a handler that asks for the local store. */
 const proxyRefusal = (registry: string) => new HubError('method_not_allowed', `registry "${registry}" is a proxy registry: publish to a local or hybrid registry`);
+
+/** Any write to a group: publishes go to a member. */
+const groupRefusal = (reg: BoundRegistry) => {
+  const publishable = reg.group!.members.filter((m) => m.info.mode !== 'proxy').map((m) => `"${m.info.name}"`);
+  return new HubError('method_not_allowed', `registry "${reg.info.name}" is a group registry: publish to one of its members${publishable.length ? ` (${publishable.join(', ')})` : ''}`);
+};
 
 /**
  * Dispatches `/proxy/<name>/...` (and `/<mount>/<name>/...` for kinds with a root mount) to the registry's kind. Before a kind's handler runs, the runtime
@@ -89,10 +98,15 @@ export function registryRoutes(d: RegistryRoutesDeps): Koa.Middleware {
     // Below a mount, only registries of a kind mounted there.
     if (!ctx.path.startsWith(PREFIX) && reg.kind.rootMount !== ctx.path.split('/')[1]) throw errors.notFound(`no registry named "${name}" is served at /${ctx.path.split('/')[1]}/`);
     audit.registry = reg.info.name;
+    if (reg.group) audit.via_group = reg.info.name;
     let routeId: string | undefined;
     try {
+      // A group takes no writes: they go to one of its members (decision 0051).
+      if (reg.group && !DEFAULT_METHODS.includes(ctx.method as HttpMethod)) throw groupRefusal(reg);
       const segments = slash === -1 ? [] : splitSegments(rest.slice(slash + 1));
-      const where = { registry: reg.info.name, kind: reg.kind.id, route: '' };
+      const where: Record<string, string> = { registry: reg.info.name, kind: reg.kind.id, route: '' };
+      // The request line names the group, and the member that answered (group-dispatch).
+      if (reg.group) where.group = reg.info.name;
       ctx.state.where = where;
 
       let found: { route: KindRoute; match: RouteMatch } | undefined;
@@ -117,6 +131,7 @@ export function registryRoutes(d: RegistryRoutesDeps): Koa.Middleware {
       }
       const { route, match } = found;
       if (route.permission === 'source:write' && reg.info.mode === 'proxy') throw proxyRefusal(reg.info.name);
+      if (route.permission === 'source:write' && reg.group) throw groupRefusal(reg);
       where.route = route.id;
       if (match.coordinate) {
         audit.package = match.coordinate.name;
@@ -139,12 +154,13 @@ export function registryRoutes(d: RegistryRoutesDeps): Koa.Middleware {
 
       const anonymous = decision(d.access, { subject: ANONYMOUS, permission: 'source:read', registry: reg.info.name }, allowed);
       const anonymousRead = anonymous instanceof Promise ? await anonymous : anonymous;
-      const rc = requestContext(ctx, d, reg, audit, anonymousRead, match.coordinate, checkResolved, subject?.user_id ?? null);
       // A refusal above was labelled by the coordinate; from here on what the handler serves decides.
       audit.action = 'metadata';
       let reply: Reply;
       try {
-        reply = await route.handle(rc, match);
+        reply = reg.group
+          ? await serveGroup(ctx, d, reg, { route, match, permission: signed ? null : permission, subject, anonymousRead, audit })
+          : await route.handle(requestContext(ctx, d, reg, audit, anonymousRead, match.coordinate, checkResolved, subject?.user_id ?? null), match);
       } catch (thrown) {
         const e = asDatabaseUnavailable(thrown);
         if (isHubError(e)) throw e;
@@ -173,7 +189,7 @@ const blockMessage = (c: { name: string; version?: string }, block: Pick<FoundBl
   return `${what} is blocked by ${block.blocked_by}${block.reason ? `: ${block.reason}` : ''}`;
 };
 
-async function refuseBlocked(d: RegistryRoutesDeps, registry: string, c: { name: string; version?: string }) {
+export async function refuseBlocked(d: RegistryRoutesDeps, registry: string, c: { name: string; version?: string }) {
   const block = await d.blocks.find(registry, c);
   if (block) throw errors.packageBlocked(blockMessage(c, block));
   for (const rule of d.refusals) {
@@ -184,9 +200,10 @@ async function refuseBlocked(d: RegistryRoutesDeps, registry: string, c: { name:
 
 /**
  * `checked`: the coordinate the route was already checked against; an artifact for the same one is not
- * checked twice. `checkResolved` checks any other coordinate an artifact names.
+ * checked twice. `checkResolved` checks any other coordinate an artifact names. `via`: the group the
+ * request came through (`reg` is its member): URLs point at the group, and its unlisting and blocks apply too.
  */
-function requestContext(
+export function requestContext(
   ctx: Koa.Context,
   d: RegistryRoutesDeps,
   reg: BoundRegistry,
@@ -195,6 +212,7 @@ function requestContext(
   checked: Coordinate | undefined,
   checkResolved: (c: Coordinate) => Promise<void>,
   user: string | null,
+  via?: BoundRegistry,
 ): RequestContext {
   let local: LocalRegistry | undefined;
   let query: URLSearchParams | undefined;
@@ -210,7 +228,7 @@ function requestContext(
   const upstreamMayServe = async (name: string) =>
     reg.info.mode === 'proxy' || (reg.info.mode === 'hybrid' && (reg.kind.addressing === 'path' || !(await localRegistry().ownsName(name))));
   const client = ctx.state.client as ClientAddress | undefined;
-  const prefix = `/proxy/${encodeURIComponent(reg.info.name)}`;
+  const prefix = `/proxy/${encodeURIComponent((via ?? reg).info.name)}`;
   // Only routes that hand out URLs need it; a Host nobody configured never reaches a document (or a memo key).
   const baseOf = (): string => {
     if (d.publicUrl) return d.publicUrl;
@@ -251,11 +269,17 @@ function requestContext(
       return { status: res.status, headers: out, body: res.body };
     },
     signedUrl: (subpath, ttlSecs = SIGNED_URL_TTL_SECS) => `${baseOf()}${prefix}/${subpath}?${d.signer.sign(`${prefix}/${subpath}`, ttlSecs)}`,
-    hiddenVersions: (name) => d.blocks.hiddenVersions(reg.info.name, name),
+    hiddenVersions: async (name) => {
+      const own = await d.blocks.hiddenVersions(reg.info.name, name);
+      if (!via) return own;
+      const group = await d.blocks.hiddenVersions(via.info.name, name);
+      return group.size === 0 ? own : new Set([...own, ...group]);
+    },
     linkVersions: (name, from, to) => d.blocks.link(reg.info.name, name, from, to),
     async blockedVersions(name) {
       const out = new Map<string, string>();
       for (const [v, block] of await d.blocks.versionBlocks(reg.info.name, name)) out.set(v, blockMessage({ name }, block));
+      if (via) for (const [v, block] of await d.blocks.versionBlocks(via.info.name, name)) if (!out.has(v)) out.set(v, blockMessage({ name }, block));
       return out;
     },
     keptPackages: () => d.keptPackages(reg.info.name),

@@ -109,6 +109,7 @@ export function requestLog(log: Logger, metrics: HubMetrics, audit: AuditLog | u
         code: code ?? null,
         request_id: id,
         detail,
+        via_group: a?.via_group ?? null,
       });
     };
     // Plain listeners (no once() wrappers): `logged` makes the second event a no-op, and they go with the response.

@@ -16,6 +16,8 @@ export interface AccessLogFilter {
   ip?: string;
   user_id?: string;
   registry?: string;
+  /** Requests that came through this group registry. */
+  via_group?: string;
   package?: string;
 }
 
@@ -30,7 +32,7 @@ export interface DownloadGroup {
   last: number;
 }
 
-const toEntry = (r: AccessEventRecord): AccessLogEntry => ({ ...r, id: Number(r.id), at: Number(r.at), status: Number(r.status), outcome: r.outcome as AccessOutcome });
+const toEntry = (r: AccessEventRecord): AccessLogEntry => ({ ...r, via_group: r.via_group ?? null, id: Number(r.id), at: Number(r.at), status: Number(r.status), outcome: r.outcome as AccessOutcome });
 
 /** Reading the audit log (the runtime's AuditLog writes it). */
 export function createAccessLog(db: Knex, audit: Pick<AuditLog, 'flush'>) {
@@ -49,6 +51,7 @@ export function createAccessLog(db: Knex, audit: Pick<AuditLog, 'flush'>) {
       if (f.ip) q.where('ip_address', f.ip);
       if (f.user_id) q.where('user_id', f.user_id);
       if (f.registry) q.where('registry', f.registry);
+      if (f.via_group) q.where('via_group', f.via_group);
       if (f.package) q.where('package', f.package);
       if (page.before !== undefined) q.where('id', '<', page.before);
       return (await q.select()).map(toEntry);

@@ -93,7 +93,7 @@ export function chooseLocalStore(plugins: readonly HubPlugin[], registries: read
   const provider = soleProvider(plugins, 'localStore', 'the publishing store');
   if (provider) return provider;
   registries.forEach((r, i) => {
-    if (r.mode !== 'proxy') throw new StartupError('plugin_requires', `registries[${i}].mode: "${r.mode}" needs a publishing plugin (@hub/publishing); none is loaded`);
+    if (r.mode === 'hybrid' || r.mode === 'local') throw new StartupError('plugin_requires', `registries[${i}].mode: "${r.mode}" needs a publishing plugin (@hub/publishing); none is loaded`);
   });
   return { create: () => NO_LOCAL_STORE };
 }

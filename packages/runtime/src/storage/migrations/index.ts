@@ -7,6 +7,7 @@ import { metadataBlobIndex } from './005_metadata_blob_index.js';
 import { accessByPackage } from './011_access_by_package.js';
 import { versionLinks } from './012_version_links.js';
 import { retentionHolds } from './013_retention_holds.js';
+import { accessViaGroup } from './014_access_via_group.js';
 import { movedToPlugin } from './moved.js';
 
 export const runtimeMigrations: Readonly<Record<string, Migration>> = {
@@ -23,4 +24,5 @@ export const runtimeMigrations: Readonly<Record<string, Migration>> = {
   '011_access_by_package': accessByPackage,
   '012_version_links': versionLinks,
   '013_retention_holds': retentionHolds,
+  '014_access_via_group': accessViaGroup,
 };

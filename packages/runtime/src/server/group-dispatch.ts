@@ -1,0 +1,179 @@
+/**
+ * Serves a request to a group registry (`mode = "group"`, decision 0051) from its members. The kind's route
+ * matched once, on the group's path; here the same route runs for member registries, each with its own
+ * RequestContext (its config, upstream client, cache keys, local store, unlisting, blocks, cool-down) but with
+ * the group's base URL, so the URLs a member writes into its documents point at the group.
+ *
+ * Routes the kind names in `group.merge` are listings: every eligible member is asked at once, their 200
+ * answers are read (within the metadata byte cap) and merged by the kind. Every other route goes to the
+ * members in order and the first answer that is not a 404 or 410 is served: an artifact is cached under the
+ * member that answered, never a second time under the group.
+ */
+import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
+import type Koa from 'koa';
+import { errors, type GroupPart, HubError, isHubError, type KindRoute, type Reply, type RouteMatch } from '@hub/contract';
+import { readCapped } from '@hub/contract';
+import type { AuditContext } from '../audit/access-event.js';
+import type { Subject } from '../policy/decide.js';
+import { asDatabaseUnavailable } from '../storage/db.js';
+import { eligibleMembers } from './group-members.js';
+import { refuseBlocked, requestContext, type BoundRegistry, type RegistryRoutesDeps } from './registry-routes.js';
+
+/** What the group's own checks settled before its members are asked. */
+export interface GroupRequest {
+  route: KindRoute;
+  match: RouteMatch;
+  /** The route's permission, and who asks (absent for a signed URL or a route without a permission). */
+  permission: Parameters<RegistryRoutesDeps['access']['decide']>[0]['permission'] | null;
+  subject?: Subject;
+  anonymousRead: boolean;
+  /** The request's audit row: it names the member that served and the group. */
+  audit: AuditContext;
+}
+
+/** A member's answer: a reply, a 404/410 (`absent`), or the error it failed with. */
+type Answer = { member: BoundRegistry; audit: AuditContext; reply: Reply } | { member: BoundRegistry; audit: AuditContext; absent: true } | { member: BoundRegistry; audit: AuditContext; error: HubError };
+
+const isAbsent = (status: number) => status === 404 || status === 410;
+/** Server-side failures: the next member is asked; the first is served only when no member answers. */
+const isFailure = (status: number) => status >= 500;
+
+export async function serveGroup(ctx: Koa.Context, d: RegistryRoutesDeps, group: BoundRegistry, r: GroupRequest): Promise<Reply> {
+  const members = await askable(d, group, r);
+  const where = ctx.state.where as Record<string, unknown> | undefined;
+  if (where) where.group = group.info.name;
+  const merge = group.kind.group?.merge[r.route.id];
+  const lists = merge !== undefined && (group.kind.group?.lists?.(r.route.id, { headers: ctx.headers as Record<string, string | undefined>, query: new URLSearchParams(ctx.querystring) }) ?? true);
+  if (lists) return mergedListing(ctx, d, group, r, members, merge);
+  let failed: Extract<Answer, { error: HubError }> | undefined;
+  for (const m of members) {
+    const a = await answer(ctx, d, group, r, m);
+    if ('absent' in a) continue;
+    if ('error' in a && isFailure(a.error.status)) {
+      failed ??= a;
+      continue;
+    }
+    servedBy(ctx, r.audit, a, group);
+    if ('error' in a) throw a.error;
+    return a.reply;
+  }
+  if (failed) {
+    servedBy(ctx, r.audit, failed, group);
+    throw failed.error;
+  }
+  throw errors.notFound(notFoundMessage(group, r, members));
+}
+
+/** Every eligible member's 200 answer, merged by the kind (one is served as it is). */
+async function mergedListing(ctx: Koa.Context, d: RegistryRoutesDeps, group: BoundRegistry, r: GroupRequest, members: readonly BoundRegistry[], merge: NonNullable<BoundRegistry['kind']['group']>['merge'][string]): Promise<Reply> {
+  const answers = await Promise.all(members.map((m) => answer(ctx, d, group, r, m)));
+  const cap = d.maxMetadataBytes ?? 64 * 1024 * 1024;
+  const parts: Array<GroupPart & { answer: Answer }> = [];
+  for (const a of answers) {
+    if (!('reply' in a)) continue;
+    if (a.reply.status !== 200) {
+      dispose(a.reply);
+      continue;
+    }
+    const body = await readBody(a.reply, cap, a.member.info.name);
+    parts.push({ member: a.member.info.name, mode: a.member.info.mode as GroupPart['mode'], status: 200, headers: a.reply.headers, body, answer: a });
+  }
+  if (parts.length === 0) {
+    // No member lists it: the first refusal or failure says why, else it is not there.
+    const failed = answers.find((a): a is Extract<Answer, { error: HubError }> => 'error' in a);
+    if (failed) {
+      servedBy(ctx, r.audit, failed, group);
+      throw failed.error;
+    }
+    throw errors.notFound(notFoundMessage(group, r, members));
+  }
+  for (const a of answers) if ('error' in a) ctx.state.log?.warn({ member: a.member.info.name, code: a.error.code, err: a.error.message }, 'group member left out of a merged listing');
+  if (parts.length === 1) {
+    servedBy(ctx, r.audit, parts[0]!.answer, group);
+    const only = parts[0]!;
+    return { ...(only.answer as Extract<Answer, { reply: Reply }>).reply, body: only.body };
+  }
+  // Merged: the group served it, from these members.
+  Object.assign(r.audit, { registry: group.info.name, via_group: group.info.name, detail: `merged from ${parts.map((p) => p.member).join(', ')}` });
+  if (where(ctx)) where(ctx)!.member = parts.map((p) => p.member).join(',');
+  const rc = requestContext(ctx, d, group, r.audit, r.anonymousRead, r.match.coordinate, async () => {}, r.subject?.user_id ?? null);
+  const merged = await merge(
+    rc,
+    parts.map(({ answer: _a, ...p }) => p),
+    r.match,
+  );
+  // The runtime answers If-None-Match from an ETag: a merged document without one gets its bytes' digest.
+  if (Buffer.isBuffer(merged.body) && !Object.keys(merged.headers).some((h) => h.toLowerCase() === 'etag'))
+    return { ...merged, headers: { ...merged.headers, etag: `"${createHash('sha256').update(merged.body).digest('hex')}"` } };
+  return merged;
+}
+
+const where = (ctx: Koa.Context) => ctx.state.where as Record<string, unknown> | undefined;
+
+/** The members this request may be asked of: routing rules, the closed-by-default rule, then the subject's own permission on each. */
+async function askable(d: RegistryRoutesDeps, group: BoundRegistry, r: GroupRequest): Promise<BoundRegistry[]> {
+  const eligible = await eligibleMembers(group, d.local, r.match.coordinate, r.subject?.user_id ?? null);
+  if (!r.subject || !r.permission) return eligible;
+  const permission = r.permission;
+  const subject = r.subject;
+  const allowed = await Promise.all(eligible.map(async (m) => (await d.access.decide({ subject, permission, registry: m.info.name, package: r.match.coordinate?.name })).decision === 'allow'));
+  const out = eligible.filter((_, i) => allowed[i]);
+  if (out.length === 0 && eligible.length > 0) throw errors.forbidden(`you may not read ${eligible.length === 1 ? `registry "${eligible[0]!.info.name}", the member` : 'any member'} of group "${group.info.name}" that serves this`);
+  return out;
+}
+
+/** Runs the route for one member: its own blocks first, then its handler, with the group's base URL. */
+async function answer(ctx: Koa.Context, d: RegistryRoutesDeps, group: BoundRegistry, r: GroupRequest, member: BoundRegistry): Promise<Answer> {
+  const audit: AuditContext = { action: r.audit.action, package: r.audit.package, version: r.audit.version, registry: member.info.name };
+  try {
+    if (r.match.coordinate) await refuseBlocked(d, member.info.name, r.match.coordinate);
+    // A coordinate the handler resolves (npm `latest`) meets the member's blocks and the group's.
+    const checkResolved = async (c: { name: string; version?: string }) => {
+      if (r.subject && r.permission && c.name !== r.match.coordinate?.name) await d.access.authorize(ctx, r.subject, r.permission, { registry: member.info.name, package: c.name });
+      await refuseBlocked(d, group.info.name, c);
+      await refuseBlocked(d, member.info.name, c);
+    };
+    const rc = requestContext(ctx, d, member, audit, r.anonymousRead, undefined, checkResolved, r.subject?.user_id ?? null, group);
+    const reply = await r.route.handle(rc, r.match);
+    if (isAbsent(reply.status)) {
+      dispose(reply);
+      return { member, audit, absent: true };
+    }
+    return { member, audit, reply };
+  } catch (thrown) {
+    const e = asDatabaseUnavailable(thrown);
+    if (isHubError(e)) return isAbsent(e.status) ? { member, audit, absent: true } : { member, audit, error: e };
+    ctx.state.log?.error({ err: { message: (e as Error)?.message, stack: (e as Error)?.stack }, registry: group.info.name, member: member.info.name, route: r.route.id }, 'kind handler failed');
+    return { member, audit, error: errors.internal() };
+  }
+}
+
+/** The request's audit row and log line name the member whose answer is served, and the group. */
+function servedBy(ctx: Koa.Context, audit: AuditContext, a: Answer, group: BoundRegistry): void {
+  Object.assign(audit, a.audit, { registry: a.member.info.name, via_group: group.info.name });
+  const w = where(ctx);
+  if (w) w.member = a.member.info.name;
+}
+
+async function readBody(reply: Reply, cap: number, member: string): Promise<Buffer> {
+  const tooLarge = () => new HubError('upstream_error', `registry "${member}"'s listing exceeds ${cap} bytes ([limits] max_metadata_bytes)`);
+  const b = reply.body;
+  if (b === null) return Buffer.alloc(0);
+  if (typeof b === 'string' || Buffer.isBuffer(b)) {
+    const buf = Buffer.isBuffer(b) ? b : Buffer.from(b);
+    if (buf.length > cap) throw tooLarge();
+    return buf;
+  }
+  return readCapped(b, cap, tooLarge);
+}
+
+function dispose(reply: Reply): void {
+  if (reply.body instanceof Readable) reply.body.destroy();
+}
+
+function notFoundMessage(group: BoundRegistry, r: GroupRequest, members: readonly BoundRegistry[]): string {
+  const what = r.match.coordinate ? `${r.match.coordinate.name}${r.match.coordinate.version === undefined ? '' : ` ${r.match.coordinate.version}`}` : 'this path';
+  if (members.length === 0) return `${what}: no member of group "${group.info.name}" may serve it (its member_rules admit none)`;
+  return `${what} is in no member of group "${group.info.name}" (asked: ${members.map((m) => m.info.name).join(', ')})`;
+}
