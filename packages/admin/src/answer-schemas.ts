@@ -98,9 +98,22 @@ export const HealthAnswer = Type.Object(
         {
           name: Type.String(),
           type: Type.String(),
-          mode: Type.Enum(['proxy', 'hybrid', 'local']),
-          upstream: Type.Union([Type.String(), Type.Null()], { description: 'The upstream base; null in local mode.' }),
+          mode: Type.Enum(['proxy', 'hybrid', 'local', 'group']),
+          upstream: Type.Union([Type.String(), Type.Null()], { description: 'The upstream base; null in local mode and for a group.' }),
           cached: Type.Object({ artifacts: count, bytes: count }, strict),
+          members: Type.Optional(
+            Type.Array(
+              Type.Object(
+                {
+                  name: Type.String(),
+                  mode: Type.Enum(['proxy', 'hybrid', 'local']),
+                  state: Type.Enum(['ok', 'degraded', 'down'], { description: 'From its upstream mirrors\' circuit breakers: ok (none open, or a local registry), degraded (some open), down (all open).' }),
+                },
+                strict,
+              ),
+              { description: 'A group registry\'s members, in order (decision 0051).' },
+            ),
+          ),
         },
         { additionalProperties: section, description: 'Plus the per-registry part of each plugin section, under its name.' },
       ),

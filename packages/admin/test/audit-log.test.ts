@@ -22,6 +22,7 @@ const asEntry = (r: Record<string, any>) => ({
   code: r.code,
   request_id: r.request_id,
   detail: r.detail,
+  via_group: r.via_group ?? null,
 });
 
 /** Registry traffic and admin actions from four client addresses, allowed, denied and challenged. */

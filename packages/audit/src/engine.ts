@@ -67,6 +67,7 @@ export function createAuditEngine(d: AuditEngineDeps) {
   /** Why a registry is not audited, or null. */
   function notAudited(reg: ServedRegistry): string | null {
     if (reg.info.mode === 'local') return 'local registries have no upstream';
+    if (reg.info.mode === 'group') return 'a group registry holds nothing of its own: its members are audited';
     if (reg.kind.addressing === 'forge') return 'forge kinds are never probed';
     if (!reg.kind.probe) return `the ${reg.kind.id} kind has no probe ladder`;
     return null;

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import type { Test } from 'tap';
-import { makeTar, npmFixtureHandler, startFixtureUpstream, startTestHub, TEMPLATE_TOKEN, type FixtureUpstream, type TestHub } from '@hub/testkit';
+import { makeTar, npmFixtureHandler, startFixtureUpstream, startTestHub, TEMPLATE_TOKEN, type FixtureUpstream, type TestHub, type TestHubOptions } from '@hub/testkit';
 import publishing from '@hub/publishing';
 import npm from '../src/index.js';
 import { FIXTURES } from './setup.js';
@@ -44,7 +44,7 @@ export function fixtureFolder(dir: string, packages: Record<string, Record<strin
 }
 
 /** Starts both upstreams and a hub with the three members and the group `npm`; `group` adds keys to the group's table. */
-export async function groupSetup(t: Test, group: Record<string, unknown> = {}, o: { mysqlUrl?: string; config?: Record<string, Record<string, unknown>> } = {}): Promise<GroupSetup> {
+export async function groupSetup(t: Test, group: Record<string, unknown> = {}, o: Pick<TestHubOptions, 'mysqlUrl' | 'config' | 'logger'> = {}): Promise<GroupSetup> {
   const dir = t.testdir();
   const pub = await startFixtureUpstream({ handler: npmFixtureHandler(FIXTURES) });
   t.teardown(() => pub.close());

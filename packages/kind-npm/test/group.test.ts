@@ -1,4 +1,6 @@
+import { Writable } from 'node:stream';
 import t from 'tap';
+import { createLogger } from '@hub/runtime/internal';
 import { missingClient, npmEnv, rawRequest, storeTiers, hubOnDatabase, NPM_ABBREVIATED_TYPE } from '@hub/testkit';
 import { hasNpm } from './npm-env.js';
 import { asked, groupSetup } from './group-setup.js';
@@ -127,4 +129,26 @@ t.test('writes to a group are refused with 405, naming where to publish', async 
   const r = await fetch(`${s.group}some-pkg`, { method: 'PUT', headers: { authorization: `Bearer ${s.publisher}`, 'content-type': 'application/json' }, body: '{}' });
   t.equal(r.status, 405);
   t.match(((await r.json()) as { error: { message: string } }).error.message, /group registry: publish to one of its members \("npm-internal"\)/);
+});
+
+t.test('the request log line names group and member; unlisting on the group hides a member\'s version', async (t) => {
+  const lines: Array<Record<string, unknown>> = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      for (const l of chunk.toString('utf8').split('\n')) if (l) lines.push(JSON.parse(l) as Record<string, unknown>);
+      done();
+    },
+  });
+  const s = await groupSetup(t, {}, { logger: createLogger({ level: 'info', destination: sink }) });
+  t.equal((await rawRequest(`${s.group}vendorlib/-/vendorlib-2.0.0.tgz`, { headers: { authorization: `Bearer ${s.reader}` } })).status, 200);
+  t.equal((await json(`${s.group}hubdemo`, s.reader)).status, 200);
+  await s.close();
+  const requests = lines.filter((l) => l.msg === 'request');
+  t.match(requests.find((l) => String(l.path).endsWith('.tgz')), { registry: 'npm', group: 'npm', member: 'npm-vendor', route: 'registry-tarball', status: 200 });
+  t.match(requests.find((l) => l.path === '/proxy/npm/hubdemo'), { group: 'npm', member: 'npm-public,npm-vendor', route: 'package' });
+
+  const again = await groupSetup(t);
+  await again.hub.services.unlisting.add({ registry: 'npm', package_name: 'hubdemo', version: '1.2.0' }, 'admin');
+  t.same(Object.keys((await json(`${again.group}hubdemo`, again.reader)).doc.versions), ['1.0.0', '1.1.0'], 'unlisted on the group: gone from the merged packument');
+  t.equal((await json(`${again.internal.replace('npm-internal', 'npm-vendor')}hubdemo`, again.reader)).doc.versions['1.2.0'] !== undefined, true, 'still listed by the member itself');
 });

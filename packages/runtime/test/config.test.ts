@@ -261,7 +261,7 @@ t.test('value errors name the key, the line, what is allowed and what was given'
   tt.test('bad enum value', async (t2) => {
     const text = toml(...npmRegistry, '', '[[registries]]', 'name = "other"', 'type = "npm"', 'mode = "proxi"', 'upstream = "http://127.0.0.1:9"');
     const e = oneError(t2, { text });
-    t2.equal(e.message, 'hub.toml:9: registries[1].mode: must be one of proxy, hybrid, local (got "proxi")');
+    t2.equal(e.message, 'hub.toml:9: registries[1].mode: must be one of proxy, hybrid, local, group (got "proxi")');
     t2.equal(e.key, 'registries[1].mode');
     t2.equal(e.line, 9);
   });

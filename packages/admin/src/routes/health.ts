@@ -2,6 +2,13 @@ import { VERSION } from '@hub/runtime';
 import { adminRoute, type AdminRoute } from '@hub/admin-kit';
 import { HealthAnswer } from '../answer-schemas.js';
 
+/** A group member's state from its mirrors' breakers (the `upstream_mirrors` section); a local member has none. */
+function memberState(mirrors: unknown): 'ok' | 'degraded' | 'down' {
+  const states = ((mirrors as { mirrors?: Array<{ state?: string }> } | undefined)?.mirrors ?? []).map((m) => m.state);
+  const open = states.filter((s) => s === 'open').length;
+  return open === 0 ? 'ok' : open === states.length ? 'down' : 'degraded';
+}
+
 /**
  * The health card (SPEC 4.2): per registry its kind, mode, upstream and what is cached, plus the sections
  * other plugins contribute (the audit adds its policy and missing/disappeared counts).
@@ -33,6 +40,7 @@ export const healthRoutes: AdminRoute[] = [
         registries: hub.registries.map((r) => {
           const entry: Record<string, unknown> = { name: r.name, type: r.type, mode: r.mode, upstream: r.upstream ?? null, cached: cached.get(r.name) ?? { artifacts: 0, bytes: 0 } };
           for (const [section, s] of sections) if (s.registries?.[r.name]) entry[section] = s.registries[r.name];
+          if (r.mode === 'group') entry.members = (r.members ?? []).map((m) => ({ name: m, mode: hub.registries.find((x) => x.name === m)?.mode ?? 'proxy', state: memberState(sections.get('upstream_mirrors')?.registries?.[m]) }));
           return entry;
         }),
       };

@@ -7,7 +7,7 @@ import { LocalOnlyAnswer, LocalPackageList, LocalPackageStatus, UnpublishAnswer 
 function localOf(call: AdminCall, registryName: string, packageName: string): { local: LocalRegistry; registry: string; name: string } {
   const reg = call.registry(registryName);
   const served = call.hub.served.get(reg.name)!;
-  if (served.info.mode === 'proxy') throw errors.badRequest(`registry ${reg.name} is a proxy registry: nothing is published there`);
+  if (served.info.mode === 'proxy' || served.info.mode === 'group') throw errors.badRequest(`registry ${reg.name} is a ${served.info.mode} registry: nothing is published there`);
   const c = call.coordinate(reg, packageName, undefined);
   Object.assign(call.audit, { registry: reg.name, package: c.name });
   return { local: call.hub.services.local.forRegistry(reg.name, served.publishing, call.actor, reg.kind.coordinate.normalizeName, reg.kind.coordinate.canonicalVersion), registry: reg.name, name: c.name };

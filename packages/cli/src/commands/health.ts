@@ -82,7 +82,8 @@ or the request was refused, failed or the hub is unreachable; 2 bad usage.`)}`,
         return {
           name: r.name,
           type: r.type,
-          mode: r.mode,
+          // A group lists its members and each one's state (decision 0051).
+          mode: Array.isArray(r.members) ? `group: ${r.members.map((m) => (isRow(m) ? `${cell(m.name)} (${cell(m.state)})` : '')).join(', ')}` : r.mode,
           artifacts: cached.artifacts,
           bytes: cached.bytes === undefined ? undefined : bytes(cached.bytes),
           ...(a && {

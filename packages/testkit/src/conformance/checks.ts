@@ -2,6 +2,7 @@ import { HTML_200_BODY } from '../fixture-upstream.js';
 import type { RawResponse } from '../raw-request.js';
 import { describe, errorCode, REGISTRY, startHarness, type ConformanceTest } from './harness.js';
 import type { ConformanceCheck, KindConformanceSpec } from './spec.js';
+import { groupCheck } from './group-check.js';
 
 export interface Check {
   id: ConformanceCheck;
@@ -215,5 +216,10 @@ export const CHECKS: readonly Check[] = [
       const unflagged = await h.proxy(spec.paths.download(other));
       t.equal(unflagged.status, 200, `hard_block flag on ${flagged}: download of ${other} answered ${describe(unflagged)}, expected 200`);
     },
+  },
+  {
+    id: 'group',
+    title: 'a group of two members merges their listings (first member wins) and serves a download from the first member that has it',
+    run: groupCheck,
   },
 ];

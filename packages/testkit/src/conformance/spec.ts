@@ -2,7 +2,7 @@ import type { AnyPlugin, Coordinate } from '@hub/runtime';
 import type { FixtureUpstreamOptions } from '../fixture-upstream.js';
 
 /** The checks kindConformance runs; a kind may skip one only by saying why (see `KindConformanceSpec.skip`). */
-export const CONFORMANCE_CHECKS = ['round-trip', 'canonical-version', 'blocked', 'unlisted', 'upstream-500', 'html-200', 'head', 'unknown-path', 'probe-503', 'hard-block-flag'] as const;
+export const CONFORMANCE_CHECKS = ['round-trip', 'canonical-version', 'blocked', 'unlisted', 'upstream-500', 'html-200', 'head', 'unknown-path', 'probe-503', 'hard-block-flag', 'group'] as const;
 export type ConformanceCheck = (typeof CONFORMANCE_CHECKS)[number];
 
 /** One document a client lists versions from (a packument, a version list, an index file, ...). */
@@ -57,6 +57,20 @@ export interface KindConformanceSpec {
   headers?: Record<string, string>;
   /** The name and versions to probe with the upstream answering 503; default `pkg`. */
   probe?: { name: string; versions: readonly string[] };
+  /**
+   * Group registries, for a kind with a `group` hook (decision 0051; the `group` check is skipped for a kind
+   * without one). The check merges two members' answers of a listing and serves it through a group of two.
+   */
+  group?: {
+    /** Which of `paths.listings` to merge (its route must be named in `group.merge`); default 0. */
+    listing?: number;
+    /**
+     * Which of `members` gave the merged listing's entry for `version`, or null. Default: the first member whose
+     * `/proxy/<member>/` URLs the body names, for listings whose entries carry URLs. When the first member's own
+     * answer gives null (no URLs), the merge's first-member-wins is not checked, only the download's.
+     */
+    memberOf?(body: Buffer, version: string, members: readonly string[]): string | null;
+  };
   /** Checks the protocol makes meaningless, with the reason; the suite reports them as skipped. */
   skip?: Partial<Record<ConformanceCheck, string>>;
 }

@@ -20,7 +20,7 @@ interface Health {
   replicas?: { live_replicas: number | null; rate_store: string };
   audit?: { policy: string; scheduled: boolean; interval_secs: number };
   flags?: { hard_blocks_held: { flags: number; bytes: number; max_bytes: number; problem: string | null } };
-  registries: Array<{ name: string; type: string; mode: string; upstream: string | null; cached: { artifacts: number; bytes: number }; audit?: AuditFacts; upstream_mirrors?: { mirrors: Array<{ mirror: string; state: string; last_error: string | null }> } }>;
+  registries: Array<{ name: string; type: string; mode: string; upstream: string | null; cached: { artifacts: number; bytes: number }; audit?: AuditFacts; upstream_mirrors?: { mirrors: Array<{ mirror: string; state: string; last_error: string | null }> }; members?: Array<{ name: string; mode: string; state: string }> }>;
 }
 
 export function HealthPage() {
@@ -94,7 +94,7 @@ export function HealthPage() {
                     <th scope="col">Content changed</th>
                     <th scope="col">Policy</th>
                     <th scope="col">Last sweep</th>
-                    <th scope="col">Upstream</th>
+                    <th scope="col">Upstream or members</th>
                   </tr>
                 </thead>
                 <tbody>
@@ -115,7 +115,15 @@ export function HealthPage() {
                       </td>
                       <td>{r.audit?.last_sweep ? `${r.audit.last_sweep.outcome}, ${when(r.audit.last_sweep.at)}` : 'never'}</td>
                       <td>
-                        {r.upstream_mirrors?.mirrors.length
+                        {r.members
+                          ? r.members.map((m, i) => (
+                              // A group (decision 0051): its members in the order they are asked, each with its state.
+                              <div key={m.name} data-member={m.name}>
+                                {i + 1}. {m.name} ({m.mode}){' '}
+                                <Badge kind={m.state === 'ok' ? 'ok' : m.state === 'down' ? 'bad' : 'warn'}>{m.state === 'ok' ? 'reachable' : m.state === 'down' ? 'failing' : 'degraded'}</Badge>
+                              </div>
+                            ))
+                          : r.upstream_mirrors?.mirrors.length
                           ? r.upstream_mirrors.mirrors.map((m) => (
                               <div key={m.mirror}>
                                 {m.mirror}{' '}
