@@ -21,6 +21,15 @@ t.test('lines by vers, first member wins byte for byte, ordered by version', asy
   t.notOk(cargo.group!.merge.config, 'config.json is the first member\'s (rendered with the group URL)');
 });
 
+t.test('a version yanked (or unlisted) in an earlier member is offered from a later member that lists it', async (t) => {
+  const { rc } = mergeContext();
+  const yanked = JSON.stringify({ ...JSON.parse(real.toString()), yanked: true });
+  const res = await merge(rc, [groupPart('a', yanked), groupPart('b', real), groupPart('c', yanked)], match);
+  t.same(lines(res), [real.toString().trim()]);
+  const both = await merge(rc, [groupPart('a', yanked), groupPart('b', yanked.replace('c7c3', 'ffff'))], match);
+  t.same(lines(both), [yanked], 'yanked everywhere: the first member line');
+});
+
 t.test('a malformed member index (another crate, HTML) is left out with a warning; all malformed is a 502', async (t) => {
   const { rc, warnings } = mergeContext();
   const other = JSON.stringify({ name: 'serde', vers: '9.9.9', cksum: 'd'.repeat(64) });

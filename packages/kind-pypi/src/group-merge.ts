@@ -1,6 +1,6 @@
 /**
  * Group registries (decision 0053): the project page merged from the members' pages. A file counts once,
- * from the first member that lists its file name, with that member's hashes, yank, `requires-python`,
+ * from the first member that lists its file name, with that member's URL, hashes, yank, `requires-python`,
  * core-metadata marks and upload time. The members rendered their pages with the group's URL, so every file
  * URL already points at the group; the merged page is rendered again in the form the client negotiated.
  */
@@ -32,7 +32,8 @@ export const mergeProjectPage: GroupMerge = (rc, parts, match) => {
   const files = mergeFiles(rc, project, parts);
   if (!files) throw errors.upstream(`no member of the group sent a valid project page for ${project}`);
   const form = negotiate(rc.headers.accept);
-  const body = renderPage(form, project, files, rc.baseUrl);
+  // Each file keeps the URL its member wrote: a hub URL the member rendered with the group's base URL.
+  const body = renderPage(form, project, files, rc.baseUrl, (f) => f.url);
   return reply.bytes(body, CONTENT_TYPE[form], {
     vary: 'Accept',
     etag: `"${crypto.createHash('sha256').update(body).digest('hex').slice(0, 40)}"`,

@@ -62,6 +62,14 @@ t.test('members that answered in different forms merge; the client gets the form
   t.equal(filesOf(res).length, 4);
 });
 
+t.test("each file keeps the URL its member's page gave it", async (t) => {
+  const { rc } = mergeContext({ baseUrl: BASE, headers: { accept: 'application/vnd.pypi.simple.v1+json' } });
+  const other = 'http://hub.test/proxy/elsewhere';
+  const res = await merge(rc, [groupPart('a', renderPage('json', 'hub-demo', internal, other), { headers: { 'content-type': CONTENT_TYPE.json } }), member('b', publicFiles, 'json')], match);
+  const urls = filesOf(res).map((f) => f.url.slice(0, f.url.indexOf('/files/')));
+  t.same(urls, [other, other, BASE, BASE]);
+});
+
 t.test('a malformed member page is left out with a warning; all malformed is a 502', async (t) => {
   const { rc, warnings } = mergeContext({ baseUrl: BASE });
   const bad = groupPart('broken', '{"nope": 1}', { headers: { 'content-type': CONTENT_TYPE.json } });
