@@ -76,10 +76,10 @@ t.test('audit-log follows cursors and passes the filters; a repeated cursor stop
   t.equal(
     text.stdout,
     [
-      'TIME                  OUTCOME  ACTION    STATUS  CODE       USER  TOKEN  IP  REGISTRY  PACKAGE  VERSION  DETAIL',
-      '2025-01-01T00:00:00Z  allowed  download  -       -          -     -      -   -         -        -        -',
-      '2025-01-01T00:00:01Z  denied   metadata  -       forbidden  -     -      -   -         -        -        -',
-      '2025-01-01T00:00:02Z  allowed  delete    -       -          -     -      -   -         -        -        -',
+      'TIME                  OUTCOME  ACTION    STATUS  CODE       USER  TOKEN  IP  REGISTRY  VIA_GROUP  PACKAGE  VERSION  DETAIL',
+      '2025-01-01T00:00:00Z  allowed  download  -       -          -     -      -   -         -          -        -        -',
+      '2025-01-01T00:00:01Z  denied   metadata  -       forbidden  -     -      -   -         -          -        -        -',
+      '2025-01-01T00:00:02Z  allowed  delete    -       -          -     -      -   -         -          -        -        -',
       '',
     ].join('\n'),
     'a table, one line per entry',

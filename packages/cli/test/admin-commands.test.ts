@@ -362,7 +362,7 @@ t.test('audit-log: filters, cursors, text and --json; export-audit-log writes th
   const table = await s.cli(['audit-log', '--to', to]);
   t.equal(table.code, 0, table.stderr);
   const lines = table.stdout.trimEnd().split('\n');
-  t.match(lines[0], /^TIME\s+OUTCOME\s+ACTION\s+STATUS\s+CODE\s+USER\s+TOKEN\s+IP\s+REGISTRY\s+PACKAGE\s+VERSION\s+DETAIL$/);
+  t.match(lines[0], /^TIME\s+OUTCOME\s+ACTION\s+STATUS\s+CODE\s+USER\s+TOKEN\s+IP\s+REGISTRY\s+VIA_GROUP\s+PACKAGE\s+VERSION\s+DETAIL$/);
   t.equal(lines.length, all.entries.length + 1, 'one line per entry');
 
   const dir = t.testdir({});

@@ -14,7 +14,7 @@ t.test('renderConfigDocs: a table per section and a section per kind schema', as
     tt.match(md, `\`${title}\`\n`, `section ${title}`);
   }
   tt.match(md, '| `listen` | string | `"127.0.0.1:8080"` |');
-  tt.match(md, '| `mode` | `"proxy"` \\| `"hybrid"` \\| `"local"` | `"proxy"` |');
+  tt.match(md, '| `mode` | `"proxy"` \\| `"hybrid"` \\| `"local"` \\| `"group"` | `"proxy"` |');
   tt.match(md, '| `interval_secs` | integer, ≥ 300 | `21600` |');
   tt.match(md, '| `name` | string | **required** |');
   tt.match(md, 'Kind `go`: extra [[registries]] keys');

@@ -29,7 +29,7 @@ export interface ConsoleSetup extends TestHub {
 }
 
 /** A hub with npm, admin, audit, flags and the console, in front of a writable copy of the npm fixtures. */
-export async function setup(t: Test, opts: { server?: Record<string, unknown>; console?: Record<string, unknown> } = {}): Promise<ConsoleSetup> {
+export async function setup(t: Test, opts: { server?: Record<string, unknown>; console?: Record<string, unknown>; registries?: (upstream: string) => Array<Record<string, unknown>> } = {}): Promise<ConsoleSetup> {
   const root = mkdtempSync(join(tmpdir(), 'hub-console-'));
   t.teardown(() => rmSync(root, { recursive: true, force: true }));
   cpSync(NPM_FIXTURES, root, { recursive: true });
@@ -38,7 +38,7 @@ export async function setup(t: Test, opts: { server?: Record<string, unknown>; c
   const hub = await startTestHub({
     dir: t.testdir(),
     plugins: [npm, admin, audit, flags, ipBlocks, consolePlugin],
-    registries: [{ name: 'npm', type: 'npm', mode: 'proxy', upstream: upstream.url }],
+    registries: opts.registries?.(upstream.url) ?? [{ name: 'npm', type: 'npm', mode: 'proxy', upstream: upstream.url }],
     config: {
       ...(opts.server ? { server: opts.server } : {}),
       ...(opts.console ? { console: opts.console } : {}),

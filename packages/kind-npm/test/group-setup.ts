@@ -44,7 +44,11 @@ export function fixtureFolder(dir: string, packages: Record<string, Record<strin
 }
 
 /** Starts both upstreams and a hub with the three members and the group `npm`; `group` adds keys to the group's table. */
-export async function groupSetup(t: Test, group: Record<string, unknown> = {}, o: Pick<TestHubOptions, 'mysqlUrl' | 'config' | 'logger'> = {}): Promise<GroupSetup> {
+export async function groupSetup(
+  t: Test,
+  group: Record<string, unknown> = {},
+  o: Pick<TestHubOptions, 'mysqlUrl' | 'config' | 'logger'> & { members?: Record<string, Record<string, unknown>> } = {},
+): Promise<GroupSetup> {
   const dir = t.testdir();
   const pub = await startFixtureUpstream({ handler: npmFixtureHandler(FIXTURES) });
   t.teardown(() => pub.close());
@@ -55,14 +59,20 @@ export async function groupSetup(t: Test, group: Record<string, unknown> = {}, o
     dir: path.join(dir, 'hub'),
     plugins: [npm, publishing],
     registries: [
-      { name: 'npm-internal', type: 'npm', mode: 'local' },
-      { name: 'npm-public', type: 'npm', mode: 'proxy', upstream: pub.url },
-      { name: 'npm-vendor', type: 'npm', mode: 'proxy', upstream: vendor.url },
+      { name: 'npm-internal', type: 'npm', mode: 'local', ...o.members?.['npm-internal'] },
+      { name: 'npm-public', type: 'npm', mode: 'proxy', upstream: pub.url, ...o.members?.['npm-public'] },
+      { name: 'npm-vendor', type: 'npm', mode: 'proxy', upstream: vendor.url, ...o.members?.['npm-vendor'] },
       { name: 'npm', type: 'npm', mode: 'group', members: ['npm-internal', 'npm-public', 'npm-vendor'], ...group },
     ],
-    ...o,
+    mysqlUrl: o.mysqlUrl,
+    config: o.config,
+    logger: o.logger,
   });
-  t.teardown(() => hub.close());
+  // An artifact is stored just after its last byte: wait for that before the folder goes.
+  t.teardown(async () => {
+    await hub.hub.artifacts.idle();
+    await hub.close();
+  });
   return {
     ...hub,
     pub,

@@ -44,6 +44,10 @@ t.test('npm install resolves packages from all three members through one URL', {
     const again = await rawRequest(`${s.group}hubdemo`, { headers: { authorization: `Bearer ${s.reader}`, accept, 'if-none-match': String(headers.get('etag')) } });
     t.equal(again.status, 304, 'conditional requests are answered for merged documents');
   }
+  // npm search merges every member's page, a name listed once.
+  const found = await json(`${s.group}-/v1/search?text=internal`, s.reader);
+  t.equal(found.status, 200);
+  t.same(found.doc.objects.map((o: { package: { name: string } }) => o.package.name), ['@acme/internal-lib'], 'the local member\'s match');
   const full = (await json(`${s.group}hubdemo`, s.reader)).doc;
   t.equal(full.time['1.2.0'], '2024-02-01T00:00:00.000Z', 'time of a version from the member that lists it');
   // A tarball is cached under the member that served it only.
@@ -151,4 +155,26 @@ t.test('the request log line names group and member; unlisting on the group hide
   await again.hub.services.unlisting.add({ registry: 'npm', package_name: 'hubdemo', version: '1.2.0' }, 'admin');
   t.same(Object.keys((await json(`${again.group}hubdemo`, again.reader)).doc.versions), ['1.0.0', '1.1.0'], 'unlisted on the group: gone from the merged packument');
   t.equal((await json(`${again.internal.replace('npm-internal', 'npm-vendor')}hubdemo`, again.reader)).doc.versions['1.2.0'] !== undefined, true, 'still listed by the member itself');
+});
+
+t.test('a member whose upstream fails is left out of merged listings; its error is served only when no member answers', async (t) => {
+  const s = await groupSetup(t);
+  s.vendor.down();
+  const demo = await json(`${s.group}hubdemo`, s.reader);
+  t.equal(demo.status, 200);
+  t.same(Object.keys(demo.doc.versions), ['1.0.0', '1.1.0'], 'the other members\' versions');
+  const lib = await json(`${s.group}vendorlib/-/vendorlib-2.0.0.tgz`, s.reader);
+  t.equal(lib.status, 502, 'only the failing member could have it');
+  t.equal(lib.doc.error.code, 'upstream_error');
+  const dep = await rawRequest(`${s.group}hubdep/-/hubdep-1.0.0.tgz`, { headers: { authorization: `Bearer ${s.reader}` } });
+  t.equal(dep.status, 200, 'a file another member has is served');
+});
+
+t.test('a member\'s cool-down applies to what it serves through the group', async (t) => {
+  // The vendor's versions were published in 2024: a cool-down of 100 years keeps all of them back.
+  const s = await groupSetup(t, {}, { members: { 'npm-vendor': { security: { min_release_age_secs: 100 * 365 * 24 * 3600 } } } });
+  t.same(Object.keys((await json(`${s.group}hubdemo`, s.reader)).doc.versions), ['1.0.0', '1.1.0'], 'the vendor\'s 1.2.0 is held back');
+  const refused = await json(`${s.group}hubdemo/-/hubdemo-1.2.0.tgz`, s.reader);
+  t.equal(refused.status, 403, 'its tarball is refused by the member that has it');
+  t.equal(refused.doc.error.code, 'package_blocked');
 });

@@ -14,6 +14,7 @@ const FILTER_OPTIONS = {
   ip: { type: 'string' },
   user: { type: 'string' },
   registry: { type: 'string' },
+  'via-group': { type: 'string' },
 } as const;
 
 const FILTER_HELP = `  --denied-only      only refused requests (outcome "denied")
@@ -23,7 +24,8 @@ const FILTER_HELP = `  --denied-only      only refused requests (outcome "denied
   --action A,B       only these actions (e.g. download,metadata,delete,retention_reclaim)
   --ip ADDRESS       only requests from this client address
   --user USER        only requests made as this user
-  --registry R       only requests to this registry`;
+  --registry R       only requests to this registry (through a group: the member that served)
+  --via-group G      only requests that came through the group registry G`;
 
 /** The filters as the API's query parameters (INTERFACE.md section 4). */
 function filters(values: Values, command: string): Query {
@@ -39,6 +41,7 @@ function filters(values: Values, command: string): Query {
     ip: ip === undefined ? undefined : ipAddress(ip, 'ip', command),
     user_id: str(values, 'user', command),
     registry: str(values, 'registry', command),
+    via_group: str(values, 'via-group', command),
   };
 }
 
@@ -52,6 +55,7 @@ const COLUMNS: Column[] = [
   { header: 'TOKEN', keys: ['token_id'] },
   { header: 'IP', keys: ['ip_address'] },
   { header: 'REGISTRY', keys: ['registry'] },
+  { header: 'VIA_GROUP', keys: ['via_group'] },
   { header: 'PACKAGE', keys: ['package'] },
   { header: 'VERSION', keys: ['version'] },
   { header: 'DETAIL', keys: ['detail'] },

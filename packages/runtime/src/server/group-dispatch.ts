@@ -41,8 +41,6 @@ const isFailure = (status: number) => status >= 500;
 
 export async function serveGroup(ctx: Koa.Context, d: RegistryRoutesDeps, group: BoundRegistry, r: GroupRequest): Promise<Reply> {
   const members = await askable(d, group, r);
-  const where = ctx.state.where as Record<string, unknown> | undefined;
-  if (where) where.group = group.info.name;
   const merge = group.kind.group?.merge[r.route.id];
   const lists = merge !== undefined && (group.kind.group?.lists?.(r.route.id, { headers: ctx.headers as Record<string, string | undefined>, query: new URLSearchParams(ctx.querystring) }) ?? true);
   if (lists) return mergedListing(ctx, d, group, r, members, merge);
@@ -103,18 +101,26 @@ async function mergedListing(ctx: Koa.Context, d: RegistryRoutesDeps, group: Bou
 
 const where = (ctx: Koa.Context) => ctx.state.where as Record<string, unknown> | undefined;
 
-/** The members' 200 answers, bodies read within the metadata byte cap; other answers are let go. */
-async function okParts(answers: readonly Answer[], d: RegistryRoutesDeps): Promise<Array<GroupPart & { answer: Answer }>> {
+/**
+ * The members' 200 answers, bodies read within the metadata byte cap; other answers are let go. A body too
+ * large (or cut short) becomes that member's error in `answers`: its listing is left out like a failed one.
+ */
+async function okParts(answers: Answer[], d: RegistryRoutesDeps): Promise<Array<GroupPart & { answer: Answer }>> {
   const cap = d.maxMetadataBytes ?? 64 * 1024 * 1024;
   const parts: Array<GroupPart & { answer: Answer }> = [];
-  for (const a of answers) {
+  for (const [i, a] of answers.entries()) {
     if (!('reply' in a)) continue;
     if (a.reply.status !== 200) {
       dispose(a.reply);
       continue;
     }
-    const body = await readBody(a.reply, cap, a.member.info.name);
-    parts.push({ member: a.member.info.name, mode: a.member.info.mode as GroupPart['mode'], status: 200, headers: a.reply.headers, body, answer: a });
+    try {
+      const body = await readBody(a.reply, cap, a.member.info.name);
+      parts.push({ member: a.member.info.name, mode: a.member.info.mode as GroupPart['mode'], status: 200, headers: a.reply.headers, body, answer: a });
+    } catch (e) {
+      dispose(a.reply);
+      answers[i] = { member: a.member, audit: a.audit, error: isHubError(e) ? e : errors.upstream(`registry "${a.member.info.name}"'s listing could not be read`) };
+    }
   }
   return parts;
 }

@@ -26,10 +26,26 @@ export function servedGroup(r: RegistryConfig, members: readonly ServedRegistry[
   };
 }
 
-/** Whether a local or hybrid member has published `name` (any version, or a claim on it). */
+/** How long an answer of `publishes` is reused: like the policy memos, a publish shadows its name everywhere within a second. */
+const PUBLISHES_TTL_MS = 1000;
+const PUBLISHES_MAX = 10_000;
+/** Per hub (its local store): hubs in one process (tests) never share answers. */
+const memos = new WeakMap<LocalStore, Map<string, { at: number; yes: boolean }>>();
+
+/** Whether a local or hybrid member has published `name` (any version, or a claim on it); asked of the store at most once a second per name. */
 async function publishes(local: LocalStore, member: ServedRegistry, name: string, user: string | null): Promise<boolean> {
+  let published = memos.get(local);
+  if (!published) memos.set(local, (published = new Map()));
+  const key = `${member.info.name}\0${name}`;
+  const now = Date.now();
+  const known = published.get(key);
+  if (known && now - known.at < PUBLISHES_TTL_MS) return known.yes;
   const store = local.forRegistry(member.info.name, member.publishing, user, member.kind.coordinate.normalizeName, member.kind.coordinate.canonicalVersion);
-  return (await store.ownsName(name)) || (await store.versions(name)).length > 0;
+  const yes = (await store.ownsName(name)) || (await store.versions(name)).length > 0;
+  // Bounded: past the cap the memo starts over (a flood of distinct names costs queries, never memory).
+  if (published.size >= PUBLISHES_MAX) published.clear();
+  published.set(key, { at: now, yes });
+  return yes;
 }
 
 /**

@@ -269,13 +269,14 @@ export function requestContext(
       return { status: res.status, headers: out, body: res.body };
     },
     signedUrl: (subpath, ttlSecs = SIGNED_URL_TTL_SECS) => `${baseOf()}${prefix}/${subpath}?${d.signer.sign(`${prefix}/${subpath}`, ttlSecs)}`,
-    hiddenVersions: async (name) => {
-      const own = await d.blocks.hiddenVersions(reg.info.name, name);
-      if (!via) return own;
-      const group = await d.blocks.hiddenVersions(via.info.name, name);
-      return group.size === 0 ? own : new Set([...own, ...group]);
-    },
-    linkVersions: (name, from, to) => d.blocks.link(reg.info.name, name, from, to),
+    hiddenVersions: via
+      ? async (name) => {
+          const [own, group] = await Promise.all([d.blocks.hiddenVersions(reg.info.name, name), d.blocks.hiddenVersions(via.info.name, name)]);
+          return group.size === 0 ? own : new Set([...own, ...group]);
+        }
+      : (name) => d.blocks.hiddenVersions(reg.info.name, name),
+    // Through a group the links are the group's too, so a block on the group follows them (decision 0045).
+    linkVersions: via ? async (name, from, to) => void (await Promise.all([d.blocks.link(reg.info.name, name, from, to), d.blocks.link(via.info.name, name, from, to)])) : (name, from, to) => d.blocks.link(reg.info.name, name, from, to),
     async blockedVersions(name) {
       const out = new Map<string, string>();
       for (const [v, block] of await d.blocks.versionBlocks(reg.info.name, name)) out.set(v, blockMessage({ name }, block));
