@@ -55,6 +55,9 @@ t.test("Debian's pip installs through a group, choosing from the members' merged
   const up = await fetch(`${hub.url}/proxy/py-internal/legacy/`, { method: 'POST', body: form, headers: { authorization: `Basic ${Buffer.from(`__token__:${publisher}`).toString('base64')}` } });
   t.equal(up.status, 200, `published acme-tool: ${await up.text()}`);
 
+  const moved = await rawRequest(`${hub.url}/proxy/py/simple/Hub_Demo/`, { headers: { authorization: `Bearer ${reader}` } });
+  t.equal(moved.status, 301, 'a name in another spelling: the redirect to its one page');
+  t.equal(moved.headers.get('location'), `${hub.url}/proxy/py/simple/hub-demo/`, "the group's page");
   const page = await rawRequest(`${hub.url}/proxy/py/simple/hub-demo/`, { headers: { authorization: `Bearer ${reader}`, accept: 'application/vnd.pypi.simple.v1+json' } });
   t.same(page.json().versions, ['1.0.0', '1.2.0'], "the group's page lists both upstreams' versions");
 

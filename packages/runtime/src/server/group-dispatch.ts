@@ -67,7 +67,14 @@ export async function serveGroup(ctx: Koa.Context, d: RegistryRoutesDeps, group:
 async function mergedListing(ctx: Koa.Context, d: RegistryRoutesDeps, group: BoundRegistry, r: GroupRequest, members: readonly BoundRegistry[], merge: NonNullable<BoundRegistry['kind']['group']>['merge'][string]): Promise<Reply> {
   // A byte range or a validator is for the merged document: a member answering 206 or 304 would be left out.
   const answers = await Promise.all(members.map((m) => answer(memberView(ctx), d, group, r, m)));
+  // A redirect to the listing's one spelling (pypi's normalised project name): the first member's, when none lists it here.
+  const redirect = answers.find((a): a is Extract<Answer, { reply: Reply }> => 'reply' in a && a.reply.status >= 300 && a.reply.status < 400 && Boolean(a.reply.headers.location));
   const parts = await okParts(answers, d);
+  if (parts.length === 0 && redirect) {
+    servedBy(ctx, r.audit, redirect, group);
+    const body = redirect.reply.body;
+    return { ...redirect.reply, body: typeof body === 'string' || Buffer.isBuffer(body) ? body : `moved to ${redirect.reply.headers.location}\n` };
+  }
   if (parts.length === 0) {
     // No member lists it: the first refusal or failure says why, else it is not there.
     const failed = answers.find((a): a is Extract<Answer, { error: HubError }> => 'error' in a);
