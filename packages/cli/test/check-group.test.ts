@@ -5,6 +5,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
+import admin from '@hub/admin';
 import npm from '@hub/kind-npm';
 import { npmFixtureHandler, startFixtureUpstream, startTestHub } from '@hub/testkit';
 import { lines, runHub } from './run-hub.js';
@@ -18,7 +19,7 @@ t.test('hub check --npm <group> checks through the group', async (t) => {
   t.teardown(() => full.close());
   const hub = await startTestHub({
     dir: path.join(t.testdir(), 'hub'),
-    plugins: [npm],
+    plugins: [npm, admin],
     registries: [
       { name: 'npm-first', type: 'npm', mode: 'proxy', upstream: empty.url },
       { name: 'npm-second', type: 'npm', mode: 'proxy', upstream: full.url },
@@ -33,4 +34,8 @@ t.test('hub check --npm <group> checks through the group', async (t) => {
 
   const missing = await runHub(['check', '--npm', 'npm', '--npm-package', 'nosuchpkg@1.0.0'], { HUB_URL: hub.url, HUB_TOKEN: await hub.token('ci'), HOME: process.env.HOME });
   t.match(missing.stdout, /nosuchpkg/, 'a name no member has is reported');
+
+  const health = await runHub(['health'], { HUB_URL: hub.url, HUB_TOKEN: hub.adminToken });
+  t.equal(health.code, 0, health.stderr);
+  t.match(health.stdout, /^npm\s+npm\s+group: npm-first \(ok\), npm-second \(ok\)\s/m, 'hub health lists the group with its members and their state');
 });

@@ -403,7 +403,8 @@ export type GroupAsk = (segments: readonly string[], query?: URLSearchParams) =>
  * How a kind takes part in group registries (`mode = "group"`). Routes named in `merge` are listings:
  * the runtime asks every member allowed to serve the name and merges their answers. Every other route
  * goes to the members in order, and the first answer that is not a 404 (or 410) is served, so an
- * artifact comes from the first member that lists its version, cached under that member only. A kind
+ * artifact comes from the first member that lists its version, cached under that member only (a 5xx moves on
+ * to the next member too, and is served only when no member answers). A kind
  * without `group` cannot be the type of a group registry (hub refuses to start, naming the kind).
  */
 export interface GroupSupport<Cfg = unknown> {

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import t from 'tap';
 import { createLogger } from '@hub/runtime/internal';
-import { missingClient, npmEnv, rawRequest, storeTiers, hubOnDatabase, NPM_ABBREVIATED_TYPE } from '@hub/testkit';
+import { missingClient, npmEnv, rawRequest, signFlagRequest, storeTiers, hubOnDatabase, NPM_ABBREVIATED_TYPE } from '@hub/testkit';
 import { hasNpm } from './npm-env.js';
 import { asked, groupSetup } from './group-setup.js';
 
@@ -177,4 +177,25 @@ t.test('a member\'s cool-down applies to what it serves through the group', asyn
   const refused = await json(`${s.group}hubdemo/-/hubdemo-1.2.0.tgz`, s.reader);
   t.equal(refused.status, 403, 'its tarball is refused by the member that has it');
   t.equal(refused.doc.error.code, 'package_blocked');
+});
+
+t.test('flags apply per member and, on the group\'s name, to every member', async (t) => {
+  const source = { name: 'osv', secret: 'group-flag-secret' };
+  const s = await groupSetup(t, {}, { config: { plugins: { load: ['@hub/admin', '@hub/flags'] }, flag_sources: [source] as never } });
+  const flag = async (registry: string, name: string, version: string) => {
+    const apiPath = `/api/v1/flags/${source.name}`;
+    const body = JSON.stringify({ flags: [{ external_id: `F-${registry}-${name}`, registry, package_name: name, version, kind: 'malware', effect: 'hard_block', summary: `bad ${name}` }] });
+    const res = await fetch(`${s.url}${apiPath}`, { method: 'POST', headers: { 'content-type': 'application/json', ...signFlagRequest({ secret: source.secret, method: 'POST', path: apiPath, body }) }, body });
+    t.equal(res.status, 200, await res.text());
+  };
+  await flag('npm-public', 'hubdep', '1.0.0');
+  await flag('npm', 'vendorlib', '2.0.0');
+  const member = await json(`${s.group}hubdep/-/hubdep-1.0.0.tgz`, s.reader);
+  t.equal(member.status, 403, 'a flag on the member refuses what it serves through the group');
+  t.match(member.doc.error.message, /bad hubdep/);
+  const group = await json(`${s.group}vendorlib/-/vendorlib-2.0.0.tgz`, s.reader);
+  t.equal(group.status, 403, 'a flag on the group refuses every member\'s copy');
+  t.equal(asked(s.vendor, 'vendorlib/-/'), 0, 'the member never fetched it');
+  const direct = await rawRequest(`${s.url}/proxy/npm-vendor/vendorlib/-/vendorlib-2.0.0.tgz`, { headers: { authorization: `Bearer ${s.reader}` } });
+  t.equal(direct.status, 200, 'the member itself, asked directly, is not under the group\'s flag');
 });
