@@ -416,7 +416,17 @@ export interface GroupPart {
  * that lists it. The members rendered their documents with the group's `rc.baseUrl`, so URLs already
  * point at the group; a merged document that carries digests of itself (rubygems' `/versions`) recomputes them.
  */
-export type GroupMerge<Cfg = unknown> = (rc: RequestContext<Cfg>, parts: readonly GroupPart[], match: RouteMatch) => Reply | Promise<Reply>;
+export type GroupMerge<Cfg = unknown> = (rc: RequestContext<Cfg>, parts: readonly GroupPart[], match: RouteMatch, ask?: GroupAsk) => Reply | Promise<Reply>;
+
+/**
+ * A merge's way to the members' answers to another request of the same kind (decision 0053): maven's
+ * `maven-metadata.xml.sha1` hashes the merged XML, rubygems' `/versions` the merged `/info/<gem>` files, an
+ * OCI tag list pages through the members' whole lists. `segments` as a route's `match` sees them (below
+ * `/proxy/<group>/`), `query` in place of the request's (none when absent). The same members in the same
+ * order under the same name rules as the request; only 200 answers, their bodies within the metadata byte
+ * cap; Range and conditional headers are not passed on. The runtime may bound how many asks one merge makes.
+ */
+export type GroupAsk = (segments: readonly string[], query?: URLSearchParams) => Promise<readonly GroupPart[]>;
 
 /**
  * How a kind takes part in group registries (`mode = "group"`). Routes named in `merge` are listings:

@@ -4,6 +4,7 @@ import { clientCheck } from './client-check.js';
 import { canonicalName, isCrateName, isCrateVersion } from './names.js';
 import { declaredDigests } from './declared-digests.js';
 import { nameProbe, probe } from './probe.js';
+import { mergeIndex } from './group-merge.js';
 import { routes } from './routes.js';
 import { sbom } from './sbom.js';
 import { cargoVersionRange } from './version-range.js';
@@ -29,4 +30,5 @@ export default defineKind({
   declaredDigests,
   sbom,
   versionRange: cargoVersionRange,
+  group: { merge: { index: mergeIndex } },
 });

@@ -5,6 +5,7 @@ import { clientCheck } from './client-check.js';
 import { declaredDigests } from './declared-digests.js';
 import { isGoVersion } from './module-path.js';
 import { nameProbe, probe } from './probe.js';
+import { mergeList } from './group-merge.js';
 import { routes, type GoConfig } from './routes.js';
 import { sbom } from './sbom.js';
 import { goVersionRange } from './version-range.js';
@@ -46,4 +47,5 @@ export default defineKind<GoConfig>({
   declaredDigests,
   sbom,
   versionRange: goVersionRange,
+  group: { merge: { list: mergeList } },
 });

@@ -160,22 +160,33 @@ function parseModuleRequest(s: readonly string[]): { module: string; op: 'list' 
   return { module, op: m[2] as 'info' | 'mod' | 'zip', version };
 }
 
+/** `<module>/@v/list`, a route of its own: a group merges it from every member (version files are not merged). */
+const listRoute: KindRoute<GoConfig> = {
+  id: 'list',
+  match(s) {
+    if (s[0] === 'sumdb' || s.at(-1) !== 'list') return null;
+    const r = parseModuleRequest(s);
+    return r?.op === 'list' ? { coordinate: { name: r.module } } : null;
+  },
+  async handle(rc, m) {
+    const name = m.coordinate!.name;
+    const versions = await listed(rc, name);
+    if (versions === null) throw errors.notFound(`${name} is not published in registry ${rc.registry.name}`);
+    return reply.bytes(`${versions.join('\n')}\n`, 'text/plain; charset=utf-8');
+  },
+};
+
 const moduleRoute: KindRoute<GoConfig> = {
   id: 'module',
   match(s) {
     if (s[0] === 'sumdb') return null;
     const r = parseModuleRequest(s);
-    return r ? { coordinate: { name: r.module, version: r.version }, params: { op: r.op } } : null;
+    return r && r.op !== 'list' ? { coordinate: { name: r.module, version: r.version }, params: { op: r.op } } : null;
   },
   async handle(rc, m) {
     const { name, version } = m.coordinate!;
-    const op = m.params!.op as 'list' | 'latest' | 'info' | 'mod' | 'zip';
+    const op = m.params!.op as 'latest' | 'info' | 'mod' | 'zip';
     if (op === 'latest') return latest(rc, name);
-    if (op === 'list') {
-      const versions = await listed(rc, name);
-      if (versions === null) throw errors.notFound(`${name} is not published in registry ${rc.registry.name}`);
-      return reply.bytes(`${versions.join('\n')}\n`, 'text/plain; charset=utf-8');
-    }
     return versionFile(rc, name, version!, op);
   },
 };
@@ -191,4 +202,4 @@ const sumdbRoute: KindRoute<GoConfig> = {
   },
 };
 
-export const routes: readonly KindRoute<GoConfig>[] = [sumdbRoute, publishRoute, deleteRoute, moduleRoute];
+export const routes: readonly KindRoute<GoConfig>[] = [sumdbRoute, publishRoute, deleteRoute, listRoute, moduleRoute];

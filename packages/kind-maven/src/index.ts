@@ -5,6 +5,7 @@ import { declaredDigests } from './declared-digests.js';
 import { isVersion, splitName } from './layout.js';
 import { nameProbe, probe } from './probe.js';
 import { routes } from './routes.js';
+import { mergeMetadata } from './group-merge.js';
 import { sbom } from './sbom.js';
 import { mavenVersionRange } from './version-range.js';
 
@@ -36,6 +37,7 @@ export default defineKind({
   declaredDigests,
   sbom,
   versionRange: mavenVersionRange,
+  group: { merge: { metadata: mergeMetadata } },
 });
 
 /** The DOCTYPE-refusing XML reader this kind uses, for other code that reads POMs or metadata. */

@@ -6,6 +6,7 @@ import { declaredDigests } from './declared-digests.js';
 import { canonicalVersion, isPackageId, normalizeVersion } from './names.js';
 import { nameProbe, probe } from './probe.js';
 import { routes } from './routes.js';
+import { mergeFlatIndex, mergeRegistrationRoute, mergeSearchRoute } from './group-merge.js';
 import { sbom } from './sbom.js';
 import { nugetVersionRange } from './version-range.js';
 
@@ -43,6 +44,7 @@ export default defineKind({
   declaredDigests,
   sbom,
   versionRange: nugetVersionRange,
+  group: { merge: { 'flat-index': mergeFlatIndex, registration: mergeRegistrationRoute, search: mergeSearchRoute } },
 });
 
 /** The DOCTYPE-refusing XML reader this kind uses, for other code that reads .nuspec files. */

@@ -7,6 +7,7 @@ import { codec } from './names.js';
 import { errorBody, errorHeaders } from './oci-errors.js';
 import { nameProbe } from './name-probe.js';
 import { probe } from './probe.js';
+import { mergeTags } from './group-merge.js';
 import { routes } from './routes.js';
 import { sbom } from './sbom.js';
 
@@ -36,4 +37,5 @@ export default defineKind<OciConfig>({
   nameProbe,
   sbom,
   garbage,
+  group: { merge: { tags: mergeTags } },
 });

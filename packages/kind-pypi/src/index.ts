@@ -5,6 +5,7 @@ import { isProjectName, isVersion, normalizeName } from './names.js';
 import { canonicalVersion, compareVersions, isPrerelease, normalVersion } from './pep440.js';
 import { nameProbe, probe } from './probe.js';
 import { routes } from './routes.js';
+import { mergeProjectPage } from './group-merge.js';
 import { sbom } from './sbom.js';
 import { pypiVersionRange } from './version-range.js';
 
@@ -34,4 +35,5 @@ export default defineKind({
   probe,
   nameProbe,
   sbom,
+  group: { merge: { project: mergeProjectPage } },
 });

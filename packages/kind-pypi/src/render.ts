@@ -17,11 +17,14 @@ const hashText = (h: Hashes): string | null => {
   return name ? `${name}=${h[name]}` : null;
 };
 
-function htmlPage(project: string, files: readonly ProjectFile[], baseUrl: string): string {
+/** Where a page's file link points: hub's URL of the file, or (a group's merged page) the URL its member wrote. */
+type HrefOf = (f: ProjectFile) => string;
+
+function htmlPage(project: string, files: readonly ProjectFile[], href: HrefOf): string {
   const name = escapeHtml(project);
   const links = files.map((f) => {
     const frag = hashText(f.hashes);
-    const attrs = [`href="${escapeHtml(fileHref(baseUrl, project, f.filename) + (frag ? `#${frag}` : ''))}"`];
+    const attrs = [`href="${escapeHtml(href(f) + (frag ? `#${frag}` : ''))}"`];
     if (f.requiresPython) attrs.push(`data-requires-python="${escapeHtml(f.requiresPython)}"`);
     if (f.yanked !== null) attrs.push(`data-yanked="${escapeHtml(f.yanked)}"`);
     if (f.metadata) {
@@ -36,7 +39,7 @@ function htmlPage(project: string, files: readonly ProjectFile[], baseUrl: strin
   );
 }
 
-function jsonPage(project: string, files: readonly ProjectFile[], baseUrl: string): string {
+function jsonPage(project: string, files: readonly ProjectFile[], href: HrefOf): string {
   // One entry per version, in the spelling of its first file (`1.0` and `1.0.0` are one version).
   const versions = new Map<string, string>();
   for (const f of files) if (!versions.has(canonicalVersion(f.version))) versions.set(canonicalVersion(f.version), f.version);
@@ -47,7 +50,7 @@ function jsonPage(project: string, files: readonly ProjectFile[], baseUrl: strin
     versions: [...versions.values()],
     files: files.map((f) => ({
       filename: f.filename,
-      url: fileHref(baseUrl, project, f.filename),
+      url: href(f),
       hashes: f.hashes,
       ...(f.requiresPython ? { 'requires-python': f.requiresPython } : {}),
       yanked: f.yanked === null ? false : f.yanked || true,
@@ -60,6 +63,11 @@ function jsonPage(project: string, files: readonly ProjectFile[], baseUrl: strin
   });
 }
 
-export function renderPage(form: Form, project: string, files: readonly ProjectFile[], baseUrl: string): Buffer {
-  return Buffer.from(form === 'json' ? jsonPage(project, files, baseUrl) : htmlPage(project, files, baseUrl), 'utf8');
+/**
+ * `hrefOf` (a group's merged page, decision 0053): each file keeps the URL its member's page gave it (a hub URL
+ * the member rendered with the group's base URL). Default: hub's URL of the file below `baseUrl`.
+ */
+export function renderPage(form: Form, project: string, files: readonly ProjectFile[], baseUrl: string, hrefOf?: HrefOf): Buffer {
+  const href = hrefOf ?? ((f: ProjectFile) => fileHref(baseUrl, project, f.filename));
+  return Buffer.from(form === 'json' ? jsonPage(project, files, href) : htmlPage(project, files, href), 'utf8');
 }

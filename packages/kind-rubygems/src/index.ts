@@ -4,6 +4,7 @@ import { clientCheck } from './client-check.js';
 import { isGemName, isVersionToken } from './names.js';
 import { declaredDigests } from './declared-digests.js';
 import { nameProbe, probe } from './probe.js';
+import { groupMerges } from './group-merge.js';
 import { routes } from './routes.js';
 import { sbom } from './sbom.js';
 import { gemVersionRange } from './version-range.js';
@@ -21,6 +22,7 @@ export default defineKind({
   description: 'Ruby gems: the gem API, compact index and specs for gem and bundler',
   coordinate: nameAtVersion({ split: 'first', isName: isGemName, isVersion: isVersionToken }),
   routes,
+  group: { merge: groupMerges },
   detectUpstream,
   clientCheck,
   probe,

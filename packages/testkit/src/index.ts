@@ -19,3 +19,4 @@ export { filesKind } from './files-kind.js';
 export { pluginConfigLoader } from './plugin-config.js';
 export { startForwardProxy, type ForwardProxy, type ForwardProxyOptions } from './forward-proxy.js';
 export { startTinyproxy, tinyproxyPath, type Tinyproxy } from './tinyproxy.js';
+export { mergeContext, groupPart, tableAsk, type MergeContext, type MergeContextOptions } from './group-merge.js';

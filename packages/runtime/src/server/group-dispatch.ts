@@ -12,7 +12,7 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type Koa from 'koa';
-import { errors, type GroupPart, HubError, isHubError, type KindRoute, type Reply, type RouteMatch } from '@hub/contract';
+import { errors, type GroupAsk, type GroupPart, HubError, isHubError, type KindRoute, type Reply, type RouteMatch } from '@hub/contract';
 import { readCapped } from '@hub/contract';
 import type { AuditContext } from '../audit/access-event.js';
 import type { Subject } from '../policy/decide.js';
@@ -65,23 +65,15 @@ export async function serveGroup(ctx: Koa.Context, d: RegistryRoutesDeps, group:
 
 /** Every eligible member's 200 answer, merged by the kind (one is served as it is). */
 async function mergedListing(ctx: Koa.Context, d: RegistryRoutesDeps, group: BoundRegistry, r: GroupRequest, members: readonly BoundRegistry[], merge: NonNullable<BoundRegistry['kind']['group']>['merge'][string]): Promise<Reply> {
-  const answers = await Promise.all(members.map((m) => answer(ctx, d, group, r, m)));
-  const cap = d.maxMetadataBytes ?? 64 * 1024 * 1024;
-  const parts: Array<GroupPart & { answer: Answer }> = [];
-  for (const [i, a] of answers.entries()) {
-    if (!('reply' in a)) continue;
-    if (a.reply.status !== 200) {
-      dispose(a.reply);
-      continue;
-    }
-    try {
-      const body = await readBody(a.reply, cap, a.member.info.name);
-      parts.push({ member: a.member.info.name, mode: a.member.info.mode as GroupPart['mode'], status: 200, headers: a.reply.headers, body, answer: a });
-    } catch (e) {
-      // Too large (or cut short): this member's listing is left out like a failed one.
-      dispose(a.reply);
-      answers[i] = { member: a.member, audit: a.audit, error: isHubError(e) ? e : errors.upstream(`registry "${a.member.info.name}"'s listing could not be read`) };
-    }
+  // A byte range or a validator is for the merged document: a member answering 206 or 304 would be left out.
+  const answers = await Promise.all(members.map((m) => answer(memberView(ctx), d, group, r, m)));
+  // A redirect to the listing's one spelling (pypi's normalised project name): the first member's, when none lists it here.
+  const redirect = answers.find((a): a is Extract<Answer, { reply: Reply }> => 'reply' in a && a.reply.status >= 300 && a.reply.status < 400 && Boolean(a.reply.headers.location));
+  const parts = await okParts(answers, d);
+  if (parts.length === 0 && redirect) {
+    servedBy(ctx, r.audit, redirect, group);
+    const body = redirect.reply.body;
+    return { ...redirect.reply, body: typeof body === 'string' || Buffer.isBuffer(body) ? body : `moved to ${redirect.reply.headers.location}\n` };
   }
   if (parts.length === 0) {
     // No member lists it: the first refusal or failure says why, else it is not there.
@@ -106,6 +98,7 @@ async function mergedListing(ctx: Koa.Context, d: RegistryRoutesDeps, group: Bou
     rc,
     parts.map(({ answer: _a, ...p }) => p),
     r.match,
+    groupAsk(ctx, d, group, r),
   );
   // The runtime answers If-None-Match from an ETag: a merged document without one gets its bytes' digest.
   if (Buffer.isBuffer(merged.body) && !Object.keys(merged.headers).some((h) => h.toLowerCase() === 'etag'))
@@ -114,6 +107,79 @@ async function mergedListing(ctx: Koa.Context, d: RegistryRoutesDeps, group: Bou
 }
 
 const where = (ctx: Koa.Context) => ctx.state.where as Record<string, unknown> | undefined;
+
+/**
+ * The members' 200 answers, bodies read within the metadata byte cap; other answers are let go. A body too
+ * large (or cut short) becomes that member's error in `answers`: its listing is left out like a failed one.
+ */
+async function okParts(answers: Answer[], d: RegistryRoutesDeps): Promise<Array<GroupPart & { answer: Answer }>> {
+  const cap = d.maxMetadataBytes ?? 64 * 1024 * 1024;
+  const parts: Array<GroupPart & { answer: Answer }> = [];
+  for (const [i, a] of answers.entries()) {
+    if (!('reply' in a)) continue;
+    if (a.reply.status !== 200) {
+      dispose(a.reply);
+      continue;
+    }
+    try {
+      const body = await readBody(a.reply, cap, a.member.info.name);
+      parts.push({ member: a.member.info.name, mode: a.member.info.mode as GroupPart['mode'], status: 200, headers: a.reply.headers, body, answer: a });
+    } catch (e) {
+      dispose(a.reply);
+      answers[i] = { member: a.member, audit: a.audit, error: isHubError(e) ? e : errors.upstream(`registry "${a.member.info.name}"'s listing could not be read`) };
+    }
+  }
+  return parts;
+}
+
+/** Request headers a member asked for a merged listing does not see: they are about the merged document. */
+const FOR_THE_MERGE = new Set(['range', 'if-range', 'if-none-match', 'if-modified-since', 'if-match', 'if-unmodified-since']);
+
+/** The request as a member of a merged listing sees it: without range and validator headers, with `query` if given. */
+function memberView(ctx: Koa.Context, query?: URLSearchParams): Koa.Context {
+  const headers = Object.fromEntries(Object.entries(ctx.headers).filter(([k]) => !FOR_THE_MERGE.has(k.toLowerCase())));
+  const view = Object.create(ctx) as Koa.Context;
+  Object.defineProperty(view, 'headers', { value: headers });
+  Object.defineProperty(view, 'header', { value: headers });
+  if (query) Object.defineProperty(view, 'querystring', { value: query.toString() });
+  return view;
+}
+
+/** How many other requests one merge may ask of the members (rubygems' `/versions` asks up to 256 `/info` files). */
+const MAX_ASKS_PER_MERGE = 512;
+
+/**
+ * `GroupAsk` (decision 0053): the members' 200 answers to another listing request of the group's kind, under the
+ * same rules as the request (member rules, the closed-by-default rule, the subject's permission, blocks on the
+ * group and on each member). Only routes the kind merges may be asked: a merge never pulls artifacts.
+ */
+function groupAsk(ctx: Koa.Context, d: RegistryRoutesDeps, group: BoundRegistry, r: GroupRequest): GroupAsk {
+  let asked = 0;
+  return async (segments, query) => {
+    if (++asked > MAX_ASKS_PER_MERGE) throw errors.upstream(`a merged listing of group "${group.info.name}" asked its members more than ${MAX_ASKS_PER_MERGE} times`);
+    let found: { route: KindRoute; match: RouteMatch } | undefined;
+    for (const route of group.kind.routes) {
+      if (!group.kind.group?.merge[route.id]) continue;
+      const match = route.match(segments);
+      if (match) {
+        found = { route, match };
+        break;
+      }
+    }
+    if (!found) return [];
+    if (found.match.coordinate) {
+      try {
+        await refuseBlocked(d, group.info.name, found.match.coordinate);
+      } catch {
+        return [];
+      }
+    }
+    const sub: GroupRequest = { ...r, route: found.route, match: found.match, audit: { ...r.audit } };
+    const view = memberView(ctx, query ?? new URLSearchParams());
+    const answers = await Promise.all((await askable(d, group, sub)).map((m) => answer(view, d, group, sub, m)));
+    return (await okParts(answers, d)).map(({ answer: _a, ...p }) => p);
+  };
+}
 
 /** The members this request may be asked of: routing rules, the closed-by-default rule, then the subject's own permission on each. */
 async function askable(d: RegistryRoutesDeps, group: BoundRegistry, r: GroupRequest): Promise<BoundRegistry[]> {
