@@ -48,7 +48,7 @@ export type { ArtifactPins } from './services/artifact-pins.js';
 export type { HeldArtifact, HeldArtifacts } from './services/held-artifacts.js';
 export type { AccessLog, AccessLogEntry, AccessLogFilter, DownloadGroup } from './services/access-log.js';
 export type { LocalStore, LocalLimits, LocalPackage, LocalClaim } from './services/local-store.js';
-export type { PackageFactsBoard, PackageFactSource, PackageFactSheet, PackageSummaryFacts, VersionFacts, FlagFact, DependencyFact, UpstreamState } from './catalog/package-facts.js';
+export type { PackageFactsBoard, PackageFactSource, PackageFactSheet, PackageSummaryFacts, VersionFacts, FlagFact, DependencyFact, ProvenanceFact, UpstreamState } from './catalog/package-facts.js';
 export type { PackageCatalog, CatalogPackage, CatalogVersion } from './services/package-catalog.js';
 export { sameSecret } from './auth/same-secret.js';
 

@@ -62,6 +62,8 @@ export interface PluginContext<Cfg = unknown> {
   refusals: RefusalRule[];
   /** The artifact cache's removals (the admin API's purge). */
   artifacts: CachePurge;
+  /** Listeners told of each artifact fetched from an upstream and stored (its first miss): @hub/provenance verifies then. */
+  fetched: FetchedArtifactListener[];
   /** `[[registries.cleanup]]` rules: what a run would remove, and a run now (the admin API's cleanup routes). */
   cleanup: Cleanup;
   /** Parses a JSON body within `[limits] max_json_body_bytes` (415 / 413 / 400 otherwise). */
@@ -75,6 +77,12 @@ export interface PluginContext<Cfg = unknown> {
  * naming who or what refuses it, or null. Called on the hot path: keep it memoised.
  */
 export type RefusalRule = (registry: string, c: Coordinate) => Promise<string | null>;
+
+/**
+ * Told of an artifact just fetched from an upstream and stored, after its row is written. It must not throw
+ * or block: start any work in the background (the request that fetched it is still being answered).
+ */
+export type FetchedArtifactListener = (a: { registry: string; packageName: string; version: string | null; key: string; sha256: string }) => void;
 
 /**
  * A rule that can refuse a client address before any route (except /healthz) and before the rate limit:
