@@ -1,7 +1,7 @@
 import Type, { type Static } from 'typebox';
 import type { ConfigSection } from '@hub/runtime';
 
-const pattern = (what: string, example: string) => Type.String({ minLength: 1, maxLength: 512, examples: [example], description: `${what}, \`*\` matching any characters.` });
+const pattern = (what: string, example: string) => Type.String({ minLength: 1, maxLength: 512, examples: [example], description: `${what}, \`*\` matching any characters, \`?\` one.` });
 
 export const ProvenanceRuleSchema = Type.Object(
   {

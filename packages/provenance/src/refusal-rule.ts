@@ -1,7 +1,7 @@
 import type { RefusalRule } from '@hub/runtime';
 import type { ProvenanceRule } from './config.js';
 import type { Checker } from './checker.js';
-import { globMatcher, withoutScheme } from './glob.js';
+import { patternMatcher, withoutScheme } from './glob.js';
 
 interface CompiledRule {
   registry: (s: string) => boolean;
@@ -19,9 +19,9 @@ export function provenanceRule(rules: readonly ProvenanceRule[], checker: Checke
   const compiled: CompiledRule[] = rules
     .filter((r) => r.require)
     .map((r) => ({
-      registry: globMatcher([r.registry]),
-      packages: globMatcher(r.packages),
-      source: r.source.length ? globMatcher(r.source) : null,
+      registry: patternMatcher([r.registry]),
+      packages: patternMatcher(r.packages),
+      source: r.source.length ? patternMatcher(r.source, true) : null,
       sourceText: r.source.join(', '),
     }));
   return async (registry, c) => {

@@ -24,6 +24,7 @@ export { isSha256, type BlobStore } from './storage/blobs/blob-store.js';
 export type { PublishedFile, PublishedFiles } from './storage/artifact-rows.js';
 export type { HubMetrics } from './metrics.js';
 export type { Cleanup, CleanupItem, CleanupReport, CleanupRequest } from './cache/cleanup-run.js';
+export { globMatcher } from './cache/cleanup-rules.js';
 export { startSchedule, type ScheduleOptions } from './jobs/schedule.js';
 export type { HealthContribution } from './health/health-board.js';
 export { signBody, type EventBus, type HubEventListener, type HubEvent } from './events/event-bus.js';
