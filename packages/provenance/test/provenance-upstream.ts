@@ -14,6 +14,10 @@ export interface FixtureVersion {
   version: string;
   identity?: SignerIdentity;
   variant?: Variant;
+  /** The `dist.attestations.url` the packument names (default: the upstream's own); hub must never follow it. */
+  attestationsUrl?: string;
+  /** The attestations document served instead of a signed one (hostile upstreams). */
+  document?: string;
 }
 
 /**
@@ -36,9 +40,9 @@ export async function provenanceHub(t: Test, versions: readonly FixtureVersion[]
     const sha512 = crypto.createHash('sha512').update(tgz);
     const dist: Record<string, unknown> = { tarball: `{{UPSTREAM}}/widget/-/widget-${v.version}.tgz`, integrity: `sha512-${sha512.copy().digest('base64')}`, shasum: crypto.createHash('sha1').update(tgz).digest('hex') };
     if (v.identity) {
-      dist.attestations = { url: `{{UPSTREAM}}/-/npm/v1/attestations/widget@${v.version}`, provenance: { predicateType: 'https://slsa.dev/provenance/v1' } };
+      dist.attestations = { url: v.attestationsUrl ?? `{{UPSTREAM}}/-/npm/v1/attestations/widget@${v.version}`, provenance: { predicateType: 'https://slsa.dev/provenance/v1' } };
       const a = sig.attestation(sha512.digest('hex'), { identity: v.identity, subjectName: `pkg:npm/widget@${v.version}`, variant: v.variant });
-      writeFileSync(path.join(files, '-', 'npm', 'v1', 'attestations', `widget@${v.version}.json`), JSON.stringify({ attestations: [a] }));
+      writeFileSync(path.join(files, '-', 'npm', 'v1', 'attestations', `widget@${v.version}.json`), v.document ?? JSON.stringify({ attestations: [a] }));
     }
     docs[v.version] = { ...manifest, dist };
     time[v.version] = '2020-01-01T00:00:00.000Z';
