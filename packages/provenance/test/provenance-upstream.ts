@@ -5,7 +5,7 @@ import { gzipSync } from 'node:zlib';
 import type { Test } from 'tap';
 import admin from '@hub/admin';
 import npm from '@hub/kind-npm';
-import { makeTar, npmFixtureHandler, startFixtureUpstream, startTestHub, type FixtureUpstream, type TestHub } from '@hub/testkit';
+import { makeTar, npmFixtureHandler, startFixtureUpstream, startTestHub, type FixtureUpstream, type StoreDatabase, type TestHub } from '@hub/testkit';
 import provenance from '../src/index.js';
 import { makeTestSigstore, type SignerIdentity, type TestSigstore, type Variant } from './sigstore-fixture.js';
 
@@ -25,7 +25,7 @@ export interface FixtureVersion {
  * `dist.integrity`, `dist.attestations` for attested versions, and their attestations documents signed by a
  * test Sigstore; and a hub (npm, admin, provenance) in front of it, trusting that Sigstore's root.
  */
-export async function provenanceHub(t: Test, versions: readonly FixtureVersion[], config: Record<string, unknown> = {}): Promise<{ hub: TestHub; upstream: FixtureUpstream; sig: TestSigstore }> {
+export async function provenanceHub(t: Test, versions: readonly FixtureVersion[], config: Record<string, unknown> = {}, db?: StoreDatabase): Promise<{ hub: TestHub; upstream: FixtureUpstream; sig: TestSigstore }> {
   const root = t.testdir();
   const sig = makeTestSigstore(path.join(root, 'sigstore'));
   const files = path.join(root, 'upstream');
@@ -56,6 +56,7 @@ export async function provenanceHub(t: Test, versions: readonly FixtureVersion[]
     plugins: [npm, admin, provenance],
     registries: [{ name: 'npm', type: 'npm', mode: 'proxy', upstream: upstream.url }],
     config: { provenance: { trust_root: sig.trustRootPath, ...config } },
+    mysqlUrl: db?.client === 'mysql' ? db.url : undefined,
   });
   t.teardown(() => hub.close());
   return { hub, upstream, sig };
