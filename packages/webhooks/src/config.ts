@@ -6,7 +6,7 @@ export const WebhookSchema = Type.Object(
     url: httpUrl('Where events are POSTed.', 'http://127.0.0.1:9000/hooks'),
     events: Type.Array(Type.String({ pattern: '^[a-z][a-z0-9_]*$', examples: ['package_disappeared_upstream'], errorMessage: 'must be an event name like package_disappeared_upstream', description: 'An event name.' }), {
       minItems: 1,
-      description: 'Events delivered, e.g. package_disappeared_upstream, package_reappeared_upstream, upstream_unreachable, package_published, cleanup_ran.',
+      description: 'Events delivered, e.g. package_disappeared_upstream, package_reappeared_upstream, upstream_unreachable, package_published, cleanup_ran, provenance_changed.',
     }),
     ...secretPair('secret', 'Secret deliveries are signed with, like flag requests'),
   },

@@ -21,6 +21,7 @@ Event types include:
   package_reappeared_upstream    a disappeared version answers again
   upstream_unreachable           a sweep was void (the upstream looked down)
   cleanup_ran                    a cleanup run ended (versions and bytes removed)
+  provenance_changed             a verified version names another source repository than earlier ones
 
 Options:
   --type T           only events of this type
