@@ -29,7 +29,11 @@ export function createChecker(d: CheckerDeps) {
   let running = 0;
   const idleWaiters: Array<() => void> = [];
 
-  const attests = (registry: string) => d.served.get(registry)?.kind.provenance !== undefined;
+  /** A kind with the hook, and an upstream to ask (a local registry, or a group, has none of its own). */
+  const attests = (registry: string) => {
+    const reg = d.served.get(registry);
+    return reg?.kind.provenance !== undefined && reg.info.upstream !== undefined;
+  };
 
   async function run(registry: string, name: string, version: string): Promise<ProvenanceFact> {
     const stored = await d.results.get(registry, name, version);

@@ -29,7 +29,7 @@ export function provenanceRule(rules: readonly ProvenanceRule[], checker: Checke
     const applying = compiled.filter((r) => r.registry(registry) && r.packages(c.name));
     if (applying.length === 0) return null;
     const refuse = (why: string) => `${c.name} ${c.version} is refused: provenance required: ${why}`;
-    if (!checker.attests(registry)) return refuse("this registry's kind attests no provenance");
+    if (!checker.attests(registry)) return refuse(`registry ${registry} has no upstream that attests provenance (its kind has no provenance hook, or it has no upstream)`);
     let fact;
     try {
       fact = await checker.check(registry, c.name, c.version);
