@@ -4,6 +4,7 @@ import type { Results } from './results.js';
 import type { PinnedTrust } from './trust-root.js';
 import { verifyAttestations } from './verify-attestations.js';
 import { withoutScheme } from './glob.js';
+import type { ProvenanceMetrics } from './metrics.js';
 
 /** Background checks waiting at most; past it a fetched version is checked when first asked for instead. */
 const MAX_QUEUED = 1000;
@@ -16,6 +17,7 @@ export interface CheckerDeps {
   results: Results;
   events: EventBus;
   log: Logger;
+  metrics: ProvenanceMetrics;
 }
 
 /**
@@ -39,10 +41,17 @@ export function createChecker(d: CheckerDeps) {
     const stored = await d.results.get(registry, name, version);
     if (stored) return stored;
     const reg = d.served.get(registry)!;
-    const attested = await reg.kind.provenance!({ registry: reg.info, upstream: reg.upstream, log: d.log }, name, version);
+    let attested;
+    try {
+      attested = await reg.kind.provenance!({ registry: reg.info, upstream: reg.upstream, log: d.log }, name, version);
+    } catch (e) {
+      d.metrics.checked(registry, 'error');
+      throw e;
+    }
     const outcome = verifyAttestations(d.trust, attested);
     const previous = outcome.status === 'verified' && outcome.sourceRepository ? await d.results.previousSource(registry, name, version, outcome.sourceRepository) : null;
     const fact = await d.results.put(registry, name, version, outcome, previous !== null);
+    d.metrics.checked(registry, outcome.status);
     d.log.info({ registry, package: name, version, provenance: fact.status, source: fact.sourceRepository, reason: fact.reason }, 'provenance checked');
     if (previous && outcome.status === 'verified') {
       await d.events

@@ -5,6 +5,7 @@ import { loadTrustRoot } from './trust-root.js';
 import { createResults } from './results.js';
 import { createChecker } from './checker.js';
 import { provenanceRule } from './refusal-rule.js';
+import { createProvenanceMetrics } from './metrics.js';
 
 export { ProvenanceSchema, ProvenanceRuleSchema, type ProvenanceConfig, type ProvenanceRule } from './config.js';
 export { verifyAttestations, type Outcome } from './verify-attestations.js';
@@ -26,12 +27,13 @@ export default definePlugin({
     const cfg = ctx.pluginConfig;
     const trust = cfg.trust_root ? loadTrustRoot(cfg.trust_root) : loadTrustRoot();
     const results = createResults(ctx.db);
-    const checker = createChecker({ served: ctx.served, trust, results, events: ctx.events, log: ctx.log });
+    const metrics = createProvenanceMetrics(ctx.metrics);
+    const checker = createChecker({ served: ctx.served, trust, results, events: ctx.events, log: ctx.log, metrics });
     if (cfg.enabled)
       ctx.fetched.push((a) => {
         if (a.version !== null) checker.enqueue(a.registry, a.packageName, a.version);
       });
-    if (cfg.rules.some((r) => r.require)) ctx.refusals.push(provenanceRule(cfg.rules, checker));
+    if (cfg.rules.some((r) => r.require)) ctx.refusals.push(provenanceRule(cfg.rules, checker, metrics.denied));
     ctx.packageFacts.contribute('provenance', {
       async detail(registry, name) {
         const versions = new Map<string, VersionFacts>();

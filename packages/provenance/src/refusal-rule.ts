@@ -15,7 +15,7 @@ interface CompiledRule {
  * source than `source` allows) is refused, 403 `package_blocked` "provenance required: <why>". The first
  * request for a version waits for its check; the stored result answers every later one from memory.
  */
-export function provenanceRule(rules: readonly ProvenanceRule[], checker: Checker): RefusalRule {
+export function provenanceRule(rules: readonly ProvenanceRule[], checker: Checker, denied: (registry: string) => void = () => {}): RefusalRule {
   const compiled: CompiledRule[] = rules
     .filter((r) => r.require)
     .map((r) => ({
@@ -28,7 +28,10 @@ export function provenanceRule(rules: readonly ProvenanceRule[], checker: Checke
     if (c.version === undefined || compiled.length === 0) return null;
     const applying = compiled.filter((r) => r.registry(registry) && r.packages(c.name));
     if (applying.length === 0) return null;
-    const refuse = (why: string) => `${c.name} ${c.version} is refused: provenance required: ${why}`;
+    const refuse = (why: string) => {
+      denied(registry);
+      return `${c.name} ${c.version} is refused: provenance required: ${why}`;
+    };
     if (!checker.attests(registry)) return refuse(`registry ${registry} has no upstream that attests provenance (its kind has no provenance hook, or it has no upstream)`);
     let fact;
     try {

@@ -29,5 +29,9 @@ for (const tier of tiers) {
     t.match(page.get('1.2.0')?.provenance, { status: 'absent' });
     const events = (await (await fetch(`${hub.url}/api/v1/admin/events?type=provenance_changed`, { headers: { authorization: `Bearer ${hub.adminToken}` } })).json()) as { events: unknown[] };
     t.match(events.events, [{ data: { version: '1.1.0', previous_version: '1.0.0', source_repository: 'forge.example/mallory/widget' } }]);
+    const metrics = await (await fetch(`${hub.url}/metrics`)).text();
+    t.match(metrics, /hub_provenance_checks_total\{registry="npm",result="verified"\} 2/);
+    t.match(metrics, /hub_provenance_checks_total\{registry="npm",result="absent"\} 1/);
+    t.match(metrics, /hub_provenance_denials_total\{registry="npm"\} 1/);
   });
 }
