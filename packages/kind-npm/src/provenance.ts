@@ -1,6 +1,7 @@
 import { errors, probeFetch, type ProvenanceHook, type VersionAttestations } from '@hub/contract';
 import { upstreamPath } from './names.js';
 import { MAX_PACKUMENT_BYTES } from './probe.js';
+import { CORGI } from './packument.js';
 
 /** The most hub reads of one version's attestations document (a few bundles of a few KiB each). */
 export const MAX_ATTESTATIONS_BYTES = 1024 * 1024;
@@ -28,7 +29,8 @@ const parseJson = (body: Buffer, what: string): unknown => {
  * sha512, the digest hub also checks the tarball against.
  */
 export const provenance: ProvenanceHook = async (pc, name, version) => {
-  const doc = await probeFetch(pc.upstream, `${pc.registry.upstream}/${upstreamPath(name)}`, { headers: { accept: 'application/json' }, maxBytes: MAX_PACKUMENT_BYTES });
+  // The abbreviated packument carries `dist` whole (integrity and attestations), at a fraction of the full one's size.
+  const doc = await probeFetch(pc.upstream, `${pc.registry.upstream}/${upstreamPath(name)}`, { headers: { accept: CORGI }, maxBytes: MAX_PACKUMENT_BYTES });
   if (doc.status === 404 || doc.status === 410) throw errors.notFound(`${name} is not in the upstream`);
   if (doc.status !== 200) throw errors.upstream(`the upstream's packument of ${name} answered ${doc.status || doc.error}`);
   const p = parseJson(doc.body, `packument of ${name}`) as { versions?: Record<string, { dist?: VersionDist }> };
