@@ -78,6 +78,20 @@ export const VersionFlag = Type.Object(
   strict,
 );
 
+export const VersionProvenance = Type.Object(
+  {
+    status: Type.Union([Type.Literal('verified'), Type.Literal('failed'), Type.Literal('absent')], { description: 'verified: a Sigstore bundle checked against the trust root; failed: one that did not check; absent: none attested.' }),
+    source_repository: Type.Union([Type.String(), Type.Null()], { description: "From the signing certificate: the source repository (Fulcio's extension)." }),
+    workflow: Type.Union([Type.String(), Type.Null()], { description: 'The build configuration (workflow) that signed it.' }),
+    ref: Type.Union([Type.String(), Type.Null()], { description: 'The source ref built.' }),
+    builder: Type.Union([Type.String(), Type.Null()], { description: 'The build signer (runner) identity.' }),
+    reason: Type.Union([Type.String(), Type.Null()], { description: 'Why it failed, or why none was found.' }),
+    checked_at: Type.String(),
+    source_changed: Type.Boolean({ description: 'Another source repository than earlier versions of the package named.' }),
+  },
+  { ...strict, description: 'What @hub/provenance found (present once it checked the version).' },
+);
+
 export const PackageVersion = Type.Object(
   {
     version: Type.String(),
@@ -93,6 +107,7 @@ export const PackageVersion = Type.Object(
     pulls: count,
     last_pull_at: time,
     dependencies: Type.Array(Type.Object({ name: Type.String(), range: Type.String() }, strict), { description: 'From the SBOM hub extracted from the held file.' }),
+    provenance: Type.Optional(VersionProvenance),
   },
   strict,
 );

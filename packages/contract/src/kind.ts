@@ -381,6 +381,26 @@ export type HeldKeys = ReadonlyMap<string, readonly string[]>;
  */
 export type DeclaredDigests<Cfg = unknown> = (pc: ProbeContext<Cfg>, name: string, versions: readonly string[], held: HeldKeys) => Promise<DeclaredDigest[]>;
 
+/**
+ * What the upstream attests for one version (decision 0062): Sigstore bundles as the upstream serves them
+ * (hostile JSON, checked by whoever verifies them) and the digest of the version's artifact that their
+ * in-toto subject must name. `null`: the upstream attests nothing for this version.
+ */
+export interface VersionAttestations {
+  /** Each bundle with the predicate type the upstream says it carries (SLSA provenance, a publish attestation...). */
+  bundles: Array<{ predicateType: string; bundle: unknown }>;
+  /** The artifact's digest as the upstream declares it (npm: `dist.integrity`, sha512), hex. */
+  subjectDigest: { algorithm: 'sha256' | 'sha512'; hex: string };
+}
+
+/**
+ * Provenance: what the upstream attests for a version. Asked when hub first fetches the version, off the warm
+ * path. Throws a HubError when the upstream could not be asked (a 5xx, a timeout); answers null when it
+ * attests nothing. Read within the kind's own byte caps, at URLs built from the registry's upstream, never
+ * from a URL an upstream document names.
+ */
+export type ProvenanceHook<Cfg = unknown> = (pc: ProbeContext<Cfg>, name: string, version: string) => Promise<VersionAttestations | null>;
+
 export interface SbomDependency {
   name: string;
   range: string;
@@ -467,6 +487,8 @@ export interface RegistryKind<Cfg = unknown> {
   nameProbe?: NameProbe<Cfg>;
   /** Content drift: the digests the upstream declares for held versions (one artifact per version). */
   declaredDigests?: DeclaredDigests<Cfg>;
+  /** Provenance: the Sigstore bundles the upstream attests for a version, and the digest they must cover (decision 0062). */
+  provenance?: ProvenanceHook<Cfg>;
   sbom?: SbomExtractor;
   /**
    * Parses a flag's `version_range` in this ecosystem's own syntax into a matcher over this kind's

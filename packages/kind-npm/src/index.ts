@@ -5,6 +5,7 @@ import { clientCheck } from './client-check.js';
 import { isPackageName } from './names.js';
 import { declaredDigests } from './declared-digests.js';
 import { nameProbe, probe } from './probe.js';
+import { provenance } from './provenance.js';
 import { routes } from './routes.js';
 import { group } from './group-merge.js';
 import { sbom } from './sbom.js';
@@ -30,6 +31,7 @@ export default defineKind({
   probe,
   nameProbe,
   declaredDigests,
+  provenance,
   sbom,
   versionRange: npmVersionRange,
   publishTimes: true,

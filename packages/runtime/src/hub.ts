@@ -15,7 +15,7 @@ import { startMaintenance } from './jobs/maintenance.js';
 import { startKindGarbage } from './jobs/kind-garbage.js';
 import type { HubConfig } from './config/schema.js';
 import type { RegistryKind } from '@hub/contract';
-import type { AdvisorySource, CachePurge, ClientRule, PluginInstance, RefusalRule, SignInMethod } from './contract/plugin.js';
+import type { AdvisorySource, CachePurge, ClientRule, FetchedArtifactListener, PluginInstance, RefusalRule, SignInMethod } from './contract/plugin.js';
 import { createAuditLog, type AuditLog } from './audit/audit-log.js';
 import { createEventBus, type EventBus } from './events/event-bus.js';
 import { createHealthBoard } from './health/health-board.js';
@@ -138,6 +138,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
   const servedHosts = new Set(config.server.allowed_hosts.map((h) => h.toLowerCase()));
 
   const cluster = await clustering?.create({ db, config, log, sharedSecret: (name) => sharedSecret(db, name) });
+  const fetched: FetchedArtifactListener[] = [];
   const artifacts = createArtifactCache({
     cluster: cluster?.sharedFetch,
     blobs,
@@ -148,7 +149,17 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     memoryMaxObjectBytes: config.cache.memory_max_object_bytes,
     maxArtifactBytes: config.limits.max_artifact_bytes,
     verifyReads: config.cache.verify_reads,
-    onStored: (row) => quotas.stored(row),
+    onStored: (row) => {
+      quotas.stored(row);
+      for (const listener of fetched) {
+        // A listener's failure is its own: the artifact is stored and served whatever it does.
+        try {
+          listener({ registry: row.registry, packageName: row.package_name, version: row.version, key: row.cache_key, sha256: row.blob_sha256 });
+        } catch (e) {
+          log.warn({ registry: row.registry, key: row.cache_key, err: (e as Error).message }, 'fetched-artifact listener failed');
+        }
+      }
+    },
   });
   const registryMaxBytes = new Map(config.registries.filter((r) => r.max_bytes > 0).map((r) => [r.name, r.max_bytes]));
   const quotas = watchRegistryQuotas({ db, log, limits: registryMaxBytes, reclaim: (registry, limit) => reclaimRegistry({ db, artifacts, audit, log, metrics }, registry, limit) });
@@ -238,6 +249,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     clientRules,
     signIns: [] as SignInMethod[],
     artifacts: purger,
+    fetched,
     cleanup,
     jsonBody: pluginJsonBody,
     router,

@@ -24,6 +24,7 @@ export { isSha256, type BlobStore } from './storage/blobs/blob-store.js';
 export type { PublishedFile, PublishedFiles } from './storage/artifact-rows.js';
 export type { HubMetrics } from './metrics.js';
 export type { Cleanup, CleanupItem, CleanupReport, CleanupRequest } from './cache/cleanup-run.js';
+export { globMatcher } from './cache/cleanup-rules.js';
 export { startSchedule, type ScheduleOptions } from './jobs/schedule.js';
 export { collectGarbage } from './jobs/kind-garbage.js';
 export type { HealthContribution } from './health/health-board.js';
@@ -50,7 +51,7 @@ export type { ArtifactPins } from './services/artifact-pins.js';
 export type { HeldArtifact, HeldArtifacts } from './services/held-artifacts.js';
 export type { AccessLog, AccessLogEntry, AccessLogFilter, DownloadGroup } from './services/access-log.js';
 export type { LocalStore, LocalLimits, LocalPackage, LocalClaim } from './services/local-store.js';
-export type { PackageFactsBoard, PackageFactSource, PackageFactSheet, PackageSummaryFacts, VersionFacts, FlagFact, DependencyFact, UpstreamState } from './catalog/package-facts.js';
+export type { PackageFactsBoard, PackageFactSource, PackageFactSheet, PackageSummaryFacts, VersionFacts, FlagFact, DependencyFact, ProvenanceFact, UpstreamState } from './catalog/package-facts.js';
 export type { PackageCatalog, CatalogPackage, CatalogVersion } from './services/package-catalog.js';
 export { sameSecret } from './auth/same-secret.js';
 

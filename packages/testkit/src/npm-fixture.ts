@@ -15,6 +15,8 @@
  *     document byte for byte (Content-Type application/json).
  *   /<name>/<version-or-dist-tag>                           one version's manifest
  *   /<name>/-/<file>.tgz                                    tarball
+ *   /-/npm/v1/attestations/<name>@<version>                  the version's attestations document (provenance):
+ *     `<root>/-/npm/v1/attestations/<name, / as %2f>@<version>.json`, else 404
  * Unknown packages and versions get 404 {"error":"Not found"}.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -126,6 +128,23 @@ async function readPackument(root: string, name: string, upstreamUrl: string): P
 export function npmFixtureHandler(root: string): FixtureHandler {
   return async (req: IncomingMessage, res: ServerResponse, up: FixtureUpstream): Promise<boolean> => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return false;
+    const attestations = /^\/-\/npm\/v1\/attestations\/(.+)$/.exec(pathOf(req.url));
+    if (attestations) {
+      let spec: string;
+      try {
+        spec = decodeURIComponent(attestations[1]!).replace('/', '%2f');
+      } catch {
+        return false;
+      }
+      if (!/^@?[a-z0-9][a-z0-9._~%-]*@[a-z0-9][a-z0-9._+-]*$/i.test(spec)) return false;
+      const abs = path.join(root, '-', 'npm', 'v1', 'attestations', `${spec}.json`);
+      try {
+        sendBody(req, res, 200, { 'Content-Type': 'application/json' }, await fsp.readFile(abs));
+      } catch {
+        sendJson(req, res, 404, { error: 'Not found' });
+      }
+      return true;
+    }
     const parsed = parseNpmPath(pathOf(req.url));
     if (!parsed) return false;
     const { name, rest } = parsed;

@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import { errors, genericVersionOrder, isGenericPrerelease } from '@hub/runtime';
+import { errors, genericVersionOrder, isGenericPrerelease, type ProvenanceFact } from '@hub/runtime';
 import { adminRoute, iso, type AdminRoute } from '@hub/admin-kit';
 import {
   MAX_PACKAGES_PER_PAGE,
@@ -136,6 +136,7 @@ export const packageRoutes: AdminRoute[] = [
             pulls: v.pulls,
             last_pull_at: iso(v.last_pull_at),
             dependencies: f?.dependencies ?? [],
+            ...(f?.provenance ? { provenance: provenanceAnswer(f.provenance) } : {}),
           };
         });
       const searched = query.q === undefined ? rows : rows.filter((r) => r.version.includes(query.q!));
@@ -157,3 +158,14 @@ export const packageRoutes: AdminRoute[] = [
     },
   }),
 ];
+
+const provenanceAnswer = (p: ProvenanceFact): NonNullable<PackageVersionAnswer['provenance']> => ({
+  status: p.status,
+  source_repository: p.sourceRepository,
+  workflow: p.workflow,
+  ref: p.ref,
+  builder: p.builder,
+  reason: p.reason,
+  checked_at: p.checkedAt,
+  source_changed: p.sourceChanged,
+});

@@ -24,6 +24,19 @@ const envelope = (component: Json | undefined, components: Json[], dependencies:
 
 const sha256 = (hex: string) => [{ alg: 'SHA-256', content: hex }];
 
+/** What hub found of the version's provenance, as `hub:provenance*` properties (decision 0062). */
+function provenanceProperties(s: SbomSubject): Json[] {
+  const p = s.provenance;
+  if (!p) return [];
+  const out: Json[] = [{ name: 'hub:provenance', value: p.status }];
+  if (p.sourceRepository) out.push({ name: 'hub:provenance_source', value: p.sourceRepository });
+  if (p.workflow) out.push({ name: 'hub:provenance_workflow', value: p.workflow });
+  if (p.ref) out.push({ name: 'hub:provenance_ref', value: p.ref });
+  if (p.builder) out.push({ name: 'hub:provenance_builder', value: p.builder });
+  if (p.reason) out.push({ name: 'hub:provenance_reason', value: p.reason });
+  return out;
+}
+
 /**
  * CycloneDX 1.6 JSON of one held version: the version itself (purl, the sha256 hub verified of its
  * manifest-bearing file, every held file as a property), and its declared dependencies as components
@@ -39,7 +52,8 @@ export function cycloneDx(s: SbomSubject): Json {
     version: s.version,
     purl: ref,
     hashes: sha256(main.sha256),
-    properties: [{ name: 'hub:registry', value: s.registry }, ...s.files.map((f) => ({ name: 'hub:held_file', value: `${f.key} sha256:${f.sha256}` }))],
+    properties: [{ name: 'hub:registry', value: s.registry }, ...s.files.map((f) => ({ name: 'hub:held_file', value: `${f.key} sha256:${f.sha256}` })), ...provenanceProperties(s)],
+    ...(s.provenance?.sourceRepository ? { externalReferences: [{ type: 'vcs', url: s.provenance.sourceRepository, comment: 'from the verified provenance' }] } : {}),
   };
   const seen = new Set<string>();
   const components: Json[] = [];

@@ -30,6 +30,14 @@ const doc = (name: string, namespace: string | null, packages: Json[], relations
 /** The relationship a dependency of each scope has with the package that declares it (SPDX 2.3 section 11). */
 const RELATION = { runtime: 'DEPENDS_ON', peer: 'DEPENDS_ON', optional: 'OPTIONAL_DEPENDENCY_OF', dev: 'DEV_DEPENDENCY_OF', build: 'BUILD_DEPENDENCY_OF' } as const;
 
+/** What hub found of the version's provenance, appended to the package comment (decision 0062). */
+function provenanceNote(s: SbomSubject): string {
+  const p = s.provenance;
+  if (!p) return '';
+  if (p.status !== 'verified') return `; provenance ${p.status}${p.reason ? `: ${p.reason}` : ''}`;
+  return `; provenance verified: source ${p.sourceRepository ?? '?'}, workflow ${p.workflow ?? '?'}, ref ${p.ref ?? '?'}`;
+}
+
 /**
  * SPDX 2.3 JSON of one held version. `namespace` is a URI of this hub (below its public_url), or null
  * for a `urn:uuid:` namespace; a random UUID makes each document's namespace unique, as SPDX asks.
@@ -47,7 +55,7 @@ export function spdx(s: SbomSubject, namespace: string | null): Json {
     licenseDeclared: NOASSERTION,
     copyrightText: NOASSERTION,
     externalRefs: purlRef(purl(s.kind, s.name, s.version)),
-    comment: `held by hub in registry ${s.registry}: ${s.files.map((f) => `${f.key} sha256:${f.sha256}`).join(', ')}`,
+    comment: `held by hub in registry ${s.registry}: ${s.files.map((f) => `${f.key} sha256:${f.sha256}`).join(', ')}${provenanceNote(s)}`,
   };
   const packages: Json[] = [root];
   const relationships: Json[] = [{ spdxElementId: 'SPDXRef-DOCUMENT', relationshipType: 'DESCRIBES', relatedSpdxElement: 'SPDXRef-Package' }];

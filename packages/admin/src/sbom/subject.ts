@@ -1,4 +1,4 @@
-import { errors, type HeldArtifact, type PluginContext, type RegistryKind, type SbomDependency } from '@hub/runtime';
+import { errors, type HeldArtifact, type PluginContext, type ProvenanceFact, type RegistryKind, type SbomDependency } from '@hub/runtime';
 
 /** What one SBOM describes: a held version, the files hub holds of it (with the sha256 hub verified), its declared dependencies. */
 export interface SbomSubject {
@@ -10,6 +10,8 @@ export interface SbomSubject {
   /** The file the dependencies were read from (the kind's manifest-bearing artifact), when there is one. */
   manifestFile: { key: string; sha256: string } | null;
   dependencies: SbomDependency[];
+  /** What @hub/provenance found of the version (absent without the plugin or before it checked). */
+  provenance: ProvenanceFact | null;
 }
 
 const MAX_ENTRIES = 10_000;
@@ -32,5 +34,6 @@ export async function loadSubject(hub: PluginContext, registry: string, kind: Re
       }
     }
   }
-  return { registry, kind: kind.id, name, version, files, manifestFile: manifest ? { key: manifest.cache_key, sha256: manifest.blob_sha256 } : null, dependencies };
+  const provenance = (await hub.packageFacts.detail(registry, name)).versions.get(version)?.provenance ?? null;
+  return { registry, kind: kind.id, name, version, files, manifestFile: manifest ? { key: manifest.cache_key, sha256: manifest.blob_sha256 } : null, dependencies, provenance };
 }

@@ -25,6 +25,7 @@ Event types (HUB_EVENT_TYPES in the runtime; plugins may add their own):
   upstream_unreachable           a sweep was void (the upstream looked down)
   config_reloaded                hub.toml was re-read and the new config applied
   cleanup_ran                    a cleanup run removed versions (or would have, in a dry run)
+  provenance_changed             a verified version names another source repository than earlier ones
 
 Options:
   --type T           only events of this type

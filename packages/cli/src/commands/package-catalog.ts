@@ -64,7 +64,7 @@ export const packagesShow = adminCommand({
   help: `Usage: hub packages show <registry> <package> [--query Q] [--prereleases] [--page N] [--per-page N]
 
 Shows one package: its versions newest first (in the registry's own version order), whether each
-is held, unlisted, blocked (and by whom), flagged, disappeared upstream; downloads and the last
+is held, unlisted, blocked (and by whom), flagged, disappeared upstream, its provenance; downloads and the last
 download; and the dependencies read from the held file. Pre-releases are hidden unless asked for.
 
 Options:
@@ -106,6 +106,7 @@ ${connectionHelp('system:read')}`,
           { header: 'BLOCKED', keys: ['blocked_by'] },
           { header: 'FLAGS', keys: ['flag_ids'] },
           { header: 'DISAPPEARED', keys: ['disappeared'] },
+          { header: 'PROVENANCE', keys: ['provenance_text'] },
           { header: 'PULLS', keys: ['pulls'] },
           { header: 'LAST_PULL', keys: ['last_pull_at'] },
           { header: 'DEPENDENCIES', keys: ['deps'] },
@@ -115,6 +116,12 @@ ${connectionHelp('system:read')}`,
           blocked_by: v.blocked ? `${v.blocked.by}${v.blocked.reason ? `: ${v.blocked.reason}` : ''}` : null,
           flag_ids: v.flags.map((f) => `${f.source}/${f.id} (${f.effect})`),
           deps: v.dependencies.map((d) => `${d.name}@${d.range}`),
+          // @hub/provenance's result: the source repository when verified, else why not.
+          provenance_text: v.provenance
+            ? v.provenance.status === 'verified'
+              ? `verified ${v.provenance.source_repository ?? ''}${v.provenance.source_changed ? ' (source changed)' : ''}`.trim()
+              : `${v.provenance.status}: ${v.provenance.reason ?? ''}`
+            : null,
         })),
       );
     const pages = Math.max(1, Math.ceil(answer.matched / answer.per_page));

@@ -20,12 +20,28 @@ export interface DependencyFact {
   range: string;
 }
 
+/** What @hub/provenance found of a version's provenance (decision 0062). */
+export interface ProvenanceFact {
+  status: 'verified' | 'failed' | 'absent';
+  /** Source repository, workflow (build config) and ref, and builder, from the signing certificate; null unless verified. */
+  sourceRepository: string | null;
+  workflow: string | null;
+  ref: string | null;
+  builder: string | null;
+  /** Why it failed (or how it was found absent). */
+  reason: string | null;
+  checkedAt: string;
+  /** Another source repository than earlier versions named. */
+  sourceChanged: boolean;
+}
+
 /** Facts about one version; absent members are unknown to this contributor. */
 export interface VersionFacts {
   flags?: FlagFact[];
   disappeared?: boolean;
   upstreamState?: UpstreamState;
   dependencies?: DependencyFact[];
+  provenance?: ProvenanceFact;
 }
 
 /** Facts about one package: its upstream state and per version (keys: canonical versions, possibly not held). */
@@ -103,6 +119,7 @@ export function createPackageFactsBoard(): PackageFactsBoard {
             disappeared: f.disappeared ?? prev.disappeared,
             upstreamState: worst(prev.upstreamState, f.upstreamState),
             dependencies: f.dependencies ?? prev.dependencies,
+            provenance: f.provenance ?? prev.provenance,
           });
         }
       }

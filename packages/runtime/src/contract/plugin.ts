@@ -64,6 +64,8 @@ export interface PluginContext<Cfg = unknown> {
   advisories: AdvisorySource[];
   /** The artifact cache's removals (the admin API's purge), and a wait for fetches under way to be stored. */
   artifacts: CachePurge;
+  /** Listeners told of each artifact fetched from an upstream and stored (its first miss): @hub/provenance verifies then. */
+  fetched: FetchedArtifactListener[];
   /** `[[registries.cleanup]]` rules: what a run would remove, and a run now (the admin API's cleanup routes). */
   cleanup: Cleanup;
   /** Parses a JSON body within `[limits] max_json_body_bytes` (415 / 413 / 400 otherwise). */
@@ -84,6 +86,12 @@ export type RefusalRule = (registry: string, c: Coordinate) => Promise<string | 
  * come from a client's audit request (bounded by its body cap): query them in chunks.
  */
 export type AdvisorySource = (registry: string, names: readonly string[], origin: string) => Promise<readonly HubAdvisory[]>;
+
+/**
+ * Told of an artifact just fetched from an upstream and stored, after its row is written. It must not throw
+ * or block: start any work in the background (the request that fetched it is still being answered).
+ */
+export type FetchedArtifactListener = (a: { registry: string; packageName: string; version: string | null; key: string; sha256: string }) => void;
 
 /**
  * A rule that can refuse a client address before any route (except /healthz) and before the rate limit:

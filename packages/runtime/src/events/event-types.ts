@@ -12,6 +12,7 @@ export const HUB_EVENT_TYPES = {
   upstream_unreachable: 'a sweep was void (the upstream looked down)',
   config_reloaded: 'hub.toml was re-read and the new config applied',
   cleanup_ran: 'a cleanup run removed versions (or would have, in a dry run)',
+  provenance_changed: 'a verified version names another source repository than earlier ones',
 } as const satisfies Record<string, string>;
 
 export type HubEventType = keyof typeof HUB_EVENT_TYPES;

@@ -17,6 +17,8 @@ interface Version {
   pulls: number;
   last_pull_at: string | null;
   dependencies: Array<{ name: string; range: string }>;
+  /** @hub/provenance's result, once it checked the version. */
+  provenance?: { status: 'verified' | 'failed' | 'absent'; source_repository: string | null; workflow: string | null; reason: string | null; source_changed: boolean };
 }
 interface Detail {
   registry: string;
@@ -129,6 +131,17 @@ export function PackagePage(p: { me: Session; registry: string; name: string; q:
                       ))}
                       {v.disappeared && <Badge kind="bad">disappeared upstream</Badge>}
                       {v.cooldown_until && <Badge kind="warn">cool-down until {when(v.cooldown_until)}</Badge>}
+                      {v.provenance?.status === 'verified' && (
+                        <Badge kind="ok" title={`${v.provenance.source_repository ?? ''} ${v.provenance.workflow ?? ''}`.trim()}>
+                          provenance: {v.provenance.source_repository ?? 'verified'}
+                        </Badge>
+                      )}
+                      {v.provenance && v.provenance.status !== 'verified' && (
+                        <Badge kind={v.provenance.status === 'failed' ? 'bad' : 'muted'} title={v.provenance.reason ?? undefined}>
+                          provenance {v.provenance.status}
+                        </Badge>
+                      )}
+                      {v.provenance?.source_changed && <Badge kind="warn">source changed</Badge>}
                       {v.blocked?.reason && <div class="reason">{v.blocked.reason}</div>}
                       {v.flags.map((f) => (
                         <div key={f.id} class="reason">
