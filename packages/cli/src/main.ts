@@ -6,6 +6,7 @@ import { cache } from './commands/cache.js';
 import { cleanup } from './commands/cleanup.js';
 import { check } from './commands/check.js';
 import { events } from './commands/events.js';
+import { webhooks } from './commands/webhooks.js';
 import { exposure, flags } from './commands/flags.js';
 import { health } from './commands/health.js';
 import { ipBlocks } from './commands/ip-blocks.js';
@@ -53,6 +54,7 @@ export const COMMANDS: Record<string, Command> = {
   cleanup,
   upstream,
   events,
+  webhooks,
   health,
   flags,
   exposure,

@@ -35,6 +35,7 @@ Admin commands (talk to a running hub over its admin API):
   oci                hosted container registries: garbage collection of pushed blobs
   upstream           the upstream-disappearance audit: sweep, recheck, list, status
   events             list the notifications the hub sent (disappeared packages, outages)
+  webhooks           list webhook deliveries: pending, delivered, dead-lettered
   health             the health card: database, registries, cache and audit (exit 1 unless ok)
   flags              list the flags external sources pushed (vulnerabilities, malware)
   exposure           who fetched a flagged version, before and after the flag (or --csv)

@@ -1,0 +1,57 @@
+/** webhooks: the webhook outbox's deliveries (GET /api/v1/admin/webhooks/deliveries), newest first. */
+import { adminCommand, connectionHelp } from '../command.js';
+import { positiveInt, str } from '../options.js';
+import { cell, printJson, rowsOf, table, type Row } from '../output.js';
+import { UsageError } from '../usage.js';
+
+const STATES = ['pending', 'delivered', 'dead'];
+
+export const webhooks = adminCommand({
+  name: 'webhooks',
+  routes: ['GET /api/v1/admin/webhooks/deliveries'],
+  help: `Usage: hub webhooks [--state pending|delivered|dead] [--limit N] [--cursor C]
+
+Lists webhook deliveries from the outbox, newest first: one line per (event, webhook) with its state,
+attempts so far, when the next attempt is due and why the last one failed. A delivery is dead after
+[notifications] max_attempts failed attempts; it is not retried again. One page: the cursor of the
+next one goes to standard error ("next_cursor" with --json).
+
+Options:
+  --state S          only deliveries in this state
+  --limit N          at most N deliveries (default 100; at most 1000)
+  --cursor C         start at this cursor (from an earlier run)
+
+Needs permission system:read.
+
+Examples:
+  hub webhooks --state dead
+  hub webhooks --state pending --limit 20
+
+${connectionHelp('system:read')}`,
+  options: { state: { type: 'string' }, limit: { type: 'string' }, cursor: { type: 'string' } },
+  async run({ io, values, json, api, command }) {
+    const state = str(values, 'state', command);
+    if (state !== undefined && !STATES.includes(state)) throw new UsageError(`--state must be one of ${STATES.join(', ')}, not "${state}"`, command);
+    const query = { state, limit: positiveInt(str(values, 'limit', command), 'limit', command), cursor: str(values, 'cursor', command) };
+    const answer = await api.call<Row>('GET', '/api/v1/admin/webhooks/deliveries', { query });
+    const rows = rowsOf(answer, 'deliveries');
+    if (json) return (printJson(io, answer), 0);
+    if (!rows.length) io.err('no deliveries\n');
+    else
+      table(
+        io,
+        [
+          { header: 'CREATED', keys: ['created_at'] },
+          { header: 'EVENT', keys: ['event_type'] },
+          { header: 'WEBHOOK', keys: ['webhook'] },
+          { header: 'STATE', keys: ['state'] },
+          { header: 'ATTEMPTS', keys: ['attempts'] },
+          { header: 'NEXT', keys: ['next_attempt_at'] },
+          { header: 'LAST ERROR', keys: ['last_error'] },
+        ],
+        rows,
+      );
+    if (typeof answer.next_cursor === 'string' && answer.next_cursor) io.err(`more deliveries follow: add --cursor ${cell(answer.next_cursor)}\n`);
+    return 0;
+  },
+});
