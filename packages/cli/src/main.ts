@@ -11,6 +11,7 @@ import { ipBlocks } from './commands/ip-blocks.js';
 import { login } from './commands/login.js';
 import { packages } from './commands/packages.js';
 import { policies } from './commands/policies.js';
+import { reload } from './commands/reload.js';
 import { sbom } from './commands/sbom.js';
 import { token } from './commands/token.js';
 import { upstream } from './commands/upstream.js';
@@ -46,6 +47,7 @@ export const COMMANDS: Record<string, Command> = {
   policies,
   'access-check': accessCheck,
   cache,
+  reload,
   upstream,
   events,
   health,

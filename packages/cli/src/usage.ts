@@ -31,6 +31,7 @@ Admin commands (talk to a running hub over its admin API):
   policies           list, create or delete access policies
   access-check       ask whether a user, token or role may do something (exit 1 when denied)
   cache              purge cached artifacts of a package
+  reload             re-read hub.toml on every replica (exit 1 unless every one applied it)
   upstream           the upstream-disappearance audit: sweep, recheck, list, status
   events             list the notifications the hub sent (disappeared packages, outages)
   health             the health card: database, registries, cache and audit (exit 1 unless ok)
@@ -57,7 +58,9 @@ token in --token or $HUB_TOKEN (else the one hub login stored), and print JSON w
 Exit status: 0 success; 1 refused request, failed check or server error; 2 bad usage.`,
   serve: `Usage: hub serve [--config FILE] [--listen HOST:PORT]
 
-Runs the server until SIGTERM or SIGINT. On SIGTERM /readyz answers 503 for [server] drain_secs
+Runs the server until SIGTERM or SIGINT. SIGHUP re-reads the config file, on this process only (as
+\`hub reload --local\` does): a file with an error or a change that needs a restart is refused in the
+log and the configuration in force keeps serving (docs/operations.md, "Reloading the configuration"). On SIGTERM /readyz answers 503 for [server] drain_secs
 (default 5) while requests are still served, so a load balancer stops sending new ones; then the
 listener closes, running downloads finish and hub exits 0. SIGINT (or a second signal) skips the wait.
 

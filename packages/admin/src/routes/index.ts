@@ -3,6 +3,7 @@ import { accessCheckRoutes } from './access-check.js';
 import { auditLogRoutes } from './audit-log.js';
 import { blockRoutes } from './blocks.js';
 import { cacheRoutes } from './cache.js';
+import { configReloadRoutes } from './config-reload.js';
 import { eventRoutes } from './events.js';
 import { healthRoutes } from './health.js';
 import { claimRoutes } from './claims.js';
@@ -24,6 +25,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   ...unlistRoutes,
   ...auditLogRoutes,
   ...cacheRoutes,
+  ...configReloadRoutes,
   ...eventRoutes,
   ...healthRoutes,
   ...localPackageRoutes,
