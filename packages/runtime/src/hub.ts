@@ -220,10 +220,11 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
   const health = createHealthBoard();
   const packageFacts = createPackageFactsBoard();
   const adminRoutes = createAdminRouteCatalog();
-  let reloader: ConfigReload | undefined;
+  // Made once the plugins are set up (it calls their reload hooks); plugins get this forwarder before that.
+  const reloader: { current?: ConfigReload } = {};
   const configReload: ConfigReload = {
-    local: (r) => reloader!.local(r),
-    everywhere: (r) => reloader!.everywhere(r),
+    local: (r) => reloader.current!.local(r),
+    everywhere: (r) => reloader.current!.everywhere(r),
   };
   const pluginContext = {
     db,
@@ -279,7 +280,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     { ratePerSec: c.limits.rate_per_ip, burst: c.limits.burst_per_ip },
     { ratePerSec: c.limits.challenges_per_ip, burst: c.limits.challenge_burst_per_ip },
   ];
-  reloader = createConfigReloader({
+  reloader.current = createConfigReloader({
     live,
     reread,
     others,
