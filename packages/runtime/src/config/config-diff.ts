@@ -19,21 +19,27 @@ export interface KeyChange {
 const SECRET_NAME = /(?:^|_)(?:secret|secrets|password|token|key)$/;
 const MASK = '***';
 
-/** Every key whose value differs, in a stable order (removed and added keys included). */
+/**
+ * Every key whose value differs, in a stable order. A table present on one side only (an added or removed
+ * registry, a new flag source) is one change named by the table, its keys shown with secrets masked.
+ */
 export function diffConfig(before: HubConfig, after: HubConfig): KeyChange[] {
-  const a = flatten(comparable(before));
-  const b = flatten(comparable(after));
-  const keys = [...new Set([...a.keys(), ...b.keys()])].sort();
   const out: KeyChange[] = [];
-  for (const key of keys) {
-    const x = a.get(key);
-    const y = b.get(key);
-    if (x !== undefined && y !== undefined && same(x.value, y.value)) continue;
-    const path = (x ?? y)!.path;
-    out.push({ key, path, ...(x ? { before: x.shown } : {}), ...(y ? { after: y.shown } : {}) });
-  }
+  walk(comparable(before), comparable(after), [], out);
   return out;
 }
+
+function walk(a: Record<string, unknown>, b: Record<string, unknown>, path: string[], out: KeyChange[]): void {
+  for (const k of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort()) {
+    const x = a[k];
+    const y = b[k];
+    const p = [...path, k];
+    if (isTable(x) && isTable(y)) walk(x, y, p, out);
+    else if (!same(x, y)) out.push({ key: p.join('.'), path: p, ...(x === undefined ? {} : { before: shown(k, x, a) }), ...(y === undefined ? {} : { after: shown(k, y, b) }) });
+  }
+}
+
+const isTable = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The config as hub.toml spells it: registries keyed by name with the kind's keys beside the base ones, plugin sections at the top. */
 function comparable(c: HubConfig): Record<string, unknown> {
@@ -54,27 +60,6 @@ function setPath(into: Record<string, unknown>, path: readonly string[], value: 
     node = typeof next === 'object' && next !== null && !Array.isArray(next) ? (next as Record<string, unknown>) : ((node[p] = {}) as Record<string, unknown>);
   }
   node[path[path.length - 1]!] = value;
-}
-
-interface Leaf {
-  path: string[];
-  value: unknown;
-  shown: unknown;
-}
-
-/** Leaves of nested tables; arrays are one value (a list of CIDRs, of policies) compared whole. */
-function flatten(doc: Record<string, unknown>): Map<string, Leaf> {
-  const out = new Map<string, Leaf>();
-  const walk = (node: Record<string, unknown>, path: string[]) => {
-    for (const [k, v] of Object.entries(node)) {
-      if (v === undefined) continue;
-      const p = [...path, k];
-      if (typeof v === 'object' && v !== null && !Array.isArray(v)) walk(v as Record<string, unknown>, p);
-      else out.set(p.join('.'), { path: p, value: v, shown: shown(k, v, node) });
-    }
-  };
-  walk(doc, []);
-  return out;
 }
 
 function isSecret(key: string, table: Record<string, unknown>): boolean {
@@ -99,6 +84,7 @@ function masked(v: unknown): unknown {
   return v;
 }
 
+/** Config values are JSON (TOML tables, arrays, strings, numbers, booleans). */
 function same(x: unknown, y: unknown): boolean {
   return JSON.stringify(x) === JSON.stringify(y);
 }
