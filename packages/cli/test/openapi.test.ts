@@ -200,6 +200,9 @@ t.test('real answers validate against the response schemas their routes declare'
   for (let i = 0; i < 200 && (await api('GET', '/api/v1/admin/events?type=package_published')).body.events.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
   t.match((await check('GET', '/api/v1/admin/events?limit=1', '/api/v1/admin/events')), { events: [{ type: 'package_published', registry: 'files', data: { registry: 'files' } }], next_cursor: /^\d+$/ });
 
+  // A reload of the file the hub started with: applied, nothing changed (decision 0057).
+  t.match(await check('POST', '/api/v1/admin/config/reload?local=true', '/api/v1/admin/config/reload'), { replicas: [{ result: 'applied', changed_keys: [], error: null }] });
+
   // The health card, with the audit's and the flags' sections.
   const health = await check('GET', '/api/v1/admin/health', '/api/v1/admin/health');
   t.match(health, { status: 'ok', database: 'ok', audit: { policy: 'audit' }, flags: {}, registries: [{ name: 'npm', mode: 'proxy', audit: { audited: true } }, { name: 'files', upstream: null, audit: { audited: false } }, { name: 'mixed', mode: 'hybrid' }] });
