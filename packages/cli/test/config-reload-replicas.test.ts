@@ -73,6 +73,11 @@ t.test('one admin call reloads both replicas and reports each one; a silent repl
   t.same(rows.map((r) => r.user_id), ['admin', 'admin', 'admin', 'admin'], 'each replica writes an audit row per reload, naming who asked');
   t.equal(rows.filter((r) => /^refused: .*registries\[1\]\.upstream/.test(r.detail ?? '')).length, 1, "b's row says it refused, and why");
 
+  for (const authorization of [undefined, `Bearer ${b.adminToken}`]) {
+    const res = await fetch(`${b.url}/_hub/peer/config/reload`, { method: 'POST', headers: authorization ? { authorization } : {} });
+    t.equal(res.status, 401, `the peer reload route refuses a request without the peer secret (${authorization ? 'an admin token' : 'nothing'})`);
+  }
+
   // A replica whose heartbeat is fresh but whose address refuses connections.
   const closed = http.createServer();
   await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
