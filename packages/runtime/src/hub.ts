@@ -286,6 +286,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     others,
     instances,
     bind,
+    fillsSettled: () => Promise.race([artifacts.idle(), delay(live.current.config.server.shutdown_grace_ms, undefined, { ref: false })]),
     apply(next) {
       access.policies.replaceConfigured(next.auth.policies ?? []);
       access.setAnonymous(next.auth.anonymous);

@@ -16,7 +16,7 @@ export interface KeyChange {
 }
 
 /** A key holding a secret: by its name, or because the schema gives it an `_env` twin (secretPair). */
-const SECRET_NAME = /(?:^|_)(?:secret|secrets|password|token|key)$/;
+const SECRET_NAME = /(?:secrets?|password|token|key)$/i;
 const MASK = '***';
 
 /**

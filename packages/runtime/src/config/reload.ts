@@ -43,6 +43,11 @@ export interface ReloaderDeps {
   instances: ReadonlyArray<{ plugin: HubPlugin; instance: PluginInstance }>;
   /** Binds these registries of `config` (new or changed) to their kinds and fresh upstream clients. */
   bind(config: HubConfig, registries: HubConfig['registries']): ReadonlyMap<string, BoundRegistry>;
+  /**
+   * Waits, before retired upstream clients close, for cache fills a gone client started (others may be tailing
+   * them), bounded by the shutdown grace.
+   */
+  fillsSettled(): Promise<void>;
   /** Applies the runtime's own live keys (policies, anonymous grants, rate buckets, log level). */
   apply(next: HubConfig): void;
   audit: AuditLog;
@@ -111,6 +116,8 @@ export function createConfigReloader(d: ReloaderDeps): ConfigReload {
     d.apply(next);
     // Requests already running keep the registries they started with; their old clients close when the last one ends.
     d.live.swap(next, registries, async () => {
+      if (retired.length === 0) return;
+      await d.fillsSettled();
       await Promise.allSettled(retired.map((r) => r.upstream.close()));
     });
     return { outcome: { id, result: 'applied', changed_keys: changes.map((c) => c.key), error: null }, changes };
