@@ -181,6 +181,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
   metrics.metadataMemoryFrom(metadata.memoryBytes);
 
   let draining = false;
+  let closing: Promise<void> | undefined;
   const refusals: RefusalRule[] = [];
   const clientRules: ClientRule[] = [];
   const { app, router } = createApp({
@@ -222,9 +223,11 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
   const adminRoutes = createAdminRouteCatalog();
   // Made once the plugins are set up (it calls their reload hooks); plugins get this forwarder before that.
   const reloader: { current?: ConfigReload } = {};
+  // A hub that is closing binds nothing new: its clients would never be closed.
+  const shuttingDown = () => ({ id: cluster?.replicaId ?? 'local', result: 'refused' as const, changed_keys: [], error: 'hub is shutting down' });
   const configReload: ConfigReload = {
-    local: (r) => reloader.current!.local(r),
-    everywhere: (r) => reloader.current!.everywhere(r),
+    local: async (r) => (closing ? shuttingDown() : reloader.current!.local(r)),
+    everywhere: async (r) => (closing ? { replicas: [shuttingDown()] } : reloader.current!.everywhere(r)),
   };
   const pluginContext = {
     db,
@@ -315,8 +318,6 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
   // Started: the young generation may grow with the load from here on.
   startupDone();
   const listener = createListener(callback, config, log, servedHosts, [...registries.keys()]);
-  let closing: Promise<void> | undefined;
-
   return {
     get config() {
       return live.current.config;
