@@ -196,3 +196,23 @@ t.test('each reload is an audit row with secrets masked, a config_reloaded event
   const refusedRow = await s.hub.hub.db('access_events').where({ action: 'config_reload' }).orderBy('id', 'desc').first();
   t.match(refusedRow!.detail, /^refused: \[server\] listen cannot change while hub runs; restart to apply \(changes: .*server\.listen: "127\.0\.0\.1:0" -> "127\.0\.0\.1:1"\)$/);
 });
+
+t.test('policies, rate limits and the log level change live', async (t) => {
+  const s = await setup(t);
+  const { url } = s.hub;
+  t.equal(await status(`${url}/proxy/npm/hubdemo`), 200);
+  s.write((c) => {
+    c.auth.policies = [{ name: 'no-npm', effect: 'deny', permissions: ['source:read'], registries: ['npm'] }];
+    c.limits.rate_per_ip = 0.001;
+    c.limits.burst_per_ip = 5;
+    c.server.log_level = 'debug';
+  });
+  const applied = await s.reload();
+  t.same(applied.json.replicas[0].changed_keys, ['auth.policies', 'limits.burst_per_ip', 'limits.rate_per_ip', 'server.log_level']);
+  t.equal(await status(`${url}/proxy/npm/hubdemo`), 401, 'the new policy denies anonymous reads of npm');
+  t.equal(await status(`${url}/proxy/files/pkg/1.0.0/small.txt`), 200, 'and nothing else');
+  const statuses: number[] = [];
+  for (let i = 0; i < 6; i++) statuses.push(await status(`${url}/proxy/files/pkg/1.0.0/small.txt`));
+  t.equal(statuses.at(-1), 429, 'the smaller rate budget holds at once');
+  t.equal(s.hub.hub.log.level, 'debug', 'the log level is the new one');
+});
