@@ -28,7 +28,14 @@ export async function joinCluster({ db, config, log, sharedSecret }: Parameters<
     },
     async reloadPeers(by) {
       if (!peerReloader) return [];
-      return peerReloader.reloadAll(await heartbeat.peers(), by);
+      let peers;
+      try {
+        peers = await heartbeat.peers();
+      } catch (e) {
+        // Without the replica list nobody else can be asked: say so rather than report no other replica.
+        return [{ id: 'other replicas', result: 'unreachable', changed_keys: [], error: `the replica list could not be read: ${(e as Error).message}` }];
+      }
+      return peerReloader.reloadAll(peers, by);
     },
     async advertise(listenUrl) {
       if (!sharedFetch) return;
