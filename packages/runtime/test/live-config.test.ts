@@ -5,6 +5,7 @@
 import { EventEmitter } from 'node:events';
 import type Koa from 'koa';
 import t from 'tap';
+import Type from 'typebox';
 import { configFromObject } from '../src/internal.js';
 import { diffConfig } from '../src/config/config-diff.js';
 import { createLiveConfig } from '../src/config/live-config.js';
@@ -76,4 +77,15 @@ t.test('the diff names changed keys, masks secrets and URL credentials, and name
   const moved = diffConfig(before, load({ ...structuredClone({ database: { client: 'mysql', url: 'mysql://other' } }), registries: [{ name: 'npm', type: 'npm', upstream: 'https://upstream.example/a', upstream_auth: { token: 'tok-1' } }] }));
   t.same(restartOnly(moved, new Set()), ['[database] url cannot change while hub runs; restart to apply', '[database] url_env cannot change while hub runs; restart to apply']);
   t.equal(moved.find((c) => c.key === 'database.url')?.before, '***', 'a key with an _env twin is a secret');
+});
+
+t.test("a plugin's section inside a runtime section is compared as hub.toml nests it, without touching the config", async (t) => {
+  const section = { section: 'auth.oidc', schema: Type.Object({ client_secret: Type.Optional(Type.String()) }, { additionalProperties: false, default: {} }) };
+  const at = (secret: string) => configFromObject({ auth: { oidc: { client_secret: secret } } }, { file: 'hub.toml', pluginSections: [section] });
+  const before = at('first-oidc-secret');
+  const changes = diffConfig(before, at('second-oidc-secret'));
+  t.same(changes, [{ key: 'auth.oidc.client_secret', path: ['auth', 'oidc', 'client_secret'], before: '***', after: '***' }]);
+  t.notOk('oidc' in before.auth, 'the config in force is not written');
+  t.same(restartOnly(changes, new Set()), ['[auth] oidc.client_secret cannot change while hub runs; restart to apply']);
+  t.same(restartOnly(changes, new Set(['auth.oidc'])), [], 'unless the plugin applies reloads');
 });

@@ -53,11 +53,12 @@ function comparable(c: HubConfig): Record<string, unknown> {
 const named = (v: unknown): v is { name: string } => typeof v === 'object' && v !== null && typeof (v as { name?: unknown }).name === 'string';
 const byName = (list: Array<{ name: string }>) => Object.fromEntries(list.map((v) => [v.name, v]));
 
+/** Sets a plugin section (`auth.oidc` inside `[auth]`) on a copy of each table on the way: the config in force is never written. */
 function setPath(into: Record<string, unknown>, path: readonly string[], value: unknown): void {
   let node = into;
   for (const p of path.slice(0, -1)) {
     const next = node[p];
-    node = typeof next === 'object' && next !== null && !Array.isArray(next) ? (next as Record<string, unknown>) : ((node[p] = {}) as Record<string, unknown>);
+    node = (node[p] = isTable(next) ? { ...next } : {}) as Record<string, unknown>;
   }
   node[path[path.length - 1]!] = value;
 }
