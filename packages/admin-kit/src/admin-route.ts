@@ -46,17 +46,13 @@ export interface AdminRoute<S extends TSchema = TSchema> extends Omit<RouteDoc, 
 
 export const adminRoute = <S extends TSchema>(r: AdminRoute<S>): AdminRoute => r as unknown as AdminRoute;
 
-/** A configured registry and its kind by name; 404 `not_found` for an unknown name. */
+/** A configured registry and its kind by name; 404 `not_found` for an unknown name. Read per call: a config reload adds and removes registries. */
 export function registryResolver(hub: Pick<PluginContext, 'registries' | 'kinds'>): (name: string) => RegistryRef {
-  const refs = new Map<string, RegistryRef>();
-  for (const r of hub.registries) {
-    const kind = hub.kinds.get(r.type);
-    if (kind) refs.set(r.name, { name: r.name, kind });
-  }
   return (name) => {
-    const ref = refs.get(name);
-    if (!ref) throw errors.notFound(`no registry named "${String(name).slice(0, 64)}"`);
-    return ref;
+    const r = hub.registries.find((x) => x.name === name);
+    const kind = r && hub.kinds.get(r.type);
+    if (!r || !kind) throw errors.notFound(`no registry named "${String(name).slice(0, 64)}"`);
+    return { name: r.name, kind };
   };
 }
 

@@ -69,7 +69,7 @@ export const EventPage = Type.Object(
       Type.Object(
         {
           id: Type.Integer({ minimum: 1, description: 'Also the X-Hub-Delivery header of its webhook deliveries.' }),
-          type: Type.String({ description: 'e.g. package_published, package_disappeared_upstream.' }),
+          type: Type.String({ description: 'e.g. package_published, package_disappeared_upstream, config_reloaded.' }),
           registry: nullableText,
           created_at: time,
           data: Type.Object({}, { description: 'What the event reports; its members depend on the type (SPEC section 6).' }),
@@ -252,6 +252,24 @@ export const GarbageAnswer = Type.Object(
       ),
     ),
     skipped: Type.Array(Type.String(), { description: 'Packages passed over: an upload to them is in flight.' }),
+  },
+  strict,
+);
+
+/** `POST /api/v1/admin/config/reload`: each replica's result (decision 0057). */
+export const ConfigReloadAnswer = Type.Object(
+  {
+    replicas: Type.Array(
+      Type.Object(
+        {
+          id: Type.String({ description: 'The replica (its heartbeat id; `local` without the cluster plugin).' }),
+          result: Type.Enum(['applied', 'refused', 'unreachable'], { description: 'applied: the new configuration is in force there; refused: the old one keeps serving; unreachable: it did not answer.' }),
+          changed_keys: Type.Array(Type.String(), { description: 'Dotted hub.toml keys the reload changed (or would have changed), registries by name: `registries.npm.upstream`.' }),
+          error: Type.Union([Type.String(), Type.Null()], { description: 'Why it was refused (each problem with its key and line, or the key that needs a restart) or not reached.' }),
+        },
+        strict,
+      ),
+    ),
   },
   strict,
 );

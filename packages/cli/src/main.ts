@@ -15,6 +15,7 @@ import { login } from './commands/login.js';
 import { oci } from './commands/oci.js';
 import { packages } from './commands/packages.js';
 import { policies } from './commands/policies.js';
+import { reload } from './commands/reload.js';
 import { sbom } from './commands/sbom.js';
 import { token } from './commands/token.js';
 import { upstream } from './commands/upstream.js';
@@ -52,6 +53,7 @@ export const COMMANDS: Record<string, Command> = {
   'access-check': accessCheck,
   cache,
   cleanup,
+  reload,
   upstream,
   events,
   webhooks,

@@ -33,6 +33,7 @@ Admin commands (talk to a running hub over its admin API):
   cache              purge cached artifacts of a package
   cleanup            run the registries' cleanup rules now (--dry-run: list what would go)
   oci                hosted container registries: garbage collection of pushed blobs
+  reload             re-read hub.toml on every replica (exit 1 unless every one applied it)
   upstream           the upstream-disappearance audit: sweep, recheck, list, status
   events             list the notifications the hub sent (disappeared packages, outages)
   webhooks           list webhook deliveries: pending, delivered, dead-lettered
@@ -62,7 +63,9 @@ token in --token or $HUB_TOKEN (else the one hub login stored), and print JSON w
 Exit status: 0 success; 1 refused request, failed check or server error; 2 bad usage.`,
   serve: `Usage: hub serve [--config FILE] [--listen HOST:PORT]
 
-Runs the server until SIGTERM or SIGINT. On SIGTERM /readyz answers 503 for [server] drain_secs
+Runs the server until SIGTERM or SIGINT. SIGHUP re-reads the config file, on this process only (as
+\`hub reload --local\` does): a file with an error or a change that needs a restart is refused in the
+log and the configuration in force keeps serving (docs/operations.md, "Reloading the configuration"). On SIGTERM /readyz answers 503 for [server] drain_secs
 (default 5) while requests are still served, so a load balancer stops sending new ones; then the
 listener closes, running downloads finish and hub exits 0. SIGINT (or a second signal) skips the wait.
 

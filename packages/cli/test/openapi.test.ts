@@ -209,6 +209,9 @@ t.test('real answers validate against the response schemas their routes declare'
   for (let i = 0; i < 200 && (await api('GET', '/api/v1/admin/webhooks/deliveries?state=dead')).body.deliveries.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
   t.match((await check('GET', '/api/v1/admin/webhooks/deliveries?state=dead&limit=1', '/api/v1/admin/webhooks/deliveries')), { deliveries: [{ event_type: 'package_published', state: 'dead', attempts: 1, webhook: 'http://127.0.0.1:9/hooks' }], next_cursor: /^\d+$/ });
 
+  // A reload of the file the hub started with: applied, nothing changed (decision 0057).
+  t.match(await check('POST', '/api/v1/admin/config/reload?local=true', '/api/v1/admin/config/reload'), { replicas: [{ result: 'applied', changed_keys: [], error: null }] });
+
   // The health card, with the audit's and the flags' sections.
   const health = await check('GET', '/api/v1/admin/health', '/api/v1/admin/health');
   t.match(health, { status: 'ok', database: 'ok', audit: { policy: 'audit' }, flags: {}, registries: [{ name: 'npm', mode: 'proxy', audit: { audited: true } }, { name: 'files', upstream: null, audit: { audited: false } }, { name: 'mixed', mode: 'hybrid' }] });

@@ -46,6 +46,10 @@ export async function startHeartbeat(db: Knex, o: { rateStore: string; log: Logg
   return {
     /** This replica's id, the owner named on the fetch leases it holds. */
     id,
+    /** The other live replicas and where each is reached (null until it advertised). */
+    async peers(): Promise<Array<{ id: string; internal_url: string | null }>> {
+      return db('replicas').whereNot({ id }).where('seen_at', '>=', Date.now() - LIVE_MS).select('id', 'internal_url');
+    },
     /** Publishes where the other replicas reach this one. */
     async advertise(internalUrl: string) {
       await db('replicas').where({ id }).update({ internal_url: internalUrl });

@@ -13,11 +13,29 @@ export async function joinCluster({ db, config, log, sharedSecret }: Parameters<
   const secret = peerStream ? await sharedSecret(peerStream.SECRET_SETTING) : undefined;
   const ca = config.server.internal_ca_file === undefined ? undefined : fs.readFileSync(config.server.internal_ca_file);
   const peers = peerStream && secret ? peerStream.createPeerClient(secret, { ca }) : undefined;
+  // Reloads reach the other replicas the way shared fetches do: at their advertised address, with the peer secret.
+  const reloads = secret ? (await import('./peer-reload.js')) : undefined;
+  const peerReloader = reloads && secret ? reloads.createPeerReloader(secret, { ca }) : undefined;
   const sharedFetch = peers && createSharedFetch({ leases: createFetchLeases(db, { replicaId: heartbeat.id, leaseMs: config.cache.fetch_lease_secs * 1000 }), peers, log });
   return {
     sharedFetch,
     mountPeerRoute(router, serve) {
       if (peerStream && secret) peerStream.mountPeerRoute(router, secret, serve);
+    },
+    replicaId: heartbeat.id,
+    mountPeerReload(router, reload) {
+      if (reloads && secret) reloads.mountPeerReload(router, secret, reload);
+    },
+    async reloadPeers(by) {
+      if (!peerReloader) return [];
+      let peers;
+      try {
+        peers = await heartbeat.peers();
+      } catch (e) {
+        // Without the replica list nobody else can be asked: say so rather than report no other replica.
+        return [{ id: 'other replicas', result: 'unreachable', changed_keys: [], error: `the replica list could not be read: ${(e as Error).message}` }];
+      }
+      return peerReloader.reloadAll(peers, by);
     },
     async advertise(listenUrl) {
       if (!sharedFetch) return;
@@ -30,6 +48,7 @@ export async function joinCluster({ db, config, log, sharedSecret }: Parameters<
     health: heartbeat.health,
     async stop() {
       await peers?.close();
+      await peerReloader?.close();
       await heartbeat.stop().catch((e: Error) => log.warn({ err: e.message }, 'heartbeat row not removed; it expires'));
     },
   };

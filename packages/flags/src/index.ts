@@ -2,7 +2,7 @@ import { definePlugin, startSchedule } from '@hub/runtime';
 import { mountAdminRoutes, registryResolver } from '@hub/admin-kit';
 import { createAdvisorySource } from './advisories.js';
 import { analyseRegistry } from './analysis.js';
-import { flagSourcesSection } from './config.js';
+import { flagSourcesSection, type FlagSourceConfig } from './config.js';
 import { createFlagRule } from './flag-rule.js';
 import { flagMigrations } from './migrations.js';
 import { flagAdminRoutes } from './routes/admin.js';
@@ -30,9 +30,32 @@ export default definePlugin({
   migrations: flagMigrations,
   config: flagSourcesSection,
   async setup(ctx) {
-    const secure = new Set(ctx.registries.filter((r) => r.security !== undefined).map((r) => r.name));
-    const metrics = createFlagMetrics(ctx.metrics, ctx.db, ctx.pluginConfig.map((s) => s.name));
-    const typeOf = new Map(ctx.registries.map((r) => [r.name, r.type]));
+    // What the section and the registries decide, filled again by a config reload (decision 0057).
+    const secure = new Set<string>();
+    const typeOf = new Map<string, string>();
+    const sources = new Map<string, FlagSource>();
+    const names: string[] = [];
+    const fill = (configured: readonly FlagSourceConfig[], registries: typeof ctx.registries) => {
+      secure.clear();
+      for (const r of registries) if (r.security !== undefined) secure.add(r.name);
+      typeOf.clear();
+      for (const r of registries) typeOf.set(r.name, r.type);
+      sources.clear();
+      for (const s of configured)
+        sources.set(s.name, {
+          secret: s.secret!,
+          previousSecrets: s.previous_secrets ?? [],
+          allowUnsignedTime: s.allow_unsigned_time,
+          maxEffect: s.max_effect,
+          registries: s.registries,
+          maxFlagsPerMinute: s.max_flags_per_minute,
+        });
+      names.splice(0, names.length, ...configured.map((s) => s.name));
+      for (const s of configured.filter((f) => f.allow_unsigned_time))
+        ctx.log.warn({ source: s.name }, 'flag source accepts requests without a signed time (allow_unsigned_time): anyone who saw one can replay it');
+    };
+    fill(ctx.pluginConfig, ctx.registries);
+    const metrics = createFlagMetrics(ctx.metrics, ctx.db, names);
     const ranges = createVersionMatchers((registry) => ctx.kinds.get(typeOf.get(registry) ?? ''));
     // Held before the first request is served; over the byte cap hub does not start.
     const hardBlocks = createHardBlocks({ db: ctx.db, maxBytes: ctx.config.limits.flag_hard_block_bytes, log: ctx.log, ranges });
@@ -43,23 +66,8 @@ export default definePlugin({
     // A narrow read for kinds' audit routes (npm audit shows hub's flags); the kind never imports this plugin.
     const consoleSection = ctx.config.sections.console as { public_url?: string } | undefined;
     ctx.advisories.push(createAdvisorySource(ctx.db, consoleSection?.public_url?.replace(/\/+$/, '')));
-    const sources = new Map<string, FlagSource>(
-      ctx.pluginConfig.map((s) => [
-        s.name,
-        {
-          secret: s.secret!,
-          previousSecrets: s.previous_secrets ?? [],
-          allowUnsignedTime: s.allow_unsigned_time,
-          maxEffect: s.max_effect,
-          registries: s.registries,
-          maxFlagsPerMinute: s.max_flags_per_minute,
-        },
-      ]),
-    );
-    for (const s of ctx.pluginConfig.filter((f) => f.allow_unsigned_time))
-      ctx.log.warn({ source: s.name }, 'flag source accepts requests without a signed time (allow_unsigned_time): anyone who saw one can replay it');
     mountFlagPush({ hub: ctx, sources, registry: registryResolver(ctx), metrics, ranges, changed: () => hardBlocks.changed(), fitsHeld: hardBlocks.fits });
-    mountAdminRoutes(ctx, flagAdminRoutes(ctx.pluginConfig.map((s) => s.name), ranges));
+    mountAdminRoutes(ctx, flagAdminRoutes(names, ranges));
     ctx.packageFacts.contribute('flags', flagPackageFacts(ctx.db));
     ctx.health.contribute('flags', async () => ({ summary: { hard_blocks_held: hardBlocks.status() } }));
     // Dependency analysis is incremental (only artifacts not read yet), so a frequent run is cheap.
@@ -78,6 +86,7 @@ export default definePlugin({
         hardBlocks.stop();
         return analysis.stop();
       },
+      reload: ({ config, pluginConfig }) => fill(pluginConfig as FlagSourceConfig[], config.registries),
     };
   },
 });

@@ -10,11 +10,12 @@ export type PushOutcome = 'accepted' | 'rejected' | 'capped' | 'rate_limited' | 
  * - `hub_flags_active{source,effect}`: live flags (active and not expired), read from the database at each scrape;
  * - `hub_flag_push_total{source,outcome}`: flags pushed, per outcome (`bad_signature` counts requests);
  * - `hub_flag_denials_total{registry}`: requests refused by a flag.
- * A source hub does not know is labelled `unknown`, so unsigned requests cannot grow the label set.
+ * `sources` is read at each use (a config reload changes it in place). A source hub does not know is labelled `unknown`, so unsigned requests cannot grow the label set.
  */
 export function createFlagMetrics(hub: HubMetrics, db: Knex, sources: readonly string[]) {
   const registers = [hub.registry];
-  const known = new Set(sources);
+  // Read at each use: a config reload changes the list in place.
+  const known = { has: (s: string) => sources.includes(s) };
   new Gauge({
     name: 'hub_flags_active',
     help: 'Live flags (active, not expired) per source and effect',

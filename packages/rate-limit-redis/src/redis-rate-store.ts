@@ -90,13 +90,12 @@ export interface RedisRateStoreOptions {
 export function createRedisRateStore(o: RedisRateStoreOptions): RateLimitStore {
   const client = withTokenBucket(o.client ?? createRedisClient(o.url));
   const prefix = o.keyPrefix ?? 'hub:rate:';
-  const perMs = String(o.limits.ratePerSec / 1000);
-  const burst = String(o.limits.burst);
   let lastWarning = 0;
 
   async function run(key: string, cost: 1 | -1): Promise<[number, number]> {
     await connected(client);
-    return client.tokenBucket(`${prefix}${key}`, perMs, burst, cost);
+    // Read per call: a config reload changes the bucket in place.
+    return client.tokenBucket(`${prefix}${key}`, String(o.limits.ratePerSec / 1000), String(o.limits.burst), cost);
   }
 
   function failed(e: unknown) {

@@ -15,7 +15,7 @@ import { startMaintenance } from './jobs/maintenance.js';
 import { startKindGarbage } from './jobs/kind-garbage.js';
 import type { HubConfig } from './config/schema.js';
 import type { RegistryKind } from '@hub/contract';
-import type { AdvisorySource, CachePurge, ClientRule, FetchedArtifactListener, PluginInstance, RefusalRule, SignInMethod } from './contract/plugin.js';
+import type { AdvisorySource, CachePurge, ClientRule, FetchedArtifactListener, HubPlugin, PluginContext, PluginInstance, RefusalRule, SignInMethod } from './contract/plugin.js';
 import { createAuditLog, type AuditLog } from './audit/audit-log.js';
 import { createEventBus, type EventBus } from './events/event-bus.js';
 import { createHealthBoard } from './health/health-board.js';
@@ -33,7 +33,10 @@ import { createApp } from './server/app.js';
 import { createHubServices, type HubServices } from './services/hub-services.js';
 import { versionKeyOf } from './policy/version-key.js';
 import { chooseLocalStore } from './services/local-store.js';
-import { bindRegistries } from './server/bind-registries.js';
+import { bindGroups, bindRegistries } from './server/bind-registries.js';
+import { reportMirrors } from './server/mirror-status.js';
+import { createLiveConfig } from './config/live-config.js';
+import { createConfigReloader, type ConfigReload } from './config/reload.js';
 import { createListener } from './server/listener.js';
 import { registryRoutes, type BoundRegistry } from './server/registry-routes.js';
 import { artifactRows, metadataRows, publishedFiles } from './storage/artifact-rows.js';
@@ -55,7 +58,8 @@ export interface CreateHubOptions extends ComposeOptions {
 }
 
 export interface Hub {
-  config: HubConfig;
+  /** The configuration in force (a hot reload replaces it). */
+  readonly config: HubConfig;
   db: Knex;
   blobs: BlobStore;
   log: Logger;
@@ -72,6 +76,8 @@ export interface Hub {
   cleanup: Cleanup;
   kinds: ReadonlyMap<string, RegistryKind>;
   registries: ReadonlyMap<string, BoundRegistry>;
+  /** Re-reads hub.toml (SIGHUP, the admin API): decision 0057. */
+  configReload: ConfigReload;
   /** The koa request handler, for embedding. */
   callback: http.RequestListener;
   /** The admin routes the plugins mounted: what @hub/admin builds `GET /api/v1/openapi.json` from. */
@@ -90,11 +96,14 @@ export interface Hub {
 
 export async function createHub(o: CreateHubOptions): Promise<Hub> {
   const env = o.env ?? process.env;
-  const { kinds, others, config } = await composePlugins(o);
+  const { kinds, others, config, reread } = await composePlugins(o);
   const envAdminToken = adminTokenFromEnv(env);
   const localStore = chooseLocalStore(others, config.registries);
 
   const log = o.logger ?? createLogger();
+  // `[server] log_level` when set; a reload that unsets it goes back to this.
+  const startLevel = log.level;
+  if (config.server.log_level) log.level = config.server.log_level;
   const metrics = createMetrics();
   // Chosen before anything is opened, so a missing plugin leaves nothing to release (a Redis client connects on its first command).
   const rateStoreFor = await openRateStores(config, others, log, metrics);
@@ -133,7 +142,13 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
 
   if (config.cache.max_bytes === 0)
     log.warn('[cache] max_bytes is not set: cached artifacts are never removed for space, and the blob store grows with every new version fetched');
-  const { registries, health: mirrorHealth } = bindRegistries(config, kinds, metrics, log, env);
+  // Mirror breakers are reported from the registries in force (mirror-status.ts), so binding leaves the gauge alone.
+  const bindMetrics: HubMetrics = { ...metrics, mirrorStateFrom: () => {} };
+  const bind = (c: HubConfig, regs: HubConfig['registries']) => bindRegistries({ ...c, registries: regs }, kinds, bindMetrics, log, env).registries;
+  // The configuration and registries in force, swapped whole by a hot reload (config/live-config.ts).
+  const live = createLiveConfig(config, bind(config, config.registries));
+  const registries = live.registries;
+  const mirrorHealth = reportMirrors(metrics, registries, (name) => live.current.config.registries.find((r) => r.name === name)?.fallthrough_on_404 ?? false);
   // Host values that may appear in URLs hub writes when no public_url is set; listen() adds its own names.
   const servedHosts = new Set(config.server.allowed_hosts.map((h) => h.toLowerCase()));
 
@@ -186,6 +201,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
   metrics.metadataMemoryFrom(metadata.memoryBytes);
 
   let draining = false;
+  let closing: Promise<void> | undefined;
   const refusals: RefusalRule[] = [];
   const advisories: AdvisorySource[] = [];
   const clientRules: ClientRule[] = [];
@@ -202,7 +218,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     httpsPublicUrl: /^https:/i.test(config.server.public_url ?? ''),
     // Draining (close() called): not ready, so a load balancer stops sending requests here.
     ready: async () => !draining && (await db.raw('select 1'), true),
-    registry: registryRoutes({
+    registry: live.track(registryRoutes({
       registries,
       access,
       blocks: { find: services.blocks.find, link: services.blocks.link, versionBlocks: services.blocks.versionBlocks, hiddenVersions: services.unlisting.hiddenVersions },
@@ -217,7 +233,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
       keptPackages: async (registry) => (await kept?.packages(registry)) ?? [],
       onPackageEvent: (type, e) => void events.emit(type, e).catch((err: Error) => log.warn({ err: err.message }, `${type} event not recorded`)),
       maxMetadataBytes: config.limits.max_metadata_bytes,
-    }),
+    })),
   });
 
   cluster?.mountPeerRoute(router, artifacts.peerServe);
@@ -230,13 +246,20 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
   const health = createHealthBoard();
   const packageFacts = createPackageFactsBoard();
   const adminRoutes = createAdminRouteCatalog();
+  // Made once the plugins are set up (it calls their reload hooks); plugins get this forwarder before that.
+  const reloader: { current?: ConfigReload } = {};
+  // A hub that is closing binds nothing new: its clients would never be closed.
+  const shuttingDown = () => ({ id: cluster?.replicaId ?? 'local', result: 'refused' as const, changed_keys: [], error: 'hub is shutting down' });
+  const configReload: ConfigReload = {
+    local: async (r) => (closing ? shuttingDown() : reloader.current!.local(r)),
+    everywhere: async (r) => (closing ? { replicas: [shuttingDown()] } : reloader.current!.everywhere(r)),
+  };
   const pluginContext = {
-    config,
     db,
     blobs,
     kinds,
-    registries: config.registries,
     served: registries,
+    configReload,
     events,
     health,
     packageFacts,
@@ -254,7 +277,12 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     jsonBody: pluginJsonBody,
     router,
   };
-  const instances: PluginInstance[] = [];
+  const instances: Array<{ plugin: HubPlugin; instance: PluginInstance }> = [];
+  // Read when used: after a hot reload, the new configuration and its registries.
+  const liveProps: PropertyDescriptorMap = {
+    config: { get: () => live.current.config, enumerable: true },
+    registries: { get: () => live.current.config.registries, enumerable: true },
+  };
   /** What start-up opened past the listener and the cache, released in order once plugins have stopped. */
   const release = async () => {
     // Every request has ended by now, so every audit row is queued: write them all.
@@ -268,15 +296,46 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     try {
       // A configuration built in code (the built-in default) has no plugin sections: the schema's defaults apply.
       const pluginConfig = p.config ? (config.sections[p.config.section] ??= Value.Default(p.config.schema, undefined)) : undefined;
-      const instance = await p.setup?.({ ...pluginContext, pluginConfig, log: log.child({ plugin: p.id }) });
-      if (instance) instances.push(instance);
+      const ctx: PluginContext = Object.defineProperties({ ...pluginContext, config, registries: config.registries, pluginConfig, log: log.child({ plugin: p.id }) }, liveProps);
+      const instance = await p.setup?.(ctx);
+      if (instance) instances.push({ plugin: p, instance });
     } catch (e) {
       // Nothing is serving yet: release what was opened, so a failed start lets the process exit.
-      await Promise.allSettled([...instances.map((i) => i.stop()), ...[...registries.values()].map((r) => r.upstream.close())]);
+      await Promise.allSettled([...instances.map((i) => i.instance.stop()), ...[...registries.values()].map((r) => r.upstream.close())]);
       await release();
       throw new StartupError('plugin_load', `plugin "${p.id}" failed to start: ${(e as Error).message}`);
     }
   }
+
+  const bucketsOf = (c: HubConfig) => [
+    { ratePerSec: c.limits.rate_per_ip, burst: c.limits.burst_per_ip },
+    { ratePerSec: c.limits.challenges_per_ip, burst: c.limits.challenge_burst_per_ip },
+  ];
+  reloader.current = createConfigReloader({
+    live,
+    reread,
+    others,
+    instances,
+    bind,
+    regroup: (c, m) => bindGroups(c, kinds, m),
+    fillsSettled: () => Promise.race([artifacts.idle(), delay(live.current.config.server.shutdown_grace_ms, undefined, { ref: false })]),
+    apply(next) {
+      access.policies.replaceConfigured(next.auth.policies ?? []);
+      access.setAnonymous(next.auth.anonymous);
+      // The stores read their bucket on every call.
+      const [rate, challenge] = bucketsOf(next);
+      Object.assign(bucket, rate);
+      Object.assign(challengeBucket, challenge);
+      log.level = next.server.log_level ?? startLevel;
+    },
+    audit,
+    events,
+    metrics,
+    log,
+    replicaId: () => cluster?.replicaId ?? 'local',
+    reloadPeers: cluster?.reloadPeers && ((by) => cluster.reloadPeers!(by)),
+  });
+  cluster?.mountPeerReload?.(router, (r) => configReload.local(r));
 
   const touchTimer = setInterval(() => void artifacts.flushTouches(), 30_000);
   touchTimer.unref();
@@ -289,10 +348,10 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
   // Started: the young generation may grow with the load from here on.
   startupDone();
   const listener = createListener(callback, config, log, servedHosts, [...registries.keys()]);
-  let closing: Promise<void> | undefined;
-
   return {
-    config,
+    get config() {
+      return live.current.config;
+    },
     db,
     blobs,
     log,
@@ -307,6 +366,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     cleanup,
     kinds,
     registries,
+    configReload,
     callback,
     adminRoutes,
     mountedRoutes: () => router.stack.flatMap((l) => l.methods.filter((m) => m !== 'HEAD').map((method) => ({ method, path: String(l.path) }))),
@@ -317,26 +377,28 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     },
     async drain(signal) {
       draining = true;
-      const ms = config.server.drain_secs * 1000;
+      const ms = live.current.config.server.drain_secs * 1000;
       if (ms > 0 && !signal?.aborted) await delay(ms, undefined, { signal }).catch(() => {});
     },
     close() {
       // Idempotent: a second call (a test's teardown after an explicit close) waits for the first.
       draining = true;
       closing ??= (async () => {
-        const graceEnds = Date.now() + config.server.shutdown_grace_ms;
+        const grace = live.current.config.server.shutdown_grace_ms;
+        const graceEnds = Date.now() + grace;
         clearInterval(touchTimer);
         await maintenance.stop();
         await garbage.stop();
-        await listener.close(config.server.shutdown_grace_ms);
+        await listener.close(grace);
         // Cache fills whose clients are gone get what is left of the grace; then their upstream requests are cut.
         await Promise.race([artifacts.idle(), delay(Math.max(0, graceEnds - Date.now()), undefined, { ref: false })]);
         for (const r of registries.values()) await r.upstream.close();
+        await live.retireAll();
         await artifacts.idle();
         await quotas.idle(); // a reclaim the last fetches started
         await artifacts.flushTouches();
         // Plugins stop before the database closes (the webhooks plugin waits for its deliveries here).
-        for (const i of instances) await i.stop();
+        for (const i of instances) await i.instance.stop();
         await release();
       })();
       return closing;

@@ -17,6 +17,7 @@ export { VERSION } from './version.js';
 // Writing a plugin
 export * from './contract/plugin.js';
 export type * from './contract/cluster.js';
+export type { ConfigReload, ReplicaReload } from './config/reload.js';
 export { retryAfterSecs, type RateDecision, type RateLimitStore, type TokenBucket } from './limits/rate-limit-store.js';
 export { binaryCollation } from './storage/migrations/collation.js';
 export { insertOnce } from './storage/insert-once.js';

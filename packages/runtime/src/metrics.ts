@@ -29,6 +29,7 @@ export function createMetrics() {
     auditEvents: counter('hub_audit_events_total', 'Audit-log rows written'),
     auditDropped: counter('hub_audit_dropped_total', 'Audit-log rows dropped because the database refused writes for too long'),
     auditSuppressed: counter('hub_audit_suppressed_total', 'Repeated ip_blocked / rate_limited refusals of one IP within a second, counted but not written'),
+    configReloads: counter('hub_config_reloads_total', 'Configuration reloads of this replica by result (applied, refused)', ['result']),
     rateStoreErrors: counter('hub_rate_limit_store_errors_total', 'Rate-limit store calls that failed (Redis unreachable or slow)'),
     mirrorFailovers: counter(
       'hub_upstream_mirror_failovers_total',

@@ -4,6 +4,7 @@ import { auditLogRoutes } from './audit-log.js';
 import { blockRoutes } from './blocks.js';
 import { cacheRoutes } from './cache.js';
 import { cleanupRoutes } from './cleanup.js';
+import { configReloadRoutes } from './config-reload.js';
 import { eventRoutes } from './events.js';
 import { healthRoutes } from './health.js';
 import { claimRoutes } from './claims.js';
@@ -27,6 +28,7 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   ...auditLogRoutes,
   ...cacheRoutes,
   ...cleanupRoutes,
+  ...configReloadRoutes,
   ...eventRoutes,
   ...healthRoutes,
   ...localPackageRoutes,

@@ -30,7 +30,9 @@ export async function serve(argv: string[], io: Io): Promise<number> {
     first = undefined;
     if (s === 'SIGINT') now.abort();
   };
-  process.on('SIGTERM', onSignal).on('SIGINT', onSignal);
+  // SIGHUP re-reads hub.toml on this process (decision 0057); the reloader logs and audits the outcome.
+  const onHangup = () => void hub.configReload.local({ by: null }).catch((e: Error) => hub.log.error({ err: e.message }, 'configuration reload failed'));
+  process.on('SIGTERM', onSignal).on('SIGINT', onSignal).on('SIGHUP', onHangup);
   try {
     const got = await signal;
     if (got === 'SIGTERM' && hub.config.server.drain_secs > 0 && !now.signal.aborted) {
@@ -40,7 +42,7 @@ export async function serve(argv: string[], io: Io): Promise<number> {
     hub.log.info({ signal: got }, 'shutting down: finishing running requests');
     await hub.close();
   } finally {
-    process.off('SIGTERM', onSignal).off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal).off('SIGINT', onSignal).off('SIGHUP', onHangup);
   }
   return 0;
 }

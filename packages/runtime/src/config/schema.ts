@@ -135,6 +135,11 @@ export const ServerSchema = Type.Object(
       description:
         'Once the listener closes (after drain_secs on SIGTERM, at once on SIGINT or close()): new connections are refused, /readyz answers 503, and running requests such as downloads have this long to finish, in milliseconds, before their connections are cut. Then the audit log is flushed and hub exits.',
     }),
+    log_level: Type.Optional(
+      Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+        description: 'The least severe log lines written. Unset: the environment variable HUB_LOG_LEVEL, else `info`. A reload changes it at once.',
+      }),
+    ),
     connect_timeout_ms: Type.Integer({ default: 10000, minimum: 1, description: 'Upstream TCP/TLS connect timeout in milliseconds.' }),
     headers_timeout_ms: Type.Integer({ default: 10000, minimum: 1, description: 'Time allowed for an upstream to send its response headers, in milliseconds.' }),
     deadline_ms: Type.Integer({ default: 120000, minimum: 1, description: 'Overall deadline for one upstream metadata request, in milliseconds.' }),

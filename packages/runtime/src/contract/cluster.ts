@@ -10,6 +10,8 @@ import type { Logger } from 'pino';
 import type { HubError, Reply } from '@hub/contract';
 import type { HubConfig } from '../config/schema.js';
 import type { HealthContribution } from '../health/health-board.js';
+import type { ReplicaReload } from '../config/reload.js';
+import type { AuditContext } from '../audit/access-event.js';
 
 /** What the artifact cache gets back for a miss on a replica that shares fetches. */
 export type SharedMiss =
@@ -41,6 +43,12 @@ export interface Cluster {
   mountPeerRoute(router: Router, serve: PeerServe): void;
   /** Called once the hub listens, with its URL: publishes where the other replicas reach it. */
   advertise(listenUrl: string): Promise<void>;
+  /** This replica's id among the replicas (its heartbeat row). */
+  replicaId?: string;
+  /** Mounts the route through which the other replicas ask this one to reload its configuration (a shared database only). */
+  mountPeerReload?(router: Router, reload: (o: { by: string | null; audit?: AuditContext }) => Promise<ReplicaReload>): void;
+  /** Asks every other live replica to reload its configuration (for `by`): each one's answer, or `unreachable`. */
+  reloadPeers?(by: string | null): Promise<ReplicaReload[]>;
   /** The admin health card's `replicas` section. */
   health(): Promise<HealthContribution>;
   stop(): Promise<void>;

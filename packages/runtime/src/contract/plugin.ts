@@ -22,6 +22,7 @@ import type { AdminRouteCatalog } from '../plugins/admin-route-catalog.js';
 import type { RateLimitStore, TokenBucket } from '../limits/rate-limit-store.js';
 import type { ClusterProvider } from './cluster.js';
 import type { Cleanup } from '../cache/cleanup-run.js';
+import type { ConfigReload } from '../config/reload.js';
 
 /** A knex migration, namespaced by the plugin id when merged (`<plugin>/<name>`). */
 export interface Migration {
@@ -30,6 +31,7 @@ export interface Migration {
 }
 
 export interface PluginContext<Cfg = unknown> {
+  /** The configuration in force: after a hot reload, the new one (read it when needed rather than keeping parts of it). */
   config: HubConfig;
   /** This plugin's own `[section]` of hub.toml, validated and defaulted by its `config.schema` (undefined without one). */
   pluginConfig: Cfg;
@@ -37,9 +39,12 @@ export interface PluginContext<Cfg = unknown> {
   db: Knex;
   blobs: BlobStore;
   kinds: ReadonlyMap<string, RegistryKind>;
+  /** The configured registries in force (a hot reload replaces the list). */
   registries: readonly RegistryConfig[];
-  /** Each served registry as its routes see it, with its own upstream client (auth, timeouts, redirect rules). */
+  /** Each served registry as its routes see it, with its own upstream client (auth, timeouts, redirect rules); always the registries in force. */
   served: ReadonlyMap<string, ServedRegistry>;
+  /** Re-reads hub.toml on this replica, or on every replica (the admin API's `POST /api/v1/admin/config/reload`). */
+  configReload: ConfigReload;
   log: Logger;
   metrics: HubMetrics;
   /** Authentication plus decide() with config and API policies: what every route checks access with. */
@@ -242,6 +247,12 @@ export interface KeptListings {
 
 export interface PluginInstance {
   stop(): void | Promise<void>;
+  /**
+   * A hot reload validated a new config: apply it (the plugin's own section, and whatever it read from the rest).
+   * Without it, a change to the plugin's section is refused as needing a restart. Called before the new
+   * registries are swapped in; a throw refuses the whole reload (plugins already called get the old config back).
+   */
+  reload?(next: { config: HubConfig; pluginConfig: unknown }): void;
 }
 
 /** `ctx.pluginConfig` is typed by the plugin's `config.schema`. */

@@ -39,12 +39,13 @@ export const retryAfterSecs = (waitMs: number): number => Math.max(1, Math.ceil(
 /** The default store: one bucket per key in this process, the least recently seen forgotten first. */
 export function createMemoryRateStore(limits: TokenBucket, opts: { maxKeys?: number; now?: () => number } = {}): RateLimitStore {
   const now = opts.now ?? (() => performance.now());
-  const perMs = limits.ratePerSec / 1000;
+  // Read per call: a config reload changes the bucket in place.
+  const perMs = () => limits.ratePerSec / 1000;
   const buckets = boundedLru<string, Bucket>(opts.maxKeys ?? 100_000);
   const refill = (key: string): Bucket => {
     const t = now();
     const b = buckets.get(key) ?? { tokens: limits.burst, at: t };
-    b.tokens = Math.min(limits.burst, b.tokens + (t - b.at) * perMs);
+    b.tokens = Math.min(limits.burst, b.tokens + (t - b.at) * perMs());
     b.at = t;
     buckets.set(key, b);
     return b;
@@ -55,7 +56,7 @@ export function createMemoryRateStore(limits: TokenBucket, opts: { maxKeys?: num
       b.tokens -= 1;
       return ALLOWED;
     }
-    return { allowed: false, retryAfterSecs: retryAfterSecs((1 - b.tokens) / perMs) };
+    return { allowed: false, retryAfterSecs: retryAfterSecs((1 - b.tokens) / perMs()) };
   };
   return {
     kind: 'memory',

@@ -23,6 +23,11 @@ export interface Composition {
   kinds: Map<string, RegistryKind>;
   others: HubPlugin[];
   config: HubConfig;
+  /**
+   * Reads and checks the config file again with the same loader, kind schemas and plugin sections (a hot
+   * reload); absent when the config was not read from a file. Throws ConfigError or StartupError as start-up does.
+   */
+  reread?: () => HubConfig;
 }
 
 /** The given plugins plus those named by `[plugins] load`, checked, and the config validated against all of them. */
@@ -41,12 +46,22 @@ async function loadComposition(o: ComposeOptions): Promise<Composition> {
   const { kinds, others } = checkPlugins([...o.plugins, ...(await importPlugins(named))]);
   const kindSchemas = new Map<string, TSchema>();
   for (const k of kinds.values()) if (k.configSchema) kindSchemas.set(k.id, k.configSchema);
-  const config = loadConfig({ path: o.configFile, text, env: o.env, kindSchemas, pluginSections: others.flatMap((p) => (p.config ? [p.config] : [])) });
-  return { kinds, others, config };
+  const pluginSections = others.flatMap((p) => (p.config ? [p.config] : []));
+  const config = loadConfig({ path: o.configFile, text, env: o.env, kindSchemas, pluginSections });
+  const path = o.configFile;
+  const reread =
+    path === undefined
+      ? undefined
+      : () => {
+          const next = loadConfig({ path, text: readConfigFile(path), env: o.env, kindSchemas, pluginSections });
+          checkRegistryKinds(next, kinds);
+          return next;
+        };
+  return { kinds, others, config, reread };
 }
 
 /** Every registry names a loaded kind, and asks of it only what it can do. */
-function checkRegistryKinds(config: HubConfig, kinds: ReadonlyMap<string, RegistryKind>): void {
+export function checkRegistryKinds(config: HubConfig, kinds: ReadonlyMap<string, RegistryKind>): void {
   config.registries.forEach((r, i) => {
     if (!kinds.has(r.type))
       throw new StartupError('unknown_kind', `registries[${i}].type: no loaded kind "${r.type}" (loaded: ${[...kinds.keys()].sort().join(', ') || 'none'})`);

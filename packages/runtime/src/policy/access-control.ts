@@ -16,6 +16,8 @@ export interface AccessControl {
   /** Asked, in the order added, when a request has no Authorization header. */
   addCredentialSource(source: CredentialSource): void;
   readonly anonymous: readonly Permission[];
+  /** `[auth] anonymous` after a config reload. */
+  setAnonymous(next: readonly Permission[]): void;
   /**
    * The request's subject (anonymous without credentials). Refused credentials throw; their owner,
    * when known (a revoked token, a blocked user), is still written on the request's audit row.
@@ -76,15 +78,18 @@ const DECISIONS_PER_SUBJECT = 1_000;
 /**
  * decide() remembered per policy snapshot and subject: a registry hit asks the same questions on every
  * request. decide() depends only on these, the policies in force (a reload or a change is a new array, so
- * the memo starts over) and the anonymous grants (fixed); the authenticator hands out one subject object
+ * the memo starts over) and the anonymous grants (a reload is a new array too); the authenticator hands out one subject object
  * per token while it remembers the token, so a new lookup is a new key too.
  */
-function memoisedDecide(anonymous: readonly Permission[]): (r: AccessRequest, policies: readonly Policy[]) => Decision {
+function memoisedDecide(anonymousNow: () => readonly Permission[]): (r: AccessRequest, policies: readonly Policy[]) => Decision {
   let snapshot: readonly Policy[] | undefined;
+  let grants: readonly Permission[] | undefined;
   let bySubject = new WeakMap<Subject, Map<string, Decision>>();
   return (r, policies) => {
-    if (policies !== snapshot) {
+    const anonymous = anonymousNow();
+    if (policies !== snapshot || anonymous !== grants) {
       snapshot = policies;
+      grants = anonymous;
       bySubject = new WeakMap();
     }
     let memo = bySubject.get(r.subject);
@@ -98,8 +103,9 @@ function memoisedDecide(anonymous: readonly Permission[]): (r: AccessRequest, po
 }
 
 /** Authentication plus the one decision function, for every route: registry and admin alike. */
-export function createAccessControl(auth: Authenticator, policies: PolicySource, anonymous: readonly Permission[]): AccessControl {
-  const decideIn = memoisedDecide(anonymous);
+export function createAccessControl(auth: Authenticator, policies: PolicySource, initialAnonymous: readonly Permission[]): AccessControl {
+  let anonymous = initialAnonymous;
+  const decideIn = memoisedDecide(() => anonymous);
   const sources: CredentialSource[] = [];
   const fromSources = async (ctx: Koa.Context): Promise<Subject | null> => {
     for (const source of sources) {
@@ -110,7 +116,12 @@ export function createAccessControl(auth: Authenticator, policies: PolicySource,
   };
   const ac: AccessControl = {
     policies,
-    anonymous,
+    get anonymous() {
+      return anonymous;
+    },
+    setAnonymous(next) {
+      anonymous = next;
+    },
     addCredentialSource: (source) => void sources.push(source),
     async subject(ctx) {
       const a: Partial<AuditContext> = (ctx.state.audit as AuditContext | undefined) ?? {};

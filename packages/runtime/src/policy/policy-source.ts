@@ -42,6 +42,8 @@ export interface PolicySource {
    * `[[auth.policies]]` (source `config`), never stored, so the API neither lists nor removes them.
    */
   addConfigured(policies: readonly Policy[]): void;
+  /** `[[auth.policies]]` after a config reload; what plugins added stays. */
+  replaceConfigured(configured: readonly PolicyConfig[]): void;
 }
 
 /** The rule name the simulator reports: the config `name`, else its position in `[[auth.policies]]`. */
@@ -59,10 +61,13 @@ function parsePolicyRow(raw: PolicyRecord): PolicyRow {
  * within that time; the replica that made it drops its memo at once.
  */
 export function createPolicySource(db: Knex, configured: readonly PolicyConfig[]): PolicySource {
-  const fromConfig: Policy[] = configured.map((p, i) => {
-    const { name: _name, ...rule } = p;
-    return { ...rule, id: configPolicyId(p, i), source: 'config' } as Policy;
-  });
+  const fromAuth = (list: readonly PolicyConfig[]): Policy[] =>
+    list.map((p, i) => {
+      const { name: _name, ...rule } = p;
+      return { ...rule, id: configPolicyId(p, i), source: 'config' } as Policy;
+    });
+  let fromConfig: Policy[] = fromAuth(configured);
+  const fromPlugins: Policy[] = [];
   // One entry: the whole table. A change invalidating it while a read runs keeps that read's answer out.
   const memo = createPolicyMemo<readonly Policy[]>({ max: 1 });
   const load = async (): Promise<readonly Policy[]> => [...fromConfig, ...(await list()).map((row): Policy => ({ effect: row.effect, ...row.rule, id: apiPolicyId(row), source: 'api' }))];
@@ -94,7 +99,13 @@ export function createPolicySource(db: Knex, configured: readonly PolicyConfig[]
     fresh: () => memo.fresh(''),
     invalidate,
     addConfigured(policies) {
-      fromConfig.push(...policies.map((p): Policy => ({ ...p, source: 'config' })));
+      const added = policies.map((p): Policy => ({ ...p, source: 'config' }));
+      fromPlugins.push(...added);
+      fromConfig.push(...added);
+      invalidate();
+    },
+    replaceConfigured(list) {
+      fromConfig = [...fromAuth(list), ...fromPlugins];
       invalidate();
     },
   };

@@ -67,7 +67,7 @@ export function bindRegistries(config: HubConfig, kinds: ReadonlyMap<string, Reg
 }
 
 /** Each group over its bound members, and every registry in the file's order (the first of a root mount's kind answers its root). */
-function bindGroups(config: HubConfig, kinds: ReadonlyMap<string, RegistryKind>, registries: Map<string, BoundRegistry>): void {
+export function bindGroups(config: HubConfig, kinds: ReadonlyMap<string, RegistryKind>, registries: Map<string, BoundRegistry>): void {
   const bound = new Map(registries);
   registries.clear();
   for (const r of config.registries) {
