@@ -216,3 +216,33 @@ t.test('policies, rate limits and the log level change live', async (t) => {
   t.equal(statuses.at(-1), 429, 'the smaller rate budget holds at once');
   t.equal(s.hub.hub.log.level, 'debug', 'the log level is the new one');
 });
+
+t.test('a group is rebuilt over its members as they are now: a member moved to another upstream serves through the group', async (t) => {
+  const a = await startFixtureUpstream({ handler: npmFixtureHandler(NPM_FIXTURES) });
+  const b = await startFixtureUpstream({ handler: npmFixtureHandler(NPM_FIXTURES) });
+  t.teardown(() => Promise.all([a.close(), b.close()]));
+  const dir = t.testdir();
+  const hub = await startTestHub({
+    dir,
+    plugins: [npm, admin],
+    registries: [
+      { name: 'npm-a', type: 'npm', upstream: a.url },
+      { name: 'npm-b', type: 'npm', upstream: b.url },
+      { name: 'npm', type: 'npm', mode: 'group', members: ['npm-a', 'npm-b'] } as never,
+    ],
+    config: { auth: { anonymous: ['source:read'] } },
+  });
+  t.teardown(() => hub.close());
+  const file = path.join(dir, 'hub.toml');
+  const c = parse(fs.readFileSync(file, 'utf8')) as Toml;
+  t.equal(await status(`${hub.url}/proxy/npm/hubdemo`), 200, 'served through the group');
+  t.ok(a.count('/hubdemo') >= 1, 'by its first member');
+  c.registries.find((r: Toml) => r.name === 'npm-a').upstream = b.url;
+  fs.writeFileSync(file, stringify(c));
+  const res = await fetch(`${hub.url}/api/v1/admin/config/reload`, { method: 'POST', headers: { authorization: `Bearer ${hub.adminToken}` } });
+  t.match(await res.json(), { replicas: [{ result: 'applied', changed_keys: ['registries.npm-a.upstream'] }] });
+  const before = a.count();
+  t.equal(await status(`${hub.url}/proxy/npm/hubdep`), 200, 'the group still serves: its first member is the one in force, not the retired one');
+  t.equal(a.count(), before, 'the old upstream is not asked');
+  t.ok(b.count('/hubdep') >= 1, 'the member asks its new upstream');
+});
