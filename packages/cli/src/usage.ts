@@ -30,7 +30,7 @@ Admin commands (talk to a running hub over its admin API):
   packages           unlist or relist a version; published packages, their status, unpublish
   policies           list, create or delete access policies
   access-check       ask whether a user, token or role may do something (exit 1 when denied)
-  cache              purge cached artifacts of a package
+  cache              purge cached artifacts, revalidate a listing
   upstream           the upstream-disappearance audit: sweep, recheck, list, status
   events             list the notifications the hub sent (disappeared packages, outages)
   health             the health card: database, registries, cache and audit (exit 1 unless ok)

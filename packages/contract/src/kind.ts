@@ -352,6 +352,30 @@ export type HeldKeys = ReadonlyMap<string, readonly string[]>;
  */
 export type DeclaredDigests<Cfg = unknown> = (pc: ProbeContext<Cfg>, name: string, versions: readonly string[], held: HeldKeys) => Promise<DeclaredDigest[]>;
 
+/** What a kind's `listings` hook may use: the registry, its upstream, and cached documents (a service index). */
+export interface ListingContext<Cfg = unknown> {
+  registry: RegistryInfo<Cfg>;
+  upstream: UpstreamClient;
+  log: Logger;
+  /** A cached document, as `rc.metadata` (for documents that say where the listing is, like NuGet's service index). */
+  metadata(spec: MetadataSpec): Promise<MetadataDoc>;
+}
+
+/**
+ * The upstream documents that list one package's versions, for revalidation (`hub cache revalidate`,
+ * decision 0058): the runtime refetches each now, past its TTL, and replaces the cached copy only when the
+ * new one passes `check` and `versions` reads it.
+ */
+export interface ListingSupport<Cfg = unknown> {
+  /**
+   * The specs the kind's listing routes ask `rc.metadata` for, for package `name` (canonical): the same
+   * keys, so revalidating replaces what those routes serve. Throws HubError for a name the kind refuses.
+   */
+  specs(lc: ListingContext<Cfg>, name: string): Promise<readonly MetadataSpec[]>;
+  /** The versions a document of `specs` names, as the upstream spells them; throws when it cannot read it. */
+  versions(body: Buffer, spec: MetadataSpec): readonly string[];
+}
+
 export interface SbomDependency {
   name: string;
   range: string;
@@ -456,6 +480,8 @@ export interface RegistryKind<Cfg = unknown> {
    * segments, in the first registry of this kind the request may read (decision 0025).
    */
   rootMount?: string;
+  /** The package's listing documents, for revalidation (decision 0058). Without it a package cannot be revalidated. */
+  listings?: ListingSupport<Cfg>;
   /** Group registries: the kind's listing merges. Without it, the kind cannot be a group's type. */
   group?: GroupSupport<Cfg>;
   /** `hub init`: the upstream this machine's client is configured with, if the kind can tell. */

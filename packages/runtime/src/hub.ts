@@ -7,6 +7,7 @@ import { createAuthenticator, type Authenticator } from './auth/authenticate.js'
 import { adminTokenFromEnv, bootstrapAdmin } from './auth/bootstrap.js';
 import { loadUrlSigner } from './auth/signed-urls.js';
 import { createArtifactCache, type ArtifactCache } from './cache/artifact-cache.js';
+import { createListingRevalidation } from './cache/listing-revalidation.js';
 import { createMetadataCache } from './cache/metadata-cache.js';
 import { startMaintenance } from './jobs/maintenance.js';
 import type { HubConfig } from './config/schema.js';
@@ -205,8 +206,10 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
   const health = createHealthBoard();
   const packageFacts = createPackageFactsBoard();
   const adminRoutes = createAdminRouteCatalog();
+  const listings = createListingRevalidation({ registries, metadata, log });
   const pluginContext = {
     config,
+    listings,
     db,
     blobs,
     kinds,

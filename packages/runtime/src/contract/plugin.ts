@@ -21,6 +21,7 @@ import type { PackageFactsBoard } from '../catalog/package-facts.js';
 import type { AdminRouteCatalog } from '../plugins/admin-route-catalog.js';
 import type { RateLimitStore, TokenBucket } from '../limits/rate-limit-store.js';
 import type { ClusterProvider } from './cluster.js';
+import type { ListingRevalidation } from '../cache/listing-revalidation.js';
 
 /** A knex migration, namespaced by the plugin id when merged (`<plugin>/<name>`). */
 export interface Migration {
@@ -59,6 +60,8 @@ export interface PluginContext<Cfg = unknown> {
   adminRoutes: AdminRouteCatalog;
   /** Refusal rules the runtime applies with blocks, before any kind's handler and again for each artifact. */
   refusals: RefusalRule[];
+  /** Revalidation of one package's listing now (the admin API's `cache/revalidate`), and its listeners (decision 0058). */
+  listings: ListingRevalidation;
   /** The artifact cache's removals (the admin API's purge). */
   artifacts: CachePurge;
   /** Parses a JSON body within `[limits] max_json_body_bytes` (415 / 413 / 400 otherwise). */
