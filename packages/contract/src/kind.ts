@@ -372,8 +372,11 @@ export interface ListingSupport<Cfg = unknown> {
    * keys, so revalidating replaces what those routes serve. Throws HubError for a name the kind refuses.
    */
   specs(lc: ListingContext<Cfg>, name: string): Promise<readonly MetadataSpec[]>;
-  /** The versions a document of `specs` names, as the upstream spells them; throws when it cannot read it. */
-  versions(body: Buffer, spec: MetadataSpec): readonly string[];
+  /**
+   * The versions a document of `specs` names, as the upstream spells them (`contentType` as the upstream sent
+   * it); throws when it cannot read it.
+   */
+  versions(body: Buffer, spec: MetadataSpec, contentType: string | undefined): readonly string[];
 }
 
 export interface SbomDependency {

@@ -6,6 +6,7 @@ import { isPackageName } from './names.js';
 import { declaredDigests } from './declared-digests.js';
 import { nameProbe, probe } from './probe.js';
 import { routes } from './routes.js';
+import { listings } from './listings.js';
 import { sbom } from './sbom.js';
 import { isRegistryClient } from './registry-client.js';
 import { npmVersionRange } from './version-range.js';
@@ -27,6 +28,7 @@ export default defineKind({
   detectUpstream,
   clientCheck,
   probe,
+  listings,
   nameProbe,
   declaredDigests,
   sbom,

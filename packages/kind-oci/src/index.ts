@@ -4,6 +4,7 @@ import { configSchema, type OciConfig } from './config.js';
 import { detectUpstream } from './detect-upstream.js';
 import { codec } from './names.js';
 import { errorBody, errorHeaders } from './oci-errors.js';
+import { listings } from './listings.js';
 import { probe } from './probe.js';
 import { routes } from './routes.js';
 import { sbom } from './sbom.js';
@@ -31,4 +32,5 @@ export default defineKind<OciConfig>({
   clientCheck,
   probe,
   sbom,
+  listings,
 });

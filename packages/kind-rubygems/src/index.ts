@@ -5,6 +5,7 @@ import { isGemName, isVersionToken } from './names.js';
 import { declaredDigests } from './declared-digests.js';
 import { nameProbe, probe } from './probe.js';
 import { routes } from './routes.js';
+import { listings } from './listings.js';
 import { sbom } from './sbom.js';
 import { gemVersionRange } from './version-range.js';
 
@@ -24,6 +25,7 @@ export default defineKind({
   detectUpstream,
   clientCheck,
   probe,
+  listings,
   nameProbe,
   declaredDigests,
   sbom,

@@ -72,10 +72,10 @@ export function createListingRevalidation(o: { registries: ReadonlyMap<string, S
       const lc = { registry: info, upstream, log: o.log, metadata: (spec: MetadataSpec) => o.metadata.get(info, spec, upstream) };
       const specs = await listings.specs(lc, packageName);
       const fetchedAt = new Date();
-      const read = (body: Buffer | null, spec: MetadataSpec): string[] | null => {
-        if (!body) return null;
+      const read = (doc: { body: Buffer; contentType?: string } | null | undefined, spec: MetadataSpec): string[] | null => {
+        if (!doc) return null;
         try {
-          return [...listings.versions(body, spec)];
+          return [...listings.versions(doc.body, spec, doc.contentType)];
         } catch {
           return null;
         }
@@ -87,7 +87,7 @@ export function createListingRevalidation(o: { registries: ReadonlyMap<string, S
         // A document the kind cannot read versions from is no better than an error page: it replaces nothing.
         const checked: MetadataSpec = {
           ...spec,
-          check: (b, ct) => spec.check?.(b, ct) ?? (read(b, spec) ? null : 'no version list could be read from it'),
+          check: (b, ct) => spec.check?.(b, ct) ?? (read({ body: b, contentType: ct }, spec) ? null : 'no version list could be read from it'),
         };
         const res = await o.metadata.revalidate(info, checked, upstream);
         before.push(...(read(res.before, spec) ?? []));
@@ -95,8 +95,8 @@ export function createListingRevalidation(o: { registries: ReadonlyMap<string, S
         else if (res.doc!.kept) documents.push({ key: spec.key, outcome: 'not_found', detail: res.kept ?? undefined });
         else if (res.kept !== null) documents.push({ key: spec.key, outcome: 'failed', detail: `${res.kept}; the cached copy stays` });
         else {
-          after.push(...(read(res.doc!.body, spec) ?? []));
-          documents.push({ key: spec.key, outcome: res.before?.equals(res.doc!.body) ? 'unchanged' : 'replaced' });
+          after.push(...(read(res.doc, spec) ?? []));
+          documents.push({ key: spec.key, outcome: res.before?.body.equals(res.doc!.body) ? 'unchanged' : 'replaced' });
         }
       }
       if (documents.every((d) => d.outcome === 'failed'))

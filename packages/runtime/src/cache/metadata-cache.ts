@@ -245,10 +245,11 @@ export function createMetadataCache(o: MetadataCacheOptions) {
      * replaces the stored one only when it passes `spec.check`; otherwise the last good copy stays and
      * `kept` says why. A failure with nothing stored (a 404) is `error`. `before` is the stored copy's bytes.
      */
-    async revalidate(reg: RegistryInfo, spec: MetadataSpec, upstream: UpstreamClient): Promise<{ before: Buffer | null; doc?: MetadataDoc; error?: HubError; kept: string | null }> {
+    async revalidate(reg: RegistryInfo, spec: MetadataSpec, upstream: UpstreamClient): Promise<{ before: { body: Buffer; contentType?: string } | null; doc?: MetadataDoc; error?: HubError; kept: string | null }> {
       const id = `${reg.name}\0${spec.key}`;
       const row = await o.rows.find(reg.name, spec.key);
-      const before = (row && (await o.blobs.readAll(row.blob_sha256))) ?? null;
+      const stored = row && (await o.blobs.readAll(row.blob_sha256));
+      const before = stored ? { body: stored, contentType: row.content_type ?? undefined } : null;
       // A client's refresh under way finishes first; this one then asks again, so its answer is the newest.
       await refreshing.get(id)?.catch(() => undefined);
       let kept: string | null = null;
