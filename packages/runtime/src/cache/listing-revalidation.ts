@@ -123,6 +123,8 @@ export function createListingRevalidation(o: { registries: ReadonlyMap<string, S
           effects[name] = { error: (e as Error).message };
         }
       }
+      // A listener may have kept a listing the upstream removed (the audit): the 404 just remembered must not hide it.
+      for (const d of documents) if (d.outcome === 'not_found') o.metadata.forget(registry, d.key);
       return { ...result, effects };
     },
   };

@@ -256,12 +256,20 @@ export function createMetadataCache(o: MetadataCacheOptions) {
       negative.delete(id);
       const p = refresh(reg, spec, upstream, id, false, { onFallback: (why) => (kept = why) });
       refreshing.set(id, p);
+      // The upstream no longer has it: the stored copy stays (the last good listing) but is no longer fresh, so
+      // every replica asks again, and serves it only as a kept listing.
+      const gone = async () => row && (await o.rows.touch(reg.name, spec.key, 0));
       try {
         const doc = await p;
-        if (doc.kept) kept = 'the upstream answered 404; the last good listing is kept (the upstream audit holds the package)';
+        if (doc.kept) {
+          kept = 'the upstream answered 404; the last good listing is kept (the upstream audit holds the package)';
+          await gone();
+        }
         return { before, doc, kept };
       } catch (e) {
-        return { before, error: isHubError(e) ? e : errors.upstream('upstream request failed'), kept };
+        const error = isHubError(e) ? e : errors.upstream('upstream request failed');
+        if (error.code === 'not_found') await gone();
+        return { before, error, kept };
       } finally {
         if (refreshing.get(id) === p) refreshing.delete(id);
       }
