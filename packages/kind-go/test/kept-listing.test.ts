@@ -22,7 +22,7 @@ const hasGo = (() => {
   }
 })();
 
-t.test('go list -m -versions and go mod download after the upstream deleted the module', { skip: hasGo ? false : missingClient('go', 'apt-get install golang-go') }, async (t) => {
+t.test('go list -m -versions and go mod download after the upstream deleted the module', { skip: hasGo ? false : missingClient('go', 'apt-get install golang-go'), timeout: 240_000 }, async (t) => {
   const s = await setup(t, { config: { auth: { anonymous: ['source:read'] }, ...KEPT_AUDIT_CONFIG }, registry: { metadata_ttl_secs: 0 } });
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-go-kept-'));
   t.teardown(() => fs.rmSync(home, { recursive: true, force: true }));
