@@ -63,11 +63,13 @@ export const versionsSpec = (rc: Pick<Rc, 'registry'>, p: Provider): MetadataSpe
 /** From a kept versions document (the upstream removed the provider), the versions hub does not hold: left out. */
 export const notHeld = (doc: MetadataDoc): string[] => (doc.kept ? parsedVersions(doc).versions.map((e) => e.version).filter((v) => !doc.kept!.heldVersions.has(v)) : []);
 
+/** Kept too: a held version's download document is what terraform reads before the files hub holds. */
 export const downloadSpec = (rc: Rc, p: Provider, v: string, pl: Platform): MetadataSpec => ({
   key: `download:${p.ns}/${p.type}/${v}/${pl.os}/${pl.arch}`,
   url: `${upstreamBase(rc)}/${downloadPath(p, v, pl)}`,
   headers: { accept: 'application/json' },
   check: checkDownload,
+  packageName: coordinateName(p),
 });
 
 export const parsedVersions = (doc: MetadataDoc): VersionsDoc => doc.derive('parsed', (b) => JSON.parse(b.toString('utf8')) as VersionsDoc);

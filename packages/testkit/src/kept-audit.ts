@@ -3,7 +3,30 @@
  * `[plugins] load` would, so a kind's tests need no build reference to @hub/audit), the audit confirming at the
  * first miss, and a sweep run through the admin API as an operator would.
  */
+import http from 'node:http';
+import https from 'node:https';
 import type { TestHub } from './test-hub.js';
+
+/** One admin call with the bootstrap admin's token; `ca` trusts a test hub's self-signed certificate. */
+function adminCall(hub: Pick<TestHub, 'url' | 'adminToken'>, method: string, path: string, body?: unknown, ca?: string | Buffer): Promise<{ status: number; json: any }> {
+  const u = new URL(`${hub.url}${path}`);
+  const data = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+  const headers: Record<string, string> = { authorization: `Bearer ${hub.adminToken}`, ...(data ? { 'content-type': 'application/json', 'content-length': String(data.length) } : {}) };
+  const lib = u.protocol === 'https:' ? https : http;
+  return new Promise((resolve, reject) => {
+    const req = lib.request({ host: u.hostname, port: u.port, path: `${u.pathname}${u.search}`, method, headers, ca, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('error', reject);
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        resolve({ status: res.statusCode ?? 0, json: text ? (JSON.parse(text) as unknown) : null });
+      });
+    });
+    req.on('error', reject);
+    req.end(data);
+  });
+}
 
 /** hub.toml sections to spread into `startTestHub({ config })`; every request asks the upstream (no TTL, no negative cache). */
 export const KEPT_AUDIT_CONFIG: Record<string, Record<string, unknown>> = {
@@ -20,19 +43,15 @@ export interface SweepAnswer {
 }
 
 /** Sweeps one registry now (POST /api/v1/admin/upstream/sweep with the bootstrap admin's token). */
-export async function sweepUpstream(hub: Pick<TestHub, 'url' | 'adminToken'>, registry: string): Promise<SweepAnswer> {
-  const res = await fetch(`${hub.url}/api/v1/admin/upstream/sweep`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${hub.adminToken}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ registry }),
-  });
-  if (res.status !== 200) throw new Error(`sweep answered ${res.status}: ${await res.text()}`);
-  return ((await res.json()) as { sweeps: SweepAnswer[] }).sweeps[0]!;
+export async function sweepUpstream(hub: Pick<TestHub, 'url' | 'adminToken'>, registry: string, ca?: string | Buffer): Promise<SweepAnswer> {
+  const res = await adminCall(hub, 'POST', '/api/v1/admin/upstream/sweep', { registry }, ca);
+  if (res.status !== 200) throw new Error(`sweep answered ${res.status}: ${JSON.stringify(res.json)}`);
+  return (res.json as { sweeps: SweepAnswer[] }).sweeps[0]!;
 }
 
 /** The audit's confirmed disappearances of a registry, as `package@version` strings, sorted. */
-export async function disappearedVersions(hub: Pick<TestHub, 'url' | 'adminToken'>, registry: string): Promise<string[]> {
-  const res = await fetch(`${hub.url}/api/v1/admin/upstream/disappeared?registry=${encodeURIComponent(registry)}&state=disappeared`, { headers: { authorization: `Bearer ${hub.adminToken}` } });
-  const body = (await res.json()) as { rows: Array<{ package_name: string; version: string }> };
+export async function disappearedVersions(hub: Pick<TestHub, 'url' | 'adminToken'>, registry: string, ca?: string | Buffer): Promise<string[]> {
+  const res = await adminCall(hub, 'GET', `/api/v1/admin/upstream/disappeared?registry=${encodeURIComponent(registry)}&state=disappeared`, undefined, ca);
+  const body = res.json as { rows: Array<{ package_name: string; version: string }> };
   return body.rows.map((r) => `${r.package_name}@${r.version}`).sort();
 }
