@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
-import { disappearedVersions, KEPT_AUDIT_CONFIG, missingClient, sweepUpstream } from '@hub/testkit';
+import { disappearedVersions, KEPT_AUDIT_CONFIG, revalidatePackage, missingClient, sweepUpstream } from '@hub/testkit';
 import { setup } from './setup.js';
 
 const run = promisify(execFile);
@@ -41,6 +41,8 @@ t.test('go list -m -versions and go mod download after the upstream deleted the 
   t.match(await go('hold', ['mod', 'download', '-json', 'example.com/Hub/demo@v1.0.0']), /"Version": "v1\.0\.0"/, 'v1.0.0 fetched through hub: hub holds it');
   await s.hub.artifacts.idle();
 
+  const fresh = await revalidatePackage(s, 'go', 'example.com/Hub/demo');
+  t.match(fresh, { before: ['v1.0.0', 'v1.1.0'], after: ['v1.0.0', 'v1.1.0'], added: [], gone: [] }, 'revalidation reads the same versions from the listing it refetched');
   s.upstream.fault(/^\/example\.com\/!hub\/demo\//, { type: 'status', status: 404, body: 'not found' });
   t.match(await versions('before-audit'), /^failed:|^example\.com\/Hub\/demo$/, 'without the audit the versions go with the upstream');
 
@@ -50,4 +52,7 @@ t.test('go list -m -versions and go mod download after the upstream deleted the 
   t.equal(await versions('kept'), 'example.com/Hub/demo v1.0.0', 'the kept list offers the version hub holds, and only it');
   t.match(await go('kept-download', ['mod', 'download', '-json', 'example.com/Hub/demo@v1.0.0']), /"Version": "v1\.0\.0"/, 'a fresh module cache downloads it from hub');
   t.match(await go('kept-latest', ['list', '-m', 'example.com/Hub/demo@latest']), /^example\.com\/Hub\/demo v1\.0\.0$/, '@latest resolves to the held version');
+  const gone = await revalidatePackage(s, 'go', 'example.com/Hub/demo');
+  t.match(gone, { after: [], gone: fresh.after }, 'revalidating the deleted package: every version gone');
+  t.ok(gone.documents.every((d) => d.outcome === 'not_found'), 'each listing document answered 404, and its kept copy stays');
 });

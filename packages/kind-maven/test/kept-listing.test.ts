@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import t from 'tap';
-import { disappearedVersions, KEPT_AUDIT_CONFIG, sweepUpstream } from '@hub/testkit';
+import { disappearedVersions, KEPT_AUDIT_CONFIG, revalidatePackage, sweepUpstream } from '@hub/testkit';
 import { mvn, mvnMissing, project } from './mvn.js';
 import { setup } from './setup.js';
 
@@ -34,6 +34,8 @@ t.test('mvn with a version range after the upstream deleted the artifact', { ski
   for (const f of ['1.0/hubparent-1.0.pom', '1.0/hubparent-1.0.pom.sha1']) t.equal((await fetch(`${dir}/${f}`, { headers: auth })).status, 200, `${f} held`);
   await s.hub.artifacts.idle();
 
+  const fresh = await revalidatePackage(s, 'maven', 'org.example:hubparent');
+  t.match(fresh, { before: ['1.0', '2.0'], after: ['1.0', '2.0'], added: [], gone: [] }, 'revalidation reads the same versions from the listing it refetched');
   s.upstream.fault(/^\/org\/example\/hubparent\//, { type: 'status', status: 404, body: 'not found' });
   const validate = () => project(t, s.repo, { kind: 'header', token }, { 'pom.xml': RANGE_POM }, ['-C', 'validate']);
   const refused = await validate()
@@ -51,4 +53,7 @@ t.test('mvn with a version range after the upstream deleted the artifact', { ski
   if (!(await mvn(t, kept))) return;
   t.ok(fs.existsSync(kept.repo('org/example/hubparent/1.0/hubparent-1.0.pom')), 'the range resolves to the held 1.0 from the kept listing');
   t.notOk(fs.existsSync(kept.repo('org/example/hubparent/2.0')), '2.0, not held, is not offered');
+  const gone = await revalidatePackage(s, 'maven', 'org.example:hubparent');
+  t.match(gone, { after: [], gone: fresh.after }, 'revalidating the deleted package: every version gone');
+  t.ok(gone.documents.every((d) => d.outcome === 'not_found'), 'each listing document answered 404, and its kept copy stays');
 });

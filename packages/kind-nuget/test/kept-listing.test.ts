@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { disappearedVersions, KEPT_AUDIT_CONFIG, sweepUpstream } from '@hub/testkit';
+import { disappearedVersions, KEPT_AUDIT_CONFIG, revalidatePackage, sweepUpstream } from '@hub/testkit';
 import { FIXTURES, get, isZip, OPEN, setup, type NugetSetup } from './setup.js';
 
 const NUGET = { 'user-agent': 'NuGet .NET Core MSBuild Task/6.8.0 (replay)', 'x-nuget-client-version': '6.8.0' };
@@ -38,6 +38,8 @@ t.test('dotnet restore, replayed, of a floating version after the upstream delet
   t.equal((await get(`${s.reg}/hubdemo/index.json`, NUGET)).status, 200);
   await s.hub.artifacts.idle();
 
+  const fresh = await revalidatePackage(s, 'nuget', 'hubdemo');
+  t.match(fresh, { before: ['1.0.0', '1.1.0'], after: ['1.0.0', '1.1.0'], added: [], gone: [] }, 'revalidation reads the same versions from the listing it refetched');
   s.upstream.fault(/^\/v3(-flatcontainer\/hubdemo\/|\/registration-gz-semver2\/hubdemo\/)/, { type: 'status', status: 404, body: 'not found' });
   t.match(await restore(s), /^version list: 404/, 'without the audit the restore fails (NU1101)');
 
@@ -48,4 +50,7 @@ t.test('dotnet restore, replayed, of a floating version after the upstream delet
   t.equal(registration.status, 200, 'the kept registration is served');
   const leaves = (registration.json().items as Array<{ items?: Array<{ catalogEntry: { version: string } }> }>).flatMap((p) => p.items ?? []);
   t.same(leaves.map((l) => l.catalogEntry.version), ['1.0.0'], 'listing only the held version');
+  const gone = await revalidatePackage(s, 'nuget', 'hubdemo');
+  t.match(gone, { after: [], gone: fresh.after }, 'revalidating the deleted package: every version gone');
+  t.ok(gone.documents.every((d) => d.outcome === 'not_found'), 'each listing document answered 404, and its kept copy stays');
 });

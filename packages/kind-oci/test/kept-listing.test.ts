@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import t, { type Test } from 'tap';
-import { disappearedVersions, KEPT_AUDIT_CONFIG, sweepUpstream } from '@hub/testkit';
+import { disappearedVersions, KEPT_AUDIT_CONFIG, revalidatePackage, sweepUpstream } from '@hub/testkit';
 import { missingTools, skopeo } from './docker-registry.js';
 import { setup } from './setup.js';
 
@@ -39,6 +39,8 @@ t.test('skopeo copies by tag after the upstream deleted the repository', { skip,
   t.same(await tags(), ['1.0', '1.1'], 'the tag list, through hub');
   await s.hub.artifacts.idle();
 
+  const fresh = await revalidatePackage(s, 'dock', 'hub/demo');
+  t.match(fresh, { before: ['1.0', '1.1'], after: ['1.0', '1.1'], added: [], gone: [] }, 'revalidation reads the same versions from the listing it refetched');
   s.registry.repos.delete('hub/demo');
   t.match(await copy(':1.0', 'before-audit'), /^failed:/, 'without the audit the tag goes with the upstream');
 
@@ -48,4 +50,7 @@ t.test('skopeo copies by tag after the upstream deleted the repository', { skip,
   t.equal(await copy(':1.0', 'kept'), 'ok', 'skopeo copies hub/demo:1.0 by tag from the kept tag manifest');
   t.match(await copy(':1.1', 'never-held'), /^failed:/, 'hub/demo:1.1, whose image hub never held, is not served');
   t.same(await tags(), ['1.0', '1.1'], 'the kept tag list is served as last seen (decision 0058)');
+  const gone = await revalidatePackage(s, 'dock', 'hub/demo');
+  t.match(gone, { after: [], gone: fresh.after }, 'revalidating the deleted package: every version gone');
+  t.ok(gone.documents.every((d) => d.outcome === 'not_found'), 'each listing document answered 404, and its kept copy stays');
 });

@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import t from 'tap';
-import { disappearedVersions, KEPT_AUDIT_CONFIG, missingClient, sweepUpstream } from '@hub/testkit';
+import { disappearedVersions, KEPT_AUDIT_CONFIG, revalidatePackage, missingClient, sweepUpstream } from '@hub/testkit';
 import { run, world } from './pip-world.js';
 
 const DEBIAN_PYTHON = '/usr/bin/python3';
@@ -19,6 +19,9 @@ t.test("pip install of a held version after the upstream deleted the project (De
   t.equal(first.code, 0, `hub-demo 1.0.0 installed through hub: hub holds it\n${first.stderr}`);
   await w.s.hub.artifacts.idle();
 
+  const fresh = await revalidatePackage(w.s, 'py', 'hub-demo');
+  t.ok(fresh.after.includes('1.0.0') && fresh.after.length > 1, `revalidation reads the project page's versions: ${fresh.after.join(' ')}`);
+  t.same(fresh.gone, [], 'nothing gone');
   w.s.index.fault(/^\/simple\/hub-demo\//, { type: 'status', status: 404, body: 'not found' });
   w.s.files!.fault(/^\/hub_demo-/, { type: 'status', status: 404, body: 'not found' });
   const before = await install('hub-demo');
@@ -29,4 +32,7 @@ t.test("pip install of a held version after the upstream deleted the project (De
   const kept = await install('hub-demo');
   t.equal(kept.code, 0, `pip install hub-demo succeeds from the kept page\n${kept.stdout}\n${kept.stderr}`);
   t.equal(await version(), '1.0.0', 'the held version (1.1.0, newer but not held, is not offered)');
+  const gone = await revalidatePackage(w.s, 'py', 'hub-demo');
+  t.match(gone, { after: [], gone: fresh.after }, 'revalidating the deleted package: every version gone');
+  t.ok(gone.documents.every((d) => d.outcome === 'not_found'), 'each listing document answered 404, and its kept copy stays');
 });

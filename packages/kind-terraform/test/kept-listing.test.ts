@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import t, { type Test } from 'tap';
-import { disappearedVersions, KEPT_AUDIT_CONFIG, missingClient, rawRequest, sweepUpstream } from '@hub/testkit';
+import { disappearedVersions, KEPT_AUDIT_CONFIG, revalidatePackage, missingClient, rawRequest, sweepUpstream } from '@hub/testkit';
 import { setup, type TfSetup } from './setup.js';
 
 const run = promisify(execFile);
@@ -47,10 +47,15 @@ t.test('terraform init with a version constraint after the upstream deleted the 
   const versions = await rawRequest(`${s.base}/v1/providers/hubns/hubdemo/versions`, { headers: s.auth, ca });
   t.same((JSON.parse(versions.body.toString('utf8')) as { versions: Array<{ version: string }> }).versions.map((v) => v.version).sort(), ['1.2.3', '1.3.0'], 'the upstream lists 1.2.3 and 1.3.0');
 
+  const fresh = await revalidatePackage(s, 'tf', 'hubns/hubdemo', ca);
+  t.match(fresh, { before: ['1.2.3', '1.3.0'], after: ['1.2.3', '1.3.0'], added: [], gone: [] }, 'revalidation reads the same versions from the listing it refetched');
   s.upstream.fault(/^\/(v1\/providers\/hubns\/hubdemo\/|files\/hubdemo\/)/, { type: 'status', status: 404, body: 'not found' });
   t.match(await init(t, s, '>= 1.0.0'), /^failed:/, 'without the audit terraform init fails');
 
   t.match(await sweepUpstream(s, 'tf', ca), { outcome: 'ok', disappeared: 1 }, 'the sweep confirms 1.2.3 gone');
   t.same(await disappearedVersions(s, 'tf', ca), ['hubns/hubdemo@1.2.3']);
   t.match(await init(t, s, '>= 1.0.0'), /Installed \S+\/hubns\/hubdemo v1\.2\.3/, 'the kept versions document offers the held 1.2.3 (not 1.3.0), and it installs');
+  const gone = await revalidatePackage(s, 'tf', 'hubns/hubdemo', ca);
+  t.match(gone, { after: [], gone: fresh.after }, 'revalidating the deleted package: every version gone');
+  t.ok(gone.documents.every((d) => d.outcome === 'not_found'), 'each listing document answered 404, and its kept copy stays');
 });

@@ -19,4 +19,4 @@ export { filesKind } from './files-kind.js';
 export { pluginConfigLoader } from './plugin-config.js';
 export { startForwardProxy, type ForwardProxy, type ForwardProxyOptions } from './forward-proxy.js';
 export { startTinyproxy, tinyproxyPath, type Tinyproxy } from './tinyproxy.js';
-export { KEPT_AUDIT_CONFIG, sweepUpstream, disappearedVersions, type SweepAnswer } from './kept-audit.js';
+export { KEPT_AUDIT_CONFIG, sweepUpstream, disappearedVersions, revalidatePackage, type SweepAnswer, type RevalidateAnswer } from './kept-audit.js';

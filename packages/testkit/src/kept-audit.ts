@@ -55,3 +55,18 @@ export async function disappearedVersions(hub: Pick<TestHub, 'url' | 'adminToken
   const body = res.json as { rows: Array<{ package_name: string; version: string }> };
   return body.rows.map((r) => `${r.package_name}@${r.version}`).sort();
 }
+
+export interface RevalidateAnswer {
+  before: string[];
+  after: string[];
+  added: string[];
+  gone: string[];
+  documents: Array<{ key: string; outcome: string; detail?: string }>;
+}
+
+/** POST /api/v1/admin/cache/revalidate for one package (decision 0058); throws unless it answers 200. */
+export async function revalidatePackage(hub: Pick<TestHub, 'url' | 'adminToken'>, registry: string, name: string, ca?: string | Buffer): Promise<RevalidateAnswer> {
+  const res = await adminCall(hub, 'POST', '/api/v1/admin/cache/revalidate', { registry, package: name }, ca);
+  if (res.status !== 200) throw new Error(`revalidate answered ${res.status}: ${JSON.stringify(res.json)}`);
+  return res.json as RevalidateAnswer;
+}
