@@ -15,6 +15,7 @@ const REAL_CLIENT = [
   /\/clients\.test\.js$/, // kind-forge (curl, wget), kind-rubygems (gem, bundle), kind-pypi (pip in a venv)
   /\/mvn-[^/]+\.test\.js$/,
   /\/live\.test\.js$/,
+  /\/kind-(pypi|terraform|maven|go|oci)\/dist\/test\/kept-listing\.test\.js$/, // pip, terraform, mvn, go, skopeo after an upstream deletion
 ];
 
 /** The compiled tests under `dir` (relative to the root), as .taprc's `files` finds them. */

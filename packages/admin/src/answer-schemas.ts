@@ -273,3 +273,33 @@ export const ConfigReloadAnswer = Type.Object(
   },
   strict,
 );
+
+const versionList = (description: string) => Type.Array(Type.String(), { description });
+
+export const RevalidateAnswer = Type.Object(
+  {
+    registry: Type.String(),
+    package: Type.String({ description: 'The canonical name.' }),
+    version: Type.Optional(Type.String({ description: 'The version asked about.' })),
+    listed: Type.Optional(Type.Boolean({ description: 'Whether the upstream lists `version` now.' })),
+    before: versionList('Versions the cached listing named before (sorted, de-duplicated).'),
+    after: versionList('Versions the upstream lists now; empty when it answered 404.'),
+    added: versionList('In `after`, not in `before`.'),
+    gone: versionList('In `before`, not in `after`.'),
+    fetched_at: time,
+    documents: Type.Array(
+      Type.Object(
+        {
+          key: Type.String({ description: "The listing document's cache key." }),
+          outcome: Type.Enum(['replaced', 'unchanged', 'not_found', 'failed'], {
+            description: '`not_found`: the upstream answered 404/410 and the cached copy stays (the last good listing); `failed`: no valid answer, the cached copy stays.',
+          }),
+          detail: Type.Optional(Type.String()),
+        },
+        strict,
+      ),
+    ),
+    effects: Type.Record(Type.String(), Type.Unknown(), { description: "What plugins did with it, by plugin: `audit` (the upstream audit's findings for held versions that went or came back)." }),
+  },
+  strict,
+);

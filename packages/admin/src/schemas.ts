@@ -49,6 +49,8 @@ export const BlockBody = Type.Object(
   strict,
 );
 
+export const RevalidateBody = Type.Object({ registry: text(64), package: text(512), version: Type.Optional(text(1024)) }, strict);
+
 export const UnlistBody = Type.Object({ registry: text(64), package_name: text(512), version: text(255) }, strict);
 
 export const PolicyBody = Type.Object(

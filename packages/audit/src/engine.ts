@@ -267,6 +267,31 @@ export function createAuditEngine(d: AuditEngineDeps) {
     },
 
     /**
+     * A revalidation (decision 0058) saw the package's listing lose versions, or answer 404: when hub holds some
+     * of the package, it is swept now as one package of a sweep (a miss each, never a
+     * confirmation before confirm_after and confirm_min_age_secs), through the probe ladder, so a listing that
+     * never names some held versions (go pseudo-versions) is not a disappearance. Blocking needs min_probed 1.
+     */
+    async revalidated(r: { registry: string; package: string; gone: readonly string[]; documents: ReadonlyArray<{ outcome: string }> }): Promise<{ swept: boolean; missing: string[]; disappeared: string[]; cleared: string[] }> {
+      const none = { swept: false, missing: [], disappeared: [], cleared: [] };
+      const reg = d.served.get(r.registry);
+      if (!reg || notAudited(reg)) return none;
+      const { plan: work, held, rows } = await plan(r.registry, r.package);
+      const versions = work[0]?.[1] ?? [];
+      // Something went (or the whole listing answered 404), or versions are already missing: ask as a sweep would.
+      const hasRows = [...rows.values()].some((row) => row.package_name === r.package);
+      if (!versions.length || (!hasRows && !r.gone.length && !r.documents.some((doc) => doc.outcome === 'not_found'))) return none;
+      const out = { swept: true, missing: [] as string[], disappeared: [] as string[], cleared: [] as string[] };
+      for (const p of await probe(reg, r.package, versions)) {
+        const t = await apply(reg, rows.get(rowKey(r.package, p.version)), r.package, p, { allowBlock: cfg.min_probed <= 1 }, held.get(r.package) ?? []);
+        if (t === 'missing') out.missing.push(p.version);
+        if (t === 'disappeared' || t === 'still-gone') out.disappeared.push(p.version);
+        if (t === 'cleared' || t === 'reappeared') out.cleared.push(p.version);
+      }
+      return out;
+    },
+
+    /**
      * Probes one package now (one version, or its rows and held versions). Like a sweep it clears rows
      * whose version answers; unlike a sweep it adds no miss, so it never creates or confirms a row.
      */

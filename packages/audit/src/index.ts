@@ -31,6 +31,7 @@ export default definePlugin({
     const cfg = ctx.pluginConfig;
     const engine = createAuditEngine({ db: ctx.db, served: ctx.served, config: cfg, registries: ctx.registries, events: ctx.events, services: ctx.services, kept: createKeptListings(ctx.db), metrics: createAuditMetrics(ctx.metrics), log: ctx.log, blobs: ctx.blobs });
     mountAdminRoutes(ctx, upstreamRoutes(engine));
+    ctx.listings.onRevalidated('audit', (r) => engine.revalidated(r));
     ctx.health.contribute('audit', () => healthSection(ctx, engine));
     ctx.packageFacts.contribute('audit', auditPackageFacts(ctx.db));
     const blocking = ctx.registries.filter((r) => engine.policyOf(r.name).policy === 'block').map((r) => r.name);

@@ -30,7 +30,7 @@ Admin commands (talk to a running hub over its admin API):
   packages           unlist or relist a version; published packages, their status, unpublish
   policies           list, create or delete access policies
   access-check       ask whether a user, token or role may do something (exit 1 when denied)
-  cache              purge cached artifacts of a package
+  cache              purge cached artifacts, revalidate a listing
   cleanup            run the registries' cleanup rules now (--dry-run: list what would go)
   oci                hosted container registries: garbage collection of pushed blobs
   reload             re-read hub.toml on every replica (exit 1 unless every one applied it)

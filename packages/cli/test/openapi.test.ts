@@ -247,6 +247,8 @@ t.test('real answers validate against the response schemas their routes declare'
   t.equal((await signed('POST', '/api/v1/flags/osv', JSON.stringify({ flags: [other] }))).status, 200);
   t.match(validate('DELETE', '/api/v1/flags/osv/GHSA-2', '/api/v1/flags/{source}/{external_id}', await signed('DELETE', '/api/v1/flags/osv/GHSA-2')), { flag: { external_id: 'GHSA-2', state: 'tombstone' } });
 
+  // A listing refetched now (decision 0058).
+  t.match(await check('POST', '/api/v1/admin/cache/revalidate', '/api/v1/admin/cache/revalidate', { registry: 'npm', package: '@hubtest/scoped', version: '1.0.0' }), { package: '@hubtest/scoped', listed: true, gone: [] });
   // Cached files removed: one version, then the whole package (fetched again in between).
   const scoped = '/@hubtest/scoped/-/scoped-1.0.0.tgz';
   await download(scoped);

@@ -401,6 +401,33 @@ export interface VersionAttestations {
  */
 export type ProvenanceHook<Cfg = unknown> = (pc: ProbeContext<Cfg>, name: string, version: string) => Promise<VersionAttestations | null>;
 
+/** What a kind's `listings` hook may use: the registry, its upstream, and cached documents (a service index). */
+export interface ListingContext<Cfg = unknown> {
+  registry: RegistryInfo<Cfg>;
+  upstream: UpstreamClient;
+  log: Logger;
+  /** A cached document, as `rc.metadata` (for documents that say where the listing is, like NuGet's service index). */
+  metadata(spec: MetadataSpec): Promise<MetadataDoc>;
+}
+
+/**
+ * The upstream documents that list one package's versions, for revalidation (`hub cache revalidate`,
+ * decision 0058): the runtime refetches each now, past its TTL, and replaces the cached copy only when the
+ * new one passes `check` and `versions` reads it.
+ */
+export interface ListingSupport<Cfg = unknown> {
+  /**
+   * The specs the kind's listing routes ask `rc.metadata` for, for package `name` (canonical): the same
+   * keys, so revalidating replaces what those routes serve. Throws HubError for a name the kind refuses.
+   */
+  specs(lc: ListingContext<Cfg>, name: string): Promise<readonly MetadataSpec[]>;
+  /**
+   * The versions a document of `specs` names, as the upstream spells them (`contentType` as the upstream sent
+   * it); throws when it cannot read it.
+   */
+  versions(body: Buffer, spec: MetadataSpec, contentType: string | undefined): readonly string[];
+}
+
 export interface SbomDependency {
   name: string;
   range: string;
@@ -528,6 +555,8 @@ export interface RegistryKind<Cfg = unknown> {
   rootMount?: string;
   /** Local and hybrid registries: removes published files the kind's documents no longer refer to (decision 0055). */
   garbage?: GarbageCollector<Cfg>;
+  /** The package's listing documents, for revalidation (decision 0058). Without it a package cannot be revalidated. */
+  listings?: ListingSupport<Cfg>;
   /** Group registries: the kind's listing merges. Without it, the kind cannot be a group's type. */
   group?: GroupSupport<Cfg>;
   /** `hub init`: the upstream this machine's client is configured with, if the kind can tell. */

@@ -44,7 +44,7 @@ export function parseIndexFile(body: Buffer, name: string): IndexEntry[] | strin
   return out.length ? out : 'no index entry';
 }
 
-export function indexSpec(rc: RequestContext, name: string): MetadataSpec {
+export function indexSpec(rc: Pick<RequestContext, 'registry'>, name: string): MetadataSpec {
   return {
     key: `index:${name}`,
     url: `${rc.registry.upstream}/${indexPath(name)}`,

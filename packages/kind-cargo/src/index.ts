@@ -6,6 +6,7 @@ import { declaredDigests } from './declared-digests.js';
 import { nameProbe, probe } from './probe.js';
 import { mergeIndex } from './group-merge.js';
 import { routes } from './routes.js';
+import { listings } from './listings.js';
 import { sbom } from './sbom.js';
 import { cargoVersionRange } from './version-range.js';
 
@@ -26,6 +27,7 @@ export default defineKind({
   detectUpstream,
   clientCheck,
   probe,
+  listings,
   nameProbe,
   declaredDigests,
   sbom,

@@ -1,12 +1,12 @@
 import Type from 'typebox';
-import { defineKind, nameAtVersion } from '@hub/contract';
+import { defineKind, errors, nameAtVersion } from '@hub/contract';
 import { detectUpstream } from './detect-upstream.js';
 import { clientCheck } from './client-check.js';
 import { declaredDigests } from './declared-digests.js';
-import { isGoVersion } from './module-path.js';
+import { escapePath, isGoVersion, modulePath } from './module-path.js';
 import { nameProbe, probe } from './probe.js';
 import { mergeList } from './group-merge.js';
-import { routes, type GoConfig } from './routes.js';
+import { listSpec, listVersions, routes, type GoConfig } from './routes.js';
 import { sbom } from './sbom.js';
 import { goVersionRange } from './version-range.js';
 
@@ -48,4 +48,16 @@ export default defineKind<GoConfig>({
   sbom,
   versionRange: goVersionRange,
   group: { merge: { list: mergeList } },
+  // Revalidation refetches the module's `@v/list` (decision 0058); pseudo-versions are never listed in it.
+  listings: {
+    async specs(lc, name) {
+      // Every element checked as a request path's would be (no `..`, no leading dot).
+      if (modulePath(escapePath(name).split('/')) !== name) throw errors.badRequest(`${name.slice(0, 200)} is not a module path`);
+      return [listSpec(lc, name)];
+    },
+    versions(body) {
+      if (/^\s*</.test(body.subarray(0, 64).toString('latin1'))) throw new Error('looks like an HTML page');
+      return listVersions(body);
+    },
+  },
 });

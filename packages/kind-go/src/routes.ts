@@ -22,7 +22,7 @@ const checkInfo = (body: Buffer): string | null => {
   }
 };
 
-const upstreamUrl = (rc: Rc, module: string, tail: string) => `${rc.registry.upstream}/${escapePath(module)}/${tail}`;
+const upstreamUrl = (rc: Pick<Rc, 'registry'>, module: string, tail: string) => `${rc.registry.upstream}/${escapePath(module)}/${tail}`;
 
 /** The registry's cool-down in seconds (`[registries.security] min_release_age_secs`; 0: none). */
 const coolDown = (rc: Rc): number => rc.registry.minReleaseAgeSecs ?? 0;
@@ -65,16 +65,21 @@ async function oldEnoughVersions(rc: Rc, module: string, versions: readonly stri
   return versions.filter((_, i) => keep[i]);
 }
 
-function listSpec(rc: Rc, module: string): MetadataSpec {
-  return { key: `list:${module}`, url: upstreamUrl(rc, module, '@v/list'), check: notHtml('version list') };
+/** `@v/list`; kept (the last good copy served) when the upstream removes the module. */
+export function listSpec(rc: Pick<Rc, 'registry'>, module: string): MetadataSpec {
+  return { key: `list:${module}`, url: upstreamUrl(rc, module, '@v/list'), check: notHtml('version list'), packageName: module };
 }
+
+export const listVersions = (b: Buffer): string[] => b.toString('utf8').split('\n').map((l) => l.trim()).filter(Boolean);
 
 /** The upstream's list; none in a local registry, or for a module published here (local_only, never asked upstream). */
 async function upstreamList(rc: Rc, module: string): Promise<string[] | null> {
   if (rc.registry.mode === 'local' || (rc.registry.mode === 'hybrid' && (await rc.local.ownsName(module)))) return null;
   try {
     const doc = await rc.metadata(listSpec(rc, module));
-    return doc.derive('versions', (b) => b.toString('utf8').split('\n').map((l) => l.trim()).filter(Boolean));
+    const versions = doc.derive('versions', listVersions);
+    // A kept list (the upstream removed the module) offers only the versions hub holds.
+    return doc.kept ? versions.filter((v) => doc.kept!.heldVersions.has(v)) : versions;
   } catch (e) {
     // Hybrid: a module only published here is unknown upstream.
     if (rc.registry.mode === 'hybrid' && (e as { code?: string }).code === 'not_found') return null;
@@ -128,10 +133,11 @@ async function latest(rc: Rc, module: string): Promise<Reply> {
   if (askUpstream) {
     const hidden = await rc.hiddenVersions(module);
     try {
-      const doc = await rc.metadata({ key: `latest:${module}`, url: upstreamUrl(rc, module, '@latest'), check: checkInfo });
+      const doc = await rc.metadata({ key: `latest:${module}`, url: upstreamUrl(rc, module, '@latest'), check: checkInfo, packageName: module });
       const upstreamLatest = doc.derive('parsed', (b) => JSON.parse(b.toString('utf8')) as { Version?: string; Time?: unknown });
       const coolDownOk = coolDown(rc) === 0 || oldEnough(timeOf(upstreamLatest), coolDown(rc));
-      if (upstreamLatest.Version && !hidden.has(upstreamLatest.Version) && coolDownOk) return reply.bytes(doc.body, 'application/json', doc.stale ? { 'x-hub-stale': '1' } : {});
+      const held = !doc.kept || doc.kept.heldVersions.has(upstreamLatest.Version ?? '');
+      if (upstreamLatest.Version && !hidden.has(upstreamLatest.Version) && coolDownOk && held) return reply.bytes(doc.body, 'application/json', doc.stale ? { 'x-hub-stale': '1' } : {});
     } catch (e) {
       if (!(e as { code?: string }).code || (e as { code?: string }).code !== 'not_found') throw e;
     }

@@ -1,10 +1,11 @@
-import { defineKind } from '@hub/contract';
+import { defineKind, errors } from '@hub/contract';
 import { detectUpstream } from './detect-upstream.js';
 import { clientCheck } from './client-check.js';
 import { declaredDigests } from './declared-digests.js';
-import { isVersion, splitName } from './layout.js';
+import { artifactDir, isVersion, splitName } from './layout.js';
+import { checkMetadata, listedVersions } from './metadata.js';
 import { nameProbe, probe } from './probe.js';
-import { routes } from './routes.js';
+import { metadataSpec, routes } from './routes.js';
 import { mergeMetadata } from './group-merge.js';
 import { sbom } from './sbom.js';
 import { mavenVersionRange } from './version-range.js';
@@ -38,6 +39,19 @@ export default defineKind({
   sbom,
   versionRange: mavenVersionRange,
   group: { merge: { metadata: mergeMetadata } },
+  // Revalidation refetches the artifact's maven-metadata.xml (decision 0058).
+  listings: {
+    async specs(lc, name) {
+      const ga = splitName(name);
+      if (!ga) throw errors.badRequest(`${name.slice(0, 200)} is not group:artifact`);
+      return [metadataSpec(lc, `${artifactDir(ga.group, ga.artifact)}/maven-metadata.xml`, name)];
+    },
+    versions(body) {
+      const bad = checkMetadata(body);
+      if (bad) throw new Error(bad);
+      return listedVersions(body.toString('utf8'));
+    },
+  },
 });
 
 /** The DOCTYPE-refusing XML reader this kind uses, for other code that reads POMs or metadata. */

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { errors, isHubError, reply, type Digest, type KindRoute, type Reply, type RequestContext } from '@hub/contract';
+import { errors, isHubError, reply, type Digest, type KindRoute, type MetadataSpec, type Reply, type RequestContext } from '@hub/contract';
 import { parseRequest, type MavenRequest } from './layout.js';
 import { checkMetadata, checksumOf, listedVersions, rewriteMetadata } from './metadata.js';
 import { generateMetadata, lastUpdatedOf, upstreamLastUpdated } from './local-metadata.js';
@@ -13,7 +13,15 @@ type MetadataRequest = Extract<MavenRequest, { type: 'metadata' }>;
 
 const TEXT = 'text/plain; charset=utf-8';
 
-const upstreamUrl = (rc: RequestContext, path: string) => `${rc.registry.upstream}/${path.split('/').map(encodeURIComponent).join('/')}`;
+const upstreamUrl = (rc: Pick<RequestContext, 'registry'>, path: string) => `${rc.registry.upstream}/${path.split('/').map(encodeURIComponent).join('/')}`;
+
+/** maven-metadata.xml at `path`; an artifact's (`packageName` given) is kept when the upstream removes the artifact. */
+export const metadataSpec = (rc: Pick<RequestContext, 'registry'>, path: string, packageName?: string): MetadataSpec => ({
+  key: `metadata:${path}`,
+  url: upstreamUrl(rc, path),
+  check: checkMetadata,
+  ...(packageName !== undefined ? { packageName } : {}),
+});
 
 async function readSmall(body: Reply['body'], max: number): Promise<string> {
   if (body === null) return '';
@@ -96,9 +104,11 @@ async function metadata(rc: RequestContext, r: MetadataRequest): Promise<Reply> 
     const published = await publishedMetadata(rc, r);
     if (published) return published;
   }
-  const doc = await rc.metadata({ key: `metadata:${r.path}`, url: upstreamUrl(rc, r.path), check: checkMetadata });
+  const doc = await rc.metadata(metadataSpec(rc, r.path, r.coordinate.version ? undefined : r.coordinate.name));
   // Version-level (SNAPSHOT) metadata describes one version, which stays downloadable when unlisted.
   const hidden = new Set<string>(r.coordinate.version ? [] : await rc.hiddenVersions(r.coordinate.name));
+  // A kept document (the upstream removed the artifact) offers only the versions hub holds.
+  if (doc.kept) for (const v of doc.derive('listed', (b) => listedVersions(b.toString('utf8')))) if (!doc.kept.heldVersions.has(v)) hidden.add(v);
   // The cool-down: too-new versions leave the listing too, and `<latest>`/`<release>` move back.
   if (!r.coordinate.version && coolDown(rc) > 0) {
     const upstream = doc.derive('listed', (b) => listedVersions(b.toString('utf8')));
@@ -131,7 +141,7 @@ async function publishedMetadata(rc: RequestContext, r: MetadataRequest): Promis
   let upstreamUpdated: string | null = null;
   if (!owned) {
     try {
-      const doc = await rc.metadata({ key: `metadata:${r.path}`, url: upstreamUrl(rc, r.path), check: checkMetadata });
+      const doc = await rc.metadata(metadataSpec(rc, r.path, name));
       const xml = doc.body.toString('utf8');
       upstream = listedVersions(xml);
       upstreamUpdated = upstreamLastUpdated(xml);

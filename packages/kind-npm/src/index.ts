@@ -8,6 +8,7 @@ import { nameProbe, probe } from './probe.js';
 import { provenance } from './provenance.js';
 import { routes } from './routes.js';
 import { group } from './group-merge.js';
+import { listings } from './listings.js';
 import { sbom } from './sbom.js';
 import { isRegistryClient } from './registry-client.js';
 import { npmVersionRange } from './version-range.js';
@@ -29,6 +30,7 @@ export default defineKind({
   detectUpstream,
   clientCheck,
   probe,
+  listings,
   nameProbe,
   declaredDigests,
   provenance,

@@ -29,7 +29,7 @@ function checkPackument(body: Buffer): string | null {
   }
 }
 
-export function packumentSpec(rc: RequestContext, name: string, repr: Representation): MetadataSpec {
+export function packumentSpec(rc: Pick<RequestContext, 'registry'>, name: string, repr: Representation): MetadataSpec {
   return {
     key: `packument:${repr}:${name}`,
     url: `${rc.registry.upstream}/${upstreamPath(name)}`,

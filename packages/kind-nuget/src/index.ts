@@ -5,7 +5,9 @@ import { clientCheck } from './client-check.js';
 import { declaredDigests } from './declared-digests.js';
 import { canonicalVersion, isPackageId, normalizeVersion } from './names.js';
 import { nameProbe, probe } from './probe.js';
-import { routes } from './routes.js';
+import { flatSpec, flatVersions, routes } from './routes.js';
+import { registrationSpec, registrationVersions } from './registration.js';
+import { upstreamIndex } from './service-index.js';
 import { mergeFlatIndex, mergeRegistrationRoute, mergeSearchRoute } from './group-merge.js';
 import { sbom } from './sbom.js';
 import { nugetVersionRange } from './version-range.js';
@@ -45,6 +47,20 @@ export default defineKind({
   sbom,
   versionRange: nugetVersionRange,
   group: { merge: { 'flat-index': mergeFlatIndex, registration: mergeRegistrationRoute, search: mergeSearchRoute } },
+  // Revalidation refetches the registration index and the flat container index (decision 0058).
+  listings: {
+    async specs(lc, name) {
+      const up = await upstreamIndex(lc);
+      const id = name.toLowerCase();
+      return [...(up.registration ? [registrationSpec(up, id, 'index.json')] : []), flatSpec(up, id)];
+    },
+    versions(body, spec) {
+      if (spec.key.startsWith('registration:')) return registrationVersions(body);
+      const versions = flatVersions(body);
+      if (!versions) throw new Error('not a flat container index');
+      return versions.map((v) => normalizeVersion(v) ?? v);
+    },
+  },
 });
 
 /** The DOCTYPE-refusing XML reader this kind uses, for other code that reads .nuspec files. */

@@ -1,4 +1,4 @@
-import { errors, type Digest, type MetadataDoc, type RequestContext } from '@hub/contract';
+import { errors, type Digest, type MetadataDoc, type MetadataSpec, type RequestContext } from '@hub/contract';
 import { isObject, jsonCheck, parseJson, str, type JsonObject } from './json.js';
 import { compareVersions, normalizeVersion } from './names.js';
 import type { UpstreamIndex } from './service-index.js';
@@ -15,8 +15,26 @@ const checkRegistration = jsonCheck((d) =>
  * The route and the digest lookup share these cache entries.
  */
 export function registrationDoc(rc: RequestContext, up: UpstreamIndex, id: string, rest: string): Promise<MetadataDoc> {
+  return rc.metadata(registrationSpec(up, id, rest));
+}
+
+/** Kept (the last good copy served) when the upstream removes the package. */
+export function registrationSpec(up: UpstreamIndex, id: string, rest: string): MetadataSpec {
   if (!up.registration) throw errors.notFound('the upstream service index names no registration resource');
-  return rc.metadata({ key: `registration:${id}/${rest}`, url: `${up.registration}${id}/${rest}`, check: checkRegistration });
+  return { key: `registration:${id}/${rest}`, url: `${up.registration}${id}/${rest}`, check: checkRegistration, packageName: id };
+}
+
+/** The versions (normalized) an index or page names in its inlined leaves; external pages are not read. */
+export const registrationVersions = (body: Buffer): string[] => {
+  if (checkRegistration(body)) throw new Error('not a registration document');
+  return leaves(parseJson(body)).flatMap((l) => (isObject(l.catalogEntry) ? [normalizeVersion(str(l.catalogEntry.version) ?? '')] : [])).filter((v): v is string => !!v);
+};
+
+/** From a kept document (the upstream removed the package), the versions (normalized) hub does not hold: left out. */
+export function notHeld(doc: MetadataDoc, versions: readonly string[]): Set<string> {
+  if (!doc.kept) return new Set();
+  const held = new Set([...doc.kept.heldVersions].map((v) => normalizeVersion(v) ?? v));
+  return new Set(versions.map((v) => normalizeVersion(v) ?? v).filter((v) => !held.has(v)));
 }
 
 const items = (d: unknown): JsonObject[] => (isObject(d) && Array.isArray(d.items) ? d.items.filter(isObject) : []);

@@ -1,10 +1,10 @@
-import { errors, looksLikeHtml, reply, type KindRoute, type Reply, type RequestContext, type RouteMatch } from '@hub/contract';
+import { errors, looksLikeHtml, reply, type KindRoute, type MetadataSpec, type Reply, type RequestContext, type RouteMatch } from '@hub/contract';
 import { isObject, jsonCheck, parseJson, str, type JsonObject } from './json.js';
 import { checkedId, checkedVersion, normalizeVersion } from './names.js';
-import { dropVersions, markUnlisted, packageDigest, publishTimes, registrationDoc, tooNew } from './registration.js';
+import { dropVersions, markUnlisted, notHeld, packageDigest, publishTimes, registrationDoc, registrationVersions, tooNew } from './registration.js';
 import { rewriteUrls, urlMapper } from './rewrite.js';
 import { search } from './search.js';
-import { hubServiceIndex, upstreamIndex } from './service-index.js';
+import { hubServiceIndex, upstreamIndex, type UpstreamIndex } from './service-index.js';
 import { localNuspec, localRegistration, localVersions, upstreamMayServe } from './local-listing.js';
 import { compareVersions } from './names.js';
 import { deleteRoute, isNotFound, pushRoute, relistRoute } from './publish.js';
@@ -37,6 +37,9 @@ const serviceIndexRoute: KindRoute = {
 
 const checkVersions = jsonCheck((d) => (Array.isArray(d.versions) ? null : 'no versions array'));
 
+/** The upstream's flat container index of `id`; kept (the last good copy served) when the upstream removes the package. */
+export const flatSpec = (up: UpstreamIndex, id: string): MetadataSpec => ({ key: `flat:${id}`, url: `${up.flat}${id}/index.json`, check: checkVersions, packageName: id });
+
 /** The version list of a flat container index document (lower-cased), or null when it is not one. */
 export const flatVersions = (body: Buffer): string[] | null => {
   if (checkVersions(body)) return null;
@@ -63,8 +66,10 @@ const flatIndexRoute: KindRoute = {
     if (await upstreamMayServe(rc, id)) {
       try {
         const up = await upstreamIndex(rc);
-        const doc = await rc.metadata({ key: `flat:${id}`, url: `${up.flat}${id}/index.json`, check: checkVersions });
+        const doc = await rc.metadata(flatSpec(up, id));
         upstream = doc.derive('versions', flatVersions) ?? [];
+        const gone = notHeld(doc, upstream);
+        if (gone.size) upstream = upstream.filter((v) => !gone.has(normalizeVersion(v) ?? v));
         headers = stale(doc);
       } catch (e) {
         // Hybrid: an id only published here is unknown upstream.
@@ -199,6 +204,8 @@ const registrationRoute: KindRoute = {
     const hidden = await rc.hiddenVersions(id);
     const times = coolDown(rc) > 0 ? await publishTimes(rc, up, id) : new Map<string, Date | null>();
     const young = tooNew(times, times.keys(), coolDown(rc));
+    // A kept document (the upstream removed the package) offers only the versions hub holds.
+    for (const v of notHeld(doc, doc.kept ? registrationVersions(doc.body) : [])) young.add(v);
     const tag = `served:${rc.baseUrl}:${JSON.stringify(up)}:${[...hidden].sort().join(',')}:${[...young].sort().join(',')}`;
     const body = doc.derive(tag, (b) => {
       const out = rewriteUrls(parseJson(b), urlMapper(up, rc.baseUrl, id));

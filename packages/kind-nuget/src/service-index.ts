@@ -114,7 +114,7 @@ export function upstreamIndexSpec(reg: RegistryInfo): MetadataSpec {
 }
 
 /** The upstream's service index, cached as metadata like any other mutable document. */
-export async function upstreamIndex(rc: RequestContext): Promise<UpstreamIndex> {
+export async function upstreamIndex(rc: Pick<RequestContext, 'registry' | 'metadata'>): Promise<UpstreamIndex> {
   const spec = upstreamIndexSpec(rc.registry);
   const doc = await rc.metadata(spec);
   return doc.derive('upstream-index', (b) => parseUpstreamIndex(parseJson(b) as JsonObject, spec.url));

@@ -6,6 +6,7 @@ import { garbage } from './gc.js';
 import { codec } from './names.js';
 import { errorBody, errorHeaders } from './oci-errors.js';
 import { nameProbe } from './name-probe.js';
+import { listings } from './listings.js';
 import { probe } from './probe.js';
 import { mergeTags } from './group-merge.js';
 import { routes } from './routes.js';
@@ -38,4 +39,5 @@ export default defineKind<OciConfig>({
   sbom,
   garbage,
   group: { merge: { tags: mergeTags } },
+  listings,
 });

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { pipeline, Readable, Transform } from 'node:stream';
-import { errors, isHubError, reply, type KindRoute, type MetadataDoc, type Reply, type RequestContext, type RouteMatch, type VersionLink } from '@hub/contract';
+import { errors, isHubError, reply, type KindRoute, type MetadataDoc, type MetadataSpec, type Reply, type RequestContext, type RouteMatch, type VersionLink } from '@hub/contract';
 import type { OciConfig } from './config.js';
 import { acceptedTypes, linksOf, MANIFEST_TYPES, MAX_MANIFEST_BYTES, mediaTypeOf, OCI_MANIFEST, parseManifest } from './media-types.js';
 import { isDigest, isRepository, isTag } from './names.js';
@@ -114,9 +114,12 @@ async function manifestByTag(rc: Rc, repo: string, tag: string): Promise<Reply> 
       headers: { accept: accept.join(', '), ...auth },
       check: checkManifest,
       maxBytes: MAX_MANIFEST_BYTES,
+      packageName: repo,
     }),
   );
   const digest = doc.derive('digest', sha256);
+  // A kept tag (the upstream removed the repository) is served only when hub holds the manifest it names.
+  if (doc.kept && !doc.kept.heldVersions.has(digest)) throw errors.notFound(`${repo}:${tag} is gone upstream and hub does not hold its manifest`);
   const m = doc.derive('manifest', parseManifest);
   // Blocks follow the tag to its manifest (whichever tag names it), and the manifest to what it holds.
   await link(rc, repo, tag, [{ version: digest, relation: 'names' }]);
@@ -181,12 +184,12 @@ const blobs: KindRoute<OciConfig> = {
   },
 };
 
-interface TagList {
+export interface TagList {
   name: string;
   tags: string[];
 }
 
-function parseTagList(body: Buffer): TagList | string {
+export function parseTagList(body: Buffer): TagList | string {
   try {
     const doc = JSON.parse(body.toString('utf8')) as { name?: unknown; tags?: unknown };
     if (typeof doc.name !== 'string') return 'no "name"';
@@ -198,6 +201,23 @@ function parseTagList(body: Buffer): TagList | string {
   }
 }
 
+/**
+ * The upstream's tag list; kept (the last good copy served) when the upstream removes the repository. A kept list
+ * is served whole: a tag names a manifest by digest, which only the tag's own document tells, so a pull by tag
+ * is what checks that hub holds it (decision 0058).
+ */
+export const tagListSpec = (rc: Pick<Rc, 'registry'>, repo: string, auth: Record<string, string>): MetadataSpec => ({
+  key: `tag-list/${repo}`,
+  url: `${rc.registry.upstream}/v2/${repo}/tags/list`,
+  headers: { accept: 'application/json', ...auth },
+  check: (b: Buffer) => {
+    const l = parseTagList(b);
+    return typeof l === 'string' ? `not a tag list: ${l}` : null;
+  },
+  maxBytes: MAX_TAG_LIST_BYTES,
+  packageName: repo,
+});
+
 /** `tags/list`: the upstream's tags (its first page) without unlisted ones; `n` and `last` page through what is left. */
 const tagList: KindRoute<OciConfig> = {
   id: 'tags',
@@ -208,18 +228,7 @@ const tagList: KindRoute<OciConfig> = {
   async handle(rc, m) {
     const repo = m.coordinate!.name;
     if (await servedHere(rc, repo)) return hostedTagList(rc, repo);
-    const doc = await withUpstreamAuth(rc, repo, (auth) =>
-      rc.metadata({
-        key: `tag-list/${repo}`,
-        url: `${rc.registry.upstream}/v2/${repo}/tags/list`,
-        headers: { accept: 'application/json', ...auth },
-        check: (b) => {
-          const l = parseTagList(b);
-          return typeof l === 'string' ? `not a tag list: ${l}` : null;
-        },
-        maxBytes: MAX_TAG_LIST_BYTES,
-      }),
-    );
+    const doc = await withUpstreamAuth(rc, repo, (auth) => rc.metadata(tagListSpec(rc, repo, auth)));
     const hidden = await rc.hiddenVersions(repo);
     let tags = (doc.derive('tags', parseTagList) as TagList).tags.filter((t) => !hidden.has(t));
     const last = rc.query.get('last');

@@ -4,7 +4,8 @@ import { detectUpstream } from './detect-upstream.js';
 import { isProjectName, isVersion, normalizeName } from './names.js';
 import { canonicalVersion, compareVersions, isPrerelease, normalVersion } from './pep440.js';
 import { nameProbe, probe } from './probe.js';
-import { routes } from './routes.js';
+import { pageSpec, routes } from './routes.js';
+import { checkPage, parsePage } from './project-page.js';
 import { mergeProjectPage } from './group-merge.js';
 import { sbom } from './sbom.js';
 import { pypiVersionRange } from './version-range.js';
@@ -34,6 +35,16 @@ export default defineKind({
   clientCheck,
   probe,
   nameProbe,
+  // Revalidation refetches the project page the route serves (decision 0058).
+  listings: {
+    specs: async (lc, name) => [pageSpec(lc, normalizeName(name))],
+    versions(body, spec, contentType) {
+      const project = spec.packageName!;
+      const bad = checkPage(project, body, contentType);
+      if (bad) throw new Error(bad);
+      return parsePage(project, body, contentType, spec.url).files.map((f) => f.version);
+    },
+  },
   sbom,
   group: { merge: { project: mergeProjectPage } },
 });

@@ -10,12 +10,13 @@ import { renderPage } from './render.js';
 /** The registry's cool-down in seconds (`[registries.security] min_release_age_secs`; 0: none). */
 const coolDown = (rc: RequestContext): number => rc.registry.minReleaseAgeSecs ?? 0;
 
-/** The upstream's project page: `<upstream>/<project>/`, JSON preferred (PEP 691), HTML understood. */
-const pageSpec = (rc: RequestContext, project: string): MetadataSpec => ({
+/** The upstream's project page: `<upstream>/<project>/`, JSON preferred (PEP 691), HTML understood; kept when the upstream removes the project. */
+export const pageSpec = (rc: Pick<RequestContext, 'registry'>, project: string): MetadataSpec => ({
   key: `page:${project}`,
   url: `${rc.registry.upstream}/${encodeURIComponent(project)}/`,
   headers: { accept: UPSTREAM_ACCEPT },
   check: (body, contentType) => checkPage(project, body, contentType),
+  packageName: project,
 });
 
 async function upstreamFiles(rc: RequestContext, project: string): Promise<{ files: readonly ProjectFile[]; doc: MetadataDoc }> {
@@ -51,10 +52,14 @@ async function upstreamMayList(rc: RequestContext, project: string): Promise<boo
   return !(await rc.local.ownsName(project));
 }
 
-/** Files a client is offered: unlisted versions left out, and (with a cool-down) files not shown to be old enough. */
-function offered(rc: RequestContext, files: readonly ProjectFile[], hidden: ReadonlySet<string>, now: number): ProjectFile[] {
+/**
+ * Files a client is offered: unlisted versions left out, (with a cool-down) files not shown to be old enough, and
+ * from a kept page (the upstream removed the project) only the versions hub holds.
+ */
+function offered(rc: RequestContext, doc: MetadataDoc, files: readonly ProjectFile[], hidden: ReadonlySet<string>, now: number): ProjectFile[] {
   const age = coolDown(rc) * 1000;
-  return files.filter((f) => !isHidden(hidden, f.version) && (age <= 0 || (f.uploadTime !== undefined && now - f.uploadTime.getTime() >= age)));
+  const held = doc.kept && new Set([...doc.kept.heldVersions].map(canonicalVersion));
+  return files.filter((f) => !isHidden(hidden, f.version) && (!held || held.has(canonicalVersion(f.version))) && (age <= 0 || (f.uploadTime !== undefined && now - f.uploadTime.getTime() >= age)));
 }
 
 /** A redirect with a short body (a null body would be answered as 204). */
@@ -93,12 +98,12 @@ const projectPage: KindRoute = {
     const form = negotiate(rc.headers.accept);
     const render = () => {
       // Files published here are hub's own: the cool-down is for what upstreams publish.
-      const files = [...offered(rc, up?.files ?? [], hidden, Date.now()), ...local.filter((f) => !isHidden(hidden, f.version))];
+      const files = [...(up ? offered(rc, up.doc, up.files, hidden, Date.now()) : []), ...local.filter((f) => !isHidden(hidden, f.version))];
       const body = renderPage(form, project, markBlocked(files, blocked), rc.baseUrl);
       return { body, etag: `"${crypto.createHash('sha256').update(body).digest('hex').slice(0, 40)}"` };
     };
     // Memoised for these upstream bytes, this form, base URL, unlisted set and blocks; a cool-down depends on the clock.
-    const memo = up && local.length === 0 && coolDown(rc) === 0;
+    const memo = up && local.length === 0 && coolDown(rc) === 0 && !up.doc.kept;
     const blocks = [...blocked].map(([v, why]) => `${v}=${why}`).sort().join('\n');
     const page = memo ? up!.doc.derive(`served:${form}:${rc.baseUrl}:${[...hidden].sort().join(',')}:${blocks}`, render) : render();
     return reply.bytes(page.body, CONTENT_TYPE[form], {

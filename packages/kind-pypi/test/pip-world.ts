@@ -67,7 +67,7 @@ export interface PipWorld {
 }
 
 /** A fixture index and files host, a hub in front, and a fresh venv made by `python` (default: python3 on PATH). */
-export async function world(t: Test, python = 'python3'): Promise<PipWorld> {
+export async function world(t: Test, python = 'python3', o: { config?: Record<string, Record<string, unknown>>; registry?: Record<string, unknown> } = {}): Promise<PipWorld> {
   // Not t.testdir(): the hub's setup takes that folder (and each call empties it).
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-pypi-pip-'));
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -76,7 +76,7 @@ export async function world(t: Test, python = 'python3'): Promise<PipWorld> {
   const dists = distsOf(built);
   const files = await startFixtureUpstream({ root: built });
   t.teardown(() => files.close());
-  const s = await setup(t, { dists: () => dists, filesHost: files });
+  const s = await setup(t, { dists: () => dists, filesHost: files, ...o });
   const token = await s.token('ci', { roles: ['reader'] });
   const u = new URL(`${s.base}/simple/`);
   u.username = 'x';

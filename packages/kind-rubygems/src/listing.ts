@@ -9,7 +9,7 @@ import { entryOf, localGems, upstreamMayList, type ListingEntry } from './local.
 
 export type Listing = ReadonlyMap<string, ListingEntry>;
 
-export const infoSpec = (rc: RequestContext, name: string): MetadataSpec => ({
+export const infoSpec = (rc: Pick<RequestContext, 'registry'>, name: string): MetadataSpec => ({
   key: `info:${name}`,
   url: `${rc.registry.upstream}/info/${name}`,
   check: checkCompactIndex,

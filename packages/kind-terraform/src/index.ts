@@ -1,8 +1,9 @@
-import { defineKind } from '@hub/contract';
+import { defineKind, errors } from '@hub/contract';
 import { detectUpstream } from './detect-upstream.js';
 import { clientCheck } from './client-check.js';
 import { configSchema, type TerraformConfig } from './config.js';
-import { codec } from './names.js';
+import { codec, splitName } from './names.js';
+import { checkVersions, versionsSpec } from './registry-docs.js';
 import { probe } from './probe.js';
 import { routes } from './routes.js';
 
@@ -26,4 +27,17 @@ export default defineKind<TerraformConfig>({
   detectUpstream,
   clientCheck,
   probe,
+  // Revalidation refetches the provider's versions document (decision 0058).
+  listings: {
+    async specs(lc, name) {
+      const p = splitName(name);
+      if (!p) throw errors.badRequest(`${name.slice(0, 100)} is not a provider address <namespace>/<type>`);
+      return [versionsSpec(lc, p)];
+    },
+    versions(body) {
+      const bad = checkVersions(body);
+      if (bad) throw new Error(bad);
+      return (JSON.parse(body.toString('utf8')) as { versions: Array<{ version: string }> }).versions.map((e) => e.version);
+    },
+  },
 });

@@ -1,6 +1,6 @@
 import { errors, reply, type Reply } from '@hub/contract';
 import { coordinateName, type Platform, type Provider } from './names.js';
-import { downloadDoc, filePaths, parsedVersions, upstreamBase, versionsDoc, type Rc } from './registry-docs.js';
+import { downloadDoc, notHeld, filePaths, parsedVersions, upstreamBase, versionsDoc, type Rc } from './registry-docs.js';
 import { shasums } from './files.js';
 import { tooNew } from './cooldown.js';
 
@@ -22,7 +22,7 @@ const json = (value: unknown, stale: boolean): Reply => reply.json(value, 200, {
 export async function mirrorIndex(rc: Rc, p: Provider): Promise<Reply> {
   const doc = await versionsDoc(rc, p);
   const unlisted = await rc.hiddenVersions(coordinateName(p));
-  const hidden = new Set([...unlisted, ...(await tooNew(rc, p, parsedVersions(doc), unlisted))]);
+  const hidden = new Set([...unlisted, ...(await tooNew(rc, p, parsedVersions(doc), unlisted)), ...notHeld(doc)]);
   const versions: Record<string, object> = {};
   for (const e of parsedVersions(doc).versions) if (!hidden.has(e.version)) versions[e.version] = {};
   return json({ versions }, doc.stale);

@@ -1,5 +1,5 @@
 import { errors, type MetadataDoc, type MetadataSpec, type RequestContext } from '@hub/contract';
-import { downloadPath, providerPath, type Platform, type Provider } from './names.js';
+import { coordinateName, downloadPath, providerPath, type Platform, type Provider } from './names.js';
 import type { TerraformConfig } from './config.js';
 
 export type Rc = RequestContext<TerraformConfig>;
@@ -21,7 +21,7 @@ export interface DownloadDoc {
 }
 
 /** The upstream registry base; a local-mode terraform registry has nothing to serve. */
-export function upstreamBase(rc: Rc): string {
+export function upstreamBase(rc: Pick<Rc, 'registry'>): string {
   if (!rc.registry.upstream) throw errors.notFound(`registry ${rc.registry.name} has no upstream (local terraform registries cannot be published to)`);
   return rc.registry.upstream;
 }
@@ -51,18 +51,25 @@ export function checkDownload(body: Buffer): string | null {
   return null;
 }
 
-export const versionsSpec = (rc: Rc, p: Provider): MetadataSpec => ({
+/** Kept (the last good copy served) when the upstream removes the provider. */
+export const versionsSpec = (rc: Pick<Rc, 'registry'>, p: Provider): MetadataSpec => ({
   key: `versions:${p.ns}/${p.type}`,
   url: `${upstreamBase(rc)}/${providerPath(p)}/versions`,
   headers: { accept: 'application/json' },
   check: checkVersions,
+  packageName: coordinateName(p),
 });
 
+/** From a kept versions document (the upstream removed the provider), the versions hub does not hold: left out. */
+export const notHeld = (doc: MetadataDoc): string[] => (doc.kept ? parsedVersions(doc).versions.map((e) => e.version).filter((v) => !doc.kept!.heldVersions.has(v)) : []);
+
+/** Kept too: a held version's download document is what terraform reads before the files hub holds. */
 export const downloadSpec = (rc: Rc, p: Provider, v: string, pl: Platform): MetadataSpec => ({
   key: `download:${p.ns}/${p.type}/${v}/${pl.os}/${pl.arch}`,
   url: `${upstreamBase(rc)}/${downloadPath(p, v, pl)}`,
   headers: { accept: 'application/json' },
   check: checkDownload,
+  packageName: coordinateName(p),
 });
 
 export const parsedVersions = (doc: MetadataDoc): VersionsDoc => doc.derive('parsed', (b) => JSON.parse(b.toString('utf8')) as VersionsDoc);

@@ -4,7 +4,7 @@ import { serveFile, type ProviderFile } from './files.js';
 import { mirrorsHost, mirrorIndex, mirrorVersion } from './mirror.js';
 import { coordinateName, isHostname, isVersion, platform, provider, splitName, version, type Platform, type Provider } from './names.js';
 import { tooNew } from './cooldown.js';
-import { downloadDoc, parsedVersions, rewriteDownload, rewriteVersions, versionsDoc, type Rc } from './registry-docs.js';
+import { downloadDoc, notHeld, parsedVersions, rewriteDownload, rewriteVersions, versionsDoc, type Rc } from './registry-docs.js';
 
 type Route = KindRoute<TerraformConfig>;
 
@@ -32,7 +32,7 @@ const versionsRoute: Route = {
     const p = splitName(m.coordinate!.name)!;
     const doc = await versionsDoc(rc, p);
     const unlisted = await rc.hiddenVersions(m.coordinate!.name);
-    const hidden = new Set([...unlisted, ...(await tooNew(rc, p, parsedVersions(doc), unlisted))]);
+    const hidden = new Set([...unlisted, ...(await tooNew(rc, p, parsedVersions(doc), unlisted)), ...notHeld(doc)]);
     const body = hidden.size ? Buffer.from(JSON.stringify(rewriteVersions(parsedVersions(doc), hidden))) : doc.body;
     return reply.bytes(body, 'application/json', noCache(doc.stale));
   },

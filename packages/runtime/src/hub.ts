@@ -7,6 +7,7 @@ import { createAuthenticator, type Authenticator } from './auth/authenticate.js'
 import { adminTokenFromEnv, bootstrapAdmin } from './auth/bootstrap.js';
 import { loadUrlSigner } from './auth/signed-urls.js';
 import { createArtifactCache, type ArtifactCache } from './cache/artifact-cache.js';
+import { createListingRevalidation } from './cache/listing-revalidation.js';
 import { createMetadataCache } from './cache/metadata-cache.js';
 import { createCleanup, type Cleanup } from './cache/cleanup-run.js';
 import { watchRegistryQuotas } from './cache/registry-quota.js';
@@ -254,7 +255,9 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     local: async (r) => (closing ? shuttingDown() : reloader.current!.local(r)),
     everywhere: async (r) => (closing ? { replicas: [shuttingDown()] } : reloader.current!.everywhere(r)),
   };
+  const listings = createListingRevalidation({ registries, metadata, log });
   const pluginContext = {
+    listings,
     db,
     blobs,
     kinds,

@@ -58,3 +58,4 @@ export { sameSecret } from './auth/same-secret.js';
 
 // The catalogue of mounted admin routes (the OpenAPI document's source); the kit that mounts them is @hub/admin-kit
 export type { AdminRouteCatalog, RouteDoc } from './plugins/admin-route-catalog.js';
+export type { ListingRevalidation, RevalidationListener, RevalidationResult, RevalidatedDocument } from './cache/listing-revalidation.js';

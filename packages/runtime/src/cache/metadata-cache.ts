@@ -99,7 +99,11 @@ export function createMetadataCache(o: MetadataCacheOptions) {
     return { ...doc, kept: { heldVersions: new Set(await o.kept.heldVersions(reg.name, spec.packageName)) } };
   }
 
-  async function refresh(reg: RegistryInfo, spec: MetadataSpec, upstream: UpstreamClient, id: string, conditional = true): Promise<MetadataDoc> {
+  /**
+   * `force` (revalidation): ask the upstream for the whole document even when the stored copy is fresh, and tell
+   * `onFallback` why the last good copy was kept instead of a new one.
+   */
+  async function refresh(reg: RegistryInfo, spec: MetadataSpec, upstream: UpstreamClient, id: string, conditional = true, force?: { onFallback(why: string): void }): Promise<MetadataDoc> {
     const ttlMs = (spec.ttlSecs ?? reg.metadataTtlSecs) * 1000;
     const row = await o.rows.find(reg.name, spec.key);
     const now = Date.now();
@@ -108,7 +112,7 @@ export function createMetadataCache(o: MetadataCacheOptions) {
       return body ? makeDoc(body, r, stale) : null;
     };
     // Another replica may have refreshed it recently.
-    if (row && now - row.fetched_at < ttlMs) {
+    if (!force && row && now - row.fetched_at < ttlMs) {
       const doc = await stored(row, false);
       if (doc) return remember(id, doc, row.fetched_at + ttlMs);
     }
@@ -117,6 +121,7 @@ export function createMetadataCache(o: MetadataCacheOptions) {
     if (conditional && row?.upstream_last_modified) headers['if-modified-since'] = row.upstream_last_modified;
 
     const fallback = async (err: HubError): Promise<MetadataDoc> => {
+      force?.onFallback(err.message);
       const doc = row ? await stored(row, true) : null;
       if (!doc) throw err;
       o.metrics.cache.inc({ registry: reg.name, result: 'stale' });
@@ -160,7 +165,7 @@ export function createMetadataCache(o: MetadataCacheOptions) {
         await o.rows.touch(reg.name, spec.key, now);
         return remember(id, doc, now + ttlMs);
       }
-      return refresh(reg, spec, upstream, id, false); // the stored copy is gone: ask for the whole document
+      return refresh(reg, spec, upstream, id, false, force); // the stored copy is gone: ask for the whole document
     }
     if (res.status === 404 || res.status === 410) {
       res.body.destroy();
@@ -234,6 +239,40 @@ export function createMetadataCache(o: MetadataCacheOptions) {
         refreshing.set(id, p);
       } else o.metrics.cache.inc({ registry: reg.name, result: 'coalesced' });
       return p;
+    },
+    /**
+     * Fetches the document now, past its TTL and unconditionally (revalidation, decision 0058). The new copy
+     * replaces the stored one only when it passes `spec.check`; otherwise the last good copy stays and
+     * `kept` says why. A failure with nothing stored (a 404) is `error`. `before` is the stored copy's bytes.
+     */
+    async revalidate(reg: RegistryInfo, spec: MetadataSpec, upstream: UpstreamClient): Promise<{ before: { body: Buffer; contentType?: string } | null; doc?: MetadataDoc; error?: HubError; kept: string | null }> {
+      const id = `${reg.name}\0${spec.key}`;
+      const row = await o.rows.find(reg.name, spec.key);
+      const stored = row && (await o.blobs.readAll(row.blob_sha256));
+      const before = stored ? { body: stored, contentType: row.content_type ?? undefined } : null;
+      // A client's refresh under way finishes first; this one then asks again, so its answer is the newest.
+      await refreshing.get(id)?.catch(() => undefined);
+      let kept: string | null = null;
+      negative.delete(id);
+      const p = refresh(reg, spec, upstream, id, false, { onFallback: (why) => (kept = why) });
+      refreshing.set(id, p);
+      // The upstream no longer has it: the stored copy stays (the last good listing) but is no longer fresh, so
+      // every replica asks again, and serves it only as a kept listing.
+      const gone = async () => row && (await o.rows.touch(reg.name, spec.key, 0));
+      try {
+        const doc = await p;
+        if (doc.kept) {
+          kept = 'the upstream answered 404; the last good listing is kept (the upstream audit holds the package)';
+          await gone();
+        }
+        return { before, doc, kept };
+      } catch (e) {
+        const error = isHubError(e) ? e : errors.upstream('upstream request failed');
+        if (error.code === 'not_found') await gone();
+        return { before, error, kept };
+      } finally {
+        if (refreshing.get(id) === p) refreshing.delete(id);
+      }
     },
     /** Bytes held in memory now, as the budgets count them. */
     memoryBytes: () => ({ documents: memo.calculatedSize, derived: derived.calculatedSize }),

@@ -23,6 +23,7 @@ import type { RateLimitStore, TokenBucket } from '../limits/rate-limit-store.js'
 import type { ClusterProvider } from './cluster.js';
 import type { Cleanup } from '../cache/cleanup-run.js';
 import type { ConfigReload } from '../config/reload.js';
+import type { ListingRevalidation } from '../cache/listing-revalidation.js';
 
 /** A knex migration, namespaced by the plugin id when merged (`<plugin>/<name>`). */
 export interface Migration {
@@ -68,6 +69,8 @@ export interface PluginContext<Cfg = unknown> {
   /** Where kinds' audit routes read hub's own advisories (`rc.advisories`); the flags plugin adds one. */
   advisories: AdvisorySource[];
   /** The artifact cache's removals (the admin API's purge), and a wait for fetches under way to be stored. */
+  /** Revalidation of one package's listing now (the admin API's `cache/revalidate`), and its listeners (decision 0058). */
+  listings: ListingRevalidation;
   artifacts: CachePurge;
   /** Listeners told of each artifact fetched from an upstream and stored (its first miss): @hub/provenance verifies then. */
   fetched: FetchedArtifactListener[];
