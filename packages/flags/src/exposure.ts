@@ -97,8 +97,11 @@ function byConsumer(groups: DownloadGroup[]): Fetches[] {
   return [...out.values()];
 }
 
-/** Versions per access-log query: one indexed read per package and batch (migration 011). */
-const VERSIONS_PER_QUERY = 200;
+/**
+ * Packages per access-log query (one indexed read, migration 011). Its answer is grouped per package, version,
+ * user, token and address, so it holds at most that many groups, never the events.
+ */
+const PACKAGES_PER_QUERY = 100;
 
 /** Flags read per page (keyset on id), so a report holds one page of flags and one flag's walk at a time. */
 const FLAG_PAGE = 100;
@@ -200,18 +203,19 @@ async function* flagRows(inputs: ExposureInputs, f: ExposureFilter, flag: FlagRo
       }
       continue;
     }
-    // Dependents: the fetches of this level's versions, per package and batch of versions.
+    // Dependents: the fetches of this level's versions, read for a batch of packages at a time.
     const byName = new Map<string, Map<string, ExposedNode>>();
     for (const n of level) byName.set(n.name, (byName.get(n.name) ?? new Map<string, ExposedNode>()).set(n.version!, n));
-    for (const [name, nodes] of byName) {
-      const versions = [...nodes.keys()];
-      for (let i = 0; i < versions.length; i += VERSIONS_PER_QUERY) {
-        const groups = await log.downloads({ registry: flag.registry, package: name, version: null, versions: versions.slice(i, i + VERSIONS_PER_QUERY), from: f.from, at: raisedAt });
-        for (const x of byConsumer(groups)) {
-          const r = row(x, nodes.get(x.version!)!);
+    const names = [...byName.keys()];
+    for (let i = 0; i < names.length; i += PACKAGES_PER_QUERY) {
+      const groups = await log.downloadsOf({ registry: flag.registry, packages: names.slice(i, i + PACKAGES_PER_QUERY), from: f.from, at: raisedAt });
+      const perPackage = new Map<string, DownloadGroup[]>();
+      for (const g of groups) if (g.version !== null && byName.get(g.package)!.has(g.version)) perPackage.set(g.package, [...(perPackage.get(g.package) ?? []), g]);
+      for (const [name, list] of perPackage)
+        for (const x of byConsumer(list)) {
+          const r = row(x, byName.get(name)!.get(x.version!)!);
           if (r) yield r;
         }
-      }
     }
   }
   if (walk.truncated()) truncated?.(flag);
