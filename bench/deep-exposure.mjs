@@ -1,7 +1,7 @@
 // The exposure report through a deep dependency tree (issue 30): 1 million access events (100,000 with --short)
 // and a 5-level tree of held versions whose dependencies are known (sbom_dependencies rows, as analysis writes
 // them), one flag on the leaf; then the report at depth 5 (and 1, as before) timed through the admin API,
-// three times each (the median is printed), with the hub's peak RSS during the report.
+// three times each (the median is printed), with the peak RSS of the hub (a process of its own) during the report.
 // SQLite always; MariaDB/MySQL too when BENCH_MYSQL_URL (default mysql://root@127.0.0.1:3306/test) answers, in a
 // database of its own (hub_bench_deep_exposure), dropped at the end.
 //
@@ -13,7 +13,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import readline from 'node:readline';
+import { spawn } from 'node:child_process';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import crypto from 'node:crypto';
 import knex from 'knex';
 import { signFlagRequest } from '@hub/testkit';
@@ -52,26 +54,21 @@ function* dependencyRows() {
   for (let n = 0; n < NOISE; n++) for (let d = 1; d <= 3; d++) yield row(`noise-${n}`, '1.0.0', `noise-${(n * 7 + d * 13) % NOISE}`, '^1.0.0');
 }
 
-/** The peak RSS since the last reset (Linux: /proc/self/status VmHWM, reset through clear_refs), in MB. */
-function peakRss() {
-  const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync('/proc/self/status', 'utf8'));
-  return m ? Math.round(Number(m[1]) / 1024) : Math.round(process.memoryUsage().rss / 1e6);
+/** The hub's RSS now, in MB. */
+function rss(pid) {
+  const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Math.round(Number(m[1]) / 1024) : null;
 }
-function resetPeak() {
-  try {
-    fs.writeFileSync('/proc/self/clear_refs', '5');
-  } catch {
-    // Not Linux: the peak is since start.
-  }
+/** The hub's peak RSS since the last reset (Linux: /proc/<pid>/status VmHWM, reset through clear_refs), in MB. */
+function peakRss(pid) {
+  const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Math.round(Number(m[1]) / 1024) : null;
+}
+function resetPeak(pid) {
+  fs.writeFileSync(`/proc/${pid}/clear_refs`, '5');
 }
 
-async function run(name, database, loadEvents) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-bench-deep-exposure-'));
-  const hub = await benchHub({
-    plugins: [npm, admin, flags],
-    dir,
-    database,
-    toml: `
+const TOML = `
 [[flag_sources]]
 name = "bench"
 secret = "${SECRET}"
@@ -79,9 +76,34 @@ secret = "${SECRET}"
 name = "npm"
 type = "npm"
 upstream = "http://127.0.0.1:9"
-`,
+`;
+
+/** The hub the report is timed on, in a process of its own so that its RSS is its own (this file with --serve). */
+async function serveChild(dir, database) {
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--serve'], { env: { ...process.env, DEEP_DIR: dir, DEEP_DATABASE: database ?? '' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const line = await new Promise((resolve, reject) => {
+    readline.createInterface({ input: child.stdout }).once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`the bench hub exited with ${code}`)));
   });
-  const url = await hub.listen();
+  return {
+    ...JSON.parse(line),
+    async stop() {
+      child.kill('SIGTERM');
+      await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));
+    },
+  };
+}
+
+if (process.argv[2] === '--serve') {
+  const hub = await benchHub({ plugins: [npm, admin, flags], dir: process.env.DEEP_DIR, database: process.env.DEEP_DATABASE || undefined, toml: TOML });
+  process.stdout.write(`${JSON.stringify({ url: await hub.listen(), pid: process.pid })}\n`);
+  process.once('SIGTERM', () => void hub.close().then(() => process.exit(0)));
+}
+
+async function run(name, database, loadEvents) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-bench-deep-exposure-'));
+  const hub = await benchHub({ plugins: [npm, admin, flags], dir, database, toml: TOML });
+  let url = await hub.listen();
   let t0 = performance.now();
   await loadEvents(hub.db);
   let batch = [];
@@ -100,15 +122,18 @@ upstream = "http://127.0.0.1:9"
   const body = JSON.stringify({ flags: [{ external_id: 'DEEP-1', registry: 'npm', package_name: 'tree-0', version: '1.0.1', kind: 'malware', effect: 'warn' }] });
   const pushed = await fetch(`${url}/api/v1/flags/bench`, { method: 'POST', headers: { 'content-type': 'application/json', ...signFlagRequest({ secret: SECRET, method: 'POST', path: '/api/v1/flags/bench', body }) }, body });
   if (pushed.status !== 200) throw new Error(`flag push: ${pushed.status} ${await pushed.text()}`);
+  await hub.close();
+  const served = await serveChild(dir, database);
+  url = served.url;
 
   async function timed(p) {
     const runs = [];
     let rows = 0;
     let kB = 0;
     let peak = 0;
-    const base = peakRss();
+    const base = rss(served.pid);
     for (let i = 0; i < 3; i++) {
-      resetPeak();
+      resetPeak(served.pid);
       t0 = performance.now();
       const res = await fetch(`${url}${p}`, { headers: { authorization: `Bearer ${ADMIN}` } });
       // Counted as it arrives, never held whole: the bench's own memory stays out of the hub's peak.
@@ -125,10 +150,10 @@ upstream = "http://127.0.0.1:9"
       if (res.status !== 200) throw new Error(`${p}: ${res.status}`);
       rows = n;
       kB = Math.round(bytes / 1000);
-      peak = Math.max(peak, peakRss());
+      peak = Math.max(peak, peakRss(served.pid));
     }
     runs.sort((a, b) => a - b);
-    return { 'median ms': Math.round(runs[1]), 'min ms': Math.round(runs[0]), 'max ms': Math.round(runs[2]), rows, kB, 'RSS before MB': base, 'peak RSS MB': peak };
+    return { 'median ms': Math.round(runs[1]), 'min ms': Math.round(runs[0]), 'max ms': Math.round(runs[2]), rows, kB, 'hub RSS before MB': base, 'hub peak RSS MB': peak };
   }
   const rows = {
     'depth 5 (JSON)': await timed('/api/v1/admin/exposure?package=tree-0&depth=5'),
@@ -137,7 +162,7 @@ upstream = "http://127.0.0.1:9"
   };
   console.log(`\ndeep exposure on ${name}: ${EVENTS.toLocaleString('en')} access events and ${deps.toLocaleString('en')} dependency rows (loaded in ${loadSecs.toFixed(1)} s), ${TREE.toLocaleString('en')} tree packages over ${LEVELS} levels`);
   console.table(rows);
-  await hub.close();
+  await served.stop();
   fs.rmSync(dir, { recursive: true, force: true });
   return { events: EVENTS, dependencyRows: deps, treePackages: TREE, loadSecs: +loadSecs.toFixed(1), rows };
 }
@@ -187,4 +212,4 @@ export async function benchDeepExposure() {
   return out;
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1]).href) await benchDeepExposure();
+if (import.meta.url === pathToFileURL(process.argv[1]).href && process.argv[2] !== '--serve') await benchDeepExposure();
