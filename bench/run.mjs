@@ -9,7 +9,8 @@
 // again with token auth on; cold misses with a slow origin (origin fetches for metadata and tarball, waiters'
 // first byte against the origin's own first byte, identical bodies); 20 slow clients on a 200 MiB artifact,
 // warm and cold (hub RSS growth); idle RSS; the exposure report over 1 million access events on MariaDB
-// (bench/exposure.mjs); one 200 MiB npm publish (bench/publish.mjs: its time, the hub's RSS rise, the slowest /healthz
+// (bench/exposure.mjs); the exposure report through a 5-level dependency tree over 1 million access events on SQLite
+// and MariaDB (bench/deep-exposure.mjs: report time and the hub's peak RSS); one 200 MiB npm publish (bench/publish.mjs: its time, the hub's RSS rise, the slowest /healthz
 // answer during it). Then bench/two-replicas.mjs, bench/metadata-memory.mjs and bench/oci-layer.mjs.
 //
 // `npm run bench -- --short` (or BENCH_SHORT=1): seconds per case, a 20 MiB slow-client artifact, no
@@ -17,7 +18,7 @@
 // Options: BENCH_SECONDS, BENCH_CONNECTIONS (64), BENCH_VERIFY_READS=false, BENCH_OUT (JSON path,
 // default bench/results/latest.json), BENCH_CPU_PROF=dir (hub writes a --cpu-prof profile there; read it with
 // `node bench/profile-summary.mjs FILE`),
-// BENCH_ONLY=warm,token,cold,slow,exposure,publish,two-replicas,metadata-memory,oci-layer (a subset of the cases; `warm
+// BENCH_ONLY=warm,token,cold,slow,exposure,deep-exposure,publish,two-replicas,metadata-memory,oci-layer (a subset of the cases; `warm
 // 10 KiB` for one size).
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -474,6 +475,9 @@ fs.rmSync(dir, { recursive: true, force: true });
 
 // The exposure report over a large audit log on MariaDB (issue 16).
 if (runs('exposure')) results.exposure = await (await import('./exposure.mjs')).benchExposure();
+
+// The exposure report through dependents of dependents (issue 30): a 5-level tree, 1 million events.
+if (runs('deep-exposure')) results.deepExposure = await (await import('./deep-exposure.mjs')).benchDeepExposure();
 
 // One large npm publish, read as a stream (issue 26): 200 MiB (20 MiB with --short).
 if (runs('publish')) results.cases.publish = await (await import('./publish.mjs')).benchPublish({ short });

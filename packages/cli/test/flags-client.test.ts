@@ -90,11 +90,11 @@ t.test('exposure: one row per consumer, the coverage on standard error', async (
   t.equal(r.code, 0, r.stderr);
   const [header, ...rows] = lines(r.stdout);
   // A hub with dependency analysis adds EXPOSURE (direct or dependent) and VIA.
-  t.match(header, /^CONSUMER\s+IPS\s+COORDINATE\s+(EXPOSURE\s+)?FLAG\s+KIND\s+EFFECT\s+FLAG_STATE\s+RAISED\s+BEFORE\s+AFTER\s+FIRST_FETCH\s+LAST_FETCH(\s+VIA)?$/);
+  t.match(header, /^CONSUMER\s+IPS\s+COORDINATE\s+(EXPOSURE\s+)?(FETCHED\s+)?FLAG\s+KIND\s+EFFECT\s+FLAG_STATE\s+RAISED\s+BEFORE\s+AFTER\s+FIRST_FETCH\s+LAST_FETCH(\s+VIA)?$/);
   t.equal(rows.length, 2, 'alice and bob; @hubtest/scoped was never fetched, hubdemo 1.1.0 is not flagged');
   const row = (who: string) => rows.find((l) => l.startsWith(`${who} `)) ?? '';
-  t.match(row('alice'), new RegExp(`^alice\\s+127\\.0\\.0\\.1\\s+npm hubdemo@1\\.0\\.0\\s+(direct\\s+)?osv/GHSA-warn-1\\s+vulnerability\\s+warn\\s+active\\s+${TIME}\\s+2\\s+0\\s+${TIME}\\s+${TIME}(\\s+-)?$`));
-  t.match(row('bob'), /^bob\s+127\.0\.0\.1\s+npm hubdemo@1\.0\.0\s+(direct\s+)?osv\/GHSA-warn-1\s.*\s1\s+1\s/, 'one fetch before the flag, one after');
+  t.match(row('alice'), new RegExp(`^alice\\s+127\\.0\\.0\\.1\\s+npm hubdemo@1\\.0\\.0\\s+(direct\\s+)?(npm hubdemo@1\\.0\\.0\\s+)?osv/GHSA-warn-1\\s+vulnerability\\s+warn\\s+active\\s+${TIME}\\s+2\\s+0\\s+${TIME}\\s+${TIME}(\\s+-)?$`));
+  t.match(row('bob'), /^bob\s+127\.0\.0\.1\s+npm hubdemo@1\.0\.0\s+(direct\s+)?(npm hubdemo@1\.0\.0\s+)?osv\/GHSA-warn-1\s.*\s1\s+1\s/, 'one fetch before the flag, one after');
   const cov = lines(r.stderr);
   t.equal(cov[0], 'coverage: 1 of 1 registries have an SBOM extractor (npm)');
   t.match(cov[1], /^dependency analysis: \S/, "the server's sentence on dependency analysis");
@@ -116,6 +116,15 @@ t.test('exposure: one row per consumer, the coverage on standard error', async (
   t.match(strong.stderr, /^no exposure rows match\ncoverage: /, 'the coverage still follows');
   for (const [args, n] of [[['--source', 'quiet'], 0], [['--registry', 'npm', '--package', 'hubdemo'], 2], [['--package', '@hubtest/scoped'], 0], [['--from', '2999-01-01'], 0], [['--from', '1h'], 2]] as const)
     t.equal(json(await cli(['exposure', ...args, '--json'])).rows.length, n, `${args.join(' ')}: ${n} rows`);
+});
+
+t.test('exposure --jsonl --depth: one JSON row a line, each with its chain', async (t) => {
+  const r = await cli(['exposure', '--jsonl', '--depth', '2']);
+  t.equal(r.code, 0, r.stderr);
+  const rows = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as any);
+  t.same(rows.map((x) => x.consumer).sort(), ['alice', 'bob']);
+  t.match(rows[0], { exposure: 'direct', depth: 0, waived: false, chain: [{ package_name: 'hubdemo', version: '1.0.0', range: null }] });
+  t.equal(json(await cli(['exposure', '--depth', '1', '--json'])).coverage.depth, 1, 'the depth asked reaches the server');
 });
 
 t.test('exposure --csv: streamed to standard output, or to --output FILE', async (t) => {
@@ -190,6 +199,8 @@ t.test('bad usage exits 2, names the help, and sends nothing', async (t) => {
     [['exposure', '--output', 'x.csv'], /--output needs --csv/, 'exposure'],
     [['exposure', '--csv', '--output', '/no/such/folder/x.csv'], /folder of --output/, 'exposure'],
     [['exposure', '--registry'], /argument missing/, 'exposure'],
+    [['exposure', '--depth', '0'], /--depth must be a positive whole number, not "0"/, 'exposure'],
+    [['exposure', '--csv', '--jsonl'], /--csv and --jsonl cannot be used together/, 'exposure'],
   ];
   await expectUsageErrors(t, cases, env);
 });

@@ -1,9 +1,24 @@
 import type { Knex } from 'knex';
-import { type AccessLog, type PluginContext } from '@hub/runtime';
+import type { AccessLog, DownloadGroup, HeldArtifacts } from '@hub/runtime';
 import { iso } from '@hub/admin-kit';
 import { effectRank } from './effects.js';
+import { chainOf, chainText, dependentsWalk, type ExposedNode } from './exposure-walk.js';
 import { flagState, type FlagRow } from './flag-json.js';
 import type { VersionMatchers } from './version-match.js';
+
+/** What the report reads: flags and dependencies (db), fetches (the access log), held versions, and the kinds' ranges. */
+export interface ExposureInputs {
+  db: Knex;
+  log: AccessLog;
+  held: HeldArtifacts;
+  ranges: VersionMatchers;
+}
+
+/** The `depth` query parameter: dependency links followed, by default and at most. */
+export const EXPOSURE_DEPTH_DEFAULT = 5;
+export const EXPOSURE_DEPTH_MAX = 10;
+/** Exposed versions one flag's walk keeps at most (about 200 bytes each); past it the report says it stopped. */
+export const EXPOSURE_MAX_NODES = 50_000;
 
 export interface ExposureFilter {
   source?: string;
@@ -13,9 +28,14 @@ export interface ExposureFilter {
   package?: string;
   /** Only fetches at or after this time (epoch ms). */
   from?: number;
+  /** Dependency links followed from the flagged version (EXPOSURE_DEPTH_DEFAULT when absent). */
+  depth?: number;
 }
 
-/** One row per consumer, coordinate and flag (SPEC 2.6), in the order the CSV writes its columns. */
+/**
+ * One row per consumer, version fetched and flag (SPEC 2.6), in the order the CSV writes its columns: the
+ * columns after `last_fetch_at` came with the walk through dependents of dependents (decision 0064).
+ */
 export const EXPOSURE_COLUMNS = [
   'consumer',
   'user_id',
@@ -35,13 +55,23 @@ export const EXPOSURE_COLUMNS = [
   'fetches_after_flag',
   'first_fetch_at',
   'last_fetch_at',
+  'depth',
+  'fetched_package',
+  'fetched_version',
+  'certain',
+  'token_ids',
+  'waived',
 ] as const;
-export type ExposureRow = Record<(typeof EXPOSURE_COLUMNS)[number], string | number | null>;
+export type ExposureRow = Record<(typeof EXPOSURE_COLUMNS)[number], string | number | boolean | null> & {
+  /** JSON only: from the version fetched to the flagged one, each with the range its dependent declares for it. */
+  chain: Array<{ package_name: string; version: string | null; range: string | null }>;
+};
 
 interface Fetches {
   consumer: string;
   user_id: string | null;
   ips: Set<string>;
+  tokens: Set<string>;
   version: string | null;
   before: number;
   after: number;
@@ -49,74 +79,97 @@ interface Fetches {
   last: number;
 }
 
-/**
- * Allowed downloads of a package (one version, or any) in the audit log, per consumer and version,
- * counted before and after `raisedAt`. A consumer is the user, or the IP address without a token.
- */
-async function fetchesOf(log: AccessLog, registry: string, name: string, version: string | null, raisedAt: number, from: number | undefined): Promise<Fetches[]> {
-  const groups = await log.downloads({ registry, package: name, version, from, at: raisedAt });
-  const byConsumer = new Map<string, Fetches>();
+/** Download groups per consumer (the user, or the IP address without a token) and version. */
+function byConsumer(groups: DownloadGroup[]): Fetches[] {
+  const out = new Map<string, Fetches>();
   for (const g of groups) {
     const consumer = g.user_id ?? `ip:${g.ip_address ?? 'unknown'}`;
     const key = `${consumer}\0${g.version ?? ''}`;
-    const f = byConsumer.get(key) ?? { consumer, user_id: g.user_id, ips: new Set<string>(), version: g.version, before: 0, after: 0, first: Infinity, last: -Infinity };
+    const f = out.get(key) ?? { consumer, user_id: g.user_id, ips: new Set<string>(), tokens: new Set<string>(), version: g.version, before: 0, after: 0, first: Infinity, last: -Infinity };
     if (g.ip_address) f.ips.add(g.ip_address);
+    if (g.token_id) f.tokens.add(g.token_id);
     f.before += g.before;
     f.after += g.after;
     f.first = Math.min(f.first, g.first);
     f.last = Math.max(f.last, g.last);
-    byConsumer.set(key, f);
+    out.set(key, f);
   }
-  return [...byConsumer.values()];
+  return [...out.values()];
 }
 
 /**
- * Who fetched a flagged version (`direct`: for a range, every fetched version the range admits), and, once
- * dependency analysis has run, who fetched a held artifact whose manifest names the flagged package
- * (`dependent`). The dependent's declared range is evaluated with the kind's syntax against the flagged
- * versions: `via` says "pulls" when it admits one (for a flag's range: one hub saw fetched), "may pull"
- * when hub cannot tell (the range does not parse, or no version in a flagged range was fetched through
- * hub), and a dependent whose range admits none of them is no row. Lifted flags (tombstones) still answer.
+ * Packages per access-log query (one indexed read, migration 011). Its answer is grouped per package, version,
+ * user, token and address, so it holds at most that many groups, never the events.
  */
-export async function exposureRows(db: Knex, log: AccessLog, ranges: VersionMatchers, f: ExposureFilter): Promise<ExposureRow[]> {
+const PACKAGES_PER_QUERY = 100;
+
+/** Flags read per page (keyset on id), so a report holds one page of flags and one flag's walk at a time. */
+const FLAG_PAGE = 100;
+
+/**
+ * Every row at once, for callers that want an array (tests, small reports); the routes stream exposureStream.
+ */
+export async function exposureRows(inputs: ExposureInputs, f: ExposureFilter): Promise<ExposureRow[]> {
   const out: ExposureRow[] = [];
-  for await (const row of exposureStream(db, log, ranges, f)) out.push(row);
+  for await (const row of exposureStream(inputs, f)) out.push(row);
   return out;
 }
 
-/** Flags read per page (keyset on id), so the CSV export holds one page of flags and one flag's fetches at a time. */
-const FLAG_PAGE = 100;
-
-/** The rows of exposureRows, produced flag by flag, for the streamed CSV export. */
-export async function* exposureStream(db: Knex, log: AccessLog, ranges: VersionMatchers, f: ExposureFilter): AsyncGenerator<ExposureRow> {
+/**
+ * Who fetched a flagged version (`direct`), and who fetched a held version that depends on one, directly or
+ * through dependents of dependents up to `depth` links (`dependent`, with the chain): flag by flag, level by
+ * level, each level's fetches read per package in batches. `truncated` hears of each flag whose walk stopped
+ * at EXPOSURE_MAX_NODES. Lifted flags (tombstones) still answer.
+ */
+export async function* exposureStream(inputs: ExposureInputs, f: ExposureFilter, truncated?: (flag: FlagRow) => void): AsyncGenerator<ExposureRow> {
   let after = 0;
   for (;;) {
-    const q = db('flags').where('id', '>', after).orderBy('id').limit(FLAG_PAGE);
+    const q = inputs.db('flags').where('id', '>', after).orderBy('id').limit(FLAG_PAGE);
     if (f.source) q.where({ source: f.source });
     if (f.registry) q.where({ registry: f.registry });
     if (f.package) q.where({ package_name: f.package });
     const page = (await q.select()) as FlagRow[];
     if (page.length === 0) return;
     after = Number(page.at(-1)!.id);
-    for (const flag of page) if (f.minEffect === undefined || effectRank(flag.effect) >= effectRank(f.minEffect)) yield* flagRows(db, log, ranges, f, flag);
+    for (const flag of page) if (f.minEffect === undefined || effectRank(flag.effect) >= effectRank(f.minEffect)) yield* flagRows(inputs, f, flag, truncated);
     if (page.length < FLAG_PAGE) return;
   }
 }
 
-async function* flagRows(db: Knex, log: AccessLog, ranges: VersionMatchers, f: ExposureFilter, flag: FlagRow): AsyncGenerator<ExposureRow> {
-  const out: ExposureRow[] = [];
-  const emit = (flag: FlagRow, fetched: Fetches, exposure: 'direct' | 'dependent', via: string | null, version: string | null) => {
-    if (f.when === 'before-flag' && fetched.before === 0) return;
-    if (f.when === 'after-flag' && fetched.after === 0) return;
-    out.push({
+/** The versions a flag covers that hub holds or saw fetched, as the walk's roots; an unnamed root when there are none. */
+async function rootsOf(inputs: ExposureInputs, flag: FlagRow, fetched: Fetches[], flagged: (v: string | null) => boolean): Promise<ExposedNode[]> {
+  const versions = new Set<string>();
+  if (flag.version_range === null && flag.version !== null) versions.add(flag.version);
+  else {
+    for (const v of (await inputs.held.versions(flag.registry, { packageName: flag.package_name })).get(flag.package_name) ?? []) if (flagged(v)) versions.add(v);
+    for (const x of fetched) if (x.version !== null && flagged(x.version)) versions.add(x.version);
+  }
+  const root = (version: string | null, certain: boolean): ExposedNode => ({ name: flag.package_name, version, depth: 0, parent: null, range: null, certain });
+  return versions.size ? [...versions].sort().map((v) => root(v, true)) : [root(null, false)];
+}
+
+async function* flagRows(inputs: ExposureInputs, f: ExposureFilter, flag: FlagRow, truncated?: (flag: FlagRow) => void): AsyncGenerator<ExposureRow> {
+  const { log, ranges } = inputs;
+  const raisedAt = Number(flag.raised_at);
+  const range = flag.version_range;
+  // An exact version covers its every spelling (PEP 440's `1.0` is `1.0.0`, decision 0039), so the package's
+  // fetches are read and matched by the kind's canonical spelling.
+  const flagged = (v: string | null) =>
+    v !== null && (range === null ? flag.version !== null && ranges.same(flag.registry, flag.version, v) : ranges.covers(flag.registry, range, v));
+  const row = (fetched: Fetches, node: ExposedNode): ExposureRow | null => {
+    if (f.when === 'before-flag' && fetched.before === 0) return null;
+    if (f.when === 'after-flag' && fetched.after === 0) return null;
+    const chain = chainOf(node);
+    const end = chain.at(-1)!;
+    return {
       consumer: fetched.consumer,
       user_id: fetched.user_id,
       ip_addresses: [...fetched.ips].sort().join(' ') || null,
       registry: flag.registry,
       package_name: flag.package_name,
-      version,
-      exposure,
-      via,
+      version: node.depth === 0 ? fetched.version : (end.version ?? flag.version),
+      exposure: node.depth === 0 ? 'direct' : 'dependent',
+      via: node.depth === 0 ? null : chainText(node),
       source: flag.source,
       external_id: flag.external_id,
       kind: flag.kind,
@@ -127,74 +180,43 @@ async function* flagRows(db: Knex, log: AccessLog, ranges: VersionMatchers, f: E
       fetches_after_flag: fetched.after,
       first_fetch_at: iso(fetched.first),
       last_fetch_at: iso(fetched.last),
-    });
+      depth: node.depth,
+      fetched_package: node.name,
+      fetched_version: fetched.version,
+      certain: node.depth === 0 || node.certain,
+      token_ids: [...fetched.tokens].sort().join(' ') || null,
+      // Filled by waivers (issue 30): a waived consumer is still listed, marked.
+      waived: false,
+      chain: chain.map((s, i) => ({ package_name: s.name, version: s.version, range: i === 0 ? null : chain[i - 1]!.range })),
+    };
   };
-  {
-    const raisedAt = Number(flag.raised_at);
-    const range = flag.version_range;
-    // An exact version covers its every spelling (PEP 440's `1.0` is `1.0.0`, decision 0039), so the package's
-    // fetches are read and matched by the kind's canonical spelling.
-    const flagged = (v: string | null) =>
-      v !== null && (range === null ? flag.version !== null && ranges.same(flag.registry, flag.version, v) : ranges.covers(flag.registry, range, v));
-    // The versions the flag covers that hub saw fetched: the flag's version, or those in its range.
-    const seen = new Set<string>(range === null && flag.version !== null ? [flag.version] : []);
-    for (const fetched of await fetchesOf(log, flag.registry, flag.package_name, null, raisedAt, f.from)) {
-      if (!flagged(fetched.version)) continue;
-      if (fetched.version !== null && range !== null) seen.add(fetched.version);
-      emit(flag, fetched, 'direct', null, fetched.version);
+
+  // Direct: every fetched version of the flagged package the flag covers, in one read of the package's fetches.
+  const direct = byConsumer(await log.downloads({ registry: flag.registry, package: flag.package_name, version: null, from: f.from, at: raisedAt })).filter((x) => flagged(x.version));
+  const roots = await rootsOf(inputs, flag, direct, flagged);
+  const walk = dependentsWalk(inputs.db, ranges, flag.registry, roots, { depth: f.depth ?? EXPOSURE_DEPTH_DEFAULT, maxNodes: EXPOSURE_MAX_NODES });
+  for await (const level of walk.levels) {
+    if (level[0]!.depth === 0) {
+      for (const x of direct) {
+        const r = row(x, roots.find((n) => n.version !== null && ranges.same(flag.registry, n.version, x.version!)) ?? roots[0]!);
+        if (r) yield r;
+      }
+      continue;
     }
-    yield* out.splice(0);
-    const dependents = (await db('sbom_dependencies').where({ registry: flag.registry, dep_name: flag.package_name }).distinct('package_name', 'version', 'dep_range')) as Array<{ package_name: string; version: string | null; dep_range: string }>;
-    for (const d of dependents) {
-      if (d.version === null) continue;
-      const admits = ranges.compile(flag.registry, d.dep_range);
-      const pulled = typeof admits === 'string' ? [] : [...seen].filter((v) => admits(v)).sort();
-      // A range that parses and admits none of the flagged versions hub knows does not pull the flagged package.
-      if (typeof admits !== 'string' && pulled.length === 0 && seen.size > 0) continue;
-      const via = `${d.package_name}@${d.version} depends on ${flag.package_name} ${d.dep_range}: ${pulled.length ? `pulls ${pulled.join(', ')}` : 'may pull a flagged version'}`;
-      for (const fetched of await fetchesOf(log, flag.registry, d.package_name, d.version, raisedAt, f.from)) emit(flag, fetched, 'dependent', via, pulled.length === 1 ? pulled[0]! : flag.version);
-      yield* out.splice(0);
+    // Dependents: the fetches of this level's versions, read for a batch of packages at a time.
+    const byName = new Map<string, Map<string, ExposedNode>>();
+    for (const n of level) byName.set(n.name, (byName.get(n.name) ?? new Map<string, ExposedNode>()).set(n.version!, n));
+    const names = [...byName.keys()];
+    for (let i = 0; i < names.length; i += PACKAGES_PER_QUERY) {
+      const groups = await log.downloadsOf({ registry: flag.registry, packages: names.slice(i, i + PACKAGES_PER_QUERY), from: f.from, at: raisedAt });
+      const perPackage = new Map<string, DownloadGroup[]>();
+      for (const g of groups) if (g.version !== null && byName.get(g.package)!.has(g.version)) perPackage.set(g.package, [...(perPackage.get(g.package) ?? []), g]);
+      for (const [name, list] of perPackage)
+        for (const x of byConsumer(list)) {
+          const r = row(x, byName.get(name)!.get(x.version!)!);
+          if (r) yield r;
+        }
     }
   }
-}
-
-/** What every report says about itself (SPEC 2.6): hub cannot see past these two inputs. */
-export const EXPOSURE_KNOWS =
-  'hub knows only the flags sources pushed to it and the fetches made through hub (and still in its audit log); installs from elsewhere, and versions no source flagged, are not in this report';
-
-/**
- * What the report can know (SPEC 2.6): per registry, whether any live flag targets it, whether it has an
- * SBOM extractor and when dependency analysis last ran; per flag source, when it last pushed and how many
- * of its flags are live or lifted (tombstones and expired ones); and `window_truncated_at`, the time before
- * which audit-log retention has deleted fetches, when the asked window (`from`, or all time) reaches past it.
- */
-export async function exposureCoverage(hub: PluginContext, sourceNames: readonly string[], from?: number) {
-  const now = Date.now();
-  const live = (q: Knex.QueryBuilder) => q.where({ state: 'active' }).andWhere((w) => w.whereNull('expires_at').orWhere('expires_at', '>', now));
-  const pushed = (await hub.db('flags').select('source').count({ n: '*' }).max({ last: 'updated_at' }).groupBy('source')) as Array<{ source: string; n: number | string; last: number | string }>;
-  const liveBySource = (await live(hub.db('flags').select('source').count({ n: '*' }).groupBy('source'))) as Array<{ source: string; n: number | string }>;
-  const liveByRegistry = (await live(hub.db('flags').select('registry').count({ n: '*' }).groupBy('registry'))) as Array<{ registry: string; n: number | string }>;
-  const analyses = (await hub.db('sbom_analyses').select()) as Array<{ registry: string; analysed_at: number | string; artifacts: number | string; failed: number | string }>;
-  const registries = hub.registries.map((r) => {
-    const a = analyses.find((x) => x.registry === r.name);
-    const flagsLive = Number(liveByRegistry.find((x) => x.registry === r.name)?.n ?? 0);
-    return { name: r.name, type: r.type, flagged: flagsLive > 0, flags_live: flagsLive, sbom: Boolean(hub.kinds.get(r.type)?.sbom), analysed_at: iso(a?.analysed_at), artifacts_analysed: Number(a?.artifacts ?? 0) };
-  });
-  const retentionDays = hub.config.audit_log.retention_days;
-  const cutoff = retentionDays > 0 ? now - retentionDays * 86_400_000 : null;
-  return {
-    knows: EXPOSURE_KNOWS,
-    window_truncated_at: cutoff !== null && (from === undefined || from < cutoff) ? iso(cutoff) : null,
-    registries_with_sbom: registries.filter((r) => r.sbom).length,
-    registries,
-    analysis: analyses.length
-      ? 'dependents come from the SBOMs of held artifacts; their dependency ranges are evaluated against the flagged versions hub knows ("pulls"), or say "may pull" when hub cannot tell'
-      : 'never run: rows are direct downloads of flagged versions, not dependents',
-    sources: sourceNames.map((name) => {
-      const p = pushed.find((x) => x.source === name);
-      const total = Number(p?.n ?? 0);
-      const liveCount = Number(liveBySource.find((x) => x.source === name)?.n ?? 0);
-      return { name, pushed: Boolean(p), flags: total, live: liveCount, lifted: total - liveCount, last_push_at: iso(p?.last) };
-    }),
-  };
+  if (walk.truncated()) truncated?.(flag);
 }

@@ -75,7 +75,9 @@ const ExposureRow = Type.Object(
     package_name: Type.String({ description: 'The flagged package.' }),
     version: text,
     exposure: Type.Enum(['direct', 'dependent']),
-    via: Type.Union([Type.String(), Type.Null()], { description: 'For a dependent: which held version depends on the flagged package, and whether its range pulls a flagged version.' }),
+    via: Type.Union([Type.String(), Type.Null()], {
+      description: 'For a dependent: the chain from the version fetched to the flagged one, `a@1 -> b@2 -> flagged@3`, ending "(may pull a flagged version)" when hub cannot tell.',
+    }),
     source: Type.String(),
     external_id: Type.String(),
     kind: Type.String(),
@@ -86,13 +88,23 @@ const ExposureRow = Type.Object(
     fetches_after_flag: count,
     first_fetch_at: time,
     last_fetch_at: time,
+    depth: Type.Integer({ minimum: 0, description: 'Dependency links between the version fetched and the flagged one: 0 for a direct fetch.' }),
+    fetched_package: Type.String({ description: 'The package the consumer fetched (the flagged one, or a dependent).' }),
+    fetched_version: text,
+    certain: Type.Boolean({ description: "false when a range on the chain did not parse, or the flagged version is not known to hub (a range flag none of whose versions hub holds or saw fetched)." }),
+    token_ids: Type.Union([Type.String(), Type.Null()], { description: 'The ids of the tokens the fetches used, space-separated.' }),
+    waived: Type.Boolean({ description: 'Whether a waiver covers this consumer.' }),
+    chain: Type.Array(
+      Type.Object({ package_name: Type.String(), version: text, range: Type.Union([Type.String(), Type.Null()], { description: 'The range the previous step declares for this package.' }) }, strict),
+      { description: 'From the version fetched to the flagged version; one step for a direct fetch.' },
+    ),
   },
   strict,
 );
 
 export const ExposureAnswer = Type.Object(
   {
-    rows: Type.Array(ExposureRow, { description: 'One per consumer, coordinate and flag (SPEC 2.6).' }),
+    rows: Type.Array(ExposureRow, { description: 'One per consumer, version fetched and flag (SPEC 2.6), streamed as they are made.' }),
     coverage: Type.Object(
       {
         knows: Type.String({ description: 'What hub cannot see.' }),
@@ -105,6 +117,8 @@ export const ExposureAnswer = Type.Object(
           ),
         ),
         analysis: Type.String({ description: 'Whether dependents are in the report.' }),
+        depth: Type.Integer({ minimum: 1, description: 'Dependency links the report followed.' }),
+        walk_truncated: Type.Array(Type.String(), { description: 'Flags (source/external_id) whose walk stopped at 50,000 exposed versions: their report is incomplete.' }),
         sources: Type.Array(Type.Object({ name: Type.String(), pushed: Type.Boolean(), flags: count, live: count, lifted: count, last_push_at: time }, strict)),
       },
       { ...strict, description: 'What the report can know (SPEC 2.6).' },

@@ -260,7 +260,7 @@ t.test('exposure: who fetched a flagged version, before and after the flag, as J
   const csv = await s.api('/api/v1/admin/exposure/export?format=csv');
   t.equal(csv.status, 200);
   const records = parseCsv(csv.text);
-  t.same(records[0], ['consumer', 'user_id', 'ip_addresses', 'registry', 'package_name', 'version', 'exposure', 'via', 'source', 'external_id', 'kind', 'effect', 'flag_state', 'flag_raised_at', 'fetches_before_flag', 'fetches_after_flag', 'first_fetch_at', 'last_fetch_at']);
+  t.same(records[0], ['consumer', 'user_id', 'ip_addresses', 'registry', 'package_name', 'version', 'exposure', 'via', 'source', 'external_id', 'kind', 'effect', 'flag_state', 'flag_raised_at', 'fetches_before_flag', 'fetches_after_flag', 'first_fetch_at', 'last_fetch_at', 'depth', 'fetched_package', 'fetched_version', 'certain', 'token_ids', 'waived']);
   const alice = records.find((r) => r[0] === 'alice')!;
   t.same([alice[5], alice[6], alice[7], alice[12], alice[14], alice[15]], ['1.0.0', 'direct', '', 'tombstone', '2', '0']);
   t.equal((await s.api('/api/v1/admin/exposure/export?format=xml')).status, 400);
@@ -284,8 +284,8 @@ t.test('dependency analysis: who fetched a dependent of a flagged version', asyn
 
   const report = JSON.parse((await s.api('/api/v1/admin/exposure')).text);
   const byUser = Object.fromEntries(report.rows.map((r: any) => [r.consumer, r]));
-  t.match(byUser.alice, { package_name: 'hubdep', version: '1.0.0', exposure: 'dependent', via: 'hubdemo@1.1.0 depends on hubdep ^1.0.0: pulls 1.0.0', external_id: 'DEP-1', fetches_before_flag: 1 });
-  t.match(byUser.bob, { exposure: 'dependent', via: '@hubtest/scoped@1.0.0 depends on hubdep ^1.0.0: pulls 1.0.0' });
+  t.match(byUser.alice, { package_name: 'hubdep', version: '1.0.0', exposure: 'dependent', via: 'hubdemo@1.1.0 -> hubdep@1.0.0', depth: 1, fetched_package: 'hubdemo', fetched_version: '1.1.0', certain: true, waived: false, external_id: 'DEP-1', fetches_before_flag: 1 });
+  t.match(byUser.bob, { exposure: 'dependent', via: '@hubtest/scoped@1.0.0 -> hubdep@1.0.0' });
   t.equal(report.rows.length, 2);
   t.match(report.coverage.registries.find((r: any) => r.name === 'npm'), { sbom: true, artifacts_analysed: 2 });
   t.ok(report.coverage.registries.find((r: any) => r.name === 'npm').analysed_at, 'when analysis last ran');
@@ -297,7 +297,7 @@ t.test('dependency analysis: who fetched a dependent of a flagged version', asyn
   t.same(rows.filter((r: any) => r.external_id === 'DEP-2'), [], '^1.0.0 does not pull 2.0.1');
   t.same(
     rows.filter((r: any) => r.external_id === 'DEP-3').map((r: any) => r.via).sort(),
-    ['@hubtest/scoped@1.0.0 depends on hubdep ^1.0.0: may pull a flagged version', 'hubdemo@1.1.0 depends on hubdep ^1.0.0: may pull a flagged version'],
+    ['@hubtest/scoped@1.0.0 -> hubdep ^1.0.0 (may pull a flagged version)', 'hubdemo@1.1.0 -> hubdep ^1.0.0 (may pull a flagged version)'],
     'a range flag with no version of it fetched through hub: hub cannot tell, and says so',
   );
 

@@ -5,7 +5,7 @@
 import { adminCommand, commandGroup, connectionHelp, withRoutes } from '../command.js';
 import type { Command } from '../io.js';
 import { checkOutput, saveExport } from '../export.js';
-import { instant, str } from '../options.js';
+import { exclusive, instant, positiveInt, str } from '../options.js';
 import { cell, coordinate, printable, printJson, rowsOf, table, type Column, type Row } from '../output.js';
 import { UsageError } from '../usage.js';
 
@@ -108,13 +108,15 @@ const exposureReport = adminCommand({
   name: 'exposure',
   routes: ['GET /api/v1/admin/exposure', 'GET /api/v1/admin/exposure/export'],
   help: `Usage: hub exposure [--source S] [--min-effect E] [--when before-flag|after-flag|any]
-                    [--registry R] [--package P] [--from TIME] [--csv [--output FILE]]
+                    [--registry R] [--package P] [--from TIME] [--depth N]
+                    [--csv|--jsonl [--output FILE]]
 
 The exposure report: who fetched a flagged version, one row per consumer (a user, or ip:<address>
-for requests without a token), coordinate and flag, with the consumer's addresses, the flag, how
+for requests without a token), version fetched and flag, with the consumer's addresses, the flag, how
 many downloads came before and after the flag was raised, and the first and last fetch. Lifted
 flags still answer. Where the hub has analysed the SBOMs of what it holds, a row may also be a
-download of a dependent of the flagged package (EXPOSURE "dependent", VIA naming it).
+download of a dependent of the flagged package, or of a dependent of a dependent, up to --depth
+links (EXPOSURE "dependent", VIA the chain: top-app@1.0.0 -> mid-b@1.0.0 -> flagged@1.0.0).
 What the report covers goes to standard error: how many registries have an SBOM extractor,
 whether and when dependency analysis ran, and which flag sources have pushed anything.
 
@@ -127,8 +129,10 @@ Options:
   --package P        only this package (the canonical name)
   --from TIME        count fetches from TIME on: RFC 3339 (2025-01-31T12:00:00Z), a date
                      (2025-01-31, UTC), or a span back from now (90m, 24h, 7d)
+  --depth N          dependency links followed from the flagged version, 1 to 10 (default 5)
   --csv              the rows as CSV (RFC 4180, with a header line), streamed to standard output
-  --output FILE      with --csv: write FILE instead, only when the export completes
+  --jsonl            the rows as JSON lines (each with its chain), streamed to standard output
+  --output FILE      with --csv or --jsonl: write FILE instead, only when the export completes
 
 Needs permission system:read.
 
@@ -136,6 +140,7 @@ Examples:
   hub exposure --min-effect hard_block --when before-flag
   hub exposure --source osv-bridge --registry npm --package event-stream --from 30d
   hub exposure --csv --output exposure.csv
+  hub exposure --package event-stream --depth 10 --jsonl --output chains.jsonl
 
 ${connectionHelp('system:read')}`,
   options: {
@@ -145,7 +150,9 @@ ${connectionHelp('system:read')}`,
     registry: { type: 'string' },
     package: { type: 'string' },
     from: { type: 'string' },
+    depth: { type: 'string' },
     csv: { type: 'boolean' },
+    jsonl: { type: 'boolean' },
     output: { type: 'string', short: 'o' },
   },
   async run({ io, values, json, api, command }) {
@@ -160,12 +167,15 @@ ${connectionHelp('system:read')}`,
       registry: str(values, 'registry', command),
       package: str(values, 'package', command),
       from: instant(str(values, 'from', command), 'from', command),
+      depth: positiveInt(str(values, 'depth', command), 'depth', command)?.toString(),
     };
+    exclusive(values, ['csv', 'jsonl'], command);
     const output = str(values, 'output', command);
-    if (output !== undefined && values.csv !== true) throw new UsageError('--output needs --csv', command);
-    if (values.csv === true) {
+    const format = values.csv === true ? 'csv' : values.jsonl === true ? 'jsonl' : undefined;
+    if (output !== undefined && format === undefined) throw new UsageError('--output needs --csv or --jsonl', command);
+    if (format !== undefined) {
       checkOutput(output ?? '-', command);
-      return saveExport(io, api, '/api/v1/admin/exposure/export', { format: 'csv', ...query }, output ?? '-', json);
+      return saveExport(io, api, '/api/v1/admin/exposure/export', { format, ...query }, output ?? '-', json, format === 'csv' ? 'CSV' : 'JSON lines');
     }
     const answer = await api.call<Row>('GET', '/api/v1/admin/exposure', { query });
     if (json) return (printJson(io, answer), 0);
@@ -177,6 +187,8 @@ ${connectionHelp('system:read')}`,
       { header: 'IPS', keys: ['ip_addresses'] },
       { header: 'COORDINATE', keys: ['coordinate'] },
       ...(dependents ? [{ header: 'EXPOSURE', keys: ['exposure'] }] : []),
+      // Hubs that walk dependents of dependents say which version the consumer fetched.
+      ...(rows.some((r) => r.fetched_package !== undefined) ? [{ header: 'FETCHED', keys: ['fetched'] }] : []),
       { header: 'FLAG', keys: ['flag'] },
       { header: 'KIND', keys: ['kind'] },
       { header: 'EFFECT', keys: ['effect'] },
@@ -189,7 +201,7 @@ ${connectionHelp('system:read')}`,
       ...(dependents ? [{ header: 'VIA', keys: ['via'] }] : []),
     ];
     if (!rows.length) io.err('no exposure rows match\n');
-    else table(io, columns, rows.map((r) => ({ ...r, coordinate: coordinate(r.registry, r.package_name, r.version), flag: `${cell(r.source)}/${cell(r.external_id)}` })));
+    else table(io, columns, rows.map((r) => ({ ...r, coordinate: coordinate(r.registry, r.package_name, r.version), fetched: coordinate(r.registry, r.fetched_package, r.fetched_version), flag: `${cell(r.source)}/${cell(r.external_id)}` })));
     for (const line of coverageLines(answer.coverage)) io.err(`${line}\n`);
     return 0;
   },

@@ -1,17 +1,19 @@
 import type Koa from 'koa';
 import { Type } from 'typebox';
 import { AnalyseAnswer, ExposureAnswer, FlagList } from '../schemas.js';
-import { errors } from '@hub/runtime';
-import { adminRoute, checkCsvFormat, csvRecord, parseTime, queryValue, sendCsv, type AdminRoute, queryParameters } from '@hub/admin-kit';
+import { errors, type PluginContext } from '@hub/runtime';
+import { adminRoute, csvRecord, parseTime, queryInt, queryValue, sendCsv, type AdminRoute, queryParameters } from '@hub/admin-kit';
 import { analyseRegistry } from '../analysis.js';
 import { EFFECTS } from '../effects.js';
-import { EXPOSURE_COLUMNS, exposureCoverage, exposureRows, exposureStream, type ExposureFilter } from '../exposure.js';
+import { EXPOSURE_COLUMNS, EXPOSURE_DEPTH_DEFAULT, EXPOSURE_DEPTH_MAX, exposureStream, type ExposureFilter, type ExposureInputs } from '../exposure.js';
+import { exposureCoverage } from '../exposure-coverage.js';
+import { sendJsonLines, sendStreamedJson } from './streamed-json.js';
 import { flagJson, flagState, type FlagRow } from '../flag-json.js';
 import type { VersionMatchers } from '../version-match.js';
 
 const WHEN = new Set(['before-flag', 'after-flag', 'any']);
 
-/** The exposure filters of SPEC 4.2: source, min_effect, when, registry, package, from. */
+/** The exposure filters of SPEC 4.2 (source, min_effect, when, registry, package, from) and the walk's depth. */
 function exposureFilter(ctx: Koa.Context): ExposureFilter {
   const f: ExposureFilter = {};
   const minEffect = queryValue(ctx, 'min_effect');
@@ -26,9 +28,22 @@ function exposureFilter(ctx: Koa.Context): ExposureFilter {
     registry: queryValue(ctx, 'registry'),
     package: queryValue(ctx, 'package'),
     from: from === undefined ? undefined : parseTime('from', from),
+    depth: queryInt(ctx, 'depth', EXPOSURE_DEPTH_DEFAULT, EXPOSURE_DEPTH_MAX),
   });
   return f;
 }
+
+const EXPOSURE_QUERY = {
+  source: 'a flag source',
+  min_effect: 'the weakest effect included',
+  when: 'before-flag, after-flag or any',
+  registry: 'a registry name',
+  package: 'a canonical package name',
+  from: 'RFC 3339 time or date',
+  depth: `dependency links followed from the flagged version: 1 to ${EXPOSURE_DEPTH_MAX}, default ${EXPOSURE_DEPTH_DEFAULT}`,
+};
+
+const inputsOf = (hub: PluginContext, ranges: VersionMatchers): ExposureInputs => ({ db: hub.db, log: hub.services.accessLog, held: hub.services.held, ranges });
 
 const AnalyseBody = Type.Object({ registry: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) }, { additionalProperties: false });
 
@@ -79,13 +94,16 @@ export const flagAdminRoutes = (sourceNames: readonly string[], ranges: VersionM
     path: '/api/v1/admin/exposure',
     permission: 'system:read',
     action: 'exposure',
-    summary: 'Who fetched flagged versions, directly or through a dependent',
+    summary: 'Who fetched flagged versions, directly or through a chain of dependents (streamed)',
     response: ExposureAnswer,
-    query: queryParameters({ source: 'a flag source', min_effect: 'the weakest effect included', when: 'before-flag, after-flag or any', registry: 'a registry name', package: 'a canonical package name', from: 'RFC 3339 time or date' }),
+    query: queryParameters(EXPOSURE_QUERY),
     async handle({ ctx, hub }) {
       const filter = exposureFilter(ctx);
-      const rows = await exposureRows(hub.db, hub.services.accessLog, ranges, filter);
-      ctx.body = { rows, coverage: await exposureCoverage(hub, sourceNames, filter.from) };
+      // Streamed as one JSON document of the same shape as before: rows as they are made, then the coverage.
+      const truncated: string[] = [];
+      const rows = exposureStream(inputsOf(hub, ranges), filter, (flag) => truncated.push(`${flag.source}/${flag.external_id}`));
+      const coverage = async () => ({ ...(await exposureCoverage(hub, sourceNames, filter.from)), depth: filter.depth!, walk_truncated: truncated });
+      await sendStreamedJson(ctx, 'rows', rows, 'coverage', coverage);
     },
   }),
   adminRoute({
@@ -93,15 +111,18 @@ export const flagAdminRoutes = (sourceNames: readonly string[], ranges: VersionM
     path: '/api/v1/admin/exposure/export',
     permission: 'system:read',
     action: 'exposure_export',
-    query: queryParameters({ format: 'csv (the default)', source: 'a flag source', min_effect: 'the weakest effect included', when: 'before-flag, after-flag or any', registry: 'a registry name', package: 'a canonical package name', from: 'RFC 3339 time or date' }),
+    query: queryParameters({ format: 'csv (the default), or jsonl: one JSON row a line, with its chain', ...EXPOSURE_QUERY }),
     produces: 'text/csv',
     async handle({ ctx, hub }) {
-      checkCsvFormat(ctx);
+      const format = queryValue(ctx, 'format') ?? 'csv';
+      if (format !== 'csv' && format !== 'jsonl') throw errors.badRequest('format must be csv or jsonl');
       const filter = exposureFilter(ctx);
       // Streamed: flags are read a page at a time and each flag's rows written as they are made.
+      const rows = exposureStream(inputsOf(hub, ranges), filter);
+      if (format === 'jsonl') return sendJsonLines(ctx, 'exposure.jsonl', rows);
       async function* records() {
         yield csvRecord(EXPOSURE_COLUMNS);
-        for await (const r of exposureStream(hub.db, hub.services.accessLog, ranges, filter)) yield csvRecord(EXPOSURE_COLUMNS.map((c) => r[c]));
+        for await (const r of rows) yield csvRecord(EXPOSURE_COLUMNS.map((c) => r[c]));
       }
       sendCsv(ctx, 'exposure.csv', records());
     },

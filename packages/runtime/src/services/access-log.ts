@@ -21,9 +21,10 @@ export interface AccessLogFilter {
   package?: string;
 }
 
-/** Allowed downloads by one user from one address of one version, counted before and after a moment. */
+/** Allowed downloads by one user (and token) from one address of one version, counted before and after a moment. */
 export interface DownloadGroup {
   user_id: string | null;
+  token_id: string | null;
   ip_address: string | null;
   version: string | null;
   before: number;
@@ -36,6 +37,24 @@ const toEntry = (r: AccessEventRecord): AccessLogEntry => ({ ...r, via_group: r.
 
 /** Reading the audit log (the runtime's AuditLog writes it). */
 export function createAccessLog(db: Knex, audit: Pick<AuditLog, 'flush'>) {
+  /**
+   * Allowed downloads of several packages in one indexed read (migration 011: registry, package, action, outcome, at),
+   * each group naming its package: a caller walking many packages batches them instead of a query each.
+   */
+  async function downloadsOf(d: { registry: string; packages: readonly string[]; version?: string | null; from?: number; at: number }): Promise<Array<DownloadGroup & { package: string }>> {
+    if (d.packages.length === 0) return [];
+    const q = db('access_events').where({ registry: d.registry }).whereIn('package', [...d.packages]).where({ action: 'download', outcome: 'allowed' });
+    if (d.version != null) q.where({ version: d.version });
+    if (d.from !== undefined) q.where('at', '>=', d.from);
+    const groups = await q
+      .select('package', 'user_id', 'token_id', 'ip_address', 'version')
+      .sum({ before: db.raw('case when at < ? then 1 else 0 end', [d.at]) })
+      .sum({ after: db.raw('case when at >= ? then 1 else 0 end', [d.at]) })
+      .min({ first: 'at' })
+      .max({ last: 'at' })
+      .groupBy('package', 'user_id', 'token_id', 'ip_address', 'version');
+    return groups.map((g) => ({ package: String(g.package), user_id: g.user_id, token_id: g.token_id ?? null, ip_address: g.ip_address, version: g.version, before: Number(g.before), after: Number(g.after), first: Number(g.first), last: Number(g.last) }));
+  }
   return {
     /**
      * Entries newest first, paged by id: `before` is the last id of the previous page, so a page stays
@@ -67,19 +86,10 @@ export function createAccessLog(db: Knex, audit: Pick<AuditLog, 'flush'>) {
       const rows = await q.select('registry', 'package', 'version', 'user_id').count({ downloads: '*' }).max({ last: 'at' }).groupBy('registry', 'package', 'version', 'user_id').orderBy(['registry', 'package', 'version', 'user_id']);
       return rows.map((r) => ({ registry: String(r.registry), package: String(r.package), version: String(r.version), user_id: (r.user_id as string | null) ?? null, downloads: Number(r.downloads), last: Number(r.last) }));
     },
-    /** Allowed downloads of a package (one version, or any; since `from`), per user, address and version, split at `at`. */
+    downloadsOf,
+    /** Allowed downloads of a package (one version, or any; since `from`), per user, token, address and version, split at `at`. */
     async downloads(d: { registry: string; package: string; version: string | null; from?: number; at: number }): Promise<DownloadGroup[]> {
-      const q = db('access_events').where({ action: 'download', outcome: 'allowed', registry: d.registry, package: d.package });
-      if (d.version !== null) q.where({ version: d.version });
-      if (d.from !== undefined) q.where('at', '>=', d.from);
-      const groups = await q
-        .select('user_id', 'ip_address', 'version')
-        .sum({ before: db.raw('case when at < ? then 1 else 0 end', [d.at]) })
-        .sum({ after: db.raw('case when at >= ? then 1 else 0 end', [d.at]) })
-        .min({ first: 'at' })
-        .max({ last: 'at' })
-        .groupBy('user_id', 'ip_address', 'version');
-      return groups.map((g) => ({ user_id: g.user_id, ip_address: g.ip_address, version: g.version, before: Number(g.before), after: Number(g.after), first: Number(g.first), last: Number(g.last) }));
+      return (await downloadsOf({ registry: d.registry, packages: [d.package], version: d.version, from: d.from, at: d.at })).map(({ package: _, ...g }) => g);
     },
   };
 }
