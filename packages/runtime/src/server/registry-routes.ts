@@ -16,7 +16,7 @@ import { forceAttachment } from './content-safety.js';
 import { guardFirstPublish } from './first-publish.js';
 import { serveGroup } from './group-dispatch.js';
 
-import type { AdvisorySource, RefusalRule, ServedRegistry } from '../contract/plugin.js';
+import type { AdvisorySource, RefusalRule, RefusalWaiver, ServedRegistry, Who } from '../contract/plugin.js';
 
 export type BoundRegistry = ServedRegistry;
 
@@ -32,6 +32,8 @@ export interface RegistryRoutesDeps {
   signer: UrlSigner;
   /** Plugins' refusal rules (flags), applied after blocks. */
   refusals: readonly RefusalRule[];
+  /** Plugins' waivers: a refusal one of them lifts for the request's subject is passed (decision 0067). */
+  waivers?: readonly RefusalWaiver[];
   /** Plugins' advisories (flags), for audit routes. */
   advisories: readonly AdvisorySource[];
   local: LocalStore;
@@ -146,12 +148,13 @@ export function registryRoutes(d: RegistryRoutesDeps): Koa.Middleware {
       const signed = route.signedAccess === true && d.signer.verify(ctx.path, new URLSearchParams(ctx.querystring));
       if (signed) audit.detail = 'signed URL';
       const subject = permission && !signed ? await d.access.require(ctx, permission, { registry: reg.info.name, package: match.coordinate?.name }, { challenge }) : undefined;
-      if (match.coordinate) await refuseBlocked(d, reg.info.name, match.coordinate);
+      const who = whoOf(subject);
+      if (match.coordinate) await refuseBlocked(d, reg.info.name, match.coordinate, who);
       // A coordinate the handler resolved (a gem file name that splits two ways) meets the same checks:
       // the permission for its package (as the access-check simulator decides it), then blocks and refusals.
       const checkResolved = async (c: Coordinate) => {
         if (subject && permission && c.name !== match.coordinate?.name) await d.access.authorize(ctx, subject, permission, { registry: reg.info.name, package: c.name }, { challenge });
-        await refuseBlocked(d, reg.info.name, c);
+        await refuseBlocked(d, reg.info.name, c, who);
       };
 
       const anonymous = decision(d.access, { subject: ANONYMOUS, permission: 'source:read', registry: reg.info.name }, allowed);
@@ -191,12 +194,24 @@ const blockMessage = (c: { name: string; version?: string }, block: Pick<FoundBl
   return `${what} is blocked by ${block.blocked_by}${block.reason ? `: ${block.reason}` : ''}`;
 };
 
-export async function refuseBlocked(d: RegistryRoutesDeps, registry: string, c: { name: string; version?: string }) {
+/** The subject of a request as waivers see it (none for a signed URL: it carries no subject). */
+export const whoOf = (s: { user_id: string | null; token_id: string | null } | undefined): Who | undefined => s && { user: s.user_id, tokenId: s.token_id };
+
+/** Whether a waiver lifts `target` for `who`; no waivers (or no subject) lift nothing, and no lookup is made. */
+async function waived(d: RegistryRoutesDeps, target: string, registry: string, c: Coordinate, who: Who | undefined): Promise<boolean> {
+  if (!who || !d.waivers?.length || (who.user === null && who.tokenId === null)) return false;
+  for (const w of d.waivers) if (await w(target, registry, c, who)) return true;
+  return false;
+}
+
+export async function refuseBlocked(d: RegistryRoutesDeps, registry: string, c: Coordinate, who?: Who) {
   const block = await d.blocks.find(registry, c);
-  if (block) throw errors.packageBlocked(blockMessage(c, block));
+  if (block && !(await waived(d, `block:${block.id}`, registry, c, who))) throw errors.packageBlocked(blockMessage(c, block));
   for (const rule of d.refusals) {
     const refused = await rule(registry, c);
-    if (refused) throw errors.packageBlocked(refused);
+    if (!refused) continue;
+    if (typeof refused === 'string') throw errors.packageBlocked(refused);
+    if (!(await waived(d, refused.target, registry, c, who))) throw errors.packageBlocked(refused.message);
   }
 }
 
