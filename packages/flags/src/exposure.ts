@@ -35,6 +35,7 @@ export const EXPOSURE_COLUMNS = [
   'fetches_after_flag',
   'first_fetch_at',
   'last_fetch_at',
+  'waived',
 ] as const;
 export type ExposureRow = Record<(typeof EXPOSURE_COLUMNS)[number], string | number | null>;
 
@@ -103,8 +104,47 @@ export async function* exposureStream(db: Knex, log: AccessLog, ranges: VersionM
   }
 }
 
+interface FlagWaiver {
+  id: number | string;
+  version: string | null;
+  scope_type: 'registry' | 'user' | 'token';
+  scope_id: string | null;
+  expires_at: number | string;
+  /** A token waiver's user (a consumer is a user, not a token). */
+  user?: string | null;
+}
+
+/**
+ * The waivers in force on a flag (decision 0067), read from the `waivers` table of @hub/waivers when that plugin
+ * is composed (read only; no waivers otherwise). A token waiver is attributed to the token's user.
+ */
+async function waiversOf(db: Knex, flag: FlagRow): Promise<FlagWaiver[]> {
+  if (!(await db.schema.hasTable('waivers'))) return [];
+  const rows = (await db('waivers')
+    .where({ target: `flag:${flag.source}:${flag.external_id}`, registry: flag.registry, package_name: flag.package_name, state: 'active' })
+    .where('expires_at', '>', Date.now())
+    .select('id', 'version', 'scope_type', 'scope_id', 'expires_at')) as FlagWaiver[];
+  const tokenIds = rows.filter((w) => w.scope_type === 'token' && w.scope_id !== null).map((w) => w.scope_id!);
+  if (tokenIds.length) {
+    const owners = new Map(((await db('tokens').whereIn('id', tokenIds).select('id', 'user_id')) as Array<{ id: string; user_id: string }>).map((t) => [t.id, t.user_id]));
+    for (const w of rows) if (w.scope_type === 'token') w.user = owners.get(w.scope_id!) ?? null;
+  }
+  return rows;
+}
+
+/** `waiver <id> (<scope>, until <time>)` for the first waiver that lets this consumer fetch this version, else null. */
+function waivedFor(waivers: readonly FlagWaiver[], fetched: Fetches, version: string | null): string | null {
+  const w = waivers.find(
+    (x) =>
+      (x.version === null || x.version === version) &&
+      (x.scope_type === 'registry' || (x.scope_type === 'user' && x.scope_id === fetched.user_id) || (x.scope_type === 'token' && x.user != null && x.user === fetched.user_id)),
+  );
+  return w ? `waiver ${w.id} (${w.scope_type}${w.scope_id ? ` ${w.scope_id}` : ''}, until ${iso(w.expires_at)})` : null;
+}
+
 async function* flagRows(db: Knex, log: AccessLog, ranges: VersionMatchers, f: ExposureFilter, flag: FlagRow): AsyncGenerator<ExposureRow> {
   const out: ExposureRow[] = [];
+  const waivers = await waiversOf(db, flag);
   const emit = (flag: FlagRow, fetched: Fetches, exposure: 'direct' | 'dependent', via: string | null, version: string | null) => {
     if (f.when === 'before-flag' && fetched.before === 0) return;
     if (f.when === 'after-flag' && fetched.after === 0) return;
@@ -127,6 +167,7 @@ async function* flagRows(db: Knex, log: AccessLog, ranges: VersionMatchers, f: E
       fetches_after_flag: fetched.after,
       first_fetch_at: iso(fetched.first),
       last_fetch_at: iso(fetched.last),
+      waived: waivedFor(waivers, fetched, version),
     });
   };
   {

@@ -86,6 +86,7 @@ const ExposureRow = Type.Object(
     fetches_after_flag: count,
     first_fetch_at: time,
     last_fetch_at: time,
+    waived: Type.Union([Type.String(), Type.Null()], { description: 'The waiver (decision 0067) in force that lets this consumer fetch the flagged version: `waiver <id> (<scope>, until <time>)`; null when none does.' }),
   },
   strict,
 );

@@ -260,7 +260,7 @@ t.test('exposure: who fetched a flagged version, before and after the flag, as J
   const csv = await s.api('/api/v1/admin/exposure/export?format=csv');
   t.equal(csv.status, 200);
   const records = parseCsv(csv.text);
-  t.same(records[0], ['consumer', 'user_id', 'ip_addresses', 'registry', 'package_name', 'version', 'exposure', 'via', 'source', 'external_id', 'kind', 'effect', 'flag_state', 'flag_raised_at', 'fetches_before_flag', 'fetches_after_flag', 'first_fetch_at', 'last_fetch_at']);
+  t.same(records[0], ['consumer', 'user_id', 'ip_addresses', 'registry', 'package_name', 'version', 'exposure', 'via', 'source', 'external_id', 'kind', 'effect', 'flag_state', 'flag_raised_at', 'fetches_before_flag', 'fetches_after_flag', 'first_fetch_at', 'last_fetch_at', 'waived']);
   const alice = records.find((r) => r[0] === 'alice')!;
   t.same([alice[5], alice[6], alice[7], alice[12], alice[14], alice[15]], ['1.0.0', 'direct', '', 'tombstone', '2', '0']);
   t.equal((await s.api('/api/v1/admin/exposure/export?format=xml')).status, 400);

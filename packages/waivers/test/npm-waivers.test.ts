@@ -85,6 +85,11 @@ for (const store of tiers) {
     t.not(other.code, 0, "bob's other token is still refused");
     t.match(other.stderr, /npm notice hub: hubdep 1\.0\.0 is flagged malware \(hard_block\) by flag source scanner, MAL-1: exfiltrates tokens/);
 
+    // The exposure report marks the waived consumer (a token waiver counts for the token's user).
+    await hub.hub.audit.flush();
+    const exposure = (await api(hub.adminToken, 'GET', '/api/v1/admin/exposure?package=hubdep')).json.rows as Array<{ consumer: string; exposure: string; version: string; waived: string | null }>;
+    t.match(exposure.find((r) => r.consumer === 'bob' && r.exposure === 'direct'), { version: '1.0.0', waived: new RegExp(`^waiver ${fw2.json.id} \\(token ${bobCi.row.id}, until `) }, 'bob is exposed, through a waiver');
+
     // A short waiver for dave: it lets dave's request through, then ends by itself.
     const short = await api(alice, 'POST', '/api/v1/admin/waivers', { target: 'flag:scanner:MAL-1', registry: 'npm', package_name: 'hubdep', scope: { type: 'user', id: 'dave' }, reason: 'one build', expires_at: later(8000) });
     t.equal((await api(carol, 'POST', `/api/v1/admin/waivers/${short.json.id}/approve`)).status, 200);
