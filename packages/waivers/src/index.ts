@@ -21,7 +21,7 @@ export default definePlugin({
   config: waiversSection,
   setup(ctx) {
     const store = createWaiverStore(ctx.db);
-    ctx.waivers.push(store.lifts);
+    ctx.waivers.push((target, registry, c, who) => store.waiverFor(target, registry, c, who));
     mountAdminRoutes(ctx, waiverRoutes(store, ctx.pluginConfig.max_days));
   },
 });

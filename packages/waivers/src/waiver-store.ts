@@ -96,8 +96,12 @@ export function createWaiverStore(db: Knex, now: () => number = Date.now) {
       move(id, ['pending'], { state: to, decided_by: by, decided_token: token, decided_at: now() }),
     /** pending or active -> revoked. */
     revoke: (id: number, by: string) => move(id, ['pending', 'active'], { state: 'revoked', revoked_by: by, revoked_at: now() }),
-    /** Whether an active waiver lifts `target` for this request (RefusalWaiver). */
+    /** Whether an active waiver lifts `target` for this request. */
     async lifts(target: string, registry: string, c: Coordinate, who: Who): Promise<boolean> {
+      return (await this.waiverFor(target, registry, c, who)) !== null;
+    },
+    /** The active waiver that lifts `target` for this request, as `waiver <id>` (RefusalWaiver), else null. */
+    async waiverFor(target: string, registry: string, c: Coordinate, who: Who): Promise<string | null> {
       const k = key(registry, c.name);
       let rows = memo.fresh(k);
       if (rows === undefined) {
@@ -106,11 +110,12 @@ export function createWaiverStore(db: Knex, now: () => number = Date.now) {
           rows = await memo.get(k, () => loadActive(registry, c.name).catch(() => Promise.reject(new Error('waivers unreadable'))));
         } catch {
           // No database, no waiver: the refusal stands (a hard block held in memory stays hard).
-          return false;
+          return null;
         }
       }
       const t = now();
-      return rows.some((w) => w.target === target && w.expires_at > t && covers(w, c, who));
+      const w = rows.find((x) => x.target === target && x.expires_at > t && covers(x, c, who));
+      return w ? `waiver ${w.id}` : null;
     },
     /** The waivers in force on a package now, any target (the exposure report marks their consumers). */
     async active(registry: string, name: string): Promise<WaiverRow[]> {

@@ -120,6 +120,12 @@ for (const store of tiers) {
     await hub.hub.audit.flush();
     const audit = await api(hub.adminToken, 'GET', '/api/v1/admin/audit-log?action=waiver_request,waiver_approve,waiver_reject,waiver_revoke&limit=1000');
     const steps = (audit.json.entries as Array<{ action: string; outcome: string; user_id: string; detail: string | null }>).map((e) => `${e.action} ${e.outcome} ${e.user_id}${e.detail?.startsWith(`waiver ${id} `) ? ' #1' : ''}`);
+    // And bob's download through the waiver names it.
+    const downloads = await api(hub.adminToken, 'GET', '/api/v1/admin/audit-log?action=download&user_id=bob&limit=1000');
+    t.ok(
+      (downloads.json.entries as Array<{ package: string; detail: string | null }>).some((e) => e.package === 'hubdep' && e.detail === `waiver ${id} lifts block ${block.json.id}`),
+      "bob's download of hubdep names the waiver that let it through",
+    );
     for (const s of ['waiver_request allowed alice #1', 'waiver_approve denied alice #1', 'waiver_approve allowed carol #1', 'waiver_revoke allowed carol #1', 'waiver_reject allowed alice', 'waiver_request allowed carol'])
       t.ok(steps.includes(s), `audit row: ${s}`);
   });

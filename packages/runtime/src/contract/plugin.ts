@@ -94,10 +94,11 @@ export interface Who {
 }
 
 /**
- * Whether an active waiver lets this request through the refusal `target` (decision 0067). Called on the hot
- * path after a refusal was found: keep it memoised. Reject (503) rather than answer false when it cannot know.
+ * The active waiver that lets this request through the refusal `target` (decision 0067), named for the
+ * request's audit row (`waiver 7`), or null. Called on the hot path after a refusal was found: keep it
+ * memoised. Answer null when it cannot read: the refusal then stands.
  */
-export type RefusalWaiver = (target: string, registry: string, c: Coordinate, who: Who) => Promise<boolean>;
+export type RefusalWaiver = (target: string, registry: string, c: Coordinate, who: Who) => Promise<string | null>;
 
 /**
  * hub's own advisories on some names of a registry (`rc.advisories`). `origin` is the hub's public origin as

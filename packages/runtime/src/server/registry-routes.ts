@@ -149,12 +149,12 @@ export function registryRoutes(d: RegistryRoutesDeps): Koa.Middleware {
       if (signed) audit.detail = 'signed URL';
       const subject = permission && !signed ? await d.access.require(ctx, permission, { registry: reg.info.name, package: match.coordinate?.name }, { challenge }) : undefined;
       const who = whoOf(subject);
-      if (match.coordinate) await refuseBlocked(d, reg.info.name, match.coordinate, who);
+      if (match.coordinate) noteWaived(audit, await refuseBlocked(d, reg.info.name, match.coordinate, who));
       // A coordinate the handler resolved (a gem file name that splits two ways) meets the same checks:
       // the permission for its package (as the access-check simulator decides it), then blocks and refusals.
       const checkResolved = async (c: Coordinate) => {
         if (subject && permission && c.name !== match.coordinate?.name) await d.access.authorize(ctx, subject, permission, { registry: reg.info.name, package: c.name }, { challenge });
-        await refuseBlocked(d, reg.info.name, c, who);
+        noteWaived(audit, await refuseBlocked(d, reg.info.name, c, who));
       };
 
       const anonymous = decision(d.access, { subject: ANONYMOUS, permission: 'source:read', registry: reg.info.name }, allowed);
@@ -197,23 +197,43 @@ const blockMessage = (c: { name: string; version?: string }, block: Pick<FoundBl
 /** The subject of a request as waivers see it (none for a signed URL: it carries no subject). */
 export const whoOf = (s: { user_id: string | null; token_id: string | null } | undefined): Who | undefined => s && { user: s.user_id, tokenId: s.token_id };
 
-/** Whether a waiver lifts `target` for `who`; no waivers (or no subject) lift nothing, and no lookup is made. */
-async function waived(d: RegistryRoutesDeps, target: string, registry: string, c: Coordinate, who: Who | undefined): Promise<boolean> {
-  if (!who || !d.waivers?.length || (who.user === null && who.tokenId === null)) return false;
-  for (const w of d.waivers) if (await w(target, registry, c, who)) return true;
-  return false;
+/** The waiver that lifts `target` for `who`, or null; no waivers (or no subject: a signed URL) lift nothing, and no lookup is made. */
+async function waiverFor(d: RegistryRoutesDeps, target: string, registry: string, c: Coordinate, who: Who | undefined): Promise<string | null> {
+  if (!who || !d.waivers?.length) return null;
+  for (const w of d.waivers) {
+    const by = await w(target, registry, c, who);
+    if (by) return by;
+  }
+  return null;
 }
 
-export async function refuseBlocked(d: RegistryRoutesDeps, registry: string, c: Coordinate, who?: Who) {
+/**
+ * Refuses (403 `package_blocked`) a coordinate that a block or a refusal rule refuses, unless a waiver lifts that
+ * refusal for `who`. Resolves with the waivers that let it through (for the request's audit row), else [].
+ */
+export async function refuseBlocked(d: RegistryRoutesDeps, registry: string, c: Coordinate, who?: Who): Promise<string[]> {
+  const lifted: string[] = [];
   const block = await d.blocks.find(registry, c);
-  if (block && !(await waived(d, `block:${block.id}`, registry, c, who))) throw errors.packageBlocked(blockMessage(c, block));
+  if (block) {
+    const by = await waiverFor(d, `block:${block.id}`, registry, c, who);
+    if (!by) throw errors.packageBlocked(blockMessage(c, block));
+    lifted.push(`${by} lifts block ${block.id}`);
+  }
   for (const rule of d.refusals) {
     const refused = await rule(registry, c);
     if (!refused) continue;
     if (typeof refused === 'string') throw errors.packageBlocked(refused);
-    if (!(await waived(d, refused.target, registry, c, who))) throw errors.packageBlocked(refused.message);
+    const by = await waiverFor(d, refused.target, registry, c, who);
+    if (!by) throw errors.packageBlocked(refused.message);
+    lifted.push(`${by} lifts ${refused.target}`);
   }
+  return lifted;
 }
+
+/** Notes on the request's audit row the waivers that let it through a refusal. */
+export const noteWaived = (audit: AuditContext, lifted: readonly string[]) => {
+  if (lifted.length) audit.detail = [audit.detail, ...lifted].filter(Boolean).join('; ');
+};
 
 /**
  * `checked`: the coordinate the route was already checked against; an artifact for the same one is not
