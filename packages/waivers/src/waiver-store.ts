@@ -79,6 +79,24 @@ export function createWaiverStore(db: Knex, now: () => number = Date.now) {
     return n === 0 ? null : row;
   }
 
+  /** The active waiver that lifts `target` for this request, as `waiver <id>` (RefusalWaiver), else null. */
+  async function waiverFor(target: string, registry: string, c: Coordinate, who: Who): Promise<string | null> {
+    const k = key(registry, c.name);
+    let rows = memo.fresh(k);
+    if (rows === undefined) {
+      try {
+        // Wrapped so the memo never answers from an outage's last read: a waiver needs the database now.
+        rows = await memo.get(k, () => loadActive(registry, c.name).catch(() => Promise.reject(new Error('waivers unreadable'))));
+      } catch {
+        // No database, no waiver: the refusal stands (a hard block held in memory stays hard).
+        return null;
+      }
+    }
+    const t = now();
+    const w = rows.find((x) => x.target === target && x.expires_at > t && covers(x, c, who));
+    return w ? `waiver ${w.id}` : null;
+  }
+
   return {
     get,
     async list(f: WaiverFilter = {}): Promise<WaiverRow[]> {
@@ -97,30 +115,8 @@ export function createWaiverStore(db: Knex, now: () => number = Date.now) {
     /** pending or active -> revoked. */
     revoke: (id: number, by: string) => move(id, ['pending', 'active'], { state: 'revoked', revoked_by: by, revoked_at: now() }),
     /** Whether an active waiver lifts `target` for this request. */
-    async lifts(target: string, registry: string, c: Coordinate, who: Who): Promise<boolean> {
-      return (await this.waiverFor(target, registry, c, who)) !== null;
-    },
-    /** The active waiver that lifts `target` for this request, as `waiver <id>` (RefusalWaiver), else null. */
-    async waiverFor(target: string, registry: string, c: Coordinate, who: Who): Promise<string | null> {
-      const k = key(registry, c.name);
-      let rows = memo.fresh(k);
-      if (rows === undefined) {
-        try {
-          // Wrapped so the memo never answers from an outage's last read: a waiver needs the database now.
-          rows = await memo.get(k, () => loadActive(registry, c.name).catch(() => Promise.reject(new Error('waivers unreadable'))));
-        } catch {
-          // No database, no waiver: the refusal stands (a hard block held in memory stays hard).
-          return null;
-        }
-      }
-      const t = now();
-      const w = rows.find((x) => x.target === target && x.expires_at > t && covers(x, c, who));
-      return w ? `waiver ${w.id}` : null;
-    },
-    /** The waivers in force on a package now, any target (the exposure report marks their consumers). */
-    async active(registry: string, name: string): Promise<WaiverRow[]> {
-      return (await loadActive(registry, name)).filter((w) => w.expires_at > now());
-    },
+    lifts: async (target: string, registry: string, c: Coordinate, who: Who): Promise<boolean> => (await waiverFor(target, registry, c, who)) !== null,
+    waiverFor,
   };
 }
 
