@@ -10,6 +10,7 @@ import { webhooks } from './commands/webhooks.js';
 import { exposure, flags } from './commands/flags.js';
 import { health } from './commands/health.js';
 import { ipBlocks } from './commands/ip-blocks.js';
+import { waivers } from './commands/waivers.js';
 import { lockfile, warm } from './commands/lockfile.js';
 import { login } from './commands/login.js';
 import { oci } from './commands/oci.js';
@@ -47,6 +48,7 @@ export const COMMANDS: Record<string, Command> = {
   block,
   unblock,
   blocks,
+  waivers,
   packages,
   oci,
   policies,

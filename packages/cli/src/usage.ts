@@ -27,6 +27,7 @@ Admin commands (talk to a running hub over its admin API):
   block              block a package, a version or a file
   unblock            lift a block
   blocks             list blocks
+  waivers            request, approve, reject, revoke or list time-boxed waivers of a block or flag
   packages           unlist or relist a version; published packages, their status, unpublish
   policies           list, create or delete access policies
   access-check       ask whether a user, token or role may do something (exit 1 when denied)

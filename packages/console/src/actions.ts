@@ -39,6 +39,7 @@ export const CONSOLE_ACTIONS = [
   { action: 'flag_list', method: 'GET', path: '/api/v1/admin/flags' },
   { action: 'exposure', method: 'GET', path: '/api/v1/admin/exposure' },
   { action: 'exposure_export', method: 'GET', path: '/api/v1/admin/exposure/export' },
+  { action: 'waiver_list', method: 'GET', path: '/api/v1/admin/waivers' },
   { action: 'audit_log_read', method: 'GET', path: '/api/v1/admin/audit-log' },
   { action: 'audit_log_export', method: 'GET', path: '/api/v1/admin/audit-log/export' },
   { action: 'lockfile_check', method: 'POST', path: '/api/v1/admin/lockfile/check' },

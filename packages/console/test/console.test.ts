@@ -209,6 +209,16 @@ t.test('the console, clicked through as a person would', { skip: noBrowser }, as
     const exposure = page.locator('tr.exposure-row').filter({ hasText: 'alice' });
     await exposure.waitFor();
     t.match(await exposure.textContent(), /alice.*1\.0\.0.*direct/s, 'alice fetched the flagged version');
+    // A waiver of the flag for alice, asked by the admin and approved by an operator: listed with state and expiry.
+    const expires = new Date(Date.now() + 86_400_000).toISOString();
+    const asked = await s.api('POST', '/api/v1/admin/waivers', { target: 'flag:osv:MAL-7', registry: 'npm', package_name: 'hubdep', scope: { type: 'user', id: 'alice' }, reason: 'rebuild of 4.2', expires_at: expires });
+    t.equal(asked.status, 201);
+    t.equal((await s.api('POST', `/api/v1/admin/waivers/${asked.json.id}/approve`, undefined, await s.token('olga', { roles: ['operator'] }))).status, 200);
+    await page.reload();
+    const waiver = page.getByRole('region', { name: 'Waivers of osv/MAL-7' }).locator('tr.waiver-row');
+    await waiver.waitFor();
+    t.match(await waiver.textContent(), /user alice.*all.*active.*admin.*olga.*rebuild of 4\.2/s, 'the incident view lists the waiver, its state and who decided');
+    t.match(await exposure.textContent(), new RegExp(`waiver ${asked.json.id} \\(user alice, until ${expires.replace(/[.]/g, '\\.')}\\)`), 'the exposure row says alice is waived');
     await checkPage(t, page, 'incident');
     await page.getByRole('button', { name: 'Block every version of hubdep' }).click();
     t.match(await page.getByRole('alertdialog').textContent(), /Every version of hubdep in npm is hidden from listings and every download is refused with 403/);

@@ -9,6 +9,7 @@ import flags from '@hub/flags';
 import ipBlocks from '@hub/ip-blocks';
 import lockfile from '@hub/lockfile';
 import npm from '@hub/kind-npm';
+import waivers from '@hub/waivers';
 import { npmFixtureHandler, signFlagRequest, startFixtureUpstream, startTestHub, type FixtureUpstream, type TestHub } from '@hub/testkit';
 import consolePlugin from '../src/index.js';
 
@@ -29,7 +30,7 @@ export interface ConsoleSetup extends TestHub {
   pushFlags(list: unknown[]): Promise<number>;
 }
 
-/** A hub with npm, admin, audit, flags and the console, in front of a writable copy of the npm fixtures. */
+/** A hub with npm, admin, audit, flags, waivers and the console, in front of a writable copy of the npm fixtures. */
 export async function setup(t: Test, opts: { server?: Record<string, unknown>; console?: Record<string, unknown>; registries?: (upstream: string) => Array<Record<string, unknown>> } = {}): Promise<ConsoleSetup> {
   const root = mkdtempSync(join(tmpdir(), 'hub-console-'));
   t.teardown(() => rmSync(root, { recursive: true, force: true }));
@@ -38,7 +39,7 @@ export async function setup(t: Test, opts: { server?: Record<string, unknown>; c
   t.teardown(() => upstream.close());
   const hub = await startTestHub({
     dir: t.testdir(),
-    plugins: [npm, admin, audit, flags, ipBlocks, lockfile, consolePlugin],
+    plugins: [npm, admin, audit, flags, ipBlocks, lockfile, waivers, consolePlugin],
     registries: opts.registries?.(upstream.url) ?? [{ name: 'npm', type: 'npm', mode: 'proxy', upstream: upstream.url }],
     config: {
       ...(opts.server ? { server: opts.server } : {}),

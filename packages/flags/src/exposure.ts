@@ -148,9 +148,46 @@ async function rootsOf(inputs: ExposureInputs, flag: FlagRow, fetched: Fetches[]
   return versions.size ? [...versions].sort().map((v) => root(v, true)) : [root(null, false)];
 }
 
+interface FlagWaiver {
+  id: number | string;
+  version: string | null;
+  scope_type: 'registry' | 'user' | 'token';
+  scope_id: string | null;
+  expires_at: number | string;
+  /** A token waiver's user (a consumer is a user, not a token). */
+  user?: string | null;
+}
+/**
+ * The waivers in force on a flag (decision 0067), read from the `waivers` table of @hub/waivers when that plugin
+ * is composed (read only; no waivers otherwise). A token waiver is attributed to the token's user.
+ */
+async function waiversOf(db: Knex, flag: FlagRow): Promise<FlagWaiver[]> {
+  if (!(await db.schema.hasTable('waivers'))) return [];
+  const rows = (await db('waivers')
+    .where({ target: `flag:${flag.source}:${flag.external_id}`, registry: flag.registry, package_name: flag.package_name, state: 'active' })
+    .where('expires_at', '>', Date.now())
+    .select('id', 'version', 'scope_type', 'scope_id', 'expires_at')) as FlagWaiver[];
+  const tokenIds = rows.filter((w) => w.scope_type === 'token' && w.scope_id !== null).map((w) => w.scope_id!);
+  if (tokenIds.length) {
+    const owners = new Map(((await db('tokens').whereIn('id', tokenIds).select('id', 'user_id')) as Array<{ id: string; user_id: string }>).map((t) => [t.id, t.user_id]));
+    for (const w of rows) if (w.scope_type === 'token') w.user = owners.get(w.scope_id!) ?? null;
+  }
+  return rows;
+}
+/** `waiver <id> (<scope>, until <time>)` for the first waiver that lets this consumer fetch this version, else null. */
+function waivedFor(waivers: readonly FlagWaiver[], fetched: Fetches, version: string | null): string | null {
+  const w = waivers.find(
+    (x) =>
+      (x.version === null || x.version === version) &&
+      (x.scope_type === 'registry' || (x.scope_type === 'user' && x.scope_id === fetched.user_id) || (x.scope_type === 'token' && x.user != null && x.user === fetched.user_id)),
+  );
+  return w ? `waiver ${w.id} (${w.scope_type}${w.scope_id ? ` ${w.scope_id}` : ''}, until ${iso(w.expires_at)})` : null;
+}
+
 async function* flagRows(inputs: ExposureInputs, f: ExposureFilter, flag: FlagRow, truncated?: (flag: FlagRow) => void): AsyncGenerator<ExposureRow> {
   const { log, ranges } = inputs;
   const raisedAt = Number(flag.raised_at);
+  const waivers = await waiversOf(inputs.db, flag);
   const range = flag.version_range;
   // An exact version covers its every spelling (PEP 440's `1.0` is `1.0.0`, decision 0039), so the package's
   // fetches are read and matched by the kind's canonical spelling.
@@ -185,8 +222,8 @@ async function* flagRows(inputs: ExposureInputs, f: ExposureFilter, flag: FlagRo
       fetched_version: fetched.version,
       certain: node.depth === 0 || node.certain,
       token_ids: [...fetched.tokens].sort().join(' ') || null,
-      // Filled by waivers (issue 30): a waived consumer is still listed, marked.
-      waived: false,
+      // A waived consumer is still listed, marked (decision 0067).
+      waived: waivedFor(waivers, fetched, node.depth === 0 ? fetched.version : (end.version ?? flag.version)),
       chain: chain.map((s, i) => ({ package_name: s.name, version: s.version, range: i === 0 ? null : chain[i - 1]!.range })),
     };
   };

@@ -14,6 +14,9 @@ interface ActiveFlag {
   expires_at: number | string | null;
 }
 
+/** What a waiver names to lift a flag (decision 0067): its source and its id there. */
+export const flagTarget = (f: { source: string; external_id: string }) => `flag:${f.source}:${f.external_id}`;
+
 /** The effects the rule reads from the database (fixed lists: none is built per request). */
 const GATE = ['gate'];
 const HARD_BLOCK = ['hard_block'];
@@ -49,7 +52,7 @@ export function createFlagRule(db: Knex, securityProfiles: ReadonlySet<string>, 
       const held = hardBlocks.find(registry, c, now);
       if (held) {
         denied(registry);
-        return reason(c, { ...held, effect: 'hard_block' });
+        return { message: reason(c, { ...held, effect: 'hard_block' }), target: flagTarget(held) };
       }
       // With the held set incomplete (over its byte cap), stored hard blocks are read too: refused, or 503 while
       // the database is down, never served.
@@ -61,7 +64,7 @@ export function createFlagRule(db: Knex, securityProfiles: ReadonlySet<string>, 
       const f = flags.find((x) => covers(ranges, registry, x, c) && (x.expires_at == null || Number(x.expires_at) > now));
       if (!f) return null;
       denied(registry);
-      return reason(c, f);
+      return { message: reason(c, f), target: flagTarget(f) };
     },
   };
 }

@@ -93,7 +93,7 @@ const ExposureRow = Type.Object(
     fetched_version: text,
     certain: Type.Boolean({ description: "false when a range on the chain did not parse, or the flagged version is not known to hub (a range flag none of whose versions hub holds or saw fetched)." }),
     token_ids: Type.Union([Type.String(), Type.Null()], { description: 'The ids of the tokens the fetches used, space-separated.' }),
-    waived: Type.Boolean({ description: 'Whether a waiver covers this consumer.' }),
+    waived: Type.Union([Type.String(), Type.Null()], { description: 'The waiver (decision 0067) in force that lets this consumer fetch the flagged version: `waiver <id> (<scope>, until <time>)`; null when none does.' }),
     chain: Type.Array(
       Type.Object({ package_name: Type.String(), version: text, range: Type.Union([Type.String(), Type.Null()], { description: 'The range the previous step declares for this package.' }) }, strict),
       { description: 'From the version fetched to the flagged version; one step for a direct fetch.' },

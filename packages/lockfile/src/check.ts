@@ -91,7 +91,14 @@ async function checkOne(d: CheckDeps, reg: ServedRegistry, e: LockEntry, v: Pack
   if (block) return { ...base, status: 'blocked', installable: false, reason: `blocked by ${block.blocked_by}${block.reason ? `: ${block.reason}` : ''}` };
   if (v.hidden.has(version)) return { ...base, status: 'unlisted', installable: false, reason: `${e.name} ${e.version} is unlisted on ${registry}` };
   let refusal: string | null = null;
-  for (const rule of d.refusals) if ((refusal = await rule(registry, c))) break;
+  for (const rule of d.refusals) {
+    const r = await rule(registry, c);
+    // A waiver lifts a refusal for one request's subject only: the check reports the refusal itself.
+    if (r) {
+      refusal = typeof r === 'string' ? r : r.message;
+      break;
+    }
+  }
   const flags = [...(v.facts.everyVersion?.flags ?? []), ...(v.facts.versions.get(version)?.flags ?? v.facts.versions.get(e.version)?.flags ?? [])];
   if (flags.length) {
     const effect = flags.map((f) => f.effect).sort((a, b) => EFFECT_ORDER.indexOf(b) - EFFECT_ORDER.indexOf(a))[0]!;

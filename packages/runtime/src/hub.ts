@@ -16,7 +16,7 @@ import { startMaintenance } from './jobs/maintenance.js';
 import { startKindGarbage } from './jobs/kind-garbage.js';
 import type { HubConfig } from './config/schema.js';
 import type { RegistryKind } from '@hub/contract';
-import type { AdvisorySource, CachePurge, ClientRule, FetchedArtifactListener, HubPlugin, PluginContext, PluginInstance, RefusalRule, SignInMethod } from './contract/plugin.js';
+import type { AdvisorySource, CachePurge, ClientRule, FetchedArtifactListener, HubPlugin, PluginContext, PluginInstance, RefusalRule, RefusalWaiver, SignInMethod } from './contract/plugin.js';
 import { createAuditLog, type AuditLog } from './audit/audit-log.js';
 import { createEventBus, type EventBus } from './events/event-bus.js';
 import { createHealthBoard } from './health/health-board.js';
@@ -204,6 +204,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
   let draining = false;
   let closing: Promise<void> | undefined;
   const refusals: RefusalRule[] = [];
+  const waivers: RefusalWaiver[] = [];
   const advisories: AdvisorySource[] = [];
   const clientRules: ClientRule[] = [];
   const { app, router } = createApp({
@@ -229,6 +230,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
       servesHost: (host) => servedHosts.has(host.toLowerCase()),
       signer,
       refusals,
+      waivers,
       advisories,
       local: services.local,
       keptPackages: async (registry) => (await kept?.packages(registry)) ?? [],
@@ -268,6 +270,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     packageFacts,
     adminRoutes,
     refusals,
+    waivers,
     advisories,
     metrics,
     access,

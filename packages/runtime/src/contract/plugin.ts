@@ -66,6 +66,8 @@ export interface PluginContext<Cfg = unknown> {
   adminRoutes: AdminRouteCatalog;
   /** Refusal rules the runtime applies with blocks, before any kind's handler and again for each artifact. */
   refusals: RefusalRule[];
+  /** Waivers that may lift one block or refusal for one request's subject (@hub/waivers adds one; decision 0067). */
+  waivers: RefusalWaiver[];
   /** Where kinds' audit routes read hub's own advisories (`rc.advisories`); the flags plugin adds one. */
   advisories: AdvisorySource[];
   /** The artifact cache's removals (the admin API's purge), and a wait for fetches under way to be stored. */
@@ -84,9 +86,29 @@ export interface PluginContext<Cfg = unknown> {
 
 /**
  * A rule that can refuse a coordinate on a registry (403 `package_blocked`): resolves with the message
- * naming who or what refuses it, or null. Called on the hot path: keep it memoised.
+ * naming who or what refuses it, or null. Called on the hot path: keep it memoised. A refusal that a waiver
+ * may lift names its `target` (`flag:<source>:<external_id>`); a plain string can be lifted by none.
  */
-export type RefusalRule = (registry: string, c: Coordinate) => Promise<string | null>;
+export type RefusalRule = (registry: string, c: Coordinate) => Promise<string | Refusal | null>;
+
+/** A refusal a waiver may lift: its message, and what refuses (`block:<id>`, `flag:<source>:<external_id>`). */
+export interface Refusal {
+  message: string;
+  target: string;
+}
+
+/** Who a registry request is: the user and the token it came with (both null for anonymous). */
+export interface Who {
+  user: string | null;
+  tokenId: string | null;
+}
+
+/**
+ * The active waiver that lets this request through the refusal `target` (decision 0067), named for the
+ * request's audit row (`waiver 7`), or null. Called on the hot path after a refusal was found: keep it
+ * memoised. Answer null when it cannot read: the refusal then stands.
+ */
+export type RefusalWaiver = (target: string, registry: string, c: Coordinate, who: Who) => Promise<string | null>;
 
 /**
  * hub's own advisories on some names of a registry (`rc.advisories`). `origin` is the hub's public origin as

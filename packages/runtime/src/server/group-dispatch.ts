@@ -18,7 +18,7 @@ import type { AuditContext } from '../audit/access-event.js';
 import type { Subject } from '../policy/decide.js';
 import { asDatabaseUnavailable } from '../storage/db.js';
 import { eligibleMembers } from './group-members.js';
-import { refuseBlocked, requestContext, type BoundRegistry, type RegistryRoutesDeps } from './registry-routes.js';
+import { noteWaived, refuseBlocked, requestContext, whoOf, type BoundRegistry, type RegistryRoutesDeps } from './registry-routes.js';
 
 /** What the group's own checks settled before its members are asked. */
 export interface GroupRequest {
@@ -169,7 +169,7 @@ function groupAsk(ctx: Koa.Context, d: RegistryRoutesDeps, group: BoundRegistry,
     if (!found) return [];
     if (found.match.coordinate) {
       try {
-        await refuseBlocked(d, group.info.name, found.match.coordinate);
+        await refuseBlocked(d, group.info.name, found.match.coordinate, whoOf(r.subject));
       } catch {
         return [];
       }
@@ -197,12 +197,12 @@ async function askable(d: RegistryRoutesDeps, group: BoundRegistry, r: GroupRequ
 async function answer(ctx: Koa.Context, d: RegistryRoutesDeps, group: BoundRegistry, r: GroupRequest, member: BoundRegistry): Promise<Answer> {
   const audit: AuditContext = { action: r.audit.action, package: r.audit.package, version: r.audit.version, registry: member.info.name };
   try {
-    if (r.match.coordinate) await refuseBlocked(d, member.info.name, r.match.coordinate);
+    if (r.match.coordinate) noteWaived(audit, await refuseBlocked(d, member.info.name, r.match.coordinate, whoOf(r.subject)));
     // A coordinate the handler resolves (npm `latest`) meets the member's blocks and the group's.
     const checkResolved = async (c: { name: string; version?: string }) => {
       if (r.subject && r.permission && c.name !== r.match.coordinate?.name) await d.access.authorize(ctx, r.subject, r.permission, { registry: member.info.name, package: c.name });
-      await refuseBlocked(d, group.info.name, c);
-      await refuseBlocked(d, member.info.name, c);
+      noteWaived(audit, await refuseBlocked(d, group.info.name, c, whoOf(r.subject)));
+      noteWaived(audit, await refuseBlocked(d, member.info.name, c, whoOf(r.subject)));
     };
     const rc = requestContext(ctx, d, member, audit, r.anonymousRead, undefined, checkResolved, r.subject?.user_id ?? null, group);
     const reply = await r.route.handle(rc, r.match);

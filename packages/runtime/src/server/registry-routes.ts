@@ -16,7 +16,7 @@ import { forceAttachment } from './content-safety.js';
 import { guardFirstPublish } from './first-publish.js';
 import { serveGroup } from './group-dispatch.js';
 
-import type { AdvisorySource, RefusalRule, ServedRegistry } from '../contract/plugin.js';
+import type { AdvisorySource, RefusalRule, RefusalWaiver, ServedRegistry, Who } from '../contract/plugin.js';
 
 export type BoundRegistry = ServedRegistry;
 
@@ -32,6 +32,8 @@ export interface RegistryRoutesDeps {
   signer: UrlSigner;
   /** Plugins' refusal rules (flags), applied after blocks. */
   refusals: readonly RefusalRule[];
+  /** Plugins' waivers: a refusal one of them lifts for the request's subject is passed (decision 0067). */
+  waivers?: readonly RefusalWaiver[];
   /** Plugins' advisories (flags), for audit routes. */
   advisories: readonly AdvisorySource[];
   local: LocalStore;
@@ -146,12 +148,13 @@ export function registryRoutes(d: RegistryRoutesDeps): Koa.Middleware {
       const signed = route.signedAccess === true && d.signer.verify(ctx.path, new URLSearchParams(ctx.querystring));
       if (signed) audit.detail = 'signed URL';
       const subject = permission && !signed ? await d.access.require(ctx, permission, { registry: reg.info.name, package: match.coordinate?.name }, { challenge }) : undefined;
-      if (match.coordinate) await refuseBlocked(d, reg.info.name, match.coordinate);
+      const who = whoOf(subject);
+      if (match.coordinate) noteWaived(audit, await refuseBlocked(d, reg.info.name, match.coordinate, who));
       // A coordinate the handler resolved (a gem file name that splits two ways) meets the same checks:
       // the permission for its package (as the access-check simulator decides it), then blocks and refusals.
       const checkResolved = async (c: Coordinate) => {
         if (subject && permission && c.name !== match.coordinate?.name) await d.access.authorize(ctx, subject, permission, { registry: reg.info.name, package: c.name }, { challenge });
-        await refuseBlocked(d, reg.info.name, c);
+        noteWaived(audit, await refuseBlocked(d, reg.info.name, c, who));
       };
 
       const anonymous = decision(d.access, { subject: ANONYMOUS, permission: 'source:read', registry: reg.info.name }, allowed);
@@ -191,14 +194,46 @@ const blockMessage = (c: { name: string; version?: string }, block: Pick<FoundBl
   return `${what} is blocked by ${block.blocked_by}${block.reason ? `: ${block.reason}` : ''}`;
 };
 
-export async function refuseBlocked(d: RegistryRoutesDeps, registry: string, c: { name: string; version?: string }) {
+/** The subject of a request as waivers see it (none for a signed URL: it carries no subject). */
+export const whoOf = (s: { user_id: string | null; token_id: string | null } | undefined): Who | undefined => s && { user: s.user_id, tokenId: s.token_id };
+
+/** The waiver that lifts `target` for `who`, or null; no waivers (or no subject: a signed URL) lift nothing, and no lookup is made. */
+async function waiverFor(d: RegistryRoutesDeps, target: string, registry: string, c: Coordinate, who: Who | undefined): Promise<string | null> {
+  if (!who || !d.waivers?.length) return null;
+  for (const w of d.waivers) {
+    const by = await w(target, registry, c, who);
+    if (by) return by;
+  }
+  return null;
+}
+
+/**
+ * Refuses (403 `package_blocked`) a coordinate that a block or a refusal rule refuses, unless a waiver lifts that
+ * refusal for `who`. Resolves with the waivers that let it through (for the request's audit row), else [].
+ */
+export async function refuseBlocked(d: RegistryRoutesDeps, registry: string, c: Coordinate, who?: Who): Promise<string[]> {
+  const lifted: string[] = [];
   const block = await d.blocks.find(registry, c);
-  if (block) throw errors.packageBlocked(blockMessage(c, block));
+  if (block) {
+    const by = await waiverFor(d, `block:${block.id}`, registry, c, who);
+    if (!by) throw errors.packageBlocked(blockMessage(c, block));
+    lifted.push(`${by} lifts block ${block.id}`);
+  }
   for (const rule of d.refusals) {
     const refused = await rule(registry, c);
-    if (refused) throw errors.packageBlocked(refused);
+    if (!refused) continue;
+    if (typeof refused === 'string') throw errors.packageBlocked(refused);
+    const by = await waiverFor(d, refused.target, registry, c, who);
+    if (!by) throw errors.packageBlocked(refused.message);
+    lifted.push(`${by} lifts ${refused.target}`);
   }
+  return lifted;
 }
+
+/** Notes on the request's audit row the waivers that let it through a refusal. */
+export const noteWaived = (audit: AuditContext, lifted: readonly string[]) => {
+  if (lifted.length) audit.detail = [audit.detail, ...lifted].filter(Boolean).join('; ');
+};
 
 /**
  * `checked`: the coordinate the route was already checked against; an artifact for the same one is not

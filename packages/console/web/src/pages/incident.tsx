@@ -18,6 +18,16 @@ interface Flag {
   raised_at: string | null;
 }
 type ExposureRow = Record<string, string | number | null>;
+interface Waiver {
+  id: number;
+  version: string | null;
+  scope: { type: string; id: string | null };
+  reason: string;
+  state: string;
+  requested_by: string;
+  decided_by: string | null;
+  expires_at: string;
+}
 interface Coverage {
   registries_with_sbom: number;
   analysis: string;
@@ -84,6 +94,7 @@ export function IncidentPage(p: { me: Session; q: URLSearchParams }) {
         )}
       </section>
       {flag && <Exposure me={p.me} flag={flag} />}
+      {flag && <Waivers flag={flag} />}
     </>
   );
 }
@@ -121,12 +132,13 @@ function Exposure(p: { me: Session; flag: Flag }) {
                 <th scope="col">Before flag</th>
                 <th scope="col">After flag</th>
                 <th scope="col">Last fetch</th>
+                <th scope="col">Waived</th>
               </tr>
             </thead>
             <tbody>
               {rows.length === 0 && (
                 <tr>
-                  <td colSpan={7}>Nobody fetched a flagged version (within the audit log's retention).</td>
+                  <td colSpan={8}>Nobody fetched a flagged version (within the audit log's retention).</td>
                 </tr>
               )}
               {rows.map((r, i) => (
@@ -141,6 +153,7 @@ function Exposure(p: { me: Session; flag: Flag }) {
                   <td>{String(r.fetches_before_flag ?? 0)}</td>
                   <td>{String(r.fetches_after_flag ?? 0)}</td>
                   <td>{when(r.last_fetch_at as string | null)}</td>
+                  <td>{r.waived ? String(r.waived) : ''}</td>
                 </tr>
               ))}
             </tbody>
@@ -176,6 +189,62 @@ function Exposure(p: { me: Session; flag: Flag }) {
             Every version of {f.package_name} in {f.registry} is hidden from listings and every download is refused with 403.
           </p>
         </Confirm>
+      )}
+    </section>
+  );
+}
+
+/** The waivers of this flag (decision 0067): who may still fetch it, why, and until when. Hidden without @hub/waivers. */
+function Waivers(p: { flag: Flag }) {
+  const f = p.flag;
+  const target = `flag:${f.source}:${f.external_id}`;
+  const { data, error } = useData(() => call<{ waivers: Waiver[] }>('waiver_list', { query: { target } }), target);
+  if (error && /not found|not_found|404/i.test(error)) return null;
+  return (
+    <section aria-labelledby="waivers-h">
+      <h2 id="waivers-h">
+        Waivers of {f.source}/{f.external_id}
+      </h2>
+      <Alert error={error} />
+      {data && (
+        <div class="scroll">
+          <table>
+            <caption class="sr-only">Waivers of this flag</caption>
+            <thead>
+              <tr>
+                <th scope="col">Waiver</th>
+                <th scope="col">For</th>
+                <th scope="col">Version</th>
+                <th scope="col">State</th>
+                <th scope="col">Expires</th>
+                <th scope="col">Requested by</th>
+                <th scope="col">Decided by</th>
+                <th scope="col">Reason</th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.waivers.length === 0 && (
+                <tr>
+                  <td colSpan={8}>No waivers.</td>
+                </tr>
+              )}
+              {data.waivers.map((w) => (
+                <tr key={w.id} class="waiver-row">
+                  <th scope="row">{w.id}</th>
+                  <td>{w.scope.id ? `${w.scope.type} ${w.scope.id}` : w.scope.type}</td>
+                  <td>{w.version ?? 'all'}</td>
+                  <td>
+                    <Badge kind={w.state === 'active' ? 'warn' : 'ok'}>{w.state}</Badge>
+                  </td>
+                  <td>{when(w.expires_at)}</td>
+                  <td>{w.requested_by}</td>
+                  <td>{w.decided_by ?? ''}</td>
+                  <td class="summary-text">{w.reason}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </section>
   );
