@@ -103,7 +103,7 @@ for (const tier of tiers) {
       'bob: deep-leaf@1.0.0 direct',
     ], "each consumer's chain; safe-b's ^2.0.0 excludes the flagged 1.0.0, so safe-b and safe-top expose nobody; the cycle ends");
     const top = report.rows.find((r) => r.fetched_package === 'top-app')!;
-    t.match(top, { package_name: 'deep-leaf', version: '1.0.0', exposure: 'dependent', depth: 3, certain: true, waived: false, fetches_before_flag: 1, fetches_after_flag: 0, external_id: 'MAL-9' });
+    t.match(top, { package_name: 'deep-leaf', version: '1.0.0', exposure: 'dependent', depth: 3, certain: true, waived: null, fetches_before_flag: 1, fetches_after_flag: 0, external_id: 'MAL-9' });
     t.same(top.chain, [
       { package_name: 'top-app', version: '1.0.0', range: null },
       { package_name: 'mid-a', version: '1.0.0', range: '^1.0.0' },
@@ -140,7 +140,7 @@ for (const tier of tiers) {
     const csv = parseCsv((await get('/api/v1/admin/exposure/export?format=csv&depth=1')).text);
     const header = csv[0]!;
     const midB = csv.find((r) => r[header.indexOf('fetched_package')] === 'mid-b')!;
-    t.same([midB[header.indexOf('via')], midB[header.indexOf('depth')], midB[header.indexOf('waived')]], ['mid-b@1.0.0 -> deep-leaf@1.0.0', '1', 'false']);
+    t.same([midB[header.indexOf('via')], midB[header.indexOf('depth')], midB[header.indexOf('waived')]], ['mid-b@1.0.0 -> deep-leaf@1.0.0', '1', '']);
     t.equal((await get('/api/v1/admin/exposure/export?format=xml')).status, 400);
   });
 }

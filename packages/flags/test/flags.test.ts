@@ -284,7 +284,7 @@ t.test('dependency analysis: who fetched a dependent of a flagged version', asyn
 
   const report = JSON.parse((await s.api('/api/v1/admin/exposure')).text);
   const byUser = Object.fromEntries(report.rows.map((r: any) => [r.consumer, r]));
-  t.match(byUser.alice, { package_name: 'hubdep', version: '1.0.0', exposure: 'dependent', via: 'hubdemo@1.1.0 -> hubdep@1.0.0', depth: 1, fetched_package: 'hubdemo', fetched_version: '1.1.0', certain: true, waived: false, external_id: 'DEP-1', fetches_before_flag: 1 });
+  t.match(byUser.alice, { package_name: 'hubdep', version: '1.0.0', exposure: 'dependent', via: 'hubdemo@1.1.0 -> hubdep@1.0.0', depth: 1, fetched_package: 'hubdemo', fetched_version: '1.1.0', certain: true, waived: null, external_id: 'DEP-1', fetches_before_flag: 1 });
   t.match(byUser.bob, { exposure: 'dependent', via: '@hubtest/scoped@1.0.0 -> hubdep@1.0.0' });
   t.equal(report.rows.length, 2);
   t.match(report.coverage.registries.find((r: any) => r.name === 'npm'), { sbom: true, artifacts_analysed: 2 });
