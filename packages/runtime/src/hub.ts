@@ -256,6 +256,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     try {
       // A configuration built in code (the built-in default) has no plugin sections: the schema's defaults apply.
       const pluginConfig = p.config ? (config.sections[p.config.section] ??= Value.Default(p.config.schema, undefined)) : undefined;
+      for (const s of p.extraSections ?? []) config.sections[s.section] ??= Value.Default(s.schema, undefined);
       const instance = await p.setup?.({ ...pluginContext, pluginConfig, log: log.child({ plugin: p.id }) });
       if (instance) instances.push(instance);
     } catch (e) {

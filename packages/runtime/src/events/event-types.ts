@@ -12,6 +12,8 @@ export const HUB_EVENT_TYPES = {
   upstream_unreachable: 'a sweep was void (the upstream looked down)',
   config_reloaded: 'hub.toml was re-read and the new config applied',
   cleanup_ran: 'a cleanup run removed versions (or would have, in a dry run)',
+  advisory_feed_failed: "an advisory feed's pull failed after a good one (its last good flags stay)",
+  advisory_feed_recovered: 'an advisory feed pulled well again after failing',
 } as const satisfies Record<string, string>;
 
 export type HubEventType = keyof typeof HUB_EVENT_TYPES;

@@ -6,7 +6,7 @@ import type { TSchema } from 'typebox';
 import { loadConfig, parseDocument, readConfigFile } from '../config/load.js';
 import type { HubConfig } from '../config/schema.js';
 import { CONTRACT_VERSION, type RegistryKind } from '@hub/contract';
-import type { AnyPlugin, HubPlugin } from '../contract/plugin.js';
+import { pluginSections, type AnyPlugin, type HubPlugin } from '../contract/plugin.js';
 import { StartupError } from './startup-error.js';
 
 export interface ComposeOptions {
@@ -41,7 +41,7 @@ async function loadComposition(o: ComposeOptions): Promise<Composition> {
   const { kinds, others } = checkPlugins([...o.plugins, ...(await importPlugins(named))]);
   const kindSchemas = new Map<string, TSchema>();
   for (const k of kinds.values()) if (k.configSchema) kindSchemas.set(k.id, k.configSchema);
-  const config = loadConfig({ path: o.configFile, text, env: o.env, kindSchemas, pluginSections: others.flatMap((p) => (p.config ? [p.config] : [])) });
+  const config = loadConfig({ path: o.configFile, text, env: o.env, kindSchemas, pluginSections: others.flatMap(pluginSections) });
   return { kinds, others, config };
 }
 

@@ -1,0 +1,166 @@
+/**
+ * Reads one pull of a feed, bounded: an http(s) URL (a JSON array of OSV records, or a zip of OSV JSON files
+ * as in the OSV bulk export) asked conditionally with the last ETag and Last-Modified, or a local folder of
+ * OSV `*.json` whose listing (names, sizes, modification times) stands in for the validators. Each record is
+ * handed to `visit` as parsed JSON; anything too big, too many, unreadable or not JSON fails the whole pull.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { forEachZipEntry, isArchiveError } from '@hub/runtime';
+import type { AdvisoryFeedConfig } from './feed-config.js';
+
+/** A JSON-array feed is parsed whole, so it is capped tighter than a zip, which is read entry by entry. */
+export const MAX_JSON_FEED_BYTES = 64 * 1024 * 1024;
+/** Folders deeper than this under `directory` are not read. */
+const MAX_DEPTH = 8;
+
+export class FeedError extends Error {}
+
+export interface Validators {
+  etag: string | null;
+  last_modified: string | null;
+  fingerprint: string | null;
+}
+
+export type FeedRead = { notModified: true } | { notModified: false; records: number; validators: Validators };
+
+/** Pulls the feed; `visit` sees every record before this resolves. */
+export async function readFeed(feed: AdvisoryFeedConfig, prior: Validators, visit: (record: unknown) => void): Promise<FeedRead> {
+  return feed.url !== undefined ? readUrl(feed, feed.url, prior, visit) : readDirectory(feed, feed.directory!, prior, visit);
+}
+
+function parse(data: Buffer | string, where: string): unknown {
+  try {
+    return JSON.parse(data.toString());
+  } catch (e) {
+    throw new FeedError(`${where} is not JSON: ${(e as Error).message.slice(0, 200)}`);
+  }
+}
+
+async function readUrl(feed: AdvisoryFeedConfig, url: string, prior: Validators, visit: (record: unknown) => void): Promise<FeedRead> {
+  const headers: Record<string, string> = { accept: 'application/json, application/zip;q=0.9' };
+  if (prior.etag) headers['if-none-match'] = prior.etag;
+  if (prior.last_modified) headers['if-modified-since'] = prior.last_modified;
+  const signal = AbortSignal.timeout(feed.timeout_secs * 1000);
+  let res: Response;
+  try {
+    res = await fetch(url, { headers, signal, redirect: 'follow' });
+  } catch (e) {
+    const cause = (e as { cause?: { code?: string; message?: string } }).cause;
+    throw new FeedError(`fetching the feed failed: ${cause?.code ?? cause?.message ?? (e as Error).message}`);
+  }
+  if (res.status === 304) {
+    await res.body?.cancel();
+    return { notModified: true };
+  }
+  if (res.status !== 200) {
+    await res.body?.cancel();
+    throw new FeedError(`the feed answered HTTP ${res.status}`);
+  }
+  const declared = Number(res.headers.get('content-length') ?? NaN);
+  if (declared > feed.max_bytes) {
+    await res.body?.cancel();
+    throw new FeedError(`the feed is ${declared} bytes, over max_bytes (${feed.max_bytes})`);
+  }
+  const validators = { etag: res.headers.get('etag'), last_modified: res.headers.get('last-modified'), fingerprint: null };
+  const file = path.join(os.tmpdir(), `hub-feed-${randomUUID()}`);
+  try {
+    await spool(res, file, feed.max_bytes, signal);
+    const records = await readFile(feed, file, visit);
+    return { notModified: false, records, validators };
+  } finally {
+    await fs.promises.rm(file, { force: true });
+  }
+}
+
+/** The body into `file`, failing past maxBytes, whatever Content-Length said. */
+async function spool(res: Response, file: string, maxBytes: number, signal: AbortSignal): Promise<void> {
+  let seen = 0;
+  const body = Readable.fromWeb(res.body as never);
+  async function* capped(source: AsyncIterable<Buffer>) {
+    for await (const chunk of source) {
+      seen += chunk.length;
+      if (seen > maxBytes) throw new FeedError(`the feed is larger than max_bytes (${maxBytes})`);
+      yield chunk;
+    }
+  }
+  try {
+    await pipeline(body, capped, fs.createWriteStream(file, { flags: 'wx' }), { signal });
+  } catch (e) {
+    if (e instanceof FeedError) throw e;
+    throw new FeedError(`reading the feed failed: ${(e as Error).message}`);
+  }
+}
+
+/** A spooled body: a zip (by its magic) or a JSON array. */
+async function readFile(feed: AdvisoryFeedConfig, file: string, visit: (record: unknown) => void): Promise<number> {
+  const head = Buffer.alloc(4);
+  const fd = await fs.promises.open(file, 'r');
+  let size: number;
+  try {
+    await fd.read(head, 0, 4, 0);
+    size = (await fd.stat()).size;
+  } finally {
+    await fd.close();
+  }
+  if (head[0] === 0x50 && head[1] === 0x4b) {
+    let records = 0;
+    try {
+      await forEachZipEntry(file, { maxBytes: feed.max_bytes, maxEntries: feed.max_records, maxEntryBytes: feed.max_record_bytes }, (name, data) => {
+        if (!name.toLowerCase().endsWith('.json')) return;
+        records++;
+        visit(parse(data, `zip entry ${JSON.stringify(name.slice(0, 200))}`));
+      });
+    } catch (e) {
+      if (isArchiveError(e)) throw new FeedError(`the feed's zip: ${e.message}`);
+      throw e;
+    }
+    return records;
+  }
+  if (size > MAX_JSON_FEED_BYTES) throw new FeedError(`a JSON feed is parsed whole, so at most ${MAX_JSON_FEED_BYTES} bytes (this one is ${size}); serve a zip of OSV files instead`);
+  const doc = parse(await fs.promises.readFile(file), 'the feed');
+  if (!Array.isArray(doc)) throw new FeedError('the feed is neither a JSON array of OSV records nor a zip of OSV JSON files');
+  if (doc.length > feed.max_records) throw new FeedError(`the feed has ${doc.length} records, over max_records (${feed.max_records})`);
+  for (const r of doc) visit(r);
+  return doc.length;
+}
+
+async function readDirectory(feed: AdvisoryFeedConfig, dir: string, prior: Validators, visit: (record: unknown) => void): Promise<FeedRead> {
+  const files: Array<{ rel: string; size: number; mtime: number }> = [];
+  let bytes = 0;
+  async function walk(rel: string, depth: number): Promise<void> {
+    let entries: fs.Dirent[];
+    try {
+      entries = await fs.promises.readdir(path.join(dir, rel), { withFileTypes: true });
+    } catch (e) {
+      throw new FeedError(`reading ${JSON.stringify(path.join(dir, rel))} failed: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
+    for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+      const child = path.join(rel, e.name);
+      // Links are not followed: a loop, or a way out of the folder.
+      if (e.isDirectory() && depth < MAX_DEPTH) await walk(child, depth + 1);
+      else if (e.isFile() && e.name.toLowerCase().endsWith('.json')) {
+        const st = await fs.promises.stat(path.join(dir, child));
+        if (st.size > feed.max_record_bytes) throw new FeedError(`${JSON.stringify(child)} is ${st.size} bytes, over max_record_bytes (${feed.max_record_bytes})`);
+        bytes += st.size;
+        if (bytes > feed.max_bytes) throw new FeedError(`the folder's OSV files pass max_bytes (${feed.max_bytes})`);
+        files.push({ rel: child, size: st.size, mtime: st.mtimeMs });
+        if (files.length > feed.max_records) throw new FeedError(`the folder has more than max_records (${feed.max_records}) OSV files`);
+      }
+    }
+  }
+  await walk('', 0);
+  const hash = createHash('sha256');
+  for (const f of files) hash.update(`${f.rel}\0${f.size}\0${f.mtime}\n`);
+  const fingerprint = hash.digest('hex');
+  if (prior.fingerprint === fingerprint) return { notModified: true };
+  for (const f of files) {
+    const doc = parse(await fs.promises.readFile(path.join(dir, f.rel)), JSON.stringify(f.rel));
+    visit(doc);
+  }
+  return { notModified: false, records: files.length, validators: { etag: null, last_modified: null, fingerprint } };
+}
