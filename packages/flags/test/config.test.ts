@@ -24,3 +24,14 @@ t.test('previous_secrets_env: a list of variable names resolves to previous_secr
   t.match(errorOf('[[flag_sources]]\nname = "osv"\nsecret = "x"\nmax_effect = "nuke"\n'), /max_effect/);
   t.match(errorOf('[[flag_sources]]\nname = "osv"\nsecret = "x"\nmax_flags_per_minute = 0\n'), /max_flags_per_minute/);
 });
+
+t.test('[[advisory_feeds]] is a second section of the plugin: url or directory, registries or types, defaults', async (t) => {
+  const reg = '[[registries]]\nname = "npm-proxy"\ntype = "npm"\nupstream = "https://upstream.example"\n';
+  const [feed] = load(`${reg}[[advisory_feeds]]\nname = "osv"\nurl = "https://advisories.example/all.zip"\necosystems = { npm = ["npm"] }\n`).sections.advisory_feeds as any[];
+  t.match(feed, { name: 'osv', interval_secs: 3600, effect: 'warn', max_records: 200000, ecosystems: { npm: ['npm'] } });
+  t.match(errorOf(`${reg}[[advisory_feeds]]\nname = "osv"\necosystems = {}\n`), /advisory_feeds\[0\]\.url: give url or directory, not both or neither/);
+  t.match(errorOf(`${reg}[[advisory_feeds]]\nname = "osv"\ndirectory = "/srv/osv"\necosystems = { PyPI = ["pypi"] }\n`), /advisory_feeds\[0\]\.ecosystems\.PyPI: "pypi" is neither a registry name nor a registry type/);
+  t.match(errorOf(`${reg}[[advisory_feeds]]\nname = "osv"\nurl = "ftp://x"\necosystems = {}\n`), /advisory_feeds\[0\]\.url/);
+  t.match(errorOf(`${reg}[[advisory_feeds]]\nname = "osv"\ndirectory = "/a"\necosystems = {}\ninterval_secs = 5\n`), /interval_secs/);
+  t.match(errorOf(`${reg}[[advisory_feeds]]\nname = "a"\ndirectory = "/a"\necosystems = {}\n[[advisory_feeds]]\nname = "a"\ndirectory = "/b"\necosystems = {}\n`), /duplicate advisory feed name "a"/);
+});
