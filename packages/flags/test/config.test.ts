@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { pluginConfigLoader } from '@hub/testkit';
 import flags from '../src/index.js';
@@ -34,4 +36,16 @@ t.test('[[advisory_feeds]] is a second section of the plugin: url or directory, 
   t.match(errorOf(`${reg}[[advisory_feeds]]\nname = "osv"\nurl = "ftp://x"\necosystems = {}\n`), /advisory_feeds\[0\]\.url/);
   t.match(errorOf(`${reg}[[advisory_feeds]]\nname = "osv"\ndirectory = "/a"\necosystems = {}\ninterval_secs = 5\n`), /interval_secs/);
   t.match(errorOf(`${reg}[[advisory_feeds]]\nname = "a"\ndirectory = "/a"\necosystems = {}\n[[advisory_feeds]]\nname = "a"\ndirectory = "/b"\necosystems = {}\n`), /duplicate advisory feed name "a"/);
+});
+
+t.test("the README's [[advisory_feeds]] example loads as written", async (t) => {
+  const readme = fs.readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
+  const section = readme.slice(readme.indexOf('## Advisory feeds (OSV)\n'));
+  const toml = /```toml\n([\s\S]*?)```/.exec(section)![1]!;
+  const others = ['pypi', 'maven', 'cargo', 'go', 'nuget', 'rubygems'].map((type) => `[[registries]]\nname = "${type}"\ntype = "${type}"\nupstream = "https://upstream.example"\n`).join('');
+  const feeds = load(`${toml}\n${others}`).sections.advisory_feeds as any[];
+  t.match(feeds, [
+    { name: 'osv-npm', url: 'https://advisories.example/npm/all.zip', effect: 'gate', min_severity: 'moderate', ecosystems: { npm: ['npm'] } },
+    { name: 'osv-local', directory: '/var/lib/hub/osv', effect: 'hard_block', ecosystems: { 'crates.io': ['cargo'] }, max_records: 200000 },
+  ]);
 });
