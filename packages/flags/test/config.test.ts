@@ -43,7 +43,7 @@ t.test("the README's [[advisory_feeds]] example loads as written", async (t) => 
   const section = readme.slice(readme.indexOf('## Advisory feeds (OSV)\n'));
   const toml = /```toml\n([\s\S]*?)```/.exec(section)![1]!;
   const others = ['pypi', 'maven', 'cargo', 'go', 'nuget', 'rubygems'].map((type) => `[[registries]]\nname = "${type}"\ntype = "${type}"\nupstream = "https://upstream.example"\n`).join('');
-  const feeds = load(`${toml}\n${others}`).sections.advisory_feeds as any[];
+  const feeds = load(`${toml.replace("https://<upstream base>", "https://upstream.example")}\n${others}`).sections.advisory_feeds as any[];
   t.match(feeds, [
     { name: 'osv-npm', url: 'https://advisories.example/npm/all.zip', effect: 'gate', min_severity: 'moderate', ecosystems: { npm: ['npm'] } },
     { name: 'osv-local', directory: '/var/lib/hub/osv', effect: 'hard_block', ecosystems: { 'crates.io': ['cargo'] }, max_records: 200000 },
