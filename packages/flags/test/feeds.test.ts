@@ -165,6 +165,15 @@ t.test('a failing feed keeps the last good flags, shows unhealthy, counts and al
   t.equal((await w.api('GET', '/api/v1/admin/events?type=advisory_feed_recovered')).json.events.length, 1);
 });
 
+t.test('a feed nobody answers for fails with the network error', async (t) => {
+  const server = await startOsvFeedServer();
+  const url = server.url;
+  await server.close(); // the port is closed now: connections are refused
+  const w = await feedHub(t, [{ name: 'down', url, ecosystems: ECOSYSTEMS }]);
+  t.match((await w.pull('down')).json, { outcome: 'failed', problem: /^fetching the feed failed: ECONNREFUSED/, feed: { healthy: false, flags: 0 } });
+  t.match((await w.api('GET', '/api/v1/admin/events?type=advisory_feed_failed')).json.events, [{ data: { feed: 'down', last_success_at: null } }], 'a feed that never worked alerts too');
+});
+
 t.test('malformed, oversized and wrong-shaped feeds are refused whole; a bad record is skipped and keeps its flags', async (t) => {
   const w = await world(t, { max_bytes: 4096 });
   await w.pull('osv');
@@ -187,6 +196,9 @@ t.test('a zip of OSV files (the bulk export format) is read entry by entry, with
   t.match((await w.pull('osv')).json, { outcome: 'updated', feed: { records: 4, flags: 7 } });
   w.server.serve(makeZip(Object.fromEntries([...RECORDS, { ...MALWARE, id: 'MAL-2026-10' }].map((r) => [`${r.id}.json`, JSON.stringify(r)]))));
   t.match((await w.pull('osv')).json, { outcome: 'failed', problem: /zip has more than 4 entries/ });
+  // An entry inflating past max_record_bytes (a small zip of zeros) stops at the cap.
+  w.server.serve(makeZip({ 'GHSA-big.json': Buffer.alloc(5 * 1024 * 1024) }));
+  t.match((await w.pull('osv')).json, { outcome: 'failed', problem: /zip entry "GHSA-big\.json" is 5242880 bytes \(cap 4194304\)/ });
   w.server.serve(makeZip({ 'GHSA-1.json': '{not json' }));
   t.match((await w.pull('osv')).json, { outcome: 'failed', problem: /zip entry "GHSA-1\.json" is not JSON/ });
   w.server.serve(Buffer.concat([Buffer.from('PK\u0003\u0004'), Buffer.alloc(100)]));
