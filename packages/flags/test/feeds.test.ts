@@ -221,3 +221,15 @@ t.test('a directory of OSV files: read recursively, unchanged listing is not re-
   t.match((await w.pull('local')).json, { outcome: 'updated', feed: { records: 1, flags: 4 } });
   t.match((await w.api('POST', '/api/v1/admin/advisory-feeds/nope/pull')), { status: 404 });
 });
+
+t.test('redirects are followed, a few times', async (t) => {
+  const server = await startOsvFeedServer();
+  t.teardown(() => server.close());
+  server.serve(RECORDS);
+  const w = await feedHub(t, [
+    { name: 'moved', url: server.url.replace(/\/feed$/, '/moved'), ecosystems: ECOSYSTEMS },
+    { name: 'loop', url: server.url.replace(/\/feed$/, '/loop'), ecosystems: ECOSYSTEMS },
+  ]);
+  t.match((await w.pull('moved')).json, { outcome: 'updated', feed: { flags: 7 } });
+  t.match((await w.pull('loop')).json, { outcome: 'failed', problem: 'the feed redirected more than 5 times' });
+});

@@ -4,7 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface OsvFeedServer {
-  /** The feed's URL (`/feed`). */
+  /** The feed's URL (`/feed`; `/moved` redirects to it, `/loop` to itself). */
   url: string;
   /** Serves these records (a JSON array) or these bytes from now on, with a new ETag. */
   serve(body: unknown[] | Buffer, contentType?: string): void;
@@ -23,6 +23,8 @@ export async function startOsvFeedServer(): Promise<OsvFeedServer> {
   const requests: OsvFeedServer['requests'] = [];
   const server = http.createServer((req, res) => {
     const ifNoneMatch = req.headers['if-none-match'] ?? null;
+    // `/moved` sends the client to the feed; `/loop` to itself.
+    if (req.url === '/moved' || req.url === '/loop') return void res.writeHead(302, { location: req.url === '/moved' ? '/feed' : '/loop' }).end();
     const status = failing ?? (req.url !== '/feed' ? 404 : ifNoneMatch === etag() ? 304 : 200);
     requests.push({ ifNoneMatch, status });
     if (status !== 200) return void res.writeHead(status, status === 304 ? { etag: etag() } : {}).end();

@@ -8,9 +8,14 @@ import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { forEachZipEntry, isArchiveError } from '@hub/runtime';
+import { forEachZipEntry, isArchiveError, type serverDispatcher } from '@hub/runtime';
+
+/** The server-level proxy and CAs (`[server] upstream_proxy`, `ca_file`), as for other configured services outside a registry. */
+export type FeedNetwork = Awaited<ReturnType<typeof serverDispatcher>>;
+/** Redirects a feed URL may take (a bucket behind a CDN answers with one or two). */
+const MAX_REDIRECTS = 5;
 import type { AdvisoryFeedConfig } from './feed-config.js';
 
 /** A JSON-array feed is parsed whole, so it is capped tighter than a zip, which is read entry by entry. */
@@ -29,8 +34,8 @@ export interface Validators {
 export type FeedRead = { notModified: true } | { notModified: false; records: number; validators: Validators };
 
 /** Pulls the feed; `visit` sees every record before this resolves. */
-export async function readFeed(feed: AdvisoryFeedConfig, prior: Validators, visit: (record: unknown) => void): Promise<FeedRead> {
-  return feed.url !== undefined ? readUrl(feed, feed.url, prior, visit) : readDirectory(feed, feed.directory!, prior, visit);
+export async function readFeed(feed: AdvisoryFeedConfig, prior: Validators, visit: (record: unknown) => void, dispatcher: () => Promise<FeedNetwork>): Promise<FeedRead> {
+  return feed.url !== undefined ? readUrl(feed, feed.url, prior, visit, await dispatcher()) : readDirectory(feed, feed.directory!, prior, visit);
 }
 
 function parse(data: Buffer | string, where: string): unknown {
@@ -41,35 +46,53 @@ function parse(data: Buffer | string, where: string): unknown {
   }
 }
 
-async function readUrl(feed: AdvisoryFeedConfig, url: string, prior: Validators, visit: (record: unknown) => void): Promise<FeedRead> {
+/** GET with the validators, following up to MAX_REDIRECTS http(s) redirects. */
+async function get(network: FeedNetwork, url: string, headers: Record<string, string>, signal: AbortSignal) {
+  let at = new URL(url);
+  for (let hop = 0; ; hop++) {
+    let res: Awaited<ReturnType<FeedNetwork['request']>>;
+    try {
+      res = await network.request({ origin: at.origin, path: `${at.pathname}${at.search}`, method: 'GET', headers: { ...headers, host: at.host }, signal });
+    } catch (e) {
+      const err = e as NodeJS.ErrnoException & { cause?: { code?: string } };
+      throw new FeedError(`fetching the feed failed: ${err.code ?? err.cause?.code ?? err.message}`);
+    }
+    const location = res.headers.location;
+    if (res.statusCode < 300 || res.statusCode > 399 || res.statusCode === 304 || typeof location !== 'string') return res;
+    res.body.resume();
+    const next = URL.canParse(location, at.href) ? new URL(location, at) : null;
+    if (!next || (next.protocol !== 'http:' && next.protocol !== 'https:')) throw new FeedError('the feed redirected to something that is not an http(s) URL');
+    if (hop >= MAX_REDIRECTS) throw new FeedError(`the feed redirected more than ${MAX_REDIRECTS} times`);
+    at = next;
+  }
+}
+
+const header = (v: string | string[] | undefined): string | null => (Array.isArray(v) ? (v[0] ?? null) : (v ?? null));
+
+async function readUrl(feed: AdvisoryFeedConfig, url: string, prior: Validators, visit: (record: unknown) => void, network: FeedNetwork): Promise<FeedRead> {
   const headers: Record<string, string> = { accept: 'application/json, application/zip;q=0.9' };
   if (prior.etag) headers['if-none-match'] = prior.etag;
   if (prior.last_modified) headers['if-modified-since'] = prior.last_modified;
   const signal = AbortSignal.timeout(feed.timeout_secs * 1000);
-  let res: Response;
-  try {
-    res = await fetch(url, { headers, signal, redirect: 'follow' });
-  } catch (e) {
-    const cause = (e as { cause?: { code?: string; message?: string } }).cause;
-    throw new FeedError(`fetching the feed failed: ${cause?.code ?? cause?.message ?? (e as Error).message}`);
-  }
-  if (res.status === 304) {
-    await res.body?.cancel();
+  const res = await get(network, url, headers, signal);
+  if (res.statusCode === 304) {
+    res.body.resume();
     return { notModified: true };
   }
-  if (res.status !== 200) {
-    await res.body?.cancel();
-    throw new FeedError(`the feed answered HTTP ${res.status}`);
+  if (res.statusCode !== 200) {
+    res.body.resume();
+    throw new FeedError(`the feed answered HTTP ${res.statusCode}`);
   }
-  const declared = Number(res.headers.get('content-length') ?? NaN);
+  const declared = Number(header(res.headers['content-length']) ?? NaN);
   if (declared > feed.max_bytes) {
-    await res.body?.cancel();
+    // Not read: the connection is dropped (its abort error is expected, not a crash).
+    res.body.on('error', () => undefined).destroy();
     throw new FeedError(`the feed is ${declared} bytes, over max_bytes (${feed.max_bytes})`);
   }
-  const validators = { etag: res.headers.get('etag'), last_modified: res.headers.get('last-modified'), fingerprint: null };
+  const validators = { etag: header(res.headers.etag), last_modified: header(res.headers['last-modified']), fingerprint: null };
   const file = path.join(os.tmpdir(), `hub-feed-${randomUUID()}`);
   try {
-    await spool(res, file, feed.max_bytes, signal);
+    await spool(res.body, file, feed.max_bytes, signal);
     const records = await readFile(feed, file, visit);
     return { notModified: false, records, validators };
   } finally {
@@ -78,9 +101,8 @@ async function readUrl(feed: AdvisoryFeedConfig, url: string, prior: Validators,
 }
 
 /** The body into `file`, failing past maxBytes, whatever Content-Length said. */
-async function spool(res: Response, file: string, maxBytes: number, signal: AbortSignal): Promise<void> {
+async function spool(body: Readable, file: string, maxBytes: number, signal: AbortSignal): Promise<void> {
   let seen = 0;
-  const body = Readable.fromWeb(res.body as never);
   async function* capped(source: AsyncIterable<Buffer>) {
     for await (const chunk of source) {
       seen += chunk.length;
@@ -91,6 +113,7 @@ async function spool(res: Response, file: string, maxBytes: number, signal: Abor
   try {
     await pipeline(body, capped, fs.createWriteStream(file, { flags: 'wx' }), { signal });
   } catch (e) {
+    body.on('error', () => undefined).destroy();
     if (e instanceof FeedError) throw e;
     throw new FeedError(`reading the feed failed: ${(e as Error).message}`);
   }

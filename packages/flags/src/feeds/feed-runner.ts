@@ -7,12 +7,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Counter } from 'prom-client';
-import { startSchedule, type PluginContext } from '@hub/runtime';
+import { serverDispatcher, startSchedule, type PluginContext } from '@hub/runtime';
 import { registryResolver } from '@hub/admin-kit';
 import type { VersionMatchers } from '../version-match.js';
 import type { AdvisoryFeedConfig } from './feed-config.js';
 import { ecosystemTargets, flagsOfRecord, type FeedFlag } from './feed-flags.js';
-import { FeedError, readFeed, type Validators } from './feed-reader.js';
+import { FeedError, readFeed, type FeedNetwork, type Validators } from './feed-reader.js';
 import { syncFeedFlags } from './feed-store.js';
 import { readOsvRecord } from './osv-record.js';
 
@@ -51,6 +51,9 @@ export function createFeedRunner({ hub, feeds, ranges, fitsHeld, changed }: Feed
   /** One pull per feed at a time on this replica. */
   const running = new Map<string, Promise<{ outcome: PullOutcome; problem?: string }>>();
 
+  // Made at the first pull of a URL feed: the server-level proxy and CAs.
+  let dispatcher: Promise<FeedNetwork> | undefined;
+  const network = () => (dispatcher ??= serverDispatcher(hub.config));
   const row = async (name: string) => (await db('advisory_feeds').where({ name }).first()) as FeedRow | undefined;
 
   /** The lease: the row's `lease_until` moved by compare-and-set, so one replica at a time pulls a feed. */
@@ -83,7 +86,7 @@ export function createFeedRunner({ hub, feeds, ranges, fitsHeld, changed }: Feed
           return;
         }
         for (const f of flagsOfRecord(r.record, ctx)) wanted.set(f.external_id, f);
-      });
+      }, network);
       const now = Date.now();
       if (read.notModified) {
         await db('advisory_feeds').where({ name: feed.name }).update({ last_pull_at: now, last_success_at: now, healthy: true, problem: null, failures: 0 });
@@ -179,6 +182,7 @@ export function createFeedRunner({ hub, feeds, ranges, fitsHeld, changed }: Feed
     async stop() {
       await Promise.all(schedules.map((s) => s.stop()));
       await Promise.allSettled(running.values());
+      if (dispatcher) await (await dispatcher).close();
     },
   };
 }
