@@ -107,6 +107,21 @@ t.test('a pull turns OSV records into flags with ranges in each ecosystem\'s syn
   t.same([f['PYSEC-2026-7:pypi:other-lib']!.version, f['PYSEC-2026-7:pypi:other-lib#2']!.version], ['0.1', '0.2'], 'GIT ranges only: the versions list');
   t.equal(f['GHSA-hub1-0044-cccc:maven:org.apache.logging.log4j:log4j-core']!.version_range, '[2.0-beta9,2.15.0),[2.16.0,2.16.0]', 'maven intervals');
   t.match(f['MAL-2026-9:npm:evil-pkg'], { version_range: '*', kind: 'malware' }, 'introduced 0, never fixed: every version');
+
+  // The ranges do what the advisory says, in each kind's own order (refused before any upstream is asked).
+  const status = async (p: string) => (await fetch(`${w.hub.url}/proxy/${p}`, { headers: { authorization: `Bearer ${w.hub.adminToken}` } })).status;
+  const wheel = (v: string) => `pypi/files/hub-demo/hub_demo-${v}-py3-none-any.whl`;
+  const jar = (v: string) => `maven/maven2/org/apache/logging/log4j/log4j-core/${v}/log4j-core-${v}.jar`;
+  t.same(
+    await Promise.all(['1.1', '1.2rc1', '1.2', '2.0.3', '2.0.3.post1', '2.0.4'].map((v) => status(wheel(v)))).then((s) => s.map((x) => x === 403)),
+    [true, true, false, true, false, false],
+    'PEP 440: <1.2 holds 1.2rc1; <=2.0.3 ends at 2.0.3 (its post-release sorts after it)',
+  );
+  t.same(
+    await Promise.all(['2.0-beta9', '2.14.1', '2.15.0', '2.16.0', '2.17.0'].map((v) => status(jar(v)))).then((s) => s.map((x) => x === 403)),
+    [true, true, false, true, false],
+    'maven: [2.0-beta9,2.15.0) and [2.16.0,2.16.0]',
+  );
 });
 
 t.test('a real npm install of the flagged version is refused with the advisory; a 304 keeps the state', { skip: noNpm }, async (t) => {
