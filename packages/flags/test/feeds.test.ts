@@ -248,3 +248,21 @@ t.test('redirects are followed, a few times', async (t) => {
   t.match((await w.pull('moved')).json, { outcome: 'updated', feed: { flags: 7 } });
   t.match((await w.pull('loop')).json, { outcome: 'failed', problem: 'the feed redirected more than 5 times' });
 });
+
+t.test("a changed feed config is applied at the next pull, though the feed answers 304", async (t) => {
+  const server = await startOsvFeedServer();
+  t.teardown(() => server.close());
+  server.serve(RECORDS);
+  const dir = t.testdir();
+  const first = await feedHub(t, [{ name: 'osv', url: server.url, effect: 'hard_block', ecosystems: ECOSYSTEMS }], { dir });
+  t.match((await first.pull('osv')).json, { outcome: 'updated' });
+  t.match((await first.pull('osv')).json, { outcome: 'not_modified' }, 'the same config: 304 is trusted');
+  await first.hub.close();
+  const second = await feedHub(t, [{ name: 'osv', url: server.url, effect: 'warn', ecosystems: { npm: ['npm'] } }], { dir });
+  t.match((await second.pull('osv')).json, { outcome: 'updated', feed: { flags: 2 } });
+  t.equal(server.requests.at(-1)!.ifNoneMatch, null, 'asked without the old ETag');
+  t.same((await second.flags()).map((f) => [f.external_id, f.effect]), [
+    ['GHSA-hub1-0001-aaaa:npm:hubdep', 'warn'],
+    ['MAL-2026-9:npm:evil-pkg', 'warn'],
+  ]);
+});

@@ -33,9 +33,15 @@ export interface Validators {
 
 export type FeedRead = { notModified: true } | { notModified: false; records: number; validators: Validators };
 
-/** Pulls the feed; `visit` sees every record before this resolves. */
-export async function readFeed(feed: AdvisoryFeedConfig, prior: Validators, visit: (record: unknown) => void, dispatcher: () => Promise<FeedNetwork>): Promise<FeedRead> {
-  return feed.url !== undefined ? readUrl(feed, feed.url, prior, visit, await dispatcher()) : readDirectory(feed, feed.directory!, prior, visit);
+/**
+ * Pulls the feed; `visit` sees every record before this resolves. `setup` hashes what else decides the flags
+ * (effect, ecosystems, registries): kept as the `fingerprint`, so a changed config reads the feed again even
+ * where the feed itself would answer 304.
+ */
+export async function readFeed(feed: AdvisoryFeedConfig, setup: string, prior: Validators, visit: (record: unknown) => void, dispatcher: () => Promise<FeedNetwork>): Promise<FeedRead> {
+  if (feed.directory !== undefined) return readDirectory(feed, feed.directory, setup, prior, visit);
+  const same = prior.fingerprint === setup;
+  return readUrl(feed, feed.url!, same ? prior : { etag: null, last_modified: null, fingerprint: null }, visit, await dispatcher(), setup);
 }
 
 function parse(data: Buffer | string, where: string): unknown {
@@ -69,7 +75,7 @@ async function get(network: FeedNetwork, url: string, headers: Record<string, st
 
 const header = (v: string | string[] | undefined): string | null => (Array.isArray(v) ? (v[0] ?? null) : (v ?? null));
 
-async function readUrl(feed: AdvisoryFeedConfig, url: string, prior: Validators, visit: (record: unknown) => void, network: FeedNetwork): Promise<FeedRead> {
+async function readUrl(feed: AdvisoryFeedConfig, url: string, prior: Validators, visit: (record: unknown) => void, network: FeedNetwork, setup: string): Promise<FeedRead> {
   const headers: Record<string, string> = { accept: 'application/json, application/zip;q=0.9' };
   if (prior.etag) headers['if-none-match'] = prior.etag;
   if (prior.last_modified) headers['if-modified-since'] = prior.last_modified;
@@ -89,7 +95,7 @@ async function readUrl(feed: AdvisoryFeedConfig, url: string, prior: Validators,
     res.body.on('error', () => undefined).destroy();
     throw new FeedError(`the feed is ${declared} bytes, over max_bytes (${feed.max_bytes})`);
   }
-  const validators = { etag: header(res.headers.etag), last_modified: header(res.headers['last-modified']), fingerprint: null };
+  const validators = { etag: header(res.headers.etag), last_modified: header(res.headers['last-modified']), fingerprint: setup };
   const file = path.join(os.tmpdir(), `hub-feed-${randomUUID()}`);
   try {
     await spool(res.body, file, feed.max_bytes, signal);
@@ -152,7 +158,7 @@ async function readFile(feed: AdvisoryFeedConfig, file: string, visit: (record: 
   return doc.length;
 }
 
-async function readDirectory(feed: AdvisoryFeedConfig, dir: string, prior: Validators, visit: (record: unknown) => void): Promise<FeedRead> {
+async function readDirectory(feed: AdvisoryFeedConfig, dir: string, setup: string, prior: Validators, visit: (record: unknown) => void): Promise<FeedRead> {
   const files: Array<{ rel: string; size: number; mtime: number }> = [];
   let bytes = 0;
   async function walk(rel: string, depth: number): Promise<void> {
@@ -177,7 +183,7 @@ async function readDirectory(feed: AdvisoryFeedConfig, dir: string, prior: Valid
     }
   }
   await walk('', 0);
-  const hash = createHash('sha256');
+  const hash = createHash('sha256').update(`${setup}\n`);
   for (const f of files) hash.update(`${f.rel}\0${f.size}\0${f.mtime}\n`);
   const fingerprint = hash.digest('hex');
   if (prior.fingerprint === fingerprint) return { notModified: true };

@@ -5,7 +5,7 @@
  * state stays, the feed shows unhealthy, `hub_advisory_feed_pulls_total{outcome="failed"}` counts it, and the
  * first failure after a good pull emits `advisory_feed_failed` (a later good pull, `advisory_feed_recovered`).
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { Counter } from 'prom-client';
 import { serverDispatcher, startSchedule, type PluginContext } from '@hub/runtime';
 import { registryResolver } from '@hub/admin-kit';
@@ -77,7 +77,7 @@ export function createFeedRunner({ hub, feeds, ranges, fitsHeld, changed }: Feed
       const keep = new Set<string>();
       let skipped = 0;
       const ctx = { feed, targets: ecosystemTargets(feed, hub.registries, ref), ranges, skipped: (why: string) => (skipped++ < 20 && log.warn({ why }, 'advisory feed: part of a record skipped'), undefined) };
-      const read = await readFeed(feed, before, (value) => {
+      const read = await readFeed(feed, setupOf(feed), before, (value) => {
         const r = readOsvRecord(value);
         if (!r.ok) {
           // An unreadable record keeps its last good flags (when it names its id), so a feed's glitch lifts nothing.
@@ -121,8 +121,14 @@ export function createFeedRunner({ hub, feeds, ranges, fitsHeld, changed }: Feed
   }
 
   async function recovered(feed: AdvisoryFeedConfig, before: FeedRow) {
-    if (before.failures > 0) await hub.events.emit('advisory_feed_recovered', { feed: feed.name, failures: before.failures });
+    if (before.failures > 0) await hub.events.emit('advisory_feed_recovered', { feed: feed.name, failures: before.failures }).catch(() => undefined);
   }
+
+  /** What besides the feed decides its flags: a change re-reads the feed instead of trusting a 304. */
+  const setupOf = (feed: AdvisoryFeedConfig) =>
+    createHash('sha256')
+      .update(JSON.stringify([feed.url ?? null, feed.directory ?? null, feed.effect, feed.min_severity ?? null, feed.ecosystems, hub.registries.map((r) => [r.name, r.type, r.mode])]))
+      .digest('hex');
 
   /** Pulls one feed now (or joins the pull under way on this replica). */
   function pull(name: string): Promise<{ outcome: PullOutcome; problem?: string }> {
