@@ -190,7 +190,7 @@ t.test('a feed nobody answers for fails with the network error', async (t) => {
 });
 
 t.test('malformed, oversized and wrong-shaped feeds are refused whole; a bad record is skipped and keeps its flags', async (t) => {
-  const w = await world(t, { max_bytes: 4096 });
+  const w = await world(t, { max_bytes: 4096, max_flags: 10 });
   await w.pull('osv');
   w.server.serve(Buffer.from('[{"id": "GHSA-'), 'application/json');
   t.match((await w.pull('osv')).json, { outcome: 'failed', problem: /^the feed is not JSON/ });
@@ -198,6 +198,8 @@ t.test('malformed, oversized and wrong-shaped feeds are refused whole; a bad rec
   t.match((await w.pull('osv')).json, { outcome: 'failed', problem: /neither a JSON array of OSV records nor a zip/ });
   w.server.serve(Buffer.from(JSON.stringify([...RECORDS, { id: 'X-1', summary: 'x'.repeat(5000) }])), 'application/json');
   t.match((await w.pull('osv')).json, { outcome: 'failed', problem: /over max_bytes \(4096\)/ });
+  w.server.serve([...RECORDS, ...Array.from({ length: 10 }, (_, i) => ({ ...MALWARE, id: `MAL-2026-${100 + i}` }))]);
+  t.match((await w.pull('osv')).json, { outcome: 'failed', problem: 'the feed raises more than max_flags (10) flags' });
   t.equal((await w.flags()).length, 7, 'every failure kept the flags');
   // The npm record's affected list is not a list this time: it is skipped, and its flag stays.
   w.server.serve([{ ...NPM_ADVISORY, affected: 'hubdep' }, PYPI_ADVISORY, MAVEN_ADVISORY]);

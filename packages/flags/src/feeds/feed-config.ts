@@ -33,6 +33,7 @@ export const AdvisoryFeedSchema = Type.Object(
     ),
     max_bytes: Type.Integer({ minimum: 1024, default: 268_435_456, description: 'Most bytes a pull may download (or read from `directory`); more fails the pull, keeping the last good flags.' }),
     max_records: Type.Integer({ minimum: 1, default: 200_000, description: 'Most OSV records (zip entries, array items, files) a pull may hold; more fails the pull.' }),
+    max_flags: Type.Integer({ minimum: 1, default: 200_000, description: 'Most flags a pull may raise (they are held in memory while the pull is written); more fails the pull.' }),
     max_record_bytes: Type.Integer({ minimum: 1024, default: 4_194_304, description: 'Most bytes of one OSV record (a zip entry or a file).' }),
     timeout_secs: Type.Integer({ minimum: 1, default: 300, description: 'A pull that takes longer fails.' }),
   },

@@ -86,6 +86,7 @@ export function createFeedRunner({ hub, feeds, ranges, fitsHeld, changed }: Feed
           return;
         }
         for (const f of flagsOfRecord(r.record, ctx)) wanted.set(f.external_id, f);
+        if (wanted.size > feed.max_flags) throw new FeedError(`the feed raises more than max_flags (${feed.max_flags}) flags`);
       }, network);
       const now = Date.now();
       if (read.notModified) {
