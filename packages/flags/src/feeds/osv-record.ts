@@ -1,5 +1,5 @@
 /**
- * The part of an OSV record (https://ossf.github.io/osv-schema/) a feed reads, checked as it arrives: every
+ * The part of an OSV record a feed reads, checked as it arrives: every
  * string bounded, every list capped, unknown keys ignored (the schema grows). What fails is skipped, counted.
  */
 import Type, { type Static } from 'typebox';
@@ -51,7 +51,7 @@ export function readOsvRecord(value: unknown): { ok: true; record: OsvRecord } |
 
 const SEVERITY: Readonly<Record<string, string>> = { LOW: 'low', MODERATE: 'moderate', MEDIUM: 'moderate', HIGH: 'high', CRITICAL: 'critical' };
 
-/** The record's severity in hub's words (GitHub's `database_specific.severity`), or null when it gives none hub knows. */
+/** The record's severity in hub's words (GHSA records' `database_specific.severity`), or null when it gives none hub knows. */
 export const osvSeverity = (r: OsvRecord): string | null => SEVERITY[(r.database_specific?.severity ?? '').toUpperCase()] ?? null;
 
 /** The first http(s) reference, for the flag's reference_url. */
