@@ -1,3 +1,4 @@
+import { pluginSections } from '@hub/runtime';
 import { checkPlugins } from '@hub/runtime/internal';
 import { renderConfigDocs } from './config-docs.js';
 import { defaultPlugins } from './plugins.js';
@@ -7,6 +8,6 @@ export async function configReference(): Promise<string> {
   const { kinds, others } = checkPlugins(await defaultPlugins());
   return renderConfigDocs(
     new Map([...kinds.values()].filter((k) => k.configSchema).map((k) => [k.id, k.configSchema!])),
-    others.flatMap((p) => (p.config ? [p.config] : [])),
+    others.flatMap(pluginSections),
   );
 }

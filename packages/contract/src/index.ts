@@ -21,7 +21,7 @@ export { splitSegments } from './path-segments.js';
 export { comparePrerelease, genericVersionOrder, isGenericPrerelease } from './versions.js';
 export { ARCHIVE_CHECK_LIMITS, gunzipCapped, isArchiveError, type ArchiveLimits, type BombLimits } from './archive/limits.js';
 export { findInTar, tarEntryNames, tarProblem } from './archive/tar.js';
-export { findInZip, zipEntryDigests } from './archive/zip.js';
+export { findInZip, forEachZipEntry, zipEntryDigests } from './archive/zip.js';
 export { headLooksLike, structuralVerifier, type Format, type StructuralVerifier } from './archive/checks.js';
 export { readXml, localName, XmlError, type TagSpan, type XmlEvents } from './xml.js';
 export { MAX_VERSION_RANGE_CHARS, parseIntervals, type IntervalOptions, type ParsedVersionRange, type VersionRangeHook } from './version-range.js';

@@ -23,6 +23,7 @@ export interface FlagRow {
   requested_effect?: string | null;
   raise_signed_at?: number | string | null;
   lift_signed_at?: number | string | null;
+  aliases?: string | null;
 }
 
 /** An active flag whose `expires_at` has passed acts as lifted: it refuses nothing and shows as `expired`. */
@@ -46,6 +47,7 @@ export function flagJson(f: FlagRow) {
     fixed_version: f.fixed_version ?? null,
     expires_at: iso(f.expires_at),
     ...(f.requested_effect ? { requested_effect: f.requested_effect } : {}),
+    ...(f.aliases ? { aliases: f.aliases.split(' ') } : {}),
     state: flagState(f),
     raised_at: iso(f.raised_at),
     lifted_at: iso(f.lifted_at),

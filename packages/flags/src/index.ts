@@ -11,6 +11,9 @@ import { createVersionMatchers } from './version-match.js';
 import { createHardBlocks } from './hard-blocks.js';
 import { mountFlagPush, type FlagSource } from './routes/push.js';
 import { flagPackageFacts } from './package-facts.js';
+import { advisoryFeedsSection, type AdvisoryFeedConfig } from './feeds/feed-config.js';
+import { createFeedRunner, feedSource } from './feeds/feed-runner.js';
+import { feedAdminRoutes } from './routes/feeds.js';
 
 /** How often each replica looks at the flag change counter: a push on another replica applies within about this. */
 const HARD_BLOCK_POLL_MS = 1000;
@@ -18,6 +21,7 @@ const HARD_BLOCK_POLL_MS = 1000;
 export { EFFECTS, type Effect } from './effects.js';
 export { EXPOSURE_COLUMNS, type ExposureRow } from './exposure.js';
 export { FlagSourceSchema, FlagSourcesSchema, type FlagSourceConfig } from './config.js';
+export { AdvisoryFeedSchema, AdvisoryFeedsSchema, type AdvisoryFeedConfig } from './feeds/feed-config.js';
 
 /**
  * Flags pushed by external sources, signed with a shared secret (SPEC 3.2 and section 5), the flags rule
@@ -29,6 +33,7 @@ export default definePlugin({
   description: 'Signed flags from external sources, the flags rule, and the exposure report',
   migrations: flagMigrations,
   config: flagSourcesSection,
+  extraSections: [advisoryFeedsSection],
   async setup(ctx) {
     // What the section and the registries decide, filled again by a config reload (decision 0057).
     const secure = new Set<string>();
@@ -55,7 +60,8 @@ export default definePlugin({
         ctx.log.warn({ source: s.name }, 'flag source accepts requests without a signed time (allow_unsigned_time): anyone who saw one can replay it');
     };
     fill(ctx.pluginConfig, ctx.registries);
-    const metrics = createFlagMetrics(ctx.metrics, ctx.db, names);
+    const feeds = (ctx.config.sections.advisory_feeds ?? []) as AdvisoryFeedConfig[];
+    const metrics = createFlagMetrics(ctx.metrics, ctx.db, [...names, ...feeds.map((f) => feedSource(f.name))]);
     const ranges = createVersionMatchers((registry) => ctx.kinds.get(typeOf.get(registry) ?? ''));
     // Held before the first request is served; over the byte cap hub does not start.
     const hardBlocks = createHardBlocks({ db: ctx.db, maxBytes: ctx.config.limits.flag_hard_block_bytes, log: ctx.log, ranges });
@@ -70,6 +76,15 @@ export default definePlugin({
     mountAdminRoutes(ctx, flagAdminRoutes(names, ranges));
     ctx.packageFacts.contribute('flags', flagPackageFacts(ctx.db));
     ctx.health.contribute('flags', async () => ({ summary: { hard_blocks_held: hardBlocks.status() } }));
+    // OSV advisory feeds hub pulls itself, written as flags of the source `feed:<name>` (decision 0066).
+    const feedRunner = createFeedRunner({ hub: ctx, feeds, ranges, fitsHeld: hardBlocks.fits, changed: () => hardBlocks.changed() });
+    if (feeds.length) {
+      mountAdminRoutes(ctx, feedAdminRoutes(feedRunner));
+      ctx.health.contribute('advisory_feeds', async () => {
+        const states = await feedRunner.states();
+        return { summary: { healthy: states.every((f) => f.healthy), feeds: states.map((f) => ({ name: f.name, healthy: f.healthy, problem: f.problem, last_success_at: f.last_success_at, flags: f.flags })) } };
+      });
+    }
     // Dependency analysis is incremental (only artifacts not read yet), so a frequent run is cheap.
     const analysis = startSchedule({
       db: ctx.db,
@@ -82,8 +97,9 @@ export default definePlugin({
       },
     });
     return {
-      stop: () => {
+      stop: async () => {
         hardBlocks.stop();
+        await feedRunner.stop();
         return analysis.stop();
       },
       reload: ({ config, pluginConfig }) => fill(pluginConfig as FlagSourceConfig[], config.registries),

@@ -147,4 +147,37 @@ export const flagMigrations: Readonly<Record<string, Migration>> = {
       await db.schema.dropTable('flag_changes');
     },
   },
+  '007_advisory_feeds': {
+    async up(db) {
+      // The OSV aliases (CVE and GHSA ids) of a flag an advisory feed raised, space-separated.
+      await db.schema.alterTable('flags', (t) => {
+        t.string('aliases', 1024).nullable();
+      });
+      // Each [[advisory_feeds]] entry's last pull, shared by every replica: validators, health, and the lease
+      // that lets one replica pull at a time.
+      await db.schema.createTable('advisory_feeds', (t) => {
+        binaryCollation(db, t);
+        t.string('name', 64).primary();
+        t.string('etag', 1024).nullable();
+        t.string('last_modified', 128).nullable();
+        t.string('fingerprint', 64).nullable();
+        t.bigInteger('last_pull_at').nullable();
+        t.bigInteger('last_success_at').nullable();
+        t.bigInteger('last_change_at').nullable();
+        t.boolean('healthy').notNullable().defaultTo(true);
+        t.text('problem').nullable();
+        t.integer('records').notNullable().defaultTo(0);
+        t.integer('skipped').notNullable().defaultTo(0);
+        t.integer('failures').notNullable().defaultTo(0);
+        t.bigInteger('lease_until').nullable();
+        t.string('lease_owner', 64).nullable();
+      });
+    },
+    async down(db) {
+      await db.schema.dropTable('advisory_feeds');
+      await db.schema.alterTable('flags', (t) => {
+        t.dropColumn('aliases');
+      });
+    },
+  },
 };

@@ -20,6 +20,7 @@ export const FlagAnswer = Type.Object(
     fixed_version: text,
     expires_at: time,
     requested_effect: Type.Optional(Type.String({ description: 'What the source asked for, when its max_effect capped it.' })),
+    aliases: Type.Optional(Type.Array(Type.String(), { description: 'Other ids of the advisory (CVE, GHSA), for a flag an advisory feed raised.' })),
     state: Type.Enum(['active', 'tombstone', 'expired']),
     raised_at: time,
     lifted_at: time,

@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { pluginConfigLoader } from '@hub/testkit';
 import flags from '../src/index.js';
@@ -23,4 +25,27 @@ t.test('previous_secrets_env: a list of variable names resolves to previous_secr
   t.match(errorOf('[[flag_sources]]\nname = "osv"\nsecret = "new"\nprevious_secrets = ["new"]\n'), /previous_secrets: a previous secret must differ from the current one/);
   t.match(errorOf('[[flag_sources]]\nname = "osv"\nsecret = "x"\nmax_effect = "nuke"\n'), /max_effect/);
   t.match(errorOf('[[flag_sources]]\nname = "osv"\nsecret = "x"\nmax_flags_per_minute = 0\n'), /max_flags_per_minute/);
+});
+
+t.test('[[advisory_feeds]] is a second section of the plugin: url or directory, registries or types, defaults', async (t) => {
+  const reg = '[[registries]]\nname = "npm-proxy"\ntype = "npm"\nupstream = "https://upstream.example"\n';
+  const [feed] = load(`${reg}[[advisory_feeds]]\nname = "osv"\nurl = "https://advisories.example/all.zip"\necosystems = { npm = ["npm"] }\n`).sections.advisory_feeds as any[];
+  t.match(feed, { name: 'osv', interval_secs: 3600, effect: 'warn', max_records: 200000, ecosystems: { npm: ['npm'] } });
+  t.match(errorOf(`${reg}[[advisory_feeds]]\nname = "osv"\necosystems = {}\n`), /advisory_feeds\[0\]\.url: give url or directory, not both or neither/);
+  t.match(errorOf(`${reg}[[advisory_feeds]]\nname = "osv"\ndirectory = "/srv/osv"\necosystems = { PyPI = ["pypi"] }\n`), /advisory_feeds\[0\]\.ecosystems\.PyPI: "pypi" is neither a registry name nor a registry type/);
+  t.match(errorOf(`${reg}[[advisory_feeds]]\nname = "osv"\nurl = "ftp://x"\necosystems = {}\n`), /advisory_feeds\[0\]\.url/);
+  t.match(errorOf(`${reg}[[advisory_feeds]]\nname = "osv"\ndirectory = "/a"\necosystems = {}\ninterval_secs = 5\n`), /interval_secs/);
+  t.match(errorOf(`${reg}[[advisory_feeds]]\nname = "a"\ndirectory = "/a"\necosystems = {}\n[[advisory_feeds]]\nname = "a"\ndirectory = "/b"\necosystems = {}\n`), /duplicate advisory feed name "a"/);
+});
+
+t.test("the README's [[advisory_feeds]] example loads as written", async (t) => {
+  const readme = fs.readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
+  const section = readme.slice(readme.indexOf('## Advisory feeds (OSV)\n'));
+  const toml = /```toml\n([\s\S]*?)```/.exec(section)![1]!;
+  const others = ['pypi', 'maven', 'cargo', 'go', 'nuget', 'rubygems'].map((type) => `[[registries]]\nname = "${type}"\ntype = "${type}"\nupstream = "https://upstream.example"\n`).join('');
+  const feeds = load(`${toml.replace("https://<upstream base>", "https://upstream.example")}\n${others}`).sections.advisory_feeds as any[];
+  t.match(feeds, [
+    { name: 'osv-npm', url: 'https://advisories.example/npm/all.zip', effect: 'gate', min_severity: 'moderate', ecosystems: { npm: ['npm'] } },
+    { name: 'osv-local', directory: '/var/lib/hub/osv', effect: 'hard_block', ecosystems: { 'crates.io': ['cargo'] }, max_records: 200000 },
+  ]);
 });

@@ -302,6 +302,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     try {
       // A configuration built in code (the built-in default) has no plugin sections: the schema's defaults apply.
       const pluginConfig = p.config ? (config.sections[p.config.section] ??= Value.Default(p.config.schema, undefined)) : undefined;
+      for (const s of p.extraSections ?? []) config.sections[s.section] ??= Value.Default(s.schema, undefined);
       const ctx: PluginContext = Object.defineProperties({ ...pluginContext, config, registries: config.registries, pluginConfig, log: log.child({ plugin: p.id }) }, liveProps);
       const instance = await p.setup?.(ctx);
       if (instance) instances.push({ plugin: p, instance });

@@ -26,6 +26,8 @@ Event types (HUB_EVENT_TYPES in the runtime; plugins may add their own):
   config_reloaded                hub.toml was re-read and the new config applied
   cleanup_ran                    a cleanup run removed versions (or would have, in a dry run)
   provenance_changed             a verified version names another source repository than earlier ones
+  advisory_feed_failed           an advisory feed's pull failed after a good one (its last good flags stay)
+  advisory_feed_recovered        an advisory feed pulled well again after failing
 
 Options:
   --type T           only events of this type

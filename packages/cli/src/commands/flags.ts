@@ -72,17 +72,76 @@ ${connectionHelp('system:read')}`,
   },
 });
 
+const feedsCmd = adminCommand({
+  name: 'flags feeds',
+  routes: ['GET /api/v1/admin/advisory-feeds', 'POST /api/v1/admin/advisory-feeds/:name/pull'],
+  help: `Usage: hub flags feeds [--pull NAME]
+
+Lists the OSV advisory feeds the hub pulls ([[advisory_feeds]]): name, whether the last pull
+worked (HEALTHY) and why not (PROBLEM), when it last pulled, succeeded and changed a flag, the
+next scheduled pull, the records read and the active flags the feed raised. A failed pull keeps
+the flags of the last good one.
+
+With --pull NAME, pulls that feed now and prints the outcome (updated, not_modified or failed,
+with the problem); exit 1 when the pull failed. Another replica pulling it is an error (409).
+
+Options:
+  --pull NAME        pull this feed now (needs system:write)
+
+Needs permission system:read.
+
+Examples:
+  hub flags feeds
+  hub flags feeds --pull osv-npm
+
+${connectionHelp('system:read')}`,
+  options: { pull: { type: 'string' } },
+  async run({ io, values, json, api, command }) {
+    const name = str(values, 'pull', command);
+    if (name !== undefined) {
+      const answer = await api.call<Row>('POST', `/api/v1/admin/advisory-feeds/${encodeURIComponent(name)}/pull`);
+      if (json) printJson(io, answer);
+      else io.out(`${cell(name)}: ${cell(answer.outcome)}${answer.problem ? `: ${cell(answer.problem)}` : ''}\n`);
+      return answer.outcome === 'failed' ? 1 : 0;
+    }
+    const answer = await api.call<Row>('GET', '/api/v1/admin/advisory-feeds');
+    if (json) return (printJson(io, answer), 0);
+    const rows = rowsOf(answer, 'feeds');
+    if (!rows.length) return (io.err('no advisory feeds configured\n'), 0);
+    table(
+      io,
+      [
+        { header: 'NAME', keys: ['name'] },
+        { header: 'HEALTHY', keys: ['healthy'] },
+        { header: 'EFFECT', keys: ['effect'] },
+        { header: 'FLAGS', keys: ['flags'] },
+        { header: 'RECORDS', keys: ['records'] },
+        { header: 'LAST_PULL', keys: ['last_pull_at'] },
+        { header: 'LAST_SUCCESS', keys: ['last_success_at'] },
+        { header: 'LAST_CHANGE', keys: ['last_change_at'] },
+        { header: 'NEXT_PULL', keys: ['next_pull_at'] },
+        { header: 'PROBLEM', keys: ['problem'] },
+      ],
+      rows,
+    );
+    return 0;
+  },
+});
+
 export const flags = commandGroup(
   'flags',
   `Usage: hub flags list [options]
+       hub flags feeds [--pull NAME]
 
-The flags external sources pushed to the hub (@hub/flags). Who fetched a flagged version: hub exposure.
+The flags external sources pushed to the hub (@hub/flags), and the advisory feeds it pulls.
+Who fetched a flagged version: hub exposure.
 
 Sub-commands:
   list [--include-dead] [--source S] [--registry R]   list flags (system:read)
+  feeds [--pull NAME]                                  advisory feeds and their state (system:read; --pull: system:write)
 
-Run 'hub flags list --help' for its options.`,
-  { list: listCmd },
+Run 'hub flags <sub-command> --help' for its options.`,
+  { list: listCmd, feeds: feedsCmd },
 );
 
 /** The coverage of the report, for standard error: what it can and cannot know. */

@@ -11,7 +11,7 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
 import yauzl from 'yauzl';
-import { capBytes, corruptError, inflationProblem, isArchiveError, limitError, normalizeLimits, unsupportedError, type ArchiveLimits, type BombLimits } from './limits.js';
+import { ARCHIVE_CHECK_LIMITS, capBytes, corruptError, inflationProblem, isArchiveError, limitError, normalizeLimits, unsupportedError, type ArchiveLimits, type BombLimits } from './limits.js';
 
 /** yauzl's errors (a missing or inconsistent central directory, a bad local header) as ARCHIVE_CORRUPT. */
 const zipError = (e: unknown): unknown => (isArchiveError(e) || !(e instanceof Error) ? e : corruptError(`zip is unreadable: ${e.message}`, e));
@@ -142,4 +142,30 @@ export async function zipProblem(file: string, maxInflatedBytes: number, bomb?: 
   } catch (e) {
     return isArchiveError(e) ? e.message : `zip could not be read: ${(e as Error).message}`;
   }
+}
+
+/**
+ * Hands every file entry of the zip at `file` to `visit`, in archive order, each inflated whole (at most
+ * maxEntryBytes) and checked against its CRC-32; more than maxEntries entries, or inflating past the bomb
+ * limits, is ARCHIVE_LIMIT. For small-entry archives read in full (an OSV export's JSON files).
+ */
+export async function forEachZipEntry(file: string, limits: ArchiveLimits, visit: (name: string, data: Buffer) => Promise<void> | void, bomb: BombLimits = ARCHIVE_CHECK_LIMITS): Promise<void> {
+  const lim = normalizeLimits(limits);
+  const compressed = (await fs.promises.stat(file)).size;
+  const started = Date.now();
+  let read = 0;
+  await walkZip(file, lim.maxEntries, async (entry, name, zip) => {
+    if (name.endsWith('/')) return undefined;
+    const label = `zip entry ${JSON.stringify(name.slice(0, 200))}`;
+    if (entry.uncompressedSize > lim.maxEntryBytes) throw limitError(`${label} is ${entry.uncompressedSize} bytes (cap ${lim.maxEntryBytes})`);
+    const parts: Buffer[] = [];
+    await readEntry(zip, entry, label, (b) => {
+      read += b.length;
+      const why = inflationProblem('zip', compressed, read, started, bomb);
+      if (why) throw limitError(why);
+      parts.push(b);
+    });
+    await visit(name, Buffer.concat(parts));
+    return undefined;
+  });
 }

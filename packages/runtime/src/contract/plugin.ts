@@ -188,6 +188,11 @@ export interface HubPlugin<Cfg = unknown> {
    * merged into the strict schema, validated by the loader like a kind's keys, and rendered into docs/config.md.
    */
   config?: ConfigSection;
+  /**
+   * Further top-level sections the plugin owns (the flags plugin's `[[advisory_feeds]]` beside its
+   * `[[flag_sources]]`): validated and documented like `config`, read in setup from `ctx.config.sections`.
+   */
+  extraSections?: readonly ConfigSection[];
   /** Ordered by name; run at start and by `hub migrate`. */
   migrations?: Readonly<Record<string, Migration>>;
   /**
@@ -284,5 +289,8 @@ export interface PluginInstance {
 export function definePlugin<S extends TSchema = TSchema>(plugin: Omit<HubPlugin<Static<S>>, 'role' | 'config'> & { config?: ConfigSection<S> }): HubPlugin<Static<S>> {
   return { role: 'plugin', ...plugin };
 }
+
+/** Every hub.toml section a plugin owns: its `config`, then its `extraSections`. */
+export const pluginSections = (p: Pick<HubPlugin, 'config' | 'extraSections'>): ConfigSection[] => [...(p.config ? [p.config] : []), ...(p.extraSections ?? [])];
 
 export type AnyPlugin = HubPlugin<any> | RegistryKind<any>;

@@ -13,6 +13,8 @@ export const HUB_EVENT_TYPES = {
   config_reloaded: 'hub.toml was re-read and the new config applied',
   cleanup_ran: 'a cleanup run removed versions (or would have, in a dry run)',
   provenance_changed: 'a verified version names another source repository than earlier ones',
+  advisory_feed_failed: "an advisory feed's pull failed after a good one (its last good flags stay)",
+  advisory_feed_recovered: 'an advisory feed pulled well again after failing',
 } as const satisfies Record<string, string>;
 
 export type HubEventType = keyof typeof HUB_EVENT_TYPES;

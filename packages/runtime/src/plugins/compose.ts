@@ -6,7 +6,7 @@ import type { TSchema } from 'typebox';
 import { loadConfig, parseDocument, readConfigFile } from '../config/load.js';
 import type { HubConfig } from '../config/schema.js';
 import { CONTRACT_VERSION, type RegistryKind } from '@hub/contract';
-import type { AnyPlugin, HubPlugin } from '../contract/plugin.js';
+import { pluginSections, type AnyPlugin, type HubPlugin } from '../contract/plugin.js';
 import { StartupError } from './startup-error.js';
 
 export interface ComposeOptions {
@@ -46,14 +46,14 @@ async function loadComposition(o: ComposeOptions): Promise<Composition> {
   const { kinds, others } = checkPlugins([...o.plugins, ...(await importPlugins(named))]);
   const kindSchemas = new Map<string, TSchema>();
   for (const k of kinds.values()) if (k.configSchema) kindSchemas.set(k.id, k.configSchema);
-  const pluginSections = others.flatMap((p) => (p.config ? [p.config] : []));
-  const config = loadConfig({ path: o.configFile, text, env: o.env, kindSchemas, pluginSections });
+  const sections = others.flatMap(pluginSections);
+  const config = loadConfig({ path: o.configFile, text, env: o.env, kindSchemas, pluginSections: sections });
   const path = o.configFile;
   const reread =
     path === undefined
       ? undefined
       : () => {
-          const next = loadConfig({ path, text: readConfigFile(path), env: o.env, kindSchemas, pluginSections });
+          const next = loadConfig({ path, text: readConfigFile(path), env: o.env, kindSchemas, pluginSections: sections });
           checkRegistryKinds(next, kinds);
           return next;
         };
