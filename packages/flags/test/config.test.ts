@@ -46,6 +46,6 @@ t.test("the README's [[advisory_feeds]] example loads as written", async (t) => 
   const feeds = load(`${toml.replace("https://<upstream base>", "https://upstream.example")}\n${others}`).sections.advisory_feeds as any[];
   t.match(feeds, [
     { name: 'osv-npm', url: 'https://advisories.example/npm/all.zip', effect: 'gate', min_severity: 'moderate', ecosystems: { npm: ['npm'] } },
-    { name: 'osv-local', directory: '/var/lib/hub/osv', effect: 'hard_block', ecosystems: { 'crates.io': ['cargo'] }, max_records: 200000 },
+    { name: 'osv-local', directory: '/var/lib/hub/osv', effect: 'hard_block', ecosystems: { Go: ['go'] }, max_records: 200000 },
   ]);
 });

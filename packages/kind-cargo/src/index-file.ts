@@ -68,7 +68,7 @@ const timeOf = (e: IndexEntry): number => (typeof e.pubtime === 'string' ? Date.
 /**
  * The latest a version can have been published, for the cool-down: its own `pubtime`, else the earliest
  * `pubtime` of a line after it. An index file only grows by appending a line per publish, so a line was
- * published before every line below it (crates.io began writing `pubtime` in 2025; older lines have none).
+ * published before every line below it (the public crate registry began writing `pubtime` in 2025; older lines have none).
  * null when neither says: such a version cannot be proven old enough.
  */
 export function publishBound(list: readonly IndexEntry[], version: string): Date | null {
@@ -149,7 +149,7 @@ export function mergedIndex(
     }
   }
   for (const l of local) {
-    // `yanked` where crates.io writes it: after the features, before links.
+    // `yanked` where the public crate registry writes it: after the features, before links.
     const { links, ...rest } = l.line;
     out.push(JSON.stringify({ ...rest, yanked: l.yanked || hidden.has(l.vers), links: links ?? null }));
   }

@@ -11,7 +11,7 @@ export const isCrateVersion = (s: string): boolean => s.length <= 128 && VERSION
 export const canonicalName = (s: string): string => s.toLowerCase();
 
 /**
- * The name with case and `-`/`_` folded (`Foo_Bar` and `foo-bar` give `foo-bar`): crates.io's rule for
+ * The name with case and `-`/`_` folded (`Foo_Bar` and `foo-bar` give `foo-bar`): the public crate registry's rule for
  * which names are one crate. hub keeps the canonical name above for everything it proxies (an index path
  * keeps its `-`/`_`), and uses this fold only for what is published here: one spelling per folded name,
  * and a name published here owns every spelling of it in a hybrid registry (see src/publish.ts).

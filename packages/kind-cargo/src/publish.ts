@@ -1,16 +1,16 @@
 /**
- * Publishing (local and hybrid registries): cargo's registry web API as crates.io speaks it.
+ * Publishing (local and hybrid registries): cargo's registry web API as the public crate registry speaks it.
  *
  * - `PUT api/v1/crates/new`: `cargo publish`. The body is a u32 (little-endian) length, the JSON
  *   metadata, a u32 length and the `.crate`. The `.crate` must be a gzip tar whose every entry sits
  *   below `<name>-<version>/` and whose `<name>-<version>/Cargo.toml` names the same package and
- *   version as the JSON. Its index line is made from the JSON (as crates.io makes it) and kept in the
+ *   version as the JSON. Its index line is made from the JSON (as the public crate registry makes it) and kept in the
  *   database; the `.crate` is stored under the key the download route serves.
  * - `DELETE api/v1/crates/<crate>/<version>/yank` and `PUT .../unyank`: `cargo yank` and `--undo`.
  * - `DELETE api/v1/crates/<crate>/<version>`: deletes a version (cargo has no command for it; curl).
  *   Its number is never published again.
  *
- * Names: `Foo_Bar`, `foo-bar` and `FOO-BAR` are one crate for publishing (crates.io's rule). The first
+ * Names: `Foo_Bar`, `foo-bar` and `FOO-BAR` are one crate for publishing (the public crate registry's rule). The first
  * publish fixes the spelling; another spelling is refused with 409, so the index file (whose path keeps
  * `-` and `_`) and cargo's name matching stay unambiguous.
  */
@@ -20,9 +20,9 @@ import { parse as parseToml } from 'smol-toml';
 import { errors, findInTar, isArchiveError, readCapped, reply, tarEntryNames, type KindRoute, type RequestContext } from '@hub/contract';
 import { canonicalName, foldName, isCrateName, isCrateVersion } from './names.js';
 
-/** What the `.crate`'s tar may hold: crates.io's unpacked limit is 512 MiB; entries are bounded too. */
+/** What the `.crate`'s tar may hold: the public crate registry's unpacked limit is 512 MiB; entries are bounded too. */
 const CRATE_LIMITS = { maxBytes: 512 * 1024 * 1024, maxEntries: 100_000, maxEntryBytes: 1024 * 1024 };
-/** The JSON metadata: crates.io accepts a few MB of README inside it at most. */
+/** The JSON metadata: the public crate registry accepts a few MB of README inside it at most. */
 const MAX_JSON_BYTES = 10 * 1024 * 1024;
 const MAX_REQ_CHARS = 512;
 
@@ -103,7 +103,7 @@ function dependency(d: unknown, i: number): IndexDependency {
   if (renamed !== null && !isCrateName(renamed)) throw bad(`deps[${i}].explicit_name_in_toml ${printable(renamed)} is not a valid crate name`);
   const registry = optString(d.registry, `deps[${i}].registry`);
   const out: IndexDependency = {
-    // As crates.io writes it: the name the dependent uses, and `package` for the crate it really is.
+    // As the public crate registry writes it: the name the dependent uses, and `package` for the crate it really is.
     name: renamed ?? name,
     req,
     features: stringList(d.features, `deps[${i}].features`),
@@ -118,7 +118,7 @@ function dependency(d: unknown, i: number): IndexDependency {
 }
 
 /**
- * The index line for the JSON metadata of `cargo publish`, made as crates.io makes it: features that use
+ * The index line for the JSON metadata of `cargo publish`, made as the public crate registry makes it: features that use
  * the `dep:` or `?/` syntax go to `features2` with `"v": 2`, so older cargo skips what it cannot read.
  */
 export function indexLine(meta: Json, cksum: string): PublishedLine {

@@ -63,7 +63,7 @@ t.test('local: publish, the index line made from the metadata, download, yank an
   });
   const ok = await s.publish(uploadBody(meta, crate));
   t.equal(ok.status, 200, ok.text);
-  t.same(ok.json(), { warnings: { invalid_categories: [], invalid_badges: [], other: [] } }, "crates.io's answer");
+  t.same(ok.json(), { warnings: { invalid_categories: [], invalid_badges: [], other: [] } }, "the public crate registry's answer");
 
   t.same(await s.indexLines('hu/b_/hub_demo'), [
     {

@@ -23,7 +23,7 @@ export const AdvisoryFeedSchema = Type.Object(
     ecosystems: Type.Record(Type.String({ minLength: 1, maxLength: 64 }), Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { minItems: 1 }), {
       examples: [{ npm: ['npm'], PyPI: ['pypi-secure'], Maven: ['maven'] }],
       description:
-        'OSV ecosystem name (`npm`, `PyPI`, `crates.io`, `Go`, `Maven`, `NuGet`, `RubyGems`, ...) to the hub registries its packages are flagged on: a registry name, or a registry type meaning every registry of that type. Records of other ecosystems are skipped.',
+        'OSV ecosystem name (`npm`, `PyPI`, `Go`, `Maven`, `NuGet`, `RubyGems`, ...) to the hub registries its packages are flagged on: a registry name, or a registry type meaning every registry of that type. Records of other ecosystems are skipped.',
     }),
     min_severity: Type.Optional(
       Type.Union(
