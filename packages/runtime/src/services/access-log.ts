@@ -43,7 +43,8 @@ export interface DownloadGroup {
   last: number;
 }
 
-const toEntry = (r: AccessEventRecord): AccessLogEntry => ({ ...r, via_group: r.via_group ?? null, id: Number(r.id), at: Number(r.at), status: Number(r.status), outcome: r.outcome as AccessOutcome });
+// The chain columns stay out of entries: `hub audit verify` and the exports are where they are read.
+const toEntry = ({ chain: _c, seq: _s, prev_hash: _p, hash: _h, ...r }: AccessEventRecord): AccessLogEntry => ({ ...r, via_group: r.via_group ?? null, id: Number(r.id), at: Number(r.at), status: Number(r.status), outcome: r.outcome as AccessOutcome });
 
 /** Reading the audit log (the runtime's AuditLog writes it). */
 export function createAccessLog(db: Knex, audit: Pick<AuditLog, 'flush'> & Partial<Pick<AuditLog, 'checkpointKey'>>) {
