@@ -121,7 +121,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
   const access = createAccessControl(auth, createPolicySource(db, config.auth.policies ?? []), config.auth.anonymous);
   const auditConfig = config.audit_log;
   // Each replica delivers the rows of its own chain to the export sinks (decision 0065).
-  const auditExport = startAuditExport({ db, log, chain: auditConfig.chain, sinks: auditConfig.enabled ? auditConfig.export : [] });
+  const auditExport = startAuditExport({ db, log, chain: auditConfig.chain ?? 'local', sinks: auditConfig.enabled ? auditConfig.export : [] });
   const audit = createAuditLog({
     db,
     log,
@@ -129,7 +129,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     enabled: auditConfig.enabled,
     flushIntervalMs: auditConfig.flush_interval_ms,
     batchRows: auditConfig.batch_rows,
-    chain: auditConfig.chain,
+    chain: auditConfig.chain ?? 'local',
     checkpointKey: auditConfig.checkpoint_key_file === undefined ? undefined : loadCheckpointKey(auditConfig.checkpoint_key_file, auditConfig.checkpoint_key_id),
     checkpointEveryRows: auditConfig.checkpoint_every_rows,
     checkpointEveryMs: auditConfig.checkpoint_every_secs * 1000,

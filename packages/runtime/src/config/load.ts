@@ -214,6 +214,8 @@ function normalise(c: HubConfig, baseDir: string): void {
   if (c.server.tls_cert !== undefined) c.server.tls_cert = resolvePath(baseDir, c.server.tls_cert);
   if (c.server.tls_key !== undefined) c.server.tls_key = resolvePath(baseDir, c.server.tls_key);
   if (c.server.internal_ca_file !== undefined) c.server.internal_ca_file = resolvePath(baseDir, c.server.internal_ca_file);
+  // A default in the schema would clash with chain_env, which is resolved after defaults.
+  c.audit_log.chain ??= 'local';
   if (c.audit_log.checkpoint_key_file !== undefined) c.audit_log.checkpoint_key_file = resolvePath(baseDir, c.audit_log.checkpoint_key_file);
   for (const x of c.audit_log.export) {
     if (x.tls_ca_file !== undefined) x.tls_ca_file = resolvePath(baseDir, x.tls_ca_file);

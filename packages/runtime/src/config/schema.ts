@@ -264,12 +264,13 @@ export const AuditLogSchema = Type.Object(
       description:
         'Events older than this many days are deleted (hourly, once across replicas); 0 keeps them forever. The exposure report only knows fetches still in the log. A chain is cut only up to its newest checkpoint before that age, so it stays verifiable (it then starts at that checkpoint).',
     }),
-    chain: Type.String({
-      default: 'local',
+    chain: Type.Optional(
+      Type.String({
       pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$',
       description:
-        'The hash chain this replica appends its audit rows to (decision 0065). Replicas sharing a MySQL database should each name their own (its host name, a stable pod name, through `chain_env`): two writers on one chain still keep it intact, but retry each other\'s batches.',
-    }),
+        'The hash chain this replica appends its audit rows to (decision 0065). Replicas sharing a MySQL database should each name their own (its host name, a stable pod name, through `chain_env`): two writers on one chain still keep it intact, but retry each other\'s batches. Default: `local`.',
+      }),
+    ),
     chain_env: Type.Optional(Type.String({ minLength: 1, description: 'Name of the environment variable holding `chain`; after loading, its value is in `chain`.' })),
     checkpoint_key_file: Type.Optional(
       Type.String({
