@@ -68,7 +68,8 @@ for (const tier of tiers) {
     const report = json(ok);
     const local = report.chains.find((c: { chain: string }) => c.chain === 'local');
     t.ok(local.ok && local.rows >= 24, `chain local: ${local.rows} rows`);
-    t.ok(local.checkpoints >= 4 && local.signed_checkpoints === local.checkpoints, `${local.checkpoints} checkpoints, each signature verified`);
+    // A checkpoint follows each batch that brings 5 rows or more since the last: how many depends on batching.
+    t.ok(local.checkpoints >= 1 && local.signed_checkpoints === local.checkpoints, `${local.checkpoints} checkpoints, each signature verified`);
     t.equal(report.key_id, 'test-2026');
     const text = await hub.verify();
     t.match(text.stdout, /chain local: OK, \d+ row\(s\) \(seq 1\.\.\d+\), \d+ checkpoint\(s\), \d+ signature\(s\) verified with key "test-2026"/);
