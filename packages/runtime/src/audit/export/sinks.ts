@@ -12,6 +12,7 @@ export interface AuditSink {
 }
 
 const CONNECT_TIMEOUT_MS = 10_000;
+const SEND_TIMEOUT_MS = 30_000;
 
 /** `host:port` or `[v6]:port`. */
 function hostPort(address: string): { host: string; port: number } {
@@ -57,13 +58,18 @@ export function syslogSink(x: AuditExportConfig): AuditSink {
       }
       const s = socket;
       const text = rows.map((r) => octetCounted(syslogMessage(r, { facility: x.facility, appName: x.app_name }))).join('');
-      await new Promise<void>((resolve, reject) => s.write(text, (e) => (e ? reject(e) : resolve())));
+      // A receiver that stops reading fills the socket's buffers: give up on it rather than wait for ever.
+      const stalled = setTimeout(() => s.destroy(new Error(`syslog receiver ${x.address} took no data for ${SEND_TIMEOUT_MS / 1000} s`)), SEND_TIMEOUT_MS);
+      await new Promise<void>((resolve, reject) => s.write(text, (e) => (e ? reject(e) : resolve()))).finally(() => clearTimeout(stalled));
       if (failure || s.destroyed) throw failure ?? new Error(`syslog receiver ${x.address} closed the connection`);
     },
     async close() {
       const s = socket;
       socket = undefined;
-      if (s && !s.destroyed) await new Promise<void>((resolve) => s.end(resolve));
+      if (!s || s.destroyed) return;
+      // A receiver that does not read gets its connection cut rather than holding up the stop.
+      const cut = setTimeout(() => s.destroy(), CONNECT_TIMEOUT_MS);
+      await new Promise<void>((resolve) => s.end(resolve)).finally(() => clearTimeout(cut));
     },
   };
 }
