@@ -284,7 +284,7 @@ export const AuditLogSchema = Type.Object(
     checkpoint_every_secs: Type.Integer({ default: 300, minimum: 1, description: '...or after this many seconds, whichever comes first (only when rows were written since), and when hub stops.' }),
     export: Type.Array(AuditExportSchema, { default: [], description: 'Sinks the audit rows are delivered to as they are written, as `[[audit_log.export]]` tables (docs/operations.md).' }),
   },
-  { ...strict, default: {}, description: 'The audit log of access events (`GET /api/v1/admin/audit-log`).' },
+  { ...strict, default: {}, description: 'The audit log of access events (`GET /api/v1/admin/audit-log`), its hash chain and signed checkpoints (`hub audit verify`), and its exports (docs/security.md, docs/operations.md).' },
 );
 
 export const CacheSchema = Type.Object(
