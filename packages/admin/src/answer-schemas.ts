@@ -53,6 +53,47 @@ export const AuditLogEntry = Type.Object(
 );
 export const AuditLogPage = Type.Object({ entries: Type.Array(AuditLogEntry, { description: 'Newest first.' }), next_cursor: cursor }, strict);
 
+const nullableCount = Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]);
+const ChainProblem = Type.Object(
+  {
+    kind: Type.Enum(['hash_mismatch', 'link_broken', 'seq_gap', 'chain_start', 'checkpoint_mismatch', 'checkpoint_signature', 'checkpoint_unknown_key', 'rows_missing_at_end'], {
+      description: 'hash_mismatch: the row was changed; link_broken: its prev_hash is not the previous row\'s hash; seq_gap: rows missing before it; chain_start: the chain starts past seq 1 with no checkpoint; checkpoint_*: a checkpoint disagrees with the rows or its signature fails; rows_missing_at_end: a checkpoint names rows past the last one.',
+    }),
+    chain: Type.String(),
+    row_id: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: 'The audit-log entry id where it shows.' }),
+    seq: nullableCount,
+    checkpoint_id: Type.Optional(Type.Integer({ minimum: 1 })),
+    expected: nullableText,
+    found: nullableText,
+    message: Type.String(),
+  },
+  strict,
+);
+export const AuditVerifyAnswer = Type.Object(
+  {
+    ok: Type.Boolean({ description: 'Every chain verified: no problem found.' }),
+    key_id: Type.Union([Type.String(), Type.Null()], { description: 'The checkpoint key signatures were checked with; null when none is configured (signatures unchecked).' }),
+    chains: Type.Array(
+      Type.Object(
+        {
+          chain: Type.String(),
+          ok: Type.Boolean(),
+          rows: count,
+          checkpoints: count,
+          signed_checkpoints: Type.Integer({ minimum: 0, description: 'Checkpoints whose signature verified.' }),
+          first_seq: nullableCount,
+          last_seq: nullableCount,
+          problems: Type.Array(ChainProblem, { description: 'In chain order, the first one first; at most 100.' }),
+          problems_total: count,
+        },
+        strict,
+      ),
+    ),
+    unchained_rows: Type.Integer({ minimum: 0, description: 'Rows written before the chain existed, covered by no hash.' }),
+  },
+  strict,
+);
+
 export const PurgeAnswer = Type.Object(
   {
     registry: Type.String(),

@@ -1,5 +1,6 @@
 import { RequestError } from './client.js';
 import { accessCheck } from './commands/access-check.js';
+import { audit } from './commands/audit.js';
 import { auditLog, exportAuditLog } from './commands/audit-log.js';
 import { block, blocks, unblock } from './commands/blocks.js';
 import { cache } from './commands/cache.js';
@@ -41,6 +42,7 @@ export const COMMANDS: Record<string, Command> = {
   migrate: server('migrateCommand'),
   init: server('init'),
   'audit-log': auditLog,
+  audit,
   'export-audit-log': exportAuditLog,
   users,
   token,

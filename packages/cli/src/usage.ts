@@ -21,6 +21,7 @@ Server commands:
 Admin commands (talk to a running hub over its admin API):
   audit-log          list access events (downloads, admin actions, denials)
   export-audit-log   write access events as CSV
+  audit verify       check the audit log's hash chains and signed checkpoints (exit 1 when broken)
   users              create, block, unblock, show or list users
   token              create or revoke a token
   ip-blocks          add, remove or list blocked IP addresses and ranges

@@ -180,6 +180,7 @@ t.test('real answers validate against the response schemas their routes declare'
   t.ok(page1.next_cursor, 'with a cursor to the next');
   t.ok((await check('GET', `/api/v1/admin/audit-log?cursor=${page1.next_cursor}&action=download`, '/api/v1/admin/audit-log')).entries.length >= 3, 'the downloads, on a later page');
   t.match((await check('GET', '/api/v1/admin/audit-log?denied=true', '/api/v1/admin/audit-log')).entries, [{ outcome: 'denied', status: 403, code: 'forbidden', user_id: 'rita' }]);
+  t.match(await check('GET', '/api/v1/admin/audit-log/verify', '/api/v1/admin/audit-log/verify'), { ok: true, key_id: null, chains: [{ chain: 'local', ok: true, problems: [] }] });
 
   // Policies from the config and from the API.
   const policy = await check('POST', '/api/v1/admin/policies', '/api/v1/admin/policies', { name: 'files-read-only', effect: 'deny', permissions: ['source:write'], registries: ['files'], users: ['dora'] });

@@ -18,6 +18,8 @@ import type { HubConfig } from './config/schema.js';
 import type { RegistryKind } from '@hub/contract';
 import type { AdvisorySource, CachePurge, ClientRule, FetchedArtifactListener, HubPlugin, PluginContext, PluginInstance, RefusalRule, RefusalWaiver, SignInMethod } from './contract/plugin.js';
 import { createAuditLog, type AuditLog } from './audit/audit-log.js';
+import { loadCheckpointKey } from './audit/checkpoint-key.js';
+import { startAuditExport } from './audit/export/audit-export.js';
 import { createEventBus, type EventBus } from './events/event-bus.js';
 import { createHealthBoard } from './health/health-board.js';
 import { createPackageFactsBoard } from './catalog/package-facts.js';
@@ -127,13 +129,21 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
   });
   const auth = createAuthenticator(db, { adminTokenSha256: adminHash });
   const access = createAccessControl(auth, createPolicySource(db, config.auth.policies ?? []), config.auth.anonymous);
+  const auditConfig = config.audit_log;
+  // Each replica delivers the rows of its own chain to the export sinks (decision 0065).
+  const auditExport = startAuditExport({ db, log, chain: auditConfig.chain ?? 'local', sinks: auditConfig.enabled ? auditConfig.export : [] });
   const audit = createAuditLog({
     db,
     log,
     metrics,
-    enabled: config.audit_log.enabled,
-    flushIntervalMs: config.audit_log.flush_interval_ms,
-    batchRows: config.audit_log.batch_rows,
+    enabled: auditConfig.enabled,
+    flushIntervalMs: auditConfig.flush_interval_ms,
+    batchRows: auditConfig.batch_rows,
+    chain: auditConfig.chain ?? 'local',
+    checkpointKey: auditConfig.checkpoint_key_file === undefined ? undefined : loadCheckpointKey(auditConfig.checkpoint_key_file, auditConfig.checkpoint_key_id),
+    checkpointEveryRows: auditConfig.checkpoint_every_rows,
+    checkpointEveryMs: auditConfig.checkpoint_every_secs * 1000,
+    onWritten: auditExport.wake,
   });
   const bucket = { ratePerSec: config.limits.rate_per_ip, burst: config.limits.burst_per_ip };
   const challengeBucket = { ratePerSec: config.limits.challenges_per_ip, burst: config.limits.challenge_burst_per_ip };
@@ -293,6 +303,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
   const release = async () => {
     // Every request has ended by now, so every audit row is queued: write them all.
     await audit.close();
+    await auditExport.stop();
     await Promise.allSettled([rates.close(), challenges.close(), cluster?.stop()]);
     await db.destroy();
     await blobs.close?.();

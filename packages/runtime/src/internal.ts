@@ -8,3 +8,4 @@ export { createDb, migrate } from './storage/db.js';
 export { runtimeMigrations } from './storage/migrations/index.js';
 export { createLogger } from './log.js';
 export { configFromObject, parseDocument, readConfigFile } from './config/load.js';
+export { pruneAccessEvents } from './audit/prune.js';

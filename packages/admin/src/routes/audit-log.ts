@@ -1,5 +1,5 @@
 import type Koa from 'koa';
-import { AuditLogPage } from '../answer-schemas.js';
+import { AuditLogPage, AuditVerifyAnswer } from '../answer-schemas.js';
 import { canonicalIp, errors, type AccessLogEntry, type AccessLogFilter, type AccessOutcome } from '@hub/runtime';
 import { adminRoute, type AdminRoute, checkCsvFormat, csvRecord, sendCsv, queryValue as one, iso, parseTime, queryParameters } from '@hub/admin-kit';
 
@@ -9,6 +9,7 @@ export const ENTRY_COLUMNS = ['id', 'time', 'user_id', 'token_id', 'ip_address',
 export const entryJson = ({ id, at, ...e }: AccessLogEntry) => ({ id, time: iso(at)!, ...e, via_group: e.via_group ?? null });
 
 const ACTION = /^[a-z][a-z0-9_]{0,63}$/;
+const CHAIN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
 const isOutcome = (v: string): v is AccessOutcome => v === 'allowed' || v === 'denied' || v === 'challenged';
 
 /** The filters of SPEC 4.2: denied only, a time window [from, to), a list of actions, an IP (and user, registry, outcome). */
@@ -55,7 +56,7 @@ function cursorOf(ctx: Koa.Context): number | undefined {
 
 const EXPORT_PAGE = 1_000;
 
-/** The audit log, newest first, paged by id (a cursor stays valid while new rows arrive), and its CSV export. */
+/** The audit log, newest first, paged by id (a cursor stays valid while new rows arrive), its chain verification and its CSV export. */
 export const auditLogRoutes: AdminRoute[] = [
   adminRoute({
     method: 'GET',
@@ -74,6 +75,20 @@ export const auditLogRoutes: AdminRoute[] = [
       const rows = await hub.services.accessLog.query(f, { limit: limit + 1, before: cursor });
       const entries = rows.slice(0, limit).map(entryJson);
       ctx.body = { entries, next_cursor: rows.length > limit ? String(entries[entries.length - 1]!.id) : null };
+    },
+  }),
+  adminRoute({
+    method: 'GET',
+    path: '/api/v1/admin/audit-log/verify',
+    permission: 'system:read',
+    action: 'audit_log_verify',
+    summary: 'Verify the audit log\'s hash chains and signed checkpoints (the first broken link, gaps, forged checkpoints)',
+    response: AuditVerifyAnswer,
+    query: queryParameters({ chain: 'one chain (a replica\'s [audit_log] chain); default every chain' }),
+    async handle({ ctx, hub }) {
+      const chain = one(ctx, 'chain');
+      if (chain !== undefined && !CHAIN.test(chain)) throw errors.badRequest(`chain: "${chain.slice(0, 64)}" is not a chain name`);
+      ctx.body = await hub.services.accessLog.verify({ chain });
     },
   }),
   adminRoute({

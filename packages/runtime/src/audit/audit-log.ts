@@ -2,7 +2,8 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { HubMetrics } from '../metrics.js';
 import { EVENT_LIMITS, type AccessEvent } from './access-event.js';
-import { createEventWriter } from './event-writer.js';
+import { createChainWriter } from './chain-writer.js';
+import type { CheckpointKey } from './checkpoint-key.js';
 
 export interface AuditLogOptions {
   db: Knex;
@@ -15,6 +16,14 @@ export interface AuditLogOptions {
   batchRows?: number;
   /** Beyond this many unwritten rows (the database is down), the oldest are dropped and counted. */
   maxBufferedRows?: number;
+  /** The hash chain this replica appends to (`[audit_log] chain`; decision 0065). */
+  chain?: string;
+  /** Signs the chain's checkpoints (`[audit_log] checkpoint_key_file`). */
+  checkpointKey?: CheckpointKey;
+  checkpointEveryRows?: number;
+  checkpointEveryMs?: number;
+  /** Called after each batch is written (the export sinks wake up). */
+  onWritten?: () => void;
 }
 
 export interface AuditLog {
@@ -23,8 +32,10 @@ export interface AuditLog {
   record(e: AccessEvent): void;
   /** Writes everything queued so far. */
   flush(): Promise<void>;
-  /** Stops the timer and writes everything queued (hub.close() calls it, so a clean stop loses nothing). */
+  /** Stops the timer and writes everything queued (hub.close() calls it, so a clean stop loses nothing), then a checkpoint. */
   close(): Promise<void>;
+  /** The key checkpoints are signed and verified with, when one is configured. */
+  readonly checkpointKey?: CheckpointKey;
 }
 
 const LIMITS = Object.entries(EVENT_LIMITS) as Array<[keyof typeof EVENT_LIMITS, number]>;
@@ -50,12 +61,20 @@ export function createAuditLog(o: AuditLogOptions): AuditLog {
   let flushing: Promise<void> | undefined;
   let closed = false;
 
-  const insert = createEventWriter(o.db);
+  const chain = createChainWriter({
+    db: o.db,
+    log: o.log,
+    chain: o.chain ?? 'local',
+    key: o.checkpointKey,
+    checkpointEveryRows: o.checkpointEveryRows ?? 10_000,
+    checkpointEveryMs: o.checkpointEveryMs ?? 300_000,
+  });
 
   async function write(rows: AccessEvent[]): Promise<void> {
     try {
-      await insert(rows);
+      await chain.write(rows);
       o.metrics.auditEvents.inc(rows.length);
+      o.onWritten?.();
     } catch (e) {
       // Keep the batch (its insert was one transaction), ahead of newer rows, and try again next flush.
       buffer = rows.concat(buffer);
@@ -86,6 +105,7 @@ export function createAuditLog(o: AuditLogOptions): AuditLog {
 
   return {
     enabled: o.enabled,
+    checkpointKey: o.checkpointKey,
     record(e) {
       if (!o.enabled || closed) return;
       buffer.push(clip(e));
@@ -96,10 +116,13 @@ export function createAuditLog(o: AuditLogOptions): AuditLog {
       closed = true;
       clearInterval(timer);
       await flushing;
-      if (buffer.length === 0) return;
-      const rows = buffer;
-      buffer = [];
-      await write(rows).catch(() => o.log.error({ lost: buffer.length }, 'audit log: events could not be written at shutdown'));
+      if (buffer.length > 0) {
+        const rows = buffer;
+        buffer = [];
+        await write(rows).catch(() => o.log.error({ lost: buffer.length }, 'audit log: events could not be written at shutdown'));
+      }
+      // The tail as this replica leaves it, so rows removed from the end later show as missing.
+      await chain.checkpoint().catch((e: Error) => o.log.warn({ err: e.message }, 'audit log: no checkpoint at shutdown'));
     },
   };
 }

@@ -13,7 +13,31 @@ export function checkCrossField(issues: Issues, c: HubConfig, written: ReadonlyA
   checkDatabase(issues, c);
   checkStorage(issues, c);
   checkRegistries(issues, c, written);
+  checkAuditExports(issues, c);
 }
+
+/** Each `[[audit_log.export]]` has the keys of its type, and a cursor name of its own. */
+function checkAuditExports(issues: Issues, c: HubConfig): void {
+  const names = new Set<string>();
+  c.audit_log.export.forEach((x, i) => {
+    const at = (key: string): KeyPath => ['audit_log', 'export', i, key];
+    if (x.type === 'syslog') {
+      if (x.address === undefined) issues.add(at('address'), 'type = "syslog" needs address ("host:port")');
+      else if (!/^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/.test(x.address) || Number(x.address.slice(x.address.lastIndexOf(':') + 1)) > 65535)
+        issues.add(at('address'), `must be "host:port" or "[v6]:port" (got ${JSON.stringify(x.address)})`);
+      if (x.path !== undefined) issues.add(at('path'), 'only used with type = "jsonl"');
+    } else {
+      if (x.path === undefined) issues.add(at('path'), 'type = "jsonl" needs path');
+      for (const key of ['address', 'tls_ca_file'] as const) if (x[key] !== undefined) issues.add(at(key), 'only used with type = "syslog"');
+    }
+    const name = auditSinkName(x);
+    if (names.has(name)) issues.add(at('name'), `two exports share the cursor name "${name}": give each its own name`);
+    names.add(name);
+  });
+}
+
+/** The name an export's delivery cursor is stored under. */
+export const auditSinkName = (x: { type: string; name?: string; address?: string; path?: string }): string => x.name ?? `${x.type}:${x.address ?? x.path ?? ''}`.slice(0, 191);
 
 function checkServer(issues: Issues, c: HubConfig): void {
   const s = c.server;

@@ -3,6 +3,7 @@
  * secrets, normalise. Every problem is reported as `<file>:<line>: <key path>: <what is wrong>`,
  * all of them at once, so a user fixes the file in one pass instead of one error per restart.
  */
+import { createPrivateKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { Value } from 'typebox/value';
@@ -81,6 +82,7 @@ export function configFromObject(doc: Record<string, unknown>, opts: FromObjectO
 
   normalise(config, opts.baseDir ?? process.cwd());
   checkTlsFiles(issues, config);
+  checkAuditFiles(issues, config);
   issues.throwIfAny();
   return config;
 }
@@ -212,9 +214,40 @@ function normalise(c: HubConfig, baseDir: string): void {
   if (c.server.tls_cert !== undefined) c.server.tls_cert = resolvePath(baseDir, c.server.tls_cert);
   if (c.server.tls_key !== undefined) c.server.tls_key = resolvePath(baseDir, c.server.tls_key);
   if (c.server.internal_ca_file !== undefined) c.server.internal_ca_file = resolvePath(baseDir, c.server.internal_ca_file);
+  // A default in the schema would clash with chain_env, which is resolved after defaults.
+  c.audit_log.chain ??= 'local';
+  if (c.audit_log.checkpoint_key_file !== undefined) c.audit_log.checkpoint_key_file = resolvePath(baseDir, c.audit_log.checkpoint_key_file);
+  for (const x of c.audit_log.export) {
+    if (x.tls_ca_file !== undefined) x.tls_ca_file = resolvePath(baseDir, x.tls_ca_file);
+    if (x.path !== undefined) x.path = resolvePath(baseDir, x.path);
+  }
   c.database.filename = resolvePath(baseDir, c.database.filename);
   c.storage.path = resolvePath(baseDir, c.storage.path);
   if (c.auth.admin_token_sha256 !== undefined) c.auth.admin_token_sha256 = c.auth.admin_token_sha256.toLowerCase();
+}
+
+/** The checkpoint key must be an unencrypted Ed25519 private key, and a syslog CA file a certificate: both read at start. */
+function checkAuditFiles(issues: Issues, c: HubConfig): void {
+  const a = c.audit_log;
+  if (a.checkpoint_key_file !== undefined) {
+    try {
+      const key = createPrivateKey(readFileSync(a.checkpoint_key_file));
+      if (key.asymmetricKeyType !== 'ed25519') issues.add(['audit_log', 'checkpoint_key_file'], `${a.checkpoint_key_file} holds a ${key.asymmetricKeyType ?? 'non-asymmetric'} key; an Ed25519 key is needed (openssl genpkey -algorithm ed25519)`);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      issues.add(['audit_log', 'checkpoint_key_file'], code?.startsWith('ERR_') ? `${a.checkpoint_key_file} holds no unencrypted PEM private key` : `cannot read ${a.checkpoint_key_file} (${code ?? 'error'})`);
+    }
+  }
+  a.export.forEach((x, i) => {
+    if (x.tls_ca_file === undefined) return;
+    let text = '';
+    try {
+      text = readFileSync(x.tls_ca_file, 'utf8');
+    } catch (e) {
+      return issues.add(['audit_log', 'export', i, 'tls_ca_file'], `cannot read ${x.tls_ca_file} (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+    if (!/-----BEGIN CERTIFICATE-----/.test(text)) issues.add(['audit_log', 'export', i, 'tls_ca_file'], `${x.tls_ca_file} holds no PEM certificate`);
+  });
 }
 
 const TLS_FILE_KEYS = ['ca_file', 'client_cert', 'client_key'] as const;

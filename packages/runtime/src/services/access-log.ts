@@ -2,6 +2,17 @@ import type { Knex } from 'knex';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { AccessEvent, AccessOutcome } from '../audit/access-event.js';
 import type { AccessEventRecord } from '../storage/tables.js';
+import { chainsOf, unchainedRows, verifyChain, type ChainReport } from '../audit/chain-verify.js';
+
+/** What `hub audit verify` prints: each chain's report, and the rows no chain covers. */
+export interface AuditVerification {
+  ok: boolean;
+  /** The key id checkpoint signatures were checked with; null when no key is configured (signatures unchecked). */
+  key_id: string | null;
+  chains: ChainReport[];
+  /** Rows written before the chain existed (not covered by any hash). */
+  unchained_rows: number;
+}
 
 export interface AccessLogEntry extends AccessEvent {
   id: number;
@@ -33,10 +44,11 @@ export interface DownloadGroup {
   last: number;
 }
 
-const toEntry = (r: AccessEventRecord): AccessLogEntry => ({ ...r, via_group: r.via_group ?? null, id: Number(r.id), at: Number(r.at), status: Number(r.status), outcome: r.outcome as AccessOutcome });
+// The chain columns stay out of entries: `hub audit verify` and the exports are where they are read.
+const toEntry = ({ chain: _c, seq: _s, prev_hash: _p, hash: _h, ...r }: AccessEventRecord): AccessLogEntry => ({ ...r, via_group: r.via_group ?? null, id: Number(r.id), at: Number(r.at), status: Number(r.status), outcome: r.outcome as AccessOutcome });
 
 /** Reading the audit log (the runtime's AuditLog writes it). */
-export function createAccessLog(db: Knex, audit: Pick<AuditLog, 'flush'>) {
+export function createAccessLog(db: Knex, audit: Pick<AuditLog, 'flush'> & Partial<Pick<AuditLog, 'checkpointKey'>>) {
   /**
    * Allowed downloads of several packages in one indexed read (migration 011: registry, package, action, outcome, at),
    * each group naming its package: a caller walking many packages batches them instead of a query each.
@@ -56,6 +68,18 @@ export function createAccessLog(db: Knex, audit: Pick<AuditLog, 'flush'>) {
     return groups.map((g) => ({ package: String(g.package), user_id: g.user_id, token_id: g.token_id ?? null, ip_address: g.ip_address, version: g.version, before: Number(g.before), after: Number(g.after), first: Number(g.first), last: Number(g.last) }));
   }
   return {
+    /**
+     * Walks the hash chains (one, or all) and reports what is broken (decision 0065). This replica's buffered
+     * rows are written first. Memory stays at a page of rows and 100 problems per chain, however long the log.
+     */
+    async verify(o: { chain?: string } = {}): Promise<AuditVerification> {
+      await audit.flush();
+      const key = audit.checkpointKey;
+      const chains = o.chain === undefined ? await chainsOf(db) : [o.chain];
+      const reports: ChainReport[] = [];
+      for (const chain of chains) reports.push(await verifyChain(db, chain, { key }));
+      return { ok: reports.every((r) => r.ok), key_id: key?.keyId ?? null, chains: reports, unchained_rows: o.chain === undefined ? await unchainedRows(db) : 0 };
+    },
     /**
      * Entries newest first, paged by id: `before` is the last id of the previous page, so a page stays
      * stable while new rows arrive. This replica's buffered rows are written first, so a read sees its own requests.

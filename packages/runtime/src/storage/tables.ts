@@ -61,6 +61,11 @@ export interface AccessEventRecord extends Omit<AccessEvent, 'at' | 'outcome'> {
   id: DbInt;
   at: DbInt;
   outcome: string;
+  /** The hash chain (decision 0065); null on rows written before migration 019. */
+  chain?: string | null;
+  seq?: DbInt | null;
+  prev_hash?: string | null;
+  hash?: string | null;
 }
 
 export interface PolicyRecord {

@@ -8,6 +8,8 @@ import { accessByPackage } from './011_access_by_package.js';
 import { versionLinks } from './012_version_links.js';
 import { retentionHolds } from './013_retention_holds.js';
 import { accessViaGroup } from './014_access_via_group.js';
+import { auditChain } from './019_audit_chain.js';
+import { auditCheckpoints } from './020_audit_checkpoints.js';
 import { movedToPlugin } from './moved.js';
 
 export const runtimeMigrations: Readonly<Record<string, Migration>> = {
@@ -25,4 +27,6 @@ export const runtimeMigrations: Readonly<Record<string, Migration>> = {
   '012_version_links': versionLinks,
   '013_retention_holds': retentionHolds,
   '014_access_via_group': accessViaGroup,
+  '019_audit_chain': auditChain,
+  '020_audit_checkpoints': auditCheckpoints,
 };
