@@ -6,6 +6,9 @@
  * and the SBOM's dependencies.
  */
 import { fileURLToPath } from 'node:url';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import t from 'tap';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
@@ -26,6 +29,10 @@ const NPM_FIXTURES = fileURLToPath(new URL('../../../kind-npm/test/fixtures/upst
 const SECRET = 'osv-shared-secret';
 
 const upstream = await startFixtureUpstream({ handler: npmFixtureHandler(NPM_FIXTURES) });
+// A folder of OSV records (one) for an advisory feed to pull.
+const osvDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-openapi-osv-'));
+t.teardown(() => fs.rmSync(osvDir, { recursive: true, force: true }));
+fs.writeFileSync(path.join(osvDir, 'HUB-1.json'), JSON.stringify({ id: 'HUB-1', modified: '2026-01-01T00:00:00Z', summary: 'bad', affected: [{ package: { ecosystem: 'npm', name: 'hubdep' }, versions: ['1.0.0'] }] }));
 t.teardown(() => upstream.close());
 const s = await startTestHub({
   dir: t.testdir(),
@@ -39,6 +46,7 @@ const s = await startTestHub({
   ],
   config: {
     flag_sources: [{ name: 'osv', secret: SECRET }] as never,
+    advisory_feeds: [{ name: 'local-osv', directory: osvDir, effect: 'warn', ecosystems: { npm: ['npm'] } }] as never,
     // A receiver nobody listens at, one attempt: each publish leaves a dead-lettered delivery to list.
     notifications: { webhooks: [{ url: 'http://127.0.0.1:9/hooks', events: ['package_published'] }], max_attempts: 1 },
     // A config policy, so the policy list answers both sources; it covers nobody the test uses.
@@ -208,6 +216,8 @@ t.test('real answers validate against the response schemas their routes declare'
   for (let i = 0; i < 200 && (await api('GET', '/api/v1/admin/events?type=package_published')).body.events.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
   t.match((await check('GET', '/api/v1/admin/events?limit=1', '/api/v1/admin/events')), { events: [{ type: 'package_unpublished', registry: 'files', data: { registry: 'files', package: 'repo', version: 'tools/a-1.0.bin' } }], next_cursor: /^\d+$/ });
   for (let i = 0; i < 200 && (await api('GET', '/api/v1/admin/webhooks/deliveries?state=dead')).body.deliveries.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+  t.match(await check('POST', '/api/v1/admin/advisory-feeds/local-osv/pull', '/api/v1/admin/advisory-feeds/{name}/pull'), { outcome: 'updated', feed: { name: 'local-osv', records: 1 } });
+  t.match(await check('GET', '/api/v1/admin/advisory-feeds', '/api/v1/admin/advisory-feeds'), { feeds: [{ name: 'local-osv', healthy: true }] });
   t.match((await check('GET', '/api/v1/admin/webhooks/deliveries?state=dead&limit=1', '/api/v1/admin/webhooks/deliveries')), { deliveries: [{ event_type: 'package_published', state: 'dead', attempts: 1, webhook: 'http://127.0.0.1:9/hooks' }], next_cursor: /^\d+$/ });
 
   // A reload of the file the hub started with: applied, nothing changed (decision 0057).

@@ -78,8 +78,9 @@ export default definePlugin({
     ctx.health.contribute('flags', async () => ({ summary: { hard_blocks_held: hardBlocks.status() } }));
     // OSV advisory feeds hub pulls itself, written as flags of the source `feed:<name>` (decision 0066).
     const feedRunner = createFeedRunner({ hub: ctx, feeds, ranges, fitsHeld: hardBlocks.fits, changed: () => hardBlocks.changed() });
+    // Mounted without feeds too (an empty list; a pull names no feed: 404), so the API is the same on every hub.
+    mountAdminRoutes(ctx, feedAdminRoutes(feedRunner));
     if (feeds.length) {
-      mountAdminRoutes(ctx, feedAdminRoutes(feedRunner));
       ctx.health.contribute('advisory_feeds', async () => {
         const states = await feedRunner.states();
         return { summary: { healthy: states.every((f) => f.healthy), feeds: states.map((f) => ({ name: f.name, healthy: f.healthy, problem: f.problem, last_success_at: f.last_success_at, flags: f.flags })) } };

@@ -24,7 +24,7 @@ for (const store of tiers) {
     const db = createDb(await store.database(t, tempDir(t)));
     t.teardown(() => db.destroy());
     const owners = [{ id: 'runtime', migrations: runtimeMigrations }];
-    t.same(await migrate(db, owners), ['runtime/001_core', 'runtime/002_settings', 'runtime/003_access', 'runtime/004_events', 'runtime/005_metadata_blob_index', 'runtime/006_replicas', 'runtime/007_fetch_leases', 'runtime/008_local_packages', 'runtime/009_console_sessions', 'runtime/010_kept_listings', 'runtime/011_access_by_package', 'runtime/012_version_links', 'runtime/013_retention_holds', 'runtime/014_access_via_group']);
+    t.same(await migrate(db, owners), ['runtime/001_core', 'runtime/002_settings', 'runtime/003_access', 'runtime/004_events', 'runtime/005_metadata_blob_index', 'runtime/006_replicas', 'runtime/007_fetch_leases', 'runtime/008_local_packages', 'runtime/009_console_sessions', 'runtime/010_kept_listings', 'runtime/011_access_by_package', 'runtime/012_version_links', 'runtime/013_retention_holds', 'runtime/014_access_via_group', 'runtime/019_audit_chain', 'runtime/020_audit_checkpoints']);
     t.same(await migrate(db, owners), [], 'a second run has nothing to do');
   });
 
