@@ -18,8 +18,12 @@
 // Options: BENCH_SECONDS, BENCH_CONNECTIONS (64), BENCH_VERIFY_READS=false, BENCH_OUT (JSON path,
 // default bench/results/latest.json), BENCH_CPU_PROF=dir (hub writes a --cpu-prof profile there; read it with
 // `node bench/profile-summary.mjs FILE`),
-// BENCH_ONLY=warm,token,cold,slow,exposure,deep-exposure,publish,two-replicas,metadata-memory,oci-layer (a subset of the cases; `warm
-// 10 KiB` for one size).
+// BENCH_ONLY=warm,token,cold,slow,exposure,publish,two-replicas,metadata-memory,oci-layer,deep-exposure,install (a subset of the cases;
+// `warm 10 KiB` for one size).
+//
+// `npm run bench -- install` runs only the install workload (bench/install.mjs: a generated project installed with
+// npm, pnpm and yarn through hub warm and cold, nginx proxy_cache, Verdaccio and the origin); `-- install --smoke`
+// is its small mode. The full bench runs it last.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -33,6 +37,10 @@ import { promisify } from 'node:util';
 import { makeTar } from '@hub/testkit';
 
 const exec = promisify(execFile);
+if (process.argv.includes('install') || process.env.BENCH_ONLY === 'install') {
+  await (await import('./install.mjs')).benchInstall({ smoke: process.argv.includes('--smoke') || process.argv.includes('--short') || process.env.BENCH_SHORT === '1' });
+  process.exit(0);
+}
 const short = process.argv.includes('--short') || process.env.BENCH_SHORT === '1';
 const seconds = Number(process.env.BENCH_SECONDS ?? (short ? 2 : 10));
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 64);
@@ -507,4 +515,6 @@ if (!short) {
   if (runs('metadata-memory')) await import('./metadata-memory.mjs');
   // A 200 MiB container layer, cold and warm (issue 17).
   if (runs('oci-layer')) await import('./oci-layer.mjs');
+  // A project's install with npm, pnpm and yarn through hub and its alternatives (issue 32).
+  if (runs('install')) await (await import('./install.mjs')).benchInstall();
 }
