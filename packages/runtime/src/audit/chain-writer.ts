@@ -35,6 +35,9 @@ interface Tail {
  * batch forgets the tail: the next attempt reads it again, which is also how a second writer on the same chain
  * (the unique (chain, seq) index refused this batch) is caught up with.
  */
+/** Tries of one batch against a chain another writer is extending at the same time. */
+const WRITE_ATTEMPTS = 4;
+
 export function createChainWriter(o: ChainWriterOptions): ChainWriter {
   const { db, chain } = o;
   const now = o.now ?? Date.now;
@@ -64,23 +67,29 @@ export function createChainWriter(o: ChainWriterOptions): ChainWriter {
 
   return {
     async write(events) {
-      tail ??= await readTail();
-      let { seq, hash } = tail;
-      const rows: ChainedEvent[] = events.map((e) => {
-        wellFormed(e);
-        const prev = hash;
-        seq += 1;
-        hash = rowHash(chain, seq, e, prev);
-        return { ...e, chain, seq, prev_hash: prev, hash };
-      });
-      try {
-        await insert(rows);
-      } catch (e) {
-        tail = undefined;
-        throw e;
+      // Another replica writing the same chain takes the seqs this batch meant to use (the unique index refuses
+      // it): the batch is chained again after the tail as it now is, a few times, before the caller keeps it for later.
+      for (let attempt = 1; ; attempt++) {
+        tail ??= await readTail();
+        let { seq, hash } = tail;
+        const rows: ChainedEvent[] = events.map((e) => {
+          wellFormed(e);
+          const prev = hash;
+          seq += 1;
+          hash = rowHash(chain, seq, e, prev);
+          return { ...e, chain, seq, prev_hash: prev, hash };
+        });
+        try {
+          await insert(rows);
+        } catch (e) {
+          tail = undefined;
+          if (attempt >= WRITE_ATTEMPTS) throw e;
+          continue;
+        }
+        tail = { seq, hash };
+        sinceCheckpoint += rows.length;
+        break;
       }
-      tail = { seq, hash };
-      sinceCheckpoint += rows.length;
       if (sinceCheckpoint >= o.checkpointEveryRows || now() - lastCheckpointAt >= o.checkpointEveryMs)
         await checkpoint().catch((err: Error) => o.log.warn({ err: err.message, chain }, 'audit log: checkpoint not written; will try again'));
     },
