@@ -1,20 +1,12 @@
 import type { Knex } from 'knex';
 import type { AdvisorySource, HubAdvisory } from '@hub/runtime';
+import type { FlagRow } from './flag-json.js';
 
 /** Names per query: well under SQLite's and MySQL's placeholder limits. */
 const CHUNK = 500;
 
-interface FlagRow {
-  source: string;
-  external_id: string;
-  package_name: string;
-  version: string | null;
-  version_range: string | null;
-  kind: string;
-  effect: string;
-  summary: string | null;
-  expires_at: number | string | null;
-}
+/** The columns an advisory is made of. */
+type AdvisoryFlag = Required<Pick<FlagRow, 'source' | 'external_id' | 'package_name' | 'version' | 'version_range' | 'kind' | 'effect' | 'summary' | 'expires_at'>>;
 
 /**
  * Active flags as advisories for audit routes (`rc.advisories`): every effect, `info` included, since an
@@ -23,7 +15,7 @@ interface FlagRow {
  */
 export function createAdvisorySource(db: Knex, consoleOrigin: string | undefined): AdvisorySource {
   return async (registry, names, origin) => {
-    const rows: FlagRow[] = [];
+    const rows: AdvisoryFlag[] = [];
     const unique = [...new Set(names)];
     for (let i = 0; i < unique.length; i += CHUNK)
       rows.push(
@@ -31,7 +23,7 @@ export function createAdvisorySource(db: Knex, consoleOrigin: string | undefined
           .where({ registry, state: 'active' })
           .whereIn('package_name', unique.slice(i, i + CHUNK))
           .orderBy('id')
-          .select('source', 'external_id', 'package_name', 'version', 'version_range', 'kind', 'effect', 'summary', 'expires_at')) as FlagRow[]),
+          .select('source', 'external_id', 'package_name', 'version', 'version_range', 'kind', 'effect', 'summary', 'expires_at')) as AdvisoryFlag[]),
       );
     const now = Date.now();
     // An expired flag acts as lifted.

@@ -2,17 +2,9 @@ import type { Knex } from 'knex';
 import type { Coordinate, RefusalRule } from '@hub/runtime';
 import type { HardBlocks } from './hard-blocks.js';
 import type { VersionMatchers } from './version-match.js';
+import type { FlagRow } from './flag-json.js';
 
-interface ActiveFlag {
-  source: string;
-  external_id: string;
-  version: string | null;
-  version_range: string | null;
-  kind: string;
-  effect: string;
-  summary: string | null;
-  expires_at: number | string | null;
-}
+type ActiveFlag = Required<Pick<FlagRow, 'source' | 'external_id' | 'version' | 'version_range' | 'kind' | 'effect' | 'summary' | 'expires_at'>>;
 
 /** What a waiver names to lift a flag (decision 0067): its source and its id there. */
 export const flagTarget = (f: { source: string; external_id: string }) => `flag:${f.source}:${f.external_id}`;

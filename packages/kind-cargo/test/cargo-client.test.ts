@@ -1,30 +1,12 @@
-import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import t, { type Test } from 'tap';
 import { setup, type CargoSetup } from './setup.js';
+import { cargo, cargoEnv, noCargo, run } from './cargo-env.js';
 import { missingClient } from '@hub/testkit';
-
-const run = promisify(execFile);
-
-/** The real cargo: rustup's (Debian's 0.66 has neither sparse indexes nor registry tokens). */
-function findCargo(): string | null {
-  const candidates = [process.env.HUB_TEST_CARGO, path.join(os.homedir(), '.cargo', 'bin', 'cargo'), 'cargo'].filter(Boolean) as string[];
-  for (const c of candidates) {
-    try {
-      const m = /^cargo 1\.(\d+)\./.exec(execFileSync(c, ['--version'], { encoding: 'utf8', env: { ...process.env, RUSTUP_AUTO_INSTALL: '0' } }));
-      if (m && Number(m[1]) >= 74) return c;
-    } catch {
-      // not this one
-    }
-  }
-  return null;
-}
-const cargo = findCargo();
 
 interface Logged {
   method: string;
@@ -83,17 +65,7 @@ function project(t: Test, hubUrl: string, token: string, wiring: Wiring) {
     path.join(dir, 'app', 'src', 'main.rs'),
     'fn main() {\n    let q: String = form_urlencoded::Serializer::new(String::new()).append_pair("crate", "hub & cargo").finish();\n    println!("{q}");\n}\n',
   );
-  const env = {
-    PATH: process.env.PATH,
-    HOME: path.join(dir, 'home'),
-    RUSTUP_HOME: process.env.RUSTUP_HOME ?? path.join(os.homedir(), '.rustup'),
-    RUSTUP_AUTO_INSTALL: '0',
-    CARGO_HOME: path.join(dir, 'cargo-home'),
-    CARGO_TARGET_DIR: path.join(dir, 'target'),
-    CARGO_REGISTRIES_HUB_TOKEN: token,
-    CARGO_TERM_COLOR: 'never',
-    CARGO_HTTP_TIMEOUT: '60',
-  };
+  const env = cargoEnv({ home: path.join(dir, 'home'), cargoHome: path.join(dir, 'cargo-home'), token, targetDir: path.join(dir, 'target') });
   const cmd = (...args: string[]) => run(cargo!, args, { cwd: path.join(dir, 'app'), env, timeout: 300_000 });
   return { dir, cmd, lockfile: path.join(dir, 'app', 'Cargo.lock') };
 }
@@ -107,7 +79,7 @@ const failure = (p: Promise<unknown>) =>
 const summary = (log: Logged[]) => log.map((r) => `${r.method} ${r.url} ${r.status}${r.auth ? ' (token)' : ''}`).join('\n');
 
 for (const wiring of ['source-replacement', 'named-registry'] as const) {
-  t.test(`real cargo (${wiring}): cargo run resolves form_urlencoded and its dependency through hub`, { skip: cargo ? false : missingClient('cargo >= 1.74', 'rustup cargo in ~/.cargo/bin, or HUB_TEST_CARGO') }, async (t) => {
+  t.test(`real cargo (${wiring}): cargo run resolves form_urlencoded and its dependency through hub`, { skip: noCargo }, async (t) => {
     const front = await loggingFront(t);
     const s = await front.setup();
     const token = await s.token('ci', { roles: ['reader'] });

@@ -1,35 +1,19 @@
-import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import t, { type Test } from 'tap';
-import { startFixtureUpstream, startTestHub, missingClient } from '@hub/testkit';
+import { startFixtureUpstream, startTestHub } from '@hub/testkit';
 import cargoKind from '../src/index.js';
 import { FIXTURES } from './setup.js';
 import publishing from '@hub/publishing';
+import { cargo, cargoEnv, noCargo, run } from './cargo-env.js';
 
 /**
  * Issue 13 with the real cargo: `cargo publish` to a local registry and a build that uses the crate, `cargo yank`
  * and `--undo` seen by fresh resolutions, refusals as cargo prints them, and a hybrid registry whose upstream has
  * a crate of the same name.
  */
-const run = promisify(execFile);
-
-/** The real cargo: rustup's (Debian's 0.66 has neither sparse indexes nor registry tokens). */
-function findCargo(): string | null {
-  for (const c of [process.env.HUB_TEST_CARGO, path.join(os.homedir(), '.cargo', 'bin', 'cargo'), 'cargo'].filter(Boolean) as string[]) {
-    try {
-      const m = /^cargo 1\.(\d+)\./.exec(execFileSync(c, ['--version'], { encoding: 'utf8', env: { ...process.env, RUSTUP_AUTO_INSTALL: '0' } }));
-      if (m && Number(m[1]) >= 74) return c;
-    } catch {
-      // not this one
-    }
-  }
-  return null;
-}
-const cargo = findCargo();
-const skip = cargo ? false : missingClient('cargo >= 1.74', 'rustup cargo in ~/.cargo/bin, or HUB_TEST_CARGO');
+const skip = noCargo;
 
 async function start(t: Test, mode: 'local' | 'hybrid' | 'proxy') {
   const upstream = await startFixtureUpstream({ root: FIXTURES });
@@ -63,17 +47,7 @@ function workspace(t: Test, base: string) {
       fs.mkdirSync(path.join(root, 'src'), { recursive: true });
       fs.writeFileSync(path.join(root, 'Cargo.toml'), manifest);
       for (const [f, text] of Object.entries(files)) fs.writeFileSync(path.join(root, f), text);
-      const env = {
-        PATH: process.env.PATH,
-        HOME: path.join(dir, 'home'),
-        RUSTUP_HOME: process.env.RUSTUP_HOME ?? path.join(os.homedir(), '.rustup'),
-        RUSTUP_AUTO_INSTALL: '0',
-        CARGO_HOME: home,
-        CARGO_TARGET_DIR: path.join(dir, 'target', folder),
-        CARGO_REGISTRIES_HUB_TOKEN: token,
-        CARGO_TERM_COLOR: 'never',
-        CARGO_HTTP_TIMEOUT: '60',
-      };
+      const env = cargoEnv({ home: path.join(dir, 'home'), cargoHome: home, token, targetDir: path.join(dir, 'target', folder) });
       return (...args: string[]) => run(cargo!, args, { cwd: root, env, timeout: 300_000 });
     },
   };

@@ -1,35 +1,20 @@
-import { execFile, execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import t from 'tap';
 import publishing from '@hub/publishing';
-import { missingClient, rawRequest, startFixtureUpstream, startTestHub } from '@hub/testkit';
+import { rawRequest, startFixtureUpstream, startTestHub } from '@hub/testkit';
 import cargoKind from '../src/index.js';
 import { crateFile, publishMeta, uploadBody } from './publish-body.js';
 import { FIXTURES } from './setup.js';
+import { cargo, cargoEnv, noCargo, run } from './cargo-env.js';
 
 /**
  * Issue 28: `cargo fetch` through a group of a local registry (`crates-internal`: a published crate), the shared
  * fixture upstream (`crates-public`: form_urlencoded, percent-encoding, cfg-if 1.0.0) and a second upstream
  * (`crates-vendor`: cfg-if 1.0.1 only), served together as `/proxy/crates`.
  */
-const run = promisify(execFile);
-
-function findCargo(): string | null {
-  for (const c of [process.env.HUB_TEST_CARGO, path.join(os.homedir(), '.cargo', 'bin', 'cargo'), 'cargo'].filter(Boolean) as string[]) {
-    try {
-      const m = /^cargo 1\.(\d+)\./.exec(execFileSync(c, ['--version'], { encoding: 'utf8', env: { ...process.env, RUSTUP_AUTO_INSTALL: '0' } }));
-      if (m && Number(m[1]) >= 74) return c;
-    } catch {
-      // not this one
-    }
-  }
-  return null;
-}
-const cargo = findCargo();
 
 /** A sparse index folder with cfg-if 1.0.1 and its .crate, `dl` templated to the fixture server. */
 function vendorFolder(dir: string): string {
@@ -43,7 +28,7 @@ function vendorFolder(dir: string): string {
   return dir;
 }
 
-t.test('cargo fetch through a group: a published crate, public crates, and the newest cfg-if from the second upstream', { skip: cargo ? false : missingClient('cargo >= 1.74', 'rustup cargo in ~/.cargo/bin, or HUB_TEST_CARGO') }, async (t) => {
+t.test('cargo fetch through a group: a published crate, public crates, and the newest cfg-if from the second upstream', { skip: noCargo }, async (t) => {
   const dir = t.testdir();
   const pub = await startFixtureUpstream({ root: FIXTURES });
   t.teardown(() => pub.close());
@@ -89,16 +74,7 @@ t.test('cargo fetch through a group: a published crate, public crates, and the n
     '[package]\nname = "app"\nversion = "0.1.0"\nedition = "2021"\n\n[dependencies]\nform_urlencoded = "1.1"\ncfg-if = "1"\nacme-internal = "0.1"\n',
   );
   fs.writeFileSync(path.join(work, 'app', 'src', 'main.rs'), 'fn main() {}\n');
-  const env = {
-    PATH: process.env.PATH,
-    HOME: path.join(work, 'home'),
-    RUSTUP_HOME: process.env.RUSTUP_HOME ?? path.join(os.homedir(), '.rustup'),
-    RUSTUP_AUTO_INSTALL: '0',
-    CARGO_HOME: path.join(work, 'cargo-home'),
-    CARGO_REGISTRIES_HUB_TOKEN: reader,
-    CARGO_TERM_COLOR: 'never',
-    CARGO_HTTP_TIMEOUT: '60',
-  };
+  const env = cargoEnv({ home: path.join(work, 'home'), cargoHome: path.join(work, 'cargo-home'), token: reader });
   await run(cargo!, ['fetch'], { cwd: path.join(work, 'app'), env, timeout: 300_000 });
   const lock = fs.readFileSync(path.join(work, 'app', 'Cargo.lock'), 'utf8');
   const locked = [...lock.matchAll(/name = "([^"]+)"\nversion = "([^"]+)"/g)].map((m) => `${m[1]} ${m[2]}`).sort();

@@ -1,21 +1,10 @@
-import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import t from 'tap';
-import { rawRequest, missingClient } from '@hub/testkit';
+import { rawRequest } from '@hub/testkit';
 import { setup } from './setup.js';
-
-const run = promisify(execFile);
-const hasGo = (() => {
-  try {
-    execFileSync('go', ['version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
+import { goEnvVars, goHome, noGo, run } from './go-env.js';
 
 /** The fixture's example.com/Hub/demo v1.0.0 has Time 2024-01-01 and v1.1.0 2024-02-01: a cool-down reaching back to mid-January hides v1.1.0 only. */
 const coolDown = () => Math.floor((Date.now() - Date.parse('2024-01-17T00:00:00Z')) / 1000);
@@ -65,23 +54,10 @@ t.test('without a cool-down every version is listed and served', async (t) => {
   t.equal((await rawRequest(`${s.base}/${demo}/@v/v1.1.0.zip`)).status, 200);
 });
 
-t.test('go mod download resolves @latest to the old-enough version and fails on the too-new one', { skip: hasGo ? false : missingClient('go', 'apt-get install golang-go') }, async (t) => {
+t.test('go mod download resolves @latest to the old-enough version and fails on the too-new one', { skip: noGo }, async (t) => {
   const s = await setup(t, { config: anon, registry: { security: { min_release_age_secs: coolDown() } } });
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-go-cooldown-'));
-  t.teardown(() => fs.rmSync(home, { recursive: true, force: true }));
-  const env = {
-    PATH: process.env.PATH,
-    HOME: home,
-    GOPATH: path.join(home, 'gopath'),
-    GOMODCACHE: path.join(home, 'modcache'),
-    GOCACHE: path.join(home, 'gocache'),
-    GOPROXY: s.base,
-    GOSUMDB: 'off',
-    GOFLAGS: '-modcacherw',
-    GONOPROXY: '',
-    GOPRIVATE: '',
-    GOTOOLCHAIN: 'local',
-  };
+  const home = goHome(t, 'hub-go-cooldown-');
+  const env = goEnvVars(home, s.base);
   const download = (mod: string) =>
     run('go', ['mod', 'download', '-json', mod], { cwd: home, env, timeout: 120_000 }).then(
       (r) => r.stdout,

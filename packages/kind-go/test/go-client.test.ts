@@ -1,45 +1,20 @@
-import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import t, { type Test } from 'tap';
-import { makeTestCert, missingClient } from '@hub/testkit';
+import { makeTestCert } from '@hub/testkit';
 import { setup } from './setup.js';
+import { goEnvVars, goHome, noGo, run } from './go-env.js';
 
-const run = promisify(execFile);
-const hasGo = (() => {
-  try {
-    execFileSync('go', ['version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-
-/** A clean go environment: its own HOME (for .netrc), module cache and GOPATH; hub is the only proxy. */
+/** A clean go environment (go-env.ts) with `go mod download -json` in it. */
 function goEnv(t: Test, goproxy: string, extra: Record<string, string> = {}) {
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-go-client-'));
-  t.teardown(() => fs.rmSync(home, { recursive: true, force: true }));
-  const env = {
-    PATH: process.env.PATH,
-    HOME: home,
-    GOPATH: path.join(home, 'gopath'),
-    GOMODCACHE: path.join(home, 'modcache'),
-    GOCACHE: path.join(home, 'gocache'),
-    GOPROXY: goproxy,
-    GOSUMDB: 'off',
-    GOFLAGS: '-modcacherw',
-    GONOPROXY: '',
-    GOPRIVATE: '',
-    GOTOOLCHAIN: 'local',
-    ...extra,
-  };
+  const home = goHome(t, 'hub-go-client-');
+  const env = goEnvVars(home, goproxy, extra);
   const download = (...mods: string[]) => run('go', ['mod', 'download', '-json', ...mods], { cwd: home, env, timeout: 120_000 });
   return { home, env, download };
 }
 
-t.test('go mod download through hub alone (GOPROXY=hub, no direct fallback)', { skip: hasGo ? false : missingClient('go', 'apt-get install golang-go') }, async (t) => {
+t.test('go mod download through hub alone (GOPROXY=hub, no direct fallback)', { skip: noGo }, async (t) => {
   // go refuses to send credentials over plain HTTP, so this hub lets anonymous callers read.
   const s = await setup(t, { config: { auth: { anonymous: ['source:read'] } } });
   const g = goEnv(t, s.base);
@@ -54,7 +29,7 @@ t.test('go mod download through hub alone (GOPROXY=hub, no direct fallback)', { 
   t.ok(s.upstream.count((r) => r.url.endsWith('.zip')) >= 2, 'the zips came from the upstream through hub');
 });
 
-t.test('go mod download over hub HTTPS with a .netrc token (SPEC 5)', { skip: hasGo ? false : missingClient('go', 'apt-get install golang-go') }, async (t) => {
+t.test('go mod download over hub HTTPS with a .netrc token (SPEC 5)', { skip: noGo }, async (t) => {
   const certDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-go-cert-'));
   t.teardown(() => fs.rmSync(certDir, { recursive: true, force: true }));
   const cert = makeTestCert(certDir);

@@ -1,28 +1,16 @@
-import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import t, { type Test } from 'tap';
 import publishing from '@hub/publishing';
-import { goFixtureHandler, makeZip, missingClient, rawRequest, startFixtureUpstream, startTestHub } from '@hub/testkit';
+import { goFixtureHandler, makeZip, rawRequest, startFixtureUpstream, startTestHub } from '@hub/testkit';
 import go from '../src/index.js';
 import { FIXTURES } from './setup.js';
+import { goEnvVars, goHome, noGo, run } from './go-env.js';
 
 /**
  * Issue 28: `go mod download` through a group of a local registry (`go-internal`, a published module) and two
  * fixture upstreams (`go-public`: the shared fixtures; `go-vendor`: example.com/Hub/demo v1.2.0 only).
  */
-const run = promisify(execFile);
-const hasGo = (() => {
-  try {
-    execFileSync('go', ['version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-
 const escape = (s: string) => s.replace(/[A-Z]/g, (c) => `!${c.toLowerCase()}`);
 
 /** A module version's three files; the package says which version it is. */
@@ -74,26 +62,13 @@ async function groupHub(t: Test) {
   return { hub, pub, vendor, internal, base: `${hub.url}/proxy/go` };
 }
 
-t.test('go mod download through a group: a published module, a public one, and the newest version from the second upstream', { skip: hasGo ? false : missingClient('go', 'apt-get install golang-go') }, async (t) => {
+t.test('go mod download through a group: a published module, a public one, and the newest version from the second upstream', { skip: noGo }, async (t) => {
   const s = await groupHub(t);
   const list = await rawRequest(`${s.base}/example.com/!hub/demo/@v/list`);
   t.same(list.body.toString().trim().split('\n'), ['v1.0.0', 'v1.1.0', 'v1.2.0'], 'the merged list, in semver order');
 
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-go-group-'));
-  t.teardown(() => fs.rmSync(home, { recursive: true, force: true }));
-  const env = {
-    PATH: process.env.PATH,
-    HOME: home,
-    GOPATH: path.join(home, 'gopath'),
-    GOMODCACHE: path.join(home, 'modcache'),
-    GOCACHE: path.join(home, 'gocache'),
-    GOPROXY: s.base,
-    GOSUMDB: 'off',
-    GOFLAGS: '-modcacherw',
-    GONOPROXY: '',
-    GOPRIVATE: '',
-    GOTOOLCHAIN: 'local',
-  };
+  const home = goHome(t, 'hub-go-group-');
+  const env = goEnvVars(home, s.base);
   const out = await run('go', ['mod', 'download', '-json', `${s.internal}@v0.1.0`, 'github.com/pkg/errors@v0.9.1', 'example.com/Hub/demo@latest'], { cwd: home, env, timeout: 120_000 });
   const results = out.stdout.trim().split(/\n(?=\{)/).map((j) => JSON.parse(j) as { Path: string; Version: string; Zip?: string; Error?: string });
   t.same(

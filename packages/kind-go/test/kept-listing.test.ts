@@ -3,32 +3,18 @@
  * hub serves the module's last good `@v/list` with only the versions it holds, so `go list -m -versions` and a
  * fresh module cache's `go mod download` still work. The first part shows the list goes without the audit.
  */
-import { execFile, execFileSync } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import t from 'tap';
-import { disappearedVersions, KEPT_AUDIT_CONFIG, revalidatePackage, missingClient, sweepUpstream } from '@hub/testkit';
+import { disappearedVersions, KEPT_AUDIT_CONFIG, revalidatePackage, sweepUpstream } from '@hub/testkit';
 import { setup } from './setup.js';
+import { goEnvVars, goHome, noGo, run } from './go-env.js';
 
-const run = promisify(execFile);
-const hasGo = (() => {
-  try {
-    execFileSync('go', ['version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-
-t.test('go list -m -versions and go mod download after the upstream deleted the module', { skip: hasGo ? false : missingClient('go', 'apt-get install golang-go'), timeout: 240_000 }, async (t) => {
+t.test('go list -m -versions and go mod download after the upstream deleted the module', { skip: noGo, timeout: 240_000 }, async (t) => {
   const s = await setup(t, { config: { auth: { anonymous: ['source:read'] }, ...KEPT_AUDIT_CONFIG }, registry: { metadata_ttl_secs: 0 } });
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-go-kept-'));
-  t.teardown(() => fs.rmSync(home, { recursive: true, force: true }));
+  const home = goHome(t, 'hub-go-kept-');
   /** A fresh module cache per call, so every answer comes from hub. */
   const go = (label: string, args: string[]) => {
-    const env = { PATH: process.env.PATH, HOME: home, GOPATH: path.join(home, `gopath-${label}`), GOMODCACHE: path.join(home, `modcache-${label}`), GOCACHE: path.join(home, 'gocache'), GOPROXY: s.base, GOSUMDB: 'off', GOFLAGS: '-modcacherw', GONOPROXY: '', GOPRIVATE: '', GOTOOLCHAIN: 'local' };
+    const env = goEnvVars(home, s.base, { GOPATH: path.join(home, `gopath-${label}`), GOMODCACHE: path.join(home, `modcache-${label}`) });
     return run('go', args, { cwd: home, env, timeout: 120_000 }).then(
       (r) => r.stdout.trim(),
       (e: { stderr: string }) => `failed: ${e.stderr}`,

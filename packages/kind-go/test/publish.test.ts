@@ -1,25 +1,13 @@
-import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import t, { type Test } from 'tap';
-import { goFixtureHandler, makeZip, rawRequest, startFixtureUpstream, startTestHub, missingClient } from '@hub/testkit';
+import { goFixtureHandler, makeZip, rawRequest, startFixtureUpstream, startTestHub } from '@hub/testkit';
 import go from '../src/index.js';
 import { FIXTURES } from './setup.js';
 import publishing from '@hub/publishing';
+import { goEnvVars, goHome, noGo, run } from './go-env.js';
 
 /** Issue 13: go modules published with three PUTs (.info, .mod, .zip) and read back with the real go command. */
-const run = promisify(execFile);
-const hasGo = (() => {
-  try {
-    execFileSync('go', ['version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-const noGo = hasGo ? false : missingClient('go', 'apt-get install golang-go');
 
 async function start(t: Test, registry: Record<string, unknown>) {
   const upstream = await startFixtureUpstream({ handler: goFixtureHandler(FIXTURES) });
@@ -68,21 +56,9 @@ async function publish(base: string, token: string, module: string, version: str
 
 /** A clean go environment: its own HOME, module cache and GOPATH; hub is the only proxy; no checksum database for our modules. */
 function goEnv(t: Test, goproxy: string, nosumdb: string) {
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-go-publish-'));
-  t.teardown(() => fs.rmSync(home, { recursive: true, force: true }));
-  const env = {
-    PATH: process.env.PATH,
-    HOME: home,
-    GOPATH: path.join(home, 'gopath'),
-    GOMODCACHE: path.join(home, 'modcache'),
-    GOCACHE: path.join(home, 'gocache'),
-    GOPROXY: goproxy,
-    GONOSUMDB: nosumdb,
-    GOFLAGS: '-mod=mod -modcacherw',
-    GONOPROXY: '',
-    GOPRIVATE: '',
-    GOTOOLCHAIN: 'local',
-  };
+  const home = goHome(t, 'hub-go-publish-');
+  // The checksum database stays on for other modules (GOSUMDB unset), off for ours.
+  const env = goEnvVars(home, goproxy, { GOSUMDB: undefined, GONOSUMDB: nosumdb, GOFLAGS: '-mod=mod -modcacherw' });
   const goCmd = (cwd: string, ...args: string[]) => run('go', args, { cwd, env, timeout: 120_000 });
   const download = async (mod: string) => {
     const out = await goCmd(home, 'mod', 'download', '-json', mod).then(

@@ -6,7 +6,7 @@ import publishing from '@hub/publishing';
 import { rawRequest, startFixtureUpstream, startTestHub } from '@hub/testkit';
 import maven from '../src/index.js';
 import { listedVersions } from '../src/metadata.js';
-import { mvn, mvnMissing, project } from './mvn.js';
+import { mvn, mvnMissing, project, RANGE_POM } from './mvn.js';
 import { UPSTREAM } from './setup.js';
 
 /**
@@ -15,20 +15,6 @@ import { UPSTREAM } from './setup.js';
  * hubparent 1.0 and 2.0). A parent POM given as a version range makes mvn read the group's merged
  * maven-metadata.xml and, with -C (strict checksums), insist on its .sha1: the checksum of the merged bytes.
  */
-const RANGE_POM = `<?xml version="1.0" encoding="UTF-8"?>
-<project xmlns="http://maven.apache.org/POM/4.0.0">
-  <modelVersion>4.0.0</modelVersion>
-  <parent>
-    <groupId>org.example</groupId>
-    <artifactId>hubparent</artifactId>
-    <version>[1.0,3.0)</version>
-    <relativePath/>
-  </parent>
-  <artifactId>child</artifactId>
-  <version>1</version>
-  <packaging>pom</packaging>
-</project>
-`;
 
 /** A repository folder with hubparent 2.5 (its POM, the POM's .sha1, and maven-metadata.xml). */
 function vendorFolder(dir: string): string {

@@ -6,23 +6,8 @@
 import fs from 'node:fs';
 import t from 'tap';
 import { disappearedVersions, KEPT_AUDIT_CONFIG, revalidatePackage, sweepUpstream } from '@hub/testkit';
-import { mvn, mvnMissing, project } from './mvn.js';
+import { mvn, mvnMissing, project, RANGE_POM } from './mvn.js';
 import { setup } from './setup.js';
-
-const RANGE_POM = `<?xml version="1.0" encoding="UTF-8"?>
-<project xmlns="http://maven.apache.org/POM/4.0.0">
-  <modelVersion>4.0.0</modelVersion>
-  <parent>
-    <groupId>org.example</groupId>
-    <artifactId>hubparent</artifactId>
-    <version>[1.0,3.0)</version>
-    <relativePath/>
-  </parent>
-  <artifactId>child</artifactId>
-  <version>1</version>
-  <packaging>pom</packaging>
-</project>
-`;
 
 t.test('mvn with a version range after the upstream deleted the artifact', { skip: mvnMissing ?? false, timeout: 240_000 }, async (t) => {
   const s = await setup(t, { config: KEPT_AUDIT_CONFIG, registry: { metadata_ttl_secs: 0 } });

@@ -1,27 +1,12 @@
 import fs from 'node:fs';
 import t from 'tap';
-import { hubRequests, mvn, mvnMissing, project, total } from './mvn.js';
+import { hubRequests, mvn, mvnMissing, project, RANGE_POM, total } from './mvn.js';
 import { setup } from './setup.js';
 
 /**
  * The real mvn against the committed fixtures only (no ~/.m2 needed): a parent POM given as a version
  * range makes mvn read hub's maven-metadata.xml and, with -C (strict checksums), insist on its .sha1.
  */
-const RANGE_POM = `<?xml version="1.0" encoding="UTF-8"?>
-<project xmlns="http://maven.apache.org/POM/4.0.0">
-  <modelVersion>4.0.0</modelVersion>
-  <parent>
-    <groupId>org.example</groupId>
-    <artifactId>hubparent</artifactId>
-    <version>[1.0,3.0)</version>
-    <relativePath/>
-  </parent>
-  <artifactId>child</artifactId>
-  <version>1</version>
-  <packaging>pom</packaging>
-</project>
-`;
-
 t.test('mvn -C resolves a version range through maven-metadata.xml; an unlisted version is not chosen', { skip: mvnMissing ?? false, timeout: 120_000 }, async (t) => {
   const s = await setup(t);
   const token = await s.token('builder', { roles: ['reader'] });

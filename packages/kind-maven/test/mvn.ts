@@ -76,3 +76,18 @@ export const mvnMissing = (() => {
   }
 })();
 
+/** A child POM whose parent, org.example:hubparent, is a version range: mvn reads maven-metadata.xml to resolve it. */
+export const RANGE_POM = `<?xml version="1.0" encoding="UTF-8"?>
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <parent>
+    <groupId>org.example</groupId>
+    <artifactId>hubparent</artifactId>
+    <version>[1.0,3.0)</version>
+    <relativePath/>
+  </parent>
+  <artifactId>child</artifactId>
+  <version>1</version>
+  <packaging>pom</packaging>
+</project>
+`;

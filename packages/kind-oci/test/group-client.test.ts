@@ -5,15 +5,15 @@
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import t, { type Test } from 'tap';
+import t from 'tap';
 import publishing from '@hub/publishing';
 import { missingClient, rawRequest, startFixtureUpstream, startTestHub } from '@hub/testkit';
 import oci from '../src/index.js';
 import { skopeo } from './docker-registry.js';
 import { fixtureRegistry } from './fixture-registry.js';
 import { buildImage } from './image.js';
+import { tempDir } from './layout-dir.js';
 
 const skip = (() => {
   try {
@@ -23,12 +23,6 @@ const skip = (() => {
     return missingClient('skopeo', 'apt-get install skopeo');
   }
 })();
-
-function tempDir(t: Test, prefix: string): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
 
 t.test('skopeo copy through an OCI group: an image from each upstream member, tags merged', { skip }, async (t) => {
   const images = { v10: buildImage('1.0'), v11: buildImage('1.1'), tool: buildImage('tool') };

@@ -3,21 +3,13 @@
  * hub serves a tag's last good manifest when it holds the image the tag names, so skopeo still copies by tag;
  * a tag whose image hub never held stays gone. The first copy after the deletion shows it fails without the audit.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { disappearedVersions, KEPT_AUDIT_CONFIG, revalidatePackage, sweepUpstream } from '@hub/testkit';
 import { missingTools, skopeo } from './docker-registry.js';
 import { setup } from './setup.js';
+import { tempDir } from './layout-dir.js';
 
 const skip = missingTools();
-
-function tempDir(t: Test, prefix: string): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
 
 t.test('skopeo copies by tag after the upstream deleted the repository', { skip, timeout: 240_000 }, async (t) => {
   const s = await setup(t, { config: KEPT_AUDIT_CONFIG, registry: { metadata_ttl_secs: 0 } });

@@ -12,8 +12,9 @@ import { promisify } from 'node:util';
 import t, { type Test } from 'tap';
 import { missingClient } from '@hub/testkit';
 import { skopeo } from './docker-registry.js';
-import { buildImage, writeOciLayout, type Image } from './image.js';
+import { buildImage, writeOciLayout } from './image.js';
 import { hostedHub } from './hosted-setup.js';
+import { tempDir, pulled } from './layout-dir.js';
 
 const run = promisify(execFile);
 
@@ -27,19 +28,6 @@ function hasTool(cmd: string, args: string[]): boolean {
 }
 const noSkopeo = hasTool('skopeo', ['--version']) ? false : missingClient('skopeo', 'apt-get install skopeo');
 const noPodman = hasTool('podman', ['--version']) ? false : missingClient('podman', 'apt-get install podman');
-
-function tempDir(t: Test, prefix: string): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
-
-/** The layout skopeo wrote: its top index's first entry, and whether every blob of `image` is there. */
-function pulled(dir: string, image: Image): { digest: string; complete: boolean } {
-  const top = JSON.parse(fs.readFileSync(path.join(dir, 'index.json'), 'utf8')) as { manifests: { digest: string }[] };
-  const has = (d: string) => fs.existsSync(path.join(dir, 'blobs', 'sha256', d.slice(7)));
-  return { digest: top.manifests[0]!.digest, complete: [...image.manifests.values(), ...image.blobs.values()].every((b) => has(b.digest)) };
-}
 
 t.test('skopeo copies a multi-platform image to hub and back', { skip: noSkopeo }, async (t) => {
   const hub = await hostedHub(t);

@@ -2,30 +2,15 @@
  * The real client against a real registry: Debian's docker-registry (htpasswd auth) filled by skopeo from an
  * OCI layout the test writes, then skopeo pulling through hub with the hub token as the Basic password.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { startFixtureUpstream, startTestHub } from '@hub/testkit';
 import oci from '../src/index.js';
 import { countingProxy, missingTools, PASS, skopeo, startDockerRegistry, USER } from './docker-registry.js';
 import { fixtureRegistry, startTokenService } from './fixture-registry.js';
-import { buildImage, writeOciLayout, type Image } from './image.js';
+import { buildImage, writeOciLayout } from './image.js';
+import { tempDir, pulled } from './layout-dir.js';
 
 const skip = missingTools();
-
-function tempDir(t: Test, prefix: string): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
-
-/** The layout skopeo wrote: its top index's first entry, and whether every blob of `image` is there. */
-function pulled(dir: string, image: Image): { digest: string; complete: boolean } {
-  const top = JSON.parse(fs.readFileSync(path.join(dir, 'index.json'), 'utf8')) as { manifests: { digest: string }[] };
-  const has = (d: string) => fs.existsSync(path.join(dir, 'blobs', 'sha256', d.slice(7)));
-  return { digest: top.manifests[0]!.digest, complete: [...image.manifests.values(), ...image.blobs.values()].every((b) => has(b.digest)) };
-}
 
 t.test('skopeo pulls a multi-arch image from docker-registry through hub', { skip }, async (t) => {
   const reg = await startDockerRegistry(t);

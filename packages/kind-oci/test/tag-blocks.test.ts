@@ -4,21 +4,15 @@
  * by skopeo, and skopeo pulling through hub.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { rawRequest, startTestHub } from '@hub/testkit';
 import oci from '../src/index.js';
 import { missingTools, PASS, skopeo, startDockerRegistry, USER } from './docker-registry.js';
 import { baseLayer, buildImage, writeOciLayout, type Image } from './image.js';
+import { tempDir } from './layout-dir.js';
 
 const skip = missingTools();
-
-function tempDir(t: Test, prefix: string): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
 
 const ownLayer = (image: Image, platform: string) => (JSON.parse(image.manifests.get(platform)!.body.toString()) as { layers: { digest: string }[] }).layers[1]!.digest;
 const configOf = (image: Image, platform: string) => (JSON.parse(image.manifests.get(platform)!.body.toString()) as { config: { digest: string } }).config.digest;

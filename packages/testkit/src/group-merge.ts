@@ -6,6 +6,8 @@
 import type { GroupAsk, GroupPart, Mode, RequestContext } from '@hub/runtime';
 
 export interface MergeContextOptions {
+  /** The group registry the merge runs for (default `group` of type `test`). */
+  registry?: { name: string; type: string };
   baseUrl?: string;
   headers?: Record<string, string>;
   query?: string;
@@ -30,7 +32,7 @@ export function mergeContext(opts: MergeContextOptions = {}): MergeContext {
     },
   };
   const base: Partial<RequestContext> = {
-    registry: { name: 'group', type: 'test', mode: 'group', metadataTtlSecs: 60, config: {} },
+    registry: { name: opts.registry?.name ?? 'group', type: opts.registry?.type ?? 'test', mode: 'group', metadataTtlSecs: 60, config: {} },
     baseUrl: opts.baseUrl ?? 'http://hub.test/proxy/group',
     method: 'GET',
     anonymousRead: true,

@@ -3,32 +3,7 @@ import { adminCommand, commandGroup, connectionHelp } from '../command.js';
 import { str } from '../options.js';
 import { cell, printJson } from '../output.js';
 import { UsageError } from '../usage.js';
-
-interface Problem {
-  kind: string;
-  row_id: number | null;
-  seq: number | null;
-  expected: string | null;
-  found: string | null;
-  message: string;
-}
-interface ChainReport {
-  chain: string;
-  ok: boolean;
-  rows: number;
-  checkpoints: number;
-  signed_checkpoints: number;
-  first_seq: number | null;
-  last_seq: number | null;
-  problems: Problem[];
-  problems_total: number;
-}
-interface Verification {
-  ok: boolean;
-  key_id: string | null;
-  chains: ChainReport[];
-  unchained_rows: number;
-}
+import type { AuditVerification } from '@hub/runtime';
 
 const CHAIN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
 
@@ -58,7 +33,7 @@ ${connectionHelp('system:read')}`,
   async run({ io, values, json, api, command }) {
     const chain = str(values, 'chain', command);
     if (chain !== undefined && !CHAIN.test(chain)) throw new UsageError(`--chain: "${chain}" is not a chain name`, command);
-    const v = await api.call<Verification>('GET', '/api/v1/admin/audit-log/verify', { query: { chain } });
+    const v = await api.call<AuditVerification>('GET', '/api/v1/admin/audit-log/verify', { query: { chain } });
     if (json) printJson(io, v);
     else {
       if (v.chains.length === 0) io.out('no chained audit rows yet\n');

@@ -3,26 +3,16 @@ import { createHash } from 'node:crypto';
 import { canonicalCoordinate, type RegistryRef } from '@hub/admin-kit';
 import { HubError } from '@hub/runtime';
 import type { VersionMatchers } from '../version-match.js';
+import type { FlagRow } from '../flag-json.js';
 import type { AdvisoryFeedConfig } from './feed-config.js';
 import { osvReference, osvSeverity, type OsvRecord } from './osv-record.js';
 import { osvIntervals, rangesFor } from './osv-ranges.js';
 import { SEVERITIES } from '../routes/push.js';
 
 /** A flag as a feed wants it stored (the flags table's columns a push sets, plus the advisory's aliases). */
-export interface FeedFlag {
-  external_id: string;
-  registry: string;
-  package_name: string;
-  version: string | null;
-  version_range: string | null;
-  kind: string;
-  effect: string;
-  summary: string | null;
-  severity: string | null;
-  reference_url: string | null;
-  fixed_version: string | null;
-  aliases: string | null;
-}
+export type FeedFlag = Required<
+  Pick<FlagRow, 'external_id' | 'registry' | 'package_name' | 'version' | 'version_range' | 'kind' | 'effect' | 'summary' | 'severity' | 'reference_url' | 'fixed_version' | 'aliases'>
+>;
 
 /** Flags one record may raise; a record naming more is cut here and the cut counted. */
 export const MAX_FLAGS_PER_RECORD = 1000;

@@ -4,8 +4,8 @@
  * members list a version the first member's entry is kept (in the merge, and for the download).
  */
 import path from 'node:path';
-import { createLogger } from '@hub/runtime/internal';
-import { splitSegments, type GroupPart, type KindRoute, type RequestContext, type RouteMatch } from '@hub/runtime';
+import { splitSegments, type GroupPart, type KindRoute, type RouteMatch } from '@hub/runtime';
+import { mergeContext } from '../group-merge.js';
 import { rawRequest, type RawResponse } from '../raw-request.js';
 import { startFixtureUpstream } from '../fixture-upstream.js';
 import { startTestHub } from '../test-hub.js';
@@ -24,29 +24,6 @@ function routeOf(spec: KindConformanceSpec, listing: ConformanceListing): { rout
     if (match && (route.methods ?? ['GET', 'HEAD']).includes('GET')) return { route, match };
   }
   return null;
-}
-
-/**
- * The request a merge sees, for a merge run here on two members' real answers: what a merge may read of the
- * request (registry, base URL, headers, query, log). Anything else throws: a merge works on its parts.
- */
-function mergeContext(spec: KindConformanceSpec, baseUrl: string, headers: Record<string, string>, query: string): RequestContext {
-  const known: Partial<RequestContext> = {
-    registry: { name: GROUP, type: spec.kind.id, mode: 'group', metadataTtlSecs: 300, config: {} },
-    baseUrl,
-    method: 'GET',
-    anonymousRead: false,
-    headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v])),
-    query: new URLSearchParams(query),
-    log: createLogger({ level: 'silent' }),
-    user: null,
-  };
-  return new Proxy(known as RequestContext, {
-    get(target, prop) {
-      if (prop in target) return target[prop as keyof RequestContext];
-      throw new Error(`the ${spec.kind.id} merge read rc.${String(prop)}: a merge works on its parts and the request only`);
-    },
-  });
 }
 
 export async function groupCheck(t: ConformanceTest, spec: KindConformanceSpec): Promise<void> {
@@ -84,7 +61,10 @@ export async function groupCheck(t: ConformanceTest, spec: KindConformanceSpec):
   const answers = [await get(FIRST, listing.path, listing.headers), await get(SECOND, listing.path, listing.headers)];
   for (const [i, a] of answers.entries()) t.equal(a.status, 200, `group: member ${i + 1}'s listing ${listing.path} answered ${describe(a)}, expected 200`);
   const parts: GroupPart[] = answers.map((a, i) => ({ member: i === 0 ? FIRST : SECOND, mode: 'proxy', status: 200, headers: Object.fromEntries(a.headers.entries()), body: a.body }));
-  const merged = await group.merge[found.route.id]!(mergeContext(spec, `${hub.url}/proxy/${GROUP}`, { ...spec.headers, ...listing.headers }, query), parts, found.match);
+  // The request a merge sees (group-merge.ts): base URL, headers, query and log; anything else throws.
+  const headers = Object.fromEntries(Object.entries({ ...spec.headers, ...listing.headers }).map(([k, v]) => [k.toLowerCase(), v]));
+  const { rc } = mergeContext({ registry: { name: GROUP, type: spec.kind.id }, baseUrl: `${hub.url}/proxy/${GROUP}`, headers, query });
+  const merged = await group.merge[found.route.id]!(rc, parts, found.match);
   const body = Buffer.isBuffer(merged.body) ? merged.body : Buffer.from(typeof merged.body === 'string' ? merged.body : '');
   t.equal(merged.status, 200, `group: the merge answered ${merged.status}, expected 200`);
   for (const v of [v0, v1]) t.ok(listing.lists(body, v), `group: the merged listing ${listing.lists(body, v) ? 'offers' : 'lacks'} ${v}, expected it offered`);
