@@ -36,7 +36,8 @@ t.test('a gem file name that splits two ways: the package-scoped deny the simula
     t.equal(allowed.json.decision, 'allow', `${label}: the simulator allows hubdemo`);
     t.equal((await get('gems/hubdemo-1.0.0.gem', who)).status, 200, `${label}: and hubdemo downloads`);
   }
-  const rows = (await (s.hub.audit.flush(), s.hub.db('access_events').where({ registry: 'gems', package: 'hubmac', code: 'forbidden' }).select())) as Array<{ version: string }>;
+  await s.hub.audit.flush();
+  const rows = (await s.hub.db('access_events').where({ registry: 'gems', package: 'hubmac', code: 'forbidden' }).select()) as Array<{ version: string }>;
   t.ok(rows.some((r) => r.version === '1.0-x86_64-darwin-19'), 'the refusal is recorded under the resolved coordinate');
 });
 
