@@ -24,10 +24,12 @@ export async function startOrigin({ dir, latencyMs = [20, 40] }) {
   }
   const tarballs = new Map(); // "/name/-/file.tgz" -> Buffer, read on first ask
   const counts = { packument: 0, tarball: 0, other: 0, bytes: 0 };
+  let lastRequestAt = Date.now();
   let served = 0;
   const [lo, hi] = latencyMs;
 
   const server = http.createServer((req, res) => {
+    lastRequestAt = Date.now();
     let url;
     try {
       url = decodeURIComponent((req.url ?? '/').split('?')[0]);
@@ -74,6 +76,14 @@ export async function startOrigin({ dir, latencyMs = [20, 40] }) {
       const c = { ...counts };
       Object.assign(counts, { packument: 0, tarball: 0, other: 0, bytes: 0 });
       return c;
+    },
+    /**
+     * Resolves once no request has arrived for `quietMs` (at most `maxMs`): what a server still asks in the
+     * background after an install (hub's provenance checks read the abbreviated packument) is done by then.
+     */
+    async quiet(quietMs = 2000, maxMs = 60_000) {
+      const until = Date.now() + maxMs;
+      while (Date.now() - lastRequestAt < quietMs && Date.now() < until) await new Promise((r) => setTimeout(r, 200));
     },
     async close() {
       server.closeAllConnections();
