@@ -1,12 +1,16 @@
 import fs from 'node:fs';
 import t from 'tap';
-import { configReference, openApiReference, readCatalogue } from '@hub/cli';
+import { configReference, openApiReference, readCatalogue, withAccessDocs } from '@hub/cli';
 
 const root = new URL('../../', import.meta.url);
 const read = (p: string) => fs.readFileSync(new URL(p, root), 'utf8');
 
 t.test('docs/config.md is what the schemas render (run `npm run docs` after changing a schema)', async (t) => {
   t.equal(read('docs/config.md'), await configReference());
+});
+
+t.test('docs/security.md lists the permissions and roles @hub/contract defines (run `npm run docs` after changing them)', async (t) => {
+  t.equal(read('docs/security.md'), withAccessDocs(read('docs/security.md')));
 });
 
 t.test('docs/openapi.json is what the default distribution serves at /api/v1/openapi.json (run `npm run docs` after changing a route)', async (t) => {

@@ -1,4 +1,5 @@
 /** users create|block|unblock: POST /api/v1/admin/users, POST /api/v1/admin/users/<id>/block|unblock. */
+import { BUILT_IN_ROLES } from '@hub/runtime';
 import { seg } from '../client.js';
 import { adminCommand, commandGroup, connectionHelp } from '../command.js';
 import { list, str } from '../options.js';
@@ -28,7 +29,7 @@ Arguments:
   <user-id>          the user's id, e.g. alice or ci-deploy
 
 Options:
-  --roles R,S        its roles (built in: admin, reader, publisher, auditor, operator, and any
+  --roles R,S        its roles (built in: ${BUILT_IN_ROLES.join(', ')}, and any
                      role your policies name); default: the server's (reader)
 
 Needs permission system:write.

@@ -3,6 +3,7 @@ import { call, type Session } from '../api.ts';
 import { setQuery } from '../route.ts';
 import { Alert, Badge, errorText, useData, when } from '../ui.tsx';
 import type { ActionBodies } from '../bodies.ts';
+import { BUILT_IN_ROLES, PERMISSIONS, type Permission } from '../../../../contract/src/access.ts';
 
 interface User {
   id: string;
@@ -17,9 +18,6 @@ interface TokenRow {
   revoked_at: string | null;
   created_at: string | null;
 }
-const PERMISSIONS = ['source:read', 'source:write', 'system:read', 'system:write'] as const;
-type Permission = (typeof PERMISSIONS)[number];
-const ROLES = ['reader', 'publisher', 'auditor', 'operator', 'admin'];
 
 type Result = { ok?: string; error?: string };
 const outcome = (set: (r: Result) => void, ok: string, then?: () => void) => [
@@ -65,7 +63,7 @@ function Users(p: { me: Session; selected: string }) {
           <input id="new-user" required value={id} onInput={(e) => setId(e.currentTarget.value)} />
           <label for="new-role">Role</label>
           <select id="new-role" value={role} onChange={(e) => setRole(e.currentTarget.value)}>
-            {ROLES.map((r) => (
+            {BUILT_IN_ROLES.map((r) => (
               <option key={r}>{r}</option>
             ))}
           </select>
