@@ -17,6 +17,12 @@ t.test('docs/openapi.json is what the default distribution serves at /api/v1/ope
   t.equal(read('docs/openapi.json'), await openApiReference());
 });
 
+t.test("the console's API types are what openapi-typescript makes of docs/openapi.json (run `npm run docs` after changing a route)", async (t) => {
+  const script: string = new URL('scripts/render-console-api-types.mjs', root).href;
+  const { consoleApiTypes } = (await import(script)) as { consoleApiTypes: () => Promise<string> };
+  t.equal(read('packages/console/web/src/admin-api.generated.ts'), await consoleApiTypes());
+});
+
 t.test('plugins-registry.json matches each package manifest', async (t) => {
   const catalogue = readCatalogue();
   for (const entry of catalogue.plugins) {
