@@ -28,7 +28,8 @@ function* sources(dir: string): Generator<string> {
     if (e.name === 'node_modules' || e.name === 'dist' || e.name === 'test' || e.name === 'fixtures') continue;
     const p = path.join(dir, e.name);
     if (e.isDirectory()) yield* sources(p);
-    else if (/\.(ts|tsx|mjs)$/.test(e.name) && !e.name.endsWith('.d.ts')) yield p;
+    // Generated files (the console's API types) are rendered from the contract's values, not written by hand.
+    else if (/\.(ts|tsx|mjs)$/.test(e.name) && !/\.(d|generated)\.ts$/.test(e.name)) yield p;
   }
 }
 
