@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import t from 'tap';
-import { configReference, openApiReference, readCatalogue } from '@hub/cli';
+import { configReference, openApiReference, readCatalogue, withAccessDocs } from '@hub/cli';
 
 const root = new URL('../../', import.meta.url);
 const read = (p: string) => fs.readFileSync(new URL(p, root), 'utf8');
@@ -9,8 +9,18 @@ t.test('docs/config.md is what the schemas render (run `npm run docs` after chan
   t.equal(read('docs/config.md'), await configReference());
 });
 
+t.test('docs/security.md lists the permissions and roles @hub/contract defines (run `npm run docs` after changing them)', async (t) => {
+  t.equal(read('docs/security.md'), withAccessDocs(read('docs/security.md')));
+});
+
 t.test('docs/openapi.json is what the default distribution serves at /api/v1/openapi.json (run `npm run docs` after changing a route)', async (t) => {
   t.equal(read('docs/openapi.json'), await openApiReference());
+});
+
+t.test("the console's API types are what openapi-typescript makes of docs/openapi.json (run `npm run docs` after changing a route)", async (t) => {
+  const script: string = new URL('scripts/render-console-api-types.mjs', root).href;
+  const { consoleApiTypes } = (await import(script)) as { consoleApiTypes: () => Promise<string> };
+  t.equal(read('packages/console/web/src/admin-api.generated.ts'), await consoleApiTypes());
 });
 
 t.test('plugins-registry.json matches each package manifest', async (t) => {

@@ -4,13 +4,13 @@
  * the OpenAPI test validates real answers against them.
  */
 import Type from 'typebox';
+import { permissionSchema } from '@hub/runtime';
 
-const PERMISSIONS = ['source:read', 'source:write', 'system:read', 'system:write'] as const;
 const strict = { additionalProperties: false } as const;
 const time = Type.String({ format: 'date-time', description: 'RFC 3339 UTC.' });
 const nullableText = Type.Union([Type.String(), Type.Null()]);
 const count = Type.Integer({ minimum: 0 });
-const permission = Type.Enum(PERMISSIONS);
+const permission = permissionSchema();
 const cursor = Type.Union([Type.String({ pattern: '^[1-9][0-9]*$' }), Type.Null()], { description: 'Pass as `cursor` for the next (older) page; null on the last page.' });
 
 export const AccessCheckAnswer = Type.Object(

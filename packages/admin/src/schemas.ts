@@ -1,7 +1,7 @@
 /** Request bodies of the admin API (INTERFACE.md section 4), as TypeBox schemas checked before any handler. */
 import Type from 'typebox';
+import { permissionSchema } from '@hub/runtime';
 
-const PERMISSIONS = ['source:read', 'source:write', 'system:read', 'system:write'] as const;
 const strict = { additionalProperties: false } as const;
 
 /** User ids are path segments and CSV cells: letters, digits and `._@+-`, starting with a letter or digit. */
@@ -9,7 +9,7 @@ export const USER_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._@+-]{0,127}$';
 export const ROLE_PATTERN = '^[a-z][a-z0-9_-]{0,63}$';
 export const TOKEN_ID_PATTERN = '^[0-9a-f]{1,32}$';
 
-const permission = Type.Enum(PERMISSIONS);
+const permission = permissionSchema();
 const userId = Type.String({ pattern: USER_ID_PATTERN, description: 'A user id.' });
 const roles = Type.Array(Type.String({ pattern: ROLE_PATTERN }), { maxItems: 32, uniqueItems: true });
 const text = (max: number) => Type.String({ minLength: 1, maxLength: max });

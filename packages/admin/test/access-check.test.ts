@@ -57,6 +57,8 @@ const SUBJECTS: SubjectCase[] = [
   { name: 'hank', roles: ['reader'], after: 'block', expect: 'DDDDDDD', refusal: 'user_blocked' },
   { name: 'ivan', roles: ['reader'], after: 'revoke', expect: 'DDDDDDD', refusal: 'unauthenticated' },
   { name: 'olga', roles: ['admin'], expect: 'ADAAAAA', refusal: 'forbidden' },
+  // A role name that is also a member of every JavaScript object grants nothing (and breaks nothing).
+  { name: 'oscar', roles: ['constructor'], expect: 'DDDDDDD', refusal: 'forbidden' },
 ];
 
 async function post(s: AdminSetup, path: string, body: unknown) {
@@ -65,7 +67,7 @@ async function post(s: AdminSetup, path: string, body: unknown) {
   return r.json;
 }
 
-t.test('access-check agrees with the routes (84 cases)', async (t) => {
+t.test('access-check agrees with the routes (91 cases)', async (t) => {
   const s = await setup(t, {
     config: { auth: { policies: CONFIG_POLICIES } },
     registries: (upstream) => [
@@ -109,7 +111,7 @@ t.test('access-check agrees with the routes (84 cases)', async (t) => {
       cases++;
     }
   }
-  t.equal(cases, 84);
+  t.equal(cases, 91);
   t.ok(seen.allow >= 15 && seen.deny >= 15, `both answers are well represented (${seen.allow} allow, ${seen.deny} deny)`);
 
   // The rule and reason name what decided.

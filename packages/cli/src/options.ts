@@ -1,5 +1,6 @@
 import net from 'node:net';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { PERMISSIONS } from '@hub/runtime';
 import { UsageError } from './usage.js';
 
 export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
@@ -128,7 +129,7 @@ export function ipAddress(value: string, name: string, command: string): string 
   return value.trim();
 }
 
-export const PERMISSIONS = ['source:read', 'source:write', 'system:read', 'system:write'] as const;
+export { PERMISSIONS };
 
 export function permission(value: string, name: string, command: string): string {
   if (!(PERMISSIONS as readonly string[]).includes(value)) throw new UsageError(`--${name}: unknown permission "${value}" (one of ${PERMISSIONS.join(', ')})`, command);

@@ -84,6 +84,9 @@ t.test('the console, clicked through as a person would', { skip: noBrowser }, as
 
   await t.test('block a version from its package page: npm install fails with the reason; unblock: it works', async (t) => {
     await page.goto(`${s.url}/console/packages?registry=npm`);
+    // The upstream audit's state is a badge only when it is news (missing, disappeared), never for "ok".
+    await row(page, '@hubtest/scoped').locator('.badge', { hasText: 'missing' }).waitFor();
+    t.equal(await row(page, 'hubdemo').locator('.badge').count(), 0, 'a package the audit found upstream has no badge');
     await page.getByRole('link', { name: 'hubdemo', exact: true }).click();
     await page.getByRole('heading', { name: /hubdemo/ }).waitFor();
     await page.getByRole('button', { name: 'Block 1.0.0', exact: true }).click();

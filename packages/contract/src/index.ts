@@ -4,6 +4,8 @@
  * bounded helpers kinds share. It loads no server and no database driver; `@hub/runtime` re-exports it.
  */
 export * from './kind.js';
+export * from './access.js';
+export { permissionSchema } from './access-schema.js';
 export * from './upstream.js';
 export type * from './local.js';
 export type * from './local-uploads.js';

@@ -29,6 +29,7 @@ import type { DetectUpstream } from './detect-upstream.js';
 import type { GarbageCollector } from './garbage.js';
 import type { LocalRegistry, PublishAction } from './local.js';
 import type { VersionRangeHook } from './version-range.js';
+import type { Permission } from './access.js';
 
 /** The major version of this contract; the runtime refuses plugins built for another. */
 export const CONTRACT_VERSION = 1;
@@ -36,7 +37,6 @@ export const CONTRACT_VERSION = 1;
 export type Addressing = 'package' | 'path' | 'forge';
 /** `group`: one URL over several registries of the same type (decision 0051); its requests run the members' routes. */
 export type Mode = 'proxy' | 'hybrid' | 'local' | 'group';
-export type Permission = 'source:read' | 'source:write' | 'system:read' | 'system:write';
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** What a request is about. Canonical names follow INTERFACE.md section 3. */

@@ -1,9 +1,10 @@
 /** audit-log and export-audit-log: the access events of SPEC 2.5 (GET /api/v1/admin/audit-log[/export]). */
-import { RequestError, type Query } from '../client.js';
+import type { Query } from '../client.js';
 import { adminCommand, connectionHelp } from '../command.js';
 import { checkOutput, saveExport } from '../export.js';
-import { instant, ipAddress, list, positiveInt, required, str, type Values } from '../options.js';
-import { printJson, rowsOf, table, type Column, type Row } from '../output.js';
+import { listCommand } from '../list-command.js';
+import { instant, ipAddress, list, required, str, type Values } from '../options.js';
+import type { Column } from '../output.js';
 import { UsageError } from '../usage.js';
 
 const FILTER_OPTIONS = {
@@ -61,14 +62,9 @@ const COLUMNS: Column[] = [
   { header: 'DETAIL', keys: ['detail'] },
 ];
 
-interface Page {
-  entries?: Row[];
-  next_cursor?: string | null;
-}
-
-export const auditLog = adminCommand({
+export const auditLog = listCommand({
   name: 'audit-log',
-  routes: ['GET /api/v1/admin/audit-log'],
+  route: 'GET /api/v1/admin/audit-log',
   help: `Usage: hub audit-log [filters] [--limit N [--cursor C]] [--page-size N]
 
 Lists access events, newest first: every registry request, every admin action and every
@@ -91,33 +87,12 @@ Example:
   hub audit-log --denied-only --from 24h --action download,metadata
 
 ${connectionHelp('system:read')}`,
-  options: { ...FILTER_OPTIONS, limit: { type: 'string' }, cursor: { type: 'string' }, 'page-size': { type: 'string' } },
-  async run({ io, values, json, api, command }) {
-    const query = filters(values, command);
-    const limit = positiveInt(str(values, 'limit', command), 'limit', command);
-    const pageSize = positiveInt(str(values, 'page-size', command), 'page-size', command);
-    if (limit !== undefined && pageSize !== undefined) throw new UsageError('--limit and --page-size cannot be used together', command);
-    let cursor = str(values, 'cursor', command);
-    const entries: Row[] = [];
-    const seen = new Set<string>();
-    for (;;) {
-      const page = await api.call<Page>('GET', '/api/v1/admin/audit-log', { query: { ...query, cursor, limit: limit ?? pageSize } });
-      entries.push(...rowsOf(page, 'entries'));
-      const next = page.next_cursor ?? undefined;
-      if (limit !== undefined || !next) {
-        cursor = next;
-        break;
-      }
-      if (seen.has(next)) throw new RequestError(`the server returned the cursor ${next} twice; stopping after ${entries.length} entries`);
-      seen.add(next);
-      cursor = next;
-    }
-    if (json) printJson(io, { entries, next_cursor: cursor ?? null });
-    else if (!entries.length) io.err('no audit-log entries match\n');
-    else table(io, COLUMNS, entries);
-    if (!json && cursor) io.err(`more entries follow: add --cursor ${cursor}\n`);
-    return 0;
-  },
+  options: FILTER_OPTIONS,
+  query: ({ values, command }) => filters(values, command),
+  rows: 'entries',
+  columns: COLUMNS,
+  empty: 'no audit-log entries match',
+  paging: { by: 'follow', noun: 'entries' },
 });
 
 export const exportAuditLog = adminCommand({

@@ -2,7 +2,8 @@
 import { RequestError, seg } from '../client.js';
 import { adminCommand, commandGroup, connectionHelp } from '../command.js';
 import { exclusive, optionOrPositional, str, type Values } from '../options.js';
-import { coordinate, printJson, rowsOf, table, type Row } from '../output.js';
+import { listCommand } from '../list-command.js';
+import { coordinate, printJson, rowsOf, type Row } from '../output.js';
 import { UsageError } from '../usage.js';
 
 const TARGET_OPTIONS = {
@@ -120,9 +121,9 @@ ${connectionHelp('system:write')}`,
   },
 });
 
-const listCmd = adminCommand({
+const listCmd = listCommand({
   name: 'blocks list',
-  routes: ['GET /api/v1/admin/blocks'],
+  route: 'GET /api/v1/admin/blocks',
   help: `Usage: hub blocks list [--registry R] [--blocked-by ACTOR]
 
 Lists blocks with their id, coordinate, who made them and why.
@@ -138,29 +139,18 @@ Example:
 
 ${connectionHelp('system:read')}`,
   options: { registry: { type: 'string' }, 'blocked-by': { type: 'string' } },
-  async run({ io, values, json, api, command }) {
-    const answer = await api.call('GET', '/api/v1/admin/blocks', {
-      query: { registry: str(values, 'registry', command), blocked_by: str(values, 'blocked-by', command) },
-    });
-    const rows = rowsOf(answer, 'blocks');
-    if (json) printJson(io, answer);
-    else if (!rows.length) io.err('no blocks\n');
-    else
-      table(
-        io,
-        [
-          { header: 'ID', keys: ['id'] },
-          { header: 'REGISTRY', keys: ['registry'] },
-          { header: 'PACKAGE', keys: ['package_name'] },
-          { header: 'VERSION/PATH', keys: ['version', 'path'] },
-          { header: 'BLOCKED_BY', keys: ['blocked_by'] },
-          { header: 'CREATED', keys: ['created_at'] },
-          { header: 'REASON', keys: ['reason'] },
-        ],
-        rows,
-      );
-    return 0;
-  },
+  query: ({ values, command }) => ({ registry: str(values, 'registry', command), blocked_by: str(values, 'blocked-by', command) }),
+  rows: 'blocks',
+  columns: [
+    { header: 'ID', keys: ['id'] },
+    { header: 'REGISTRY', keys: ['registry'] },
+    { header: 'PACKAGE', keys: ['package_name'] },
+    { header: 'VERSION/PATH', keys: ['version', 'path'] },
+    { header: 'BLOCKED_BY', keys: ['blocked_by'] },
+    { header: 'CREATED', keys: ['created_at'] },
+    { header: 'REASON', keys: ['reason'] },
+  ],
+  empty: 'no blocks',
 });
 
 export const blocks = commandGroup(

@@ -5,7 +5,8 @@
 import { seg } from '../client.js';
 import { adminCommand, connectionHelp } from '../command.js';
 import { optionOrPositional } from '../options.js';
-import { coordinate, printJson, rowsOf, table } from '../output.js';
+import { listCommand } from '../list-command.js';
+import { coordinate, printJson } from '../output.js';
 
 const OPTIONS = { registry: { type: 'string' }, package: { type: 'string' } } as const;
 
@@ -73,9 +74,9 @@ ${connectionHelp('system:write')}`,
   },
 });
 
-export const claims = adminCommand({
+export const claims = listCommand({
   name: 'packages claims',
-  routes: ['GET /api/v1/admin/registries/:registry/claims'],
+  route: 'GET /api/v1/admin/registries/:registry/claims',
   help: `Usage: hub packages claims <registry>
        hub packages claims --registry R
 
@@ -92,23 +93,13 @@ Example:
 ${connectionHelp('system:read')}`,
   options: { registry: { type: 'string' } },
   positionals: { min: 0, max: 1 },
-  async run({ io, values, positionals, json, api, command }) {
-    const registry = optionOrPositional(values, 'registry', positionals[0], command, { required: true })!;
-    const answer = await api.call('GET', `/api/v1/admin/registries/${seg(registry)}/claims`);
-    const rows = rowsOf(answer, 'claims');
-    if (json) printJson(io, answer);
-    else if (!rows.length) io.err('no name is claimed\n');
-    else
-      table(
-        io,
-        [
-          { header: 'REGISTRY', keys: ['registry'] },
-          { header: 'PACKAGE', keys: ['package'] },
-          { header: 'CLAIMED_BY', keys: ['claimed_by'] },
-          { header: 'CLAIMED', keys: ['claimed_at'] },
-        ],
-        rows,
-      );
-    return 0;
-  },
+  path: ({ values, positionals, command }) => `/api/v1/admin/registries/${seg(optionOrPositional(values, 'registry', positionals[0], command, { required: true })!)}/claims`,
+  rows: 'claims',
+  columns: [
+    { header: 'REGISTRY', keys: ['registry'] },
+    { header: 'PACKAGE', keys: ['package'] },
+    { header: 'CLAIMED_BY', keys: ['claimed_by'] },
+    { header: 'CLAIMED', keys: ['claimed_at'] },
+  ],
+  empty: 'no name is claimed',
 });

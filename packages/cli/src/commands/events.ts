@@ -1,15 +1,15 @@
 /** events: the notifications the hub sent (GET /api/v1/admin/events), newest first. */
-import { adminCommand, connectionHelp } from '../command.js';
-import { positiveInt, str } from '../options.js';
-import { cell, printJson, rowsOf, table, type Row } from '../output.js';
+import { connectionHelp } from '../command.js';
+import { listCommand } from '../list-command.js';
+import { str } from '../options.js';
 import { UsageError } from '../usage.js';
 
 /** The hub's event names (package_disappeared_upstream, upstream_unreachable, ...). */
 const TYPE = /^[a-z][a-z0-9_]{0,63}$/;
 
-export const events = adminCommand({
+export const events = listCommand({
   name: 'events',
-  routes: ['GET /api/v1/admin/events'],
+  route: 'GET /api/v1/admin/events',
   help: `Usage: hub events [--type T] [--registry R] [--limit N] [--cursor C]
 
 Lists the notifications the hub sent (the bodies its webhooks were given), newest first, one line
@@ -42,32 +42,19 @@ Examples:
   hub events --registry npm --limit 20
 
 ${connectionHelp('system:read')}`,
-  options: { type: { type: 'string' }, registry: { type: 'string' }, limit: { type: 'string' }, cursor: { type: 'string' } },
-  async run({ io, values, json, api, command }) {
+  options: { type: { type: 'string' }, registry: { type: 'string' } },
+  query({ values, command }) {
     const type = str(values, 'type', command);
     if (type !== undefined && !TYPE.test(type)) throw new UsageError(`--type must be an event name like package_disappeared_upstream, not "${type}"`, command);
-    const query = {
-      type,
-      registry: str(values, 'registry', command),
-      limit: positiveInt(str(values, 'limit', command), 'limit', command),
-      cursor: str(values, 'cursor', command),
-    };
-    const answer = await api.call<Row>('GET', '/api/v1/admin/events', { query });
-    const rows = rowsOf(answer, 'events');
-    if (json) return (printJson(io, answer), 0);
-    if (!rows.length) io.err('no events\n');
-    else
-      table(
-        io,
-        [
-          { header: 'TIME', keys: ['created_at'] },
-          { header: 'TYPE', keys: ['type'] },
-          { header: 'REGISTRY', keys: ['registry'] },
-          { header: 'DATA', keys: ['data'] },
-        ],
-        rows,
-      );
-    if (typeof answer.next_cursor === 'string' && answer.next_cursor) io.err(`more events follow: add --cursor ${cell(answer.next_cursor)}\n`);
-    return 0;
+    return { type, registry: str(values, 'registry', command) };
   },
+  rows: 'events',
+  columns: [
+    { header: 'TIME', keys: ['created_at'] },
+    { header: 'TYPE', keys: ['type'] },
+    { header: 'REGISTRY', keys: ['registry'] },
+    { header: 'DATA', keys: ['data'] },
+  ],
+  empty: 'no events',
+  paging: { by: 'cursor', noun: 'events' },
 });

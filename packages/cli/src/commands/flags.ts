@@ -2,11 +2,13 @@
  * flags list and exposure: the flags pushed by external sources and who fetched a flagged version
  * (@hub/flags: GET /api/v1/admin/flags, /api/v1/admin/exposure[/export]).
  */
+import type { Query } from '../client.js';
 import { adminCommand, commandGroup, connectionHelp, withRoutes } from '../command.js';
 import type { Command } from '../io.js';
 import { checkOutput, saveExport } from '../export.js';
-import { exclusive, instant, positiveInt, str } from '../options.js';
-import { cell, coordinate, printable, printJson, rowsOf, table, type Column, type Row } from '../output.js';
+import { listCommand } from '../list-command.js';
+import { exclusive, instant, positiveInt, str, type Values } from '../options.js';
+import { cell, coordinate, printable, printJson, rowsOf, type Row } from '../output.js';
 import { UsageError } from '../usage.js';
 
 /** Weakest first, as the server orders them for min_effect. */
@@ -15,9 +17,9 @@ const WHEN = ['before-flag', 'after-flag', 'any'] as const;
 
 const isRow = (v: unknown): v is Row => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-const listCmd = adminCommand({
+const listCmd = listCommand({
   name: 'flags list',
-  routes: ['GET /api/v1/admin/flags'],
+  route: 'GET /api/v1/admin/flags',
   help: `Usage: hub flags list [--include-dead] [--source S] [--registry R]
 
 Lists the flags external sources (a vulnerability feed, a malware scanner, a review bot) pushed to
@@ -43,38 +45,31 @@ Examples:
 
 ${connectionHelp('system:read')}`,
   options: { 'include-dead': { type: 'boolean' }, source: { type: 'string' }, registry: { type: 'string' } },
-  async run({ io, values, json, api, command }) {
-    const query = {
-      include_dead: values['include-dead'] === true ? 'true' : undefined,
-      source: str(values, 'source', command),
-      registry: str(values, 'registry', command),
-    };
-    const answer = await api.call<Row>('GET', '/api/v1/admin/flags', { query });
-    const rows = rowsOf(answer, 'flags');
-    if (json) return (printJson(io, answer), 0);
-    if (!rows.length) return (io.err(query.include_dead ? 'no flags\n' : 'no active flags (add --include-dead for lifted ones)\n'), 0);
-    table(
-      io,
-      [
-        { header: 'EXTERNAL_ID', keys: ['external_id'] },
-        { header: 'SOURCE', keys: ['source'] },
-        { header: 'COORDINATE', keys: ['coordinate'] },
-        { header: 'KIND', keys: ['kind'] },
-        { header: 'EFFECT', keys: ['effect'] },
-        { header: 'STATE', keys: ['state'] },
-        { header: 'RAISED', keys: ['raised_at'] },
-        { header: 'LIFTED', keys: ['lifted_at'] },
-        { header: 'SUMMARY', keys: ['summary'] },
-      ],
-      rows.map((f) => ({ ...f, coordinate: coordinate(f.registry, f.package_name, f.version ?? f.version_range) })),
-    );
-    return 0;
-  },
+  query: ({ values, command }) => ({
+    include_dead: values['include-dead'] === true ? 'true' : undefined,
+    source: str(values, 'source', command),
+    registry: str(values, 'registry', command),
+  }),
+  rows: 'flags',
+  row: (f) => ({ ...f, coordinate: coordinate(f.registry, f.package_name, f.version ?? f.version_range) }),
+  columns: [
+    { header: 'EXTERNAL_ID', keys: ['external_id'] },
+    { header: 'SOURCE', keys: ['source'] },
+    { header: 'COORDINATE', keys: ['coordinate'] },
+    { header: 'KIND', keys: ['kind'] },
+    { header: 'EFFECT', keys: ['effect'] },
+    { header: 'STATE', keys: ['state'] },
+    { header: 'RAISED', keys: ['raised_at'] },
+    { header: 'LIFTED', keys: ['lifted_at'] },
+    { header: 'SUMMARY', keys: ['summary'] },
+  ],
+  empty: ({ values }) => (values['include-dead'] === true ? 'no flags' : 'no active flags (add --include-dead for lifted ones)'),
 });
 
-const feedsCmd = adminCommand({
+const feedsCmd = listCommand({
   name: 'flags feeds',
-  routes: ['GET /api/v1/admin/advisory-feeds', 'POST /api/v1/admin/advisory-feeds/:name/pull'],
+  route: 'GET /api/v1/admin/advisory-feeds',
+  otherRoutes: ['POST /api/v1/admin/advisory-feeds/:name/pull'],
   help: `Usage: hub flags feeds [--pull NAME]
 
 Lists the OSV advisory feeds the hub pulls ([[advisory_feeds]]): name, whether the last pull
@@ -96,36 +91,28 @@ Examples:
 
 ${connectionHelp('system:read')}`,
   options: { pull: { type: 'string' } },
-  async run({ io, values, json, api, command }) {
+  async instead({ io, values, json, api, command }) {
     const name = str(values, 'pull', command);
-    if (name !== undefined) {
-      const answer = await api.call<Row>('POST', `/api/v1/admin/advisory-feeds/${encodeURIComponent(name)}/pull`);
-      if (json) printJson(io, answer);
-      else io.out(`${cell(name)}: ${cell(answer.outcome)}${answer.problem ? `: ${cell(answer.problem)}` : ''}\n`);
-      return answer.outcome === 'failed' ? 1 : 0;
-    }
-    const answer = await api.call<Row>('GET', '/api/v1/admin/advisory-feeds');
-    if (json) return (printJson(io, answer), 0);
-    const rows = rowsOf(answer, 'feeds');
-    if (!rows.length) return (io.err('no advisory feeds configured\n'), 0);
-    table(
-      io,
-      [
-        { header: 'NAME', keys: ['name'] },
-        { header: 'HEALTHY', keys: ['healthy'] },
-        { header: 'EFFECT', keys: ['effect'] },
-        { header: 'FLAGS', keys: ['flags'] },
-        { header: 'RECORDS', keys: ['records'] },
-        { header: 'LAST_PULL', keys: ['last_pull_at'] },
-        { header: 'LAST_SUCCESS', keys: ['last_success_at'] },
-        { header: 'LAST_CHANGE', keys: ['last_change_at'] },
-        { header: 'NEXT_PULL', keys: ['next_pull_at'] },
-        { header: 'PROBLEM', keys: ['problem'] },
-      ],
-      rows,
-    );
-    return 0;
+    if (name === undefined) return undefined;
+    const answer = await api.call<Row>('POST', `/api/v1/admin/advisory-feeds/${encodeURIComponent(name)}/pull`);
+    if (json) printJson(io, answer);
+    else io.out(`${cell(name)}: ${cell(answer.outcome)}${answer.problem ? `: ${cell(answer.problem)}` : ''}\n`);
+    return answer.outcome === 'failed' ? 1 : 0;
   },
+  rows: 'feeds',
+  columns: [
+    { header: 'NAME', keys: ['name'] },
+    { header: 'HEALTHY', keys: ['healthy'] },
+    { header: 'EFFECT', keys: ['effect'] },
+    { header: 'FLAGS', keys: ['flags'] },
+    { header: 'RECORDS', keys: ['records'] },
+    { header: 'LAST_PULL', keys: ['last_pull_at'] },
+    { header: 'LAST_SUCCESS', keys: ['last_success_at'] },
+    { header: 'LAST_CHANGE', keys: ['last_change_at'] },
+    { header: 'NEXT_PULL', keys: ['next_pull_at'] },
+    { header: 'PROBLEM', keys: ['problem'] },
+  ],
+  empty: 'no advisory feeds configured',
 });
 
 export const flags = commandGroup(
@@ -163,9 +150,27 @@ function coverageLines(coverage: unknown): string[] {
   return lines;
 }
 
-const exposureReport = adminCommand({
+/** The report's filters as query parameters; the export takes the same. */
+function exposureQuery(values: Values, command: string): Query {
+  const minEffect = str(values, 'min-effect', command);
+  if (minEffect !== undefined && !(EFFECTS as readonly string[]).includes(minEffect)) throw new UsageError(`--min-effect must be one of ${EFFECTS.join(', ')}, not "${minEffect}"`, command);
+  const when = str(values, 'when', command);
+  if (when !== undefined && !(WHEN as readonly string[]).includes(when)) throw new UsageError(`--when must be before-flag, after-flag or any, not "${when}"`, command);
+  return {
+    source: str(values, 'source', command),
+    min_effect: minEffect,
+    when,
+    registry: str(values, 'registry', command),
+    package: str(values, 'package', command),
+    from: instant(str(values, 'from', command), 'from', command),
+    depth: positiveInt(str(values, 'depth', command), 'depth', command)?.toString(),
+  };
+}
+
+const exposureReport = listCommand({
   name: 'exposure',
-  routes: ['GET /api/v1/admin/exposure', 'GET /api/v1/admin/exposure/export'],
+  route: 'GET /api/v1/admin/exposure',
+  otherRoutes: ['GET /api/v1/admin/exposure/export'],
   help: `Usage: hub exposure [--source S] [--min-effect E] [--when before-flag|after-flag|any]
                     [--registry R] [--package P] [--from TIME] [--depth N]
                     [--csv|--jsonl [--output FILE]]
@@ -214,34 +219,23 @@ ${connectionHelp('system:read')}`,
     jsonl: { type: 'boolean' },
     output: { type: 'string', short: 'o' },
   },
-  async run({ io, values, json, api, command }) {
-    const minEffect = str(values, 'min-effect', command);
-    if (minEffect !== undefined && !(EFFECTS as readonly string[]).includes(minEffect)) throw new UsageError(`--min-effect must be one of ${EFFECTS.join(', ')}, not "${minEffect}"`, command);
-    const when = str(values, 'when', command);
-    if (when !== undefined && !(WHEN as readonly string[]).includes(when)) throw new UsageError(`--when must be before-flag, after-flag or any, not "${when}"`, command);
-    const query = {
-      source: str(values, 'source', command),
-      min_effect: minEffect,
-      when,
-      registry: str(values, 'registry', command),
-      package: str(values, 'package', command),
-      from: instant(str(values, 'from', command), 'from', command),
-      depth: positiveInt(str(values, 'depth', command), 'depth', command)?.toString(),
-    };
+  async instead({ io, values, json, api, command }) {
+    const query = exposureQuery(values, command);
     exclusive(values, ['csv', 'jsonl'], command);
     const output = str(values, 'output', command);
     const format = values.csv === true ? 'csv' : values.jsonl === true ? 'jsonl' : undefined;
     if (output !== undefined && format === undefined) throw new UsageError('--output needs --csv or --jsonl', command);
-    if (format !== undefined) {
-      checkOutput(output ?? '-', command);
-      return saveExport(io, api, '/api/v1/admin/exposure/export', { format, ...query }, output ?? '-', json, format === 'csv' ? 'CSV' : 'JSON lines');
-    }
-    const answer = await api.call<Row>('GET', '/api/v1/admin/exposure', { query });
-    if (json) return (printJson(io, answer), 0);
-    const rows = rowsOf(answer, 'rows');
-    // Servers with dependency analysis say whether a row is a direct download or a dependent, and via what.
+    if (format === undefined) return undefined;
+    checkOutput(output ?? '-', command);
+    return saveExport(io, api, '/api/v1/admin/exposure/export', { format, ...query }, output ?? '-', json, format === 'csv' ? 'CSV' : 'JSON lines');
+  },
+  query: ({ values, command }) => exposureQuery(values, command),
+  rows: 'rows',
+  row: (r) => ({ ...r, coordinate: coordinate(r.registry, r.package_name, r.version), fetched: coordinate(r.registry, r.fetched_package, r.fetched_version), flag: `${cell(r.source)}/${cell(r.external_id)}` }),
+  // Servers with dependency analysis say whether a row is a direct download or a dependent, and via what.
+  columns: (rows) => {
     const dependents = rows.some((r) => r.exposure !== undefined);
-    const columns: Column[] = [
+    return [
       { header: 'CONSUMER', keys: ['consumer'] },
       { header: 'IPS', keys: ['ip_addresses'] },
       { header: 'COORDINATE', keys: ['coordinate'] },
@@ -259,11 +253,9 @@ ${connectionHelp('system:read')}`,
       { header: 'LAST_FETCH', keys: ['last_fetch_at'] },
       ...(dependents ? [{ header: 'VIA', keys: ['via'] }] : []),
     ];
-    if (!rows.length) io.err('no exposure rows match\n');
-    else table(io, columns, rows.map((r) => ({ ...r, coordinate: coordinate(r.registry, r.package_name, r.version), fetched: coordinate(r.registry, r.fetched_package, r.fetched_version), flag: `${cell(r.source)}/${cell(r.external_id)}` })));
-    for (const line of coverageLines(answer.coverage)) io.err(`${line}\n`);
-    return 0;
   },
+  empty: 'no exposure rows match',
+  notes: (answer) => coverageLines(answer.coverage),
 });
 
 const exposureAnalyse = adminCommand({

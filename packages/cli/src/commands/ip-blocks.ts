@@ -2,7 +2,8 @@
 import { seg } from '../client.js';
 import { adminCommand, commandGroup, connectionHelp } from '../command.js';
 import { ipOrCidr, str } from '../options.js';
-import { cell, printJson, rowsOf, table, type Row } from '../output.js';
+import { listCommand } from '../list-command.js';
+import { cell, printJson, type Row } from '../output.js';
 
 const add = adminCommand({
   name: 'ip-blocks add',
@@ -62,9 +63,9 @@ ${connectionHelp('system:write')}`,
   },
 });
 
-const listCmd = adminCommand({
+const listCmd = listCommand({
   name: 'ip-blocks list',
-  routes: ['GET /api/v1/admin/ip-blocks'],
+  route: 'GET /api/v1/admin/ip-blocks',
   help: `Usage: hub ip-blocks list
 
 Lists the blocked addresses and ranges.
@@ -75,24 +76,14 @@ Example:
   hub ip-blocks list --json
 
 ${connectionHelp('system:read')}`,
-  async run({ io, json, api }) {
-    const answer = await api.call('GET', '/api/v1/admin/ip-blocks');
-    const rows = rowsOf(answer, 'ip_blocks');
-    if (json) printJson(io, answer);
-    else if (!rows.length) io.err('no IP blocks\n');
-    else
-      table(
-        io,
-        [
-          { header: 'IP', keys: ['ip'] },
-          { header: 'BLOCKED_BY', keys: ['created_by'] },
-          { header: 'CREATED', keys: ['created_at'] },
-          { header: 'REASON', keys: ['reason'] },
-        ],
-        rows,
-      );
-    return 0;
-  },
+  rows: 'ip_blocks',
+  columns: [
+    { header: 'IP', keys: ['ip'] },
+    { header: 'BLOCKED_BY', keys: ['created_by'] },
+    { header: 'CREATED', keys: ['created_at'] },
+    { header: 'REASON', keys: ['reason'] },
+  ],
+  empty: 'no IP blocks',
 });
 
 export const ipBlocks = commandGroup(

@@ -1,14 +1,15 @@
 /** packages list|show: the package catalog and one package's page (/api/v1/admin/packages). */
-import type { PackageDetailAnswer, PackageListAnswer } from '@hub/admin';
+import type { PackageDetailAnswer } from '@hub/admin';
 import { adminCommand, connectionHelp } from '../command.js';
+import { listCommand } from '../list-command.js';
 import { optionOrPositional, positiveInt, str } from '../options.js';
 import { printJson, table } from '../output.js';
 
 const seg = encodeURIComponent;
 
-export const packagesList = adminCommand({
+export const packagesList = listCommand({
   name: 'packages list',
-  routes: ['GET /api/v1/admin/packages'],
+  route: 'GET /api/v1/admin/packages',
   help: `Usage: hub packages list [--registry R] [--query Q] [--page N] [--per-page N]
 
 Lists the packages hub holds, by registry and name: versions and bytes held, downloads, the last
@@ -26,36 +27,22 @@ Example:
   hub packages list --registry npm --query lodash
 
 ${connectionHelp('system:read')}`,
-  options: { registry: { type: 'string' }, query: { type: 'string' }, page: { type: 'string' }, 'per-page': { type: 'string' } },
-  async run({ io, values, json, api, command }) {
-    const query = {
-      registry: str(values, 'registry', command),
-      q: str(values, 'query', command),
-      page: positiveInt(str(values, 'page', command), 'page', command)?.toString(),
-      per_page: positiveInt(str(values, 'per-page', command), 'per-page', command)?.toString(),
-    };
-    const answer = await api.call<PackageListAnswer>('GET', '/api/v1/admin/packages', { query });
-    if (json) return (printJson(io, answer), 0);
-    if (!answer.items.length) return (io.err('no packages held\n'), 0);
-    table(
-      io,
-      [
-        { header: 'REGISTRY', keys: ['registry'] },
-        { header: 'PACKAGE', keys: ['name'] },
-        { header: 'VERSIONS', keys: ['versions_held'] },
-        { header: 'BYTES', keys: ['bytes_held'] },
-        { header: 'PULLS', keys: ['pulls'] },
-        { header: 'LAST_PULL', keys: ['last_pull_at'] },
-        { header: 'BLOCKED', keys: ['blocked_versions'] },
-        { header: 'FLAGGED', keys: ['flagged_versions'] },
-        { header: 'UPSTREAM', keys: ['upstream_state'] },
-      ],
-      answer.items,
-    );
-    const pages = Math.max(1, Math.ceil(answer.total / answer.per_page));
-    io.err(`page ${answer.page} of ${pages} (${answer.total} package(s))\n`);
-    return 0;
-  },
+  options: { registry: { type: 'string' }, query: { type: 'string' } },
+  query: ({ values, command }) => ({ registry: str(values, 'registry', command), q: str(values, 'query', command) }),
+  rows: 'items',
+  columns: [
+    { header: 'REGISTRY', keys: ['registry'] },
+    { header: 'PACKAGE', keys: ['name'] },
+    { header: 'VERSIONS', keys: ['versions_held'] },
+    { header: 'BYTES', keys: ['bytes_held'] },
+    { header: 'PULLS', keys: ['pulls'] },
+    { header: 'LAST_PULL', keys: ['last_pull_at'] },
+    { header: 'BLOCKED', keys: ['blocked_versions'] },
+    { header: 'FLAGGED', keys: ['flagged_versions'] },
+    { header: 'UPSTREAM', keys: ['upstream_state'] },
+  ],
+  empty: 'no packages held',
+  paging: { by: 'number' },
 });
 
 export const packagesShow = adminCommand({

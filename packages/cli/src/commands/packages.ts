@@ -3,8 +3,9 @@
  * /api/v1/admin/local-packages (what was published to local and hybrid registries).
  */
 import { adminCommand, commandGroup, connectionHelp } from '../command.js';
+import { listCommand } from '../list-command.js';
 import { optionOrPositional, str } from '../options.js';
-import { coordinate, printJson, rowsOf, table } from '../output.js';
+import { coordinate, printJson, table } from '../output.js';
 import { packagesList, packagesShow } from './package-catalog.js';
 import { claim, claims, unclaim } from './claims.js';
 
@@ -69,9 +70,9 @@ ${connectionHelp('system:write')}`;
   });
 }
 
-const unlisted = adminCommand({
+const unlisted = listCommand({
   name: 'packages unlisted',
-  routes: ['GET /api/v1/admin/unlist'],
+  route: 'GET /api/v1/admin/unlist',
   help: `Usage: hub packages unlisted [--registry R] [--package P]
 
 Lists unlisted versions, with who unlisted them and when.
@@ -87,25 +88,16 @@ Example:
 
 ${connectionHelp('system:read')}`,
   options: { registry: { type: 'string' }, package: { type: 'string' } },
-  async run({ io, values, json, api, command }) {
-    const answer = await api.call('GET', '/api/v1/admin/unlist', { query: { registry: str(values, 'registry', command), package_name: str(values, 'package', command) } });
-    const rows = rowsOf(answer, 'unlisted');
-    if (json) printJson(io, answer);
-    else if (!rows.length) io.err('no unlisted versions\n');
-    else
-      table(
-        io,
-        [
-          { header: 'REGISTRY', keys: ['registry'] },
-          { header: 'PACKAGE', keys: ['package_name'] },
-          { header: 'VERSION', keys: ['version'] },
-          { header: 'UNLISTED_BY', keys: ['unlisted_by'] },
-          { header: 'CREATED', keys: ['created_at'] },
-        ],
-        rows,
-      );
-    return 0;
-  },
+  query: ({ values, command }) => ({ registry: str(values, 'registry', command), package_name: str(values, 'package', command) }),
+  rows: 'unlisted',
+  columns: [
+    { header: 'REGISTRY', keys: ['registry'] },
+    { header: 'PACKAGE', keys: ['package_name'] },
+    { header: 'VERSION', keys: ['version'] },
+    { header: 'UNLISTED_BY', keys: ['unlisted_by'] },
+    { header: 'CREATED', keys: ['created_at'] },
+  ],
+  empty: 'no unlisted versions',
 });
 
 const publishStatus = adminCommand({
@@ -157,9 +149,9 @@ ${connectionHelp('system:read')}`,
   },
 });
 
-const published = adminCommand({
+const published = listCommand({
   name: 'packages published',
-  routes: ['GET /api/v1/admin/local-packages'],
+  route: 'GET /api/v1/admin/local-packages',
   help: `Usage: hub packages published [--registry R]
 
 Lists the packages published to local and hybrid registries.
@@ -174,24 +166,15 @@ Example:
 
 ${connectionHelp('system:read')}`,
   options: { registry: { type: 'string' } },
-  async run({ io, values, json, api, command }) {
-    const answer = await api.call('GET', '/api/v1/admin/local-packages', { query: { registry: str(values, 'registry', command) } });
-    const rows = rowsOf(answer, 'packages');
-    if (json) printJson(io, answer);
-    else if (!rows.length) io.err('nothing published\n');
-    else
-      table(
-        io,
-        [
-          { header: 'REGISTRY', keys: ['registry'] },
-          { header: 'PACKAGE', keys: ['name'] },
-          { header: 'LOCAL_ONLY', keys: ['local_only'] },
-          { header: 'CREATED', keys: ['created_at'] },
-        ],
-        rows,
-      );
-    return 0;
-  },
+  query: ({ values, command }) => ({ registry: str(values, 'registry', command) }),
+  rows: 'packages',
+  columns: [
+    { header: 'REGISTRY', keys: ['registry'] },
+    { header: 'PACKAGE', keys: ['name'] },
+    { header: 'LOCAL_ONLY', keys: ['local_only'] },
+    { header: 'CREATED', keys: ['created_at'] },
+  ],
+  empty: 'nothing published',
 });
 
 const unpublish = adminCommand({

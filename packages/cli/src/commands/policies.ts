@@ -2,14 +2,15 @@
 import { seg } from '../client.js';
 import { adminCommand, commandGroup, connectionHelp } from '../command.js';
 import { list, permission, PERMISSIONS, required, str } from '../options.js';
-import { cell, printJson, rowsOf, table, type Row } from '../output.js';
+import { listCommand } from '../list-command.js';
+import { cell, printJson, type Row } from '../output.js';
 import { UsageError } from '../usage.js';
 
 const SCOPES = ['users', 'roles', 'tokens', 'registries', 'packages'] as const;
 
-const listCmd = adminCommand({
+const listCmd = listCommand({
   name: 'policies list',
-  routes: ['GET /api/v1/admin/policies'],
+  route: 'GET /api/v1/admin/policies',
   help: `Usage: hub policies list
 
 Lists the access policies in force: those of [[auth.policies]] in hub.toml (source config) and
@@ -21,26 +22,16 @@ Example:
   hub policies list
 
 ${connectionHelp('system:read')}`,
-  async run({ io, json, api }) {
-    const answer = await api.call('GET', '/api/v1/admin/policies');
-    const rows = rowsOf(answer, 'policies');
-    if (json) printJson(io, answer);
-    else if (!rows.length) io.err('no policies\n');
-    else
-      table(
-        io,
-        [
-          { header: 'RULE', keys: ['rule'] },
-          { header: 'SOURCE', keys: ['source'] },
-          { header: 'EFFECT', keys: ['effect'] },
-          { header: 'PERMISSIONS', keys: ['permissions'] },
-          ...SCOPES.map((k) => ({ header: k.toUpperCase(), keys: [k] })),
-          { header: 'NAME', keys: ['name'] },
-        ],
-        rows,
-      );
-    return 0;
-  },
+  rows: 'policies',
+  columns: [
+    { header: 'RULE', keys: ['rule'] },
+    { header: 'SOURCE', keys: ['source'] },
+    { header: 'EFFECT', keys: ['effect'] },
+    { header: 'PERMISSIONS', keys: ['permissions'] },
+    ...SCOPES.map((k) => ({ header: k.toUpperCase(), keys: [k] })),
+    { header: 'NAME', keys: ['name'] },
+  ],
+  empty: 'no policies',
 });
 
 const create = adminCommand({

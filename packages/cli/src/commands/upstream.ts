@@ -4,8 +4,9 @@
  */
 import { seg } from '../client.js';
 import { adminCommand, commandGroup, connectionHelp } from '../command.js';
-import { optionOrPositional, positiveInt, str, type Values } from '../options.js';
+import { optionOrPositional, str, type Values } from '../options.js';
 import { cell, coordinate, printable, printJson, rowsOf, table, type Column, type Row } from '../output.js';
+import { listCommand } from '../list-command.js';
 import { UsageError } from '../usage.js';
 
 const STATES = ['missing', 'disappeared'] as const;
@@ -131,9 +132,9 @@ ${connectionHelp('system:write', "Exit status: 0 done; 1 refused by the server (
   },
 });
 
-const list = adminCommand({
+const list = listCommand({
   name: 'upstream list',
-  routes: ['GET /api/v1/admin/upstream/disappeared'],
+  route: 'GET /api/v1/admin/upstream/disappeared',
   help: `Usage: hub upstream list [--registry R] [--state missing|disappeared] [--page N] [--per-page N]
 
 Lists the versions the audit found gone upstream: "missing" (absent in at least one sweep, not yet
@@ -155,27 +156,16 @@ Examples:
   hub upstream list --registry npm --page 2 --per-page 100
 
 ${connectionHelp('system:read')}`,
-  options: { registry: { type: 'string' }, state: { type: 'string' }, page: { type: 'string' }, 'per-page': { type: 'string' } },
-  async run({ io, values, json, api, command }) {
+  options: { registry: { type: 'string' }, state: { type: 'string' } },
+  query({ values, command }) {
     const state = str(values, 'state', command);
     if (state !== undefined && !(STATES as readonly string[]).includes(state)) throw new UsageError(`--state must be missing or disappeared, not "${state}"`, command);
-    const query = {
-      registry: str(values, 'registry', command),
-      state,
-      page: positiveInt(str(values, 'page', command), 'page', command),
-      per_page: positiveInt(str(values, 'per-page', command), 'per-page', command),
-    };
-    const answer = await api.call<Row>('GET', '/api/v1/admin/upstream/disappeared', { query });
-    if (json) return (printJson(io, answer), 0);
-    const rows = rowsOf(answer, 'rows');
-    const total = Number(answer.total ?? rows.length);
-    const perPage = Number(answer.per_page ?? (rows.length || 1));
-    const where = `page ${cell(answer.page ?? 1)} of ${Math.max(1, Math.ceil(total / perPage))} (total ${total})`;
-    if (rows.length) table(io, rowColumns(true), rows);
-    else if (!total) return (io.err(`no ${state ?? 'missing or disappeared'} versions\n`), 0);
-    io.err(`${rows.length ? '' : 'no rows on this page: '}${where}\n`);
-    return 0;
+    return { registry: str(values, 'registry', command), state };
   },
+  rows: 'rows',
+  columns: rowColumns(true),
+  empty: ({ values }) => `no ${typeof values.state === 'string' ? values.state : 'missing or disappeared'} versions`,
+  paging: { by: 'number' },
 });
 
 const status = adminCommand({

@@ -1,6 +1,8 @@
 /** users create|block|unblock: POST /api/v1/admin/users, POST /api/v1/admin/users/<id>/block|unblock. */
+import { BUILT_IN_ROLES } from '@hub/runtime';
 import { seg } from '../client.js';
 import { adminCommand, commandGroup, connectionHelp } from '../command.js';
+import { listCommand } from '../list-command.js';
 import { list, str } from '../options.js';
 import { printable, printJson, rowsOf, table, type Row } from '../output.js';
 import { UsageError } from '../usage.js';
@@ -28,7 +30,7 @@ Arguments:
   <user-id>          the user's id, e.g. alice or ci-deploy
 
 Options:
-  --roles R,S        its roles (built in: admin, reader, publisher, auditor, operator, and any
+  --roles R,S        its roles (built in: ${BUILT_IN_ROLES.join(', ')}, and any
                      role your policies name); default: the server's (reader)
 
 Needs permission system:write.
@@ -87,9 +89,9 @@ ${connectionHelp('system:write')}`,
   });
 }
 
-const listCmd = adminCommand({
+const listCmd = listCommand({
   name: 'users list',
-  routes: ['GET /api/v1/admin/users'],
+  route: 'GET /api/v1/admin/users',
   help: `Usage: hub users list
 
 Lists users with their roles and whether they are blocked.
@@ -100,24 +102,14 @@ Example:
   hub users list --json
 
 ${connectionHelp('system:read')}`,
-  async run({ io, json, api }) {
-    const answer = await api.call('GET', '/api/v1/admin/users');
-    const rows = rowsOf(answer, 'users');
-    if (json) printJson(io, answer);
-    else if (!rows.length) io.err('no users\n');
-    else
-      table(
-        io,
-        [
-          { header: 'ID', keys: ['id'] },
-          { header: 'ROLES', keys: ['roles'] },
-          { header: 'BLOCKED', keys: ['blocked'] },
-          { header: 'CREATED', keys: ['created_at'] },
-        ],
-        rows,
-      );
-    return 0;
-  },
+  rows: 'users',
+  columns: [
+    { header: 'ID', keys: ['id'] },
+    { header: 'ROLES', keys: ['roles'] },
+    { header: 'BLOCKED', keys: ['blocked'] },
+    { header: 'CREATED', keys: ['created_at'] },
+  ],
+  empty: 'no users',
 });
 
 const show = adminCommand({

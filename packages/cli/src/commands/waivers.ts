@@ -2,7 +2,8 @@
 import { adminCommand, commandGroup, connectionHelp } from '../command.js';
 import { UsageError } from '../usage.js';
 import { required, str } from '../options.js';
-import { cell, printJson, rowsOf, table, type Row } from '../output.js';
+import { listCommand } from '../list-command.js';
+import { cell, printJson, type Row } from '../output.js';
 
 const DAY_MS = 86_400_000;
 
@@ -100,9 +101,9 @@ ${connectionHelp('system:write')}`,
     },
   });
 
-const listCmd = adminCommand({
+const listCmd = listCommand({
   name: 'waivers list',
-  routes: ['GET /api/v1/admin/waivers'],
+  route: 'GET /api/v1/admin/waivers',
   help: `Usage: hub waivers list [--target block:ID|flag:SOURCE:ID] [--registry NAME] [--package NAME]
 
 Lists waivers, newest first, with their state: pending, active, expired, rejected or revoked.
@@ -114,31 +115,23 @@ Example:
 
 ${connectionHelp('system:read')}`,
   options: { target: { type: 'string' }, registry: { type: 'string' }, package: { type: 'string' } },
-  async run({ io, values, json, api, command }) {
-    const answer = await api.call('GET', '/api/v1/admin/waivers', { query: { target: str(values, 'target', command), registry: str(values, 'registry', command), package_name: str(values, 'package', command) } });
-    const rows = rowsOf(answer, 'waivers').map((w) => ({ ...w, for: `${cell((w.scope as Row).type)}${(w.scope as Row).id ? `:${cell((w.scope as Row).id)}` : ''}` }));
-    if (json) printJson(io, answer);
-    else if (!rows.length) io.err('no waivers\n');
-    else
-      table(
-        io,
-        [
-          { header: 'ID', keys: ['id'] },
-          { header: 'STATE', keys: ['state'] },
-          { header: 'TARGET', keys: ['target'] },
-          { header: 'REGISTRY', keys: ['registry'] },
-          { header: 'PACKAGE', keys: ['package_name'] },
-          { header: 'VERSION', keys: ['version'] },
-          { header: 'FOR', keys: ['for'] },
-          { header: 'REQUESTED_BY', keys: ['requested_by'] },
-          { header: 'DECIDED_BY', keys: ['decided_by'] },
-          { header: 'EXPIRES', keys: ['expires_at'] },
-          { header: 'REASON', keys: ['reason'] },
-        ],
-        rows,
-      );
-    return 0;
-  },
+  query: ({ values, command }) => ({ target: str(values, 'target', command), registry: str(values, 'registry', command), package_name: str(values, 'package', command) }),
+  rows: 'waivers',
+  row: (w) => ({ ...w, for: `${cell((w.scope as Row).type)}${(w.scope as Row).id ? `:${cell((w.scope as Row).id)}` : ''}` }),
+  columns: [
+    { header: 'ID', keys: ['id'] },
+    { header: 'STATE', keys: ['state'] },
+    { header: 'TARGET', keys: ['target'] },
+    { header: 'REGISTRY', keys: ['registry'] },
+    { header: 'PACKAGE', keys: ['package_name'] },
+    { header: 'VERSION', keys: ['version'] },
+    { header: 'FOR', keys: ['for'] },
+    { header: 'REQUESTED_BY', keys: ['requested_by'] },
+    { header: 'DECIDED_BY', keys: ['decided_by'] },
+    { header: 'EXPIRES', keys: ['expires_at'] },
+    { header: 'REASON', keys: ['reason'] },
+  ],
+  empty: 'no waivers',
 });
 
 export const waivers = commandGroup(

@@ -1,14 +1,14 @@
 /** webhooks: the webhook outbox's deliveries (GET /api/v1/admin/webhooks/deliveries), newest first. */
-import { adminCommand, connectionHelp } from '../command.js';
-import { positiveInt, str } from '../options.js';
-import { cell, printJson, rowsOf, table, type Row } from '../output.js';
+import { connectionHelp } from '../command.js';
+import { listCommand } from '../list-command.js';
+import { str } from '../options.js';
 import { UsageError } from '../usage.js';
 
 const STATES = ['pending', 'delivered', 'dead'];
 
-export const webhooks = adminCommand({
+export const webhooks = listCommand({
   name: 'webhooks',
-  routes: ['GET /api/v1/admin/webhooks/deliveries'],
+  route: 'GET /api/v1/admin/webhooks/deliveries',
   help: `Usage: hub webhooks [--state pending|delivered|dead] [--limit N] [--cursor C]
 
 Lists webhook deliveries from the outbox, newest first: one line per (event, webhook) with its state,
@@ -28,30 +28,22 @@ Examples:
   hub webhooks --state pending --limit 20
 
 ${connectionHelp('system:read')}`,
-  options: { state: { type: 'string' }, limit: { type: 'string' }, cursor: { type: 'string' } },
-  async run({ io, values, json, api, command }) {
+  options: { state: { type: 'string' } },
+  query({ values, command }) {
     const state = str(values, 'state', command);
     if (state !== undefined && !STATES.includes(state)) throw new UsageError(`--state must be one of ${STATES.join(', ')}, not "${state}"`, command);
-    const query = { state, limit: positiveInt(str(values, 'limit', command), 'limit', command), cursor: str(values, 'cursor', command) };
-    const answer = await api.call<Row>('GET', '/api/v1/admin/webhooks/deliveries', { query });
-    const rows = rowsOf(answer, 'deliveries');
-    if (json) return (printJson(io, answer), 0);
-    if (!rows.length) io.err('no deliveries\n');
-    else
-      table(
-        io,
-        [
-          { header: 'CREATED', keys: ['created_at'] },
-          { header: 'EVENT', keys: ['event_type'] },
-          { header: 'WEBHOOK', keys: ['webhook'] },
-          { header: 'STATE', keys: ['state'] },
-          { header: 'ATTEMPTS', keys: ['attempts'] },
-          { header: 'NEXT', keys: ['next_attempt_at'] },
-          { header: 'LAST ERROR', keys: ['last_error'] },
-        ],
-        rows,
-      );
-    if (typeof answer.next_cursor === 'string' && answer.next_cursor) io.err(`more deliveries follow: add --cursor ${cell(answer.next_cursor)}\n`);
-    return 0;
+    return { state };
   },
+  rows: 'deliveries',
+  columns: [
+    { header: 'CREATED', keys: ['created_at'] },
+    { header: 'EVENT', keys: ['event_type'] },
+    { header: 'WEBHOOK', keys: ['webhook'] },
+    { header: 'STATE', keys: ['state'] },
+    { header: 'ATTEMPTS', keys: ['attempts'] },
+    { header: 'NEXT', keys: ['next_attempt_at'] },
+    { header: 'LAST ERROR', keys: ['last_error'] },
+  ],
+  empty: 'no deliveries',
+  paging: { by: 'cursor', noun: 'deliveries' },
 });

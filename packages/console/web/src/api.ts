@@ -1,5 +1,5 @@
 import { CONSOLE_ACTIONS, type ConsoleActionName } from '../../src/actions.ts';
-import type { ActionBodies } from './bodies.ts';
+import type { ActionAnswer, ActionBody } from './action-types.ts';
 
 /** An admin API refusal, as INTERFACE.md section 5 shapes it. */
 export class ApiError extends Error {
@@ -60,12 +60,12 @@ async function send<T>(method: string, url: string, body?: unknown): Promise<T> 
 }
 
 /** Calls the one admin route of a console action. */
-export function call<T = any, A extends ConsoleActionName = ConsoleActionName>(
+export function call<A extends ConsoleActionName>(
   name: A,
-  o: { params?: Record<string, string>; query?: Query; body?: A extends keyof ActionBodies ? ActionBodies[A] : never } = {},
-): Promise<T> {
+  o: { params?: Record<string, string>; query?: Query; body?: ActionBody<A> } = {},
+): Promise<ActionAnswer<A>> {
   const a = CONSOLE_ACTIONS.find((x) => x.action === name)!;
-  return send<T>(a.method, actionUrl(name, o.params, o.query), o.body);
+  return send<ActionAnswer<A>>(a.method, actionUrl(name, o.params, o.query), o.body);
 }
 
 /** A way to sign in besides a token (single sign-on), as `GET /console/sign-in` lists it. */

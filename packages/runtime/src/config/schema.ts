@@ -8,10 +8,9 @@
  * for proxy mode, tls_cert with tls_key, ...) live in load.ts.
  */
 import Type, { type Static, type TOptional, type TSchema, type TString } from 'typebox';
-import type { Mode, Permission } from '@hub/contract';
+import { BUILT_IN_ROLES, permissionSchema, type Mode } from '@hub/contract';
 import { DEFAULT_FORBIDDEN_CIDRS } from '@hub/upstream';
 
-export const PERMISSIONS = ['source:read', 'source:write', 'system:read', 'system:write'] as const satisfies readonly Permission[];
 export const MODES = ['proxy', 'hybrid', 'local', 'group'] as const satisfies readonly Mode[];
 export const AUDIT_POLICIES = ['audit', 'block'] as const;
 
@@ -194,9 +193,9 @@ export const PolicySchema = Type.Object(
   {
     name: Type.Optional(Type.String({ minLength: 1, description: 'A label for the rule, shown as `rule` in access-check answers.' })),
     effect: Type.Enum(['allow', 'deny'], { description: 'Whether the rule grants or refuses the permissions; deny wins over allow.' }),
-    permissions: Type.Array(Type.Enum(PERMISSIONS, { description: 'A permission.' }), { minItems: 1, description: 'Permissions the rule applies to.' }),
+    permissions: Type.Array(permissionSchema({ description: 'A permission.' }), { minItems: 1, description: 'Permissions the rule applies to.' }),
     users: nameList('User ids the rule applies to.'),
-    roles: nameList('Roles the rule applies to (admin, reader, publisher, auditor, operator, or your own).'),
+    roles: nameList(`Roles the rule applies to (${BUILT_IN_ROLES.join(', ')}, or your own).`),
     tokens: nameList('Token ids the rule applies to.'),
     registries: nameList('Registry name glob patterns (`*` matches any run of characters); absent: every registry.'),
     packages: nameList('Package name glob patterns in canonical form (`@acme/*`, `com.acme:*`); absent: every package.'),
@@ -206,7 +205,7 @@ export const PolicySchema = Type.Object(
 
 export const AuthSchema = Type.Object(
   {
-    anonymous: Type.Array(Type.Enum(PERMISSIONS, { description: 'A permission.' }), { default: [], description: 'Permissions granted to requests without a token. Empty: every request needs a token.' }),
+    anonymous: Type.Array(permissionSchema({ description: 'A permission.' }), { default: [], description: 'Permissions granted to requests without a token. Empty: every request needs a token.' }),
     admin_token_sha256: Type.Optional(Type.String({ pattern: '^[0-9a-fA-F]{64}$', examples: ['<64 hex digits>'], errorMessage: 'must be 64 hex digits (the SHA-256 of the token)', description: 'SHA-256 (hex) of the bootstrap admin token. The env HUB_ADMIN_TOKEN (plain) also works; with neither, the first start prints a token once.' })),
     policies: Type.Array(PolicySchema, { default: [], description: 'Allow/deny rules on top of roles, as `[[auth.policies]]` tables.' }),
   },

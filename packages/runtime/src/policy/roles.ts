@@ -1,12 +1,2 @@
-import type { Permission } from '@hub/contract';
-
-export const ALL_PERMISSIONS: readonly Permission[] = ['source:read', 'source:write', 'system:read', 'system:write'];
-
-/** The roles INTERFACE.md section 3 defines from the start. */
-export const ROLE_PERMISSIONS: Readonly<Record<string, readonly Permission[]>> = {
-  admin: ALL_PERMISSIONS,
-  reader: ['source:read'],
-  publisher: ['source:read', 'source:write'],
-  auditor: ['system:read'],
-  operator: ['system:read', 'system:write'],
-};
+// The access vocabulary lives in @hub/contract (access.ts); the runtime's names for it stay.
+export { PERMISSIONS as ALL_PERMISSIONS, ROLE_PERMISSIONS } from '@hub/contract';

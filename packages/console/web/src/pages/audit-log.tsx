@@ -3,20 +3,6 @@ import { actionUrl, call } from '../api.ts';
 import { setQuery } from '../route.ts';
 import { Alert, Badge, useData, when } from '../ui.tsx';
 
-interface Entry {
-  id: number;
-  time: string;
-  user_id: string | null;
-  ip_address: string | null;
-  action: string;
-  outcome: string;
-  registry: string | null;
-  package: string | null;
-  version: string | null;
-  status: number;
-  code: string | null;
-  detail: string | null;
-}
 const FIELDS = ['action', 'user_id', 'registry', 'package', 'from', 'to'] as const;
 
 export function AuditLogPage(p: { q: URLSearchParams }) {
@@ -25,7 +11,7 @@ export function AuditLogPage(p: { q: URLSearchParams }) {
   const cursor = p.q.get('cursor') ?? '';
   const [draft, setDraft] = useState(filters);
   const query = { ...filters, denied: denied ? 'true' : undefined };
-  const { data, error } = useData(() => call<{ entries: Entry[]; next_cursor: string | null }>('audit_log_read', { query: { ...query, cursor, limit: 50 } }), p.q.toString());
+  const { data, error } = useData(() => call('audit_log_read', { query: { ...query, cursor, limit: 50 } }), p.q.toString());
   return (
     <>
       <h1>Audit log</h1>

@@ -4,15 +4,6 @@ import { clampPage, href, pageOf, setQuery } from '../route.ts';
 import { Alert, Confirm, errorText, Link, Pager, useData, when } from '../ui.tsx';
 import { RegistrySelect } from './registry-select.tsx';
 
-interface Block {
-  id: number;
-  registry: string;
-  package_name: string;
-  version: string | null;
-  reason: string | null;
-  blocked_by: string;
-  created_at: string;
-}
 const PER_PAGE = 50;
 /** Blocks the audit's block arm made: the filter the security team starts from. */
 const AUDIT_ACTOR = 'system:upstream-audit';
@@ -21,7 +12,7 @@ export function BlocksPage(p: { me: Session; q: URLSearchParams }) {
   const by = p.q.get('blocked_by') ?? '';
   const registry = p.q.get('registry') ?? '';
   const page = pageOf(p.q);
-  const { data, error, reload } = useData(() => call<{ blocks: Block[] }>('block_list', { query: { blocked_by: by, registry } }), `${by}|${registry}`);
+  const { data, error, reload } = useData(() => call('block_list', { query: { blocked_by: by, registry } }), `${by}|${registry}`);
   const [chosen, setChosen] = useState<Set<number>>(new Set());
   const [confirming, setConfirming] = useState(false);
   const [result, setResult] = useState<{ ok?: string; error?: string }>({});

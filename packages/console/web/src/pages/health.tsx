@@ -1,30 +1,36 @@
 import { call } from '../api.ts';
 import { Alert, Badge, bytes, useData, when } from '../ui.tsx';
+import type { ActionAnswer } from '../action-types.ts';
 
-interface AuditFacts {
-  policy: string;
-  overridden: boolean;
-  audited: boolean;
-  reason?: string;
-  missing: number;
-  disappeared: number;
-  content_changed?: number;
-  last_sweep: { at: string | null; outcome: string } | null;
-}
-interface Health {
-  status: string;
-  version: string;
-  database: string;
-  storage?: string;
-  cache?: { held_bytes: number; max_bytes: number };
+/**
+ * The plugin sections this page reads. The OpenAPI document leaves each plugin's section of the health
+ * answer open (a plugin adds its own), so the members read here are declared here; the rest is generated.
+ */
+interface PluginSections {
   replicas?: { live_replicas: number | null; rate_store: string };
   audit?: { policy: string; scheduled: boolean; interval_secs: number };
   flags?: { hard_blocks_held: { flags: number; bytes: number; max_bytes: number; problem: string | null } };
-  registries: Array<{ name: string; type: string; mode: string; upstream: string | null; cached: { artifacts: number; bytes: number }; audit?: AuditFacts; upstream_mirrors?: { mirrors: Array<{ mirror: string; state: string; last_error: string | null }> }; members?: Array<{ name: string; mode: string; state: string }> }>;
 }
+interface RegistrySections {
+  audit?: {
+    policy: string;
+    overridden: boolean;
+    audited: boolean;
+    reason?: string;
+    missing: number;
+    disappeared: number;
+    content_changed?: number;
+    last_sweep: { at: string | null; outcome: string } | null;
+  };
+  upstream_mirrors?: { mirrors: Array<{ mirror: string; state: string; last_error: string | null }> };
+}
+/** A generated type without its index signature (the open plugin sections), so that Omit keeps its members. */
+type Known<T> = { [K in keyof T as string extends K ? never : K]: T[K] };
+type Answer = Known<ActionAnswer<'health'>>;
+type Health = Omit<Answer, 'registries'> & PluginSections & { registries: Array<Known<Answer['registries'][number]> & RegistrySections> };
 
 export function HealthPage() {
-  const { data, error } = useData(() => call<Health>('health'), 'health');
+  const { data, error } = useData(() => call('health') as Promise<Health>, 'health');
   const held = data?.registries.reduce((n, r) => n + r.cached.bytes, 0) ?? 0;
   return (
     <>

@@ -2,44 +2,16 @@ import { useState } from 'preact/hooks';
 import { actionUrl, call, type Session } from '../api.ts';
 import { href, setQuery } from '../route.ts';
 import { Alert, Badge, Confirm, errorText, Link, useData, when } from '../ui.tsx';
+import type { ActionAnswer } from '../action-types.ts';
 
-interface Flag {
-  source: string;
-  external_id: string;
-  registry: string;
-  package_name: string;
-  version: string | null;
-  version_range: string | null;
-  kind: string;
-  effect: string;
-  summary: string;
-  severity: string | null;
-  state: string;
-  raised_at: string | null;
-}
-type ExposureRow = Record<string, string | number | null>;
-interface Waiver {
-  id: number;
-  version: string | null;
-  scope: { type: string; id: string | null };
-  reason: string;
-  state: string;
-  requested_by: string;
-  decided_by: string | null;
-  expires_at: string;
-}
-interface Coverage {
-  registries_with_sbom: number;
-  analysis: string;
-  sources: Array<{ name: string; pushed: boolean; flags: number; last_push_at: string | null }>;
-}
+type Flag = ActionAnswer<'flag_list'>['flags'][number];
 
 /** From a flag to who fetched it, the audit log, a CSV and a whole-name block: the security team's one page. */
 export function IncidentPage(p: { me: Session; q: URLSearchParams }) {
   const dead = p.q.get('include_dead') === 'true';
   const source = p.q.get('source') ?? '';
   const external = p.q.get('flag') ?? '';
-  const flags = useData(() => call<{ flags: Flag[] }>('flag_list', { query: { include_dead: dead ? 'true' : undefined } }), `flags|${dead}`);
+  const flags = useData(() => call('flag_list', { query: { include_dead: dead ? 'true' : undefined } }), `flags|${dead}`);
   const flag = flags.data?.flags.find((f) => f.source === source && f.external_id === external) ?? null;
   return (
     <>
@@ -102,7 +74,7 @@ export function IncidentPage(p: { me: Session; q: URLSearchParams }) {
 function Exposure(p: { me: Session; flag: Flag }) {
   const f = p.flag;
   const query = { source: f.source, registry: f.registry, package: f.package_name };
-  const { data, error } = useData(() => call<{ rows: ExposureRow[]; coverage: Coverage }>('exposure', { query }), `${f.source}|${f.external_id}`);
+  const { data, error } = useData(() => call('exposure', { query }), `${f.source}|${f.external_id}`);
   const [confirming, setConfirming] = useState(false);
   const [result, setResult] = useState<{ ok?: string; error?: string }>({});
   const rows = data?.rows.filter((r) => r.external_id === f.external_id) ?? [];
@@ -198,7 +170,7 @@ function Exposure(p: { me: Session; flag: Flag }) {
 function Waivers(p: { flag: Flag }) {
   const f = p.flag;
   const target = `flag:${f.source}:${f.external_id}`;
-  const { data, error } = useData(() => call<{ waivers: Waiver[] }>('waiver_list', { query: { target } }), target);
+  const { data, error } = useData(() => call('waiver_list', { query: { target } }), target);
   if (error && /not found|not_found|404/i.test(error)) return null;
   return (
     <section aria-labelledby="waivers-h">

@@ -1,25 +1,11 @@
 import { useState } from 'preact/hooks';
 import { call } from '../api.ts';
 import { Alert, Badge, errorText } from '../ui.tsx';
+import type { ActionAnswer } from '../action-types.ts';
 import { RegistrySelect } from './registry-select.tsx';
 
-interface Entry {
-  ecosystem: string;
-  name: string;
-  version: string;
-  status: string;
-  installable: boolean;
-  reason?: string;
-  effect?: string;
-  until?: string;
-}
-interface Answer {
-  format: string;
-  registry: string | null;
-  installable: boolean;
-  counts: Record<string, number>;
-  entries: Entry[];
-}
+type Answer = ActionAnswer<'lockfile_check'>;
+type Entry = Answer['entries'][number];
 
 /** The console reads at most this much of a dropped file; the server has its own limit. */
 const MAX_FILE_BYTES = 8 * 1024 * 1024;
@@ -49,7 +35,7 @@ export function LockfilePage() {
     e.preventDefault();
     setBusy(true);
     setError(null);
-    call<Answer>('lockfile_check', { body: { lockfile: text, ...(fileName.trim() ? { file_name: fileName.trim() } : {}), ...(registry ? { registry } : {}) } })
+    call('lockfile_check', { body: { lockfile: text, ...(fileName.trim() ? { file_name: fileName.trim() } : {}), ...(registry ? { registry } : {}) } })
       .then(setAnswer, (err: unknown) => {
         setAnswer(null);
         setError(errorText(err));

@@ -2,24 +2,9 @@ import { useState } from 'preact/hooks';
 import { call, type Session } from '../api.ts';
 import { setQuery } from '../route.ts';
 import { Alert, Badge, errorText, useData, when } from '../ui.tsx';
-import type { ActionBodies } from '../bodies.ts';
+import type { ActionAnswer, ActionBody } from '../action-types.ts';
+import { BUILT_IN_ROLES, PERMISSIONS, type Permission } from '../../../../contract/src/access.ts';
 
-interface User {
-  id: string;
-  roles: string[];
-  blocked: boolean;
-  created_at: string | null;
-}
-interface TokenRow {
-  id: string;
-  permissions: string[] | null;
-  expires_at: string | null;
-  revoked_at: string | null;
-  created_at: string | null;
-}
-const PERMISSIONS = ['source:read', 'source:write', 'system:read', 'system:write'] as const;
-type Permission = (typeof PERMISSIONS)[number];
-const ROLES = ['reader', 'publisher', 'auditor', 'operator', 'admin'];
 
 type Result = { ok?: string; error?: string };
 const outcome = (set: (r: Result) => void, ok: string, then?: () => void) => [
@@ -43,7 +28,7 @@ export function OperationsPage(p: { me: Session; q: URLSearchParams }) {
 }
 
 function Users(p: { me: Session; selected: string }) {
-  const users = useData(() => call<{ users: User[] }>('user_list'), 'users');
+  const users = useData(() => call('user_list'), 'users');
   const [id, setId] = useState('');
   const [role, setRole] = useState('reader');
   const [result, setResult] = useState<Result>({});
@@ -65,7 +50,7 @@ function Users(p: { me: Session; selected: string }) {
           <input id="new-user" required value={id} onInput={(e) => setId(e.currentTarget.value)} />
           <label for="new-role">Role</label>
           <select id="new-role" value={role} onChange={(e) => setRole(e.currentTarget.value)}>
-            {ROLES.map((r) => (
+            {BUILT_IN_ROLES.map((r) => (
               <option key={r}>{r}</option>
             ))}
           </select>
@@ -116,7 +101,7 @@ function Users(p: { me: Session; selected: string }) {
 }
 
 function Tokens(p: { me: Session; user: string }) {
-  const detail = useData(() => call<{ tokens: TokenRow[] }>('user_read', { params: { id: p.user } }), `tokens|${p.user}`);
+  const detail = useData(() => call('user_read', { params: { id: p.user } }), `tokens|${p.user}`);
   const [perms, setPerms] = useState<Permission[]>([]);
   const [secret, setSecret] = useState<string | null>(null);
   const [result, setResult] = useState<Result>({});
@@ -202,7 +187,7 @@ function Tokens(p: { me: Session; user: string }) {
 }
 
 function IpBlocks(p: { me: Session }) {
-  const list = useData(() => call<{ ip_blocks: Array<{ ip: string; reason?: string | null; created_at?: string | null }> }>('ip_block_list'), 'ip-blocks');
+  const list = useData(() => call('ip_block_list'), 'ip-blocks');
   const [ip, setIp] = useState('');
   const [result, setResult] = useState<Result>({});
   return (
@@ -243,7 +228,7 @@ function IpBlocks(p: { me: Session }) {
 }
 
 function Policies(p: { me: Session }) {
-  const list = useData(() => call<{ policies: Array<Record<string, unknown> & { rule: string; source: string; effect: string; permissions: string[] }> }>('policy_list'), 'policies');
+  const list = useData(() => call('policy_list'), 'policies');
   const [effect, setEffect] = useState<'allow' | 'deny'>('deny');
   const [perm, setPerm] = useState<Permission>('source:read');
   const [users, setUsers] = useState('');
@@ -261,7 +246,7 @@ function Policies(p: { me: Session }) {
           aria-label="Add a policy"
           onSubmit={(e) => {
             e.preventDefault();
-            const body: ActionBodies['policy_create'] = { effect, permissions: [perm] };
+            const body: ActionBody<'policy_create'> = { effect, permissions: [perm] };
             for (const [k, v] of [['users', users], ['registries', registries], ['packages', packages]] as const) if (split(v).length) body[k] = split(v);
             call('policy_create', { body }).then(...outcome(setResult, 'Policy added.', list.reload));
           }}
@@ -307,7 +292,7 @@ function Policies(p: { me: Session }) {
 
 function AccessCheck() {
   const [f, setF] = useState<{ user_id: string; permission: Permission; registry: string; package: string }>({ user_id: '', permission: 'source:read', registry: '', package: '' });
-  const [answer, setAnswer] = useState<{ decision: string; rule: string; reason: string } | null>(null);
+  const [answer, setAnswer] = useState<ActionAnswer<'access_check'> | null>(null);
   const [error, setError] = useState<string | null>(null);
   return (
     <section aria-labelledby="ac-h">
@@ -318,9 +303,9 @@ function AccessCheck() {
         onSubmit={(e) => {
           e.preventDefault();
           setError(null);
-          const body: ActionBodies['access_check'] = { permission: f.permission };
+          const body: ActionBody<'access_check'> = { permission: f.permission };
           for (const k of ['user_id', 'registry', 'package'] as const) if (f[k].trim()) body[k] = f[k].trim();
-          call('access_check', { body }).then((a: { decision: string; rule: string; reason: string }) => setAnswer(a), (err) => setError(errorText(err)));
+          call('access_check', { body }).then((a) => setAnswer(a), (err) => setError(errorText(err)));
         }}
       >
         <label for="ac-user">User</label>

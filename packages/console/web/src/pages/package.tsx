@@ -2,35 +2,9 @@ import { useState } from 'preact/hooks';
 import { call, type Session } from '../api.ts';
 import { clampPage, pageOf, setQuery } from '../route.ts';
 import { Alert, Badge, bytes, Confirm, errorText, Pager, useData, when } from '../ui.tsx';
+import type { ActionAnswer } from '../action-types.ts';
 
-interface Version {
-  version: string;
-  held: boolean;
-  bytes: number;
-  sha256: string;
-  prerelease: boolean;
-  unlisted: boolean;
-  blocked: { id: number; reason: string | null; by: string } | null;
-  flags: Array<{ id: number; source: string; effect: string; summary: string; severity: string | null }>;
-  disappeared: boolean;
-  cooldown_until: string | null;
-  pulls: number;
-  last_pull_at: string | null;
-  dependencies: Array<{ name: string; range: string }>;
-  /** @hub/provenance's result, once it checked the version. */
-  provenance?: { status: 'verified' | 'failed' | 'absent'; source_repository: string | null; workflow: string | null; reason: string | null; source_changed: boolean };
-}
-interface Detail {
-  registry: string;
-  name: string;
-  upstream_state: string;
-  versions: Version[];
-  total: number;
-  matched: number;
-  prereleases_hidden: number;
-  page: number;
-  per_page: number;
-}
+type Version = ActionAnswer<'package_show'>['versions'][number];
 type Pending = { kind: 'block' | 'purge'; v: Version } | null;
 
 export function PackagePage(p: { me: Session; registry: string; name: string; q: URLSearchParams }) {
@@ -39,7 +13,7 @@ export function PackagePage(p: { me: Session; registry: string; name: string; q:
   const page = pageOf(p.q);
   const [draft, setDraft] = useState(text);
   const { data, error, reload } = useData(
-    () => call<Detail>('package_show', { params: { registry: p.registry, package: p.name }, query: { q: text, prereleases: pre, page } }),
+    () => call('package_show', { params: { registry: p.registry, package: p.name }, query: { q: text, prereleases: pre, page } }),
     `${p.registry}|${p.name}|${text}|${pre}|${page}`,
   );
   const [pending, setPending] = useState<Pending>(null);
@@ -125,7 +99,7 @@ export function PackagePage(p: { me: Session; registry: string; name: string; q:
                         </Badge>
                       )}
                       {v.flags.map((f) => (
-                        <Badge key={f.id} kind="warn" title={f.summary}>
+                        <Badge key={f.id} kind="warn" title={f.summary ?? undefined}>
                           flagged ({f.source}, {f.effect})
                         </Badge>
                       ))}

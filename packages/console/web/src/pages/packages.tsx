@@ -4,17 +4,6 @@ import { clampPage, href, pageOf, setQuery } from '../route.ts';
 import { Alert, Badge, bytes, Link, Pager, useData, when } from '../ui.tsx';
 import { RegistrySelect } from './registry-select.tsx';
 
-interface Item {
-  registry: string;
-  name: string;
-  versions_held: number;
-  bytes_held: number;
-  pulls: number;
-  last_pull_at: string | null;
-  blocked_versions: number;
-  flagged_versions: number;
-  upstream_state: string;
-}
 
 export function PackagesPage(p: { q: URLSearchParams }) {
   const registry = p.q.get('registry') ?? '';
@@ -22,7 +11,7 @@ export function PackagesPage(p: { q: URLSearchParams }) {
   const page = pageOf(p.q);
   const [draft, setDraft] = useState(text);
   const { data, error } = useData(
-    () => (registry ? call<{ items: Item[]; total: number; page: number; per_page: number }>('package_list', { query: { registry, q: text, page } }) : Promise.resolve(null)),
+    () => (registry ? call('package_list', { query: { registry, q: text, page } }) : Promise.resolve(null)),
     `${registry}|${text}|${page}`,
   );
   if (data && clampPage(page, data.total, data.per_page)) return null;
@@ -78,7 +67,7 @@ export function PackagesPage(p: { q: URLSearchParams }) {
                     <td>
                       {it.blocked_versions > 0 && <Badge kind="bad">{it.blocked_versions} blocked</Badge>}
                       {it.flagged_versions > 0 && <Badge kind="warn">{it.flagged_versions} flagged</Badge>}
-                      {it.upstream_state !== 'present' && <Badge kind="warn">{it.upstream_state}</Badge>}
+                      {it.upstream_state && it.upstream_state !== 'ok' && <Badge kind="warn">{it.upstream_state}</Badge>}
                     </td>
                   </tr>
                 ))}

@@ -3,7 +3,7 @@ import { useData } from '../ui.tsx';
 
 /** The configured registries, from the health card (one admin route, already read by the home page). */
 export function RegistrySelect(p: { value: string; onChange: (v: string) => void; allowAll?: boolean; id?: string; allLabel?: string }) {
-  const { data } = useData(() => call<{ registries: Array<{ name: string }> }>('health'), 'registries');
+  const { data } = useData(() => call('health'), 'registries');
   const id = p.id ?? 'registry';
   return (
     <>

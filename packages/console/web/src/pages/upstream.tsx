@@ -3,32 +3,17 @@ import { call, type Session } from '../api.ts';
 import { clampPage, href, pageOf, setQuery } from '../route.ts';
 import { Alert, Badge, errorText, Link, Pager, useData, when } from '../ui.tsx';
 import { RegistrySelect } from './registry-select.tsx';
+import type { ActionAnswer } from '../action-types.ts';
 
-interface AuditRow {
-  registry: string;
-  package_name: string;
-  version: string;
-  state: string;
-  first_missed_at: string | null;
-  last_checked_at: string | null;
-  misses: number;
-  policy: string;
-}
-interface Listing {
-  rows: AuditRow[];
-  page: number;
-  per_page: number;
-  total: number;
-}
 
 export function UpstreamPage(p: { me: Session; q: URLSearchParams }) {
   const registry = p.q.get('registry') ?? '';
   const state = p.q.get('state') ?? '';
   const page = pageOf(p.q);
-  const { data, error, reload } = useData(() => call<Listing>('upstream_list', { query: { registry, state, page } }), `${registry}|${state}|${page}`);
+  const { data, error, reload } = useData(() => call('upstream_list', { query: { registry, state, page } }), `${registry}|${state}|${page}`);
   const [results, setResults] = useState<Record<string, string>>({});
   if (data && clampPage(page, data.total, data.per_page)) return null;
-  const key = (r: AuditRow) => `${r.registry}\0${r.package_name}\0${r.version}`;
+  const key = (r: ActionAnswer<'upstream_list'>['rows'][number]) => `${r.registry}\0${r.package_name}\0${r.version}`;
   return (
     <>
       <h1>Upstream</h1>
