@@ -216,7 +216,10 @@ t.test('real answers validate against the response schemas their routes declare'
   for (let i = 0; i < 200 && (await api('GET', '/api/v1/admin/events?type=package_published')).body.events.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
   t.match((await check('GET', '/api/v1/admin/events?limit=1', '/api/v1/admin/events')), { events: [{ type: 'package_unpublished', registry: 'files', data: { registry: 'files', package: 'repo', version: 'tools/a-1.0.bin' } }], next_cursor: /^\d+$/ });
   for (let i = 0; i < 200 && (await api('GET', '/api/v1/admin/webhooks/deliveries?state=dead')).body.deliveries.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
-  t.match(await check('POST', '/api/v1/admin/advisory-feeds/local-osv/pull', '/api/v1/admin/advisory-feeds/{name}/pull'), { outcome: 'updated', feed: { name: 'local-osv', records: 1 } });
+  // The feed's scheduled first pull runs within seconds of start: let it land, then give the manual pull a new record.
+  for (let i = 0; i < 1000 && !(await api('GET', '/api/v1/admin/advisory-feeds')).body.feeds[0].last_pull_at; i++) await new Promise((r) => setTimeout(r, 20));
+  fs.writeFileSync(path.join(osvDir, 'HUB-2.json'), JSON.stringify({ id: 'HUB-2', modified: '2026-01-02T00:00:00Z', summary: 'worse', affected: [{ package: { ecosystem: 'npm', name: 'hub-absent' }, versions: ['1.0.0'] }] }));
+  t.match(await check('POST', '/api/v1/admin/advisory-feeds/local-osv/pull', '/api/v1/admin/advisory-feeds/{name}/pull'), { outcome: 'updated', feed: { name: 'local-osv', records: 2 } });
   t.match(await check('GET', '/api/v1/admin/advisory-feeds', '/api/v1/admin/advisory-feeds'), { feeds: [{ name: 'local-osv', healthy: true }] });
   t.match((await check('GET', '/api/v1/admin/webhooks/deliveries?state=dead&limit=1', '/api/v1/admin/webhooks/deliveries')), { deliveries: [{ event_type: 'package_published', state: 'dead', attempts: 1, webhook: 'http://127.0.0.1:9/hooks' }], next_cursor: /^\d+$/ });
 
