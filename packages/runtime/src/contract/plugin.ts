@@ -73,10 +73,7 @@ export interface PluginContext<Cfg = unknown> {
   /** The artifact cache's removals (the admin API's purge), and a wait for fetches under way to be stored. */
   /** Revalidation of one package's listing now (the admin API's `cache/revalidate`), and its listeners (decision 0058). */
   listings: ListingRevalidation;
-  /**
-   * A registry's cached upstream document, as its routes read it (`rc.metadata`): a fresh copy costs no upstream
-   * request. For plugins that read listings off the request path (@hub/provenance reads npm's packument).
-   */
+  /** A registry's cached upstream document, as `rc.metadata` reads it: for plugins off the request path (provenance). */
   metadata(registry: string, spec: MetadataSpec): Promise<MetadataDoc>;
   artifacts: CachePurge;
   /** Listeners told of each artifact fetched from an upstream and stored (its first miss): @hub/provenance verifies then. */
