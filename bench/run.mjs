@@ -11,14 +11,15 @@
 // warm and cold (hub RSS growth); idle RSS; the exposure report over 1 million access events on MariaDB
 // (bench/exposure.mjs); the exposure report through a 5-level dependency tree over 1 million access events on SQLite
 // and MariaDB (bench/deep-exposure.mjs: report time and the hub's peak RSS); one 200 MiB npm publish (bench/publish.mjs: its time, the hub's RSS rise, the slowest /healthz
-// answer during it). Then bench/two-replicas.mjs, bench/metadata-memory.mjs and bench/oci-layer.mjs.
+// answer during it); a warm 200 KB packument hit, identity and gzip, and its 304 (bench/metadata-hit.mjs: CPU µs per
+// request, req/s against nginx serving the same bytes). Then bench/two-replicas.mjs, bench/metadata-memory.mjs and bench/oci-layer.mjs.
 //
 // `npm run bench -- --short` (or BENCH_SHORT=1): seconds per case, a 20 MiB slow-client artifact, no
 // two-replica or metadata-memory runs: what CI runs to prove the bench works.
 // Options: BENCH_SECONDS, BENCH_CONNECTIONS (64), BENCH_VERIFY_READS=false, BENCH_OUT (JSON path,
 // default bench/results/latest.json), BENCH_CPU_PROF=dir (hub writes a --cpu-prof profile there; read it with
 // `node bench/profile-summary.mjs FILE`),
-// BENCH_ONLY=warm,token,cold,slow,exposure,publish,two-replicas,metadata-memory,oci-layer,deep-exposure,install (a subset of the cases;
+// BENCH_ONLY=warm,metadata-hit,token,cold,slow,exposure,publish,two-replicas,metadata-memory,oci-layer,deep-exposure,install (a subset of the cases;
 // `warm 10 KiB` for one size).
 //
 // `npm run bench -- install` runs only the install workload (bench/install.mjs: a generated project installed with
@@ -82,8 +83,12 @@ function addPackage(name, size) {
 // ---- the origin: an npm registry, slow when asked to be -------------------------------------------------
 const originLog = [];
 let originSlow = false;
+/** Large packuments the origin serves as they are (the metadata-hit case): name -> JSON bytes. */
+const bigDocs = new Map();
 const origin = http.createServer((req, res) => {
   const url = decodeURIComponent(req.url ?? '');
+  const big = bigDocs.get(url.slice(1));
+  if (big) return void res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(big.length) }).end(big);
   const m = /^\/([^/]+)(?:\/-\/(.+\.tgz))?$/.exec(url);
   const pkg = m && packages.get(m[1]);
   if (!pkg || (m[2] && m[2] !== pkg.file)) return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"Not found"}');
@@ -356,6 +361,13 @@ for (const [label, p] of warmPaths.filter(([l]) => runs('warm') || runs(`warm ${
   }
 }
 results.rssAfterWarmMB = mb(rssBytes(hub.pids));
+
+// A warm 200 KB packument: identity, gzip and 304 (bench/metadata-hit.mjs).
+if (runs('metadata-hit')) {
+  const { bigPackument, benchMetadataHit } = await import('./metadata-hit.mjs');
+  bigDocs.set('bench-meta-200k', bigPackument('bench-meta-200k', 200_000, originUrl));
+  results.cases['metadata hit'] = await benchMetadataHit({ hub, ref, load, up, name: 'bench-meta-200k' });
+}
 
 // Token auth on: a reader's token on every request, no anonymous reads.
 if (runs('token')) {

@@ -336,6 +336,11 @@ export interface ProbeContext<Cfg = unknown> {
   registry: RegistryInfo<Cfg>;
   upstream: UpstreamClient;
   log: Logger;
+  /**
+   * The registry's cached documents (as `rc.metadata`), where the caller has the cache: a document a request just
+   * fetched is read from it, at no upstream request (provenance reads npm's packument so). Absent: ask the upstream.
+   */
+  metadata?(spec: MetadataSpec): Promise<MetadataDoc>;
 }
 
 /**

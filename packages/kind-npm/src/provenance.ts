@@ -1,7 +1,7 @@
-import { errors, probeFetch, type ProvenanceHook, type VersionAttestations } from '@hub/contract';
+import { errors, probeFetch, type ProbeContext, type ProvenanceHook, type VersionAttestations } from '@hub/contract';
 import { upstreamPath } from './names.js';
 import { MAX_PACKUMENT_BYTES } from './probe.js';
-import { CORGI } from './packument.js';
+import { CORGI, packumentSpec } from './packument.js';
 
 /** The most hub reads of one version's attestations document (a few bundles of a few KiB each). */
 export const MAX_ATTESTATIONS_BYTES = 1024 * 1024;
@@ -22,6 +22,23 @@ const parseJson = (body: Buffer, what: string): unknown => {
 };
 
 /**
+ * The abbreviated packument, which carries `dist` whole (integrity and attestations) at a fraction of the full one's
+ * size: through the hub's metadata cache when the caller has it (the request that fetched the version just read a
+ * packument, so a fresh full or abbreviated copy costs no upstream request), else asked of the upstream.
+ */
+async function abbreviatedPackument(pc: ProbeContext, name: string): Promise<Buffer> {
+  if (pc.metadata) {
+    const spec = packumentSpec(pc, name, 'corgi');
+    spec.alternates = [packumentSpec(pc, name, 'full').key];
+    return (await pc.metadata(spec)).body;
+  }
+  const doc = await probeFetch(pc.upstream, `${pc.registry.upstream}/${upstreamPath(name)}`, { headers: { accept: CORGI }, maxBytes: MAX_PACKUMENT_BYTES });
+  if (doc.status === 404 || doc.status === 410) throw errors.notFound(`${name} is not in the upstream`);
+  if (doc.status !== 200) throw errors.upstream(`the upstream's packument of ${name} answered ${doc.status || doc.error}`);
+  return doc.body;
+}
+
+/**
  * npm provenance (decision 0062): the packument's `dist.attestations` says the version has some, and the
  * registry's attestations document holds the Sigstore bundles. The document is asked at
  * `<upstream>/-/npm/v1/attestations/<name>@<version>`, built from the configured upstream: the `url` the
@@ -29,11 +46,7 @@ const parseJson = (body: Buffer, what: string): unknown => {
  * sha512, the digest hub also checks the tarball against.
  */
 export const provenance: ProvenanceHook = async (pc, name, version) => {
-  // The abbreviated packument carries `dist` whole (integrity and attestations), at a fraction of the full one's size.
-  const doc = await probeFetch(pc.upstream, `${pc.registry.upstream}/${upstreamPath(name)}`, { headers: { accept: CORGI }, maxBytes: MAX_PACKUMENT_BYTES });
-  if (doc.status === 404 || doc.status === 410) throw errors.notFound(`${name} is not in the upstream`);
-  if (doc.status !== 200) throw errors.upstream(`the upstream's packument of ${name} answered ${doc.status || doc.error}`);
-  const p = parseJson(doc.body, `packument of ${name}`) as { versions?: Record<string, { dist?: VersionDist }> };
+  const p = parseJson(await abbreviatedPackument(pc, name), `packument of ${name}`) as { versions?: Record<string, { dist?: VersionDist }> };
   const dist = p.versions?.[version]?.dist;
   if (!dist) throw errors.notFound(`${name}@${version} is not in the upstream`);
   if (!dist.attestations || typeof dist.attestations !== 'object') return null;

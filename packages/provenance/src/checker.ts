@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { EventBus, ProvenanceFact, ServedRegistry } from '@hub/runtime';
+import type { EventBus, MetadataDoc, MetadataSpec, ProvenanceFact, ServedRegistry } from '@hub/runtime';
 import type { Results } from './results.js';
 import type { PinnedTrust } from './trust-root.js';
 import { verifyAttestations } from './verify-attestations.js';
@@ -13,6 +13,8 @@ const CONCURRENCY = 2;
 
 export interface CheckerDeps {
   served: ReadonlyMap<string, ServedRegistry>;
+  /** The hub's metadata cache: the kind reads the listing a request just fetched from it, not from the upstream again. */
+  metadata?: (registry: string, spec: MetadataSpec) => Promise<MetadataDoc>;
   trust: PinnedTrust;
   results: Results;
   events: EventBus;
@@ -43,7 +45,8 @@ export function createChecker(d: CheckerDeps) {
     const reg = d.served.get(registry)!;
     let attested;
     try {
-      attested = await reg.kind.provenance!({ registry: reg.info, upstream: reg.upstream, log: d.log }, name, version);
+      const metadata = d.metadata && ((spec: MetadataSpec) => d.metadata!(registry, spec));
+      attested = await reg.kind.provenance!({ registry: reg.info, upstream: reg.upstream, log: d.log, ...(metadata ? { metadata } : {}) }, name, version);
     } catch (e) {
       d.metrics.checked(registry, 'error');
       throw e;

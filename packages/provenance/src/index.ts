@@ -28,7 +28,7 @@ export default definePlugin({
     const trust = cfg.trust_root ? loadTrustRoot(cfg.trust_root) : loadTrustRoot();
     const results = createResults(ctx.db);
     const metrics = createProvenanceMetrics(ctx.metrics);
-    const checker = createChecker({ served: ctx.served, trust, results, events: ctx.events, log: ctx.log, metrics });
+    const checker = createChecker({ served: ctx.served, metadata: ctx.metadata, trust, results, events: ctx.events, log: ctx.log, metrics });
     if (cfg.enabled)
       ctx.fetched.push((a) => {
         if (a.version !== null) checker.enqueue(a.registry, a.packageName, a.version);

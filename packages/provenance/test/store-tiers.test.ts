@@ -21,6 +21,7 @@ for (const tier of tiers) {
     t.equal(await fetchTarball(hub, '1.0.0'), 200);
     t.equal(await fetchTarball(hub, '1.0.0'), 200, 'a warm hit');
     t.equal(upstream.count('/-/npm/v1/attestations/widget@1.0.0'), 1, 'checked once: the warm hit read the stored result');
+    t.equal(upstream.count(/^\/widget$/), 1, 'one packument request: the check and the fetch share it through the metadata cache');
     t.equal(await fetchTarball(hub, '1.1.0'), 200);
     t.equal(await fetchTarball(hub, '1.2.0'), 403);
     const page = await packagePage(hub);

@@ -15,7 +15,7 @@ import { reclaimRegistry } from './cache/retention.js';
 import { startMaintenance } from './jobs/maintenance.js';
 import { startKindGarbage } from './jobs/kind-garbage.js';
 import type { HubConfig } from './config/schema.js';
-import type { RegistryKind } from '@hub/contract';
+import { errors, type MetadataSpec, type RegistryKind } from '@hub/contract';
 import type { AdvisorySource, CachePurge, ClientRule, FetchedArtifactListener, HubPlugin, PluginContext, PluginInstance, RefusalRule, RefusalWaiver, SignInMethod } from './contract/plugin.js';
 import { createAuditLog, type AuditLog } from './audit/audit-log.js';
 import { loadCheckpointKey } from './audit/checkpoint-key.js';
@@ -204,6 +204,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     documentBytes: Math.floor(config.cache.memory_bytes / 4),
     derivedBytes: Math.floor(config.cache.memory_bytes / 4),
     fetchConcurrency: config.cache.metadata_fetch_concurrency,
+    maxStaleSecs: config.cache.metadata_max_stale_secs,
     kept: kept && {
       isKept: (registry, name) => kept.isKept(registry, name),
       heldVersions: async (registry, name) => (await services.held.versions(registry, { packageName: name })).get(name) ?? [],
@@ -270,6 +271,11 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
   const listings = createListingRevalidation({ registries, metadata, log });
   const pluginContext = {
     listings,
+    metadata: async (registry: string, spec: MetadataSpec) => {
+      const reg = registries.get(registry);
+      if (!reg) throw errors.notFound(`no registry named "${registry}"`);
+      return metadata.get(reg.info, spec, reg.upstream);
+    },
     db,
     blobs,
     kinds,

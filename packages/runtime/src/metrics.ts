@@ -15,7 +15,7 @@ export function createMetrics() {
   const m = {
     registry,
     httpDuration: histogram('hub_http_request_duration_seconds', 'Request durations by registry, route and status', ['registry', 'route', 'status'], [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30]),
-    cache: counter('hub_cache_requests_total', 'Cache lookups by registry and result (hit, miss, coalesced, stale, negative)', ['registry', 'result']),
+    cache: counter('hub_cache_requests_total', 'Cache lookups by registry and result (hit, miss, coalesced, stale, stale_revalidating, negative)', ['registry', 'result']),
     upstreamRequests: counter('hub_upstream_requests_total', 'Upstream requests by registry and status (or "error")', ['registry', 'status']),
     upstreamBytes: counter('hub_upstream_bytes_total', 'Bytes received from upstreams', ['registry']),
     upstreamDuration: histogram('hub_upstream_duration_seconds', 'Upstream response-header latency', ['registry'], [0.01, 0.05, 0.1, 0.5, 1, 5, 30]),

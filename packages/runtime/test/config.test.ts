@@ -201,7 +201,7 @@ t.test('an empty file gets every default', async (tt) => {
       max_artifact_bytes: 4294967296,
       flag_hard_block_bytes: 67108864,
     },
-    cache: { memory_bytes: 134217728, memory_max_object_bytes: 1048576, metadata_fetch_concurrency: 32, verify_reads: true, fetch_lease_secs: 10, negative_ttl_secs: 60, max_bytes: 0, max_idle_days: 0, retention_interval_secs: 3600, cleanup_interval_secs: 86400 },
+    cache: { memory_bytes: 134217728, memory_max_object_bytes: 1048576, metadata_fetch_concurrency: 32, metadata_max_stale_secs: 3600, verify_reads: true, fetch_lease_secs: 10, negative_ttl_secs: 60, max_bytes: 0, max_idle_days: 0, retention_interval_secs: 3600, cleanup_interval_secs: 86400 },
     audit_log: { enabled: true, flush_interval_ms: 500, batch_rows: 500, retention_days: 0, chain: 'local', checkpoint_key_id: 'default', checkpoint_every_rows: 10000, checkpoint_every_secs: 300, export: [] },
     metrics: {},
     plugins: { load: [] },

@@ -2,7 +2,9 @@ import { LRUCache } from 'lru-cache';
 import pLimit from 'p-limit';
 import { boundedLru } from './bounded-lru.js';
 import type { Logger } from 'pino';
-import { errors, type HubError, isHubError, type MetadataDoc, type MetadataSpec, readCapped, type RegistryInfo, type UpstreamClient, type UpstreamResponse } from '@hub/contract';
+import { errors, type HubError, isHubError, type MetadataDoc, type MetadataSpec, type RegistryInfo, type UpstreamClient } from '@hub/contract';
+import { fetchDocument } from './metadata-fetch.js';
+import { createRepresentations } from './metadata-representation.js';
 import type { HubMetrics } from '../metrics.js';
 import type { BlobStore } from '../storage/blobs/blob-store.js';
 import type { metadataRows, MetadataRow } from '../storage/artifact-rows.js';
@@ -20,6 +22,11 @@ export interface MetadataCacheOptions {
   derivedBytes: number;
   /** Upstream metadata requests in flight at once, per process (distinct keys; one key is one request anyway). */
   fetchConcurrency: number;
+  /**
+   * [cache] metadata_max_stale_secs: how long past its TTL a listing is still served while one refresh runs in the
+   * background (stale-while-revalidate, decision 0074); 0 = never, the client waits for the refresh. Not for a TTL of 0.
+   */
+  maxStaleSecs?: number;
   /**
    * Whether the upstream audit keeps the package's listing (it says the upstream removed the package),
    * and the versions the hub holds of it: on an upstream 404 the last good copy is served instead.
@@ -64,6 +71,9 @@ export function createMetadataCache(o: MetadataCacheOptions) {
   const negative = boundedLru<string, true>(10_000, { ttl: Math.max(1, o.negativeTtlSecs) * 1000 });
   const derived = new LRUCache<string, { v: unknown; size: number }>({ maxSize: Math.max(1, o.derivedBytes), sizeCalculation: (e) => e.size });
   const refreshing = new Map<string, Promise<MetadataDoc>>();
+  // Served bodies and their compressed forms (decision 0074), the latter kept in the derived tier's budget.
+  const reps = createRepresentations({ get: (k) => derived.get(k)?.v as Buffer | undefined, set: (k, b) => void derived.set(k, { v: b, size: b.length + ENTRY_OVERHEAD }) });
+  const maxStaleMs = Math.max(0, o.maxStaleSecs ?? 0) * 1000;
   // At most fetchConcurrency upstream requests at once; the rest wait in order.
   const fetchSlot = pLimit(Math.max(1, o.fetchConcurrency));
   /** Keeps `doc` in memory as fresh until `freshUntil`, and answers it. */
@@ -72,21 +82,31 @@ export function createMetadataCache(o: MetadataCacheOptions) {
     return doc;
   };
 
-  const makeDoc = (body: Buffer, row: Pick<MetadataRow, 'content_type' | 'fetched_at' | 'blob_sha256'>, stale: boolean): MetadataDoc => ({
-    body,
-    contentType: row.content_type ?? undefined,
-    etag: `"${row.blob_sha256}"`,
-    stale,
-    fetchedAt: new Date(row.fetched_at),
-    derive<T>(tag: string, fn: (b: Buffer) => T): T {
-      const k = `${row.blob_sha256}\0${tag}`;
-      const hit = derived.get(k);
-      if (hit) return hit.v as T;
-      const v = fn(body);
-      derived.set(k, { v, size: derivedSize(v, body.length) });
-      return v;
-    },
-  });
+  /** A derived Buffer (or `{ body }` holding one) may be what a kind serves: a representation (decision 0074). */
+  const markServed = (v: unknown, k: string) => {
+    if (Buffer.isBuffer(v)) reps.mark(v, k);
+    else if (v && typeof v === 'object' && Buffer.isBuffer((v as { body?: unknown }).body)) reps.mark((v as { body: Buffer }).body, `${k}\0body`);
+  };
+
+  const makeDoc = (body: Buffer, row: Pick<MetadataRow, 'content_type' | 'fetched_at' | 'blob_sha256'>, stale: boolean): MetadataDoc => {
+    reps.mark(body, `${row.blob_sha256}\0`);
+    return {
+      body,
+      contentType: row.content_type ?? undefined,
+      etag: `"${row.blob_sha256}"`,
+      stale,
+      fetchedAt: new Date(row.fetched_at),
+      derive<T>(tag: string, fn: (b: Buffer) => T): T {
+        const k = `${row.blob_sha256}\0${tag}`;
+        const hit = derived.get(k);
+        if (hit) return hit.v as T;
+        const v = fn(body);
+        derived.set(k, { v, size: derivedSize(v, body.length) });
+        markServed(v, k);
+        return v;
+      },
+    };
+  };
 
   /** The last good copy of a listing the upstream audit keeps (the upstream removed the package), or null. */
   async function keptCopy(reg: RegistryInfo, spec: MetadataSpec, row: MetadataRow | null, stored: (r: MetadataRow, stale: boolean) => Promise<MetadataDoc | null>): Promise<MetadataDoc | null> {
@@ -129,33 +149,9 @@ export function createMetadataCache(o: MetadataCacheOptions) {
       return remember(id, doc, Date.now() + STALE_RETRY_MS);
     };
 
-    // The request and the body read hold one of the process's metadata fetch slots. A document that fails
-    // (its body, or the kind's check) is asked of the next upstream mirror when there is one.
-    type Fetched = { res: UpstreamResponse; body?: Buffer; why?: string } | { failed: HubError };
+    // The request and the body read hold one of the process's metadata fetch slots.
     const max = spec.maxBytes ?? o.maxMetadataBytes;
-    const fetched: Fetched = await fetchSlot(async () => {
-      let res: UpstreamResponse;
-      try {
-        res = await upstream.request(spec.url, { headers, maxBytes: max });
-        for (;;) {
-          if (res.status !== 200) return { res };
-          let body: Buffer;
-          try {
-            body = await readCapped(res.body, max, () => errors.upstream(`upstream document exceeds ${max} bytes`));
-          } catch (e) {
-            if (!res.tryNextMirror) return { failed: isHubError(e) ? e : errors.upstream('upstream body failed') };
-            res = await res.tryNextMirror((e as Error).message);
-            continue;
-          }
-          const why = spec.check?.(body, res.headers['content-type']) ?? null;
-          if (why === null) return { res, body };
-          if (!res.tryNextMirror) return { res, body, why };
-          res = await res.tryNextMirror(`invalid document: ${why}`);
-        }
-      } catch (e) {
-        return { failed: isHubError(e) ? e : errors.upstream('upstream request failed') };
-      }
-    });
+    const fetched = await fetchSlot(() => fetchDocument(upstream, spec, headers, max));
     if ('failed' in fetched) return fallback(fetched.failed);
     const { res } = fetched;
     if (res.status === 304 && row) {
@@ -211,6 +207,16 @@ export function createMetadataCache(o: MetadataCacheOptions) {
       const m = memo.get(id);
       if (m && Date.now() < m.freshUntil) {
         o.metrics.cache.inc({ registry: reg.name, result: 'hit' });
+        return m.doc;
+      }
+      // Past its TTL but within the maximum staleness: served as it is while one refresh runs in the background.
+      if (m && maxStaleMs > 0 && Date.now() < m.freshUntil + maxStaleMs && (spec.ttlSecs ?? reg.metadataTtlSecs) > 0) {
+        o.metrics.cache.inc({ registry: reg.name, result: 'stale_revalidating' });
+        if (!refreshing.has(id)) {
+          const p = refresh(reg, spec, upstream, id).finally(() => refreshing.delete(id));
+          refreshing.set(id, p);
+          p.catch((e: unknown) => o.log.warn({ registry: reg.name, key: spec.key, err: (e as Error).message }, 'background metadata refresh failed'));
+        }
         return m.doc;
       }
       if (negative.has(id)) {
@@ -276,6 +282,8 @@ export function createMetadataCache(o: MetadataCacheOptions) {
     },
     /** Bytes held in memory now, as the budgets count them. */
     memoryBytes: () => ({ documents: memo.calculatedSize, derived: derived.calculatedSize }),
+    /** Served bodies and their compressed forms (decision 0074). */
+    representations: reps,
     forget(registry: string, key: string) {
       memo.delete(`${registry}\0${key}`);
       negative.delete(`${registry}\0${key}`);

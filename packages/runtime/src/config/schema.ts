@@ -300,6 +300,12 @@ export const CacheSchema = Type.Object(
         'Memory for hot small artifacts and metadata, per process, in bytes: half for artifacts, a quarter for upstream documents, a quarter for their parsed and rewritten forms (estimated). Every tier is bounded in bytes, whatever the number of entries. 0 keeps nothing in memory.',
     }),
     metadata_fetch_concurrency: Type.Integer({ default: 32, minimum: 1, description: 'Upstream metadata documents fetched at once, per process; further refreshes wait (requests for one document always share one fetch).' }),
+    metadata_max_stale_secs: Type.Integer({
+      default: 3600,
+      minimum: 0,
+      description:
+        'How long past its TTL a listing (a packument, an index file, a project page) is still served while one refresh asks the upstream in the background, so no client waits for a slow upstream; past it the client waits for the refresh. 0 = always wait. A registry with metadata_ttl_secs = 0 always waits.',
+    }),
     memory_max_object_bytes: Type.Integer({ default: 1048576, minimum: 0, description: 'Artifacts larger than this are never kept in memory.' }),
     verify_reads: Type.Boolean({
       default: true,

@@ -12,7 +12,7 @@ import type { PublishedFiles } from '../storage/artifact-rows.js';
 import type { HubMetrics } from '../metrics.js';
 import type { AccessControl } from '../policy/access-control.js';
 import type Koa from 'koa';
-import type { CONTRACT_VERSION, Coordinate, HubAdvisory, HubError, RegistryInfo, RegistryKind, UpstreamClient } from '@hub/contract';
+import type { CONTRACT_VERSION, Coordinate, HubAdvisory, HubError, MetadataDoc, MetadataSpec, RegistryInfo, RegistryKind, UpstreamClient } from '@hub/contract';
 import type { EventBus } from '../events/event-bus.js';
 import type { HealthBoard } from '../health/health-board.js';
 import type { HubServices } from '../services/hub-services.js';
@@ -73,6 +73,8 @@ export interface PluginContext<Cfg = unknown> {
   /** The artifact cache's removals (the admin API's purge), and a wait for fetches under way to be stored. */
   /** Revalidation of one package's listing now (the admin API's `cache/revalidate`), and its listeners (decision 0058). */
   listings: ListingRevalidation;
+  /** A registry's cached upstream document, as `rc.metadata` reads it: for plugins off the request path (provenance). */
+  metadata(registry: string, spec: MetadataSpec): Promise<MetadataDoc>;
   artifacts: CachePurge;
   /** Listeners told of each artifact fetched from an upstream and stored (its first miss): @hub/provenance verifies then. */
   fetched: FetchedArtifactListener[];

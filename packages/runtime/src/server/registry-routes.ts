@@ -15,6 +15,7 @@ import { asDatabaseUnavailable } from '../storage/db.js';
 import { forceAttachment } from './content-safety.js';
 import { guardFirstPublish } from './first-publish.js';
 import { serveGroup } from './group-dispatch.js';
+import { representationReply } from './metadata-reply.js';
 
 import type { AdvisorySource, RefusalRule, RefusalWaiver, ServedRegistry, Who } from '../contract/plugin.js';
 
@@ -174,7 +175,9 @@ export function registryRoutes(d: RegistryRoutesDeps): Koa.Middleware {
         throw errors.internal();
       }
       const shared = shareable(reply, () => !signed && (match.coordinate === undefined ? anonymousRead : decision(d.access, { subject: ANONYMOUS, permission: 'source:read', registry: reg.info.name, package: match.coordinate.name }, allowed)));
-      send(ctx, shared instanceof Promise ? await shared : shared);
+      // A memoised listing goes out as its representation: compressed once, ETag and 304 (decision 0074).
+      const out = representationReply(shared instanceof Promise ? await shared : shared, ctx.req.headers, d.metadata.representations);
+      send(ctx, out instanceof Promise ? await out : out);
     } catch (e) {
       // The kind may say the refusal in its client's own words too (npm prints an `npm-notice` header).
       if (isHubError(e) && reg.kind.errorHeaders) Object.assign(e.headers, reg.kind.errorHeaders({ status: e.status, code: e.code, message: e.message }));
