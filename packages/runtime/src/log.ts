@@ -9,7 +9,7 @@ const REDACT = ['req.headers.authorization', 'headers.authorization', '*.upstrea
  * so does the process's exit; a process killed outright loses at most this window of lines.
  */
 export const LOG_FLUSH_MS = 250;
-const LOG_BATCH_BYTES = 16 * 1024;
+const LOG_BATCH_BYTES = 8 * 1024; // below the destination's largest single write (16 KB)
 
 /** A batching destination on a file descriptor (stdout by default) or a file path, flushed every LOG_FLUSH_MS. */
 export function logDestination(dest: number | string = 1): pino.DestinationStream {
