@@ -37,14 +37,14 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
     if (slot?.entry?.flight.state === 'failed') slot = undefined;
     if (slot) return { slot, coalesced: true };
     const { cluster } = o;
-    const s2: FlightSlot = { promise: cluster ? startShared(reg, spec, upstream, cluster) : miss.startFlight(reg, spec, upstream) };
-    flights.set(id, s2);
-    const done = () => flights.get(id) === s2 && flights.delete(id);
-    s2.promise.then((e) => {
-      s2.entry = e;
+    const started: FlightSlot = { promise: cluster ? startShared(reg, spec, upstream, cluster) : miss.startFlight(reg, spec, upstream) };
+    flights.set(id, started);
+    const done = () => flights.get(id) === started && flights.delete(id);
+    started.promise.then((e) => {
+      started.entry = e;
       e.stored.then((row) => rowMemo.set(id, row), () => {}).finally(done);
     }, done);
-    return { slot: s2, coalesced: false };
+    return { slot: started, coalesced: false };
   }
 
   return {
