@@ -1,8 +1,8 @@
 // How every bench starts a hub: state in `dir` (SQLite and a blob folder unless told otherwise), per-IP rate
-// limits out of the way (one client address drives all the load), the bench's admin token, the log in a file.
-import fs from 'node:fs';
+// limits out of the way (one client address drives all the load), the bench's admin token, the log in a file
+// (in batches, as `hub serve` writes its stdout).
 import { createHub } from '@hub/runtime';
-import { createLogger } from '@hub/runtime/internal';
+import { createLogger, logDestination } from '@hub/runtime/internal';
 import { pluginsForConfig } from '../packages/cli/dist/src/plugins.js';
 
 export const BENCH_ADMIN_TOKEN = 'hub_bench_admin_token_0123456789abcdef';
@@ -18,7 +18,7 @@ export async function benchHub({ plugins, dir, toml, database = `client = "sqlit
     plugins: plugins ?? (await pluginsForConfig({ configText })),
     configText,
     env: { HUB_ADMIN_TOKEN: BENCH_ADMIN_TOKEN },
-    logger: log === null ? createLogger({ level: 'silent' }) : createLogger({ level: logLevel, destination: fs.createWriteStream(log) }),
+    logger: log === null ? createLogger({ level: 'silent' }) : createLogger({ level: logLevel, destination: logDestination(log) }),
     print: () => {},
   });
 }

@@ -148,14 +148,27 @@ async function startHub(name, extraEnv = {}) {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   children.push(child);
-  const line = await new Promise((resolve, reject) => {
-    readline.createInterface({ input: child.stdout }).once('line', resolve);
-    child.once('exit', (code) => reject(new Error(`hub ${name} exited with ${code}`)));
-  });
-  const info = JSON.parse(line);
+  // Every line the hub prints: its address first, then each allocation count it is asked for (SIGUSR2).
+  const lines = readline.createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  const nextLine = () =>
+    new Promise((resolve, reject) => {
+      const exited = (code) => reject(new Error(`hub ${name} exited with ${code}`));
+      child.once('exit', exited);
+      lines.next().then(({ value }) => (child.off('exit', exited), resolve(value)), reject);
+    });
+  const info = JSON.parse(await nextLine());
   return {
     ...info,
     pids: [info.pid],
+    /** Starts counting heap allocations; the function it returns stops and resolves with the bytes allocated. */
+    countAllocations() {
+      child.kill('SIGUSR2');
+      return async () => {
+        const answer = nextLine();
+        child.kill('SIGUSR2');
+        return JSON.parse(await answer).allocatedBytes;
+      };
+    },
     async stop() {
       child.kill('SIGTERM');
       await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));
@@ -275,6 +288,7 @@ const hasWrk = await exec('wrk', ['--version']).then(
 const AUTOCANNON = path.join(path.dirname(createRequire(import.meta.url).resolve('autocannon/package.json')), 'autocannon.js');
 async function load(server, urlPath, headers = {}) {
   const url = `${server.url}${urlPath}`;
+  const stopCounting = server.countAllocations?.();
   const cpu0 = cpuSecs(server.pids);
   let r;
   if (hasWrk) {
@@ -302,6 +316,8 @@ async function load(server, urlPath, headers = {}) {
   }
   r.cpuSecs = cpuSecs(server.pids) - cpu0;
   r.cpuPerRequestUs = (r.cpuSecs / r.requests) * 1e6;
+  // JS heap bytes allocated per request (a hub only: GC statistics, bench/hub-process.mjs); Buffers' memory is outside it.
+  if (stopCounting) r.allocatedKBPerRequest = (await stopCounting()) / r.requests / 1024;
   r.cpuMsPerMB = (r.cpuSecs * 1000) / ((r.bytesPerSec * seconds) / 1e6);
   return r;
 }
@@ -337,7 +353,8 @@ const warmRows = [];
 function warmRow(caseName, h, a, big = false) {
   const cpu = (r) => (big ? `${r.cpuMsPerMB.toFixed(2)} ms/MB` : `${Math.round(r.cpuPerRequestUs)} µs/req`);
   const ratio = big ? h.bytesPerSec / a.bytesPerSec : h.rps / a.rps;
-  warmRows.push({ case: caseName, 'hub req/s': Math.round(h.rps), 'hub MB/s': mb(h.bytesPerSec), 'hub p99 ms': +h.p99ms.toFixed(1), 'hub CPU': cpu(h), 'ref req/s': Math.round(a.rps), 'ref MB/s': mb(a.bytesPerSec), 'ref CPU': cpu(a), ratio: +ratio.toFixed(2) });
+  const alloc = h.allocatedKBPerRequest === undefined || big ? '-' : `${h.allocatedKBPerRequest.toFixed(1)} KB/req`;
+  warmRows.push({ case: caseName, 'hub req/s': Math.round(h.rps), 'hub MB/s': mb(h.bytesPerSec), 'hub p99 ms': +h.p99ms.toFixed(1), 'hub CPU': cpu(h), 'hub alloc': alloc, 'ref req/s': Math.round(a.rps), 'ref MB/s': mb(a.bytesPerSec), 'ref CPU': cpu(a), ratio: +ratio.toFixed(2) });
   return ratio;
 }
 for (const [label, p] of warmPaths.filter(([l]) => runs('warm') || runs(`warm ${l}`))) {

@@ -88,7 +88,16 @@ export async function startHub({ dir, origin, cpuProf }) {
     const o = JSON.parse(l);
     return o.msg === 'request' && o.path?.startsWith('/proxy/npm/') ? o : null;
   });
-  return { name: 'hub', url: `${info.url}/proxy/npm/`, pids: [info.pid], take: () => tally(read()), stop };
+  return {
+    name: 'hub',
+    url: `${info.url}/proxy/npm/`,
+    pids: [info.pid],
+    async take() {
+      await new Promise((r) => setTimeout(r, 400)); // the log's batch interval (250 ms, decision 0075)
+      return tally(read());
+    },
+    stop,
+  };
 }
 
 /** nginx proxy_cache in front of `origin`: packuments keyed by URL and Accept (full or abbreviated), tarballs by URL. */

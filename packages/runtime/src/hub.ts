@@ -30,7 +30,7 @@ import { openRateStores } from './limits/open-rate-stores.js';
 import { createAccessControl, type AccessControl } from './policy/access-control.js';
 import { createPolicySource } from './policy/policy-source.js';
 import { jsonBody } from './server/json-body.js';
-import { createLogger } from './log.js';
+import { createLogger, flushLog } from './log.js';
 import { createMetrics, type HubMetrics } from './metrics.js';
 import { createApp } from './server/app.js';
 import { createHubServices, type HubServices } from './services/hub-services.js';
@@ -314,6 +314,8 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     await db.destroy();
     await blobs.close?.();
     fileLock?.release();
+    // The request lines of the last requests, still in the log's batch (decision 0075).
+    await flushLog(log);
   };
   for (const p of others) {
     try {

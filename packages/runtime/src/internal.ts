@@ -6,6 +6,6 @@ export { composePlugins, checkPlugins, type ComposeOptions, type Composition } f
 export { HubConfigSchema, type KindSchemas } from './config/schema.js';
 export { createDb, migrate } from './storage/db.js';
 export { runtimeMigrations } from './storage/migrations/index.js';
-export { createLogger } from './log.js';
+export { createLogger, flushLog, logDestination } from './log.js';
 export { configFromObject, parseDocument, readConfigFile } from './config/load.js';
 export { pruneAccessEvents } from './audit/prune.js';

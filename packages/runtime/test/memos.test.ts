@@ -49,3 +49,34 @@ t.test('decideNow answers as decide does while the policies are fresh, and nothi
   t.equal(ac.decideNow(q), undefined, 'stale: no answer without reading the policies');
   t.equal((await ac.decide(q)).decision, 'deny', 'decide() reads the policies in force');
 });
+
+t.test('requireNow answers as require does from memory, and nothing (await require) when memory cannot tell', async (t) => {
+  let policies: readonly Policy[] | undefined = [{ effect: 'deny', permissions: ['source:read'], registries: ['npm'], packages: ['left-pad'] }];
+  const source = { fresh: () => policies, current: async () => policies ?? [] } as unknown as PolicySource;
+  const reader = { user_id: 'u1', token_id: 't1', roles: ['reader'] };
+  let known = true;
+  const auth = {
+    // Memory knows the token only while `known`; a bad header is refused either way.
+    subjectNow: (h: string | undefined) => {
+      if (h === 'Bearer bad') throw Object.assign(new Error('unknown token'), { status: 401 });
+      return h === undefined ? ANONYMOUS : known ? reader : undefined;
+    },
+    subject: async (h: string | undefined) => (h === undefined ? ANONYMOUS : reader),
+  } as unknown as Authenticator;
+  const ac = createAccessControl(auth, source, []);
+  const ctxWith = (authorization?: string) => ({ get: (h: string) => (h === 'authorization' ? (authorization ?? '') : ''), state: { audit: {} as Record<string, unknown> } }) as unknown as Parameters<typeof ac.requireNow>[0];
+
+  const ok = ctxWith('Bearer good');
+  t.equal(ac.requireNow(ok, 'source:read', { registry: 'npm', package: 'is-odd' }), reader, 'a remembered token, an allowed read: its subject at once');
+  t.equal((ok.state.audit as Record<string, unknown>).user_id, 'u1', 'the audit row names the token holder, as require() does');
+  t.same(await ac.require(ctxWith('Bearer good'), 'source:read', { registry: 'npm', package: 'is-odd' }), reader, 'require() agrees');
+  t.throws(() => ac.requireNow(ctxWith('Bearer good'), 'source:read', { registry: 'npm', package: 'left-pad' }), { code: 'forbidden' }, 'a denied read is refused at once');
+  await t.rejects(ac.require(ctxWith('Bearer good'), 'source:read', { registry: 'npm', package: 'left-pad' }), { code: 'forbidden' }, 'as require() refuses it');
+  t.throws(() => ac.requireNow(ctxWith(), 'source:read', { registry: 'npm', package: 'is-odd' }), { code: 'unauthenticated' }, 'anonymous without the grant: 401');
+  t.throws(() => ac.requireNow(ctxWith('Bearer bad'), 'source:read', { registry: 'npm' }), /unknown token/, 'a refused token is refused at once');
+  known = false;
+  t.equal(ac.requireNow(ctxWith('Bearer good'), 'source:read', { registry: 'npm' }), undefined, 'a token memory does not hold: no answer');
+  known = true;
+  policies = undefined;
+  t.equal(ac.requireNow(ctxWith('Bearer good'), 'source:read', { registry: 'npm' }), undefined, 'stale policies: no answer');
+});

@@ -24,6 +24,11 @@ export const BOOTSTRAP_ADMIN: Subject = { user_id: 'admin', token_id: 'bootstrap
 export interface Authenticator {
   /** The subject of a request: anonymous without credentials; throws for bad, revoked or blocked ones. */
   subject(authorization: string | undefined): Promise<Subject>;
+  /**
+   * subject() answered without waiting when it can be (no credentials, or a token whose verdict is fresh in
+   * memory): the subject, or a thrown refusal exactly as subject() would; undefined when only subject() can tell.
+   */
+  subjectNow(authorization: string | undefined): Subject | undefined;
   /** The subject of a token given by its SHA-256 (a console session stands for its token): throws like subject(). */
   subjectOfHash(tokenSha256: string): Promise<Subject>;
   /**
@@ -105,8 +110,28 @@ export function createAuthenticator(db: Knex, opts: { adminTokenSha256?: string 
     return v.outcome;
   }
 
+  /** What subjectOfHash() would answer from memory alone (the same checks, in the same order), else undefined. */
+  function subjectOfHashNow(hash: string): Subject | undefined {
+    if (opts.adminTokenSha256 && hash === opts.adminTokenSha256) return BOOTSTRAP_ADMIN;
+    const refused = unknown.get(hash);
+    if (refused) throw refused;
+    const v = verdicts.fresh(hash);
+    if (!v) return undefined;
+    if (isHubError(v.outcome)) throw v.outcome;
+    if (v.expires_at !== null && v.expires_at <= Date.now()) throw expired(v);
+    return v.outcome;
+  }
+
   return {
     subjectOfHash,
+    subjectNow(authorization) {
+      const token = tokenFromAuthorization(authorization);
+      if (!token) {
+        if (authorization) throw errors.unauthenticated('the Authorization header is not a token hub understands');
+        return ANONYMOUS;
+      }
+      return subjectOfHashNow(hashToken(token));
+    },
     async subject(authorization) {
       const token = tokenFromAuthorization(authorization);
       if (!token) {

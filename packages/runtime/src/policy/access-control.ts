@@ -42,6 +42,11 @@ export interface AccessControl {
    */
   require(ctx: Koa.Context, permission: Permission, target?: AccessTarget, opts?: AuthorizeOptions): Promise<Subject>;
   /**
+   * require() answered without a promise when the credentials and the policies are fresh in memory (the hot
+   * path: a hit's memoised decision, decision 0075): the subject, a thrown refusal, or undefined (await require()).
+   */
+  requireNow(ctx: Koa.Context, permission: Permission, target?: AccessTarget, opts?: AuthorizeOptions): Subject | undefined;
+  /**
    * decide() for a subject already authenticated, refusing like require(). Used again when a handler
    * resolves a coordinate the route did not name (a gem file name that splits two ways).
    */
@@ -157,6 +162,31 @@ export function createAccessControl(auth: Authenticator, policies: PolicySource,
     async snapshot() {
       const current = await policies.current();
       return (r) => decide(r, current, anonymous);
+    },
+    requireNow(ctx, permission, target = {}, opts = {}) {
+      // Credential sources (a console session cookie) are asked only by subject().
+      const header = ctx.get('authorization') || ctx.get('x-nuget-apikey') || undefined;
+      if (!header && sources.length > 0) return undefined;
+      const fresh = policies.fresh();
+      if (fresh === undefined) return undefined;
+      const a: Partial<AuditContext> = (ctx.state.audit as AuditContext | undefined) ?? {};
+      let s: Subject | undefined;
+      try {
+        s = auth.subjectNow(header);
+      } catch (e) {
+        if (isHubError(e)) {
+          if (typeof e.detail.user_id === 'string') a.user_id = e.detail.user_id;
+          if (typeof e.detail.token_id === 'string') a.token_id = e.detail.token_id;
+        }
+        throw e;
+      }
+      if (s === undefined) return undefined;
+      ctx.state.subject = s;
+      a.user_id = s.user_id;
+      a.token_id = s.token_id;
+      const d = decideIn({ subject: s, permission, registry: target.registry, package: target.package }, fresh);
+      if (d.decision !== 'allow') throw refusal(ctx, s, permission, d, target, opts);
+      return s;
     },
     async require(ctx, permission, target = {}, opts = {}) {
       const subject = await ac.subject(ctx);

@@ -18,7 +18,9 @@ import type { AuditContext } from '../audit/access-event.js';
 import type { Subject } from '../policy/decide.js';
 import { asDatabaseUnavailable } from '../storage/db.js';
 import { eligibleMembers } from './group-members.js';
-import { noteWaived, refuseBlocked, requestContext, whoOf, type BoundRegistry, type RegistryRoutesDeps } from './registry-routes.js';
+import type { BoundRegistry, RegistryRoutesDeps } from './registry-deps.js';
+import { noteWaived, refuseBlocked, whoOf } from './registry-refusals.js';
+import { requestContext } from './request-context.js';
 
 /** What the group's own checks settled before its members are asked. */
 export interface GroupRequest {
