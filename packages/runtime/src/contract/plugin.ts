@@ -21,15 +21,12 @@ import type { PackageFactsBoard } from '../catalog/package-facts.js';
 import type { AdminRouteCatalog } from '../plugins/admin-route-catalog.js';
 import type { RateLimitStore, TokenBucket } from '../limits/rate-limit-store.js';
 import type { ClusterProvider } from './cluster.js';
-import type { Cleanup } from '../cache/cleanup-run.js';
-import type { ConfigReload } from '../config/reload.js';
+import type { Migration } from './migration.js';
+import type { Cleanup } from './cleanup.js';
+import type { ConfigReload } from './config-reload.js';
 import type { ListingRevalidation } from '../cache/listing-revalidation.js';
 
-/** A knex migration, namespaced by the plugin id when merged (`<plugin>/<name>`). */
-export interface Migration {
-  up(db: Knex): Promise<void>;
-  down?(db: Knex): Promise<void>;
-}
+export type { Migration } from './migration.js';
 
 export interface PluginContext<Cfg = unknown> {
   /** The configuration in force: after a hot reload, the new one (read it when needed rather than keeping parts of it). */
