@@ -173,13 +173,20 @@ export interface CachePurge {
   idle(): Promise<void>;
 }
 
-export interface HubPlugin<Cfg = unknown> {
+export interface HubPlugin<Cfg = unknown, D extends PluginService = PluginService> {
   role: 'plugin';
   id: string;
   contract: typeof CONTRACT_VERSION;
   description: string;
   /** Ids of plugins that must be loaded too. */
   requires?: readonly string[];
+  /**
+   * The members of `PluginContext` setup uses (`['db', 'log', 'router']`): setup gets those and no others,
+   * typed so, and reading an undeclared one throws naming the plugin and the service; a name that is not a
+   * service is refused at start-up. Without `deps` a plugin gets the whole context: deprecated, kept for
+   * plugins written before deps (decision 0069; docs/writing-a-plugin.md).
+   */
+  deps?: readonly D[];
   /**
    * The plugin's own hub.toml section (`[upstream_audit]`, or `[[flag_sources]]` for an array schema):
    * merged into the strict schema, validated by the loader like a kind's keys, and rendered into docs/config.md.
@@ -196,7 +203,7 @@ export interface HubPlugin<Cfg = unknown> {
    * Called once per hub. What it returns is that hub's instance of the plugin: its stop() runs when the
    * hub closes (timers, sweeps). State lives there, never in the module: one process may run many hubs.
    */
-  setup?(ctx: PluginContext<Cfg>): void | PluginInstance | Promise<void | PluginInstance>;
+  setup?: (ctx: Pick<PluginContext<Cfg>, D>) => void | PluginInstance | Promise<void | PluginInstance>;
   /** A blob store this plugin provides, chosen by `[storage] kind` (`fs` is built in). */
   blobStore?: BlobStoreProvider;
   /** The publishing store (`rc.local`, `services.local`); at most one plugin provides it (`@hub/publishing`). */
@@ -282,8 +289,13 @@ export interface PluginInstance {
   reload?(next: { config: HubConfig; pluginConfig: unknown }): void;
 }
 
-/** `ctx.pluginConfig` is typed by the plugin's `config.schema`. */
-export function definePlugin<S extends TSchema = TSchema>(plugin: Omit<HubPlugin<Static<S>>, 'role' | 'config'> & { config?: ConfigSection<S> }): HubPlugin<Static<S>> {
+/** A member of `PluginContext` a plugin may declare in `deps`. */
+export type PluginService = keyof PluginContext;
+
+/** `ctx.pluginConfig` is typed by the plugin's `config.schema`, and `ctx` has the members `deps` names. */
+export function definePlugin<S extends TSchema = TSchema, D extends PluginService = PluginService>(
+  plugin: Omit<HubPlugin<Static<S>, D>, 'role' | 'config'> & { config?: ConfigSection<S> },
+): HubPlugin<Static<S>, D> {
   return { role: 'plugin', ...plugin };
 }
 
