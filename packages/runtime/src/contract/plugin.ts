@@ -203,7 +203,7 @@ export interface HubPlugin<Cfg = unknown, D extends PluginService = PluginServic
    * Called once per hub. What it returns is that hub's instance of the plugin: its stop() runs when the
    * hub closes (timers, sweeps). State lives there, never in the module: one process may run many hubs.
    */
-  setup?: (ctx: Pick<PluginContext<Cfg>, D>) => void | PluginInstance | Promise<void | PluginInstance>;
+  setup?(ctx: Pick<PluginContext<Cfg>, D>): void | PluginInstance | Promise<void | PluginInstance>;
   /** A blob store this plugin provides, chosen by `[storage] kind` (`fs` is built in). */
   blobStore?: BlobStoreProvider;
   /** The publishing store (`rc.local`, `services.local`); at most one plugin provides it (`@hub/publishing`). */
