@@ -49,7 +49,7 @@ t.test('a setup reading an undeclared service stops the start, naming the plugin
     description: 'reads what it did not declare',
     deps: ['log'],
     setup(ctx) {
-      (ctx as unknown as { db: unknown }).db;
+      void (ctx as unknown as { db: unknown }).db;
     },
   });
   const err = await start(t.testdir({}), [plugin]).then(
