@@ -6,9 +6,8 @@ import type Router from '@koa/router';
 import type { Knex } from 'knex';
 import type { Static, TSchema } from 'typebox';
 import type { Logger } from 'pino';
-import type { ConfigSection, HubConfig, RegistryConfig, StorageConfig } from '../config/schema.js';
+import type { ConfigSection, HubConfig, RegistryConfig } from '../config/schema.js';
 import type { BlobStore } from '../storage/blobs/blob-store.js';
-import type { PublishedFiles } from '../storage/artifact-rows.js';
 import type { HubMetrics } from '../metrics.js';
 import type { AccessControl } from '../policy/access-control.js';
 import type Koa from 'koa';
@@ -16,17 +15,17 @@ import type { CONTRACT_VERSION, Coordinate, HubAdvisory, HubError, RegistryInfo,
 import type { EventBus } from '../events/event-bus.js';
 import type { HealthBoard } from '../health/health-board.js';
 import type { HubServices } from '../services/hub-services.js';
-import type { LocalStore } from '../services/local-store.js';
 import type { PackageFactsBoard } from '../catalog/package-facts.js';
 import type { AdminRouteCatalog } from '../plugins/admin-route-catalog.js';
-import type { RateLimitStore, TokenBucket } from '../limits/rate-limit-store.js';
 import type { ClusterProvider } from './cluster.js';
 import type { Migration } from './migration.js';
+import type { BlobStoreProvider, KeptListingsProvider, LocalStoreProvider, RateStoreProvider } from './providers.js';
 import type { Cleanup } from './cleanup.js';
 import type { ConfigReload } from './config-reload.js';
 import type { ListingRevalidation } from '../cache/listing-revalidation.js';
 
 export type { Migration } from './migration.js';
+export type { BlobStoreProvider, KeptListings, KeptListingsProvider, LocalStoreProvider, RateStoreProvider } from './providers.js';
 
 export interface PluginContext<Cfg = unknown> {
   /** The configuration in force: after a hot reload, the new one (read it when needed rather than keeping parts of it). */
@@ -214,69 +213,6 @@ export interface HubPlugin<Cfg = unknown, D extends PluginService = PluginServic
   cluster?: ClusterProvider;
   /** The packages whose last good listing is served after the upstream removed them (at most one plugin: `@hub/audit`). */
   keptListings?: KeptListingsProvider;
-}
-
-/**
- * A blob store behind `[storage] kind = "<kind>"`. `create` runs once per hub, before migrations, only
- * when the config names this kind: import heavy clients inside it, so a hub on another store never loads them.
- * The store's `close()` runs when the hub closes.
- *
- * @example
- * blobStore: { kind: 's3', create: async (storage, { log }) => (await import('./s3-blob-store.js')).createS3BlobStore(storage, log) }
- */
-export interface BlobStoreProvider {
-  kind: string;
-  create(storage: StorageConfig, ctx: { log: Logger }): Promise<BlobStore>;
-}
-
-/**
- * The store behind local and hybrid registries. `create` runs once per hub, after migrations; without a
- * provider, createHub refuses a registry whose mode is not `proxy`.
- *
- * @example
- * localStore: { create: (ctx) => createLocalStore(ctx) }
- */
-export interface LocalStoreProvider {
-  /** `files`: the runtime's rows of published files, the one way to write them. */
-  create(ctx: { db: Knex; blobs: BlobStore; files: PublishedFiles; forgetArtifact(registry: string, key: string): void }): LocalStore;
-}
-
-/**
- * Rate counters behind `[limits] rate_store = "<kind>"`. `create` runs once per hub, only when the config
- * names this kind, and returns the maker of one store per bucket (the request bucket, the challenge bucket),
- * which may share one connection; `name` tells the buckets apart. Each store's `close()` runs when the hub closes.
- *
- * @example
- * rateStore: { kind: 'redis', create: async (ctx) => (await import('./redis-rate-store.js')).redisRateStores(ctx) }
- */
-export interface RateStoreProvider {
-  kind: string;
-  create(ctx: {
-    /** The whole config: `[limits] rate_store_failure`, and the plugin's own section under `sections`. */
-    config: HubConfig;
-    log: Logger;
-    /** Called on every failed call to the store (the `rateStoreErrors` metric). */
-    onError(): void;
-  }): Promise<(bucket: TokenBucket, name: string) => RateLimitStore>;
-}
-
-/**
- * Kept listings (SPEC 3.1: held versions stay installable after the upstream removed the package): the
- * runtime only reads them, the providing plugin keeps and releases. `create` runs once per hub, after
- * migrations; without a provider the hub keeps nothing and an upstream 404 is served as one.
- *
- * @example
- * keptListings: { create: (db) => createKeptListings(db) }
- */
-export interface KeptListingsProvider {
-  create(db: Knex): KeptListings;
-}
-
-export interface KeptListings {
-  /** Asked only when the upstream answers 404 or 410 for a package's listing. */
-  isKept(registry: string, packageName: string): Promise<boolean>;
-  /** A registry's kept packages, by name (rubygems `/versions` lists them). */
-  packages(registry: string): Promise<readonly string[]>;
 }
 
 export interface PluginInstance {
