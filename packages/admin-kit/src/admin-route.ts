@@ -56,12 +56,16 @@ export function registryResolver(hub: Pick<PluginContext, 'registries' | 'kinds'
   };
 }
 
+/** The services mountAdminRoutes itself uses: a plugin mounting admin routes lists them in its deps (`deps: [...ADMIN_KIT_DEPS, 'db']`). */
+export const ADMIN_KIT_DEPS = ['registries', 'kinds', 'adminRoutes', 'access', 'jsonBody', 'router'] as const;
+export type AdminKitService = (typeof ADMIN_KIT_DEPS)[number];
+
 /**
  * Mounts the routes on the runtime's router. Each call: audit context first (so refusals are recorded
  * too), then authentication and decide() for the route's permission, then the body (415 / 413 / 400),
  * then the handler. Bodies of refused requests are never read.
  */
-export function mountAdminRoutes(hub: PluginContext, routes: readonly AdminRoute[]): void {
+export function mountAdminRoutes(hub: Pick<PluginContext, AdminKitService>, routes: readonly AdminRoute[]): void {
   const registry = registryResolver(hub);
   hub.adminRoutes.add(routes);
   for (const route of routes) {
@@ -82,7 +86,8 @@ export function mountAdminRoutes(hub: PluginContext, routes: readonly AdminRoute
       const scoped = scopedAccess(ctx, subject, route.permission, await hub.access.snapshot());
       const call: AdminCall = {
         ctx,
-        hub,
+        // The plugin's own context: its deps name what its routes use (reading another service throws, naming it).
+        hub: hub as PluginContext,
         subject,
         actor: subject.user_id ?? 'anonymous',
         body,

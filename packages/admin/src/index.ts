@@ -1,5 +1,5 @@
 import { definePlugin } from '@hub/runtime';
-import { mountAdminRoutes } from '@hub/admin-kit';
+import { mountAdminRoutes, ADMIN_KIT_DEPS } from '@hub/admin-kit';
 import { ADMIN_ROUTES } from './routes/index.js';
 import { mountOpenApiRoute } from './openapi.js';
 
@@ -16,6 +16,7 @@ export * from './package-schemas.js';
  */
 export default definePlugin({
   id: 'admin',
+  deps: [...ADMIN_KIT_DEPS, 'artifacts', 'blobs', 'cleanup', 'config', 'configReload', 'db', 'events', 'health', 'listings', 'log', 'packageFacts', 'served', 'services'],
   contract: 1,
   description: 'The administration API: users, tokens, policies, access-check, blocks, unlisting, audit log, cache purge',
   setup(ctx) {

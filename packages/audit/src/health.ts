@@ -3,7 +3,7 @@ import type { AuditEngine } from './engine.js';
 import { lastSweep } from './rows.js';
 
 /** The audit's section of the admin health card: the hub's policy, and per registry its policy (with the override badge), counts and last sweep. */
-export async function healthSection(ctx: PluginContext, engine: AuditEngine): Promise<HealthContribution> {
+export async function healthSection(ctx: Pick<PluginContext, 'registries' | 'served' | 'db'>, engine: AuditEngine): Promise<HealthContribution> {
   const cfg = engine.config;
   const counts = (await ctx.db('upstream_audit').select('registry', 'state').count({ n: '*' }).groupBy('registry', 'state')) as Array<{ registry: string; state: string; n: number | string }>;
   const changed = (await ctx.db('upstream_content_changes').select('registry').count({ n: '*' }).groupBy('registry')) as Array<{ registry: string; n: number | string }>;

@@ -1,5 +1,5 @@
 import { definePlugin, startSchedule } from '@hub/runtime';
-import { mountAdminRoutes } from '@hub/admin-kit';
+import { mountAdminRoutes, ADMIN_KIT_DEPS } from '@hub/admin-kit';
 import { AUDIT_ACTOR } from './block-arm.js';
 import { UpstreamAuditSchema } from './config.js';
 import { createAuditEngine } from './engine.js';
@@ -22,6 +22,7 @@ export { transition, isVoid, type AuditRow, type Transition } from './transition
  */
 export default definePlugin({
   id: 'audit',
+  deps: [...ADMIN_KIT_DEPS, 'blobs', 'config', 'db', 'events', 'health', 'listings', 'log', 'metrics', 'packageFacts', 'pluginConfig', 'served', 'services'],
   contract: 1,
   description: 'The upstream-disappearance audit: sweeps, confirmation, the block arm, recheck, notifications',
   migrations: auditMigrations,

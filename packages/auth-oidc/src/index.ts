@@ -22,6 +22,7 @@ const METADATA_TTL_MS = 60 * 60_000;
  */
 export default definePlugin({
   id: 'auth-oidc',
+  deps: ['access', 'config', 'db', 'jsonBody', 'log', 'pluginConfig', 'router', 'services', 'signIns'],
   contract: 1,
   requires: ['console'],
   description: 'Single sign-on (OpenID Connect) for the console: authorization code flow with PKCE, roles from the provider\'s groups',

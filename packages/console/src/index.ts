@@ -21,6 +21,7 @@ const NOT_BUILT = 'The console is not built: run `npm run build` (it runs `vite 
  */
 export default definePlugin({
   id: 'console',
+  deps: ['access', 'config', 'db', 'jsonBody', 'pluginConfig', 'router', 'signIns'],
   config: consoleSection,
   contract: 1,
   description: 'The web console for admins and security teams, under /console/',

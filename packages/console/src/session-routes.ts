@@ -25,7 +25,7 @@ export interface SessionInfo {
   expires_at: string;
 }
 
-async function sessionInfo(hub: PluginContext, subject: Subject, csrf: string, expiresAt: number): Promise<SessionInfo> {
+async function sessionInfo(hub: Pick<PluginContext, 'access'>, subject: Subject, csrf: string, expiresAt: number): Promise<SessionInfo> {
   const may = await hub.access.snapshot();
   return {
     user_id: subject.user_id,
@@ -53,7 +53,7 @@ export function setCookie(ctx: Koa.Context, origin: ConsoleOrigin, value: string
  * who is signed in; DELETE signs out (CSRF-checked). The admin API takes the cookie through the credential source
  * the plugin adds (session-cookie.ts).
  */
-export function mountSessionRoutes(hub: PluginContext, sessions: Sessions, origin: ConsoleOrigin): void {
+export function mountSessionRoutes(hub: Pick<PluginContext, 'access' | 'jsonBody' | 'router'>, sessions: Sessions, origin: ConsoleOrigin): void {
   hub.router.post('/console/session', hub.jsonBody, async (ctx) => {
     ctx.state.audit = { action: 'console_sign_in' };
     origin.check(ctx);

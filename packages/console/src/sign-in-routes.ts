@@ -23,7 +23,7 @@ function refusalPage(ctx: Koa.Context, status: number, message: string): void {
  * method answers, exactly like token sign-in, or shows the refusal as a page. Methods are looked up per request,
  * so the order plugins are set up in does not matter.
  */
-export function mountSignInRoutes(hub: PluginContext, sessions: Sessions, consoleOrigin: ConsoleOrigin): void {
+export function mountSignInRoutes(hub: Pick<PluginContext, 'config' | 'router' | 'signIns'>, sessions: Sessions, consoleOrigin: ConsoleOrigin): void {
   const method = (id: string): SignInMethod => {
     const m = hub.signIns.find((s) => s.id === id);
     if (!m) throw errors.notFound(`no sign-in method "${id}"`);

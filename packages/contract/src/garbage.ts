@@ -4,7 +4,7 @@
  * database) and for `hub oci gc`; the kind says what is garbage, `rc.local`'s store removes it.
  */
 import type { Logger } from 'pino';
-import type { RegistryInfo } from './kind.js';
+import type { RegistryInfo } from './registry-info.js';
 import type { LocalRegistry } from './local.js';
 
 export interface GarbageContext<Cfg = unknown> {

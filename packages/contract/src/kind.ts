@@ -30,63 +30,19 @@ import type { GarbageCollector } from './garbage.js';
 import type { LocalRegistry, PublishAction } from './local.js';
 import type { VersionRangeHook } from './version-range.js';
 import type { Permission } from './access.js';
+import type { Coordinate, CoordinateCodec } from './coordinate.js';
+import type { Digest } from './digest.js';
+import type { Mode, RegistryInfo } from './registry-info.js';
+
+export type { Coordinate, CoordinateCodec } from './coordinate.js';
+export type { Digest } from './digest.js';
+export type { Mode, RegistryInfo } from './registry-info.js';
 
 /** The major version of this contract; the runtime refuses plugins built for another. */
 export const CONTRACT_VERSION = 1;
 
 export type Addressing = 'package' | 'path' | 'forge';
-/** `group`: one URL over several registries of the same type (decision 0051); its requests run the members' routes. */
-export type Mode = 'proxy' | 'hybrid' | 'local' | 'group';
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-
-/** What a request is about. Canonical names follow INTERFACE.md section 3. */
-export interface Coordinate {
-  /** npm `@scope/name`, go the unescaped module path, maven `group:artifact`, path kinds `repo`. */
-  name: string;
-  /** A version; for path-addressed kinds the upstream path without a leading slash. */
-  version?: string;
-}
-
-export interface CoordinateCodec {
-  /** Parses the canonical text form used by the admin API, CLI and flags; null when malformed. */
-  parse(text: string): Coordinate | null;
-  /** The inverse of parse: parse(format(c)) round-trips. */
-  format(c: Coordinate): string;
-  /** Case folding and the like (nuget lower-cases ids). Identity when absent. */
-  normalizeName?(name: string): string;
-  /**
-   * The one spelling every spelling of a version shares, where the registry's clients treat several as the
-   * same version (PEP 440: `1.0`, `1.0.0`, `v1.0.0.0`; NuGet: `1.0`, `1.0.0.0`). The runtime compares
-   * versions by it wherever it stores or compares one: blocks, unlisting, flags, tombstones and the publish
-   * 409. Total (any text gives a string) and idempotent; identity when absent (decision 0039).
-   */
-  canonicalVersion?(version: string): string;
-  /**
-   * The registry's own version order (negative: `a` is older), for the admin API's package page (newest
-   * first). Absent: `genericVersionOrder` (dot-separated numbers, then SemVer pre-release precedence).
-   */
-  compareVersions?(a: string, b: string): number;
-  /** Whether a version is a pre-release (hidden by default on package pages). Absent: `isGenericPrerelease`. */
-  isPrerelease?(version: string): boolean;
-}
-
-/** The registry a request is for, as configured. */
-export interface RegistryInfo<Cfg = unknown> {
-  name: string;
-  type: string;
-  mode: Mode;
-  /** The upstream base without a trailing slash; absent in local mode. */
-  upstream?: string;
-  metadataTtlSecs: number;
-  /**
-   * The security profile's cool-down (`min_release_age_secs`; 0 or absent: none). The runtime refuses an
-   * artifact whose `publishedAt` is younger; a kind with `publishTimes` also drops such versions from
-   * the listings it serves, so clients resolve to an older one.
-   */
-  minReleaseAgeSecs?: number;
-  /** The kind's own [[registries]] keys, validated against its configSchema. */
-  config: Cfg;
-}
 
 export interface RouteMatch {
   /** The runtime checks blocks against this before the handler runs. */
@@ -112,17 +68,6 @@ export interface KindRoute<Cfg = unknown> {
    */
   signedAccess?: boolean;
   handle(rc: RequestContext<Cfg>, match: RouteMatch): Promise<Reply>;
-}
-
-export interface Digest {
-  algorithm: 'sha1' | 'sha256' | 'sha512';
-  hex: string;
-  /**
-   * The cache key of an artifact of this registry the digest was read from (maven's `.sha1`, a SHA256SUMS
-   * file). When the bytes do not match, that artifact is dropped from the cache too, so one wrong sidecar is
-   * not pinned for ever: the next request fetches both again.
-   */
-  fromKey?: string;
 }
 
 /** Where an uncached artifact comes from, resolved only on a miss. */

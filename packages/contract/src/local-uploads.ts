@@ -5,7 +5,8 @@
  * of a package, for garbage collection.
  */
 import type { Readable } from 'node:stream';
-import type { Coordinate, Digest } from './kind.js';
+import type { Coordinate } from './coordinate.js';
+import type { Digest } from './digest.js';
 
 export interface UploadState {
   id: string;

@@ -5,7 +5,8 @@
  * `package_published` event. The kind speaks its client's protocol and builds its listings from here.
  */
 import type { Readable } from 'node:stream';
-import type { Coordinate, Digest } from './kind.js';
+import type { Coordinate } from './coordinate.js';
+import type { Digest } from './digest.js';
 import type { LocalFiles, LocalTags, LocalUploads } from './local-uploads.js';
 
 export interface LocalFile {

@@ -19,7 +19,7 @@ export interface AnalysisResult {
  * forgets those of artifacts no longer held. Development dependencies are left out: consumers do not
  * install them. Names go through the kind's normalizeName, as flags do.
  */
-export async function analyseRegistry(hub: PluginContext, registry: string, log: Logger): Promise<AnalysisResult | null> {
+export async function analyseRegistry(hub: Pick<PluginContext, 'registries' | 'kinds' | 'config' | 'services' | 'db' | 'blobs'>, registry: string, log: Logger): Promise<AnalysisResult | null> {
   const reg = hub.registries.find((r) => r.name === registry);
   const kind = reg && hub.kinds.get(reg.type);
   if (!kind?.sbom) return null;

@@ -1,5 +1,5 @@
 import { definePlugin, startSchedule } from '@hub/runtime';
-import { mountAdminRoutes, registryResolver } from '@hub/admin-kit';
+import { mountAdminRoutes, registryResolver, ADMIN_KIT_DEPS } from '@hub/admin-kit';
 import { createAdvisorySource } from './advisories.js';
 import { analyseRegistry } from './analysis.js';
 import { flagSourcesSection, type FlagSourceConfig } from './config.js';
@@ -29,6 +29,7 @@ export { AdvisoryFeedSchema, AdvisoryFeedsSchema, type AdvisoryFeedConfig } from
  */
 export default definePlugin({
   id: 'flags',
+  deps: [...ADMIN_KIT_DEPS, 'advisories', 'blobs', 'config', 'db', 'events', 'health', 'log', 'metrics', 'packageFacts', 'pluginConfig', 'refusals', 'services'],
   contract: 1,
   description: 'Signed flags from external sources, the flags rule, and the exposure report',
   migrations: flagMigrations,

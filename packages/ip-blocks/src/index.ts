@@ -1,5 +1,5 @@
 import { definePlugin, HubError, type ClientRule } from '@hub/runtime';
-import { mountAdminRoutes } from '@hub/admin-kit';
+import { mountAdminRoutes, ADMIN_KIT_DEPS } from '@hub/admin-kit';
 import { createIpBlockList, type IpBlockList, type IpBlockRow } from './ip-block-list.js';
 import { ipBlockMigrations } from './migrations.js';
 import { ipBlockRoutes } from './routes.js';
@@ -28,6 +28,7 @@ export function ipBlockRule(blocks: IpBlockList): ClientRule {
  */
 export default definePlugin({
   id: 'ip-blocks',
+  deps: [...ADMIN_KIT_DEPS, 'clientRules', 'db'],
   contract: 1,
   description: 'Client IP blocks: 403 ip_blocked for blocked addresses and ranges, and their admin routes',
   migrations: ipBlockMigrations,

@@ -6,7 +6,7 @@
 import { Readable } from 'node:stream';
 import { errors, findInZip, HubError, isArchiveError, isHubError, readCapped, reply, type KindRoute, type RequestContext } from '@hub/contract';
 import { escapePath, isGoVersion, modulePath, unescapeElement } from './module-path.js';
-import type { GoConfig } from './routes.js';
+import type { GoConfig } from './go-config.js';
 
 type Rc = RequestContext<GoConfig>;
 export type VersionFileExt = 'info' | 'mod' | 'zip';

@@ -2,13 +2,9 @@ import { errors, reply, type KindRoute, type MetadataSpec, type Reply, type Requ
 import { encodePathSegment, escapePath, isGoVersion, modulePath, unescapeElement } from './module-path.js';
 import { compareGoVersions, isRelease } from './semver.js';
 import { CONTENT_TYPES, deleteRoute, publishRoute, versionFileKey } from './publish.js';
+import type { GoConfig } from './go-config.js';
 
-export interface GoConfig {
-  /** Base URL of the checksum database that `/sumdb/<db-name>/...` passes through to. */
-  checksum_db?: string;
-  /** Module path patterns (GONOSUMDB syntax) sweeps never ask `checksum_db` about. */
-  checksum_db_exclude?: string[];
-}
+export type { GoConfig } from './go-config.js';
 
 type Rc = RequestContext<GoConfig>;
 

@@ -11,6 +11,7 @@ export const DISCOVERY_PATH = '/.well-known/terraform.json';
  */
 export const discovery = definePlugin({
   id: 'terraform-discovery',
+  deps: ['config', 'registries', 'router', 'log'],
   contract: 1,
   description: 'Answers /.well-known/terraform.json with the providers.v1 URL of one terraform registry',
   setup({ config, registries, router, log }) {

@@ -1,5 +1,5 @@
 import { definePlugin } from '@hub/runtime';
-import { mountAdminRoutes } from '@hub/admin-kit';
+import { mountAdminRoutes, ADMIN_KIT_DEPS } from '@hub/admin-kit';
 import { lockfileSection } from './config.js';
 import { lockfileRoutes } from './routes.js';
 
@@ -13,6 +13,7 @@ export { STATUSES, type Status, type EntryAnswer } from './answer.js';
  */
 export default definePlugin({
   id: 'lockfile',
+  deps: [...ADMIN_KIT_DEPS, 'artifacts', 'blobs', 'config', 'log', 'packageFacts', 'pluginConfig', 'refusals', 'served', 'services'],
   contract: 1,
   description: 'Lockfile checks and warming: per entry held, fetchable, blocked, flagged, cool-down, unlisted, unknown upstream or integrity mismatch',
   config: lockfileSection,

@@ -19,6 +19,7 @@ export { loadTrustRoot, DEFAULT_TRUST_ROOT, type PinnedTrust } from './trust-roo
  */
 export default definePlugin({
   id: 'provenance',
+  deps: ['db', 'events', 'fetched', 'log', 'metadata', 'metrics', 'packageFacts', 'pluginConfig', 'refusals', 'served'],
   contract: 1,
   description: 'Sigstore provenance of package versions, verified against a pinned trust root, stored, shown and required by policy',
   migrations: provenanceMigrations,

@@ -12,6 +12,7 @@ export type { LocalClaimRecord, LocalPackageRecord, LocalTombstoneRecord, LocalV
 /** Publishing to local and hybrid registries: the store of published files, versions, tombstones and quotas. */
 export default definePlugin({
   id: 'publishing',
+  deps: [],
   contract: 1,
   description: 'Publishing to local and hybrid registries: the store of published files, versions, tombstones and quotas',
   migrations: { '001_local_packages': localPackages, '002_local_claims': localClaims, '003_local_deploys': localDeploys, '004_local_uploads': localUploads, '005_local_tags': localTags },

@@ -7,6 +7,7 @@ import { redisSection } from './config.js';
  */
 export default definePlugin({
   id: 'rate-limit-redis',
+  deps: [],
   contract: 1,
   description: 'Per-IP rate limits counted in Redis, shared by every replica, for [limits] rate_store = "redis"',
   config: redisSection,

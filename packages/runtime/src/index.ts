@@ -17,14 +17,14 @@ export { VERSION } from './version.js';
 // Writing a plugin
 export * from './contract/plugin.js';
 export type * from './contract/cluster.js';
-export type { ConfigReload, ReplicaReload } from './config/reload.js';
+export type { ConfigReload, ReplicaReload } from './contract/config-reload.js';
 export { retryAfterSecs, type RateDecision, type RateLimitStore, type TokenBucket } from './limits/rate-limit-store.js';
 export { binaryCollation } from './storage/migrations/collation.js';
 export { insertOnce } from './storage/insert-once.js';
 export { isSha256, type BlobStore } from './storage/blobs/blob-store.js';
 export type { PublishedFile, PublishedFiles } from './storage/artifact-rows.js';
 export type { HubMetrics } from './metrics.js';
-export type { Cleanup, CleanupItem, CleanupReport, CleanupRequest } from './cache/cleanup-run.js';
+export type { Cleanup, CleanupItem, CleanupReport, CleanupRequest } from './contract/cleanup.js';
 export { globMatcher } from './cache/cleanup-rules.js';
 export { startSchedule, type ScheduleOptions } from './jobs/schedule.js';
 export { collectGarbage } from './jobs/kind-garbage.js';

@@ -6,6 +6,7 @@ import { definePlugin } from '@hub/runtime';
  */
 export default definePlugin({
   id: 'storage-s3',
+  deps: [],
   contract: 1,
   description: 'Blob store on S3-compatible object storage, for [storage] kind = "s3"',
   blobStore: {

@@ -1,5 +1,5 @@
 import { definePlugin } from '@hub/runtime';
-import { mountAdminRoutes } from '@hub/admin-kit';
+import { mountAdminRoutes, ADMIN_KIT_DEPS } from '@hub/admin-kit';
 import { waiversSection } from './config.js';
 import { waiverMigrations } from './migrations.js';
 import { waiverRoutes } from './routes.js';
@@ -15,6 +15,7 @@ export { WaiversSchema, type WaiversConfig } from './config.js';
  */
 export default definePlugin({
   id: 'waivers',
+  deps: [...ADMIN_KIT_DEPS, 'db', 'pluginConfig', 'services', 'waivers'],
   contract: 1,
   description: 'Time-boxed waivers: one block or flag lifted for one package and one registry, user or token, approved by a second person',
   migrations: waiverMigrations,

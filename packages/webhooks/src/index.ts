@@ -1,5 +1,5 @@
 import { definePlugin, HUB_EVENT_TYPES } from '@hub/runtime';
-import { mountAdminRoutes } from '@hub/admin-kit';
+import { mountAdminRoutes, ADMIN_KIT_DEPS } from '@hub/admin-kit';
 import { notificationsSection } from './config.js';
 import { createWebhookDelivery } from './delivery.js';
 import { webhookMigrations } from './migrations.js';
@@ -16,6 +16,7 @@ export { createWebhookDelivery, retryDelay, type WebhookDelivery, type WebhookDe
  */
 export default definePlugin({
   id: 'webhooks',
+  deps: [...ADMIN_KIT_DEPS, 'db', 'events', 'log', 'metrics', 'pluginConfig'],
   contract: 1,
   description: 'Delivers notifications to [[notifications.webhooks]] from a durable outbox, signed, with retries',
   config: notificationsSection,

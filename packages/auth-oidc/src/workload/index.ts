@@ -31,6 +31,7 @@ function presentedToken(body: unknown, authorization: string): string {
  */
 export default definePlugin({
   id: 'auth-workload',
+  deps: ['access', 'config', 'db', 'jsonBody', 'log', 'pluginConfig', 'router', 'services'],
   contract: 1,
   description: 'Workload identity for CI: a job\'s identity token (JWT) exchanged for a short-lived hub token at POST /api/v1/auth/exchange',
   config: workloadSection,

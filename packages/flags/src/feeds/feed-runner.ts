@@ -34,7 +34,7 @@ export interface FeedRow extends Validators {
 export type PullOutcome = 'updated' | 'not_modified' | 'failed' | 'busy';
 
 export interface FeedRunnerDeps {
-  hub: PluginContext<unknown>;
+  hub: Pick<PluginContext, 'db' | 'metrics' | 'config' | 'log' | 'registries' | 'kinds' | 'events'>;
   feeds: readonly AdvisoryFeedConfig[];
   ranges: VersionMatchers;
   fitsHeld(bytes: number): boolean;

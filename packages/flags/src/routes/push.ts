@@ -85,7 +85,7 @@ export interface FlagSource {
 }
 
 export interface PushDeps {
-  hub: PluginContext;
+  hub: Pick<PluginContext, 'db' | 'adminRoutes' | 'router' | 'config'>;
   sources: ReadonlyMap<string, FlagSource>;
   registry(name: string): RegistryRef;
   metrics: FlagMetrics;

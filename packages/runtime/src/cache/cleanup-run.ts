@@ -11,32 +11,9 @@ import type { CleanupRuleConfig } from '../config/schema.js';
 import type { ArtifactCache } from './artifact-cache.js';
 import { planCleanup } from './cleanup-plan.js';
 import { describeRule, type CleanupSelection } from './cleanup-rules.js';
+import type { Cleanup, CleanupItem, CleanupReport, CleanupRequest } from '../contract/cleanup.js';
 
-/** One version a run removes (or a preview would), as the admin API and `hub cleanup` show it. */
-export interface CleanupItem {
-  registry: string;
-  package: string;
-  version: string;
-  bytes: number;
-  files: number;
-  published: boolean;
-  /** The selecting rule's index in the registry's `cleanup` list, and the rule as text. */
-  rule: number;
-  rule_description: string;
-  last_downloaded_at: string;
-  cached_at: string;
-}
-
-export interface CleanupReport {
-  dry_run: boolean;
-  /** The registries looked at: those with cleanup rules (or the one asked for). */
-  registries: string[];
-  versions: number;
-  bytes: number;
-  /** The versions, at most `limit` of them (totals count every one). */
-  items: CleanupItem[];
-  truncated: boolean;
-}
+export type { Cleanup, CleanupItem, CleanupReport, CleanupRequest } from '../contract/cleanup.js';
 
 export interface CleanupDeps {
   db: Knex;
@@ -52,17 +29,10 @@ export interface CleanupDeps {
   now?: () => number;
 }
 
-export interface CleanupRequest {
-  /** One registry (404 unknown); default every registry with rules. */
-  registry?: string;
-  /** Items listed at most (default 1000). */
-  limit?: number;
-}
-
 const SYSTEM = 'system:cleanup';
 
 /** `[[registries.cleanup]]`: what a run would remove (preview) and a run (docs/decisions/0056). */
-export function createCleanup(d: CleanupDeps) {
+export function createCleanup(d: CleanupDeps): Cleanup {
   const now = d.now ?? Date.now;
 
   function targets(registry?: string): string[] {
@@ -185,13 +155,8 @@ export function createCleanup(d: CleanupDeps) {
   }
 
   return {
-    /** What a run would remove now, with the rule that selected each version; removes nothing. */
-    preview: (req: CleanupRequest = {}) => execute(req, true, SYSTEM),
-    /** Removes what the rules select; `actor` is who asked (`system:cleanup` for the schedule). */
-    run: (req: CleanupRequest & { actor?: string } = {}) => execute(req, false, req.actor ?? SYSTEM),
-    /** Whether any registry has rules (the schedule runs only then). */
+    preview: (req = {}) => execute(req, true, SYSTEM),
+    run: (req = {}) => execute(req, false, req.actor ?? SYSTEM),
     configured: () => targets().length > 0,
   };
 }
-
-export type Cleanup = ReturnType<typeof createCleanup>;

@@ -11,28 +11,14 @@ import type { EventBus } from '../events/event-bus.js';
 import type { HubMetrics } from '../metrics.js';
 import type { HubPlugin, PluginInstance } from '../contract/plugin.js';
 import type { BoundRegistry } from '../server/registry-routes.js';
-import { chooseLocalStore } from '../services/local-store.js';
+import { chooseLocalStore } from '../plugins/open-local-store.js';
 import { diffConfig, type KeyChange } from './config-diff.js';
 import type { LiveConfig } from './live-config.js';
 import { NETWORK_KEYS, restartOnly } from './live-keys.js';
 import type { HubConfig } from './schema.js';
+import type { ConfigReload, ReplicaReload } from '../contract/config-reload.js';
 
-/** One replica's answer to a reload. */
-export interface ReplicaReload {
-  id: string;
-  result: 'applied' | 'refused' | 'unreachable';
-  /** The keys the reload changed (applied) or would have changed (refused for a restart-only key). */
-  changed_keys: string[];
-  /** Why it was refused or not reached; null when applied. */
-  error: string | null;
-}
-
-export interface ConfigReload {
-  /** This replica only (SIGHUP, `hub reload --local`, a peer's request). `audit`: the request's row to fill in; without it a row is written. */
-  local(o: { by: string | null; audit?: AuditContext }): Promise<ReplicaReload>;
-  /** This replica, then every other live one through the cluster. */
-  everywhere(o: { by: string | null; audit?: AuditContext }): Promise<{ replicas: ReplicaReload[] }>;
-}
+export type { ConfigReload, ReplicaReload } from '../contract/config-reload.js';
 
 export interface ReloaderDeps {
   live: LiveConfig;

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseToml, TomlError } from 'smol-toml';
 import { parseTOML, type AST } from 'toml-eslint-parser';
-import { ConfigError } from './issues.js';
+import { ConfigError } from './config-error.js';
 
 // ---------------------------------------------------------------------------------------------
 // Reading and parsing

@@ -10,7 +10,7 @@ import type { Logger } from 'pino';
 import type { HubError, Reply } from '@hub/contract';
 import type { HubConfig } from '../config/schema.js';
 import type { HealthContribution } from '../health/health-board.js';
-import type { ReplicaReload } from '../config/reload.js';
+import type { ReplicaReload } from './config-reload.js';
 import type { AuditContext } from '../audit/access-event.js';
 
 /** What the artifact cache gets back for a miss on a replica that shares fetches. */

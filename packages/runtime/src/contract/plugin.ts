@@ -6,9 +6,8 @@ import type Router from '@koa/router';
 import type { Knex } from 'knex';
 import type { Static, TSchema } from 'typebox';
 import type { Logger } from 'pino';
-import type { ConfigSection, HubConfig, RegistryConfig, StorageConfig } from '../config/schema.js';
+import type { ConfigSection, HubConfig, RegistryConfig } from '../config/schema.js';
 import type { BlobStore } from '../storage/blobs/blob-store.js';
-import type { PublishedFiles } from '../storage/artifact-rows.js';
 import type { HubMetrics } from '../metrics.js';
 import type { AccessControl } from '../policy/access-control.js';
 import type Koa from 'koa';
@@ -16,20 +15,17 @@ import type { CONTRACT_VERSION, Coordinate, HubAdvisory, HubError, MetadataDoc, 
 import type { EventBus } from '../events/event-bus.js';
 import type { HealthBoard } from '../health/health-board.js';
 import type { HubServices } from '../services/hub-services.js';
-import type { LocalStore } from '../services/local-store.js';
 import type { PackageFactsBoard } from '../catalog/package-facts.js';
 import type { AdminRouteCatalog } from '../plugins/admin-route-catalog.js';
-import type { RateLimitStore, TokenBucket } from '../limits/rate-limit-store.js';
 import type { ClusterProvider } from './cluster.js';
-import type { Cleanup } from '../cache/cleanup-run.js';
-import type { ConfigReload } from '../config/reload.js';
+import type { Migration } from './migration.js';
+import type { BlobStoreProvider, KeptListingsProvider, LocalStoreProvider, RateStoreProvider } from './providers.js';
+import type { Cleanup } from './cleanup.js';
+import type { ConfigReload } from './config-reload.js';
 import type { ListingRevalidation } from '../cache/listing-revalidation.js';
 
-/** A knex migration, namespaced by the plugin id when merged (`<plugin>/<name>`). */
-export interface Migration {
-  up(db: Knex): Promise<void>;
-  down?(db: Knex): Promise<void>;
-}
+export type { Migration } from './migration.js';
+export type { BlobStoreProvider, KeptListings, KeptListingsProvider, LocalStoreProvider, RateStoreProvider } from './providers.js';
 
 export interface PluginContext<Cfg = unknown> {
   /** The configuration in force: after a hot reload, the new one (read it when needed rather than keeping parts of it). */
@@ -178,13 +174,20 @@ export interface CachePurge {
   idle(): Promise<void>;
 }
 
-export interface HubPlugin<Cfg = unknown> {
+export interface HubPlugin<Cfg = unknown, D extends PluginService = PluginService> {
   role: 'plugin';
   id: string;
   contract: typeof CONTRACT_VERSION;
   description: string;
   /** Ids of plugins that must be loaded too. */
   requires?: readonly string[];
+  /**
+   * The members of `PluginContext` setup uses (`['db', 'log', 'router']`): setup gets those and no others,
+   * typed so, and reading an undeclared one throws naming the plugin and the service; a name that is not a
+   * service is refused at start-up. Without `deps` a plugin gets the whole context: deprecated, kept for
+   * plugins written before deps (decision 0069; docs/writing-a-plugin.md).
+   */
+  deps?: readonly D[];
   /**
    * The plugin's own hub.toml section (`[upstream_audit]`, or `[[flag_sources]]` for an array schema):
    * merged into the strict schema, validated by the loader like a kind's keys, and rendered into docs/config.md.
@@ -201,7 +204,7 @@ export interface HubPlugin<Cfg = unknown> {
    * Called once per hub. What it returns is that hub's instance of the plugin: its stop() runs when the
    * hub closes (timers, sweeps). State lives there, never in the module: one process may run many hubs.
    */
-  setup?(ctx: PluginContext<Cfg>): void | PluginInstance | Promise<void | PluginInstance>;
+  setup?(ctx: Pick<PluginContext<Cfg>, D>): void | PluginInstance | Promise<void | PluginInstance>;
   /** A blob store this plugin provides, chosen by `[storage] kind` (`fs` is built in). */
   blobStore?: BlobStoreProvider;
   /** The publishing store (`rc.local`, `services.local`); at most one plugin provides it (`@hub/publishing`). */
@@ -214,69 +217,6 @@ export interface HubPlugin<Cfg = unknown> {
   keptListings?: KeptListingsProvider;
 }
 
-/**
- * A blob store behind `[storage] kind = "<kind>"`. `create` runs once per hub, before migrations, only
- * when the config names this kind: import heavy clients inside it, so a hub on another store never loads them.
- * The store's `close()` runs when the hub closes.
- *
- * @example
- * blobStore: { kind: 's3', create: async (storage, { log }) => (await import('./s3-blob-store.js')).createS3BlobStore(storage, log) }
- */
-export interface BlobStoreProvider {
-  kind: string;
-  create(storage: StorageConfig, ctx: { log: Logger }): Promise<BlobStore>;
-}
-
-/**
- * The store behind local and hybrid registries. `create` runs once per hub, after migrations; without a
- * provider, createHub refuses a registry whose mode is not `proxy`.
- *
- * @example
- * localStore: { create: (ctx) => createLocalStore(ctx) }
- */
-export interface LocalStoreProvider {
-  /** `files`: the runtime's rows of published files, the one way to write them. */
-  create(ctx: { db: Knex; blobs: BlobStore; files: PublishedFiles; forgetArtifact(registry: string, key: string): void }): LocalStore;
-}
-
-/**
- * Rate counters behind `[limits] rate_store = "<kind>"`. `create` runs once per hub, only when the config
- * names this kind, and returns the maker of one store per bucket (the request bucket, the challenge bucket),
- * which may share one connection; `name` tells the buckets apart. Each store's `close()` runs when the hub closes.
- *
- * @example
- * rateStore: { kind: 'redis', create: async (ctx) => (await import('./redis-rate-store.js')).redisRateStores(ctx) }
- */
-export interface RateStoreProvider {
-  kind: string;
-  create(ctx: {
-    /** The whole config: `[limits] rate_store_failure`, and the plugin's own section under `sections`. */
-    config: HubConfig;
-    log: Logger;
-    /** Called on every failed call to the store (the `rateStoreErrors` metric). */
-    onError(): void;
-  }): Promise<(bucket: TokenBucket, name: string) => RateLimitStore>;
-}
-
-/**
- * Kept listings (SPEC 3.1: held versions stay installable after the upstream removed the package): the
- * runtime only reads them, the providing plugin keeps and releases. `create` runs once per hub, after
- * migrations; without a provider the hub keeps nothing and an upstream 404 is served as one.
- *
- * @example
- * keptListings: { create: (db) => createKeptListings(db) }
- */
-export interface KeptListingsProvider {
-  create(db: Knex): KeptListings;
-}
-
-export interface KeptListings {
-  /** Asked only when the upstream answers 404 or 410 for a package's listing. */
-  isKept(registry: string, packageName: string): Promise<boolean>;
-  /** A registry's kept packages, by name (rubygems `/versions` lists them). */
-  packages(registry: string): Promise<readonly string[]>;
-}
-
 export interface PluginInstance {
   stop(): void | Promise<void>;
   /**
@@ -287,8 +227,13 @@ export interface PluginInstance {
   reload?(next: { config: HubConfig; pluginConfig: unknown }): void;
 }
 
-/** `ctx.pluginConfig` is typed by the plugin's `config.schema`. */
-export function definePlugin<S extends TSchema = TSchema>(plugin: Omit<HubPlugin<Static<S>>, 'role' | 'config'> & { config?: ConfigSection<S> }): HubPlugin<Static<S>> {
+/** A member of `PluginContext` a plugin may declare in `deps`. */
+export type PluginService = keyof PluginContext;
+
+/** `ctx.pluginConfig` is typed by the plugin's `config.schema`, and `ctx` has the members `deps` names. */
+export function definePlugin<S extends TSchema = TSchema, D extends PluginService = PluginService>(
+  plugin: Omit<HubPlugin<Static<S>, D>, 'role' | 'config'> & { config?: ConfigSection<S> },
+): HubPlugin<Static<S>, D> {
   return { role: 'plugin', ...plugin };
 }
 

@@ -7,6 +7,7 @@ import { loadConfig, parseDocument, readConfigFile } from '../config/load.js';
 import type { HubConfig } from '../config/schema.js';
 import { CONTRACT_VERSION, type RegistryKind } from '@hub/contract';
 import { pluginSections, type AnyPlugin, type HubPlugin } from '../contract/plugin.js';
+import { checkDeps } from './plugin-deps.js';
 import { StartupError } from './startup-error.js';
 
 export interface ComposeOptions {
@@ -76,7 +77,7 @@ export function checkRegistryKinds(config: HubConfig, kinds: ReadonlyMap<string,
   });
 }
 
-/** Sorts plugins into kinds and others, and checks contract versions, duplicates and `requires`. */
+/** Sorts plugins into kinds and others, and checks contract versions, duplicates, `deps` and `requires`. */
 export function checkPlugins(plugins: readonly AnyPlugin[]): { kinds: Map<string, RegistryKind>; others: HubPlugin[] } {
   const kinds = new Map<string, RegistryKind>();
   const others: HubPlugin[] = [];
@@ -89,6 +90,7 @@ export function checkPlugins(plugins: readonly AnyPlugin[]): { kinds: Map<string
     const key = `${p.role}:${p.id}`;
     if (ids.has(key)) throw new StartupError('plugin_duplicate', `two plugins claim the ${p.role} id "${p.id}"`);
     ids.add(key);
+    if (p.role === 'plugin') checkDeps(p);
     if (p.role === 'kind') kinds.set(p.id, p);
     else others.push(p);
   }

@@ -5,11 +5,9 @@ import { VERBATIM, type VersionKey } from '../policy/version-key.js';
 import { insertOnce } from '../storage/insert-once.js';
 import type { BlockRecord } from '../storage/tables.js';
 import { createVersionLinks } from './version-links.js';
+import type { Block, FoundBlock } from '../policy/block-list.js';
 
-/** A `blocks` row with its id and time as numbers. */
-export type Block = Omit<BlockRecord, 'id' | 'created_at'> & { id: number; created_at: number };
-/** What `find` answers: the block, and whether it refuses the coordinate through a version link (not by name). */
-export type FoundBlock = Block & { linked?: true };
+export type { Block, FoundBlock } from '../policy/block-list.js';
 
 export interface BlockFilter {
   registry?: string;

@@ -3,10 +3,6 @@
  * plugin's (`@hub/publishing`, through `localStore` on HubPlugin), so the runtime never imports it.
  */
 import { HubError, type LocalRegistry } from '@hub/contract';
-import type { RegistryConfig } from '../config/schema.js';
-import type { HubPlugin, LocalStoreProvider } from '../contract/plugin.js';
-import { soleProvider } from '../plugins/providers.js';
-import { StartupError } from '../plugins/startup-error.js';
 
 /** A registry's publishing limits ([[registries]] max_publish_bytes, quota_bytes). */
 export interface LocalLimits {
@@ -84,16 +80,3 @@ export const NO_LOCAL_STORE: LocalStore = {
     throw notLoaded();
   },
 };
-
-/**
- * The loaded plugins' store: at most one may provide it, and without one no registry may publish.
- * Checked before anything is opened, so a refusal leaves nothing to release.
- */
-export function chooseLocalStore(plugins: readonly HubPlugin[], registries: readonly RegistryConfig[]): LocalStoreProvider {
-  const provider = soleProvider(plugins, 'localStore', 'the publishing store');
-  if (provider) return provider;
-  registries.forEach((r, i) => {
-    if (r.mode === 'hybrid' || r.mode === 'local') throw new StartupError('plugin_requires', `registries[${i}].mode: "${r.mode}" needs a publishing plugin (@hub/publishing); none is loaded`);
-  });
-  return { create: () => NO_LOCAL_STORE };
-}

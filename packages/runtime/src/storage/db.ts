@@ -3,7 +3,7 @@ import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import { HubError, isHubError } from '@hub/contract';
 import type { DatabaseConfig } from '../config/schema.js';
-import type { Migration } from '../contract/plugin.js';
+import type { Migration } from '../contract/migration.js';
 
 /** SQLite (embedded default, WAL) or MySQL/MariaDB through mysql2 for replicas sharing state. */
 export function createDb(cfg: Pick<DatabaseConfig, 'client'> & { url?: string; filename?: string }): Knex {

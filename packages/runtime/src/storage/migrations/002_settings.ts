@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Migration } from '../../contract/plugin.js';
+import type { Migration } from '../../contract/migration.js';
 import { binaryCollation } from './collation.js';
 
 /** Hub-wide values every replica must agree on (the URL-signing key), kept in the shared database. */

@@ -1,4 +1,4 @@
-import type { Migration } from '../../contract/plugin.js';
+import type { Migration } from '../../contract/migration.js';
 
 /** A superseded metadata blob is deleted when no row names it any more: that question needs an index. */
 export const metadataBlobIndex: Migration = {

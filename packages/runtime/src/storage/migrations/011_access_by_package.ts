@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Migration } from '../../contract/plugin.js';
+import type { Migration } from '../../contract/migration.js';
 
 /**
  * Who fetched a package: the exposure report, the package page and the SBOM inventory read the audit log by

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Migration } from '../../contract/plugin.js';
+import type { Migration } from '../../contract/migration.js';
 import { binaryCollation } from './collation.js';
 
 /**

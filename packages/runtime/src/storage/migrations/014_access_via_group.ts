@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Migration } from '../../contract/plugin.js';
+import type { Migration } from '../../contract/migration.js';
 
 /**
  * The group registry a request came through (decision 0051): `registry` names the member that served it, and

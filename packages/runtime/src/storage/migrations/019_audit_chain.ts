@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Migration } from '../../contract/plugin.js';
+import type { Migration } from '../../contract/migration.js';
 
 /**
  * The audit log's hash chain (decision 0065): each row written from now on names its chain (a replica's

@@ -1,4 +1,4 @@
-import type { Migration } from '../../contract/plugin.js';
+import type { Migration } from '../../contract/migration.js';
 import { core } from './001_core.js';
 import { settings } from './002_settings.js';
 import { access } from './003_access.js';

@@ -1,4 +1,4 @@
-import type { Migration } from '../../contract/plugin.js';
+import type { Migration } from '../../contract/migration.js';
 
 /**
  * A runtime migration whose tables a plugin now owns (`_pkg` names it; it creates them when they are missing). It

@@ -1,9 +1,9 @@
 import type { HubConfig } from '../config/schema.js';
 import type { HubPlugin, RateStoreProvider } from '../contract/plugin.js';
 import type { HubMetrics } from '../metrics.js';
-import { providerOfKind } from '../plugins/providers.js';
+import { providerOfKind } from './providers.js';
 import type { Logger } from 'pino';
-import { createMemoryRateStore } from './rate-limit-store.js';
+import { createMemoryRateStore } from '../limits/rate-limit-store.js';
 
 const MEMORY: RateStoreProvider = { kind: 'memory', create: async () => (bucket) => createMemoryRateStore(bucket) };
 

@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
-import type { StorageConfig } from '../../config/schema.js';
-import type { BlobStoreProvider, HubPlugin } from '../../contract/plugin.js';
-import { providerOfKind } from '../../plugins/providers.js';
-import { StartupError } from '../../plugins/startup-error.js';
-import type { BlobStore } from './blob-store.js';
-import { createFsBlobStore } from './fs.js';
+import type { StorageConfig } from '../config/schema.js';
+import type { BlobStoreProvider, HubPlugin } from '../contract/plugin.js';
+import { providerOfKind } from './providers.js';
+import { StartupError } from './startup-error.js';
+import type { BlobStore } from '../storage/blobs/blob-store.js';
+import { createFsBlobStore } from '../storage/blobs/fs.js';
 
 const FS: BlobStoreProvider = { kind: 'fs', create: async (storage) => createFsBlobStore(storage.path) };
 
