@@ -21,6 +21,8 @@ export interface FormLimits {
   maxFiles?: number;
   /** Bytes of one text field's value (413 past it); default 64 KiB. */
   maxFieldBytes?: number;
+  /** Bytes of all text fields' values together (413 past it); default 1 MiB. */
+  maxFieldBytesTotal?: number;
   /** Text fields (413 past it); default 100. */
   maxFields?: number;
   /** Header lines of one part (busboy's cap); default 20. */
@@ -56,7 +58,7 @@ export interface FormOptions extends FormLimits {
   dir?: string;
 }
 
-const DEFAULTS = { maxFiles: 1, maxFieldBytes: 64 * 1024, maxFields: 100, maxPartHeaders: 20 };
+const DEFAULTS = { maxFiles: 1, maxFieldBytes: 64 * 1024, maxFieldBytesTotal: 1024 * 1024, maxFields: 100, maxPartHeaders: 20 };
 
 /** The boundary is required and at most 70 characters (RFC 2046); busboy would take a longer one. */
 const BOUNDARY = /^multipart\/form-data\s*;(?:.*;)?\s*boundary=(?:"([^"]{1,70})"|([^\s;"]{1,70}))\s*(?:;|$)/i;
@@ -69,12 +71,16 @@ const BOUNDARY = /^multipart\/form-data\s*;(?:.*;)?\s*boundary=(?:"([^"]{1,70})"
 export async function readForm(body: Readable, contentType: string | undefined, o: FormOptions): Promise<Form> {
   if (!BOUNDARY.test(contentType ?? '')) throw errors.badRequest(`${o.expected}: the Content-Type is not multipart/form-data with a boundary`);
   const lim = { ...DEFAULTS, ...o };
+  // The body may fail (the runtime's 413) before it is piped: keep that error from the start.
+  let bodyError: Error | null = null;
+  body.once('error', (e: Error) => (bodyError ??= e));
   const dir = await fsp.mkdtemp(path.join(o.dir ?? os.tmpdir(), 'hub-form-'));
   const cleanup = () => fsp.rm(dir, { recursive: true, force: true });
   const fields = new Map<string, string[]>();
   const files: FormFile[] = [];
   const writes: Promise<void>[] = [];
   const open: Readable[] = [];
+  let fieldBytes = 0;
   let failure: Error | null = null;
   const fail = (e: Error) => {
     failure ??= e;
@@ -100,6 +106,8 @@ export async function readForm(body: Readable, contentType: string | undefined, 
   parser.on('field', (name, value, info) => {
     if (info.valueTruncated) return fail(errors.payloadTooLarge(`the form field "${name.slice(0, 100)}" is over ${lim.maxFieldBytes} bytes`));
     if (info.nameTruncated) return fail(errors.payloadTooLarge('a form field name is too long'));
+    fieldBytes += Buffer.byteLength(value);
+    if (fieldBytes > lim.maxFieldBytesTotal) return fail(errors.payloadTooLarge(`the form's fields are over ${lim.maxFieldBytesTotal} bytes together`));
     fields.set(name, [...(fields.get(name) ?? []), value]);
   });
   parser.on('file', (name, stream, info) => {
@@ -130,6 +138,7 @@ export async function readForm(body: Readable, contentType: string | undefined, 
   parser.on('partsLimit', () => fail(errors.payloadTooLarge('the form has too many parts')));
   try {
     await new Promise<void>((resolve, reject) => {
+      if (bodyError) return reject(bodyError);
       body.once('error', reject);
       parser.once('error', (e: Error) => reject(errors.badRequest(`${o.expected}: ${e.message}`)));
       parser.once('close', resolve);
