@@ -15,7 +15,7 @@ const RecheckBody = Type.Object(
 );
 const SweepBody = Type.Object({ registry: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) }, { additionalProperties: false });
 
-/** The upstream routes of SPEC 4.2 and INTERFACE.md section 4. Names with a slash are one URL-encoded segment. */
+/** The upstream routes of the admin API (docs/openapi.json). Names with a slash are one URL-encoded segment. */
 export function upstreamRoutes(engine: AuditEngine): AdminRoute[] {
   return [
     adminRoute({

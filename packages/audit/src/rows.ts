@@ -39,7 +39,7 @@ export function toRow(r: StoredAuditRow): AuditRow {
   };
 }
 
-/** The JSON form of INTERFACE.md section 4, plus the rung and detail of the last probe. */
+/** The JSON form of docs/openapi.json, plus the rung and detail of the last probe. */
 export function rowJson(r: AuditRow) {
   return {
     registry: r.registry,

@@ -77,7 +77,7 @@ async function packument(rc: RequestContext, name: string, repr: Representation,
 }
 
 /**
- * GET /<package>: the latest tarball (SPEC 4.1), or the packument when the request asks for npm metadata or
+ * GET /<package>: the latest tarball (packages/kind-npm/README.md), or the packument when the request asks for npm metadata or
  * comes from an npm-registry client (docs/decisions/0002-npm-metadata-by-accept.md, 0041).
  */
 const packageRoute: KindRoute = {
@@ -104,7 +104,7 @@ const packageRoute: KindRoute = {
   },
 };
 
-/** GET /<package>/<version>/tarball (SPEC 4.1). */
+/** GET /<package>/<version>/tarball (packages/kind-npm/README.md). */
 const versionTarballRoute: KindRoute = {
   id: 'tarball',
   permission: 'source:read',

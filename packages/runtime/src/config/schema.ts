@@ -1,5 +1,5 @@
 /**
- * The hub.toml schema (INTERFACE.md section 2). The schema is the configuration: defaults,
+ * The hub.toml schema (docs/config.md). The schema is the configuration: defaults,
  * documentation (docs/config.md is rendered from the descriptions here) and validation all come
  * from these TypeBox values, so a key cannot exist in one place and be missing from another.
  *
@@ -429,7 +429,7 @@ export const RegistrySchema = Type.Object(
         },
       ),
     ),
-    upstream: Type.Optional(httpUrl('Upstream base URL; proxy and hybrid need it or `upstreams`. What it points at depends on the kind (see INTERFACE.md section 2).', 'https://upstream.example/base')),
+    upstream: Type.Optional(httpUrl('Upstream base URL; proxy and hybrid need it or `upstreams`. What it points at depends on the kind (see the README of the kind).', 'https://upstream.example/base')),
     upstreams: Type.Optional(
       Type.Array(httpUrl('An upstream mirror\'s base URL, as `upstream` would name it.', 'https://mirror-a.example/base'), {
         minItems: 1,

@@ -2,7 +2,7 @@ import type { Permission } from '@hub/contract';
 
 export const ALL_PERMISSIONS: readonly Permission[] = ['source:read', 'source:write', 'system:read', 'system:write'];
 
-/** The roles INTERFACE.md section 3 defines from the start. */
+/** The roles docs/coordinates.md defines from the start. */
 export const ROLE_PERMISSIONS: Readonly<Record<string, readonly Permission[]>> = {
   admin: ALL_PERMISSIONS,
   reader: ['source:read'],
