@@ -5,7 +5,7 @@ import { startTestHub } from '@hub/testkit';
 
 const rules = fs.readFileSync(new URL('../../docs/prometheus/hub-alerts.yml', import.meta.url), 'utf8');
 
-t.test('docs/prometheus/hub-alerts.yml names the SPEC alerts and only metrics the default hub exports', async (t) => {
+t.test('docs/prometheus/hub-alerts.yml names the documented alerts and only metrics the default hub exports', async (t) => {
   for (const name of ['HubDown', 'HubHighErrorRate', 'HubHighDenyRate']) t.match(rules, new RegExp(`alert: ${name}\\n`), name);
   const hub = await startTestHub({ dir: t.testdir(), plugins: await defaultPlugins(), registries: [] });
   t.teardown(() => hub.close());

@@ -6,7 +6,7 @@ export interface RegistryRef {
 }
 
 /**
- * The canonical coordinate of INTERFACE.md section 3 for a name (and version, or path) given to the
+ * The canonical coordinate of docs/coordinates.md for a name (and version, or path) given to the
  * admin API, so a block or unlisting matches what the runtime sees on the request path: the kind's
  * normalizeName (nuget and cargo fold case), then its parse (which also normalises versions).
  * Path-addressed kinds take `path` (or `version`) as the upstream path without a leading slash.

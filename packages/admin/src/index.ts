@@ -9,7 +9,7 @@ export { openApiDocument, openApiPath, operationId } from './openapi.js';
 export * from './package-schemas.js';
 
 /**
- * The administration API (INTERFACE.md section 4): users, tokens, policies and the RBAC simulator,
+ * The administration API (docs/openapi.json): users, tokens, policies and the RBAC simulator,
  * package blocks and unlisting, the audit log and its CSV export, cache purges, notifications
  * sent, the health card, and the OpenAPI document of every plugin's admin routes. Access control, blocks, rate limits and the audit writer live in the
  * runtime, behind its services; this plugin is their API.

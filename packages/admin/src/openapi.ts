@@ -1,7 +1,7 @@
 import type { TSchema } from 'typebox';
 import { VERSION, type PluginContext, type RouteDoc } from '@hub/runtime';
 
-/** `{"error": {code, message, request_id}}` (INTERFACE.md section 5). */
+/** `{"error": {code, message, request_id}}` (docs/errors.md). */
 const ERROR_SCHEMA = {
   type: 'object',
   required: ['error'],

@@ -33,7 +33,7 @@ export const PackageListQuery = Type.Object(
 export const PackageListItem = Type.Object(
   {
     registry: Type.String(),
-    name: Type.String({ description: 'The canonical name (INTERFACE.md section 3).' }),
+    name: Type.String({ description: 'The canonical name (docs/coordinates.md).' }),
     versions_held: count,
     bytes_held: count,
     pulls: Type.Integer({ minimum: 0, description: 'Allowed downloads recorded in the audit log.' }),

@@ -1,4 +1,4 @@
-/** Request bodies of the admin API (INTERFACE.md section 4), as TypeBox schemas checked before any handler. */
+/** Request bodies of the admin API (docs/openapi.json), as TypeBox schemas checked before any handler. */
 import Type from 'typebox';
 import { permissionSchema } from '@hub/runtime';
 

@@ -13,7 +13,7 @@ async function snapshot(s: AdminSetup): Promise<string> {
   return JSON.stringify(parts);
 }
 
-/** A refused request: the status, the INTERFACE.md error body, and the database exactly as it was. */
+/** A refused request: the status, the error body of docs/errors.md, and the database exactly as it was. */
 async function refused(t: Test, s: AdminSetup, method: string, path: string, o: ApiOptions, status: number, code: string) {
   const before = await snapshot(s);
   const r = await s.api(method, path, o);

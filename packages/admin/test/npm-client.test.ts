@@ -58,7 +58,7 @@ async function adminCall(s: AdminSetup, method: string, p: string, body?: unknow
   return r.json;
 }
 
-/** The refusal as a plain client sees it: status and INTERFACE.md code. */
+/** The refusal as a plain client sees it: status and error code (docs/errors.md). */
 async function refusal(s: AdminSetup, p: string, token: string | null) {
   const r = await request(`${s.url}${p}`, 'GET', { token, headers: { accept: 'application/json' } });
   return { status: r.status, code: r.json?.error?.code as string | undefined };

@@ -3,7 +3,7 @@ import { ipBlockRoutes, type IpBlockList } from '@hub/ip-blocks';
 import { ADMIN_ROUTES as ADMIN_PLUGIN_ROUTES } from '../src/index.js';
 import { auditRows, setup } from './setup.js';
 
-/** The admin routes INTERFACE.md section 4 names for users, tokens, RBAC, IP blocks, blocks, unlisting and the audit log. */
+/** The admin routes docs/openapi.json names for users, tokens, RBAC, IP blocks, blocks, unlisting and the audit log. */
 const INTERFACE_ROUTES = [
   'POST /api/v1/admin/users',
   'POST /api/v1/admin/users/:id/block',
@@ -30,7 +30,7 @@ const ADMIN_ROUTES = [...ADMIN_PLUGIN_ROUTES, ...ipBlockRoutes({} as IpBlockList
 const PARAMS: Record<string, string> = { id: '12345', ip: '192.0.2.99', registry: 'npm', package: 'hubdemo', version: '1.0.0' };
 const concrete = (path: string) => path.replace(/:([a-z]+)/g, (_, k: string) => encodeURIComponent(PARAMS[k]!));
 
-t.test('the route table holds every admin route INTERFACE.md names, each with a system permission', async (t) => {
+t.test('the route table holds every admin route the admin API documents, each with a system permission', async (t) => {
   const have = new Set(ADMIN_ROUTES.map((r) => `${r.method} ${r.path}`));
   for (const r of INTERFACE_ROUTES) t.ok(have.has(r), r);
   t.equal(have.size, ADMIN_ROUTES.length, 'no route is listed twice');

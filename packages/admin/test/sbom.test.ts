@@ -31,7 +31,7 @@ function cycloneDxValidator() {
 
 const SPDX_23_SCHEMA = JSON.parse(readFileSync(new URL('../../test/fixtures/spdx/spdx-2.3-schema.json', import.meta.url), 'utf8')) as Record<string, unknown>;
 
-/** An SPDX document against the official 2.3 schema and the fields the spec requires: the errors, or null. */
+/** An SPDX document against the official 2.3 schema and the fields the SPDX specification requires: the errors, or null. */
 function spdxErrors(doc: unknown): string | null {
   const ajv = new Ajv({ strict: false, allErrors: true });
   addFormats(ajv);

@@ -9,7 +9,7 @@ import type { AuditMetrics } from './metrics.js';
 import { loadRows, rowKey } from './rows.js';
 import { isVoid, transition, type AuditPolicy, type AuditRow, type SweepTally } from './transitions.js';
 
-/** SPEC 3.1 and 8: at most this many versions (or files) per package per sweep. */
+/** packages/audit/README.md: at most this many versions (or files) per package per sweep. */
 export const MAX_VERSIONS_PER_PACKAGE = 25;
 const PACKAGE_CONCURRENCY = 4;
 
@@ -51,7 +51,7 @@ export interface AuditEngineDeps {
 
 export type AuditEngine = ReturnType<typeof createAuditEngine>;
 
-/** Sweeps, rechecks and the policy in force: the upstream-disappearance audit of SPEC 3.1 and 3.3. */
+/** Sweeps, rechecks and the policy in force: the upstream-disappearance audit of packages/audit/README.md. */
 export function createAuditEngine(d: AuditEngineDeps) {
   const cfg = d.config;
   const now = d.now ?? Date.now;

@@ -16,7 +16,7 @@ export { MAX_VERSIONS_PER_PACKAGE, createAuditEngine, type AuditEngine, type Swe
 export { transition, isVoid, type AuditRow, type Transition } from './transitions.js';
 
 /**
- * The upstream-disappearance audit (SPEC 3.1, 3.3, section 6): sweeps probe what the hub holds through
+ * The upstream-disappearance audit (packages/audit/README.md): sweeps probe what the hub holds through
  * each kind's probe ladder, confirm disappearances, optionally block, and notify. From a package's first
  * miss its last good listing is kept (`kept_listings`), which the runtime serves on an upstream 404.
  */

@@ -11,7 +11,7 @@ export interface KeptListing {
 const nameKey = (name: string): string => createHash('sha256').update(name).digest('hex');
 
 /**
- * Packages whose last good listing is served when the upstream answers 404 (SPEC 3.1: held artifacts stay
+ * Packages whose last good listing is served when the upstream answers 404 (packages/audit/README.md: held artifacts stay
  * installable after the upstream removed the package). The audit keeps a package while it has a `missing`
  * or `disappeared` row and releases it when the package answers again. The one writer of `kept_listings`;
  * the runtime reads it through `keptListings` (isKept, packages) only when the upstream says 404, so it needs no memo.

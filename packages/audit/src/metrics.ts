@@ -1,7 +1,7 @@
 import { Counter, Histogram } from 'prom-client';
 import type { HubMetrics } from '@hub/runtime';
 
-/** The audit's metrics (SPEC section 6), on the hub's own registry. */
+/** The audit's metrics (packages/audit/README.md), on the hub's own registry. */
 export function createAuditMetrics(hub: HubMetrics) {
   const registers = [hub.registry];
   return {

@@ -1,7 +1,7 @@
 import { binaryCollation, type Migration } from '@hub/runtime';
 
 /**
- * `upstream_audit`: one row per held coordinate that a sweep missed (SPEC 2.2). `upstream_sweeps`: one row
+ * `upstream_audit`: one row per held coordinate that a sweep missed (packages/audit/README.md). `upstream_sweeps`: one row
  * per sweep, for the health card and the exposure coverage. Times are epoch milliseconds.
  */
 export const auditMigrations: Readonly<Record<string, Migration>> = {

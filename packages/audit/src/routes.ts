@@ -3,7 +3,7 @@ import { errors } from '@hub/runtime';
 import { adminRoute, queryInt, queryValue, type AdminRoute, queryParameters } from '@hub/admin-kit';
 import type { AuditEngine } from './engine.js';
 import { AuditRowPage, RecheckAnswer, SweepAnswer, UpstreamStatus } from './schemas.js';
-import { lastSweep, rowJson, toRow } from './rows.js';
+import { lastSweep, rowJson, toRow, type StoredAuditRow } from './rows.js';
 
 const RecheckBody = Type.Object(
   {
@@ -15,7 +15,7 @@ const RecheckBody = Type.Object(
 );
 const SweepBody = Type.Object({ registry: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) }, { additionalProperties: false });
 
-/** The upstream routes of SPEC 4.2 and INTERFACE.md section 4. Names with a slash are one URL-encoded segment. */
+/** The upstream routes of the admin API (docs/openapi.json). Names with a slash are one URL-encoded segment. */
 export function upstreamRoutes(engine: AuditEngine): AdminRoute[] {
   return [
     adminRoute({
@@ -33,11 +33,11 @@ export function upstreamRoutes(engine: AuditEngine): AdminRoute[] {
         if (state !== undefined && state !== 'missing' && state !== 'disappeared') throw errors.badRequest('state must be missing or disappeared');
         const perPage = queryInt(ctx, 'per_page', hub.config.limits.packages_per_page, 1000);
         const page = queryInt(ctx, 'page', 1, 1_000_000);
-        const q = hub.db('upstream_audit');
+        const q = hub.db<StoredAuditRow>('upstream_audit');
         if (reg !== undefined) q.where({ registry: reg });
         if (state !== undefined) q.where({ state });
         const counted = (await q.clone().count({ n: '*' })) as Array<{ n: number | string }>;
-        const rows = (await q.orderBy([{ column: 'registry' }, { column: 'package_name' }, { column: 'id' }]).limit(perPage).offset((page - 1) * perPage).select()) as Record<string, unknown>[];
+        const rows = (await q.orderBy([{ column: 'registry' }, { column: 'package_name' }, { column: 'id' }]).limit(perPage).offset((page - 1) * perPage).select());
         ctx.body = { rows: rows.map((r) => rowJson(toRow(r))), page, per_page: perPage, total: Number(counted[0]?.n ?? 0) };
       },
     }),
@@ -54,7 +54,7 @@ export function upstreamRoutes(engine: AuditEngine): AdminRoute[] {
         Object.assign(audit, { registry: reg.name, package: c.name });
         const served = hub.served.get(reg.name)!;
         const [rows, held, last] = await Promise.all([
-          hub.db('upstream_audit').where({ registry: reg.name, package_name: c.name }).orderBy('id').select(),
+          hub.db<StoredAuditRow>('upstream_audit').where({ registry: reg.name, package_name: c.name }).orderBy('id').select(),
           hub.services.held.versions(reg.name, { packageName: c.name }),
           lastSweep(hub.db, reg.name),
         ]);
@@ -69,7 +69,7 @@ export function upstreamRoutes(engine: AuditEngine): AdminRoute[] {
           audited: reason === null,
           ...(reason ? { reason } : {}),
           held_versions: [...(held.get(c.name) ?? [])].sort(),
-          rows: (rows as Record<string, unknown>[]).map((r) => rowJson(toRow(r))),
+          rows: rows.map((r) => rowJson(toRow(r))),
           last_sweep: last,
         };
       },

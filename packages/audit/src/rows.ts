@@ -5,25 +5,41 @@ import type { AuditRow } from './transitions.js';
 
 export const rowKey = (packageName: string, version: string): string => createHash('sha256').update(`${packageName}\0${version}`).digest('hex');
 
-/** A stored row with numbers made numbers (MySQL returns BIGINT as strings). */
-export function toRow(r: Record<string, unknown>): AuditRow {
+/** An `upstream_audit` row as the driver returns it: MySQL returns BIGINT columns as strings. */
+export interface StoredAuditRow {
+  id: number | string;
+  registry: string;
+  package_name: string;
+  version: string;
+  state: AuditRow['state'];
+  first_missed_at: number | string;
+  last_checked_at: number | string;
+  confirmed_at: number | string | null;
+  misses: number | string;
+  rung: string | null;
+  detail: string | null;
+  policy: AuditRow['policy'];
+}
+
+/** A stored row with numbers made numbers. */
+export function toRow(r: StoredAuditRow): AuditRow {
   const n = (v: unknown) => (v === null || v === undefined ? null : Number(v));
   return {
     registry: String(r.registry),
     package_name: String(r.package_name),
     version: String(r.version),
-    state: r.state as AuditRow['state'],
+    state: r.state,
     first_missed_at: Number(r.first_missed_at),
     last_checked_at: Number(r.last_checked_at),
     confirmed_at: n(r.confirmed_at),
     misses: Number(r.misses),
-    rung: (r.rung as string | null) ?? null,
-    detail: (r.detail as string | null) ?? null,
-    policy: r.policy as AuditRow['policy'],
+    rung: r.rung ?? null,
+    detail: r.detail ?? null,
+    policy: r.policy,
   };
 }
 
-/** The JSON form of INTERFACE.md section 4, plus the rung and detail of the last probe. */
+/** The JSON form of docs/openapi.json, plus the rung and detail of the last probe. */
 export function rowJson(r: AuditRow) {
   return {
     registry: r.registry,
@@ -42,10 +58,10 @@ export function rowJson(r: AuditRow) {
 
 /** The rows of one registry (optionally one package), by version. */
 export async function loadRows(db: Knex, registry: string, packageName?: string): Promise<Map<string, AuditRow>> {
-  const q = db('upstream_audit').where({ registry });
+  const q = db<StoredAuditRow>('upstream_audit').where({ registry });
   if (packageName !== undefined) q.where({ package_name: packageName });
   const out = new Map<string, AuditRow>();
-  for (const r of (await q.select()) as Record<string, unknown>[]) {
+  for (const r of await q.select()) {
     const row = toRow(r);
     out.set(rowKey(row.package_name, row.version), row);
   }

@@ -5,7 +5,7 @@ const strict = { additionalProperties: false } as const;
 const time = Type.String({ format: 'date-time' });
 const maybe = <T extends Parameters<typeof Type.Union>[0][number]>(s: T) => Type.Union([s, Type.Null()]);
 
-/** An upstream audit row (INTERFACE.md section 4), with the rung and detail of the last probe. */
+/** An upstream audit row (docs/openapi.json), with the rung and detail of the last probe. */
 export const AuditRowAnswer = Type.Object(
   {
     registry: Type.String(),

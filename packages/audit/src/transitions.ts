@@ -23,7 +23,7 @@ export interface ConfirmRule {
   confirmMinAgeMs: number;
 }
 
-/** What one probe answer does to one row (SPEC 3.1). */
+/** What one probe answer does to one row (packages/audit/README.md). */
 export type Transition =
   | { to: 'none' } // nothing to record
   | { to: 'cleared'; was: RowState } // the row is deleted

@@ -12,7 +12,7 @@ t.test('[upstream_audit] is the plugin\'s own section, with its defaults', async
   t.throws(() => load('[upstream_audit]\non_content_change = "ignore"\n'), 'on_content_change is audit or block');
 });
 
-t.test('ranges from INTERFACE: confirm_after >= 1, interval_secs >= 300, outage_ratio in 0..1, each at its line', async (t) => {
+t.test('ranges from docs/config.md: confirm_after >= 1, interval_secs >= 300, outage_ratio in 0..1, each at its line', async (t) => {
   let error: ConfigError | undefined;
   try {
     load('[upstream_audit]\nconfirm_after = 0\ninterval_secs = 299\noutage_ratio = 1.5\n');

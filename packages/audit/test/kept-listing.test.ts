@@ -1,5 +1,5 @@
 /**
- * Keep what the audit protects (SPEC 3.1): once the upstream removes a whole package and the audit has it
+ * Keep what the audit protects (packages/audit/README.md): once the upstream removes a whole package and the audit has it
  * as missing, hub serves the package's last good listing, so the real clients (npm, cargo, bundler) still
  * install the versions hub holds. Each test first shows the listing is gone without the audit, so it can fail.
  */

@@ -6,7 +6,7 @@ const row = (over: Partial<AuditRow>): AuditRow => ({
   registry: 'r', package_name: 'p', version: '1', state: 'missing', first_missed_at: 0, last_checked_at: 0, confirmed_at: null, misses: 1, rung: null, detail: null, policy: 'audit', ...over,
 });
 
-t.test('the state machine of SPEC 3.1', async (t) => {
+t.test('the state machine of packages/audit/README.md', async (t) => {
   t.same(transition(undefined, 'present', 10, rule, true), { to: 'none' });
   t.same(transition(undefined, 'inconclusive', 10, rule, true), { to: 'none' });
   t.same(transition(undefined, 'not_audited', 10, rule, true), { to: 'none' });

@@ -1,5 +1,5 @@
 /**
- * The configuration `npm start` serves when there is no hub.toml (INTERFACE.md section 1).
+ * The configuration `npm start` serves when there is no hub.toml (README.md).
  * No registry host is written here: the one upstream is whatever the user's own npm is configured
  * with. npm exports `npm_config_registry` to scripts only when the user set it somewhere, so without
  * it we ask npm itself (`npm config get registry`), as `hub init` does.

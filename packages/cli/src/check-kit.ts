@@ -1,5 +1,5 @@
 /**
- * The kit `hub check` hands each kind's client check (SPEC 4.3): requests to the hub with the body read
+ * The kit `hub check` hands each kind's client check (packages/cli/README.md): requests to the hub with the body read
  * in full, content checks (gzip and ZIP magic, one XML document and its root element, tar entry names,
  * a JSON object), client tools in a throwaway folder, and outcomes whose failures name the request.
  * Nothing here loads the runtime: kinds see only the ClientCheckKit type.

@@ -1,5 +1,5 @@
 /**
- * The admin API client: one place that knows the base URL, the token, the error body of INTERFACE.md
+ * The admin API client: one place that knows the base URL, the token, the error body of docs/errors.md
  * section 5 and how connections fail. Node's own fetch (undici); nothing else.
  */
 import { storedToken } from './credentials.js';

@@ -6,7 +6,7 @@ import { UsageError } from './usage.js';
 export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
 export type Values = Record<string, string | boolean | undefined>;
 
-/** The options every admin command takes (INTERFACE.md section 6). */
+/** The options every admin command takes (packages/cli/README.md). */
 export const CONNECTION_OPTIONS: OptionSpec = {
   url: { type: 'string' },
   token: { type: 'string' },
@@ -52,8 +52,8 @@ export function required(values: Values, name: string, command: string): string 
 }
 
 /**
- * A value given either as an option or as a positional argument (SPEC 4.2 writes `block <registry>
- * <package>`; INTERFACE.md uses options). Giving both is bad usage.
+ * A value given either as an option or as a positional argument (the documented usage writes `block <registry>
+ * <package>`; the other commands use options). Giving both is bad usage.
  */
 export function optionOrPositional(values: Values, name: string, positional: string | undefined, command: string, opts: { required: boolean }): string | undefined {
   const flag = str(values, name, command);

@@ -1,4 +1,4 @@
-/** Usage errors exit 2 (INTERFACE.md section 6); `command` names the help to point at. */
+/** Usage errors exit 2 (packages/cli/README.md); `command` names the help to point at. */
 export class UsageError extends Error {
   constructor(
     message: string,
@@ -50,7 +50,7 @@ Admin commands (talk to a running hub over its admin API):
 Signing in:
   login              sign in through the hub's identity provider; stores a hub token for later commands
 
-Client conformance (talks to a running hub as package managers do, SPEC 4.3):
+Client conformance (talks to a running hub as package managers do; see packages/cli/README.md):
   check              an HTTP check and a tool check per registry (exit 1 when any fails)
 
 Options:

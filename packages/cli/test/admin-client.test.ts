@@ -68,7 +68,7 @@ t.test('audit-log follows cursors and passes the filters; a repeated cursor stop
   t.same(
     s.seen.map((l) => l.split(' ')[1]),
     [`/api/v1/admin/audit-log${q}`, `/api/v1/admin/audit-log${q}&cursor=c1`, `/api/v1/admin/audit-log${q}&cursor=c2`],
-    'the filters as INTERFACE.md query parameters, then each cursor',
+    'the filters as the API query parameters, then each cursor',
   );
 
   const text = await runHub(['audit-log', '--url', s.url]);

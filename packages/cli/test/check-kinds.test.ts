@@ -50,7 +50,7 @@ t.test("without its own parse, a check reads its coordinate with the kind's code
   t.match(k!.parse('BAD@1'), /^name@version, such as /, "the kind's name rules apply");
 });
 
-t.test('the default distribution offers the ten kinds of SPEC 4.3, in its order, then those added since (issue 17)', async (t) => {
+t.test('the default distribution offers the ten kinds `hub check` first had, in its order, then those added since (issue 17)', async (t) => {
   const kinds = await checkableKinds(undefined, {});
   t.same(
     kinds.map((k) => k.id),

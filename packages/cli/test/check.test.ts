@@ -1,5 +1,5 @@
 /**
- * hub check (SPEC 4.3), in-process through main() and once through the real binary: against a real hub
+ * hub check (packages/cli/README.md), in-process through main() and once through the real binary: against a real hub
  * with npm, cargo, maven, rubygems, nuget, terraform, github and openvsx registries over the kinds' fixture upstreams (every check
  * passes; a missing coordinate, a faulty upstream or a missing token fails with the reason; a 404
  * or a missing tool is a skip), against a second hub for the go command (which sends tokens only
@@ -197,7 +197,7 @@ t.test('a failing check: exit 1 and a FAIL line that says why', async (t) => {
   t.equal(down.stdout, [`FAIL gems http: cannot reach the hub at ${url}: connection refused (is it running? set --url or HUB_URL)`, `FAIL gems tool: cannot reach the hub at ${url}: connection refused (is it running? set --url or HUB_URL)`, '2 checks: 0 passed, 2 failed, 0 skipped', ''].join('\n'));
 });
 
-t.test('a 404 where SPEC 4.3 allows it, and a tool that is not installed, are skips: exit 0', async (t) => {
+t.test('a 404 where `hub check` allows it, and a tool that is not installed, are skips: exit 0', async (t) => {
   const r = await cli(['--openvsx', 'vsx', '--openvsx-extension', 'hubpub.hubext@9.9.9', '--terraform', 'tf', '--terraform-provider', 'hubns/hubdemo@9.9.9/linux_amd64', '--cargo', 'crates', '--cargo-crate', 'cfg-if@1.0.0'], { PATH: NO_TOOLS });
   t.equal(r.code, 0, r.stdout);
   t.same(lines(r.stdout), [
@@ -315,7 +315,7 @@ t.test('bad usage exits 2, names the help, and sends nothing', async (t) => {
   await expectUsageErrors(t, cases.map(([args, message]) => [['check', ...args], message, 'check'] as const), env);
   const help = await runHub(['check', '--help']);
   t.equal(help.code, 0);
-  t.match(help.stdout, /--url URL {10}the hub \(default: \$HUB_URL, else http:\/\/localhost:8080\)/, 'the default base URL of SPEC 4.3');
+  t.match(help.stdout, /--url URL {10}the hub \(default: \$HUB_URL, else http:\/\/localhost:8080\)/, 'the default base URL of `hub check`');
   for (const d of ['lodash@4.17.21', 'cfg-if@1.0.0', 'rsc.io/quote@v1.5.2', 'junit:junit:4.13.2', 'hashicorp/null@3.2.2/linux_amd64', 'rake@13.2.1', 'newtonsoft.json@13.0.3']) t.match(help.stdout, `default ${d}`);
 });
 

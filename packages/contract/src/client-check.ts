@@ -1,5 +1,5 @@
 /**
- * The client check of a kind: what `hub check` (SPEC 4.3) does for a registry of this kind, an HTTP
+ * The client check of a kind: what `hub check` (packages/cli/README.md) does for a registry of this kind, an HTTP
  * check and a tool check. Types only: the CLI implements the kit and hands it to `run`, so a kind
  * (ours or a third party's) imports nothing but these types to get `hub check --<id> NAME`.
  * `examples/kind-example` has a small one; docs/writing-a-kind-plugin.md shows a tool check.

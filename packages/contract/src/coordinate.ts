@@ -1,6 +1,6 @@
 /** What a request is about, and how a kind writes it as text (the admin API, the CLI and flags). */
 
-/** What a request is about. Canonical names follow INTERFACE.md section 3. */
+/** What a request is about. Canonical names follow docs/coordinates.md. */
 export interface Coordinate {
   /** npm `@scope/name`, go the unescaped module path, maven `group:artifact`, path kinds `repo`. */
   name: string;

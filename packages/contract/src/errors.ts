@@ -1,5 +1,5 @@
 /**
- * Every error hub answers with has a stable snake_case code (INTERFACE.md section 5) and a status.
+ * Every error hub answers with has a stable snake_case code (docs/errors.md) and a status.
  * One factory per code; the error middleware renders `{error:{code,message,request_id}}` and never a stack.
  */
 export const ERROR_CODES = {

@@ -27,3 +27,5 @@ export { findInZip, forEachZipEntry, zipEntryDigests } from './archive/zip.js';
 export { headLooksLike, structuralVerifier, type Format, type StructuralVerifier } from './archive/checks.js';
 export { readXml, localName, XmlError, type TagSpan, type XmlEvents } from './xml.js';
 export { MAX_VERSION_RANGE_CHARS, parseIntervals, type IntervalOptions, type ParsedVersionRange, type VersionRangeHook } from './version-range.js';
+export { readForm, type Form, type FormFile, type FormLimits, type FormOptions } from './form.js';
+export { acceptedRanges, preferredTypes } from './accept.js';

@@ -480,11 +480,11 @@ export interface RegistryKind<Cfg = unknown> {
   publishTimes?: boolean;
   /**
    * Extra headers on this kind's error answers, so its client shows why (npm prints `npm-notice`). The
-   * body stays in the INTERFACE.md error format.
+   * body stays in hub's error format (docs/errors.md).
    */
   errorHeaders?(e: { status: number; code: string; message: string }): Record<string, string>;
   /**
-   * Extra members of this kind's error bodies, beside the INTERFACE.md `error` member (which they cannot
+   * Extra members of this kind's error bodies, beside the `error` member of docs/errors.md (which they cannot
    * replace): the OCI distribution API's `errors` array, which container clients print. `route` is the
    * matched route's id, when one matched; `kindCode` the code the handler named (a HubError's
    * `detail.kindCode`, e.g. `MANIFEST_BLOB_UNKNOWN`).
@@ -493,7 +493,7 @@ export interface RegistryKind<Cfg = unknown> {
   /**
    * True when the request comes from a client that prints an error body's `error` only as a string (npm
    * prints an object as `[object Object]`). Its error bodies are then `{error: <message>, code, message,
-   * request_id}`: the INTERFACE.md members one level up, and `error` the text the client prints.
+   * request_id}`: the members of docs/errors.md one level up, and `error` the text the client prints.
    */
   textErrors?(headers: Readonly<Record<string, string | undefined>>): boolean;
   /**
@@ -511,7 +511,7 @@ export interface RegistryKind<Cfg = unknown> {
   group?: GroupSupport<Cfg>;
   /** `hub init`: the upstream this machine's client is configured with, if the kind can tell. */
   detectUpstream?: DetectUpstream;
-  /** What `hub check --<id> NAME` does (SPEC 4.3); kinds without one are not offered by `hub check`. */
+  /** What `hub check --<id> NAME` does (packages/cli/README.md); kinds without one are not offered by `hub check`. */
   clientCheck?: ClientCheck<any>;
 }
 

@@ -18,7 +18,7 @@ export interface NameAtVersionOptions {
 }
 
 /**
- * The `name[@version]` text form most kinds use for coordinates (INTERFACE.md section 3). An empty
+ * The `name[@version]` text form most kinds use for coordinates (docs/coordinates.md). An empty
  * version (`name@`) is malformed.
  *
  * @example

@@ -2,12 +2,12 @@ import type { Knex } from 'knex';
 import type { PluginContext } from '@hub/runtime';
 import { iso } from '@hub/admin-kit';
 
-/** What every report says about itself (SPEC 2.6): hub cannot see past these two inputs. */
+/** What every report says about itself (docs/security.md, exposure): hub cannot see past these two inputs. */
 export const EXPOSURE_KNOWS =
   'hub knows only the flags sources pushed to it and the fetches made through hub (and still in its audit log); installs from elsewhere, and versions no source flagged, are not in this report';
 
 /**
- * What the report can know (SPEC 2.6): per registry, whether any live flag targets it, whether it has an
+ * What the report can know (docs/security.md, exposure): per registry, whether any live flag targets it, whether it has an
  * SBOM extractor and when dependency analysis last ran; per flag source, when it last pushed and how many
  * of its flags are live or lifted (tombstones and expired ones); and `window_truncated_at`, the time before
  * which audit-log retention has deleted fetches, when the asked window (`from`, or all time) reaches past it.

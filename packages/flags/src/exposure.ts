@@ -33,7 +33,7 @@ export interface ExposureFilter {
 }
 
 /**
- * One row per consumer, version fetched and flag (SPEC 2.6), in the order the CSV writes its columns: the
+ * One row per consumer, version fetched and flag (docs/security.md, exposure), in the order the CSV writes its columns: the
  * columns after `last_fetch_at` came with the walk through dependents of dependents (decision 0064).
  */
 export const EXPOSURE_COLUMNS = [

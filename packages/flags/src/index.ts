@@ -24,7 +24,7 @@ export { FlagSourceSchema, FlagSourcesSchema, type FlagSourceConfig } from './co
 export { AdvisoryFeedSchema, AdvisoryFeedsSchema, type AdvisoryFeedConfig } from './feeds/feed-config.js';
 
 /**
- * Flags pushed by external sources, signed with a shared secret (SPEC 3.2 and section 5), the flags rule
+ * Flags pushed by external sources, signed with a shared secret (packages/flags/README.md), the flags rule
  * that refuses flagged versions, the flag listing, and the exposure report (who fetched a flagged version).
  */
 export default definePlugin({

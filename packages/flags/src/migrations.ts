@@ -1,6 +1,6 @@
 import { binaryCollation, type Migration } from '@hub/runtime';
 
-/** Flags pushed by external sources (SPEC 2.3). A lifted flag stays as a tombstone for the exposure report. */
+/** Flags pushed by external sources (packages/flags/README.md). A lifted flag stays as a tombstone for the exposure report. */
 export const flagMigrations: Readonly<Record<string, Migration>> = {
   '001_flags': {
     async up(db) {

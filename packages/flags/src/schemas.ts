@@ -105,7 +105,7 @@ const ExposureRow = Type.Object(
 
 export const ExposureAnswer = Type.Object(
   {
-    rows: Type.Array(ExposureRow, { description: 'One per consumer, version fetched and flag (SPEC 2.6), streamed as they are made.' }),
+    rows: Type.Array(ExposureRow, { description: 'One per consumer, version fetched and flag (docs/security.md, exposure), streamed as they are made.' }),
     coverage: Type.Object(
       {
         knows: Type.String({ description: 'What hub cannot see.' }),
@@ -122,7 +122,7 @@ export const ExposureAnswer = Type.Object(
         walk_truncated: Type.Array(Type.String(), { description: 'Flags (source/external_id) whose walk stopped at 50,000 exposed versions: their report is incomplete.' }),
         sources: Type.Array(Type.Object({ name: Type.String(), pushed: Type.Boolean(), flags: count, live: count, lifted: count, last_push_at: time }, strict)),
       },
-      { ...strict, description: 'What the report can know (SPEC 2.6).' },
+      { ...strict, description: 'What the report can know (docs/security.md, exposure).' },
     ),
   },
   strict,

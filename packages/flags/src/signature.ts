@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { signBody } from '@hub/runtime';
 
-/** Constant-time comparison of a received `X-Hub-Signature-256` value with the expected one (SPEC section 5). */
+/** Constant-time comparison of a received `X-Hub-Signature-256` value with the expected one (packages/flags/README.md). */
 export function signatureMatches(secret: string, payload: Buffer | string, received: string | undefined): boolean {
   if (!received) return false;
   const want = Buffer.from(signBody(secret, payload));
@@ -17,9 +17,9 @@ const DELIVERY = /^[A-Za-z0-9._:-]{8,128}$/;
 export type SignedRequest = { ok: true; signedAtMs: number; delivery?: string } | { ok: false; why: string };
 
 /**
- * The SPEC's signed string (the exact body, or `DELETE\n<path>`) prefixed with `<X-Hub-Timestamp>\n<X-Hub-Delivery>\n`,
+ * The base signed string (the exact body, or `DELETE\n<path>`) prefixed with `<X-Hub-Timestamp>\n<X-Hub-Delivery>\n`,
  * so a captured request cannot be sent again later (decision 0014). Without both headers only a source with
- * `allow_unsigned_time` is accepted, signed over the SPEC's string alone and timed by hub's clock.
+ * `allow_unsigned_time` is accepted, signed over the base string alone and timed by hub's clock.
  */
 export function verifySigned(
   o: { secret: string; specPayload: Buffer | string; headers: { timestamp?: string; delivery?: string; signature?: string }; allowUnsignedTime: boolean },

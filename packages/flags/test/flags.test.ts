@@ -36,7 +36,7 @@ async function setup(t: Test, db?: StoreDatabase, extra: Record<string, Record<s
   });
   t.teardown(() => hub.close());
   const alice = await hub.token('alice', { roles: ['reader'] });
-  /** Signed as a source does (decision 0014); `spec: true` signs the SPEC's string alone, with no time or delivery. */
+  /** Signed as a source does (decision 0014); `spec: true` signs the base string alone, with no time or delivery. */
   const headersFor = (method: 'POST' | 'DELETE', path: string, body: string | undefined, opts: Signing): Record<string, string> => {
     const secret = opts.secret ?? SECRET;
     const headers = opts.spec ? { 'x-hub-signature-256': sign(method === 'DELETE' ? `DELETE\n${path}` : body!, secret) } : signFlagRequest({ secret, method, path, body, timestamp: opts.timestamp, delivery: opts.delivery });
@@ -369,7 +369,7 @@ for (const tier of tiers) {
     for (const offset of [-310, 310]) t.match(await s.push([flag({ external_id: 'GHSA-9' })], { timestamp: Math.floor(Date.now() / 1000) + offset }), refused, `signed at ${offset}s`);
     t.match(await s.push([flag({ external_id: 'GHSA-9' })], { spec: true }), refused, 'no timestamp and delivery: refused for a source without allow_unsigned_time');
     t.match(await s.push([flag({ external_id: 'GHSA-9' })], { delivery: 'short' }), refused, 'a malformed delivery id');
-    t.equal((await s.push([flag({ external_id: 'GHSA-9' })], { source: 'legacy', spec: true })).status, 200, 'allow_unsigned_time: the SPEC signature alone is accepted');
+    t.equal((await s.push([flag({ external_id: 'GHSA-9' })], { source: 'legacy', spec: true })).status, 200, 'allow_unsigned_time: the base signature alone is accepted');
     t.equal((await s.lift('GHSA-9', { source: 'legacy', spec: true })).status, 200);
     t.same(JSON.parse((await s.api('/api/v1/admin/flags')).text).flags, [], 'nothing else was stored');
   });

@@ -1,4 +1,4 @@
-/** `hub check --cargo NAME` (SPEC 4.3): the index configuration, then cargo itself through the sparse index. */
+/** `hub check --cargo NAME` (packages/cli/README.md): the index configuration, then cargo itself through the sparse index. */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ClientCheck } from '@hub/contract';

@@ -3,7 +3,7 @@ import { downloadUrl, parseDl } from './download-url.js';
 import { parseIndexFile } from './index-file.js';
 import { canonicalName, indexPath } from './names.js';
 
-/** Per-version probes per package per sweep (SPEC 8). */
+/** Per-version probes per package per sweep (packages/audit/README.md). */
 export const MAX_VERSION_PROBES = 25;
 const MAX_INDEX_BYTES = 32 * 1024 * 1024;
 

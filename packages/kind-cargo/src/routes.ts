@@ -5,7 +5,7 @@ import { entries, indexSpec, mergedIndex, publishBound, servedIndex, tooNew, ver
 import { downloadUrl, parseDl, upstreamConfigSpec } from './download-url.js';
 import { crateKey, ownedHere, publishRoutes } from './publish.js';
 
-/** The sparse index root below `/proxy/<name>/` (SPEC 4.1). */
+/** The sparse index root below `/proxy/<name>/` (packages/kind-cargo/README.md). */
 export const INDEX_ROOT = 'registry';
 /** Where hub's config.json sends cargo for .crate files; cargo appends `/{crate}/{version}/download`. */
 export const DOWNLOAD_ROOT = ['api', 'v1', 'crates'] as const;

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import t from 'tap';
 import { ANONYMOUS_READ, CRATE, fixture, get, isGzip, setup } from './setup.js';
 
-t.test('SPEC 4.1: GET /registry/config.json is made by hub, needs no token, and names dl', async (t) => {
+t.test('packages/kind-cargo/README.md: GET /registry/config.json is made by hub, needs no token, and names dl', async (t) => {
   const s = await setup(t);
   const res = await get(`${s.index}/config.json`);
   t.equal(res.status, 200, 'no token needed: cargo fetches it before it sends one');
@@ -103,7 +103,7 @@ t.test('with anonymous reads off, index files and downloads need source:read; a 
   t.equal(denied.json().error.code, 'forbidden');
 });
 
-t.test('SPEC 4.3 HTTP check: config.json has dl, and a crate resolves from the index to its .crate', async (t) => {
+t.test('hub check HTTP check: config.json has dl, and a crate resolves from the index to its .crate', async (t) => {
   const s = await setup(t);
   const token = await s.token('ci', { roles: ['reader'] });
   const config = await get(`${s.index}/config.json`);

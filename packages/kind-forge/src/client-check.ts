@@ -1,4 +1,4 @@
-/** `hub check --github NAME` (SPEC 4.3): a release asset by its route; release assets have no client tool. */
+/** `hub check --github NAME` (packages/cli/README.md): a release asset by its route; release assets have no client tool. */
 import type { ClientCheck } from '@hub/contract';
 
 const SEGMENT = /^[A-Za-z0-9_.+~@-]+$/;

@@ -7,7 +7,7 @@ const PROJECT = /^[A-Za-z0-9_][A-Za-z0-9_.-]*(\/[A-Za-z0-9_][A-Za-z0-9_.-]*)+$/;
 /**
  * A forge kind from its table entry. Canonical text: `owner/repo` or `owner/repo@tag` (GitLab:
  * `group/sub/project@tag`). Project names never hold `@`, so the first one starts the tag
- * (tags like `pkg@1.0.0` are common). No probe: forge kinds are never audited (SPEC 3.1).
+ * (tags like `pkg@1.0.0` are common). No probe: forge kinds are never audited (packages/audit/README.md).
  */
 export function forgeKind(forge: Forge): RegistryKind {
   return defineKind({

@@ -19,7 +19,7 @@ async function has(bin: string): Promise<boolean> {
   }
 }
 
-// PROTOCOLS.md 4d: curl and wget are the forge clients; they send only hub's bearer token.
+// packages/kind-forge/README.md: curl and wget are the forge clients; they send only hub's bearer token.
 for (const client of ['curl', 'wget'] as const) {
   const skip = (await has(client)) ? false : missingClient(client);
   t.test(`${client} downloads a release asset through hub with a bearer token`, { skip }, async (t) => {

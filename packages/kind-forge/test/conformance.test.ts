@@ -18,7 +18,7 @@ const common = {
   upstream: { handler: assets },
   coordinates: [{ name: 'hubowner/hubtool' }, { name: 'hubowner/hubtool', version: 'v1.0.0' }, { name: 'hubowner/hubtool', version: 'pkg@1.0.0' }],
   pkg: { name: 'hubowner/hubtool', versions: TAGS },
-  skip: { unlisted: NO_LISTING, 'probe-503': 'forge kinds are never audited (SPEC 3.1), so they have no probe' },
+  skip: { unlisted: NO_LISTING, 'probe-503': 'forge kinds are never audited (packages/audit/README.md), so they have no probe' },
 };
 
 for (const kind of [github, forgejo])

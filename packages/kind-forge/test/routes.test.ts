@@ -185,8 +185,7 @@ t.test('hostile paths: 4xx and no upstream request', async (t) => {
     t.equal(typeof res.json().error.code, 'string', 'the error format');
     t.notMatch(res.body.toString(), /at .*\.js:\d+/, 'no stack trace');
   }
-  const huge = await get(`${s.base}/octo/tool/releases/download/v1/${'a'.repeat(20_000)}`);
-  t.ok(huge.status === 414 || huge.status === 431, `an overlong request line is refused (${huge.status})`);
+  // An overlong request line (past Node's header limit) is the runtime's: runtime header-too-large.test.ts.
   t.equal(s.forge.requests.length, 0, 'nothing reached the forge');
   t.equal(s.storage.requests.length, 0);
 });

@@ -1,4 +1,4 @@
-/** `hub check --go NAME` (SPEC 4.3): @latest, then go mod download with the hub as the only proxy. */
+/** `hub check --go NAME` (packages/cli/README.md): @latest, then go mod download with the hub as the only proxy. */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ClientCheck } from '@hub/contract';

@@ -6,7 +6,7 @@ import { matchesPrefixPattern } from './nosumdb.js';
 import { versionFileKey } from './publish.js';
 import type { GoConfig } from './routes.js';
 
-/** SPEC 8: at most this many versions per package per sweep. */
+/** packages/audit/README.md: at most this many versions per package per sweep. */
 const MAX_LOOKUPS = 25;
 /** A lookup answer is a record of two lines and a signed tree note: well under this. */
 const MAX_LOOKUP_BYTES = 64 * 1024;

@@ -193,7 +193,7 @@ const moduleRoute: KindRoute<GoConfig> = {
   },
 };
 
-/** `/sumdb/<db-name>/...` goes to the configured checksum database byte for byte (PROTOCOLS.md 3). */
+/** `/sumdb/<db-name>/...` goes to the configured checksum database byte for byte (packages/kind-go/README.md). */
 const sumdbRoute: KindRoute<GoConfig> = {
   id: 'sumdb',
   match: (s) => (s[0] === 'sumdb' && s.length >= 3 ? { params: { rest: s.slice(2).map(encodePathSegment).join('/') } } : null),

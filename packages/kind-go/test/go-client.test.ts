@@ -29,7 +29,7 @@ t.test('go mod download through hub alone (GOPROXY=hub, no direct fallback)', { 
   t.ok(s.upstream.count((r) => r.url.endsWith('.zip')) >= 2, 'the zips came from the upstream through hub');
 });
 
-t.test('go mod download over hub HTTPS with a .netrc token (SPEC 5)', { skip: noGo }, async (t) => {
+t.test('go mod download over hub HTTPS with a .netrc token (docs/security.md)', { skip: noGo }, async (t) => {
   const certDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-go-cert-'));
   t.teardown(() => fs.rmSync(certDir, { recursive: true, force: true }));
   const cert = makeTestCert(certDir);

@@ -1,4 +1,4 @@
-/** `hub check --maven NAME` (SPEC 4.3): maven-metadata.xml is <metadata>, the version's .pom is <project>. */
+/** `hub check --maven NAME` (packages/cli/README.md): maven-metadata.xml is <metadata>, the version's .pom is <project>. */
 import type { ClientCheck } from '@hub/contract';
 
 const MAVEN_PART = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;

@@ -33,7 +33,7 @@ async function strongest(pc: ProbeContext, path: string): Promise<Omit<DeclaredD
 /**
  * Content drift: for each held primary file (POM, jar, any classifier; not checksums or signatures, not
  * a SNAPSHOT file that changes in place), the strongest `<file>.sha512`/`.sha256`/`.sha1` the upstream
- * has beside it. At most 25 files per package per sweep (SPEC 8), newest versions first.
+ * has beside it. At most 25 files per package per sweep (packages/audit/README.md), newest versions first.
  */
 export const declaredDigests: DeclaredDigests = async (pc, name, versions, held) => {
   if (!pc.registry.upstream) return [];

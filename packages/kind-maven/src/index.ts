@@ -18,7 +18,7 @@ export default defineKind({
   description: 'Maven repositories: POMs, jars, checksums, maven-metadata.xml',
   publishTimes: true,
   coordinate: {
-    // `group:artifact` names a package (INTERFACE.md section 3); `group:artifact:version` one version.
+    // `group:artifact` names a package (docs/coordinates.md); `group:artifact:version` one version.
     parse(text) {
       const parts = text.split(':');
       if (parts.length !== 2 && parts.length !== 3) return null;

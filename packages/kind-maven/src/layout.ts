@@ -25,7 +25,7 @@ export const isArtifactId = (a: string): boolean => ARTIFACT.test(a) && !a.inclu
 export const isVersion = (v: string): boolean => VERSION.test(v) && !v.includes('..');
 export const isSnapshot = (v: string): boolean => v.endsWith('-SNAPSHOT');
 
-/** `group:artifact` (INTERFACE.md section 3). */
+/** `group:artifact` (docs/coordinates.md). */
 export const coordinateName = (group: string, artifact: string): string => `${group}:${artifact}`;
 
 /** Parses `group:artifact`; null when malformed. */

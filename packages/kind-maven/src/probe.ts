@@ -2,7 +2,7 @@ import { probeAnswer, probeFetch, probeListing, type NameProbe, type ProbeContex
 import { artifactDir, isSnapshot, splitName } from './layout.js';
 import { checkMetadata, listedVersions } from './metadata.js';
 
-/** SPEC 8: at most this many versions are asked for one by one per package per sweep. */
+/** packages/audit/README.md: at most this many versions are asked for one by one per package per sweep. */
 export const MAX_VERSION_PROBES = 25;
 const MAX_LISTING_BYTES = 8 * 1024 * 1024;
 

@@ -40,7 +40,7 @@ const POM = `<?xml version="1.0" encoding="UTF-8"?>
   </dependencies>
   <build>
     <plugins>
-      <!-- Maven 3.8.7's default lifecycle versions have incomplete trees in ~/.m2 (PROTOCOLS.md 7e). -->
+      <!-- Maven 3.8.7's default lifecycle versions have incomplete trees in ~/.m2 (packages/kind-maven/README.md). -->
       <plugin><artifactId>maven-resources-plugin</artifactId><version>3.3.1</version></plugin>
       <plugin><artifactId>maven-compiler-plugin</artifactId><version>3.13.0</version></plugin>
     </plugins>

@@ -14,7 +14,7 @@ const cachedRow = async (s: MavenSetup, key: string) => {
 const exact = (p: string) => new RegExp(`^/${p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
 const upstreamGets = (s: MavenSetup, p: string) => s.upstream.count((r) => r.method === 'GET' && r.url === `/${p}`);
 
-t.test('SPEC 4.1 / 4.3: maven-metadata.xml has <metadata>, the POM has <project>', async (t) => {
+t.test('packages/kind-maven/README.md / 4.3: maven-metadata.xml has <metadata>, the POM has <project>', async (t) => {
   const s = await setup(t, { config: OPEN });
   const meta = await get(`${s.repo}/${CORE}/maven-metadata.xml`);
   t.equal(meta.status, 200);

@@ -1,4 +1,4 @@
-/** `hub check --npm NAME` (SPEC 4.3): both tarball routes, then what npm install does. */
+/** `hub check --npm NAME` (packages/cli/README.md): both tarball routes, then what npm install does. */
 import { createHash } from 'node:crypto';
 import type { ClientCheck } from '@hub/contract';
 

@@ -13,7 +13,7 @@ import { sbom } from './sbom.js';
 import { isRegistryClient } from './registry-client.js';
 import { npmVersionRange } from './version-range.js';
 
-/** npm: tarball downloads by the SPEC 4.1 routes, and packuments for the npm client. */
+/** npm: tarball downloads by the packages/kind-npm/README.md routes, and packuments for the npm client. */
 export default defineKind({
   id: 'npm',
   contract: 1,

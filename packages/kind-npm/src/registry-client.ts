@@ -1,7 +1,7 @@
 /**
  * Which requests come from an npm-registry client (npm, pnpm, yarn 1 and 2+, bun, deno) rather than a plain
  * downloader (curl, wget, a browser, a script): decision 0041. The client sees metadata where a downloader
- * gets the SPEC's tarball, and error bodies it can print.
+ * gets the download route's tarball, and error bodies it can print.
  */
 type Headers = Readonly<Record<string, string | undefined>>;
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { errors, reply, type Coordinate, type KindRoute, type Reply, type RequestContext } from '@hub/contract';
+import { acceptedRanges, errors, reply, type Coordinate, type KindRoute, type Reply, type RequestContext } from '@hub/contract';
 import { checkedName, isVersion, takeName, tarballFile, versionFromFile } from './names.js';
 import { builtPackument, coolDown, hiddenVersions, localState } from './local-packument.js';
 import { CORGI, distDigest, latestVersion, packumentSpec, parsed, publishedAt, rewritePackument, versionDoc, type Representation } from './packument.js';
@@ -38,9 +38,9 @@ const WRITE_COMMANDS = new Set(['publish', 'unpublish', 'deprecate', 'undeprecat
  */
 function wantsPackument(headers: RequestContext['headers']): Representation | null {
   if (wantsTarball(headers)) return null;
-  const accept = headers.accept ?? '';
-  if (accept.includes(CORGI)) return 'corgi';
-  if (/\bapplication\/json\b/.test(accept)) return 'full';
+  // Only a type the client names counts (curl's `*/*` wants the tarball); the one it prefers most wins.
+  const named = acceptedRanges(headers.accept).find((r) => r === CORGI || r === 'application/json');
+  if (named) return named === CORGI ? 'corgi' : 'full';
   return isRegistryClient(headers) ? 'full' : null;
 }
 
@@ -77,7 +77,7 @@ async function packument(rc: RequestContext, name: string, repr: Representation,
 }
 
 /**
- * GET /<package>: the latest tarball (SPEC 4.1), or the packument when the request asks for npm metadata or
+ * GET /<package>: the latest tarball (packages/kind-npm/README.md), or the packument when the request asks for npm metadata or
  * comes from an npm-registry client (docs/decisions/0002-npm-metadata-by-accept.md, 0041).
  */
 const packageRoute: KindRoute = {
@@ -104,7 +104,7 @@ const packageRoute: KindRoute = {
   },
 };
 
-/** GET /<package>/<version>/tarball (SPEC 4.1). */
+/** GET /<package>/<version>/tarball (packages/kind-npm/README.md). */
 const versionTarballRoute: KindRoute = {
   id: 'tarball',
   permission: 'source:read',

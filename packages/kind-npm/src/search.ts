@@ -89,7 +89,7 @@ async function search(rc: RequestContext) {
   const names = localMatches(own, text);
   const page = (await Promise.all(names.slice(from, from + size).map((n) => localResult(rc, n)))).filter((o): o is SearchObject => o !== null);
   const up = await upstreamResults(rc, text, size - page.length, Math.max(0, from - names.length), new Set(own));
-  // An unlisted version disappears from every listing, search included (INTERFACE.md section 5).
+  // An unlisted version disappears from every listing, search included (docs/errors.md).
   const unlisted = await Promise.all(up.objects.map(async (o) => (await rc.hiddenVersions(o.package.name)).has(o.package.version)));
   up.objects = up.objects.filter((_, i) => !unlisted[i]);
   const body = { objects: [...page, ...up.objects], total: names.length + up.total, time: new Date().toUTCString() };

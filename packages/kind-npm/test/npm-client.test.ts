@@ -2,7 +2,7 @@ import t from 'tap';
 import { npmEnv } from '@hub/testkit';
 import { setup } from './setup.js';
 
-t.test('npm install through hub with the .npmrc _authToken line of SPEC 5', async (t) => {
+t.test('npm install through hub with the .npmrc _authToken line of docs/security.md', async (t) => {
   const s = await setup(t);
   const token = await s.token('ci', { roles: ['reader'] });
   const p = npmEnv(t, `${s.base}/`, token);

@@ -38,7 +38,7 @@ t.test('every npm-registry client gets the packument at GET /<package>, a plain 
   for (const [who, headers] of Object.entries(DOWNLOADERS)) {
     const res = await get(`${s.base}/hubdemo`, headers);
     t.equal(res.status, 200, who);
-    t.ok(isGzip(res.body), `${who}: the tarball (SPEC 4.1)`);
+    t.ok(isGzip(res.body), `${who}: the tarball (packages/kind-npm/README.md)`);
   }
 });
 
@@ -55,7 +55,7 @@ t.test("npm clients get an error body whose `error` npm prints; others the docum
 
   const plain = await get(`${s.base}/hubdemo/-/hubdemo-1.1.0.tgz`, { 'user-agent': 'curl/7.88.1' });
   t.equal(plain.status, 403);
-  t.match(plain.json(), { error: { code: 'package_blocked', message: /a bad release/, request_id: String } }, 'the INTERFACE.md body for everyone else');
+  t.match(plain.json(), { error: { code: 'package_blocked', message: /a bad release/, request_id: String } }, 'the docs/errors.md body for everyone else');
 });
 
 t.test('not-found messages name the package, never an internal cache key (#26)', async (t) => {

@@ -4,7 +4,7 @@ import { get, setup } from './setup.js';
 
 const isGzip = (b: Buffer) => b[0] === 0x1f && b[1] === 0x8b;
 
-t.test('SPEC 4.1: GET /<package> streams the latest tarball, never JSON', async (t) => {
+t.test('packages/kind-npm/README.md: GET /<package> streams the latest tarball, never JSON', async (t) => {
   const s = await setup(t, { config: { auth: { anonymous: ['source:read'] } } });
   const res = await get(`${s.base}/hubdemo`);
   t.equal(res.status, 200);

@@ -1,4 +1,4 @@
-/** `hub check --nuget NAME` (SPEC 4.3): the service index, then what a restore does through the flat container. */
+/** `hub check --nuget NAME` (packages/cli/README.md): the service index, then what a restore does through the flat container. */
 import type { ClientCheck } from '@hub/contract';
 
 export const clientCheck: ClientCheck = {

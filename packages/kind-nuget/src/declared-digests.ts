@@ -36,7 +36,7 @@ async function declared(pc: ProbeContext, up: UpstreamIndex, id: string, version
 /**
  * Content drift: the `packageHash` (SHA512, base64) the upstream declares for each held .nupkg. A
  * registration or catalog leaf that cannot be read declares nothing for that version. At most 25
- * versions per package per sweep (SPEC 8).
+ * versions per package per sweep (packages/audit/README.md).
  */
 export const declaredDigests: DeclaredDigests = async (pc, name, versions) => {
   const id = name.toLowerCase();

@@ -4,7 +4,7 @@ import { isPackageId, normalizeVersion } from './names.js';
 import { flatVersions } from './routes.js';
 import { parseUpstreamIndex, upstreamIndexUrl, type UpstreamIndex } from './service-index.js';
 
-/** At most this many versions per package per sweep are asked for one by one (SPEC 8). */
+/** At most this many versions per package per sweep are asked for one by one (packages/audit/README.md). */
 export const MAX_VERSION_PROBES = 25;
 const MAX_LISTING_BYTES = 16 * 1024 * 1024;
 /** A sweep asks the service index once per registry, not once per package. */

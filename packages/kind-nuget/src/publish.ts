@@ -3,9 +3,8 @@
  * (`api/v2/package`) with the .nupkg as its one file part; `dotnet nuget delete` sends DELETE
  * `api/v2/package/<id>/<version>`, which unlists (as the gallery does) or deletes, by the registry's `delete_mode`.
  */
-import crypto from 'node:crypto';
-import { Readable } from 'node:stream';
-import { errors, findInZip, HubError, isArchiveError, isHubError, localName, readCapped, readXml, XmlError, type KindRoute } from '@hub/contract';
+import fs from 'node:fs';
+import { errors, findInZip, HubError, isArchiveError, isHubError, localName, readForm, readXml, XmlError, type FormFile, type KindRoute, type Reply, type RequestContext } from '@hub/contract';
 import { checkedId, checkedVersion, isPackageId, normalizeVersion } from './names.js';
 import { nuspecDependencies, nuspecText, type NuspecDependency } from './nuspec.js';
 import { MAX_NUSPEC_BYTES } from './sbom.js';
@@ -36,35 +35,6 @@ export const nupkgKey = (id: string, version: string) => `${id}/${version}/${id}
 
 /** The push endpoint, below `/proxy/<name>/`: what the service index names as PackagePublish/2.0.0. */
 export const PUBLISH_PATH = 'api/v2/package';
-
-/** The boundary of a multipart/form-data Content-Type (quoted, as .NET sends it, or not). */
-function boundaryOf(contentType: string | undefined): string {
-  const m = /^multipart\/form-data\s*;(?:.*;)?\s*boundary=(?:"([^"]{1,70})"|([^\s;"]{1,70}))/i.exec(contentType ?? '');
-  if (!m) throw errors.badRequest('a push is a multipart/form-data PUT with the .nupkg as its file part (as dotnet nuget push sends it)');
-  return m[1] ?? m[2]!;
-}
-
-/**
- * The body of the one file part of a multipart/form-data body (the first part with a filename, or named
- * `package`); 400 when there is none. The parts are found with Buffer.indexOf on the whole body.
- */
-export function filePart(body: Buffer, boundary: string): Buffer {
-  const delimiter = Buffer.from(`--${boundary}`);
-  let at = body.indexOf(delimiter);
-  while (at !== -1) {
-    const after = at + delimiter.length;
-    if (body.subarray(after, after + 2).toString() === '--') break; // the closing delimiter
-    const headersEnd = body.indexOf('\r\n\r\n', after);
-    if (headersEnd === -1) break;
-    const headers = body.subarray(after, headersEnd).toString('latin1');
-    const next = body.indexOf(Buffer.from(`\r\n--${boundary}`), headersEnd + 4);
-    if (next === -1) break;
-    const disposition = /^content-disposition:(.*)$/im.exec(headers)?.[1] ?? '';
-    if (/;\s*filename\*?=/i.test(disposition) || /;\s*name="?package"?\s*(;|$)/i.test(disposition)) return body.subarray(headersEnd + 4, next);
-    at = next + 2;
-  }
-  throw errors.badRequest('the multipart body has no file part (dotnet nuget push sends the .nupkg as one)');
-}
 
 interface Manifest {
   id: string;
@@ -103,10 +73,10 @@ export function readManifest(xml: string): Manifest {
 }
 
 /** The root `.nuspec` of a .nupkg and its file name; 400 when the package is not a zip or has none. */
-async function nuspecOf(nupkg: Buffer): Promise<{ name: string; text: string }> {
+async function nuspecOf(nupkg: FormFile): Promise<{ name: string; text: string }> {
   try {
-    const found = await findInZip(Readable.from([nupkg]), (n) => !n.includes('/') && n.toLowerCase().endsWith('.nuspec'), {
-      maxBytes: nupkg.length,
+    const found = await findInZip(fs.createReadStream(nupkg.path), (n) => !n.includes('/') && n.toLowerCase().endsWith('.nuspec'), {
+      maxBytes: nupkg.size,
       maxEntries: MAX_ZIP_ENTRIES,
       maxEntryBytes: MAX_NUSPEC_BYTES,
     });
@@ -125,40 +95,54 @@ export const pushRoute: KindRoute = {
   permission: 'source:write',
   match: (s) => (s.join('/') === PUBLISH_PATH ? {} : null),
   async handle(rc) {
-    const boundary = boundaryOf(rc.headers['content-type']);
-    // rc.body() answers 413 past max_publish_bytes; the package is read whole so its .nuspec is checked before it is stored.
-    const nupkg = filePart(await readCapped(rc.body(), Infinity), boundary);
-    const nuspec = await nuspecOf(nupkg);
-    const manifest = readManifest(nuspec.text);
-    if (!isPackageId(manifest.id)) throw errors.badRequest(`the .nuspec's id "${manifest.id.slice(0, 100)}" is not a valid NuGet package id`);
-    const version = normalizeVersion(manifest.version);
-    if (!version) throw errors.badRequest(`the .nuspec's version "${manifest.version.slice(0, 100)}" is not a valid NuGet version`);
-    const id = manifest.id.toLowerCase();
-    if (nuspec.name.toLowerCase() !== `${id}.nuspec`) throw errors.badRequest(`the package's manifest is ${nuspec.name}, but its id is ${manifest.id}: it must be ${manifest.id}.nuspec`);
-    let dependencies: NuspecDependency[];
+    // rc.body() answers 413 past max_publish_bytes: the file part has no cap of its own. The package is spooled
+    // to a temp file so its .nuspec is checked before it is stored.
+    const form = await readForm(rc.body(), rc.headers['content-type'], {
+      expected: 'a push is a multipart/form-data PUT with the .nupkg as its file part (as dotnet nuget push sends it)',
+      maxFileBytes: Number.MAX_SAFE_INTEGER,
+      digests: ['sha512'],
+    });
     try {
-      dependencies = nuspecDependencies(nuspec.text);
-    } catch (e) {
-      throw errors.badRequest((e as Error).message);
+      const nupkg = form.files[0];
+      if (!nupkg) throw errors.badRequest('the multipart body has no file part (dotnet nuget push sends the .nupkg as one)');
+      return await push(rc, nupkg);
+    } finally {
+      await form.cleanup();
     }
-    const coordinate = { name: id, version };
-    const recorded = await rc.local.versions(id);
-    if (recorded.some((v) => v.version === version)) throw errors.conflict(`${manifest.id} ${version} is already published; a version is pushed once`);
-    const meta: PublishedMeta = {
-      id: manifest.id,
-      version: manifest.version,
-      nuspec: nuspec.text,
-      description: manifest.description,
-      authors: manifest.authors,
-      dependencies,
-      packageHash: crypto.createHash('sha512').update(nupkg).digest('base64'),
-      size: nupkg.length,
-    };
-    await rc.local.putFile({ key: nupkgKey(id, version), coordinate, contentType: 'application/octet-stream', format: 'zip', body: nupkg, addsVersion: { meta } });
-    rc.recordAction('publish', coordinate);
-    return { status: 201, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: '' };
   },
 };
+
+async function push(rc: RequestContext, nupkg: FormFile): Promise<Reply> {
+  const nuspec = await nuspecOf(nupkg);
+  const manifest = readManifest(nuspec.text);
+  if (!isPackageId(manifest.id)) throw errors.badRequest(`the .nuspec's id "${manifest.id.slice(0, 100)}" is not a valid NuGet package id`);
+  const version = normalizeVersion(manifest.version);
+  if (!version) throw errors.badRequest(`the .nuspec's version "${manifest.version.slice(0, 100)}" is not a valid NuGet version`);
+  const id = manifest.id.toLowerCase();
+  if (nuspec.name.toLowerCase() !== `${id}.nuspec`) throw errors.badRequest(`the package's manifest is ${nuspec.name}, but its id is ${manifest.id}: it must be ${manifest.id}.nuspec`);
+  let dependencies: NuspecDependency[];
+  try {
+    dependencies = nuspecDependencies(nuspec.text);
+  } catch (e) {
+    throw errors.badRequest((e as Error).message);
+  }
+  const coordinate = { name: id, version };
+  const recorded = await rc.local.versions(id);
+  if (recorded.some((v) => v.version === version)) throw errors.conflict(`${manifest.id} ${version} is already published; a version is pushed once`);
+  const meta: PublishedMeta = {
+    id: manifest.id,
+    version: manifest.version,
+    nuspec: nuspec.text,
+    description: manifest.description,
+    authors: manifest.authors,
+    dependencies,
+    packageHash: Buffer.from(nupkg.digests.sha512!, 'hex').toString('base64'),
+    size: nupkg.size,
+  };
+  await rc.local.putFile({ key: nupkgKey(id, version), coordinate, contentType: 'application/octet-stream', format: 'zip', body: fs.createReadStream(nupkg.path), addsVersion: { meta } });
+  rc.recordAction('publish', coordinate);
+  return { status: 201, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: '' };
+}
 
 const versionPath = (s: readonly string[]) => {
   if (s.length !== 5 || `${s[0]}/${s[1]}/${s[2]}` !== PUBLISH_PATH) return null;

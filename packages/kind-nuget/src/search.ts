@@ -21,7 +21,7 @@ function upstreamQuery(rc: RequestContext): URLSearchParams {
   return qs;
 }
 
-/** Drops unlisted versions; a result whose every version is unlisted disappears (INTERFACE.md 5). */
+/** Drops unlisted versions; a result whose every version is unlisted disappears (docs/errors.md). */
 async function dropHidden(rc: RequestContext, doc: JsonObject): Promise<void> {
   const kept: unknown[] = [];
   for (const item of Array.isArray(doc.data) ? doc.data : []) {

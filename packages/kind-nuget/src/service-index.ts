@@ -15,7 +15,7 @@ const REGISTRATION_TYPES = ['RegistrationsBaseUrl', 'RegistrationsBaseUrl/3.0.0-
 const SEARCH_TYPES = ['SearchQueryService', 'SearchQueryService/3.0.0-beta', 'SearchQueryService/3.0.0-rc', 'SearchQueryService/3.5.0'];
 
 /**
- * The service index hub generates (SPEC 1, 4.1): no upstream request. PackagePublish (push and delete) is named
+ * The service index hub generates: no upstream request. PackagePublish (push and delete) is named
  * in local and hybrid registries; repository signatures are left out because hub does not implement them.
  */
 export function hubServiceIndex(baseUrl: string, publish = false): JsonObject {
@@ -92,7 +92,7 @@ export function parseUpstreamIndex(doc: JsonObject, indexUrl: string): UpstreamI
   };
 }
 
-/** The upstream service index URL: `upstream` is that URL (INTERFACE.md 2); a bare base gets `/index.json`. */
+/** The upstream service index URL: `upstream` is that URL (docs/config.md); a bare base gets `/index.json`. */
 export const upstreamIndexUrl = (reg: RegistryInfo): string => {
   const up = reg.upstream ?? '';
   return /\.json$/i.test(up) ? up : `${up}/index.json`;

@@ -1,5 +1,5 @@
 /**
- * No NuGet v3 client can be installed on these machines (PROTOCOLS.md 0 and 10), so this replays what
+ * No NuGet v3 client can be installed on these machines (packages/kind-nuget/README.md and 10), so this replays what
  * `dotnet restore` sends (NuGet.Protocol: the service index, then the flat container because
  * PackageBaseAddress is preferred for restore, one .nupkg per package, dependencies read from the
  * .nuspec inside it), and the registration path `dotnet add package` and the IDE take. Like

@@ -1,4 +1,4 @@
-/** `hub check --oci REPO:TAG` (SPEC 4.3): the tag's manifest over HTTP, then skopeo inspects the image through hub. */
+/** `hub check --oci REPO:TAG` (packages/cli/README.md): the tag's manifest over HTTP, then skopeo inspects the image through hub. */
 import type { ClientCheck } from '@hub/contract';
 import { MANIFEST_TYPES } from './media-types.js';
 import { codec, isTag } from './names.js';

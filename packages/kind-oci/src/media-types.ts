@@ -1,4 +1,4 @@
-import type { VersionLink } from '@hub/contract';
+import { acceptedRanges, type VersionLink } from '@hub/contract';
 import { isDigest } from './names.js';
 
 /** Manifest media types hub asks the upstream for and serves as they come: Docker's and OCI's, images and lists. */
@@ -18,10 +18,7 @@ export const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;
  * client that cannot read lists is never handed one, and the cached representation is keyed by that set.
  */
 export function acceptedTypes(accept: string | undefined): string[] {
-  const named = (accept ?? '')
-    .split(',')
-    .map((p) => p.split(';')[0]!.trim().toLowerCase())
-    .filter((t) => MANIFEST_TYPES.includes(t));
+  const named = acceptedRanges(accept).filter((t) => MANIFEST_TYPES.includes(t));
   return named.length ? [...new Set(named)].sort() : [...MANIFEST_TYPES].sort();
 }
 

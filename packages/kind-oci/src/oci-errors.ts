@@ -3,7 +3,7 @@ import { HubError, type ErrorCode } from '@hub/contract';
 /**
  * The distribution spec's error format, beside hub's own (decision 0025): container clients print
  * `errors[].message`, so the reason a tag is blocked reaches skopeo's and podman's output. A handler names a
- * code of the spec's own (`MANIFEST_BLOB_UNKNOWN`) with `ociError`; otherwise it follows from the status.
+ * code of the distribution API's own (`MANIFEST_BLOB_UNKNOWN`) with `ociError`; otherwise it follows from the status.
  */
 function ociCode(status: number, route: string | undefined): string {
   if (status === 401) return 'UNAUTHORIZED';

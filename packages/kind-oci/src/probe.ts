@@ -4,7 +4,7 @@ import { MANIFEST_TYPES } from './media-types.js';
 import { isDigest, isRepository, isTag } from './names.js';
 import { upstreamAuthHeaders } from './upstream-auth.js';
 
-/** Versions probed one by one per repository and sweep (SPEC 8). */
+/** Versions probed one by one per repository and sweep (packages/audit/README.md). */
 export const MAX_VERSION_PROBES = 25;
 
 /**

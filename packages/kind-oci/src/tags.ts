@@ -1,5 +1,5 @@
 /**
- * Tags of a hosted repository (decision 0054): the tag list with the spec's `n`/`last` pagination and its `Link`
+ * Tags of a hosted repository (decision 0054): the tag list with the distribution API's `n`/`last` pagination and its `Link`
  * header, and a tag read for a pull (recorded for blocks like an upstream tag: the tag names its manifest).
  */
 import { errors, reply, type Reply, type RequestContext } from '@hub/contract';

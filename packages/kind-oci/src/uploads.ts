@@ -15,7 +15,7 @@ type Rc = RequestContext<OciConfig>;
 
 const BLOB_TYPE = 'application/octet-stream';
 
-/** `Range: 0-<last byte>` as the spec's clients read it (`0-0` for nothing yet). */
+/** `Range: 0-<last byte>` as the distribution API's clients read it (`0-0` for nothing yet). */
 const rangeOf = (size: number) => `0-${Math.max(0, size - 1)}`;
 
 function uploadReply(rc: Rc, repo: string, s: UploadState, status: number): Reply {

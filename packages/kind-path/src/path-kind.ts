@@ -7,7 +7,7 @@ import { fileRoute, publishRoute } from './routes.js';
 
 /**
  * A path-addressed kind from its table: one route serving `<upstream>/<path>`, the coordinate
- * `repo@<path>` (INTERFACE.md section 3), and a HEAD probe per held file. No SBOM.
+ * `repo@<path>` (docs/coordinates.md), and a HEAD probe per held file. No SBOM.
  */
 export function definePathKind(table: PathKindTable): RegistryKind<PathConfig> {
   return defineKind<PathConfig>({

@@ -3,7 +3,7 @@ import { errors, HubError, splitSegments } from '@hub/contract';
 /** The longest upstream path (bytes, percent-encoded) hub forwards; real repository paths stay far below it. */
 export const MAX_PATH_BYTES = 2048;
 
-/** The canonical package name of every path-addressed registry (SPEC 2.2, INTERFACE.md section 3). */
+/** The canonical package name of every path-addressed registry (packages/audit/README.md, docs/coordinates.md). */
 export const REPO = 'repo';
 
 // RFC 3986 pchar minus '%': left as is so file names like `libc6_2.36-9+deb12u1_amd64.deb` stay readable upstream.

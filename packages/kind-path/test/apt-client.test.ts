@@ -29,7 +29,7 @@ t.test('apt-get update and apt-get download through hub, with a token in auth.co
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   for (const d of ['lists/partial', 'cache/archives/partial', 'etc', 'work']) mkdirSync(`${dir}/${d}`, { recursive: true });
   writeFileSync(`${dir}/etc/sources.list`, `deb [trusted=yes] ${s.base} stable main\n`);
-  // Without the http:// prefix apt ignores credentials for plain http (PROTOCOLS.md section 11).
+  // Without the http:// prefix apt ignores credentials for plain http (packages/kind-path/README.md).
   writeFileSync(`${dir}/etc/auth.conf`, `machine ${s.base} login apt password ${token}\n`);
   writeFileSync(`${dir}/status`, '');
   const opts = [

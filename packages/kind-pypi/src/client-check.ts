@@ -1,4 +1,4 @@
-/** `hub check --pypi NAME` (SPEC 4.3): the project page in both forms, then what pip download does. */
+/** `hub check --pypi NAME` (packages/cli/README.md): the project page in both forms, then what pip download does. */
 import type { ClientCheck } from '@hub/contract';
 import { JSON_TYPE } from './project-page.js';
 import { normalizeName, parseDistFile } from './names.js';

@@ -5,8 +5,8 @@
  * `requires_python`. One version has many files (wheels and an sdist), so the version's record keeps the
  * list (`LocalVersion.meta`); a wheel's METADATA is also stored as its PEP 658 `.metadata` file.
  */
-import { Readable } from 'node:stream';
-import { errors, findInZip, isArchiveError, readCapped, type KindRoute, type LocalVersion, type RequestContext } from '@hub/contract';
+import fs from 'node:fs';
+import { errors, findInZip, isArchiveError, readForm, type FormFile, type KindRoute, type LocalVersion, type Reply, type RequestContext } from '@hub/contract';
 import { isProjectName, normalizeName, parseDistFile } from './names.js';
 import { canonicalVersion } from './pep440.js';
 import type { ProjectFile } from './project-page.js';
@@ -28,42 +28,18 @@ export interface PublishedMeta {
 
 export const fileKey = (project: string, filename: string): string => `files/${project}/${filename}`;
 
-const MAX_FIELD_BYTES = 64 * 1024;
-
-/** Every part of a multipart/form-data body: text fields (repeatable) and the one `content` file. */
-export function parseForm(body: Buffer, contentType: string | undefined): { fields: Map<string, string[]>; file: { filename: string; data: Buffer } | null } {
-  const m = /^multipart\/form-data\s*;(?:.*;)?\s*boundary=(?:"([^"]{1,70})"|([^\s;"]{1,70}))/i.exec(contentType ?? '');
-  if (!m) throw errors.badRequest('an upload is a multipart/form-data POST (as twine sends it)');
-  const boundary = m[1] ?? m[2]!;
-  const delimiter = Buffer.from(`--${boundary}`);
-  const fields = new Map<string, string[]>();
-  let file: { filename: string; data: Buffer } | null = null;
-  let at = body.indexOf(delimiter);
-  while (at !== -1) {
-    const after = at + delimiter.length;
-    if (body.subarray(after, after + 2).toString() === '--') break;
-    const headersEnd = body.indexOf('\r\n\r\n', after);
-    if (headersEnd === -1) break;
-    const next = body.indexOf(Buffer.from(`\r\n--${boundary}`), headersEnd + 4);
-    if (next === -1) break;
-    const headers = body.subarray(after, headersEnd).toString('utf8');
-    const disposition = /^content-disposition:(.*)$/im.exec(headers)?.[1] ?? '';
-    const name = /;\s*name="([^"]*)"/i.exec(disposition)?.[1];
-    const filename = /;\s*filename="([^"]*)"/i.exec(disposition)?.[1];
-    const data = body.subarray(headersEnd + 4, next);
-    if (name === 'content' && filename !== undefined) file = { filename, data };
-    else if (name && data.length <= MAX_FIELD_BYTES) fields.set(name, [...(fields.get(name) ?? []), data.toString('utf8')]);
-    at = next + 2;
-  }
-  return { fields, file };
-}
+/**
+ * twine's form: the `content` file, perhaps a `gpg_signature` file, and a few dozen metadata fields, of which
+ * `description` (the README) may be large.
+ */
+const FORM_LIMITS = { maxFiles: 2, maxFields: 200, maxFieldBytes: 4 * 1024 * 1024, maxFieldBytesTotal: 8 * 1024 * 1024 };
 
 const field = (fields: Map<string, string[]>, name: string): string | undefined => fields.get(name)?.[0]?.trim();
 
 /** The top-level `<dist>.dist-info/METADATA` of a wheel; 400 when the wheel is not a readable zip or has none. */
-async function wheelMetadata(wheel: Buffer): Promise<Buffer> {
+async function wheelMetadata(wheel: string, size: number): Promise<Buffer> {
   try {
-    const found = await findInZip(Readable.from([wheel]), (n) => /^[^/]+\.dist-info\/METADATA$/.test(n), { maxBytes: wheel.length + 1, maxEntries: 100_000 });
+    const found = await findInZip(fs.createReadStream(wheel), (n) => /^[^/]+\.dist-info\/METADATA$/.test(n), { maxBytes: size + 1, maxEntries: 100_000 });
     if (!found) throw errors.badRequest('the wheel has no <name>.dist-info/METADATA');
     return found.data;
   } catch (e) {
@@ -79,51 +55,59 @@ export const uploadRoute: KindRoute = {
   permission: 'source:write',
   match: (s) => (s.length === 0 || (s.length === 1 && s[0] === '') || (s[0] === 'legacy' && (s.length === 1 || (s.length === 2 && s[1] === ''))) ? {} : null),
   async handle(rc) {
-    // rc.body() answers 413 past max_publish_bytes.
-    const { fields, file } = parseForm(await readCapped(rc.body(), Infinity), rc.headers['content-type']);
-    if (field(fields, ':action') !== 'file_upload') throw errors.badRequest('only :action=file_upload is supported');
-    const rawName = field(fields, 'name') ?? '';
-    if (!isProjectName(rawName)) throw errors.badRequest(`"${rawName.slice(0, 100)}" is not a valid project name`);
-    if (!file) throw errors.badRequest('the upload has no file part named "content"');
-    const project = normalizeName(rawName);
-    const dist = parseDistFile(project, file.filename);
-    if (!dist) throw errors.badRequest(`"${file.filename.slice(0, 200)}" is not a wheel or sdist file name of ${project}`);
-    const version = field(fields, 'version');
-    if (version && canonicalVersion(version) !== canonicalVersion(dist.version)) throw errors.badRequest(`the file is version ${dist.version}, the form says ${version.slice(0, 100)}`);
-    const coordinate = { name: project, version: dist.version };
-    await rc.authorize(coordinate);
-
-    const sha256 = field(fields, 'sha256_digest')?.toLowerCase();
-    if (sha256 !== undefined && !/^[0-9a-f]{64}$/.test(sha256)) throw errors.badRequest('sha256_digest is not 64 hex digits');
-    const metadata = dist.kind === 'wheel' ? await wheelMetadata(file.data) : null;
-    const stored = await rc.local.putFile({
-      key: fileKey(project, file.filename),
-      coordinate,
-      contentType: 'application/octet-stream',
-      body: file.data,
-      ...(sha256 ? { digests: [{ algorithm: 'sha256' as const, hex: sha256 }] } : {}),
-      ...(dist.format ? { format: dist.format } : {}),
-    });
-    const meta = metadata
-      ? await rc.local.putFile({ key: `${fileKey(project, file.filename)}.metadata`, coordinate, contentType: 'text/plain; charset=utf-8', body: metadata })
-      : null;
-    const requiresPython = field(fields, 'requires_python');
-    const entry: PublishedFile = {
-      filename: file.filename,
-      sha256: stored.sha256,
-      size: stored.size,
-      ...(requiresPython ? { requiresPython: requiresPython.replace(/[\u0000-\u001f\u007f]/g, ' ').slice(0, 200) } : {}),
-      ...(meta ? { metadataSha256: meta.sha256 } : {}),
-      uploadedAt: new Date().toISOString(),
-    };
-    // A file of a version already published, in any spelling (`1.0` and `1.0.0`), joins that version.
-    const existing = (await rc.local.versions(project)).find((v) => canonicalVersion(v.version) === canonicalVersion(dist.version));
-    if (existing) await rc.local.updateVersion(project, existing.version, { meta: { files: [...filesOf(existing), entry] } satisfies PublishedMeta });
-    else await rc.local.addVersion(project, dist.version, { files: [entry] } satisfies PublishedMeta);
-    rc.recordAction(existing ? 'upload' : 'publish', coordinate, file.filename);
-    return { status: 200, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'OK\n' };
+    // rc.body() answers 413 past max_publish_bytes: the file part has no cap of its own.
+    const form = await readForm(rc.body(), rc.headers['content-type'], { expected: 'an upload is a multipart/form-data POST (as twine sends it)', maxFileBytes: Number.MAX_SAFE_INTEGER, ...FORM_LIMITS });
+    try {
+      return await upload(rc, form.fields, form.files.find((f) => f.field === 'content'));
+    } finally {
+      await form.cleanup();
+    }
   },
 };
+
+async function upload(rc: RequestContext, fields: Map<string, string[]>, file: FormFile | undefined): Promise<Reply> {
+  if (field(fields, ':action') !== 'file_upload') throw errors.badRequest('only :action=file_upload is supported');
+  const rawName = field(fields, 'name') ?? '';
+  if (!isProjectName(rawName)) throw errors.badRequest(`"${rawName.slice(0, 100)}" is not a valid project name`);
+  if (!file) throw errors.badRequest('the upload has no file part named "content"');
+  const project = normalizeName(rawName);
+  const dist = parseDistFile(project, file.filename);
+  if (!dist) throw errors.badRequest(`"${file.filename.slice(0, 200)}" is not a wheel or sdist file name of ${project}`);
+  const version = field(fields, 'version');
+  if (version && canonicalVersion(version) !== canonicalVersion(dist.version)) throw errors.badRequest(`the file is version ${dist.version}, the form says ${version.slice(0, 100)}`);
+  const coordinate = { name: project, version: dist.version };
+  await rc.authorize(coordinate);
+
+  const sha256 = field(fields, 'sha256_digest')?.toLowerCase();
+  if (sha256 !== undefined && !/^[0-9a-f]{64}$/.test(sha256)) throw errors.badRequest('sha256_digest is not 64 hex digits');
+  const metadata = dist.kind === 'wheel' ? await wheelMetadata(file.path, file.size) : null;
+  const stored = await rc.local.putFile({
+    key: fileKey(project, file.filename),
+    coordinate,
+    contentType: 'application/octet-stream',
+    body: fs.createReadStream(file.path),
+    ...(sha256 ? { digests: [{ algorithm: 'sha256' as const, hex: sha256 }] } : {}),
+    ...(dist.format ? { format: dist.format } : {}),
+  });
+  const meta = metadata
+    ? await rc.local.putFile({ key: `${fileKey(project, file.filename)}.metadata`, coordinate, contentType: 'text/plain; charset=utf-8', body: metadata })
+    : null;
+  const requiresPython = field(fields, 'requires_python');
+  const entry: PublishedFile = {
+    filename: file.filename,
+    sha256: stored.sha256,
+    size: stored.size,
+    ...(requiresPython ? { requiresPython: requiresPython.replace(/[\u0000-\u001f\u007f]/g, ' ').slice(0, 200) } : {}),
+    ...(meta ? { metadataSha256: meta.sha256 } : {}),
+    uploadedAt: new Date().toISOString(),
+  };
+  // A file of a version already published, in any spelling (`1.0` and `1.0.0`), joins that version.
+  const existing = (await rc.local.versions(project)).find((v) => canonicalVersion(v.version) === canonicalVersion(dist.version));
+  if (existing) await rc.local.updateVersion(project, existing.version, { meta: { files: [...filesOf(existing), entry] } satisfies PublishedMeta });
+  else await rc.local.addVersion(project, dist.version, { files: [entry] } satisfies PublishedMeta);
+  rc.recordAction(existing ? 'upload' : 'publish', coordinate, file.filename);
+  return { status: 200, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'OK\n' };
+}
 
 const filesOf = (v: LocalVersion): PublishedFile[] => ((v.meta as PublishedMeta | null)?.files ?? []).filter((f) => typeof f?.filename === 'string');
 

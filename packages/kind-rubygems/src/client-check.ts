@@ -1,4 +1,4 @@
-/** `hub check --rubygems NAME` (SPEC 4.3): the gem API's name, then the .gem is a tar holding the two parts gem reads. */
+/** `hub check --rubygems NAME` (packages/cli/README.md): the gem API's name, then the .gem is a tar holding the two parts gem reads. */
 import type { ClientCheck } from '@hub/contract';
 
 export const clientCheck: ClientCheck = {

@@ -11,7 +11,7 @@ import { sbom } from './sbom.js';
 import { gemVersionRange } from './version-range.js';
 
 /**
- * rubygems: the gem API (SPEC 4.1), the compact index and the full index, so that gem and bundler
+ * rubygems: the gem API (packages/kind-rubygems/README.md), the compact index and the full index, so that gem and bundler
  * install through hub. Coordinates: the gem name as the upstream spells it (gem names are case
  * sensitive in every path), and the version token (`1.0.0`, `1.15.0-x86_64-linux`); text form
  * `<name>@<token>`.

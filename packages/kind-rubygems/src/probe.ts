@@ -3,7 +3,7 @@ import { checkCompactIndex, parseInfo, type InfoEntry } from './compact-index.js
 import { parseVersionsApi } from './listing.js';
 import { fileName, isGemName } from './names.js';
 
-/** Versions (or files) probed one by one per package and sweep (SPEC 8). */
+/** Versions (or files) probed one by one per package and sweep (packages/audit/README.md). */
 export const MAX_VERSION_PROBES = 25;
 const MAX_LISTING_BYTES = 32 * 1024 * 1024;
 

@@ -293,7 +293,7 @@ function localGemDoc(rc: RequestContext, m: GemMeta): GemDoc {
   };
 }
 
-/** SPEC 4.1: `/api/v1/gems/<gem>.json`. */
+/** packages/kind-rubygems/README.md: `/api/v1/gems/<gem>.json`. */
 const gemApi: KindRoute = {
   id: 'gem-api',
   match: (s) => (s.length === 4 && s[0] === 'api' && s[1] === 'v1' && s[2] === 'gems' && s[3]!.endsWith('.json') ? { coordinate: { name: checkedName(s[3]!.slice(0, -5)) } } : null),

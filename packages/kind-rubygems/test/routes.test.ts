@@ -7,7 +7,7 @@ import { ANON, fixture, get, setup, tarNames } from './setup.js';
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
-t.test('SPEC 4.1/4.3: /api/v1/gems/<gem>.json answers JSON whose name is the gem, URLs on hub', async (t) => {
+t.test('packages/kind-rubygems/README.md/4.3: /api/v1/gems/<gem>.json answers JSON whose name is the gem, URLs on hub', async (t) => {
   const s = await setup(t, { config: ANON });
   const res = await get(`${s.base}/api/v1/gems/hubdemo.json`);
   t.equal(res.status, 200);
@@ -27,7 +27,7 @@ t.test('SPEC 4.1/4.3: /api/v1/gems/<gem>.json answers JSON whose name is the gem
   t.equal(sha256(gem.body), doc.sha);
 });
 
-t.test('SPEC 4.1/4.3: /gems/<gem>-<version>.gem is a POSIX tar with metadata.gz and data.tar.gz', async (t) => {
+t.test('packages/kind-rubygems/README.md/4.3: /gems/<gem>-<version>.gem is a POSIX tar with metadata.gz and data.tar.gz', async (t) => {
   const s = await setup(t, { config: ANON });
   const res = await get(`${s.base}/gems/hubdemo-1.0.0.gem`);
   t.equal(res.status, 200);

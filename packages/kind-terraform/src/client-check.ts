@@ -1,4 +1,4 @@
-/** `hub check --terraform NAME` (SPEC 4.3): the provider's versions, then the download document terraform reads. */
+/** `hub check --terraform NAME` (packages/cli/README.md): the provider's versions, then the download document terraform reads. */
 import type { ClientCheck } from '@hub/contract';
 
 const TF = /^([A-Za-z0-9][A-Za-z0-9_-]*)\/([A-Za-z0-9][A-Za-z0-9_-]*)@([0-9A-Za-z][0-9A-Za-z.+-]*)(?:\/([a-z0-9]+)_([a-z0-9]+))?$/;

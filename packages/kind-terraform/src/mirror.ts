@@ -45,7 +45,7 @@ async function hashes(rc: Rc, p: Provider, v: string, platforms: Platform[]): Pr
 /** `<version>.json`: every platform the listing names, its URL pointing at hub's signed zip route. */
 export async function mirrorVersion(rc: Rc, p: Provider, v: string): Promise<Reply> {
   const doc = await versionsDoc(rc, p);
-  // Unlisted versions stay installable by exact version (INTERFACE.md section 5), so no hidden check here.
+  // Unlisted versions stay installable by exact version (docs/errors.md), so no hidden check here.
   const entry = parsedVersions(doc).versions.find((e) => e.version === v);
   if (!entry) throw errors.notFound(`${coordinateName(p)} ${v} is not in the upstream`);
   const platforms = (entry.platforms ?? []).filter(

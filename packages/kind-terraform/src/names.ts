@@ -52,7 +52,7 @@ export function parsePlatformKey(key: string): Platform | null {
   return m ? { os: m[1]!, arch: m[2]! } : null;
 }
 
-/** The canonical coordinate name (INTERFACE.md section 3): `<namespace>/<type>`. */
+/** The canonical coordinate name (docs/coordinates.md): `<namespace>/<type>`. */
 export const coordinateName = (p: Provider): string => `${p.ns}/${p.type}`;
 
 export function splitName(name: string): Provider | null {

@@ -3,7 +3,7 @@ import type { TerraformConfig } from './config.js';
 import { downloadPath, isVersion, parsePlatformKey, providerPath, splitName } from './names.js';
 import { checkDownload, checkVersions } from './registry-docs.js';
 
-/** SPEC 3.1: at most 25 versions per package per sweep are probed one by one. */
+/** packages/audit/README.md: at most 25 versions per package per sweep are probed one by one. */
 export const MAX_VERSION_PROBES = 25;
 const MAX_LISTING_BYTES = 8 * 1024 * 1024;
 

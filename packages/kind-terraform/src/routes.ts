@@ -24,7 +24,7 @@ function versioned(p: Provider, v: string, pl: Platform, extra: Record<string, s
 
 const noCache = (stale: boolean): Record<string, string> => ({ 'cache-control': 'no-cache', ...(stale ? { 'x-hub-stale': '1' } : {}) });
 
-/** GET /v1/providers/<ns>/<type>/versions (SPEC 4.1): the upstream listing minus unlisted versions and (cool-down) too-new ones. */
+/** GET /v1/providers/<ns>/<type>/versions (packages/kind-terraform/README.md): the upstream listing minus unlisted versions and (cool-down) too-new ones. */
 const versionsRoute: Route = {
   id: 'versions',
   match: (s) => (isApi(s) && s.length === 5 && s[4] === 'versions' ? { coordinate: { name: coordinateName(provider(s[2]!, s[3]!)) } } : null),
@@ -39,7 +39,7 @@ const versionsRoute: Route = {
 };
 
 /**
- * GET /v1/providers/<ns>/<type>/<version>/download/<os>/<arch> (SPEC 4.1): the upstream document with
+ * GET /v1/providers/<ns>/<type>/<version>/download/<os>/<arch> (packages/kind-terraform/README.md): the upstream document with
  * its three URLs pointing at hub (signed, per request); 404 when the upstream no longer has it.
  */
 const downloadRoute: Route = {
@@ -54,7 +54,7 @@ const downloadRoute: Route = {
 
 /**
  * GET .../download/<os>/<arch>/{archive.zip,SHA256SUMS,SHA256SUMS.sig}: the files the rewritten
- * documents point at. Terraform sends no token there, so a signed URL grants them (PROTOCOLS.md 8c).
+ * documents point at. Terraform sends no token there, so a signed URL grants them (packages/kind-terraform/README.md).
  */
 const fileRoute: Route = {
   id: 'file',

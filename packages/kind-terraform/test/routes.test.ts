@@ -4,7 +4,7 @@ import { fixtureFile, fixtureJson, get, setup, zipOf } from './setup.js';
 
 const DL = 'v1/providers/hubns/hubdemo/1.2.3/download/linux/amd64';
 
-t.test('SPEC 4.1: /versions is the upstream listing, needs a token, and is cached', async (t) => {
+t.test('packages/kind-terraform/README.md: /versions is the upstream listing, needs a token, and is cached', async (t) => {
   const s = await setup(t);
   const anon = await get(`${s.base}/v1/providers/hubns/hubdemo/versions`);
   t.equal(anon.status, 401, 'terraform sends its token to the registry API, so hub asks for one');
@@ -23,7 +23,7 @@ t.test('SPEC 4.1: /versions is the upstream listing, needs a token, and is cache
   t.equal(s.upstream.count((r) => Boolean(r.headers.authorization)), 0, 'the client token never reaches the upstream');
 });
 
-t.test('SPEC 4.1: the download document keeps every member but the three URLs, which point at hub', async (t) => {
+t.test('packages/kind-terraform/README.md: the download document keeps every member but the three URLs, which point at hub', async (t) => {
   const s = await setup(t);
   const res = await get(`${s.base}/${DL}`, s.auth);
   t.equal(res.status, 200);
@@ -46,7 +46,7 @@ t.test('SPEC 4.1: the download document keeps every member but the three URLs, w
     t.ok(u.searchParams.get('hub_sig') && u.searchParams.get('hub_exp'), `${k} is signed`);
   }
 
-  // What terraform does next: no token on any of these (PROTOCOLS.md 8c).
+  // What terraform does next: no token on any of these (packages/kind-terraform/README.md).
   const sums = await get(doc.shasums_url as string);
   t.equal(sums.status, 200);
   t.same(sums.body, fixtureFile('files/hubdemo/1.2.3/terraform-provider-hubdemo_1.2.3_SHA256SUMS'));

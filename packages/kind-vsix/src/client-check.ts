@@ -1,4 +1,4 @@
-/** `hub check --openvsx NAME` and `--vscode-marketplace NAME` (SPEC 4.3): the VSIX route; any non-5xx passes over HTTP, the tool needs the ZIP. */
+/** `hub check --openvsx NAME` and `--vscode-marketplace NAME` (packages/cli/README.md): the VSIX route; any non-5xx passes over HTTP, the tool needs the ZIP. */
 import type { ClientCheck, ClientCheckResponse } from '@hub/contract';
 
 const EXTENSION = /^([A-Za-z0-9][A-Za-z0-9_-]*)\.([A-Za-z0-9][A-Za-z0-9_-]*)@([0-9A-Za-z][0-9A-Za-z.+-]*)$/;

@@ -1,7 +1,7 @@
 import { probeAnswer, type ProbeLadder, type RequestContext } from '@hub/contract';
 import { parseId, type ExtensionId } from './names.js';
 
-/** The gallery's download path for one version (PROTOCOLS.md 6a). */
+/** The gallery's download path for one version (packages/kind-vsix/README.md). */
 export const vspackagePath = (id: ExtensionId, version: string): string =>
   `_apis/public/gallery/publishers/${encodeURIComponent(id.publisher)}/vsextensions/${encodeURIComponent(id.extension)}/${encodeURIComponent(version)}/vspackage`;
 

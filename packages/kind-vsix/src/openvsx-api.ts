@@ -151,5 +151,5 @@ export const fileRoute: KindRoute = {
   handle: (rc, m) => vsix(rc, checkedId(m.coordinate!.name), m.coordinate!.version!, upstreamVsix),
 };
 
-/** `<upstream>/api/<ns>/<ext>/<version>/file/<ns>.<ext>-<version>.vsix` (PROTOCOLS.md 5a). */
+/** `<upstream>/api/<ns>/<ext>/<version>/file/<ns>.<ext>-<version>.vsix` (packages/kind-vsix/README.md). */
 export const upstreamVsix: VsixUrl = (rc, id, version) => `${rc.registry.upstream}/${apiPath(id, [version, 'file', fileName(id, version)])}`;

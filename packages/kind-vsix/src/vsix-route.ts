@@ -22,7 +22,7 @@ export function vsix(rc: RequestContext, id: ExtensionId, version: string, url: 
 export type LatestVersion = (rc: RequestContext, id: ExtensionId) => Promise<string>;
 
 /**
- * GET `<publisher>.<extension>/<version>/vsix` (SPEC 4.1), the same for both kinds. `latest` is resolved to a
+ * GET `<publisher>.<extension>/<version>/vsix` (packages/kind-vsix/README.md), the same for both kinds. `latest` is resolved to a
  * concrete version first, so blocks and flags on that version apply and the cache holds it under its own
  * name (never an immutable copy of "latest"); a kind that cannot resolve it refuses it.
  */

@@ -113,7 +113,7 @@ t.test('openvsx API: download URLs rewritten to hub, no upstream URL left, unlis
   t.equal(dl.status, 200);
   t.ok(dl.body.equals(VSIX));
   await s.hub.artifacts.idle();
-  t.ok((await get(`${s.ovsx}/hubpub.hubext/1.0.0/vsix`)).body.equals(VSIX), 'the SPEC route serves the same cached file');
+  t.ok((await get(`${s.ovsx}/hubpub.hubext/1.0.0/vsix`)).body.equals(VSIX), 'the plain download route serves the same cached file');
   t.equal(s.upstream.count(OVSX_FILE), 1, 'one upstream download for both routes');
   t.equal((await get(`${s.ovsx}/api/hubpub/hubext/1.0.0/file/other.vsix`)).status, 404, 'only the VSIX file name is served');
 

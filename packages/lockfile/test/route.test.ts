@@ -1,7 +1,7 @@
 import t from 'tap';
 import { lockfileHub } from './hub.js';
 
-/** The check route refuses cleanly (INTERFACE.md errors, no stack), and asks for the permissions it names. */
+/** The check route refuses cleanly (docs/errors.md, no stack), and asks for the permissions it names. */
 const LOCK = JSON.stringify({ lockfileVersion: 3, packages: { 'node_modules/hubdep': { version: '1.0.0', resolved: 'https://upstream.example/hubdep/-/hubdep-1.0.0.tgz' } } });
 
 t.test('refusals', async (t) => {

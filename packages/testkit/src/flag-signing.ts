@@ -15,7 +15,7 @@ export interface SignedFlagRequest {
 
 /**
  * The headers a flag source sends (decision 0014): `X-Hub-Signature-256` over `<timestamp>\n<delivery>\n`
- * followed by the SPEC's signed string (the body, or `DELETE\n<path>`).
+ * followed by the base signed string (the body, or `DELETE\n<path>`).
  */
 export function signFlagRequest(r: SignedFlagRequest): Record<string, string> {
   const timestamp = String(r.timestamp ?? Math.floor(Date.now() / 1000));

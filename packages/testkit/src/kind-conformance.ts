@@ -5,7 +5,7 @@
  *   t.test('conformance', (t) => kindConformance(t, { kind, upstream: { root }, pkg, paths, coordinates }));
  *
  * Each check is its own subtest, named after what it checks; a check the kind's protocol makes
- * meaningless is skipped with the reason the spec gives, never passed silently.
+ * meaningless is skipped with the reason the conformance spec gives, never passed silently.
  */
 import { CHECKS } from './conformance/checks.js';
 import type { ConformanceTest } from './conformance/harness.js';

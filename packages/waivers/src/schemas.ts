@@ -1,4 +1,4 @@
-/** The waiver admin routes' body and answers, as TypeBox schemas (INTERFACE.md section 4). */
+/** The waiver admin routes' body and answers, as TypeBox schemas (docs/openapi.json). */
 import Type from 'typebox';
 
 const strict = { additionalProperties: false } as const;

@@ -12,7 +12,7 @@ const ACTION = /^[a-z][a-z0-9_]{0,63}$/;
 const CHAIN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
 const isOutcome = (v: string): v is AccessOutcome => v === 'allowed' || v === 'denied' || v === 'challenged';
 
-/** The filters of SPEC 4.2: denied only, a time window [from, to), a list of actions, an IP (and user, registry, outcome). */
+/** The filters of docs/openapi.json: denied only, a time window [from, to), a list of actions, an IP (and user, registry, outcome). */
 function parseFilter(ctx: Koa.Context): AccessLogFilter {
   const f: AccessLogFilter = {};
   const denied = one(ctx, 'denied');

@@ -4,7 +4,7 @@ import { EventPage } from '../answer-schemas.js';
 
 const TYPE = /^[a-z][a-z0-9_]{0,63}$/;
 
-/** Notifications sent (SPEC section 6), newest first, paged by cursor: `{events, next_cursor}`. */
+/** Notifications sent (packages/webhooks/README.md), newest first, paged by cursor: `{events, next_cursor}`. */
 export const eventRoutes: AdminRoute[] = [
   adminRoute({
     method: 'GET',

@@ -10,7 +10,7 @@ function memberState(mirrors: unknown): 'ok' | 'degraded' | 'down' {
 }
 
 /**
- * The health card (SPEC 4.2): per registry its kind, mode, upstream and what is cached, plus the sections
+ * The health card (docs/openapi.json): per registry its kind, mode, upstream and what is cached, plus the sections
  * other plugins contribute (the audit adds its policy and missing/disappeared counts).
  */
 export const healthRoutes: AdminRoute[] = [

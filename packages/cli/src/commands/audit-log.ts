@@ -1,4 +1,4 @@
-/** audit-log and export-audit-log: the access events of SPEC 2.5 (GET /api/v1/admin/audit-log[/export]). */
+/** audit-log and export-audit-log: the access events of docs/security.md, the audit log (GET /api/v1/admin/audit-log[/export]). */
 import type { Query } from '../client.js';
 import { adminCommand, connectionHelp } from '../command.js';
 import { checkOutput, saveExport } from '../export.js';
@@ -28,7 +28,7 @@ const FILTER_HELP = `  --denied-only      only refused requests (outcome "denied
   --registry R       only requests to this registry (through a group: the member that served)
   --via-group G      only requests that came through the group registry G`;
 
-/** The filters as the API's query parameters (INTERFACE.md section 4). */
+/** The filters as the API's query parameters (docs/openapi.json). */
 function filters(values: Values, command: string): Query {
   const ip = str(values, 'ip', command);
   const from = instant(str(values, 'from', command), 'from', command);

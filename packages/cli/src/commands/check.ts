@@ -1,5 +1,5 @@
 /**
- * check: the client conformance checker of SPEC 4.3, an HTTP check and a tool check per registry. The
+ * check: the client conformance checker of packages/cli/README.md, an HTTP check and a tool check per registry. The
  * options, the help and the checks come from the loaded kinds' `clientCheck` hooks.
  */
 import type { ClientCheckResult } from '@hub/runtime';
@@ -10,7 +10,7 @@ import { str, type OptionSpec } from '../options.js';
 import { printable, printJson } from '../output.js';
 import { UsageError } from '../usage.js';
 
-/** SPEC 4.3: the checker's base URL when neither --url nor $HUB_URL is given. */
+/** `hub check` (packages/cli/README.md): the checker's base URL when neither --url nor $HUB_URL is given. */
 const CHECK_URL = 'http://localhost:8080';
 
 export interface CheckRow {
@@ -59,7 +59,7 @@ function help(kinds: readonly CheckableKind[]): string {
   const coordinates = kinds.map((k) => `  --${k.id} NAME, --${k.check.option} ${k.check.form}\n${' '.repeat(21)}default ${k.check.fallback}`).join('\n');
   return `${usage}
 
-Checks that clients can use the hub (SPEC 4.3): for each registry given, an HTTP check and a tool
+Checks that clients can use the hub (see packages/cli/README.md): for each registry given, an HTTP check and a tool
 check, one line each (PASS, FAIL with why, or SKIP with why), then a summary. The token is
 optional and sent as a Bearer token to the hub only.
 

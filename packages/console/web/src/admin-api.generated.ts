@@ -1221,7 +1221,7 @@ export interface operations {
                             version: string | null;
                             /** @description The HTTP status answered. */
                             status: number;
-                            /** @description The error code (INTERFACE.md section 5) when the request failed. */
+                            /** @description The error code (docs/errors.md) when the request failed. */
                             code: string | null;
                             request_id: string | null;
                             detail: string | null;
@@ -1814,7 +1814,7 @@ export interface operations {
                              * @description RFC 3339 UTC.
                              */
                             created_at: string;
-                            /** @description What the event reports; its members depend on the type (SPEC section 6). */
+                            /** @description What the event reports; its members depend on the type (packages/webhooks/README.md). */
                             data: Record<string, unknown>;
                         }[];
                         /** @description Pass as `cursor` for the next (older) page; null on the last page. */
@@ -1859,7 +1859,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description One per consumer, version fetched and flag (SPEC 2.6), streamed as they are made. */
+                        /** @description One per consumer, version fetched and flag (docs/security.md, exposure), streamed as they are made. */
                         rows: {
                             /** @description The user id, or ip:<address> without a token. */
                             consumer: string;
@@ -1904,7 +1904,7 @@ export interface operations {
                                 range: string | null;
                             }[];
                         }[];
-                        /** @description What the report can know (SPEC 2.6). */
+                        /** @description What the report can know (docs/security.md, exposure). */
                         coverage: {
                             /** @description What hub cannot see. */
                             knows: string;
@@ -2585,7 +2585,7 @@ export interface operations {
                     "application/json": {
                         items: {
                             registry: string;
-                            /** @description The canonical name (INTERFACE.md section 3). */
+                            /** @description The canonical name (docs/coordinates.md). */
                             name: string;
                             versions_held: number;
                             bytes_held: number;

@@ -1,7 +1,7 @@
 import { CONSOLE_ACTIONS, type ConsoleActionName } from '../../src/actions.ts';
 import type { ActionAnswer, ActionBody } from './action-types.ts';
 
-/** An admin API refusal, as INTERFACE.md section 5 shapes it. */
+/** An admin API refusal, as docs/errors.md shapes it. */
 export class ApiError extends Error {
   constructor(
     readonly status: number,

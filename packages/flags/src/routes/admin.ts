@@ -13,7 +13,7 @@ import type { VersionMatchers } from '../version-match.js';
 
 const WHEN = new Set(['before-flag', 'after-flag', 'any']);
 
-/** The exposure filters of SPEC 4.2 (source, min_effect, when, registry, package, from) and the walk's depth. */
+/** The exposure filters of docs/openapi.json (source, min_effect, when, registry, package, from) and the walk's depth. */
 function exposureFilter(ctx: Koa.Context): ExposureFilter {
   const f: ExposureFilter = {};
   const minEffect = queryValue(ctx, 'min_effect');

@@ -6,7 +6,7 @@ import { probe } from '../openvsx-probe.js';
 import { sbom } from '../sbom.js';
 import { vsixRoute } from '../vsix-route.js';
 
-/** openvsx: VSIX downloads by the SPEC 4.1 route, and the JSON API `ovsx get` reads. */
+/** openvsx: VSIX downloads by the packages/kind-vsix/README.md route, and the JSON API `ovsx get` reads. */
 export default defineKind({
   id: 'openvsx',
   contract: 1,

@@ -5,7 +5,7 @@ import { marketplaceVsixUrl, probe } from '../marketplace.js';
 import { sbom } from '../sbom.js';
 import { vsixRoute } from '../vsix-route.js';
 
-/** vscode-marketplace: VSIX downloads by the SPEC 4.1 route from the gallery's vspackage path. */
+/** vscode-marketplace: VSIX downloads by the packages/kind-vsix/README.md route from the gallery's vspackage path. */
 export default defineKind({
   id: 'vscode-marketplace',
   contract: 1,

@@ -5,7 +5,7 @@
 import { prefixedHex } from '../digest.js';
 import { EntryList, linesOf, type LockDigest, type LockEntry, type ParseLimits } from '../entry.js';
 
-const SPEC = /^ {4}([A-Za-z0-9._-]+) \(([^)\s]+)\)$/;
+const SPEC_LINE = /^ {4}([A-Za-z0-9._-]+) \(([^)\s]+)\)$/;
 const CHECKSUM = /^ {2}([A-Za-z0-9._-]+) \(([^)\s]+)\)(?: (.+))?$/;
 
 export function parseGemfileLock(text: string, limits: ParseLimits): LockEntry[] {
@@ -21,7 +21,7 @@ export function parseGemfileLock(text: string, limits: ParseLimits): LockEntry[]
     }
     if (section === 'GEM' && line === '  specs:') inSpecs = true;
     else if (section === 'GEM' && inSpecs) {
-      const m = SPEC.exec(line);
+      const m = SPEC_LINE.exec(line);
       if (m) specs.push({ name: m[1]!, version: m[2]! });
     } else if (section === 'CHECKSUMS') {
       const m = CHECKSUM.exec(line);

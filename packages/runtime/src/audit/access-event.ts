@@ -12,7 +12,7 @@ export interface AccessEvent {
   package: string | null;
   version: string | null;
   status: number;
-  /** The INTERFACE.md error code when the request failed. */
+  /** The error code (docs/errors.md) when the request failed. */
   code: string | null;
   request_id: string | null;
   /** Free text: the target of an admin action, a reason. */

@@ -16,7 +16,7 @@ export function adminTokenFromEnv(env: NodeJS.ProcessEnv): string | undefined {
 }
 
 /**
- * The bootstrap admin (INTERFACE.md section 3): its token comes from HUB_ADMIN_TOKEN or
+ * The bootstrap admin (docs/coordinates.md): its token comes from HUB_ADMIN_TOKEN or
  * `[auth] admin_token_sha256`; with neither, the first start on an empty database creates one and
  * prints it once. Returns the hash the authenticator accepts without a database row, if any.
  */

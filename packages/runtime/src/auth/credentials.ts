@@ -1,5 +1,5 @@
 /**
- * The token a request carries, however its client sends it (PROTOCOLS.md section 12):
+ * The token a request carries, however its client sends it (packages/runtime/README.md):
  * `Bearer <t>` (npm, terraform), a bare `<t>` (cargo), or Basic whose password is the token
  * (go's .netrc, gem, bundler, apt, maven, NuGet); a Basic user with an empty password counts too.
  */

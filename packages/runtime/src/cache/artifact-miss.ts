@@ -19,7 +19,7 @@ function refuseUnlessOk(reg: RegistryInfo, spec: ArtifactSpec, res: UpstreamResp
   throw errors.upstream(`upstream answered ${res.status} for ${described(spec)}`, { status: res.status, key: spec.key });
 }
 
-/** The upstream's media type when the spec keeps it (OCI manifests), else the spec's. */
+/** The upstream's media type when the artifact spec keeps it (OCI manifests), else the artifact spec's. */
 function contentTypeOf(spec: ArtifactSpec, res: UpstreamResponse): string {
   const upstreamType = res.headers['content-type']?.split(';')[0]!.trim().toLowerCase();
   return upstreamType && spec.upstreamContentTypes?.includes(upstreamType) ? upstreamType : spec.contentType;

@@ -1,5 +1,5 @@
 /**
- * The hub.toml schema (INTERFACE.md section 2). The schema is the configuration: defaults,
+ * The hub.toml schema (docs/config.md). The schema is the configuration: defaults,
  * documentation (docs/config.md is rendered from the descriptions here) and validation all come
  * from these TypeBox values, so a key cannot exist in one place and be missing from another.
  *

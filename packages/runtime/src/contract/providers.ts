@@ -52,7 +52,7 @@ export interface RateStoreProvider {
 }
 
 /**
- * Kept listings (SPEC 3.1: held versions stay installable after the upstream removed the package): the
+ * Kept listings (packages/audit/README.md: held versions stay installable after the upstream removed the package): the
  * runtime only reads them, the providing plugin keeps and releases. `create` runs once per hub, after
  * migrations; without a provider the hub keeps nothing and an upstream 404 is served as one.
  *

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 
-/** A notification as stored and as delivered (SPEC section 6). */
+/** A notification as stored and as delivered (packages/webhooks/README.md). */
 export interface HubEvent {
   id: number;
   type: string;

@@ -1,6 +1,6 @@
 /**
  * The HTTP(S) listener: Node's own limits on slow and oversized clients, their refusals in the
- * INTERFACE.md error format, and a graceful close that always ends (connections still open after the grace are cut).
+ * docs/errors.md error format, and a graceful close that always ends (connections still open after the grace are cut).
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -40,7 +40,7 @@ export function createListener(callback: http.RequestListener, config: HubConfig
       res.once('close', () => closing && setImmediate(() => server?.closeIdleConnections()));
     });
     server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
-      // Node answers header overflows and slow clients itself with a bare body; answer in the INTERFACE.md error format.
+      // Node answers header overflows and slow clients itself with a bare body; answer in the error format of docs/errors.md.
       const [status, code, message] =
         err.code === 'HPE_HEADER_OVERFLOW'
           ? [431, 'header_too_large', 'request headers too large']

@@ -18,7 +18,7 @@ export interface AccessLogEntry extends AccessEvent {
   id: number;
 }
 
-/** The filters of SPEC 4.2. `from` and `to` are epoch milliseconds, [from, to). */
+/** The filters of docs/openapi.json. `from` and `to` are epoch milliseconds, [from, to). */
 export interface AccessLogFilter {
   outcome?: AccessOutcome;
   from?: number;

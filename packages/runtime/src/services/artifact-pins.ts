@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-/** Pinned artifacts are never removed by retention (SPEC 3.1: a version that disappeared upstream is kept). */
+/** Pinned artifacts are never removed by retention (packages/audit/README.md: a version that disappeared upstream is kept). */
 export function createArtifactPins(db: Knex) {
   const set = (pinned: boolean) => async (registry: string, packageName: string, version: string): Promise<number> =>
     db('artifacts').where({ registry, package_name: packageName, version }).update({ pinned });

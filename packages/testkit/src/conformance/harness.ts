@@ -23,7 +23,7 @@ const FLAG_SOURCE = { name: 'conformance', secret: 'conformance-flag-secret' };
 export interface Harness {
   hub: TestHub;
   upstream: FixtureUpstream;
-  /** A client request below `/proxy/<registry>/` with a reader's token and the spec's headers. */
+  /** A client request below `/proxy/<registry>/` with a reader's token and the conformance spec's headers. */
   proxy(subpath: string, o?: { method?: 'GET' | 'HEAD'; headers?: Record<string, string> }): Promise<RawResponse>;
   /** Upstream requests made while `fn` ran. */
   upstreamRequestsDuring(fn: () => Promise<unknown>): Promise<number>;
@@ -94,7 +94,7 @@ export function describe(res: RawResponse): string {
   return /[^\x09\x0a\x0d\x20-\x7e]/.test(text) ? `${res.status} (${res.body.length} bytes)` : `${res.status} ${text.replace(/\s+/g, ' ')}`;
 }
 
-/** The error code of an INTERFACE.md error body, or undefined. */
+/** The error code of an docs/errors.md error body, or undefined. */
 export function errorCode(res: RawResponse): string | undefined {
   try {
     const code: unknown = res.json().error?.code;

@@ -39,7 +39,7 @@ export interface KindConformanceSpec {
    */
   versionSpellings?: ReadonlyArray<readonly string[]>;
   /**
-   * The package the fixture serves, in its canonical spelling (INTERFACE.md section 3): `versions[0]` is
+   * The package the fixture serves, in its canonical spelling (docs/coordinates.md): `versions[0]` is
    * blocked and flagged, `versions[1]` is unlisted. Path-addressed kinds: `name` is `repo`, the versions
    * are upstream file paths.
    */

@@ -62,7 +62,7 @@ export const RegistrySchema = Type.Object(
         },
       ),
     ),
-    upstream: Type.Optional(httpUrl('Upstream base URL; proxy and hybrid need it or `upstreams`. What it points at depends on the kind (see INTERFACE.md section 2).', 'https://upstream.example/base')),
+    upstream: Type.Optional(httpUrl('Upstream base URL; proxy and hybrid need it or `upstreams`. What it points at depends on the kind (see docs/config.md).', 'https://upstream.example/base')),
     upstreams: Type.Optional(
       Type.Array(httpUrl('An upstream mirror\'s base URL, as `upstream` would name it.', 'https://mirror-a.example/base'), {
         minItems: 1,

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Migration } from '../../contract/migration.js';
 import { binaryCollation } from './collation.js';
 
-/** Notifications sent (SPEC section 6), kept so `GET /api/v1/admin/events` can show them. */
+/** Notifications sent (packages/webhooks/README.md), kept so `GET /api/v1/admin/events` can show them. */
 export const events: Migration = {
   async up(db: Knex) {
     await db.schema.createTable('events', (t) => {
