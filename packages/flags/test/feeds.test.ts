@@ -1,23 +1,15 @@
 /**
  * Issue 30: OSV advisory feeds pulled by hub. A loopback feed server answers with an ETag; each pull goes
- * through the admin API's "pull now", so nothing waits on the schedule (feeds-replicas.test.ts covers it).
+ * through the admin API's "pull now", so nothing waits on the schedule (feeds-replicas.test.ts covers it). npm itself: clients/feeds-npm.test.ts.
  */
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import t, { type Test } from 'tap';
-import { makeZip, missingClient, npmEnv } from '@hub/testkit';
+import { makeZip } from '@hub/testkit';
 import { ECOSYSTEMS, feedHub } from './feed-hub.js';
 import { startOsvFeedServer } from './osv-feed-server.js';
 
-const noNpm = (await promisify(execFile)('npm', ['--version']).then(
-  () => true,
-  () => false,
-))
-  ? false
-  : missingClient('npm');
 
 const NPM_ADVISORY = {
   id: 'GHSA-hub1-0001-aaaa',
@@ -122,30 +114,6 @@ t.test('a pull turns OSV records into flags with ranges in each ecosystem\'s syn
     [true, true, false, true, false],
     'maven: [2.0-beta9,2.15.0) and [2.16.0,2.16.0]',
   );
-});
-
-t.test('a real npm install of the flagged version is refused with the advisory; a 304 keeps the state', { skip: noNpm }, async (t) => {
-  const w = await world(t);
-  t.match((await w.pull('osv')).json, { outcome: 'updated' });
-  const registry = `${w.hub.url}/proxy/npm/`;
-  const err = await npmEnv(t, registry, await w.hub.token('ci', { roles: ['reader'] })).install('hubdemo@1.1.0');
-  t.not(err.code, 0, 'npm install fails');
-  t.match(err.stderr, /hubdep 1\.0\.0 \(in >=0\.9\.0 <1\.0\.1\) is flagged vulnerability \(hard_block\) by flag source feed:osv, GHSA-hub1-0001-aaaa:npm:hubdep: prototype pollution in hubdep/, "npm shows hub's reason");
-
-  const again = await w.pull('osv');
-  t.match(again.json, { outcome: 'not_modified', feed: { healthy: true, flags: 7 } });
-  t.match(w.server.requests.at(-1), { ifNoneMatch: /^"/, status: 304 }, 'asked with If-None-Match, answered 304');
-  t.equal((await w.flags()).length, 7, 'the flags stay');
-});
-
-t.test('effect warn: npm install succeeds, and npm audit names the advisory', { skip: noNpm }, async (t) => {
-  const w = await world(t, { effect: 'warn' });
-  await w.pull('osv');
-  const p = npmEnv(t, `${w.hub.url}/proxy/npm/`, await w.hub.token('ci', { roles: ['reader'] }));
-  const install = await p.npm(['install', 'hubdemo@1.1.0']);
-  t.equal(install.code, 0, `npm install: ${install.stderr}`);
-  const audit = JSON.parse((await p.npm(['audit', '--json'])).stdout) as { vulnerabilities: Record<string, { via: unknown[] }> };
-  t.match(audit.vulnerabilities.hubdep, { via: [{ source: 'hub:feed:osv:GHSA-hub1-0001-aaaa:npm:hubdep', title: 'prototype pollution in hubdep', range: '>=0.9.0 <1.0.1' }] });
 });
 
 t.test('a withdrawn record, and a record gone from the feed, lift their flags; others stay', async (t) => {
