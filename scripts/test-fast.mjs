@@ -15,6 +15,7 @@ const REAL_CLIENT = [
   /\/clients\.test\.js$/, // kind-forge (curl, wget), kind-rubygems (gem, bundle), kind-pypi (pip in a venv)
   /\/mvn-[^/]+\.test\.js$/,
   /\/live\.test\.js$/,
+  /^test\/dist\/clients\//, // the third-party kind: npm pack, publish and install through hub (decision 0068)
   /\/kind-(pypi|terraform|maven|go|oci)\/dist\/test\/kept-listing\.test\.js$/, // pip, terraform, mvn, go, skopeo after an upstream deletion
 ];
 

@@ -31,6 +31,7 @@ export interface Migration {
   down?(db: Knex): Promise<void>;
 }
 
+/** What a plugin's `setup` is handed: the hub's config, database, services and the lists it may add to. */
 export interface PluginContext<Cfg = unknown> {
   /** The configuration in force: after a hot reload, the new one (read it when needed rather than keeping parts of it). */
   config: HubConfig;
@@ -39,6 +40,7 @@ export interface PluginContext<Cfg = unknown> {
   /** For the plugin's own tables only: runtime state changes through `services`. */
   db: Knex;
   blobs: BlobStore;
+  /** The loaded kinds, by id. */
   kinds: ReadonlyMap<string, RegistryKind>;
   /** The configured registries in force (a hot reload replaces the list). */
   registries: readonly RegistryConfig[];
@@ -70,9 +72,9 @@ export interface PluginContext<Cfg = unknown> {
   waivers: RefusalWaiver[];
   /** Where kinds' audit routes read hub's own advisories (`rc.advisories`); the flags plugin adds one. */
   advisories: AdvisorySource[];
-  /** The artifact cache's removals (the admin API's purge), and a wait for fetches under way to be stored. */
   /** Revalidation of one package's listing now (the admin API's `cache/revalidate`), and its listeners (decision 0058). */
   listings: ListingRevalidation;
+  /** The artifact cache's removals (the admin API's purge), and a wait for fetches under way to be stored. */
   artifacts: CachePurge;
   /** Listeners told of each artifact fetched from an upstream and stored (its first miss): @hub/provenance verifies then. */
   fetched: FetchedArtifactListener[];
@@ -176,6 +178,7 @@ export interface CachePurge {
   idle(): Promise<void>;
 }
 
+/** A feature plugin (not a kind): `id` names it in `requires` and its migrations; `contract` is the CONTRACT_VERSION it targets. */
 export interface HubPlugin<Cfg = unknown> {
   role: 'plugin';
   id: string;
