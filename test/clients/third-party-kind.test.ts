@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import npmKind from '@hub/kind-npm';
 import publishing from '@hub/publishing';
 import { startFixtureUpstream, startTestHub } from '@hub/testkit';
@@ -24,14 +24,24 @@ const noNpm = spawnSync('npm', ['--version']).status === 0 ? false : 'the npm cl
 
 interface Ran {
   code: number;
+  stdout: string;
+  /** Standard output and error, for a failure's message. */
   out: string;
+}
+
+/** Passes when `r` exited 0; a failure's message carries the end of what the command printed, and of npm's debug log. */
+function succeeded(t: Test, r: Ran, what: string): boolean {
+  if (r.code === 0) return t.equal(r.code, 0, what);
+  const log = /A complete log of this run can be found in: (\S+)/.exec(r.out)?.[1];
+  const debug = log && fs.existsSync(log) ? `\n--- ${log}:\n${fs.readFileSync(log, 'utf8').slice(-6000)}` : '';
+  return t.equal(r.code, 0, `${what}: ${r.out.slice(-4000)}${debug}`);
 }
 
 /** `cmd args` in `cwd` with exactly `env`; never throws on a non-zero exit. */
 function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, timeout = 240_000): Promise<Ran> {
   return new Promise((resolve) => {
     execFile(cmd, args, { cwd, env, timeout, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
-      resolve({ code: err ? Number((err as { code?: unknown }).code ?? 1) || 1 : 0, out: `${stdout}${stderr}` });
+      resolve({ code: err ? Number((err as { code?: unknown }).code ?? 1) || 1 : 0, stdout, out: `${stdout}${stderr}` });
     });
   });
 }
@@ -118,7 +128,13 @@ function serve(dir: string, env: NodeJS.ProcessEnv): Promise<{ url: string; chil
 }
 
 t.test('a kind built outside the workspace, from packages installed from hub, passes conformance and is served by hub serve', { skip: noNpm }, async (t) => {
-  const started = Date.now();
+  let last = Date.now();
+  const phases: string[] = [];
+  /** Notes how long the step that just ended took (the test's figures, printed at its end). */
+  const phase = (name: string) => {
+    phases.push(`${name} ${((Date.now() - last) / 1000).toFixed(1)} s`);
+    last = Date.now();
+  };
   const tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'hub-third-party-')));
   t.teardown(() => fs.rmSync(tmp, { recursive: true, force: true }));
   t.notOk(tmp.startsWith(ROOT), `the project folder (${tmp}) is outside the workspace`);
@@ -161,10 +177,11 @@ t.test('a kind built outside the workspace, from packages installed from hub, pa
   const packs = path.join(tmp, 'packs');
   fs.mkdirSync(packs);
   const packed = await run('npm', ['pack', '--json', '--pack-destination', packs, ...workspaces.flatMap((w) => ['-w', w])], ROOT, { ...env, npm_config_userconfig: path.join(tmp, 'none') });
-  t.equal(packed.code, 0, `npm pack: ${packed.out.slice(-2000)}`);
+  if (!succeeded(t, packed, 'npm pack of the @hub packages')) return;
+  phase('pack');
   const tarballs = fs.readdirSync(packs).filter((f) => f.endsWith('.tgz'));
   t.equal(tarballs.length, workspaces.length, `one tarball per package (${workspaces.length})`);
-  const report = JSON.parse(packed.out.slice(packed.out.indexOf('['))) as Array<{ name: string; files: Array<{ path: string }> }>;
+  const report = JSON.parse(packed.stdout) as Array<{ name: string; files: Array<{ path: string }> }>;
   const contents = new Map(report.map((r) => [r.name, r.files.map((f) => f.path)]));
   for (const name of ['@hub/contract', '@hub/runtime', '@hub/testkit', '@hub/cli']) {
     const files = contents.get(name) ?? [];
@@ -177,14 +194,17 @@ t.test('a kind built outside the workspace, from packages installed from hub, pa
   // npm publish of each tarball to the local member, a few at a time.
   for (let i = 0; i < tarballs.length; i += 4) {
     const results = await Promise.all(tarballs.slice(i, i + 4).map((f) => run('npm', ['publish', path.join(packs, f), '--registry', internal], tmp, env)));
-    results.forEach((r, j) => t.equal(r.code, 0, `npm publish ${tarballs[i + j]}: ${r.out.slice(-1500)}`));
+    if (!results.map((r, j) => succeeded(t, r, `npm publish ${tarballs[i + j]!}`)).every(Boolean)) return;
   }
+
+  phase('publish');
 
   // The third party's project, outside the workspace.
   const project = path.join(tmp, 'kind-static');
   writeKindProject(project);
   const install = await run('npm', ['install', '--ignore-scripts'], project, env);
-  t.equal(install.code, 0, `npm install in the kind project: ${install.out.slice(-3000)}`);
+  if (!succeeded(t, install, 'npm install in the kind project')) return;
+  phase('install');
   const lock = JSON.parse(fs.readFileSync(path.join(project, 'package-lock.json'), 'utf8')) as { packages: Record<string, { resolved?: string }> };
   const resolved = Object.entries(lock.packages).filter(([k]) => k !== '');
   t.ok(resolved.length > 50, `the project installed its tree (${resolved.length} packages)`);
@@ -201,22 +221,26 @@ t.test('a kind built outside the workspace, from packages installed from hub, pa
   );
 
   const tsc = await run(process.execPath, [path.join(project, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], project, env);
-  t.equal(tsc.code, 0, `tsc: ${tsc.out.slice(-3000)}`);
+  if (!succeeded(t, tsc, 'tsc builds the kind project')) return;
+  phase('tsc');
   const tap = await run(process.execPath, [path.join(project, 'node_modules', 'tap', 'dist', 'esm', 'run.mjs')], project, env, 300_000);
-  t.equal(tap.code, 0, `tap in the kind project: ${tap.out.slice(-4000)}`);
+  succeeded(t, tap, "tap runs the kind project's tests");
   t.match(tap.out, /the static kind passes kindConformance/, 'the conformance test ran');
+
+  phase('tap');
 
   // The operator's side: the cli and the kind's own tarball installed together, the kind named in [plugins] load.
   const kindPack = await run('npm', ['pack', '--json', '--pack-destination', packs], project, env);
-  t.equal(kindPack.code, 0, `npm pack of the kind: ${kindPack.out.slice(-1500)}`);
-  const kindTarball = (JSON.parse(kindPack.out.slice(kindPack.out.indexOf('['))) as Array<{ filename: string }>)[0]!.filename;
+  if (!succeeded(t, kindPack, 'npm pack of the kind')) return;
+  const kindTarball = (JSON.parse(kindPack.stdout) as Array<{ filename: string }>)[0]!.filename;
   const deploy = path.join(tmp, 'deploy');
   fs.mkdirSync(deploy);
   const deployManifest = { name: 'acme-hub', version: '1.0.0', private: true, dependencies: { '@hub/cli': '0.1.0', '@acme/kind-static': `file:${path.join(packs, kindTarball)}` } };
   fs.writeFileSync(path.join(deploy, 'package.json'), JSON.stringify(deployManifest, null, 2));
   const deployInstall = await run('npm', ['install', '--ignore-scripts', '--omit=dev'], deploy, env);
-  t.equal(deployInstall.code, 0, `npm install of the cli and the kind: ${deployInstall.out.slice(-3000)}`);
+  if (!succeeded(t, deployInstall, 'npm install of the cli and the kind')) return;
 
+  phase('cli install');
   const files = await startFixtureUpstream({ root: t.testdir({ tool: { 'versions.json': JSON.stringify({ versions: ['1.0.0'] }), '1.0.0': { 'tool.txt': 'tool one' } } }) });
   t.teardown(() => files.close());
   const adminToken = 'hub_third_party_admin_token_0123456789';
@@ -256,6 +280,8 @@ t.test('a kind built outside the workspace, from packages installed from hub, pa
   t.same(JSON.parse(body), { versions: ['1.0.0'] }, 'through the kind, from its upstream');
   const file = await fetch(`${served.url}/proxy/static/tool/1.0.0/tool.txt`, { headers: { authorization: `Bearer ${adminToken}` } });
   t.equal(`${file.status} ${await file.text()}`, '200 tool one', 'and its files');
+  phase('serve');
 
-  t.comment(`packages found ${upstream.names} (${upstream.versions} versions), asked ${upstream.asked.size}, tarballs served ${upstream.served}; ${Math.round((Date.now() - started) / 1000)} s`);
+  const seen = await upstream.close();
+  t.comment(`upstream: ${upstream.names} names (${upstream.versions} versions), ${seen.asked} asked, ${seen.served} tarballs served; ${phases.join(', ')}`);
 });
