@@ -156,6 +156,8 @@ t.test('a kind built outside the workspace, from packages installed from hub, pa
       { name: 'npm-public', type: 'npm', mode: 'proxy', upstream: upstream.url },
       { name: 'npm', type: 'npm', mode: 'group', members: ['npm-internal', 'npm-public'] },
     ],
+    // The upstream packs typescript or better-sqlite3 on first request: seconds on a loaded machine.
+    config: { server: { headers_timeout_ms: 120_000 } },
   });
   t.teardown(() => hub.close());
   const token = await hub.token('ci', { roles: ['publisher'] });

@@ -10,7 +10,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
-import { gzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
 
 interface Found {
   dir: string;
@@ -83,25 +84,30 @@ function header(name: string, size: number, mode: number): Buffer {
   return h;
 }
 
-/** The folder as npm packs it: regular files under `package/`, sorted, nested node_modules left out. */
-function pack(dir: string): Packed {
+const gzipAsync = promisify(gzip);
+
+/**
+ * The folder as npm packs it: regular files under `package/`, sorted, nested node_modules left out. Reads and
+ * gzip run off the event loop, so packuments and finished tarballs are served while a large package packs.
+ */
+async function pack(dir: string): Promise<Packed> {
   const blocks: Buffer[] = [];
-  const walk = (rel: string) => {
-    for (const e of fs.readdirSync(path.join(dir, rel), { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+  const walk = async (rel: string) => {
+    const entries = (await fs.promises.readdir(path.join(dir, rel), { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1));
+    for (const e of entries) {
       const r = rel ? `${rel}/${e.name}` : e.name;
       if (e.isDirectory()) {
-        if (e.name !== 'node_modules') walk(r);
+        if (e.name !== 'node_modules') await walk(r);
       } else if (e.isFile()) {
         const file = path.join(dir, r);
-        const data = fs.readFileSync(file);
-        const mode = fs.statSync(file).mode & 0o111 ? 0o755 : 0o644;
-        blocks.push(header(`package/${r}`, data.length, mode), data, Buffer.alloc((512 - (data.length % 512)) % 512));
+        const [data, stat] = await Promise.all([fs.promises.readFile(file), fs.promises.stat(file)]);
+        blocks.push(header(`package/${r}`, data.length, stat.mode & 0o111 ? 0o755 : 0o644), data, Buffer.alloc((512 - (data.length % 512)) % 512));
       }
     }
   };
-  walk('');
+  await walk('');
   blocks.push(Buffer.alloc(1024));
-  const tgz = gzipSync(Buffer.concat(blocks), { level: 1 });
+  const tgz = await gzipAsync(Buffer.concat(blocks), { level: 1 });
   return {
     tgz,
     integrity: `sha512-${crypto.createHash('sha512').update(tgz).digest('base64')}`,
@@ -113,7 +119,7 @@ function pack(dir: string): Packed {
 async function serve(nodeModulesDirs: readonly string[]): Promise<void> {
   const found = new Map<string, Map<string, Found>>();
   for (const d of nodeModulesDirs) collect(d, found);
-  const packed = new Map<string, Packed>();
+  const packed = new Map<string, Promise<Packed>>();
   const packedOf = (name: string, version: string, f: Found) => {
     const key = `${name}@${version}`;
     let p = packed.get(key);
@@ -123,13 +129,13 @@ async function serve(nodeModulesDirs: readonly string[]): Promise<void> {
   const state = { asked: new Set<string>(), served: 0 };
   let base = '';
 
-  const packument = (name: string): Record<string, unknown> | null => {
+  const packument = async (name: string): Promise<Record<string, unknown> | null> => {
     const versions = found.get(name);
     if (!versions) return null;
     const out: Record<string, unknown> = {};
     const time: Record<string, string> = { created: '2024-01-01T00:00:00.000Z', modified: '2024-01-01T00:00:00.000Z' };
     for (const [version, f] of versions) {
-      const p = packedOf(name, version, f);
+      const p = await packedOf(name, version, f);
       const tarball = `${base}/-/tarballs/${encodeURIComponent(name)}/${encodeURIComponent(version)}.tgz`;
       out[version] = { ...f.manifest, name, version, _id: `${name}@${version}`, dist: { tarball, integrity: p.integrity, shasum: p.shasum } };
       time[version] = '2024-01-01T00:00:00.000Z';
@@ -138,7 +144,8 @@ async function serve(nodeModulesDirs: readonly string[]): Promise<void> {
     return { _id: name, name, 'dist-tags': { latest }, versions: out, time };
   };
 
-  const server = http.createServer((req, res) => {
+  const server = http.createServer((req, res) => void answer(req, res));
+  const answer = async (req: http.IncomingMessage, res: http.ServerResponse) => {
     const send = (status: number, body: Buffer | string, type: string) => {
       res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body) });
       res.end(body);
@@ -152,16 +159,16 @@ async function serve(nodeModulesDirs: readonly string[]): Promise<void> {
         const f = found.get(name)?.get(version);
         if (!f) return send(404, '{"error":"not found"}', 'application/json');
         state.served++;
-        return send(200, packedOf(name, version, f).tgz, 'application/octet-stream');
+        return send(200, (await packedOf(name, version, f)).tgz, 'application/octet-stream');
       }
       const name = decodeURIComponent(url.pathname.slice(1));
       state.asked.add(name);
-      const doc = packument(name);
+      const doc = await packument(name);
       return doc ? send(200, JSON.stringify(doc), 'application/json') : send(404, '{"error":"not found"}', 'application/json');
     } catch (e) {
       return send(500, JSON.stringify({ error: (e as Error).message }), 'application/json');
     }
-  });
+  };
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   parentPort!.on('message', (m: string) => {
