@@ -156,8 +156,9 @@ t.test('a kind built outside the workspace, from packages installed from hub, pa
       { name: 'npm-public', type: 'npm', mode: 'proxy', upstream: upstream.url },
       { name: 'npm', type: 'npm', mode: 'group', members: ['npm-internal', 'npm-public'] },
     ],
-    // The upstream packs typescript or better-sqlite3 on first request: seconds on a loaded machine.
-    config: { server: { headers_timeout_ms: 120_000 } },
+    // The upstream packs typescript or better-sqlite3 on first request, and several hundred fetches queue on
+    // a loaded 2-core machine: hub's upstream limits (10 s for headers, 120 s per fetch) are for real upstreams.
+    config: { server: { headers_timeout_ms: 300_000, deadline_ms: 900_000 } },
   });
   t.teardown(() => hub.close());
   const token = await hub.token('ci', { roles: ['publisher'] });
