@@ -176,6 +176,9 @@ t.test('a kind built outside the workspace, from packages installed from hub, pa
     npm_config_update_notifier: 'false',
     npm_config_fetch_retries: '0',
     npm_config_loglevel: 'warn',
+    // Fewer downloads at once: hub checks each tarball as it streams, within 60 s (the archive check's time
+    // limit), and fifteen large ones at once on a loaded 2-core machine can pass it (es-toolkit: 4,300 files).
+    npm_config_maxsockets: '4',
   };
 
   // npm pack of every @hub package the cli and testkit need, from the workspace (the cli's prepack copies its catalogue).
