@@ -29,7 +29,7 @@ t.test('plugins-registry.json matches each package manifest', async (t) => {
     // A subpath entry (`@hub/kind-terraform/discovery`) is an extra export of its package.
     const [pkg, subpath] = entry.package.split('/').length > 2 ? [entry.package.split('/').slice(0, 2).join('/'), `./${entry.package.split('/').slice(2).join('/')}`] : [entry.package, undefined];
     if (subpath) {
-      const manifest = JSON.parse(read(`${pkg.replace('@hub/', 'packages/')}/package.json`)) as { exports: Record<string, string> };
+      const manifest = JSON.parse(read(`${pkg.replace('@hub/', 'packages/')}/package.json`)) as { exports: Record<string, unknown> };
       t.ok(manifest.exports[subpath], `${pkg} exports ${subpath}`);
       continue;
     }
@@ -38,5 +38,21 @@ t.test('plugins-registry.json matches each package manifest', async (t) => {
     t.equal(manifest.name, entry.package, `${dir} is ${entry.package}`);
     t.same(manifest.hub.provides, entry.provides, `${entry.package} provides what the catalogue says`);
     t.equal(manifest.hub.contract, catalogue.contract, `${entry.package} targets the catalogue's contract`);
+  }
+});
+
+t.test('every package can be packed: exports with types, a files list without tests, a changelog (decision 0068)', async (t) => {
+  for (const dir of fs.readdirSync(new URL('packages/', root))) {
+    const manifest = JSON.parse(read(`packages/${dir}/package.json`)) as { name: string; private?: boolean; files?: string[]; exports: Record<string, unknown>; dependencies?: Record<string, string> };
+    t.notOk(manifest.private, `${manifest.name} is not private`);
+    t.ok(manifest.files?.includes('dist/src') && !manifest.files.some((f) => /test|tsbuildinfo|^src/.test(f)), `${manifest.name}: files ship the build, no tests`);
+    for (const [subpath, target] of Object.entries(manifest.exports)) {
+      if (subpath === './package.json') continue;
+      const { types, import: js } = target as { types?: string; import?: string };
+      t.ok(js && types === js.replace(/\.js$/, '.d.ts'), `${manifest.name} exports ${subpath} with types and import`);
+    }
+    t.ok(fs.existsSync(new URL(`packages/${dir}/CHANGELOG.md`, root)), `${manifest.name} has a CHANGELOG.md`);
+    if (manifest.name === '@hub/testkit')
+      t.same(Object.keys(manifest.dependencies ?? {}).filter((d) => d === '@hub/cli' || d.startsWith('@hub/kind-')), [], 'testing a kind needs no cli and no first-party kind');
   }
 });

@@ -11,7 +11,12 @@ interface CatalogueEntry {
   description: string;
 }
 
-export const cataloguePath = new URL('../../../../plugins-registry.json', import.meta.url);
+/**
+ * The catalogue: a packed @hub/cli carries a copy beside its package.json (its `prepack` script makes it);
+ * in the workspace it is the repository's own file.
+ */
+const packedCatalogue = new URL('../../plugins-registry.json', import.meta.url);
+export const cataloguePath = fs.existsSync(packedCatalogue) ? packedCatalogue : new URL('../../../../plugins-registry.json', import.meta.url);
 
 export function readCatalogue(): { contract: number; plugins: CatalogueEntry[] } {
   return JSON.parse(fs.readFileSync(cataloguePath, 'utf8')) as { contract: number; plugins: CatalogueEntry[] };

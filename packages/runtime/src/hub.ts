@@ -41,30 +41,47 @@ import { mountApp } from './assembly/mount-app.js';
 import { setupPlugins } from './assembly/setup-plugins.js';
 import { createReloader, reloadForwarder } from './assembly/wire-reload.js';
 
+/** What {@link createHub} composes: the plugins, where the config comes from, and where the hub logs. */
 export interface CreateHubOptions extends ComposeOptions {
+  /** The pino logger hub logs through (default: JSON lines on stdout at `[log] level`). */
   logger?: Logger;
   /** Where the one-time bootstrap token line goes (stderr by default). */
   print?: (line: string) => void;
 }
 
+/**
+ * One running hub, as {@link createHub} returns it: migrated, plugins set up, not yet listening. Call
+ * `listen()` to serve, or mount `callback` in a server of your own; `close()` stops it.
+ */
 export interface Hub {
   /** The configuration in force (a hot reload replaces it). */
   readonly config: HubConfig;
+  /** The database (SQLite or MySQL/MariaDB), migrated. */
   db: Knex;
+  /** Where artifact bytes are kept, by SHA-256 (`[storage]`). */
   blobs: BlobStore;
   log: Logger;
+  /** The Prometheus registry behind `/metrics`. */
   metrics: HubMetrics;
+  /** Turns a request's credentials into a subject (tokens, signed URLs, the sign-in methods of plugins). */
   auth: Authenticator;
   /** What plugins, tests and tools change blocks, unlisting, users, tokens and pins through. */
   services: HubServices;
+  /** Authentication plus the access decision, with config and API policies. */
   access: AccessControl;
+  /** The access and change log (decision 0065: a hash chain). */
   audit: AuditLog;
+  /** Notifications, stored and delivered to subscribers. */
   events: EventBus;
+  /** The per-IP rate counters (`[limits] rate_store`). */
   rates: RateLimitStore;
+  /** The artifact cache: purge, and `idle()` to wait for fetches under way to be stored. */
   artifacts: ArtifactCache;
   /** `[[registries.cleanup]]`: preview and run (the admin API's cleanup routes, the schedule). */
   cleanup: Cleanup;
+  /** The loaded kinds, by id. */
   kinds: ReadonlyMap<string, RegistryKind>;
+  /** The served registries, by name, each bound to its kind. */
   registries: ReadonlyMap<string, BoundRegistry>;
   /** Re-reads hub.toml (SIGHUP, the admin API): decision 0057. */
   configReload: ConfigReload;
@@ -81,9 +98,19 @@ export interface Hub {
    * served; resolves after `[server] drain_secs`, or at once when `signal` aborts. Then call close().
    */
   drain(signal?: AbortSignal): Promise<void>;
+  /** Stops listening, stops every plugin instance, and closes the database and the blob store. */
   close(): Promise<void>;
 }
 
+/**
+ * Assembles a hub: reads and validates the config against every plugin's schema (the given plugins plus
+ * `[plugins] load`), opens the database and runs the migrations, sets each plugin up, and binds the
+ * registries. Throws `StartupError` or `ConfigError` with a message naming what is wrong.
+ *
+ * @example
+ * const hub = await createHub({ plugins: [npm, admin], configFile: 'hub.toml' });
+ * const url = await hub.listen(); // 'http://127.0.0.1:8080'
+ */
 export async function createHub(o: CreateHubOptions): Promise<Hub> {
   const env = o.env ?? process.env;
   const { kinds, others, config, reread } = await composePlugins(o);

@@ -27,6 +27,7 @@ import type { ListingRevalidation } from '../cache/listing-revalidation.js';
 export type { Migration } from './migration.js';
 export type { BlobStoreProvider, KeptListings, KeptListingsProvider, LocalStoreProvider, RateStoreProvider } from './providers.js';
 
+/** What a plugin's `setup` is handed: the hub's config, database, services and the lists it may add to. */
 export interface PluginContext<Cfg = unknown> {
   /** The configuration in force: after a hot reload, the new one (read it when needed rather than keeping parts of it). */
   config: HubConfig;
@@ -35,6 +36,7 @@ export interface PluginContext<Cfg = unknown> {
   /** For the plugin's own tables only: runtime state changes through `services`. */
   db: Knex;
   blobs: BlobStore;
+  /** The loaded kinds, by id. */
   kinds: ReadonlyMap<string, RegistryKind>;
   /** The configured registries in force (a hot reload replaces the list). */
   registries: readonly RegistryConfig[];
@@ -66,11 +68,11 @@ export interface PluginContext<Cfg = unknown> {
   waivers: RefusalWaiver[];
   /** Where kinds' audit routes read hub's own advisories (`rc.advisories`); the flags plugin adds one. */
   advisories: AdvisorySource[];
-  /** The artifact cache's removals (the admin API's purge), and a wait for fetches under way to be stored. */
   /** Revalidation of one package's listing now (the admin API's `cache/revalidate`), and its listeners (decision 0058). */
   listings: ListingRevalidation;
   /** A registry's cached upstream document, as `rc.metadata` reads it: for plugins off the request path (provenance). */
   metadata(registry: string, spec: MetadataSpec): Promise<MetadataDoc>;
+  /** The artifact cache's removals (the admin API's purge), and a wait for fetches under way to be stored. */
   artifacts: CachePurge;
   /** Listeners told of each artifact fetched from an upstream and stored (its first miss): @hub/provenance verifies then. */
   fetched: FetchedArtifactListener[];
@@ -174,6 +176,7 @@ export interface CachePurge {
   idle(): Promise<void>;
 }
 
+/** A feature plugin (not a kind): `id` names it in `requires` and its migrations; `contract` is the CONTRACT_VERSION it targets. */
 export interface HubPlugin<Cfg = unknown, D extends PluginService = PluginService> {
   role: 'plugin';
   id: string;

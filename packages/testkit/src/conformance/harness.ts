@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { AnyPlugin } from '@hub/runtime';
 import { rawRequest, type RawResponse } from '../raw-request.js';
 import { signFlagRequest } from '../flag-signing.js';
 import { startFixtureUpstream, type FixtureUpstream } from '../fixture-upstream.js';
@@ -38,19 +39,25 @@ export interface HarnessOptions {
 }
 
 /**
- * Boots a hub on SQLite in a folder of its own. The admin and flags plugins are loaded by name through
- * `[plugins] load`, as an operator would, so the packages that these plugins' own tests import (kinds,
- * testkit) need no build-time reference to them.
+ * The admin and flags plugins the checks drive, imported by name from here (testkit declares both), so a kind
+ * author needs only @hub/contract and @hub/testkit; a name in a variable keeps tsc from wanting them built
+ * first (their own tests import testkit).
  */
+async function conformancePlugins(): Promise<AnyPlugin[]> {
+  const names = ['@hub/admin', '@hub/flags'];
+  return Promise.all(names.map(async (name) => ((await import(name)) as { default: AnyPlugin }).default));
+}
+
+/** Boots a hub on SQLite in a folder of its own, with the kind under test and the admin and flags plugins. */
 export async function startHarness(t: ConformanceTest, spec: KindConformanceSpec, o: HarnessOptions = {}): Promise<Harness> {
   const dir = t.testdir();
   const upstream = await startFixtureUpstream(spec.upstream);
   t.teardown(() => upstream.close());
   const hub = await startTestHub({
     dir: path.join(dir, 'hub'),
-    plugins: [spec.kind],
+    plugins: [spec.kind, ...(await conformancePlugins())],
     registries: [{ ...spec.registry, ...o.registry, name: REGISTRY, type: spec.kind.id, mode: 'proxy', upstream: `${upstream.url}${spec.upstreamPath ?? ''}` }],
-    config: { plugins: { load: ['@hub/admin', '@hub/flags'] }, flag_sources: [FLAG_SOURCE] },
+    config: { flag_sources: [FLAG_SOURCE] },
   });
   // An artifact is stored just after its last byte; a check may end before that, and the folder then goes.
   t.teardown(async () => {
