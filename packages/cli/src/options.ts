@@ -26,7 +26,7 @@ export function parse(
   let parsed: { values: Values; positionals: string[] };
   try {
     const r = parseArgs({ args: argv, options: { help: { type: 'boolean', short: 'h' }, ...options }, allowPositionals: max > 0, strict: true });
-    parsed = { values: r.values as Values, positionals: r.positionals };
+    parsed = { values: r.values, positionals: r.positionals };
   } catch (e) {
     throw new UsageError((e as Error).message, o.command);
   }

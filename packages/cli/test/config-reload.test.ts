@@ -228,7 +228,7 @@ t.test('a group is rebuilt over its members as they are now: a member moved to a
     registries: [
       { name: 'npm-a', type: 'npm', upstream: a.url },
       { name: 'npm-b', type: 'npm', upstream: b.url },
-      { name: 'npm', type: 'npm', mode: 'group', members: ['npm-a', 'npm-b'] } as never,
+      { name: 'npm', type: 'npm', mode: 'group', members: ['npm-a', 'npm-b'] },
     ],
     config: { auth: { anonymous: ['source:read'] } },
   });

@@ -121,7 +121,7 @@ t.test('exposure: one row per consumer, the coverage on standard error', async (
 t.test('exposure --jsonl --depth: one JSON row a line, each with its chain', async (t) => {
   const r = await cli(['exposure', '--jsonl', '--depth', '2']);
   t.equal(r.code, 0, r.stderr);
-  const rows = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as any);
+  const rows = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
   t.same(rows.map((x) => x.consumer).sort(), ['alice', 'bob']);
   t.match(rows[0], { exposure: 'direct', depth: 0, waived: null, chain: [{ package_name: 'hubdemo', version: '1.0.0', range: null }] });
   t.equal(json(await cli(['exposure', '--depth', '1', '--json'])).coverage.depth, 1, 'the depth asked reaches the server');

@@ -62,7 +62,7 @@ const api = async (method: string, p: string, body?: unknown) => {
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
-  return { status: res.status, type: res.headers.get('content-type') ?? undefined, body: text ? (JSON.parse(text) as any) : undefined };
+  return { status: res.status, type: res.headers.get('content-type') ?? undefined, body: text ? (JSON.parse(text)) : undefined };
 };
 
 const docRes = await fetch(`${s.url}/api/v1/openapi.json`);

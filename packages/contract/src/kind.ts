@@ -512,6 +512,7 @@ export interface RegistryKind<Cfg = unknown> {
   /** `hub init`: the upstream this machine's client is configured with, if the kind can tell. */
   detectUpstream?: DetectUpstream;
   /** What `hub check --<id> NAME` does (packages/cli/README.md); kinds without one are not offered by `hub check`. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each kind's check names its own coordinate type; the CLI only forwards it
   clientCheck?: ClientCheck<any>;
 }
 

@@ -15,6 +15,7 @@ export interface MergeContextOptions {
 
 export interface MergeContext {
   /** `any` config: a merge of any kind takes it. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each kind's merge reads its own config type
   rc: RequestContext<any>;
   /** What the merge logged at warn level (a member's malformed body, say). */
   warnings: string[];

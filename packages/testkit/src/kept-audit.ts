@@ -7,8 +7,11 @@ import http from 'node:http';
 import https from 'node:https';
 import type { TestHub } from './test-hub.js';
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- test code reads JSON answers field by field; a wrong field fails the assertion (decision 0073)
+type JsonAnswer = any;
+
 /** One admin call with the bootstrap admin's token; `ca` trusts a test hub's self-signed certificate. */
-function adminCall(hub: Pick<TestHub, 'url' | 'adminToken'>, method: string, path: string, body?: unknown, ca?: string | Buffer): Promise<{ status: number; json: any }> {
+function adminCall(hub: Pick<TestHub, 'url' | 'adminToken'>, method: string, path: string, body?: unknown, ca?: string | Buffer): Promise<{ status: number; json: JsonAnswer }> {
   const u = new URL(`${hub.url}${path}`);
   const data = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
   const headers: Record<string, string> = { authorization: `Bearer ${hub.adminToken}`, ...(data ? { 'content-type': 'application/json', 'content-length': String(data.length) } : {}) };

@@ -22,7 +22,11 @@ export async function createTestDatabase(serverUrl: string): Promise<{ url: stri
     url: url.toString(),
     async drop() {
       const db = createDb({ client: 'mysql', url: serverUrl });
-      await db.raw(`DROP DATABASE IF EXISTS \`${name}\``).finally(() => db.destroy());
+      try {
+        await db.raw(`DROP DATABASE IF EXISTS \`${name}\``);
+      } finally {
+        await db.destroy();
+      }
     },
   };
 }
@@ -45,7 +49,7 @@ export function storeTiers(): { tiers: StoreTier[]; skipped?: string } {
   tiers.push({
     name: 'mysql',
     async database(t) {
-      const db = await createTestDatabase(TEST_MYSQL_URL!);
+      const db = await createTestDatabase(TEST_MYSQL_URL);
       t.teardown(() => db.drop());
       return { client: 'mysql', url: db.url };
     },

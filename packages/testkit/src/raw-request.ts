@@ -5,6 +5,7 @@ export interface RawResponse {
   status: number;
   headers: Headers;
   body: Buffer;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- test code reads JSON answers field by field; a wrong field fails the assertion (decision 0073)
   json(): Record<string, any>;
 }
 
@@ -27,7 +28,7 @@ export function rawRequest(url: string, opts: { method?: string; headers?: Recor
         const headers = new Headers();
         for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
         const body = Buffer.concat(chunks);
-        resolve({ status: res.statusCode ?? 0, headers, body, json: () => JSON.parse(body.toString('utf8')) as Record<string, any> });
+        resolve({ status: res.statusCode ?? 0, headers, body, json: () => JSON.parse(body.toString('utf8')) as ReturnType<RawResponse['json']> });
       });
     });
     req.on('error', reject);

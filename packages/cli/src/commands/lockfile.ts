@@ -101,7 +101,7 @@ const check = adminCommand({
             { header: 'VERSION', keys: ['version'] },
             { header: 'DETAIL', keys: ['detail'] },
           ],
-          a.entries.filter((e) => e.status !== 'held').map((e) => ({ ...e, detail: detail(e) }) as unknown as Row),
+          a.entries.filter((e) => e.status !== 'held').map((e) => ({ ...e, detail: detail(e) })),
         );
     }
     io.out(ok ? 'every entry can be installed through hub\n' : 'some entries cannot be installed through hub\n');
@@ -142,7 +142,7 @@ Whether a lockfile's packages can be installed through hub (@hub/lockfile); hub 
 function hubGet(api: AdminClient): HubGet {
   return async (p, accept) => {
     const res = await fetch(`${api.url}${p}`, { headers: { 'user-agent': 'hub-warm', ...(api.token ? { authorization: `Bearer ${api.token}` } : {}), ...(accept ? { accept } : {}) } });
-    return { status: res.status, body: res.body ? Readable.fromWeb(res.body as never) : Readable.from([]), json: () => res.json() as Promise<unknown> };
+    return { status: res.status, body: res.body ? Readable.fromWeb(res.body as never) : Readable.from([]), json: () => res.json() };
   };
 }
 

@@ -12,6 +12,11 @@ export function useData<T>(load: () => Promise<T>, key: string): { data: T | nul
   const [error, setError] = useState<string | null>(null);
   const [tick, setTick] = useState(0);
   const waiting = useRef<Array<() => void>>([]);
+  // The newest `load` (a closure made on each render); `key` alone says when to load again.
+  const latestLoadRef = useRef(load);
+  useEffect(() => {
+    latestLoadRef.current = load;
+  });
   useEffect(() => {
     let live = true;
     setError(null);
@@ -19,7 +24,7 @@ export function useData<T>(load: () => Promise<T>, key: string): { data: T | nul
       if (!live) return;
       for (const resolve of waiting.current.splice(0)) resolve();
     };
-    load().then(
+    latestLoadRef.current().then(
       (d) => live && setData(d),
       (e: unknown) => live && setError(errorText(e)),
     ).finally(settle);

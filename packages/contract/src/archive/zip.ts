@@ -34,7 +34,8 @@ async function readEntry(zip: yauzl.ZipFile, entry: yauzl.Entry, label: string, 
   if (entry.compressionMethod !== 0 && entry.compressionMethod !== 8) throw unsupportedError(`${label} uses compression method ${entry.compressionMethod}`);
   let crc = 0;
   try {
-    for await (const chunk of await zip.openReadStreamPromise(entry)) {
+    for await (const read of await zip.openReadStreamPromise(entry)) {
+      const chunk = read as Buffer; // a file stream without an encoding yields Buffers
       crc = zlib.crc32(chunk, crc);
       onData?.(chunk);
     }

@@ -58,7 +58,7 @@ function setPath(into: Record<string, unknown>, path: readonly string[], value: 
   let node = into;
   for (const p of path.slice(0, -1)) {
     const next = node[p];
-    node = (node[p] = isTable(next) ? { ...next } : {}) as Record<string, unknown>;
+    node = (node[p] = isTable(next) ? { ...next } : {});
   }
   node[path[path.length - 1]!] = value;
 }

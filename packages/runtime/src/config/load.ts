@@ -182,7 +182,7 @@ function resolveEnv(issues: Issues, env: NodeJS.ProcessEnv, node: unknown, path:
     const value = node[key];
     // A registry's `extra` is walked on its own, with key paths as written in the file (no `extra`).
     if (key === 'extra' && path.length === 2 && path[0] === 'registries') continue;
-    const names = typeof value === 'string' ? [value] : Array.isArray(value) && value.every((v) => typeof v === 'string') ? (value as string[]) : undefined;
+    const names = typeof value === 'string' ? [value] : Array.isArray(value) && value.every((v) => typeof v === 'string') ? (value) : undefined;
     if (key.endsWith('_env') && key.length > 4 && names !== undefined) {
       const target = key.slice(0, -4);
       const unset = names.find((v) => env[v] === undefined || env[v] === '');

@@ -243,4 +243,5 @@ export function definePlugin<S extends TSchema = TSchema, D extends PluginServic
 /** Every hub.toml section a plugin owns: its `config`, then its `extraSections`. */
 export const pluginSections = (p: Pick<HubPlugin, 'config' | 'extraSections'>): ConfigSection[] => [...(p.config ? [p.config] : []), ...(p.extraSections ?? [])];
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a list of plugins each with its own config type: no single type argument fits them all
 export type AnyPlugin = HubPlugin<any> | RegistryKind<any>;

@@ -64,7 +64,7 @@ export function createPolicySource(db: Knex, configured: readonly PolicyConfig[]
   const fromAuth = (list: readonly PolicyConfig[]): Policy[] =>
     list.map((p, i) => {
       const { name: _name, ...rule } = p;
-      return { ...rule, id: configPolicyId(p, i), source: 'config' } as Policy;
+      return { ...rule, id: configPolicyId(p, i), source: 'config' };
     });
   let fromConfig: Policy[] = fromAuth(configured);
   const fromPlugins: Policy[] = [];

@@ -108,7 +108,7 @@ export function createAccessLog(db: Knex, audit: Pick<AuditLog, 'flush'> & Parti
       const q = db('access_events').where({ action: 'download', outcome: 'allowed' }).whereNotNull('package').whereNotNull('version');
       if (registry !== undefined) q.where({ registry });
       const rows = await q.select('registry', 'package', 'version', 'user_id').count({ downloads: '*' }).max({ last: 'at' }).groupBy('registry', 'package', 'version', 'user_id').orderBy(['registry', 'package', 'version', 'user_id']);
-      return rows.map((r) => ({ registry: String(r.registry), package: String(r.package), version: String(r.version), user_id: (r.user_id as string | null) ?? null, downloads: Number(r.downloads), last: Number(r.last) }));
+      return rows.map((r) => ({ registry: String(r.registry), package: String(r.package), version: String(r.version), user_id: (r.user_id) ?? null, downloads: Number(r.downloads), last: Number(r.last) }));
     },
     downloadsOf,
     /** Allowed downloads of a package (one version, or any; since `from`), per user, token, address and version, split at `at`. */

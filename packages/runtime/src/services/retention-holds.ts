@@ -15,7 +15,10 @@ export interface RetentionHold {
  * The only writer of `retention_holds`.
  */
 export function createRetentionHolds(db: Knex, now: () => number = Date.now) {
-  const live = () => db('retention_holds').where((q) => q.whereNull('expires_at').orWhere('expires_at', '>', now()));
+  const live = () => db('retention_holds').where((q) => {
+    // A block body: the builder is thenable, and a callback that returned it would read as a promise left behind.
+    q.whereNull('expires_at').orWhere('expires_at', '>', now());
+  });
   return {
     /** Holds a version for `reason` (again: renews it). */
     async hold(registry: string, packageName: string, version: string, reason: string, expiresAt: Date | null = null): Promise<void> {
@@ -44,7 +47,7 @@ export function createRetentionHolds(db: Knex, now: () => number = Date.now) {
     async list(registry?: string): Promise<RetentionHold[]> {
       const q = live().orderBy(['registry', 'package_name', 'version']);
       if (registry !== undefined) q.andWhere({ registry });
-      const rows: Array<Record<string, any>> = await q.select();
+      const rows: Array<{ registry: string; package_name: string; version: string; reason: string; created_at: number | string; expires_at: number | string | null }> = await q.select();
       return rows.map((r) => ({ registry: r.registry, package: r.package_name, version: r.version, reason: r.reason, createdAt: new Date(Number(r.created_at)), expiresAt: r.expires_at === null ? null : new Date(Number(r.expires_at)) }));
     },
   };

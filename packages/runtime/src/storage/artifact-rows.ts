@@ -67,7 +67,7 @@ export function publishedFiles(db: Knex) {
     /** The row at a key, published or cached. */
     async find(registry: string, key: string): Promise<{ id: number; origin: ArtifactRow['origin']; blob_sha256: string; size: number } | null> {
       const row = await db('artifacts').where({ registry, key_sha256: keyHash(key) }).first('id', 'origin', 'blob_sha256', 'size');
-      return row ? { id: Number(row.id), origin: row.origin as ArtifactRow['origin'], blob_sha256: row.blob_sha256, size: Number(row.size) } : null;
+      return row ? { id: Number(row.id), origin: row.origin, blob_sha256: row.blob_sha256, size: Number(row.size) } : null;
     },
     /** Records a file; a key already taken fails with the database's unique violation. `replaces`: the row it takes the place of (false when that row is gone). */
     async insert(trx: Knex.Transaction, f: PublishedFile, at: number, replaces?: number): Promise<boolean> {
