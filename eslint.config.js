@@ -52,7 +52,10 @@ export default tseslint.config(
     },
   },
   // Tests read JSON answers as they come, field by field; a wrong field fails the assertion that reads it.
-  { files: typed.map((g) => g.replace('/**/*.ts', '/test/**/*.ts')), rules: { '@typescript-eslint/no-explicit-any': 'warn' } },
+  {
+    files: typed.map((g) => g.replace('/**/*.ts', '/test/**/*.ts')),
+    rules: { '@typescript-eslint/no-explicit-any': 'warn' },
+  },
   // The console's pages: the rules of hooks (preact/hooks follow the same rules as React's).
   { files: ['packages/console/web/**/*.{ts,tsx}'], ...reactHooks.configs.flat.recommended },
   // Benchmarks and scripts print their results.

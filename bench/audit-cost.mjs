@@ -49,9 +49,22 @@ upstream = "${upstream.url}"
   return { hub, url };
 }
 
-const AUTOCANNON = path.join(path.dirname(createRequire(import.meta.url).resolve('autocannon/package.json')), 'autocannon.js');
+const AUTOCANNON = path.join(
+  path.dirname(createRequire(import.meta.url).resolve('autocannon/package.json')),
+  'autocannon.js',
+);
 async function load(url) {
-  const args = [AUTOCANNON, '--json', '-c', String(connections), '-d', String(seconds), '-H', `authorization=Bearer ${BENCH_ADMIN_TOKEN}`, url];
+  const args = [
+    AUTOCANNON,
+    '--json',
+    '-c',
+    String(connections),
+    '-d',
+    String(seconds),
+    '-H',
+    `authorization=Bearer ${BENCH_ADMIN_TOKEN}`,
+    url,
+  ];
   const { stdout } = await promisify(execFile)(process.execPath, args, { maxBuffer: 64 * 1024 * 1024 });
   const r = JSON.parse(stdout);
   if (r.non2xx || r.errors) throw new Error(`${r.non2xx} non-2xx and ${r.errors} errors`);
@@ -65,7 +78,16 @@ const totals = { on: 0, off: 0 };
 const cpuTotals = { on: 0, off: 0 };
 for (let i = 0; i < rounds; i++) {
   // Alternate which goes first so neither always gets the warmer (or busier) slot.
-  const order = i % 2 ? [['on', on], ['off', off]] : [['off', off], ['on', on]];
+  const order =
+    i % 2
+      ? [
+          ['on', on],
+          ['off', off],
+        ]
+      : [
+          ['off', off],
+          ['on', on],
+        ];
   const round = {};
   for (const [label, h] of order) {
     const cpu = process.cpuUsage();
@@ -89,9 +111,13 @@ for (let i = 0; i < rounds; i++) {
 }
 await on.hub.audit.flush();
 const written = Number((await on.hub.db('access_events').count({ n: '*' }))[0].n);
-console.log(`warm hits of a ${SIZE / 1024} KiB artifact, ${connections} connections, ${seconds}s per run, ${os.cpus().length} cores, load ${os.loadavg()[0].toFixed(2)}`);
+console.log(
+  `warm hits of a ${SIZE / 1024} KiB artifact, ${connections} connections, ${seconds}s per run, ${os.cpus().length} cores, load ${os.loadavg()[0].toFixed(2)}`,
+);
 console.table(rows);
-console.log(`overall throughput on/off: ${(totals.on / totals.off).toFixed(3)}; CPU per request on/off: ${(cpuTotals.on / cpuTotals.off).toFixed(3)}; audit rows written by the audited hub: ${written}`);
+console.log(
+  `overall throughput on/off: ${(totals.on / totals.off).toFixed(3)}; CPU per request on/off: ${(cpuTotals.on / cpuTotals.off).toFixed(3)}; audit rows written by the audited hub: ${written}`,
+);
 
 await on.hub.close();
 await off.hub.close();

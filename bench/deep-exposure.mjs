@@ -42,7 +42,15 @@ const TREE = next;
 
 /** sbom_dependencies rows, as dependency analysis writes them. */
 function* dependencyRows() {
-  const row = (pkg, version, dep, range) => ({ registry: 'npm', key_sha256: crypto.createHash('sha256').update(`${pkg}@${version}`).digest('hex'), package_name: pkg, version, dep_name: dep, dep_range: range, scope: 'prod' });
+  const row = (pkg, version, dep, range) => ({
+    registry: 'npm',
+    key_sha256: crypto.createHash('sha256').update(`${pkg}@${version}`).digest('hex'),
+    package_name: pkg,
+    version,
+    dep_name: dep,
+    dep_range: range,
+    scope: 'prod',
+  });
   for (let l = 1; l <= LEVELS; l++)
     for (const [i, id] of levels[l].entries()) {
       const parent = `tree-${levels[l - 1][Math.floor(i / FANOUT)]}`;
@@ -51,7 +59,8 @@ function* dependencyRows() {
         yield row(`other-${id}`, `1.0.${v}`, parent, '^2.0.0');
       }
     }
-  for (let n = 0; n < NOISE; n++) for (let d = 1; d <= 3; d++) yield row(`noise-${n}`, '1.0.0', `noise-${(n * 7 + d * 13) % NOISE}`, '^1.0.0');
+  for (let n = 0; n < NOISE; n++)
+    for (let d = 1; d <= 3; d++) yield row(`noise-${n}`, '1.0.0', `noise-${(n * 7 + d * 13) % NOISE}`, '^1.0.0');
 }
 
 /** The hub's RSS now, in MB. */
@@ -80,7 +89,10 @@ upstream = "http://127.0.0.1:9"
 
 /** The hub the report is timed on, in a process of its own so that its RSS is its own (this file with --serve). */
 async function serveChild(dir, database) {
-  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--serve'], { env: { ...process.env, DEEP_DIR: dir, DEEP_DATABASE: database ?? '' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--serve'], {
+    env: { ...process.env, DEEP_DIR: dir, DEEP_DATABASE: database ?? '' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const line = await new Promise((resolve, reject) => {
     readline.createInterface({ input: child.stdout }).once('line', resolve);
     child.once('exit', (code) => reject(new Error(`the bench hub exited with ${code}`)));
@@ -95,7 +107,12 @@ async function serveChild(dir, database) {
 }
 
 if (process.argv[2] === '--serve') {
-  const hub = await benchHub({ plugins: [npm, admin, flags], dir: process.env.DEEP_DIR, database: process.env.DEEP_DATABASE || undefined, toml: TOML });
+  const hub = await benchHub({
+    plugins: [npm, admin, flags],
+    dir: process.env.DEEP_DIR,
+    database: process.env.DEEP_DATABASE || undefined,
+    toml: TOML,
+  });
   process.stdout.write(`${JSON.stringify({ url: await hub.listen(), pid: process.pid })}\n`);
   process.once('SIGTERM', () => void hub.close().then(() => process.exit(0)));
 }
@@ -119,8 +136,26 @@ async function run(name, database, loadEvents) {
   if (batch.length) await hub.db('sbom_dependencies').insert(batch);
   const loadSecs = (performance.now() - t0) / 1000;
 
-  const body = JSON.stringify({ flags: [{ external_id: 'DEEP-1', registry: 'npm', package_name: 'tree-0', version: '1.0.1', kind: 'malware', effect: 'warn' }] });
-  const pushed = await fetch(`${url}/api/v1/flags/bench`, { method: 'POST', headers: { 'content-type': 'application/json', ...signFlagRequest({ secret: SECRET, method: 'POST', path: '/api/v1/flags/bench', body }) }, body });
+  const body = JSON.stringify({
+    flags: [
+      {
+        external_id: 'DEEP-1',
+        registry: 'npm',
+        package_name: 'tree-0',
+        version: '1.0.1',
+        kind: 'malware',
+        effect: 'warn',
+      },
+    ],
+  });
+  const pushed = await fetch(`${url}/api/v1/flags/bench`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      ...signFlagRequest({ secret: SECRET, method: 'POST', path: '/api/v1/flags/bench', body }),
+    },
+    body,
+  });
   if (pushed.status !== 200) throw new Error(`flag push: ${pushed.status} ${await pushed.text()}`);
   await hub.close();
   const served = await serveChild(dir, database);
@@ -153,14 +188,24 @@ async function run(name, database, loadEvents) {
       peak = Math.max(peak, peakRss(served.pid));
     }
     runs.sort((a, b) => a - b);
-    return { 'median ms': Math.round(runs[1]), 'min ms': Math.round(runs[0]), 'max ms': Math.round(runs[2]), rows, kB, 'hub RSS before MB': base, 'hub peak RSS MB': peak };
+    return {
+      'median ms': Math.round(runs[1]),
+      'min ms': Math.round(runs[0]),
+      'max ms': Math.round(runs[2]),
+      rows,
+      kB,
+      'hub RSS before MB': base,
+      'hub peak RSS MB': peak,
+    };
   }
   const rows = {
     'depth 5 (JSON)': await timed('/api/v1/admin/exposure?package=tree-0&depth=5'),
     'depth 5 (JSON lines export)': await timed('/api/v1/admin/exposure/export?format=jsonl&package=tree-0&depth=5'),
     'depth 1 (as before)': await timed('/api/v1/admin/exposure?package=tree-0&depth=1'),
   };
-  console.log(`\ndeep exposure on ${name}: ${EVENTS.toLocaleString('en')} access events and ${deps.toLocaleString('en')} dependency rows (loaded in ${loadSecs.toFixed(1)} s), ${TREE.toLocaleString('en')} tree packages over ${LEVELS} levels`);
+  console.log(
+    `\ndeep exposure on ${name}: ${EVENTS.toLocaleString('en')} access events and ${deps.toLocaleString('en')} dependency rows (loaded in ${loadSecs.toFixed(1)} s), ${TREE.toLocaleString('en')} tree packages over ${LEVELS} levels`,
+  );
   console.table(rows);
   await served.stop();
   fs.rmSync(dir, { recursive: true, force: true });
@@ -184,12 +229,28 @@ export async function benchDeepExposure() {
   const step = Math.floor((30 * day) / EVENTS);
   const out = {};
   out.sqlite = await run('SQLite', undefined, async (db) => {
-    const select = eventSelect((a, b) => `(${a} / ${b})`, (a, b) => `(${a} % ${b})`, (...p) => p.join(' || '), start, step);
-    await db.raw(`with recursive s(seq) as (select 1 union all select seq + 1 from s where seq < ${EVENTS}) insert into access_events (${COLUMNS}) select ${select} from s`);
+    const select = eventSelect(
+      (a, b) => `(${a} / ${b})`,
+      (a, b) => `(${a} % ${b})`,
+      (...p) => p.join(' || '),
+      start,
+      step,
+    );
+    await db.raw(
+      `with recursive s(seq) as (select 1 union all select seq + 1 from s where seq < ${EVENTS}) insert into access_events (${COLUMNS}) select ${select} from s`,
+    );
   });
 
   const serverUrl = new URL(process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test');
-  const server = knex({ client: 'mysql2', connection: { host: serverUrl.hostname, port: Number(serverUrl.port || 3306), user: decodeURIComponent(serverUrl.username), password: decodeURIComponent(serverUrl.password) } });
+  const server = knex({
+    client: 'mysql2',
+    connection: {
+      host: serverUrl.hostname,
+      port: Number(serverUrl.port || 3306),
+      user: decodeURIComponent(serverUrl.username),
+      password: decodeURIComponent(serverUrl.password),
+    },
+  });
   try {
     await server.raw(`drop database if exists ${DB}`);
     await server.raw(`create database ${DB}`);
@@ -202,7 +263,13 @@ export async function benchDeepExposure() {
   dbUrl.pathname = `/${DB}`;
   try {
     out.mariadb = await run('MariaDB', `client = "mysql"\nurl = "${dbUrl}"`, async (db) => {
-      const select = eventSelect((a, b) => `(${a} div ${b})`, (a, b) => `(${a} % ${b})`, (...p) => `concat(${p.join(', ')})`, start, step);
+      const select = eventSelect(
+        (a, b) => `(${a} div ${b})`,
+        (a, b) => `(${a} % ${b})`,
+        (...p) => `concat(${p.join(', ')})`,
+        start,
+        step,
+      );
       await db.raw(`insert into access_events (${COLUMNS}) select ${select} from seq_1_to_${EVENTS}`);
     });
   } finally {

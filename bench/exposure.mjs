@@ -25,7 +25,15 @@ const DB = 'hub_bench_exposure';
 /** Runs the benchmark; its figures, or null when no database server answers. */
 export async function benchExposure() {
   const serverUrl = new URL(process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test');
-  const server = knex({ client: 'mysql2', connection: { host: serverUrl.hostname, port: Number(serverUrl.port || 3306), user: decodeURIComponent(serverUrl.username), password: decodeURIComponent(serverUrl.password) } });
+  const server = knex({
+    client: 'mysql2',
+    connection: {
+      host: serverUrl.hostname,
+      port: Number(serverUrl.port || 3306),
+      user: decodeURIComponent(serverUrl.username),
+      password: decodeURIComponent(serverUrl.password),
+    },
+  });
   try {
     await server.raw(`drop database if exists ${DB}`);
     await server.raw(`create database ${DB}`);
@@ -72,13 +80,45 @@ upstream = "http://127.0.0.1:9"
 
   // 200 flags in one signed batch: 150 exact versions, 40 ranges, 10 whole names.
   const items = [];
-  for (let i = 0; i < 150; i++) items.push({ external_id: `EX-${i}`, registry: 'npm', package_name: `pkg-${i}`, version: '1.0.3', kind: 'malware', effect: 'hard_block' });
-  for (let i = 150; i < 190; i++) items.push({ external_id: `RANGE-${i}`, registry: 'npm', package_name: `pkg-${i}`, version_range: '>=1.0.5 <1.0.10', kind: 'vulnerability', effect: 'warn' });
-  for (let i = 190; i < 200; i++) items.push({ external_id: `ALL-${i}`, registry: 'npm', package_name: `pkg-${i}`, version_range: '*', kind: 'malware', effect: 'gate' });
+  for (let i = 0; i < 150; i++)
+    items.push({
+      external_id: `EX-${i}`,
+      registry: 'npm',
+      package_name: `pkg-${i}`,
+      version: '1.0.3',
+      kind: 'malware',
+      effect: 'hard_block',
+    });
+  for (let i = 150; i < 190; i++)
+    items.push({
+      external_id: `RANGE-${i}`,
+      registry: 'npm',
+      package_name: `pkg-${i}`,
+      version_range: '>=1.0.5 <1.0.10',
+      kind: 'vulnerability',
+      effect: 'warn',
+    });
+  for (let i = 190; i < 200; i++)
+    items.push({
+      external_id: `ALL-${i}`,
+      registry: 'npm',
+      package_name: `pkg-${i}`,
+      version_range: '*',
+      kind: 'malware',
+      effect: 'gate',
+    });
   const body = JSON.stringify({ flags: items });
-  const pushed = await fetch(`${url}/api/v1/flags/bench`, { method: 'POST', headers: { 'content-type': 'application/json', ...signFlagRequest({ secret: SECRET, method: 'POST', path: '/api/v1/flags/bench', body }) }, body });
+  const pushed = await fetch(`${url}/api/v1/flags/bench`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      ...signFlagRequest({ secret: SECRET, method: 'POST', path: '/api/v1/flags/bench', body }),
+    },
+    body,
+  });
   const push = await pushed.json();
-  if (pushed.status !== 200 || push.accepted !== items.length) throw new Error(`flag push: ${pushed.status} ${JSON.stringify(push).slice(0, 300)}`);
+  if (pushed.status !== 200 || push.accepted !== items.length)
+    throw new Error(`flag push: ${pushed.status} ${JSON.stringify(push).slice(0, 300)}`);
 
   async function timed(p) {
     const runs = [];
@@ -94,7 +134,13 @@ upstream = "http://127.0.0.1:9"
       rows = p.includes('/export') ? text.split('\n').filter(Boolean).length - 1 : JSON.parse(text).rows.length;
     }
     runs.sort((a, b) => a - b);
-    return { 'median ms': Math.round(runs[1]), 'min ms': Math.round(runs[0]), 'max ms': Math.round(runs[2]), rows, 'kB': Math.round(bytes / 1000) };
+    return {
+      'median ms': Math.round(runs[1]),
+      'min ms': Math.round(runs[0]),
+      'max ms': Math.round(runs[2]),
+      rows,
+      kB: Math.round(bytes / 1000),
+    };
   }
 
   const rows = {
@@ -103,7 +149,9 @@ upstream = "http://127.0.0.1:9"
     'report, before-flag, hard_block': await timed('/api/v1/admin/exposure?when=before-flag&min_effect=hard_block'),
     'CSV export, every flag': await timed('/api/v1/admin/exposure/export'),
   };
-  console.log(`\nexposure report on MariaDB: ${EVENTS.toLocaleString('en')} access events (loaded in ${loadSecs.toFixed(1)} s), ${items.length} flags`);
+  console.log(
+    `\nexposure report on MariaDB: ${EVENTS.toLocaleString('en')} access events (loaded in ${loadSecs.toFixed(1)} s), ${items.length} flags`,
+  );
   console.table(rows);
 
   await hub.close();

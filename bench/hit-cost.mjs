@@ -19,21 +19,51 @@ const connections = Number(process.env.BENCH_CONNECTIONS ?? 8);
 const autocannon = createRequire(import.meta.url)('autocannon');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-hit-cost-'));
 
-const tgz = zlib.gzipSync(makeTar({ 'package/package.json': Buffer.from('{"name":"small","version":"1.0.0"}'), 'package/filler.bin': crypto.randomBytes(10 * 1024 - 2100) }), { level: 1 });
+const tgz = zlib.gzipSync(
+  makeTar({
+    'package/package.json': Buffer.from('{"name":"small","version":"1.0.0"}'),
+    'package/filler.bin': crypto.randomBytes(10 * 1024 - 2100),
+  }),
+  { level: 1 },
+);
 const integrity = `sha512-${crypto.createHash('sha512').update(tgz).digest('base64')}`;
 const origin = http.createServer((req, res) => {
-  if (req.url === '/small/-/small-1.0.0.tgz') return void res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(tgz);
+  if (req.url === '/small/-/small-1.0.0.tgz')
+    return void res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(tgz);
   if (req.url !== '/small') return void res.writeHead(404).end();
   const { port } = origin.address();
-  const doc = { name: 'small', 'dist-tags': { latest: '1.0.0' }, versions: { '1.0.0': { name: 'small', version: '1.0.0', dist: { tarball: `http://127.0.0.1:${port}/small/-/small-1.0.0.tgz`, integrity } } } };
+  const doc = {
+    name: 'small',
+    'dist-tags': { latest: '1.0.0' },
+    versions: {
+      '1.0.0': {
+        name: 'small',
+        version: '1.0.0',
+        dist: { tarball: `http://127.0.0.1:${port}/small/-/small-1.0.0.tgz`, integrity },
+      },
+    },
+  };
   res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(doc));
 });
 await new Promise((r) => origin.listen(0, '127.0.0.1', r));
 
-const child = spawn(process.execPath, [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), path.join(import.meta.dirname, 'hub-process.mjs')], {
-  env: { ...process.env, HUB_DIR: dir, UPSTREAM: `http://127.0.0.1:${origin.address().port}`, AUTH: 'token', VERIFY_READS: 'true' },
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
+const child = spawn(
+  process.execPath,
+  [
+    ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
+    path.join(import.meta.dirname, 'hub-process.mjs'),
+  ],
+  {
+    env: {
+      ...process.env,
+      HUB_DIR: dir,
+      UPSTREAM: `http://127.0.0.1:${origin.address().port}`,
+      AUTH: 'token',
+      VERIFY_READS: 'true',
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  },
+);
 const lines = readline.createInterface({ input: child.stdout })[Symbol.asyncIterator]();
 const { url, pid, token } = JSON.parse((await lines.next()).value);
 const cpu = () => {
@@ -43,7 +73,10 @@ const cpu = () => {
 const rssMB = () => Number(/VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
 const headers = { authorization: `Bearer ${token}` };
 const target = `${url}/proxy/npm/small/-/small-1.0.0.tgz`;
-const run = (amount) => new Promise((resolve, reject) => autocannon({ url: target, headers, connections, amount }, (e, r) => (e ? reject(e) : resolve(r))));
+const run = (amount) =>
+  new Promise((resolve, reject) =>
+    autocannon({ url: target, headers, connections, amount }, (e, r) => (e ? reject(e) : resolve(r))),
+  );
 
 await run(2000); // fills the cache, loads the blob into memory, warms the JIT
 const idle0 = cpu();

@@ -46,7 +46,11 @@ process.on('SIGUSR2', () => {
     if (process.env.BENCH_HEAP_PROF) {
       counting.session = new inspector.Session();
       counting.session.connect();
-      counting.session.post('HeapProfiler.startSampling', { samplingInterval: 1024, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+      counting.session.post('HeapProfiler.startSampling', {
+        samplingInterval: 1024,
+        includeObjectsCollectedByMajorGC: true,
+        includeObjectsCollectedByMinorGC: true,
+      });
     }
     return;
   }
@@ -57,7 +61,8 @@ process.on('SIGUSR2', () => {
   });
   const { statistics } = counting.profiler.stop();
   let freed = 0;
-  for (const gc of statistics) freed += gc.beforeGC.heapStatistics.usedHeapSize - gc.afterGC.heapStatistics.usedHeapSize;
+  for (const gc of statistics)
+    freed += gc.beforeGC.heapStatistics.usedHeapSize - gc.afterGC.heapStatistics.usedHeapSize;
   const allocatedBytes = freed + v8.getHeapStatistics().used_heap_size - counting.usedAtStart;
   counting = undefined;
   process.stdout.write(`${JSON.stringify({ allocatedBytes, gcs: statistics.length })}\n`);

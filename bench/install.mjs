@@ -43,7 +43,13 @@ const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
-const list = (v, all) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : all);
+const list = (v, all) =>
+  v
+    ? v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : all;
 
 export async function benchInstall({ smoke = false, log = console.log } = {}) {
   const env = process.env;
@@ -55,13 +61,16 @@ export async function benchInstall({ smoke = false, log = console.log } = {}) {
   const paths = list(env.BENCH_INSTALL_PATHS, PATHS);
   for (const c of clients) if (!CLIENTS.includes(c)) throw new Error(`unknown client ${c} (${CLIENTS.join(', ')})`);
   for (const p of paths) if (!PATHS.includes(p)) throw new Error(`unknown path ${p} (${PATHS.join(', ')})`);
-  if (paths.includes('nginx') && !NGINX) throw new Error('the nginx path needs nginx (apt-get install nginx-light), or leave it out of BENCH_INSTALL_PATHS');
+  if (paths.includes('nginx') && !NGINX)
+    throw new Error('the nginx path needs nginx (apt-get install nginx-light), or leave it out of BENCH_INSTALL_PATHS');
 
   const cacheRoot = env.BENCH_INSTALL_CACHE ?? path.join(ROOT, 'node_modules', '.cache', 'hub-bench-install');
   const projectDir = path.join(cacheRoot, `seed${seed}-n${count}-g${GENERATOR_VERSION}`);
   const t0 = performance.now();
   const project = generateProject({ dir: projectDir, seed, count });
-  log(`install workload: ${project.instances} packages (${project.names} names, ${project.namesAtSeveralMajors} at several majors, ${project.directDependencies} direct, widest ${project.maxDependencies} dependencies, depth ${project.depth}), ${(project.installedTarballBytes / 1e6).toFixed(1)} MB of tarballs installed; project ready in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  log(
+    `install workload: ${project.instances} packages (${project.names} names, ${project.namesAtSeveralMajors} at several majors, ${project.directDependencies} direct, widest ${project.maxDependencies} dependencies, depth ${project.depth}), ${(project.installedTarballBytes / 1e6).toFixed(1)} MB of tarballs installed; project ready in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+  );
   const packageJson = fs.readFileSync(path.join(projectDir, 'project', 'package.json'), 'utf8');
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-bench-install-'));
   const origin = await startOrigin({ dir: projectDir, latencyMs: latency });
@@ -88,8 +97,17 @@ export async function benchInstall({ smoke = false, log = console.log } = {}) {
     const cpu = server ? cpuSecs(server.pids) - cpu0 : 0;
     const missing = expected.filter((e) => !r.installed.includes(e));
     const extra = r.installed.filter((e) => !expected.includes(e));
-    if (missing.length || extra.length) throw new Error(`${client} installed the wrong tree: missing ${missing.slice(0, 5).join(', ')}; unexpected ${extra.slice(0, 5).join(', ')}`);
-    return { seconds: r.seconds, installed: r.installed.length, serverCpuSecs: cpu, server: server ? await server.take() : null, origin: origin.take() };
+    if (missing.length || extra.length)
+      throw new Error(
+        `${client} installed the wrong tree: missing ${missing.slice(0, 5).join(', ')}; unexpected ${extra.slice(0, 5).join(', ')}`,
+      );
+    return {
+      seconds: r.seconds,
+      installed: r.installed.length,
+      serverCpuSecs: cpu,
+      server: server ? await server.take() : null,
+      origin: origin.take(),
+    };
   }
 
   try {
@@ -112,7 +130,12 @@ export async function benchInstall({ smoke = false, log = console.log } = {}) {
         } else {
           // Warm: one install fills the server's cache (not measured), then the measured runs.
           const dir = fresh(p);
-          const server = p === 'hub-warm' ? await startHub({ dir, origin: origin.url, cpuProf: env.BENCH_CPU_PROF }) : p === 'nginx' ? await startNginx({ dir, origin: origin.url, nginx: NGINX }) : await startVerdaccio({ dir, origin: origin.url, bin: verdaccio.bin });
+          const server =
+            p === 'hub-warm'
+              ? await startHub({ dir, origin: origin.url, cpuProf: env.BENCH_CPU_PROF })
+              : p === 'nginx'
+                ? await startNginx({ dir, origin: origin.url, nginx: NGINX })
+                : await startVerdaccio({ dir, origin: origin.url, bin: verdaccio.bin });
           try {
             primed = await measure(client, server);
             // Warm means the server finished what the first install started (hub verifies provenance in the
@@ -128,7 +151,17 @@ export async function benchInstall({ smoke = false, log = console.log } = {}) {
         }
         const mid = measured.map((m) => m.seconds);
         const last = measured.at(-1);
-        const result = { client, path: p, runs: mid, seconds: median(mid), installed: last.installed, serverCpuSecs: median(measured.map((m) => m.serverCpuSecs)), server: last.server, origin: last.origin, primed: primed && { seconds: primed.seconds, origin: primed.origin } };
+        const result = {
+          client,
+          path: p,
+          runs: mid,
+          seconds: median(mid),
+          installed: last.installed,
+          serverCpuSecs: median(measured.map((m) => m.serverCpuSecs)),
+          server: last.server,
+          origin: last.origin,
+          primed: primed && { seconds: primed.seconds, origin: primed.origin },
+        };
         results.push(result);
         log(`  ${client} via ${p}: ${mid.map((s) => s.toFixed(2)).join(' / ')} s`);
       }
@@ -147,8 +180,8 @@ export async function benchInstall({ smoke = false, log = console.log } = {}) {
       'wall s': +r.seconds.toFixed(2),
       'vs nginx': r.ratioToNginx ?? '-',
       'server CPU s': r.server ? +r.serverCpuSecs.toFixed(2) : '-',
-      'packuments': r.server ? r.server.packument : '-',
-      'tarballs': r.server ? r.server.tarball : '-',
+      packuments: r.server ? r.server.packument : '-',
+      tarballs: r.server ? r.server.tarball : '-',
       'MB out': r.server ? +(r.server.bytes / 1e6).toFixed(1) : '-',
       'origin packuments': r.origin.packument,
       'origin tarballs': r.origin.tarball,
@@ -162,17 +195,34 @@ export async function benchInstall({ smoke = false, log = console.log } = {}) {
     const check = (name, a, b, limit, dir) => {
       if (a === undefined || b === undefined) return;
       const ratio = a / b;
-      targets.push({ client, target: name, ratio: +ratio.toFixed(2), goal: `${dir} ${limit}`, met: dir === '≤' ? ratio <= limit : ratio >= limit });
+      targets.push({
+        client,
+        target: name,
+        ratio: +ratio.toFixed(2),
+        goal: `${dir} ${limit}`,
+        met: dir === '≤' ? ratio <= limit : ratio >= limit,
+      });
     };
     check('hub warm / nginx proxy_cache', s('hub-warm'), s('nginx'), 1.1, '≤');
     check('hub cold / straight from origin', s('hub-cold'), s('origin'), 1.2, '≤');
     check('Verdaccio / hub warm', s('verdaccio'), s('hub-warm'), 2, '≥');
     check('Verdaccio / hub cold', s('verdaccio'), s('hub-cold'), 2, '≥');
   }
-  log(`\ninstall: ${project.instances} packages, empty client caches, no lockfile (fresh resolution); origin latency ${latency.join('-')} ms per request; median of ${runs}; servers on core 0, clients on core 1 (${Object.entries(versions).map(([c, v]) => `${c} ${v}`).join(', ')}${verdaccio ? `, Verdaccio ${verdaccio.version}` : ''}). Requests, bytes: at the server the client used (its access log), and at the origin, in the last run.`);
+  log(
+    `\ninstall: ${project.instances} packages, empty client caches, no lockfile (fresh resolution); origin latency ${latency.join('-')} ms per request; median of ${runs}; servers on core 0, clients on core 1 (${Object.entries(
+      versions,
+    )
+      .map(([c, v]) => `${c} ${v}`)
+      .join(
+        ', ',
+      )}${verdaccio ? `, Verdaccio ${verdaccio.version}` : ''}). Requests, bytes: at the server the client used (its access log), and at the origin, in the last run.`,
+  );
   console.table(rows);
   if (targets.length) console.table(targets);
-  const commit = await exec('git', ['rev-parse', 'HEAD'], { cwd: ROOT }).then((r) => r.stdout.trim(), () => 'unknown');
+  const commit = await exec('git', ['rev-parse', 'HEAD'], { cwd: ROOT }).then(
+    (r) => r.stdout.trim(),
+    () => 'unknown',
+  );
   const out = {
     at: new Date().toISOString(),
     commit,

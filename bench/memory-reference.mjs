@@ -20,5 +20,7 @@ if (mode === 'koa') {
     res.end(body);
   });
 }
-server.listen(0, '127.0.0.1', () => process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${server.address().port}`, pid: process.pid })}\n`));
+server.listen(0, '127.0.0.1', () =>
+  process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${server.address().port}`, pid: process.pid })}\n`),
+);
 process.once('SIGTERM', () => server.close(() => process.exit(0)));

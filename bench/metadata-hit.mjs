@@ -49,7 +49,14 @@ export async function benchMetadataHit({ hub, ref, load, up, name }) {
   fs.writeFileSync(path.join(up, `${name}.json`), served);
   const rows = [];
   const row = (label, r, a) =>
-    rows.push({ case: label, 'req/s': Math.round(r.rps), 'CPU µs/req': Math.round(r.cpuPerRequestUs), 'MB/s': +(r.bytesPerSec / 1e6).toFixed(1), 'p99 ms': +r.p99ms.toFixed(1), 'vs nginx req/s': a ? +(r.rps / a.rps).toFixed(2) : '-' });
+    rows.push({
+      case: label,
+      'req/s': Math.round(r.rps),
+      'CPU µs/req': Math.round(r.cpuPerRequestUs),
+      'MB/s': +(r.bytesPerSec / 1e6).toFixed(1),
+      'p99 ms': +r.p99ms.toFixed(1),
+      'vs nginx req/s': a ? +(r.rps / a.rps).toFixed(2) : '-',
+    });
   const out = { bytes: served.length, etag };
   const a = await load(ref, `/${name}.json`);
   out.nginx = a;
@@ -68,7 +75,9 @@ export async function benchMetadataHit({ hub, ref, load, up, name }) {
     out.notModified = nm;
     row('hub 304 (If-None-Match)', nm, a);
   } else rows.push({ case: 'hub 304 (If-None-Match)', 'req/s': 'no ETag served' });
-  console.log(`\nmetadata hits: a ${Math.round(served.length / 1000)} KB full packument, warm; CPU µs per request from /proc`);
+  console.log(
+    `\nmetadata hits: a ${Math.round(served.length / 1000)} KB full packument, warm; CPU µs per request from /proc`,
+  );
   console.table(rows);
   return out;
 }

@@ -19,12 +19,19 @@ function packument(name, upstream) {
   const filler = 'lorem ipsum dolor sit amet '.repeat(70);
   for (let i = 0; i < 1000; i++) {
     const v = `1.${Math.floor(i / 100)}.${i % 100}`;
-    versions[v] = { name, version: v, description: filler, dependencies: { a: '^1.0.0', b: '^2.0.0' }, dist: { tarball: `${upstream}/${name}/-/${name}-${v}.tgz`, shasum: 'a'.repeat(40) } };
+    versions[v] = {
+      name,
+      version: v,
+      description: filler,
+      dependencies: { a: '^1.0.0', b: '^2.0.0' },
+      dist: { tarball: `${upstream}/${name}/-/${name}-${v}.tgz`, shasum: 'a'.repeat(40) },
+    };
   }
   return JSON.stringify({ name, 'dist-tags': { latest: '1.0.0' }, versions });
 }
 
-const rssMb = (pid) => Math.round(Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024);
+const rssMb = (pid) =>
+  Math.round(Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024);
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-bench-memory-'));
 const cache = new Map();
@@ -42,15 +49,25 @@ const child = spawn(process.execPath, [fileURLToPath(new URL('./metadata-memory-
   env: { ...process.env, HUB_DIR: dir, UPSTREAM: upstream.url },
   stdio: ['ignore', 'pipe', 'inherit'],
 });
-const { url } = JSON.parse(await readline.createInterface({ input: child.stdout })[Symbol.asyncIterator]().next().then((l) => l.value));
+const { url } = JSON.parse(
+  await readline
+    .createInterface({ input: child.stdout })
+    [Symbol.asyncIterator]()
+    .next()
+    .then((l) => l.value),
+);
 const port = new URL(url).port;
 // node:http, not fetch: fetch drops a Host header it is given.
 const get = (name, host) =>
   new Promise((resolve, reject) => {
-    const req = http.get(`${url}/proxy/npm/${name}`, { headers: { accept: 'application/json', ...(host ? { host } : {}) } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode));
-    });
+    const req = http.get(
+      `${url}/proxy/npm/${name}`,
+      { headers: { accept: 'application/json', ...(host ? { host } : {}) } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode));
+      },
+    );
     req.on('error', reject);
   });
 
@@ -73,8 +90,14 @@ const bytes = cache.get('pkg0').length;
 console.log(`metadata memory (hub RSS, default settings; packuments of ${(bytes / 1e6).toFixed(1)} MB):`);
 console.table([
   { step: 'after one packument', 'RSS MB': idle },
-  { step: `after ${PACKAGES} distinct packuments (status ${[...statuses].map(([s, n]) => `${s} x${n}`).join(', ')})`, 'RSS MB': afterPackages },
-  { step: `after ${HOSTS} Host values (status ${[...hostStatuses].map(([s, n]) => `${s} x${n}`).join(', ')})`, 'RSS MB': afterHosts },
+  {
+    step: `after ${PACKAGES} distinct packuments (status ${[...statuses].map(([s, n]) => `${s} x${n}`).join(', ')})`,
+    'RSS MB': afterPackages,
+  },
+  {
+    step: `after ${HOSTS} Host values (status ${[...hostStatuses].map(([s, n]) => `${s} x${n}`).join(', ')})`,
+    'RSS MB': afterHosts,
+  },
 ]);
 
 child.kill('SIGTERM');

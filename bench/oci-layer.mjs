@@ -28,7 +28,11 @@ const digest = `sha256:${hash.digest('hex')}`;
 const upstream = http.createServer((req, res) => {
   if (req.url === '/v2/') return res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
   if (req.url !== `/v2/bench/layer/blobs/${digest}`) return res.writeHead(404).end();
-  res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': SIZE, 'docker-content-digest': digest });
+  res.writeHead(200, {
+    'content-type': 'application/octet-stream',
+    'content-length': SIZE,
+    'docker-content-digest': digest,
+  });
   fs.createReadStream(layerFile, { highWaterMark: 256 * 1024 }).pipe(res);
 });
 await new Promise((r) => upstream.listen(0, '127.0.0.1', r));
@@ -56,12 +60,14 @@ async function pull() {
   const start = process.hrtime.bigint();
   let bytes = 0;
   await new Promise((resolve, reject) => {
-    http.get(url, (res) => {
-      if (res.statusCode !== 200) return reject(new Error(`hub answered ${res.statusCode}`));
-      res.on('data', (c) => (bytes += c.length));
-      res.on('end', resolve);
-      res.on('error', reject);
-    }).on('error', reject);
+    http
+      .get(url, (res) => {
+        if (res.statusCode !== 200) return reject(new Error(`hub answered ${res.statusCode}`));
+        res.on('data', (c) => (bytes += c.length));
+        res.on('end', resolve);
+        res.on('error', reject);
+      })
+      .on('error', reject);
   });
   const secs = Number(process.hrtime.bigint() - start) / 1e9;
   clearInterval(timer);
@@ -73,8 +79,16 @@ const before = process.memoryUsage().rss;
 const cold = await pull();
 await hub.artifacts.idle();
 const warm = await pull();
-const row = (label, r) => ({ layer: `${SIZE / 1024 / 1024} MiB`, pull: label, seconds: +r.secs.toFixed(2), 'MB/s': +(SIZE / r.secs / 1e6).toFixed(1), 'RSS rise MiB': +((r.peak - before) / 1024 / 1024).toFixed(1) });
-console.log(`oci kind: one ${SIZE / 1024 / 1024} MiB layer through /v2/dock/..., one client (hub and client in one process; RSS is theirs together)`);
+const row = (label, r) => ({
+  layer: `${SIZE / 1024 / 1024} MiB`,
+  pull: label,
+  seconds: +r.secs.toFixed(2),
+  'MB/s': +(SIZE / r.secs / 1e6).toFixed(1),
+  'RSS rise MiB': +((r.peak - before) / 1024 / 1024).toFixed(1),
+});
+console.log(
+  `oci kind: one ${SIZE / 1024 / 1024} MiB layer through /v2/dock/..., one client (hub and client in one process; RSS is theirs together)`,
+);
 console.table([row('cold (upstream, verified while streaming)', cold), row('warm (cache)', warm)]);
 
 await hub.close();

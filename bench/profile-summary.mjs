@@ -15,7 +15,8 @@ for (const id of profile.samples) ticks.set(id, (ticks.get(id) ?? 0) + 1);
 
 /** Where a frame's code lives. */
 function place({ url, functionName }) {
-  if (functionName === '(garbage collector)' || functionName === '(idle)' || functionName === '(program)') return functionName;
+  if (functionName === '(garbage collector)' || functionName === '(idle)' || functionName === '(program)')
+    return functionName;
   if (!url) return '(native)';
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url) ?? /packages\/([^/]+)\//.exec(url);
   if (pkg) return url.includes('node_modules') ? pkg[1] : `@hub/${pkg[1]}`;

@@ -21,10 +21,20 @@ function rssBytes(pid) {
 
 /** A valid .tgz of `size` incompressible bytes, written to `file`; its sha512 and sha1. */
 function writeTarball(file, name, size) {
-  const tar = makeTar({ 'package/package.json': JSON.stringify({ name, version: '1.0.0' }), 'package/filler.bin': crypto.randomBytes(size) }, { mtime: 1700000000 });
+  const tar = makeTar(
+    {
+      'package/package.json': JSON.stringify({ name, version: '1.0.0' }),
+      'package/filler.bin': crypto.randomBytes(size),
+    },
+    { mtime: 1700000000 },
+  );
   const tgz = zlib.gzipSync(tar, { level: 0 });
   fs.writeFileSync(file, tgz);
-  return { size: tgz.length, sha512: crypto.createHash('sha512').update(tgz).digest('base64'), sha1: crypto.createHash('sha1').update(tgz).digest('hex') };
+  return {
+    size: tgz.length,
+    sha512: crypto.createHash('sha512').update(tgz).digest('base64'),
+    sha1: crypto.createHash('sha1').update(tgz).digest('hex'),
+  };
 }
 
 /** The body npm sends, streamed: the document around the tarball's base64, read from disk in 3-byte-aligned pieces. */
@@ -33,15 +43,25 @@ function publishBody(name, file, t) {
     _id: name,
     name,
     'dist-tags': { latest: '1.0.0' },
-    versions: { '1.0.0': { name, version: '1.0.0', _id: `${name}@1.0.0`, dist: { integrity: `sha512-${t.sha512}`, shasum: t.sha1 } } },
+    versions: {
+      '1.0.0': {
+        name,
+        version: '1.0.0',
+        _id: `${name}@1.0.0`,
+        dist: { integrity: `sha512-${t.sha512}`, shasum: t.sha1 },
+      },
+    },
     access: null,
-    _attachments: { [`${name}-1.0.0.tgz`]: { content_type: 'application/octet-stream', data: '@DATA@', length: t.size } },
+    _attachments: {
+      [`${name}-1.0.0.tgz`]: { content_type: 'application/octet-stream', data: '@DATA@', length: t.size },
+    },
   };
   const [head, tail] = JSON.stringify(doc).split('@DATA@');
   const length = Buffer.byteLength(head) + Math.ceil(t.size / 3) * 4 + Buffer.byteLength(tail);
   async function* body() {
     yield Buffer.from(head);
-    for await (const chunk of fs.createReadStream(file, { highWaterMark: 3 * 64 * 1024 })) yield Buffer.from(chunk.toString('base64'));
+    for await (const chunk of fs.createReadStream(file, { highWaterMark: 3 * 64 * 1024 }))
+      yield Buffer.from(chunk.toString('base64'));
     yield Buffer.from(tail);
   }
   return { length, body };
@@ -55,10 +75,12 @@ function healthProbe(url) {
   const once = () =>
     new Promise((resolve) => {
       const start = process.hrtime.bigint();
-      http.get(`${url}/healthz`, { agent: false }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(Number(process.hrtime.bigint() - start) / 1e6));
-      }).on('error', () => resolve(Number(process.hrtime.bigint() - start) / 1e6));
+      http
+        .get(`${url}/healthz`, { agent: false }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(Number(process.hrtime.bigint() - start) / 1e6));
+        })
+        .on('error', () => resolve(Number(process.hrtime.bigint() - start) / 1e6));
     });
   const loop = (async () => {
     while (!stopped) {
@@ -83,10 +105,12 @@ export async function benchPublish({ short = false } = {}) {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   try {
-    const info = JSON.parse(await new Promise((resolve, reject) => {
-      readline.createInterface({ input: child.stdout }).once('line', resolve);
-      child.once('exit', (code) => reject(new Error(`publish hub exited with ${code}`)));
-    }));
+    const info = JSON.parse(
+      await new Promise((resolve, reject) => {
+        readline.createInterface({ input: child.stdout }).once('line', resolve);
+        child.once('exit', (code) => reject(new Error(`publish hub exited with ${code}`)));
+      }),
+    );
     const name = 'bench-publish';
     const file = path.join(dir, 'tarball.tgz');
     const t = writeTarball(file, name, size);
@@ -98,10 +122,22 @@ export async function benchPublish({ short = false } = {}) {
     const stopProbe = healthProbe(info.url);
     const start = process.hrtime.bigint();
     const status = await new Promise((resolve, reject) => {
-      const req = http.request(`${info.url}/proxy/internal/${name}`, { method: 'PUT', agent: false, headers: { authorization: `Bearer ${info.token}`, 'content-type': 'application/json', 'content-length': length } }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode));
-      });
+      const req = http.request(
+        `${info.url}/proxy/internal/${name}`,
+        {
+          method: 'PUT',
+          agent: false,
+          headers: {
+            authorization: `Bearer ${info.token}`,
+            'content-type': 'application/json',
+            'content-length': length,
+          },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode));
+        },
+      );
       req.on('error', reject);
       (async () => {
         for await (const chunk of body()) if (!req.write(chunk)) await new Promise((r) => req.once('drain', r));
@@ -120,7 +156,7 @@ export async function benchPublish({ short = false } = {}) {
       'healthz max ms': +health.max.toFixed(1),
       'healthz probes': health.count,
     };
-    console.log('\npublish: one npm publish to a local registry (hub in its own process; RSS is the hub\'s)');
+    console.log("\npublish: one npm publish to a local registry (hub in its own process; RSS is the hub's)");
     console.table([row]);
     return row;
   } finally {
@@ -130,4 +166,5 @@ export async function benchPublish({ short = false } = {}) {
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) await benchPublish({ short: process.argv.includes('--short') || process.env.BENCH_SHORT === '1' });
+if (import.meta.url === `file://${process.argv[1]}`)
+  await benchPublish({ short: process.argv.includes('--short') || process.env.BENCH_SHORT === '1' });

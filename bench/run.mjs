@@ -39,7 +39,11 @@ import { makeTar } from '@hub/testkit';
 
 const exec = promisify(execFile);
 if (process.argv.includes('install') || process.env.BENCH_ONLY === 'install') {
-  await (await import('./install.mjs')).benchInstall({ smoke: process.argv.includes('--smoke') || process.argv.includes('--short') || process.env.BENCH_SHORT === '1' });
+  await (
+    await import('./install.mjs')
+  ).benchInstall({
+    smoke: process.argv.includes('--smoke') || process.argv.includes('--short') || process.env.BENCH_SHORT === '1',
+  });
   process.exit(0);
 }
 const short = process.argv.includes('--short') || process.env.BENCH_SHORT === '1';
@@ -65,7 +69,10 @@ const up = path.join(dir, 'up');
 function tarball(name, version, size) {
   const json = Buffer.from(JSON.stringify({ name, version, description: 'hub bench artifact' }));
   const filler = crypto.randomBytes(Math.max(0, size - 2048 - json.length));
-  const tar = makeTar({ 'package/package.json': json, 'package/filler.bin': filler }, { mtime: Math.floor(Date.now() / 1000) });
+  const tar = makeTar(
+    { 'package/package.json': json, 'package/filler.bin': filler },
+    { mtime: Math.floor(Date.now() / 1000) },
+  );
   return zlib.gzipSync(tar, { level: size > 32 * MiB ? 0 : 1 });
 }
 
@@ -88,10 +95,14 @@ const bigDocs = new Map();
 const origin = http.createServer((req, res) => {
   const url = decodeURIComponent(req.url ?? '');
   const big = bigDocs.get(url.slice(1));
-  if (big) return void res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(big.length) }).end(big);
+  if (big)
+    return void res
+      .writeHead(200, { 'content-type': 'application/json', 'content-length': String(big.length) })
+      .end(big);
   const m = /^\/([^/]+)(?:\/-\/(.+\.tgz))?$/.exec(url);
   const pkg = m && packages.get(m[1]);
-  if (!pkg || (m[2] && m[2] !== pkg.file)) return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"Not found"}');
+  if (!pkg || (m[2] && m[2] !== pkg.file))
+    return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"Not found"}');
   const kind = m[2] ? 'tarball' : 'packument';
   const entry = { kind, name: m[1], accept: req.headers.accept ?? '', at: performance.now(), firstByte: 0 };
   originLog.push(entry);
@@ -100,10 +111,21 @@ const origin = http.createServer((req, res) => {
   if (kind === 'tarball') body = pkg.tgz;
   else {
     const { address, port } = origin.address();
-    const v = { name: m[1], version: '1.0.0', dist: { tarball: `http://${address}:${port}/${m[1]}/-/${pkg.file}`, integrity: pkg.integrity } };
+    const v = {
+      name: m[1],
+      version: '1.0.0',
+      dist: { tarball: `http://${address}:${port}/${m[1]}/-/${pkg.file}`, integrity: pkg.integrity },
+    };
     const corgi = entry.accept.includes('application/vnd.npm.install-v1+json');
     type = corgi ? 'application/vnd.npm.install-v1+json' : 'application/json';
-    const doc = corgi ? { name: m[1], 'dist-tags': { latest: '1.0.0' }, versions: { '1.0.0': v } } : { name: m[1], 'dist-tags': { latest: '1.0.0' }, versions: { '1.0.0': { ...v, description: 'full' } }, time: { '1.0.0': '2020-01-01T00:00:00.000Z' } };
+    const doc = corgi
+      ? { name: m[1], 'dist-tags': { latest: '1.0.0' }, versions: { '1.0.0': v } }
+      : {
+          name: m[1],
+          'dist-tags': { latest: '1.0.0' },
+          versions: { '1.0.0': { ...v, description: 'full' } },
+          time: { '1.0.0': '2020-01-01T00:00:00.000Z' },
+        };
     body = Buffer.from(JSON.stringify(doc));
   }
   const send = () => {
@@ -141,10 +163,22 @@ const pinned = (core, cmd, args) => (pin ? ['taskset', ['-c', String(core), cmd,
 async function startHub(name, extraEnv = {}) {
   const hubDir = path.join(dir, name);
   fs.mkdirSync(hubDir, { recursive: true });
-  const nodeArgs = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`, `--cpu-prof-name=hub-${name}-${Date.now()}.cpuprofile`] : [];
+  const nodeArgs = process.env.BENCH_CPU_PROF
+    ? [
+        '--cpu-prof',
+        `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`,
+        `--cpu-prof-name=hub-${name}-${Date.now()}.cpuprofile`,
+      ]
+    : [];
   const [cmd, args] = pinned(0, process.execPath, [...nodeArgs, path.join(import.meta.dirname, 'hub-process.mjs')]);
   const child = spawn(cmd, args, {
-    env: { ...process.env, HUB_DIR: hubDir, UPSTREAM: originUrl, VERIFY_READS: process.env.BENCH_VERIFY_READS ?? 'true', ...extraEnv },
+    env: {
+      ...process.env,
+      HUB_DIR: hubDir,
+      UPSTREAM: originUrl,
+      VERIFY_READS: process.env.BENCH_VERIFY_READS ?? 'true',
+      ...extraEnv,
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   children.push(child);
@@ -222,8 +256,18 @@ http {
         s.close(() => r(p));
       });
     });
-    fs.writeFileSync(path.join(ndir, 'nginx.conf'), fs.readFileSync(path.join(ndir, 'nginx.conf'), 'utf8').replace('127.0.0.1:0', `127.0.0.1:${port}`));
-    const [cmd, args] = pinned(0, NGINX, ['-p', ndir, '-c', path.join(ndir, 'nginx.conf'), '-e', path.join(ndir, 'logs/error.log')]);
+    fs.writeFileSync(
+      path.join(ndir, 'nginx.conf'),
+      fs.readFileSync(path.join(ndir, 'nginx.conf'), 'utf8').replace('127.0.0.1:0', `127.0.0.1:${port}`),
+    );
+    const [cmd, args] = pinned(0, NGINX, [
+      '-p',
+      ndir,
+      '-c',
+      path.join(ndir, 'nginx.conf'),
+      '-e',
+      path.join(ndir, 'logs/error.log'),
+    ]);
     const child = spawn(cmd, args, { stdio: 'inherit' });
     children.push(child);
     const url = `http://127.0.0.1:${port}`;
@@ -256,7 +300,12 @@ res.writeHead(200,{'content-length':st.size});fs.createReadStream(f,{highWaterMa
   const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   children.push(child);
   const info = JSON.parse(await new Promise((r) => readline.createInterface({ input: child.stdout }).once('line', r)));
-  return { name: 'node:http + createReadStream', url: info.url, pids: [info.pid], stop: async () => child.kill('SIGTERM') };
+  return {
+    name: 'node:http + createReadStream',
+    url: info.url,
+    pids: [info.pid],
+    stop: async () => child.kill('SIGTERM'),
+  };
 }
 
 const TICK = 100; // USER_HZ
@@ -285,7 +334,10 @@ const hasWrk = await exec('wrk', ['--version']).then(
   () => true,
   (e) => /^wrk /.test(`${e.stdout}${e.stderr}`),
 );
-const AUTOCANNON = path.join(path.dirname(createRequire(import.meta.url).resolve('autocannon/package.json')), 'autocannon.js');
+const AUTOCANNON = path.join(
+  path.dirname(createRequire(import.meta.url).resolve('autocannon/package.json')),
+  'autocannon.js',
+);
 async function load(server, urlPath, headers = {}) {
   const url = `${server.url}${urlPath}`;
   const stopCounting = server.countAllocations?.();
@@ -312,7 +364,13 @@ async function load(server, urlPath, headers = {}) {
     for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}=${v}`);
     const [cmd, cargs] = pinned(1, process.execPath, [...args, url]);
     const a = JSON.parse((await exec(cmd, cargs, { maxBuffer: 64 * MiB })).stdout);
-    r = { requests: a.requests.total, rps: a.requests.average, bytesPerSec: a.throughput.average, p99ms: a.latency.p99, failures: a.non2xx + a.errors };
+    r = {
+      requests: a.requests.total,
+      rps: a.requests.average,
+      bytesPerSec: a.throughput.average,
+      p99ms: a.latency.p99,
+      failures: a.non2xx + a.errors,
+    };
   }
   r.cpuSecs = cpuSecs(server.pids) - cpu0;
   r.cpuPerRequestUs = (r.cpuSecs / r.requests) * 1e6;
@@ -354,7 +412,18 @@ function warmRow(caseName, h, a, big = false) {
   const cpu = (r) => (big ? `${r.cpuMsPerMB.toFixed(2)} ms/MB` : `${Math.round(r.cpuPerRequestUs)} µs/req`);
   const ratio = big ? h.bytesPerSec / a.bytesPerSec : h.rps / a.rps;
   const alloc = h.allocatedKBPerRequest === undefined || big ? '-' : `${h.allocatedKBPerRequest.toFixed(1)} KB/req`;
-  warmRows.push({ case: caseName, 'hub req/s': Math.round(h.rps), 'hub MB/s': mb(h.bytesPerSec), 'hub p99 ms': +h.p99ms.toFixed(1), 'hub CPU': cpu(h), 'hub alloc': alloc, 'ref req/s': Math.round(a.rps), 'ref MB/s': mb(a.bytesPerSec), 'ref CPU': cpu(a), ratio: +ratio.toFixed(2) });
+  warmRows.push({
+    case: caseName,
+    'hub req/s': Math.round(h.rps),
+    'hub MB/s': mb(h.bytesPerSec),
+    'hub p99 ms': +h.p99ms.toFixed(1),
+    'hub CPU': cpu(h),
+    'hub alloc': alloc,
+    'ref req/s': Math.round(a.rps),
+    'ref MB/s': mb(a.bytesPerSec),
+    'ref CPU': cpu(a),
+    ratio: +ratio.toFixed(2),
+  });
   return ratio;
 }
 for (const [label, p] of warmPaths.filter(([l]) => runs('warm') || runs(`warm ${l}`))) {
@@ -374,7 +443,11 @@ for (const [label, p] of warmPaths.filter(([l]) => runs('warm') || runs(`warm ${
     const r = await load(m, p);
     await m.stop();
     if (r.failures) throw new Error(`${m.name} answered ${r.failures} failed requests`);
-    results.cases[`warm ${label}: ${m.name}`] = { server: r, reference: a, ratio: warmRow(`warm ${label}: ${m.name}`, r, a) };
+    results.cases[`warm ${label}: ${m.name}`] = {
+      server: r,
+      reference: a,
+      ratio: warmRow(`warm ${label}: ${m.name}`, r, a),
+    };
   }
 }
 results.rssAfterWarmMB = mb(rssBytes(hub.pids));
@@ -395,10 +468,16 @@ if (runs('token')) {
   const h = await load(th, `/proxy/npm${p}`, auth);
   const a = await load(ref, p);
   if (h.failures) throw new Error(`hub with token auth answered ${h.failures} failed requests`);
-  results.cases[`warm ${label}, token auth`] = { hub: h, reference: a, ratio: warmRow(`warm ${label}, token auth`, h, a) };
+  results.cases[`warm ${label}, token auth`] = {
+    hub: h,
+    reference: a,
+    ratio: warmRow(`warm ${label}, token auth`, h, a),
+  };
   await th.stop();
 }
-console.log(`\nwarm hits: hub (npm registry, logging and audit on, verify_reads ${process.env.BENCH_VERIFY_READS ?? 'true'}) vs ${ref.name}; ${hasWrk ? 'wrk' : 'autocannon'} -c${connections}, ${seconds}s each${pin ? ', servers on core 0, load on core 1' : ''}`);
+console.log(
+  `\nwarm hits: hub (npm registry, logging and audit on, verify_reads ${process.env.BENCH_VERIFY_READS ?? 'true'}) vs ${ref.name}; ${hasWrk ? 'wrk' : 'autocannon'} -c${connections}, ${seconds}s each${pin ? ', servers on core 0, load on core 1' : ''}`,
+);
 console.table(warmRows);
 
 // Cold misses: the client reads the full packument (as npm 11 does), then COLD_WAITERS ask for the tarball at once.
@@ -409,10 +488,12 @@ for (const p of runs('cold') ? coldPaths : []) {
   // The origin's own first byte for this tarball, asked directly (the yardstick for the waiters).
   const t0 = performance.now();
   const direct = await new Promise((resolve, reject) => {
-    http.get(`${originUrl}${p}`, (res) => {
-      const fb = performance.now() - t0;
-      res.resume().on('end', () => resolve(fb));
-    }).on('error', reject);
+    http
+      .get(`${originUrl}${p}`, (res) => {
+        const fb = performance.now() - t0;
+        res.resume().on('end', () => resolve(fb));
+      })
+      .on('error', reject);
   });
   originLog.length = 0;
   await getAll(`${hub.url}/proxy/npm/${name}`, { accept: 'application/json' });
@@ -423,21 +504,26 @@ for (const p of runs('cold') ? coldPaths : []) {
       { length: COLD_WAITERS },
       () =>
         new Promise((resolve) => {
-          http.get(`${hub.url}/proxy/npm${p}`, { agent: false }, (res) => {
-            let first = 0;
-            const hash = crypto.createHash('sha256');
-            res.on('data', (c) => {
-              first ||= performance.now() - start;
-              hash.update(c);
-            });
-            res.on('end', () => resolve({ status: res.statusCode, first, ok: hash.digest('hex') === expected }));
-            // A cut body is counted (not an identical body), not a crash of the bench.
-            res.on('error', () => resolve({ status: 'cut', first, ok: false }));
-          }).on('error', () => resolve({ status: 'error', first: 0, ok: false }));
+          http
+            .get(`${hub.url}/proxy/npm${p}`, { agent: false }, (res) => {
+              let first = 0;
+              const hash = crypto.createHash('sha256');
+              res.on('data', (c) => {
+                first ||= performance.now() - start;
+                hash.update(c);
+              });
+              res.on('end', () => resolve({ status: res.statusCode, first, ok: hash.digest('hex') === expected }));
+              // A cut body is counted (not an identical body), not a crash of the bench.
+              res.on('error', () => resolve({ status: 'cut', first, ok: false }));
+            })
+            .on('error', () => resolve({ status: 'error', first: 0, ok: false }));
         }),
     ),
   );
-  const firsts = waiters.filter((w) => w.first > 0).map((w) => w.first).sort((x, y) => x - y);
+  const firsts = waiters
+    .filter((w) => w.first > 0)
+    .map((w) => w.first)
+    .sort((x, y) => x - y);
   const row = {
     case: `cold ${COLD_SIZE / MiB} MiB tarball, ${COLD_WAITERS} waiters`,
     'metadata fetches': originLog.filter((e) => e.kind === 'packument').length,
@@ -450,28 +536,32 @@ for (const p of runs('cold') ? coldPaths : []) {
   };
   coldRows.push(row);
 }
-console.log(`\ncold misses: origin answers after ${ORIGIN_LATENCY_MS} ms and sends at ${ORIGIN_RATE / 1e6} MB/s; the packument was read (full) first`);
+console.log(
+  `\ncold misses: origin answers after ${ORIGIN_LATENCY_MS} ms and sends at ${ORIGIN_RATE / 1e6} MB/s; the packument was read (full) first`,
+);
 console.table(coldRows);
 results.cases.cold = coldRows;
 
 // Slow clients: SLOW_CLIENTS read one SLOW_SIZE artifact at SLOW_RATE each; hub's RSS growth.
 function slowClient(url) {
   return new Promise((resolve, reject) => {
-    http.get(url, { agent: false }, (res) => {
-      if (res.statusCode !== 200) return reject(new Error(`slow client: ${res.statusCode}`));
-      let got = 0;
-      const t0 = performance.now();
-      res.on('data', (c) => {
-        got += c.length;
-        const ahead = got / SLOW_RATE - (performance.now() - t0) / 1000;
-        if (ahead > 0.005) {
-          res.pause();
-          setTimeout(() => res.resume(), ahead * 1000);
-        }
-      });
-      res.on('end', () => resolve(got));
-      res.on('error', reject);
-    }).on('error', reject);
+    http
+      .get(url, { agent: false }, (res) => {
+        if (res.statusCode !== 200) return reject(new Error(`slow client: ${res.statusCode}`));
+        let got = 0;
+        const t0 = performance.now();
+        res.on('data', (c) => {
+          got += c.length;
+          const ahead = got / SLOW_RATE - (performance.now() - t0) / 1000;
+          if (ahead > 0.005) {
+            res.pause();
+            setTimeout(() => res.resume(), ahead * 1000);
+          }
+        });
+        res.on('end', () => resolve(got));
+        res.on('error', reject);
+      })
+      .on('error', reject);
   });
 }
 async function slowRun(server, label, p) {
@@ -482,8 +572,15 @@ async function slowRun(server, label, p) {
   const t0 = performance.now();
   const got = await Promise.all(Array.from({ length: SLOW_CLIENTS }, () => slowClient(`${server.url}/proxy/npm${p}`)));
   clearInterval(timer);
-  if (got.some((n) => n !== packages.get(p.split('/')[1]).tgz.length)) throw new Error('a slow client got a short body');
-  return { case: `${SLOW_CLIENTS} clients × ${SLOW_SIZE / MiB} MiB at ${SLOW_RATE / 1e6} MB/s, ${label}`, 'RSS before MB': mb(before), 'peak RSS MB': mb(peak), 'growth MB': mb(peak - before), 'seconds': +((performance.now() - t0) / 1000).toFixed(1) };
+  if (got.some((n) => n !== packages.get(p.split('/')[1]).tgz.length))
+    throw new Error('a slow client got a short body');
+  return {
+    case: `${SLOW_CLIENTS} clients × ${SLOW_SIZE / MiB} MiB at ${SLOW_RATE / 1e6} MB/s, ${label}`,
+    'RSS before MB': mb(before),
+    'peak RSS MB': mb(peak),
+    'growth MB': mb(peak - before),
+    seconds: +((performance.now() - t0) / 1000).toFixed(1),
+  };
 }
 const slowRows = [];
 if (runs('slow')) {
@@ -501,7 +598,9 @@ if (runs('slow')) {
 console.log(`\nslow clients: hub RSS (${ref.name} idle RSS ${results.reference.idleRssMB} MB)`);
 console.table(slowRows);
 results.cases.slowClients = slowRows;
-console.log(`\nhub idle RSS after start: ${results.idleRssMB} MB; after the warm runs: ${results.rssAfterWarmMB} MB; now: ${mb(rssBytes(hub.pids))} MB`);
+console.log(
+  `\nhub idle RSS after start: ${results.idleRssMB} MB; after the warm runs: ${results.rssAfterWarmMB} MB; now: ${mb(rssBytes(hub.pids))} MB`,
+);
 
 await hub.stop();
 await ref.stop();
@@ -519,14 +618,26 @@ if (runs('deep-exposure')) results.deepExposure = await (await import('./deep-ex
 // One large npm publish, read as a stream (issue 26): 200 MiB (20 MiB with --short).
 if (runs('publish')) results.cases.publish = await (await import('./publish.mjs')).benchPublish({ short });
 
-const commit = await exec('git', ['rev-parse', 'HEAD'], { cwd: import.meta.dirname }).then((r) => r.stdout.trim(), () => 'unknown');
-const dirty = await exec('git', ['status', '--porcelain'], { cwd: import.meta.dirname }).then((r) => r.stdout.trim() !== '', () => false);
+const commit = await exec('git', ['rev-parse', 'HEAD'], { cwd: import.meta.dirname }).then(
+  (r) => r.stdout.trim(),
+  () => 'unknown',
+);
+const dirty = await exec('git', ['status', '--porcelain'], { cwd: import.meta.dirname }).then(
+  (r) => r.stdout.trim() !== '',
+  () => false,
+);
 Object.assign(results, {
   at: new Date().toISOString(),
   short,
   commit: dirty ? `${commit}+dirty` : commit,
   node: process.version,
-  machine: { platform: `${os.type()} ${os.release()} ${os.arch()}`, cpus: os.cpus().length, cpu: os.cpus()[0]?.model, memoryGB: +(os.totalmem() / 1024 ** 3).toFixed(1), loadavg: os.loadavg() },
+  machine: {
+    platform: `${os.type()} ${os.release()} ${os.arch()}`,
+    cpus: os.cpus().length,
+    cpu: os.cpus()[0]?.model,
+    memoryGB: +(os.totalmem() / 1024 ** 3).toFixed(1),
+    loadavg: os.loadavg(),
+  },
   loadGenerator: hasWrk ? 'wrk' : 'autocannon',
   connections,
   seconds,

@@ -68,7 +68,9 @@ function get(url) {
           first ??= performance.now();
           bytes += c.length;
         });
-        res.on('end', () => resolve({ first, cache: res.headers['x-hub-cache'], whole: res.statusCode === 200 && bytes === SIZE }));
+        res.on('end', () =>
+          resolve({ first, cache: res.headers['x-hub-cache'], whole: res.statusCode === 200 && bytes === SIZE }),
+        );
         res.on('error', reject);
       })
       .on('error', reject);
@@ -85,20 +87,32 @@ try {
   const rows = [];
   for (let round = 1; round <= ROUNDS; round++) {
     const file = `r${round}`;
-    const results = await Promise.all(Array.from({ length: WAITERS }, (_, i) => get(`${replicas[i % 2]}/proxy/bench/bench/1.0.0/${file}.bin`)));
+    const results = await Promise.all(
+      Array.from({ length: WAITERS }, (_, i) => get(`${replicas[i % 2]}/proxy/bench/bench/1.0.0/${file}.bin`)),
+    );
     const origin = originFirstByte.get(file);
-    const delays = (cache) => results.filter((r) => (cache === 'peer' ? r.cache === 'peer' : r.cache !== 'peer')).map((r) => r.first - origin).sort((x, y) => x - y);
+    const delays = (cache) =>
+      results
+        .filter((r) => (cache === 'peer' ? r.cache === 'peer' : r.cache !== 'peer'))
+        .map((r) => r.first - origin)
+        .sort((x, y) => x - y);
     const peer = delays('peer');
     const own = delays('own');
     rows.push({
       round,
       'origin fetches': upstream.count(`/bench/1.0.0/${file}.bin`),
       'whole downloads': results.filter((r) => r.whole).length,
-      'fetching replica: first byte after origin, p50/max ms': own.length ? `${pct(own, 50).toFixed(0)} / ${own[own.length - 1].toFixed(0)}` : '-',
-      'other replica (via peer): p50/p95/max ms': peer.length ? `${pct(peer, 50).toFixed(0)} / ${pct(peer, 95).toFixed(0)} / ${peer[peer.length - 1].toFixed(0)}` : '-',
+      'fetching replica: first byte after origin, p50/max ms': own.length
+        ? `${pct(own, 50).toFixed(0)} / ${own[own.length - 1].toFixed(0)}`
+        : '-',
+      'other replica (via peer): p50/p95/max ms': peer.length
+        ? `${pct(peer, 50).toFixed(0)} / ${pct(peer, 95).toFixed(0)} / ${peer[peer.length - 1].toFixed(0)}`
+        : '-',
     });
   }
-  console.log(`two replicas (own processes, MySQL, shared blob folder): ${WAITERS} simultaneous cold requests for one 20 MiB artifact per round, split across both, after a warm-up round; the origin answers after ${ORIGIN_LATENCY_MS} ms`);
+  console.log(
+    `two replicas (own processes, MySQL, shared blob folder): ${WAITERS} simultaneous cold requests for one 20 MiB artifact per round, split across both, after a warm-up round; the origin answers after ${ORIGIN_LATENCY_MS} ms`,
+  );
   console.table(rows);
 } finally {
   for (const c of children) c.kill('SIGTERM');

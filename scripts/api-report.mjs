@@ -38,7 +38,9 @@ function reportOne(dir, temp) {
     configObject: {
       projectFolder: pkgFolder,
       mainEntryPointFilePath: entry,
-      compiler: { overrideTsconfig: { compilerOptions: { lib: ['ES2023', 'DOM'], types: ['node'], skipLibCheck: true } } },
+      compiler: {
+        overrideTsconfig: { compilerOptions: { lib: ['ES2023', 'DOM'], types: ['node'], skipLibCheck: true } },
+      },
       apiReport: {
         enabled: true,
         reportFolder: path.join(root, 'api'),
@@ -69,7 +71,9 @@ try {
   for (const dir of PUBLIC_PACKAGES) {
     const r = reportOne(dir, temp);
     if (!r.ok) failed++;
-    console.log(`${r.dir}: ${r.changed ? (check ? 'CHANGED (run `npm run api:report` and review api/' + dir + '.api.md)' : 'report updated') : 'unchanged'}`);
+    console.log(
+      `${r.dir}: ${r.changed ? (check ? 'CHANGED (run `npm run api:report` and review api/' + dir + '.api.md)' : 'report updated') : 'unchanged'}`,
+    );
   }
 } finally {
   fs.rmSync(temp, { recursive: true, force: true });

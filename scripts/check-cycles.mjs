@@ -42,6 +42,9 @@ for (const circle of result.circular()) {
   circles++;
   console.log(text);
 }
-for (const key of KNOWN.keys()) if (!seen.has(key)) console.log(`gone, remove its entry in scripts/check-cycles.mjs: ${key}`);
-console.log(`${circles} import circle(s) in ${Object.keys(result.obj()).length} files of ${sources.length} source folders`);
+for (const key of KNOWN.keys())
+  if (!seen.has(key)) console.log(`gone, remove its entry in scripts/check-cycles.mjs: ${key}`);
+console.log(
+  `${circles} import circle(s) in ${Object.keys(result.obj()).length} files of ${sources.length} source folders`,
+);
 process.exitCode = circles ? 1 : 0;

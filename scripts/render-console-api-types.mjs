@@ -13,7 +13,9 @@ const HEADER = `/**
 `;
 
 export async function consoleApiTypes() {
-  return HEADER + astToString(await openapiTS(JSON.parse(fs.readFileSync(source, 'utf8')), { emptyObjectsUnknown: true }));
+  return (
+    HEADER + astToString(await openapiTS(JSON.parse(fs.readFileSync(source, 'utf8')), { emptyObjectsUnknown: true }))
+  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

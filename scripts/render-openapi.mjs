@@ -5,4 +5,7 @@ import { openApiReference } from '@hub/cli';
 import { consoleApiTypes } from './render-console-api-types.mjs';
 
 fs.writeFileSync(new URL('../docs/openapi.json', import.meta.url), await openApiReference());
-fs.writeFileSync(new URL('../packages/console/web/src/admin-api.generated.ts', import.meta.url), await consoleApiTypes());
+fs.writeFileSync(
+  new URL('../packages/console/web/src/admin-api.generated.ts', import.meta.url),
+  await consoleApiTypes(),
+);

@@ -24,7 +24,10 @@ function codeLines(file) {
   return lines.size;
 }
 
-const files = fs.readdirSync(dir, { recursive: true }).filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts')).map((f) => path.join(dir, f));
+const files = fs
+  .readdirSync(dir, { recursive: true })
+  .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))
+  .map((f) => path.join(dir, f));
 const counts = files.map((f) => [codeLines(f), f]).sort((a, b) => b[0] - a[0]);
 for (const [n, f] of counts.slice(0, Number(top))) console.log(String(n).padStart(6), f);
 console.log(`${counts.reduce((s, [n]) => s + n, 0)} lines of source in ${files.length} files under ${dir}`);

@@ -7,7 +7,15 @@ import npm from '@hub/kind-npm';
 import oci from '@hub/kind-oci';
 import pypi from '@hub/kind-pypi';
 import publishing from '@hub/publishing';
-import { chainHandlers, npmFixtureHandler, rawRequest, startFixtureUpstream, startTestHub, type FixtureHandler, type RawResponse } from '@hub/testkit';
+import {
+  chainHandlers,
+  npmFixtureHandler,
+  rawRequest,
+  startFixtureUpstream,
+  startTestHub,
+  type FixtureHandler,
+  type RawResponse,
+} from '@hub/testkit';
 
 /**
  * Issue 26, item 1 (docs/decisions/0035): nothing hub serves on a registry route runs as active content on its
@@ -31,14 +39,23 @@ const lyingFiles: FixtureHandler = (req, res) => {
   if (p === '/files/page.html') return send(200, 'text/html', '<html><script>1</script></html>');
   if (p === '/files/data.bin') return send(200, 'application/octet-stream', 'plain bytes');
   if (p === '/files/fail.bin') return send(500, 'text/plain', 'upstream broke');
-  if (p === '/simple/demo/') return send(200, 'text/html', `<html><body><a href="../../files/demo-1.0.tar.gz#sha256=${'0'.repeat(64)}">demo-1.0.tar.gz</a></body></html>`);
+  if (p === '/simple/demo/')
+    return send(
+      200,
+      'text/html',
+      `<html><body><a href="../../files/demo-1.0.tar.gz#sha256=${'0'.repeat(64)}">demo-1.0.tar.gz</a></body></html>`,
+    );
   return false;
 };
 
 function safe(t: Test, r: RawResponse, what: string) {
   t.equal(r.headers.get('x-content-type-options'), 'nosniff', `${what}: nosniff`);
   t.equal(r.headers.get('content-security-policy'), SANDBOX, `${what}: sandbox policy`);
-  t.equal(r.headers.get('strict-transport-security'), null, `${what}: no HSTS over plain HTTP without an https public_url`);
+  t.equal(
+    r.headers.get('strict-transport-security'),
+    null,
+    `${what}: no HSTS over plain HTTP without an https public_url`,
+  );
 }
 
 t.test('registry answers carry nosniff and the sandbox policy; active files are attachments (#26)', async (t) => {
@@ -105,7 +122,11 @@ t.test('registry answers carry nosniff and the sandbox policy; active files are 
 
   await t.test('a file published with an .html name downloads, whatever Content-Type it was sent with', async (t) => {
     const publisher = await hub.token('ci', { roles: ['publisher'] });
-    const put = await fetch(`${hub.url}/proxy/pub/docs/evil.html`, { method: 'PUT', headers: { authorization: `Bearer ${publisher}`, 'content-type': 'image/png' }, body: '<script>alert(1)</script>' });
+    const put = await fetch(`${hub.url}/proxy/pub/docs/evil.html`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${publisher}`, 'content-type': 'image/png' },
+      body: '<script>alert(1)</script>',
+    });
     t.equal(put.status, 201);
     await put.arrayBuffer();
     const r = await get('/proxy/pub/docs/evil.html');
@@ -155,7 +176,7 @@ t.test('registry answers carry nosniff and the sandbox policy; active files are 
     safe(t, missing, 'oci error');
   });
 
-  await t.test('the hub\'s other routes carry them too', async (t) => {
+  await t.test("the hub's other routes carry them too", async (t) => {
     safe(t, await get('/healthz'), '/healthz');
     safe(t, await get('/nothing-here'), 'no route');
   });

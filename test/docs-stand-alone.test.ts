@@ -27,13 +27,34 @@ const CITATION = new RegExp(
 function trackedFiles(): string[] {
   return execFileSync('git', ['ls-files', '-z'], { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 })
     .split('\0')
-    .filter((f) => f && f !== self && f !== 'package-lock.json' && !/(^|\/)(node_modules|dist)\//.test(f) && !/\.(png|jpg|gif|ico|gz|tgz|zip|jar|whl|nupkg|gem|crate|vsix|woff2?)$/.test(f));
+    .filter(
+      (f) =>
+        f &&
+        f !== self &&
+        f !== 'package-lock.json' &&
+        !/(^|\/)(node_modules|dist)\//.test(f) &&
+        !/\.(png|jpg|gif|ico|gz|tgz|zip|jar|whl|nupkg|gem|crate|vsix|woff2?)$/.test(f),
+    );
 }
 
 t.test('the pattern catches the citations it is meant to', async (t) => {
-  for (const cited of [`see ${NAMES[0]}.md`, `(${NAMES[1]}.md section 5)`, `${NAMES[0]} 4.1`, `as ${NAMES[2]}.md 8c says`, `the ${NAMES[0]}'s signed string`, `${NAMES[4]}.md`, `as the ${'sp' + 'ec'} says`])
+  for (const cited of [
+    `see ${NAMES[0]}.md`,
+    `(${NAMES[1]}.md section 5)`,
+    `${NAMES[0]} 4.1`,
+    `as ${NAMES[2]}.md 8c says`,
+    `the ${NAMES[0]}'s signed string`,
+    `${NAMES[4]}.md`,
+    `as the ${'sp' + 'ec'} says`,
+  ])
     t.match(cited, CITATION, cited);
-  for (const fine of ['const GEM_SPEC = 1', 'INTERFACE_ROUTES', 'the SPDX specification requires', 'a MetadataSpec', 'docs/errors.md'])
+  for (const fine of [
+    'const GEM_SPEC = 1',
+    'INTERFACE_ROUTES',
+    'the SPDX specification requires',
+    'a MetadataSpec',
+    'docs/errors.md',
+  ])
     t.notMatch(fine, CITATION, fine);
 });
 

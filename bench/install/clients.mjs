@@ -28,9 +28,20 @@ function command(client, args) {
 
 /** The environment of a client run: nothing of ours (npm run sets npm_config_*; CI may set CI) leaks in. */
 function cleanEnv(home) {
-  const env = { PATH: process.env.PATH, HOME: home, TMPDIR: path.join(home, 'tmp'), LANG: 'C.UTF-8', XDG_CACHE_HOME: path.join(home, '.cache'), XDG_CONFIG_HOME: path.join(home, '.config'), XDG_DATA_HOME: path.join(home, '.local/share'), XDG_STATE_HOME: path.join(home, '.local/state') };
+  const env = {
+    PATH: process.env.PATH,
+    HOME: home,
+    TMPDIR: path.join(home, 'tmp'),
+    LANG: 'C.UTF-8',
+    XDG_CACHE_HOME: path.join(home, '.cache'),
+    XDG_CONFIG_HOME: path.join(home, '.config'),
+    XDG_DATA_HOME: path.join(home, '.local/share'),
+    XDG_STATE_HOME: path.join(home, '.local/state'),
+  };
   // npm run puts node_modules/.bin first on PATH: the machine's npm is the one after it.
-  env.PATH = env.PATH.split(':').filter((p) => !p.endsWith('node_modules/.bin')).join(':');
+  env.PATH = env.PATH.split(':')
+    .filter((p) => !p.endsWith('node_modules/.bin'))
+    .join(':');
   return env;
 }
 
@@ -49,10 +60,32 @@ export async function install({ client, registry, packageJson, work }) {
   if (client === 'npm') {
     fs.writeFileSync(path.join(home, '.npmrc'), '');
     fs.writeFileSync(path.join(home, 'globalrc'), '');
-    Object.assign(env, { npm_config_userconfig: path.join(home, '.npmrc'), npm_config_globalconfig: path.join(home, 'globalrc'), npm_config_update_notifier: 'false' });
-    args = ['install', `--registry=${registry}`, `--cache=${path.join(dir, 'cache')}`, '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error'];
+    Object.assign(env, {
+      npm_config_userconfig: path.join(home, '.npmrc'),
+      npm_config_globalconfig: path.join(home, 'globalrc'),
+      npm_config_update_notifier: 'false',
+    });
+    args = [
+      'install',
+      `--registry=${registry}`,
+      `--cache=${path.join(dir, 'cache')}`,
+      '--no-audit',
+      '--no-fund',
+      '--ignore-scripts',
+      '--loglevel=error',
+    ];
   } else if (client === 'pnpm') {
-    args = ['install', `--registry=${registry}`, `--store-dir=${path.join(dir, 'store')}`, `--cache-dir=${path.join(dir, 'cache')}`, `--config.state-dir=${path.join(dir, 'state')}`, '--ignore-scripts', '--no-frozen-lockfile', '--reporter=silent', '--config.update-notifier=false'];
+    args = [
+      'install',
+      `--registry=${registry}`,
+      `--store-dir=${path.join(dir, 'store')}`,
+      `--cache-dir=${path.join(dir, 'cache')}`,
+      `--config.state-dir=${path.join(dir, 'state')}`,
+      '--ignore-scripts',
+      '--no-frozen-lockfile',
+      '--reporter=silent',
+      '--config.update-notifier=false',
+    ];
   } else {
     fs.writeFileSync(path.join(project, 'yarn.lock'), '');
     fs.writeFileSync(
@@ -77,7 +110,9 @@ enableMirror: false
   try {
     await exec(cmd, cargs, { cwd: project, env, maxBuffer: 64 << 20, timeout: 15 * 60e3 });
   } catch (e) {
-    throw new Error(`${client} install through ${registry} failed: ${e.message}\n${String(e.stdout).slice(-2000)}\n${String(e.stderr).slice(-2000)}`);
+    throw new Error(
+      `${client} install through ${registry} failed: ${e.message}\n${String(e.stdout).slice(-2000)}\n${String(e.stderr).slice(-2000)}`,
+    );
   }
   const seconds = (performance.now() - t0) / 1000;
   const installed = installedPackages(project, client);
@@ -92,7 +127,9 @@ function installedPackages(project, client) {
     if (!fs.existsSync(nm)) return;
     for (const e of fs.readdirSync(nm)) {
       if (e.startsWith('.')) continue;
-      const dirs = e.startsWith('@') ? fs.readdirSync(path.join(nm, e)).map((s) => path.join(nm, e, s)) : [path.join(nm, e)];
+      const dirs = e.startsWith('@')
+        ? fs.readdirSync(path.join(nm, e)).map((s) => path.join(nm, e, s))
+        : [path.join(nm, e)];
       for (const d of dirs) {
         const pj = path.join(d, 'package.json');
         if (!fs.existsSync(pj)) continue;

@@ -26,7 +26,10 @@ function prng(seed) {
   };
 }
 
-const WORDS = 'value options config state props result index length buffer stream parse format resolve reject callback handler module exports require context target source element node child parent entry cache token match range scope error message event listener emit once store key map set list item array object string number boolean undefined promise async await render update create remove insert compare hash encode decode path url query params headers request response body status'.split(' ');
+const WORDS =
+  'value options config state props result index length buffer stream parse format resolve reject callback handler module exports require context target source element node child parent entry cache token match range scope error message event listener emit once store key map set list item array object string number boolean undefined promise async await render update create remove insert compare hash encode decode path url query params headers request response body status'.split(
+    ' ',
+  );
 const OPS = ['===', '!==', '+', '-', '&&', '||', '<', '>='];
 
 /** JavaScript-shaped text of about `size` bytes (compresses about 4:1, like real library code). */
@@ -43,7 +46,8 @@ function jsText(rand, size) {
     else if (r < 0.45) line = `  if (${id()} ${OPS[Math.floor(rand() * OPS.length)]} ${id()}) return ${id()};`;
     else if (r < 0.55) line = '}';
     else if (r < 0.65) line = `// ${w()} ${w()} ${w()} ${w()} ${w()} ${w()}`;
-    else if (r < 0.8) line = `  ${id()}.${w()} = ${id()}[${JSON.stringify(w())}] || ${JSON.stringify(w() + '-' + w())};`;
+    else if (r < 0.8)
+      line = `  ${id()}.${w()} = ${id()}[${JSON.stringify(w())}] || ${JSON.stringify(w() + '-' + w())};`;
     else line = `  for (let i = 0; i < ${id()}.length; i++) ${id()}.push(${id()}[i]);`;
     lines.push(line);
     n += line.length + 1;
@@ -64,23 +68,40 @@ function plan(seed, count) {
   const names = [];
   for (let i = 0; instances.length < count; i++) {
     const scoped = rand() < 0.08;
-    const name = scoped ? `@bench-${WORDS[i % 7]}/${WORDS[Math.floor(rand() * WORDS.length)]}-${i}` : `${WORDS[Math.floor(rand() * WORDS.length)]}-${WORDS[Math.floor(rand() * WORDS.length)]}-${i}`;
+    const name = scoped
+      ? `@bench-${WORDS[i % 7]}/${WORDS[Math.floor(rand() * WORDS.length)]}-${i}`
+      : `${WORDS[Math.floor(rand() * WORDS.length)]}-${WORDS[Math.floor(rand() * WORDS.length)]}-${i}`;
     // Most names are used at one major; some at two or three (the tree then holds several versions of them).
     const r = rand();
     const majors = r < 0.8 ? 1 : r < 0.95 ? 2 : 3;
     const first = 1 + Math.floor(rand() * 4);
     names.push(name);
-    for (let m = 0; m < majors && instances.length < count; m++) instances.push({ name, major: first + m, deps: new Map(), dependents: 0 });
+    for (let m = 0; m < majors && instances.length < count; m++)
+      instances.push({ name, major: first + m, deps: new Map(), dependents: 0 });
   }
   // Dependencies: popular packages early in the list are picked often (shared); a pick among the last few
   // instances makes chains (depth); a few packages are wide.
   for (let k = 1; k < instances.length; k++) {
     const inst = instances[k];
     const r = rand();
-    const want = r < 0.35 ? 0 : r < 0.65 ? 1 + Math.floor(rand() * 2) : r < 0.9 ? 3 + Math.floor(rand() * 4) : r < 0.98 ? 7 + Math.floor(rand() * 9) : 16 + Math.floor(rand() * 15);
+    const want =
+      r < 0.35
+        ? 0
+        : r < 0.65
+          ? 1 + Math.floor(rand() * 2)
+          : r < 0.9
+            ? 3 + Math.floor(rand() * 4)
+            : r < 0.98
+              ? 7 + Math.floor(rand() * 9)
+              : 16 + Math.floor(rand() * 15);
     for (let tries = 0; inst.deps.size < Math.min(want, k) && tries < want * 4; tries++) {
       const q = rand();
-      const j = q < 0.5 ? Math.floor(Math.pow(rand(), 3) * k) : q < 0.8 ? Math.max(0, k - 1 - Math.floor(rand() * 8)) : Math.floor(rand() * k);
+      const j =
+        q < 0.5
+          ? Math.floor(Math.pow(rand(), 3) * k)
+          : q < 0.8
+            ? Math.max(0, k - 1 - Math.floor(rand() * 8))
+            : Math.floor(rand() * k);
       const dep = instances[j];
       if (dep.name === inst.name || inst.deps.has(dep.name)) continue;
       inst.deps.set(dep.name, dep);
@@ -109,7 +130,10 @@ function plan(seed, count) {
 
 /** A tarball and its dist fields. */
 function pack(manifest, files) {
-  const entries = [['package/package.json', JSON.stringify(manifest, null, 2)], ...Object.entries(files).map(([f, c]) => [`package/${f}`, c])];
+  const entries = [
+    ['package/package.json', JSON.stringify(manifest, null, 2)],
+    ...Object.entries(files).map(([f, c]) => [`package/${f}`, c]),
+  ];
   const tgz = zlib.gzipSync(makeTar(entries, { mtime: MTIME }), { level: 9 });
   const unpackedSize = entries.reduce((s, [, c]) => s + Buffer.byteLength(c), 0);
   return {
@@ -162,7 +186,9 @@ export function generateProject({ dir, seed, count }) {
         for (let patch = 0; patch < patches; patch++) {
           const version = `${major}.${minor}.${patch}`;
           const newest = inst && minor === minors - 1 && patch === patches - 1;
-          const dependencies = Object.fromEntries([...(inst?.deps.values() ?? [])].map((d) => [d.name, `^${d.major}.0.0`]));
+          const dependencies = Object.fromEntries(
+            [...(inst?.deps.values() ?? [])].map((d) => [d.name, `^${d.major}.0.0`]),
+          );
           const manifest = { name, version, description, main: 'index.js', license: 'MIT', dependencies };
           // The version a client installs carries real code; older ones are small (never downloaded here).
           const size = newest ? logUniform(rand, 3e3, 400e3) : 600;
@@ -197,15 +223,31 @@ export function generateProject({ dir, seed, count }) {
     }
     const latest = Object.keys(versions).at(-1);
     time.modified = time[latest];
-    const doc = { _id: name, name, description, 'dist-tags': { latest }, versions, time, maintainers: [{ name: 'bench', email: 'bench@example.com' }], readme: `# ${name}\n\n${jsText(rand, 2000)}`, readmeFilename: 'README.md', license: 'MIT' };
+    const doc = {
+      _id: name,
+      name,
+      description,
+      'dist-tags': { latest },
+      versions,
+      time,
+      maintainers: [{ name: 'bench', email: 'bench@example.com' }],
+      readme: `# ${name}\n\n${jsText(rand, 2000)}`,
+      readmeFilename: 'README.md',
+      license: 'MIT',
+    };
     const text = JSON.stringify(doc);
     packumentBytes += text.length;
     fs.mkdirSync(path.join(tmp, 'packuments'), { recursive: true });
     fs.writeFileSync(path.join(tmp, 'packuments', `${encodeURIComponent(name)}.json`), text);
   }
-  const dependencies = Object.fromEntries(root.map((i) => [i.name, `^${i.major}.0.0`]).sort(([a], [b]) => a.localeCompare(b)));
+  const dependencies = Object.fromEntries(
+    root.map((i) => [i.name, `^${i.major}.0.0`]).sort(([a], [b]) => a.localeCompare(b)),
+  );
   fs.mkdirSync(path.join(tmp, 'project'), { recursive: true });
-  fs.writeFileSync(path.join(tmp, 'project', 'package.json'), `${JSON.stringify({ name: 'bench-app', version: '1.0.0', private: true, dependencies }, null, 2)}\n`);
+  fs.writeFileSync(
+    path.join(tmp, 'project', 'package.json'),
+    `${JSON.stringify({ name: 'bench-app', version: '1.0.0', private: true, dependencies }, null, 2)}\n`,
+  );
   const summary = {
     generator: GENERATOR_VERSION,
     seed,
@@ -220,7 +262,12 @@ export function generateProject({ dir, seed, count }) {
     installedTarballBytes: installedBytes,
     packumentBytes,
     // What a correct install holds: one name@version per instance (the newest of its major).
-    expected: instances.map((i) => `${i.name}@${newestOf(JSON.parse(fs.readFileSync(path.join(tmp, 'packuments', `${encodeURIComponent(i.name)}.json`), 'utf8')), i.major)}`).sort(),
+    expected: instances
+      .map(
+        (i) =>
+          `${i.name}@${newestOf(JSON.parse(fs.readFileSync(path.join(tmp, 'packuments', `${encodeURIComponent(i.name)}.json`), 'utf8')), i.major)}`,
+      )
+      .sort(),
   };
   fs.writeFileSync(path.join(tmp, 'summary.json'), JSON.stringify(summary));
   fs.renameSync(tmp, dir);
@@ -228,7 +275,9 @@ export function generateProject({ dir, seed, count }) {
 }
 
 function newestOf(doc, major) {
-  return Object.keys(doc.versions).filter((v) => v.startsWith(`${major}.`)).at(-1);
+  return Object.keys(doc.versions)
+    .filter((v) => v.startsWith(`${major}.`))
+    .at(-1);
 }
 
 /** The longest dependency chain from the project. */

@@ -18,7 +18,12 @@ export async function startOrigin({ dir, latencyMs = [20, 40] }) {
       name: doc.name,
       modified: doc.time.modified,
       'dist-tags': doc['dist-tags'],
-      versions: Object.fromEntries(Object.entries(doc.versions).map(([v, m]) => [v, { name: m.name, version: v, dependencies: m.dependencies, dist: m.dist }])),
+      versions: Object.fromEntries(
+        Object.entries(doc.versions).map(([v, m]) => [
+          v,
+          { name: m.name, version: v, dependencies: m.dependencies, dist: m.dist },
+        ]),
+      ),
     };
     packuments.set(doc.name, { full: full.split('{{ORIGIN}}'), corgi: JSON.stringify(corgi).split('{{ORIGIN}}') });
   }

@@ -75,9 +75,17 @@ function track(child) {
 /** hub with an npm registry in front of `origin`, its state in `dir` (a fresh dir is a cold cache). */
 export async function startHub({ dir, origin, cpuProf }) {
   fs.mkdirSync(dir, { recursive: true });
-  const nodeArgs = cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`, `--cpu-prof-name=hub-install-${Date.now()}.cpuprofile`] : [];
-  const [cmd, args] = pinned(0, process.execPath, [...nodeArgs, path.join(import.meta.dirname, '..', 'hub-process.mjs')]);
-  const child = spawn(cmd, args, { env: { ...process.env, HUB_DIR: dir, UPSTREAM: origin, VERIFY_READS: process.env.BENCH_VERIFY_READS ?? 'true' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const nodeArgs = cpuProf
+    ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`, `--cpu-prof-name=hub-install-${Date.now()}.cpuprofile`]
+    : [];
+  const [cmd, args] = pinned(0, process.execPath, [
+    ...nodeArgs,
+    path.join(import.meta.dirname, '..', 'hub-process.mjs'),
+  ]);
+  const child = spawn(cmd, args, {
+    env: { ...process.env, HUB_DIR: dir, UPSTREAM: origin, VERIFY_READS: process.env.BENCH_VERIFY_READS ?? 'true' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const stop = track(child);
   const line = await new Promise((resolve, reject) => {
     readline.createInterface({ input: child.stdout }).once('line', resolve);
@@ -104,7 +112,9 @@ export async function startHub({ dir, origin, cpuProf }) {
 export async function startNginx({ dir, origin, nginx }) {
   fs.mkdirSync(path.join(dir, 'logs'), { recursive: true });
   const port = await freePort();
-  const cache = (key) => `proxy_pass ${origin}; proxy_http_version 1.1; proxy_set_header Connection ""; proxy_set_header Host $http_host;
+  const cache = (
+    key,
+  ) => `proxy_pass ${origin}; proxy_http_version 1.1; proxy_set_header Connection ""; proxy_set_header Host $http_host;
       proxy_cache npm; proxy_cache_key ${key}; proxy_cache_valid 200 1h; proxy_cache_lock on;`;
   fs.writeFileSync(
     path.join(dir, 'nginx.conf'),
@@ -128,7 +138,14 @@ http {
 }
 `,
   );
-  const [cmd, args] = pinned(0, nginx, ['-p', dir, '-c', path.join(dir, 'nginx.conf'), '-e', path.join(dir, 'logs/error.log')]);
+  const [cmd, args] = pinned(0, nginx, [
+    '-p',
+    dir,
+    '-c',
+    path.join(dir, 'nginx.conf'),
+    '-e',
+    path.join(dir, 'logs/error.log'),
+  ]);
   const child = spawn(cmd, args, { stdio: 'inherit' });
   track(child);
   const url = `http://127.0.0.1:${port}`;
@@ -161,10 +178,17 @@ export async function installVerdaccio(prefix) {
     // verdaccio-audit asks for node-fetch by its `cjs` dist-tag, which not every registry mirror carries: the
     // override names the version that tag points at (2.x), so the install works through either.
     fs.mkdirSync(prefix, { recursive: true });
-    fs.writeFileSync(path.join(prefix, 'package.json'), JSON.stringify({ private: true, dependencies: { verdaccio: '6' }, overrides: { 'node-fetch@cjs': '2.7.0' } }));
-    await exec('npm', ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--loglevel=error'], { maxBuffer: 64 << 20 });
+    fs.writeFileSync(
+      path.join(prefix, 'package.json'),
+      JSON.stringify({ private: true, dependencies: { verdaccio: '6' }, overrides: { 'node-fetch@cjs': '2.7.0' } }),
+    );
+    await exec('npm', ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--loglevel=error'], {
+      maxBuffer: 64 << 20,
+    });
   }
-  const { version } = JSON.parse(fs.readFileSync(path.join(prefix, 'node_modules', 'verdaccio', 'package.json'), 'utf8'));
+  const { version } = JSON.parse(
+    fs.readFileSync(path.join(prefix, 'node_modules', 'verdaccio', 'package.json'), 'utf8'),
+  );
   return { bin, version };
 }
 

@@ -51,7 +51,8 @@ function collect(nodeModules: string, into: Map<string, Map<string, Found>>): vo
   for (const e of entries) {
     if (e.name.startsWith('.')) continue;
     const p = path.join(nodeModules, e.name);
-    if (e.name.startsWith('@') && e.isDirectory()) for (const s of fs.readdirSync(p, { withFileTypes: true })) visit(path.join(p, s.name), s);
+    if (e.name.startsWith('@') && e.isDirectory())
+      for (const s of fs.readdirSync(p, { withFileTypes: true })) visit(path.join(p, s.name), s);
     else visit(p, e);
   }
 }
@@ -65,7 +66,8 @@ function header(name: string, size: number, mode: number): Buffer {
     const cut = name.lastIndexOf('/', 155);
     prefix = name.slice(0, cut);
     base = name.slice(cut + 1);
-    if (cut < 0 || Buffer.byteLength(prefix) > 155 || Buffer.byteLength(base) > 100) throw new Error(`tar: path too long for ustar: ${name}`);
+    if (cut < 0 || Buffer.byteLength(prefix) > 155 || Buffer.byteLength(base) > 100)
+      throw new Error(`tar: path too long for ustar: ${name}`);
   }
   h.write(base, 0, 100, 'utf8');
   h.write(`${mode.toString(8).padStart(7, '0')}\0`, 100);
@@ -93,7 +95,9 @@ const gzipAsync = promisify(gzip);
 async function pack(dir: string): Promise<Packed> {
   const blocks: Buffer[] = [];
   const walk = async (rel: string) => {
-    const entries = (await fs.promises.readdir(path.join(dir, rel), { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1));
+    const entries = (await fs.promises.readdir(path.join(dir, rel), { withFileTypes: true })).sort((a, b) =>
+      a.name < b.name ? -1 : 1,
+    );
     for (const e of entries) {
       const r = rel ? `${rel}/${e.name}` : e.name;
       if (e.isDirectory()) {
@@ -101,7 +105,11 @@ async function pack(dir: string): Promise<Packed> {
       } else if (e.isFile()) {
         const file = path.join(dir, r);
         const [data, stat] = await Promise.all([fs.promises.readFile(file), fs.promises.stat(file)]);
-        blocks.push(header(`package/${r}`, data.length, stat.mode & 0o111 ? 0o755 : 0o644), data, Buffer.alloc((512 - (data.length % 512)) % 512));
+        blocks.push(
+          header(`package/${r}`, data.length, stat.mode & 0o111 ? 0o755 : 0o644),
+          data,
+          Buffer.alloc((512 - (data.length % 512)) % 512),
+        );
       }
     }
   };
@@ -137,7 +145,13 @@ async function serve(nodeModulesDirs: readonly string[]): Promise<void> {
     for (const [version, f] of versions) {
       const p = await packedOf(name, version, f);
       const tarball = `${base}/-/tarballs/${encodeURIComponent(name)}/${encodeURIComponent(version)}.tgz`;
-      out[version] = { ...f.manifest, name, version, _id: `${name}@${version}`, dist: { tarball, integrity: p.integrity, shasum: p.shasum } };
+      out[version] = {
+        ...f.manifest,
+        name,
+        version,
+        _id: `${name}@${version}`,
+        dist: { tarball, integrity: p.integrity, shasum: p.shasum },
+      };
       time[version] = '2024-01-01T00:00:00.000Z';
     }
     const latest = [...versions.keys()].sort((a, b) => a.localeCompare(b, 'en', { numeric: true })).at(-1)!;
@@ -164,7 +178,9 @@ async function serve(nodeModulesDirs: readonly string[]): Promise<void> {
       const name = decodeURIComponent(url.pathname.slice(1));
       state.asked.add(name);
       const doc = await packument(name);
-      return doc ? send(200, JSON.stringify(doc), 'application/json') : send(404, '{"error":"not found"}', 'application/json');
+      return doc
+        ? send(200, JSON.stringify(doc), 'application/json')
+        : send(404, '{"error":"not found"}', 'application/json');
     } catch (e) {
       return send(500, JSON.stringify({ error: (e as Error).message }), 'application/json');
     }
@@ -179,7 +195,11 @@ async function serve(nodeModulesDirs: readonly string[]): Promise<void> {
       parentPort!.close();
     });
   });
-  parentPort!.postMessage({ url: base, names: found.size, versions: [...found.values()].reduce((n, v) => n + v.size, 0) });
+  parentPort!.postMessage({
+    url: base,
+    names: found.size,
+    versions: [...found.values()].reduce((n, v) => n + v.size, 0),
+  });
 }
 
 await serve(workerData as string[]);

@@ -15,8 +15,13 @@ export interface WorkspaceUpstream {
 }
 
 export async function startWorkspaceUpstream(nodeModulesDirs: readonly string[]): Promise<WorkspaceUpstream> {
-  const worker = new Worker(new URL('./workspace-upstream-server.js', import.meta.url), { workerData: nodeModulesDirs });
-  const [ready] = (await Promise.race([once(worker, 'message'), once(worker, 'error').then(([e]) => Promise.reject(e as Error))])) as [{ url: string; names: number; versions: number }];
+  const worker = new Worker(new URL('./workspace-upstream-server.js', import.meta.url), {
+    workerData: nodeModulesDirs,
+  });
+  const [ready] = (await Promise.race([
+    once(worker, 'message'),
+    once(worker, 'error').then(([e]) => Promise.reject(e as Error)),
+  ])) as [{ url: string; names: number; versions: number }];
   let closed: Promise<{ asked: number; served: number }> | undefined;
   return {
     ...ready,

@@ -6,7 +6,17 @@
  *   <upstream>/<package>/<version>/<file>       the files, immutable
  * hub serves the same paths below /proxy/<name>/, caching both.
  */
-import { type ClientCheck, defineKind, errors, type KindRoute, nameAtVersion, probeAnswer, probeFetch, type ProbeLadder, reply } from '@hub/contract';
+import {
+  type ClientCheck,
+  defineKind,
+  errors,
+  type KindRoute,
+  nameAtVersion,
+  probeAnswer,
+  probeFetch,
+  type ProbeLadder,
+  reply,
+} from '@hub/contract';
 
 const NAME = /^[a-z0-9][a-z0-9._-]{0,99}$/;
 const VERSION = /^[0-9]+\.[0-9]+\.[0-9]+$/;
@@ -36,7 +46,11 @@ const listing: KindRoute = {
     // Unlisted versions disappear from the listing; the runtime keeps them downloadable by exact version.
     const hidden = await rc.hiddenVersions(name);
     const parsed = doc.derive('listing', (b) => JSON.parse(b.toString('utf8')) as Listing);
-    return reply.json({ versions: parsed.versions.filter((v) => !hidden.has(v)) }, 200, doc.stale ? { 'x-hub-stale': '1' } : {});
+    return reply.json(
+      { versions: parsed.versions.filter((v) => !hidden.has(v)) },
+      200,
+      doc.stale ? { 'x-hub-stale': '1' } : {},
+    );
   },
 };
 
@@ -53,14 +67,18 @@ const file: KindRoute = {
       coordinate: m.coordinate!,
       contentType: 'application/octet-stream',
       format: m.params!.file!.endsWith('.tgz') ? 'gzip' : undefined,
-      source: async () => ({ url: `${rc.registry.upstream}/${m.coordinate!.name}/${m.coordinate!.version}/${m.params!.file}` }),
+      source: async () => ({
+        url: `${rc.registry.upstream}/${m.coordinate!.name}/${m.coordinate!.version}/${m.params!.file}`,
+      }),
     }),
 };
 
 /** The listing decides; a version it lacks is absent; a failing listing is inconclusive, never absent. */
 const probe: ProbeLadder = async (pc, name, versions) => {
   // Never throws: a failure, a timeout or a listing past the cap is status 0, which is inconclusive.
-  const res = await probeFetch(pc.upstream, `${pc.registry.upstream}/${name}/versions.json`, { maxBytes: MAX_LISTING_BYTES });
+  const res = await probeFetch(pc.upstream, `${pc.registry.upstream}/${name}/versions.json`, {
+    maxBytes: MAX_LISTING_BYTES,
+  });
   let status = res.status;
   let listed = new Set<string>();
   try {
@@ -88,14 +106,16 @@ const clientCheck: ClientCheck<{ name: string; version: string; file: string }> 
   help: ['http: <package>/versions.json lists the version', 'tool: <package>/<version>/<file> is 200'],
   parse(text) {
     const [name = '', version = '', file = '', ...rest] = text.split('/');
-    if (rest.length || !NAME.test(name) || !VERSION.test(version) || !FILE.test(file)) return 'a file such as tool/1.0.0/tool.txt';
+    if (rest.length || !NAME.test(name) || !VERSION.test(version) || !FILE.test(file))
+      return 'a file such as tool/1.0.0/tool.txt';
     return { name, version, file };
   },
   async run(kit, { name, version, file }) {
     const http = await kit.attempt(async () => {
       const g = kit.ok200(await kit.get(`${name}/versions.json`, 'application/json'));
       const versions = kit.jsonOf(g).versions;
-      if (!Array.isArray(versions) || !versions.includes(version)) return kit.fail(`GET ${g.what}: does not list ${version}`);
+      if (!Array.isArray(versions) || !versions.includes(version))
+        return kit.fail(`GET ${g.what}: does not list ${version}`);
       return `GET ${g.what}: 200, lists ${version}`;
     });
     const tool = await kit.attempt(async () => {
@@ -111,7 +131,11 @@ export default defineKind({
   contract: 1,
   addressing: 'package',
   description: 'Files on a static upstream, addressed as <package>/<version>/<file>',
-  coordinate: nameAtVersion({ split: 'first', isName: (name) => NAME.test(name), isVersion: (version) => VERSION.test(version) }),
+  coordinate: nameAtVersion({
+    split: 'first',
+    isName: (name) => NAME.test(name),
+    isVersion: (version) => VERSION.test(version),
+  }),
   routes: [listing, file],
   probe,
   clientCheck,

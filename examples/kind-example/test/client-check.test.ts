@@ -17,7 +17,11 @@ const root = t.testdir({
 });
 const upstream = await startFixtureUpstream({ root: path.join(root, 'up') });
 t.teardown(() => upstream.close());
-const hub = await startTestHub({ dir: path.join(root, 'hub'), plugins: [staticKind], registries: [{ name: 'tools', type: 'static', upstream: upstream.url }] });
+const hub = await startTestHub({
+  dir: path.join(root, 'hub'),
+  plugins: [staticKind],
+  registries: [{ name: 'tools', type: 'static', upstream: upstream.url }],
+});
 t.teardown(() => hub.close());
 const token = await hub.token('ci', { roles: ['reader'] });
 const CONFIG = path.join(root, 'hub.toml');
@@ -26,7 +30,11 @@ const CONFIG = path.join(root, 'hub.toml');
 async function check(args: string[], env: NodeJS.ProcessEnv = { HUB_CONFIG: CONFIG }) {
   let out = '';
   let err = '';
-  const io: Io = { out: (s) => void (out += s), err: (s) => void (err += s), env: { HUB_URL: hub.url, HUB_TOKEN: token, ...env } };
+  const io: Io = {
+    out: (s) => void (out += s),
+    err: (s) => void (err += s),
+    env: { HUB_URL: hub.url, HUB_TOKEN: token, ...env },
+  };
   const code = await main(['check', ...args], io);
   return { code, out, err };
 }
@@ -45,7 +53,13 @@ t.test('the kind named by [plugins] load is checked like a built-in one', async 
   t.match(JSON.parse(missing.out), {
     failed: 2,
     checks: [
-      { registry: 'tools', kind: 'static', check: 'http', result: 'fail', detail: 'GET /proxy/tools/tool/versions.json: does not list 9.9.9' },
+      {
+        registry: 'tools',
+        kind: 'static',
+        check: 'http',
+        result: 'fail',
+        detail: 'GET /proxy/tools/tool/versions.json: does not list 9.9.9',
+      },
       { check: 'tool', result: 'fail', detail: /^GET \/proxy\/tools\/tool\/9\.9\.9\/tool\.txt: HTTP 404/ },
     ],
   });
@@ -54,7 +68,11 @@ t.test('the kind named by [plugins] load is checked like a built-in one', async 
 t.test('help, usage errors and the config file', async (t) => {
   const help = await check(['--help']);
   t.equal(help.code, 0);
-  t.match(help.out, /\n {2}static {7}http: <package>\/versions\.json lists the version\n {15}tool: <package>\/<version>\/<file> is 200\n/, 'the hook carries its help lines');
+  t.match(
+    help.out,
+    /\n {2}static {7}http: <package>\/versions\.json lists the version\n {15}tool: <package>\/<version>\/<file> is 200\n/,
+    'the hook carries its help lines',
+  );
   t.match(help.out, /--static NAME, --static-file package\/version\/file\n {21}default tool\/1\.0\.0\/tool\.txt/);
   t.match(help.out, /--npm NAME, --npm-package name@version/, 'the default distribution is still offered');
 

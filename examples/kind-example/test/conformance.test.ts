@@ -3,11 +3,16 @@ import t from 'tap';
 import { kindConformance } from '@hub/testkit';
 import staticKind from '../src/index.js';
 
-const listed = (body: Buffer, version: string) => (JSON.parse(body.toString('utf8')) as { versions: string[] }).versions.includes(version);
+const listed = (body: Buffer, version: string) =>
+  (JSON.parse(body.toString('utf8')) as { versions: string[] }).versions.includes(version);
 
 t.test('the static kind passes kindConformance', async (t) => {
   const root = t.testdir({
-    tool: { 'versions.json': JSON.stringify({ versions: ['1.0.0', '1.1.0'] }), '1.0.0': { 'tool.txt': 'tool one' }, '1.1.0': { 'tool.txt': 'tool one point one' } },
+    tool: {
+      'versions.json': JSON.stringify({ versions: ['1.0.0', '1.1.0'] }),
+      '1.0.0': { 'tool.txt': 'tool one' },
+      '1.1.0': { 'tool.txt': 'tool one point one' },
+    },
   });
   await kindConformance(t, {
     kind: staticKind,

@@ -5,15 +5,26 @@ import staticKind from '../src/index.js';
 
 async function setup(t: Test) {
   const root = t.testdir({
-    up: { tool: { 'versions.json': JSON.stringify({ versions: ['1.0.0', '1.1.0'] }), '1.0.0': { 'tool.txt': 'tool one' }, '1.1.0': { 'tool.txt': 'tool one point one' } } },
+    up: {
+      tool: {
+        'versions.json': JSON.stringify({ versions: ['1.0.0', '1.1.0'] }),
+        '1.0.0': { 'tool.txt': 'tool one' },
+        '1.1.0': { 'tool.txt': 'tool one point one' },
+      },
+    },
     hub: {},
   });
   const upstream = await startFixtureUpstream({ root: path.join(root, 'up') });
   t.teardown(() => upstream.close());
-  const hub = await startTestHub({ dir: path.join(root, 'hub'), plugins: [staticKind], registries: [{ name: 'tools', type: 'static', upstream: upstream.url }] });
+  const hub = await startTestHub({
+    dir: path.join(root, 'hub'),
+    plugins: [staticKind],
+    registries: [{ name: 'tools', type: 'static', upstream: upstream.url }],
+  });
   t.teardown(() => hub.close());
   const token = await hub.token('ci', { roles: ['reader'] });
-  const get = (p: string, auth = true) => rawRequest(`${hub.url}/proxy/tools/${p}`, { headers: auth ? { authorization: `Bearer ${token}` } : {} });
+  const get = (p: string, auth = true) =>
+    rawRequest(`${hub.url}/proxy/tools/${p}`, { headers: auth ? { authorization: `Bearer ${token}` } : {} });
   return { hub, upstream, get };
 }
 
@@ -33,5 +44,8 @@ t.test('the probe answers present and absent from the listing', async (t) => {
   const s = await setup(t);
   const reg = s.hub.hub.registries.get('tools')!;
   const pc = { registry: reg.info, upstream: reg.upstream, log: s.hub.hub.log };
-  t.same((await staticKind.probe!(pc, 'tool', ['1.0.0', '9.9.9'])).map((r) => r.answer), ['present', 'absent']);
+  t.same(
+    (await staticKind.probe!(pc, 'tool', ['1.0.0', '9.9.9'])).map((r) => r.answer),
+    ['present', 'absent'],
+  );
 });

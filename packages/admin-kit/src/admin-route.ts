@@ -113,7 +113,12 @@ export function mountAdminRoutes(hub: Pick<PluginContext, AdminKitService>, rout
   }
 }
 
-function scopedAccess(ctx: Koa.Context, subject: Subject, permission: Permission, decide: (r: AccessRequest) => Decision) {
+function scopedAccess(
+  ctx: Koa.Context,
+  subject: Subject,
+  permission: Permission,
+  decide: (r: AccessRequest) => Decision,
+) {
   const may = (t: AdminTarget) => decide({ subject, permission, ...t }).decision === 'allow';
   return {
     may,

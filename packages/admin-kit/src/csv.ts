@@ -11,7 +11,12 @@ import { queryValue } from './query.js';
  * as text instead of running it: anyone without a token can put one in a request path.
  */
 export const csvRecord = (values: readonly unknown[]): string =>
-  stringify([values], { record_delimiter: 'windows', escape_formulas: true, quoted_match: /[\r\n]/, cast: { boolean: String } });
+  stringify([values], {
+    record_delimiter: 'windows',
+    escape_formulas: true,
+    quoted_match: /[\r\n]/,
+    cast: { boolean: String },
+  });
 
 /** A CSV export's `?format=`: `csv`, the default, or 400. */
 export function checkCsvFormat(ctx: Koa.Context): void {

@@ -13,7 +13,8 @@ export function queryValue(ctx: Koa.Context, name: string): string | undefined {
 export function queryInt(ctx: Koa.Context, name: string, fallback: number, max: number): number {
   const v = queryValue(ctx, name);
   if (v === undefined) return fallback;
-  if (!/^[1-9]\d{0,9}$/.test(v) || Number(v) > max) throw errors.badRequest(`${name} must be an integer from 1 to ${max}`);
+  if (!/^[1-9]\d{0,9}$/.test(v) || Number(v) > max)
+    throw errors.badRequest(`${name} must be an integer from 1 to ${max}`);
   return Number(v);
 }
 
@@ -23,5 +24,9 @@ export function queryInt(ctx: Koa.Context, name: string, fallback: number, max: 
  * the kit only refuses a repeated parameter before the handler runs.
  */
 export function queryParameters(params: Record<string, string>): TSchema {
-  return Type.Object(Object.fromEntries(Object.entries(params).map(([name, description]) => [name, Type.Optional(Type.String({ description }))])));
+  return Type.Object(
+    Object.fromEntries(
+      Object.entries(params).map(([name, description]) => [name, Type.Optional(Type.String({ description }))]),
+    ),
+  );
 }

@@ -24,10 +24,14 @@ export function bodyValidator<S extends TSchema>(schema: S): (value: unknown) =>
     if (check.Check(value)) return value as Static<S>;
     const all = [...check.Errors(value)] as unknown as SchemaError[];
     // additionalProperties reports twice (once as "schema is false"); the named form is the useful one.
-    const e = all.find((x) => x.keyword === 'additionalProperties') ?? all.find((x) => x.keyword !== 'boolean') ?? all[0];
+    const e =
+      all.find((x) => x.keyword === 'additionalProperties') ?? all.find((x) => x.keyword !== 'boolean') ?? all[0];
     if (!e) throw errors.badRequest('the body is not valid');
     const where = e.instancePath ? `body member ${e.instancePath.slice(1).replaceAll('/', '.')}` : 'body';
-    if (e.keyword === 'additionalProperties') throw errors.badRequest(`${where}: unknown member ${JSON.stringify((e.params.additionalProperties as string[])[0])}`);
+    if (e.keyword === 'additionalProperties')
+      throw errors.badRequest(
+        `${where}: unknown member ${JSON.stringify((e.params.additionalProperties as string[])[0])}`,
+      );
     throw errors.badRequest(`${where}: ${e.message}`);
   };
 }
@@ -39,9 +43,13 @@ export function queryValidator(schema: TSchema): (query: unknown) => void {
     const check = compiled();
     if (check.Check(query)) return;
     const all = [...check.Errors(query)] as unknown as SchemaError[];
-    const e = all.find((x) => x.keyword === 'additionalProperties') ?? all.find((x) => x.keyword !== 'boolean') ?? all[0];
+    const e =
+      all.find((x) => x.keyword === 'additionalProperties') ?? all.find((x) => x.keyword !== 'boolean') ?? all[0];
     if (!e) throw errors.badRequest('the query string is not valid');
-    if (e.keyword === 'additionalProperties') throw errors.badRequest(`unknown query parameter ${JSON.stringify(String((e.params.additionalProperties as string[])[0]).slice(0, 64))}`);
+    if (e.keyword === 'additionalProperties')
+      throw errors.badRequest(
+        `unknown query parameter ${JSON.stringify(String((e.params.additionalProperties as string[])[0]).slice(0, 64))}`,
+      );
     const name = e.instancePath.slice(1).split('/')[0];
     throw errors.badRequest(name ? `query parameter ${name}: ${e.message}` : `query string: ${e.message}`);
   };

@@ -11,21 +11,31 @@ const time = Type.String({ format: 'date-time', description: 'RFC 3339 UTC.' });
 const nullableText = Type.Union([Type.String(), Type.Null()]);
 const count = Type.Integer({ minimum: 0 });
 const permission = permissionSchema();
-const cursor = Type.Union([Type.String({ pattern: '^[1-9][0-9]*$' }), Type.Null()], { description: 'Pass as `cursor` for the next (older) page; null on the last page.' });
+const cursor = Type.Union([Type.String({ pattern: '^[1-9][0-9]*$' }), Type.Null()], {
+  description: 'Pass as `cursor` for the next (older) page; null on the last page.',
+});
 
 export const AccessCheckAnswer = Type.Object(
   {
     decision: Type.Enum(['allow', 'deny']),
-    rule: Type.String({ description: 'What decided: `role:<role>`, a policy id, `token_scope`, `auth.anonymous`, `default`, or a refusal before deciding (`token_revoked`, `token_expired`, `user_blocked`).' }),
+    rule: Type.String({
+      description:
+        'What decided: `role:<role>`, a policy id, `token_scope`, `auth.anonymous`, `default`, or a refusal before deciding (`token_revoked`, `token_expired`, `user_blocked`).',
+    }),
     reason: Type.String(),
     subject: Type.Object(
       {
         user_id: nullableText,
         token_id: nullableText,
         roles: Type.Array(Type.String()),
-        token_permissions: Type.Union([Type.Array(permission), Type.Null()], { description: "The token's narrowing; null: the user's full set." }),
+        token_permissions: Type.Union([Type.Array(permission), Type.Null()], {
+          description: "The token's narrowing; null: the user's full set.",
+        }),
       },
-      { ...strict, description: 'The subject the described request would have (anonymous: no user, no token, no roles).' },
+      {
+        ...strict,
+        description: 'The subject the described request would have (anonymous: no user, no token, no roles).',
+      },
     ),
   },
   strict,
@@ -38,29 +48,57 @@ export const AuditLogEntry = Type.Object(
     user_id: nullableText,
     token_id: nullableText,
     ip_address: nullableText,
-    action: Type.String({ description: '`download`, `metadata`, `request` (refused before routing), an admin action, `delete`, `retention_reclaim`, ...' }),
+    action: Type.String({
+      description:
+        '`download`, `metadata`, `request` (refused before routing), an admin action, `delete`, `retention_reclaim`, ...',
+    }),
     outcome: Type.Enum(['allowed', 'denied', 'challenged']),
-    registry: Type.Union([Type.String(), Type.Null()], { description: 'The registry that served the request; through a group, the member that answered (the group itself for a merged listing).' }),
-    via_group: Type.Union([Type.String(), Type.Null()], { description: 'The group registry the request came through, or null (decision 0051).' }),
+    registry: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'The registry that served the request; through a group, the member that answered (the group itself for a merged listing).',
+    }),
+    via_group: Type.Union([Type.String(), Type.Null()], {
+      description: 'The group registry the request came through, or null (decision 0051).',
+    }),
     package: nullableText,
     version: nullableText,
     status: Type.Integer({ description: 'The HTTP status answered.' }),
-    code: Type.Union([Type.String(), Type.Null()], { description: 'The error code (docs/errors.md) when the request failed.' }),
+    code: Type.Union([Type.String(), Type.Null()], {
+      description: 'The error code (docs/errors.md) when the request failed.',
+    }),
     request_id: nullableText,
     detail: nullableText,
   },
   strict,
 );
-export const AuditLogPage = Type.Object({ entries: Type.Array(AuditLogEntry, { description: 'Newest first.' }), next_cursor: cursor }, strict);
+export const AuditLogPage = Type.Object(
+  { entries: Type.Array(AuditLogEntry, { description: 'Newest first.' }), next_cursor: cursor },
+  strict,
+);
 
 const nullableCount = Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]);
 const ChainProblem = Type.Object(
   {
-    kind: Type.Enum(['hash_mismatch', 'link_broken', 'seq_gap', 'chain_start', 'checkpoint_mismatch', 'checkpoint_signature', 'checkpoint_unknown_key', 'rows_missing_at_end'], {
-      description: 'hash_mismatch: the row was changed; link_broken: its prev_hash is not the previous row\'s hash; seq_gap: rows missing before it; chain_start: the chain starts past seq 1 with no checkpoint; checkpoint_*: a checkpoint disagrees with the rows or its signature fails; rows_missing_at_end: a checkpoint names rows past the last one.',
-    }),
+    kind: Type.Enum(
+      [
+        'hash_mismatch',
+        'link_broken',
+        'seq_gap',
+        'chain_start',
+        'checkpoint_mismatch',
+        'checkpoint_signature',
+        'checkpoint_unknown_key',
+        'rows_missing_at_end',
+      ],
+      {
+        description:
+          "hash_mismatch: the row was changed; link_broken: its prev_hash is not the previous row's hash; seq_gap: rows missing before it; chain_start: the chain starts past seq 1 with no checkpoint; checkpoint_*: a checkpoint disagrees with the rows or its signature fails; rows_missing_at_end: a checkpoint names rows past the last one.",
+      },
+    ),
     chain: Type.String(),
-    row_id: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: 'The audit-log entry id where it shows.' }),
+    row_id: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], {
+      description: 'The audit-log entry id where it shows.',
+    }),
     seq: nullableCount,
     checkpoint_id: Type.Optional(Type.Integer({ minimum: 1 })),
     expected: nullableText,
@@ -72,7 +110,10 @@ const ChainProblem = Type.Object(
 export const AuditVerifyAnswer = Type.Object(
   {
     ok: Type.Boolean({ description: 'Every chain verified: no problem found.' }),
-    key_id: Type.Union([Type.String(), Type.Null()], { description: 'The checkpoint key signatures were checked with; null when none is configured (signatures unchecked).' }),
+    key_id: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'The checkpoint key signatures were checked with; null when none is configured (signatures unchecked).',
+    }),
     chains: Type.Array(
       Type.Object(
         {
@@ -89,7 +130,10 @@ export const AuditVerifyAnswer = Type.Object(
         strict,
       ),
     ),
-    unchained_rows: Type.Integer({ minimum: 0, description: 'Rows written before the chain existed, covered by no hash.' }),
+    unchained_rows: Type.Integer({
+      minimum: 0,
+      description: 'Rows written before the chain existed, covered by no hash.',
+    }),
   },
   strict,
 );
@@ -113,7 +157,10 @@ export const EventPage = Type.Object(
           type: Type.String({ description: 'e.g. package_published, package_disappeared_upstream, config_reloaded.' }),
           registry: nullableText,
           created_at: time,
-          data: Type.Object({}, { description: 'What the event reports; its members depend on the type (packages/webhooks/README.md).' }),
+          data: Type.Object(
+            {},
+            { description: 'What the event reports; its members depend on the type (packages/webhooks/README.md).' },
+          ),
         },
         strict,
       ),
@@ -125,7 +172,10 @@ export const EventPage = Type.Object(
 );
 
 /** A plugin's section of the health card: its own members, so not described here. */
-const section = Type.Object({}, { description: 'A section a plugin contributes (audit, flags, replicas, upstream_mirrors, ...).' });
+const section = Type.Object(
+  {},
+  { description: 'A section a plugin contributes (audit, flags, replicas, upstream_mirrors, ...).' },
+);
 
 export const HealthAnswer = Type.Object(
   {
@@ -133,14 +183,19 @@ export const HealthAnswer = Type.Object(
     version: Type.String({ description: "hub's version." }),
     database: Type.Enum(['ok', 'unreachable']),
     storage: Type.String({ description: 'The blob store kind ([storage] kind).' }),
-    cache: Type.Object({ held_bytes: count, max_bytes: Type.Integer({ minimum: 0, description: '[cache] max_bytes; 0: no limit.' }) }, strict),
+    cache: Type.Object(
+      { held_bytes: count, max_bytes: Type.Integer({ minimum: 0, description: '[cache] max_bytes; 0: no limit.' }) },
+      strict,
+    ),
     registries: Type.Array(
       Type.Object(
         {
           name: Type.String(),
           type: Type.String(),
           mode: Type.Enum(['proxy', 'hybrid', 'local', 'group']),
-          upstream: Type.Union([Type.String(), Type.Null()], { description: 'The upstream base; null in local mode and for a group.' }),
+          upstream: Type.Union([Type.String(), Type.Null()], {
+            description: 'The upstream base; null in local mode and for a group.',
+          }),
           cached: Type.Object({ artifacts: count, bytes: count }, strict),
           members: Type.Optional(
             Type.Array(
@@ -148,15 +203,21 @@ export const HealthAnswer = Type.Object(
                 {
                   name: Type.String(),
                   mode: Type.Enum(['proxy', 'hybrid', 'local']),
-                  state: Type.Enum(['ok', 'degraded', 'down'], { description: 'From its upstream mirrors\' circuit breakers: ok (none open, or a local registry), degraded (some open), down (all open).' }),
+                  state: Type.Enum(['ok', 'degraded', 'down'], {
+                    description:
+                      "From its upstream mirrors' circuit breakers: ok (none open, or a local registry), degraded (some open), down (all open).",
+                  }),
                 },
                 strict,
               ),
-              { description: 'A group registry\'s members, in order (decision 0051).' },
+              { description: "A group registry's members, in order (decision 0051)." },
             ),
           ),
         },
-        { additionalProperties: section, description: 'Plus the per-registry part of each plugin section, under its name.' },
+        {
+          additionalProperties: section,
+          description: 'Plus the per-registry part of each plugin section, under its name.',
+        },
       ),
     ),
   },
@@ -204,15 +265,26 @@ export const LocalPackageStatus = Type.Object(
 );
 
 export const UnpublishAnswer = Type.Object(
-  { registry: Type.String(), package: Type.String(), version: Type.String(), tombstone: Type.Literal(true, { description: 'The version number stays taken.' }) },
+  {
+    registry: Type.String(),
+    package: Type.String(),
+    version: Type.String(),
+    tombstone: Type.Literal(true, { description: 'The version number stays taken.' }),
+  },
   strict,
 );
 
 /** A name an administrator claimed for a hybrid registry: its first publish there is taken though the upstream has it. */
-export const ClaimAnswer = Type.Object({ registry: Type.String(), package: Type.String(), claimed_by: Type.String(), claimed_at: time }, strict);
+export const ClaimAnswer = Type.Object(
+  { registry: Type.String(), package: Type.String(), claimed_by: Type.String(), claimed_at: time },
+  strict,
+);
 export const ClaimList = Type.Object({ claims: Type.Array(ClaimAnswer) }, strict);
 
-export const LocalOnlyAnswer = Type.Object({ registry: Type.String(), package: Type.String(), local_only: Type.Boolean() }, strict);
+export const LocalOnlyAnswer = Type.Object(
+  { registry: Type.String(), package: Type.String(), local_only: Type.Boolean() },
+  strict,
+);
 
 const patterns = (description: string) => Type.Optional(Type.Array(Type.String(), { description }));
 const ruleFields = {
@@ -240,16 +312,29 @@ export const ApiPolicyAnswer = Type.Object(
 );
 
 const ConfigPolicyAnswer = Type.Object(
-  { rule: Type.String({ description: 'Its name, or `auth.policies[<index>]`.' }), source: Type.Literal('config', { description: '`[[auth.policies]]` in hub.toml: not editable through the API.' }), ...ruleFields },
+  {
+    rule: Type.String({ description: 'Its name, or `auth.policies[<index>]`.' }),
+    source: Type.Literal('config', { description: '`[[auth.policies]]` in hub.toml: not editable through the API.' }),
+    ...ruleFields,
+  },
   strict,
 );
 
-export const PolicyList = Type.Object({ policies: Type.Array(Type.Union([ConfigPolicyAnswer, ApiPolicyAnswer]), { description: 'Config policies first, then API ones, oldest first.' }) }, strict);
+export const PolicyList = Type.Object(
+  {
+    policies: Type.Array(Type.Union([ConfigPolicyAnswer, ApiPolicyAnswer]), {
+      description: 'Config policies first, then API ones, oldest first.',
+    }),
+  },
+  strict,
+);
 
 export const CleanupAnswer = Type.Object(
   {
     dry_run: Type.Boolean({ description: 'true: a preview, nothing was removed.' }),
-    registries: Type.Array(Type.String(), { description: 'The registries looked at: each with `[[registries.cleanup]]` rules, or the one asked for.' }),
+    registries: Type.Array(Type.String(), {
+      description: 'The registries looked at: each with `[[registries.cleanup]]` rules, or the one asked for.',
+    }),
     versions: count,
     bytes: Type.Integer({ minimum: 0, description: 'Bytes removed (a preview: bytes a run would remove).' }),
     items: Type.Array(
@@ -260,9 +345,16 @@ export const CleanupAnswer = Type.Object(
           version: Type.String(),
           bytes: count,
           files: count,
-          published: Type.Boolean({ description: 'Published to this registry (a rule with include_published): deleted with a tombstone.' }),
-          rule: Type.Integer({ minimum: 0, description: "The selecting rule's index in the registry's `cleanup` list." }),
-          rule_description: Type.String({ description: 'The rule as text, e.g. `cleanup[0]: packages = *, keep_newest = 3`.' }),
+          published: Type.Boolean({
+            description: 'Published to this registry (a rule with include_published): deleted with a tombstone.',
+          }),
+          rule: Type.Integer({
+            minimum: 0,
+            description: "The selecting rule's index in the registry's `cleanup` list.",
+          }),
+          rule_description: Type.String({
+            description: 'The rule as text, e.g. `cleanup[0]: packages = *, keep_newest = 3`.',
+          }),
           last_downloaded_at: time,
           cached_at: time,
         },
@@ -270,7 +362,9 @@ export const CleanupAnswer = Type.Object(
       ),
       { description: 'The versions, at most `limit` of them.' },
     ),
-    truncated: Type.Boolean({ description: 'More versions than `limit`: `versions` and `bytes` still count them all.' }),
+    truncated: Type.Boolean({
+      description: 'More versions than `limit`: `versions` and `bytes` still count them all.',
+    }),
   },
   strict,
 );
@@ -304,9 +398,18 @@ export const ConfigReloadAnswer = Type.Object(
       Type.Object(
         {
           id: Type.String({ description: 'The replica (its heartbeat id; `local` without the cluster plugin).' }),
-          result: Type.Enum(['applied', 'refused', 'unreachable'], { description: 'applied: the new configuration is in force there; refused: the old one keeps serving; unreachable: it did not answer.' }),
-          changed_keys: Type.Array(Type.String(), { description: 'Dotted hub.toml keys the reload changed (or would have changed), registries by name: `registries.npm.upstream`.' }),
-          error: Type.Union([Type.String(), Type.Null()], { description: 'Why it was refused (each problem with its key and line, or the key that needs a restart) or not reached.' }),
+          result: Type.Enum(['applied', 'refused', 'unreachable'], {
+            description:
+              'applied: the new configuration is in force there; refused: the old one keeps serving; unreachable: it did not answer.',
+          }),
+          changed_keys: Type.Array(Type.String(), {
+            description:
+              'Dotted hub.toml keys the reload changed (or would have changed), registries by name: `registries.npm.upstream`.',
+          }),
+          error: Type.Union([Type.String(), Type.Null()], {
+            description:
+              'Why it was refused (each problem with its key and line, or the key that needs a restart) or not reached.',
+          }),
         },
         strict,
       ),
@@ -333,14 +436,18 @@ export const RevalidateAnswer = Type.Object(
         {
           key: Type.String({ description: "The listing document's cache key." }),
           outcome: Type.Enum(['replaced', 'unchanged', 'not_found', 'failed'], {
-            description: '`not_found`: the upstream answered 404/410 and the cached copy stays (the last good listing); `failed`: no valid answer, the cached copy stays.',
+            description:
+              '`not_found`: the upstream answered 404/410 and the cached copy stays (the last good listing); `failed`: no valid answer, the cached copy stays.',
           }),
           detail: Type.Optional(Type.String()),
         },
         strict,
       ),
     ),
-    effects: Type.Record(Type.String(), Type.Unknown(), { description: "What plugins did with it, by plugin: `audit` (the upstream audit's findings for held versions that went or came back)." }),
+    effects: Type.Record(Type.String(), Type.Unknown(), {
+      description:
+        "What plugins did with it, by plugin: `audit` (the upstream audit's findings for held versions that went or came back).",
+    }),
   },
   strict,
 );

@@ -1,4 +1,14 @@
-import { ALL_PERMISSIONS, decide, errors, type AccessRequest, type Decision, type Permission, type PluginContext, type Policy, type Subject } from '@hub/runtime';
+import {
+  ALL_PERMISSIONS,
+  decide,
+  errors,
+  type AccessRequest,
+  type Decision,
+  type Permission,
+  type PluginContext,
+  type Policy,
+  type Subject,
+} from '@hub/runtime';
 
 /** One place a permission may be held: hub-wide (no registry), a registry, or a package in one. */
 export interface Scope {
@@ -24,7 +34,11 @@ const MAX_SCOPES = 50_000;
  * matches it (`*` matching `*` too) covers everything the pattern covers, so a caller passes only where
  * it holds at least as much; a caller's deny names its own pattern, which is compared at as well.
  */
-function scopes(policies: readonly Policy[], registries: readonly string[], grant: Grant): Array<Omit<Scope, 'permission'>> {
+function scopes(
+  policies: readonly Policy[],
+  registries: readonly string[],
+  grant: Grant,
+): Array<Omit<Scope, 'permission'>> {
   const regs = new Set([...registries, ...policies.flatMap((p) => p.registries ?? []), ...(grant.registries ?? [])]);
   const pkgs = new Set([...policies.flatMap((p) => p.packages ?? []), ...(grant.packages ?? [])]);
   // A package is always asked about in a registry (registry routes name both).
@@ -43,12 +57,22 @@ function scopes(policies: readonly Policy[], registries: readonly string[], gran
  * deny the caller is under. An operator cannot mint a token for a user whose only grant is a
  * registry-scoped allow policy, nor for an admin.
  */
-export async function assertMayGrant(hub: Pick<PluginContext, 'access' | 'registries'>, caller: Subject, grant: Grant, what: string): Promise<void> {
+export async function assertMayGrant(
+  hub: Pick<PluginContext, 'access' | 'registries'>,
+  caller: Subject,
+  grant: Grant,
+  what: string,
+): Promise<void> {
   if (caller.break_glass) return;
   const policies = await hub.access.policies.current();
   const decideNow = await hub.access.snapshot();
-  const places = scopes(policies, hub.registries.map((r) => r.name), grant);
-  if (places.length * ALL_PERMISSIONS.length > MAX_SCOPES) throw errors.forbidden(`${what}: too many policy scopes to compare (${places.length}); ask the bootstrap admin`);
+  const places = scopes(
+    policies,
+    hub.registries.map((r) => r.name),
+    grant,
+  );
+  if (places.length * ALL_PERMISSIONS.length > MAX_SCOPES)
+    throw errors.forbidden(`${what}: too many policy scopes to compare (${places.length}); ask the bootstrap admin`);
   const missing: string[] = [];
   for (const place of places)
     for (const permission of ALL_PERMISSIONS) {
@@ -56,7 +80,9 @@ export async function assertMayGrant(hub: Pick<PluginContext, 'access' | 'regist
       if (grant.allows(s) && decideNow({ subject: caller, ...s }).decision !== 'allow') missing.push(describe(s));
     }
   if (missing.length)
-    throw errors.forbidden(`${what} would grant ${missing.slice(0, 5).join('; ')}${missing.length > 5 ? ` (and ${missing.length - 5} more)` : ''}, which you do not hold`);
+    throw errors.forbidden(
+      `${what} would grant ${missing.slice(0, 5).join('; ')}${missing.length > 5 ? ` (and ${missing.length - 5} more)` : ''}, which you do not hold`,
+    );
 }
 
 function describe(s: Scope): string {
@@ -72,9 +98,16 @@ export async function subjectGrant(hub: Pick<PluginContext, 'access'>, holder: S
 
 /** What a new allow policy would grant to those it names: its permissions wherever its registry and package patterns match. */
 export function policyGrant(p: Pick<Policy, 'permissions' | 'registries' | 'packages'>): Grant {
-  const everyone: Policy = { effect: 'allow', permissions: p.permissions, registries: p.registries, packages: p.packages, id: 'new' };
+  const everyone: Policy = {
+    effect: 'allow',
+    permissions: p.permissions,
+    registries: p.registries,
+    packages: p.packages,
+    id: 'new',
+  };
   return {
-    allows: (s) => decide({ subject: { user_id: null, token_id: null, roles: [] }, ...s }, [everyone], []).decision === 'allow',
+    allows: (s) =>
+      decide({ subject: { user_id: null, token_id: null, roles: [] }, ...s }, [everyone], []).decision === 'allow',
     registries: p.registries,
     packages: p.packages,
   };

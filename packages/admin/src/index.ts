@@ -16,9 +16,25 @@ export * from './package-schemas.js';
  */
 export default definePlugin({
   id: 'admin',
-  deps: [...ADMIN_KIT_DEPS, 'artifacts', 'blobs', 'cleanup', 'config', 'configReload', 'db', 'events', 'health', 'listings', 'log', 'packageFacts', 'served', 'services'],
+  deps: [
+    ...ADMIN_KIT_DEPS,
+    'artifacts',
+    'blobs',
+    'cleanup',
+    'config',
+    'configReload',
+    'db',
+    'events',
+    'health',
+    'listings',
+    'log',
+    'packageFacts',
+    'served',
+    'services',
+  ],
   contract: 1,
-  description: 'The administration API: users, tokens, policies, access-check, blocks, unlisting, audit log, cache purge',
+  description:
+    'The administration API: users, tokens, policies, access-check, blocks, unlisting, audit log, cache purge',
   setup(ctx) {
     mountAdminRoutes(ctx, ADMIN_ROUTES);
     mountOpenApiRoute(ctx);

@@ -52,12 +52,23 @@ export function openApiDocument(routes: readonly RouteDoc[], version: string): R
   for (const r of routes) {
     const { path, names } = openApiPath(r.path);
     const paramProps = (r.params ? plain(r.params).properties : undefined) as Record<string, unknown> | undefined;
-    const parameters: unknown[] = names.map((n) => ({ name: n, in: 'path', required: true, schema: paramProps?.[n] ?? { type: 'string' } }));
+    const parameters: unknown[] = names.map((n) => ({
+      name: n,
+      in: 'path',
+      required: true,
+      schema: paramProps?.[n] ?? { type: 'string' },
+    }));
     if (r.query) {
       const q = plain(r.query);
       const required = new Set((q.required as string[] | undefined) ?? []);
       for (const [name, schema] of Object.entries((q.properties as Record<string, Record<string, unknown>>) ?? {}))
-        parameters.push({ name, in: 'query', required: required.has(name), schema, ...(typeof schema.description === 'string' ? { description: schema.description } : {}) });
+        parameters.push({
+          name,
+          in: 'query',
+          required: required.has(name),
+          schema,
+          ...(typeof schema.description === 'string' ? { description: schema.description } : {}),
+        });
     }
     const status = String(r.status ?? 200);
     const content = r.produces
@@ -74,18 +85,29 @@ export function openApiDocument(routes: readonly RouteDoc[], version: string): R
       ...(r.summary ? { summary: r.summary } : {}),
       ...(r.permission ? { 'x-hub-permission': r.permission, security: [{ bearer: [] }] } : { security: [] }),
       ...(parameters.length ? { parameters } : {}),
-      ...(r.body ? { requestBody: { required: true, content: { 'application/json': { schema: plain(r.body) } } } } : {}),
+      ...(r.body
+        ? { requestBody: { required: true, content: { 'application/json': { schema: plain(r.body) } } } }
+        : {}),
       responses,
     };
     (paths[path] ??= {})[r.method.toLowerCase()] = op;
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'hub admin API', version, description: 'The administration API of hub, generated from the typebox schemas its routes validate with.' },
+    info: {
+      title: 'hub admin API',
+      version,
+      description: 'The administration API of hub, generated from the typebox schemas its routes validate with.',
+    },
     paths: Object.fromEntries(Object.entries(paths).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
     components: {
       schemas: { Error: ERROR_SCHEMA },
-      responses: Object.fromEntries(Object.entries(ERRORS).map(([code, description]) => [`E${code}`, { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } }])),
+      responses: Object.fromEntries(
+        Object.entries(ERRORS).map(([code, description]) => [
+          `E${code}`,
+          { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+        ]),
+      ),
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'A hub token (`hub token create`).' } },
     },
   };

@@ -9,20 +9,27 @@ const strict = { additionalProperties: false } as const;
 const time = Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'RFC 3339 UTC, or null.' });
 const count = Type.Integer({ minimum: 0 });
 /** Query values are strings (an empty one counts as absent): page numbers are checked as digits here and bounded by the route. */
-const pageNumber = Type.String({ pattern: '^([1-9][0-9]{0,8})?$', description: 'A page number from 1; past the last page, the last page is answered.' });
-const perPage = (max: number, dflt: number) => Type.String({ pattern: '^([1-9][0-9]{0,3})?$', description: `Items per page, 1 to ${max} (default ${dflt}).` });
+const pageNumber = Type.String({
+  pattern: '^([1-9][0-9]{0,8})?$',
+  description: 'A page number from 1; past the last page, the last page is answered.',
+});
+const perPage = (max: number, dflt: number) =>
+  Type.String({ pattern: '^([1-9][0-9]{0,3})?$', description: `Items per page, 1 to ${max} (default ${dflt}).` });
 
 export const MAX_PACKAGES_PER_PAGE = 200;
 export const MAX_VERSIONS_PER_PAGE = 200;
 export const VERSIONS_PER_PAGE = 25;
 
 export const UpstreamState = Type.Union([Type.Enum(['ok', 'missing', 'disappeared']), Type.Null()], {
-  description: 'The upstream audit: ok, missing (missed, not confirmed), disappeared (confirmed); null without the audit plugin.',
+  description:
+    'The upstream audit: ok, missing (missed, not confirmed), disappeared (confirmed); null without the audit plugin.',
 });
 
 export const PackageListQuery = Type.Object(
   {
-    registry: Type.Optional(Type.String({ maxLength: 64, description: 'One registry (default: every registry the caller may read).' })),
+    registry: Type.Optional(
+      Type.String({ maxLength: 64, description: 'One registry (default: every registry the caller may read).' }),
+    ),
     q: Type.Optional(Type.String({ maxLength: 512, description: 'A substring of the canonical package name.' })),
     page: Type.Optional(pageNumber),
     per_page: Type.Optional(perPage(MAX_PACKAGES_PER_PAGE, 50)),
@@ -38,17 +45,34 @@ export const PackageListItem = Type.Object(
     bytes_held: count,
     pulls: Type.Integer({ minimum: 0, description: 'Allowed downloads recorded in the audit log.' }),
     last_pull_at: time,
-    blocked_versions: Type.Integer({ minimum: 0, description: 'Versions a block refuses (a whole-name block: every held version).' }),
-    flagged_versions: Type.Integer({ minimum: 0, description: 'Versions under an active flag (a whole-name flag: every held version).' }),
+    blocked_versions: Type.Integer({
+      minimum: 0,
+      description: 'Versions a block refuses (a whole-name block: every held version).',
+    }),
+    flagged_versions: Type.Integer({
+      minimum: 0,
+      description: 'Versions under an active flag (a whole-name flag: every held version).',
+    }),
     upstream_state: UpstreamState,
   },
   strict,
 );
 
-export const PackageList = Type.Object({ items: Type.Array(PackageListItem), total: count, page: Type.Integer({ minimum: 1 }), per_page: Type.Integer({ minimum: 1 }) }, strict);
+export const PackageList = Type.Object(
+  {
+    items: Type.Array(PackageListItem),
+    total: count,
+    page: Type.Integer({ minimum: 1 }),
+    per_page: Type.Integer({ minimum: 1 }),
+  },
+  strict,
+);
 
 export const PackageParams = Type.Object(
-  { registry: Type.String({ description: 'A registry name.' }), package: Type.String({ description: 'The package name, URL-encoded as one segment (`%40scope%2Fname`).' }) },
+  {
+    registry: Type.String({ description: 'A registry name.' }),
+    package: Type.String({ description: 'The package name, URL-encoded as one segment (`%40scope%2Fname`).' }),
+  },
   strict,
 );
 
@@ -63,7 +87,17 @@ export const PackageDetailQuery = Type.Object(
 );
 
 export const VersionBlock = Type.Union(
-  [Type.Object({ id: Type.Integer(), reason: Type.Union([Type.String(), Type.Null()]), by: Type.String({ description: 'blocked_by: a user id or system:<source>.' }) }, strict), Type.Null()],
+  [
+    Type.Object(
+      {
+        id: Type.Integer(),
+        reason: Type.Union([Type.String(), Type.Null()]),
+        by: Type.String({ description: 'blocked_by: a user id or system:<source>.' }),
+      },
+      strict,
+    ),
+    Type.Null(),
+  ],
   { description: 'The block that refuses this version (its own, else the whole name), or null.' },
 );
 
@@ -80,14 +114,23 @@ export const VersionFlag = Type.Object(
 
 export const VersionProvenance = Type.Object(
   {
-    status: Type.Union([Type.Literal('verified'), Type.Literal('failed'), Type.Literal('absent')], { description: 'verified: a Sigstore bundle checked against the trust root; failed: one that did not check; absent: none attested.' }),
-    source_repository: Type.Union([Type.String(), Type.Null()], { description: "From the signing certificate: the source repository (Fulcio's extension)." }),
-    workflow: Type.Union([Type.String(), Type.Null()], { description: 'The build configuration (workflow) that signed it.' }),
+    status: Type.Union([Type.Literal('verified'), Type.Literal('failed'), Type.Literal('absent')], {
+      description:
+        'verified: a Sigstore bundle checked against the trust root; failed: one that did not check; absent: none attested.',
+    }),
+    source_repository: Type.Union([Type.String(), Type.Null()], {
+      description: "From the signing certificate: the source repository (Fulcio's extension).",
+    }),
+    workflow: Type.Union([Type.String(), Type.Null()], {
+      description: 'The build configuration (workflow) that signed it.',
+    }),
     ref: Type.Union([Type.String(), Type.Null()], { description: 'The source ref built.' }),
     builder: Type.Union([Type.String(), Type.Null()], { description: 'The build signer (runner) identity.' }),
     reason: Type.Union([Type.String(), Type.Null()], { description: 'Why it failed, or why none was found.' }),
     checked_at: Type.String(),
-    source_changed: Type.Boolean({ description: 'Another source repository than earlier versions of the package named.' }),
+    source_changed: Type.Boolean({
+      description: 'Another source repository than earlier versions of the package named.',
+    }),
   },
   { ...strict, description: 'What @hub/provenance found (present once it checked the version).' },
 );
@@ -97,7 +140,9 @@ export const PackageVersion = Type.Object(
     version: Type.String(),
     held: Type.Boolean({ description: 'Hub holds a file of this version.' }),
     bytes: count,
-    sha256: Type.Union([Type.String({ pattern: '^[0-9a-f]{64}$' }), Type.Null()], { description: "The version's largest held file (its archive)." }),
+    sha256: Type.Union([Type.String({ pattern: '^[0-9a-f]{64}$' }), Type.Null()], {
+      description: "The version's largest held file (its archive).",
+    }),
     prerelease: Type.Boolean(),
     unlisted: Type.Boolean(),
     blocked: VersionBlock,
@@ -106,7 +151,9 @@ export const PackageVersion = Type.Object(
     cooldown_until: time,
     pulls: count,
     last_pull_at: time,
-    dependencies: Type.Array(Type.Object({ name: Type.String(), range: Type.String() }, strict), { description: 'From the SBOM hub extracted from the held file.' }),
+    dependencies: Type.Array(Type.Object({ name: Type.String(), range: Type.String() }, strict), {
+      description: 'From the SBOM hub extracted from the held file.',
+    }),
     provenance: Type.Optional(VersionProvenance),
   },
   strict,
@@ -120,7 +167,10 @@ export const PackageDetail = Type.Object(
     versions: Type.Array(PackageVersion, { description: 'Newest first, in the kind’s own version order.' }),
     total: Type.Integer({ minimum: 0, description: 'Every version hub knows of the package.' }),
     matched: Type.Integer({ minimum: 0, description: 'Versions the filter (q, prereleases) matched.' }),
-    prereleases_hidden: Type.Integer({ minimum: 0, description: 'Pre-releases matching q that prereleases=hide left out.' }),
+    prereleases_hidden: Type.Integer({
+      minimum: 0,
+      description: 'Pre-releases matching q that prereleases=hide left out.',
+    }),
     page: Type.Integer({ minimum: 1 }),
     per_page: Type.Integer({ minimum: 1 }),
   },

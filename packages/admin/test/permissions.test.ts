@@ -27,14 +27,21 @@ const INTERFACE_ROUTES = [
 /** The admin plugin's routes and the IP-block plugin's (its table only: no handler runs on this list). */
 const ADMIN_ROUTES = [...ADMIN_PLUGIN_ROUTES, ...ipBlockRoutes({} as IpBlockList)];
 
-const PARAMS: Record<string, string> = { id: '12345', ip: '192.0.2.99', registry: 'npm', package: 'hubdemo', version: '1.0.0' };
+const PARAMS: Record<string, string> = {
+  id: '12345',
+  ip: '192.0.2.99',
+  registry: 'npm',
+  package: 'hubdemo',
+  version: '1.0.0',
+};
 const concrete = (path: string) => path.replace(/:([a-z]+)/g, (_, k: string) => encodeURIComponent(PARAMS[k]!));
 
 t.test('the route table holds every admin route the admin API documents, each with a system permission', async (t) => {
   const have = new Set(ADMIN_ROUTES.map((r) => `${r.method} ${r.path}`));
   for (const r of INTERFACE_ROUTES) t.ok(have.has(r), r);
   t.equal(have.size, ADMIN_ROUTES.length, 'no route is listed twice');
-  for (const r of ADMIN_ROUTES) t.match(r.permission, /^system:(read|write)$/, `${r.method} ${r.path} needs ${r.permission}`);
+  for (const r of ADMIN_ROUTES)
+    t.match(r.permission, /^system:(read|write)$/, `${r.method} ${r.path} needs ${r.permission}`);
 });
 
 t.test('every admin route: 401 without a token, 403 without the permission, and the admin passes', async (t) => {
@@ -72,6 +79,13 @@ t.test('every admin route: 401 without a token, 403 without the permission, and 
   }
   // Every refusal is in the audit log, under the route's action.
   const denied = (await auditRows(s)).filter((r) => r.outcome === 'denied');
-  for (const route of ADMIN_ROUTES) t.ok(denied.some((r) => r.action === route.action && r.status === 401), `${route.action}: the 401 is recorded`);
-  t.ok(denied.some((r) => r.user_id === 'rita' && r.code === 'forbidden'), 'a 403 names the user');
+  for (const route of ADMIN_ROUTES)
+    t.ok(
+      denied.some((r) => r.action === route.action && r.status === 401),
+      `${route.action}: the 401 is recorded`,
+    );
+  t.ok(
+    denied.some((r) => r.user_id === 'rita' && r.code === 'forbidden'),
+    'a 403 names the user',
+  );
 });

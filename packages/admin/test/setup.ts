@@ -1,7 +1,14 @@
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 import type { Test } from 'tap';
-import { npmFixtureHandler, startFixtureUpstream, startTestHub, type FixtureUpstream, type TestHub, type TestHubOptions } from '@hub/testkit';
+import {
+  npmFixtureHandler,
+  startFixtureUpstream,
+  startTestHub,
+  type FixtureUpstream,
+  type TestHub,
+  type TestHubOptions,
+} from '@hub/testkit';
 import npm from '@hub/kind-npm';
 import ipBlocks from '@hub/ip-blocks';
 import admin from '../src/index.js';
@@ -36,7 +43,11 @@ export interface ApiResponse {
 }
 
 /** One HTTP request on loopback with full control of headers, body and source address. */
-export function request(url: string, method: string, o: ApiOptions & { defaultToken?: string } = {}): Promise<ApiResponse> {
+export function request(
+  url: string,
+  method: string,
+  o: ApiOptions & { defaultToken?: string } = {},
+): Promise<ApiResponse> {
   const u = new URL(url);
   const headers: Record<string, string> = { ...o.headers };
   const token = o.token === undefined ? o.defaultToken : o.token;
@@ -51,21 +62,32 @@ export function request(url: string, method: string, o: ApiOptions & { defaultTo
   }
   if (data) headers['content-length'] = String(data.length);
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: u.hostname, port: u.port, path: `${u.pathname}${u.search}`, method, headers, localAddress: o.localAddress, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('error', reject);
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let json: unknown;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          json = undefined;
-        }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
-      });
-    });
+    const req = http.request(
+      {
+        host: u.hostname,
+        port: u.port,
+        path: `${u.pathname}${u.search}`,
+        method,
+        headers,
+        localAddress: o.localAddress,
+        agent: false,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('error', reject);
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let json: unknown;
+          try {
+            json = JSON.parse(text);
+          } catch {
+            json = undefined;
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+        });
+      },
+    );
     req.on('error', reject);
     req.end(data);
   });
@@ -74,14 +96,18 @@ export function request(url: string, method: string, o: ApiOptions & { defaultTo
 /** A fixture npm upstream and a hub with the admin and IP-block plugins and one npm registry named `npm`. */
 export async function setup(
   t: Test,
-  opts: Partial<Pick<TestHubOptions, 'config' | 'mysqlUrl'>> & { registries?: (upstream: string) => TestHubOptions['registries'] } = {},
+  opts: Partial<Pick<TestHubOptions, 'config' | 'mysqlUrl'>> & {
+    registries?: (upstream: string) => TestHubOptions['registries'];
+  } = {},
 ): Promise<AdminSetup> {
   const upstream = await startFixtureUpstream({ handler: npmFixtureHandler(NPM_FIXTURES) });
   t.teardown(() => upstream.close());
   const hub = await startTestHub({
     dir: t.testdir(),
     plugins: [npm, admin, ipBlocks],
-    registries: opts.registries?.(upstream.url) ?? [{ name: 'npm', type: 'npm', mode: 'proxy', upstream: upstream.url }],
+    registries: opts.registries?.(upstream.url) ?? [
+      { name: 'npm', type: 'npm', mode: 'proxy', upstream: upstream.url },
+    ],
     config: opts.config,
     mysqlUrl: opts.mysqlUrl,
   });

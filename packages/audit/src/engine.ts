@@ -83,9 +83,22 @@ export function createAuditEngine(d: AuditEngineDeps) {
     try {
       const res = await reg.kind.probe!({ registry: reg.info, upstream: reg.upstream, log: d.log }, name, versions);
       // A ladder that leaves a version out has not answered for it.
-      return versions.map((v) => res.find((r) => r.version === v) ?? { version: v, answer: 'inconclusive', rung: 'none', detail: 'no answer from the probe ladder' });
+      return versions.map(
+        (v) =>
+          res.find((r) => r.version === v) ?? {
+            version: v,
+            answer: 'inconclusive',
+            rung: 'none',
+            detail: 'no answer from the probe ladder',
+          },
+      );
     } catch (e) {
-      return versions.map((v) => ({ version: v, answer: 'inconclusive', rung: 'none', detail: `probe failed: ${(e as Error).message}` }));
+      return versions.map((v) => ({
+        version: v,
+        answer: 'inconclusive',
+        rung: 'none',
+        detail: `probe failed: ${(e as Error).message}`,
+      }));
     }
   }
 
@@ -95,11 +108,22 @@ export function createAuditEngine(d: AuditEngineDeps) {
    */
   async function keep(reg: ServedRegistry, name: string) {
     if (reg.kind.addressing === 'path') return; // a path registry's "package" is the whole repository
-    if (await d.kept.keep(reg.info.name, name, AUDIT_ACTOR)) d.log.info({ registry: reg.info.name, package: name }, 'the upstream no longer lists this package; its last good listing is kept');
+    if (await d.kept.keep(reg.info.name, name, AUDIT_ACTOR))
+      d.log.info(
+        { registry: reg.info.name, package: name },
+        'the upstream no longer lists this package; its last good listing is kept',
+      );
   }
 
   /** Writes one transition and what goes with it: pins, notifications, the block arm. */
-  async function apply(reg: ServedRegistry, row: AuditRow | undefined, name: string, p: ProbeResult, sweep: { allowBlock: boolean } | null, held: readonly string[]) {
+  async function apply(
+    reg: ServedRegistry,
+    row: AuditRow | undefined,
+    name: string,
+    p: ProbeResult,
+    sweep: { allowBlock: boolean } | null,
+    held: readonly string[],
+  ) {
     const t = transition(row, p.answer, now(), rule, sweep !== null);
     const registry = reg.info.name;
     const where = { registry, key_sha256: rowKey(name, p.version) };
@@ -115,12 +139,19 @@ export function createAuditEngine(d: AuditEngineDeps) {
       case 'cleared': {
         await d.db('upstream_audit').where(where).delete();
         // The listing is the upstream's again once no version of the name is missing or gone.
-        if (!(await d.db('upstream_audit').where({ registry, package_name: name }).first('id'))) await d.kept.release(registry, name);
+        if (!(await d.db('upstream_audit').where({ registry, package_name: name }).first('id')))
+          await d.kept.release(registry, name);
         if (t.was !== 'disappeared') return 'cleared';
         // The name's audit blocks go once none of its versions is still confirmed gone.
-        const stillGone = await d.db('upstream_audit').where({ registry, package_name: name, state: 'disappeared' }).first('id');
+        const stillGone = await d
+          .db('upstream_audit')
+          .where({ registry, package_name: name, state: 'disappeared' })
+          .first('id');
         const scope = reg.kind.addressing === 'path' ? [p.version] : undefined;
-        const lift = stillGone && !scope ? { lifted: [], othersStay: false } : await d.services.blocks.lift({ registry, package_name: name, by: AUDIT_ACTOR, versions: scope });
+        const lift =
+          stillGone && !scope
+            ? { lifted: [], othersStay: false }
+            : await d.services.blocks.lift({ registry, package_name: name, by: AUDIT_ACTOR, versions: scope });
         await d.events.emit('package_reappeared_upstream', {
           registry,
           package_name: name,
@@ -135,19 +166,44 @@ export function createAuditEngine(d: AuditEngineDeps) {
       }
       case 'missing': {
         await keep(reg, name);
-        const fields = { state: 'missing', misses: t.misses, last_checked_at: at, rung: p.rung, detail: p.detail ?? null, policy };
+        const fields = {
+          state: 'missing',
+          misses: t.misses,
+          last_checked_at: at,
+          rung: p.rung,
+          detail: p.detail ?? null,
+          policy,
+        };
         if (row) await d.db('upstream_audit').where(where).update(fields);
         else {
-          await d.db('upstream_audit').insert({ ...where, package_name: name, version: p.version, first_missed_at: t.firstMissedAt, confirmed_at: null, ...fields });
+          await d.db('upstream_audit').insert({
+            ...where,
+            package_name: name,
+            version: p.version,
+            first_missed_at: t.firstMissedAt,
+            confirmed_at: null,
+            ...fields,
+          });
           d.metrics.missing.inc({ registry });
         }
         return 'missing';
       }
       case 'disappeared': {
         await keep(reg, name);
-        const fields = { state: 'disappeared', misses: t.misses, last_checked_at: at, confirmed_at: t.confirmedAt, rung: p.rung, detail: p.detail ?? null, policy: t.confirmedNow ? policy : (row?.policy ?? policy) };
+        const fields = {
+          state: 'disappeared',
+          misses: t.misses,
+          last_checked_at: at,
+          confirmed_at: t.confirmedAt,
+          rung: p.rung,
+          detail: p.detail ?? null,
+          policy: t.confirmedNow ? policy : (row?.policy ?? policy),
+        };
         if (row) await d.db('upstream_audit').where(where).update(fields);
-        else await d.db('upstream_audit').insert({ ...where, package_name: name, version: p.version, first_missed_at: at, ...fields });
+        else
+          await d
+            .db('upstream_audit')
+            .insert({ ...where, package_name: name, version: p.version, first_missed_at: at, ...fields });
         // Held back from eviction, every sweep, so a purge-and-refetch cannot lose the last copy unnoticed.
         await d.services.pins.pin(registry, name, p.version);
         if (!t.confirmedNow) return 'still-gone';
@@ -157,7 +213,13 @@ export function createAuditEngine(d: AuditEngineDeps) {
         if (policy === 'block') {
           if (sweep?.allowBlock) {
             const versions = reg.kind.addressing === 'path' ? [p.version] : held.length ? held : [p.version];
-            blocked = await d.services.blocks.addVersions({ registry, package_name: name, versions, reason: `disappeared upstream: confirmed after ${t.misses} sweeps`, by: AUDIT_ACTOR });
+            blocked = await d.services.blocks.addVersions({
+              registry,
+              package_name: name,
+              versions,
+              reason: `disappeared upstream: confirmed after ${t.misses} sweeps`,
+              by: AUDIT_ACTOR,
+            });
           } else skipped = `fewer than min_probed (${cfg.min_probed}) packages answered in this sweep`;
         }
         await d.events.emit('package_disappeared_upstream', {
@@ -171,15 +233,24 @@ export function createAuditEngine(d: AuditEngineDeps) {
           ...(policy === 'block' ? { blocked_versions: blocked, blocked_by: AUDIT_ACTOR } : {}),
           ...(skipped ? { block_skipped_reason: skipped } : {}),
         });
-        d.log.warn({ registry, coordinate, misses: t.misses, rung: p.rung, policy, blocked }, 'held version disappeared upstream (confirmed)');
+        d.log.warn(
+          { registry, coordinate, misses: t.misses, rung: p.rung, policy, blocked },
+          'held version disappeared upstream (confirmed)',
+        );
         return 'disappeared';
       }
     }
   }
 
   /** Which versions of each package to probe: known rows first, then the newest fetches, at most 25. */
-  async function plan(registry: string, packageName?: string): Promise<{ plan: Array<[string, string[]]>; held: Map<string, string[]>; rows: Map<string, AuditRow> }> {
-    const [held, rows] = await Promise.all([d.services.held.versions(registry, { packageName, origin: 'upstream' }), loadRows(d.db, registry, packageName)]);
+  async function plan(
+    registry: string,
+    packageName?: string,
+  ): Promise<{ plan: Array<[string, string[]]>; held: Map<string, string[]>; rows: Map<string, AuditRow> }> {
+    const [held, rows] = await Promise.all([
+      d.services.held.versions(registry, { packageName, origin: 'upstream' }),
+      loadRows(d.db, registry, packageName),
+    ]);
     const byName = new Map<string, string[]>();
     for (const r of rows.values()) byName.set(r.package_name, [...(byName.get(r.package_name) ?? []), r.version]);
     for (const [name, versions] of held) byName.set(name, [...new Set([...(byName.get(name) ?? []), ...versions])]);
@@ -210,7 +281,9 @@ export function createAuditEngine(d: AuditEngineDeps) {
       return { ...empty, outcome: 'skipped', reason: 'the hub is stopping; nothing recorded' };
     }
     // The ratio gate counts packages; a path-addressed registry is one package (`repo`), so there it counts files.
-    const audited = answers.map(([, res]) => res.filter((r) => r.answer !== 'not_audited')).filter((res) => res.length > 0);
+    const audited = answers
+      .map(([, res]) => res.filter((r) => r.answer !== 'not_audited'))
+      .filter((res) => res.length > 0);
     const units = reg.kind.addressing === 'path' ? audited.flatMap((res) => res.map((r) => [r])) : audited;
     const tally: SweepTally = { probed: units.length, conclusive: 0, missing: 0 };
     for (const res of units) {
@@ -220,23 +293,65 @@ export function createAuditEngine(d: AuditEngineDeps) {
     const result: SweepResult = { ...empty, ...tally, outcome: 'ok' };
     if (isVoid(tally, cfg.outage_ratio, cfg.min_probed)) {
       result.outcome = 'void';
-      d.log.warn({ registry, ...tally, outage_ratio: cfg.outage_ratio }, 'audit sweep void: too much of the upstream failed to answer; nothing recorded');
-      await d.events.emit('upstream_unreachable', { registry, probed: tally.probed, conclusive: tally.conclusive, missing: tally.missing, outage_ratio: cfg.outage_ratio });
+      d.log.warn(
+        { registry, ...tally, outage_ratio: cfg.outage_ratio },
+        'audit sweep void: too much of the upstream failed to answer; nothing recorded',
+      );
+      await d.events.emit('upstream_unreachable', {
+        registry,
+        probed: tally.probed,
+        conclusive: tally.conclusive,
+        missing: tally.missing,
+        outage_ratio: cfg.outage_ratio,
+      });
     } else {
       const allowBlock = tally.conclusive >= cfg.min_probed;
       for (const [name, res] of answers)
         for (const p of res) {
-          const out = await apply(reg, rows.get(rowKey(name, p.version)), name, p, { allowBlock }, held.get(name) ?? []);
+          const out = await apply(
+            reg,
+            rows.get(rowKey(name, p.version)),
+            name,
+            p,
+            { allowBlock },
+            held.get(name) ?? [],
+          );
           if (out === 'disappeared') result.disappeared++;
           if (out === 'reappeared') result.reappeared++;
         }
       // Content drift: for the versions the upstream still has, does it declare the digest of the bytes hub holds?
-      const drift = { db: d.db, blobs: d.blobs, events: d.events, services: d.services, metrics: d.metrics, log: d.log, policy: cfg.on_content_change, now };
-      for (const [name, res] of answers) await checkContentDrift(drift, reg, name, res.filter((r) => r.answer === 'present').map((r) => r.version));
+      const drift = {
+        db: d.db,
+        blobs: d.blobs,
+        events: d.events,
+        services: d.services,
+        metrics: d.metrics,
+        log: d.log,
+        policy: cfg.on_content_change,
+        now,
+      };
+      for (const [name, res] of answers)
+        await checkContentDrift(
+          drift,
+          reg,
+          name,
+          res.filter((r) => r.answer === 'present').map((r) => r.version),
+        );
     }
     stop();
     d.metrics.sweeps.inc({ registry, outcome: result.outcome });
-    await d.db('upstream_sweeps').insert({ registry, trigger, outcome: result.outcome, started_at: startedAt, finished_at: now(), probed: result.probed, conclusive: result.conclusive, missing: result.missing, disappeared: result.disappeared, reappeared: result.reappeared });
+    await d.db('upstream_sweeps').insert({
+      registry,
+      trigger,
+      outcome: result.outcome,
+      started_at: startedAt,
+      finished_at: now(),
+      probed: result.probed,
+      conclusive: result.conclusive,
+      missing: result.missing,
+      disappeared: result.disappeared,
+      reappeared: result.reappeared,
+    });
     return result;
   }
 
@@ -272,7 +387,12 @@ export function createAuditEngine(d: AuditEngineDeps) {
      * confirmation before confirm_after and confirm_min_age_secs), through the probe ladder, so a listing that
      * never names some held versions (go pseudo-versions) is not a disappearance. Blocking needs min_probed 1.
      */
-    async revalidated(r: { registry: string; package: string; gone: readonly string[]; documents: ReadonlyArray<{ outcome: string }> }): Promise<{ swept: boolean; missing: string[]; disappeared: string[]; cleared: string[] }> {
+    async revalidated(r: {
+      registry: string;
+      package: string;
+      gone: readonly string[];
+      documents: ReadonlyArray<{ outcome: string }>;
+    }): Promise<{ swept: boolean; missing: string[]; disappeared: string[]; cleared: string[] }> {
       const none = { swept: false, missing: [], disappeared: [], cleared: [] };
       const reg = d.served.get(r.registry);
       if (!reg || notAudited(reg)) return none;
@@ -280,10 +400,18 @@ export function createAuditEngine(d: AuditEngineDeps) {
       const versions = work[0]?.[1] ?? [];
       // Something went (or the whole listing answered 404), or versions are already missing: ask as a sweep would.
       const hasRows = [...rows.values()].some((row) => row.package_name === r.package);
-      if (!versions.length || (!hasRows && !r.gone.length && !r.documents.some((doc) => doc.outcome === 'not_found'))) return none;
+      if (!versions.length || (!hasRows && !r.gone.length && !r.documents.some((doc) => doc.outcome === 'not_found')))
+        return none;
       const out = { swept: true, missing: [] as string[], disappeared: [] as string[], cleared: [] as string[] };
       for (const p of await probe(reg, r.package, versions)) {
-        const t = await apply(reg, rows.get(rowKey(r.package, p.version)), r.package, p, { allowBlock: cfg.min_probed <= 1 }, held.get(r.package) ?? []);
+        const t = await apply(
+          reg,
+          rows.get(rowKey(r.package, p.version)),
+          r.package,
+          p,
+          { allowBlock: cfg.min_probed <= 1 },
+          held.get(r.package) ?? [],
+        );
         if (t === 'missing') out.missing.push(p.version);
         if (t === 'disappeared' || t === 'still-gone') out.disappeared.push(p.version);
         if (t === 'cleared' || t === 'reappeared') out.cleared.push(p.version);
@@ -304,10 +432,23 @@ export function createAuditEngine(d: AuditEngineDeps) {
       const probes = versions.length ? await probe(reg, packageName, versions) : [];
       const cleared: string[] = [];
       for (const p of probes) {
-        const out = await apply(reg, rows.get(rowKey(packageName, p.version)), packageName, p, null, held.get(packageName) ?? []);
+        const out = await apply(
+          reg,
+          rows.get(rowKey(packageName, p.version)),
+          packageName,
+          p,
+          null,
+          held.get(packageName) ?? [],
+        );
         if (out === 'cleared' || out === 'reappeared') cleared.push(p.version);
       }
-      return { registry, package_name: packageName, probes, cleared, rows: [...(await loadRows(d.db, registry, packageName)).values()] };
+      return {
+        registry,
+        package_name: packageName,
+        probes,
+        cleared,
+        rows: [...(await loadRows(d.db, registry, packageName)).values()],
+      };
     },
   };
 }

@@ -12,7 +12,13 @@ import { auditPackageFacts } from './package-facts.js';
 
 export { AUDIT_ACTOR } from './block-arm.js';
 export { UpstreamAuditSchema, type UpstreamAuditConfig } from './config.js';
-export { MAX_VERSIONS_PER_PACKAGE, createAuditEngine, type AuditEngine, type SweepResult, type RecheckResult } from './engine.js';
+export {
+  MAX_VERSIONS_PER_PACKAGE,
+  createAuditEngine,
+  type AuditEngine,
+  type SweepResult,
+  type RecheckResult,
+} from './engine.js';
 export { transition, isVoid, type AuditRow, type Transition } from './transitions.js';
 
 /**
@@ -22,7 +28,21 @@ export { transition, isVoid, type AuditRow, type Transition } from './transition
  */
 export default definePlugin({
   id: 'audit',
-  deps: [...ADMIN_KIT_DEPS, 'blobs', 'config', 'db', 'events', 'health', 'listings', 'log', 'metrics', 'packageFacts', 'pluginConfig', 'served', 'services'],
+  deps: [
+    ...ADMIN_KIT_DEPS,
+    'blobs',
+    'config',
+    'db',
+    'events',
+    'health',
+    'listings',
+    'log',
+    'metrics',
+    'packageFacts',
+    'pluginConfig',
+    'served',
+    'services',
+  ],
   contract: 1,
   description: 'The upstream-disappearance audit: sweeps, confirmation, the block arm, recheck, notifications',
   migrations: auditMigrations,
@@ -30,14 +50,37 @@ export default definePlugin({
   keptListings: { create: (db) => createKeptListings(db) },
   setup(ctx) {
     const cfg = ctx.pluginConfig;
-    const engine = createAuditEngine({ db: ctx.db, served: ctx.served, config: cfg, registries: ctx.registries, events: ctx.events, services: ctx.services, kept: createKeptListings(ctx.db), metrics: createAuditMetrics(ctx.metrics), log: ctx.log, blobs: ctx.blobs });
+    const engine = createAuditEngine({
+      db: ctx.db,
+      served: ctx.served,
+      config: cfg,
+      registries: ctx.registries,
+      events: ctx.events,
+      services: ctx.services,
+      kept: createKeptListings(ctx.db),
+      metrics: createAuditMetrics(ctx.metrics),
+      log: ctx.log,
+      blobs: ctx.blobs,
+    });
     mountAdminRoutes(ctx, upstreamRoutes(engine));
     ctx.listings.onRevalidated('audit', (r) => engine.revalidated(r));
     ctx.health.contribute('audit', () => healthSection(ctx, engine));
     ctx.packageFacts.contribute('audit', auditPackageFacts(ctx.db));
     const blocking = ctx.registries.filter((r) => engine.policyOf(r.name).policy === 'block').map((r) => r.name);
-    if (blocking.length) ctx.log.info({ registries: blocking, blocked_by: AUDIT_ACTOR }, `upstream audit policy is block: confirmed disappearances are blocked as ${AUDIT_ACTOR}`);
-    const schedule = cfg.enabled ? startSchedule({ db: ctx.db, log: ctx.log, name: 'upstream_audit', intervalMs: cfg.interval_secs * 1000, run: () => engine.sweep(undefined, 'schedule') }) : undefined;
+    if (blocking.length)
+      ctx.log.info(
+        { registries: blocking, blocked_by: AUDIT_ACTOR },
+        `upstream audit policy is block: confirmed disappearances are blocked as ${AUDIT_ACTOR}`,
+      );
+    const schedule = cfg.enabled
+      ? startSchedule({
+          db: ctx.db,
+          log: ctx.log,
+          name: 'upstream_audit',
+          intervalMs: cfg.interval_secs * 1000,
+          run: () => engine.sweep(undefined, 'schedule'),
+        })
+      : undefined;
     return {
       async stop() {
         await schedule?.stop();

@@ -29,15 +29,26 @@ export function createKeptListings(db: Knex) {
     },
     /** Resolves with whether a row went. */
     async release(registry: string, packageName: string): Promise<boolean> {
-      return (await db('kept_listings').where({ registry, name_sha256: nameKey(packageName) }).delete()) > 0;
+      return (
+        (await db('kept_listings')
+          .where({ registry, name_sha256: nameKey(packageName) })
+          .delete()) > 0
+      );
     },
     async isKept(registry: string, packageName: string): Promise<boolean> {
-      return (await db('kept_listings').where({ registry, name_sha256: nameKey(packageName) }).first('id')) !== undefined;
+      return (
+        (await db('kept_listings')
+          .where({ registry, name_sha256: nameKey(packageName) })
+          .first('id')) !== undefined
+      );
     },
     async list(registry?: string): Promise<KeptListing[]> {
       const q = db('kept_listings').orderBy('id');
       if (registry !== undefined) q.where({ registry });
-      return (await q.select('registry', 'package_name', 'kept_by', 'since')).map((r) => ({ ...r, since: Number(r.since) }));
+      return (await q.select('registry', 'package_name', 'kept_by', 'since')).map((r) => ({
+        ...r,
+        since: Number(r.since),
+      }));
     },
     async packages(registry: string): Promise<string[]> {
       return db('kept_listings').where({ registry }).orderBy('id').pluck('package_name');

@@ -13,15 +13,22 @@ export function auditPackageFacts(db: Knex): PackageFactSource {
     async summarize(registry, names) {
       const out = new Map<string, PackageSummaryFacts>();
       if (names.length === 0) return out;
-      const rows = (await db('upstream_audit').where({ registry }).whereIn('package_name', names).distinct('package_name', 'state')) as Array<{ package_name: string; state: string }>;
+      const rows = (await db('upstream_audit')
+        .where({ registry })
+        .whereIn('package_name', names)
+        .distinct('package_name', 'state')) as Array<{ package_name: string; state: string }>;
       const by = new Map<string, string[]>();
       for (const r of rows) by.set(r.package_name, [...(by.get(r.package_name) ?? []), r.state]);
       for (const [name, states] of by) out.set(name, { upstreamState: stateOf(states) });
       return out;
     },
     async detail(registry, name) {
-      const rows = (await db('upstream_audit').where({ registry, package_name: name }).select('version', 'state')) as Array<{ version: string; state: string }>;
-      const versions = new Map<string, VersionFacts>(rows.map((r) => [r.version, { disappeared: r.state === 'disappeared', upstreamState: stateOf([r.state]) }]));
+      const rows = (await db('upstream_audit')
+        .where({ registry, package_name: name })
+        .select('version', 'state')) as Array<{ version: string; state: string }>;
+      const versions = new Map<string, VersionFacts>(
+        rows.map((r) => [r.version, { disappeared: r.state === 'disappeared', upstreamState: stateOf([r.state]) }]),
+      );
       return { upstreamState: stateOf(rows.map((r) => r.state)), versions };
     },
   };

@@ -13,7 +13,10 @@ const RecheckBody = Type.Object(
   },
   { additionalProperties: false },
 );
-const SweepBody = Type.Object({ registry: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) }, { additionalProperties: false });
+const SweepBody = Type.Object(
+  { registry: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) },
+  { additionalProperties: false },
+);
 
 /** The upstream routes of the admin API (docs/openapi.json). Names with a slash are one URL-encoded segment. */
 export function upstreamRoutes(engine: AuditEngine): AdminRoute[] {
@@ -25,20 +28,35 @@ export function upstreamRoutes(engine: AuditEngine): AdminRoute[] {
       action: 'upstream_list',
       summary: 'Audit rows: what went missing or disappeared upstream',
       response: AuditRowPage,
-      query: queryParameters({ registry: 'a registry name', state: 'missing or disappeared', page: 'a page from 1', per_page: '1 to 1000 (default [limits] packages_per_page)' }),
+      query: queryParameters({
+        registry: 'a registry name',
+        state: 'missing or disappeared',
+        page: 'a page from 1',
+        per_page: '1 to 1000 (default [limits] packages_per_page)',
+      }),
       async handle({ ctx, hub, registry }) {
         const reg = queryValue(ctx, 'registry');
         const state = queryValue(ctx, 'state');
         if (reg !== undefined) registry(reg); // 404 for an unknown registry
-        if (state !== undefined && state !== 'missing' && state !== 'disappeared') throw errors.badRequest('state must be missing or disappeared');
+        if (state !== undefined && state !== 'missing' && state !== 'disappeared')
+          throw errors.badRequest('state must be missing or disappeared');
         const perPage = queryInt(ctx, 'per_page', hub.config.limits.packages_per_page, 1000);
         const page = queryInt(ctx, 'page', 1, 1_000_000);
         const q = hub.db<StoredAuditRow>('upstream_audit');
         if (reg !== undefined) q.where({ registry: reg });
         if (state !== undefined) q.where({ state });
         const counted = (await q.clone().count({ n: '*' })) as Array<{ n: number | string }>;
-        const rows = (await q.orderBy([{ column: 'registry' }, { column: 'package_name' }, { column: 'id' }]).limit(perPage).offset((page - 1) * perPage).select());
-        ctx.body = { rows: rows.map((r) => rowJson(toRow(r))), page, per_page: perPage, total: Number(counted[0]?.n ?? 0) };
+        const rows = await q
+          .orderBy([{ column: 'registry' }, { column: 'package_name' }, { column: 'id' }])
+          .limit(perPage)
+          .offset((page - 1) * perPage)
+          .select();
+        ctx.body = {
+          rows: rows.map((r) => rowJson(toRow(r))),
+          page,
+          per_page: perPage,
+          total: Number(counted[0]?.n ?? 0),
+        };
       },
     }),
     adminRoute({
@@ -54,7 +72,11 @@ export function upstreamRoutes(engine: AuditEngine): AdminRoute[] {
         Object.assign(audit, { registry: reg.name, package: c.name });
         const served = hub.served.get(reg.name)!;
         const [rows, held, last] = await Promise.all([
-          hub.db<StoredAuditRow>('upstream_audit').where({ registry: reg.name, package_name: c.name }).orderBy('id').select(),
+          hub
+            .db<StoredAuditRow>('upstream_audit')
+            .where({ registry: reg.name, package_name: c.name })
+            .orderBy('id')
+            .select(),
           hub.services.held.versions(reg.name, { packageName: c.name }),
           lastSweep(hub.db, reg.name),
         ]);
@@ -90,7 +112,8 @@ export function upstreamRoutes(engine: AuditEngine): AdminRoute[] {
         try {
           res = await engine.recheck(reg.name, c.name, c.version);
         } catch (e) {
-          if ((e as { notAudited?: boolean }).notAudited) throw errors.badRequest(`${reg.name} is not audited: ${(e as Error).message}`);
+          if ((e as { notAudited?: boolean }).notAudited)
+            throw errors.badRequest(`${reg.name} is not audited: ${(e as Error).message}`);
           throw e;
         }
         audit.detail = `cleared ${res.cleared.length}`;

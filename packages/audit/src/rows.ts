@@ -3,7 +3,8 @@ import type { Knex } from 'knex';
 import { iso } from '@hub/admin-kit';
 import type { AuditRow } from './transitions.js';
 
-export const rowKey = (packageName: string, version: string): string => createHash('sha256').update(`${packageName}\0${version}`).digest('hex');
+export const rowKey = (packageName: string, version: string): string =>
+  createHash('sha256').update(`${packageName}\0${version}`).digest('hex');
 
 /** An `upstream_audit` row as the driver returns it: MySQL returns BIGINT columns as strings. */
 export interface StoredAuditRow {
@@ -70,6 +71,9 @@ export async function loadRows(db: Knex, registry: string, packageName?: string)
 
 /** When the registry's last sweep ended, and how: the health card and the status page show it. */
 export async function lastSweep(db: Knex, registry: string): Promise<{ at: string | null; outcome: string } | null> {
-  const last = (await db('upstream_sweeps').where({ registry }).orderBy('id', 'desc').first('finished_at', 'outcome')) as { finished_at: number | string; outcome: string } | undefined;
+  const last = (await db('upstream_sweeps')
+    .where({ registry })
+    .orderBy('id', 'desc')
+    .first('finished_at', 'outcome')) as { finished_at: number | string; outcome: string } | undefined;
   return last ? { at: iso(last.finished_at), outcome: last.outcome } : null;
 }

@@ -23,9 +23,20 @@ export const AuditRowAnswer = Type.Object(
   strict,
 );
 
-export const AuditRowPage = Type.Object({ rows: Type.Array(AuditRowAnswer), page: Type.Integer({ minimum: 1 }), per_page: Type.Integer({ minimum: 1 }), total: Type.Integer({ minimum: 0 }) }, strict);
+export const AuditRowPage = Type.Object(
+  {
+    rows: Type.Array(AuditRowAnswer),
+    page: Type.Integer({ minimum: 1 }),
+    per_page: Type.Integer({ minimum: 1 }),
+    total: Type.Integer({ minimum: 0 }),
+  },
+  strict,
+);
 
-const sweepOutcome = Type.Enum(['ok', 'void', 'skipped'], { description: 'void: too much of the upstream failed to answer, nothing recorded; skipped: not audited, or the hub was stopping.' });
+const sweepOutcome = Type.Enum(['ok', 'void', 'skipped'], {
+  description:
+    'void: too much of the upstream failed to answer, nothing recorded; skipped: not audited, or the hub was stopping.',
+});
 
 /** The upstream status page of one package (GET /api/v1/admin/upstream/status/{registry}/{name}). */
 export const UpstreamStatus = Type.Object(
@@ -33,13 +44,17 @@ export const UpstreamStatus = Type.Object(
     registry: Type.String(),
     package_name: Type.String({ description: 'The canonical name.' }),
     audit_policy: Type.Enum(['audit', 'block'], { description: "The hub's [upstream_audit] on_confirmed." }),
-    policy: Type.Enum(['audit', 'block'], { description: "The policy in force for this registry (its own on_confirmed, else the hub's)." }),
+    policy: Type.Enum(['audit', 'block'], {
+      description: "The policy in force for this registry (its own on_confirmed, else the hub's).",
+    }),
     overridden: Type.Boolean({ description: "The registry's policy differs from the hub's." }),
     audited: Type.Boolean(),
     reason: Type.Optional(Type.String({ description: 'Why the registry is not audited.' })),
     held_versions: Type.Array(Type.String()),
     rows: Type.Array(AuditRowAnswer),
-    last_sweep: Type.Union([Type.Object({ at: maybe(time), outcome: sweepOutcome }, strict), Type.Null()], { description: "When the registry's last sweep ended, and how; null: never swept." }),
+    last_sweep: Type.Union([Type.Object({ at: maybe(time), outcome: sweepOutcome }, strict), Type.Null()], {
+      description: "When the registry's last sweep ended, and how; null: never swept.",
+    }),
   },
   strict,
 );
@@ -59,7 +74,9 @@ export const RecheckAnswer = Type.Object(
     registry: Type.String(),
     package_name: Type.String(),
     probes: Type.Array(ProbeAnswer),
-    cleared: Type.Array(Type.String(), { description: 'Versions whose rows the upstream answered for (cleared or reappeared).' }),
+    cleared: Type.Array(Type.String(), {
+      description: 'Versions whose rows the upstream answered for (cleared or reappeared).',
+    }),
     rows: Type.Array(AuditRowAnswer, { description: "The package's rows after the recheck." }),
   },
   strict,

@@ -41,16 +41,24 @@ export type Transition =
  * - `absent` in a sweep adds a miss; the row is confirmed once it has `confirmAfter` consecutive misses
  *   and its first miss is at least `confirmMinAgeMs` old.
  */
-export function transition(row: AuditRow | undefined, answer: ProbeAnswer, now: number, rule: ConfirmRule, sweep: boolean): Transition {
+export function transition(
+  row: AuditRow | undefined,
+  answer: ProbeAnswer,
+  now: number,
+  rule: ConfirmRule,
+  sweep: boolean,
+): Transition {
   if (answer === 'present') return row ? { to: 'cleared', was: row.state } : { to: 'none' };
   if (answer !== 'absent' || !sweep) return row ? { to: 'touched' } : { to: 'none' };
   if (!row) return confirmOrMiss(1, now, now, rule);
-  if (row.state === 'disappeared') return { to: 'disappeared', misses: row.misses + 1, confirmedAt: row.confirmed_at ?? now, confirmedNow: false };
+  if (row.state === 'disappeared')
+    return { to: 'disappeared', misses: row.misses + 1, confirmedAt: row.confirmed_at ?? now, confirmedNow: false };
   return confirmOrMiss(row.misses + 1, row.first_missed_at, now, rule);
 }
 
 function confirmOrMiss(misses: number, firstMissedAt: number, now: number, rule: ConfirmRule): Transition {
-  if (misses >= rule.confirmAfter && now - firstMissedAt >= rule.confirmMinAgeMs) return { to: 'disappeared', misses, confirmedAt: now, confirmedNow: true };
+  if (misses >= rule.confirmAfter && now - firstMissedAt >= rule.confirmMinAgeMs)
+    return { to: 'disappeared', misses, confirmedAt: now, confirmedNow: true };
   return { to: 'missing', misses, firstMissedAt };
 }
 

@@ -14,11 +14,20 @@ const start = (dir: string, plugins: Parameters<typeof createHub>[0]['plugins'])
   });
 
 t.test('two plugins providing kept listings: refused at start', async (t) => {
-  const other = definePlugin({ id: 'another-keeper', contract: 1, description: 'kept listings too', keptListings: audit.keptListings });
-  await t.rejects(start(t.testdir({}), [audit, other]), { name: 'StartupError', code: 'plugin_duplicate', message: /"audit" and "another-keeper" both provide kept listings/ });
+  const other = definePlugin({
+    id: 'another-keeper',
+    contract: 1,
+    description: 'kept listings too',
+    keptListings: audit.keptListings,
+  });
+  await t.rejects(start(t.testdir({}), [audit, other]), {
+    name: 'StartupError',
+    code: 'plugin_duplicate',
+    message: /"audit" and "another-keeper" both provide kept listings/,
+  });
 });
 
-t.test('the table is the audit\'s: a hub without it has none, and keeps nothing', async (t) => {
+t.test("the table is the audit's: a hub without it has none, and keeps nothing", async (t) => {
   const hub = await start(t.testdir({}), []);
   t.teardown(() => hub.close());
   t.notOk(await hub.db.schema.hasTable('kept_listings'));

@@ -5,7 +5,15 @@ import { fileURLToPath } from 'node:url';
 import type { Test } from 'tap';
 import admin from '@hub/admin';
 import npm from '@hub/kind-npm';
-import { hubOnDatabase, npmFixtureHandler, startFixtureUpstream, startTestHub, type FixtureUpstream, type StoreDatabase, type TestHub } from '@hub/testkit';
+import {
+  hubOnDatabase,
+  npmFixtureHandler,
+  startFixtureUpstream,
+  startTestHub,
+  type FixtureUpstream,
+  type StoreDatabase,
+  type TestHub,
+} from '@hub/testkit';
 import type { AnyPlugin } from '@hub/runtime';
 import audit from '../src/index.js';
 
@@ -29,7 +37,16 @@ export interface AuditSetup extends TestHub {
 /** The test defaults: confirmation after two sweeps at any age, ratio gate and blocking from 2 packages. */
 export const AUDIT_TEST_CONFIG = { confirm_after: 2, confirm_min_age_secs: 0, outage_ratio: 0.5, min_probed: 2 };
 
-export async function setup(t: Test, opts: { upstreamAudit?: Record<string, unknown>; registry?: Record<string, unknown>; config?: Record<string, Record<string, unknown>>; plugins?: AnyPlugin[]; db?: StoreDatabase } = {}): Promise<AuditSetup> {
+export async function setup(
+  t: Test,
+  opts: {
+    upstreamAudit?: Record<string, unknown>;
+    registry?: Record<string, unknown>;
+    config?: Record<string, Record<string, unknown>>;
+    plugins?: AnyPlugin[];
+    db?: StoreDatabase;
+  } = {},
+): Promise<AuditSetup> {
   const root = mkdtempSync(join(tmpdir(), 'hub-audit-'));
   t.teardown(() => rmSync(root, { recursive: true, force: true }));
   cpSync(NPM_FIXTURES, root, { recursive: true });
@@ -41,7 +58,12 @@ export async function setup(t: Test, opts: { upstreamAudit?: Record<string, unkn
     mysqlUrl: where.mysqlUrl,
     plugins: opts.plugins ?? [npm, admin, audit],
     registries: [{ name: 'npm', type: 'npm', mode: 'proxy', upstream: upstream.url, ...opts.registry }],
-    config: { auth: { anonymous: ['source:read'] }, ...where.config, ...opts.config, upstream_audit: { ...AUDIT_TEST_CONFIG, ...opts.upstreamAudit } },
+    config: {
+      auth: { anonymous: ['source:read'] },
+      ...where.config,
+      ...opts.config,
+      upstream_audit: { ...AUDIT_TEST_CONFIG, ...opts.upstreamAudit },
+    },
   });
   t.teardown(() => hub.close());
   const packumentFile = (name: string) => join(root, `${name.replace('/', '%2f')}.json.tmpl`);
@@ -53,7 +75,10 @@ export async function setup(t: Test, opts: { upstreamAudit?: Record<string, unkn
     async api(method, path, body, token = hub.adminToken) {
       const res = await fetch(`${hub.url}${path}`, {
         method,
-        headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        },
         body: body !== undefined ? JSON.stringify(body) : undefined,
       });
       const text = await res.text();
@@ -77,7 +102,12 @@ export async function setup(t: Test, opts: { upstreamAudit?: Record<string, unkn
 
 /** Holds every fixture version: 4 versions of 3 packages. */
 export async function holdAll(s: AuditSetup): Promise<void> {
-  for (const [n, v] of [['hubdep', '1.0.0'], ['hubdemo', '1.0.0'], ['hubdemo', '1.1.0'], ['@hubtest/scoped', '1.0.0']] as const) {
+  for (const [n, v] of [
+    ['hubdep', '1.0.0'],
+    ['hubdemo', '1.0.0'],
+    ['hubdemo', '1.1.0'],
+    ['@hubtest/scoped', '1.0.0'],
+  ] as const) {
     const status = await s.fetchTarball(n, v);
     if (status !== 200) throw new Error(`fetching ${n}@${v} through hub answered ${status}`);
   }

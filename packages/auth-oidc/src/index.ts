@@ -25,7 +25,8 @@ export default definePlugin({
   deps: ['access', 'config', 'db', 'jsonBody', 'log', 'pluginConfig', 'router', 'services', 'signIns'],
   contract: 1,
   requires: ['console'],
-  description: 'Single sign-on (OpenID Connect) for the console: authorization code flow with PKCE, roles from the provider\'s groups',
+  description:
+    "Single sign-on (OpenID Connect) for the console: authorization code flow with PKCE, roles from the provider's groups",
   config: oidcSection,
   migrations: oidcMigrations,
   setup(ctx) {

@@ -30,7 +30,8 @@ export async function startJwksIssuer(opts: { audience?: string } = {}): Promise
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     hits.set(path, (hits.get(path) ?? 0) + 1);
     res.setHeader('content-type', 'application/json');
-    if (path === '/.well-known/openid-configuration') return res.end(JSON.stringify({ issuer: issuer.url, jwks_uri: state.jwksUri }));
+    if (path === '/.well-known/openid-configuration')
+      return res.end(JSON.stringify({ issuer: issuer.url, jwks_uri: state.jwksUri }));
     if (path === '/jwks') return res.end(JSON.stringify({ keys: [publicJwk, ecJwk] }));
     res.statusCode = 404;
     res.end('{}');
@@ -50,10 +51,20 @@ export async function startJwksIssuer(opts: { audience?: string } = {}): Promise
     },
     async sign(claims = {}, o = {}) {
       const now = Math.floor(Date.now() / 1000);
-      const payload: JWTPayload = { iss: url, aud: opts.audience ?? 'hub', sub: 'repo:acme/web:ref:refs/heads/main', iat: now, exp: now + 300, jti: `jti-${++jtiCounter}-${now}`, ...claims };
+      const payload: JWTPayload = {
+        iss: url,
+        aud: opts.audience ?? 'hub',
+        sub: 'repo:acme/web:ref:refs/heads/main',
+        iat: now,
+        exp: now + 300,
+        jti: `jti-${++jtiCounter}-${now}`,
+        ...claims,
+      };
       for (const [k, v] of Object.entries(payload)) if (v === undefined) delete payload[k];
       const es = o.alg === 'ES256';
-      return new SignJWT(payload).setProtectedHeader({ alg: o.alg ?? 'RS256', kid: o.kid ?? (es ? 'k2' : 'k1'), typ: 'JWT' }).sign(o.key ?? (es ? ec.privateKey : privateKey));
+      return new SignJWT(payload)
+        .setProtectedHeader({ alg: o.alg ?? 'RS256', kid: o.kid ?? (es ? 'k2' : 'k1'), typ: 'JWT' })
+        .sign(o.key ?? (es ? ec.privateKey : privateKey));
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

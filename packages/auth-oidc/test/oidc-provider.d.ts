@@ -9,8 +9,16 @@ declare module 'oidc-provider' {
   export default class Provider {
     constructor(issuer: string, configuration: Record<string, unknown>);
     callback(): (req: http.IncomingMessage, res: http.ServerResponse) => void;
-    interactionDetails(req: http.IncomingMessage, res: http.ServerResponse): Promise<{ uid: string; params: Record<string, unknown> }>;
-    interactionFinished(req: http.IncomingMessage, res: http.ServerResponse, result: Record<string, unknown>, opts?: { mergeWithLastSubmission?: boolean }): Promise<void>;
+    interactionDetails(
+      req: http.IncomingMessage,
+      res: http.ServerResponse,
+    ): Promise<{ uid: string; params: Record<string, unknown> }>;
+    interactionFinished(
+      req: http.IncomingMessage,
+      res: http.ServerResponse,
+      result: Record<string, unknown>,
+      opts?: { mergeWithLastSubmission?: boolean },
+    ): Promise<void>;
     Grant: new (o: { accountId: string; clientId: string }) => Grant;
     Client: { find(id: string): Promise<object | undefined> };
   }

@@ -31,7 +31,10 @@ export interface TestProvider {
   close(): Promise<void>;
 }
 
-export async function startOpenIdProvider(redirectUris: () => string[], opts: { deviceFlow?: boolean } = {}): Promise<TestProvider> {
+export async function startOpenIdProvider(
+  redirectUris: () => string[],
+  opts: { deviceFlow?: boolean } = {},
+): Promise<TestProvider> {
   const { privateKey } = await generateKeyPair('RS256', { extractable: true });
   const signingJwk: JWK = { ...(await exportJWK(privateKey)), kid: 'op-1', alg: 'RS256', use: 'sig' };
   const server = http.createServer();
@@ -40,7 +43,19 @@ export async function startOpenIdProvider(redirectUris: () => string[], opts: { 
   const clientId = 'hub-console';
   const clientSecret = 'a-client-secret-for-tests-only';
   const provider = new Provider(issuer, {
-    clients: [{ client_id: clientId, client_secret: clientSecret, grant_types: ['authorization_code', ...(opts.deviceFlow ? ['urn:ietf:params:oauth:grant-type:device_code'] : [])], response_types: ['code'], token_endpoint_auth_method: 'client_secret_basic', redirect_uris: ['http://127.0.0.1/placeholder'] }],
+    clients: [
+      {
+        client_id: clientId,
+        client_secret: clientSecret,
+        grant_types: [
+          'authorization_code',
+          ...(opts.deviceFlow ? ['urn:ietf:params:oauth:grant-type:device_code'] : []),
+        ],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'client_secret_basic',
+        redirect_uris: ['http://127.0.0.1/placeholder'],
+      },
+    ],
     pkce: { required: () => true },
     claims: { openid: ['sub'], profile: ['name'], email: ['email', 'email_verified'], groups: ['groups'] },
     scopes: ['openid', 'profile', 'email', 'groups'],
@@ -52,7 +67,10 @@ export async function startOpenIdProvider(redirectUris: () => string[], opts: { 
     async findAccount(_ctx: unknown, id: string) {
       const a = ACCOUNTS[id];
       if (!a) return undefined;
-      return { accountId: id, claims: async () => ({ sub: id, name: a.name, email: a.email, email_verified: true, groups: a.groups }) };
+      return {
+        accountId: id,
+        claims: async () => ({ sub: id, name: a.name, email: a.email, email_verified: true, groups: a.groups }),
+      };
     },
   } as ConstructorParameters<typeof Provider>[1]);
   // The registered redirect URI is the hub's, known once the hub listens.
@@ -98,13 +116,21 @@ export async function startOpenIdProvider(redirectUris: () => string[], opts: { 
         const accountId = state.next.account;
         const grant = new provider.Grant({ accountId, clientId: String(details.params.client_id) });
         grant.addOIDCScope(String(details.params.scope));
-        await provider.interactionFinished(req, res, { login: { accountId }, consent: { grantId: await grant.save() } }, { mergeWithLastSubmission: false });
+        await provider.interactionFinished(
+          req,
+          res,
+          { login: { accountId }, consent: { grantId: await grant.save() } },
+          { mergeWithLastSubmission: false },
+        );
         return;
       }
       if (path === '/.well-known/openid-configuration' && Object.keys(state.discoveryOverride).length > 0) {
         const end = res.end.bind(res);
         res.end = ((chunk?: unknown) => {
-          const doc = { ...(JSON.parse(Buffer.from(chunk as Buffer).toString('utf8')) as object), ...state.discoveryOverride };
+          const doc = {
+            ...(JSON.parse(Buffer.from(chunk as Buffer).toString('utf8')) as object),
+            ...state.discoveryOverride,
+          };
           res.removeHeader('content-length');
           res.removeHeader('etag');
           return end(JSON.stringify(doc));

@@ -8,38 +8,45 @@ const session = async (hubUrl: string, jar: CookieJar) => {
   return { status: res.status, json: (await res.json()) as any };
 };
 
-t.test('sign-in: the console lists the method; code flow with PKCE; a session like token sign-in; roles from groups', async (t) => {
-  const s = await startSso(t);
-  const methods = (await (await fetch(`${s.hub.url}/console/sign-in`)).json()) as any;
-  t.same(methods, { methods: [{ id: 'oidc', label: 'Acme SSO', url: '/console/sign-in/oidc' }] });
+t.test(
+  'sign-in: the console lists the method; code flow with PKCE; a session like token sign-in; roles from groups',
+  async (t) => {
+    const s = await startSso(t);
+    const methods = (await (await fetch(`${s.hub.url}/console/sign-in`)).json()) as any;
+    t.same(methods, { methods: [{ id: 'oidc', label: 'Acme SSO', url: '/console/sign-in/oidc' }] });
 
-  const jar = new CookieJar();
-  const { visited, res } = await follow(jar, `${s.hub.url}/console/sign-in/oidc`);
-  const authorize = new URL(visited[1]!);
-  t.equal(authorize.origin, s.op.issuer);
-  t.equal(authorize.searchParams.get('code_challenge_method'), 'S256');
-  t.ok(authorize.searchParams.get('state') && authorize.searchParams.get('nonce'), 'state and nonce sent');
-  t.equal(authorize.searchParams.get('scope'), 'openid profile email groups');
-  t.equal(new URL(visited.at(-1)!).pathname, '/console/', 'back in the console');
-  t.equal(res.status, 200);
+    const jar = new CookieJar();
+    const { visited, res } = await follow(jar, `${s.hub.url}/console/sign-in/oidc`);
+    const authorize = new URL(visited[1]!);
+    t.equal(authorize.origin, s.op.issuer);
+    t.equal(authorize.searchParams.get('code_challenge_method'), 'S256');
+    t.ok(authorize.searchParams.get('state') && authorize.searchParams.get('nonce'), 'state and nonce sent');
+    t.equal(authorize.searchParams.get('scope'), 'openid profile email groups');
+    t.equal(new URL(visited.at(-1)!).pathname, '/console/', 'back in the console');
+    t.equal(res.status, 200);
 
-  const me = await session(s.hub.url, jar);
-  t.equal(me.status, 200);
-  t.match(me.json, { user_id: 'oidc:alice', roles: ['admin'], can: { read: true, write: true } });
-  // The session's cookie reaches the admin API like a token sign-in's.
-  const users = await fetch(`${s.hub.url}/api/v1/admin/users`, { headers: { cookie: jar.header(s.hub.url) } });
-  t.equal(users.status, 200);
+    const me = await session(s.hub.url, jar);
+    t.equal(me.status, 200);
+    t.match(me.json, { user_id: 'oidc:alice', roles: ['admin'], can: { read: true, write: true } });
+    // The session's cookie reaches the admin API like a token sign-in's.
+    const users = await fetch(`${s.hub.url}/api/v1/admin/users`, { headers: { cookie: jar.header(s.hub.url) } });
+    t.equal(users.status, 200);
 
-  t.match(await s.hub.hub.services.users.find('oidc:alice'), { roles: ['admin'], blocked: false });
-  const rows = await s.signIns();
-  t.match(rows.at(-1), { outcome: 'allowed', user_id: 'oidc:alice', detail: 'oidc: first sign-in, roles admin' });
+    t.match(await s.hub.hub.services.users.find('oidc:alice'), { roles: ['admin'], blocked: false });
+    const rows = await s.signIns();
+    t.match(rows.at(-1), { outcome: 'allowed', user_id: 'oidc:alice', detail: 'oidc: first sign-in, roles admin' });
 
-  // bob's groups map to two roles: a reader and auditor, who may read but not write.
-  s.op.next.account = 'bob';
-  const bobJar = new CookieJar();
-  await follow(bobJar, `${s.hub.url}/console/sign-in/oidc`);
-  t.match((await session(s.hub.url, bobJar)).json, { user_id: 'oidc:bob', roles: ['reader', 'auditor'], can: { read: true, write: false } });
-});
+    // bob's groups map to two roles: a reader and auditor, who may read but not write.
+    s.op.next.account = 'bob';
+    const bobJar = new CookieJar();
+    await follow(bobJar, `${s.hub.url}/console/sign-in/oidc`);
+    t.match((await session(s.hub.url, bobJar)).json, {
+      user_id: 'oidc:bob',
+      roles: ['reader', 'auditor'],
+      can: { read: true, write: false },
+    });
+  },
+);
 
 t.test('roles follow the provider at every sign-in, and the change is on the audit row', async (t) => {
   const s = await startSso(t, { role_map: { developers: 'reader', 'hub-admins': 'admin' } });
@@ -67,11 +74,20 @@ t.test('a person outside every mapped group is refused with a page that says so'
   t.match(page, /none of your groups gives a role on this hub; ask an administrator for access/);
   t.equal(jar.get(s.hub.url, 'hub_session'), undefined, 'no session');
   t.equal(await s.hub.hub.services.users.find('oidc:eve'), null, 'no user created');
-  t.match((await s.signIns()).at(-1), { outcome: 'denied', status: 403, code: 'forbidden', user_id: 'oidc:eve', detail: 'oidc: no groups value maps to a hub role' });
+  t.match((await s.signIns()).at(-1), {
+    outcome: 'denied',
+    status: 403,
+    code: 'forbidden',
+    user_id: 'oidc:eve',
+    detail: 'oidc: no groups value maps to a hub role',
+  });
 });
 
 t.test('allowed_email_domains keeps other domains out', async (t) => {
-  const s = await startSso(t, { allowed_email_domains: ['example.com'], role_map: { marketing: 'reader', 'hub-admins': 'admin' } });
+  const s = await startSso(t, {
+    allowed_email_domains: ['example.com'],
+    role_map: { marketing: 'reader', 'hub-admins': 'admin' },
+  });
   s.op.next.account = 'eve';
   const { res } = await follow(new CookieJar(), `${s.hub.url}/console/sign-in/oidc`);
   t.equal(res.status, 403);
@@ -82,44 +98,51 @@ t.test('allowed_email_domains keeps other domains out', async (t) => {
   t.equal((await session(s.hub.url, jar)).json.user_id, 'oidc:alice');
 });
 
-t.test('a replayed state, a state from another browser, a tampered ID token and a wrong nonce are refused', async (t) => {
-  const s = await startSso(t);
-  const isCallback = (u: string) => new URL(u).pathname === '/console/sign-in/oidc/callback';
+t.test(
+  'a replayed state, a state from another browser, a tampered ID token and a wrong nonce are refused',
+  async (t) => {
+    const s = await startSso(t);
+    const isCallback = (u: string) => new URL(u).pathname === '/console/sign-in/oidc/callback';
 
-  // Replay: the same callback URL twice; the second finds its state used.
-  const jar = new CookieJar();
-  const { url: callback } = await follow(jar, `${s.hub.url}/console/sign-in/oidc`, { stopAt: isCallback });
-  const browser = jar.get(s.hub.url, 'hub_oidc')!;
-  const first = await follow(jar, callback);
-  t.equal(new URL(first.url).pathname, '/console/');
-  jar.set(s.hub.url, 'hub_oidc', browser);
-  const again = await follow(jar, callback);
-  t.equal(again.res.status, 401);
-  t.match(await again.res.text(), /expired or was already used/);
-  t.match((await s.signIns()).at(-1), { outcome: 'denied', code: 'unauthenticated', detail: 'oidc: unknown, used or expired state' });
+    // Replay: the same callback URL twice; the second finds its state used.
+    const jar = new CookieJar();
+    const { url: callback } = await follow(jar, `${s.hub.url}/console/sign-in/oidc`, { stopAt: isCallback });
+    const browser = jar.get(s.hub.url, 'hub_oidc')!;
+    const first = await follow(jar, callback);
+    t.equal(new URL(first.url).pathname, '/console/');
+    jar.set(s.hub.url, 'hub_oidc', browser);
+    const again = await follow(jar, callback);
+    t.equal(again.res.status, 401);
+    t.match(await again.res.text(), /expired or was already used/);
+    t.match((await s.signIns()).at(-1), {
+      outcome: 'denied',
+      code: 'unauthenticated',
+      detail: 'oidc: unknown, used or expired state',
+    });
 
-  // Login CSRF: a callback carried to another browser (no cookie of its own) does not sign that browser in.
-  const victim = new CookieJar();
-  const attacker = new CookieJar();
-  const { url: planted } = await follow(attacker, `${s.hub.url}/console/sign-in/oidc`, { stopAt: isCallback });
-  const csrf = await follow(victim, planted);
-  t.equal(csrf.res.status, 401);
-  t.match(await csrf.res.text(), /started in another browser/);
-  t.equal(victim.get(s.hub.url, 'hub_session'), undefined);
+    // Login CSRF: a callback carried to another browser (no cookie of its own) does not sign that browser in.
+    const victim = new CookieJar();
+    const attacker = new CookieJar();
+    const { url: planted } = await follow(attacker, `${s.hub.url}/console/sign-in/oidc`, { stopAt: isCallback });
+    const csrf = await follow(victim, planted);
+    t.equal(csrf.res.status, 401);
+    t.match(await csrf.res.text(), /started in another browser/);
+    t.equal(victim.get(s.hub.url, 'hub_session'), undefined);
 
-  for (const [tamper, detail] of [
-    ['payload', /oidc: ID token refused: ERR_JWS_SIGNATURE_VERIFICATION_FAILED/],
-    ['nonce', /oidc: ID token refused: the nonce does not match/],
-  ] as const) {
-    s.op.tamper = tamper;
-    const j = new CookieJar();
-    const { res } = await follow(j, `${s.hub.url}/console/sign-in/oidc`);
-    t.equal(res.status, 401, tamper);
-    t.match(await res.text(), /could not be verified/);
-    t.equal(j.get(s.hub.url, 'hub_session'), undefined);
-    t.match((await s.signIns()).at(-1), { outcome: 'denied', detail }, tamper);
-  }
-});
+    for (const [tamper, detail] of [
+      ['payload', /oidc: ID token refused: ERR_JWS_SIGNATURE_VERIFICATION_FAILED/],
+      ['nonce', /oidc: ID token refused: the nonce does not match/],
+    ] as const) {
+      s.op.tamper = tamper;
+      const j = new CookieJar();
+      const { res } = await follow(j, `${s.hub.url}/console/sign-in/oidc`);
+      t.equal(res.status, 401, tamper);
+      t.match(await res.text(), /could not be verified/);
+      t.equal(j.get(s.hub.url, 'hub_session'), undefined);
+      t.match((await s.signIns()).at(-1), { outcome: 'denied', detail }, tamper);
+    }
+  },
+);
 
 t.test('sessions end after max_session_secs, and when the user is blocked', async (t) => {
   const s = await startSso(t, { max_session_secs: 60 });

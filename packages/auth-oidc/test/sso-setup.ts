@@ -31,7 +31,8 @@ export async function startSso(t: Test, over: Record<string, unknown> = {}, opts
   });
   hubUrl = hub.url;
   t.teardown(() => hub.close());
-  const signIns = async () => (await hub.hub.services.accessLog.query({ actions: ['console_sign_in'] }, { limit: 50 })).reverse();
+  const signIns = async () =>
+    (await hub.hub.services.accessLog.query({ actions: ['console_sign_in'] }, { limit: 50 })).reverse();
   return { hub, op, signIns };
 }
 
@@ -39,7 +40,9 @@ export async function startSso(t: Test, over: Record<string, unknown> = {}, opts
 export class CookieJar {
   #jar = new Map<string, Map<string, string>>();
   header(url: string): string {
-    return [...(this.#jar.get(new URL(url).origin) ?? new Map<string, string>())].map(([k, v]) => `${k}=${v}`).join('; ');
+    return [...(this.#jar.get(new URL(url).origin) ?? new Map<string, string>())]
+      .map(([k, v]) => `${k}=${v}`)
+      .join('; ');
   }
   take(url: string, res: Response): void {
     const origin = new URL(url).origin;
@@ -66,7 +69,11 @@ export class CookieJar {
 }
 
 /** GET `url` following redirects across origins with the jar; resolves with every URL visited and the last answer. */
-export async function follow(jar: CookieJar, url: string, opts: { stopAt?: (url: string) => boolean } = {}): Promise<{ visited: string[]; res: Response; url: string }> {
+export async function follow(
+  jar: CookieJar,
+  url: string,
+  opts: { stopAt?: (url: string) => boolean } = {},
+): Promise<{ visited: string[]; res: Response; url: string }> {
   const visited: string[] = [];
   let current = url;
   for (let i = 0; i < 20; i++) {

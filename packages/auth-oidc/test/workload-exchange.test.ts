@@ -40,8 +40,10 @@ async function start(t: Test, over: Record<string, unknown> = {}, issuerOpts: { 
     });
     return { status: res.status, json: (await res.json()) as any, headers: res.headers };
   };
-  const good = (claims: Record<string, unknown> = {}) => issuer.sign({ repository: 'acme/web', ref: 'refs/heads/main', ...claims });
-  const auditRows = async () => (await hub.hub.services.accessLog.query({ actions: ['workload_exchange'] }, { limit: 50 })).reverse();
+  const good = (claims: Record<string, unknown> = {}) =>
+    issuer.sign({ repository: 'acme/web', ref: 'refs/heads/main', ...claims });
+  const auditRows = async () =>
+    (await hub.hub.services.accessLog.query({ actions: ['workload_exchange'] }, { limit: 50 })).reverse();
   return { hub, issuer, exchange, good, auditRows };
 }
 
@@ -50,7 +52,13 @@ t.test('a good exchange answers a hub token, and npm publishes with it to the sc
   const res = await s.exchange({ token: await s.good() });
   t.equal(res.status, 201);
   t.equal(res.headers.get('cache-control'), 'no-store');
-  t.match(res.json, { token: /^hub_/, user_id: 'workload:web', workload: 'web', roles: ['publisher'], registries: ['internal'] });
+  t.match(res.json, {
+    token: /^hub_/,
+    user_id: 'workload:web',
+    workload: 'web',
+    roles: ['publisher'],
+    registries: ['internal'],
+  });
   const ttl = Date.parse(res.json.expires_at) - Date.now();
   t.ok(ttl > 890_000 && ttl <= 900_000, `expires in ~900 s (${ttl} ms)`);
 
@@ -69,7 +77,13 @@ t.test('a good exchange answers a hub token, and npm publishes with it to the sc
   t.match(refused.stderr, /403/);
 
   const rows = await s.auditRows();
-  t.match(rows.at(-1), { outcome: 'allowed', status: 201, user_id: 'workload:web', token_id: res.json.id, detail: /^web: sub repo:acme\/web/ });
+  t.match(rows.at(-1), {
+    outcome: 'allowed',
+    status: 201,
+    user_id: 'workload:web',
+    token_id: res.json.id,
+    detail: /^web: sub repo:acme\/web/,
+  });
 });
 
 t.test('the token may come as Authorization: Bearer; the keys are read once for many exchanges', async (t) => {
@@ -99,7 +113,12 @@ t.test('refusals: audience, key, times, algorithms, claims; the caller learns no
 
   // Another key under the same kid: the signature fails.
   const other = await generateKeyPair('RS256');
-  await refusedWith(t, s, await s.issuer.sign({ repository: 'acme/web', ref: 'refs/heads/main' }, { key: other.privateKey }), /signature verification failed/);
+  await refusedWith(
+    t,
+    s,
+    await s.issuer.sign({ repository: 'acme/web', ref: 'refs/heads/main' }, { key: other.privateKey }),
+    /signature verification failed/,
+  );
 
   const now = Math.floor(Date.now() / 1000);
   await refusedWith(t, s, await s.good({ iat: now - 1000, exp: now - 120 }), /ERR_JWT_EXPIRED/);
@@ -109,11 +128,27 @@ t.test('refusals: audience, key, times, algorithms, claims; the caller learns no
 
   // alg none: an unsigned token with the right claims.
   const enc = (v: unknown) => base64url.encode(JSON.stringify(v));
-  const claims = { iss: s.issuer.url, aud: 'hub', iat: now, exp: now + 300, jti: 'none-1', repository: 'acme/web', ref: 'refs/heads/main' };
-  await refusedWith(t, s, `${enc({ alg: 'none', typ: 'JWT' })}.${enc(claims)}.`, /ERR_JOSE_ALG_NOT_ALLOWED|ERR_JWS_INVALID/);
+  const claims = {
+    iss: s.issuer.url,
+    aud: 'hub',
+    iat: now,
+    exp: now + 300,
+    jti: 'none-1',
+    repository: 'acme/web',
+    ref: 'refs/heads/main',
+  };
+  await refusedWith(
+    t,
+    s,
+    `${enc({ alg: 'none', typ: 'JWT' })}.${enc(claims)}.`,
+    /ERR_JOSE_ALG_NOT_ALLOWED|ERR_JWS_INVALID/,
+  );
 
   // HS256 whose secret is the issuer's public key (the key confusion attack), as PEM and as the JWK's text.
-  const publicPem = crypto.createPublicKey({ key: s.issuer.publicJwk as crypto.JsonWebKey, format: 'jwk' }).export({ type: 'spki', format: 'pem' }).toString();
+  const publicPem = crypto
+    .createPublicKey({ key: s.issuer.publicJwk as crypto.JsonWebKey, format: 'jwk' })
+    .export({ type: 'spki', format: 'pem' })
+    .toString();
   for (const secret of [publicPem, JSON.stringify(s.issuer.publicJwk)]) {
     const header = enc({ alg: 'HS256', typ: 'JWT', kid: 'k1' });
     const body = enc({ ...claims, jti: crypto.randomUUID() });
@@ -124,15 +159,36 @@ t.test('refusals: audience, key, times, algorithms, claims; the caller learns no
   await refusedWith(t, s, await s.good({ repository: 'acme/other' }), /web: claim repository does not match/);
   await refusedWith(t, s, await s.good({ ref: 'refs/heads/feature' }), /web: claim ref does not match/);
   await refusedWith(t, s, await s.good({ repository: undefined }), /web: claim repository is missing/);
-  await refusedWith(t, s, await s.issuer.sign({ iss: 'http://127.0.0.1:9/elsewhere', repository: 'acme/web', ref: 'refs/heads/main' }), /no \[\[auth.workload\]\] entry trusts this issuer/);
+  await refusedWith(
+    t,
+    s,
+    await s.issuer.sign({ iss: 'http://127.0.0.1:9/elsewhere', repository: 'acme/web', ref: 'refs/heads/main' }),
+    /no \[\[auth.workload\]\] entry trusts this issuer/,
+  );
   await refusedWith(t, s, 'not-a-jwt', /not a JWT/);
 
   // A glob in the list: a release tag matches.
   t.equal((await s.exchange({ token: await s.good({ ref: 'refs/tags/v1.2.0' }) })).status, 201);
   // ES256 is the other algorithm accepted; ES384 (a key the issuer does not publish) is not.
-  t.equal((await s.exchange({ token: await s.issuer.sign({ repository: 'acme/web', ref: 'refs/heads/main' }, { alg: 'ES256' }) })).status, 201, 'ES256');
+  t.equal(
+    (
+      await s.exchange({
+        token: await s.issuer.sign({ repository: 'acme/web', ref: 'refs/heads/main' }, { alg: 'ES256' }),
+      })
+    ).status,
+    201,
+    'ES256',
+  );
   const es384 = await generateKeyPair('ES384');
-  await refusedWith(t, s, await s.issuer.sign({ repository: 'acme/web', ref: 'refs/heads/main' }, { alg: 'ES384', kid: 'k2', key: es384.privateKey }), /ERR_JOSE_ALG_NOT_ALLOWED/);
+  await refusedWith(
+    t,
+    s,
+    await s.issuer.sign(
+      { repository: 'acme/web', ref: 'refs/heads/main' },
+      { alg: 'ES384', kid: 'k2', key: es384.privateKey },
+    ),
+    /ERR_JOSE_ALG_NOT_ALLOWED/,
+  );
 });
 
 t.test('a replayed token is refused until it expires, also with no jti', async (t) => {

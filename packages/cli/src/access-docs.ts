@@ -1,6 +1,7 @@
 import { BUILT_IN_ROLES, PERMISSION_ALLOWS, PERMISSIONS, ROLE_PERMISSIONS } from '@hub/runtime';
 
-const START = '<!-- permissions and roles: rendered from @hub/contract (access.ts) by scripts/render-config-docs.mjs -->';
+const START =
+  '<!-- permissions and roles: rendered from @hub/contract (access.ts) by scripts/render-config-docs.mjs -->';
 const END = '<!-- end of permissions and roles -->';
 
 /** The permissions table and the built-in roles, as docs/security.md shows them. */

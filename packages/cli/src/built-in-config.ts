@@ -15,7 +15,13 @@ export const BUILT_IN_SOURCE = 'built-in configuration';
 /** The registry npm uses from this directory: its default when no `.npmrc` sets one. Undefined when npm cannot say. */
 export function npmConfiguredRegistry(env: NodeJS.ProcessEnv): string | undefined {
   try {
-    const out = execFileSync('npm', ['config', 'get', 'registry'], { env, encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'pipe', 'ignore'], windowsHide: true });
+    const out = execFileSync('npm', ['config', 'get', 'registry'], {
+      env,
+      encoding: 'utf8',
+      timeout: 10_000,
+      stdio: ['ignore', 'pipe', 'ignore'],
+      windowsHide: true,
+    });
     const registry = out.trim();
     return /^https?:\/\//i.test(registry) ? registry : undefined;
   } catch {
@@ -53,7 +59,16 @@ export function builtInConfig(
       // The built-in default listens on 127.0.0.1 only (the schema default), so anonymous downloads
       // reach only this machine's own users: a fresh `npm start` works with no token set up.
       auth: { anonymous: ['source:read'] },
-      registries: [{ name: 'npm', type: 'npm', mode: 'proxy', upstream, ...(proxy ? { proxy } : {}), ...(network.caFile ? { ca_file: network.caFile } : {}) }],
+      registries: [
+        {
+          name: 'npm',
+          type: 'npm',
+          mode: 'proxy',
+          upstream,
+          ...(proxy ? { proxy } : {}),
+          ...(network.caFile ? { ca_file: network.caFile } : {}),
+        },
+      ],
     },
     { file: `${BUILT_IN_SOURCE} (${fromEnv ? 'npm_config_registry' : 'npm config get registry'})`, env, kindSchemas },
   );

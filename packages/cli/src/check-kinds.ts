@@ -42,7 +42,8 @@ function configuredPackages(flag: string | undefined, env: NodeJS.ProcessEnv): s
     throw new Error(`cannot read [plugins] load from ${file}: ${(e as Error).message}`);
   }
   if (load === undefined) return [];
-  if (!Array.isArray(load) || !load.every((p) => typeof p === 'string')) throw new Error(`${file}: [plugins] load must be a list of package names`);
+  if (!Array.isArray(load) || !load.every((p) => typeof p === 'string'))
+    throw new Error(`${file}: [plugins] load must be a list of package names`);
   return load;
 }
 
@@ -55,7 +56,10 @@ async function importPlugin(name: string, from: string): Promise<AnyPlugin> {
 }
 
 /** The checkable kinds in catalogue order, then in `[plugins] load` order. */
-export async function checkableKinds(configFlagValue: string | undefined, env: NodeJS.ProcessEnv): Promise<CheckableKind[]> {
+export async function checkableKinds(
+  configFlagValue: string | undefined,
+  env: NodeJS.ProcessEnv,
+): Promise<CheckableKind[]> {
   const packages: Array<[name: string, from: string]> = readCatalogue()
     .plugins.filter((p) => p.default && p.role === 'kind')
     .map((p) => [p.package, 'plugins-registry.json']);
@@ -73,10 +77,21 @@ export function checkable(plugins: readonly AnyPlugin[]): CheckableKind[] {
     const twice = out.find((k) => k.id === p.id);
     if (twice?.check === check) continue; // [plugins] load named a default kind again
     if (twice) throw new Error(`two kinds "${p.id}" are loaded`);
-    if ((check.parse !== undefined && typeof check.parse !== 'function') || typeof check.run !== 'function' || typeof check.fallback !== 'string' || typeof check.form !== 'string' || !Array.isArray(check.help))
-      throw new Error(`kind "${p.id}": clientCheck needs option, form, fallback, help and run (and parse, if any, a function)`);
+    if (
+      (check.parse !== undefined && typeof check.parse !== 'function') ||
+      typeof check.run !== 'function' ||
+      typeof check.fallback !== 'string' ||
+      typeof check.form !== 'string' ||
+      !Array.isArray(check.help)
+    )
+      throw new Error(
+        `kind "${p.id}": clientCheck needs option, form, fallback, help and run (and parse, if any, a function)`,
+      );
     for (const option of [p.id, check.option]) {
-      if (typeof option !== 'string' || !OPTION.test(option)) throw new Error(`kind "${p.id}": "${String(option)}" cannot be a hub check option (lower-case letters, digits and dashes)`);
+      if (typeof option !== 'string' || !OPTION.test(option))
+        throw new Error(
+          `kind "${p.id}": "${String(option)}" cannot be a hub check option (lower-case letters, digits and dashes)`,
+        );
       const owner = RESERVED.has(option) ? 'hub check' : taken.get(option);
       if (owner !== undefined) throw new Error(`kind "${p.id}": --${option} is already an option of ${owner}`);
       taken.set(option, `kind "${p.id}"`);

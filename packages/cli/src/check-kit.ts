@@ -61,8 +61,13 @@ function jsonOf(g: ClientCheckResponse): Record<string, unknown> {
 
 /** What a body that was not what it should be looks like: content type and first bytes. */
 function describeBytes(g: ClientCheckResponse): string {
-  const head = g.body.subarray(0, 40).toString('latin1').replace(/[^\x20-\x7e]/g, '.');
-  return printable(`${g.type || 'no content type'}, ${g.body.length} bytes${g.body.length ? `, starting "${head}"` : ''}`);
+  const head = g.body
+    .subarray(0, 40)
+    .toString('latin1')
+    .replace(/[^\x20-\x7e]/g, '.');
+  return printable(
+    `${g.type || 'no content type'}, ${g.body.length} bytes${g.body.length ? `, starting "${head}"` : ''}`,
+  );
 }
 
 const isGzip = (b: Buffer): boolean => b.length >= 2 && b[0] === 0x1f && b[1] === 0x8b;
@@ -128,19 +133,31 @@ export async function tarEntries(tar: Buffer): Promise<string[]> {
   return tarEntryNames(Readable.from([tar]), { maxBytes: tar.length, maxEntries: 100_000 }, { posixOnly: true });
 }
 
-const size = (n: number): string => (n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1024 / 1024).toFixed(1)} MiB`);
+const size = (n: number): string =>
+  n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1024 / 1024).toFixed(1)} MiB`;
 
 const TOOL_TIMEOUT_MS = 300_000;
 
 /** Runs a client tool; ENOENT resolves to null (not installed), any other failure rejects with its stderr. */
-function runTool(cmd: string, args: readonly string[], o: { cwd?: string; env: NodeJS.ProcessEnv }): Promise<ClientToolRun | null> {
+function runTool(
+  cmd: string,
+  args: readonly string[],
+  o: { cwd?: string; env: NodeJS.ProcessEnv },
+): Promise<ClientToolRun | null> {
   return new Promise((resolve, reject) => {
-    execFile(cmd, args, { cwd: o.cwd, env: o.env, timeout: TOOL_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024, encoding: 'utf8' }, (err, stdout, stderr) => {
-      if (!err) return resolve({ stdout, stderr });
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return resolve(null);
-      const why = err.killed ? `timed out after ${TOOL_TIMEOUT_MS / 1000}s` : `exit ${String(err.code ?? err.signal)}`;
-      reject(new Failed(`${cmd} ${args.join(' ')}: ${why}: ${lastLines(`${stdout}\n${stderr}`)}`));
-    });
+    execFile(
+      cmd,
+      args,
+      { cwd: o.cwd, env: o.env, timeout: TOOL_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024, encoding: 'utf8' },
+      (err, stdout, stderr) => {
+        if (!err) return resolve({ stdout, stderr });
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return resolve(null);
+        const why = err.killed
+          ? `timed out after ${TOOL_TIMEOUT_MS / 1000}s`
+          : `exit ${String(err.code ?? err.signal)}`;
+        reject(new Failed(`${cmd} ${args.join(' ')}: ${why}: ${lastLines(`${stdout}\n${stderr}`)}`));
+      },
+    );
   });
 }
 

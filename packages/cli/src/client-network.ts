@@ -81,7 +81,8 @@ function envValue(env: NodeJS.ProcessEnv, name: string): string | undefined {
  */
 export function npmNetwork(m: MachineFiles): ClientNetwork {
   const read = m.read ?? readText;
-  const prefix = envValue(m.env, 'npm_config_prefix') || envValue(m.env, 'PREFIX') || dirname(dirname(process.execPath));
+  const prefix =
+    envValue(m.env, 'npm_config_prefix') || envValue(m.env, 'PREFIX') || dirname(dirname(process.execPath));
   const user = resolve(m.cwd, envValue(m.env, 'npm_config_userconfig') || join(m.home, '.npmrc'));
   const project = resolve(m.cwd, '.npmrc');
   const files = [
@@ -108,7 +109,8 @@ export function npmNetwork(m: MachineFiles): ClientNetwork {
     }
     return undefined;
   };
-  const nonEmpty = (v: { value: string } | undefined): string | undefined => (v?.value.trim() ? v.value.trim() : undefined);
+  const nonEmpty = (v: { value: string } | undefined): string | undefined =>
+    v?.value.trim() ? v.value.trim() : undefined;
   const httpProxy = nonEmpty(get('proxy'));
   const httpsProxy = nonEmpty(get('https-proxy')) ?? httpProxy;
   const noProxy = nonEmpty(get('noproxy'));
@@ -119,7 +121,9 @@ export function npmNetwork(m: MachineFiles): ClientNetwork {
     ...(httpsProxy ? { httpsProxy } : {}),
     ...(noProxy ? { noProxy: noProxy.split(/[,\s]+/).filter(Boolean) } : {}),
     ...(nonEmpty(cafile) ? { caFile: absolutePath(cafile!.value.trim(), cafile!.base, m.home) } : {}),
-    ...(strict !== undefined && (strict.value.trim() === '' || strict.value.trim().toLowerCase() === 'false') ? { strictSslOff: true } : {}),
+    ...(strict !== undefined && (strict.value.trim() === '' || strict.value.trim().toLowerCase() === 'false')
+      ? { strictSslOff: true }
+      : {}),
     sources: [...sources],
   };
 }
@@ -144,7 +148,10 @@ export function pipNetwork(m: MachineFiles): ClientNetwork {
       return { value: fromEnv, base: m.cwd };
     }
     for (const file of files) {
-      const value = parseIni(read(file) ?? '', m.env).get('global')?.get(key)?.trim();
+      const value = parseIni(read(file) ?? '', m.env)
+        .get('global')
+        ?.get(key)
+        ?.trim();
       if (value) {
         sources.add(file.startsWith(m.home) ? `~${file.slice(m.home.length)}` : file);
         return { value, base: dirname(file) };
@@ -155,7 +162,11 @@ export function pipNetwork(m: MachineFiles): ClientNetwork {
   const proxy = get('proxy', 'PIP_PROXY');
   const cert = get('cert', 'PIP_CERT');
   const url = proxy && withScheme(proxy.value);
-  return { ...(url ? { httpProxy: url, httpsProxy: url } : {}), ...(cert ? { caFile: absolutePath(cert.value, cert.base, m.home) } : {}), sources: [...sources] };
+  return {
+    ...(url ? { httpProxy: url, httpsProxy: url } : {}),
+    ...(cert ? { caFile: absolutePath(cert.value, cert.base, m.home) } : {}),
+    sources: [...sources],
+  };
 }
 
 /** cargo's `[http] proxy` and `cainfo`: CARGO_HTTP_PROXY / CARGO_HTTP_CAINFO, then `$CARGO_HOME/config.toml` (or `config`). */
@@ -188,7 +199,11 @@ export function cargoNetwork(m: MachineFiles): ClientNetwork {
   const cainfo = pick('cainfo', 'CARGO_HTTP_CAINFO');
   const url = proxy && withScheme(proxy);
   // cargo reads a relative cainfo against the folder above `.cargo`.
-  return { ...(url ? { httpProxy: url, httpsProxy: url } : {}), ...(cainfo ? { caFile: absolutePath(cainfo, dirname(cargoHome), m.home) } : {}), sources: [...sources] };
+  return {
+    ...(url ? { httpProxy: url, httpsProxy: url } : {}),
+    ...(cainfo ? { caFile: absolutePath(cainfo, dirname(cargoHome), m.home) } : {}),
+    sources: [...sources],
+  };
 }
 
 /** pip and cargo (libcurl) accept `host:port`: http:// is what they mean. */

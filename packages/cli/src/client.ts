@@ -40,7 +40,12 @@ export interface AdminClient {
 }
 
 /** --url, else $HUB_URL, else the default listen address (or `fallback`); --token, else $HUB_TOKEN, else `hub login`'s. */
-export function adminClient(values: { url?: string; token?: string }, env: NodeJS.ProcessEnv, command: string, fallback = DEFAULT_URL): AdminClient {
+export function adminClient(
+  values: { url?: string; token?: string },
+  env: NodeJS.ProcessEnv,
+  command: string,
+  fallback = DEFAULT_URL,
+): AdminClient {
   const raw = values.url ?? env.HUB_URL ?? fallback;
   let base: URL;
   try {
@@ -48,12 +53,19 @@ export function adminClient(values: { url?: string; token?: string }, env: NodeJ
   } catch {
     throw new UsageError(`--url "${raw}" is not a URL (e.g. http://127.0.0.1:8080)`, command);
   }
-  if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new UsageError(`--url "${raw}" must be an http or https URL`, command);
+  if (base.protocol !== 'http:' && base.protocol !== 'https:')
+    throw new UsageError(`--url "${raw}" must be an http or https URL`, command);
   const url = base.href.replace(/\/+$/, '');
   // After --token and $HUB_TOKEN: the token `hub login` stored for this hub.
   const token = values.token ?? (env.HUB_TOKEN || undefined) ?? storedToken(env, url);
 
-  async function send(method: string, path: string, query: Query | undefined, body: unknown, timeout: boolean): Promise<Response> {
+  async function send(
+    method: string,
+    path: string,
+    query: Query | undefined,
+    body: unknown,
+    timeout: boolean,
+  ): Promise<Response> {
     const target = `${url}${path}${queryString(query)}`;
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'hub-cli' };
     if (token) headers.authorization = `Bearer ${token}`;
@@ -76,7 +88,11 @@ export function adminClient(values: { url?: string; token?: string }, env: NodeJ
   return {
     url,
     token,
-    async call<T>(method: 'GET' | 'POST' | 'DELETE', path: string, o: { query?: Query; body?: unknown } = {}): Promise<T> {
+    async call<T>(
+      method: 'GET' | 'POST' | 'DELETE',
+      path: string,
+      o: { query?: Query; body?: unknown } = {},
+    ): Promise<T> {
       const res = await send(method, path, o.query, o.body, true);
       let text: string;
       try {
@@ -88,7 +104,9 @@ export function adminClient(values: { url?: string; token?: string }, env: NodeJ
       try {
         return JSON.parse(text) as T;
       } catch {
-        throw new RequestError(`${url} answered ${method} ${path} with something that is not JSON (HTTP ${res.status}); is --url a hub?`);
+        throw new RequestError(
+          `${url} answered ${method} ${path} with something that is not JSON (HTTP ${res.status}); is --url a hub?`,
+        );
       }
     },
     download: (path, query) => send('GET', path, query, undefined, false),
@@ -99,7 +117,9 @@ export function adminClient(values: { url?: string; token?: string }, env: NodeJ
       try {
         return await fetch(target, { headers: h, signal: AbortSignal.timeout(TIMEOUT_MS) });
       } catch (e) {
-        throw new RequestError(connectionMessage(e, new URL(target).origin === base.origin ? url : new URL(target).origin));
+        throw new RequestError(
+          connectionMessage(e, new URL(target).origin === base.origin ? url : new URL(target).origin),
+        );
       }
     },
   };
@@ -129,15 +149,26 @@ async function refusal(res: Response, hadToken: boolean): Promise<RequestError> 
     return new RequestError(`HTTP ${res.status} ${res.statusText}${snippet ? `: ${snippet}` : ''}`);
   }
   const facts = printable(
-    [`HTTP ${res.status}`, typeof err.code === 'string' ? err.code : undefined, err.request_id ? `request_id ${String(err.request_id)}` : undefined].filter(Boolean).join(', '),
+    [
+      `HTTP ${res.status}`,
+      typeof err.code === 'string' ? err.code : undefined,
+      err.request_id ? `request_id ${String(err.request_id)}` : undefined,
+    ]
+      .filter(Boolean)
+      .join(', '),
   );
   const hint = res.status === 401 && !hadToken ? '\nhub: no token given: pass --token or set HUB_TOKEN' : '';
-  const retry = res.status === 429 && res.headers.get('retry-after') ? ` (retry after ${res.headers.get('retry-after')}s)` : '';
+  const retry =
+    res.status === 429 && res.headers.get('retry-after') ? ` (retry after ${res.headers.get('retry-after')}s)` : '';
   return new RequestError(`${printable(err.message)} (${facts})${retry}${hint}`, body);
 }
 
 function connectionMessage(e: unknown, url: string): string {
-  const err = e as { name?: string; message?: string; cause?: { code?: string; message?: string; errors?: { code?: string }[] } };
+  const err = e as {
+    name?: string;
+    message?: string;
+    cause?: { code?: string; message?: string; errors?: { code?: string }[] };
+  };
   if (err?.name === 'TimeoutError') return `no answer from the hub at ${url} within ${TIMEOUT_MS / 1000}s`;
   const code = err?.cause?.code ?? err?.cause?.errors?.[0]?.code;
   const why: Record<string, string> = {

@@ -37,18 +37,30 @@ export interface AdminCommandSpec {
 
 /** An admin command: takes --url, --token and --json besides its own options. */
 export function adminCommand(spec: AdminCommandSpec): Command {
-  return describe(async (argv, io) => {
-    const { values, positionals } = parse(argv, { ...CONNECTION_OPTIONS, ...spec.options }, { command: spec.name, positionals: spec.positionals });
-    if (values.help) return (io.out(`${spec.help}\n`), 0);
-    const api = adminClient({ url: values.url as string | undefined, token: values.token as string | undefined }, io.env, spec.name, spec.defaultUrl);
-    const json = values.json === true;
-    try {
-      return await spec.run({ io, values, positionals, json, api, command: spec.name });
-    } catch (e) {
-      if (json && e instanceof RequestError && e.body !== undefined) printJson(io, e.body);
-      throw e;
-    }
-  }, { name: spec.name, routes: spec.routes });
+  return describe(
+    async (argv, io) => {
+      const { values, positionals } = parse(
+        argv,
+        { ...CONNECTION_OPTIONS, ...spec.options },
+        { command: spec.name, positionals: spec.positionals },
+      );
+      if (values.help) return (io.out(`${spec.help}\n`), 0);
+      const api = adminClient(
+        { url: values.url as string | undefined, token: values.token as string | undefined },
+        io.env,
+        spec.name,
+        spec.defaultUrl,
+      );
+      const json = values.json === true;
+      try {
+        return await spec.run({ io, values, positionals, json, api, command: spec.name });
+      } catch (e) {
+        if (json && e instanceof RequestError && e.body !== undefined) printJson(io, e.body);
+        throw e;
+      }
+    },
+    { name: spec.name, routes: spec.routes },
+  );
 }
 
 /** `hub <group> <sub> ...`: dispatches on the first argument; `hub <group> --help` lists the subs. */
@@ -58,7 +70,8 @@ export function commandGroup(name: string, help: string, subs: Record<string, Co
     if (sub === '-h' || sub === '--help' || sub === 'help') return (io.out(`${help}\n`), 0);
     if (sub === undefined) throw new UsageError(`${name} needs a sub-command: ${Object.keys(subs).join(', ')}`, name);
     const run = subs[sub];
-    if (!run) throw new UsageError(`unknown sub-command "${name} ${sub}" (one of ${Object.keys(subs).join(', ')})`, name);
+    if (!run)
+      throw new UsageError(`unknown sub-command "${name} ${sub}" (one of ${Object.keys(subs).join(', ')})`, name);
     return run(rest, io);
   };
   return Object.assign(group, { [SUBS]: subs });
@@ -78,7 +91,8 @@ function describe(command: Command, d: CommandRoutes): Command {
 }
 
 /** Declares the routes of a command not built with adminCommand (hub export-audit-log streams CSV). */
-export const withRoutes = (name: string, routes: readonly string[], command: Command): Command => describe(command, { name, routes });
+export const withRoutes = (name: string, routes: readonly string[], command: Command): Command =>
+  describe(command, { name, routes });
 
 /** Every command of a table (groups expanded) with the routes it declares; commands without routes (serve, check) have none. */
 export function commandRoutes(table: Record<string, Command>, prefix = ''): CommandRoutes[] {
@@ -98,7 +112,7 @@ export function commandRoutes(table: Record<string, Command>, prefix = ''): Comm
  */
 export function connectionHelp(
   permission: string,
-  exit = 'Exit status: 0 done; 1 refused by the server, server error or hub unreachable (the\nserver\'s message and request_id are printed); 2 bad usage.',
+  exit = "Exit status: 0 done; 1 refused by the server, server error or hub unreachable (the\nserver's message and request_id are printed); 2 bad usage.",
   o: { url?: string; json?: string } = {},
 ): string {
   return `Connection:

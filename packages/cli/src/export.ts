@@ -13,14 +13,23 @@ import { UsageError } from './usage.js';
 
 /** Bad usage unless `output` is "-" or a file in a folder that exists; checked before anything is sent. */
 export function checkOutput(output: string, command: string): void {
-  if (output !== '-' && !fs.existsSync(path.dirname(path.resolve(output)))) throw new UsageError(`the folder of --output ${output} does not exist`, command);
+  if (output !== '-' && !fs.existsSync(path.dirname(path.resolve(output))))
+    throw new UsageError(`the folder of --output ${output} does not exist`, command);
 }
 
 /**
  * GETs `apiPath` and writes its body to `output` ("-": standard output). A file is written only when
  * the export completes; then `{output, bytes}` (with --json) or a line on standard error says so.
  */
-export async function saveExport(io: Io, api: AdminClient, apiPath: string, query: Query, output: string, json: boolean, what = 'CSV'): Promise<number> {
+export async function saveExport(
+  io: Io,
+  api: AdminClient,
+  apiPath: string,
+  query: Query,
+  output: string,
+  json: boolean,
+  what = 'CSV',
+): Promise<number> {
   const res = await api.download(apiPath, query);
   if (!res.body) throw new RequestError('the server sent no body');
   const body = Readable.fromWeb(res.body as import('node:stream/web').ReadableStream<Uint8Array>);
@@ -40,7 +49,11 @@ export async function saveExport(io: Io, api: AdminClient, apiPath: string, quer
     if (!file.closed) await new Promise<void>((resolve) => file.once('close', () => resolve()));
     fs.rmSync(tmp, { force: true });
     const err = e as NodeJS.ErrnoException;
-    throw new RequestError(err.code?.startsWith('E') && err.syscall ? `cannot write ${output}: ${err.message}` : `the export was cut off: ${err.message}`);
+    throw new RequestError(
+      err.code?.startsWith('E') && err.syscall
+        ? `cannot write ${output}: ${err.message}`
+        : `the export was cut off: ${err.message}`,
+    );
   }
   if (json) printJson(io, { output, bytes });
   else io.err(`wrote ${bytes} bytes of ${what} to ${output}\n`);

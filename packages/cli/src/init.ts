@@ -8,7 +8,15 @@ import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { DetectContext, RegistryKind } from '@hub/runtime';
-import { cargoNetwork, npmNetwork, pipNetwork, proxyForUpstream, withoutCredentials, type ClientNetwork, type MachineFiles } from './client-network.js';
+import {
+  cargoNetwork,
+  npmNetwork,
+  pipNetwork,
+  proxyForUpstream,
+  withoutCredentials,
+  type ClientNetwork,
+  type MachineFiles,
+} from './client-network.js';
 
 export interface FoundUpstream {
   /** The registry name to serve it under (= type). */
@@ -26,14 +34,19 @@ export function machineContext(home: string = homedir()): DetectContext {
   return {
     run: (cmd, args) =>
       new Promise((resolve) => {
-        execFile(cmd, args, { timeout: 5000, windowsHide: true, maxBuffer: 1024 * 1024 }, (err, stdout) => resolve(err ? null : String(stdout)));
+        execFile(cmd, args, { timeout: 5000, windowsHide: true, maxBuffer: 1024 * 1024 }, (err, stdout) =>
+          resolve(err ? null : String(stdout)),
+        );
       }),
     readHomeFile: (...segments) => readFile(join(home, ...segments), 'utf8').catch(() => null),
     readSystemFile: (path) => readFile(path, 'utf8').catch(() => null),
   };
 }
 
-export async function detectUpstreams(kinds: Iterable<RegistryKind>, ctx: DetectContext = machineContext()): Promise<FoundUpstream[]> {
+export async function detectUpstreams(
+  kinds: Iterable<RegistryKind>,
+  ctx: DetectContext = machineContext(),
+): Promise<FoundUpstream[]> {
   const asked = [...kinds].filter((k) => k.detectUpstream);
   // A detector that throws is a bug or an odd machine; init still writes what the others found.
   const answers = await Promise.all(asked.map((k) => k.detectUpstream!(ctx).catch(() => null)));
@@ -73,7 +86,7 @@ const str = (s: string): string => JSON.stringify(s);
 
 export function renderInitToml(found: readonly FoundUpstream[], opts: InitOptions = {}): string {
   const lines = [
-    '# hub.toml, written by `hub init` from this machine\'s package manager settings.',
+    "# hub.toml, written by `hub init` from this machine's package manager settings.",
     '# Every key and its default: docs/config.md. Unknown keys are errors; secrets can be',
     '# given as <key>_env = "ENV_VAR_NAME" instead of in this file.',
     '',
@@ -106,7 +119,10 @@ export function renderInitToml(found: readonly FoundUpstream[], opts: InitOption
 }
 
 /** npm's noproxy list (the only client that has one) for the registries that got a proxy. */
-function serverNetworkToml(found: readonly FoundUpstream[], networks: Readonly<Record<string, ClientNetwork>>): string[] {
+function serverNetworkToml(
+  found: readonly FoundUpstream[],
+  networks: Readonly<Record<string, ClientNetwork>>,
+): string[] {
   const proxied = found.filter((f) => networks[f.type] && proxyForUpstream(networks[f.type]!, f.upstream));
   const noProxy = [...new Set(proxied.flatMap((f) => networks[f.type]!.noProxy ?? []))];
   return [
@@ -124,11 +140,18 @@ function registryNetworkToml(f: FoundUpstream, n: ClientNetwork | undefined): st
   if (proxy) {
     const { url, hadCredentials } = withoutCredentials(proxy);
     const variable = `HUB_${f.name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_PROXY`;
-    if (hadCredentials) out.push(`# the proxy in ${n.sources.join(', ')} (${url}) carries a user and password: set ${variable} to that whole URL`, `proxy_env = ${str(variable)}`);
+    if (hadCredentials)
+      out.push(
+        `# the proxy in ${n.sources.join(', ')} (${url}) carries a user and password: set ${variable} to that whole URL`,
+        `proxy_env = ${str(variable)}`,
+      );
     else out.push(`proxy = ${str(url)}  # from ${n.sources.join(', ')}`);
   }
   if (n.caFile) out.push(`ca_file = ${str(n.caFile)}  # extra CAs, from ${n.sources.join(', ')}`);
-  if (n.strictSslOff) out.push('# npm has strict-ssl=false: hub verifies upstream certificates anyway; set ca_file to the CA your network signs with (decision 0048)');
+  if (n.strictSslOff)
+    out.push(
+      '# npm has strict-ssl=false: hub verifies upstream certificates anyway; set ca_file to the CA your network signs with (decision 0048)',
+    );
   return out;
 }
 

@@ -9,7 +9,12 @@ export interface Io {
   stdout?: Writable;
 }
 
-export const stdio: Io = { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s), env: process.env, stdout: process.stdout };
+export const stdio: Io = {
+  out: (s) => process.stdout.write(s),
+  err: (s) => process.stderr.write(s),
+  env: process.env,
+  stdout: process.stdout,
+};
 
 /** A command: its arguments after the command name in, the exit code out. */
 export type Command = (argv: string[], io: Io) => Promise<number>;

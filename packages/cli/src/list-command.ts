@@ -85,7 +85,8 @@ export function listCommand(spec: ListCommandSpec): Command {
         if (rows.length || !total) show(c, spec, rows);
         if (total) io.err(`${rows.length ? '' : 'no rows on this page: '}${where}\n`);
       } else show(c, spec, rows);
-      if (paging?.by === 'cursor' && typeof answer.next_cursor === 'string' && answer.next_cursor) io.err(`more ${paging.noun} follow: add --cursor ${cell(answer.next_cursor)}\n`);
+      if (paging?.by === 'cursor' && typeof answer.next_cursor === 'string' && answer.next_cursor)
+        io.err(`more ${paging.noun} follow: add --cursor ${cell(answer.next_cursor)}\n`);
       for (const line of spec.notes?.(answer) ?? []) io.err(`${line}\n`);
       return 0;
     },
@@ -95,7 +96,11 @@ export function listCommand(spec: ListCommandSpec): Command {
 /** The table, or the empty line. */
 function show(c: RunContext, spec: ListCommandSpec, rows: Row[]): void {
   if (!rows.length) return c.io.err(`${typeof spec.empty === 'string' ? spec.empty : spec.empty(c)}\n`);
-  table(c.io, typeof spec.columns === 'function' ? spec.columns(rows) : spec.columns, spec.row ? rows.map(spec.row) : rows);
+  table(
+    c.io,
+    typeof spec.columns === 'function' ? spec.columns(rows) : spec.columns,
+    spec.row ? rows.map(spec.row) : rows,
+  );
 }
 
 function pageQuery(c: RunContext, paging: Paging | undefined): Query {
@@ -106,10 +111,16 @@ function pageQuery(c: RunContext, paging: Paging | undefined): Query {
 }
 
 /** Every page from --cursor on (one page with --limit); the cursor after the last page read. */
-async function follow(c: RunContext, path: string, filters: Query, member: string): Promise<{ rows: Row[]; cursor: string | undefined }> {
+async function follow(
+  c: RunContext,
+  path: string,
+  filters: Query,
+  member: string,
+): Promise<{ rows: Row[]; cursor: string | undefined }> {
   const limit = positiveInt(str(c.values, 'limit', c.command), 'limit', c.command);
   const pageSize = positiveInt(str(c.values, 'page-size', c.command), 'page-size', c.command);
-  if (limit !== undefined && pageSize !== undefined) throw new UsageError('--limit and --page-size cannot be used together', c.command);
+  if (limit !== undefined && pageSize !== undefined)
+    throw new UsageError('--limit and --page-size cannot be used together', c.command);
   let cursor = str(c.values, 'cursor', c.command);
   const rows: Row[] = [];
   const seen = new Set<string>();
@@ -118,7 +129,8 @@ async function follow(c: RunContext, path: string, filters: Query, member: strin
     rows.push(...rowsOf(page, member));
     const next = typeof page.next_cursor === 'string' && page.next_cursor ? page.next_cursor : undefined;
     if (limit !== undefined || !next) return { rows, cursor: next };
-    if (seen.has(next)) throw new RequestError(`the server returned the cursor ${next} twice; stopping after ${rows.length} ${member}`);
+    if (seen.has(next))
+      throw new RequestError(`the server returned the cursor ${next} twice; stopping after ${rows.length} ${member}`);
     seen.add(next);
     cursor = next;
   }

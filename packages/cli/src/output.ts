@@ -16,7 +16,9 @@ const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-
  * terminal. Line breaks and tabs become spaces; other controls are shown as \u escapes.
  */
 export function printable(s: string): string {
-  return s.replace(/[\r\n\t]+/g, ' ').replace(UNPRINTABLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return s
+    .replace(/[\r\n\t]+/g, ' ')
+    .replace(UNPRINTABLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** A cell as text: null and undefined are "-", arrays are comma-joined, objects are JSON. */

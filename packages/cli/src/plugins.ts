@@ -16,7 +16,9 @@ interface CatalogueEntry {
  * in the workspace it is the repository's own file.
  */
 const packedCatalogue = new URL('../../plugins-registry.json', import.meta.url);
-export const cataloguePath = fs.existsSync(packedCatalogue) ? packedCatalogue : new URL('../../../../plugins-registry.json', import.meta.url);
+export const cataloguePath = fs.existsSync(packedCatalogue)
+  ? packedCatalogue
+  : new URL('../../../../plugins-registry.json', import.meta.url);
 
 export function readCatalogue(): { contract: number; plugins: CatalogueEntry[] } {
   return JSON.parse(fs.readFileSync(cataloguePath, 'utf8')) as { contract: number; plugins: CatalogueEntry[] };
@@ -38,14 +40,24 @@ export async function defaultPlugins(keep: (entry: CatalogueEntry) => boolean = 
  * A config this cannot read, or one that names a type no default kind provides, gets every kind, so the
  * runtime's own error says what is wrong (and lists the kinds there are).
  */
-export async function pluginsForConfig(source: Pick<CreateHubOptions, 'config' | 'configFile' | 'configText'>): Promise<AnyPlugin[]> {
+export async function pluginsForConfig(
+  source: Pick<CreateHubOptions, 'config' | 'configFile' | 'configText'>,
+): Promise<AnyPlugin[]> {
   const types = registryTypes(source);
-  const provided = new Set(readCatalogue().plugins.filter((p) => p.default && p.role === 'kind').flatMap((p) => p.provides));
+  const provided = new Set(
+    readCatalogue()
+      .plugins.filter((p) => p.default && p.role === 'kind')
+      .flatMap((p) => p.provides),
+  );
   if (!types || types.some((t) => !provided.has(t))) return defaultPlugins();
   return defaultPlugins((p) => p.role !== 'kind' || p.provides.some((t) => types.includes(t)));
 }
 
-function registryTypes({ config, configFile, configText }: Pick<CreateHubOptions, 'config' | 'configFile' | 'configText'>): string[] | null {
+function registryTypes({
+  config,
+  configFile,
+  configText,
+}: Pick<CreateHubOptions, 'config' | 'configFile' | 'configText'>): string[] | null {
   if (config) return config.registries.map((r) => r.type);
   if (configFile === undefined && configText === undefined) return null;
   try {

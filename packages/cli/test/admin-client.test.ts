@@ -44,11 +44,21 @@ t.test('an answer that is not hub JSON: status and a short snippet, exit 1', asy
   });
   const notJson = await runHub(['blocks', 'list', '--url', ok.url]);
   t.equal(notJson.code, 1);
-  t.match(notJson.stderr, /answered GET \/api\/v1\/admin\/blocks with something that is not JSON \(HTTP 200\); is --url a hub\?/);
+  t.match(
+    notJson.stderr,
+    /answered GET \/api\/v1\/admin\/blocks with something that is not JSON \(HTTP 200\); is --url a hub\?/,
+  );
 });
 
 t.test('429: the server message and when to retry', async (t) => {
-  const s = await stub(t, (_req, res) => send(res, 429, { error: { code: 'rate_limited', message: 'too many requests; retry in 7s', request_id: 'r-1' } }, { 'retry-after': '7' }));
+  const s = await stub(t, (_req, res) =>
+    send(
+      res,
+      429,
+      { error: { code: 'rate_limited', message: 'too many requests; retry in 7s', request_id: 'r-1' } },
+      { 'retry-after': '7' },
+    ),
+  );
   const r = await runHub(['audit-log', '--url', s.url]);
   t.equal(r.code, 1);
   t.equal(r.stderr, 'hub: too many requests; retry in 7s (HTTP 429, rate_limited, request_id r-1) (retry after 7s)\n');
@@ -57,14 +67,35 @@ t.test('429: the server message and when to retry', async (t) => {
 t.test('audit-log follows cursors and passes the filters; a repeated cursor stops it', async (t) => {
   const pages: Record<string, { entries: object[]; next_cursor: string | null }> = {
     '': { entries: [{ time: '2025-01-01T00:00:00Z', action: 'download', outcome: 'allowed' }], next_cursor: 'c1' },
-    c1: { entries: [{ time: '2025-01-01T00:00:01Z', action: 'metadata', outcome: 'denied', code: 'forbidden' }], next_cursor: 'c2' },
+    c1: {
+      entries: [{ time: '2025-01-01T00:00:01Z', action: 'metadata', outcome: 'denied', code: 'forbidden' }],
+      next_cursor: 'c2',
+    },
     c2: { entries: [{ time: '2025-01-01T00:00:02Z', action: 'delete', outcome: 'allowed' }], next_cursor: null },
   };
   const s = await stub(t, (_req, res, url) => send(res, 200, pages[url.searchParams.get('cursor') ?? '']));
-  const r = await runHub(['audit-log', '--url', s.url, '--denied-only', '--from', '2025-01-01', '--to', '2025-01-02T00:00:00+01:00', '--action', 'download, metadata', '--ip', '::1', '--json']);
+  const r = await runHub([
+    'audit-log',
+    '--url',
+    s.url,
+    '--denied-only',
+    '--from',
+    '2025-01-01',
+    '--to',
+    '2025-01-02T00:00:00+01:00',
+    '--action',
+    'download, metadata',
+    '--ip',
+    '::1',
+    '--json',
+  ]);
   t.equal(r.code, 0, r.stderr);
-  t.same(JSON.parse(r.stdout), { entries: [...pages['']!.entries, ...pages.c1!.entries, ...pages.c2!.entries], next_cursor: null });
-  const q = '?denied=true&from=2025-01-01T00%3A00%3A00.000Z&to=2025-01-01T23%3A00%3A00.000Z&action=download%2Cmetadata&ip=%3A%3A1';
+  t.same(JSON.parse(r.stdout), {
+    entries: [...pages['']!.entries, ...pages.c1!.entries, ...pages.c2!.entries],
+    next_cursor: null,
+  });
+  const q =
+    '?denied=true&from=2025-01-01T00%3A00%3A00.000Z&to=2025-01-01T23%3A00%3A00.000Z&action=download%2Cmetadata&ip=%3A%3A1';
   t.same(
     s.seen.map((l) => l.split(' ')[1]),
     [`/api/v1/admin/audit-log${q}`, `/api/v1/admin/audit-log${q}&cursor=c1`, `/api/v1/admin/audit-log${q}&cursor=c2`],
@@ -95,7 +126,9 @@ t.test('text from the server cannot drive the terminal: controls and bidi overri
   const evil = 'left-pad\u001b]0;pwned\u0007\u001b[2J\u202e';
   const s = await stub(t, (_req, res, url) =>
     url.pathname.endsWith('/blocks')
-      ? send(res, 200, { blocks: [{ id: 1, registry: 'npm', package_name: evil, version: null, blocked_by: 'admin', reason: 'a\nb' }] })
+      ? send(res, 200, {
+          blocks: [{ id: 1, registry: 'npm', package_name: evil, version: null, blocked_by: 'admin', reason: 'a\nb' }],
+        })
       : send(res, 404, { error: { code: 'not_found', message: `no user "${evil}"`, request_id: 'r\u001b[31m' } }),
   );
   const listed = await runHub(['blocks', 'list', '--url', s.url]);
@@ -135,7 +168,11 @@ t.test('export-audit-log streams to standard output, and a failed export leaves 
 });
 
 t.test('a reader that closes the pipe early ends the command quietly', async (t) => {
-  const entries = Array.from({ length: 50_000 }, (_, i) => ({ time: `2025-01-01T00:00:00Z`, action: `a${i}`, outcome: 'allowed' }));
+  const entries = Array.from({ length: 50_000 }, (_, i) => ({
+    time: `2025-01-01T00:00:00Z`,
+    action: `a${i}`,
+    outcome: 'allowed',
+  }));
   const s = await stub(t, (_req, res) => send(res, 200, { entries, next_cursor: null }));
   const child = spawn(process.execPath, [BIN, 'audit-log', '--url', s.url], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';

@@ -12,8 +12,14 @@ import { eventually, json, startAdminHub } from './run-hub.js';
 const s = await startAdminHub(t);
 
 /** Status and error code of a registry request. */
-async function get(p: string, token?: string, accept?: string): Promise<{ status: number; code?: string; body: string }> {
-  const res = await fetch(`${s.base}${p}`, { headers: { ...(token && { authorization: `Bearer ${token}` }), ...(accept && { accept }) } });
+async function get(
+  p: string,
+  token?: string,
+  accept?: string,
+): Promise<{ status: number; code?: string; body: string }> {
+  const res = await fetch(`${s.base}${p}`, {
+    headers: { ...(token && { authorization: `Bearer ${token}` }), ...(accept && { accept }) },
+  });
   const body = Buffer.from(await res.arrayBuffer());
   const text = res.headers.get('content-type')?.includes('json') ? body.toString('utf8') : '';
   let code: string | undefined;
@@ -26,8 +32,8 @@ async function get(p: string, token?: string, accept?: string): Promise<{ status
 }
 
 /** Waits for a policy change to reach the request path (memos live about a second). */
-const settles = async (p: string, token: string, status: number) => (await eventually(async () => (await get(p, token)).status === status)) === true;
-
+const settles = async (p: string, token: string, status: number) =>
+  (await eventually(async () => (await get(p, token)).status === status)) === true;
 
 /** The rows of a list answer: `{<key>: [...]}`. */
 const rows = (v: unknown, key: string): any[] => {
@@ -68,10 +74,17 @@ t.test('users create, block and unblock', async (t) => {
   t.match(list.stdout, /^ID\s+ROLES\s+BLOCKED\s+CREATED\n/);
   t.match(list.stdout, /^alice\s+reader\s+no\s/m);
   t.match(list.stdout, /^bob\s+reader,publisher\s+no\s/m);
-  t.match(rows(json(await s.cli(['users', 'list', '--json'])), 'users'), [{ id: 'admin' }, { id: 'alice' }, { id: 'bob' }]);
+  t.match(rows(json(await s.cli(['users', 'list', '--json'])), 'users'), [
+    { id: 'admin' },
+    { id: 'alice' },
+    { id: 'bob' },
+  ]);
   const shown = await s.cli(['users', 'show', 'alice']);
   t.equal(shown.code, 0, shown.stderr);
-  t.match(shown.stdout, /^user alice: roles reader; active\nTOKEN_ID\s+PERMISSIONS\s+EXPIRES\s+REVOKED\s+CREATED\n[0-9a-f]+\s+\(the user's\)\s+-\s+-\s/);
+  t.match(
+    shown.stdout,
+    /^user alice: roles reader; active\nTOKEN_ID\s+PERMISSIONS\s+EXPIRES\s+REVOKED\s+CREATED\n[0-9a-f]+\s+\(the user's\)\s+-\s+-\s/,
+  );
   t.match(json(await s.cli(['users', 'show', 'alice', '--json'])), { id: 'alice', tokens: [{ id: String }] });
 
   const unknown = await s.cli(['users', 'block', 'nobody-at-all']);
@@ -94,13 +107,24 @@ t.test('token create and revoke', async (t) => {
   t.equal(narrowed.code, 0, narrowed.stderr);
   const n = json<{ id: string; token: string }>(narrowed);
   t.match(n, { id: String, token: String }, '--json: {id, token}');
-  t.equal((await get('/hubdemo/1.0.0/tarball', n.token)).status, 403, 'a token narrowed to system:read cannot download');
+  t.equal(
+    (await get('/hubdemo/1.0.0/tarball', n.token)).status,
+    403,
+    'a token narrowed to system:read cannot download',
+  );
 
   const revoked = await s.cli(['token', 'revoke', id!]);
   t.equal(revoked.code, 0, revoked.stderr);
   t.equal(revoked.stdout, `revoked token ${id}\n`);
   t.ok(await settles('/hubdemo/1.0.0/tarball', token, 401), 'a revoked token is refused');
-  t.match(json(await s.cli(['users', 'show', 'carol', '--json'])).tokens, [{ id, revoked_at: String }, { permissions: ['system:read'], revoked_at: null }], 'users show tells the revoked token apart');
+  t.match(
+    json(await s.cli(['users', 'show', 'carol', '--json'])).tokens,
+    [
+      { id, revoked_at: String },
+      { permissions: ['system:read'], revoked_at: null },
+    ],
+    'users show tells the revoked token apart',
+  );
 
   const short = await s.cli(['token', 'create', '--user', 'carol', '--expires-in', '1s']);
   t.equal(short.code, 0, short.stderr);
@@ -126,7 +150,10 @@ t.test('ip-blocks add, list and remove', async (t) => {
   t.match(listed.stdout, /^2001:db8::\/32\s/m);
   const listedJson = rows(json(await s.cli(['ip-blocks', 'list', '--json'])), 'ip_blocks');
   t.same(listedJson.map((r) => r.ip).sort(), ['2001:db8::/32', '203.0.113.0/24']);
-  t.match(listedJson, [{ ip: '203.0.113.0/24', reason: 'credential stuffing', created_by: 'admin', created_at: String }, { ip: '2001:db8::/32', reason: null }]);
+  t.match(listedJson, [
+    { ip: '203.0.113.0/24', reason: 'credential stuffing', created_by: 'admin', created_at: String },
+    { ip: '2001:db8::/32', reason: null },
+  ]);
   const own = await s.cli(['ip-blocks', 'add', '127.0.0.0/8']);
   t.equal(own.code, 1, 'the hub refuses to lock the caller out');
   t.match(own.stderr, /covers your own address .*HTTP 400, bad_request/);
@@ -150,7 +177,17 @@ t.test('ip-blocks add, list and remove', async (t) => {
 
 t.test('block, blocks list and unblock: by version, by package, scoped names', async (t) => {
   const token = await s.token('reader-for-blocks');
-  const blocked = await s.cli(['block', '--registry', 'npm', '--package', 'hubdemo', '--version', '1.0.0', '--reason', 'bad release']);
+  const blocked = await s.cli([
+    'block',
+    '--registry',
+    'npm',
+    '--package',
+    'hubdemo',
+    '--version',
+    '1.0.0',
+    '--reason',
+    'bad release',
+  ]);
   t.equal(blocked.code, 0, blocked.stderr);
   t.match(blocked.stdout, /^blocked npm hubdemo@1\.0\.0 \(block \S+, by admin\)\n$/);
   t.ok(await settles('/hubdemo/1.0.0/tarball', token, 403), 'the version is refused');
@@ -166,8 +203,14 @@ t.test('block, blocks list and unblock: by version, by package, scoped names', a
   t.match(listed.stdout, /^ID\s+REGISTRY\s+PACKAGE\s+VERSION\/PATH\s+BLOCKED_BY/);
   t.match(listed.stdout, /\bnpm\s+hubdemo\s+1\.0\.0\s+admin\s+.*bad release$/m);
   const listedJson = rows(json(await s.cli(['blocks', 'list', '--registry', 'npm', '--json'])), 'blocks');
-  t.match(listedJson, [{ id: /./, registry: 'npm', package_name: 'hubdemo', version: '1.0.0', blocked_by: 'admin', reason: 'bad release' }]);
-  t.same(rows(json(await s.cli(['blocks', 'list', '--blocked-by', 'system:upstream-audit', '--json'])), 'blocks'), [], 'filtered by blocked_by');
+  t.match(listedJson, [
+    { id: /./, registry: 'npm', package_name: 'hubdemo', version: '1.0.0', blocked_by: 'admin', reason: 'bad release' },
+  ]);
+  t.same(
+    rows(json(await s.cli(['blocks', 'list', '--blocked-by', 'system:upstream-audit', '--json'])), 'blocks'),
+    [],
+    'filtered by blocked_by',
+  );
 
   const unblocked = await s.cli(['unblock', '--registry', 'npm', '--package', 'hubdemo', '--version', '1.0.0']);
   t.equal(unblocked.code, 0, unblocked.stderr);
@@ -190,7 +233,15 @@ t.test('block, blocks list and unblock: by version, by package, scoped names', a
   t.equal(scoped.code, 0, scoped.stderr);
   t.ok(await settles('/@hubtest%2fscoped/1.0.0/tarball', token, 200));
 
-  const path = await s.cli(['block', '--registry', 'npm', '--package', 'hubdemo', '--path', 'hubdemo/-/hubdemo-1.0.0.tgz']);
+  const path = await s.cli([
+    'block',
+    '--registry',
+    'npm',
+    '--package',
+    'hubdemo',
+    '--path',
+    'hubdemo/-/hubdemo-1.0.0.tgz',
+  ]);
   t.equal(path.code, 1, '--path on a package-addressed registry is refused by the hub');
   t.match(path.stderr, /path is for path-addressed registries.*HTTP 400, bad_request/);
   const none = await s.cli(['unblock', '--registry', 'npm', '--package', 'hubdemo']);
@@ -203,9 +254,21 @@ t.test('block, blocks list and unblock: by version, by package, scoped names', a
 
 t.test('packages unlist and relist', async (t) => {
   const token = await s.token('reader-for-unlist');
-  const versions = async () => Object.keys((JSON.parse((await get('/hubdemo', token, 'application/json')).body) as { versions: object }).versions).sort();
+  const versions = async () =>
+    Object.keys(
+      (JSON.parse((await get('/hubdemo', token, 'application/json')).body) as { versions: object }).versions,
+    ).sort();
   t.same(await versions(), ['1.0.0', '1.1.0']);
-  const unlisted = await s.cli(['packages', 'unlist', '--registry', 'npm', '--package', 'hubdemo', '--version', '1.1.0']);
+  const unlisted = await s.cli([
+    'packages',
+    'unlist',
+    '--registry',
+    'npm',
+    '--package',
+    'hubdemo',
+    '--version',
+    '1.1.0',
+  ]);
   t.equal(unlisted.code, 0, unlisted.stderr);
   t.equal(unlisted.stdout, 'unlisted npm hubdemo@1.1.0\n');
   t.ok(await eventually(async () => !(await versions()).includes('1.1.0')), 'gone from the packument');
@@ -215,8 +278,13 @@ t.test('packages unlist and relist', async (t) => {
   t.match(again.stderr, /HTTP 409, conflict/);
   const listed = await s.cli(['packages', 'unlisted', '--registry', 'npm']);
   t.equal(listed.code, 0, listed.stderr);
-  t.match(listed.stdout, /^REGISTRY\s+PACKAGE\s+VERSION\s+UNLISTED_BY\s+CREATED\nnpm\s+hubdemo\s+1\.1\.0\s+admin\s+\S+\n$/);
-  t.match(json(await s.cli(['packages', 'unlisted', '--package', 'hubdemo', '--json'])), { unlisted: [{ registry: 'npm', package_name: 'hubdemo', version: '1.1.0', unlisted_by: 'admin' }] });
+  t.match(
+    listed.stdout,
+    /^REGISTRY\s+PACKAGE\s+VERSION\s+UNLISTED_BY\s+CREATED\nnpm\s+hubdemo\s+1\.1\.0\s+admin\s+\S+\n$/,
+  );
+  t.match(json(await s.cli(['packages', 'unlisted', '--package', 'hubdemo', '--json'])), {
+    unlisted: [{ registry: 'npm', package_name: 'hubdemo', version: '1.1.0', unlisted_by: 'admin' }],
+  });
 
   const relisted = await s.cli(['packages', 'relist', 'npm', 'hubdemo', '1.1.0', '--json']);
   t.equal(relisted.code, 0, relisted.stderr);
@@ -225,7 +293,17 @@ t.test('packages unlist and relist', async (t) => {
 
   t.equal((await s.cli(['packages', 'unlist', 'npm', 'hubdemo', '1.0.0'])).code, 0, 'positional form');
   t.ok(await eventually(async () => !(await versions()).includes('1.0.0')));
-  const back = await s.cli(['packages', 'unlist', '--relist', '--registry', 'npm', '--package', 'hubdemo', '--version', '1.0.0']);
+  const back = await s.cli([
+    'packages',
+    'unlist',
+    '--relist',
+    '--registry',
+    'npm',
+    '--package',
+    'hubdemo',
+    '--version',
+    '1.0.0',
+  ]);
   t.equal(back.code, 0, back.stderr);
   t.equal(back.stdout, 'relisted npm hubdemo@1.0.0\n');
   t.ok(await eventually(async () => (await versions()).includes('1.0.0')));
@@ -237,7 +315,17 @@ t.test('packages unlist and relist', async (t) => {
 });
 
 t.test('access-check: exit 0 when allowed, 1 when denied', async (t) => {
-  const allowed = await s.cli(['access-check', '--roles', 'reader', '--permission', 'source:read', '--registry', 'npm', '--package', 'hubdemo']);
+  const allowed = await s.cli([
+    'access-check',
+    '--roles',
+    'reader',
+    '--permission',
+    'source:read',
+    '--registry',
+    'npm',
+    '--package',
+    'hubdemo',
+  ]);
   t.equal(allowed.code, 0, allowed.stderr);
   t.match(allowed.stdout, /^allow: .+\n/);
   const denied = await s.cli(['access-check', '--roles', 'reader', '--permission', 'system:write']);
@@ -255,9 +343,23 @@ t.test('access-check: exit 0 when allowed, 1 when denied', async (t) => {
 
 t.test('policies create, list and delete, seen through access-check', async (t) => {
   t.equal((await s.cli(['users', 'create', 'dave', '--roles', 'reader'])).code, 0);
-  const check = (pkg: string) => s.cli(['access-check', '--user', 'dave', '--permission', 'source:read', '--registry', 'npm', '--package', pkg]);
+  const check = (pkg: string) =>
+    s.cli(['access-check', '--user', 'dave', '--permission', 'source:read', '--registry', 'npm', '--package', pkg]);
   t.equal((await check('hubdemo')).code, 0, 'allowed before');
-  const created = await s.cli(['policies', 'create', '--effect', 'deny', '--permissions', 'source:read', '--users', 'dave', '--packages', 'hubdem*', '--name', 'no-demo']);
+  const created = await s.cli([
+    'policies',
+    'create',
+    '--effect',
+    'deny',
+    '--permissions',
+    'source:read',
+    '--users',
+    'dave',
+    '--packages',
+    'hubdem*',
+    '--name',
+    'no-demo',
+  ]);
   t.equal(created.code, 0, created.stderr);
   const rule = /^created policy (policy:\d+:no-demo): deny source:read\n$/.exec(created.stdout)?.[1];
   t.ok(rule, created.stdout);
@@ -268,9 +370,17 @@ t.test('policies create, list and delete, seen through access-check', async (t) 
 
   const listed = await s.cli(['policies', 'list']);
   t.equal(listed.code, 0, listed.stderr);
-  t.match(listed.stdout, /^RULE\s+SOURCE\s+EFFECT\s+PERMISSIONS\s+USERS\s+ROLES\s+TOKENS\s+REGISTRIES\s+PACKAGES\s+NAME\n/);
-  t.match(listed.stdout, new RegExp(`^${rule}\\s+api\\s+deny\\s+source:read\\s+dave\\s+-\\s+-\\s+-\\s+hubdem\\*\\s+no-demo$`, 'm'));
-  t.match(json(await s.cli(['policies', 'list', '--json'])).policies, [{ rule, source: 'api', effect: 'deny', users: ['dave'], packages: ['hubdem*'] }]);
+  t.match(
+    listed.stdout,
+    /^RULE\s+SOURCE\s+EFFECT\s+PERMISSIONS\s+USERS\s+ROLES\s+TOKENS\s+REGISTRIES\s+PACKAGES\s+NAME\n/,
+  );
+  t.match(
+    listed.stdout,
+    new RegExp(`^${rule}\\s+api\\s+deny\\s+source:read\\s+dave\\s+-\\s+-\\s+-\\s+hubdem\\*\\s+no-demo$`, 'm'),
+  );
+  t.match(json(await s.cli(['policies', 'list', '--json'])).policies, [
+    { rule, source: 'api', effect: 'deny', users: ['dave'], packages: ['hubdem*'] },
+  ]);
 
   const deleted = await s.cli(['policies', 'delete', rule!]);
   t.equal(deleted.code, 0, deleted.stderr);
@@ -279,9 +389,15 @@ t.test('policies create, list and delete, seen through access-check', async (t) 
   const gone = await s.cli(['policies', 'delete', rule!]);
   t.equal(gone.code, 1);
   t.match(gone.stderr, /HTTP 404, not_found/);
-  const bad = await s.cli(['policies', 'create', '--effect', 'allow', '--permissions', 'system:write', '--roles', 'reader'], { HUB_TOKEN: await s.token('op', { roles: ['operator'] }) });
+  const bad = await s.cli(
+    ['policies', 'create', '--effect', 'allow', '--permissions', 'system:write', '--roles', 'reader'],
+    { HUB_TOKEN: await s.token('op', { roles: ['operator'] }) },
+  );
   t.equal(bad.code, 0, 'an operator may allow what it holds');
-  const beyond = await s.cli(['policies', 'create', '--effect', 'allow', '--permissions', 'source:write', '--roles', 'reader'], { HUB_TOKEN: await s.token('op') });
+  const beyond = await s.cli(
+    ['policies', 'create', '--effect', 'allow', '--permissions', 'source:write', '--roles', 'reader'],
+    { HUB_TOKEN: await s.token('op') },
+  );
   t.equal(beyond.code, 1, 'but not what it lacks');
   t.match(beyond.stderr, REFUSED);
   t.equal((await s.cli(['policies', 'delete', /created policy (\S+):/.exec(bad.stdout)![1]!])).code, 0);
@@ -320,11 +436,15 @@ t.test('audit-log: filters, cursors, text and --json; export-audit-log writes th
   // Events from the tests above are written in batches: write what is queued; rows of the reads below come after `to`.
   await s.hub.audit.flush();
   const to = new Date().toISOString();
-  t.ok(rows(json(await s.cli(['audit-log', '--to', to, '--denied-only', '--json'])), 'entries').length > 0, 'denials are logged');
+  t.ok(
+    rows(json(await s.cli(['audit-log', '--to', to, '--denied-only', '--json'])), 'entries').length > 0,
+    'denials are logged',
+  );
   const all = json<{ entries: any[]; next_cursor: unknown }>(await s.cli(['audit-log', '--to', to, '--json']));
   t.equal(all.next_cursor, null, 'all pages followed');
   t.ok(all.entries.length > 10, `${all.entries.length} entries`);
-  for (const m of ['user_id', 'token_id', 'ip_address', 'action', 'outcome', 'registry', 'status']) t.ok(m in all.entries[0], `entries carry ${m}`);
+  for (const m of ['user_id', 'token_id', 'ip_address', 'action', 'outcome', 'registry', 'status'])
+    t.ok(m in all.entries[0], `entries carry ${m}`);
 
   const paged = json<{ entries: any[] }>(await s.cli(['audit-log', '--to', to, '--page-size', '3', '--json']));
   t.same(paged.entries, all.entries, 'following cursors 3 at a time gives the same rows');
@@ -333,25 +453,55 @@ t.test('audit-log: filters, cursors, text and --json; export-audit-log writes th
   const page = json<{ entries: any[]; next_cursor: string }>(first);
   t.same(page.entries, all.entries.slice(0, 2), '--limit: one page');
   t.type(page.next_cursor, 'string', 'with the next cursor');
-  const second = json<{ entries: any[] }>(await s.cli(['audit-log', '--to', to, '--limit', '2', '--cursor', page.next_cursor, '--json']));
+  const second = json<{ entries: any[] }>(
+    await s.cli(['audit-log', '--to', to, '--limit', '2', '--cursor', page.next_cursor, '--json']),
+  );
   t.same(second.entries, all.entries.slice(2, 4), '--cursor continues');
   const text = await s.cli(['audit-log', '--to', to, '--limit', '2']);
   t.match(text.stderr, /more entries follow: add --cursor \S+/);
 
   const denied = json<{ entries: any[] }>(await s.cli(['audit-log', '--to', to, '--denied-only', '--json']));
-  t.same(denied.entries, all.entries.filter((e) => e.outcome === 'denied'), '--denied-only');
-  t.ok(denied.entries.some((e) => e.user_id === 'alice'), 'the blocked user is there');
-  const actions = json<{ entries: any[] }>(await s.cli(['audit-log', '--to', to, '--action', 'delete,download', '--json']));
-  t.same(actions.entries, all.entries.filter((e) => e.action === 'delete' || e.action === 'download'), '--action');
-  t.ok(actions.entries.some((e) => e.action === 'delete' && e.package === 'hubdemo'), 'the cache purge is logged as delete');
+  t.same(
+    denied.entries,
+    all.entries.filter((e) => e.outcome === 'denied'),
+    '--denied-only',
+  );
+  t.ok(
+    denied.entries.some((e) => e.user_id === 'alice'),
+    'the blocked user is there',
+  );
+  const actions = json<{ entries: any[] }>(
+    await s.cli(['audit-log', '--to', to, '--action', 'delete,download', '--json']),
+  );
+  t.same(
+    actions.entries,
+    all.entries.filter((e) => e.action === 'delete' || e.action === 'download'),
+    '--action',
+  );
+  t.ok(
+    actions.entries.some((e) => e.action === 'delete' && e.package === 'hubdemo'),
+    'the cache purge is logged as delete',
+  );
   const ip = json<{ entries: any[] }>(await s.cli(['audit-log', '--to', to, '--ip', '127.0.0.1', '--json']));
-  t.same(ip.entries, all.entries.filter((e) => e.ip_address === '127.0.0.1'), '--ip');
+  t.same(
+    ip.entries,
+    all.entries.filter((e) => e.ip_address === '127.0.0.1'),
+    '--ip',
+  );
   t.ok(ip.entries.length > 0);
   const alice = json<{ entries: any[] }>(await s.cli(['audit-log', '--to', to, '--user', 'alice', '--json']));
-  t.same(alice.entries, all.entries.filter((e) => e.user_id === 'alice'), '--user');
+  t.same(
+    alice.entries,
+    all.entries.filter((e) => e.user_id === 'alice'),
+    '--user',
+  );
   t.ok(alice.entries.length > 0);
   const npm = json<{ entries: any[] }>(await s.cli(['audit-log', '--to', to, '--registry', 'npm', '--json']));
-  t.same(npm.entries, all.entries.filter((e) => e.registry === 'npm'), '--registry');
+  t.same(
+    npm.entries,
+    all.entries.filter((e) => e.registry === 'npm'),
+    '--registry',
+  );
   const none = await s.cli(['audit-log', '--to', to, '--ip', '192.0.2.1']);
   t.equal(none.code, 0);
   t.equal(none.stdout, '');
@@ -362,7 +512,10 @@ t.test('audit-log: filters, cursors, text and --json; export-audit-log writes th
   const table = await s.cli(['audit-log', '--to', to]);
   t.equal(table.code, 0, table.stderr);
   const lines = table.stdout.trimEnd().split('\n');
-  t.match(lines[0], /^TIME\s+OUTCOME\s+ACTION\s+STATUS\s+CODE\s+USER\s+TOKEN\s+IP\s+REGISTRY\s+VIA_GROUP\s+PACKAGE\s+VERSION\s+DETAIL$/);
+  t.match(
+    lines[0],
+    /^TIME\s+OUTCOME\s+ACTION\s+STATUS\s+CODE\s+USER\s+TOKEN\s+IP\s+REGISTRY\s+VIA_GROUP\s+PACKAGE\s+VERSION\s+DETAIL$/,
+  );
   t.equal(lines.length, all.entries.length + 1, 'one line per entry');
 
   const dir = t.testdir({});
@@ -388,56 +541,66 @@ t.test('audit-log: filters, cursors, text and --json; export-audit-log writes th
   t.same(json(asJson), { output: file, bytes: Buffer.byteLength(csv) });
 });
 
-t.test('a token without the permission: exit 1 with the server message and request_id; no token: 401 with a hint', async (t) => {
-  const reader = await s.token('plain-reader', { roles: ['reader'] });
-  const auditor = await s.token('plain-auditor', { roles: ['auditor'] });
-  const dir = t.testdir({});
-  const cases: Array<[string[], string]> = [
-    [['audit-log'], reader],
-    [['export-audit-log', '--output', path.join(dir, 'x.csv')], reader],
-    [['ip-blocks', 'list'], reader],
-    [['ip-blocks', 'add', '198.51.100.7'], auditor],
-    [['ip-blocks', 'remove', '198.51.100.7'], auditor],
-    [['token', 'create', '--user', 'alice'], auditor],
-    [['token', 'revoke', 'abc'], auditor],
-    [['users', 'create', 'mallory'], auditor],
-    [['users', 'block', 'alice'], auditor],
-    [['users', 'unblock', 'alice'], auditor],
-    [['users', 'list'], reader],
-    [['users', 'show', 'alice'], reader],
-    [['packages', 'unlisted'], reader],
-    [['policies', 'list'], reader],
-    [['policies', 'create', '--effect', 'deny', '--permissions', 'source:read', '--users', 'x'], auditor],
-    [['policies', 'delete', '1'], auditor],
-    [['block', 'npm', 'hubdemo'], auditor],
-    [['unblock', '1'], auditor],
-    [['unblock', '--registry', 'npm', '--package', 'hubdemo'], reader],
-    [['blocks', 'list'], reader],
-    [['packages', 'unlist', 'npm', 'hubdemo', '1.0.0'], auditor],
-    [['packages', 'relist', 'npm', 'hubdemo', '1.0.0'], auditor],
-    [['access-check', '--permission', 'source:read'], reader],
-    [['cache', 'purge', 'npm', 'hubdemo'], auditor],
-  ];
-  const runs = await Promise.all(cases.map(([args, token]) => s.cli(args, { HUB_TOKEN: token })));
-  cases.forEach(([args], i) => {
-    const r = runs[i]!;
-    t.equal(r.code, 1, `${args.join(' ')}: exit 1`);
-    t.match(r.stderr, REFUSED, `${args.join(' ')}: forbidden, with the request_id`);
-    t.notMatch(r.stderr, /\n\s+at /, 'no stack trace');
-  });
-  t.same(fs.readdirSync(dir), [], 'a refused export writes no file');
+t.test(
+  'a token without the permission: exit 1 with the server message and request_id; no token: 401 with a hint',
+  async (t) => {
+    const reader = await s.token('plain-reader', { roles: ['reader'] });
+    const auditor = await s.token('plain-auditor', { roles: ['auditor'] });
+    const dir = t.testdir({});
+    const cases: Array<[string[], string]> = [
+      [['audit-log'], reader],
+      [['export-audit-log', '--output', path.join(dir, 'x.csv')], reader],
+      [['ip-blocks', 'list'], reader],
+      [['ip-blocks', 'add', '198.51.100.7'], auditor],
+      [['ip-blocks', 'remove', '198.51.100.7'], auditor],
+      [['token', 'create', '--user', 'alice'], auditor],
+      [['token', 'revoke', 'abc'], auditor],
+      [['users', 'create', 'mallory'], auditor],
+      [['users', 'block', 'alice'], auditor],
+      [['users', 'unblock', 'alice'], auditor],
+      [['users', 'list'], reader],
+      [['users', 'show', 'alice'], reader],
+      [['packages', 'unlisted'], reader],
+      [['policies', 'list'], reader],
+      [['policies', 'create', '--effect', 'deny', '--permissions', 'source:read', '--users', 'x'], auditor],
+      [['policies', 'delete', '1'], auditor],
+      [['block', 'npm', 'hubdemo'], auditor],
+      [['unblock', '1'], auditor],
+      [['unblock', '--registry', 'npm', '--package', 'hubdemo'], reader],
+      [['blocks', 'list'], reader],
+      [['packages', 'unlist', 'npm', 'hubdemo', '1.0.0'], auditor],
+      [['packages', 'relist', 'npm', 'hubdemo', '1.0.0'], auditor],
+      [['access-check', '--permission', 'source:read'], reader],
+      [['cache', 'purge', 'npm', 'hubdemo'], auditor],
+    ];
+    const runs = await Promise.all(cases.map(([args, token]) => s.cli(args, { HUB_TOKEN: token })));
+    cases.forEach(([args], i) => {
+      const r = runs[i]!;
+      t.equal(r.code, 1, `${args.join(' ')}: exit 1`);
+      t.match(r.stderr, REFUSED, `${args.join(' ')}: forbidden, with the request_id`);
+      t.notMatch(r.stderr, /\n\s+at /, 'no stack trace');
+    });
+    t.same(fs.readdirSync(dir), [], 'a refused export writes no file');
 
-  const asJson = await s.cli(['users', 'create', 'mallory', '--json'], { HUB_TOKEN: auditor });
-  t.equal(asJson.code, 1);
-  t.match(json(asJson), { error: { code: 'forbidden', message: String, request_id: String } }, '--json prints the error body');
+    const asJson = await s.cli(['users', 'create', 'mallory', '--json'], { HUB_TOKEN: auditor });
+    t.equal(asJson.code, 1);
+    t.match(
+      json(asJson),
+      { error: { code: 'forbidden', message: String, request_id: String } },
+      '--json prints the error body',
+    );
 
-  const anonymous = await s.cli(['audit-log'], { HUB_TOKEN: '' });
-  t.equal(anonymous.code, 1);
-  t.match(anonymous.stderr, /\(HTTP 401, unauthenticated, request_id \S+\)\nhub: no token given: pass --token or set HUB_TOKEN\n$/);
-  const wrong = await s.cli(['audit-log', '--token', 'hub_not_a_real_token']);
-  t.equal(wrong.code, 1);
-  t.match(wrong.stderr, /HTTP 401, unauthenticated/);
-  t.notMatch(wrong.stderr, /no token given/);
-  const flag = await s.cli(['audit-log', '--limit', '1', '--token', s.adminToken], { HUB_TOKEN: reader });
-  t.equal(flag.code, 0, '--token wins over HUB_TOKEN');
-});
+    const anonymous = await s.cli(['audit-log'], { HUB_TOKEN: '' });
+    t.equal(anonymous.code, 1);
+    t.match(
+      anonymous.stderr,
+      /\(HTTP 401, unauthenticated, request_id \S+\)\nhub: no token given: pass --token or set HUB_TOKEN\n$/,
+    );
+    const wrong = await s.cli(['audit-log', '--token', 'hub_not_a_real_token']);
+    t.equal(wrong.code, 1);
+    t.match(wrong.stderr, /HTTP 401, unauthenticated/);
+    t.notMatch(wrong.stderr, /no token given/);
+    const flag = await s.cli(['audit-log', '--limit', '1', '--token', s.adminToken], { HUB_TOKEN: reader });
+    t.equal(flag.code, 0, '--token wins over HUB_TOKEN');
+  },
+);

@@ -53,7 +53,11 @@ t.test('--help of every admin command: usage, the permission, an example, the co
     t.match(r.stdout, /Exit status: 0/, `${name}: exit codes`);
     t.equal(r.stderr, '', `${name}: nothing on stderr`);
   });
-  t.match(runs[COMMANDS.findIndex(([c]) => c[0] === 'access-check')]!.stdout, 'Exit status: 0 allowed; 1 denied', 'access-check explains its exit code');
+  t.match(
+    runs[COMMANDS.findIndex(([c]) => c[0] === 'access-check')]!.stdout,
+    'Exit status: 0 allowed; 1 denied',
+    'access-check explains its exit code',
+  );
 });
 
 t.test('--help of each command group lists its sub-commands; hub --help lists the admin commands', async (t) => {
@@ -73,7 +77,26 @@ t.test('--help of each command group lists its sub-commands; hub --help lists th
     for (const sub of subs) t.match(r.stdout, new RegExp(`^ {2}${sub}\\b`, 'm'), `${group} --help lists ${sub}`);
   }
   const top = await runHub(['--help']);
-  for (const c of ['audit-log', 'export-audit-log', 'users', 'token', 'ip-blocks', 'block', 'unblock', 'blocks', 'packages', 'policies', 'access-check', 'cache', 'upstream', 'events', 'health', 'flags', 'exposure', 'check'])
+  for (const c of [
+    'audit-log',
+    'export-audit-log',
+    'users',
+    'token',
+    'ip-blocks',
+    'block',
+    'unblock',
+    'blocks',
+    'packages',
+    'policies',
+    'access-check',
+    'cache',
+    'upstream',
+    'events',
+    'health',
+    'flags',
+    'exposure',
+    'check',
+  ])
     t.match(top.stdout, new RegExp(`^ {2}${c} `, 'm'), `hub --help lists ${c}`);
 });
 
@@ -99,7 +122,11 @@ t.test('bad usage exits 2, says what is wrong and which help to read, and sends 
     [['ip-blocks', 'add', 'example'], /not an IP address or CIDR range/, 'ip-blocks add'],
     [['ip-blocks', 'remove', '2001:db8::/129'], /not an IP address or CIDR range/, 'ip-blocks remove'],
     [['token', 'create'], /--user is required/, 'token create'],
-    [['token', 'create', '--user', 'ci', '--permissions', 'source:read,root'], /unknown permission "root"/, 'token create'],
+    [
+      ['token', 'create', '--user', 'ci', '--permissions', 'source:read,root'],
+      /unknown permission "root"/,
+      'token create',
+    ],
     [['token', 'create', '--user', 'ci', '--expires-in', 'soon'], /--expires-in must be a duration/, 'token create'],
     [['token', 'create', '--user'], /argument missing/, 'token create'],
     [['token', 'revoke'], /missing argument/, 'token revoke'],
@@ -108,21 +135,37 @@ t.test('bad usage exits 2, says what is wrong and which help to read, and sends 
     [['users', 'show'], /missing argument/, 'users show'],
     [['users', 'list', 'alice'], /Unexpected argument 'alice'/, 'users list'],
     [['block', '--registry', 'npm'], /--package is required/, 'block'],
-    [['block', '--registry', 'npm', '--package', 'x', '--version', '1', '--path', 'a/b'], /--version and --path cannot be used together/, 'block'],
+    [
+      ['block', '--registry', 'npm', '--package', 'x', '--version', '1', '--path', 'a/b'],
+      /--version and --path cannot be used together/,
+      'block',
+    ],
     [['block', 'npm', 'x', '--registry', 'npm'], /either as --registry or as an argument/, 'block'],
     [['unblock'], /give a block id, or --registry and --package/, 'unblock'],
     [['unblock', '7', '--registry', 'npm'], /either a block id or --registry/, 'unblock'],
     [['packages', 'unlist', '--registry', 'npm', '--package', 'x'], /--version is required/, 'packages unlist'],
     [['packages', 'relist', 'npm', 'x', '1.0.0', 'extra'], /unexpected argument "extra"/, 'packages relist'],
     [['policies', 'create', '--permissions', 'source:read'], /--effect is required/, 'policies create'],
-    [['policies', 'create', '--effect', 'maybe', '--permissions', 'source:read'], /--effect must be allow or deny/, 'policies create'],
+    [
+      ['policies', 'create', '--effect', 'maybe', '--permissions', 'source:read'],
+      /--effect must be allow or deny/,
+      'policies create',
+    ],
     [['policies', 'create', '--effect', 'deny'], /--permissions is required/, 'policies create'],
     [['policies', 'delete'], /missing argument/, 'policies delete'],
     [['access-check'], /--permission is required/, 'access-check'],
     [['access-check', '--permission', 'everything'], /unknown permission "everything"/, 'access-check'],
-    [['access-check', '--permission', 'source:read', '--user', 'a', '--roles', 'reader'], /--user and --roles cannot be used together/, 'access-check'],
+    [
+      ['access-check', '--permission', 'source:read', '--user', 'a', '--roles', 'reader'],
+      /--user and --roles cannot be used together/,
+      'access-check',
+    ],
     [['cache', 'purge', '--package', 'x'], /--registry is required/, 'cache purge'],
-    [['cache', 'purge', '--registry', 'npm', '--package', 'x', '--url', 'ftp://example'], /must be an http or https URL/, 'cache purge'],
+    [
+      ['cache', 'purge', '--registry', 'npm', '--package', 'x', '--url', 'ftp://example'],
+      /must be an http or https URL/,
+      'cache purge',
+    ],
     [['audit-log', '--url', 'not a url'], /is not a URL/, 'audit-log'],
   ];
   await expectUsageErrors(t, cases, env);
@@ -130,10 +173,19 @@ t.test('bad usage exits 2, says what is wrong and which help to read, and sends 
 
 t.test('an unreachable hub: exit 1, a message naming the URL, no stack trace', async (t) => {
   const url = `http://127.0.0.1:${await closedPort()}`;
-  for (const args of [['audit-log'], ['users', 'create', 'x'], ['export-audit-log', '--output', '-'], ['access-check', '--permission', 'source:read', '--json']]) {
+  for (const args of [
+    ['audit-log'],
+    ['users', 'create', 'x'],
+    ['export-audit-log', '--output', '-'],
+    ['access-check', '--permission', 'source:read', '--json'],
+  ]) {
     const viaEnv = await runHub(args, { HUB_URL: url });
     t.equal(viaEnv.code, 1, `${args[0]}: exit 1`);
-    t.equal(viaEnv.stderr, `hub: cannot reach the hub at ${url}: connection refused (is it running? set --url or HUB_URL)\n`, `${args[0]}: one clear line`);
+    t.equal(
+      viaEnv.stderr,
+      `hub: cannot reach the hub at ${url}: connection refused (is it running? set --url or HUB_URL)\n`,
+      `${args[0]}: one clear line`,
+    );
     t.equal(viaEnv.stdout, '');
   }
   const viaFlag = await runHub(['ip-blocks', 'list', '--url', `${url}/`], { HUB_URL: 'http://127.0.0.1:8080' });
@@ -148,11 +200,22 @@ t.test('option values: times, durations, addresses', async (t) => {
   t.equal(instant('2025-01-31T08:30:00+02:00', 'from', 'x', now), '2025-01-31T06:30:00.000Z', 'an offset is honoured');
   t.equal(instant('24h', 'from', 'x', now), '2025-02-28T12:00:00.000Z', 'a span back from now');
   t.equal(instant('90m', 'from', 'x', now), '2025-03-01T10:30:00.000Z');
-  for (const bad of ['1', 'yesterday', '2025-13-01', '2025-01-31T25:00Z', '-1d']) t.throws(() => instant(bad, 'from', 'x', now), `${bad} is refused`);
+  for (const bad of ['1', 'yesterday', '2025-13-01', '2025-01-31T25:00Z', '-1d'])
+    t.throws(() => instant(bad, 'from', 'x', now), `${bad} is refused`);
   t.equal(duration('3600', 'e', 'x'), 3600);
   t.equal(duration('30d', 'e', 'x'), 2_592_000);
   t.equal(duration('2w', 'e', 'x'), 1_209_600);
   for (const bad of ['0', '1.5h', 'h', '-5']) t.throws(() => duration(bad, 'e', 'x'), `${bad} is refused`);
-  for (const ok of ['203.0.113.7', '198.51.100.0/24', '0.0.0.0/0', '2001:db8::/32', '::1', '::ffff:10.0.0.1']) t.equal(ipOrCidr(ok, 'x'), ok);
-  for (const bad of ['10.0.0.0/33', '10.0.0/8', '2001:db8::/129', '1.2.3.4/', '1.2.3.4/8/9', 'localhost', '10.0.0.0/-1']) t.throws(() => ipOrCidr(bad, 'x'), `${bad} is refused`);
+  for (const ok of ['203.0.113.7', '198.51.100.0/24', '0.0.0.0/0', '2001:db8::/32', '::1', '::ffff:10.0.0.1'])
+    t.equal(ipOrCidr(ok, 'x'), ok);
+  for (const bad of [
+    '10.0.0.0/33',
+    '10.0.0/8',
+    '2001:db8::/129',
+    '1.2.3.4/',
+    '1.2.3.4/8/9',
+    'localhost',
+    '10.0.0.0/-1',
+  ])
+    t.throws(() => ipOrCidr(bad, 'x'), `${bad} is refused`);
 });

@@ -10,7 +10,14 @@ import path from 'node:path';
 import t, { type Test } from 'tap';
 import admin from '@hub/admin';
 import npm from '@hub/kind-npm';
-import { hubOnDatabase, npmFixtureHandler, startFixtureUpstream, startTestHub, storeTiers, type StoreDatabase } from '@hub/testkit';
+import {
+  hubOnDatabase,
+  npmFixtureHandler,
+  startFixtureUpstream,
+  startTestHub,
+  storeTiers,
+  type StoreDatabase,
+} from '@hub/testkit';
 import { pruneAccessEvents } from '@hub/runtime/internal';
 import { fileURLToPath } from 'node:url';
 import { json, runHub } from './run-hub.js';
@@ -31,25 +38,39 @@ async function startHub(t: Test, dir: string, database: StoreDatabase, keyFile: 
     dir,
     plugins: [admin, npm],
     mysqlUrl: on.mysqlUrl,
-    config: { ...on.config, audit_log: { checkpoint_key_file: keyFile, checkpoint_key_id: 'test-2026', checkpoint_every_rows: 5, flush_interval_ms: 20 } },
+    config: {
+      ...on.config,
+      audit_log: {
+        checkpoint_key_file: keyFile,
+        checkpoint_key_id: 'test-2026',
+        checkpoint_every_rows: 5,
+        flush_interval_ms: 20,
+      },
+    },
     registries: [{ name: 'npm', type: 'npm', upstream: upstream.url }],
   });
   t.teardown(() => hub.close());
-  const verify = (...args: string[]) => runHub(['audit', 'verify', ...args], { HUB_URL: hub.url, HUB_TOKEN: hub.adminToken });
+  const verify = (...args: string[]) =>
+    runHub(['audit', 'verify', ...args], { HUB_URL: hub.url, HUB_TOKEN: hub.adminToken });
   return { ...hub, verify };
 }
 
 /** Real requests of each kind: metadata fetched, refused without a token, admin reads. */
 async function traffic(url: string, adminToken: string, n: number): Promise<void> {
   for (let i = 0; i < n; i++) {
-    await (await fetch(`${url}/proxy/npm/hubdemo`, { headers: { authorization: `Bearer ${adminToken}` } })).arrayBuffer();
+    await (
+      await fetch(`${url}/proxy/npm/hubdemo`, { headers: { authorization: `Bearer ${adminToken}` } })
+    ).arrayBuffer();
     await (await fetch(`${url}/api/v1/admin/users`)).arrayBuffer();
-    await (await fetch(`${url}/api/v1/admin/users`, { headers: { authorization: `Bearer ${adminToken}` } })).arrayBuffer();
+    await (
+      await fetch(`${url}/api/v1/admin/users`, { headers: { authorization: `Bearer ${adminToken}` } })
+    ).arrayBuffer();
   }
 }
 
 /** One chained row as stored (any column). */
-const rowAt = async (db: import('knex').Knex, seq: number): Promise<Record<string, any>> => (await db('access_events').where({ chain: 'local', seq }).first())!;
+const rowAt = async (db: import('knex').Knex, seq: number): Promise<Record<string, any>> =>
+  (await db('access_events').where({ chain: 'local', seq }).first())!;
 
 const { tiers, skipped } = storeTiers();
 if (skipped) t.comment(skipped);
@@ -69,10 +90,16 @@ for (const tier of tiers) {
     const local = report.chains.find((c: { chain: string }) => c.chain === 'local');
     t.ok(local.ok && local.rows >= 24, `chain local: ${local.rows} rows`);
     // A checkpoint follows each batch that brings 5 rows or more since the last: how many depends on batching.
-    t.ok(local.checkpoints >= 1 && local.signed_checkpoints === local.checkpoints, `${local.checkpoints} checkpoints, each signature verified`);
+    t.ok(
+      local.checkpoints >= 1 && local.signed_checkpoints === local.checkpoints,
+      `${local.checkpoints} checkpoints, each signature verified`,
+    );
     t.equal(report.key_id, 'test-2026');
     const text = await hub.verify();
-    t.match(text.stdout, /chain local: OK, \d+ row\(s\) \(seq 1\.\.\d+\), \d+ checkpoint\(s\), \d+ signature\(s\) verified with key "test-2026"/);
+    t.match(
+      text.stdout,
+      /chain local: OK, \d+ row\(s\) \(seq 1\.\.\d+\), \d+ checkpoint\(s\), \d+ signature\(s\) verified with key "test-2026"/,
+    );
 
     // A changed field: the row no longer gives its hash; only that row is named.
     const victim = await rowAt(db, 7);
@@ -84,7 +111,12 @@ for (const tier of tiers) {
     t.not(first.expected, victim.hash);
     t.equal(rest.length, 0, 'one changed row is one problem');
     const changedText = await hub.verify();
-    t.match(changedText.stdout, new RegExp(`chain local: BROKEN[^]*hash_mismatch: row ${victim.id} \\(seq 7\\) was changed[^]*expected [0-9a-f]{64}\\n    found    ${victim.hash}`));
+    t.match(
+      changedText.stdout,
+      new RegExp(
+        `chain local: BROKEN[^]*hash_mismatch: row ${victim.id} \\(seq 7\\) was changed[^]*expected [0-9a-f]{64}\\n    found    ${victim.hash}`,
+      ),
+    );
     t.match(changedText.stderr, /does not verify/);
     await db('access_events').where({ id: victim.id }).update({ status: victim.status, user_id: victim.user_id });
     t.equal((await hub.verify()).code, 0, 'restored: verifies again');
@@ -97,7 +129,9 @@ for (const tier of tiers) {
     const gapProblems = json(gap).chains[0].problems;
     const next = await rowAt(db, 13);
     t.ok(
-      gapProblems.some((p: any) => p.kind === 'seq_gap' && p.row_id === Number(next.id) && p.expected === '12' && p.found === '13'),
+      gapProblems.some(
+        (p: any) => p.kind === 'seq_gap' && p.row_id === Number(next.id) && p.expected === '12' && p.found === '13',
+      ),
       'seq_gap at the row after the removed one',
     );
     await db('access_events').insert(removed as never);
@@ -110,24 +144,46 @@ for (const tier of tiers) {
     await db('audit_checkpoints').where({ id: cp.id }).update({ signature: forged });
     const sig = await hub.verify('--json');
     t.equal(sig.code, 1, 'a forged signature fails verification');
-    t.match(json(sig).chains[0].problems[0], { kind: 'checkpoint_signature', checkpoint_id: Number(cp.id), seq: Number(cp.seq) });
-    await db('audit_checkpoints').where({ id: cp.id }).update({ signature: cp.signature, hash: 'f'.repeat(64) });
+    t.match(json(sig).chains[0].problems[0], {
+      kind: 'checkpoint_signature',
+      checkpoint_id: Number(cp.id),
+      seq: Number(cp.seq),
+    });
+    await db('audit_checkpoints')
+      .where({ id: cp.id })
+      .update({ signature: cp.signature, hash: 'f'.repeat(64) });
     const rewritten = json(await hub.verify('--json')).chains[0].problems.map((p: any) => p.kind);
-    t.ok(rewritten.includes('checkpoint_signature') && rewritten.includes('checkpoint_mismatch'), `a rewritten checkpoint: ${rewritten.join(', ')}`);
+    t.ok(
+      rewritten.includes('checkpoint_signature') && rewritten.includes('checkpoint_mismatch'),
+      `a rewritten checkpoint: ${rewritten.join(', ')}`,
+    );
     await db('audit_checkpoints').where({ id: cp.id }).update({ hash: cp.hash });
 
     // Rows removed from the end: the last checkpoint names them.
     await hub.hub.audit.flush();
     const lastCp = await db('audit_checkpoints').where({ chain: 'local' }).orderBy('seq', 'desc').first();
     const tail = await db('access_events').where({ chain: 'local' }).where('seq', '>=', Number(lastCp.seq)).select();
-    await db('access_events').whereIn('id', tail.map((r: any) => r.id)).delete();
+    await db('access_events')
+      .whereIn(
+        'id',
+        tail.map((r: any) => r.id),
+      )
+      .delete();
     const cut = json(await hub.verify('--json')).chains[0].problems;
-    t.ok(cut.some((p: any) => p.kind === 'rows_missing_at_end' && p.seq === Number(lastCp.seq)), 'rows cut from the end are found by the last checkpoint');
+    t.ok(
+      cut.some((p: any) => p.kind === 'rows_missing_at_end' && p.seq === Number(lastCp.seq)),
+      'rows cut from the end are found by the last checkpoint',
+    );
     await db('access_events').insert(tail);
 
     // Rows removed from the start without pruning: nothing anchors the chain.
     const head = await db('access_events').where({ chain: 'local' }).where('seq', '<=', 2).select();
-    await db('access_events').whereIn('id', head.map((r: any) => r.id)).delete();
+    await db('access_events')
+      .whereIn(
+        'id',
+        head.map((r: any) => r.id),
+      )
+      .delete();
     t.match(json(await hub.verify('--json')).chains[0].problems[0], { kind: 'chain_start', seq: 3 });
     await db('access_events').insert(head);
     t.equal((await hub.verify()).code, 0, 'whole again');

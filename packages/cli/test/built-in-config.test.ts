@@ -8,13 +8,21 @@ t.test('builtInConfig: one npm registry from npm_config_registry, anonymous down
   const cfg = builtInConfig({ npm_config_registry: 'http://127.0.0.1:9/npm/' });
   tt.equal(cfg.registries.length, 1);
   const reg = cfg.registries[0];
-  tt.same({ name: reg?.name, type: reg?.type, mode: reg?.mode, upstream: reg?.upstream }, { name: 'npm', type: 'npm', mode: 'proxy', upstream: 'http://127.0.0.1:9/npm' });
+  tt.same(
+    { name: reg?.name, type: reg?.type, mode: reg?.mode, upstream: reg?.upstream },
+    { name: 'npm', type: 'npm', mode: 'proxy', upstream: 'http://127.0.0.1:9/npm' },
+  );
   tt.same(cfg.auth.anonymous, ['source:read']);
   tt.equal(cfg.server.listen, '127.0.0.1:8080');
   tt.equal(cfg.database.filename, resolve(process.cwd(), 'data', 'hub.db'));
   tt.equal(cfg.storage.path, resolve(process.cwd(), 'data', 'blobs'));
-  const withKind = builtInConfig({ npm_config_registry: 'http://127.0.0.1:9/' }, new Map([['npm', Type.Object({ x: Type.Integer({ default: 1, description: 'x' }) }, { additionalProperties: false })]]));
-  tt.same(withKind.registries[0]?.extra, { x: 1 }, 'the npm kind\'s defaults apply');
+  const withKind = builtInConfig(
+    { npm_config_registry: 'http://127.0.0.1:9/' },
+    new Map([
+      ['npm', Type.Object({ x: Type.Integer({ default: 1, description: 'x' }) }, { additionalProperties: false })],
+    ]),
+  );
+  tt.same(withKind.registries[0]?.extra, { x: 1 }, "the npm kind's defaults apply");
 
   const asked = builtInConfig({}, undefined, () => 'http://127.0.0.1:9/from-npm/');
   tt.equal(asked.registries[0]?.upstream, 'http://127.0.0.1:9/from-npm', 'without npm_config_registry, npm is asked');

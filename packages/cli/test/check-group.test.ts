@@ -27,15 +27,31 @@ t.test('hub check --npm <group> checks through the group', async (t) => {
     ],
   });
   t.teardown(() => hub.close());
-  const r = await runHub(['check', '--npm', 'npm', '--npm-package', 'hubdemo@1.0.0'], { HUB_URL: hub.url, HUB_TOKEN: await hub.token('ci'), HOME: process.env.HOME });
+  const r = await runHub(['check', '--npm', 'npm', '--npm-package', 'hubdemo@1.0.0'], {
+    HUB_URL: hub.url,
+    HUB_TOKEN: await hub.token('ci'),
+    HOME: process.env.HOME,
+  });
   t.equal(r.code, 0, r.stdout + r.stderr);
-  t.match(lines(r.stdout), [/^PASS npm http: /, /^PASS npm tool: packument -> .*\/proxy\/npm\/hubdemo\/-\/hubdemo-1\.0\.0\.tgz: gzip, sha512 matches dist\.integrity/, '2 checks: 2 passed, 0 failed, 0 skipped']);
+  t.match(lines(r.stdout), [
+    /^PASS npm http: /,
+    /^PASS npm tool: packument -> .*\/proxy\/npm\/hubdemo\/-\/hubdemo-1\.0\.0\.tgz: gzip, sha512 matches dist\.integrity/,
+    '2 checks: 2 passed, 0 failed, 0 skipped',
+  ]);
   t.ok(empty.count('/hubdemo') > 0, 'the first member was asked');
 
-  const missing = await runHub(['check', '--npm', 'npm', '--npm-package', 'nosuchpkg@1.0.0'], { HUB_URL: hub.url, HUB_TOKEN: await hub.token('ci'), HOME: process.env.HOME });
+  const missing = await runHub(['check', '--npm', 'npm', '--npm-package', 'nosuchpkg@1.0.0'], {
+    HUB_URL: hub.url,
+    HUB_TOKEN: await hub.token('ci'),
+    HOME: process.env.HOME,
+  });
   t.match(missing.stdout, /nosuchpkg/, 'a name no member has is reported');
 
   const health = await runHub(['health'], { HUB_URL: hub.url, HUB_TOKEN: hub.adminToken });
   t.equal(health.code, 0, health.stderr);
-  t.match(health.stdout, /^npm\s+npm\s+group: npm-first \(ok\), npm-second \(ok\)\s/m, 'hub health lists the group with its members and their state');
+  t.match(
+    health.stdout,
+    /^npm\s+npm\s+group: npm-first \(ok\), npm-second \(ok\)\s/m,
+    'hub health lists the group with its members and their state',
+  );
 });

@@ -23,12 +23,20 @@ import nuget from '@hub/kind-nuget';
 import rubygems from '@hub/kind-rubygems';
 import terraform from '@hub/kind-terraform';
 import openvsx from '@hub/kind-vsix/openvsx';
-import { goFixtureHandler, npmFixtureHandler, pathOf, sendBody, startFixtureUpstream, startTestHub } from '@hub/testkit';
+import {
+  goFixtureHandler,
+  npmFixtureHandler,
+  pathOf,
+  sendBody,
+  startFixtureUpstream,
+  startTestHub,
+} from '@hub/testkit';
 import { adminClient } from '../src/client.js';
 import { checkKit, tarEntries, xmlRoot } from '../src/check-kit.js';
 import { closedPort, expectUsageErrors, json, lines, runHub, runHubBinary } from './run-hub.js';
 
-const fixtures = (kind: string, rel = 'upstream/') => fileURLToPath(new URL(`../../../${kind}/test/fixtures/${rel}`, import.meta.url));
+const fixtures = (kind: string, rel = 'upstream/') =>
+  fileURLToPath(new URL(`../../../${kind}/test/fixtures/${rel}`, import.meta.url));
 const VSIX = fs.readFileSync(fixtures('kind-vsix', 'hubpub.hubext-1.0.0.vsix'));
 const ASSET = zlib.gzipSync(Buffer.from('a release asset'));
 
@@ -105,8 +113,12 @@ const hasCargo = tool('cargo', ['--version'], (out) => {
 const hasGo = tool('go', ['version'], (out) => out.startsWith('go version'));
 
 /** The tools need HOME (rustup finds its toolchains there); nothing else of this environment leaks in. */
-const TOOL_ENV = { HOME: process.env.HOME ?? os.homedir(), ...(process.env.RUSTUP_HOME && { RUSTUP_HOME: process.env.RUSTUP_HOME }) };
-const cli = (args: string[], env: NodeJS.ProcessEnv = {}) => runHub(['check', ...args], { HUB_URL: hub.url, HUB_TOKEN: reader, ...TOOL_ENV, ...env });
+const TOOL_ENV = {
+  HOME: process.env.HOME ?? os.homedir(),
+  ...(process.env.RUSTUP_HOME && { RUSTUP_HOME: process.env.RUSTUP_HOME }),
+};
+const cli = (args: string[], env: NodeJS.ProcessEnv = {}) =>
+  runHub(['check', ...args], { HUB_URL: hub.url, HUB_TOKEN: reader, ...TOOL_ENV, ...env });
 /** A PATH with no tools on it (the binary itself runs as process.execPath). */
 const NO_TOOLS = path.join(dir, 'no-tools');
 fs.mkdirSync(NO_TOOLS);
@@ -129,29 +141,53 @@ t.test('every kind passes with coordinates the fixtures hold; one line per check
   const out = lines(r.stdout);
   t.same(
     out.slice(0, -1).map((l) => l.split(':')[0]),
-    ['npm', 'crates', 'gh', 'vsx', 'maven', 'tf', 'gems', 'nuget'].flatMap((n) => [`${n} http`, `${n} tool`]).map((x) => {
-      if (x === 'gh tool') return `SKIP ${x}`;
-      if (x === 'crates tool' && !hasCargo) return `SKIP ${x}`;
-      return `PASS ${x}`;
-    }),
+    ['npm', 'crates', 'gh', 'vsx', 'maven', 'tf', 'gems', 'nuget']
+      .flatMap((n) => [`${n} http`, `${n} tool`])
+      .map((x) => {
+        if (x === 'gh tool') return `SKIP ${x}`;
+        if (x === 'crates tool' && !hasCargo) return `SKIP ${x}`;
+        return `PASS ${x}`;
+      }),
     'in the order of the kinds, each passed (the github kind has no tool check)',
   );
   const line = (prefix: string) => out.find((l) => l.startsWith(prefix)) ?? '';
-  t.match(line('PASS npm http:'), /GET \/proxy\/npm\/hubdemo \(Accept \*\/\*\) and \/proxy\/npm\/hubdemo\/1\.0\.0\/tarball: 200, gzip/);
-  t.match(line('PASS npm tool:'), /packument -> http:\/\/127\.0\.0\.1:\d+\/proxy\/npm\/hubdemo\/-\/hubdemo-1\.0\.0\.tgz: gzip, sha512 matches dist\.integrity/);
-  t.match(line('PASS crates http:'), /registry\/config\.json: 200, dl http:\/\/127\.0\.0\.1:\d+\/proxy\/crates\/api\/v1\/crates/);
-  if (hasCargo) t.match(line('PASS crates tool:'), /^PASS crates tool: cargo fetch resolved cfg-if 1\.0\.0 through sparse\+http:\/\/127\.0\.0\.1:\d+\/proxy\/crates\/registry\/$/, 'the real cargo');
+  t.match(
+    line('PASS npm http:'),
+    /GET \/proxy\/npm\/hubdemo \(Accept \*\/\*\) and \/proxy\/npm\/hubdemo\/1\.0\.0\/tarball: 200, gzip/,
+  );
+  t.match(
+    line('PASS npm tool:'),
+    /packument -> http:\/\/127\.0\.0\.1:\d+\/proxy\/npm\/hubdemo\/-\/hubdemo-1\.0\.0\.tgz: gzip, sha512 matches dist\.integrity/,
+  );
+  t.match(
+    line('PASS crates http:'),
+    /registry\/config\.json: 200, dl http:\/\/127\.0\.0\.1:\d+\/proxy\/crates\/api\/v1\/crates/,
+  );
+  if (hasCargo)
+    t.match(
+      line('PASS crates tool:'),
+      /^PASS crates tool: cargo fetch resolved cfg-if 1\.0\.0 through sparse\+http:\/\/127\.0\.0\.1:\d+\/proxy\/crates\/registry\/$/,
+      'the real cargo',
+    );
   t.match(line('PASS gh http:'), /releases\/download\/v1\.0\.0\/hubtool_linux_amd64\.tar\.gz: 200, gzip/);
   t.match(line('PASS vsx http:'), /\/proxy\/vsx\/hubpub\.hubext\/1\.0\.0\/vsix: HTTP 200$/);
   t.match(line('PASS vsx tool:'), /hubpub\.hubext@1\.0\.0: ZIP/);
   t.match(line('PASS maven http:'), /maven2\/org\/hamcrest\/hamcrest-core\/maven-metadata\.xml: 200, XML <metadata>$/);
   t.match(line('PASS maven tool:'), /1\.3\/hamcrest-core-1\.3\.pom: 200, XML <project>$/);
   t.match(line('PASS tf http:'), /v1\/providers\/hubns\/hubdemo\/versions: 200, 2 versions$/);
-  t.match(line('PASS tf tool:'), /1\.2\.3\/download\/linux\/amd64: 200, download_url http:\/\/127\.0\.0\.1:\d+\/proxy\/tf\/v1\/providers\/hubns\/hubdemo\/1\.2\.3\/download\/linux\/amd64\/archive\.zip$/, 'without the signature');
+  t.match(
+    line('PASS tf tool:'),
+    /1\.2\.3\/download\/linux\/amd64: 200, download_url http:\/\/127\.0\.0\.1:\d+\/proxy\/tf\/v1\/providers\/hubns\/hubdemo\/1\.2\.3\/download\/linux\/amd64\/archive\.zip$/,
+    'without the signature',
+  );
   t.match(line('PASS gems http:'), /api\/v1\/gems\/hubdemo\.json: 200, name hubdemo$/);
   t.match(line('PASS gems tool:'), /gems\/hubdemo-1\.0\.0\.gem: 200, POSIX tar with metadata\.gz and data\.tar\.gz$/);
   t.match(line('PASS nuget http:'), /nuget\/v3\/index\.json: 200, version 3\.0\.0, \d+ resources$/);
-  t.match(line('PASS nuget tool:'), /hubdemo lists 1\.0\.0; \.nupkg is a ZIP/, 'the id is folded to lower case, as the flat container spells it');
+  t.match(
+    line('PASS nuget tool:'),
+    /hubdemo lists 1\.0\.0; \.nupkg is a ZIP/,
+    'the id is folded to lower case, as the flat container spells it',
+  );
   t.equal(out.at(-1), `16 checks: ${hasCargo ? 15 : 14} passed, 0 failed, ${hasCargo ? 1 : 2} skipped`);
 
   const j = await cli([...EVERY_KIND, '--json']);
@@ -165,7 +201,11 @@ t.test('every kind passes with coordinates the fixtures hold; one line per check
 });
 
 t.test('the real binary: hub check prints its lines and exits with the result', async (t) => {
-  const r = await runHubBinary(['check', '--npm', 'npm', '--npm-package', 'hubdemo@1.0.0'], { HUB_URL: hub.url, HUB_TOKEN: reader, ...TOOL_ENV });
+  const r = await runHubBinary(['check', '--npm', 'npm', '--npm-package', 'hubdemo@1.0.0'], {
+    HUB_URL: hub.url,
+    HUB_TOKEN: reader,
+    ...TOOL_ENV,
+  });
   t.equal(r.code, 0, r.stdout + r.stderr);
   t.match(r.stdout, /^PASS npm http: .+\nPASS npm tool: .+\n2 checks: 2 passed, 0 failed, 0 skipped\n$/);
 });
@@ -173,32 +213,74 @@ t.test('the real binary: hub check prints its lines and exits with the result', 
 t.test('a failing check: exit 1 and a FAIL line that says why', async (t) => {
   const missing = await cli(['--npm', 'npm', '--npm-package', 'hubdemo@9.9.9']);
   t.equal(missing.code, 1);
-  t.match(missing.stdout, /^FAIL npm http: GET \/proxy\/npm\/hubdemo\/9\.9\.9\/tarball: HTTP 404: .+$/m, 'a version the upstream lacks');
+  t.match(
+    missing.stdout,
+    /^FAIL npm http: GET \/proxy\/npm\/hubdemo\/9\.9\.9\/tarball: HTTP 404: .+$/m,
+    'a version the upstream lacks',
+  );
   t.match(missing.stdout, /^FAIL npm tool: the packument of hubdemo has no version 9\.9\.9 with a dist\.tarball$/m);
   t.match(missing.stdout, /^2 checks: 0 passed, 2 failed, 0 skipped$/m);
 
   // The upstream answers 200 with text where the pom should be: the hub refuses it, the check says so.
-  mavenUp.fault('/org/example/hubparent/2.0/hubparent-2.0.pom', { type: 'status', status: 200, body: 'this is not XML', headers: { 'content-type': 'application/xml' } });
+  mavenUp.fault('/org/example/hubparent/2.0/hubparent-2.0.pom', {
+    type: 'status',
+    status: 200,
+    body: 'this is not XML',
+    headers: { 'content-type': 'application/xml' },
+  });
   const pom = await cli(['--maven', 'maven', '--maven-artifact', 'org.example:hubparent:2.0']);
   t.equal(pom.code, 1);
   t.match(pom.stdout, /^PASS maven http: .*org\/example\/hubparent\/maven-metadata\.xml: 200, XML <metadata>$/m);
-  t.match(pom.stdout, /^FAIL maven tool: GET \/proxy\/maven\/maven2\/org\/example\/hubparent\/2\.0\/hubparent-2\.0\.pom: HTTP 502: .+$/m);
+  t.match(
+    pom.stdout,
+    /^FAIL maven tool: GET \/proxy\/maven\/maven2\/org\/example\/hubparent\/2\.0\/hubparent-2\.0\.pom: HTTP 502: .+$/m,
+  );
   mavenUp.clearFaults();
 
   const noToken = await cli(['--npm', 'npm', '--npm-package', 'hubdemo@1.0.0', '--json'], { HUB_TOKEN: '' });
   t.equal(noToken.code, 1, 'this hub needs a token');
-  t.match(json(noToken), { failed: 2, checks: [{ result: 'fail', detail: /HTTP 401/ }, { result: 'fail', detail: /HTTP 401/ }] });
+  t.match(json(noToken), {
+    failed: 2,
+    checks: [
+      { result: 'fail', detail: /HTTP 401/ },
+      { result: 'fail', detail: /HTTP 401/ },
+    ],
+  });
   const withFlag = await cli(['--npm', 'npm', '--npm-package', 'hubdemo@1.0.0', '--token', reader], { HUB_TOKEN: '' });
   t.equal(withFlag.code, 0, '--token is sent');
 
   const url = `http://127.0.0.1:${await closedPort()}`;
   const down = await cli(['--url', url, '--rubygems', 'gems']);
   t.equal(down.code, 1, 'an unreachable hub fails every check');
-  t.equal(down.stdout, [`FAIL gems http: cannot reach the hub at ${url}: connection refused (is it running? set --url or HUB_URL)`, `FAIL gems tool: cannot reach the hub at ${url}: connection refused (is it running? set --url or HUB_URL)`, '2 checks: 0 passed, 2 failed, 0 skipped', ''].join('\n'));
+  t.equal(
+    down.stdout,
+    [
+      `FAIL gems http: cannot reach the hub at ${url}: connection refused (is it running? set --url or HUB_URL)`,
+      `FAIL gems tool: cannot reach the hub at ${url}: connection refused (is it running? set --url or HUB_URL)`,
+      '2 checks: 0 passed, 2 failed, 0 skipped',
+      '',
+    ].join('\n'),
+  );
 });
 
 t.test('a 404 where `hub check` allows it, and a tool that is not installed, are skips: exit 0', async (t) => {
-  const r = await cli(['--openvsx', 'vsx', '--openvsx-extension', 'hubpub.hubext@9.9.9', '--terraform', 'tf', '--terraform-provider', 'hubns/hubdemo@9.9.9/linux_amd64', '--cargo', 'crates', '--cargo-crate', 'cfg-if@1.0.0'], { PATH: NO_TOOLS });
+  const r = await cli(
+    [
+      '--openvsx',
+      'vsx',
+      '--openvsx-extension',
+      'hubpub.hubext@9.9.9',
+      '--terraform',
+      'tf',
+      '--terraform-provider',
+      'hubns/hubdemo@9.9.9/linux_amd64',
+      '--cargo',
+      'crates',
+      '--cargo-crate',
+      'cfg-if@1.0.0',
+    ],
+    { PATH: NO_TOOLS },
+  );
   t.equal(r.code, 0, r.stdout);
   t.same(lines(r.stdout), [
     'PASS crates http: GET /proxy/crates/registry/config.json: 200, dl ' + `${hub.url}/proxy/crates/api/v1/crates`,
@@ -212,18 +294,33 @@ t.test('a 404 where `hub check` allows it, and a tool that is not installed, are
 });
 
 t.test('go: @latest over HTTP, and the go command with the hub as its only proxy', async (t) => {
-  const goCli = (args: string[], env: NodeJS.ProcessEnv = {}) => runHub(['check', '--url', goHub.url, '--go', 'go', ...args], { ...TOOL_ENV, ...env });
+  const goCli = (args: string[], env: NodeJS.ProcessEnv = {}) =>
+    runHub(['check', '--url', goHub.url, '--go', 'go', ...args], { ...TOOL_ENV, ...env });
   const r = await goCli(['--go-module', 'example.com/Hub/demo@v1.0.0']);
   t.equal(r.code, 0, r.stdout + r.stderr);
   const out = lines(r.stdout);
-  t.equal(out[0], 'PASS go http: GET /proxy/go/example.com/!hub/demo/@latest: 200, Version v1.1.0', 'the module path is escaped');
-  if (hasGo) t.equal(out[1], `PASS go tool: go mod download example.com/Hub/demo@v1.0.0 with GOPROXY=${goHub.url}/proxy/go only: ok`, 'the real go');
+  t.equal(
+    out[0],
+    'PASS go http: GET /proxy/go/example.com/!hub/demo/@latest: 200, Version v1.1.0',
+    'the module path is escaped',
+  );
+  if (hasGo)
+    t.equal(
+      out[1],
+      `PASS go tool: go mod download example.com/Hub/demo@v1.0.0 with GOPROXY=${goHub.url}/proxy/go only: ok`,
+      'the real go',
+    );
   else t.equal(out[1], 'SKIP go tool: go not installed');
 
   const missing = await goCli(['--go-module', 'example.com/nothing/here@v1.0.0']);
   t.equal(missing.code, 1);
   t.match(missing.stdout, /^FAIL go http: GET \/proxy\/go\/example\.com\/nothing\/here\/@latest: HTTP 404/m);
-  if (hasGo) t.match(missing.stdout, /^FAIL go tool: go mod download example\.com\/nothing\/here@v1\.0\.0: .*404/m, "go's own error");
+  if (hasGo)
+    t.match(
+      missing.stdout,
+      /^FAIL go tool: go mod download example\.com\/nothing\/here@v1\.0\.0: .*404/m,
+      "go's own error",
+    );
 
   const noGo = await goCli(['--go-module', 'example.com/Hub/demo@v1.0.0'], { PATH: NO_TOOLS });
   t.equal(noGo.code, 0);
@@ -233,11 +330,18 @@ t.test('go: @latest over HTTP, and the go command with the hub as its only proxy
 type Answer = { status?: number; type?: string; body: string | Buffer };
 
 /** A stand-in for a hub that serves what a real one never does; it records the authorization header. */
-async function standIn(t: Test, routes: Record<string, Answer>): Promise<{ url: string; auth: Array<string | undefined> }> {
+async function standIn(
+  t: Test,
+  routes: Record<string, Answer>,
+): Promise<{ url: string; auth: Array<string | undefined> }> {
   const auth: Array<string | undefined> = [];
   const server = http.createServer((req, res) => {
     auth.push(req.headers.authorization);
-    const a = routes[new URL(req.url ?? '/', 'http://x').pathname] ?? { status: 404, type: 'application/json', body: '{"error":{"code":"not_found","message":"no such thing"}}' };
+    const a = routes[new URL(req.url ?? '/', 'http://x').pathname] ?? {
+      status: 404,
+      type: 'application/json',
+      body: '{"error":{"code":"not_found","message":"no such thing"}}',
+    };
     res.writeHead(a.status ?? 200, { 'content-type': a.type ?? 'application/json' });
     res.end(a.body);
   });
@@ -264,27 +368,91 @@ t.test('content is checked, not only the status: each kind fails on a well-forme
     '/proxy/u/nuget/v3/index.json': { body: '{"version":"2.0.0","resources":[]}' },
   });
   const r = await runHub(
-    ['check', '--url', s.url, '--token', 'tok', '--json', '--npm', 'n', '--npm-package', 'x@1.0.0', '--cargo', 'c', '--go', 'g', '--go-module', 'example.com/m@v1.0.0', '--github', 'gh', '--github-asset', 'o/r/v1/a.tar.gz', '--openvsx', 'v', '--openvsx-extension', 'p.e@1.0.0', '--maven', 'm', '--maven-artifact', 'g:a:1', '--terraform', 't', '--terraform-provider', 'ns/p@1.0.0', '--rubygems', 'r', '--rubygems-gem', 'x@1.0.0', '--nuget', 'u'],
+    [
+      'check',
+      '--url',
+      s.url,
+      '--token',
+      'tok',
+      '--json',
+      '--npm',
+      'n',
+      '--npm-package',
+      'x@1.0.0',
+      '--cargo',
+      'c',
+      '--go',
+      'g',
+      '--go-module',
+      'example.com/m@v1.0.0',
+      '--github',
+      'gh',
+      '--github-asset',
+      'o/r/v1/a.tar.gz',
+      '--openvsx',
+      'v',
+      '--openvsx-extension',
+      'p.e@1.0.0',
+      '--maven',
+      'm',
+      '--maven-artifact',
+      'g:a:1',
+      '--terraform',
+      't',
+      '--terraform-provider',
+      'ns/p@1.0.0',
+      '--rubygems',
+      'r',
+      '--rubygems-gem',
+      'x@1.0.0',
+      '--nuget',
+      'u',
+    ],
     { PATH: NO_TOOLS },
   );
   t.equal(r.code, 1);
   const checks = json(r).checks as Array<{ registry: string; check: string; result: string; detail: string }>;
   const of = (registry: string, check: string) => checks.find((c) => c.registry === registry && c.check === check)!;
-  t.match(of('n', 'http'), { result: 'fail', detail: 'GET /proxy/n/x/1.0.0/tarball: 200 but not gzip data (text/html, 45 bytes, starting "<html><body>Service Unavailable</body></")' });
+  t.match(of('n', 'http'), {
+    result: 'fail',
+    detail:
+      'GET /proxy/n/x/1.0.0/tarball: 200 but not gzip data (text/html, 45 bytes, starting "<html><body>Service Unavailable</body></")',
+  });
   t.match(of('n', 'tool'), { result: 'fail', detail: /^GET \/proxy\/n\/x: 200 but not a JSON object/ });
-  t.match(of('c', 'http'), { result: 'fail', detail: 'GET /proxy/c/registry/config.json: no "dl" in the index configuration' });
+  t.match(of('c', 'http'), {
+    result: 'fail',
+    detail: 'GET /proxy/c/registry/config.json: no "dl" in the index configuration',
+  });
   t.match(of('c', 'tool'), { result: 'skip', detail: 'cargo not installed' });
-  t.match(of('g', 'http'), { result: 'fail', detail: 'GET /proxy/g/example.com/m/@latest: no "Version" in the answer' });
+  t.match(of('g', 'http'), {
+    result: 'fail',
+    detail: 'GET /proxy/g/example.com/m/@latest: no "Version" in the answer',
+  });
   t.match(of('gh', 'http'), { result: 'fail', detail: /200 but not gzip data \(text\/html/ });
   t.match(of('v', 'http'), { result: 'fail', detail: 'GET /proxy/v/p.e/1.0.0/vsix: HTTP 503: busy' });
   t.match(of('v', 'tool'), { result: 'fail', detail: 'GET /proxy/v/p.e/1.0.0/vsix: HTTP 503: busy' });
-  t.match(of('m', 'http'), { result: 'fail', detail: 'GET /proxy/m/maven2/g/a/maven-metadata.xml: the root element is <html>, not <metadata>' });
-  t.match(of('m', 'tool'), { result: 'fail', detail: /^GET \/proxy\/m\/maven2\/g\/a\/1\/a-1\.pom: 200 but not an XML document/ });
+  t.match(of('m', 'http'), {
+    result: 'fail',
+    detail: 'GET /proxy/m/maven2/g/a/maven-metadata.xml: the root element is <html>, not <metadata>',
+  });
+  t.match(of('m', 'tool'), {
+    result: 'fail',
+    detail: /^GET \/proxy\/m\/maven2\/g\/a\/1\/a-1\.pom: 200 but not an XML document/,
+  });
   t.match(of('t', 'http'), { result: 'fail', detail: 'GET /proxy/t/v1/providers/ns/p/versions: "versions" is empty' });
-  t.match(of('t', 'tool'), { result: 'fail', detail: 'GET /proxy/t/v1/providers/ns/p/1.0.0/download/linux/amd64: no "download_url" in the download document' });
+  t.match(of('t', 'tool'), {
+    result: 'fail',
+    detail: 'GET /proxy/t/v1/providers/ns/p/1.0.0/download/linux/amd64: no "download_url" in the download document',
+  });
   t.match(of('r', 'http'), { result: 'fail', detail: 'GET /proxy/r/api/v1/gems/x.json: "name" is "y", not "x"' });
-  t.match(of('r', 'tool'), { result: 'fail', detail: /^GET \/proxy\/r\/gems\/x-1\.0\.0\.gem: 200 but not a POSIX tar: tar header has a bad checksum/ });
-  t.match(of('u', 'http'), { result: 'fail', detail: 'GET /proxy/u/nuget/v3/index.json: "version" is "2.0.0", not "3.0.0"' });
+  t.match(of('r', 'tool'), {
+    result: 'fail',
+    detail: /^GET \/proxy\/r\/gems\/x-1\.0\.0\.gem: 200 but not a POSIX tar: tar header has a bad checksum/,
+  });
+  t.match(of('u', 'http'), {
+    result: 'fail',
+    detail: 'GET /proxy/u/nuget/v3/index.json: "version" is "2.0.0", not "3.0.0"',
+  });
   t.match(of('u', 'tool'), { result: 'fail', detail: 'the service index names no PackageBaseAddress/3.0.0 resource' });
   t.ok(s.auth.length > 0 && s.auth.every((a) => a === 'Bearer tok'), 'the token is sent as a Bearer token');
 });
@@ -294,14 +462,26 @@ t.test('bad usage exits 2, names the help, and sends nothing', async (t) => {
   const cases: Array<[string[], RegExp]> = [
     [[], /name at least one registry to check: --npm NAME, --cargo NAME/],
     [['--npm-package', 'lodash@4.17.21'], /--npm-package needs --npm NAME/],
-    [['--npm', 'npm', '--npm-package', 'lodash'], /--npm-package must be name@version, such as lodash@4\.17\.21, not "lodash"/],
-    [['--go', 'go', '--go-module', 'rsc.io/quote@1.5.2'], /--go-module must be path@version, such as rsc\.io\/quote@v1\.5\.2/],
+    [
+      ['--npm', 'npm', '--npm-package', 'lodash'],
+      /--npm-package must be name@version, such as lodash@4\.17\.21, not "lodash"/,
+    ],
+    [
+      ['--go', 'go', '--go-module', 'rsc.io/quote@1.5.2'],
+      /--go-module must be path@version, such as rsc\.io\/quote@v1\.5\.2/,
+    ],
     [['--github', 'gh', '--github-asset', 'owner/repo/asset'], /--github-asset must be a release asset/],
     [['--maven', 'm', '--maven-artifact', 'junit:junit'], /--maven-artifact must be a Maven coordinate/],
     [['--maven', 'm', '--maven-artifact', '..:x:1'], /--maven-artifact must be a Maven coordinate/],
     [['--terraform', 't', '--terraform-provider', 'hashicorp/null'], /--terraform-provider must be a provider/],
-    [['--openvsx', 'v', '--openvsx-extension', 'publisher@1.0.0'], /--openvsx-extension must be an extension and version/],
-    [['--vscode-marketplace', 'v', '--vscode-marketplace-extension', 'a.b'], /--vscode-marketplace-extension must be an extension/],
+    [
+      ['--openvsx', 'v', '--openvsx-extension', 'publisher@1.0.0'],
+      /--openvsx-extension must be an extension and version/,
+    ],
+    [
+      ['--vscode-marketplace', 'v', '--vscode-marketplace-extension', 'a.b'],
+      /--vscode-marketplace-extension must be an extension/,
+    ],
     [['--rubygems', 'r', '--rubygems-gem', 'rake'], /--rubygems-gem must be name@version/],
     [['--nuget', 'n', '--nuget-package', 'bad id@1.0.0'], /--nuget-package must be id@version/],
     [['--cargo', 'c', '--cargo-crate', 'serde@'], /--cargo-crate must be name@version/],
@@ -312,11 +492,28 @@ t.test('bad usage exits 2, names the help, and sends nothing', async (t) => {
     [['--npm', 'npm', 'extra'], /Unexpected argument 'extra'/],
     [['--npm', 'npm', '--url', 'ftp://hub'], /must be an http or https URL/],
   ];
-  await expectUsageErrors(t, cases.map(([args, message]) => [['check', ...args], message, 'check'] as const), env);
+  await expectUsageErrors(
+    t,
+    cases.map(([args, message]) => [['check', ...args], message, 'check'] as const),
+    env,
+  );
   const help = await runHub(['check', '--help']);
   t.equal(help.code, 0);
-  t.match(help.stdout, /--url URL {10}the hub \(default: \$HUB_URL, else http:\/\/localhost:8080\)/, 'the default base URL of `hub check`');
-  for (const d of ['lodash@4.17.21', 'cfg-if@1.0.0', 'rsc.io/quote@v1.5.2', 'junit:junit:4.13.2', 'hashicorp/null@3.2.2/linux_amd64', 'rake@13.2.1', 'newtonsoft.json@13.0.3']) t.match(help.stdout, `default ${d}`);
+  t.match(
+    help.stdout,
+    /--url URL {10}the hub \(default: \$HUB_URL, else http:\/\/localhost:8080\)/,
+    'the default base URL of `hub check`',
+  );
+  for (const d of [
+    'lodash@4.17.21',
+    'cfg-if@1.0.0',
+    'rsc.io/quote@v1.5.2',
+    'junit:junit:4.13.2',
+    'hashicorp/null@3.2.2/linux_amd64',
+    'rake@13.2.1',
+    'newtonsoft.json@13.0.3',
+  ])
+    t.match(help.stdout, `default ${d}`);
 });
 
 t.test('content helpers: tar headers and the XML root element', async (t) => {
@@ -340,8 +537,16 @@ t.test('content helpers: tar headers and the XML root element', async (t) => {
     Buffer.alloc(1024),
   ]);
   t.same(await tarEntries(built), ['some/deep/folder/data.tar.gz', 'a-very-long/metadata.gz', 'gnu/long/name.txt']);
-  t.same(await tarEntries(Buffer.concat([tarEntry('gnu', 'x', { magic: 'ustar  \0' }), Buffer.alloc(1024)])), ['gnu'], 'the old GNU magic');
-  await t.rejects(tarEntries(Buffer.concat([tarEntry('v7', 'x', { magic: '\0'.repeat(8) }), Buffer.alloc(1024)])), /not a POSIX \(ustar\) or GNU header/, 'a pre-POSIX header');
+  t.same(
+    await tarEntries(Buffer.concat([tarEntry('gnu', 'x', { magic: 'ustar  \0' }), Buffer.alloc(1024)])),
+    ['gnu'],
+    'the old GNU magic',
+  );
+  await t.rejects(
+    tarEntries(Buffer.concat([tarEntry('v7', 'x', { magic: '\0'.repeat(8) }), Buffer.alloc(1024)])),
+    /not a POSIX \(ustar\) or GNU header/,
+    'a pre-POSIX header',
+  );
   const changed = tarEntry('x', 'x');
   changed.write('y', 0, 'latin1');
   await t.rejects(tarEntries(changed), /bad checksum/, 'a header changed after its checksum');
@@ -359,12 +564,26 @@ t.test('content helpers: tar headers and the XML root element', async (t) => {
   t.equal(xmlRoot('<metadata>&undefined;</metadata>'), undefined, 'an entity nobody declared');
   // A DOCTYPE is refused before its DTD is looked at: no entity expansion, no external subset.
   t.throws(() => xmlRoot('<!DOCTYPE html><html></html>'), { name: 'DoctypeRefused' });
-  const laughs = '<?xml version="1.0"?><!DOCTYPE metadata [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]><metadata>&b;</metadata>';
+  const laughs =
+    '<?xml version="1.0"?><!DOCTYPE metadata [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]><metadata>&b;</metadata>';
   t.throws(() => xmlRoot(laughs), { name: 'DoctypeRefused' }, 'entity expansion');
-  t.throws(() => xmlRoot('<!DOCTYPE project SYSTEM "file:///etc/passwd"><project/>'), { name: 'DoctypeRefused' }, 'an external subset');
+  t.throws(
+    () => xmlRoot('<!DOCTYPE project SYSTEM "file:///etc/passwd"><project/>'),
+    { name: 'DoctypeRefused' },
+    'an external subset',
+  );
   const kit = checkKit(adminClient({ url: 'http://127.0.0.1:9' }, {}, 'check'), 'm', {});
-  const answer = (body: string) => ({ what: '/proxy/m/x.xml', status: 200, type: 'application/xml', body: Buffer.from(body) });
-  t.throws(() => kit.xmlWithRoot(answer(laughs), 'metadata'), /^GET \/proxy\/m\/x\.xml: 200 but holds a DOCTYPE, which hub check refuses \(application\/xml, \d+ bytes/, 'the check fails and says why');
+  const answer = (body: string) => ({
+    what: '/proxy/m/x.xml',
+    status: 200,
+    type: 'application/xml',
+    body: Buffer.from(body),
+  });
+  t.throws(
+    () => kit.xmlWithRoot(answer(laughs), 'metadata'),
+    /^GET \/proxy\/m\/x\.xml: 200 but holds a DOCTYPE, which hub check refuses \(application\/xml, \d+ bytes/,
+    'the check fails and says why',
+  );
   t.equal(kit.xmlWithRoot(answer('<metadata/>'), 'metadata'), '<metadata>');
 });
 

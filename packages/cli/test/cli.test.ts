@@ -71,7 +71,11 @@ t.test('hub init writes a hub.toml that loads, and refuses to overwrite without 
 
 /** `hub serve` on a free port in `dir` with `env`; resolves with its base URL and stderr so far, and stops it at teardown. */
 async function serveDefault(t: Test, dir: string, env: NodeJS.ProcessEnv) {
-  const child = spawn(process.execPath, [BIN, 'serve', '--listen', '127.0.0.1:0'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'serve', '--listen', '127.0.0.1:0'], {
+    cwd: dir,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   const url = await new Promise<string>((resolve, reject) => {
     child.stderr.on('data', (c: Buffer) => {
@@ -88,67 +92,100 @@ async function serveDefault(t: Test, dir: string, env: NodeJS.ProcessEnv) {
       child.kill('SIGTERM');
     });
   t.teardown(stop);
-  return { url, stop, stderr: () => stderr, pid: child.pid!, exited: new Promise<void>((resolve) => child.once('exit', () => resolve())) };
+  return {
+    url,
+    stop,
+    stderr: () => stderr,
+    pid: child.pid!,
+    exited: new Promise<void>((resolve) => child.once('exit', () => resolve())),
+  };
 }
 
 const ADMIN = { HUB_ADMIN_TOKEN: 'hub_cli_test_admin_token_0123456789abcdef' };
 
-t.test('npm start path: with no hub.toml, serve proxies the registry npm is configured with, and stops on SIGTERM', async (t) => {
-  const upstream = await startFixtureUpstream({
-    handler: (req, res) => {
-      res.writeHead(404, { 'content-type': 'application/json' });
-      res.end('{"error":"Not found"}');
-      return true;
-    },
-  });
-  t.teardown(() => upstream.close());
-  const dir = t.testdir({});
-  const hubProc = await serveDefault(t, dir, { PATH: process.env.PATH, npm_config_registry: `${upstream.url}/`, ...ADMIN });
-  const health = await fetch(`${hubProc.url}/healthz`);
-  t.equal(health.status, 200);
-  const missing = await fetch(`${hubProc.url}/proxy/npm/no-such-package`);
-  t.equal(missing.status, 404, 'an npm registry named npm, backed by the configured upstream');
-  t.ok(upstream.count('/no-such-package') >= 1, 'the request went to the configured upstream');
-  t.ok(fs.existsSync(path.join(dir, 'data')), 'state lives under ./data');
-  t.equal(await hubProc.stop(), 0, 'SIGTERM is a clean exit');
-});
+t.test(
+  'npm start path: with no hub.toml, serve proxies the registry npm is configured with, and stops on SIGTERM',
+  async (t) => {
+    const upstream = await startFixtureUpstream({
+      handler: (req, res) => {
+        res.writeHead(404, { 'content-type': 'application/json' });
+        res.end('{"error":"Not found"}');
+        return true;
+      },
+    });
+    t.teardown(() => upstream.close());
+    const dir = t.testdir({});
+    const hubProc = await serveDefault(t, dir, {
+      PATH: process.env.PATH,
+      npm_config_registry: `${upstream.url}/`,
+      ...ADMIN,
+    });
+    const health = await fetch(`${hubProc.url}/healthz`);
+    t.equal(health.status, 200);
+    const missing = await fetch(`${hubProc.url}/proxy/npm/no-such-package`);
+    t.equal(missing.status, 404, 'an npm registry named npm, backed by the configured upstream');
+    t.ok(upstream.count('/no-such-package') >= 1, 'the request went to the configured upstream');
+    t.ok(fs.existsSync(path.join(dir, 'data')), 'state lives under ./data');
+    t.equal(await hubProc.stop(), 0, 'SIGTERM is a clean exit');
+  },
+);
 
 // npm exports npm_config_registry to scripts only when the user set it: a fresh machine has neither it nor an .npmrc.
-t.test('first run without npm_config_registry: hub asks npm for its registry (user .npmrc, then npm\'s own default)', async (t) => {
-  const upstream = await startFixtureUpstream({ handler: npmFixtureHandler(NPM_FIXTURES) });
-  t.teardown(() => upstream.close());
+t.test(
+  "first run without npm_config_registry: hub asks npm for its registry (user .npmrc, then npm's own default)",
+  async (t) => {
+    const upstream = await startFixtureUpstream({ handler: npmFixtureHandler(NPM_FIXTURES) });
+    t.teardown(() => upstream.close());
 
-  const home = t.testdir({ '.npmrc': `registry=${upstream.url}/\n`, work: {} });
-  const withNpmrc = await serveDefault(t, path.join(home, 'work'), { PATH: process.env.PATH, HOME: home, ...ADMIN });
-  const doc = await fetch(`${withNpmrc.url}/proxy/npm/hubdemo`, { headers: { accept: "application/json" } });
-  t.equal(doc.status, 200, 'the packument comes from the registry in ~/.npmrc');
-  const packument = (await doc.json()) as { 'dist-tags': { latest: string }; versions: Record<string, { dist: { tarball: string } }> };
-  const tgz = await fetch(packument.versions[packument['dist-tags'].latest]!.dist.tarball);
-  t.equal(tgz.status, 200, 'the package is served');
-  t.ok((await tgz.arrayBuffer()).byteLength > 0);
-  t.match(withNpmrc.stderr(), /npm config get registry/, 'the log says where the upstream came from');
-  t.equal(await withNpmrc.stop(), 0);
+    const home = t.testdir({ '.npmrc': `registry=${upstream.url}/\n`, work: {} });
+    const withNpmrc = await serveDefault(t, path.join(home, 'work'), { PATH: process.env.PATH, HOME: home, ...ADMIN });
+    const doc = await fetch(`${withNpmrc.url}/proxy/npm/hubdemo`, { headers: { accept: 'application/json' } });
+    t.equal(doc.status, 200, 'the packument comes from the registry in ~/.npmrc');
+    const packument = (await doc.json()) as {
+      'dist-tags': { latest: string };
+      versions: Record<string, { dist: { tarball: string } }>;
+    };
+    const tgz = await fetch(packument.versions[packument['dist-tags'].latest]!.dist.tarball);
+    t.equal(tgz.status, 200, 'the package is served');
+    t.ok((await tgz.arrayBuffer()).byteLength > 0);
+    t.match(withNpmrc.stderr(), /npm config get registry/, 'the log says where the upstream came from');
+    t.equal(await withNpmrc.stop(), 0);
 
-  // No .npmrc anywhere: npm's own default registry. Nothing is fetched from it here (no traffic leaves the machine).
-  const bare = t.testdir({ home: {}, work: {} });
-  const expected = execFileSync('npm', ['config', 'get', 'registry'], { cwd: path.join(bare, 'work'), env: { PATH: process.env.PATH, HOME: path.join(bare, 'home') }, encoding: 'utf8' }).trim();
-  const fresh = await serveDefault(t, path.join(bare, 'work'), { PATH: process.env.PATH, HOME: path.join(bare, 'home'), ...ADMIN });
-  t.equal((await fetch(`${fresh.url}/healthz`)).status, 200, 'a fresh machine starts');
-  t.ok(fresh.stderr().includes(expected.replace(/\/+$/, '')), 'and proxies the registry npm itself would use');
-});
+    // No .npmrc anywhere: npm's own default registry. Nothing is fetched from it here (no traffic leaves the machine).
+    const bare = t.testdir({ home: {}, work: {} });
+    const expected = execFileSync('npm', ['config', 'get', 'registry'], {
+      cwd: path.join(bare, 'work'),
+      env: { PATH: process.env.PATH, HOME: path.join(bare, 'home') },
+      encoding: 'utf8',
+    }).trim();
+    const fresh = await serveDefault(t, path.join(bare, 'work'), {
+      PATH: process.env.PATH,
+      HOME: path.join(bare, 'home'),
+      ...ADMIN,
+    });
+    t.equal((await fetch(`${fresh.url}/healthz`)).status, 200, 'a fresh machine starts');
+    t.ok(fresh.stderr().includes(expected.replace(/\/+$/, '')), 'and proxies the registry npm itself would use');
+  },
+);
 
-t.test('a second hub serve on the SQLite file a running hub holds refuses to start and names MySQL/MariaDB; after kill -9 a restart works', async (t) => {
-  const dir = t.testdir({});
-  const env = { PATH: process.env.PATH, HOME: dir, npm_config_registry: 'http://127.0.0.1:9/', ...ADMIN };
-  const first = await serveDefault(t, dir, env);
-  const second = await runHubBinary(['serve', '--listen', '127.0.0.1:0'], env, dir);
-  t.equal(second.code, 1, 'the second process exits 1');
-  t.match(second.stderr, `SQLite database ${path.join(fs.realpathSync(dir), 'data', 'hub.db')} is in use by another hub (process ${first.pid}`);
-  t.match(second.stderr, /use \[database\] client = "mysql" \(MySQL\/MariaDB\) for replicas/);
-  process.kill(first.pid, 'SIGKILL');
-  await first.exited;
-  t.ok(fs.existsSync(path.join(dir, 'data', 'hub.db.lock')), 'kill -9 leaves the lock file behind');
-  const restarted = await serveDefault(t, dir, env);
-  t.equal((await fetch(`${restarted.url}/readyz`)).status, 200, "a restart takes over the dead process's lock");
-  t.equal(await restarted.stop(), 0);
-});
+t.test(
+  'a second hub serve on the SQLite file a running hub holds refuses to start and names MySQL/MariaDB; after kill -9 a restart works',
+  async (t) => {
+    const dir = t.testdir({});
+    const env = { PATH: process.env.PATH, HOME: dir, npm_config_registry: 'http://127.0.0.1:9/', ...ADMIN };
+    const first = await serveDefault(t, dir, env);
+    const second = await runHubBinary(['serve', '--listen', '127.0.0.1:0'], env, dir);
+    t.equal(second.code, 1, 'the second process exits 1');
+    t.match(
+      second.stderr,
+      `SQLite database ${path.join(fs.realpathSync(dir), 'data', 'hub.db')} is in use by another hub (process ${first.pid}`,
+    );
+    t.match(second.stderr, /use \[database\] client = "mysql" \(MySQL\/MariaDB\) for replicas/);
+    process.kill(first.pid, 'SIGKILL');
+    await first.exited;
+    t.ok(fs.existsSync(path.join(dir, 'data', 'hub.db.lock')), 'kill -9 leaves the lock file behind');
+    const restarted = await serveDefault(t, dir, env);
+    t.equal((await fetch(`${restarted.url}/readyz`)).status, 200, "a restart takes over the dead process's lock");
+    t.equal(await restarted.stop(), 0);
+  },
+);

@@ -20,7 +20,10 @@ const RELOADS = 10;
 const BETWEEN = 100;
 
 t.test('ten reloads under a steady stream of packument and tarball requests: zero failed requests', async (t) => {
-  const upstreams = [await startFixtureUpstream({ handler: npmFixtureHandler(NPM_FIXTURES) }), await startFixtureUpstream({ handler: npmFixtureHandler(NPM_FIXTURES) })];
+  const upstreams = [
+    await startFixtureUpstream({ handler: npmFixtureHandler(NPM_FIXTURES) }),
+    await startFixtureUpstream({ handler: npmFixtureHandler(NPM_FIXTURES) }),
+  ];
   t.teardown(() => Promise.all(upstreams.map((u) => u.close())));
   const dir = t.testdir({});
   // metadata_ttl_secs = 0: every packument request asks the upstream again (a conditional GET), so requests are in flight upstream at each swap.
@@ -66,7 +69,10 @@ t.test('ten reloads under a steady stream of packument and tarball requests: zer
     c.registries[0].upstream = upstreams[i % 2]!.url;
     if (i % 2 === 1) c.registries.push({ name: 'extra', type: 'npm', upstream: upstreams[0]!.url });
     fs.writeFileSync(file, stringify(c));
-    const res = await fetch(`${hub.url}/api/v1/admin/config/reload`, { method: 'POST', headers: { authorization: `Bearer ${hub.adminToken}` } });
+    const res = await fetch(`${hub.url}/api/v1/admin/config/reload`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${hub.adminToken}` },
+    });
     results.push(((await res.json()) as { replicas: Array<{ result: string }> }).replicas[0]!.result);
   }
   const before = requests;
@@ -77,6 +83,11 @@ t.test('ten reloads under a steady stream of packument and tarball requests: zer
 
   t.same(results, Array(RELOADS).fill('applied'), 'every reload applied');
   t.same(failures, [], 'zero failed requests');
-  t.ok(upstreams[0]!.count('/hubdemo') > 0 && upstreams[1]!.count('/hubdemo') > 0, 'requests went to both upstreams as the reloads moved npm between them');
-  t.comment(`reload under load: ${requests} requests from ${LOOPS} loops, ${RELOADS} reloads, ${seconds.toFixed(1)} s, ${failures.length} failed`);
+  t.ok(
+    upstreams[0]!.count('/hubdemo') > 0 && upstreams[1]!.count('/hubdemo') > 0,
+    'requests went to both upstreams as the reloads moved npm between them',
+  );
+  t.comment(
+    `reload under load: ${requests} requests from ${LOOPS} loops, ${RELOADS} reloads, ${seconds.toFixed(1)} s, ${failures.length} failed`,
+  );
 });

@@ -11,9 +11,13 @@ const kinds = [...checkPlugins(await defaultPlugins()).kinds.values()];
 type RunCommand = DetectContext['run'];
 
 /** The machine as the kinds see it: commands answered by `run`, files below `home`. */
-const machine = (run: RunCommand, home: string): DetectContext => ({ run, readHomeFile: machineContext(home).readHomeFile });
+const machine = (run: RunCommand, home: string): DetectContext => ({
+  run,
+  readHomeFile: machineContext(home).readHomeFile,
+});
 /** Detection sorted by name, so tests do not depend on the catalogue's order. */
-const detect = async (run: RunCommand, home: string) => (await detectUpstreams(kinds, machine(run, home))).sort((a, b) => a.name.localeCompare(b.name));
+const detect = async (run: RunCommand, home: string) =>
+  (await detectUpstreams(kinds, machine(run, home))).sort((a, b) => a.name.localeCompare(b.name));
 
 /** A fake `run` answering from a table keyed by the command line; anything else is "not installed". */
 function fakeRun(answers: Record<string, string | Error>): RunCommand & { calls: string[] } {
@@ -102,15 +106,26 @@ t.test('detectUpstreams reads every package manager it can find', async (tt) => 
     'npm config get registry': 'http://127.0.0.1:4873/\n',
     'go env GOPROXY': 'direct,http://user:secret@127.0.0.1:3002/go/|off\n',
     'gem sources --list': '*** CURRENT SOURCES ***\n\nhttp://127.0.0.1:9292/\nhttp://127.0.0.1:9293/\n',
-    'pip config list': "global.index-url='http://127.0.0.1:3141/root/pypi/simple'\n:env:.index-url='http://ci:secret@127.0.0.1:3142/simple/'\n",
+    'pip config list':
+      "global.index-url='http://127.0.0.1:3141/root/pypi/simple'\n:env:.index-url='http://ci:secret@127.0.0.1:3142/simple/'\n",
   });
   const found = await detect(run, home);
   tt.same(found, [
     { name: 'cargo', type: 'cargo', upstream: 'http://127.0.0.1:3000/index', source: '~/.cargo/config.toml' },
     { name: 'go', type: 'go', upstream: 'http://127.0.0.1:3002/go', source: 'go env GOPROXY' },
-    { name: 'maven', type: 'maven', upstream: 'http://127.0.0.1:8081/repository/maven-public', source: '~/.m2/settings.xml' },
+    {
+      name: 'maven',
+      type: 'maven',
+      upstream: 'http://127.0.0.1:8081/repository/maven-public',
+      source: '~/.m2/settings.xml',
+    },
     { name: 'npm', type: 'npm', upstream: 'http://127.0.0.1:4873', source: 'npm config get registry' },
-    { name: 'nuget', type: 'nuget', upstream: 'http://127.0.0.1:5000/v3/index.json', source: '~/.nuget/NuGet/NuGet.Config' },
+    {
+      name: 'nuget',
+      type: 'nuget',
+      upstream: 'http://127.0.0.1:5000/v3/index.json',
+      source: '~/.nuget/NuGet/NuGet.Config',
+    },
     { name: 'pypi', type: 'pypi', upstream: 'http://127.0.0.1:3142/simple', source: 'PIP_INDEX_URL (pip config list)' },
     { name: 'rubygems', type: 'rubygems', upstream: 'http://127.0.0.1:9292', source: 'gem sources --list' },
     { name: 'terraform', type: 'terraform', upstream: 'https://127.0.0.1:18443/tfr', source: '~/.terraformrc' },
@@ -122,7 +137,13 @@ t.test('detectUpstreams leaves out what is missing and never fails', async (tt) 
   tt.test('nothing installed, nothing configured', async (t2) => {
     const run = fakeRun({});
     t2.same(await detect(run, t2.testdir()), []);
-    t2.same(run.calls.sort(), ['gem sources --list', 'go env GOPROXY', 'npm config get registry', 'pip config list', 'python3 -m pip config list']);
+    t2.same(run.calls.sort(), [
+      'gem sources --list',
+      'go env GOPROXY',
+      'npm config get registry',
+      'pip config list',
+      'python3 -m pip config list',
+    ]);
   });
   tt.test('commands that throw or print nothing useful', async (t2) => {
     const run = fakeRun({
@@ -141,14 +162,18 @@ t.test('detectUpstreams leaves out what is missing and never fails', async (tt) 
     writeFiles(home, {
       '.cargo/config.toml': 'this is [not toml',
       '.m2/settings.xml': '<settings><mirrors></mirrors></settings>',
-      '.nuget/NuGet/NuGet.Config': '<configuration><packageSources><add key="x" value="/local" /></packageSources></configuration>',
+      '.nuget/NuGet/NuGet.Config':
+        '<configuration><packageSources><add key="x" value="/local" /></packageSources></configuration>',
       '.terraformrc': 'provider_installation { direct {} }',
     });
     t2.same(await detect(fakeRun({}), home), []);
   });
   tt.test('cargo: a git index is not a sparse index', async (t2) => {
     const home = t2.testdir();
-    writeFiles(home, { '.cargo/config.toml': '[source.crates-io]\nreplace-with = "m"\n[source.m]\nregistry = "http://127.0.0.1:1/git-index"\n' });
+    writeFiles(home, {
+      '.cargo/config.toml':
+        '[source.crates-io]\nreplace-with = "m"\n[source.m]\nregistry = "http://127.0.0.1:1/git-index"\n',
+    });
     t2.same(await detect(fakeRun({}), home), []);
   });
 });
@@ -164,14 +189,22 @@ t.test('an XML settings file with a DOCTYPE is not read (no entity is ever expan
 });
 
 t.test('a third-party kind with a detectUpstream hook is asked too', async (tt) => {
-  const acme = { ...kinds[0]!, id: 'acme', detectUpstream: async () => ({ upstream: 'http://127.0.0.1:7000/acme/', source: '~/.acmerc' }) };
-  tt.same(await detectUpstreams([acme], machine(fakeRun({}), tt.testdir())), [{ name: 'acme', type: 'acme', upstream: 'http://127.0.0.1:7000/acme', source: '~/.acmerc' }]);
+  const acme = {
+    ...kinds[0]!,
+    id: 'acme',
+    detectUpstream: async () => ({ upstream: 'http://127.0.0.1:7000/acme/', source: '~/.acmerc' }),
+  };
+  tt.same(await detectUpstreams([acme], machine(fakeRun({}), tt.testdir())), [
+    { name: 'acme', type: 'acme', upstream: 'http://127.0.0.1:7000/acme', source: '~/.acmerc' },
+  ]);
 });
 
 t.test('cargo: [registries.*] index, and the legacy ~/.cargo/config file name', async (tt) => {
   const home = tt.testdir();
   writeFiles(home, { '.cargo/config': '[registries.mine]\nindex = "sparse+http://127.0.0.1:3001/other/"\n' });
-  tt.same(await detect(fakeRun({}), home), [{ name: 'cargo', type: 'cargo', upstream: 'http://127.0.0.1:3001/other', source: '~/.cargo/config' }]);
+  tt.same(await detect(fakeRun({}), home), [
+    { name: 'cargo', type: 'cargo', upstream: 'http://127.0.0.1:3001/other', source: '~/.cargo/config' },
+  ]);
 });
 
 t.test('the default runner runs real commands and still never fails', async (tt) => {
@@ -183,7 +216,12 @@ t.test('the default runner runs real commands and still never fails', async (tt)
 const FOUND: FoundUpstream[] = [
   { name: 'npm', type: 'npm', upstream: 'http://127.0.0.1:4873', source: 'npm config get registry' },
   { name: 'go', type: 'go', upstream: 'http://127.0.0.1:3002/go', source: 'go env GOPROXY' },
-  { name: 'nuget', type: 'nuget', upstream: 'http://127.0.0.1:5000/v3/index.json?a="b"', source: '~/.nuget/NuGet/NuGet.Config' },
+  {
+    name: 'nuget',
+    type: 'nuget',
+    upstream: 'http://127.0.0.1:5000/v3/index.json?a="b"',
+    source: '~/.nuget/NuGet/NuGet.Config',
+  },
 ];
 
 t.test('renderInitToml round-trips through loadConfig', async (tt) => {

@@ -27,7 +27,11 @@ const LOCK = JSON.stringify({
 t.test('hub warm draws a progress bar on a terminal', async (t) => {
   const upstream = await startFixtureUpstream({ handler: npmFixtureHandler(NPM_FIXTURES) });
   t.teardown(() => upstream.close());
-  const s = await startTestHub({ dir: t.testdir(), plugins: [npm, admin, lockfile], registries: [{ name: 'npm', type: 'npm', mode: 'proxy', upstream: upstream.url }] });
+  const s = await startTestHub({
+    dir: t.testdir(),
+    plugins: [npm, admin, lockfile],
+    registries: [{ name: 'npm', type: 'npm', mode: 'proxy', upstream: upstream.url }],
+  });
   t.teardown(() => s.close());
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-warm-'));
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -36,7 +40,12 @@ t.test('hub warm draws a progress bar on a terminal', async (t) => {
   let out = '';
   let err = '';
   const tty = Object.assign(new Writable({ write: (_c, _e, done) => done() }), { isTTY: true });
-  const code = await main(['warm', file], { out: (x) => void (out += x), err: (x) => void (err += x), env: { PATH: process.env.PATH, HUB_URL: s.url, HUB_TOKEN: s.adminToken }, stdout: tty });
+  const code = await main(['warm', file], {
+    out: (x) => void (out += x),
+    err: (x) => void (err += x),
+    env: { PATH: process.env.PATH, HUB_URL: s.url, HUB_TOKEN: s.adminToken },
+    stdout: tty,
+  });
   t.equal(code, 0, err);
   t.match(err, /\r\[#{15}\.{15}\] 1\/2 /, 'half the bar after the first entry');
   t.match(err, /\r\[#{30}\] 2\/2 /, 'the full bar at the end');

@@ -22,7 +22,10 @@ t.test('hub migrate runs the migrations of plugins named by [plugins] load', asy
   const dir = t.testdir({ 'plugin.mjs': PLUGIN });
   const db = path.join(dir, 'hub.db');
   const config = path.join(dir, 'hub.toml');
-  fs.writeFileSync(config, `[plugins]\nload = [${JSON.stringify(path.join(dir, 'plugin.mjs'))}]\n[database]\nclient = "sqlite"\nfilename = ${JSON.stringify(db)}\n`);
+  fs.writeFileSync(
+    config,
+    `[plugins]\nload = [${JSON.stringify(path.join(dir, 'plugin.mjs'))}]\n[database]\nclient = "sqlite"\nfilename = ${JSON.stringify(db)}\n`,
+  );
   const r = await hub(['migrate', '-c', config]);
   t.equal(r.code, 0, r.stderr);
   t.match(r.stdout, /acme-notes\/001_notes/, 'the loaded plugin migration is listed');

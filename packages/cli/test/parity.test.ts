@@ -25,14 +25,19 @@ const NOT_ADMIN_API = new Set([
 ]);
 
 const doc = JSON.parse(await openApiReference()) as { paths: Record<string, Record<string, unknown>> };
-const routes = new Set(Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`)));
+const routes = new Set(
+  Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`)),
+);
 const commands = commandRoutes(COMMANDS);
 const toDoc = (r: string) => r.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}');
 
 t.test('the tables are read', async (t) => {
   t.ok(routes.size > 30, `${routes.size} routes`);
   t.ok(commands.length > 30, `${commands.length} commands`);
-  t.ok(commands.some((c) => c.name === 'packages show'), 'groups are expanded');
+  t.ok(
+    commands.some((c) => c.name === 'packages show'),
+    'groups are expanded',
+  );
 });
 
 t.test('every admin route has a CLI command', async (t) => {

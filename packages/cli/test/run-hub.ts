@@ -10,7 +10,13 @@ import type { Test } from 'tap';
 import admin from '@hub/admin';
 import ipBlocks from '@hub/ip-blocks';
 import npm from '@hub/kind-npm';
-import { npmFixtureHandler, startFixtureUpstream, startTestHub, type FixtureUpstream, type TestHub } from '@hub/testkit';
+import {
+  npmFixtureHandler,
+  startFixtureUpstream,
+  startTestHub,
+  type FixtureUpstream,
+  type TestHub,
+} from '@hub/testkit';
 import { main } from '../src/main.js';
 
 export const BIN = fileURLToPath(new URL('../src/bin.js', import.meta.url));
@@ -48,9 +54,14 @@ export async function runHub(args: string[], env: NodeJS.ProcessEnv = {}): Promi
 /** Runs the real `hub` binary (bin.ts) in a child process, with only PATH and `env` in its environment. */
 export function runHubBinary(args: string[], env: NodeJS.ProcessEnv = {}, cwd?: string): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { cwd, env: { PATH: process.env.PATH, ...env }, timeout: 60_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? Number((err as { code?: unknown }).code ?? 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { cwd, env: { PATH: process.env.PATH, ...env }, timeout: 60_000 },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? Number((err as { code?: unknown }).code ?? 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -58,11 +69,16 @@ export function runHubBinary(args: string[], env: NodeJS.ProcessEnv = {}, cwd?: 
  * Runs each case and checks it is bad usage: exit 2, the reason and the help to run on stderr, nothing
  * on stdout. `env` should point at a closed port, so a case that sent a request would exit 1 instead.
  */
-export async function expectUsageErrors(t: Test, cases: ReadonlyArray<readonly [string[], RegExp, string]>, env: NodeJS.ProcessEnv): Promise<void> {
+export async function expectUsageErrors(
+  t: Test,
+  cases: ReadonlyArray<readonly [string[], RegExp, string]>,
+  env: NodeJS.ProcessEnv,
+): Promise<void> {
   // A few at a time: hub check loads every kind to know its options, and a shared 2-core machine
   // running 18 such processes at once can pass runHub's 60 s timeout.
   const runs: Run[] = [];
-  for (let i = 0; i < cases.length; i += 4) runs.push(...(await Promise.all(cases.slice(i, i + 4).map(([args]) => runHub(args, env)))));
+  for (let i = 0; i < cases.length; i += 4)
+    runs.push(...(await Promise.all(cases.slice(i, i + 4).map(([args]) => runHub(args, env)))));
   cases.forEach(([args, message, help], i) => {
     const r = runs[i]!;
     t.equal(r.code, 2, `${args.join(' ')}: exit 2`);
@@ -108,7 +124,10 @@ export async function closedPort(): Promise<number> {
 }
 
 /** Retries `check` until it passes or `ms` runs out (policy memos settle within a second or two). */
-export async function eventually<T>(check: () => Promise<T | undefined | false>, ms = 5_000): Promise<T | undefined | false> {
+export async function eventually<T>(
+  check: () => Promise<T | undefined | false>,
+  ms = 5_000,
+): Promise<T | undefined | false> {
   const until = Date.now() + ms;
   for (;;) {
     const v = await check();

@@ -15,7 +15,11 @@ import { expectUsageErrors, json, runHub } from './run-hub.js';
 const NPM_FIXTURES = fileURLToPath(new URL('../../../kind-npm/test/fixtures/upstream/', import.meta.url));
 const upstream = await startFixtureUpstream({ handler: npmFixtureHandler(NPM_FIXTURES) });
 t.teardown(() => upstream.close());
-const s = await startTestHub({ dir: t.testdir(), plugins: [npm, admin], registries: [{ name: 'npm', type: 'npm', mode: 'proxy', upstream: upstream.url }] });
+const s = await startTestHub({
+  dir: t.testdir(),
+  plugins: [npm, admin],
+  registries: [{ name: 'npm', type: 'npm', mode: 'proxy', upstream: upstream.url }],
+});
 t.teardown(() => s.close());
 const env = { HUB_URL: s.url, HUB_TOKEN: s.adminToken };
 const cli = (args: string[]) => runHub(args, env);
@@ -28,7 +32,11 @@ await s.hub.artifacts.idle();
 t.test('hub sbom of a version: CycloneDX by default, SPDX with --format, a file with --output', async (t) => {
   const cdx = await cli(['sbom', '--registry', 'npm', '--package', 'hubdemo', '--version', '1.1.0']);
   t.equal(cdx.code, 0, cdx.stderr);
-  t.match(json(cdx), { bomFormat: 'CycloneDX', specVersion: '1.6', metadata: { component: { purl: 'pkg:npm/hubdemo@1.1.0' } } });
+  t.match(json(cdx), {
+    bomFormat: 'CycloneDX',
+    specVersion: '1.6',
+    metadata: { component: { purl: 'pkg:npm/hubdemo@1.1.0' } },
+  });
   const spdx = await cli(['sbom', 'npm', 'hubdemo', '1.1.0', '--format', 'spdx']);
   t.equal(spdx.code, 0, spdx.stderr);
   t.match(json(spdx), { spdxVersion: 'SPDX-2.3' });
@@ -37,7 +45,10 @@ t.test('hub sbom of a version: CycloneDX by default, SPDX with --format, a file 
   t.equal(saved.code, 0, saved.stderr);
   t.equal(saved.stdout, '', 'nothing on standard output');
   t.match(saved.stderr, /^wrote \d+ bytes of JSON to .*hubdemo\.spdx\.json\n$/);
-  t.match(JSON.parse(readFileSync(file, 'utf8')), { spdxVersion: 'SPDX-2.3', packages: [{ name: 'hubdemo', versionInfo: '1.1.0' }] });
+  t.match(JSON.parse(readFileSync(file, 'utf8')), {
+    spdxVersion: 'SPDX-2.3',
+    packages: [{ name: 'hubdemo', versionInfo: '1.1.0' }],
+  });
   const missing = await cli(['sbom', 'npm', 'hubdemo', '1.0.0', '--output', join(t.testdir(), 'none.json')]);
   t.equal(missing.code, 1, 'a version hub does not hold: exit 1');
   t.match(missing.stderr, /404|holds no file/);
@@ -47,7 +58,10 @@ t.test('hub sbom of a version: CycloneDX by default, SPDX with --format, a file 
 t.test('hub sbom without a version: the inventory, who pulled what', async (t) => {
   const inv = await cli(['sbom', '--registry', 'npm']);
   t.equal(inv.code, 0, inv.stderr);
-  t.match(json(inv), { registries: ['npm'], packages: [{ name: 'hubdemo', version: '1.1.0', pulled_by: [{ user_id: 'ci', downloads: 1 }] }] });
+  t.match(json(inv), {
+    registries: ['npm'],
+    packages: [{ name: 'hubdemo', version: '1.1.0', pulled_by: [{ user_id: 'ci', downloads: 1 }] }],
+  });
   const cdx = await cli(['sbom', '--format', 'cyclonedx']);
   t.match(json(cdx), { bomFormat: 'CycloneDX', components: [{ purl: 'pkg:npm/hubdemo@1.1.0' }] });
 });

@@ -38,7 +38,8 @@ const s = await startTestHub({
 });
 t.teardown(() => s.close());
 
-const cli = (args: string[], env: NodeJS.ProcessEnv = {}) => runHub(args, { HUB_URL: s.url, HUB_TOKEN: s.adminToken, ...env });
+const cli = (args: string[], env: NodeJS.ProcessEnv = {}) =>
+  runHub(args, { HUB_URL: s.url, HUB_TOKEN: s.adminToken, ...env });
 const packument = (name: string) => join(root, `${name.replace('/', '%2f')}.json.tmpl`);
 /** Removes a version from the upstream packument (the tarball stays, as on a real registry). */
 function unpublish(name: string, version: string): void {
@@ -46,14 +47,22 @@ function unpublish(name: string, version: string): void {
   delete doc.versions[version];
   writeFileSync(packument(name), JSON.stringify(doc));
 }
-const republish = (name: string) => writeFileSync(packument(name), readFileSync(join(NPM_FIXTURES, `${name.replace('/', '%2f')}.json.tmpl`), 'utf8'));
+const republish = (name: string) =>
+  writeFileSync(packument(name), readFileSync(join(NPM_FIXTURES, `${name.replace('/', '%2f')}.json.tmpl`), 'utf8'));
 
 const REFUSED = /\(HTTP 403, forbidden, request_id \S+\)/;
 const TIME = '\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z';
 
 // The hub holds every fixture version: 4 versions of 3 packages.
-for (const [n, v] of [['hubdep', '1.0.0'], ['hubdemo', '1.0.0'], ['hubdemo', '1.1.0'], ['@hubtest/scoped', '1.0.0']] as const) {
-  const res = await fetch(`${s.url}/proxy/npm/${n}/${v}/tarball`, { headers: { authorization: `Bearer ${s.adminToken}` } });
+for (const [n, v] of [
+  ['hubdep', '1.0.0'],
+  ['hubdemo', '1.0.0'],
+  ['hubdemo', '1.1.0'],
+  ['@hubtest/scoped', '1.0.0'],
+] as const) {
+  const res = await fetch(`${s.url}/proxy/npm/${n}/${v}/tarball`, {
+    headers: { authorization: `Bearer ${s.adminToken}` },
+  });
   await res.arrayBuffer();
   if (res.status !== 200) throw new Error(`fetching ${n}@${v} through hub answered ${res.status}`);
 }
@@ -69,28 +78,65 @@ t.test('upstream sweep: one line per registry; a void sweep exits 1', async (t) 
 
   const all = await cli(['upstream', 'sweep']);
   t.equal(all.code, 0, all.stderr);
-  t.equal(all.stdout, 'npm: ok, 3 probed, 3 answered, 0 missing, 0 disappeared, 0 reappeared\nmine: skipped (local registries have no upstream)\n', 'ok, and skipped with the reason');
+  t.equal(
+    all.stdout,
+    'npm: ok, 3 probed, 3 answered, 0 missing, 0 disappeared, 0 reappeared\nmine: skipped (local registries have no upstream)\n',
+    'ok, and skipped with the reason',
+  );
 
   unpublish('hubdemo', '1.0.0');
   const first = await cli(['upstream', 'sweep', '--registry', 'npm']);
   t.equal(first.code, 0, first.stderr);
-  t.equal(first.stdout, 'npm: ok, 3 probed, 3 answered, 1 missing, 0 disappeared, 0 reappeared\n', 'seen once: missing');
+  t.equal(
+    first.stdout,
+    'npm: ok, 3 probed, 3 answered, 1 missing, 0 disappeared, 0 reappeared\n',
+    'seen once: missing',
+  );
   const second = await cli(['upstream', 'sweep', '--registry', 'npm', '--json']);
   t.equal(second.code, 0, second.stderr);
-  t.same(json(second), { sweeps: [{ registry: 'npm', outcome: 'ok', probed: 3, conclusive: 3, missing: 1, disappeared: 1, reappeared: 0 }] }, '--json: the answer as is; confirmed after two sweeps');
+  t.same(
+    json(second),
+    {
+      sweeps: [{ registry: 'npm', outcome: 'ok', probed: 3, conclusive: 3, missing: 1, disappeared: 1, reappeared: 0 }],
+    },
+    '--json: the answer as is; confirmed after two sweeps',
+  );
 });
 
 t.test('upstream list: a table with the page and total on standard error', async (t) => {
   const list = await cli(['upstream', 'list']);
   t.equal(list.code, 0, list.stderr);
   const [header, row, ...rest] = lines(list.stdout);
-  t.match(header, /^REGISTRY\s+PACKAGE\s+VERSION\s+STATE\s+MISSES\s+FIRST_MISSED\s+CONFIRMED\s+LAST_CHECKED\s+POLICY\s+RUNG\s+DETAIL$/);
-  t.match(row, new RegExp(`^npm\\s+hubdemo\\s+1\\.0\\.0\\s+disappeared\\s+2\\s+${TIME}\\s+${TIME}\\s+${TIME}\\s+audit\\s+listing\\s`));
+  t.match(
+    header,
+    /^REGISTRY\s+PACKAGE\s+VERSION\s+STATE\s+MISSES\s+FIRST_MISSED\s+CONFIRMED\s+LAST_CHECKED\s+POLICY\s+RUNG\s+DETAIL$/,
+  );
+  t.match(
+    row,
+    new RegExp(
+      `^npm\\s+hubdemo\\s+1\\.0\\.0\\s+disappeared\\s+2\\s+${TIME}\\s+${TIME}\\s+${TIME}\\s+audit\\s+listing\\s`,
+    ),
+  );
   t.same(rest, [], 'one row');
   t.equal(list.stderr, 'page 1 of 1 (total 1)\n');
 
   const listed = json(await cli(['upstream', 'list', '--state', 'disappeared', '--registry', 'npm', '--json']));
-  t.match(listed, { rows: [{ registry: 'npm', package_name: 'hubdemo', version: '1.0.0', state: 'disappeared', misses: 2, policy: 'audit', rung: 'listing' }], page: 1, per_page: 50, total: 1 });
+  t.match(listed, {
+    rows: [
+      {
+        registry: 'npm',
+        package_name: 'hubdemo',
+        version: '1.0.0',
+        state: 'disappeared',
+        misses: 2,
+        policy: 'audit',
+        rung: 'listing',
+      },
+    ],
+    page: 1,
+    per_page: 50,
+    total: 1,
+  });
 
   const missing = await cli(['upstream', 'list', '--state', 'missing']);
   t.equal(missing.code, 0, missing.stderr);
@@ -111,7 +157,12 @@ t.test('upstream status: policy, audited, held versions, last sweep and the rows
   const status = await cli(['upstream', 'status', '--registry', 'npm', '--package', 'hubdemo']);
   t.equal(status.code, 0, status.stderr);
   const out = lines(status.stdout);
-  t.same(out.slice(0, 4), ['package:        npm hubdemo', 'policy:         audit', 'audited:        yes', 'held versions:  1.0.0, 1.1.0']);
+  t.same(out.slice(0, 4), [
+    'package:        npm hubdemo',
+    'policy:         audit',
+    'audited:        yes',
+    'held versions:  1.0.0, 1.1.0',
+  ]);
   t.match(out[4], new RegExp(`^last sweep:     ${TIME} \\(ok\\)$`));
   t.match(out[5], /^VERSION\s+STATE\s+MISSES\s+FIRST_MISSED\s+CONFIRMED\s+LAST_CHECKED\s+POLICY\s+RUNG\s+DETAIL$/);
   t.match(out[6], /^1\.0\.0\s+disappeared\s+2\s/);
@@ -119,7 +170,21 @@ t.test('upstream status: policy, audited, held versions, last sweep and the rows
 
   const scoped = await cli(['upstream', 'status', 'npm', '@hubtest/scoped', '--json']);
   t.equal(scoped.code, 0, scoped.stderr);
-  t.match(json(scoped), { registry: 'npm', package_name: '@hubtest/scoped', audit_policy: 'audit', policy: 'audit', overridden: false, audited: true, held_versions: ['1.0.0'], rows: [], last_sweep: { outcome: 'ok' } }, 'a name with a slash is one path segment');
+  t.match(
+    json(scoped),
+    {
+      registry: 'npm',
+      package_name: '@hubtest/scoped',
+      audit_policy: 'audit',
+      policy: 'audit',
+      overridden: false,
+      audited: true,
+      held_versions: ['1.0.0'],
+      rows: [],
+      last_sweep: { outcome: 'ok' },
+    },
+    'a name with a slash is one path segment',
+  );
 
   const local = await cli(['upstream', 'status', 'mine', 'anything']);
   t.equal(local.code, 0, local.stderr);
@@ -136,7 +201,13 @@ t.test('events: newest first, filtered by type, one page with the cursor of the 
   const [header, ...rows] = lines(disappeared.stdout);
   t.match(header, /^TIME\s+TYPE\s+REGISTRY\s+DATA$/);
   t.equal(rows.length, 1, 'one disappearance');
-  t.match(rows[0], new RegExp(`^${TIME}\\s+package_disappeared_upstream\\s+npm\\s+\\{.*"package_name":"hubdemo","version":"1\\.0\\.0".*\\}$`), 'the data as compact JSON');
+  t.match(
+    rows[0],
+    new RegExp(
+      `^${TIME}\\s+package_disappeared_upstream\\s+npm\\s+\\{.*"package_name":"hubdemo","version":"1\\.0\\.0".*\\}$`,
+    ),
+    'the data as compact JSON',
+  );
   t.equal(disappeared.stderr, '');
 
   const all = json(await cli(['events', '--json']));
@@ -169,57 +240,117 @@ t.test('health: per registry its cache and the audit, with the override badge', 
   t.match(first, /^hub \d+\.\d+\.\d+\S*: status ok, database ok$/);
   t.equal(auditLine, 'upstream audit: policy audit, no scheduled sweeps (run hub upstream sweep)');
   t.match(header, /^NAME\s+TYPE\s+MODE\s+ARTIFACTS\s+BYTES\s+POLICY\s+MISSING\s+DISAPPEARED\s+LAST_SWEEP\s+AUDITED$/);
-  t.match(npmLine, new RegExp(`^npm\\s+npm\\s+proxy\\s+4\\s+\\d+(\\.\\d)? (B|KiB)\\s+audit\\s+0\\s+1\\s+${TIME} \\(ok\\)\\s+yes$`));
-  t.match(mineLine, /^mine\s+npm\s+local\s+0\s+0 B\s+block \(overridden\)\s+0\s+0\s+never\s+no: local registries have no upstream$/);
+  t.match(
+    npmLine,
+    new RegExp(`^npm\\s+npm\\s+proxy\\s+4\\s+\\d+(\\.\\d)? (B|KiB)\\s+audit\\s+0\\s+1\\s+${TIME} \\(ok\\)\\s+yes$`),
+  );
+  t.match(
+    mineLine,
+    /^mine\s+npm\s+local\s+0\s+0 B\s+block \(overridden\)\s+0\s+0\s+never\s+no: local registries have no upstream$/,
+  );
   t.same(rest, []);
 
   const j = json(await cli(['health', '--json']));
-  t.match(j, { status: 'ok', database: 'ok', audit: { policy: 'audit', scheduled: false }, registries: [{ name: 'npm', cached: { artifacts: 4 }, audit: { policy: 'audit', overridden: false, audited: true, missing: 0, disappeared: 1, last_sweep: { outcome: 'ok' } } }, { name: 'mine', audit: { policy: 'block', overridden: true, audited: false } }] });
+  t.match(j, {
+    status: 'ok',
+    database: 'ok',
+    audit: { policy: 'audit', scheduled: false },
+    registries: [
+      {
+        name: 'npm',
+        cached: { artifacts: 4 },
+        audit: {
+          policy: 'audit',
+          overridden: false,
+          audited: true,
+          missing: 0,
+          disappeared: 1,
+          last_sweep: { outcome: 'ok' },
+        },
+      },
+      { name: 'mine', audit: { policy: 'block', overridden: true, audited: false } },
+    ],
+  });
 });
 
 t.test('upstream recheck: each answer, then what it cleared once the version is back', async (t) => {
   const still = await cli(['upstream', 'recheck', 'npm', 'hubdemo', '--version', '1.0.0']);
   t.equal(still.code, 0, still.stderr);
-  t.match(still.stdout, /^npm hubdemo@1\.0\.0: absent \(rung listing[^)]*\)\nnothing cleared\nstill disappeared: npm hubdemo@1\.0\.0 \(2 misses\)\n$/);
+  t.match(
+    still.stdout,
+    /^npm hubdemo@1\.0\.0: absent \(rung listing[^)]*\)\nnothing cleared\nstill disappeared: npm hubdemo@1\.0\.0 \(2 misses\)\n$/,
+  );
 
   republish('hubdemo');
   const back = await cli(['upstream', 'recheck', '--registry', 'npm', '--package', 'hubdemo']);
   t.equal(back.code, 0, back.stderr);
   const out = lines(back.stdout);
-  t.same(out.slice(0, 2).map((l) => l.replace(/ \(.*\)$/, '')).sort(), ['npm hubdemo@1.0.0: present', 'npm hubdemo@1.1.0: present'], 'every held version probed');
+  t.same(
+    out
+      .slice(0, 2)
+      .map((l) => l.replace(/ \(.*\)$/, ''))
+      .sort(),
+    ['npm hubdemo@1.0.0: present', 'npm hubdemo@1.1.0: present'],
+    'every held version probed',
+  );
   t.same(out.slice(2), ['cleared npm hubdemo@1.0.0'], 'the disappeared version is cleared, nothing is left');
 
   const list = await cli(['upstream', 'list']);
   t.equal(list.stdout, '');
   t.equal(list.stderr, 'no missing or disappeared versions\n');
   const reappeared = json(await cli(['events', '--type', 'package_reappeared_upstream', '--json']));
-  t.match(reappeared.events, [{ type: 'package_reappeared_upstream', registry: 'npm', data: { package_name: 'hubdemo', version: '1.0.0' } }]);
+  t.match(reappeared.events, [
+    { type: 'package_reappeared_upstream', registry: 'npm', data: { package_name: 'hubdemo', version: '1.0.0' } },
+  ]);
   t.equal(reappeared.events.length, 1);
 
   const again = json(await cli(['upstream', 'recheck', 'npm', 'hubdemo', '--version', '1.0.0', '--json']));
-  t.match(again, { registry: 'npm', package_name: 'hubdemo', probes: [{ version: '1.0.0', answer: 'present' }], cleared: [], rows: [] }, '--json: the answer as is');
+  t.match(
+    again,
+    {
+      registry: 'npm',
+      package_name: 'hubdemo',
+      probes: [{ version: '1.0.0', answer: 'present' }],
+      cleared: [],
+      rows: [],
+    },
+    '--json: the answer as is',
+  );
 
   const notAudited = await cli(['upstream', 'recheck', 'mine', 'anything']);
   t.equal(notAudited.code, 1, 'a registry that is not audited is refused');
-  t.match(notAudited.stderr, /^hub: mine is not audited: local registries have no upstream \(HTTP 400, bad_request, request_id \S+\)\n$/);
+  t.match(
+    notAudited.stderr,
+    /^hub: mine is not audited: local registries have no upstream \(HTTP 400, bad_request, request_id \S+\)\n$/,
+  );
 });
 
-t.test('permissions: a reader is refused (exit 1) with the server message; an auditor reads but cannot sweep', async (t) => {
-  const reader = await s.token('rita', { roles: ['reader'] });
-  const auditor = await s.token('alex', { roles: ['auditor'] });
-  for (const args of [['upstream', 'list'], ['upstream', 'status', 'npm', 'hubdemo'], ['upstream', 'sweep'], ['upstream', 'recheck', 'npm', 'hubdemo'], ['events'], ['health']]) {
-    const r = await cli(args, { HUB_TOKEN: reader });
-    t.equal(r.code, 1, `${args.join(' ')}: exit 1`);
-    t.match(r.stderr, REFUSED, `${args.join(' ')}: the 403 and its request_id`);
-    t.equal(r.stdout, '');
-  }
-  t.equal((await cli(['upstream', 'list'], { HUB_TOKEN: auditor })).code, 0, 'system:read lists');
-  t.equal((await cli(['health'], { HUB_TOKEN: auditor })).code, 0);
-  const sweep = await cli(['upstream', 'sweep', '--json'], { HUB_TOKEN: auditor });
-  t.equal(sweep.code, 1, 'sweeping needs system:write');
-  t.match(json(sweep), { error: { code: 'forbidden' } }, '--json: the error body on standard output');
-  t.match(sweep.stderr, REFUSED);
-});
+t.test(
+  'permissions: a reader is refused (exit 1) with the server message; an auditor reads but cannot sweep',
+  async (t) => {
+    const reader = await s.token('rita', { roles: ['reader'] });
+    const auditor = await s.token('alex', { roles: ['auditor'] });
+    for (const args of [
+      ['upstream', 'list'],
+      ['upstream', 'status', 'npm', 'hubdemo'],
+      ['upstream', 'sweep'],
+      ['upstream', 'recheck', 'npm', 'hubdemo'],
+      ['events'],
+      ['health'],
+    ]) {
+      const r = await cli(args, { HUB_TOKEN: reader });
+      t.equal(r.code, 1, `${args.join(' ')}: exit 1`);
+      t.match(r.stderr, REFUSED, `${args.join(' ')}: the 403 and its request_id`);
+      t.equal(r.stdout, '');
+    }
+    t.equal((await cli(['upstream', 'list'], { HUB_TOKEN: auditor })).code, 0, 'system:read lists');
+    t.equal((await cli(['health'], { HUB_TOKEN: auditor })).code, 0);
+    const sweep = await cli(['upstream', 'sweep', '--json'], { HUB_TOKEN: auditor });
+    t.equal(sweep.code, 1, 'sweeping needs system:write');
+    t.match(json(sweep), { error: { code: 'forbidden' } }, '--json: the error body on standard output');
+    t.match(sweep.stderr, REFUSED);
+  },
+);
 
 t.test('bad usage exits 2, names the help, and sends nothing', async (t) => {
   // HUB_URL points at a closed port: had any of these sent a request, it would exit 1, not 2.
@@ -234,7 +365,11 @@ t.test('bad usage exits 2, names the help, and sends nothing', async (t) => {
     [['upstream', 'recheck', '--package', 'hubdemo'], /--registry is required/, 'upstream recheck'],
     [['upstream', 'recheck', 'npm'], /--package is required/, 'upstream recheck'],
     [['upstream', 'recheck', 'npm', 'hubdemo', '1.0.0'], /unexpected argument "1.0.0"/, 'upstream recheck'],
-    [['upstream', 'recheck', 'npm', 'hubdemo', '--registry', 'npm'], /either as --registry or as an argument/, 'upstream recheck'],
+    [
+      ['upstream', 'recheck', 'npm', 'hubdemo', '--registry', 'npm'],
+      /either as --registry or as an argument/,
+      'upstream recheck',
+    ],
     [['upstream', 'status', '--registry', 'npm'], /--package is required/, 'upstream status'],
     [['upstream', 'sweep', '--registry'], /argument missing/, 'upstream sweep'],
     [['upstream', 'sweep', '--registry', ' '], /--registry needs a value/, 'upstream sweep'],
@@ -249,14 +384,31 @@ t.test('bad usage exits 2, names the help, and sends nothing', async (t) => {
 t.test('a health card whose status is not ok exits 1; without the audit there are no audit columns', async (t) => {
   const server = http.createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ status: 'degraded', version: '9.9.9', database: 'unreachable', registries: [{ name: 'npm', type: 'npm', mode: 'proxy', upstream: 'http://u', cached: { artifacts: 3, bytes: 1536 } }] }));
+    res.end(
+      JSON.stringify({
+        status: 'degraded',
+        version: '9.9.9',
+        database: 'unreachable',
+        registries: [
+          { name: 'npm', type: 'npm', mode: 'proxy', upstream: 'http://u', cached: { artifacts: 3, bytes: 1536 } },
+        ],
+      }),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   t.teardown(() => new Promise((resolve) => server.close(resolve)));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const r = await runHub(['health', '--url', url, '--token', 'x']);
   t.equal(r.code, 1, 'degraded is a failed check');
-  t.equal(r.stdout, ['hub 9.9.9: status degraded, database unreachable', 'NAME  TYPE  MODE   ARTIFACTS  BYTES', 'npm   npm   proxy  3          1.5 KiB', ''].join('\n'));
+  t.equal(
+    r.stdout,
+    [
+      'hub 9.9.9: status degraded, database unreachable',
+      'NAME  TYPE  MODE   ARTIFACTS  BYTES',
+      'npm   npm   proxy  3          1.5 KiB',
+      '',
+    ].join('\n'),
+  );
   const j = await runHub(['health', '--url', url, '--token', 'x', '--json']);
   t.equal(j.code, 1, 'and with --json too');
   t.equal(json(j).status, 'degraded');

@@ -19,17 +19,28 @@ export interface FetchLeases {
 }
 
 export function createFetchLeases(db: Knex, o: { replicaId: string; leaseMs: number }): FetchLeases {
-  const leaseId = (registry: string, key: string) => crypto.createHash('sha256').update(`${registry}\0${key}`).digest('hex');
+  const leaseId = (registry: string, key: string) =>
+    crypto.createHash('sha256').update(`${registry}\0${key}`).digest('hex');
 
   function hold(id: string): LeaseOutcome {
     // Renewed well before it lapses, for as long as the fetch runs.
-    const timer = setInterval(() => void db('fetch_leases').where({ id, owner: o.replicaId }).update({ expires_at: Date.now() + o.leaseMs }).catch(() => {}), o.leaseMs / 3);
+    const timer = setInterval(
+      () =>
+        void db('fetch_leases')
+          .where({ id, owner: o.replicaId })
+          .update({ expires_at: Date.now() + o.leaseMs })
+          .catch(() => {}),
+      o.leaseMs / 3,
+    );
     timer.unref();
     return {
       held: true,
       release() {
         clearInterval(timer);
-        void db('fetch_leases').where({ id, owner: o.replicaId }).delete().catch(() => {});
+        void db('fetch_leases')
+          .where({ id, owner: o.replicaId })
+          .delete()
+          .catch(() => {});
       },
     };
   }
@@ -38,12 +49,17 @@ export function createFetchLeases(db: Knex, o: { replicaId: string; leaseMs: num
     async acquire(registry, key) {
       const id = leaseId(registry, key);
       const now = Date.now();
-      await db('fetch_leases').insert({ id, owner: o.replicaId, expires_at: now + o.leaseMs }).onConflict('id').ignore();
+      await db('fetch_leases')
+        .insert({ id, owner: o.replicaId, expires_at: now + o.leaseMs })
+        .onConflict('id')
+        .ignore();
       const lease = await db('fetch_leases').where({ id }).first();
       if (!lease || lease.owner === o.replicaId) return hold(id);
       if (Number(lease.expires_at) < now) {
         // Taken over only if no other replica took it over first.
-        const taken = await db('fetch_leases').where({ id, owner: lease.owner, expires_at: lease.expires_at }).update({ owner: o.replicaId, expires_at: now + o.leaseMs });
+        const taken = await db('fetch_leases')
+          .where({ id, owner: lease.owner, expires_at: lease.expires_at })
+          .update({ owner: o.replicaId, expires_at: now + o.leaseMs });
         if (taken === 1) return hold(id);
       }
       const peer = await db('replicas').where({ id: lease.owner }).first('internal_url');

@@ -17,11 +17,21 @@ const LIVE_MS = 3 * BEAT_MS;
 export async function startHeartbeat(db: Knex, o: { rateStore: string; log: Logger }) {
   const id = crypto.randomUUID();
   const now = Date.now();
-  await db('replicas').insert({ id, host: os.hostname(), pid: process.pid, rate_store: o.rateStore, started_at: now, seen_at: now });
+  await db('replicas').insert({
+    id,
+    host: os.hostname(),
+    pid: process.pid,
+    rate_store: o.rateStore,
+    started_at: now,
+    seen_at: now,
+  });
   let warned = 0;
 
   async function others() {
-    return db('replicas').whereNot({ id }).where('seen_at', '>=', Date.now() - LIVE_MS).select('host', 'pid', 'rate_store');
+    return db('replicas')
+      .whereNot({ id })
+      .where('seen_at', '>=', Date.now() - LIVE_MS)
+      .select('host', 'pid', 'rate_store');
   }
   /** Why this replica's rate limits do not hold hub-wide, or null. */
   async function rateLimitWarning(): Promise<string | null> {
@@ -31,7 +41,9 @@ export async function startHeartbeat(db: Knex, o: { rateStore: string; log: Logg
   }
   async function beat() {
     await db('replicas').where({ id }).update({ seen_at: Date.now() });
-    await db('replicas').where('seen_at', '<', Date.now() - 10 * LIVE_MS).delete();
+    await db('replicas')
+      .where('seen_at', '<', Date.now() - 10 * LIVE_MS)
+      .delete();
     const warning = await rateLimitWarning();
     // Once when it starts holding, and again every ten minutes while it does.
     if (warning && Date.now() - warned > 600_000) {
@@ -40,7 +52,10 @@ export async function startHeartbeat(db: Knex, o: { rateStore: string; log: Logg
     } else if (!warning) warned = 0;
   }
   await beat();
-  const timer = setInterval(() => void beat().catch((e: Error) => o.log.warn({ err: e.message }, 'heartbeat not written')), BEAT_MS);
+  const timer = setInterval(
+    () => void beat().catch((e: Error) => o.log.warn({ err: e.message }, 'heartbeat not written')),
+    BEAT_MS,
+  );
   timer.unref();
 
   return {
@@ -48,7 +63,10 @@ export async function startHeartbeat(db: Knex, o: { rateStore: string; log: Logg
     id,
     /** The other live replicas and where each is reached (null until it advertised). */
     async peers(): Promise<Array<{ id: string; internal_url: string | null }>> {
-      return db('replicas').whereNot({ id }).where('seen_at', '>=', Date.now() - LIVE_MS).select('id', 'internal_url');
+      return db('replicas')
+        .whereNot({ id })
+        .where('seen_at', '>=', Date.now() - LIVE_MS)
+        .select('id', 'internal_url');
     },
     /** Publishes where the other replicas reach this one. */
     async advertise(internalUrl: string) {
@@ -57,9 +75,21 @@ export async function startHeartbeat(db: Knex, o: { rateStore: string; log: Logg
     async health(): Promise<HealthContribution> {
       try {
         const peers = await others();
-        return { summary: { live_replicas: peers.length + 1, rate_store: o.rateStore, rate_limits: (await rateLimitWarning()) ?? 'hub-wide' } };
+        return {
+          summary: {
+            live_replicas: peers.length + 1,
+            rate_store: o.rateStore,
+            rate_limits: (await rateLimitWarning()) ?? 'hub-wide',
+          },
+        };
       } catch {
-        return { summary: { live_replicas: null, rate_store: o.rateStore, rate_limits: 'unknown: the database did not answer' } };
+        return {
+          summary: {
+            live_replicas: null,
+            rate_store: o.rateStore,
+            rate_limits: 'unknown: the database did not answer',
+          },
+        };
       }
     },
     async stop() {

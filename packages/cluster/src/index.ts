@@ -10,7 +10,8 @@ export default definePlugin({
   id: 'cluster',
   deps: [],
   contract: 1,
-  description: 'Replicas that share a MySQL database: heartbeats, one upstream fetch per artifact across replicas, streamed to the others',
+  description:
+    'Replicas that share a MySQL database: heartbeats, one upstream fetch per artifact across replicas, streamed to the others',
   migrations: { '001_replicas': replicas, '002_fetch_leases': fetchLeases },
   cluster: {
     async create(ctx) {

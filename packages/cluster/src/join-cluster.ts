@@ -6,7 +6,12 @@ import { startHeartbeat } from './heartbeat.js';
 import { createSharedFetch } from './shared-fetch.js';
 
 /** One hub's membership of the replicas on its database: its heartbeat, and on MySQL the shared fetches. */
-export async function joinCluster({ db, config, log, sharedSecret }: Parameters<ClusterProvider['create']>[0]): Promise<Cluster> {
+export async function joinCluster({
+  db,
+  config,
+  log,
+  sharedSecret,
+}: Parameters<ClusterProvider['create']>[0]): Promise<Cluster> {
   const heartbeat = await startHeartbeat(db, { rateStore: config.limits.rate_store, log });
   // Only a MySQL database is shared between processes (a SQLite file has one hub): there, replicas share fetches.
   const peerStream = config.database.client === 'mysql' ? await import('./peer-stream.js') : undefined;
@@ -14,9 +19,15 @@ export async function joinCluster({ db, config, log, sharedSecret }: Parameters<
   const ca = config.server.internal_ca_file === undefined ? undefined : fs.readFileSync(config.server.internal_ca_file);
   const peers = peerStream && secret ? peerStream.createPeerClient(secret, { ca }) : undefined;
   // Reloads reach the other replicas the way shared fetches do: at their advertised address, with the peer secret.
-  const reloads = secret ? (await import('./peer-reload.js')) : undefined;
+  const reloads = secret ? await import('./peer-reload.js') : undefined;
   const peerReloader = reloads && secret ? reloads.createPeerReloader(secret, { ca }) : undefined;
-  const sharedFetch = peers && createSharedFetch({ leases: createFetchLeases(db, { replicaId: heartbeat.id, leaseMs: config.cache.fetch_lease_secs * 1000 }), peers, log });
+  const sharedFetch =
+    peers &&
+    createSharedFetch({
+      leases: createFetchLeases(db, { replicaId: heartbeat.id, leaseMs: config.cache.fetch_lease_secs * 1000 }),
+      peers,
+      log,
+    });
   return {
     sharedFetch,
     mountPeerRoute(router, serve) {
@@ -33,7 +44,14 @@ export async function joinCluster({ db, config, log, sharedSecret }: Parameters<
         peers = await heartbeat.peers();
       } catch (e) {
         // Without the replica list nobody else can be asked: say so rather than report no other replica.
-        return [{ id: 'other replicas', result: 'unreachable', changed_keys: [], error: `the replica list could not be read: ${(e as Error).message}` }];
+        return [
+          {
+            id: 'other replicas',
+            result: 'unreachable',
+            changed_keys: [],
+            error: `the replica list could not be read: ${(e as Error).message}`,
+          },
+        ];
       }
       return peerReloader.reloadAll(peers, by);
     },
@@ -42,7 +60,10 @@ export async function joinCluster({ db, config, log, sharedSecret }: Parameters<
       const url = config.server.internal_url ?? reachableFromPeers(listenUrl);
       // The peer secret and the artifacts travel in this URL's requests: in clear over http (see docs/operations.md).
       if (url.startsWith('http:') && !isLoopback(new URL(url).hostname))
-        log.warn({ internal_url: url }, 'replicas stream artifacts to each other, with the peer secret, over plain http: keep them on a private network or use an https internal_url');
+        log.warn(
+          { internal_url: url },
+          'replicas stream artifacts to each other, with the peer secret, over plain http: keep them on a private network or use an https internal_url',
+        );
       await heartbeat.advertise(url);
     },
     health: heartbeat.health,

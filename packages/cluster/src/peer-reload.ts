@@ -13,9 +13,14 @@ const ANSWER_MS = 30_000;
 /** The largest answer read from a peer. */
 const MAX_ANSWER_BYTES = 64 * 1024;
 
-export function mountPeerReload(router: PluginContext['router'], secret: string, reload: (o: { by: string | null; audit?: AuditContext }) => Promise<ReplicaReload>): void {
+export function mountPeerReload(
+  router: PluginContext['router'],
+  secret: string,
+  reload: (o: { by: string | null; audit?: AuditContext }) => Promise<ReplicaReload>,
+): void {
   router.post(PEER_RELOAD_ROUTE, async (ctx) => {
-    if (!sameSecret(ctx.get('authorization'), `Bearer ${secret}`)) throw errors.unauthenticated('peer requests need the peer secret');
+    if (!sameSecret(ctx.get('authorization'), `Bearer ${secret}`))
+      throw errors.unauthenticated('peer requests need the peer secret');
     // Who asked, as the replica that took the admin call says (its own audit row has the caller's token).
     const by = ctx.get('x-hub-reload-by').slice(0, 128) || null;
     const audit: AuditContext = { action: 'config_reload', user_id: by };
@@ -25,26 +30,46 @@ export function mountPeerReload(router: PluginContext['router'], secret: string,
 }
 
 export interface PeerReloader {
-  reloadAll(peers: ReadonlyArray<{ id: string; internal_url: string | null }>, by: string | null): Promise<ReplicaReload[]>;
+  reloadAll(
+    peers: ReadonlyArray<{ id: string; internal_url: string | null }>,
+    by: string | null,
+  ): Promise<ReplicaReload[]>;
   close(): Promise<void>;
 }
 
 export function createPeerReloader(secret: string, o: { ca?: string | Buffer } = {}): PeerReloader {
-  const agent = new Agent({ connect: { timeout: 2_000, ...(o.ca ? { ca: o.ca } : {}) }, headersTimeout: ANSWER_MS, bodyTimeout: ANSWER_MS });
+  const agent = new Agent({
+    connect: { timeout: 2_000, ...(o.ca ? { ca: o.ca } : {}) },
+    headersTimeout: ANSWER_MS,
+    bodyTimeout: ANSWER_MS,
+  });
   async function one(peer: { id: string; internal_url: string | null }, by: string | null): Promise<ReplicaReload> {
-    const unreachable = (error: string): ReplicaReload => ({ id: peer.id, result: 'unreachable', changed_keys: [], error });
+    const unreachable = (error: string): ReplicaReload => ({
+      id: peer.id,
+      result: 'unreachable',
+      changed_keys: [],
+      error,
+    });
     if (!peer.internal_url) return unreachable('it has not advertised an address yet');
     try {
       const url = new URL(PEER_RELOAD_ROUTE, peer.internal_url);
-      const res = await agent.request({ origin: url.origin, path: url.pathname, method: 'POST', headers: { authorization: `Bearer ${secret}`, ...(by ? { 'x-hub-reload-by': by } : {}) } });
+      const res = await agent.request({
+        origin: url.origin,
+        path: url.pathname,
+        method: 'POST',
+        headers: { authorization: `Bearer ${secret}`, ...(by ? { 'x-hub-reload-by': by } : {}) },
+      });
       const text = await readCapped(res.body);
       if (res.statusCode !== 200) return unreachable(`it answered ${res.statusCode}`);
       const answer = JSON.parse(text) as Partial<ReplicaReload>;
-      if (answer.result !== 'applied' && answer.result !== 'refused') return unreachable('it answered something other than a reload result');
+      if (answer.result !== 'applied' && answer.result !== 'refused')
+        return unreachable('it answered something other than a reload result');
       return {
         id: typeof answer.id === 'string' ? answer.id : peer.id,
         result: answer.result,
-        changed_keys: Array.isArray(answer.changed_keys) ? answer.changed_keys.filter((k): k is string => typeof k === 'string') : [],
+        changed_keys: Array.isArray(answer.changed_keys)
+          ? answer.changed_keys.filter((k): k is string => typeof k === 'string')
+          : [],
         error: typeof answer.error === 'string' ? answer.error : null,
       };
     } catch (e) {

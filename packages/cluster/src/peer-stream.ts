@@ -6,7 +6,15 @@
  */
 import type { Readable } from 'node:stream';
 import { Agent } from 'undici';
-import { ERROR_CODES, errors, HubError, sameSecret, type PeerServe, type PluginContext, type SharedMiss } from '@hub/runtime';
+import {
+  ERROR_CODES,
+  errors,
+  HubError,
+  sameSecret,
+  type PeerServe,
+  type PluginContext,
+  type SharedMiss,
+} from '@hub/runtime';
 
 export const PEER_ROUTE = '/_hub/peer/artifact';
 /** The `settings` row of the secret peers prove themselves with (kept there since before the plugin, so old and new replicas agree). */
@@ -30,12 +38,15 @@ export interface PeerClient {
 /** The owner's side: `serve` joins a running fetch, or answers null when there is none. */
 export function mountPeerRoute(router: PluginContext['router'], secret: string, serve: PeerServe): void {
   router.get(PEER_ROUTE, async (ctx) => {
-    if (!sameSecret(ctx.get('authorization'), `Bearer ${secret}`)) throw errors.unauthenticated('peer requests need the peer secret');
+    if (!sameSecret(ctx.get('authorization'), `Bearer ${secret}`))
+      throw errors.unauthenticated('peer requests need the peer secret');
     const registry = ctx.query['registry'];
     const key = ctx.query['key'];
-    if (typeof registry !== 'string' || typeof key !== 'string') throw errors.badRequest('registry and key are required');
+    if (typeof registry !== 'string' || typeof key !== 'string')
+      throw errors.badRequest('registry and key are required');
     const reply = await serve(registry, key);
-    if (!reply) throw new HubError('not_found', 'no fetch of that artifact is running here', { headers: { [NO_FLIGHT]: '1' } });
+    if (!reply)
+      throw new HubError('not_found', 'no fetch of that artifact is running here', { headers: { [NO_FLIGHT]: '1' } });
     ctx.status = reply.status;
     ctx.set(reply.headers);
     const body = reply.body as Readable;
@@ -50,26 +61,42 @@ export function mountPeerRoute(router: PluginContext['router'], secret: string, 
 export function createPeerClient(secret: string, o: { ca?: string | Buffer } = {}): PeerClient {
   // Peers are on the operator's own network: short connect timeout, the same idle timeout as an upstream. An
   // https peer's certificate is checked against `ca` ([server] internal_ca_file) when given, else the system's CAs.
-  const agent = new Agent({ connect: { timeout: 2_000, ...(o.ca ? { ca: o.ca } : {}) }, headersTimeout: 30_000, bodyTimeout: 30_000 });
+  const agent = new Agent({
+    connect: { timeout: 2_000, ...(o.ca ? { ca: o.ca } : {}) },
+    headersTimeout: 30_000,
+    bodyTimeout: 30_000,
+  });
   return {
     async fetch(peerUrl: string, registry: string, key: string): Promise<PeerAnswer> {
       const url = new URL(PEER_ROUTE, peerUrl);
       url.search = new URLSearchParams({ registry, key }).toString();
       let res;
       try {
-        res = await agent.request({ origin: url.origin, path: url.pathname + url.search, method: 'GET', headers: { authorization: `Bearer ${secret}` } });
+        res = await agent.request({
+          origin: url.origin,
+          path: url.pathname + url.search,
+          method: 'GET',
+          headers: { authorization: `Bearer ${secret}` },
+        });
       } catch (e) {
         return { kind: 'unreachable', reason: (e as { code?: string }).code ?? (e as Error).message };
       }
       if (res.statusCode === 200) {
         const length = Number(res.headers['content-length']);
-        return { kind: 'stream', contentType: String(res.headers['content-type'] ?? 'application/octet-stream'), ...(Number.isSafeInteger(length) ? { size: length } : {}), body: res.body };
+        return {
+          kind: 'stream',
+          contentType: String(res.headers['content-type'] ?? 'application/octet-stream'),
+          ...(Number.isSafeInteger(length) ? { size: length } : {}),
+          body: res.body,
+        };
       }
       if (res.headers[NO_FLIGHT]) {
         await res.body.dump();
         return { kind: 'none' };
       }
-      const answer = (await res.body.json().catch(() => null)) as { error?: { code?: string; message?: string } } | null;
+      const answer = (await res.body.json().catch(() => null)) as {
+        error?: { code?: string; message?: string };
+      } | null;
       const code = answer?.error?.code;
       const message = answer?.error?.message ?? `the replica fetching it answered ${res.statusCode}`;
       // The owner's own refusal or upstream failure is this waiter's answer too; anything else (a 503 while it

@@ -21,10 +21,15 @@ export function createSharedFetch(o: { leases: FetchLeases; peers: PeerClient; l
         return { kind: 'fetch', done: () => {} };
       }
       if (lease.held) return { kind: 'fetch', done: lease.release };
-      const answer: PeerAnswer = lease.peerUrl ? await o.peers.fetch(lease.peerUrl, registry, key) : { kind: 'unreachable', reason: 'no internal_url' };
+      const answer: PeerAnswer = lease.peerUrl
+        ? await o.peers.fetch(lease.peerUrl, registry, key)
+        : { kind: 'unreachable', reason: 'no internal_url' };
       if (answer.kind === 'stream' || answer.kind === 'error') return answer;
       if (answer.kind === 'unreachable') {
-        o.log.warn({ registry, key, peer: lease.peerUrl, reason: answer.reason }, 'the replica fetching this artifact does not answer; waiting for its lease to lapse');
+        o.log.warn(
+          { registry, key, peer: lease.peerUrl, reason: answer.reason },
+          'the replica fetching this artifact does not answer; waiting for its lease to lapse',
+        );
         await sleep(Math.min(1000, Math.max(50, lease.expiresAt - Date.now() + 50)));
       }
       return { kind: 'look-again' };

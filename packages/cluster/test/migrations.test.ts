@@ -28,18 +28,36 @@ const { tiers, skipped } = storeTiers();
 if (skipped) t.comment(skipped);
 
 for (const store of tiers) {
-  t.test(`${store.name}: a database the runtime migrated with its replica tables takes the plugin's migrations without error`, async (t) => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-cluster-'));
-    t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
-    const db = createDb(await store.database(t, dir));
-    t.teardown(() => db.destroy());
-    const runtime = { id: 'runtime', migrations: runtimeMigrations };
-    t.ok((await migrate(db, [runtime])).includes('runtime/007_fetch_leases'), 'the runtime keeps the names it recorded');
-    await runtimeMadeTables(db);
-    await db('replicas').insert({ id: 'r1', host: 'h', pid: 1, rate_store: 'memory', started_at: 1, seen_at: 1, internal_url: 'http://h:1' });
-    t.same(await migrate(db, [runtime, cluster]), ['cluster/001_replicas', 'cluster/002_fetch_leases']);
-    t.same(await db('replicas').select('id', 'internal_url'), [{ id: 'r1', internal_url: 'http://h:1' }], 'the rows are kept');
-  });
+  t.test(
+    `${store.name}: a database the runtime migrated with its replica tables takes the plugin's migrations without error`,
+    async (t) => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-cluster-'));
+      t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+      const db = createDb(await store.database(t, dir));
+      t.teardown(() => db.destroy());
+      const runtime = { id: 'runtime', migrations: runtimeMigrations };
+      t.ok(
+        (await migrate(db, [runtime])).includes('runtime/007_fetch_leases'),
+        'the runtime keeps the names it recorded',
+      );
+      await runtimeMadeTables(db);
+      await db('replicas').insert({
+        id: 'r1',
+        host: 'h',
+        pid: 1,
+        rate_store: 'memory',
+        started_at: 1,
+        seen_at: 1,
+        internal_url: 'http://h:1',
+      });
+      t.same(await migrate(db, [runtime, cluster]), ['cluster/001_replicas', 'cluster/002_fetch_leases']);
+      t.same(
+        await db('replicas').select('id', 'internal_url'),
+        [{ id: 'r1', internal_url: 'http://h:1' }],
+        'the rows are kept',
+      );
+    },
+  );
 
   t.test(`${store.name}: on a new database the plugin creates its tables`, async (t) => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-cluster-'));

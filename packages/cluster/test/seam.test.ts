@@ -15,7 +15,11 @@ const start = (dir: string, plugins: Parameters<typeof createHub>[0]['plugins'])
 
 t.test('two plugins providing the cluster: refused at start', async (t) => {
   const dir = t.testdir({});
-  await t.rejects(start(dir, [cluster, { ...cluster, id: 'another-cluster', migrations: {} }]), { name: 'StartupError', code: 'plugin_duplicate', message: /"cluster" and "another-cluster" both provide the cluster/ });
+  await t.rejects(start(dir, [cluster, { ...cluster, id: 'another-cluster', migrations: {} }]), {
+    name: 'StartupError',
+    code: 'plugin_duplicate',
+    message: /"cluster" and "another-cluster" both provide the cluster/,
+  });
 });
 
 t.test('without the plugin a hub runs alone: no heartbeat, no replicas section on the health card', async (t) => {
@@ -25,5 +29,9 @@ t.test('without the plugin a hub runs alone: no heartbeat, no replicas section o
   t.notOk(await hub.db.schema.hasTable('replicas'), 'no replica tables');
   const withPlugin = await start(t.testdir({}), [cluster]);
   t.teardown(() => withPlugin.close());
-  t.equal(Number((await withPlugin.db('replicas').count({ n: '*' }).first())?.n), 1, 'with it, the hub writes its heartbeat');
+  t.equal(
+    Number((await withPlugin.db('replicas').count({ n: '*' }).first())?.n),
+    1,
+    'with it, the hub writes its heartbeat',
+  );
 });

@@ -43,7 +43,11 @@ t.test('without the database the miss fetches here, logged', async (t) => {
 });
 
 t.test("another replica's lease: its stream or its own failure is the answer", async (t) => {
-  const other = async (): Promise<LeaseOutcome> => ({ held: false, peerUrl: 'http://b:8080', expiresAt: Date.now() + 10_000 });
+  const other = async (): Promise<LeaseOutcome> => ({
+    held: false,
+    peerUrl: 'http://b:8080',
+    expiresAt: Date.now() + 10_000,
+  });
   const body = Readable.from([Buffer.from('bytes')]);
   const streamed = sharedFetch(other, { kind: 'stream', contentType: 'application/octet-stream', size: 5, body });
   t.match(await streamed.shared.miss('files', 'a.bin'), { kind: 'stream', size: 5, body });
@@ -52,13 +56,20 @@ t.test("another replica's lease: its stream or its own failure is the answer", a
   const failed = sharedFetch(other, { kind: 'error', error });
   t.same(await failed.shared.miss('files', 'a.bin'), { kind: 'error', error });
   const finished = sharedFetch(other, { kind: 'none' });
-  t.same(await finished.shared.miss('files', 'a.bin'), { kind: 'look-again' }, 'the owner finished or failed: look for its row');
+  t.same(
+    await finished.shared.miss('files', 'a.bin'),
+    { kind: 'look-again' },
+    'the owner finished or failed: look for its row',
+  );
   t.same(finished.warnings, []);
 });
 
 t.test('a leader that does not answer (or published no address) is waited for until its lease lapses', async (t) => {
   const expiresAt = Date.now() + 300;
-  const silent = sharedFetch(async () => ({ held: false, peerUrl: 'http://b:8080', expiresAt }), { kind: 'unreachable', reason: 'ECONNREFUSED' });
+  const silent = sharedFetch(async () => ({ held: false, peerUrl: 'http://b:8080', expiresAt }), {
+    kind: 'unreachable',
+    reason: 'ECONNREFUSED',
+  });
   t.same(await silent.shared.miss('files', 'a.bin'), { kind: 'look-again' });
   t.ok(Date.now() >= expiresAt, 'answered once the lease lapsed');
   t.same(silent.warnings, ['the replica fetching this artifact does not answer; waiting for its lease to lapse']);

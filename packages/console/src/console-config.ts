@@ -21,8 +21,19 @@ export const consoleSection: ConfigSection<typeof ConsoleSchema> = {
   check(value) {
     if (value.public_url === undefined) return [];
     const url = new URL(value.public_url);
-    if ((url.pathname !== '/' && url.pathname !== '') || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '')
-      return [{ key: ['public_url'], message: 'must be an origin, scheme://host[:port], without a path: the console is always at /console/' }];
+    if (
+      (url.pathname !== '/' && url.pathname !== '') ||
+      url.search !== '' ||
+      url.hash !== '' ||
+      url.username !== '' ||
+      url.password !== ''
+    )
+      return [
+        {
+          key: ['public_url'],
+          message: 'must be an origin, scheme://host[:port], without a path: the console is always at /console/',
+        },
+      ];
     return [];
   },
 };

@@ -73,10 +73,16 @@ export function createConsoleOrigin(o: { consolePublicUrl?: string; serverPublic
     check(ctx: Koa.Context): void {
       const site = ctx.get('sec-fetch-site');
       if (site !== '' && site !== 'same-origin' && !(site === 'none' && SAFE_METHODS.has(ctx.method)))
-        throw errors.forbidden(`the console session is usable only from the console's own pages (this request is ${site.slice(0, 20)})`);
+        throw errors.forbidden(
+          `the console session is usable only from the console's own pages (this request is ${site.slice(0, 20)})`,
+        );
       const origin = ctx.get('origin');
-      if (origin !== '' && !isOwnOrigin(ctx, origin)) throw errors.forbidden(`the console session is usable only from the console's own origin, not ${origin.slice(0, 100)}`);
-      if (!servesHost(ctx)) throw errors.forbidden(`the console session is usable only at ${ownOrigin} ([console] public_url)`);
+      if (origin !== '' && !isOwnOrigin(ctx, origin))
+        throw errors.forbidden(
+          `the console session is usable only from the console's own origin, not ${origin.slice(0, 100)}`,
+        );
+      if (!servesHost(ctx))
+        throw errors.forbidden(`the console session is usable only at ${ownOrigin} ([console] public_url)`);
     },
   };
 }

@@ -29,7 +29,10 @@ export default definePlugin({
   migrations: consoleMigrations,
   setup(ctx) {
     const sessions = createSessions(ctx.db);
-    const origin = createConsoleOrigin({ consolePublicUrl: ctx.pluginConfig.public_url, serverPublicUrl: ctx.config.server.public_url });
+    const origin = createConsoleOrigin({
+      consolePublicUrl: ctx.pluginConfig.public_url,
+      serverPublicUrl: ctx.config.server.public_url,
+    });
     // An admin API call without an Authorization header may come from a session cookie (CSRF- and origin-checked).
     ctx.access.addCredentialSource((k) => sessionSubject(k, sessions, ctx.access, origin));
     const assets = loadAssets();
@@ -42,7 +45,8 @@ export default definePlugin({
       setSecurityHeaders(k);
       origin.hsts(k);
       // With [console] public_url the console has its own origin: no page of it on the registries' host.
-      if (!origin.servesHost(k)) throw errors.notFound(`the console is served at ${origin.publicUrl}/console/ ([console] public_url)`);
+      if (!origin.servesHost(k))
+        throw errors.notFound(`the console is served at ${origin.publicUrl}/console/ ([console] public_url)`);
       await next();
     };
     ctx.router.use('/console', serve);

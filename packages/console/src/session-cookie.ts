@@ -37,7 +37,9 @@ export async function sessionSubject(
   const session = await sessions.find(id);
   if (!session) throw errors.unauthenticated('the console session has ended; sign in again');
   if (!SAFE_METHODS.has(ctx.method) && !sameSecret(ctx.get(CSRF_HEADER), session.csrf)) {
-    throw errors.forbidden('a state-changing request with a session cookie must carry the X-Hub-CSRF header of its session');
+    throw errors.forbidden(
+      'a state-changing request with a session cookie must carry the X-Hub-CSRF header of its session',
+    );
   }
   return access.tokenSubjectOfHash(session.token_sha256);
 }

@@ -10,7 +10,9 @@ import type { Sessions } from './sessions.js';
 export const SignInBody = Type.Object(
   {
     token: Type.String({ minLength: 1, maxLength: 512, description: 'a hub token' }),
-    user: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'the user the token must belong to' })),
+    user: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 128, description: 'the user the token must belong to' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -25,7 +27,12 @@ export interface SessionInfo {
   expires_at: string;
 }
 
-async function sessionInfo(hub: Pick<PluginContext, 'access'>, subject: Subject, csrf: string, expiresAt: number): Promise<SessionInfo> {
+async function sessionInfo(
+  hub: Pick<PluginContext, 'access'>,
+  subject: Subject,
+  csrf: string,
+  expiresAt: number,
+): Promise<SessionInfo> {
   const may = await hub.access.snapshot();
   return {
     user_id: subject.user_id,
@@ -45,7 +52,14 @@ export function setCookie(ctx: Koa.Context, origin: ConsoleOrigin, value: string
   const secure = origin.isHttps(ctx);
   // The cookies library refuses a Secure cookie on a connection it thinks is plain; behind a TLS proxy it is not.
   if (secure) ctx.cookies.secure = true;
-  ctx.cookies.set(SESSION_COOKIE, value, { httpOnly: true, sameSite: 'strict', path: '/', secure, overwrite: true, ...(expires ? { expires } : {}) });
+  ctx.cookies.set(SESSION_COOKIE, value, {
+    httpOnly: true,
+    sameSite: 'strict',
+    path: '/',
+    secure,
+    overwrite: true,
+    ...(expires ? { expires } : {}),
+  });
 }
 
 /**
@@ -53,7 +67,11 @@ export function setCookie(ctx: Koa.Context, origin: ConsoleOrigin, value: string
  * who is signed in; DELETE signs out (CSRF-checked). The admin API takes the cookie through the credential source
  * the plugin adds (session-cookie.ts).
  */
-export function mountSessionRoutes(hub: Pick<PluginContext, 'access' | 'jsonBody' | 'router'>, sessions: Sessions, origin: ConsoleOrigin): void {
+export function mountSessionRoutes(
+  hub: Pick<PluginContext, 'access' | 'jsonBody' | 'router'>,
+  sessions: Sessions,
+  origin: ConsoleOrigin,
+): void {
   hub.router.post('/console/session', hub.jsonBody, async (ctx) => {
     ctx.state.audit = { action: 'console_sign_in' };
     origin.check(ctx);
@@ -93,7 +111,8 @@ export function mountSessionRoutes(hub: Pick<PluginContext, 'access' | 'jsonBody
     const id = sessionCookie(ctx);
     const session = id === undefined ? null : await sessions.find(id);
     if (session) {
-      if (!sameSecret(ctx.get(CSRF_HEADER), session.csrf)) throw errors.forbidden('sign-out must carry the X-Hub-CSRF header of its session');
+      if (!sameSecret(ctx.get(CSRF_HEADER), session.csrf))
+        throw errors.forbidden('sign-out must carry the X-Hub-CSRF header of its session');
       await sessions.remove(id!);
     }
     setCookie(ctx, origin, '', new Date(0));

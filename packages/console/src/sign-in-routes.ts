@@ -23,7 +23,11 @@ function refusalPage(ctx: Koa.Context, status: number, message: string): void {
  * method answers, exactly like token sign-in, or shows the refusal as a page. Methods are looked up per request,
  * so the order plugins are set up in does not matter.
  */
-export function mountSignInRoutes(hub: Pick<PluginContext, 'config' | 'router' | 'signIns'>, sessions: Sessions, consoleOrigin: ConsoleOrigin): void {
+export function mountSignInRoutes(
+  hub: Pick<PluginContext, 'config' | 'router' | 'signIns'>,
+  sessions: Sessions,
+  consoleOrigin: ConsoleOrigin,
+): void {
   const method = (id: string): SignInMethod => {
     const m = hub.signIns.find((s) => s.id === id);
     if (!m) throw errors.notFound(`no sign-in method "${id}"`);
@@ -33,13 +37,24 @@ export function mountSignInRoutes(hub: Pick<PluginContext, 'config' | 'router' |
   // trusted proxy): the provider accepts only the callback URL registered with it.
   const origin = (ctx: Koa.Context): string => {
     const client = ctx.state.client as { protocol?: string; host?: string } | undefined;
-    return consoleOrigin.publicUrl ?? hub.config.server.public_url?.replace(/\/+$/, '') ?? `${client?.protocol ?? ctx.protocol}://${client?.host ?? ctx.host}`;
+    return (
+      consoleOrigin.publicUrl ??
+      hub.config.server.public_url?.replace(/\/+$/, '') ??
+      `${client?.protocol ?? ctx.protocol}://${client?.host ?? ctx.host}`
+    );
   };
-  const callbackUrl = (ctx: Koa.Context, id: string) => `${origin(ctx)}/console/sign-in/${encodeURIComponent(id)}/callback`;
+  const callbackUrl = (ctx: Koa.Context, id: string) =>
+    `${origin(ctx)}/console/sign-in/${encodeURIComponent(id)}/callback`;
 
   hub.router.get('/console/sign-in', (ctx) => {
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = { methods: hub.signIns.map((s) => ({ id: s.id, label: s.label, url: `/console/sign-in/${encodeURIComponent(s.id)}` })) };
+    ctx.body = {
+      methods: hub.signIns.map((s) => ({
+        id: s.id,
+        label: s.label,
+        url: `/console/sign-in/${encodeURIComponent(s.id)}`,
+      })),
+    };
   });
 
   hub.router.get('/console/sign-in/:id', async (ctx) => {
@@ -62,7 +77,11 @@ export function mountSignInRoutes(hub: Pick<PluginContext, 'config' | 'router' |
       const signedIn = await m.finish(ctx, callbackUrl(ctx, id));
       // The method may have said more (its token id, a role change); the user is always on the row.
       (ctx.state.audit as Record<string, unknown>).user_id ??= signedIn.user_id;
-      const { id: cookie, session } = await sessions.create({ token: signedIn.token, user_id: signedIn.user_id, ttl_ms: Math.max(0, signedIn.expires_at - Date.now()) });
+      const { id: cookie, session } = await sessions.create({
+        token: signedIn.token,
+        user_id: signedIn.user_id,
+        ttl_ms: Math.max(0, signedIn.expires_at - Date.now()),
+      });
       setCookie(ctx, consoleOrigin, cookie, new Date(session.expires_at));
       ctx.set('Cache-Control', 'no-store');
       ctx.redirect('/console/');

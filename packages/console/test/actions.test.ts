@@ -13,7 +13,10 @@ t.test('every console action names a mounted admin route', async (t) => {
     const path = a.path.replace(/:[a-z_]+/g, 'x');
     const res = await fetch(`${s.url}${path}`, {
       method: a.method,
-      headers: { authorization: `Bearer ${s.adminToken}`, ...(a.method === 'POST' ? { 'content-type': 'application/json' } : {}) },
+      headers: {
+        authorization: `Bearer ${s.adminToken}`,
+        ...(a.method === 'POST' ? { 'content-type': 'application/json' } : {}),
+      },
       body: a.method === 'POST' ? '{}' : undefined,
     });
     const text = await res.text();

@@ -19,7 +19,16 @@ const axeSource = () => (axeText ??= fs.readFileSync(AXE, 'utf8'));
 export async function launch(t: Test): Promise<Browser> {
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   t.teardown(() => browser.close());
   return browser;
@@ -35,14 +44,21 @@ export async function checkPage(t: Test, page: Page, name: string): Promise<void
   await page.evaluate(axeSource());
   const result = (await page.evaluate(async () => {
     const r = await (globalThis as any).axe.run(document, { resultTypes: ['violations'] });
-    return r.violations.map((v: any) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n: any) => n.target.join(' ')) }));
+    return r.violations.map((v: any) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.slice(0, 3).map((n: any) => n.target.join(' ')),
+    }));
   })) as Array<{ id: string; impact: string; help: string; nodes: string[] }>;
   const bad = result.filter((v) => v.impact === 'serious' || v.impact === 'critical');
   t.same(bad, [], `${name}: no serious or critical axe violations`);
   fs.mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-1280.png`), fullPage: true });
   await page.setViewportSize({ width: 360, height: 780 });
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  const overflow = await page.evaluate(
+    () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+  );
   t.ok(overflow <= 0, `${name}: fits 360 px without sideways page scroll (${overflow} px over)`);
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-360.png`), fullPage: true });
   await page.setViewportSize({ width: 1280, height: 900 });

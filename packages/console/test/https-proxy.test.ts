@@ -10,13 +10,30 @@ import { setup } from './setup.js';
 const HSTS = 'max-age=31536000';
 
 /** POST /console/session with node:http (fetch may not set Host). */
-function signInWith(url: string, token: string, headers: Record<string, string> = {}): Promise<{ status: number; setCookie: string; hsts: string | null }> {
+function signInWith(
+  url: string,
+  token: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; setCookie: string; hsts: string | null }> {
   const body = JSON.stringify({ token });
   return new Promise((resolve, reject) => {
-    const req = http.request(`${url}/console/session`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, setCookie: String(res.headers['set-cookie'] ?? ''), hsts: (res.headers['strict-transport-security'] as string | undefined) ?? null }));
-    });
+    const req = http.request(
+      `${url}/console/session`,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            setCookie: String(res.headers['set-cookie'] ?? ''),
+            hsts: (res.headers['strict-transport-security'] as string | undefined) ?? null,
+          }),
+        );
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -58,7 +75,11 @@ t.test('[console] public_url https: Secure cookie and HSTS on the console', asyn
   t.equal(r.hsts, HSTS);
   const cookie = r.setCookie.split(';')[0]!;
   for (const p of ['/console/', '/console/session', '/api/v1/admin/health'])
-    t.equal((await rawRequest(`${s.url}${p}`, { headers: { ...host, cookie } })).headers.get('strict-transport-security'), HSTS, `HSTS on ${p}`);
+    t.equal(
+      (await rawRequest(`${s.url}${p}`, { headers: { ...host, cookie } })).headers.get('strict-transport-security'),
+      HSTS,
+      `HSTS on ${p}`,
+    );
 });
 
 t.test('X-Forwarded-Proto: https from a trusted proxy: Secure and HSTS', async (t) => {
@@ -73,13 +94,20 @@ t.test('X-Forwarded-Proto: https from a trusted proxy: Secure and HSTS', async (
   t.equal(plain.hsts, null);
 });
 
-t.test('X-Forwarded-Proto: https from a peer that is not a trusted proxy, or with trust_proxy off: ignored', async (t) => {
-  for (const server of [{ trust_proxy: true, trusted_proxies: ['10.0.0.0/8'] }, { trust_proxy: false }]) {
-    const s = await setup(t, { server });
-    const xfp = { 'x-forwarded-proto': 'https' };
-    const r = await signInWith(s.url, s.adminToken, xfp);
-    t.equal(r.status, 201);
-    t.notMatch(r.setCookie, /; secure/i, `${JSON.stringify(server)}: not Secure`);
-    t.same(await hstsEverywhere(s.url, s.adminToken, r.setCookie.split(';')[0]!, xfp), all(null), `${JSON.stringify(server)}: no HSTS`);
-  }
-});
+t.test(
+  'X-Forwarded-Proto: https from a peer that is not a trusted proxy, or with trust_proxy off: ignored',
+  async (t) => {
+    for (const server of [{ trust_proxy: true, trusted_proxies: ['10.0.0.0/8'] }, { trust_proxy: false }]) {
+      const s = await setup(t, { server });
+      const xfp = { 'x-forwarded-proto': 'https' };
+      const r = await signInWith(s.url, s.adminToken, xfp);
+      t.equal(r.status, 201);
+      t.notMatch(r.setCookie, /; secure/i, `${JSON.stringify(server)}: not Secure`);
+      t.same(
+        await hstsEverywhere(s.url, s.adminToken, r.setCookie.split(';')[0]!, xfp),
+        all(null),
+        `${JSON.stringify(server)}: no HSTS`,
+      );
+    }
+  },
+);

@@ -33,7 +33,11 @@ t.test('the cookie authenticates admin API reads; a state change needs the sessi
   t.equal(health.status, 200, 'GET with the cookie');
   await health.arrayBuffer();
   const post = (headers: Record<string, string>) =>
-    fetch(`${s.url}/api/v1/admin/users`, { method: 'POST', headers: { cookie, 'content-type': 'application/json', ...headers }, body: JSON.stringify({ id: 'carol' }) }).then(async (r) => ({ status: r.status, json: (await r.json()) as any }));
+    fetch(`${s.url}/api/v1/admin/users`, {
+      method: 'POST',
+      headers: { cookie, 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ id: 'carol' }),
+    }).then(async (r) => ({ status: r.status, json: (await r.json()) as any }));
   const none = await post({});
   t.equal(none.status, 403, 'no CSRF header: refused');
   t.equal(none.json.error.code, 'forbidden');
@@ -41,7 +45,11 @@ t.test('the cookie authenticates admin API reads; a state change needs the sessi
   t.equal((await s.api('GET', '/api/v1/admin/users/carol')).status, 404, 'nothing was created by the refused requests');
   t.equal((await post({ 'x-hub-csrf': csrf })).status, 201, 'with the session CSRF token: done');
   const other = await signIn(s.url, s.adminToken);
-  t.equal((await post({ 'x-hub-csrf': other.csrf })).status, 403, "another session's CSRF token does not fit this cookie");
+  t.equal(
+    (await post({ 'x-hub-csrf': other.csrf })).status,
+    403,
+    "another session's CSRF token does not fit this cookie",
+  );
 });
 
 t.test('the cookie reaches only the admin API: registry routes still need a token', async (t) => {
@@ -57,7 +65,11 @@ t.test('a read-only user is told so, and the API refuses its changes', async (t)
   const auditor = await s.token('aud', { roles: ['auditor'] });
   const { cookie, csrf, json } = await signIn(s.url, auditor);
   t.match(json, { user_id: 'aud', can: { read: true, write: false } });
-  const res = await fetch(`${s.url}/api/v1/admin/blocks`, { method: 'POST', headers: { cookie, 'x-hub-csrf': csrf, 'content-type': 'application/json' }, body: JSON.stringify({ registry: 'npm', package_name: 'hubdemo' }) });
+  const res = await fetch(`${s.url}/api/v1/admin/blocks`, {
+    method: 'POST',
+    headers: { cookie, 'x-hub-csrf': csrf, 'content-type': 'application/json' },
+    body: JSON.stringify({ registry: 'npm', package_name: 'hubdemo' }),
+  });
   t.equal(res.status, 403);
   t.equal(((await res.json()) as any).error.code, 'forbidden');
 });
@@ -90,7 +102,11 @@ t.test('sign-out needs the CSRF header, ends the session, and a revoked token en
 t.test('an Authorization header wins over a cookie, and needs no CSRF header', async (t) => {
   const s = await setup(t);
   const { cookie } = await signIn(s.url, s.adminToken);
-  const res = await fetch(`${s.url}/api/v1/admin/users`, { method: 'POST', headers: { cookie, authorization: `Bearer ${s.adminToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ id: 'dave' }) });
+  const res = await fetch(`${s.url}/api/v1/admin/users`, {
+    method: 'POST',
+    headers: { cookie, authorization: `Bearer ${s.adminToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ id: 'dave' }),
+  });
   t.equal(res.status, 201, 'a token is not sent by a browser on its own: no CSRF risk');
   await res.arrayBuffer();
 });
@@ -98,14 +114,29 @@ t.test('an Authorization header wins over a cookie, and needs no CSRF header', a
 t.test('another site cannot sign a browser in (login CSRF): sign-in takes JSON only', async (t) => {
   const s = await setup(t);
   // A cross-site HTML form can send only form or text bodies; a JSON body from another origin needs a CORS preflight hub never grants.
-  const form = await fetch(`${s.url}/console/session`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `token=${encodeURIComponent(s.adminToken)}` });
+  const form = await fetch(`${s.url}/console/session`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: `token=${encodeURIComponent(s.adminToken)}`,
+  });
   t.equal(form.status, 415);
   t.equal(form.headers.get('set-cookie'), null, 'no session');
   await form.arrayBuffer();
-  const text = await fetch(`${s.url}/console/session`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: JSON.stringify({ token: s.adminToken }) });
+  const text = await fetch(`${s.url}/console/session`, {
+    method: 'POST',
+    headers: { 'content-type': 'text/plain' },
+    body: JSON.stringify({ token: s.adminToken }),
+  });
   t.equal(text.status, 415);
   await text.arrayBuffer();
-  const preflight = await fetch(`${s.url}/console/session`, { method: 'OPTIONS', headers: { origin: 'https://evil.invalid', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' } });
+  const preflight = await fetch(`${s.url}/console/session`, {
+    method: 'OPTIONS',
+    headers: {
+      origin: 'https://evil.invalid',
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'content-type',
+    },
+  });
   t.equal(preflight.headers.get('access-control-allow-origin'), null, 'no CORS grant');
   await preflight.arrayBuffer();
 });

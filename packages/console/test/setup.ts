@@ -10,7 +10,14 @@ import ipBlocks from '@hub/ip-blocks';
 import lockfile from '@hub/lockfile';
 import npm from '@hub/kind-npm';
 import waivers from '@hub/waivers';
-import { npmFixtureHandler, signFlagRequest, startFixtureUpstream, startTestHub, type FixtureUpstream, type TestHub } from '@hub/testkit';
+import {
+  npmFixtureHandler,
+  signFlagRequest,
+  startFixtureUpstream,
+  startTestHub,
+  type FixtureUpstream,
+  type TestHub,
+} from '@hub/testkit';
 import consolePlugin from '../src/index.js';
 
 /** kind-npm's fixture registry: hubdep 1.0.0, hubdemo 1.0.0 and 1.1.0 (depends on hubdep), @hubtest/scoped 1.0.0. */
@@ -31,7 +38,14 @@ export interface ConsoleSetup extends TestHub {
 }
 
 /** A hub with npm, admin, audit, flags, waivers and the console, in front of a writable copy of the npm fixtures. */
-export async function setup(t: Test, opts: { server?: Record<string, unknown>; console?: Record<string, unknown>; registries?: (upstream: string) => Array<Record<string, unknown>> } = {}): Promise<ConsoleSetup> {
+export async function setup(
+  t: Test,
+  opts: {
+    server?: Record<string, unknown>;
+    console?: Record<string, unknown>;
+    registries?: (upstream: string) => Array<Record<string, unknown>>;
+  } = {},
+): Promise<ConsoleSetup> {
   const root = mkdtempSync(join(tmpdir(), 'hub-console-'));
   t.teardown(() => rmSync(root, { recursive: true, force: true }));
   cpSync(NPM_FIXTURES, root, { recursive: true });
@@ -40,7 +54,9 @@ export async function setup(t: Test, opts: { server?: Record<string, unknown>; c
   const hub = await startTestHub({
     dir: t.testdir(),
     plugins: [npm, admin, audit, flags, ipBlocks, lockfile, waivers, consolePlugin],
-    registries: opts.registries?.(upstream.url) ?? [{ name: 'npm', type: 'npm', mode: 'proxy', upstream: upstream.url }],
+    registries: opts.registries?.(upstream.url) ?? [
+      { name: 'npm', type: 'npm', mode: 'proxy', upstream: upstream.url },
+    ],
     config: {
       ...(opts.server ? { server: opts.server } : {}),
       ...(opts.console ? { console: opts.console } : {}),
@@ -57,14 +73,19 @@ export async function setup(t: Test, opts: { server?: Record<string, unknown>; c
     async api(method, path, body, token = hub.adminToken) {
       const res = await fetch(`${hub.url}${path}`, {
         method,
-        headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        },
         body: body !== undefined ? JSON.stringify(body) : undefined,
       });
       const text = await res.text();
       return { status: res.status, json: text ? JSON.parse(text) : null };
     },
     async fetchTarball(name, version, token = hub.adminToken) {
-      const res = await fetch(`${hub.url}/proxy/npm/${name}/${version}/tarball`, { headers: { authorization: `Bearer ${token}` } });
+      const res = await fetch(`${hub.url}/proxy/npm/${name}/${version}/tarball`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
       await res.arrayBuffer();
       return res.status;
     },
@@ -74,12 +95,22 @@ export async function setup(t: Test, opts: { server?: Record<string, unknown>; c
       writeFileSync(packumentFile(name), JSON.stringify(doc));
     },
     republish(name) {
-      writeFileSync(packumentFile(name), readFileSync(join(NPM_FIXTURES, `${name.replace('/', '%2f')}.json.tmpl`), 'utf8'));
+      writeFileSync(
+        packumentFile(name),
+        readFileSync(join(NPM_FIXTURES, `${name.replace('/', '%2f')}.json.tmpl`), 'utf8'),
+      );
     },
     async pushFlags(list) {
       const body = JSON.stringify({ flags: list });
       const path = '/api/v1/flags/osv';
-      const res = await fetch(`${hub.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...signFlagRequest({ secret: FLAG_SECRET, method: 'POST', path, body }) }, body });
+      const res = await fetch(`${hub.url}${path}`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          ...signFlagRequest({ secret: FLAG_SECRET, method: 'POST', path, body }),
+        },
+        body,
+      });
       await res.arrayBuffer();
       return res.status;
     },
@@ -87,8 +118,16 @@ export async function setup(t: Test, opts: { server?: Record<string, unknown>; c
 }
 
 /** Signs in over HTTP as the console does; resolves with the cookie pair and the session's CSRF token. */
-export async function signIn(url: string, token: string, user?: string): Promise<{ status: number; cookie: string; setCookie: string; csrf: string; json: any }> {
-  const res = await fetch(`${url}/console/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(user ? { token, user } : { token }) });
+export async function signIn(
+  url: string,
+  token: string,
+  user?: string,
+): Promise<{ status: number; cookie: string; setCookie: string; csrf: string; json: any }> {
+  const res = await fetch(`${url}/console/session`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(user ? { token, user } : { token }),
+  });
   const setCookie = res.headers.get('set-cookie') ?? '';
   const json = (await res.json()) as any;
   return { status: res.status, cookie: setCookie.split(';')[0] ?? '', setCookie, csrf: json?.csrf ?? '', json };

@@ -30,16 +30,18 @@ const pretend = definePlugin({
   },
 });
 
-t.test('a plugin\'s sign-in method: listed, a session like token sign-in, refusals as escaped pages', async (t) => {
+t.test("a plugin's sign-in method: listed, a session like token sign-in, refusals as escaped pages", async (t) => {
   // The method's plugin is set up before the console: plugin order does not matter.
   const hub = await startTestHub({ dir: t.testdir(), plugins: [pretend, admin, consolePlugin], registries: [] });
   t.teardown(() => hub.close());
-  t.same(await (await fetch(`${hub.url}/console/sign-in`)).json(), { methods: [{ id: 'pretend', label: 'Pretend <SSO>', url: '/console/sign-in/pretend' }] });
+  t.same(await (await fetch(`${hub.url}/console/sign-in`)).json(), {
+    methods: [{ id: 'pretend', label: 'Pretend <SSO>', url: '/console/sign-in/pretend' }],
+  });
 
   const start = await fetch(`${hub.url}/console/sign-in/pretend?as=carol`, { redirect: 'manual' });
   t.equal(start.status, 302);
   const callback = start.headers.get('location')!;
-  t.equal(callback, `${hub.url}/console/sign-in/pretend/callback?as=carol`, 'the callback URL is the hub\'s own');
+  t.equal(callback, `${hub.url}/console/sign-in/pretend/callback?as=carol`, "the callback URL is the hub's own");
   const done = await fetch(callback, { redirect: 'manual' });
   t.equal(done.status, 302);
   t.equal(done.headers.get('location'), '/console/');
@@ -48,10 +50,18 @@ t.test('a plugin\'s sign-in method: listed, a session like token sign-in, refusa
   t.match(cookie, /SameSite=Strict/i);
   const me = await fetch(`${hub.url}/console/session`, { headers: { cookie: cookie.split(';')[0]! } });
   t.match(await me.json(), { user_id: 'carol', roles: ['auditor'], can: { read: true, write: false } });
-  const expires = Date.parse(((await (await fetch(`${hub.url}/console/session`, { headers: { cookie: cookie.split(';')[0]! } })).json()) as { expires_at: string }).expires_at);
+  const expires = Date.parse(
+    (
+      (await (await fetch(`${hub.url}/console/session`, { headers: { cookie: cookie.split(';')[0]! } })).json()) as {
+        expires_at: string;
+      }
+    ).expires_at,
+  );
   t.ok(expires - Date.now() <= 120_000, 'the session ends with the token it stands for');
 
-  const refused = await fetch(`${hub.url}/console/sign-in/pretend/callback?refuse=${encodeURIComponent('<script>alert(1)</script> is not welcome')}`);
+  const refused = await fetch(
+    `${hub.url}/console/sign-in/pretend/callback?refuse=${encodeURIComponent('<script>alert(1)</script> is not welcome')}`,
+  );
   t.equal(refused.status, 403);
   t.match(refused.headers.get('content-type'), /text\/html/);
   t.match(refused.headers.get('content-security-policy'), /script-src 'self'/);
@@ -64,7 +74,13 @@ t.test('a plugin\'s sign-in method: listed, a session like token sign-in, refusa
   t.equal(unknown.status, 404);
   t.match(await unknown.text(), /no sign-in method &#34;nobody&#34;/);
   const rows = await hub.hub.services.accessLog.query({ actions: ['console_sign_in'] }, { limit: 10 });
-  t.match(rows.map((r) => [r.outcome, r.code, r.user_id]), [['denied', 'forbidden', null], ['allowed', null, 'carol']]);
+  t.match(
+    rows.map((r) => [r.outcome, r.code, r.user_id]),
+    [
+      ['denied', 'forbidden', null],
+      ['allowed', null, 'carol'],
+    ],
+  );
 });
 
 t.test('without a sign-in method the list is empty', async (t) => {

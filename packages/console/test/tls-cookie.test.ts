@@ -14,10 +14,18 @@ t.test('over TLS the session cookie is Secure as well', async (t) => {
   t.match(s.url, /^https:/);
   const body = JSON.stringify({ token: s.adminToken });
   const res = await new Promise<{ status: number; cookie: string }>((resolve, reject) => {
-    const req = https.request(`${s.url}/console/session`, { method: 'POST', ca: cert.cert, headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) } }, (r) => {
-      r.resume();
-      r.on('end', () => resolve({ status: r.statusCode ?? 0, cookie: String(r.headers['set-cookie'] ?? '') }));
-    });
+    const req = https.request(
+      `${s.url}/console/session`,
+      {
+        method: 'POST',
+        ca: cert.cert,
+        headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
+      },
+      (r) => {
+        r.resume();
+        r.on('end', () => resolve({ status: r.statusCode ?? 0, cookie: String(r.headers['set-cookie'] ?? '') }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });

@@ -23,4 +23,5 @@ export function acceptedRanges(accept: string | undefined): string[] {
  * (exact, then `type/*`, then `*\/*`), then that specificity, then the client's order, then `offered`'s order.
  * An absent header accepts every type; an empty or unreadable one accepts none.
  */
-export const preferredTypes = (accept: string | undefined, offered: readonly string[]): string[] => negotiator(accept).mediaTypes([...offered]);
+export const preferredTypes = (accept: string | undefined, offered: readonly string[]): string[] =>
+  negotiator(accept).mediaTypes([...offered]);

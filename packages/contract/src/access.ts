@@ -33,7 +33,9 @@ const GRANTS: Record<BuiltInRole, readonly Permission[]> = {
  * name them). A null prototype: role names come from users, and `constructor` is a valid one that
  * must not find Object's members here.
  */
-export const ROLE_PERMISSIONS: Readonly<Record<string, readonly Permission[] | undefined>> = Object.freeze(Object.assign(Object.create(null) as Record<string, readonly Permission[]>, GRANTS));
+export const ROLE_PERMISSIONS: Readonly<Record<string, readonly Permission[] | undefined>> = Object.freeze(
+  Object.assign(Object.create(null) as Record<string, readonly Permission[]>, GRANTS),
+);
 
 /** Whether `role` is one of the built-in roles. */
 export const isBuiltInRole = (role: string): role is BuiltInRole => Object.hasOwn(GRANTS, role);

@@ -19,7 +19,11 @@ export interface Validators {
  *   meaning the whole representation (200). Several ranges would need a multipart answer no
  *   package client asks for.
  */
-export function requestedRange(headers: Readonly<Record<string, string | undefined>>, size: number, v: Validators): ByteRange | 'unsatisfiable' | null {
+export function requestedRange(
+  headers: Readonly<Record<string, string | undefined>>,
+  size: number,
+  v: Validators,
+): ByteRange | 'unsatisfiable' | null {
   const header = headers.range;
   if (header === undefined || !ifRangeHolds(headers['if-range'], v)) return null;
   const m = /^\s*bytes\s*=\s*(\d*)\s*-\s*(\d*)\s*$/i.exec(header);
@@ -49,4 +53,7 @@ export const partialHeaders = (range: ByteRange, size: number): Record<string, s
 });
 
 /** The headers of a 416: the size, so the client can ask again. */
-export const unsatisfiableHeaders = (size: number): Record<string, string> => ({ 'content-range': `bytes */${size}`, 'content-length': '0' });
+export const unsatisfiableHeaders = (size: number): Record<string, string> => ({
+  'content-range': `bytes */${size}`,
+  'content-length': '0',
+});

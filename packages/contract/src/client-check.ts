@@ -58,7 +58,11 @@ export interface ClientCheckKit {
   /** The entry names of a tar archive; throws an Error saying what is wrong with it. */
   tarEntries(tar: Buffer): Promise<string[]>;
   /** Runs a client tool: null when it is not installed; fails with its last output lines when it exits non-zero. */
-  runTool(cmd: string, args: readonly string[], o: { cwd?: string; env: NodeJS.ProcessEnv }): Promise<ClientToolRun | null>;
+  runTool(
+    cmd: string,
+    args: readonly string[],
+    o: { cwd?: string; env: NodeJS.ProcessEnv },
+  ): Promise<ClientToolRun | null>;
   /** A throwaway folder, removed afterwards whatever happens. */
   inTempDir<T>(prefix: string, f: (dir: string) => Promise<T>): Promise<T>;
   /** Runs one check: a returned string is its pass detail; a `fail` or a connection error is a fail outcome. */

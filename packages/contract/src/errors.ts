@@ -38,7 +38,11 @@ export class HubError extends Error {
   /** Fields for the log line only; never sent to the client. */
   readonly detail: Record<string, unknown>;
 
-  constructor(code: ErrorCode, message: string, opts: { headers?: Record<string, string>; detail?: Record<string, unknown>; cause?: unknown; status?: number } = {}) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    opts: { headers?: Record<string, string>; detail?: Record<string, unknown>; cause?: unknown; status?: number } = {},
+  ) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = 'HubError';
     this.code = code;
@@ -48,11 +52,14 @@ export class HubError extends Error {
   }
 }
 
-export const isHubError = (e: unknown): e is HubError => e instanceof HubError || (e instanceof Error && e.name === 'HubError' && typeof (e as HubError).code === 'string');
+export const isHubError = (e: unknown): e is HubError =>
+  e instanceof HubError || (e instanceof Error && e.name === 'HubError' && typeof (e as HubError).code === 'string');
 
 export const errors = {
   unauthenticated: (message = 'a valid token is required') =>
-    new HubError('unauthenticated', message, { headers: { 'WWW-Authenticate': 'Bearer realm="hub", Basic realm="hub"' } }),
+    new HubError('unauthenticated', message, {
+      headers: { 'WWW-Authenticate': 'Bearer realm="hub", Basic realm="hub"' },
+    }),
   forbidden: (message: string) => new HubError('forbidden', message),
   packageBlocked: (message: string) => new HubError('package_blocked', message),
   notFound: (message = 'not found') => new HubError('not_found', message),
@@ -61,9 +68,13 @@ export const errors = {
   unsupportedMediaType: (message: string) => new HubError('unsupported_media_type', message),
   payloadTooLarge: (message: string) => new HubError('payload_too_large', message),
   rateLimited: (retryAfterSecs: number) =>
-    new HubError('rate_limited', `too many requests; retry in ${retryAfterSecs}s`, { headers: { 'Retry-After': String(retryAfterSecs) } }),
-  upstream: (message: string, detail: Record<string, unknown> = {}) => new HubError('upstream_error', message, { detail }),
-  upstreamTimeout: (message: string, detail: Record<string, unknown> = {}) => new HubError('upstream_timeout', message, { detail }),
+    new HubError('rate_limited', `too many requests; retry in ${retryAfterSecs}s`, {
+      headers: { 'Retry-After': String(retryAfterSecs) },
+    }),
+  upstream: (message: string, detail: Record<string, unknown> = {}) =>
+    new HubError('upstream_error', message, { detail }),
+  upstreamTimeout: (message: string, detail: Record<string, unknown> = {}) =>
+    new HubError('upstream_timeout', message, { detail }),
   unavailable: (message: string) => new HubError('service_unavailable', message),
   internal: (message = 'internal error') => new HubError('internal', message),
 };

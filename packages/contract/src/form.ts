@@ -58,7 +58,13 @@ export interface FormOptions extends FormLimits {
   dir?: string;
 }
 
-const DEFAULTS = { maxFiles: 1, maxFieldBytes: 64 * 1024, maxFieldBytesTotal: 1024 * 1024, maxFields: 100, maxPartHeaders: 20 };
+const DEFAULTS = {
+  maxFiles: 1,
+  maxFieldBytes: 64 * 1024,
+  maxFieldBytesTotal: 1024 * 1024,
+  maxFields: 100,
+  maxPartHeaders: 20,
+};
 
 /** The boundary is required and at most 70 characters (RFC 2046); busboy would take a longer one. */
 const BOUNDARY = /^multipart\/form-data\s*;(?:.*;)?\s*boundary=(?:"([^"]{1,70})"|([^\s;"]{1,70}))\s*(?:;|$)/i;
@@ -69,7 +75,8 @@ const BOUNDARY = /^multipart\/form-data\s*;(?:.*;)?\s*boundary=(?:"([^"]{1,70})"
  * `max_publish_bytes`) is thrown as it is. The caller must call `cleanup` when done with the files.
  */
 export async function readForm(body: Readable, contentType: string | undefined, o: FormOptions): Promise<Form> {
-  if (!BOUNDARY.test(contentType ?? '')) throw errors.badRequest(`${o.expected}: the Content-Type is not multipart/form-data with a boundary`);
+  if (!BOUNDARY.test(contentType ?? ''))
+    throw errors.badRequest(`${o.expected}: the Content-Type is not multipart/form-data with a boundary`);
   const lim = { ...DEFAULTS, ...o };
   // The body may fail (the runtime's 413) before it is piped: keep that error from the start.
   let bodyError: Error | null = null;
@@ -104,10 +111,12 @@ export async function readForm(body: Readable, contentType: string | undefined, 
     throw errors.badRequest(`${o.expected}: ${(e as Error).message}`);
   }
   parser.on('field', (name, value, info) => {
-    if (info.valueTruncated) return fail(errors.payloadTooLarge(`the form field "${name.slice(0, 100)}" is over ${lim.maxFieldBytes} bytes`));
+    if (info.valueTruncated)
+      return fail(errors.payloadTooLarge(`the form field "${name.slice(0, 100)}" is over ${lim.maxFieldBytes} bytes`));
     if (info.nameTruncated) return fail(errors.payloadTooLarge('a form field name is too long'));
     fieldBytes += Buffer.byteLength(value);
-    if (fieldBytes > lim.maxFieldBytesTotal) return fail(errors.payloadTooLarge(`the form's fields are over ${lim.maxFieldBytesTotal} bytes together`));
+    if (fieldBytes > lim.maxFieldBytesTotal)
+      return fail(errors.payloadTooLarge(`the form's fields are over ${lim.maxFieldBytesTotal} bytes together`));
     fields.set(name, [...(fields.get(name) ?? []), value]);
   });
   parser.on('file', (name, stream, info) => {
@@ -120,7 +129,9 @@ export async function readForm(body: Readable, contentType: string | undefined, 
       size += chunk.length;
       for (const [, h] of hashes) h.update(chunk);
     });
-    stream.on('limit', () => fail(errors.payloadTooLarge(`the file part "${name.slice(0, 100)}" is over ${lim.maxFileBytes} bytes`)));
+    stream.on('limit', () =>
+      fail(errors.payloadTooLarge(`the file part "${name.slice(0, 100)}" is over ${lim.maxFileBytes} bytes`)),
+    );
     const entry: FormFile = { field: name, filename: info.filename ?? '', path: file, size: 0, digests: {} };
     files.push(entry);
     writes.push(

@@ -21,11 +21,23 @@ export { probeFetch, probeListing, type ProbeFetchOptions, type ProbeFetchResult
 export { requestedRange, partialHeaders, unsatisfiableHeaders, type ByteRange, type Validators } from './byte-range.js';
 export { splitSegments } from './path-segments.js';
 export { comparePrerelease, genericVersionOrder, isGenericPrerelease } from './versions.js';
-export { ARCHIVE_CHECK_LIMITS, gunzipCapped, isArchiveError, type ArchiveLimits, type BombLimits } from './archive/limits.js';
+export {
+  ARCHIVE_CHECK_LIMITS,
+  gunzipCapped,
+  isArchiveError,
+  type ArchiveLimits,
+  type BombLimits,
+} from './archive/limits.js';
 export { findInTar, tarEntryNames, tarProblem } from './archive/tar.js';
 export { findInZip, forEachZipEntry, zipEntryDigests } from './archive/zip.js';
 export { headLooksLike, structuralVerifier, type Format, type StructuralVerifier } from './archive/checks.js';
 export { readXml, localName, XmlError, type TagSpan, type XmlEvents } from './xml.js';
-export { MAX_VERSION_RANGE_CHARS, parseIntervals, type IntervalOptions, type ParsedVersionRange, type VersionRangeHook } from './version-range.js';
+export {
+  MAX_VERSION_RANGE_CHARS,
+  parseIntervals,
+  type IntervalOptions,
+  type ParsedVersionRange,
+  type VersionRangeHook,
+} from './version-range.js';
 export { readForm, type Form, type FormFile, type FormLimits, type FormOptions } from './form.js';
 export { acceptedRanges, preferredTypes } from './accept.js';

@@ -292,7 +292,11 @@ export interface ProbeContext<Cfg = unknown> {
  * The probe ladder asks the upstream whether held versions still exist: the listing document first,
  * a per-version probe otherwise. A 5xx, a timeout or anything unclear is `inconclusive`, never `absent`.
  */
-export type ProbeLadder<Cfg = unknown> = (pc: ProbeContext<Cfg>, name: string, versions: readonly string[]) => Promise<ProbeResult[]>;
+export type ProbeLadder<Cfg = unknown> = (
+  pc: ProbeContext<Cfg>,
+  name: string,
+  versions: readonly string[],
+) => Promise<ProbeResult[]>;
 
 /**
  * Whether the upstream has a package of this name at all, any version: the listing document the probe ladder
@@ -300,7 +304,10 @@ export type ProbeLadder<Cfg = unknown> = (pc: ProbeContext<Cfg>, name: string, v
  * a transport failure inconclusive. The runtime asks it before the first publish of a name to a hybrid
  * registry (decision 0043): a name the upstream has is refused unless an administrator claimed it.
  */
-export type NameProbe<Cfg = unknown> = (pc: ProbeContext<Cfg>, name: string) => Promise<Exclude<ProbeAnswer, 'not_audited'>>;
+export type NameProbe<Cfg = unknown> = (
+  pc: ProbeContext<Cfg>,
+  name: string,
+) => Promise<Exclude<ProbeAnswer, 'not_audited'>>;
 
 /** The digest the upstream now declares for one held version's file (npm `integrity`, cargo `cksum`, ...). */
 export interface DeclaredDigest {
@@ -329,7 +336,12 @@ export type HeldKeys = ReadonlyMap<string, readonly string[]>;
  * it does not declare (or could not be read) is left out: only a declared digest that differs from the
  * held bytes is a change. Never throws for an upstream failure.
  */
-export type DeclaredDigests<Cfg = unknown> = (pc: ProbeContext<Cfg>, name: string, versions: readonly string[], held: HeldKeys) => Promise<DeclaredDigest[]>;
+export type DeclaredDigests<Cfg = unknown> = (
+  pc: ProbeContext<Cfg>,
+  name: string,
+  versions: readonly string[],
+  held: HeldKeys,
+) => Promise<DeclaredDigest[]>;
 
 /**
  * What the upstream attests for one version (decision 0062): Sigstore bundles as the upstream serves them
@@ -349,7 +361,11 @@ export interface VersionAttestations {
  * attests nothing. Read within the kind's own byte caps, at URLs built from the registry's upstream, never
  * from a URL an upstream document names.
  */
-export type ProvenanceHook<Cfg = unknown> = (pc: ProbeContext<Cfg>, name: string, version: string) => Promise<VersionAttestations | null>;
+export type ProvenanceHook<Cfg = unknown> = (
+  pc: ProbeContext<Cfg>,
+  name: string,
+  version: string,
+) => Promise<VersionAttestations | null>;
 
 /** What a kind's `listings` hook may use: the registry, its upstream, and cached documents (a service index). */
 export interface ListingContext<Cfg = unknown> {
@@ -413,7 +429,12 @@ export interface GroupPart {
  * that lists it. The members rendered their documents with the group's `rc.baseUrl`, so URLs already
  * point at the group; a merged document that carries digests of itself (rubygems' `/versions`) recomputes them.
  */
-export type GroupMerge<Cfg = unknown> = (rc: RequestContext<Cfg>, parts: readonly GroupPart[], match: RouteMatch, ask?: GroupAsk) => Reply | Promise<Reply>;
+export type GroupMerge<Cfg = unknown> = (
+  rc: RequestContext<Cfg>,
+  parts: readonly GroupPart[],
+  match: RouteMatch,
+  ask?: GroupAsk,
+) => Reply | Promise<Reply>;
 
 /**
  * A merge's way to the members' answers to another request of the same kind (decision 0053): maven's
@@ -441,7 +462,10 @@ export interface GroupSupport<Cfg = unknown> {
    * download) says false for the file, which then goes to the members in order like any other route.
    * Absent: every request of a `merge` route is a listing.
    */
-  lists?(route: string, request: { headers: Readonly<Record<string, string | undefined>>; query: URLSearchParams }): boolean;
+  lists?(
+    route: string,
+    request: { headers: Readonly<Record<string, string | undefined>>; query: URLSearchParams },
+  ): boolean;
 }
 
 export interface RegistryKind<Cfg = unknown> {
@@ -489,7 +513,13 @@ export interface RegistryKind<Cfg = unknown> {
    * matched route's id, when one matched; `kindCode` the code the handler named (a HubError's
    * `detail.kindCode`, e.g. `MANIFEST_BLOB_UNKNOWN`).
    */
-  errorBody?(e: { status: number; code: string; message: string; route?: string; kindCode?: string }): Record<string, unknown>;
+  errorBody?(e: {
+    status: number;
+    code: string;
+    message: string;
+    route?: string;
+    kindCode?: string;
+  }): Record<string, unknown>;
   /**
    * True when the request comes from a client that prints an error body's `error` only as a string (npm
    * prints an object as `[object Object]`). Its error bodies are then `{error: <message>, code, message,

@@ -87,7 +87,12 @@ export interface LocalFiles {
    * Records `key` as the file stored at `fromKey` (which may be another package's), without copying its bytes:
    * a cross-repository mount. Counts toward the quota. null when `fromKey` holds nothing published.
    */
-  link(key: string, coordinate: Coordinate, contentType: string, fromKey: string): Promise<{ sha256: string; size: number } | null>;
+  link(
+    key: string,
+    coordinate: Coordinate,
+    contentType: string,
+    fromKey: string,
+  ): Promise<{ sha256: string; size: number } | null>;
   /** Removes one published file: its row, its bytes from the quota, its blob when nothing else names it. */
   remove(key: string): Promise<boolean>;
 }

@@ -96,4 +96,5 @@ export interface LocalRegistry {
  * What an audit row says a write did. `upload`: a file of a version not yet complete (go's .info and .mod
  * before its .zip); the `publish` that completes the version emits the event.
  */
-export type PublishAction = 'publish' | 'upload' | 'unpublish' | 'yank' | 'unyank' | 'deprecate' | 'dist_tag' | 'tag' | 'untag';
+export type PublishAction =
+  'publish' | 'upload' | 'unpublish' | 'yank' | 'unyank' | 'deprecate' | 'dist_tag' | 'tag' | 'untag';

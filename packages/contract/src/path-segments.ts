@@ -15,10 +15,12 @@ export function splitSegments(raw: string): string[] {
     } catch {
       throw errors.badRequest('malformed percent-encoding in the path');
     }
-    if (seg.includes('\0') || seg.includes('\\')) throw errors.badRequest('the path contains a NUL byte or a backslash');
+    if (seg.includes('\0') || seg.includes('\\'))
+      throw errors.badRequest('the path contains a NUL byte or a backslash');
     // Double encoding (`%252e%252e%252f`): an escape for `.`, `/`, `\` or NUL that survives one decoding would
     // become one at the next server that decodes again.
-    if (/%(2e|2f|5c|00)/i.test(seg)) throw errors.badRequest('the path contains a double-encoded ".", "/", "\\" or NUL');
+    if (/%(2e|2f|5c|00)/i.test(seg))
+      throw errors.badRequest('the path contains a double-encoded ".", "/", "\\" or NUL');
     for (const piece of seg.split('/')) {
       if (piece === '.' || piece === '..') throw errors.badRequest('the path must not contain "." or ".." segments');
       if (piece === '' && seg !== '' && seg.includes('/')) throw errors.badRequest('empty path segment');

@@ -4,7 +4,9 @@ import { probeAnswer } from './reply.js';
 import type { ProbeAnswer } from './kind.js';
 
 /** A GET names the most it reads of a 2xx body (past it the answer is a failure, status 0); a HEAD reads none. */
-export type ProbeFetchOptions = { headers?: Record<string, string> } & ({ method?: 'GET'; maxBytes: number } | { method: 'HEAD'; maxBytes?: number });
+export type ProbeFetchOptions = { headers?: Record<string, string> } & (
+  { method?: 'GET'; maxBytes: number } | { method: 'HEAD'; maxBytes?: number }
+);
 
 export interface ProbeFetchResult {
   /** 0 when nothing usable came back: a transport failure, a timeout, a body past `maxBytes`. */
@@ -21,7 +23,11 @@ export interface ProbeFetchResult {
  * inconclusive, never absent. The body is capped twice over: refused from Content-Length, and cut off
  * while read.
  */
-export async function probeFetch(upstream: UpstreamClient, url: string, o: ProbeFetchOptions): Promise<ProbeFetchResult> {
+export async function probeFetch(
+  upstream: UpstreamClient,
+  url: string,
+  o: ProbeFetchOptions,
+): Promise<ProbeFetchResult> {
   try {
     if (o.method === 'HEAD') {
       const res = await upstream.request(url, { method: 'HEAD', headers: o.headers });
@@ -45,7 +51,11 @@ export async function probeFetch(upstream: UpstreamClient, url: string, o: Probe
  * present, 404/410 absent, anything else (a 5xx, a timeout, a transport failure) inconclusive. What a
  * kind's `nameProbe` asks.
  */
-export async function probeListing(upstream: UpstreamClient, url: string, headers?: Record<string, string>): Promise<Exclude<ProbeAnswer, 'not_audited'>> {
+export async function probeListing(
+  upstream: UpstreamClient,
+  url: string,
+  headers?: Record<string, string>,
+): Promise<Exclude<ProbeAnswer, 'not_audited'>> {
   try {
     const res = await upstream.request(url, { headers });
     res.body.destroy();

@@ -3,7 +3,11 @@ import type { ProbeAnswer, Reply } from './kind.js';
 /** Small builders for the replies kinds return. */
 export const reply = {
   json(value: unknown, status = 200, headers: Record<string, string> = {}): Reply {
-    return { status, headers: { 'content-type': 'application/json', ...headers }, body: Buffer.from(JSON.stringify(value)) };
+    return {
+      status,
+      headers: { 'content-type': 'application/json', ...headers },
+      body: Buffer.from(JSON.stringify(value)),
+    };
   },
   bytes(body: Buffer | string, contentType: string, headers: Record<string, string> = {}, status = 200): Reply {
     return { status, headers: { 'content-type': contentType, ...headers }, body };

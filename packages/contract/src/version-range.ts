@@ -35,10 +35,13 @@ interface Interval {
 export function parseIntervals(text: string, o: IntervalOptions): ParsedVersionRange {
   const s = text.trim();
   const valid = (v: string) => VERSION_TOKEN.test(v) && (o.valid?.(v) ?? true);
-  if (s.length === 0 || s.length > MAX_VERSION_RANGE_CHARS) return { ok: false, reason: `must be 1 to ${MAX_VERSION_RANGE_CHARS} characters` };
+  if (s.length === 0 || s.length > MAX_VERSION_RANGE_CHARS)
+    return { ok: false, reason: `must be 1 to ${MAX_VERSION_RANGE_CHARS} characters` };
   if (!/^[[(]/.test(s)) {
     if (!valid(s)) return { ok: false, reason: `"${s}" is neither a version nor an interval such as [1.0,2.0)` };
-    return o.bare === 'exact' ? { ok: true, matches: (v) => o.compare(v, s) === 0 } : { ok: true, matches: (v) => o.compare(v, s) >= 0 };
+    return o.bare === 'exact'
+      ? { ok: true, matches: (v) => o.compare(v, s) === 0 }
+      : { ok: true, matches: (v) => o.compare(v, s) >= 0 };
   }
   const intervals: Interval[] = [];
   let i = 0;
@@ -49,22 +52,27 @@ export function parseIntervals(text: string, o: IntervalOptions): ParsedVersionR
     if (close < 0) return { ok: false, reason: `interval at character ${i + 1} is not closed` };
     const end = i + 1 + close;
     const inner = s.slice(i + 1, end);
-    if (/[[(]/.test(inner)) return { ok: false, reason: `interval at character ${i + 1} is not closed before the next one opens` };
+    if (/[[(]/.test(inner))
+      return { ok: false, reason: `interval at character ${i + 1} is not closed before the next one opens` };
     const parts = inner.split(',').map((p) => p.trim());
     const loIncl = open === '[';
     const hiIncl = s[end] === ']';
     let iv: Interval;
     if (parts.length === 1) {
-      if (!loIncl || !hiIncl || !valid(parts[0]!)) return { ok: false, reason: `"${open}${inner}${s[end]}": a single version takes square brackets, as in [1.5]` };
+      if (!loIncl || !hiIncl || !valid(parts[0]!))
+        return { ok: false, reason: `"${open}${inner}${s[end]}": a single version takes square brackets, as in [1.5]` };
       iv = { lo: parts[0]!, loIncl: true, hi: parts[0]!, hiIncl: true };
     } else if (parts.length === 2) {
       const [lo, hi] = parts as [string, string];
-      if (lo === '' && hi === '') return { ok: false, reason: `"${open}${inner}${s[end]}" bounds nothing; use "*" for every version` };
+      if (lo === '' && hi === '')
+        return { ok: false, reason: `"${open}${inner}${s[end]}" bounds nothing; use "*" for every version` };
       for (const b of [lo, hi]) if (b !== '' && !valid(b)) return { ok: false, reason: `"${b}" is not a version` };
-      if ((lo === '' && loIncl) || (hi === '' && hiIncl)) return { ok: false, reason: `"${open}${inner}${s[end]}": an open end takes ( or )` };
+      if ((lo === '' && loIncl) || (hi === '' && hiIncl))
+        return { ok: false, reason: `"${open}${inner}${s[end]}": an open end takes ( or )` };
       if (lo !== '' && hi !== '') {
         const c = o.compare(lo, hi);
-        if (c > 0 || (c === 0 && !(loIncl && hiIncl))) return { ok: false, reason: `"${open}${inner}${s[end]}" is empty (its lower bound is not below its upper)` };
+        if (c > 0 || (c === 0 && !(loIncl && hiIncl)))
+          return { ok: false, reason: `"${open}${inner}${s[end]}" is empty (its lower bound is not below its upper)` };
       }
       iv = { lo: lo || null, loIncl, hi: hi || null, hiIncl };
     } else return { ok: false, reason: `"${open}${inner}${s[end]}" has more than two bounds` };

@@ -23,7 +23,9 @@ export function comparePrerelease(x: readonly string[], y: readonly string[]): n
 function splitVersion(v: string): { main: string[]; pre: string[] } {
   const core = v.replace(/^v(?=\d)/, '').split('+')[0]!;
   const dash = core.indexOf('-');
-  return dash < 0 ? { main: core.split('.'), pre: [] } : { main: core.slice(0, dash).split('.'), pre: core.slice(dash + 1).split('.') };
+  return dash < 0
+    ? { main: core.split('.'), pre: [] }
+    : { main: core.slice(0, dash).split('.'), pre: core.slice(dash + 1).split('.') };
 }
 
 /**

@@ -46,7 +46,9 @@ export function readXml(xml: string, on: XmlEvents): void {
     throw new XmlError(/doctype/i.test(e.message) ? DOCTYPE_REFUSED : `is not well-formed XML (${e.message})`);
   });
   parser.on('opentagstart', () => (tagStart = xml.lastIndexOf('<', parser.position)));
-  parser.on('opentag', (tag) => on.open?.(tag.name, tag.attributes, { start: tagStart, end: parser.position }, tag.isSelfClosing));
+  parser.on('opentag', (tag) =>
+    on.open?.(tag.name, tag.attributes, { start: tagStart, end: parser.position }, tag.isSelfClosing),
+  );
   parser.on('text', (text) => on.text?.(text));
   parser.on('cdata', (text) => on.text?.(text));
   parser.on('closetag', (tag) => {

@@ -10,17 +10,26 @@ import { HubError } from '../src/errors.js';
 
 const B = 'xYz0123';
 const TYPE = `multipart/form-data; boundary=${B}`;
-const field = (name: string, value: string) => `--${B}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
+const field = (name: string, value: string) =>
+  `--${B}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
 const file = (name: string, filename: string, data: string | Buffer) =>
-  Buffer.concat([Buffer.from(`--${B}\r\nContent-Disposition: form-data; name="${name}"; filename="${filename}"\r\nContent-Type: application/octet-stream\r\n\r\n`), Buffer.from(data), Buffer.from('\r\n')]);
+  Buffer.concat([
+    Buffer.from(
+      `--${B}\r\nContent-Disposition: form-data; name="${name}"; filename="${filename}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+    ),
+    Buffer.from(data),
+    Buffer.from('\r\n'),
+  ]);
 const end = `--${B}--\r\n`;
 
 /** The body in 7-byte chunks: every place a socket could cut a delimiter. */
 const chunked = (body: Buffer | string) => {
   const b = Buffer.from(body);
-  return Readable.from((function* () {
-    for (let i = 0; i < b.length; i += 7) yield b.subarray(i, i + 7);
-  })());
+  return Readable.from(
+    (function* () {
+      for (let i = 0; i < b.length; i += 7) yield b.subarray(i, i + 7);
+    })(),
+  );
 };
 
 /** A fresh temp directory per test, to check that nothing is left in it. */
@@ -30,9 +39,22 @@ async function withDir(t: Test): Promise<string> {
   return dir;
 }
 
-const opts = (dir: string, o: Partial<FormOptions> = {}): FormOptions => ({ expected: 'an upload is a form', maxFileBytes: 1024, dir, ...o });
+const opts = (dir: string, o: Partial<FormOptions> = {}): FormOptions => ({
+  expected: 'an upload is a form',
+  maxFileBytes: 1024,
+  dir,
+  ...o,
+});
 
-async function refused(t: Test, dir: string, body: Buffer | string, o: Partial<FormOptions>, status: number, message: RegExp, contentType: string | undefined = TYPE) {
+async function refused(
+  t: Test,
+  dir: string,
+  body: Buffer | string,
+  o: Partial<FormOptions>,
+  status: number,
+  message: RegExp,
+  contentType: string | undefined = TYPE,
+) {
   const e = await readForm(chunked(body), contentType, opts(dir, o)).then(
     () => null,
     (err: unknown) => err,
@@ -46,9 +68,26 @@ async function refused(t: Test, dir: string, body: Buffer | string, o: Partial<F
 t.test('a well-formed form: fields, a file spooled and hashed, cleanup removes it', async (t) => {
   const dir = await withDir(t);
   const data = crypto.randomBytes(900);
-  const body = Buffer.concat([Buffer.from(field(':action', 'file_upload') + field('name', 'Demo') + field('classifiers', 'a') + field('classifiers', 'b')), file('content', '../dir/démo-1.0.tar.gz', data), Buffer.from(end)]);
-  const form = await readForm(chunked(body), `multipart/form-data; charset=utf-8; boundary="${B}"`, opts(dir, { digests: ['sha512'] }));
-  t.same([...form.fields], [[':action', ['file_upload']], ['name', ['Demo']], ['classifiers', ['a', 'b']]]);
+  const body = Buffer.concat([
+    Buffer.from(
+      field(':action', 'file_upload') + field('name', 'Demo') + field('classifiers', 'a') + field('classifiers', 'b'),
+    ),
+    file('content', '../dir/démo-1.0.tar.gz', data),
+    Buffer.from(end),
+  ]);
+  const form = await readForm(
+    chunked(body),
+    `multipart/form-data; charset=utf-8; boundary="${B}"`,
+    opts(dir, { digests: ['sha512'] }),
+  );
+  t.same(
+    [...form.fields],
+    [
+      [':action', ['file_upload']],
+      ['name', ['Demo']],
+      ['classifiers', ['a', 'b']],
+    ],
+  );
   t.equal(form.files.length, 1);
   const f = form.files[0]!;
   t.equal(f.field, 'content');
@@ -64,20 +103,97 @@ t.test('a well-formed form: fields, a file spooled and hashed, cleanup removes i
 t.test('hostile forms are refused with 400 or 413, and leave nothing behind', async (t) => {
   const dir = await withDir(t);
   const ok = field('name', 'x') + end;
-  await t.test('not multipart', (t) => refused(t, dir, ok, {}, 400, /an upload is a form: .*not multipart\/form-data/, 'application/json'));
+  await t.test('not multipart', (t) =>
+    refused(t, dir, ok, {}, 400, /an upload is a form: .*not multipart\/form-data/, 'application/json'),
+  );
   await t.test('no boundary', (t) => refused(t, dir, ok, {}, 400, /with a boundary/, 'multipart/form-data'));
-  await t.test('a boundary over 70 characters', (t) => refused(t, dir, ok, {}, 400, /with a boundary/, `multipart/form-data; boundary=${'b'.repeat(71)}`));
+  await t.test('a boundary over 70 characters', (t) =>
+    refused(t, dir, ok, {}, 400, /with a boundary/, `multipart/form-data; boundary=${'b'.repeat(71)}`),
+  );
   await t.test('no Content-Type', (t) => refused(t, dir, ok, {}, 400, /with a boundary/, ''));
-  await t.test('an unterminated file part', (t) => refused(t, dir, file('content', 'a.whl', 'x'.repeat(500)).subarray(0, 300), {}, 400, /an upload is a form: Unexpected end of form/));
-  await t.test('no closing delimiter', (t) => refused(t, dir, Buffer.concat([file('content', 'a.whl', 'abc')]), {}, 400, /Unexpected end of form/));
-  await t.test('a part header never ended', (t) => refused(t, dir, `--${B}\r\nContent-Disposition: form-data; name="a"\r\n` + 'X-Junk: y\r\n'.repeat(30), {}, 400, /Unexpected end of form|Malformed/));
-  await t.test('too many files', (t) => refused(t, dir, Buffer.concat([file('a', 'a', '1'), file('b', 'b', '2'), Buffer.from(end)]), { maxFiles: 1 }, 413, /more than 1 file part/));
-  await t.test('too many fields', (t) => refused(t, dir, Array.from({ length: 12 }, (_, i) => field(`f${i}`, 'v')).join('') + end, { maxFields: 10 }, 413, /more than 10 fields/));
-  await t.test('a field over its cap', (t) => refused(t, dir, field('description', 'd'.repeat(2000)) + end, { maxFieldBytes: 1000 }, 413, /"description" is over 1000 bytes/));
-  await t.test('fields over their total', (t) => refused(t, dir, field('a', 'd'.repeat(800)) + field('b', 'd'.repeat(800)) + end, { maxFieldBytes: 1000, maxFieldBytesTotal: 1500 }, 413, /over 1500 bytes together/));
-  await t.test('a file over the cap: nothing kept', (t) => refused(t, dir, Buffer.concat([file('content', 'big.whl', Buffer.alloc(5000)), Buffer.from(end)]), { maxFileBytes: 4096 }, 413, /"content" is over 4096 bytes/));
+  await t.test('an unterminated file part', (t) =>
+    refused(
+      t,
+      dir,
+      file('content', 'a.whl', 'x'.repeat(500)).subarray(0, 300),
+      {},
+      400,
+      /an upload is a form: Unexpected end of form/,
+    ),
+  );
+  await t.test('no closing delimiter', (t) =>
+    refused(t, dir, Buffer.concat([file('content', 'a.whl', 'abc')]), {}, 400, /Unexpected end of form/),
+  );
+  await t.test('a part header never ended', (t) =>
+    refused(
+      t,
+      dir,
+      `--${B}\r\nContent-Disposition: form-data; name="a"\r\n` + 'X-Junk: y\r\n'.repeat(30),
+      {},
+      400,
+      /Unexpected end of form|Malformed/,
+    ),
+  );
+  await t.test('too many files', (t) =>
+    refused(
+      t,
+      dir,
+      Buffer.concat([file('a', 'a', '1'), file('b', 'b', '2'), Buffer.from(end)]),
+      { maxFiles: 1 },
+      413,
+      /more than 1 file part/,
+    ),
+  );
+  await t.test('too many fields', (t) =>
+    refused(
+      t,
+      dir,
+      Array.from({ length: 12 }, (_, i) => field(`f${i}`, 'v')).join('') + end,
+      { maxFields: 10 },
+      413,
+      /more than 10 fields/,
+    ),
+  );
+  await t.test('a field over its cap', (t) =>
+    refused(
+      t,
+      dir,
+      field('description', 'd'.repeat(2000)) + end,
+      { maxFieldBytes: 1000 },
+      413,
+      /"description" is over 1000 bytes/,
+    ),
+  );
+  await t.test('fields over their total', (t) =>
+    refused(
+      t,
+      dir,
+      field('a', 'd'.repeat(800)) + field('b', 'd'.repeat(800)) + end,
+      { maxFieldBytes: 1000, maxFieldBytesTotal: 1500 },
+      413,
+      /over 1500 bytes together/,
+    ),
+  );
+  await t.test('a file over the cap: nothing kept', (t) =>
+    refused(
+      t,
+      dir,
+      Buffer.concat([file('content', 'big.whl', Buffer.alloc(5000)), Buffer.from(end)]),
+      { maxFileBytes: 4096 },
+      413,
+      /"content" is over 4096 bytes/,
+    ),
+  );
   await t.test('a file over the cap after a good one', (t) =>
-    refused(t, dir, Buffer.concat([file('sig', 'a.asc', 'ok'), file('content', 'big.whl', Buffer.alloc(5000)), Buffer.from(end)]), { maxFiles: 2, maxFileBytes: 4096 }, 413, /over 4096 bytes/));
+    refused(
+      t,
+      dir,
+      Buffer.concat([file('sig', 'a.asc', 'ok'), file('content', 'big.whl', Buffer.alloc(5000)), Buffer.from(end)]),
+      { maxFiles: 2, maxFileBytes: 4096 },
+      413,
+      /over 4096 bytes/,
+    ),
+  );
 });
 
 t.test("an error of the body stream itself (the runtime's 413) is thrown as it is, nothing kept", async (t) => {

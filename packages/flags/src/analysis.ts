@@ -19,7 +19,11 @@ export interface AnalysisResult {
  * forgets those of artifacts no longer held. Development dependencies are left out: consumers do not
  * install them. Names go through the kind's normalizeName, as flags do.
  */
-export async function analyseRegistry(hub: Pick<PluginContext, 'registries' | 'kinds' | 'config' | 'services' | 'db' | 'blobs'>, registry: string, log: Logger): Promise<AnalysisResult | null> {
+export async function analyseRegistry(
+  hub: Pick<PluginContext, 'registries' | 'kinds' | 'config' | 'services' | 'db' | 'blobs'>,
+  registry: string,
+  log: Logger,
+): Promise<AnalysisResult | null> {
   const reg = hub.registries.find((r) => r.name === registry);
   const kind = reg && hub.kinds.get(reg.type);
   if (!kind?.sbom) return null;
@@ -28,7 +32,11 @@ export async function analyseRegistry(hub: Pick<PluginContext, 'registries' | 'k
   // .vsix or .nupkg (spooled whole, its central directory being at the end) is still read.
   const limits = { maxBytes: hub.config.limits.max_artifact_bytes, maxEntries: MAX_ENTRIES };
   const held = await hub.services.held.list(registry);
-  const done = new Set(((await db('sbom_artifacts').where({ registry }).select('key_sha256')) as Array<{ key_sha256: string }>).map((r) => r.key_sha256));
+  const done = new Set(
+    ((await db('sbom_artifacts').where({ registry }).select('key_sha256')) as Array<{ key_sha256: string }>).map(
+      (r) => r.key_sha256,
+    ),
+  );
   let analysed = 0;
   let failed = 0;
   for (const a of held) {
@@ -41,12 +49,23 @@ export async function analyseRegistry(hub: Pick<PluginContext, 'registries' | 'k
     } catch (e) {
       body.destroy();
       failed++;
-      log.warn({ registry, key: a.cache_key, err: (e as Error).message }, 'could not read the dependencies of a held artifact');
+      log.warn(
+        { registry, key: a.cache_key, err: (e as Error).message },
+        'could not read the dependencies of a held artifact',
+      );
       continue;
     }
     const norm = (n: string) => kind.coordinate.normalizeName?.(n) ?? n;
     await db.transaction(async (trx) => {
-      const rows = deps.map((d) => ({ registry, key_sha256: a.key_sha256, package_name: a.package_name, version: a.version, dep_name: norm(d.name).slice(0, 512), dep_range: d.range.slice(0, 255), scope: d.scope }));
+      const rows = deps.map((d) => ({
+        registry,
+        key_sha256: a.key_sha256,
+        package_name: a.package_name,
+        version: a.version,
+        dep_name: norm(d.name).slice(0, 512),
+        dep_range: d.range.slice(0, 255),
+        scope: d.scope,
+      }));
       for (let i = 0; i < rows.length; i += 200) await trx('sbom_dependencies').insert(rows.slice(i, i + 200));
       await trx('sbom_artifacts').insert({ registry, key_sha256: a.key_sha256, dependencies: rows.length });
     });

@@ -4,7 +4,12 @@ import { NAME_MESSAGE, REGISTRY_NAME_PATTERN, secretPair, type ConfigSection } f
 
 export const FlagSourceSchema = Type.Object(
   {
-    name: Type.String({ pattern: REGISTRY_NAME_PATTERN, examples: ['osv-bridge'], errorMessage: NAME_MESSAGE, description: 'The `<source>` path segment flag requests are posted to.' }),
+    name: Type.String({
+      pattern: REGISTRY_NAME_PATTERN,
+      examples: ['osv-bridge'],
+      errorMessage: NAME_MESSAGE,
+      description: 'The `<source>` path segment flag requests are posted to.',
+    }),
     ...secretPair('secret', 'The shared signing secret of this source'),
     previous_secrets: Type.Optional(
       Type.Array(Type.String({ minLength: 1 }), {
@@ -14,19 +19,32 @@ export const FlagSourceSchema = Type.Object(
       }),
     ),
     previous_secrets_env: Type.Optional(
-      Type.Array(Type.String({ minLength: 1 }), { maxItems: 8, description: 'Names of the environment variables holding `previous_secrets`; after loading, their values are in `previous_secrets`.' }),
+      Type.Array(Type.String({ minLength: 1 }), {
+        maxItems: 8,
+        description:
+          'Names of the environment variables holding `previous_secrets`; after loading, their values are in `previous_secrets`.',
+      }),
     ),
     max_effect: Type.Union(
       EFFECTS.map((e) => Type.Literal(e)),
       {
         default: 'hard_block',
-        description: 'The strongest effect this source may set. A flag pushed with a stronger effect is stored with this one, and counted in the answer\'s `effect_capped`.',
+        description:
+          "The strongest effect this source may set. A flag pushed with a stronger effect is stored with this one, and counted in the answer's `effect_capped`.",
       },
     ),
-    registries: Type.Array(Type.String({ minLength: 1, maxLength: 64, examples: ['npm-*'], description: 'A registry name, `*` matching any characters.' }), {
-      default: ['*'],
-      description: 'The registries this source may flag (globs). A flag for another registry is a per-item error.',
-    }),
+    registries: Type.Array(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        examples: ['npm-*'],
+        description: 'A registry name, `*` matching any characters.',
+      }),
+      {
+        default: ['*'],
+        description: 'The registries this source may flag (globs). A flag for another registry is a per-item error.',
+      },
+    ),
     max_flags_per_minute: Type.Integer({
       minimum: 1,
       default: 10000,
@@ -43,7 +61,10 @@ export const FlagSourceSchema = Type.Object(
 );
 
 /** `[[flag_sources]]`: this plugin's own section of hub.toml. */
-export const FlagSourcesSchema = Type.Array(FlagSourceSchema, { default: [], description: 'Flag sources, as `[[flag_sources]]` tables.' });
+export const FlagSourcesSchema = Type.Array(FlagSourceSchema, {
+  default: [],
+  description: 'Flag sources, as `[[flag_sources]]` tables.',
+});
 
 export type FlagSourceConfig = Static<typeof FlagSourceSchema>;
 
@@ -54,9 +75,13 @@ export const flagSourcesSection: ConfigSection<typeof FlagSourcesSchema> = {
   check(sources) {
     const seen = new Set<string>();
     return sources.flatMap((s, i) => [
-      ...(seen.has(s.name) ? [{ key: [i, 'name'], message: `duplicate flag source name ${JSON.stringify(s.name)}` }] : (seen.add(s.name), [])),
+      ...(seen.has(s.name)
+        ? [{ key: [i, 'name'], message: `duplicate flag source name ${JSON.stringify(s.name)}` }]
+        : (seen.add(s.name), [])),
       ...(s.secret === undefined ? [{ key: [i, 'secret'], message: 'missing required key (or secret_env)' }] : []),
-      ...((s.previous_secrets ?? []).some((p) => p === s.secret) ? [{ key: [i, 'previous_secrets'], message: 'a previous secret must differ from the current one' }] : []),
+      ...((s.previous_secrets ?? []).some((p) => p === s.secret)
+        ? [{ key: [i, 'previous_secrets'], message: 'a previous secret must differ from the current one' }]
+        : []),
     ]);
   },
 };

@@ -14,15 +14,39 @@ export const EXPOSURE_KNOWS =
  */
 export async function exposureCoverage(hub: PluginContext, sourceNames: readonly string[], from?: number) {
   const now = Date.now();
-  const live = (q: Knex.QueryBuilder) => q.where({ state: 'active' }).andWhere((w) => w.whereNull('expires_at').orWhere('expires_at', '>', now));
-  const pushed = (await hub.db('flags').select('source').count({ n: '*' }).max({ last: 'updated_at' }).groupBy('source')) as Array<{ source: string; n: number | string; last: number | string }>;
-  const liveBySource = (await live(hub.db('flags').select('source').count({ n: '*' }).groupBy('source'))) as Array<{ source: string; n: number | string }>;
-  const liveByRegistry = (await live(hub.db('flags').select('registry').count({ n: '*' }).groupBy('registry'))) as Array<{ registry: string; n: number | string }>;
-  const analyses = (await hub.db('sbom_analyses').select()) as Array<{ registry: string; analysed_at: number | string; artifacts: number | string; failed: number | string }>;
+  const live = (q: Knex.QueryBuilder) =>
+    q.where({ state: 'active' }).andWhere((w) => w.whereNull('expires_at').orWhere('expires_at', '>', now));
+  const pushed = (await hub
+    .db('flags')
+    .select('source')
+    .count({ n: '*' })
+    .max({ last: 'updated_at' })
+    .groupBy('source')) as Array<{ source: string; n: number | string; last: number | string }>;
+  const liveBySource = (await live(hub.db('flags').select('source').count({ n: '*' }).groupBy('source'))) as Array<{
+    source: string;
+    n: number | string;
+  }>;
+  const liveByRegistry = (await live(
+    hub.db('flags').select('registry').count({ n: '*' }).groupBy('registry'),
+  )) as Array<{ registry: string; n: number | string }>;
+  const analyses = (await hub.db('sbom_analyses').select()) as Array<{
+    registry: string;
+    analysed_at: number | string;
+    artifacts: number | string;
+    failed: number | string;
+  }>;
   const registries = hub.registries.map((r) => {
     const a = analyses.find((x) => x.registry === r.name);
     const flagsLive = Number(liveByRegistry.find((x) => x.registry === r.name)?.n ?? 0);
-    return { name: r.name, type: r.type, flagged: flagsLive > 0, flags_live: flagsLive, sbom: Boolean(hub.kinds.get(r.type)?.sbom), analysed_at: iso(a?.analysed_at), artifacts_analysed: Number(a?.artifacts ?? 0) };
+    return {
+      name: r.name,
+      type: r.type,
+      flagged: flagsLive > 0,
+      flags_live: flagsLive,
+      sbom: Boolean(hub.kinds.get(r.type)?.sbom),
+      analysed_at: iso(a?.analysed_at),
+      artifacts_analysed: Number(a?.artifacts ?? 0),
+    };
   });
   const retentionDays = hub.config.audit_log.retention_days;
   const cutoff = retentionDays > 0 ? now - retentionDays * 86_400_000 : null;
@@ -38,7 +62,14 @@ export async function exposureCoverage(hub: PluginContext, sourceNames: readonly
       const p = pushed.find((x) => x.source === name);
       const total = Number(p?.n ?? 0);
       const liveCount = Number(liveBySource.find((x) => x.source === name)?.n ?? 0);
-      return { name, pushed: Boolean(p), flags: total, live: liveCount, lifted: total - liveCount, last_push_at: iso(p?.last) };
+      return {
+        name,
+        pushed: Boolean(p),
+        flags: total,
+        live: liveCount,
+        lifted: total - liveCount,
+        last_push_at: iso(p?.last),
+      };
     }),
   };
 }

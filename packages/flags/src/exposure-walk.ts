@@ -42,7 +42,13 @@ const keyOf = (name: string, version: string | null) => `${name}\0${version ?? '
  * version of it, evaluated with the kind's `versionRange` hook. A version is visited once (the first, shortest
  * chain is kept), so cycles end; memory is the visited set, at most `maxNodes` versions, never the access log.
  */
-export function dependentsWalk(db: Knex, ranges: VersionMatchers, registry: string, roots: ExposedNode[], limits: WalkLimits): Walk {
+export function dependentsWalk(
+  db: Knex,
+  ranges: VersionMatchers,
+  registry: string,
+  roots: ExposedNode[],
+  limits: WalkLimits,
+): Walk {
   const visited = new Set<string>(roots.map((r) => keyOf(r.name, r.version)));
   let truncated = false;
 
@@ -63,7 +69,7 @@ export function dependentsWalk(db: Knex, ranges: VersionMatchers, registry: stri
     const next: ExposedNode[] = [];
     for (let i = 0; i < names.length; i += NAMES_PER_QUERY) {
       const batch = names.slice(i, i + NAMES_PER_QUERY);
-      for (let after = 0; ; ) {
+      for (let after = 0; ;) {
         const rows = (await db('sbom_dependencies')
           .where({ registry })
           .whereIn('dep_name', batch)
@@ -71,7 +77,13 @@ export function dependentsWalk(db: Knex, ranges: VersionMatchers, registry: stri
           .where('id', '>', after)
           .orderBy('id')
           .limit(ROWS_PER_PAGE)
-          .select('id', 'package_name', 'version', 'dep_name', 'dep_range')) as Array<{ id: number | string; package_name: string; version: string; dep_name: string; dep_range: string }>;
+          .select('id', 'package_name', 'version', 'dep_name', 'dep_range')) as Array<{
+          id: number | string;
+          package_name: string;
+          version: string;
+          dep_name: string;
+          dep_range: string;
+        }>;
         for (const r of rows) {
           const key = keyOf(r.package_name, r.version);
           if (visited.has(key)) continue;
@@ -82,7 +94,14 @@ export function dependentsWalk(db: Knex, ranges: VersionMatchers, registry: stri
             return next;
           }
           visited.add(key);
-          next.push({ name: r.package_name, version: r.version, depth: found.parent.depth + 1, parent: found.parent, range: r.dep_range, certain: found.certain });
+          next.push({
+            name: r.package_name,
+            version: r.version,
+            depth: found.parent.depth + 1,
+            parent: found.parent,
+            range: r.dep_range,
+            certain: found.certain,
+          });
         }
         if (rows.length < ROWS_PER_PAGE) break;
         after = Number(rows.at(-1)!.id);
@@ -112,6 +131,8 @@ export function chainOf(node: ExposedNode): ExposedNode[] {
 
 export function chainText(node: ExposedNode): string {
   const steps = chainOf(node);
-  const text = steps.map((s, i) => (s.version !== null ? `${s.name}@${s.version}` : `${s.name} ${steps[i - 1]?.range ?? '*'}`)).join(' -> ');
+  const text = steps
+    .map((s, i) => (s.version !== null ? `${s.name}@${s.version}` : `${s.name} ${steps[i - 1]?.range ?? '*'}`))
+    .join(' -> ');
   return node.certain ? text : `${text} (may pull a flagged version)`;
 }

@@ -85,7 +85,17 @@ function byConsumer(groups: DownloadGroup[]): Fetches[] {
   for (const g of groups) {
     const consumer = g.user_id ?? `ip:${g.ip_address ?? 'unknown'}`;
     const key = `${consumer}\0${g.version ?? ''}`;
-    const f = out.get(key) ?? { consumer, user_id: g.user_id, ips: new Set<string>(), tokens: new Set<string>(), version: g.version, before: 0, after: 0, first: Infinity, last: -Infinity };
+    const f = out.get(key) ?? {
+      consumer,
+      user_id: g.user_id,
+      ips: new Set<string>(),
+      tokens: new Set<string>(),
+      version: g.version,
+      before: 0,
+      after: 0,
+      first: Infinity,
+      last: -Infinity,
+    };
     if (g.ip_address) f.ips.add(g.ip_address);
     if (g.token_id) f.tokens.add(g.token_id);
     f.before += g.before;
@@ -121,7 +131,11 @@ export async function exposureRows(inputs: ExposureInputs, f: ExposureFilter): P
  * level, each level's fetches read per package in batches. `truncated` hears of each flag whose walk stopped
  * at EXPOSURE_MAX_NODES. Lifted flags (tombstones) still answer.
  */
-export async function* exposureStream(inputs: ExposureInputs, f: ExposureFilter, truncated?: (flag: FlagRow) => void): AsyncGenerator<ExposureRow> {
+export async function* exposureStream(
+  inputs: ExposureInputs,
+  f: ExposureFilter,
+  truncated?: (flag: FlagRow) => void,
+): AsyncGenerator<ExposureRow> {
   let after = 0;
   for (;;) {
     const q = inputs.db('flags').where('id', '>', after).orderBy('id').limit(FLAG_PAGE);
@@ -131,20 +145,37 @@ export async function* exposureStream(inputs: ExposureInputs, f: ExposureFilter,
     const page = (await q.select()) as FlagRow[];
     if (page.length === 0) return;
     after = Number(page.at(-1)!.id);
-    for (const flag of page) if (f.minEffect === undefined || effectRank(flag.effect) >= effectRank(f.minEffect)) yield* flagRows(inputs, f, flag, truncated);
+    for (const flag of page)
+      if (f.minEffect === undefined || effectRank(flag.effect) >= effectRank(f.minEffect))
+        yield* flagRows(inputs, f, flag, truncated);
     if (page.length < FLAG_PAGE) return;
   }
 }
 
 /** The versions a flag covers that hub holds or saw fetched, as the walk's roots; an unnamed root when there are none. */
-async function rootsOf(inputs: ExposureInputs, flag: FlagRow, fetched: Fetches[], flagged: (v: string | null) => boolean): Promise<ExposedNode[]> {
+async function rootsOf(
+  inputs: ExposureInputs,
+  flag: FlagRow,
+  fetched: Fetches[],
+  flagged: (v: string | null) => boolean,
+): Promise<ExposedNode[]> {
   const versions = new Set<string>();
   if (flag.version_range === null && flag.version !== null) versions.add(flag.version);
   else {
-    for (const v of (await inputs.held.versions(flag.registry, { packageName: flag.package_name })).get(flag.package_name) ?? []) if (flagged(v)) versions.add(v);
+    for (const v of (await inputs.held.versions(flag.registry, { packageName: flag.package_name })).get(
+      flag.package_name,
+    ) ?? [])
+      if (flagged(v)) versions.add(v);
     for (const x of fetched) if (x.version !== null && flagged(x.version)) versions.add(x.version);
   }
-  const root = (version: string | null, certain: boolean): ExposedNode => ({ name: flag.package_name, version, depth: 0, parent: null, range: null, certain });
+  const root = (version: string | null, certain: boolean): ExposedNode => ({
+    name: flag.package_name,
+    version,
+    depth: 0,
+    parent: null,
+    range: null,
+    certain,
+  });
   return versions.size ? [...versions].sort().map((v) => root(v, true)) : [root(null, false)];
 }
 
@@ -164,12 +195,21 @@ interface FlagWaiver {
 async function waiversOf(db: Knex, flag: FlagRow): Promise<FlagWaiver[]> {
   if (!(await db.schema.hasTable('waivers'))) return [];
   const rows = (await db('waivers')
-    .where({ target: `flag:${flag.source}:${flag.external_id}`, registry: flag.registry, package_name: flag.package_name, state: 'active' })
+    .where({
+      target: `flag:${flag.source}:${flag.external_id}`,
+      registry: flag.registry,
+      package_name: flag.package_name,
+      state: 'active',
+    })
     .where('expires_at', '>', Date.now())
     .select('id', 'version', 'scope_type', 'scope_id', 'expires_at')) as FlagWaiver[];
   const tokenIds = rows.filter((w) => w.scope_type === 'token' && w.scope_id !== null).map((w) => w.scope_id!);
   if (tokenIds.length) {
-    const owners = new Map(((await db('tokens').whereIn('id', tokenIds).select('id', 'user_id')) as Array<{ id: string; user_id: string }>).map((t) => [t.id, t.user_id]));
+    const owners = new Map(
+      (
+        (await db('tokens').whereIn('id', tokenIds).select('id', 'user_id')) as Array<{ id: string; user_id: string }>
+      ).map((t) => [t.id, t.user_id]),
+    );
     for (const w of rows) if (w.scope_type === 'token') w.user = owners.get(w.scope_id!) ?? null;
   }
   return rows;
@@ -179,12 +219,19 @@ function waivedFor(waivers: readonly FlagWaiver[], fetched: Fetches, version: st
   const w = waivers.find(
     (x) =>
       (x.version === null || x.version === version) &&
-      (x.scope_type === 'registry' || (x.scope_type === 'user' && x.scope_id === fetched.user_id) || (x.scope_type === 'token' && x.user != null && x.user === fetched.user_id)),
+      (x.scope_type === 'registry' ||
+        (x.scope_type === 'user' && x.scope_id === fetched.user_id) ||
+        (x.scope_type === 'token' && x.user != null && x.user === fetched.user_id)),
   );
   return w ? `waiver ${w.id} (${w.scope_type}${w.scope_id ? ` ${w.scope_id}` : ''}, until ${iso(w.expires_at)})` : null;
 }
 
-async function* flagRows(inputs: ExposureInputs, f: ExposureFilter, flag: FlagRow, truncated?: (flag: FlagRow) => void): AsyncGenerator<ExposureRow> {
+async function* flagRows(
+  inputs: ExposureInputs,
+  f: ExposureFilter,
+  flag: FlagRow,
+  truncated?: (flag: FlagRow) => void,
+): AsyncGenerator<ExposureRow> {
   const { log, ranges } = inputs;
   const raisedAt = Number(flag.raised_at);
   const waivers = await waiversOf(inputs.db, flag);
@@ -192,7 +239,10 @@ async function* flagRows(inputs: ExposureInputs, f: ExposureFilter, flag: FlagRo
   // An exact version covers its every spelling (PEP 440's `1.0` is `1.0.0`, decision 0039), so the package's
   // fetches are read and matched by the kind's canonical spelling.
   const flagged = (v: string | null) =>
-    v !== null && (range === null ? flag.version !== null && ranges.same(flag.registry, flag.version, v) : ranges.covers(flag.registry, range, v));
+    v !== null &&
+    (range === null
+      ? flag.version !== null && ranges.same(flag.registry, flag.version, v)
+      : ranges.covers(flag.registry, range, v));
   const row = (fetched: Fetches, node: ExposedNode): ExposureRow | null => {
     if (f.when === 'before-flag' && fetched.before === 0) return null;
     if (f.when === 'after-flag' && fetched.after === 0) return null;
@@ -224,30 +274,56 @@ async function* flagRows(inputs: ExposureInputs, f: ExposureFilter, flag: FlagRo
       token_ids: [...fetched.tokens].sort().join(' ') || null,
       // A waived consumer is still listed, marked (decision 0067).
       waived: waivedFor(waivers, fetched, node.depth === 0 ? fetched.version : (end.version ?? flag.version)),
-      chain: chain.map((s, i) => ({ package_name: s.name, version: s.version, range: i === 0 ? null : chain[i - 1]!.range })),
+      chain: chain.map((s, i) => ({
+        package_name: s.name,
+        version: s.version,
+        range: i === 0 ? null : chain[i - 1]!.range,
+      })),
     };
   };
 
   // Direct: every fetched version of the flagged package the flag covers, in one read of the package's fetches.
-  const direct = byConsumer(await log.downloads({ registry: flag.registry, package: flag.package_name, version: null, from: f.from, at: raisedAt })).filter((x) => flagged(x.version));
+  const direct = byConsumer(
+    await log.downloads({
+      registry: flag.registry,
+      package: flag.package_name,
+      version: null,
+      from: f.from,
+      at: raisedAt,
+    }),
+  ).filter((x) => flagged(x.version));
   const roots = await rootsOf(inputs, flag, direct, flagged);
-  const walk = dependentsWalk(inputs.db, ranges, flag.registry, roots, { depth: f.depth ?? EXPOSURE_DEPTH_DEFAULT, maxNodes: EXPOSURE_MAX_NODES });
+  const walk = dependentsWalk(inputs.db, ranges, flag.registry, roots, {
+    depth: f.depth ?? EXPOSURE_DEPTH_DEFAULT,
+    maxNodes: EXPOSURE_MAX_NODES,
+  });
   for await (const level of walk.levels) {
     if (level[0]!.depth === 0) {
       for (const x of direct) {
-        const r = row(x, roots.find((n) => n.version !== null && ranges.same(flag.registry, n.version, x.version!)) ?? roots[0]!);
+        const r = row(
+          x,
+          roots.find((n) => n.version !== null && ranges.same(flag.registry, n.version, x.version!)) ?? roots[0]!,
+        );
         if (r) yield r;
       }
       continue;
     }
     // Dependents: the fetches of this level's versions, read for a batch of packages at a time.
     const byName = new Map<string, Map<string, ExposedNode>>();
-    for (const n of level) byName.set(n.name, (byName.get(n.name) ?? new Map<string, ExposedNode>()).set(n.version!, n));
+    for (const n of level)
+      byName.set(n.name, (byName.get(n.name) ?? new Map<string, ExposedNode>()).set(n.version!, n));
     const names = [...byName.keys()];
     for (let i = 0; i < names.length; i += PACKAGES_PER_QUERY) {
-      const groups = await log.downloadsOf({ registry: flag.registry, packages: names.slice(i, i + PACKAGES_PER_QUERY), from: f.from, at: raisedAt });
+      const groups = await log.downloadsOf({
+        registry: flag.registry,
+        packages: names.slice(i, i + PACKAGES_PER_QUERY),
+        from: f.from,
+        at: raisedAt,
+      });
       const perPackage = new Map<string, DownloadGroup[]>();
-      for (const g of groups) if (g.version !== null && byName.get(g.package)!.has(g.version)) perPackage.set(g.package, [...(perPackage.get(g.package) ?? []), g]);
+      for (const g of groups)
+        if (g.version !== null && byName.get(g.package)!.has(g.version))
+          perPackage.set(g.package, [...(perPackage.get(g.package) ?? []), g]);
       for (const [name, list] of perPackage)
         for (const x of byConsumer(list)) {
           const r = row(x, byName.get(name)!.get(x.version!)!);

@@ -27,7 +27,10 @@ export interface FlagRow {
 }
 
 /** An active flag whose `expires_at` has passed acts as lifted: it refuses nothing and shows as `expired`. */
-export function flagState(f: Pick<FlagRow, 'state' | 'expires_at'>, now = Date.now()): 'active' | 'tombstone' | 'expired' {
+export function flagState(
+  f: Pick<FlagRow, 'state' | 'expires_at'>,
+  now = Date.now(),
+): 'active' | 'tombstone' | 'expired' {
   return f.state === 'active' && f.expires_at != null && Number(f.expires_at) <= now ? 'expired' : f.state;
 }
 

@@ -4,7 +4,9 @@ import type { HardBlocks } from './hard-blocks.js';
 import type { VersionMatchers } from './version-match.js';
 import type { FlagRow } from './flag-json.js';
 
-type ActiveFlag = Required<Pick<FlagRow, 'source' | 'external_id' | 'version' | 'version_range' | 'kind' | 'effect' | 'summary' | 'expires_at'>>;
+type ActiveFlag = Required<
+  Pick<FlagRow, 'source' | 'external_id' | 'version' | 'version_range' | 'kind' | 'effect' | 'summary' | 'expires_at'>
+>;
 
 /** What a waiver names to lift a flag (decision 0067): its source and its id there. */
 export const flagTarget = (f: { source: string; external_id: string }) => `flag:${f.source}:${f.external_id}`;
@@ -21,7 +23,9 @@ const GATE_AND_HARD_BLOCK = ['gate', 'hard_block'];
 function covers(ranges: VersionMatchers, registry: string, f: ActiveFlag, c: Coordinate): boolean {
   if (f.version_range === '*') return true;
   if (c.version === undefined) return false;
-  return f.version_range === null ? f.version !== null && ranges.same(registry, f.version, c.version) : ranges.covers(registry, f.version_range, c.version);
+  return f.version_range === null
+    ? f.version !== null && ranges.same(registry, f.version, c.version)
+    : ranges.covers(registry, f.version_range, c.version);
 }
 
 /**
@@ -31,11 +35,37 @@ function covers(ranges: VersionMatchers, registry: string, f: ActiveFlag, c: Coo
  * answers 503 while the database is down: fail closed). Elsewhere nothing but a hard block refuses, so the
  * rule never reads the database there, unless the held set is incomplete.
  */
-export function createFlagRule(db: Knex, securityProfiles: ReadonlySet<string>, ranges: VersionMatchers, hardBlocks: HardBlocks, denied: (registry: string) => void = () => {}): { rule: RefusalRule } {
+export function createFlagRule(
+  db: Knex,
+  securityProfiles: ReadonlySet<string>,
+  ranges: VersionMatchers,
+  hardBlocks: HardBlocks,
+  denied: (registry: string) => void = () => {},
+): { rule: RefusalRule } {
   const load = (registry: string, name: string, effects: string[]) =>
-    db('flags').where({ registry, package_name: name, state: 'active' }).whereIn('effect', effects).select('source', 'external_id', 'version', 'version_range', 'kind', 'effect', 'summary', 'expires_at') as Promise<ActiveFlag[]>;
-  const reason = (c: Coordinate, f: Pick<ActiveFlag, 'version' | 'version_range' | 'kind' | 'effect' | 'source' | 'external_id' | 'summary'>) => {
-    const what = f.version_range === '*' ? `every version of ${c.name}` : f.version_range !== null ? `${c.name} ${c.version} (in ${f.version_range})` : `${c.name} ${f.version}`;
+    db('flags')
+      .where({ registry, package_name: name, state: 'active' })
+      .whereIn('effect', effects)
+      .select(
+        'source',
+        'external_id',
+        'version',
+        'version_range',
+        'kind',
+        'effect',
+        'summary',
+        'expires_at',
+      ) as Promise<ActiveFlag[]>;
+  const reason = (
+    c: Coordinate,
+    f: Pick<ActiveFlag, 'version' | 'version_range' | 'kind' | 'effect' | 'source' | 'external_id' | 'summary'>,
+  ) => {
+    const what =
+      f.version_range === '*'
+        ? `every version of ${c.name}`
+        : f.version_range !== null
+          ? `${c.name} ${c.version} (in ${f.version_range})`
+          : `${c.name} ${f.version}`;
     return `${what} is flagged ${f.kind} (${f.effect}) by flag source ${f.source}, ${f.external_id}${f.summary ? `: ${f.summary}` : ''}`;
   };
   return {
@@ -53,7 +83,9 @@ export function createFlagRule(db: Knex, securityProfiles: ReadonlySet<string>, 
       if (!gate && complete) return null;
       const flags = await load(registry, c.name, gate ? (complete ? GATE : GATE_AND_HARD_BLOCK) : HARD_BLOCK);
       // An expired flag acts as lifted.
-      const f = flags.find((x) => covers(ranges, registry, x, c) && (x.expires_at == null || Number(x.expires_at) > now));
+      const f = flags.find(
+        (x) => covers(ranges, registry, x, c) && (x.expires_at == null || Number(x.expires_at) > now),
+      );
       if (!f) return null;
       denied(registry);
       return { message: reason(c, f), target: flagTarget(f) };

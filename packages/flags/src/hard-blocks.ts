@@ -17,12 +17,28 @@ export interface HeldBlock {
 
 /** Counted per flag on top of its strings: the object, the map entry and the array slot, roughly. */
 const PER_FLAG_OVERHEAD = 200;
-const COLUMNS = ['source', 'external_id', 'registry', 'package_name', 'version', 'version_range', 'kind', 'summary', 'expires_at'] as const;
+const COLUMNS = [
+  'source',
+  'external_id',
+  'registry',
+  'package_name',
+  'version',
+  'version_range',
+  'kind',
+  'summary',
+  'expires_at',
+] as const;
 
 export class HardBlockCapError extends Error {}
 
 /** What one flag costs the held set. JS strings are UTF-16: two bytes a code unit. */
-export const heldBytesOf = (b: Omit<HeldBlock, 'expires_at'>) => PER_FLAG_OVERHEAD + 2 * [b.source, b.external_id, b.registry, b.package_name, b.version, b.version_range, b.kind, b.summary].reduce((n, s) => n + (s?.length ?? 0), 0);
+export const heldBytesOf = (b: Omit<HeldBlock, 'expires_at'>) =>
+  PER_FLAG_OVERHEAD +
+  2 *
+    [b.source, b.external_id, b.registry, b.package_name, b.version, b.version_range, b.kind, b.summary].reduce(
+      (n, s) => n + (s?.length ?? 0),
+      0,
+    );
 
 /**
  * The active hard_block flags, held in memory so a hard block refuses without the database (fail closed)
@@ -30,7 +46,12 @@ export const heldBytesOf = (b: Omit<HeldBlock, 'expires_at'>) => PER_FLAG_OVERHE
  * on this replica, and on the other replicas when the shared change counter (`flag_changes`) moves, polled
  * every `pollMs`. A reload that fails (database down) keeps the set it has.
  */
-export function createHardBlocks(o: { db: Knex; maxBytes: number; log: PluginContext['log']; ranges: VersionMatchers }) {
+export function createHardBlocks(o: {
+  db: Knex;
+  maxBytes: number;
+  log: PluginContext['log'];
+  ranges: VersionMatchers;
+}) {
   let byPackage = new Map<string, HeldBlock[]>();
   let bytes = 0;
   let count = 0;
@@ -39,20 +60,28 @@ export function createHardBlocks(o: { db: Knex; maxBytes: number; log: PluginCon
   let loading: Promise<void> | null = null;
 
   async function readCounter(): Promise<number> {
-    const row = (await o.db('flag_changes').where({ id: 1 }).first('counter')) as { counter: number | string } | undefined;
+    const row = (await o.db('flag_changes').where({ id: 1 }).first('counter')) as
+      { counter: number | string } | undefined;
     return Number(row?.counter ?? 0);
   }
 
   /** Reads every active hard_block flag; over the byte cap it throws and keeps the set it had. */
   async function loadNow(): Promise<void> {
     const counter = await readCounter();
-    const rows = (await o.db('flags').where({ state: 'active', effect: 'hard_block' }).orderBy('id').select(...COLUMNS)) as HeldBlock[];
+    const rows = (await o
+      .db('flags')
+      .where({ state: 'active', effect: 'hard_block' })
+      .orderBy('id')
+      .select(...COLUMNS)) as HeldBlock[];
     const next = new Map<string, HeldBlock[]>();
     let total = 0;
     for (const r of rows) {
       const b: HeldBlock = { ...r, expires_at: r.expires_at == null ? null : Number(r.expires_at) };
       total += heldBytesOf(b);
-      if (total > o.maxBytes) throw new HardBlockCapError(`the ${rows.length} active hard_block flags need more than [limits] flag_hard_block_bytes (${o.maxBytes} bytes) to be held in memory; raise it`);
+      if (total > o.maxBytes)
+        throw new HardBlockCapError(
+          `the ${rows.length} active hard_block flags need more than [limits] flag_hard_block_bytes (${o.maxBytes} bytes) to be held in memory; raise it`,
+        );
       const key = `${b.registry}\0${b.package_name}`;
       const list = next.get(key);
       if (list) list.push(b);
@@ -93,7 +122,8 @@ export function createHardBlocks(o: { db: Knex; maxBytes: number; log: PluginCon
           if ((await readCounter()) !== seenCounter) await reload();
         } catch (e) {
           // The database is down or the set is over the cap: the set in memory stays as it is.
-          if (e instanceof HardBlockCapError && problem !== e.message) o.log.error({ err: e }, 'hard_block flags not reloaded; the previous set stays in force');
+          if (e instanceof HardBlockCapError && problem !== e.message)
+            o.log.error({ err: e }, 'hard_block flags not reloaded; the previous set stays in force');
           if (e instanceof HardBlockCapError) problem = e.message;
         }
         timer = setTimeout(tick, pollMs);
@@ -113,7 +143,9 @@ export function createHardBlocks(o: { db: Knex; maxBytes: number; log: PluginCon
         if (b.expires_at !== null && b.expires_at <= now) return false;
         if (b.version_range === '*') return true;
         if (c.version === undefined) return false;
-        return b.version_range === null ? b.version !== null && o.ranges.same(registry, b.version, c.version) : o.ranges.covers(registry, b.version_range, c.version);
+        return b.version_range === null
+          ? b.version !== null && o.ranges.same(registry, b.version, c.version)
+          : o.ranges.covers(registry, b.version_range, c.version);
       });
     },
     /**

@@ -29,7 +29,21 @@ export { AdvisoryFeedSchema, AdvisoryFeedsSchema, type AdvisoryFeedConfig } from
  */
 export default definePlugin({
   id: 'flags',
-  deps: [...ADMIN_KIT_DEPS, 'advisories', 'blobs', 'config', 'db', 'events', 'health', 'log', 'metrics', 'packageFacts', 'pluginConfig', 'refusals', 'services'],
+  deps: [
+    ...ADMIN_KIT_DEPS,
+    'advisories',
+    'blobs',
+    'config',
+    'db',
+    'events',
+    'health',
+    'log',
+    'metrics',
+    'packageFacts',
+    'pluginConfig',
+    'refusals',
+    'services',
+  ],
   contract: 1,
   description: 'Signed flags from external sources, the flags rule, and the exposure report',
   migrations: flagMigrations,
@@ -58,14 +72,22 @@ export default definePlugin({
         });
       names.splice(0, names.length, ...configured.map((s) => s.name));
       for (const s of configured.filter((f) => f.allow_unsigned_time))
-        ctx.log.warn({ source: s.name }, 'flag source accepts requests without a signed time (allow_unsigned_time): anyone who saw one can replay it');
+        ctx.log.warn(
+          { source: s.name },
+          'flag source accepts requests without a signed time (allow_unsigned_time): anyone who saw one can replay it',
+        );
     };
     fill(ctx.pluginConfig, ctx.registries);
     const feeds = (ctx.config.sections.advisory_feeds ?? []) as AdvisoryFeedConfig[];
     const metrics = createFlagMetrics(ctx.metrics, ctx.db, [...names, ...feeds.map((f) => feedSource(f.name))]);
     const ranges = createVersionMatchers((registry) => ctx.kinds.get(typeOf.get(registry) ?? ''));
     // Held before the first request is served; over the byte cap hub does not start.
-    const hardBlocks = createHardBlocks({ db: ctx.db, maxBytes: ctx.config.limits.flag_hard_block_bytes, log: ctx.log, ranges });
+    const hardBlocks = createHardBlocks({
+      db: ctx.db,
+      maxBytes: ctx.config.limits.flag_hard_block_bytes,
+      log: ctx.log,
+      ranges,
+    });
     await hardBlocks.load();
     hardBlocks.startPolling(HARD_BLOCK_POLL_MS);
     const { rule } = createFlagRule(ctx.db, secure, ranges, hardBlocks, (registry) => metrics.denied(registry));
@@ -73,18 +95,43 @@ export default definePlugin({
     // A narrow read for kinds' audit routes (npm audit shows hub's flags); the kind never imports this plugin.
     const consoleSection = ctx.config.sections.console as { public_url?: string } | undefined;
     ctx.advisories.push(createAdvisorySource(ctx.db, consoleSection?.public_url?.replace(/\/+$/, '')));
-    mountFlagPush({ hub: ctx, sources, registry: registryResolver(ctx), metrics, ranges, changed: () => hardBlocks.changed(), fitsHeld: hardBlocks.fits });
+    mountFlagPush({
+      hub: ctx,
+      sources,
+      registry: registryResolver(ctx),
+      metrics,
+      ranges,
+      changed: () => hardBlocks.changed(),
+      fitsHeld: hardBlocks.fits,
+    });
     mountAdminRoutes(ctx, flagAdminRoutes(names, ranges));
     ctx.packageFacts.contribute('flags', flagPackageFacts(ctx.db));
     ctx.health.contribute('flags', async () => ({ summary: { hard_blocks_held: hardBlocks.status() } }));
     // OSV advisory feeds hub pulls itself, written as flags of the source `feed:<name>` (decision 0066).
-    const feedRunner = createFeedRunner({ hub: ctx, feeds, ranges, fitsHeld: hardBlocks.fits, changed: () => hardBlocks.changed() });
+    const feedRunner = createFeedRunner({
+      hub: ctx,
+      feeds,
+      ranges,
+      fitsHeld: hardBlocks.fits,
+      changed: () => hardBlocks.changed(),
+    });
     // Mounted without feeds too (an empty list; a pull names no feed: 404), so the API is the same on every hub.
     mountAdminRoutes(ctx, feedAdminRoutes(feedRunner));
     if (feeds.length) {
       ctx.health.contribute('advisory_feeds', async () => {
         const states = await feedRunner.states();
-        return { summary: { healthy: states.every((f) => f.healthy), feeds: states.map((f) => ({ name: f.name, healthy: f.healthy, problem: f.problem, last_success_at: f.last_success_at, flags: f.flags })) } };
+        return {
+          summary: {
+            healthy: states.every((f) => f.healthy),
+            feeds: states.map((f) => ({
+              name: f.name,
+              healthy: f.healthy,
+              problem: f.problem,
+              last_success_at: f.last_success_at,
+              flags: f.flags,
+            })),
+          },
+        };
       });
     }
     // Dependency analysis is incremental (only artifacts not read yet), so a frequent run is cheap.

@@ -38,8 +38,18 @@ export function createFlagMetrics(hub: HubMetrics, db: Knex, sources: readonly s
       for (const r of rows) if (known.has(r.source)) this.set({ source: r.source, effect: r.effect }, Number(r.n));
     },
   });
-  const pushes = new Counter({ name: 'hub_flag_push_total', help: 'Flags pushed, by source and outcome (accepted, rejected, capped, rate_limited; bad_signature counts requests)', labelNames: ['source', 'outcome'] as const, registers });
-  const denials = new Counter({ name: 'hub_flag_denials_total', help: 'Requests refused by a flag, by registry', labelNames: ['registry'] as const, registers });
+  const pushes = new Counter({
+    name: 'hub_flag_push_total',
+    help: 'Flags pushed, by source and outcome (accepted, rejected, capped, rate_limited; bad_signature counts requests)',
+    labelNames: ['source', 'outcome'] as const,
+    registers,
+  });
+  const denials = new Counter({
+    name: 'hub_flag_denials_total',
+    help: 'Requests refused by a flag, by registry',
+    labelNames: ['registry'] as const,
+    registers,
+  });
   return {
     push(source: string, outcome: PushOutcome, n = 1): void {
       if (n > 0) pushes.inc({ source: known.has(source) ? source : 'unknown', outcome }, n);

@@ -113,7 +113,8 @@ export const flagMigrations: Readonly<Record<string, Migration>> = {
     async down(db) {
       await db.schema.dropTable('flag_push_counts');
       await db.schema.alterTable('flags', (t) => {
-        for (const c of ['severity', 'reference_url', 'fixed_version', 'expires_at', 'requested_effect']) t.dropColumn(c);
+        for (const c of ['severity', 'reference_url', 'fixed_version', 'expires_at', 'requested_effect'])
+          t.dropColumn(c);
       });
     },
   },

@@ -14,7 +14,13 @@ interface FlagRow {
 }
 
 const live = (f: FlagRow, now: number) => f.expires_at === null || Number(f.expires_at) > now;
-const fact = (f: FlagRow): FlagFact => ({ id: f.external_id, source: f.source, effect: f.effect, summary: f.summary, severity: f.severity });
+const fact = (f: FlagRow): FlagFact => ({
+  id: f.external_id,
+  source: f.source,
+  effect: f.effect,
+  summary: f.summary,
+  severity: f.severity,
+});
 
 /**
  * The flags plugin's facts for the admin API's package pages: active flags per version (a `*` flag on
@@ -26,7 +32,17 @@ export function flagPackageFacts(db: Knex): PackageFactSource {
     const rows = (await db('flags')
       .where({ registry, state: 'active' })
       .whereIn('package_name', names)
-      .select('package_name', 'external_id', 'source', 'version', 'version_range', 'effect', 'summary', 'severity', 'expires_at')) as FlagRow[];
+      .select(
+        'package_name',
+        'external_id',
+        'source',
+        'version',
+        'version_range',
+        'effect',
+        'summary',
+        'severity',
+        'expires_at',
+      )) as FlagRow[];
     return rows.filter((f) => live(f, now));
   };
   return {
@@ -41,7 +57,8 @@ export function flagPackageFacts(db: Knex): PackageFactSource {
         by.set(f.package_name, e);
       }
       // A whole-name flag covers every version: the catalog caps the count at the versions held.
-      for (const [name, e] of by) out.set(name, { flaggedVersions: e.whole ? Number.MAX_SAFE_INTEGER : e.versions.size });
+      for (const [name, e] of by)
+        out.set(name, { flaggedVersions: e.whole ? Number.MAX_SAFE_INTEGER : e.versions.size });
       return out;
     },
     async detail(registry, name) {
@@ -54,12 +71,17 @@ export function flagPackageFacts(db: Knex): PackageFactSource {
           versions.set(f.version, { ...v, flags: [...(v.flags ?? []), fact(f)] });
         }
       }
-      const deps = (await db('sbom_dependencies').where({ registry, package_name: name }).whereNotNull('version').orderBy('id').select('version', 'dep_name', 'dep_range')) as Array<{ version: string; dep_name: string; dep_range: string }>;
+      const deps = (await db('sbom_dependencies')
+        .where({ registry, package_name: name })
+        .whereNotNull('version')
+        .orderBy('id')
+        .select('version', 'dep_name', 'dep_range')) as Array<{ version: string; dep_name: string; dep_range: string }>;
       for (const d of deps) {
         const v = versions.get(d.version) ?? {};
         const list = v.dependencies ?? [];
         // A version with several analysed files (a jar and its pom) names a dependency once.
-        if (!list.some((x) => x.name === d.dep_name && x.range === d.dep_range)) list.push({ name: d.dep_name, range: d.dep_range });
+        if (!list.some((x) => x.name === d.dep_name && x.range === d.dep_range))
+          list.push({ name: d.dep_name, range: d.dep_range });
         versions.set(d.version, { ...v, dependencies: list });
       }
       return { versions, ...(every.length ? { everyVersion: { flags: every } } : {}) };

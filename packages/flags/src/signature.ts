@@ -22,19 +22,29 @@ export type SignedRequest = { ok: true; signedAtMs: number; delivery?: string } 
  * `allow_unsigned_time` is accepted, signed over the base string alone and timed by hub's clock.
  */
 export function verifySigned(
-  o: { secret: string; specPayload: Buffer | string; headers: { timestamp?: string; delivery?: string; signature?: string }; allowUnsignedTime: boolean },
+  o: {
+    secret: string;
+    specPayload: Buffer | string;
+    headers: { timestamp?: string; delivery?: string; signature?: string };
+    allowUnsignedTime: boolean;
+  },
   nowMs = Date.now(),
 ): SignedRequest {
   const { timestamp, delivery, signature } = o.headers;
   if (!timestamp && !delivery) {
     if (!o.allowUnsignedTime) return { ok: false, why: 'no X-Hub-Timestamp and X-Hub-Delivery' };
-    return signatureMatches(o.secret, o.specPayload, signature) ? { ok: true, signedAtMs: nowMs } : { ok: false, why: 'signature' };
+    return signatureMatches(o.secret, o.specPayload, signature)
+      ? { ok: true, signedAtMs: nowMs }
+      : { ok: false, why: 'signature' };
   }
-  if (!timestamp || !/^\d{1,12}$/.test(timestamp)) return { ok: false, why: 'X-Hub-Timestamp missing or not unix seconds' };
-  if (!delivery || !DELIVERY.test(delivery)) return { ok: false, why: 'X-Hub-Delivery missing or not 8-128 characters of A-Z a-z 0-9 . _ : -' };
+  if (!timestamp || !/^\d{1,12}$/.test(timestamp))
+    return { ok: false, why: 'X-Hub-Timestamp missing or not unix seconds' };
+  if (!delivery || !DELIVERY.test(delivery))
+    return { ok: false, why: 'X-Hub-Delivery missing or not 8-128 characters of A-Z a-z 0-9 . _ : -' };
   const payload = Buffer.concat([Buffer.from(`${timestamp}\n${delivery}\n`), Buffer.from(o.specPayload)]);
   if (!signatureMatches(o.secret, payload, signature)) return { ok: false, why: 'signature' };
   const signedAtMs = Number(timestamp) * 1000;
-  if (Math.abs(nowMs - signedAtMs) > SIGNED_TIME_WINDOW_SECS * 1000) return { ok: false, why: 'X-Hub-Timestamp outside the window' };
+  if (Math.abs(nowMs - signedAtMs) > SIGNED_TIME_WINDOW_SECS * 1000)
+    return { ok: false, why: 'X-Hub-Timestamp outside the window' };
   return { ok: true, signedAtMs, delivery };
 }

@@ -16,10 +16,34 @@ t.test('the exposure CSV export streams 100,000 rows with flat memory', async (t
   // 100 consumers fetched hubdemo 1.0.0 a day ago (audit rows as the download route writes them) ...
   const at = Date.now() - 86_400_000;
   for (let i = 0; i < CONSUMERS; i++)
-    hub.hub.audit.record({ at, user_id: `consumer-${i}`, ip_address: '127.0.0.1', action: 'download', outcome: 'allowed', registry: 'npm', package: 'hubdemo', version: '1.0.0', status: 200, token_id: null, code: null, request_id: null, detail: null });
+    hub.hub.audit.record({
+      at,
+      user_id: `consumer-${i}`,
+      ip_address: '127.0.0.1',
+      action: 'download',
+      outcome: 'allowed',
+      registry: 'npm',
+      package: 'hubdemo',
+      version: '1.0.0',
+      status: 200,
+      token_id: null,
+      code: null,
+      request_id: null,
+      detail: null,
+    });
   await hub.hub.audit.flush();
   // ... and 1,000 flags name that version: 100,000 rows.
-  const pushed = await push(Array.from({ length: FLAGS }, (_, i) => ({ external_id: `BULK-${i}-${'x'.repeat(200)}`, registry: 'npm', package_name: 'hubdemo', version: '1.0.0', kind: 'vulnerability', effect: 'warn', summary: 's' })));
+  const pushed = await push(
+    Array.from({ length: FLAGS }, (_, i) => ({
+      external_id: `BULK-${i}-${'x'.repeat(200)}`,
+      registry: 'npm',
+      package_name: 'hubdemo',
+      version: '1.0.0',
+      kind: 'vulnerability',
+      effect: 'warn',
+      summary: 's',
+    })),
+  );
   t.match(await pushed.json(), { accepted: FLAGS });
 
   // What the process holds after a full collection (heap plus buffers), not RSS: the allocator keeps freed
@@ -33,7 +57,9 @@ t.test('the exposure CSV export streams 100,000 rows with flat memory', async (t
   let peak = base;
   let lines = 0;
   let bytes = 0;
-  const res = await fetch(`${hub.url}/api/v1/admin/exposure/export?format=csv`, { headers: { authorization: `Bearer ${hub.adminToken}` } });
+  const res = await fetch(`${hub.url}/api/v1/admin/exposure/export?format=csv`, {
+    headers: { authorization: `Bearer ${hub.adminToken}` },
+  });
   t.equal(res.status, 200);
   // Read and dropped chunk by chunk: only hub's side could hold the rows.
   for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
@@ -48,5 +74,8 @@ t.test('the exposure CSV export streams 100,000 rows with flat memory', async (t
   t.comment(`CSV ${(bytes / 1e6).toFixed(1)} MB; memory held grew ${(growth / 1e6).toFixed(1)} MB`);
   // Loose: the CSV is far larger than the bound, and holding its rows would be several times the CSV.
   t.ok(bytes > 30e6, 'the export is larger than the memory bound below');
-  t.ok(growth < bytes / 2, `memory held grew by less than half the export (${(growth / 1e6).toFixed(1)} MB of ${(bytes / 1e6).toFixed(1)} MB)`);
+  t.ok(
+    growth < bytes / 2,
+    `memory held grew by less than half the export (${(growth / 1e6).toFixed(1)} MB of ${(bytes / 1e6).toFixed(1)} MB)`,
+  );
 });

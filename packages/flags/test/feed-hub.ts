@@ -19,7 +19,11 @@ export interface FeedHub {
   flags(includeDead?: boolean): Promise<any[]>;
 }
 
-export async function feedHub(t: Test, feeds: Array<Record<string, unknown>>, extra: { mysqlUrl?: string; dir?: string } = {}): Promise<FeedHub> {
+export async function feedHub(
+  t: Test,
+  feeds: Array<Record<string, unknown>>,
+  extra: { mysqlUrl?: string; dir?: string } = {},
+): Promise<FeedHub> {
   const upstream = await startFixtureUpstream({ handler: npmFixtureHandler(NPM_FIXTURES) });
   t.teardown(() => upstream.close());
   const hub = await startTestHub({
@@ -42,6 +46,7 @@ export async function feedHub(t: Test, feeds: Array<Record<string, unknown>>, ex
     hub,
     api,
     pull: (name) => api('POST', `/api/v1/admin/advisory-feeds/${name}/pull`),
-    flags: async (dead = false) => (await api('GET', `/api/v1/admin/flags${dead ? '?include_dead=true' : ''}`)).json.flags,
+    flags: async (dead = false) =>
+      (await api('GET', `/api/v1/admin/flags${dead ? '?include_dead=true' : ''}`)).json.flags,
   };
 }

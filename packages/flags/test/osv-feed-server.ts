@@ -24,7 +24,8 @@ export async function startOsvFeedServer(): Promise<OsvFeedServer> {
   const server = http.createServer((req, res) => {
     const ifNoneMatch = req.headers['if-none-match'] ?? null;
     // `/moved` sends the client to the feed; `/loop` to itself.
-    if (req.url === '/moved' || req.url === '/loop') return void res.writeHead(302, { location: req.url === '/moved' ? '/feed' : '/loop' }).end();
+    if (req.url === '/moved' || req.url === '/loop')
+      return void res.writeHead(302, { location: req.url === '/moved' ? '/feed' : '/loop' }).end();
     const status = failing ?? (req.url !== '/feed' ? 404 : ifNoneMatch === etag() ? 304 : 200);
     requests.push({ ifNoneMatch, status });
     if (status !== 200) return void res.writeHead(status, status === 304 ? { etag: etag() } : {}).end();

@@ -7,7 +7,8 @@ import { ipBlockRoutes } from './routes.js';
 export { canonicalIpBlock, createIpBlockList, type IpBlockList, type IpBlockRow } from './ip-block-list.js';
 export { ipBlockRoutes } from './routes.js';
 
-const refusal = (ip: string, block: IpBlockRow | null) => block && new HubError('ip_blocked', `requests from ${ip} are blocked${block.reason ? `: ${block.reason}` : ''}`);
+const refusal = (ip: string, block: IpBlockRow | null) =>
+  block && new HubError('ip_blocked', `requests from ${ip} are blocked${block.reason ? `: ${block.reason}` : ''}`);
 
 /** The client gate's rule: 403 `ip_blocked` for an address inside a block, answered at once while the memo is fresh. */
 export function ipBlockRule(blocks: IpBlockList): ClientRule {

@@ -23,7 +23,9 @@ export function canonicalIpBlock(text: string): string {
     if (text.length > 64 || /\s|%/.test(text)) throw new Error('bad');
     return formatCidr(parseCidr(text));
   } catch {
-    throw errors.badRequest(`"${text.slice(0, 80)}" is not an IP address or CIDR range (e.g. 203.0.113.7, 198.51.100.0/24, 2001:db8::/32)`);
+    throw errors.badRequest(
+      `"${text.slice(0, 80)}" is not an IP address or CIDR range (e.g. 203.0.113.7, 198.51.100.0/24, 2001:db8::/32)`,
+    );
   }
 }
 
@@ -42,7 +44,13 @@ export interface IpBlockList {
   invalidate(): void;
 }
 
-const toRow = (r: IpBlockRecord): IpBlockRow => ({ id: Number(r.id), cidr: r.cidr, reason: r.reason, created_by: r.created_by, created_at: Number(r.created_at) });
+const toRow = (r: IpBlockRecord): IpBlockRow => ({
+  id: Number(r.id),
+  cidr: r.cidr,
+  reason: r.reason,
+  created_by: r.created_by,
+  created_at: Number(r.created_at),
+});
 
 type Ranges = { ranges: Array<{ range: IpRange; row: IpBlockRow }> };
 
@@ -54,7 +62,9 @@ type Ranges = { ranges: Array<{ range: IpRange; row: IpBlockRow }> };
 export function createIpBlockList(db: Knex): IpBlockList {
   const table = () => db<IpBlockRecord>('ip_blocks');
   const memo = createPolicyMemo<Ranges>({ max: 1 });
-  const load = async () => ({ ranges: (await table().select()).map(toRow).map((row) => ({ range: parseCidr(row.cidr), row })) });
+  const load = async () => ({
+    ranges: (await table().select()).map(toRow).map((row) => ({ range: parseCidr(row.cidr), row })),
+  });
   const invalidate = () => memo.clear();
 
   const match = (m: Ranges, address: string): IpBlockRow | null => {

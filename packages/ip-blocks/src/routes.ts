@@ -3,7 +3,12 @@ import { adminRoute, type AdminRoute, iso } from '@hub/admin-kit';
 import { canonicalIpBlock, type IpBlockList, type IpBlockRow } from './ip-block-list.js';
 import { IpBlockAnswer, IpBlockBody, IpBlockListAnswer } from './schemas.js';
 
-const ipBlockJson = (r: IpBlockRow) => ({ ip: r.cidr, reason: r.reason, created_by: r.created_by, created_at: iso(r.created_at) });
+const ipBlockJson = (r: IpBlockRow) => ({
+  ip: r.cidr,
+  reason: r.reason,
+  created_by: r.created_by,
+  created_at: iso(r.created_at),
+});
 
 /** Client IP blocks: addresses and CIDR ranges, IPv4 and IPv6, stored in canonical form. */
 export function ipBlockRoutes(blocks: IpBlockList): AdminRoute[] {

@@ -40,7 +40,24 @@ async function migratedDb(t: { teardown(fn: () => unknown): void }) {
 }
 
 t.test('malformed addresses and ranges are 400 bad_request', async (t) => {
-  const bad = ['', ' ', '10.0.0.256', '10.0.0.0/33', '::/129', '10.0.0.0/-1', '10.0.0.0/8/8', '1.2.3.4/ 8', '010.0.0.1', 'abc', '1.2.3', "1.2.3.4'; DROP TABLE ip_blocks;--", 'fe80::1%eth0', '2001:db8:::1', '1.2.3.4/08x', 'x'.repeat(100)];
+  const bad = [
+    '',
+    ' ',
+    '10.0.0.256',
+    '10.0.0.0/33',
+    '::/129',
+    '10.0.0.0/-1',
+    '10.0.0.0/8/8',
+    '1.2.3.4/ 8',
+    '010.0.0.1',
+    'abc',
+    '1.2.3',
+    "1.2.3.4'; DROP TABLE ip_blocks;--",
+    'fe80::1%eth0',
+    '2001:db8:::1',
+    '1.2.3.4/08x',
+    'x'.repeat(100),
+  ];
   for (const input of bad) {
     t.throws(() => canonicalIpBlock(input), { code: 'bad_request', status: 400 }, JSON.stringify(input));
   }

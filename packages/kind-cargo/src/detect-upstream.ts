@@ -22,8 +22,10 @@ function sparseIndex(text: string): string | undefined {
   } catch {
     return undefined;
   }
-  const table = (v: unknown): Record<string, unknown> => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
-  const sparse = (v: unknown): string | undefined => (typeof v === 'string' && v.startsWith('sparse+') ? v.slice('sparse+'.length) : undefined);
+  const table = (v: unknown): Record<string, unknown> =>
+    typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+  const sparse = (v: unknown): string | undefined =>
+    typeof v === 'string' && v.startsWith('sparse+') ? v.slice('sparse+'.length) : undefined;
   const sources = table(doc.source);
   const replacement = table(sources['crates-io'])['replace-with'];
   if (typeof replacement === 'string') {

@@ -47,11 +47,20 @@ export function mergeIndexFiles(rc: RequestContext, name: string, parts: readonl
     }
   }
   if (valid === 0) throw errors.upstream(`no member of the group sent a valid index file for ${name}`);
-  return Buffer.from([...lines.entries()].sort(([a], [b]) => compareVers(a, b)).map(([, l]) => `${l.line}\n`).join(''));
+  return Buffer.from(
+    [...lines.entries()]
+      .sort(([a], [b]) => compareVers(a, b))
+      .map(([, l]) => `${l.line}\n`)
+      .join(''),
+  );
 }
 
 export const mergeIndex: GroupMerge = (rc, parts, match): Reply => {
   const body = mergeIndexFiles(rc, match.coordinate!.name, parts);
   const etag = `"${createHash('sha256').update(body).digest('hex')}"`;
-  return { status: 200, headers: { 'content-type': 'text/plain; charset=utf-8', etag, 'cache-control': 'no-cache' }, body };
+  return {
+    status: 200,
+    headers: { 'content-type': 'text/plain; charset=utf-8', etag, 'cache-control': 'no-cache' },
+    body,
+  };
 };

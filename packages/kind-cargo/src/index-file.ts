@@ -94,10 +94,15 @@ export function tooNew(list: readonly IndexEntry[], minAgeSecs: number, now = Da
 }
 
 /** The index line of one version, with the sha256 the downloaded .crate must have. */
-export async function versionEntry(rc: RequestContext, name: string, version: string): Promise<IndexEntry & { cksum: string }> {
+export async function versionEntry(
+  rc: RequestContext,
+  name: string,
+  version: string,
+): Promise<IndexEntry & { cksum: string }> {
   const e = entries(await rc.metadata(indexSpec(rc, name)), name).find((x) => x.vers === version);
   if (!e) throw errors.notFound(`${name} ${version} is not in the upstream index`);
-  if (typeof e.cksum !== 'string' || !SHA256.test(e.cksum)) throw errors.upstream(`the upstream index line of ${name} ${version} has no valid cksum`);
+  if (typeof e.cksum !== 'string' || !SHA256.test(e.cksum))
+    throw errors.upstream(`the upstream index line of ${name} ${version} has no valid cksum`);
   return e as IndexEntry & { cksum: string };
 }
 
@@ -106,7 +111,11 @@ export async function versionEntry(rc: RequestContext, name: string, version: st
  * marked `"yanked": true`, so cargo no longer picks it for a new resolution. Other lines pass
  * through byte for byte; `dropped` ones (too new for the cool-down) are left out.
  */
-export function servedIndex(doc: MetadataDoc, hidden: ReadonlySet<string>, dropped: ReadonlySet<string> = new Set()): { body: Buffer; etag: string } {
+export function servedIndex(
+  doc: MetadataDoc,
+  hidden: ReadonlySet<string>,
+  dropped: ReadonlySet<string> = new Set(),
+): { body: Buffer; etag: string } {
   if (hidden.size === 0 && dropped.size === 0) return { body: doc.body, etag: doc.etag };
   return doc.derive(`served:${[...hidden].sort().join('\n')}\0${[...dropped].sort().join('\n')}`, (b) => {
     const out = lines(b).flatMap((line) => {

@@ -22,7 +22,12 @@ export default defineKind({
   description: 'Rust crates through the sparse index',
   publishTimes: true,
   /** `name` or `name@version` (cargo's own package-id spelling); names are lower-cased. */
-  coordinate: nameAtVersion({ split: 'first', isName: isCrateName, isVersion: isCrateVersion, normalizeName: canonicalName }),
+  coordinate: nameAtVersion({
+    split: 'first',
+    isName: isCrateName,
+    isVersion: isCrateVersion,
+    normalizeName: canonicalName,
+  }),
   routes,
   detectUpstream,
   clientCheck,

@@ -36,8 +36,11 @@ export const indexPath = (name: string): string => {
  * when the segments do not have the shape of an index path. A malformed name is a bad request; a
  * well-formed name under the wrong prefix directories is simply not an index file.
  */
-export function nameFromIndexPath(s: readonly string[]): { name: string } | { error: 'bad_name' | 'wrong_prefix'; name: string } | null {
-  const shaped = (s.length === 2 && (s[0] === '1' || s[0] === '2')) || (s.length === 3 && (s[0] === '3' || s[0]!.length === 2));
+export function nameFromIndexPath(
+  s: readonly string[],
+): { name: string } | { error: 'bad_name' | 'wrong_prefix'; name: string } | null {
+  const shaped =
+    (s.length === 2 && (s[0] === '1' || s[0] === '2')) || (s.length === 3 && (s[0] === '3' || s[0]!.length === 2));
   if (!shaped) return null;
   const file = s.at(-1)!;
   if (!isCrateName(file)) return { error: 'bad_name', name: file };

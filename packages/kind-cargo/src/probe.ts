@@ -1,4 +1,12 @@
-import { probeAnswer, probeFetch, probeListing, type NameProbe, type ProbeContext, type ProbeLadder, type ProbeResult } from '@hub/contract';
+import {
+  probeAnswer,
+  probeFetch,
+  probeListing,
+  type NameProbe,
+  type ProbeContext,
+  type ProbeLadder,
+  type ProbeResult,
+} from '@hub/contract';
 import { downloadUrl, parseDl } from './download-url.js';
 import { parseIndexFile } from './index-file.js';
 import { canonicalName, indexPath } from './names.js';
@@ -20,8 +28,15 @@ export const probe: ProbeLadder = async (pc, rawName, versions) => {
   const upstream = pc.registry.upstream ?? '';
   const index = await fetchText(pc, `${upstream}/${indexPath(name)}`);
   const listing = probeAnswer(index.status);
-  if (listing === 'absent') return versions.map((version) => ({ version, answer: 'absent', rung: 'listing', detail: `index answered ${index.status}` }));
-  const parsed = listing === 'present' && !/^text\/html\b/i.test(index.contentType ?? '') ? parseIndexFile(index.body, name) : null;
+  if (listing === 'absent')
+    return versions.map((version) => ({
+      version,
+      answer: 'absent',
+      rung: 'listing',
+      detail: `index answered ${index.status}`,
+    }));
+  const parsed =
+    listing === 'present' && !/^text\/html\b/i.test(index.contentType ?? '') ? parseIndexFile(index.body, name) : null;
   if (Array.isArray(parsed)) {
     const held = new Set(parsed.map((e) => e.vers));
     return versions.map((version) => ({ version, answer: held.has(version) ? 'present' : 'absent', rung: 'listing' }));
@@ -33,15 +48,25 @@ export const probe: ProbeLadder = async (pc, rawName, versions) => {
   const out: ProbeResult[] = [];
   for (const [i, version] of versions.entries()) {
     if (!dl || dl.includes('{sha256-checksum}') || i >= MAX_VERSION_PROBES) {
-      const detail = !dl ? `${why}; no upstream dl` : i >= MAX_VERSION_PROBES ? `${why}; past the per-version probe limit` : `${why}; dl needs the checksum`;
+      const detail = !dl
+        ? `${why}; no upstream dl`
+        : i >= MAX_VERSION_PROBES
+          ? `${why}; past the per-version probe limit`
+          : `${why}; dl needs the checksum`;
       out.push({ version, answer: 'inconclusive', rung: 'version', detail });
       continue;
     }
     const { status } = await probeFetch(pc.upstream, downloadUrl(dl, name, version, ''), { method: 'HEAD' });
-    out.push({ version, answer: probeAnswer(status), rung: 'version', detail: `download answered ${status || 'nothing'}` });
+    out.push({
+      version,
+      answer: probeAnswer(status),
+      rung: 'version',
+      detail: `download answered ${status || 'nothing'}`,
+    });
   }
   return out;
 };
 
 /** Whether the upstream has the crate: its index file answers (decision 0043). */
-export const nameProbe: NameProbe = (pc, name) => probeListing(pc.upstream, `${pc.registry.upstream ?? ''}/${indexPath(canonicalName(name))}`);
+export const nameProbe: NameProbe = (pc, name) =>
+  probeListing(pc.upstream, `${pc.registry.upstream ?? ''}/${indexPath(canonicalName(name))}`);

@@ -17,7 +17,16 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { parse as parseToml } from 'smol-toml';
-import { errors, findInTar, isArchiveError, readCapped, reply, tarEntryNames, type KindRoute, type RequestContext } from '@hub/contract';
+import {
+  errors,
+  findInTar,
+  isArchiveError,
+  readCapped,
+  reply,
+  tarEntryNames,
+  type KindRoute,
+  type RequestContext,
+} from '@hub/contract';
 import { canonicalName, foldName, isCrateName, isCrateVersion } from './names.js';
 
 /** What the `.crate`'s tar may hold: the public crate registry's unpacked limit is 512 MiB; entries are bounded too. */
@@ -74,7 +83,8 @@ const stringList = (v: unknown, what: string): string[] => {
 
 /** Splits cargo's upload: u32 LE length + JSON, u32 LE length + .crate, nothing after. */
 export function splitUpload(body: Buffer): { meta: Json; crate: Buffer } {
-  const cut = () => bad('the upload is not a cargo publish body (a u32 length and the JSON metadata, a u32 length and the .crate)');
+  const cut = () =>
+    bad('the upload is not a cargo publish body (a u32 length and the JSON metadata, a u32 length and the .crate)');
   if (body.length < 4) throw cut();
   const jsonLength = body.readUInt32LE(0);
   if (jsonLength > MAX_JSON_BYTES) throw bad(`the publish metadata may be at most ${MAX_JSON_BYTES} bytes`);
@@ -94,13 +104,16 @@ export function splitUpload(body: Buffer): { meta: Json; crate: Buffer } {
 function dependency(d: unknown, i: number): IndexDependency {
   if (!isObject(d)) throw bad(`deps[${i}] is not an object`);
   const name = d.name;
-  if (typeof name !== 'string' || !isCrateName(name)) throw bad(`deps[${i}].name ${typeof name === 'string' ? printable(name) : ''} is not a valid crate name`);
+  if (typeof name !== 'string' || !isCrateName(name))
+    throw bad(`deps[${i}].name ${typeof name === 'string' ? printable(name) : ''} is not a valid crate name`);
   const req = d.version_req;
-  if (typeof req !== 'string' || !req || req.length > MAX_REQ_CHARS || /[\u0000-\u001f]/.test(req)) throw bad(`deps[${i}] (${name}) has no valid version_req`);
+  if (typeof req !== 'string' || !req || req.length > MAX_REQ_CHARS || /[\u0000-\u001f]/.test(req))
+    throw bad(`deps[${i}] (${name}) has no valid version_req`);
   const kind = d.kind ?? 'normal';
   if (kind !== 'normal' && kind !== 'dev' && kind !== 'build') throw bad(`deps[${i}] (${name}) has an unknown kind`);
   const renamed = optString(d.explicit_name_in_toml, `deps[${i}].explicit_name_in_toml`);
-  if (renamed !== null && !isCrateName(renamed)) throw bad(`deps[${i}].explicit_name_in_toml ${printable(renamed)} is not a valid crate name`);
+  if (renamed !== null && !isCrateName(renamed))
+    throw bad(`deps[${i}].explicit_name_in_toml ${printable(renamed)} is not a valid crate name`);
   const registry = optString(d.registry, `deps[${i}].registry`);
   const out: IndexDependency = {
     // As the public crate registry writes it: the name the dependent uses, and `package` for the crate it really is.
@@ -123,11 +136,14 @@ function dependency(d: unknown, i: number): IndexDependency {
  */
 export function indexLine(meta: Json, cksum: string): PublishedLine {
   const { name, vers } = meta;
-  if (typeof name !== 'string' || !isCrateName(name)) throw bad(`${typeof name === 'string' ? printable(name) : 'the name'} is not a valid crate name`);
-  if (typeof vers !== 'string' || !isCrateVersion(vers)) throw bad(`${typeof vers === 'string' ? printable(vers) : 'the version'} is not a valid crate version`);
+  if (typeof name !== 'string' || !isCrateName(name))
+    throw bad(`${typeof name === 'string' ? printable(name) : 'the name'} is not a valid crate name`);
+  if (typeof vers !== 'string' || !isCrateVersion(vers))
+    throw bad(`${typeof vers === 'string' ? printable(vers) : 'the version'} is not a valid crate version`);
   if (meta.deps !== undefined && !Array.isArray(meta.deps)) throw bad('deps must be a list');
   const deps = ((meta.deps as unknown[] | undefined) ?? []).map(dependency);
-  if (meta.features !== undefined && meta.features !== null && !isObject(meta.features)) throw bad('features must be an object');
+  if (meta.features !== undefined && meta.features !== null && !isObject(meta.features))
+    throw bad('features must be an object');
   const features: Record<string, string[]> = {};
   const features2: Record<string, string[]> = {};
   for (const [feature, enables] of Object.entries((meta.features as Json | null | undefined) ?? {})) {
@@ -161,8 +177,10 @@ export async function crateProblem(crate: Buffer, name: string, vers: string): P
       return `${prefix}Cargo.toml is not valid TOML`;
     }
     if (!isObject(pkg)) return `${prefix}Cargo.toml has no [package]`;
-    if (pkg.name !== name) return `${prefix}Cargo.toml names package ${printable(String(pkg.name))}, the metadata ${printable(name)}`;
-    if (pkg.version !== vers) return `${prefix}Cargo.toml has version ${printable(String(pkg.version))}, the metadata ${printable(vers)}`;
+    if (pkg.name !== name)
+      return `${prefix}Cargo.toml names package ${printable(String(pkg.name))}, the metadata ${printable(name)}`;
+    if (pkg.version !== vers)
+      return `${prefix}Cargo.toml has version ${printable(String(pkg.version))}, the metadata ${printable(vers)}`;
     return null;
   } catch (e) {
     if (isArchiveError(e)) return `the .crate is not a valid tar.gz: ${e.message}`;
@@ -211,7 +229,10 @@ const publishRoute: KindRoute = {
     // The name comes from the body: package-scoped policies and blocks are decided for it now.
     await rc.authorize(coordinate);
     const first = await publishedSpelling(rc, name);
-    if (first !== null && first !== name) throw errors.conflict(`crate ${name} is published here as ${first}: cargo treats the two names as one crate; publish it as ${first}`);
+    if (first !== null && first !== name)
+      throw errors.conflict(
+        `crate ${name} is published here as ${first}: cargo treats the two names as one crate; publish it as ${first}`,
+      );
     const problem = await crateProblem(crate, name, vers);
     if (problem) throw bad(problem);
     // The .crate and its version in one transaction: 409 for a version published or deleted before, 413/507
@@ -233,14 +254,22 @@ const publishRoute: KindRoute = {
 
 /** `api/v1/crates/<crate>/<version>` + `rest`: the crate and version, validated (400 when malformed). */
 function versionPath(s: readonly string[], rest: readonly string[]) {
-  if (s.length !== 5 + rest.length || s[0] !== 'api' || s[1] !== 'v1' || s[2] !== 'crates' || rest.some((r, i) => s[5 + i] !== r)) return null;
+  if (
+    s.length !== 5 + rest.length ||
+    s[0] !== 'api' ||
+    s[1] !== 'v1' ||
+    s[2] !== 'crates' ||
+    rest.some((r, i) => s[5 + i] !== r)
+  )
+    return null;
   const [crate, version] = [s[3]!, s[4]!];
   if (!isCrateName(crate)) throw bad(`${printable(crate)} is not a valid crate name`);
   if (!isCrateVersion(version)) throw bad(`${printable(version)} is not a valid crate version`);
   return { coordinate: { name: canonicalName(crate), version } };
 }
 
-const notPublished = (name: string, version: string) => errors.notFound(`${name} ${version} was not published to this registry`);
+const notPublished = (name: string, version: string) =>
+  errors.notFound(`${name} ${version} was not published to this registry`);
 
 function yankRoute(yanked: boolean): KindRoute {
   return {

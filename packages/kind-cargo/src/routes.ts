@@ -1,7 +1,16 @@
 import { createHash } from 'node:crypto';
 import { errors, isHubError, type KindRoute, type MetadataDoc, type Reply, type RequestContext } from '@hub/contract';
 import { canonicalName, isCrateName, isCrateVersion, nameFromIndexPath } from './names.js';
-import { entries, indexSpec, mergedIndex, publishBound, servedIndex, tooNew, versionEntry, type LocalLine } from './index-file.js';
+import {
+  entries,
+  indexSpec,
+  mergedIndex,
+  publishBound,
+  servedIndex,
+  tooNew,
+  versionEntry,
+  type LocalLine,
+} from './index-file.js';
 import { downloadUrl, parseDl, upstreamConfigSpec } from './download-url.js';
 import { crateKey, ownedHere, publishRoutes } from './publish.js';
 
@@ -50,14 +59,26 @@ const indexRoute: KindRoute = {
   async handle(rc, m) {
     const name = m.coordinate!.name;
     if (rc.registry.mode === 'proxy') return upstreamIndex(rc, name, await rc.metadata(indexSpec(rc, name)));
-    const local: LocalLine[] = (await rc.local.versions(name)).map((v) => ({ vers: v.version, line: v.meta as Record<string, unknown>, yanked: v.yanked }));
+    const local: LocalLine[] = (await rc.local.versions(name)).map((v) => ({
+      vers: v.version,
+      line: v.meta as Record<string, unknown>,
+      yanked: v.yanked,
+    }));
     // Hybrid: the upstream is asked only about names no spelling of which was published here.
-    const doc = rc.registry.mode === 'hybrid' && !(await ownedHere(rc, name)) ? await upstreamDoc(rc, name, local.length > 0) : null;
+    const doc =
+      rc.registry.mode === 'hybrid' && !(await ownedHere(rc, name))
+        ? await upstreamDoc(rc, name, local.length > 0)
+        : null;
     if (local.length === 0) {
       if (!doc) throw errors.notFound(`crate ${name} was never published to registry ${rc.registry.name}`);
       return upstreamIndex(rc, name, doc);
     }
-    const served = mergedIndex(local, doc?.body ?? null, await rc.hiddenVersions(name), doc ? coolingDown(rc, name, doc) : undefined);
+    const served = mergedIndex(
+      local,
+      doc?.body ?? null,
+      await rc.hiddenVersions(name),
+      doc ? coolingDown(rc, name, doc) : undefined,
+    );
     return withEtag(served.body, served.etag, 'text/plain; charset=utf-8', doc?.stale ? { 'x-hub-stale': '1' } : {});
   },
 };
@@ -84,7 +105,10 @@ async function upstreamDoc(rc: RequestContext, name: string, haveLocal: boolean)
     if (isHubError(e) && e.code === 'not_found') return null;
     if (!haveLocal) throw e;
     // The published versions are served even when the upstream is down.
-    rc.log.warn({ err: { message: (e as Error).message }, crate: name }, 'upstream index unavailable; serving the published versions only');
+    rc.log.warn(
+      { err: { message: (e as Error).message }, crate: name },
+      'upstream index unavailable; serving the published versions only',
+    );
     return null;
   }
 }
@@ -108,7 +132,8 @@ const downloadRoute: KindRoute = {
       format: 'gzip',
       async source() {
         // Hybrid: another spelling of a name published here (`foo_bar` for `foo-bar`) is not fetched either.
-        if (rc.registry.mode === 'hybrid' && (await ownedHere(rc, name))) throw errors.notFound(`${name} ${version} was not published to registry ${rc.registry.name}`);
+        if (rc.registry.mode === 'hybrid' && (await ownedHere(rc, name)))
+          throw errors.notFound(`${name} ${version} was not published to registry ${rc.registry.name}`);
         const entry = await versionEntry(rc, name, version);
         const dl = (await rc.metadata(upstreamConfigSpec(rc.registry.upstream ?? ''))).derive('dl', parseDl);
         if (!dl) throw errors.upstream('the upstream index config names no dl URL');

@@ -26,7 +26,11 @@ function depsOf(table: Table, out: SbomDependency[]) {
       const d: Table = typeof spec === 'string' ? { version: spec } : isTable(spec) ? spec : {};
       const name = typeof d.package === 'string' ? d.package : key;
       const range = typeof d.version === 'string' ? d.version : '*';
-      out.push({ name: canonicalName(name), range, scope: d.optional === true && scope !== 'dev' ? 'optional' : scope });
+      out.push({
+        name: canonicalName(name),
+        range,
+        scope: d.optional === true && scope !== 'dev' ? 'optional' : scope,
+      });
     }
   }
 }
@@ -44,7 +48,10 @@ export function parseCargoToml(text: string): SbomDependency[] {
 export const sbom: SbomExtractor = {
   appliesTo: (key) => key.endsWith('.crate'),
   async extract(body, limits) {
-    const found = await findInTar(body, (n) => /^[^/]+\/Cargo\.toml$/.test(n), { ...limits, maxEntryBytes: MAX_MANIFEST_BYTES });
+    const found = await findInTar(body, (n) => /^[^/]+\/Cargo\.toml$/.test(n), {
+      ...limits,
+      maxEntryBytes: MAX_MANIFEST_BYTES,
+    });
     if (!found) return [];
     return parseCargoToml(found.data.toString('utf8'));
   },

@@ -14,7 +14,8 @@ export function cargoVersionRange(text: string): ParsedVersionRange {
   const out: string[] = [];
   for (const p of parts) {
     const m = COMPARATOR.exec(p);
-    if (!m) return { ok: false, reason: `"${p}" is not a cargo version requirement (e.g. 1.2.3, >=1.2, <1.5, ~1.4, 1.*)` };
+    if (!m)
+      return { ok: false, reason: `"${p}" is not a cargo version requirement (e.g. 1.2.3, >=1.2, <1.5, ~1.4, 1.*)` };
     out.push(m[1] ? p.replace(/\s+/g, '') : `^${p}`);
   }
   let range: semver.Range;

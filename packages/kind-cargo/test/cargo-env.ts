@@ -8,9 +8,13 @@ import { missingClient } from '@hub/testkit';
 export const run = promisify(execFile);
 
 function findCargo(): string | null {
-  for (const c of [process.env.HUB_TEST_CARGO, path.join(os.homedir(), '.cargo', 'bin', 'cargo'), 'cargo'].filter(Boolean) as string[]) {
+  for (const c of [process.env.HUB_TEST_CARGO, path.join(os.homedir(), '.cargo', 'bin', 'cargo'), 'cargo'].filter(
+    Boolean,
+  ) as string[]) {
     try {
-      const m = /^cargo 1\.(\d+)\./.exec(execFileSync(c, ['--version'], { encoding: 'utf8', env: { ...process.env, RUSTUP_AUTO_INSTALL: '0' } }));
+      const m = /^cargo 1\.(\d+)\./.exec(
+        execFileSync(c, ['--version'], { encoding: 'utf8', env: { ...process.env, RUSTUP_AUTO_INSTALL: '0' } }),
+      );
       if (m && Number(m[1]) >= 74) return c;
     } catch {
       // not this one
@@ -23,7 +27,9 @@ function findCargo(): string | null {
 export const cargo = findCargo();
 
 /** A test's `skip` when cargo is absent (CI installs it). */
-export const noCargo: false | string = cargo ? false : missingClient('cargo >= 1.74', 'rustup cargo in ~/.cargo/bin, or HUB_TEST_CARGO');
+export const noCargo: false | string = cargo
+  ? false
+  : missingClient('cargo >= 1.74', 'rustup cargo in ~/.cargo/bin, or HUB_TEST_CARGO');
 
 /** cargo's environment: its own HOME and CARGO_HOME (never the user's), rustup's toolchains, the token for registry `hub`. */
 export function cargoEnv(o: { home: string; cargoHome: string; token: string; targetDir?: string }): NodeJS.ProcessEnv {

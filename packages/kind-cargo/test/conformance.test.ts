@@ -10,7 +10,13 @@ const twoVersions: FixtureHandler = (req, res) => {
   const p = pathOf(req.url);
   if (p === INDEX_FILE) {
     const line = fixture('index/fo/rm/form_urlencoded').toString('utf8').trim();
-    sendBody(req, res, 200, { 'content-type': 'text/plain; charset=utf-8' }, `${line.replace('"vers":"1.1.0"', '"vers":"1.0.0"')}\n${line}\n`);
+    sendBody(
+      req,
+      res,
+      200,
+      { 'content-type': 'text/plain; charset=utf-8' },
+      `${line.replace('"vers":"1.1.0"', '"vers":"1.0.0"')}\n${line}\n`,
+    );
     return true;
   }
   if (p === '/crates/form_urlencoded/form_urlencoded-1.0.0.crate') {
@@ -36,7 +42,11 @@ t.test('the cargo kind passes kindConformance', (t) =>
     kind: cargo,
     upstream: { root: FIXTURES, handler: twoVersions },
     upstreamPath: '/index',
-    coordinates: [{ name: 'form_urlencoded' }, { name: 'form_urlencoded', version: '1.1.0' }, { name: 'cfg-if', version: '1.0.0-rc.1+build' }],
+    coordinates: [
+      { name: 'form_urlencoded' },
+      { name: 'form_urlencoded', version: '1.1.0' },
+      { name: 'cfg-if', version: '1.0.0-rc.1+build' },
+    ],
     pkg: { name: 'form_urlencoded', versions: ['1.0.0', '1.1.0'] },
     paths: {
       download: (v) => `api/v1/crates/form_urlencoded/${v}/download`,

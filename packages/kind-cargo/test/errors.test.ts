@@ -4,7 +4,8 @@ import { ANONYMOUS_READ, CRATE, fixture, get, setup } from './setup.js';
 
 const FORM_INDEX = '/index/fo/rm/form_urlencoded';
 const FORM_CRATE = `/${CRATE.form}`;
-const download = (base: string, crate = 'form_urlencoded', version = '1.1.0') => `${base}/api/v1/crates/${crate}/${version}/download`;
+const download = (base: string, crate = 'form_urlencoded', version = '1.1.0') =>
+  `${base}/api/v1/crates/${crate}/${version}/download`;
 
 t.test('404: wrong registry name, routes of other kinds, absent crates and versions', async (t) => {
   const s = await setup(t, { config: ANONYMOUS_READ });
@@ -25,7 +26,11 @@ t.test('404: wrong registry name, routes of other kinds, absent crates and versi
     t.equal(res.status, 404, url);
     t.equal(res.json().error.code, 'not_found', `${url} code`);
   }
-  t.equal(s.upstream.count((r) => r.url.includes('/crates/')), 0, 'no crate download for an absent version');
+  t.equal(
+    s.upstream.count((r) => r.url.includes('/crates/')),
+    0,
+    'no crate download for an absent version',
+  );
   const version = await get(`${s.base}/api/v1/crates/form_urlencoded/1.1.0`);
   t.equal(version.status, 405, 'a version URL takes only DELETE (publishing registries delete a version there)');
   t.equal(version.json().error.code, 'method_not_allowed');
@@ -98,11 +103,17 @@ t.test('an empty index file is refused; a cached upstream config.json outlives a
 
   t.equal((await get(download(s.base))).status, 200, "a download reads the upstream's config.json");
   s.upstream.fault('/index/config.json', { type: 'html200' });
-  t.equal((await get(download(s.base, 'percent-encoding', '2.2.0'))).status, 200, "the upstream's config.json was cached already");
+  t.equal(
+    (await get(download(s.base, 'percent-encoding', '2.2.0'))).status,
+    200,
+    "the upstream's config.json was cached already",
+  );
 });
 
 t.test('a .crate whose sha256 is not the index cksum: 502, nothing cached', async (t) => {
-  const wrong = fixture('index/fo/rm/form_urlencoded').toString().replace(/"cksum":"[0-9a-f]{64}"/, `"cksum":"${'0'.repeat(64)}"`);
+  const wrong = fixture('index/fo/rm/form_urlencoded')
+    .toString()
+    .replace(/"cksum":"[0-9a-f]{64}"/, `"cksum":"${'0'.repeat(64)}"`);
   const s = await setup(t, {
     config: ANONYMOUS_READ,
     handler: (req, res) => {
@@ -115,7 +126,15 @@ t.test('a .crate whose sha256 is not the index cksum: 502, nothing cached', asyn
   t.equal(res.status, 502);
   t.equal(res.json().error.code, 'upstream_error');
   await s.hub.artifacts.idle();
-  t.equal(await s.hub.db('artifacts').count({ n: '*' }).first().then((r) => Number(r?.n)), 0, 'nothing cached');
+  t.equal(
+    await s.hub
+      .db('artifacts')
+      .count({ n: '*' })
+      .first()
+      .then((r) => Number(r?.n)),
+    0,
+    'nothing cached',
+  );
   t.equal((await get(download(s.base))).status, 502, 'and the next request checks again');
   t.equal(s.upstream.count(FORM_CRATE), 2);
 });
@@ -135,21 +154,44 @@ t.test('an index line without a valid cksum: 502 and no download', async (t) => 
 
 t.test('blocks: a blocked crate hides its index file; one blocked version leaves it', async (t) => {
   const s = await setup(t, { config: ANONYMOUS_READ });
-  await s.hub.services.blocks.add({ registry: 'crates', package_name: 'form_urlencoded', version: '1.1.0', reason: 'malware', by: 'admin' });
-  await s.hub.services.blocks.add({ registry: 'crates', package_name: 'cfg-if', version: null, reason: null, by: 'system:upstream-audit' });
+  await s.hub.services.blocks.add({
+    registry: 'crates',
+    package_name: 'form_urlencoded',
+    version: '1.1.0',
+    reason: 'malware',
+    by: 'admin',
+  });
+  await s.hub.services.blocks.add({
+    registry: 'crates',
+    package_name: 'cfg-if',
+    version: null,
+    reason: null,
+    by: 'system:upstream-audit',
+  });
 
-  t.equal((await get(`${s.index}/fo/rm/form_urlencoded`)).status, 200, 'the index file of a crate with one blocked version is served');
+  t.equal(
+    (await get(`${s.index}/fo/rm/form_urlencoded`)).status,
+    200,
+    'the index file of a crate with one blocked version is served',
+  );
   const idx = await get(`${s.index}/cf/g-/cfg-if`);
   t.equal(idx.status, 403, 'a whole-crate block');
   t.equal(idx.json().error.code, 'package_blocked');
   t.equal((await get(download(s.base, 'cfg-if', '1.0.0'))).status, 403);
-  t.equal(s.upstream.count((r) => r.url.includes('cfg-if') || r.url.startsWith('/crates/')), 0, 'no upstream request for blocked coordinates');
+  t.equal(
+    s.upstream.count((r) => r.url.includes('cfg-if') || r.url.startsWith('/crates/')),
+    0,
+    'no upstream request for blocked coordinates',
+  );
 });
 
 t.test('unlisting: the version stays in the index file, marked yanked, and stays downloadable', async (t) => {
   const s = await setup(t, { config: ANONYMOUS_READ });
   const before = await get(`${s.index}/fo/rm/form_urlencoded`);
-  await s.hub.services.unlisting.add({ registry: 'crates', package_name: 'form_urlencoded', version: '1.1.0' }, 'admin');
+  await s.hub.services.unlisting.add(
+    { registry: 'crates', package_name: 'form_urlencoded', version: '1.1.0' },
+    'admin',
+  );
 
   const res = await get(`${s.index}/fo/rm/form_urlencoded`, { 'if-none-match': before.headers.get('etag')! });
   t.equal(res.status, 200, 'the old ETag no longer matches');
@@ -163,7 +205,11 @@ t.test('unlisting: the version stays in the index file, marked yanked, and stays
   t.not(res.headers.get('etag'), before.headers.get('etag'));
   t.equal((await get(`${s.index}/fo/rm/form_urlencoded`, { 'if-none-match': res.headers.get('etag')! })).status, 304);
 
-  t.same((await get(`${s.index}/pe/rc/percent-encoding`)).body, fixture('index/pe/rc/percent-encoding'), 'other crates untouched');
+  t.same(
+    (await get(`${s.index}/pe/rc/percent-encoding`)).body,
+    fixture('index/pe/rc/percent-encoding'),
+    'other crates untouched',
+  );
   t.equal((await get(download(s.base))).status, 200, 'an unlisted version is still downloadable by exact version');
 });
 
@@ -171,7 +217,10 @@ t.test("the upstream's dl: plain (path appended) or with markers", async (t) => 
   const layouts: Array<[string, (name: string, version: string) => string]> = [
     ['{{UPSTREAM}}/api/v1/crates', (n, v) => `/api/v1/crates/${n}/${v}/download`],
     ['{{UPSTREAM}}/dl/', (n, v) => `/dl/${n}/${v}/download`],
-    ['{{UPSTREAM}}/files/{prefix}/{lowerprefix}/{crate}/{version}/{sha256-checksum}.crate', (n, v) => `/files/${prefix(n)}/${prefix(n).toLowerCase()}/${n}/${v}/${cksum(n)}.crate`],
+    [
+      '{{UPSTREAM}}/files/{prefix}/{lowerprefix}/{crate}/{version}/{sha256-checksum}.crate',
+      (n, v) => `/files/${prefix(n)}/${prefix(n).toLowerCase()}/${n}/${v}/${cksum(n)}.crate`,
+    ],
   ];
   const files: Record<string, string> = { form_urlencoded: CRATE.form, 'percent-encoding': CRATE.pct };
   const cksum = (n: string) => (JSON.parse(fixture(`index/${prefix(n)}/${n}`).toString()) as { cksum: string }).cksum;
@@ -181,7 +230,13 @@ t.test("the upstream's dl: plain (path appended) or with markers", async (t) => 
       config: ANONYMOUS_READ,
       handler: (req, res, up) => {
         if (req.url === '/index/config.json') {
-          sendBody(req, res, 200, { 'Content-Type': 'application/json' }, JSON.stringify({ dl: dl.replace('{{UPSTREAM}}', up.url), api: up.url }));
+          sendBody(
+            req,
+            res,
+            200,
+            { 'Content-Type': 'application/json' },
+            JSON.stringify({ dl: dl.replace('{{UPSTREAM}}', up.url), api: up.url }),
+          );
           return true;
         }
         for (const [n, file] of Object.entries(files))
@@ -198,7 +253,7 @@ t.test("the upstream's dl: plain (path appended) or with markers", async (t) => 
   }
 });
 
-t.test("an upstream config.json without dl: 502", async (t) => {
+t.test('an upstream config.json without dl: 502', async (t) => {
   const s = await setup(t, {
     config: ANONYMOUS_READ,
     handler: (req, res) => {

@@ -7,9 +7,17 @@ export function tarGz(entries: ReadonlyArray<readonly [string, string | Buffer]>
 }
 
 /** A .crate for `name` `vers`; `manifest` overrides what its Cargo.toml says, `extra` adds entries. */
-export function crateFile(name: string, vers: string, o: { manifest?: { name?: string; version?: string }; extra?: Array<[string, string]>; body?: string } = {}): Buffer {
+export function crateFile(
+  name: string,
+  vers: string,
+  o: { manifest?: { name?: string; version?: string }; extra?: Array<[string, string]>; body?: string } = {},
+): Buffer {
   const toml = `[package]\nname = ${JSON.stringify(o.manifest?.name ?? name)}\nversion = ${JSON.stringify(o.manifest?.version ?? vers)}\nedition = "2021"\n`;
-  return tarGz([[`${name}-${vers}/Cargo.toml`, toml], [`${name}-${vers}/src/lib.rs`, o.body ?? `pub fn version() -> &'static str { "${vers}" }\n`], ...(o.extra ?? [])]);
+  return tarGz([
+    [`${name}-${vers}/Cargo.toml`, toml],
+    [`${name}-${vers}/src/lib.rs`, o.body ?? `pub fn version() -> &'static str { "${vers}" }\n`],
+    ...(o.extra ?? []),
+  ]);
 }
 
 /** The JSON metadata `cargo publish` sends, minimal. */

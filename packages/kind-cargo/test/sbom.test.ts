@@ -20,7 +20,11 @@ t.test('applies to .crate artifacts only', async (t) => {
 t.test('the fixture crates: a runtime dependency, and an optional renamed one', async (t) => {
   t.same(await extract(fixture(CRATE.form)), [{ name: 'percent-encoding', range: '2.2.0', scope: 'runtime' }]);
   t.same(await extract(fixture(CRATE.pct)), [], 'no dependencies');
-  t.same(await extract(fixture(CRATE.cfgIf)), [{ name: 'rustc-std-workspace-core', range: '1.0.0', scope: 'optional' }], 'the package it names, not the key');
+  t.same(
+    await extract(fixture(CRATE.cfgIf)),
+    [{ name: 'rustc-std-workspace-core', range: '1.0.0', scope: 'optional' }],
+    'the package it names, not the key',
+  );
 });
 
 t.test('dependency tables, scopes and spellings', async (t) => {
@@ -68,9 +72,21 @@ winapi = "0.3"
 });
 
 t.test('only the top-level Cargo.toml counts; caps hold; bad TOML is an error', async (t) => {
-  t.same(await extract(crateWith('[dependencies]\nx = "1"\n', 'demo-1.0.0/sub')), [], 'a nested Cargo.toml is not the manifest');
-  await t.rejects(extract(fixture(CRATE.form), { maxBytes: 1024, maxEntries: 1000 }), { code: 'ARCHIVE_LIMIT' }, 'the size cap');
-  await t.rejects(extract(fixture(CRATE.form), { maxBytes: LIMITS.maxBytes, maxEntries: 2 }), { code: 'ARCHIVE_LIMIT' }, 'the entry cap');
+  t.same(
+    await extract(crateWith('[dependencies]\nx = "1"\n', 'demo-1.0.0/sub')),
+    [],
+    'a nested Cargo.toml is not the manifest',
+  );
+  await t.rejects(
+    extract(fixture(CRATE.form), { maxBytes: 1024, maxEntries: 1000 }),
+    { code: 'ARCHIVE_LIMIT' },
+    'the size cap',
+  );
+  await t.rejects(
+    extract(fixture(CRATE.form), { maxBytes: LIMITS.maxBytes, maxEntries: 2 }),
+    { code: 'ARCHIVE_LIMIT' },
+    'the entry cap',
+  );
   t.throws(() => parseCargoToml('[dependencies\nx = '), 'invalid TOML throws');
   await t.rejects(extract(Buffer.from('<html>not a crate</html>')), 'not a tar.gz');
 });

@@ -2,7 +2,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Test } from 'tap';
-import { rawRequest, startFixtureUpstream, startTestHub, type FixtureHandler, type FixtureUpstream, type TestHub, type TestHubOptions } from '@hub/testkit';
+import {
+  rawRequest,
+  startFixtureUpstream,
+  startTestHub,
+  type FixtureHandler,
+  type FixtureUpstream,
+  type TestHub,
+  type TestHubOptions,
+} from '@hub/testkit';
 import cargo from '../src/index.js';
 
 /**

@@ -34,7 +34,8 @@ export interface Forge {
 }
 
 function checkLength(segments: readonly string[]): void {
-  if (segments.reduce((n, s) => n + s.length + 1, 0) > MAX_PATH) throw new HubError('uri_too_long', `asset paths are limited to ${MAX_PATH} characters`);
+  if (segments.reduce((n, s) => n + s.length + 1, 0) > MAX_PATH)
+    throw new HubError('uri_too_long', `asset paths are limited to ${MAX_PATH} characters`);
 }
 
 /** `<owner>/<repo>/releases/download/<tag>/<asset>`: GitHub, and Forgejo/Gitea with the same shape. */
@@ -47,7 +48,12 @@ const releaseDownload: AssetRoute = {
     const project = [checkRepoName(owner, 'owner'), checkRepoName(repo, 'repository')];
     checkSegment(tag, 'tag');
     checkSegment(file, 'asset name');
-    return { project: project.join('/'), tag, file, upstreamPath: encodePath([...project, 'releases', 'download', tag, file]) };
+    return {
+      project: project.join('/'),
+      tag,
+      file,
+      upstreamPath: encodePath([...project, 'releases', 'download', tag, file]),
+    };
   },
 };
 
@@ -61,7 +67,12 @@ const gitlabPermalink: AssetRoute = {
     const project = s.slice(0, dash).map((p) => checkRepoName(p, 'group or project'));
     const tag = checkSegment(s[dash + 2]!, 'tag');
     const file = s.slice(dash + 4).map((p) => checkSegment(p, 'file path'));
-    return { project: project.join('/'), tag, file: file.join('/'), upstreamPath: encodePath([...project, '-', 'releases', tag, 'downloads', ...file]) };
+    return {
+      project: project.join('/'),
+      tag,
+      file: file.join('/'),
+      upstreamPath: encodePath([...project, '-', 'releases', tag, 'downloads', ...file]),
+    };
   },
 };
 
@@ -69,15 +80,29 @@ const gitlabPermalink: AssetRoute = {
 const gitlabApiLink: AssetRoute = {
   id: 'api-release-link',
   match(s) {
-    if (s.length < 8 || s[0] !== 'api' || s[1] !== 'v4' || s[2] !== 'projects' || s[4] !== 'releases' || s[6] !== 'downloads') return null;
+    if (
+      s.length < 8 ||
+      s[0] !== 'api' ||
+      s[1] !== 'v4' ||
+      s[2] !== 'projects' ||
+      s[4] !== 'releases' ||
+      s[6] !== 'downloads'
+    )
+      return null;
     checkLength(s);
     // The one place a decoded slash is expected: the URL-encoded project path.
     const parts = s[3]!.split('/');
-    if (parts.length < 2) throw new HubError('bad_request', 'the project must be given as its URL-encoded path, group%2Fproject');
+    if (parts.length < 2)
+      throw new HubError('bad_request', 'the project must be given as its URL-encoded path, group%2Fproject');
     const project = parts.map((p) => checkRepoName(p, 'group or project')).join('/');
     const tag = checkSegment(s[5]!, 'tag');
     const file = s.slice(7).map((p) => checkSegment(p, 'file path'));
-    return { project, tag, file: file.join('/'), upstreamPath: `api/v4/projects/${encodeURIComponent(project)}/releases/${encodePath([tag, 'downloads', ...file])}` };
+    return {
+      project,
+      tag,
+      file: file.join('/'),
+      upstreamPath: `api/v4/projects/${encodeURIComponent(project)}/releases/${encodePath([tag, 'downloads', ...file])}`,
+    };
   },
 };
 

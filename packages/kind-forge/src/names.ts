@@ -14,7 +14,8 @@ const CONTROL = /[\u0000-\u001f\u007f]/;
  * segments; a decoded `/` (from `%2F`) would change which upstream path is asked for, so it is refused here.
  */
 export function checkSegment(seg: string, what: string): string {
-  if (seg.length > MAX_SEGMENT) throw new HubError('uri_too_long', `the ${what} is longer than ${MAX_SEGMENT} characters`);
+  if (seg.length > MAX_SEGMENT)
+    throw new HubError('uri_too_long', `the ${what} is longer than ${MAX_SEGMENT} characters`);
   if (seg.includes('/')) throw errors.badRequest(`the ${what} must not contain an encoded slash`);
   if (CONTROL.test(seg)) throw errors.badRequest(`the ${what} must not contain control characters`);
   return seg;

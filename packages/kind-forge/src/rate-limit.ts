@@ -35,7 +35,12 @@ export function rateLimitError(registry: string, h: Headers): HubError {
  * asked about once more (HEAD, only on this failure path) to read the forge's rate-limit headers.
  * A 429 needs no second look. Returns the error to throw instead, or undefined to keep the original.
  */
-export async function explainRefusal(rc: RequestContext, forge: Forge, url: string, status: 403 | 429): Promise<HubError | undefined> {
+export async function explainRefusal(
+  rc: RequestContext,
+  forge: Forge,
+  url: string,
+  status: 403 | 429,
+): Promise<HubError | undefined> {
   if (status === 429) return rateLimitError(rc.registry.name, {});
   try {
     const res = await rc.upstream.request(url, { method: 'HEAD', deadlineMs: 10_000 });

@@ -16,9 +16,16 @@ const assets: FixtureHandler = (req, res) => {
 
 const common = {
   upstream: { handler: assets },
-  coordinates: [{ name: 'hubowner/hubtool' }, { name: 'hubowner/hubtool', version: 'v1.0.0' }, { name: 'hubowner/hubtool', version: 'pkg@1.0.0' }],
+  coordinates: [
+    { name: 'hubowner/hubtool' },
+    { name: 'hubowner/hubtool', version: 'v1.0.0' },
+    { name: 'hubowner/hubtool', version: 'pkg@1.0.0' },
+  ],
   pkg: { name: 'hubowner/hubtool', versions: TAGS },
-  skip: { unlisted: NO_LISTING, 'probe-503': 'forge kinds are never audited (packages/audit/README.md), so they have no probe' },
+  skip: {
+    unlisted: NO_LISTING,
+    'probe-503': 'forge kinds are never audited (packages/audit/README.md), so they have no probe',
+  },
 };
 
 for (const kind of [github, forgejo])
@@ -26,7 +33,11 @@ for (const kind of [github, forgejo])
     kindConformance(t, {
       ...common,
       kind,
-      paths: { download: (tag) => `hubowner/hubtool/releases/download/${tag}/hubtool.tar.gz`, listings: [], unknown: 'hubowner/hubtool/archive/v1.0.0.zip' },
+      paths: {
+        download: (tag) => `hubowner/hubtool/releases/download/${tag}/hubtool.tar.gz`,
+        listings: [],
+        unknown: 'hubowner/hubtool/archive/v1.0.0.zip',
+      },
     }),
   );
 
@@ -35,6 +46,10 @@ t.test('the gitlab kind passes kindConformance', (t) =>
     ...common,
     kind: gitlab,
     coordinates: [...common.coordinates, { name: 'group/sub/project', version: 'v2' }],
-    paths: { download: (tag) => `hubowner/hubtool/-/releases/${tag}/downloads/hubtool.tar.gz`, listings: [], unknown: 'hubowner/hubtool/-/archive/v1.0.0.zip' },
+    paths: {
+      download: (tag) => `hubowner/hubtool/-/releases/${tag}/downloads/hubtool.tar.gz`,
+      listings: [],
+      unknown: 'hubowner/hubtool/-/archive/v1.0.0.zip',
+    },
   }),
 );

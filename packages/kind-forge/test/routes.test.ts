@@ -11,7 +11,11 @@ t.test('github: the 302 to the storage host is followed server-side, the asset i
   t.equal(res.headers.get('x-hub-cache'), 'miss');
   t.same(res.body, ASSET, 'the asset byte for byte');
   t.equal(res.headers.get('location'), null, 'no redirect handed to the client');
-  t.notMatch(JSON.stringify([...res.headers]), /127\.0\.0\.2|sig123/, 'no header names the storage host or its signature');
+  t.notMatch(
+    JSON.stringify([...res.headers]),
+    /127\.0\.0\.2|sig123/,
+    'no header names the storage host or its signature',
+  );
   t.equal(s.forge.count(ASSET_PATH), 1, 'the forge was asked once');
   t.equal(s.storage.count('/signed/'), 1, 'the storage host was asked once');
 
@@ -19,7 +23,11 @@ t.test('github: the 302 to the storage host is followed server-side, the asset i
   t.equal(auth(forgeReq), `Bearer ${SECRET}`, 'upstream_auth goes to the configured forge');
   const storageReq = s.storage.requests.find((r) => r.url.startsWith('/signed/'))!;
   t.equal(auth(storageReq), undefined, 'upstream_auth never reaches the storage host');
-  t.notMatch(JSON.stringify(storageReq.headers), new RegExp(SECRET), 'the secret appears in no header sent to the storage host');
+  t.notMatch(
+    JSON.stringify(storageReq.headers),
+    new RegExp(SECRET),
+    'the secret appears in no header sent to the storage host',
+  );
 });
 
 t.test('github: the second download is served from the cache with no upstream request', async (t) => {
@@ -31,7 +39,11 @@ t.test('github: the second download is served from the cache with no upstream re
   t.equal(again.status, 200);
   t.same(again.body, ASSET);
   t.equal(again.headers.get('x-hub-cache'), 'hit');
-  t.equal(s.forge.requests.length + s.storage.requests.length, before, 'neither the forge nor the storage host was asked again');
+  t.equal(
+    s.forge.requests.length + s.storage.requests.length,
+    before,
+    'neither the forge nor the storage host was asked again',
+  );
 
   const head = await fetch(`${s.base}${ASSET_PATH}`, { method: 'HEAD' });
   t.equal(head.status, 200);
@@ -41,7 +53,11 @@ t.test('github: the second download is served from the cache with no upstream re
   const row = (await s.hub.db('artifacts').where({ registry: 'github' }).first())!;
   t.equal(row.package_name, 'octo/tool', 'coordinate name owner/repo');
   t.equal(row.version, 'v1.2.0', 'coordinate version is the tag');
-  t.match(row.cache_key, /octo\/tool\/releases\/download\/v1\.2\.0\/tool-linux-amd64\.tar\.gz/, 'key holds owner, repo, tag and asset');
+  t.match(
+    row.cache_key,
+    /octo\/tool\/releases\/download\/v1\.2\.0\/tool-linux-amd64\.tar\.gz/,
+    'key holds owner, repo, tag and asset',
+  );
 });
 
 t.test('the signed redirect target is not stored as the artifact URL', async (t) => {
@@ -52,21 +68,24 @@ t.test('the signed redirect target is not stored as the artifact URL', async (t)
   t.notMatch(String(row.upstream_url), /sig123|127\.0\.0\.2/);
 });
 
-t.test('a redirect to an internal address (loopback on another port, 0.0.0.0) is refused: 502, nothing cached, never asked', async (t) => {
-  const s = await setup(t);
-  for (const file of ['evil.bin', 'evil-unspecified.bin']) {
-    const path = `/octo/tool/releases/download/v1.2.0/${file}`;
-    const res = await get(`${s.base}${path}`);
-    t.equal(res.status, 502, file);
-    t.equal(res.json().error.code, 'upstream_error');
-    t.notMatch(res.body.toString(), /127\.0\.0\.1|0\.0\.0\.0|sig123|internal/, 'the target is not disclosed');
-    t.equal((await get(`${s.base}${path}`)).status, 502, 'still refused the second time');
-    t.equal(s.forge.count(path), 2, 'and asked again (a failure is not cached)');
-  }
-  t.equal(s.forbidden.requests.length, 0, 'the internal service received nothing');
-  await s.hub.artifacts.idle();
-  t.equal((await s.hub.db('artifacts').count({ n: '*' }).first())!.n, 0, 'nothing cached');
-});
+t.test(
+  'a redirect to an internal address (loopback on another port, 0.0.0.0) is refused: 502, nothing cached, never asked',
+  async (t) => {
+    const s = await setup(t);
+    for (const file of ['evil.bin', 'evil-unspecified.bin']) {
+      const path = `/octo/tool/releases/download/v1.2.0/${file}`;
+      const res = await get(`${s.base}${path}`);
+      t.equal(res.status, 502, file);
+      t.equal(res.json().error.code, 'upstream_error');
+      t.notMatch(res.body.toString(), /127\.0\.0\.1|0\.0\.0\.0|sig123|internal/, 'the target is not disclosed');
+      t.equal((await get(`${s.base}${path}`)).status, 502, 'still refused the second time');
+      t.equal(s.forge.count(path), 2, 'and asked again (a failure is not cached)');
+    }
+    t.equal(s.forbidden.requests.length, 0, 'the internal service received nothing');
+    await s.hub.artifacts.idle();
+    t.equal((await s.hub.db('artifacts').count({ n: '*' }).first())!.n, 0, 'nothing cached');
+  },
+);
 
 t.test('control: the same redirect is followed when allowed_origins names that origin exactly', async (t) => {
   const s = await setup(t, { allowInternal: true });
@@ -74,7 +93,11 @@ t.test('control: the same redirect is followed when allowed_origins names that o
   t.equal(res.status, 200);
   t.same(res.body, ASSET);
   t.equal(s.forbidden.count('/signed/'), 1);
-  t.equal((await get(`${s.base}/octo/tool/releases/download/v1.2.0/evil-unspecified.bin`)).status, 502, 'another spelling of the host is another origin');
+  t.equal(
+    (await get(`${s.base}/octo/tool/releases/download/v1.2.0/evil-unspecified.bin`)).status,
+    502,
+    'another spelling of the host is another origin',
+  );
 });
 
 t.test('concurrent first downloads share one upstream fetch', async (t) => {
@@ -106,7 +129,12 @@ t.test('rate limit without credentials: upstream 403 x-ratelimit-remaining: 0 be
   const s = await setup(t, { auth: false });
   const path = '/octo/tool/releases/download/v1.2.0/limited.bin';
   const reset = Math.floor(Date.now() / 1000) + 600;
-  s.forge.fault(path, { type: 'status', status: 403, body: '{"message":"API rate limit exceeded"}', headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(reset) } });
+  s.forge.fault(path, {
+    type: 'status',
+    status: 403,
+    body: '{"message":"API rate limit exceeded"}',
+    headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(reset) },
+  });
   const res = await get(`${s.base}${path}`);
   t.equal(res.status, 403);
   const err = res.json().error;
@@ -134,30 +162,49 @@ t.test('a 403 that is not the rate limit stays a 502', async (t) => {
   t.equal(res.json().error.code, 'upstream_error');
 });
 
-t.test('owner and repository are case-insensitive: one block, one cache entry, one name in the audit log', async (t) => {
-  const s = await setup(t);
-  await s.hub.services.blocks.add({ registry: 'github', package_name: 'evilcorp/backdoor', version: null, reason: 'malware', by: 'admin' });
-  for (const owner of ['evilcorp/backdoor', 'EvilCorp/Backdoor', 'EVILCORP/backDOOR']) {
-    const res = await get(`${s.base}/${owner}/releases/download/v1.0/tool.bin`);
-    t.equal(res.status, 403, owner);
-    t.equal(res.json().error.code, 'package_blocked');
-  }
-  t.equal(s.forge.requests.length, 0, 'no spelling reached the forge');
+t.test(
+  'owner and repository are case-insensitive: one block, one cache entry, one name in the audit log',
+  async (t) => {
+    const s = await setup(t);
+    await s.hub.services.blocks.add({
+      registry: 'github',
+      package_name: 'evilcorp/backdoor',
+      version: null,
+      reason: 'malware',
+      by: 'admin',
+    });
+    for (const owner of ['evilcorp/backdoor', 'EvilCorp/Backdoor', 'EVILCORP/backDOOR']) {
+      const res = await get(`${s.base}/${owner}/releases/download/v1.0/tool.bin`);
+      t.equal(res.status, 403, owner);
+      t.equal(res.json().error.code, 'package_blocked');
+    }
+    t.equal(s.forge.requests.length, 0, 'no spelling reached the forge');
 
-  const mixed = await get(`${s.base}/Octo/Tool/releases/download/v1.2.0/tool.bin`);
-  t.equal(mixed.status, 200);
-  await s.hub.artifacts.idle();
-  const lower = await get(`${s.base}/octo/tool/releases/download/v1.2.0/tool.bin`);
-  t.equal(lower.status, 200);
-  t.equal(lower.headers.get('x-hub-cache'), 'hit', 'the lower-case twin is the same cache entry');
-  t.equal(s.forge.requests.length, 1, 'one upstream request for both spellings');
-  t.equal(s.forge.requests[0]!.url, '/octo/tool/releases/download/v1.2.0/tool.bin', 'asked in the canonical spelling');
-  t.equal((await get(`${s.base}/octo/tool/releases/download/V1.2.0/tool.bin`)).status, 200);
-  t.equal(s.forge.requests.length, 2, 'tags stay case-sensitive');
-  await s.hub.audit.flush();
-  const packages = new Set((await s.hub.db('access_events').whereNotNull('package').select('package')).map((r) => r.package));
-  t.same([...packages].sort(), ['evilcorp/backdoor', 'octo/tool'], 'the audit log (and so the exposure report) names one spelling');
-});
+    const mixed = await get(`${s.base}/Octo/Tool/releases/download/v1.2.0/tool.bin`);
+    t.equal(mixed.status, 200);
+    await s.hub.artifacts.idle();
+    const lower = await get(`${s.base}/octo/tool/releases/download/v1.2.0/tool.bin`);
+    t.equal(lower.status, 200);
+    t.equal(lower.headers.get('x-hub-cache'), 'hit', 'the lower-case twin is the same cache entry');
+    t.equal(s.forge.requests.length, 1, 'one upstream request for both spellings');
+    t.equal(
+      s.forge.requests[0]!.url,
+      '/octo/tool/releases/download/v1.2.0/tool.bin',
+      'asked in the canonical spelling',
+    );
+    t.equal((await get(`${s.base}/octo/tool/releases/download/V1.2.0/tool.bin`)).status, 200);
+    t.equal(s.forge.requests.length, 2, 'tags stay case-sensitive');
+    await s.hub.audit.flush();
+    const packages = new Set(
+      (await s.hub.db('access_events').whereNotNull('package').select('package')).map((r) => r.package),
+    );
+    t.same(
+      [...packages].sort(),
+      ['evilcorp/backdoor', 'octo/tool'],
+      'the audit log (and so the exposure report) names one spelling',
+    );
+  },
+);
 
 t.test('hostile paths: 4xx and no upstream request', async (t) => {
   const s = await setup(t);
@@ -207,14 +254,37 @@ t.test('gitlab: permanent release links and the API form, nested groups, file pa
   t.equal(s.forge.count('/grp/sub/proj/-/releases/v2.0/downloads/bin/proj-linux.tgz'), 1, 'asked at the same path');
   const api = await get(`${s.base}/api/v4/projects/grp%2Fsub%2Fproj/releases/v2.0/downloads/bin/proj-linux.tgz`);
   t.equal(api.status, 200);
-  t.equal(s.forge.count('/api/v4/projects/grp%2Fsub%2Fproj/releases/v2.0/downloads/bin/proj-linux.tgz'), 1, 'the project stays one encoded segment upstream');
+  t.equal(
+    s.forge.count('/api/v4/projects/grp%2Fsub%2Fproj/releases/v2.0/downloads/bin/proj-linux.tgz'),
+    1,
+    'the project stays one encoded segment upstream',
+  );
   t.equal(auth(s.storage.requests[0]!), undefined);
 
-  await s.hub.services.blocks.add({ registry: 'gitlab', package_name: 'grp/sub/proj', version: 'v2.0', reason: 'test', by: 'admin' });
-  t.equal((await get(`${s.base}/grp/sub/proj/-/releases/v2.0/downloads/bin/proj-linux.tgz`)).status, 403, 'blocked via the link');
-  t.equal((await get(`${s.base}/api/v4/projects/grp%2Fsub%2Fproj/releases/v2.0/downloads/bin/proj-linux.tgz`)).status, 403, 'and via the API form');
+  await s.hub.services.blocks.add({
+    registry: 'gitlab',
+    package_name: 'grp/sub/proj',
+    version: 'v2.0',
+    reason: 'test',
+    by: 'admin',
+  });
+  t.equal(
+    (await get(`${s.base}/grp/sub/proj/-/releases/v2.0/downloads/bin/proj-linux.tgz`)).status,
+    403,
+    'blocked via the link',
+  );
+  t.equal(
+    (await get(`${s.base}/api/v4/projects/grp%2Fsub%2Fproj/releases/v2.0/downloads/bin/proj-linux.tgz`)).status,
+    403,
+    'and via the API form',
+  );
   const before = s.forge.requests.length;
-  for (const p of ['/grp/-/releases/v1/downloads/x', '/api/v4/projects/proj/releases/v1/downloads/x', '/api/v4/projects/grp%2F..%2Fx/releases/v1/downloads/x', '/grp/proj/-/releases/v1/downloads/a%2Fb']) {
+  for (const p of [
+    '/grp/-/releases/v1/downloads/x',
+    '/api/v4/projects/proj/releases/v1/downloads/x',
+    '/api/v4/projects/grp%2F..%2Fx/releases/v1/downloads/x',
+    '/grp/proj/-/releases/v1/downloads/a%2Fb',
+  ]) {
     const res = await get(`${s.base}${p}`);
     t.ok(res.status >= 400 && res.status < 500, `${p} -> ${res.status}`);
   }
@@ -227,7 +297,11 @@ t.test('coordinate codec round-trips and forge kinds have no probe', async (t) =
   t.equal(github.addressing, 'forge');
   t.same(github.coordinate.parse('octo/tool@pkg@1.0.0'), { name: 'octo/tool', version: 'pkg@1.0.0' });
   t.same(gitlab.coordinate.parse('grp/sub/proj'), { name: 'grp/sub/proj' });
-  t.same(github.coordinate.parse('EvilCorp/Backdoor@V1'), { name: 'evilcorp/backdoor', version: 'V1' }, 'names fold to lower case, tags do not');
+  t.same(
+    github.coordinate.parse('EvilCorp/Backdoor@V1'),
+    { name: 'evilcorp/backdoor', version: 'V1' },
+    'names fold to lower case, tags do not',
+  );
   t.equal(github.coordinate.format({ name: 'octo/tool', version: 'v1' }), 'octo/tool@v1');
   t.equal(github.coordinate.parse('octo'), null);
   t.equal(github.coordinate.parse('octo/tool@'), null);

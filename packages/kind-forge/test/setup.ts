@@ -1,7 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import type { Test } from 'tap';
-import { pathOf, rawRequest, startFixtureUpstream, startTestHub, type FixtureUpstream, type TestHub } from '@hub/testkit';
+import {
+  pathOf,
+  rawRequest,
+  startFixtureUpstream,
+  startTestHub,
+  type FixtureUpstream,
+  type TestHub,
+} from '@hub/testkit';
 import { forgejo, github, gitlab } from '../src/index.js';
 
 /** A real gzip stream (the usual shape of a release asset); deterministic bytes. */
@@ -21,7 +28,13 @@ export interface ForgeSetup extends TestHub {
   base: string;
 }
 
-function send(req: IncomingMessage, res: ServerResponse, status: number, headers: Record<string, string>, body?: Buffer): true {
+function send(
+  req: IncomingMessage,
+  res: ServerResponse,
+  status: number,
+  headers: Record<string, string>,
+  body?: Buffer,
+): true {
   res.writeHead(status, { 'content-length': String(body?.length ?? 0), ...headers });
   res.end(req.method === 'HEAD' ? undefined : body);
   return true;
@@ -31,9 +44,17 @@ function send(req: IncomingMessage, res: ServerResponse, status: number, headers
 function storageHandler(req: IncomingMessage, res: ServerResponse): boolean {
   const url = new URL(req.url ?? '/', 'http://x');
   if (!url.pathname.startsWith('/signed/')) return false;
-  if (url.searchParams.get('sig') !== 'sig123') return send(req, res, 403, { 'content-type': 'text/plain' }, Buffer.from('bad signature'));
+  if (url.searchParams.get('sig') !== 'sig123')
+    return send(req, res, 403, { 'content-type': 'text/plain' }, Buffer.from('bad signature'));
   // An error page served with a binary content type: only the first-bytes check can catch it.
-  if (url.pathname.includes('errorpage')) return send(req, res, 200, { 'content-type': 'application/octet-stream' }, Buffer.from('<!DOCTYPE html><html><body>Error</body></html>'));
+  if (url.pathname.includes('errorpage'))
+    return send(
+      req,
+      res,
+      200,
+      { 'content-type': 'application/octet-stream' },
+      Buffer.from('<!DOCTYPE html><html><body>Error</body></html>'),
+    );
   return send(req, res, 200, { 'content-type': 'application/octet-stream' }, ASSET);
 }
 
@@ -47,7 +68,8 @@ function forgeHandler(storage: () => string, forbidden: () => string) {
     const path = pathOf(req.url);
     if (!/\/releases\/download\/|\/downloads\//.test(path)) return false;
     const file = path.slice(path.lastIndexOf('/') + 1);
-    if (file.includes('missing')) return send(req, res, 404, { 'content-type': 'text/plain' }, Buffer.from('Not Found'));
+    if (file.includes('missing'))
+      return send(req, res, 404, { 'content-type': 'text/plain' }, Buffer.from('Not Found'));
     const internal = file.includes('unspecified') ? forbidden().replace('127.0.0.1', '0.0.0.0') : forbidden();
     const target = file.includes('evil') ? internal : storage();
     return send(req, res, 302, { location: `${target}/signed/${encodeURIComponent(file)}?sig=sig123` });
@@ -57,14 +79,24 @@ function forgeHandler(storage: () => string, forbidden: () => string) {
 /** A hub with one registry of `kind` named after it, in front of the fake forge, and `upstream_auth` unless told otherwise. */
 export async function setup(
   t: Test,
-  o: { kind?: 'github' | 'gitlab' | 'forgejo'; auth?: boolean; allowInternal?: boolean; config?: Record<string, Record<string, unknown>> } = {},
+  o: {
+    kind?: 'github' | 'gitlab' | 'forgejo';
+    auth?: boolean;
+    allowInternal?: boolean;
+    config?: Record<string, Record<string, unknown>>;
+  } = {},
 ): Promise<ForgeSetup> {
   const kind = o.kind ?? 'github';
   const storage = await startFixtureUpstream({ host: STORAGE_HOST, handler: storageHandler });
   t.teardown(() => storage.close());
   const forbidden = await startFixtureUpstream({ handler: storageHandler });
   t.teardown(() => forbidden.close());
-  const forge = await startFixtureUpstream({ handler: forgeHandler(() => storage.url, () => forbidden.url) });
+  const forge = await startFixtureUpstream({
+    handler: forgeHandler(
+      () => storage.url,
+      () => forbidden.url,
+    ),
+  });
   t.teardown(() => forge.close());
   const hub = await startTestHub({
     dir: t.testdir(),

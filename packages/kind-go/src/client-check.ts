@@ -4,7 +4,6 @@ import path from 'node:path';
 import type { ClientCheck } from '@hub/contract';
 import { escapePath } from './module-path.js';
 
-
 export const clientCheck: ClientCheck = {
   option: 'go-module',
   form: 'path@version',
@@ -29,7 +28,10 @@ export const clientCheck: ClientCheck = {
       return inTempDir('hub-check-go-', async (dir) => {
         const base = new URL(kit.proxyBase);
         // go sends credentials only over https, from .netrc.
-        if (kit.token && base.protocol === 'https:') fs.writeFileSync(path.join(dir, '.netrc'), `machine ${base.hostname} login hub password ${kit.token}\n`, { mode: 0o600 });
+        if (kit.token && base.protocol === 'https:')
+          fs.writeFileSync(path.join(dir, '.netrc'), `machine ${base.hostname} login hub password ${kit.token}\n`, {
+            mode: 0o600,
+          });
         fs.writeFileSync(path.join(dir, 'go.mod'), 'module hubcheck\n\ngo 1.16\n');
         const env = {
           ...kit.env,
@@ -47,11 +49,20 @@ export const clientCheck: ClientCheck = {
           GOPRIVATE: '',
           GOTOOLCHAIN: 'local',
         };
-        const out = await runTool('go', ['mod', 'download', '-json', `${module}@${version}`], { cwd: dir, env }).catch((e: Error) => {
-          const m = /"Error":\s*"((?:[^"\\]|\\.)*)"/.exec(e.message);
-          const hint = /401|403/.test(e.message) && !kit.token ? ' (no token given)' : /401/.test(e.message) && base.protocol === 'http:' ? ' (go sends credentials only over https)' : '';
-          return fail(`go mod download ${module}@${version}: ${m ? printable(JSON.parse(`"${m[1]}"`) as string) : e.message}${hint}`);
-        });
+        const out = await runTool('go', ['mod', 'download', '-json', `${module}@${version}`], { cwd: dir, env }).catch(
+          (e: Error) => {
+            const m = /"Error":\s*"((?:[^"\\]|\\.)*)"/.exec(e.message);
+            const hint =
+              /401|403/.test(e.message) && !kit.token
+                ? ' (no token given)'
+                : /401/.test(e.message) && base.protocol === 'http:'
+                  ? ' (go sends credentials only over https)'
+                  : '';
+            return fail(
+              `go mod download ${module}@${version}: ${m ? printable(JSON.parse(`"${m[1]}"`) as string) : e.message}${hint}`,
+            );
+          },
+        );
         const r = JSON.parse(out!.stdout) as { Error?: string; Zip?: string; Version?: string };
         if (r.Error || !r.Zip) fail(`go mod download ${module}@${version}: ${printable(r.Error ?? 'no zip')}`);
         return `go mod download ${module}@${version} with GOPROXY=${printable(kit.proxyBase)} only: ok`;

@@ -22,14 +22,27 @@ const MAX_ZIP_ENTRIES = 100_000;
 export function hash1(files: ReadonlyArray<{ name: string; sha256: string }>): string | null {
   if (files.some((f) => f.name.includes('\n'))) return null;
   const sorted = [...files].sort((a, b) => Buffer.compare(Buffer.from(a.name), Buffer.from(b.name)));
-  return createHash('sha256').update(sorted.map((f) => `${f.sha256}  ${f.name}\n`).join('')).digest('hex');
+  return createHash('sha256')
+    .update(sorted.map((f) => `${f.sha256}  ${f.name}\n`).join(''))
+    .digest('hex');
 }
 
 /** `h1` of a held .zip: over every file the module zip holds. */
-const zipH1 = async (body: Readable): Promise<string | null> => hash1(await zipEntryDigests(body, { maxBytes: MAX_ZIP_BYTES, maxEntries: MAX_ZIP_ENTRIES, maxEntryBytes: MAX_ZIP_BYTES }));
+const zipH1 = async (body: Readable): Promise<string | null> =>
+  hash1(
+    await zipEntryDigests(body, { maxBytes: MAX_ZIP_BYTES, maxEntries: MAX_ZIP_ENTRIES, maxEntryBytes: MAX_ZIP_BYTES }),
+  );
 
 /** `h1` of a held .mod: over one file named `go.mod`. */
-const modH1 = async (body: Readable): Promise<string | null> => hash1([{ name: 'go.mod', sha256: createHash('sha256').update(await readCapped(body, MAX_MOD_BYTES)).digest('hex') }]);
+const modH1 = async (body: Readable): Promise<string | null> =>
+  hash1([
+    {
+      name: 'go.mod',
+      sha256: createHash('sha256')
+        .update(await readCapped(body, MAX_MOD_BYTES))
+        .digest('hex'),
+    },
+  ]);
 
 /** The `h1:` lines of a lookup record for `module@version`: the zip's and the go.mod's, as hex. */
 export function parseLookup(text: string, module: string, version: string): { zip?: string; mod?: string } {
@@ -62,11 +75,15 @@ export const declaredDigests: DeclaredDigests<GoConfig> = async (pc, module, ver
     const zip = versionFileKey(module, version, 'zip');
     const mod = versionFileKey(module, version, 'mod');
     if (!keys.includes(zip) && !keys.includes(mod)) continue;
-    const res = await probeFetch(pc.upstream, `${base}/lookup/${escapePath(module)}@${escapePath(version)}`, { maxBytes: MAX_LOOKUP_BYTES });
+    const res = await probeFetch(pc.upstream, `${base}/lookup/${escapePath(module)}@${escapePath(version)}`, {
+      maxBytes: MAX_LOOKUP_BYTES,
+    });
     if (res.status !== 200) continue;
     const sums = parseLookup(res.body.toString('utf8'), module, version);
-    if (sums.zip && keys.includes(zip)) out.push({ version, algorithm: 'h1', hex: sums.zip, key: zip, heldDigest: zipH1 });
-    if (sums.mod && keys.includes(mod)) out.push({ version, algorithm: 'h1', hex: sums.mod, key: mod, heldDigest: modH1 });
+    if (sums.zip && keys.includes(zip))
+      out.push({ version, algorithm: 'h1', hex: sums.zip, key: zip, heldDigest: zipH1 });
+    if (sums.mod && keys.includes(mod))
+      out.push({ version, algorithm: 'h1', hex: sums.mod, key: mod, heldDigest: modH1 });
   }
   return out;
 };

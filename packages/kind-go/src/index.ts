@@ -13,7 +13,10 @@ import { goVersionRange } from './version-range.js';
 export const configSchema = Type.Object(
   {
     checksum_db: Type.Optional(
-      Type.String({ pattern: '^https?://', description: 'Base URL of the checksum database that /proxy/<name>/sumdb/<db-name>/... passes through to' }),
+      Type.String({
+        pattern: '^https?://',
+        description: 'Base URL of the checksum database that /proxy/<name>/sumdb/<db-name>/... passes through to',
+      }),
     ),
     checksum_db_exclude: Type.Optional(
       Type.Array(Type.String({ minLength: 1, maxLength: 500, examples: ['corp.example/*'] }), {
@@ -52,7 +55,8 @@ export default defineKind<GoConfig>({
   listings: {
     async specs(lc, name) {
       // Every element checked as a request path's would be (no `..`, no leading dot).
-      if (modulePath(escapePath(name).split('/')) !== name) throw errors.badRequest(`${name.slice(0, 200)} is not a module path`);
+      if (modulePath(escapePath(name).split('/')) !== name)
+        throw errors.badRequest(`${name.slice(0, 200)} is not a module path`);
       return [listSpec(lc, name)];
     },
     versions(body) {

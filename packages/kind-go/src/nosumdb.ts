@@ -3,12 +3,23 @@
  * elements, as path.Match globs (`*`, `?`, `[...]` classes not supported), match the leading elements of
  * the module path.
  */
-const globElement = (pattern: string): RegExp => new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]')}$`);
+const globElement = (pattern: string): RegExp =>
+  new RegExp(
+    `^${pattern
+      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+      .replace(/\*/g, '[^/]*')
+      .replace(/\?/g, '[^/]')}$`,
+  );
 
 export function matchesPrefixPattern(patterns: readonly string[], module: string): boolean {
   const elements = module.split('/');
   return patterns.some((p) => {
     const parts = p.replace(/\/+$/, '').split('/');
-    return parts.length > 0 && parts[0] !== '' && parts.length <= elements.length && parts.every((part, i) => globElement(part).test(elements[i]!));
+    return (
+      parts.length > 0 &&
+      parts[0] !== '' &&
+      parts.length <= elements.length &&
+      parts.every((part, i) => globElement(part).test(elements[i]!))
+    );
   });
 }

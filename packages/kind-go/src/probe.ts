@@ -1,4 +1,11 @@
-import { probeAnswer, probeFetch, probeListing, type NameProbe, type ProbeLadder, type ProbeResult } from '@hub/contract';
+import {
+  probeAnswer,
+  probeFetch,
+  probeListing,
+  type NameProbe,
+  type ProbeLadder,
+  type ProbeResult,
+} from '@hub/contract';
 import { escapePath } from './module-path.js';
 import type { GoConfig } from './routes.js';
 
@@ -26,7 +33,12 @@ export const probe: ProbeLadder<GoConfig> = async (pc, name, versions) => {
       continue;
     }
     const info = await ask(`${base}${escapePath(version)}.info`);
-    out.push({ version, answer: probeAnswer(info.status), rung: 'version', detail: `.info answered ${info.status || 'nothing'}` });
+    out.push({
+      version,
+      answer: probeAnswer(info.status),
+      rung: 'version',
+      detail: `.info answered ${info.status || 'nothing'}`,
+    });
   }
   return out;
 };

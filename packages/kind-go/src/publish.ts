@@ -4,7 +4,17 @@
  * (listed, `@latest`, audit row and `package_published`) when the third of its files arrives.
  */
 import { Readable } from 'node:stream';
-import { errors, findInZip, HubError, isArchiveError, isHubError, readCapped, reply, type KindRoute, type RequestContext } from '@hub/contract';
+import {
+  errors,
+  findInZip,
+  HubError,
+  isArchiveError,
+  isHubError,
+  readCapped,
+  reply,
+  type KindRoute,
+  type RequestContext,
+} from '@hub/contract';
 import { escapePath, isGoVersion, modulePath, unescapeElement } from './module-path.js';
 import type { GoConfig } from './go-config.js';
 
@@ -13,8 +23,13 @@ export type VersionFileExt = 'info' | 'mod' | 'zip';
 
 export const EXTS: readonly VersionFileExt[] = ['info', 'mod', 'zip'];
 /** The cache key of a version file: the same key the download route serves it under. */
-export const versionFileKey = (module: string, version: string, ext: VersionFileExt) => `${module}/@v/${escapePath(version)}.${ext}`;
-export const CONTENT_TYPES: Record<VersionFileExt, string> = { info: 'application/json', mod: 'text/plain; charset=utf-8', zip: 'application/zip' };
+export const versionFileKey = (module: string, version: string, ext: VersionFileExt) =>
+  `${module}/@v/${escapePath(version)}.${ext}`;
+export const CONTENT_TYPES: Record<VersionFileExt, string> = {
+  info: 'application/json',
+  mod: 'text/plain; charset=utf-8',
+  zip: 'application/zip',
+};
 
 /** go's own caps (golang.org/x/mod/zip MaxGoMod); an .info is a line of JSON. */
 const MAX_MOD_BYTES = 16 << 20;
@@ -41,18 +56,29 @@ function checkInfo(body: Buffer, version: string): void {
     throw errors.badRequest('the .info file is not JSON');
   }
   if (typeof info !== 'object' || info === null) throw errors.badRequest('the .info file is not a JSON object');
-  if (info.Version !== version) throw errors.badRequest(`the .info file says Version ${JSON.stringify(info.Version)}, but it was PUT for ${version}`);
-  if (info.Time !== undefined && (typeof info.Time !== 'string' || Number.isNaN(Date.parse(info.Time)))) throw errors.badRequest('the .info file\'s Time is not an RFC 3339 time');
+  if (info.Version !== version)
+    throw errors.badRequest(
+      `the .info file says Version ${JSON.stringify(info.Version)}, but it was PUT for ${version}`,
+    );
+  if (info.Time !== undefined && (typeof info.Time !== 'string' || Number.isNaN(Date.parse(info.Time))))
+    throw errors.badRequest("the .info file's Time is not an RFC 3339 time");
 }
 
 function checkMod(body: Buffer, module: string): void {
   const declared = moduleDirective(body.toString('utf8'));
   if (declared === null) throw errors.badRequest('the .mod file has no module directive');
-  if (declared !== module) throw errors.badRequest(`the .mod file declares module ${JSON.stringify(declared.slice(0, 300))}, but it was PUT for ${module}`);
+  if (declared !== module)
+    throw errors.badRequest(
+      `the .mod file declares module ${JSON.stringify(declared.slice(0, 300))}, but it was PUT for ${module}`,
+    );
 }
 
 /** A file name inside the module (after its `<module>@<version>/` prefix) that stays in its place. */
-const cleanInside = (rest: string): boolean => rest !== '' && !rest.startsWith('/') && !rest.includes('\\') && rest.split('/').every((p) => p !== '' && p !== '.' && p !== '..');
+const cleanInside = (rest: string): boolean =>
+  rest !== '' &&
+  !rest.startsWith('/') &&
+  !rest.includes('\\') &&
+  rest.split('/').every((p) => p !== '' && p !== '.' && p !== '..');
 
 /** Every file entry must be `<module>@<version>/<clean path>`, as go's module zip format requires. */
 async function checkZip(body: Buffer, module: string, version: string): Promise<void> {
@@ -73,7 +99,10 @@ async function checkZip(body: Buffer, module: string, version: string): Promise<
     if (isArchiveError(e)) throw errors.badRequest(`the .zip is not a readable zip archive: ${e.message}`);
     throw e;
   }
-  if (bad !== undefined) throw errors.badRequest(`the module zip entry ${JSON.stringify(bad.slice(0, 300))} is not under ${prefix} (go's module zip format: every file is <module>@<version>/<path>)`);
+  if (bad !== undefined)
+    throw errors.badRequest(
+      `the module zip entry ${JSON.stringify(bad.slice(0, 300))} is not under ${prefix} (go's module zip format: every file is <module>@<version>/<path>)`,
+    );
   if (files === 0) throw errors.badRequest('the module zip holds no files');
 }
 
@@ -96,7 +125,8 @@ async function recordWhenComplete(rc: Rc, module: string, version: string): Prom
   try {
     await rc.local.addVersion(module, version);
   } catch (e) {
-    if (isHubError(e) && e.code === 'conflict' && (await rc.local.versions(module)).some((v) => v.version === version)) return false;
+    if (isHubError(e) && e.code === 'conflict' && (await rc.local.versions(module)).some((v) => v.version === version))
+      return false;
     throw e;
   }
   return true;
@@ -123,11 +153,27 @@ export const publishRoute: KindRoute<GoConfig> = {
     if (ext === 'info') checkInfo(body, version);
     else if (ext === 'mod') checkMod(body, module);
     else await checkZip(body, module, version);
-    const stored = await rc.local.putFile({ key, coordinate: { name: module, version }, contentType: CONTENT_TYPES[ext], body, ...(ext === 'zip' ? { format: 'zip' as const } : {}) });
+    const stored = await rc.local.putFile({
+      key,
+      coordinate: { name: module, version },
+      contentType: CONTENT_TYPES[ext],
+      body,
+      ...(ext === 'zip' ? { format: 'zip' as const } : {}),
+    });
     const recorded = await recordWhenComplete(rc, module, version);
     // One publish per version: the audit row and the `package_published` event come with the file that completes it.
     rc.recordAction(recorded ? 'publish' : 'upload', { name: module, version }, `${ext} file`);
-    return reply.json({ module, version, file: `${escapePath(version)}.${ext}`, size: stored.size, sha256: stored.sha256, published: recorded }, 201);
+    return reply.json(
+      {
+        module,
+        version,
+        file: `${escapePath(version)}.${ext}`,
+        size: stored.size,
+        sha256: stored.sha256,
+        published: recorded,
+      },
+      201,
+    );
   },
 };
 
@@ -149,7 +195,8 @@ export const deleteRoute: KindRoute<GoConfig> = {
   },
   async handle(rc, m) {
     const { name: module, version } = m.coordinate as { name: string; version: string };
-    if (!(await rc.local.deleteVersion(module, version))) throw new HubError('not_found', `${module} ${version} is not published here`);
+    if (!(await rc.local.deleteVersion(module, version)))
+      throw new HubError('not_found', `${module} ${version} is not published here`);
     rc.recordAction('unpublish', { name: module, version });
     return { status: 204, headers: {}, body: null };
   },

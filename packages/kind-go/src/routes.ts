@@ -8,7 +8,8 @@ export type { GoConfig } from './go-config.js';
 
 type Rc = RequestContext<GoConfig>;
 
-const notHtml = (what: string) => (body: Buffer) => (/^\s*</.test(body.subarray(0, 64).toString('latin1')) ? `${what} looks like an HTML page` : null);
+const notHtml = (what: string) => (body: Buffer) =>
+  /^\s*</.test(body.subarray(0, 64).toString('latin1')) ? `${what} looks like an HTML page` : null;
 const checkInfo = (body: Buffer): string | null => {
   try {
     const v = JSON.parse(body.toString('utf8')) as { Version?: unknown };
@@ -18,7 +19,8 @@ const checkInfo = (body: Buffer): string | null => {
   }
 };
 
-const upstreamUrl = (rc: Pick<Rc, 'registry'>, module: string, tail: string) => `${rc.registry.upstream}/${escapePath(module)}/${tail}`;
+const upstreamUrl = (rc: Pick<Rc, 'registry'>, module: string, tail: string) =>
+  `${rc.registry.upstream}/${escapePath(module)}/${tail}`;
 
 /** The registry's cool-down in seconds (`[registries.security] min_release_age_secs`; 0: none). */
 const coolDown = (rc: Rc): number => rc.registry.minReleaseAgeSecs ?? 0;
@@ -63,10 +65,20 @@ async function oldEnoughVersions(rc: Rc, module: string, versions: readonly stri
 
 /** `@v/list`; kept (the last good copy served) when the upstream removes the module. */
 export function listSpec(rc: Pick<Rc, 'registry'>, module: string): MetadataSpec {
-  return { key: `list:${module}`, url: upstreamUrl(rc, module, '@v/list'), check: notHtml('version list'), packageName: module };
+  return {
+    key: `list:${module}`,
+    url: upstreamUrl(rc, module, '@v/list'),
+    check: notHtml('version list'),
+    packageName: module,
+  };
 }
 
-export const listVersions = (b: Buffer): string[] => b.toString('utf8').split('\n').map((l) => l.trim()).filter(Boolean);
+export const listVersions = (b: Buffer): string[] =>
+  b
+    .toString('utf8')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
 
 /** The upstream's list; none in a local registry, or for a module published here (local_only, never asked upstream). */
 async function upstreamList(rc: Rc, module: string): Promise<string[] | null> {
@@ -93,7 +105,14 @@ async function listed(rc: Rc, module: string): Promise<string[] | null> {
   if (upstream === null && local.length === 0) return null;
   const hidden = await rc.hiddenVersions(module);
   // The cool-down applies to upstream versions; those published here are this registry's own.
-  const fromUpstream = upstream && coolDown(rc) > 0 ? await oldEnoughVersions(rc, module, upstream.filter((v) => !local.includes(v) && !hidden.has(v))) : (upstream ?? []);
+  const fromUpstream =
+    upstream && coolDown(rc) > 0
+      ? await oldEnoughVersions(
+          rc,
+          module,
+          upstream.filter((v) => !local.includes(v) && !hidden.has(v)),
+        )
+      : (upstream ?? []);
   return [...new Set([...fromUpstream, ...local])].filter((v) => !hidden.has(v));
 }
 
@@ -105,7 +124,10 @@ function versionFile(rc: Rc, module: string, version: string, ext: 'info' | 'mod
     coordinate: { name: module, version },
     contentType: CONTENT_TYPES[ext],
     ...(ext === 'zip' ? { format: 'zip' as const } : { checkHead: notHtml(`.${ext} file`) }),
-    source: async () => ({ url: upstreamUrl(rc, module, tail), publishedAt: coolDown(rc) > 0 ? await coolDownTime(rc, module, version) : undefined }),
+    source: async () => ({
+      url: upstreamUrl(rc, module, tail),
+      publishedAt: coolDown(rc) > 0 ? await coolDownTime(rc, module, version) : undefined,
+    }),
   });
 }
 
@@ -125,15 +147,27 @@ async function coolDownTime(rc: Rc, module: string, version: string): Promise<Da
  */
 async function latest(rc: Rc, module: string): Promise<Reply> {
   const askUpstream =
-    rc.registry.mode === 'proxy' || (rc.registry.mode === 'hybrid' && (await rc.local.versions(module)).length === 0 && !(await rc.local.ownsName(module)));
+    rc.registry.mode === 'proxy' ||
+    (rc.registry.mode === 'hybrid' &&
+      (await rc.local.versions(module)).length === 0 &&
+      !(await rc.local.ownsName(module)));
   if (askUpstream) {
     const hidden = await rc.hiddenVersions(module);
     try {
-      const doc = await rc.metadata({ key: `latest:${module}`, url: upstreamUrl(rc, module, '@latest'), check: checkInfo, packageName: module });
-      const upstreamLatest = doc.derive('parsed', (b) => JSON.parse(b.toString('utf8')) as { Version?: string; Time?: unknown });
+      const doc = await rc.metadata({
+        key: `latest:${module}`,
+        url: upstreamUrl(rc, module, '@latest'),
+        check: checkInfo,
+        packageName: module,
+      });
+      const upstreamLatest = doc.derive(
+        'parsed',
+        (b) => JSON.parse(b.toString('utf8')) as { Version?: string; Time?: unknown },
+      );
       const coolDownOk = coolDown(rc) === 0 || oldEnough(timeOf(upstreamLatest), coolDown(rc));
       const held = !doc.kept || doc.kept.heldVersions.has(upstreamLatest.Version ?? '');
-      if (upstreamLatest.Version && !hidden.has(upstreamLatest.Version) && coolDownOk && held) return reply.bytes(doc.body, 'application/json', doc.stale ? { 'x-hub-stale': '1' } : {});
+      if (upstreamLatest.Version && !hidden.has(upstreamLatest.Version) && coolDownOk && held)
+        return reply.bytes(doc.body, 'application/json', doc.stale ? { 'x-hub-stale': '1' } : {});
     } catch (e) {
       if (!(e as { code?: string }).code || (e as { code?: string }).code !== 'not_found') throw e;
     }
@@ -145,7 +179,9 @@ async function latest(rc: Rc, module: string): Promise<Reply> {
 }
 
 /** Splits `<module>/@v/<file>` or `<module>/@latest`. */
-function parseModuleRequest(s: readonly string[]): { module: string; op: 'list' | 'latest' | 'info' | 'mod' | 'zip'; version?: string } | null {
+function parseModuleRequest(
+  s: readonly string[],
+): { module: string; op: 'list' | 'latest' | 'info' | 'mod' | 'zip'; version?: string } | null {
   if (s.at(-1) === '@latest') {
     const module = modulePath(s.slice(0, -1));
     return module ? { module, op: 'latest' } : null;
@@ -158,7 +194,8 @@ function parseModuleRequest(s: readonly string[]): { module: string; op: 'list' 
   if (file === 'list') return { module, op: 'list' };
   const m = /^(.+)\.(info|mod|zip)$/.exec(file);
   const version = m ? unescapeElement(m[1]!) : null;
-  if (!m || !version || !isGoVersion(version)) throw errors.badRequest(`"${file.slice(0, 100)}" is not a module version file`);
+  if (!m || !version || !isGoVersion(version))
+    throw errors.badRequest(`"${file.slice(0, 100)}" is not a module version file`);
   return { module, op: m[2] as 'info' | 'mod' | 'zip', version };
 }
 
@@ -196,7 +233,8 @@ const moduleRoute: KindRoute<GoConfig> = {
 /** `/sumdb/<db-name>/...` goes to the configured checksum database byte for byte (packages/kind-go/README.md). */
 const sumdbRoute: KindRoute<GoConfig> = {
   id: 'sumdb',
-  match: (s) => (s[0] === 'sumdb' && s.length >= 3 ? { params: { rest: s.slice(2).map(encodePathSegment).join('/') } } : null),
+  match: (s) =>
+    s[0] === 'sumdb' && s.length >= 3 ? { params: { rest: s.slice(2).map(encodePathSegment).join('/') } } : null,
   async handle(rc, m) {
     const base = rc.registry.config.checksum_db;
     if (!base) throw errors.notFound(`registry ${rc.registry.name} has no checksum_db configured`);

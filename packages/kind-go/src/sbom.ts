@@ -26,7 +26,9 @@ export function parseGoMod(text: string): SbomDependency[] {
 export const sbom: SbomExtractor = {
   appliesTo: (key) => key.endsWith('.mod'),
   async extract(body, limits) {
-    const mod = await readCapped(body, limits.maxBytes, () => Object.assign(new Error('go.mod exceeds the SBOM size cap'), { code: 'ARCHIVE_LIMIT' }));
+    const mod = await readCapped(body, limits.maxBytes, () =>
+      Object.assign(new Error('go.mod exceeds the SBOM size cap'), { code: 'ARCHIVE_LIMIT' }),
+    );
     return parseGoMod(mod.toString('utf8'));
   },
 };

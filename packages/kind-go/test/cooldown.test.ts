@@ -24,12 +24,25 @@ t.test('min_release_age_secs: too-new versions leave @v/list and @latest, and th
     const refused = await rawRequest(`${s.base}/${demo}/@v/v1.1.0.${ext}`);
     t.equal(refused.status, 403, `.${ext} of the too-new version`);
     t.match(refused.json(), {
-      error: { code: 'package_blocked', message: /example\.com\/Hub\/demo v1\.1\.0 was published 2024-02-01T00:00:00\.000Z, within the registry's min_release_age_secs \(\d+\); it is served from 20\d\d-/ },
+      error: {
+        code: 'package_blocked',
+        message:
+          /example\.com\/Hub\/demo v1\.1\.0 was published 2024-02-01T00:00:00\.000Z, within the registry's min_release_age_secs \(\d+\); it is served from 20\d\d-/,
+      },
     });
   }
-  t.equal(s.upstream.count((r) => r.url.endsWith('v1.1.0.zip') || r.url.endsWith('v1.1.0.mod')), 0, 'the too-new files were never fetched');
-  for (const ext of ['zip', 'mod', 'info']) t.equal((await rawRequest(`${s.base}/${demo}/@v/v1.0.0.${ext}`)).status, 200, `.${ext} of the old version`);
-  t.equal((await rawRequest(`${s.base}/github.com/pkg/errors/@v/v0.9.1.zip`)).status, 200, 'a pinned old version needs no list');
+  t.equal(
+    s.upstream.count((r) => r.url.endsWith('v1.1.0.zip') || r.url.endsWith('v1.1.0.mod')),
+    0,
+    'the too-new files were never fetched',
+  );
+  for (const ext of ['zip', 'mod', 'info'])
+    t.equal((await rawRequest(`${s.base}/${demo}/@v/v1.0.0.${ext}`)).status, 200, `.${ext} of the old version`);
+  t.equal(
+    (await rawRequest(`${s.base}/github.com/pkg/errors/@v/v0.9.1.zip`)).status,
+    200,
+    'a pinned old version needs no list',
+  );
 });
 
 t.test('a version whose .info has no Time cannot be shown old enough: unlisted and refused', async (t) => {
@@ -41,7 +54,11 @@ t.test('a version whose .info has no Time cannot be shown old enough: unlisted a
   fs.writeFileSync(path.join(dir, 'v1.0.0.info'), '{"Version":"v1.0.0"}');
   fs.writeFileSync(path.join(dir, 'v1.0.0.mod'), 'module example.com/notime\n');
   const s = await setup(t, { config: anon, registry: { security: { min_release_age_secs: 60 } }, fixtures: root });
-  t.equal((await rawRequest(`${s.base}/example.com/notime/@v/list`)).body.toString().trim(), '', 'left out of the list');
+  t.equal(
+    (await rawRequest(`${s.base}/example.com/notime/@v/list`)).body.toString().trim(),
+    '',
+    'left out of the list',
+  );
   const refused = await rawRequest(`${s.base}/example.com/notime/@v/v1.0.0.mod`);
   t.equal(refused.status, 403);
   t.match(refused.json().error.message, /has no publish time upstream.*min_release_age_secs \(60\)/);
@@ -49,23 +66,30 @@ t.test('a version whose .info has no Time cannot be shown old enough: unlisted a
 
 t.test('without a cool-down every version is listed and served', async (t) => {
   const s = await setup(t, { config: anon, registry: { security: {} } });
-  t.same((await rawRequest(`${s.base}/${demo}/@v/list`)).body.toString().trim().split('\n').sort(), ['v1.0.0', 'v1.1.0']);
+  t.same((await rawRequest(`${s.base}/${demo}/@v/list`)).body.toString().trim().split('\n').sort(), [
+    'v1.0.0',
+    'v1.1.0',
+  ]);
   t.equal((await rawRequest(`${s.base}/${demo}/@latest`)).json().Version, 'v1.1.0');
   t.equal((await rawRequest(`${s.base}/${demo}/@v/v1.1.0.zip`)).status, 200);
 });
 
-t.test('go mod download resolves @latest to the old-enough version and fails on the too-new one', { skip: noGo }, async (t) => {
-  const s = await setup(t, { config: anon, registry: { security: { min_release_age_secs: coolDown() } } });
-  const home = goHome(t, 'hub-go-cooldown-');
-  const env = goEnvVars(home, s.base);
-  const download = (mod: string) =>
-    run('go', ['mod', 'download', '-json', mod], { cwd: home, env, timeout: 120_000 }).then(
-      (r) => r.stdout,
-      (e: { stdout: string }) => e.stdout,
-    );
-  const latest = JSON.parse(await download('example.com/Hub/demo@latest')) as { Version: string; Error?: string };
-  t.equal(latest.Error, undefined);
-  t.equal(latest.Version, 'v1.0.0', 'go resolved @latest to the old-enough version');
-  const pinned = JSON.parse(await download('example.com/Hub/demo@v1.1.0')) as { Error?: string };
-  t.match(pinned.Error, /403/, 'the too-new version fails to download');
-});
+t.test(
+  'go mod download resolves @latest to the old-enough version and fails on the too-new one',
+  { skip: noGo },
+  async (t) => {
+    const s = await setup(t, { config: anon, registry: { security: { min_release_age_secs: coolDown() } } });
+    const home = goHome(t, 'hub-go-cooldown-');
+    const env = goEnvVars(home, s.base);
+    const download = (mod: string) =>
+      run('go', ['mod', 'download', '-json', mod], { cwd: home, env, timeout: 120_000 }).then(
+        (r) => r.stdout,
+        (e: { stdout: string }) => e.stdout,
+      );
+    const latest = JSON.parse(await download('example.com/Hub/demo@latest')) as { Version: string; Error?: string };
+    t.equal(latest.Error, undefined);
+    t.equal(latest.Version, 'v1.0.0', 'go resolved @latest to the old-enough version');
+    const pinned = JSON.parse(await download('example.com/Hub/demo@v1.1.0')) as { Error?: string };
+    t.match(pinned.Error, /403/, 'the too-new version fails to download');
+  },
+);

@@ -32,7 +32,11 @@ export function goHome(t: Test, prefix: string): string {
  * go's environment: its own HOME (for .netrc), module cache and GOPATH; hub is the only proxy, no checksum
  * database, no toolchain download. `extra` overrides a variable; an undefined one is left out of the environment.
  */
-export function goEnvVars(home: string, goproxy: string, extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv & { GOMODCACHE: string } {
+export function goEnvVars(
+  home: string,
+  goproxy: string,
+  extra: Record<string, string | undefined> = {},
+): NodeJS.ProcessEnv & { GOMODCACHE: string } {
   return {
     PATH: process.env.PATH,
     HOME: home,

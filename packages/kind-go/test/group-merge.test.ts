@@ -13,7 +13,10 @@ const list = fs.readFileSync(`${FIXTURES}example.com/!hub/demo/@v/list`);
 
 t.test('@v/list is a route of its own: a group merges it, never the version files', async (t) => {
   t.equal(match.coordinate!.name, 'example.com/Hub/demo');
-  t.notOk(route('module').match(['example.com', '!hub', 'demo', '@v', 'list']), 'the module route no longer takes @v/list');
+  t.notOk(
+    route('module').match(['example.com', '!hub', 'demo', '@v', 'list']),
+    'the module route no longer takes @v/list',
+  );
   t.ok(route('module').match(['example.com', '!hub', 'demo', '@v', 'v1.0.0.zip']));
   t.notOk(go.group!.merge.module, 'version files and @latest fall through to the first member that has them');
 });
@@ -26,13 +29,22 @@ t.test('the versions of every member once, in semver order', async (t) => {
   t.equal(res.headers['content-type'], 'text/plain; charset=utf-8');
 });
 
-t.test('lines that are not versions are left out; an HTML member is left out with a warning; all HTML is a 502', async (t) => {
-  const { rc, warnings } = mergeContext();
-  const res = await merge(rc, [groupPart('a', '<html>login</html>'), groupPart('b', 'v1.0.0 extra\nnot-a-version\n\n../../etc\nv1.0.1')], match);
-  t.same(lines(res), ['v1.0.0', 'v1.0.1']);
-  t.equal(warnings.length, 1);
-  await t.rejects(async () => merge(rc, [groupPart('a', '<html>'), groupPart('b', ' <p>')], match), { code: 'upstream_error' });
-});
+t.test(
+  'lines that are not versions are left out; an HTML member is left out with a warning; all HTML is a 502',
+  async (t) => {
+    const { rc, warnings } = mergeContext();
+    const res = await merge(
+      rc,
+      [groupPart('a', '<html>login</html>'), groupPart('b', 'v1.0.0 extra\nnot-a-version\n\n../../etc\nv1.0.1')],
+      match,
+    );
+    t.same(lines(res), ['v1.0.0', 'v1.0.1']);
+    t.equal(warnings.length, 1);
+    await t.rejects(async () => merge(rc, [groupPart('a', '<html>'), groupPart('b', ' <p>')], match), {
+      code: 'upstream_error',
+    });
+  },
+);
 
 t.test('hostile size: two lists of 50000 versions merge in n log n', async (t) => {
   const { rc } = mergeContext();

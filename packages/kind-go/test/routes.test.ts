@@ -30,15 +30,23 @@ t.test('the module proxy protocol: list, info, mod, zip, @latest', async (t) => 
 
 t.test('a pinned-version fetch never needs /@v/list', async (t) => {
   const s = await setup(t, anon);
-  for (const ext of ['info', 'mod', 'zip']) t.equal((await rawRequest(`${s.base}/github.com/pkg/errors/@v/v0.9.1.${ext}`)).status, 200, ext);
-  t.equal(s.upstream.count((r) => r.url.endsWith('/@v/list')), 0);
+  for (const ext of ['info', 'mod', 'zip'])
+    t.equal((await rawRequest(`${s.base}/github.com/pkg/errors/@v/v0.9.1.${ext}`)).status, 200, ext);
+  t.equal(
+    s.upstream.count((r) => r.url.endsWith('/@v/list')),
+    0,
+  );
 });
 
 t.test('case-escaped module paths: the escaped and %21 spellings are one module; bad escapes are 400', async (t) => {
   const s = await setup(t, anon);
   t.equal((await rawRequest(`${s.base}/example.com/!hub/demo/@v/v1.0.0.mod`)).status, 200);
   t.equal((await rawRequest(`${s.base}/example.com/%21hub/demo/@v/v1.0.0.mod`)).status, 200, 'go sends ! as %21');
-  t.equal(s.upstream.count((r) => r.url.endsWith('v1.0.0.mod')), 1, 'one cache entry');
+  t.equal(
+    s.upstream.count((r) => r.url.endsWith('v1.0.0.mod')),
+    1,
+    'one cache entry',
+  );
   const upper = await rawRequest(`${s.base}/example.com/Hub/demo/@v/v1.0.0.mod`);
   t.equal(upper.status, 400, 'an upper-case letter must be escaped');
   t.equal(upper.json().error.code, 'bad_request');
@@ -50,7 +58,12 @@ t.test('unknown modules and versions are 404; hostile paths 400 with no upstream
   t.equal((await rawRequest(`${s.base}/example.com/nosuch/@v/v1.0.0.info`)).status, 404);
   t.equal((await rawRequest(`${s.base}/example.com/!hub/demo/@v/v9.9.9.zip`)).status, 404);
   const before = s.upstream.count();
-  for (const p of ['/%2e%2e/%2e%2e/etc/passwd/@v/list', '/example.com/..%2f..%2fetc/@v/list', '/example.com/%00/@v/list', '/example.com/a%5cb/@v/list']) {
+  for (const p of [
+    '/%2e%2e/%2e%2e/etc/passwd/@v/list',
+    '/example.com/..%2f..%2fetc/@v/list',
+    '/example.com/%00/@v/list',
+    '/example.com/a%5cb/@v/list',
+  ]) {
     const res = await rawRequest(`${s.base}${p}`);
     t.equal(res.status, 400, p);
     t.equal(res.json().error.code, 'bad_request', `${p} code`);
@@ -71,7 +84,13 @@ t.test('probe ladder: present, absent, inconclusive', async (t) => {
   const reg = s.hub.registries.get('go')!;
   const pc = { registry: reg.info as never, upstream: reg.upstream, log: s.hub.log };
   const answers = await go.probe!(pc, 'github.com/pkg/errors', ['v0.9.1', 'v0.8.0']);
-  t.same(answers.map((a) => [a.version, a.answer]), [['v0.9.1', 'present'], ['v0.8.0', 'absent']]);
+  t.same(
+    answers.map((a) => [a.version, a.answer]),
+    [
+      ['v0.9.1', 'present'],
+      ['v0.8.0', 'absent'],
+    ],
+  );
   t.same((await go.probe!(pc, 'example.com/gone', ['v1.0.0']))[0]?.answer, 'absent');
   s.upstream.fault('/github.com/pkg/errors/', { type: 'status', status: 503 });
   const down = await go.probe!(pc, 'github.com/pkg/errors', ['v0.9.1']);
@@ -93,8 +112,20 @@ t.test('version order: numeric pre-release identifiers compare as numbers', asyn
 
 t.test('version order: pseudo-versions, +incompatible, and what is not a Go version', async (t) => {
   const { compareGoVersions, isRelease } = await import('../src/semver.js');
-  const sorted = ['v2.0.0+incompatible', 'v0.0.0-20200101000000-abcdefabcdef', 'v1.2.4-0.20210101000000-abcdefabcdef', 'v1.2.3', 'v0.0.0-20190101000000-abcdefabcdef'].sort(compareGoVersions);
-  t.same(sorted, ['v0.0.0-20190101000000-abcdefabcdef', 'v0.0.0-20200101000000-abcdefabcdef', 'v1.2.3', 'v1.2.4-0.20210101000000-abcdefabcdef', 'v2.0.0+incompatible']);
+  const sorted = [
+    'v2.0.0+incompatible',
+    'v0.0.0-20200101000000-abcdefabcdef',
+    'v1.2.4-0.20210101000000-abcdefabcdef',
+    'v1.2.3',
+    'v0.0.0-20190101000000-abcdefabcdef',
+  ].sort(compareGoVersions);
+  t.same(sorted, [
+    'v0.0.0-20190101000000-abcdefabcdef',
+    'v0.0.0-20200101000000-abcdefabcdef',
+    'v1.2.3',
+    'v1.2.4-0.20210101000000-abcdefabcdef',
+    'v2.0.0+incompatible',
+  ]);
   t.ok(isRelease('v2.0.0+incompatible'));
   t.notOk(isRelease('v1.2.4-0.20210101000000-abcdefabcdef'), 'a pseudo-version is no release');
   for (const bad of ['1.2.3', 'vv1.2.3', 'v=1.2.3', 'v01.2.3', 'v1.2', `v1.2.3-${'x'.repeat(300)}`]) {

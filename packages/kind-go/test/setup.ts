@@ -1,6 +1,13 @@
 import { fileURLToPath } from 'node:url';
 import type { Test } from 'tap';
-import { goFixtureHandler, startFixtureUpstream, startTestHub, type FixtureUpstream, type TestHub, type TestHubOptions } from '@hub/testkit';
+import {
+  goFixtureHandler,
+  startFixtureUpstream,
+  startTestHub,
+  type FixtureUpstream,
+  type TestHub,
+  type TestHubOptions,
+} from '@hub/testkit';
 import go from '../src/index.js';
 
 /** github.com/pkg/errors v0.9.1 (a real module zip) and example.com/Hub/demo v1.0.0, v1.1.0. */
@@ -14,7 +21,13 @@ export interface GoSetup extends TestHub {
 }
 
 /** A fixture module proxy, a fake checksum database, and a hub with one go registry named `go`. */
-export async function setup(t: Test, opts: Partial<Pick<TestHubOptions, 'config' | 'mysqlUrl'>> & { registry?: Record<string, unknown>; fixtures?: string } = {}): Promise<GoSetup> {
+export async function setup(
+  t: Test,
+  opts: Partial<Pick<TestHubOptions, 'config' | 'mysqlUrl'>> & {
+    registry?: Record<string, unknown>;
+    fixtures?: string;
+  } = {},
+): Promise<GoSetup> {
   const upstream = await startFixtureUpstream({ handler: goFixtureHandler(opts.fixtures ?? FIXTURES) });
   t.teardown(() => upstream.close());
   const sumdb = await startFixtureUpstream({

@@ -21,9 +21,12 @@ export function checkPomHead(head: Buffer): string | null {
 
 /** An upstream checksum file: the hex digest, optionally followed by a file name (old repositories). */
 export const checkChecksumHead = (algorithm: ChecksumAlgorithm) => (head: Buffer) =>
-  new RegExp(`^\\s*[0-9a-fA-F]{${CHECKSUM_HEX[algorithm]}}(?:\\s|$)`).test(head.toString('latin1')) ? null : `is not a ${algorithm} checksum file`;
+  new RegExp(`^\\s*[0-9a-fA-F]{${CHECKSUM_HEX[algorithm]}}(?:\\s|$)`).test(head.toString('latin1'))
+    ? null
+    : `is not a ${algorithm} checksum file`;
 
-export const checkSignatureHead = (head: Buffer) => (head.toString('latin1').trimStart().startsWith('-----BEGIN PGP') ? null : 'is not an armoured PGP signature');
+export const checkSignatureHead = (head: Buffer) =>
+  head.toString('latin1').trimStart().startsWith('-----BEGIN PGP') ? null : 'is not an armoured PGP signature';
 
 /** Anything else must at least not be an HTML error page. */
 export const checkNotHtml = (head: Buffer) => (looksLikeHtml(head) ? 'is an HTML page' : null);

@@ -7,10 +7,14 @@ export const clientCheck: ClientCheck<{ group: string; artifact: string; version
   option: 'maven-artifact',
   form: 'group:artifact:version',
   fallback: 'junit:junit:4.13.2',
-  help: ['http: maven2/<group path>/<artifact>/maven-metadata.xml is XML <metadata>', "tool: the version's .pom is XML <project>"],
+  help: [
+    'http: maven2/<group path>/<artifact>/maven-metadata.xml is XML <metadata>',
+    "tool: the version's .pom is XML <project>",
+  ],
   parse(v) {
     const parts = v.split(':');
-    if (parts.length !== 3 || parts.some((p) => !MAVEN_PART.test(p) || p.includes('..'))) return 'a Maven coordinate such as junit:junit:4.13.2';
+    if (parts.length !== 3 || parts.some((p) => !MAVEN_PART.test(p) || p.includes('..')))
+      return 'a Maven coordinate such as junit:junit:4.13.2';
     return { group: parts[0]!, artifact: parts[1]!, version: parts[2]! };
   },
   async run(kit, { group, artifact, version }) {
@@ -21,7 +25,9 @@ export const clientCheck: ClientCheck<{ group: string; artifact: string; version
       return `GET ${g.what}: 200, XML ${xmlWithRoot(g, 'metadata')}`;
     });
     const tool = await attempt(async () => {
-      const g = ok200(await get(`${dir}/${seg(version)}/${seg(`${artifact}-${version}.pom`)}`, 'application/xml, text/xml, */*'));
+      const g = ok200(
+        await get(`${dir}/${seg(version)}/${seg(`${artifact}-${version}.pom`)}`, 'application/xml, text/xml, */*'),
+      );
       return `GET ${g.what}: 200, XML ${xmlWithRoot(g, 'project')}`;
     });
     return { http, tool };

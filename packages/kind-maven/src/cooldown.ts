@@ -61,7 +61,11 @@ export async function tooNew(rc: RequestContext, name: string, versions: readonl
 }
 
 /** The publish time the runtime checks the cool-down against (none without one); a version without one is refused here. */
-export async function coolDownTime(rc: RequestContext, name: string, version: string | undefined): Promise<Date | undefined> {
+export async function coolDownTime(
+  rc: RequestContext,
+  name: string,
+  version: string | undefined,
+): Promise<Date | undefined> {
   if (coolDown(rc) === 0) return undefined;
   const at = version ? await pomTime(rc, name, version) : null;
   if (!at)

@@ -12,7 +12,8 @@ const ALGORITHMS = [
   { algorithm: 'sha1', hexLength: 40 },
 ] as const;
 
-const url = (pc: ProbeContext, path: string) => `${pc.registry.upstream}/${path.split('/').map(encodeURIComponent).join('/')}`;
+const url = (pc: ProbeContext, path: string) =>
+  `${pc.registry.upstream}/${path.split('/').map(encodeURIComponent).join('/')}`;
 
 /**
  * The strongest checksum file the upstream has beside `path`. Only a 404/410 moves on to a weaker one:
@@ -47,7 +48,15 @@ export const declaredDigests: DeclaredDigests = async (pc, name, versions, held)
       } catch {
         continue; // not a key of this layout
       }
-      if (r?.type !== 'file' || r.role !== 'primary' || r.mutable || r.coordinate.name !== name || r.coordinate.version !== version || r.path !== key) continue;
+      if (
+        r?.type !== 'file' ||
+        r.role !== 'primary' ||
+        r.mutable ||
+        r.coordinate.name !== name ||
+        r.coordinate.version !== version ||
+        r.path !== key
+      )
+        continue;
       if (asked++ >= MAX_VERSION_PROBES) return out;
       const d = await strongest(pc, key);
       if (d) out.push({ version, ...d });

@@ -5,7 +5,15 @@
  * version-level (SNAPSHOT) document describes one member's build, so the first member's is served. The
  * checksum files of the document are computed over exactly the merged bytes.
  */
-import { errors, reply, type GroupAsk, type GroupMerge, type GroupPart, type RequestContext, type RouteMatch } from '@hub/contract';
+import {
+  errors,
+  reply,
+  type GroupAsk,
+  type GroupMerge,
+  type GroupPart,
+  type RequestContext,
+  type RouteMatch,
+} from '@hub/contract';
 import type { MavenRequest } from './layout.js';
 import { checkMetadata, checksumOf, listedVersions } from './metadata.js';
 import { generateMetadata, lastUpdatedOf, upstreamLastUpdated } from './local-metadata.js';
@@ -13,7 +21,10 @@ import { generateMetadata, lastUpdatedOf, upstreamLastUpdated } from './local-me
 type MetadataRequest = Extract<MavenRequest, { type: 'metadata' }>;
 
 /** The members' documents that are maven-metadata.xml; the others are logged and left out. */
-function documents(rc: RequestContext, parts: readonly GroupPart[]): Array<{ member: string; xml: string; body: Buffer }> {
+function documents(
+  rc: RequestContext,
+  parts: readonly GroupPart[],
+): Array<{ member: string; xml: string; body: Buffer }> {
   const out: Array<{ member: string; xml: string; body: Buffer }> = [];
   for (const p of parts) {
     const why = checkMetadata(p.body);
@@ -40,7 +51,12 @@ export function mergeMetadataBodies(rc: RequestContext, r: MetadataRequest, part
     if (at && at > lastUpdated) lastUpdated = at;
   }
   const [group, artifact] = r.coordinate.name.split(':') as [string, string];
-  return generateMetadata({ group, artifact, versions: [...versions], lastUpdated: lastUpdated || lastUpdatedOf(new Date()) });
+  return generateMetadata({
+    group,
+    artifact,
+    versions: [...versions],
+    lastUpdated: lastUpdated || lastUpdatedOf(new Date()),
+  });
 }
 
 /** `maven-metadata.xml` below `maven2/`, as a route sees the segments. */

@@ -59,7 +59,8 @@ function bad(what: string, value: string): never {
 }
 
 function checkedGroup(segments: readonly string[]): string {
-  if (segments.length === 0 || segments.length > MAX_GROUP_SEGMENTS) throw errors.badRequest('a Maven group path needs 1 to 20 segments');
+  if (segments.length === 0 || segments.length > MAX_GROUP_SEGMENTS)
+    throw errors.badRequest('a Maven group path needs 1 to 20 segments');
   for (const s of segments) if (!GROUP_SEGMENT.test(s)) bad('group path segment', s);
   return segments.join('.');
 }
@@ -76,7 +77,8 @@ function checkedVersion(v: string): string {
 
 /** What follows `<artifactId>-` in a file name of version `version`: null when the file is not of that version. */
 function afterVersion(rest: string, version: string): { rest: string; mutable: boolean } | null {
-  if (!isSnapshot(version)) return rest.startsWith(version) ? { rest: rest.slice(version.length), mutable: false } : null;
+  if (!isSnapshot(version))
+    return rest.startsWith(version) ? { rest: rest.slice(version.length), mutable: false } : null;
   const base = version.slice(0, -'SNAPSHOT'.length);
   if (!rest.startsWith(base)) return null;
   const tail = rest.slice(base.length);
@@ -107,7 +109,9 @@ export function parseRequest(segments: readonly string[]): MavenRequest | null {
     return {
       type: 'metadata',
       path: version ? `${dir}/${version}/maven-metadata.xml` : `${dir}/maven-metadata.xml`,
-      coordinate: version ? { name: coordinateName(group, artifact), version } : { name: coordinateName(group, artifact) },
+      coordinate: version
+        ? { name: coordinateName(group, artifact), version }
+        : { name: coordinateName(group, artifact) },
       checksum,
       signature: suffix === 'asc',
     };

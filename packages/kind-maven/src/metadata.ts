@@ -63,7 +63,14 @@ export function rewriteMetadata(body: Buffer, hidden: ReadonlySet<string>): Buff
       while (from > 0 && /[ \t]/.test(xml[from - 1]!)) from--;
       if (from > 0 && xml[from - 1] === '\n') from--;
       if (from > 0 && xml[from - 1] === '\r') from--;
-      const span = { from, start: o.start, end: at.end, contentStart: o.contentStart, contentEnd: at.start, text: o.text.trim() };
+      const span = {
+        from,
+        start: o.start,
+        end: at.end,
+        contentStart: o.contentStart,
+        contentEnd: at.start,
+        text: o.text.trim(),
+      };
       if (path === 'metadata/versioning/versions/version') versions.push(span);
       else if (path === 'metadata/versioning/latest') pointers.latest = span;
       else if (path === 'metadata/versioning/release') pointers.release = span;
@@ -81,7 +88,11 @@ export function rewriteMetadata(body: Buffer, hidden: ReadonlySet<string>): Buff
     const p = pointers[key];
     if (!p || !hidden.has(p.text)) continue;
     const pick = choices[key];
-    edits.push(pick ? { start: p.contentStart, end: p.contentEnd, text: escapeText(pick) } : { start: p.from, end: p.end, text: '' });
+    edits.push(
+      pick
+        ? { start: p.contentStart, end: p.contentEnd, text: escapeText(pick) }
+        : { start: p.from, end: p.end, text: '' },
+    );
   }
   if (edits.length === 0) return body;
   edits.sort((a, b) => b.start - a.start);
@@ -91,4 +102,5 @@ export function rewriteMetadata(body: Buffer, hidden: ReadonlySet<string>): Buff
 }
 
 /** The checksum file hub serves for a document it served: the hex digest of exactly those bytes. */
-export const checksumOf = (body: Buffer, algorithm: ChecksumAlgorithm): string => crypto.createHash(algorithm).update(body).digest('hex');
+export const checksumOf = (body: Buffer, algorithm: ChecksumAlgorithm): string =>
+  crypto.createHash(algorithm).update(body).digest('hex');

@@ -1,6 +1,14 @@
 import crypto from 'node:crypto';
 import { pipeline, Transform, type Readable } from 'node:stream';
-import { errors, isHubError, reply, type Digest, type KindRoute, type RequestContext, type RouteMatch } from '@hub/contract';
+import {
+  errors,
+  isHubError,
+  reply,
+  type Digest,
+  type KindRoute,
+  type RequestContext,
+  type RouteMatch,
+} from '@hub/contract';
 import { checkChecksumHead } from './checks.js';
 import { CHECKSUMS, isSnapshot, parseRequest, type ChecksumAlgorithm, type MavenRequest } from './layout.js';
 import { checkDocument, walk } from './xml.js';
@@ -44,7 +52,8 @@ function claimedDigests(rc: RequestContext): Digest[] {
   for (const [header, algorithm] of CLAIMED) {
     const value = rc.headers[header];
     if (value === undefined) continue;
-    if (!new RegExp(`^[0-9a-fA-F]{${HEX_LENGTH[algorithm]}}$`).test(value)) throw errors.badRequest(`${header} must be ${HEX_LENGTH[algorithm]} hex digits`);
+    if (!new RegExp(`^[0-9a-fA-F]{${HEX_LENGTH[algorithm]}}$`).test(value))
+      throw errors.badRequest(`${header} must be ${HEX_LENGTH[algorithm]} hex digits`);
     out.push({ algorithm, hex: value });
   }
   return out;
@@ -73,7 +82,8 @@ export function pomIdentity(pom: Buffer): { groupId?: string; artifactId?: strin
   if (why) throw errors.badRequest(`the POM ${why}`);
   const found: Record<string, string> = {};
   walk(pom.toString('utf8'), (path, text) => {
-    if (/^project\/(?:parent\/)?(?:groupId|artifactId|version)$/.test(path) && found[path] === undefined) found[path] = text;
+    if (/^project\/(?:parent\/)?(?:groupId|artifactId|version)$/.test(path) && found[path] === undefined)
+      found[path] = text;
   });
   return {
     groupId: found['project/groupId'] || found['project/parent/groupId'] || undefined,
@@ -89,8 +99,10 @@ function checkPom(pom: Buffer, r: FileRequest): void {
   if (!id.groupId) throw errors.badRequest('the POM has no groupId (and no parent groupId)');
   const disagree: string[] = [];
   if (id.groupId !== group) disagree.push(`groupId "${id.groupId.slice(0, 100)}" (the path says "${group}")`);
-  if (id.artifactId !== artifact) disagree.push(`artifactId "${(id.artifactId ?? '').slice(0, 100)}" (the path says "${artifact}")`);
-  if (id.version !== version) disagree.push(`version "${(id.version ?? '').slice(0, 100)}" (the path says "${version}")`);
+  if (id.artifactId !== artifact)
+    disagree.push(`artifactId "${(id.artifactId ?? '').slice(0, 100)}" (the path says "${artifact}")`);
+  if (id.version !== version)
+    disagree.push(`version "${(id.version ?? '').slice(0, 100)}" (the path says "${version}")`);
   if (disagree.length) throw errors.badRequest(`the POM disagrees with its path: ${disagree.join(', ')}`);
 }
 
@@ -120,12 +132,30 @@ async function storeFile(rc: RequestContext, r: FileRequest): Promise<void> {
     pipeline(rc.body(), hashing, () => {});
     body = hashing;
   }
-  const contentType = r.role === 'signature' ? 'application/pgp-signature' : (CONTENT_TYPES[r.ext] ?? 'application/octet-stream');
+  const contentType =
+    r.role === 'signature' ? 'application/pgp-signature' : (CONTENT_TYPES[r.ext] ?? 'application/octet-stream');
   const format = r.role === 'primary' && ZIP_EXTS.has(r.ext) ? ('zip' as const) : undefined;
-  const stored = await rc.local.putFile({ key: r.path, coordinate, contentType, format, body, digests: claimedDigests(rc) });
-  const sums: Record<ChecksumAlgorithm, string> = { sha1: stored.sha1, md5: md5.digest('hex'), sha256: stored.sha256, sha512: stored.sha512 };
+  const stored = await rc.local.putFile({
+    key: r.path,
+    coordinate,
+    contentType,
+    format,
+    body,
+    digests: claimedDigests(rc),
+  });
+  const sums: Record<ChecksumAlgorithm, string> = {
+    sha1: stored.sha1,
+    md5: md5.digest('hex'),
+    sha256: stored.sha256,
+    sha512: stored.sha512,
+  };
   for (const algorithm of CHECKSUMS) {
-    await rc.local.putFile({ key: `${r.path}.${algorithm}`, coordinate, contentType: TEXT, body: Buffer.from(sums[algorithm]) });
+    await rc.local.putFile({
+      key: `${r.path}.${algorithm}`,
+      coordinate,
+      contentType: TEXT,
+      body: Buffer.from(sums[algorithm]),
+    });
   }
   if (isMainPom(r)) {
     await rc.local.addVersion(coordinate.name, coordinate.version!);
@@ -142,13 +172,16 @@ async function storeFile(rc: RequestContext, r: FileRequest): Promise<void> {
 async function checkChecksum(rc: RequestContext, r: FileRequest): Promise<void> {
   const algorithm = r.checksum!;
   const text = (await readBody(rc.body(), MAX_CHECKSUM_BYTES)).toString('latin1');
-  if (checkChecksumHead(algorithm)(Buffer.from(text, 'latin1'))) throw errors.badRequest(`${r.path} is not a ${algorithm} checksum file`);
+  if (checkChecksumHead(algorithm)(Buffer.from(text, 'latin1')))
+    throw errors.badRequest(`${r.path} is not a ${algorithm} checksum file`);
   const hex = text.trim().split(/\s+/)[0]!.toLowerCase();
   const target = r.path.slice(0, -(algorithm.length + 1));
-  if (!(await rc.local.file(target))) throw errors.badRequest(`${target} is not published here: PUT it before its checksum`);
+  if (!(await rc.local.file(target)))
+    throw errors.badRequest(`${target} is not published here: PUT it before its checksum`);
   const ours = await rc.local.file(r.path);
   if (!ours) throw errors.badRequest(`hub keeps no ${algorithm} for ${target}`);
-  if (ours.sha256 !== sha256(hex)) throw errors.badRequest(`the ${algorithm} sent for ${target} (${hex}) does not match the bytes hub received`);
+  if (ours.sha256 !== sha256(hex))
+    throw errors.badRequest(`the ${algorithm} sent for ${target} (${hex}) does not match the bytes hub received`);
 }
 
 /** PUT of maven-metadata.xml (or its checksums): accepted, within the size cap, and not kept. */
@@ -181,15 +214,25 @@ export const publishRoute: KindRoute = {
     return { coordinate: p.request.coordinate, params: { request: JSON.stringify(p.request) } };
   },
   async handle(rc, m) {
-    if (m.params!.refused) throw errors.badRequest(`${m.params!.refused}: a file is published in its own version folder`);
+    if (m.params!.refused)
+      throw errors.badRequest(`${m.params!.refused}: a file is published in its own version folder`);
     const r = JSON.parse(m.params!.request!) as MavenRequest;
     const version = r.coordinate.version;
     if (version !== undefined && isSnapshot(version))
-      throw errors.badRequest(`${r.coordinate.name}:${version}: hub does not take SNAPSHOT deploys (a published version never changes); deploy a release version`);
+      throw errors.badRequest(
+        `${r.coordinate.name}:${version}: hub does not take SNAPSHOT deploys (a published version never changes); deploy a release version`,
+      );
     if (r.type === 'metadata') {
       await dropMetadata(rc);
-      rc.recordAction('upload', r.coordinate, `${r.path}${r.checksum ? `.${r.checksum}` : ''} (not kept: hub generates it)`);
-      return reply.json({ path: r.path, stored: false, note: 'hub generates maven-metadata.xml from the versions published here' }, 201);
+      rc.recordAction(
+        'upload',
+        r.coordinate,
+        `${r.path}${r.checksum ? `.${r.checksum}` : ''} (not kept: hub generates it)`,
+      );
+      return reply.json(
+        { path: r.path, stored: false, note: 'hub generates maven-metadata.xml from the versions published here' },
+        201,
+      );
     }
     if (r.role === 'checksum') {
       await checkChecksum(rc, r);
@@ -217,9 +260,9 @@ export const deleteRoute: KindRoute = {
   },
   async handle(rc, m) {
     const { name, version } = m.coordinate!;
-    if (!(await rc.local.deleteVersion(name, version!))) throw errors.notFound(`${name}:${version} is not published here`);
+    if (!(await rc.local.deleteVersion(name, version!)))
+      throw errors.notFound(`${name}:${version} is not published here`);
     rc.recordAction('unpublish', m.coordinate!);
     return reply.json({ deleted: `${name}:${version}` }, 200);
   },
 };
-

@@ -1,6 +1,15 @@
 import crypto from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { errors, isHubError, reply, type Digest, type KindRoute, type MetadataSpec, type Reply, type RequestContext } from '@hub/contract';
+import {
+  errors,
+  isHubError,
+  reply,
+  type Digest,
+  type KindRoute,
+  type MetadataSpec,
+  type Reply,
+  type RequestContext,
+} from '@hub/contract';
 import { parseRequest, type MavenRequest } from './layout.js';
 import { checkMetadata, checksumOf, listedVersions, rewriteMetadata } from './metadata.js';
 import { generateMetadata, lastUpdatedOf, upstreamLastUpdated } from './local-metadata.js';
@@ -13,10 +22,15 @@ type MetadataRequest = Extract<MavenRequest, { type: 'metadata' }>;
 
 const TEXT = 'text/plain; charset=utf-8';
 
-const upstreamUrl = (rc: Pick<RequestContext, 'registry'>, path: string) => `${rc.registry.upstream}/${path.split('/').map(encodeURIComponent).join('/')}`;
+const upstreamUrl = (rc: Pick<RequestContext, 'registry'>, path: string) =>
+  `${rc.registry.upstream}/${path.split('/').map(encodeURIComponent).join('/')}`;
 
 /** maven-metadata.xml at `path`; an artifact's (`packageName` given) is kept when the upstream removes the artifact. */
-export const metadataSpec = (rc: Pick<RequestContext, 'registry'>, path: string, packageName?: string): MetadataSpec => ({
+export const metadataSpec = (
+  rc: Pick<RequestContext, 'registry'>,
+  path: string,
+  packageName?: string,
+): MetadataSpec => ({
   key: `metadata:${path}`,
   url: upstreamUrl(rc, path),
   check: checkMetadata,
@@ -40,7 +54,13 @@ async function readSmall(body: Reply['body'], max: number): Promise<string> {
 }
 
 /** One immutable file of a version folder, cached as an artifact. */
-function artifact(rc: RequestContext, r: FileRequest, checks: { format?: 'zip'; checkHead?: (h: Buffer) => string | null }, contentType: string, digest?: () => Promise<Digest | undefined>): Promise<Reply> {
+function artifact(
+  rc: RequestContext,
+  r: FileRequest,
+  checks: { format?: 'zip'; checkHead?: (h: Buffer) => string | null },
+  contentType: string,
+  digest?: () => Promise<Digest | undefined>,
+): Promise<Reply> {
   return rc.artifact({
     key: r.path,
     coordinate: r.coordinate,
@@ -90,7 +110,9 @@ function file(rc: RequestContext, r: FileRequest): Promise<Reply> {
   if (r.mutable) return mutableFile(rc, r);
   if (r.role === 'checksum') return artifact(rc, r, { checkHead: checkChecksumHead(r.checksum!) }, TEXT);
   if (r.role === 'signature') return artifact(rc, r, { checkHead: checkSignatureHead }, 'application/pgp-signature');
-  const checks = ZIP_EXTS.has(r.ext) ? { format: 'zip' as const } : { checkHead: r.ext === 'pom' ? checkPomHead : checkNotHtml };
+  const checks = ZIP_EXTS.has(r.ext)
+    ? { format: 'zip' as const }
+    : { checkHead: r.ext === 'pom' ? checkPomHead : checkNotHtml };
   return artifact(rc, r, checks, CONTENT_TYPES[r.ext] ?? 'application/octet-stream', () => upstreamSha1(rc, r));
 }
 
@@ -99,7 +121,8 @@ function file(rc: RequestContext, r: FileRequest): Promise<Reply> {
  * dropped from it, so its checksum files are computed here over exactly the bytes served.
  */
 async function metadata(rc: RequestContext, r: MetadataRequest): Promise<Reply> {
-  if (r.signature) throw errors.notFound('hub serves no signature for maven-metadata.xml (it may rewrite the document)');
+  if (r.signature)
+    throw errors.notFound('hub serves no signature for maven-metadata.xml (it may rewrite the document)');
   if (rc.registry.mode !== 'proxy') {
     const published = await publishedMetadata(rc, r);
     if (published) return published;
@@ -108,17 +131,29 @@ async function metadata(rc: RequestContext, r: MetadataRequest): Promise<Reply> 
   // Version-level (SNAPSHOT) metadata describes one version, which stays downloadable when unlisted.
   const hidden = new Set<string>(r.coordinate.version ? [] : await rc.hiddenVersions(r.coordinate.name));
   // A kept document (the upstream removed the artifact) offers only the versions hub holds.
-  if (doc.kept) for (const v of doc.derive('listed', (b) => listedVersions(b.toString('utf8')))) if (!doc.kept.heldVersions.has(v)) hidden.add(v);
+  if (doc.kept)
+    for (const v of doc.derive('listed', (b) => listedVersions(b.toString('utf8'))))
+      if (!doc.kept.heldVersions.has(v)) hidden.add(v);
   // The cool-down: too-new versions leave the listing too, and `<latest>`/`<release>` move back.
   if (!r.coordinate.version && coolDown(rc) > 0) {
     const upstream = doc.derive('listed', (b) => listedVersions(b.toString('utf8')));
-    for (const v of await tooNew(rc, r.coordinate.name, upstream.filter((v) => !hidden.has(v)))) hidden.add(v);
+    for (const v of await tooNew(
+      rc,
+      r.coordinate.name,
+      upstream.filter((v) => !hidden.has(v)),
+    ))
+      hidden.add(v);
   }
   const tag = `served:${[...hidden].sort().join('\n')}`;
   const served = doc.derive(tag, (b) => rewriteMetadata(b, hidden));
   const headers: Record<string, string> = { 'cache-control': 'no-cache' };
   if (doc.stale) headers['x-hub-stale'] = '1';
-  if (r.checksum) return reply.bytes(doc.derive(`${tag}:${r.checksum}`, () => checksumOf(served, r.checksum!)), TEXT, headers);
+  if (r.checksum)
+    return reply.bytes(
+      doc.derive(`${tag}:${r.checksum}`, () => checksumOf(served, r.checksum!)),
+      TEXT,
+      headers,
+    );
   return reply.bytes(served, 'application/xml', headers);
 }
 
@@ -132,7 +167,8 @@ async function publishedMetadata(rc: RequestContext, r: MetadataRequest): Promis
   const owned = rc.registry.mode === 'local' || (await rc.local.ownsName(name));
   // hub takes no SNAPSHOT deploys, so a published name has no version-level metadata.
   if (r.coordinate.version) {
-    if (owned) throw errors.notFound(`${name}:${r.coordinate.version} is not published here (hub takes no SNAPSHOT deploys)`);
+    if (owned)
+      throw errors.notFound(`${name}:${r.coordinate.version} is not published here (hub takes no SNAPSHOT deploys)`);
     return null;
   }
   const local = await rc.local.versions(name);
@@ -150,13 +186,23 @@ async function publishedMetadata(rc: RequestContext, r: MetadataRequest): Promis
     }
   }
   const hidden = new Set(await rc.hiddenVersions(name));
-  for (const v of await tooNew(rc, name, upstream.filter((v) => !hidden.has(v)))) hidden.add(v);
+  for (const v of await tooNew(
+    rc,
+    name,
+    upstream.filter((v) => !hidden.has(v)),
+  ))
+    hidden.add(v);
   // Maven has no yank: a version yanked here (by an operator) leaves the listing as an unlisted one does.
   const versions = [...upstream, ...local.filter((v) => !v.yanked).map((v) => v.version)].filter((v) => !hidden.has(v));
   if (local.length === 0 || versions.length === 0) throw errors.notFound(`no version of ${name} is published here`);
   const newest = lastUpdatedOf(new Date(Math.max(...local.map((v) => v.publishedAt.getTime()))));
   const [group, artifact] = name.split(':') as [string, string];
-  const body = generateMetadata({ group, artifact, versions, lastUpdated: upstreamUpdated && upstreamUpdated > newest ? upstreamUpdated : newest });
+  const body = generateMetadata({
+    group,
+    artifact,
+    versions,
+    lastUpdated: upstreamUpdated && upstreamUpdated > newest ? upstreamUpdated : newest,
+  });
   const served = r.checksum ? Buffer.from(checksumOf(body, r.checksum)) : body;
   const etag = `"${crypto.createHash('sha256').update(served).digest('hex').slice(0, 32)}"`;
   return reply.bytes(served, r.checksum ? TEXT : 'application/xml', { 'cache-control': 'no-cache', etag });

@@ -6,9 +6,17 @@ import { walk } from './xml.js';
  * (the container supplies it at run time, as an npm host supplies a peer); system is `build` (a local
  * file named at build time). `<optional>true</optional>` makes any of them `optional`.
  */
-const SCOPES: Record<string, SbomDependency['scope']> = { '': 'runtime', compile: 'runtime', runtime: 'runtime', test: 'dev', provided: 'peer', system: 'build' };
+const SCOPES: Record<string, SbomDependency['scope']> = {
+  '': 'runtime',
+  compile: 'runtime',
+  runtime: 'runtime',
+  test: 'dev',
+  provided: 'peer',
+  system: 'build',
+};
 
-const limitError = (message: string) => Object.assign(new Error(message), { name: 'ArchiveError', code: 'ARCHIVE_LIMIT' });
+const limitError = (message: string) =>
+  Object.assign(new Error(message), { name: 'ArchiveError', code: 'ARCHIVE_LIMIT' });
 
 /**
  * The direct dependencies a POM declares (`project/dependencies`, not dependencyManagement, plugins or
@@ -39,9 +47,18 @@ export function pomDependencies(xml: string, maxEntries = Infinity): SbomDepende
     },
   );
   // A module without its own groupId/version inherits the parent's.
-  for (const k of ['groupId', 'version']) if (!props.has(`project.${k}`) && props.has(`project.parent.${k}`)) props.set(`project.${k}`, props.get(`project.parent.${k}`)!);
+  for (const k of ['groupId', 'version'])
+    if (!props.has(`project.${k}`) && props.has(`project.parent.${k}`))
+      props.set(`project.${k}`, props.get(`project.parent.${k}`)!);
   const fill = (s: string) =>
-    s.replace(/\$\{([\w.-]+)\}/g, (all, key: string) => props.get(key) ?? props.get(key.replace(/^pom\./, 'project.')) ?? (key === 'version' || key === 'groupId' ? props.get(`project.${key}`) : undefined) ?? all);
+    s.replace(
+      /\$\{([\w.-]+)\}/g,
+      (all, key: string) =>
+        props.get(key) ??
+        props.get(key.replace(/^pom\./, 'project.')) ??
+        (key === 'version' || key === 'groupId' ? props.get(`project.${key}`) : undefined) ??
+        all,
+    );
   return deps
     .filter((d) => d.groupId && d.artifactId)
     .map((d) => {
@@ -54,6 +71,9 @@ export function pomDependencies(xml: string, maxEntries = Infinity): SbomDepende
 export const sbom: SbomExtractor = {
   appliesTo: (key) => key.endsWith('.pom'),
   async extract(body, limits: SbomLimits) {
-    return pomDependencies((await readCapped(body, limits.maxBytes, () => limitError('the POM exceeds the SBOM size cap'))).toString('utf8'), limits.maxEntries);
+    return pomDependencies(
+      (await readCapped(body, limits.maxBytes, () => limitError('the POM exceeds the SBOM size cap'))).toString('utf8'),
+      limits.maxEntries,
+    );
   },
 };

@@ -3,13 +3,29 @@
  * unlisted version held them: numbers compare numerically, and qualifiers rank
  * alpha < beta < milestone < rc < snapshot < (release) < sp < anything else (alphabetically).
  */
-const RANK: Record<string, number> = { alpha: 1, a: 1, beta: 2, b: 2, milestone: 3, m: 3, rc: 4, cr: 4, snapshot: 5, '': 6, ga: 6, final: 6, release: 6, sp: 7 };
+const RANK: Record<string, number> = {
+  alpha: 1,
+  a: 1,
+  beta: 2,
+  b: 2,
+  milestone: 3,
+  m: 3,
+  rc: 4,
+  cr: 4,
+  snapshot: 5,
+  '': 6,
+  ga: 6,
+  final: 6,
+  release: 6,
+  sp: 7,
+};
 
 type Item = bigint | string;
 
 function items(v: string): Item[] {
   const out: Item[] = [];
-  for (const part of v.toLowerCase().split(/[.-]/)) for (const piece of part.match(/\d+|[^\d]+/g) ?? ['']) out.push(/^\d/.test(piece) ? BigInt(piece) : piece);
+  for (const part of v.toLowerCase().split(/[.-]/))
+    for (const piece of part.match(/\d+|[^\d]+/g) ?? ['']) out.push(/^\d/.test(piece) ? BigInt(piece) : piece);
   // Trailing zeros and release qualifiers do not change a version (1.0 = 1 = 1-final).
   while (out.length && (out.at(-1) === 0n || RANK[out.at(-1) as string] === 6)) out.pop();
   return out;

@@ -18,7 +18,10 @@ export function firstElement(text: string): { name: string } | { refused: string
     while (i < text.length && /\s/.test(text[i]!)) i++;
     if (i >= text.length) return { incomplete: true };
     if (text[i] !== '<') return { refused: 'does not start with an XML tag' };
-    const skipped = [['<?', '?>'], ['<!--', '-->']].find(([open]) => text.startsWith(open!, i));
+    const skipped = [
+      ['<?', '?>'],
+      ['<!--', '-->'],
+    ].find(([open]) => text.startsWith(open!, i));
     if (skipped) {
       const end = text.indexOf(skipped[1]!, i + skipped[0]!.length);
       if (end === -1) return { incomplete: true };
@@ -26,7 +29,8 @@ export function firstElement(text: string): { name: string } | { refused: string
       continue;
     }
     if (/^<!doctype\s+html/i.test(text.slice(i, i + 20))) return { refused: 'is an HTML page' };
-    if (text.startsWith('<!', i)) return { refused: 'has a DOCTYPE or other declaration (not allowed: no entities are expanded)' };
+    if (text.startsWith('<!', i))
+      return { refused: 'has a DOCTYPE or other declaration (not allowed: no entities are expanded)' };
     const m = /^<([A-Za-z_][\w.:-]*)/.exec(text.slice(i, i + 256));
     if (!m) return text.length - i < 64 ? { incomplete: true } : { refused: 'does not start with an XML element' };
     if (localName(m[1]!).toLowerCase() === 'html') return { refused: 'is an HTML page' };
@@ -54,7 +58,11 @@ export function checkDocument(body: Buffer, root: string): string | null {
  * the root down (`project/dependencies/dependency/artifactId`), and `onClose(path)` as each element
  * with content ends.
  */
-export function walk(xml: string, onLeaf: (path: string, text: string) => void, onClose?: (path: string) => void): void {
+export function walk(
+  xml: string,
+  onLeaf: (path: string, text: string) => void,
+  onClose?: (path: string) => void,
+): void {
   const stack: string[] = [];
   let text = '';
   let leaf = true;

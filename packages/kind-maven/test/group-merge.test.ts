@@ -20,22 +20,32 @@ const vendor = Buffer.from(
     .toString()
     .replace('<latest>1.3</latest>', '<latest>2.0-SNAPSHOT</latest>')
     .replace('<release>1.3</release>', '<release>1.4</release>')
-    .replace(/<versions>[\s\S]*<\/versions>/, '<versions>\n      <version>1.3</version>\n      <version>1.4</version>\n      <version>2.0-SNAPSHOT</version>\n    </versions>')
+    .replace(
+      /<versions>[\s\S]*<\/versions>/,
+      '<versions>\n      <version>1.3</version>\n      <version>1.4</version>\n      <version>2.0-SNAPSHOT</version>\n    </versions>',
+    )
     .replace('20120709194934', '20240301000000'),
 );
 
-t.test('artifact-level metadata: the versions of every member, latest and release chosen again, the latest lastUpdated', async (t) => {
-  const { rc } = mergeContext();
-  const res = await merge(rc, [groupPart('internal', core), groupPart('vendor', vendor)], match(CORE));
-  t.equal(res.status, 200);
-  const xml = text(res);
-  t.same(listedVersions(xml), ['1.1', '1.2', '1.3.RC2', '1.3', '1.4', '2.0-SNAPSHOT'], 'each version once, in Maven order');
-  t.match(xml, '<latest>2.0-SNAPSHOT</latest>');
-  t.match(xml, '<release>1.4</release>');
-  t.match(xml, '<lastUpdated>20240301000000</lastUpdated>');
-  t.match(xml, '<groupId>org.hamcrest</groupId>');
-  t.match(xml, '<artifactId>hamcrest-core</artifactId>');
-});
+t.test(
+  'artifact-level metadata: the versions of every member, latest and release chosen again, the latest lastUpdated',
+  async (t) => {
+    const { rc } = mergeContext();
+    const res = await merge(rc, [groupPart('internal', core), groupPart('vendor', vendor)], match(CORE));
+    t.equal(res.status, 200);
+    const xml = text(res);
+    t.same(
+      listedVersions(xml),
+      ['1.1', '1.2', '1.3.RC2', '1.3', '1.4', '2.0-SNAPSHOT'],
+      'each version once, in Maven order',
+    );
+    t.match(xml, '<latest>2.0-SNAPSHOT</latest>');
+    t.match(xml, '<release>1.4</release>');
+    t.match(xml, '<lastUpdated>20240301000000</lastUpdated>');
+    t.match(xml, '<groupId>org.hamcrest</groupId>');
+    t.match(xml, '<artifactId>hamcrest-core</artifactId>');
+  },
+);
 
 t.test('checksum files are computed over the merged bytes, which the merge asks the members for', async (t) => {
   const { rc } = mergeContext();
@@ -44,12 +54,19 @@ t.test('checksum files are computed over the merged bytes, which the merge asks 
   for (const algorithm of ['sha1', 'md5', 'sha256', 'sha512'] as const) {
     const { ask, asked } = tableAsk({ [`maven2/${CORE}`]: parts });
     // The members' own checksums are what the request brought: not the merged document's.
-    const own = [groupPart('internal', crypto.createHash(algorithm).update(core).digest('hex')), groupPart('vendor', 'x')];
+    const own = [
+      groupPart('internal', crypto.createHash(algorithm).update(core).digest('hex')),
+      groupPart('vendor', 'x'),
+    ];
     const res = await merge(rc, own, match(`${CORE}.${algorithm}`), ask);
     t.equal(text(res), crypto.createHash(algorithm).update(doc).digest('hex'), algorithm);
     t.same(asked, [`maven2/${CORE}`]);
   }
-  await t.rejects(async () => merge(rc, [groupPart('a', 'x'), groupPart('b', 'y')], match(`${CORE}.sha1`)), { code: 'not_found' }, 'without GroupAsk: no checksum rather than a wrong one');
+  await t.rejects(
+    async () => merge(rc, [groupPart('a', 'x'), groupPart('b', 'y')], match(`${CORE}.sha1`)),
+    { code: 'not_found' },
+    'without GroupAsk: no checksum rather than a wrong one',
+  );
 });
 
 t.test('version-level (SNAPSHOT) metadata comes from the first member that has it', async (t) => {
@@ -67,7 +84,9 @@ t.test('a malformed member document is left out with a warning; all malformed is
   const res = await merge(rc, [groupPart('broken', html), groupPart('vendor', vendor)], match(CORE));
   t.same(listedVersions(text(res)), ['1.3', '1.4', '2.0-SNAPSHOT']);
   t.equal(warnings.length, 1);
-  await t.rejects(async () => merge(rc, [groupPart('a', html), groupPart('b', '<metadata')], match(CORE)), { code: 'upstream_error' });
+  await t.rejects(async () => merge(rc, [groupPart('a', html), groupPart('b', '<metadata')], match(CORE)), {
+    code: 'upstream_error',
+  });
 });
 
 t.test('hostile size: two members with 20000 versions each merge in linear time', async (t) => {

@@ -25,12 +25,25 @@ t.test('artifact files: coordinate, role and extension', async (t) => {
     mutable: false,
   });
   const r = (p: string) => parseRequest(seg(p)) as Record<string, unknown>;
-  t.match(r('maven2/junit/junit/4.13.2/junit-4.13.2.pom.sha1'), { role: 'checksum', checksum: 'sha1', ext: 'pom', coordinate: { name: 'junit:junit' } });
-  t.match(r('maven2/a/b/c/1.0/c-1.0-sources.jar.sha512'), { role: 'checksum', checksum: 'sha512', ext: 'jar', coordinate: { name: 'a.b:c', version: '1.0' } });
+  t.match(r('maven2/junit/junit/4.13.2/junit-4.13.2.pom.sha1'), {
+    role: 'checksum',
+    checksum: 'sha1',
+    ext: 'pom',
+    coordinate: { name: 'junit:junit' },
+  });
+  t.match(r('maven2/a/b/c/1.0/c-1.0-sources.jar.sha512'), {
+    role: 'checksum',
+    checksum: 'sha512',
+    ext: 'jar',
+    coordinate: { name: 'a.b:c', version: '1.0' },
+  });
   t.match(r('maven2/a/b/c/1.0/c-1.0.jar.asc'), { role: 'signature', ext: 'jar' });
   t.match(r('maven2/a/b/c/1.0/c-1.0.jar.asc.md5'), { role: 'checksum', checksum: 'md5', ext: 'jar' });
   t.match(r('maven2/a/b/c/1.0/c-1.0.tar.gz'), { role: 'primary', ext: 'gz' });
-  t.match(r('maven2/a/c/1.0-SNAPSHOT/c-1.0-20240101.120000-3.jar'), { mutable: false, coordinate: { version: '1.0-SNAPSHOT' } });
+  t.match(r('maven2/a/c/1.0-SNAPSHOT/c-1.0-20240101.120000-3.jar'), {
+    mutable: false,
+    coordinate: { version: '1.0-SNAPSHOT' },
+  });
   t.match(r('maven2/a/c/1.0-SNAPSHOT/c-1.0-SNAPSHOT.jar'), { mutable: true });
   t.match(r('maven2/a/c/1.0-SNAPSHOT/c-1.0-SNAPSHOT-tests.jar.sha1'), { mutable: true, role: 'checksum' });
 });
@@ -49,7 +62,11 @@ t.test('maven-metadata.xml at artifact level and SNAPSHOT level', async (t) => {
     path: 'org/example/snap/1.0-SNAPSHOT/maven-metadata.xml',
     coordinate: { name: 'org.example:snap', version: '1.0-SNAPSHOT' },
   });
-  t.match(parseRequest(seg('maven2/org/apache/maven/plugins/maven-metadata.xml')), { coordinate: { name: 'org.apache.maven:plugins' } }, 'group-level metadata is served the same way');
+  t.match(
+    parseRequest(seg('maven2/org/apache/maven/plugins/maven-metadata.xml')),
+    { coordinate: { name: 'org.apache.maven:plugins' } },
+    'group-level metadata is served the same way',
+  );
 });
 
 t.test('not a maven2 path: no match (404)', async (t) => {
@@ -92,12 +109,27 @@ t.test('coordinate codec: group:artifact[:version] round-trips', async (t) => {
   const { parse, format } = maven.coordinate;
   t.same(parse('org.hamcrest:hamcrest-core'), { name: 'org.hamcrest:hamcrest-core' });
   t.same(parse('org.hamcrest:hamcrest-core:1.3'), { name: 'org.hamcrest:hamcrest-core', version: '1.3' });
-  for (const text of ['org.hamcrest:hamcrest-core', 'junit:junit:4.13.2', 'a.b:c:1.0-SNAPSHOT']) t.equal(format(parse(text)!), text);
-  for (const bad of ['hamcrest', 'org..x:y', 'org/x:y', 'a:b:c:d', ':b', 'a:', 'a:b:..', 'a:b:']) t.equal(parse(bad), null, bad);
+  for (const text of ['org.hamcrest:hamcrest-core', 'junit:junit:4.13.2', 'a.b:c:1.0-SNAPSHOT'])
+    t.equal(format(parse(text)!), text);
+  for (const bad of ['hamcrest', 'org..x:y', 'org/x:y', 'a:b:c:d', ':b', 'a:', 'a:b:..', 'a:b:'])
+    t.equal(parse(bad), null, bad);
 });
 
 t.test("Maven's version order", async (t) => {
-  const sorted = ['1.0-alpha-1', '1.0-beta', '1.0-rc1', '1.0-SNAPSHOT', '1.0', '1.0-sp1', '1.0.1', '1.1', '1.3.RC2', '1.3', '2', '10.0'];
+  const sorted = [
+    '1.0-alpha-1',
+    '1.0-beta',
+    '1.0-rc1',
+    '1.0-SNAPSHOT',
+    '1.0',
+    '1.0-sp1',
+    '1.0.1',
+    '1.1',
+    '1.3.RC2',
+    '1.3',
+    '2',
+    '10.0',
+  ];
   const shuffled = [...sorted].reverse();
   t.same(shuffled.sort(compareMavenVersions), sorted);
   t.equal(compareMavenVersions('1.0', '1.0.0'), 0);

@@ -35,8 +35,24 @@ export function project(t: Test, mirror: string, auth: Auth, files: Record<strin
   const settings = path.join(dir, 'settings.xml');
   fs.writeFileSync(settings, settingsXml(mirror, auth));
   fs.mkdirSync(path.join(dir, 'home'));
-  const args = ['-B', '-ntp', '-s', settings, '-gs', settings, `-Dmaven.repo.local=${path.join(dir, 'repo')}`, '-f', path.join(dir, 'app', 'pom.xml'), ...goals];
-  const env = { PATH: process.env.PATH, HOME: path.join(dir, 'home'), JAVA_HOME: process.env.JAVA_HOME ?? '', MAVEN_OPTS: `-Duser.home=${path.join(dir, 'home')}` };
+  const args = [
+    '-B',
+    '-ntp',
+    '-s',
+    settings,
+    '-gs',
+    settings,
+    `-Dmaven.repo.local=${path.join(dir, 'repo')}`,
+    '-f',
+    path.join(dir, 'app', 'pom.xml'),
+    ...goals,
+  ];
+  const env = {
+    PATH: process.env.PATH,
+    HOME: path.join(dir, 'home'),
+    JAVA_HOME: process.env.JAVA_HOME ?? '',
+    MAVEN_OPTS: `-Duser.home=${path.join(dir, 'home')}`,
+  };
   return {
     dir,
     repo: (p: string) => path.join(dir, 'repo', p),
@@ -47,7 +63,13 @@ export function project(t: Test, mirror: string, auth: Auth, files: Record<strin
 /** Runs mvn; on failure, fails the test with mvn's ERROR lines and returns null. */
 export async function mvn(t: Test, p: ReturnType<typeof project>) {
   return p.run().catch((e: { stdout?: string; stderr?: string; message: string }) => {
-    t.fail(`mvn failed: ${e.message}\n${(e.stdout ?? '').split('\n').filter((l) => /ERROR|WARN/.test(l)).slice(0, 30).join('\n')}`);
+    t.fail(
+      `mvn failed: ${e.message}\n${(e.stdout ?? '')
+        .split('\n')
+        .filter((l) => /ERROR|WARN/.test(l))
+        .slice(0, 30)
+        .join('\n')}`,
+    );
     return null;
   });
 }

@@ -46,7 +46,7 @@ t.test('no listing upstream (a repository without metadata): per-version HEADs',
   t.same(
     snap.map((r) => r.answer),
     ['present', 'absent'],
-    "a SNAPSHOT is asked for by its own maven-metadata.xml",
+    'a SNAPSHOT is asked for by its own maven-metadata.xml',
   );
   t.equal(s.upstream.count('/org/example/snap/1.0-SNAPSHOT/maven-metadata.xml'), 1);
 });
@@ -56,22 +56,39 @@ t.test('5xx, timeouts, HTML answers and a dead upstream are inconclusive, never 
   const probe = probeWith(s);
   s.upstream.fault('/', { type: 'status', status: 503 });
   const down = await probe('org.hamcrest:hamcrest-core', ['1.3', '1.0']);
-  t.same(down.map((r) => r.answer), ['inconclusive', 'inconclusive']);
+  t.same(
+    down.map((r) => r.answer),
+    ['inconclusive', 'inconclusive'],
+  );
   t.match(down[0]?.detail, /503/);
 
   s.upstream.clearFaults();
   s.upstream.fault(`/${CORE}/maven-metadata.xml`, { type: 'html200' });
   s.upstream.fault(`/${CORE}/1.0/`, { type: 'html200' });
   const html = await probe('org.hamcrest:hamcrest-core', ['1.3', '1.0']);
-  t.same(html.map((r) => [r.answer, r.rung]), [['present', 'version'], ['inconclusive', 'version']], 'an HTML listing is ignored; an HTML 200 proves nothing');
+  t.same(
+    html.map((r) => [r.answer, r.rung]),
+    [
+      ['present', 'version'],
+      ['inconclusive', 'version'],
+    ],
+    'an HTML listing is ignored; an HTML 200 proves nothing',
+  );
 
   s.upstream.clearFaults();
   s.upstream.fault(`/${CORE}/1.0/`, { type: 'status', status: 429 });
-  t.same((await probe('org.hamcrest:hamcrest-core', ['1.0'])).map((r) => r.answer), ['inconclusive'], '429');
+  t.same(
+    (await probe('org.hamcrest:hamcrest-core', ['1.0'])).map((r) => r.answer),
+    ['inconclusive'],
+    '429',
+  );
 
   s.upstream.down();
   const gone = await probe('org.hamcrest:hamcrest-core', ['1.3']);
-  t.same(gone.map((r) => r.answer), ['inconclusive']);
+  t.same(
+    gone.map((r) => r.answer),
+    ['inconclusive'],
+  );
 });
 
 t.test(`at most ${MAX_VERSION_PROBES} versions are asked for one by one`, async (t) => {
@@ -79,10 +96,16 @@ t.test(`at most ${MAX_VERSION_PROBES} versions are asked for one by one`, async 
   const probe = probeWith(s);
   const versions = Array.from({ length: 30 }, (_, i) => `0.${i}`);
   const res = await probe('org.hamcrest:hamcrest-core', ['1.3', ...versions]);
-  t.equal(s.upstream.count((r) => r.method === 'HEAD'), MAX_VERSION_PROBES);
+  t.equal(
+    s.upstream.count((r) => r.method === 'HEAD'),
+    MAX_VERSION_PROBES,
+  );
   t.equal(res.length, 31);
   t.equal(res[0]?.answer, 'present', 'listed versions do not count against the cap');
   t.equal(res.filter((r) => r.answer === 'absent').length, MAX_VERSION_PROBES);
   t.equal(res.filter((r) => r.answer === 'inconclusive').length, 5);
-  t.same((await probe('not-a-coordinate', ['1'])).map((r) => r.answer), ['inconclusive']);
+  t.same(
+    (await probe('not-a-coordinate', ['1'])).map((r) => r.answer),
+    ['inconclusive'],
+  );
 });

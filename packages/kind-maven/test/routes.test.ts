@@ -27,7 +27,11 @@ t.test('packages/kind-maven/README.md / 4.3: maven-metadata.xml has <metadata>, 
   t.match(pom.headers.get('content-type'), /xml/);
   t.match(pom.body.toString(), /<project[\s>][\s\S]*<\/project>/);
   t.same(pom.body, fixture(CORE_POM));
-  t.same(s.upstream.requests.map((r) => r.url), [`/${CORE}/maven-metadata.xml`, `/${CORE_POM}.sha1`, `/${CORE_POM}`], 'the .sha1 first, then the POM');
+  t.same(
+    s.upstream.requests.map((r) => r.url),
+    [`/${CORE}/maven-metadata.xml`, `/${CORE_POM}.sha1`, `/${CORE_POM}`],
+    'the .sha1 first, then the POM',
+  );
 });
 
 t.test('a jar is verified against the upstream .sha1, cached, and its checksum served from the cache', async (t) => {
@@ -115,7 +119,12 @@ t.test('upstream failing: 502 with nothing cached, the cached copy otherwise', a
 
 t.test('a 200 HTML page is never cached', async (t) => {
   const s = await setup(t, { config: OPEN });
-  for (const p of [CORE_POM, CORE_JAR, `${CORE}/maven-metadata.xml`, 'org/hamcrest/hamcrest-parent/1.3/hamcrest-parent-1.3.pom']) {
+  for (const p of [
+    CORE_POM,
+    CORE_JAR,
+    `${CORE}/maven-metadata.xml`,
+    'org/hamcrest/hamcrest-parent/1.3/hamcrest-parent-1.3.pom',
+  ]) {
     s.upstream.fault(exact(p), { type: 'html200' });
     const res = await get(`${s.repo}/${p}`);
     t.equal(res.status, 502, `${p}: refused`);
@@ -153,7 +162,12 @@ t.test('a body that does not match the upstream .sha1 is refused and not cached'
     (e: Error) => e,
   );
   // A cut after the headers is a reset, never a refused connection (which would mean the hub was not there).
-  if (streamed instanceof Error) t.equal((streamed as NodeJS.ErrnoException).code, 'ECONNRESET', `the connection was cut mid-answer (${streamed.message})`);
+  if (streamed instanceof Error)
+    t.equal(
+      (streamed as NodeJS.ErrnoException).code,
+      'ECONNRESET',
+      `the connection was cut mid-answer (${streamed.message})`,
+    );
   else {
     t.not(streamed.status, 200, 'not a 200');
     t.equal(streamed.status, 502);
@@ -164,50 +178,64 @@ t.test('a body that does not match the upstream .sha1 is refused and not cached'
   t.same(jar.body, fixture(CORE_JAR));
 });
 
-t.test('a wrong upstream .sha1 is not pinned: the file it failed drops it, and the next request fetches both again', async (t) => {
-  const s = await setup(t, { config: OPEN });
-  const tiny = 'org/example/tiny/1.0/tiny-1.0.pom';
-  s.upstream.fault(exact(`${tiny}.sha1`), { type: 'status', status: 200, body: `${'0'.repeat(40)}\n` }, 1);
-  const bad = await get(`${s.repo}/${tiny}`);
-  t.equal(bad.status, 502, 'the file does not match the wrong checksum');
-  t.match(bad.json().error.message, /sha1 mismatch/);
-  await s.hub.artifacts.idle();
-  t.notOk(await cachedRow(s, `${tiny}.sha1`), 'the wrong checksum left the cache with it');
-  // The upstream is right again (the fault was for one request).
-  const good = await get(`${s.repo}/${tiny}`);
-  t.equal(good.status, 200, 'the file is served once the upstream is fixed, with no purge');
-  t.same(good.body, fixture(tiny));
-  const sum = await get(`${s.repo}/${tiny}.sha1`);
-  t.equal(sum.body.toString().trim().slice(0, 40), hash('sha1', fixture(tiny)), 'and the corrected checksum is served');
-  t.equal(upstreamGets(s, `${tiny}.sha1`), 2, 'the checksum was fetched again');
-});
+t.test(
+  'a wrong upstream .sha1 is not pinned: the file it failed drops it, and the next request fetches both again',
+  async (t) => {
+    const s = await setup(t, { config: OPEN });
+    const tiny = 'org/example/tiny/1.0/tiny-1.0.pom';
+    s.upstream.fault(exact(`${tiny}.sha1`), { type: 'status', status: 200, body: `${'0'.repeat(40)}\n` }, 1);
+    const bad = await get(`${s.repo}/${tiny}`);
+    t.equal(bad.status, 502, 'the file does not match the wrong checksum');
+    t.match(bad.json().error.message, /sha1 mismatch/);
+    await s.hub.artifacts.idle();
+    t.notOk(await cachedRow(s, `${tiny}.sha1`), 'the wrong checksum left the cache with it');
+    // The upstream is right again (the fault was for one request).
+    const good = await get(`${s.repo}/${tiny}`);
+    t.equal(good.status, 200, 'the file is served once the upstream is fixed, with no purge');
+    t.same(good.body, fixture(tiny));
+    const sum = await get(`${s.repo}/${tiny}.sha1`);
+    t.equal(
+      sum.body.toString().trim().slice(0, 40),
+      hash('sha1', fixture(tiny)),
+      'and the corrected checksum is served',
+    );
+    t.equal(upstreamGets(s, `${tiny}.sha1`), 2, 'the checksum was fetched again');
+  },
+);
 
-t.test('a wrong upstream .sha1 is dropped before the 502 is sent: a client retrying at once gets the refetched file (#26)', async (t) => {
-  const s = await setup(t, { config: OPEN });
-  const tiny = 'org/example/tiny/1.0/tiny-1.0.pom';
-  s.upstream.fault(exact(`${tiny}.sha1`), { type: 'status', status: 200, body: `${'0'.repeat(40)}\n` }, 1);
-  const bad = await get(`${s.repo}/${tiny}`);
-  t.equal(bad.status, 502, 'the file does not match the wrong checksum');
-  t.match(bad.json().error.message, /sha1 mismatch/);
-  // No waiting for hub's background work: the retry comes right after the answer, as mvn's does.
-  const retry = await get(`${s.repo}/${tiny}`);
-  t.equal(retry.status, 200, 'the retry right after the 502 is served');
-  t.same(retry.body, fixture(tiny), 'with the right bytes');
-  t.equal(upstreamGets(s, `${tiny}.sha1`), 2, 'the checksum was fetched again for it');
-  const sum = await get(`${s.repo}/${tiny}.sha1`);
-  t.equal(sum.body.toString().trim().slice(0, 40), hash('sha1', fixture(tiny)), 'and the corrected checksum is what is cached');
+t.test(
+  'a wrong upstream .sha1 is dropped before the 502 is sent: a client retrying at once gets the refetched file (#26)',
+  async (t) => {
+    const s = await setup(t, { config: OPEN });
+    const tiny = 'org/example/tiny/1.0/tiny-1.0.pom';
+    s.upstream.fault(exact(`${tiny}.sha1`), { type: 'status', status: 200, body: `${'0'.repeat(40)}\n` }, 1);
+    const bad = await get(`${s.repo}/${tiny}`);
+    t.equal(bad.status, 502, 'the file does not match the wrong checksum');
+    t.match(bad.json().error.message, /sha1 mismatch/);
+    // No waiting for hub's background work: the retry comes right after the answer, as mvn's does.
+    const retry = await get(`${s.repo}/${tiny}`);
+    t.equal(retry.status, 200, 'the retry right after the 502 is served');
+    t.same(retry.body, fixture(tiny), 'with the right bytes');
+    t.equal(upstreamGets(s, `${tiny}.sha1`), 2, 'the checksum was fetched again for it');
+    const sum = await get(`${s.repo}/${tiny}.sha1`);
+    t.equal(
+      sum.body.toString().trim().slice(0, 40),
+      hash('sha1', fixture(tiny)),
+      'and the corrected checksum is what is cached',
+    );
 
-  // A large jar is streamed while it arrives: the cut connection, too, comes only after the checksum is gone.
-  s.upstream.fault(exact(`${CORE_JAR}.sha1`), { type: 'status', status: 200, body: `${'1'.repeat(40)}\n` }, 1);
-  const streamed = await get(`${s.repo}/${CORE_JAR}`).then(
-    (r) => r.status,
-    (e: NodeJS.ErrnoException) => e.code,
-  );
-  t.not(streamed, 200, `the jar failing its wrong checksum is not a 200 (${streamed})`);
-  const jar = await get(`${s.repo}/${CORE_JAR}`);
-  t.equal(jar.status, 200, 'the retry right after the cut is served');
-  t.same(jar.body, fixture(CORE_JAR));
-});
+    // A large jar is streamed while it arrives: the cut connection, too, comes only after the checksum is gone.
+    s.upstream.fault(exact(`${CORE_JAR}.sha1`), { type: 'status', status: 200, body: `${'1'.repeat(40)}\n` }, 1);
+    const streamed = await get(`${s.repo}/${CORE_JAR}`).then(
+      (r) => r.status,
+      (e: NodeJS.ErrnoException) => e.code,
+    );
+    t.not(streamed, 200, `the jar failing its wrong checksum is not a 200 (${streamed})`);
+    const jar = await get(`${s.repo}/${CORE_JAR}`);
+    t.equal(jar.status, 200, 'the retry right after the cut is served');
+    t.same(jar.body, fixture(CORE_JAR));
+  },
+);
 
 t.test('without an upstream .sha1 only the structural checks apply; a failing .sha1 refuses the file', async (t) => {
   const s = await setup(t, { config: OPEN });
@@ -248,12 +276,19 @@ t.test('blocked coordinates: 403 package_blocked, before any upstream request', 
   const refused = await get(`${s.repo}/${parent}`);
   t.equal(refused.status, 403, 'a cached artifact is refused too');
   t.equal(refused.json().error.code, 'package_blocked');
-  t.equal((await get(`${s.repo}/org/hamcrest/hamcrest-parent/maven-metadata.xml`)).status, 403, 'a package block covers the metadata');
+  t.equal(
+    (await get(`${s.repo}/org/hamcrest/hamcrest-parent/maven-metadata.xml`)).status,
+    403,
+    'a package block covers the metadata',
+  );
 });
 
 t.test('unlisted versions leave maven-metadata.xml; its checksums match the served bytes', async (t) => {
   const s = await setup(t, { config: OPEN });
-  await s.hub.services.unlisting.add({ registry: 'maven', package_name: 'org.hamcrest:hamcrest-core', version: '1.3' }, 'admin');
+  await s.hub.services.unlisting.add(
+    { registry: 'maven', package_name: 'org.hamcrest:hamcrest-core', version: '1.3' },
+    'admin',
+  );
   const meta = await get(`${s.repo}/${CORE}/maven-metadata.xml`);
   t.equal(meta.status, 200);
   const xml = meta.body.toString();
@@ -268,7 +303,11 @@ t.test('unlisted versions leave maven-metadata.xml; its checksums match the serv
     t.not(sum.body.toString(), hash(alg, fixture(`${CORE}/maven-metadata.xml`)), `${alg} is not the upstream's`);
   }
   t.equal(upstreamGets(s, `${CORE}/maven-metadata.xml`), 1, 'one upstream fetch for the document and its checksums');
-  t.equal(s.upstream.count((r) => r.url.includes('maven-metadata.xml.')), 0, 'upstream metadata checksums are never used');
+  t.equal(
+    s.upstream.count((r) => r.url.includes('maven-metadata.xml.')),
+    0,
+    'upstream metadata checksums are never used',
+  );
   const pinned = await get(`${s.repo}/${CORE_JAR}`);
   t.equal(pinned.status, 200, 'an unlisted version stays downloadable by exact version');
 });
@@ -282,39 +321,54 @@ t.test('maven-metadata.xml is mutable (registry TTL); artifacts are not', async 
   const revalidation = s.upstream.requests.filter((r) => r.url === `/${CORE}/maven-metadata.xml`)[1];
   t.ok(revalidation?.headers['if-none-match'], 'revalidated with the ETag');
 
-  const newer = fixture(`${CORE}/maven-metadata.xml`).toString().replace('<version>1.3</version>', '<version>1.3</version>\n      <version>1.4</version>').replace(/1\.3<\/(latest|release)>/g, '1.4</$1>');
-  s.upstream.fault(exact(`${CORE}/maven-metadata.xml`), { type: 'status', status: 200, body: newer, headers: { 'content-type': 'application/xml' } });
+  const newer = fixture(`${CORE}/maven-metadata.xml`)
+    .toString()
+    .replace('<version>1.3</version>', '<version>1.3</version>\n      <version>1.4</version>')
+    .replace(/1\.3<\/(latest|release)>/g, '1.4</$1>');
+  s.upstream.fault(exact(`${CORE}/maven-metadata.xml`), {
+    type: 'status',
+    status: 200,
+    body: newer,
+    headers: { 'content-type': 'application/xml' },
+  });
   const third = await get(`${s.repo}/${CORE}/maven-metadata.xml`);
   t.equal(third.body.toString(), newer, 'the new upstream document');
-  t.equal((await get(`${s.repo}/${CORE}/maven-metadata.xml.sha1`)).body.toString(), hash('sha1', newer), 'and its checksum');
+  t.equal(
+    (await get(`${s.repo}/${CORE}/maven-metadata.xml.sha1`)).body.toString(),
+    hash('sha1', newer),
+    'and its checksum',
+  );
 
   await get(`${s.repo}/${CORE_POM}`);
   await get(`${s.repo}/${CORE_POM}`);
   t.equal(upstreamGets(s, CORE_POM), 1, 'a POM is fetched once');
 });
 
-t.test('SNAPSHOTs: version metadata is mutable, timestamped files are cached, non-unique files pass through', async (t) => {
-  const s = await setup(t, { config: OPEN });
-  const dir = 'org/example/snap/1.0-SNAPSHOT';
-  const meta = await get(`${s.repo}/${dir}/maven-metadata.xml`);
-  t.equal(meta.status, 200);
-  t.match(meta.body.toString(), /<snapshotVersions>/);
-  t.equal((await get(`${s.repo}/${dir}/maven-metadata.xml.md5`)).body.toString(), hash('md5', meta.body));
+t.test(
+  'SNAPSHOTs: version metadata is mutable, timestamped files are cached, non-unique files pass through',
+  async (t) => {
+    const s = await setup(t, { config: OPEN });
+    const dir = 'org/example/snap/1.0-SNAPSHOT';
+    const meta = await get(`${s.repo}/${dir}/maven-metadata.xml`);
+    t.equal(meta.status, 200);
+    t.match(meta.body.toString(), /<snapshotVersions>/);
+    t.equal((await get(`${s.repo}/${dir}/maven-metadata.xml.md5`)).body.toString(), hash('md5', meta.body));
 
-  const stamped = `${dir}/snap-1.0-20240101.120000-1.pom`;
-  t.equal((await get(`${s.repo}/${stamped}`)).status, 200);
-  t.ok(await cachedRow(s, stamped), 'a timestamped SNAPSHOT file never changes: cached');
+    const stamped = `${dir}/snap-1.0-20240101.120000-1.pom`;
+    t.equal((await get(`${s.repo}/${stamped}`)).status, 200);
+    t.ok(await cachedRow(s, stamped), 'a timestamped SNAPSHOT file never changes: cached');
 
-  const plain = `${dir}/snap-1.0-SNAPSHOT.pom`;
-  const a = await get(`${s.repo}/${plain}`);
-  t.equal(a.status, 200);
-  t.same(a.body, fixture(plain));
-  t.equal(a.headers.get('cache-control'), 'no-cache');
-  await get(`${s.repo}/${plain}`);
-  t.equal(upstreamGets(s, plain), 2, 'a non-unique SNAPSHOT file is asked for every time');
-  t.notOk(await cachedRow(s, plain));
-  t.equal((await get(`${s.repo}/${dir}/snap-1.0-SNAPSHOT.jar`)).status, 404);
-});
+    const plain = `${dir}/snap-1.0-SNAPSHOT.pom`;
+    const a = await get(`${s.repo}/${plain}`);
+    t.equal(a.status, 200);
+    t.same(a.body, fixture(plain));
+    t.equal(a.headers.get('cache-control'), 'no-cache');
+    await get(`${s.repo}/${plain}`);
+    t.equal(upstreamGets(s, plain), 2, 'a non-unique SNAPSHOT file is asked for every time');
+    t.notOk(await cachedRow(s, plain));
+    t.equal((await get(`${s.repo}/${dir}/snap-1.0-SNAPSHOT.jar`)).status, 404);
+  },
+);
 
 t.test('hostile group paths: 400, no upstream request, nothing read outside the store', async (t) => {
   const s = await setup(t, { config: OPEN });

@@ -35,7 +35,10 @@ t.test('every scope, properties, and what is not a dependency', async (t) => {
     { name: 'org.example:managed', range: '', scope: 'runtime' },
     { name: 'org.example:amp&dep', range: '6', scope: 'runtime' },
   ]);
-  t.notOk(deps.some((d) => d.name.includes('not-a-dependency')), 'dependencyManagement, plugin and profile dependencies are left out');
+  t.notOk(
+    deps.some((d) => d.name.includes('not-a-dependency')),
+    'dependencyManagement, plugin and profile dependencies are left out',
+  );
 });
 
 t.test('entities are never expanded: a DOCTYPE is refused', async (t) => {
@@ -46,7 +49,9 @@ t.test('caps: bytes and entries', async (t) => {
   const pom = `${UPSTREAM}junit/junit/4.13.2/junit-4.13.2.pom`;
   const big = await extract(pom, { maxBytes: 1000, maxEntries: 1000 }).catch((e: unknown) => e);
   t.ok(isArchiveError(big, 'ARCHIVE_LIMIT'), 'the size cap');
-  const many = await extract(`${FIXTURES}poms/scopes.pom`, { maxBytes: 1 << 20, maxEntries: 3 }).catch((e: unknown) => e);
+  const many = await extract(`${FIXTURES}poms/scopes.pom`, { maxBytes: 1 << 20, maxEntries: 3 }).catch(
+    (e: unknown) => e,
+  );
   t.ok(isArchiveError(many, 'ARCHIVE_LIMIT'), 'the entry cap');
   // A stream that never ends is not read past the cap.
   let produced = 0;

@@ -1,7 +1,14 @@
 import { fileURLToPath } from 'node:url';
 import type { Test } from 'tap';
 import { defineKind, reply } from '@hub/runtime';
-import { rawRequest, startFixtureUpstream, startTestHub, type FixtureUpstream, type TestHub, type TestHubOptions } from '@hub/testkit';
+import {
+  rawRequest,
+  startFixtureUpstream,
+  startTestHub,
+  type FixtureUpstream,
+  type TestHub,
+  type TestHubOptions,
+} from '@hub/testkit';
 import maven from '../src/index.js';
 
 /**
@@ -24,7 +31,14 @@ export const otherKind = defineKind({
   addressing: 'package',
   description: 'a kind with one route, for wrong-kind tests',
   coordinate: { parse: (t) => ({ name: t }), format: (c) => c.name },
-  routes: [{ id: 'ping', match: (s) => (s.length === 1 && s[0] === 'ping' ? {} : null), permission: null, handle: async () => reply.json({ ok: true }) }],
+  routes: [
+    {
+      id: 'ping',
+      match: (s) => (s.length === 1 && s[0] === 'ping' ? {} : null),
+      permission: null,
+      handle: async () => reply.json({ ok: true }),
+    },
+  ],
 });
 
 export interface MavenSetup extends TestHub {
@@ -57,4 +71,5 @@ export async function setup(
 export const OPEN = { auth: { anonymous: ['source:read'] } };
 
 /** GET (or another method) with the path sent exactly as written. */
-export const get = (url: string, headers: Record<string, string> = {}, method = 'GET') => rawRequest(url, { headers, method });
+export const get = (url: string, headers: Record<string, string> = {}, method = 'GET') =>
+  rawRequest(url, { headers, method });

@@ -19,7 +19,8 @@ const whoami: KindRoute = {
   id: 'whoami',
   match: (s) => (s.length === 2 && s[0] === '-' && s[1] === 'whoami' ? {} : null),
   async handle(rc) {
-    if (rc.user === null) throw errors.unauthenticated('no token was sent: npm whoami needs an _authToken for this registry in .npmrc');
+    if (rc.user === null)
+      throw errors.unauthenticated('no token was sent: npm whoami needs an _authToken for this registry in .npmrc');
     return json({ username: rc.user });
   },
 };
@@ -61,9 +62,12 @@ const unsupported: KindRoute = {
   id: 'npm-unsupported',
   methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'],
   permission: null,
-  match: (s) => (s[0] === '-' && s.length > 1 && s[1] !== 'package' ? { params: { what: s.slice(0, 3).join('/') } } : null),
+  match: (s) =>
+    s[0] === '-' && s.length > 1 && s[1] !== 'package' ? { params: { what: s.slice(0, 3).join('/') } } : null,
   handle: async (rc, m) => {
-    throw errors.notFound(`hub does not serve npm's /${m.params!.what!.slice(0, 100)}/… requests (see the npm kind's README for what it serves)`);
+    throw errors.notFound(
+      `hub does not serve npm's /${m.params!.what!.slice(0, 100)}/… requests (see the npm kind's README for what it serves)`,
+    );
   },
 };
 

@@ -11,7 +11,12 @@ import { npmVersionRange } from './version-range.js';
  * `hard_block` (refused everywhere) is critical, `gate` (refused under a security profile) high, `warn`
  * moderate, `info` info.
  */
-const SEVERITY: Readonly<Record<string, string>> = { hard_block: 'critical', gate: 'high', warn: 'moderate', info: 'info' };
+const SEVERITY: Readonly<Record<string, string>> = {
+  hard_block: 'critical',
+  gate: 'high',
+  warn: 'moderate',
+  info: 'info',
+};
 export const npmSeverity = (effect: string): string => SEVERITY[effect] ?? 'moderate';
 
 /** The versions a tree query names per package, with the dependency paths that lead to each. */
@@ -27,7 +32,10 @@ export function vulnerableVersions(a: HubAdvisory): string | null {
 }
 
 /** The advisories that cover a version the client asked about, each with the versions it covers. */
-export function applicable(advisories: readonly HubAdvisory[], asked: (name: string) => readonly string[]): Array<{ a: HubAdvisory; range: string; versions: string[] }> {
+export function applicable(
+  advisories: readonly HubAdvisory[],
+  asked: (name: string) => readonly string[],
+): Array<{ a: HubAdvisory; range: string; versions: string[] }> {
   const out = [];
   for (const a of advisories) {
     const range = vulnerableVersions(a);
@@ -41,10 +49,22 @@ export function applicable(advisories: readonly HubAdvisory[], asked: (name: str
 }
 
 /** One entry of the bulk answer, as npm's registry writes it. */
-export const bulkEntry = (a: HubAdvisory, range: string) => ({ id: a.id, url: a.url, title: a.title, severity: npmSeverity(a.effect), vulnerable_versions: range, cwe: [], cvss: { score: 0, vectorString: null } });
+export const bulkEntry = (a: HubAdvisory, range: string) => ({
+  id: a.id,
+  url: a.url,
+  title: a.title,
+  severity: npmSeverity(a.effect),
+  vulnerable_versions: range,
+  cwe: [],
+  cvss: { score: 0, vectorString: null },
+});
 
 /** Adds hub's advisories to a bulk answer (`{name: [advisory]}`), after the upstream's own. */
-export function mergeBulk(doc: Record<string, unknown>, query: Readonly<Record<string, readonly string[]>>, advisories: readonly HubAdvisory[]): Record<string, unknown> {
+export function mergeBulk(
+  doc: Record<string, unknown>,
+  query: Readonly<Record<string, readonly string[]>>,
+  advisories: readonly HubAdvisory[],
+): Record<string, unknown> {
   for (const { a, range } of applicable(advisories, (name) => query[name] ?? [])) {
     const list = Array.isArray(doc[a.name]) ? (doc[a.name] as unknown[]) : (doc[a.name] = []);
     list.push(bulkEntry(a, range));
@@ -58,7 +78,9 @@ export function mergeBulk(doc: Record<string, unknown>, query: Readonly<Record<s
  */
 export function installedOf(tree: unknown): Installed {
   const out: Installed = new Map();
-  const stack: Array<{ deps: unknown; path: string }> = [{ deps: (tree as { dependencies?: unknown } | null)?.dependencies, path: '' }];
+  const stack: Array<{ deps: unknown; path: string }> = [
+    { deps: (tree as { dependencies?: unknown } | null)?.dependencies, path: '' },
+  ];
   while (stack.length) {
     const { deps, path } = stack.pop()!;
     if (!deps || typeof deps !== 'object' || Array.isArray(deps)) continue;
@@ -78,12 +100,27 @@ export function installedOf(tree: unknown): Installed {
 }
 
 /** Adds hub's advisories to npm 6's report: each under `advisories[id]` with its findings, counted in `metadata.vulnerabilities`. */
-export function mergeTree(doc: Record<string, unknown>, installed: Installed, advisories: readonly HubAdvisory[]): Record<string, unknown> {
+export function mergeTree(
+  doc: Record<string, unknown>,
+  installed: Installed,
+  advisories: readonly HubAdvisory[],
+): Record<string, unknown> {
   const found = applicable(advisories, (name) => [...(installed.get(name)?.keys() ?? [])]);
   if (found.length === 0) return doc;
-  const all = (doc.advisories && typeof doc.advisories === 'object' && !Array.isArray(doc.advisories) ? doc.advisories : (doc.advisories = {})) as Record<string, unknown>;
-  const metadata = (doc.metadata && typeof doc.metadata === 'object' ? doc.metadata : (doc.metadata = {})) as Record<string, unknown>;
-  const counts = (metadata.vulnerabilities && typeof metadata.vulnerabilities === 'object' ? metadata.vulnerabilities : (metadata.vulnerabilities = {})) as Record<string, number>;
+  const all = (
+    doc.advisories && typeof doc.advisories === 'object' && !Array.isArray(doc.advisories)
+      ? doc.advisories
+      : (doc.advisories = {})
+  ) as Record<string, unknown>;
+  const metadata = (doc.metadata && typeof doc.metadata === 'object' ? doc.metadata : (doc.metadata = {})) as Record<
+    string,
+    unknown
+  >;
+  const counts = (
+    metadata.vulnerabilities && typeof metadata.vulnerabilities === 'object'
+      ? metadata.vulnerabilities
+      : (metadata.vulnerabilities = {})
+  ) as Record<string, number>;
   for (const { a, range, versions } of found) {
     const findings = versions.map((version) => ({ version, paths: installed.get(a.name)!.get(version)! }));
     const severity = npmSeverity(a.effect);

@@ -26,7 +26,13 @@ const emptyTree = (): Record<string, unknown> => ({
   actions: [],
   advisories: {},
   muted: [],
-  metadata: { vulnerabilities: { info: 0, low: 0, moderate: 0, high: 0, critical: 0 }, dependencies: 0, devDependencies: 0, optionalDependencies: 0, totalDependencies: 0 },
+  metadata: {
+    vulnerabilities: { info: 0, low: 0, moderate: 0, high: 0, critical: 0 },
+    dependencies: 0,
+    devDependencies: 0,
+    optionalDependencies: 0,
+    totalDependencies: 0,
+  },
 });
 
 /**
@@ -58,20 +64,30 @@ async function readBody(rc: RequestContext): Promise<{ raw: Buffer; gzip: boolea
   } catch {
     throw errors.badRequest(`the audit request is not JSON, or inflates past ${MAX_AUDIT_BODY} bytes`);
   }
-  if (!query || typeof query !== 'object' || Array.isArray(query)) throw errors.badRequest('the audit request is not a JSON object');
+  if (!query || typeof query !== 'object' || Array.isArray(query))
+    throw errors.badRequest('the audit request is not a JSON object');
   return { raw, gzip, query: query as Record<string, unknown> };
 }
 
 /** A bulk query's versions by name; anything else a name maps to asks about no version. */
 const bulkQuery = (q: Record<string, unknown>): Record<string, string[]> =>
-  Object.fromEntries(Object.entries(q).map(([name, v]) => [name, Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []]));
+  Object.fromEntries(
+    Object.entries(q).map(([name, v]) => [
+      name,
+      Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [],
+    ]),
+  );
 
 /**
  * The body to send upstream, or null when none should go: a hybrid registry's own names never leave hub (the
  * query would tell the upstream what is private here), so a bulk query is sent without them, and a tree
  * query (which cannot be cut without breaking it) is not sent.
  */
-async function outgoing(rc: RequestContext, endpoint: string, body: { raw: Buffer; gzip: boolean; query: Record<string, unknown> }): Promise<{ body: Buffer; gzip: boolean } | null> {
+async function outgoing(
+  rc: RequestContext,
+  endpoint: string,
+  body: { raw: Buffer; gzip: boolean; query: Record<string, unknown> },
+): Promise<{ body: Buffer; gzip: boolean } | null> {
   if (rc.registry.mode === 'local' || !rc.registry.upstream) return null;
   if (rc.registry.mode === 'proxy') return { body: body.raw, gzip: body.gzip };
   if (endpoint !== 'bulk') return null;
@@ -81,17 +97,29 @@ async function outgoing(rc: RequestContext, endpoint: string, body: { raw: Buffe
 }
 
 /** The upstream's report (a JSON object), or null when it has none now: refused, failed, or remembered as such. */
-async function upstreamReport(rc: RequestContext, endpoint: string, out: { body: Buffer; gzip: boolean }): Promise<Record<string, unknown> | null> {
+async function upstreamReport(
+  rc: RequestContext,
+  endpoint: string,
+  out: { body: Buffer; gzip: boolean },
+): Promise<Record<string, unknown> | null> {
   const key = `${rc.registry.upstream} ${endpoint}`;
   if (refusedLately(key)) return null;
   try {
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
     if (out.gzip) headers['content-encoding'] = 'gzip';
-    const res = await rc.upstream.request(`${rc.registry.upstream}/-/npm/v1/security/${ENDPOINTS[endpoint]}`, { method: 'POST', headers, body: out.body, maxBytes: MAX_AUDIT_ANSWER });
+    const res = await rc.upstream.request(`${rc.registry.upstream}/-/npm/v1/security/${ENDPOINTS[endpoint]}`, {
+      method: 'POST',
+      headers,
+      body: out.body,
+      maxBytes: MAX_AUDIT_ANSWER,
+    });
     if (res.status !== 200) {
       res.body.destroy();
       remember(key);
-      rc.log.info({ status: res.status, endpoint }, `the upstream has no npm audit here: hub's advisories only, for ${AUDIT_REFUSAL_TTL_MS / 1000} s`);
+      rc.log.info(
+        { status: res.status, endpoint },
+        `the upstream has no npm audit here: hub's advisories only, for ${AUDIT_REFUSAL_TTL_MS / 1000} s`,
+      );
       return null;
     }
     const doc = JSON.parse((await readCapped(res.body, MAX_AUDIT_ANSWER)).toString('utf8')) as unknown;
@@ -100,7 +128,10 @@ async function upstreamReport(rc: RequestContext, endpoint: string, out: { body:
   } catch (e) {
     // An audit is advice: an upstream that fails it must not fail the install that sent it.
     remember(key);
-    rc.log.warn({ err: (e as Error).message, endpoint }, `the upstream audit failed: hub's advisories only, for ${AUDIT_REFUSAL_TTL_MS / 1000} s`);
+    rc.log.warn(
+      { err: (e as Error).message, endpoint },
+      `the upstream audit failed: hub's advisories only, for ${AUDIT_REFUSAL_TTL_MS / 1000} s`,
+    );
     return null;
   }
 }
@@ -135,7 +166,8 @@ const auditRoute: KindRoute = {
   id: 'audit',
   methods: ['POST'],
   match(s) {
-    if (s.length < 5 || s.length > 6 || s[0] !== '-' || s[1] !== 'npm' || s[2] !== 'v1' || s[3] !== 'security') return null;
+    if (s.length < 5 || s.length > 6 || s[0] !== '-' || s[1] !== 'npm' || s[2] !== 'v1' || s[3] !== 'security')
+      return null;
     const endpoint = Object.keys(ENDPOINTS).find((k) => ENDPOINTS[k] === s.slice(4).join('/'));
     return endpoint ? { params: { endpoint } } : null;
   },

@@ -18,7 +18,10 @@ function parsedPart<T>(part: GroupPart, what: string): T {
 }
 
 const latestStamp = (stamps: ReadonlyArray<unknown>): string | undefined =>
-  stamps.filter((s): s is string => typeof s === 'string' && Number.isFinite(Date.parse(s))).sort((a, b) => Date.parse(a) - Date.parse(b)).at(-1);
+  stamps
+    .filter((s): s is string => typeof s === 'string' && Number.isFinite(Date.parse(s)))
+    .sort((a, b) => Date.parse(a) - Date.parse(b))
+    .at(-1);
 
 /**
  * Versions: the first member that lists a version gives its manifest (and its `time`). `dist-tags`, and so
@@ -45,7 +48,10 @@ export function mergePackuments(docs: readonly Packument[]): Packument {
   out['dist-tags'] = { ...(first['dist-tags'] ?? {}) };
   const modified = latestStamp(docs.map((p) => p.time?.modified));
   if (anyTime) {
-    const created = docs.map((p) => p.time?.created).filter((s): s is string => typeof s === 'string' && Number.isFinite(Date.parse(s))).sort((a, b) => Date.parse(a) - Date.parse(b))[0];
+    const created = docs
+      .map((p) => p.time?.created)
+      .filter((s): s is string => typeof s === 'string' && Number.isFinite(Date.parse(s)))
+      .sort((a, b) => Date.parse(a) - Date.parse(b))[0];
     out.time = { ...(created ? { created } : {}), ...(modified ? { modified } : {}), ...time };
   }
   // The abbreviated form carries `modified` at the top.
@@ -87,7 +93,11 @@ async function search(rc: { query: URLSearchParams }, parts: readonly GroupPart[
       objects.push(o);
     }
   }
-  return reply.json({ objects: objects.slice(0, size), total: Math.max(total, objects.length), time: new Date().toUTCString() }, 200, { 'cache-control': 'no-store' });
+  return reply.json(
+    { objects: objects.slice(0, size), total: Math.max(total, objects.length), time: new Date().toUTCString() },
+    200,
+    { 'cache-control': 'no-store' },
+  );
 }
 
 export const group: GroupSupport = {

@@ -23,7 +23,8 @@ export default defineKind({
   coordinate: {
     ...nameAtVersion({ split: 'last', isName: isPackageName }),
     // SemVer precedence, as npm resolves; a version that is not SemVer (an old registry's) falls back to the generic order.
-    compareVersions: (a, b) => (semver.valid(a) && semver.valid(b) ? semver.compareBuild(a, b) : genericVersionOrder(a, b)),
+    compareVersions: (a, b) =>
+      semver.valid(a) && semver.valid(b) ? semver.compareBuild(a, b) : genericVersionOrder(a, b),
     isPrerelease: (v) => (semver.valid(v) ? semver.prerelease(v) !== null : v.includes('-')),
   },
   routes,
@@ -43,5 +44,6 @@ export default defineKind({
   // always: so a refusal's reason reaches the person at the terminal. Header values must be printable ASCII.
   // npm prints an error body's `error` only when it is a string (decision 0042).
   textErrors: isRegistryClient,
-  errorHeaders: (e): Record<string, string> => (e.status === 401 ? {} : { 'npm-notice': `hub: ${e.message}`.replace(/[^\x20-\x7e]/g, '?').slice(0, 1000) }),
+  errorHeaders: (e): Record<string, string> =>
+    e.status === 401 ? {} : { 'npm-notice': `hub: ${e.message}`.replace(/[^\x20-\x7e]/g, '?').slice(0, 1000) },
 });

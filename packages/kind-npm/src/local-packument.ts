@@ -27,7 +27,11 @@ export const tagsOf = (meta: unknown): Record<string, string> => {
  */
 export async function localState(rc: RequestContext, name: string): Promise<LocalState | null> {
   if (rc.registry.mode === 'proxy') return null;
-  const [owned, versions, meta] = await Promise.all([rc.local.ownsName(name), rc.local.versions(name), rc.local.packageMeta(name)]);
+  const [owned, versions, meta] = await Promise.all([
+    rc.local.ownsName(name),
+    rc.local.versions(name),
+    rc.local.packageMeta(name),
+  ]);
   if (rc.registry.mode === 'hybrid' && !owned && versions.length === 0) return null;
   return { owned, versions, tags: tagsOf(meta) };
 }
@@ -55,7 +59,17 @@ const CORGI_FIELDS = [
 ] as const;
 
 /** Package-level fields the full packument repeats from its latest version. */
-const TOP_FIELDS = ['description', 'readme', 'homepage', 'repository', 'bugs', 'keywords', 'license', 'author', 'maintainers'] as const;
+const TOP_FIELDS = [
+  'description',
+  'readme',
+  'homepage',
+  'repository',
+  'bugs',
+  'keywords',
+  'license',
+  'author',
+  'maintainers',
+] as const;
 
 /** Tags kept only while they point at a version that exists. */
 export function liveTags(tags: Record<string, string>, versions: readonly string[]): Record<string, string> {
@@ -85,7 +99,10 @@ export function localPackument(name: string, state: LocalState): Packument {
   const versions: Packument['versions'] = {};
   const time: Record<string, string> = {};
   for (const v of state.versions) {
-    const manifest = { ...((v.meta as Record<string, unknown> | null) ?? {}), name, version: v.version } as Record<string, unknown>;
+    const manifest = { ...((v.meta as Record<string, unknown> | null) ?? {}), name, version: v.version } as Record<
+      string,
+      unknown
+    >;
     if (v.deprecated) manifest.deprecated = v.deprecated;
     versions[v.version] = manifest;
     time[v.version] = v.publishedAt.toISOString();
@@ -121,10 +138,20 @@ export function mergePackuments(upstream: Packument | null, local: Packument): P
   if (!upstream) return local;
   return {
     ...upstream,
-    ...Object.fromEntries(Object.entries(local).filter(([k]) => k !== 'versions' && k !== 'dist-tags' && k !== 'time' && k !== '_id' && k !== '_rev')),
+    ...Object.fromEntries(
+      Object.entries(local).filter(
+        ([k]) => k !== 'versions' && k !== 'dist-tags' && k !== 'time' && k !== '_id' && k !== '_rev',
+      ),
+    ),
     'dist-tags': { ...upstream['dist-tags'], ...local['dist-tags'] },
     versions: { ...upstream.versions, ...local.versions },
-    time: { ...upstream.time, ...local.time, ...(upstream.time?.modified && local.time?.modified ? { modified: [upstream.time.modified, local.time.modified].sort().at(-1)! } : {}) },
+    time: {
+      ...upstream.time,
+      ...local.time,
+      ...(upstream.time?.modified && local.time?.modified
+        ? { modified: [upstream.time.modified, local.time.modified].sort().at(-1)! }
+        : {}),
+    },
   };
 }
 
@@ -136,7 +163,13 @@ export const coolDown = (rc: RequestContext): number => rc.registry.minReleaseAg
  * not `local_only` merges the upstream's (local versions and dist-tags win); an owned name, and the view npm's
  * writes read (`?write=true`), never ask the upstream.
  */
-export async function builtPackument(rc: RequestContext, name: string, repr: Representation, state: LocalState, localOnly = false): Promise<{ p: Packument; stale: boolean }> {
+export async function builtPackument(
+  rc: RequestContext,
+  name: string,
+  repr: Representation,
+  state: LocalState,
+  localOnly = false,
+): Promise<{ p: Packument; stale: boolean }> {
   let upstream: Packument | null = null;
   let stale = false;
   if (rc.registry.mode === 'hybrid' && !state.owned && !localOnly) {
@@ -151,16 +184,21 @@ export async function builtPackument(rc: RequestContext, name: string, repr: Rep
       else throw e;
     }
   }
-  if (!upstream && state.versions.length === 0) throw errors.notFound(`${name} has no version published to registry ${rc.registry.name}`);
+  if (!upstream && state.versions.length === 0)
+    throw errors.notFound(`${name} has no version published to registry ${rc.registry.name}`);
   const merged = mergePackuments(upstream, localPackument(name, state));
-  const hidden = new Set([...(await rc.hiddenVersions(name)), ...state.versions.filter((v) => v.yanked).map((v) => v.version)]);
+  const hidden = new Set([
+    ...(await rc.hiddenVersions(name)),
+    ...state.versions.filter((v) => v.yanked).map((v) => v.version),
+  ]);
   if (coolDown(rc) > 0) for (const v of tooNew(merged, coolDown(rc))) hidden.add(v);
   const out = rewritePackument(merged, name, rc.baseUrl, hidden);
   return { p: repr === 'corgi' ? abbreviate(out) : out, stale };
 }
 
 /** The full packument, which alone carries `time`; read only when the registry has a cool-down. */
-const fullPackument = async (rc: RequestContext, name: string) => parsed(await rc.metadata(packumentSpec(rc, name, 'full')));
+const fullPackument = async (rc: RequestContext, name: string) =>
+  parsed(await rc.metadata(packumentSpec(rc, name, 'full')));
 
 /** Versions of an upstream packument to leave out of what is served: unlisted ones, and those still within the cool-down. */
 export async function hiddenVersions(rc: RequestContext, name: string): Promise<ReadonlySet<string>> {

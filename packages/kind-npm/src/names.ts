@@ -31,7 +31,8 @@ export function takeName(segments: readonly string[]): { name: string; rest: rea
 export const upstreamPath = (name: string): string => name.replace('/', '%2f');
 
 /** The tarball file name: `<name without scope>-<version>.tgz`. */
-export const tarballFile = (name: string, version: string): string => `${name.slice(name.lastIndexOf('/') + 1)}-${version}.tgz`;
+export const tarballFile = (name: string, version: string): string =>
+  `${name.slice(name.lastIndexOf('/') + 1)}-${version}.tgz`;
 
 export function versionFromFile(name: string, file: string): string | null {
   const base = `${name.slice(name.lastIndexOf('/') + 1)}-`;

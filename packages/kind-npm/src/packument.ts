@@ -39,7 +39,8 @@ export function packumentSpec(rc: Pick<RequestContext, 'registry'>, name: string
   };
 }
 
-export const parsed = (doc: MetadataDoc): Packument => doc.derive('parsed', (b) => JSON.parse(b.toString('utf8')) as Packument);
+export const parsed = (doc: MetadataDoc): Packument =>
+  doc.derive('parsed', (b) => JSON.parse(b.toString('utf8')) as Packument);
 
 /** Versions the packument's `time` says were published less than `minAgeSecs` ago (the cool-down). */
 export function tooNew(p: Packument, minAgeSecs: number, now = Date.now()): Set<string> {
@@ -83,7 +84,10 @@ export function rewritePackument(p: Packument, name: string, baseUrl: string, hi
   for (const [v, doc] of Object.entries(p.versions ?? {})) {
     if (hidden.has(v)) continue;
     // The version key is the upstream's text: escaped, so `1.0.0/../x` or `?#` cannot reshape the URL.
-    versions[v] = { ...doc, dist: { ...doc.dist, tarball: `${baseUrl}/${name}/-/${encodeURIComponent(tarballFile(name, v))}` } };
+    versions[v] = {
+      ...doc,
+      dist: { ...doc.dist, tarball: `${baseUrl}/${name}/-/${encodeURIComponent(tarballFile(name, v))}` },
+    };
   }
   const out: Packument = { ...p, name, versions };
   if (p.time && hidden.size) out.time = Object.fromEntries(Object.entries(p.time).filter(([k]) => !hidden.has(k)));
@@ -97,7 +101,12 @@ export function rewritePackument(p: Packument, name: string, baseUrl: string, hi
 }
 
 /** One version's document, and the packument it came from (`full` when its `time` is needed). */
-export async function versionDoc(rc: RequestContext, name: string, version: string, repr: Representation = 'corgi'): Promise<{ v: VersionDoc; p: Packument }> {
+export async function versionDoc(
+  rc: RequestContext,
+  name: string,
+  version: string,
+  repr: Representation = 'corgi',
+): Promise<{ v: VersionDoc; p: Packument }> {
   const spec = packumentSpec(rc, name, repr);
   // The full packument has every field the abbreviated one has: when a client just read it (npm 11 does), the
   // tarball reuses it instead of a second upstream round trip before its first byte.

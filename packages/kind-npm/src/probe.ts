@@ -7,8 +7,12 @@ export const MAX_PACKUMENT_BYTES = 64 * 1024 * 1024;
 
 /** One rung: the packument lists every version that exists; a 404 packument means none do. */
 export const probe: ProbeLadder = async (pc, name, versions) => {
-  const all = (answer: 'present' | 'absent' | 'inconclusive', detail?: string) => versions.map((version) => ({ version, answer, rung: 'listing', detail }));
-  const res = await probeFetch(pc.upstream, `${pc.registry.upstream}/${upstreamPath(name)}`, { headers: { accept: CORGI }, maxBytes: MAX_PACKUMENT_BYTES });
+  const all = (answer: 'present' | 'absent' | 'inconclusive', detail?: string) =>
+    versions.map((version) => ({ version, answer, rung: 'listing', detail }));
+  const res = await probeFetch(pc.upstream, `${pc.registry.upstream}/${upstreamPath(name)}`, {
+    headers: { accept: CORGI },
+    maxBytes: MAX_PACKUMENT_BYTES,
+  });
   if (res.error !== undefined) return all('inconclusive', res.error);
   const answer = probeAnswer(res.status);
   if (answer !== 'present') return all(answer, `packument answered ${res.status}`);
@@ -19,8 +23,13 @@ export const probe: ProbeLadder = async (pc, name, versions) => {
     return all('inconclusive', 'packument was not JSON');
   }
   if (!doc.versions || typeof doc.versions !== 'object') return all('inconclusive', 'packument has no versions');
-  return versions.map((version) => ({ version, answer: doc.versions![version] ? 'present' : 'absent', rung: 'listing' }));
+  return versions.map((version) => ({
+    version,
+    answer: doc.versions![version] ? 'present' : 'absent',
+    rung: 'listing',
+  }));
 };
 
 /** Whether the upstream has the name: its packument answers (decision 0043). */
-export const nameProbe: NameProbe = (pc, name) => probeListing(pc.upstream, `${pc.registry.upstream}/${upstreamPath(name)}`, { accept: CORGI });
+export const nameProbe: NameProbe = (pc, name) =>
+  probeListing(pc.upstream, `${pc.registry.upstream}/${upstreamPath(name)}`, { accept: CORGI });

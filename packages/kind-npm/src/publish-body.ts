@@ -75,7 +75,8 @@ class Base64Decoder {
   }
 
   end(): Buffer {
-    if ((this.carry.length + this.padding) % 4 !== 0) throw this.bad('is truncated (its length is not a whole number of base64 quartets)');
+    if ((this.carry.length + this.padding) % 4 !== 0)
+      throw this.bad('is truncated (its length is not a whole number of base64 quartets)');
     if (this.padding > 0 && this.carry.length % 4 === 0) throw this.bad('has = padding where none belongs');
     return this.carry === '' ? Buffer.alloc(0) : Buffer.from(this.carry, 'base64');
   }
@@ -85,7 +86,8 @@ class Base64Decoder {
   }
 }
 
-type Frame = { kind: 'object'; value: Record<string, unknown>; key: string | undefined } | { kind: 'array'; value: unknown[] };
+type Frame =
+  { kind: 'object'; value: Record<string, unknown>; key: string | undefined } | { kind: 'array'; value: unknown[] };
 type Mode = 'value' | 'after-value' | 'first-key' | 'key' | 'colon' | 'string' | 'scalar' | 'done';
 
 /** One attachment being decoded: its hashes and the decoded pieces waiting to be written. */
@@ -146,12 +148,15 @@ class PublishDocumentParser {
 
   end(): void {
     if (this.mode === 'scalar') this.finishScalar();
-    if (this.mode !== 'done') throw errors.badRequest('the request body ended before its JSON document did (truncated?)');
+    if (this.mode !== 'done')
+      throw errors.badRequest('the request body ended before its JSON document did (truncated?)');
   }
 
   private count(n: number) {
     if ((this.kept += n) > this.maxDocumentBytes) {
-      throw errors.payloadTooLarge(`the publish document, without its tarball, may be at most ${this.maxDocumentBytes} bytes`);
+      throw errors.payloadTooLarge(
+        `the publish document, without its tarball, may be at most ${this.maxDocumentBytes} bytes`,
+      );
     }
   }
 
@@ -186,7 +191,8 @@ class PublishDocumentParser {
 
   private startValue(b: number) {
     if (b === 0x7b || b === 0x5b) {
-      if (this.stack.length >= MAX_DEPTH) throw errors.badRequest(`the publish document nests deeper than ${MAX_DEPTH} levels`);
+      if (this.stack.length >= MAX_DEPTH)
+        throw errors.badRequest(`the publish document nests deeper than ${MAX_DEPTH} levels`);
       this.stack.push(b === 0x7b ? { kind: 'object', value: {}, key: undefined } : { kind: 'array', value: [] });
       this.mode = b === 0x7b ? 'first-key' : 'value';
       return;
@@ -258,7 +264,8 @@ class PublishDocumentParser {
     let i = from;
     if (i >= chunk.length) return i;
     if (this.escaped) {
-      if (chunk[i] !== 0x2f) throw errors.badRequest(`_attachments["${this.streaming}"].data must be plain base64 (no escapes but \\/)`);
+      if (chunk[i] !== 0x2f)
+        throw errors.badRequest(`_attachments["${this.streaming}"].data must be plain base64 (no escapes but \\/)`);
       this.onData(this.streaming!, '/');
       this.escaped = false;
       i++;
@@ -368,7 +375,15 @@ export async function readPublishBody(source: AsyncIterable<Buffer>, o: PublishB
       if (!sink) {
         if (sinks.size >= maxAttachments) throw errors.badRequest(`a publish attaches exactly one tarball`);
         const file = path.join(dir, `hub-npm-publish-${crypto.randomUUID()}.tgz`);
-        sink = { name, decoder: new Base64Decoder(`_attachments[${JSON.stringify(name.slice(0, 100))}].data`), sha512: crypto.createHash('sha512'), sha1: crypto.createHash('sha1'), size: 0, file, out: fs.createWriteStream(file, { flags: 'wx' }) };
+        sink = {
+          name,
+          decoder: new Base64Decoder(`_attachments[${JSON.stringify(name.slice(0, 100))}].data`),
+          sha512: crypto.createHash('sha512'),
+          sha1: crypto.createHash('sha1'),
+          size: 0,
+          file,
+          out: fs.createWriteStream(file, { flags: 'wx' }),
+        };
         sinks.set(name, sink);
       }
       decoded(sink, sink.decoder.push(text));
@@ -389,7 +404,12 @@ export async function readPublishBody(source: AsyncIterable<Buffer>, o: PublishB
     for (const s of sinks.values()) {
       s.out.end();
       await once(s.out, 'close');
-      attachments.set(s.name, { file: s.file, size: s.size, sha512: s.sha512.digest('hex'), sha1: s.sha1.digest('hex') });
+      attachments.set(s.name, {
+        file: s.file,
+        size: s.size,
+        sha512: s.sha512.digest('hex'),
+        sha1: s.sha1.digest('hex'),
+      });
     }
     return { doc: parser.document, attachments, cleanup };
   } catch (e) {

@@ -5,8 +5,26 @@
  */
 import fs from 'node:fs';
 import semver from 'semver';
-import { errors, findInTar, readCapped, reply, type Digest, type KindRoute, type LocalVersion, type RequestContext, type RouteMatch } from '@hub/contract';
-import { builtPackument, liveTags, localState, revisionOf, tagsOf, upstreamTags, type NpmPackageMeta } from './local-packument.js';
+import {
+  errors,
+  findInTar,
+  readCapped,
+  reply,
+  type Digest,
+  type KindRoute,
+  type LocalVersion,
+  type RequestContext,
+  type RouteMatch,
+} from '@hub/contract';
+import {
+  builtPackument,
+  liveTags,
+  localState,
+  revisionOf,
+  tagsOf,
+  upstreamTags,
+  type NpmPackageMeta,
+} from './local-packument.js';
 import { checkedName, takeName, tarballFile, versionFromFile } from './names.js';
 import { readPublishBody, type SpooledAttachment } from './publish-body.js';
 
@@ -27,7 +45,9 @@ const TAR_LIMITS = { maxBytes: 1024 * 1024 * 1024, maxEntries: 100_000, maxEntry
 
 /** The request body as JSON: 400 when it is not; 413 past `max_publish_bytes` (rc.body()). */
 async function jsonBody(rc: RequestContext, max: number): Promise<unknown> {
-  const buf = await readCapped(rc.body(), max, () => errors.payloadTooLarge(`the request body may be at most ${max} bytes`));
+  const buf = await readCapped(rc.body(), max, () =>
+    errors.payloadTooLarge(`the request body may be at most ${max} bytes`),
+  );
   try {
     return JSON.parse(buf.toString('utf8')) as unknown;
   } catch {
@@ -37,13 +57,17 @@ async function jsonBody(rc: RequestContext, max: number): Promise<unknown> {
 
 /** A version as npm publishes it: valid semver, written as semver writes it (no `v`, no `=`, nothing to traverse). */
 function checkedVersion(v: string): string {
-  if (semver.valid(v) !== v || v.length > 256) throw errors.badRequest(`${short(v)} is not a valid npm version (semver, e.g. 1.2.3)`);
+  if (semver.valid(v) !== v || v.length > 256)
+    throw errors.badRequest(`${short(v)} is not a valid npm version (semver, e.g. 1.2.3)`);
   return v;
 }
 
 /** A dist-tag name: printable, not a version or range (npm would read it as one), nothing to escape. */
 function checkedTag(tag: string): string {
-  if (!/^[A-Za-z][A-Za-z0-9._-]{0,99}$/.test(tag) || semver.validRange(tag) !== null) throw errors.badRequest(`${short(tag)} is not a valid dist-tag (letters, digits, . _ -, starting with a letter, and not a version range)`);
+  if (!/^[A-Za-z][A-Za-z0-9._-]{0,99}$/.test(tag) || semver.validRange(tag) !== null)
+    throw errors.badRequest(
+      `${short(tag)} is not a valid dist-tag (letters, digits, . _ -, starting with a letter, and not a version range)`,
+    );
   return tag;
 }
 
@@ -60,7 +84,8 @@ function claimedDigests(dist: Json): Digest[] {
     }
   }
   if (dist.shasum !== undefined) {
-    if (typeof dist.shasum !== 'string' || !/^[0-9a-fA-F]{40}$/.test(dist.shasum)) throw errors.badRequest('dist.shasum must be 40 hex digits (sha1)');
+    if (typeof dist.shasum !== 'string' || !/^[0-9a-fA-F]{40}$/.test(dist.shasum))
+      throw errors.badRequest('dist.shasum must be 40 hex digits (sha1)');
     out.push({ algorithm: 'sha1', hex: dist.shasum });
   }
   return out;
@@ -81,47 +106,88 @@ async function checkTarballManifest(file: string, name: string, version: string)
   } catch {
     throw errors.badRequest("the tarball's package/package.json is not JSON");
   }
-  if (!isObject(pj) || pj.name !== name) throw errors.badRequest(`the tarball's package.json names ${short(isObject(pj) ? pj.name : '')}, but it is published as ${name}`);
-  if (typeof pj.version !== 'string' || semver.clean(pj.version) !== version) throw errors.badRequest(`the tarball's package.json has version ${short(pj.version)}, but it is published as ${version}`);
+  if (!isObject(pj) || pj.name !== name)
+    throw errors.badRequest(
+      `the tarball's package.json names ${short(isObject(pj) ? pj.name : '')}, but it is published as ${name}`,
+    );
+  if (typeof pj.version !== 'string' || semver.clean(pj.version) !== version)
+    throw errors.badRequest(
+      `the tarball's package.json has version ${short(pj.version)}, but it is published as ${version}`,
+    );
 }
 
 /** `npm publish`: one version, its manifest and its tarball (decoded from `_attachments` to a temp file by readPublishBody). */
-async function publish(rc: RequestContext, name: string, doc: Json, spooled: ReadonlyMap<string, SpooledAttachment>): Promise<ReturnType<typeof reply.json>> {
+async function publish(
+  rc: RequestContext,
+  name: string,
+  doc: Json,
+  spooled: ReadonlyMap<string, SpooledAttachment>,
+): Promise<ReturnType<typeof reply.json>> {
   if (name !== name.toLowerCase()) throw errors.badRequest(`${name}: new packages must have lower-case names`);
   const versions = isObject(doc.versions) ? Object.entries(doc.versions) : [];
-  if (versions.length !== 1) throw errors.badRequest(`a publish carries exactly one version (this one has ${versions.length})`);
+  if (versions.length !== 1)
+    throw errors.badRequest(`a publish carries exactly one version (this one has ${versions.length})`);
   const [version, manifest] = versions[0]!;
   checkedVersion(version);
   if (!isObject(manifest)) throw errors.badRequest(`versions[${short(version)}] is not an object`);
-  if (manifest.name !== name) throw errors.badRequest(`the manifest of ${version} names ${short(manifest.name)}, but it is published as ${name}`);
-  if (manifest.version !== version) throw errors.badRequest(`the manifest under ${version} says version ${short(manifest.version)}`);
+  if (manifest.name !== name)
+    throw errors.badRequest(`the manifest of ${version} names ${short(manifest.name)}, but it is published as ${name}`);
+  if (manifest.version !== version)
+    throw errors.badRequest(`the manifest under ${version} says version ${short(manifest.version)}`);
   const dist = isObject(manifest.dist) ? manifest.dist : {};
 
   const attachments = Object.entries(doc._attachments as Json);
   const file = `${name}-${version}.tgz`;
-  if (attachments.length !== 1 || attachments[0]![0] !== file) throw errors.badRequest(`a publish attaches exactly one tarball, named ${file}`);
+  if (attachments.length !== 1 || attachments[0]![0] !== file)
+    throw errors.badRequest(`a publish attaches exactly one tarball, named ${file}`);
   const att = attachments[0]![1];
   const tarball = spooled.get(file);
-  if (!isObject(att) || typeof att.data !== 'string' || !tarball) throw errors.badRequest(`_attachments[${short(file)}].data must be the tarball in base64`);
-  if (att.length !== undefined && att.length !== tarball.size) throw errors.badRequest(`_attachments[${short(file)}].length says ${short(att.length)} bytes, the data has ${tarball.size}`);
+  if (!isObject(att) || typeof att.data !== 'string' || !tarball)
+    throw errors.badRequest(`_attachments[${short(file)}].data must be the tarball in base64`);
+  if (att.length !== undefined && att.length !== tarball.size)
+    throw errors.badRequest(
+      `_attachments[${short(file)}].length says ${short(att.length)} bytes, the data has ${tarball.size}`,
+    );
 
   const tags = isObject(doc['dist-tags']) ? doc['dist-tags'] : {};
-  const newTags = Object.entries(tags).filter(([, v]) => v === version).map(([t]) => checkedTag(t));
+  const newTags = Object.entries(tags)
+    .filter(([, v]) => v === version)
+    .map(([t]) => checkedTag(t));
 
   const state = await localState(rc, name);
-  if (state?.versions.some((v) => v.version === version)) throw errors.conflict(`${name}@${version} is already published; a published version never changes`);
+  if (state?.versions.some((v) => v.version === version))
+    throw errors.conflict(`${name}@${version} is already published; a published version never changes`);
   const digests = claimedDigests(dist);
   // The document's integrity and shasum against the decoded bytes, before anything else reads them.
   for (const d of digests) {
     const got = d.algorithm === 'sha512' ? tarball.sha512 : d.algorithm === 'sha1' ? tarball.sha1 : undefined;
-    if (got !== undefined && got !== d.hex.toLowerCase()) throw errors.badRequest(`the ${d.algorithm} in the manifest's dist (${d.hex}) does not match the tarball received (${got})`);
+    if (got !== undefined && got !== d.hex.toLowerCase())
+      throw errors.badRequest(
+        `the ${d.algorithm} in the manifest's dist (${d.hex}) does not match the tarball received (${got})`,
+      );
   }
   await checkTarballManifest(tarball.file, name, version);
 
   const { deprecated: _, ...kept } = manifest;
-  const meta = { ...kept, dist: { ...dist, tarball: undefined, integrity: `sha512-${Buffer.from(tarball.sha512, 'hex').toString('base64')}`, shasum: tarball.sha1 } };
+  const meta = {
+    ...kept,
+    dist: {
+      ...dist,
+      tarball: undefined,
+      integrity: `sha512-${Buffer.from(tarball.sha512, 'hex').toString('base64')}`,
+      shasum: tarball.sha1,
+    },
+  };
   // Stored and verified (claimed digests, gzip structure, size, quota) with its version row, in one step.
-  await rc.local.putFile({ key: `${name}/-/${tarballFile(name, version)}`, coordinate: { name, version }, contentType: 'application/octet-stream', body: fs.createReadStream(tarball.file), digests, format: 'gzip', addsVersion: { meta } });
+  await rc.local.putFile({
+    key: `${name}/-/${tarballFile(name, version)}`,
+    coordinate: { name, version },
+    contentType: 'application/octet-stream',
+    body: fs.createReadStream(tarball.file),
+    digests,
+    format: 'gzip',
+    addsVersion: { meta },
+  });
 
   const packageMeta = ((await rc.local.packageMeta(name)) as NpmPackageMeta | null) ?? {};
   const distTags = tagsOf(packageMeta);
@@ -130,11 +196,18 @@ async function publish(rc: RequestContext, name: string, doc: Json, spooled: Rea
   if (!distTags.latest) distTags.latest = version;
   await rc.local.setPackageMeta(name, { ...packageMeta, 'dist-tags': distTags });
   rc.recordAction('publish', { name, version }, newTags.length ? `dist-tags: ${newTags.join(', ')}` : undefined);
-  return reply.json({ ok: true, id: name, rev: revisionOf({ owned: true, versions: [...(state?.versions ?? [])], tags: distTags }) }, 201);
+  return reply.json(
+    { ok: true, id: name, rev: revisionOf({ owned: true, versions: [...(state?.versions ?? [])], tags: distTags }) },
+    201,
+  );
 }
 
 /** Versions of what is published here that a client could see (hidden ones are never unpublished by omission). */
-async function visibleVersions(rc: RequestContext, name: string, state: { versions: LocalVersion[]; owned: boolean; tags: Record<string, string> }): Promise<Set<string>> {
+async function visibleVersions(
+  rc: RequestContext,
+  name: string,
+  state: { versions: LocalVersion[]; owned: boolean; tags: Record<string, string> },
+): Promise<Set<string>> {
   const { p } = await builtPackument(rc, name, 'full', state, true);
   return new Set(Object.keys(p.versions ?? {}));
 }
@@ -144,7 +217,10 @@ async function unpublishVersions(rc: RequestContext, name: string, remove: reado
   for (const v of remove) await rc.local.deleteVersion(name, v);
   const remaining = (await rc.local.versions(name)).map((v) => v.version);
   const packageMeta = ((await rc.local.packageMeta(name)) as NpmPackageMeta | null) ?? {};
-  await rc.local.setPackageMeta(name, { ...packageMeta, 'dist-tags': remaining.length ? liveTags(tagsOf(packageMeta), remaining) : {} });
+  await rc.local.setPackageMeta(name, {
+    ...packageMeta,
+    'dist-tags': remaining.length ? liveTags(tagsOf(packageMeta), remaining) : {},
+  });
 }
 
 /**
@@ -152,29 +228,46 @@ async function unpublishVersions(rc: RequestContext, name: string, remove: reado
  * `npm unpublish <name>@<version>` (PUT /<name>/-rev/<rev>) sends the packument without that version.
  * Only deprecations and (on -rev) removals are taken; a version's manifest never changes.
  */
-async function update(rc: RequestContext, name: string, doc: Json, removeMissing: boolean): Promise<ReturnType<typeof reply.json>> {
+async function update(
+  rc: RequestContext,
+  name: string,
+  doc: Json,
+  removeMissing: boolean,
+): Promise<ReturnType<typeof reply.json>> {
   const state = await localState(rc, name);
-  if (!state || state.versions.length === 0) throw errors.notFound(`${name} has no version published to registry ${rc.registry.name}`);
+  if (!state || state.versions.length === 0)
+    throw errors.notFound(`${name} has no version published to registry ${rc.registry.name}`);
   if (!isObject(doc.versions)) throw errors.badRequest('the packument has no versions object');
   const sent = doc.versions;
   const local = new Map(state.versions.map((v) => [v.version, v]));
-  for (const v of Object.keys(sent)) if (!local.has(v)) throw errors.badRequest(`${name}@${short(v)} is not published here: a new version is published with its tarball`);
+  for (const v of Object.keys(sent))
+    if (!local.has(v))
+      throw errors.badRequest(`${name}@${short(v)} is not published here: a new version is published with its tarball`);
 
   const visible = removeMissing ? await visibleVersions(rc, name, state) : new Set<string>();
   const remove = state.versions.filter((v) => !(v.version in sent) && visible.has(v.version)).map((v) => v.version);
   const deprecations: string[] = [];
   for (const [v, m] of Object.entries(sent)) {
     const want = isObject(m) && typeof m.deprecated === 'string' && m.deprecated !== '' ? m.deprecated : null;
-    if (want !== null && want.length > 1024) throw errors.badRequest('a deprecation message may be at most 1024 characters');
+    if (want !== null && want.length > 1024)
+      throw errors.badRequest('a deprecation message may be at most 1024 characters');
     if (want === local.get(v)!.deprecated) continue;
     await rc.local.updateVersion(name, v, { deprecated: want });
     deprecations.push(want === null ? `${v} undeprecated` : `${v}: ${want}`);
   }
   if (remove.length) {
     await unpublishVersions(rc, name, remove);
-    rc.recordAction('unpublish', { name, version: remove.length === 1 ? remove[0] : undefined }, `versions ${remove.join(', ')}`);
+    rc.recordAction(
+      'unpublish',
+      { name, version: remove.length === 1 ? remove[0] : undefined },
+      `versions ${remove.join(', ')}`,
+    );
   } else if (deprecations.length) {
-    rc.recordAction('deprecate', { name, version: deprecations.length === 1 ? deprecations[0]!.split(/[: ]/)[0] : undefined }, deprecations.join('; ').slice(0, 1000));
+    rc.recordAction(
+      'deprecate',
+      { name, version: deprecations.length === 1 ? deprecations[0]!.split(/[: ]/)[0] : undefined },
+      deprecations.join('; ').slice(0, 1000),
+    );
   }
   return reply.json({ ok: true, id: name });
 }
@@ -188,7 +281,8 @@ const packumentPutRoute: KindRoute = {
     const t = takeName(s);
     if (!t) return null;
     if (t.rest.length === 0) return { coordinate: { name: checkedName(t.name) } };
-    if (t.rest.length === 2 && t.rest[0] === '-rev') return { coordinate: { name: checkedName(t.name) }, params: { rev: t.rest[1]! } };
+    if (t.rest.length === 2 && t.rest[0] === '-rev')
+      return { coordinate: { name: checkedName(t.name) }, params: { rev: t.rest[1]! } };
     return null;
   },
   async handle(rc, m) {
@@ -197,10 +291,13 @@ const packumentPutRoute: KindRoute = {
     try {
       const doc = body.doc;
       if (!isObject(doc)) throw errors.badRequest('the request body is not a packument (a JSON object)');
-      if (doc.name !== undefined && doc.name !== name) throw errors.badRequest(`the packument names ${short(doc.name)}, but was sent to ${name}`);
-      if (doc._id !== undefined && doc._id !== name) throw errors.badRequest(`the packument's _id is ${short(doc._id)}, but it was sent to ${name}`);
+      if (doc.name !== undefined && doc.name !== name)
+        throw errors.badRequest(`the packument names ${short(doc.name)}, but was sent to ${name}`);
+      if (doc._id !== undefined && doc._id !== name)
+        throw errors.badRequest(`the packument's _id is ${short(doc._id)}, but it was sent to ${name}`);
       if (isObject(doc._attachments) && Object.keys(doc._attachments).length > 0) {
-        if (m.params?.rev !== undefined) throw errors.badRequest('a new version is published with PUT /<name>, not to a revision');
+        if (m.params?.rev !== undefined)
+          throw errors.badRequest('a new version is published with PUT /<name>, not to a revision');
         return await publish(rc, name, doc, body.attachments);
       }
       return await update(rc, name, doc, m.params?.rev !== undefined);
@@ -222,7 +319,8 @@ const packageDeleteRoute: KindRoute = {
   async handle(rc, m) {
     const name = m.coordinate!.name;
     const versions = (await rc.local.versions(name)).map((v) => v.version);
-    if (versions.length === 0) throw errors.notFound(`${name} has no version published to registry ${rc.registry.name}`);
+    if (versions.length === 0)
+      throw errors.notFound(`${name} has no version published to registry ${rc.registry.name}`);
     await unpublishVersions(rc, name, versions);
     rc.recordAction('unpublish', { name }, `versions ${versions.join(', ')}`);
     return reply.json({ ok: true, id: name });
@@ -250,7 +348,8 @@ const tarballDeleteRoute: KindRoute = {
     if ((await rc.local.versions(name)).some((v) => v.version === version)) {
       await unpublishVersions(rc, name, [version]);
       rc.recordAction('unpublish', { name, version });
-    } else if (!(await rc.local.tombstones(name)).includes(version)) throw errors.notFound(`${name}@${version} is not published to registry ${rc.registry.name}`);
+    } else if (!(await rc.local.tombstones(name)).includes(version))
+      throw errors.notFound(`${name}@${version} is not published to registry ${rc.registry.name}`);
     return reply.json({ ok: true });
   },
 };
@@ -273,7 +372,10 @@ const distTagsGetRoute: KindRoute = {
   async handle(rc, m) {
     const name = m.coordinate!.name;
     const state = await localState(rc, name);
-    if (state) return reply.json((await builtPackument(rc, name, 'corgi', state)).p['dist-tags'] ?? {}, 200, { 'cache-control': 'no-cache' });
+    if (state)
+      return reply.json((await builtPackument(rc, name, 'corgi', state)).p['dist-tags'] ?? {}, 200, {
+        'cache-control': 'no-cache',
+      });
     return reply.json(await upstreamTags(rc, name), 200, { 'cache-control': 'no-cache' });
   },
 };
@@ -294,9 +396,13 @@ const distTagPutRoute: KindRoute = {
     const name = m.coordinate!.name;
     const tag = m.params!.tag!;
     const version = await jsonBody(rc, MAX_TAG_BODY);
-    if (typeof version !== 'string') throw errors.badRequest('the body is the version the tag points at, as a JSON string');
+    if (typeof version !== 'string')
+      throw errors.badRequest('the body is the version the tag points at, as a JSON string');
     const versions = await rc.local.versions(name);
-    if (!versions.some((v) => v.version === version)) throw errors.notFound(`${name}@${short(version)} is not published to registry ${rc.registry.name}: dist-tags point at versions published here`);
+    if (!versions.some((v) => v.version === version))
+      throw errors.notFound(
+        `${name}@${short(version)} is not published to registry ${rc.registry.name}: dist-tags point at versions published here`,
+      );
     const packageMeta = ((await rc.local.packageMeta(name)) as NpmPackageMeta | null) ?? {};
     await rc.local.setPackageMeta(name, { ...packageMeta, 'dist-tags': { ...tagsOf(packageMeta), [tag]: version } });
     rc.recordAction('dist_tag', { name, version }, `add ${tag}`);
@@ -313,10 +419,12 @@ const distTagDeleteRoute: KindRoute = {
   async handle(rc, m) {
     const name = m.coordinate!.name;
     const tag = m.params!.tag!;
-    if (tag === 'latest') throw errors.badRequest('the latest tag cannot be removed (point it at another version with npm dist-tag add)');
+    if (tag === 'latest')
+      throw errors.badRequest('the latest tag cannot be removed (point it at another version with npm dist-tag add)');
     const packageMeta = ((await rc.local.packageMeta(name)) as NpmPackageMeta | null) ?? {};
     const tags = tagsOf(packageMeta);
-    if (tags[tag] === undefined) throw errors.notFound(`${name} has no dist-tag ${tag} in registry ${rc.registry.name}`);
+    if (tags[tag] === undefined)
+      throw errors.notFound(`${name} has no dist-tag ${tag} in registry ${rc.registry.name}`);
     const version = tags[tag];
     delete tags[tag];
     await rc.local.setPackageMeta(name, { ...packageMeta, 'dist-tags': tags });
@@ -326,4 +434,11 @@ const distTagDeleteRoute: KindRoute = {
 };
 
 /** Before the read routes: `/-/package/...` and the write methods never reach them. */
-export const publishRoutes: readonly KindRoute[] = [distTagsGetRoute, distTagPutRoute, distTagDeleteRoute, packumentPutRoute, packageDeleteRoute, tarballDeleteRoute];
+export const publishRoutes: readonly KindRoute[] = [
+  distTagsGetRoute,
+  distTagPutRoute,
+  distTagDeleteRoute,
+  packumentPutRoute,
+  packageDeleteRoute,
+  tarballDeleteRoute,
+];

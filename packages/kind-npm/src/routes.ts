@@ -1,8 +1,26 @@
 import { createHash } from 'node:crypto';
-import { acceptedRanges, errors, reply, type Coordinate, type KindRoute, type Reply, type RequestContext } from '@hub/contract';
+import {
+  acceptedRanges,
+  errors,
+  reply,
+  type Coordinate,
+  type KindRoute,
+  type Reply,
+  type RequestContext,
+} from '@hub/contract';
 import { checkedName, isVersion, takeName, tarballFile, versionFromFile } from './names.js';
 import { builtPackument, coolDown, hiddenVersions, localState } from './local-packument.js';
-import { CORGI, distDigest, latestVersion, packumentSpec, parsed, publishedAt, rewritePackument, versionDoc, type Representation } from './packument.js';
+import {
+  CORGI,
+  distDigest,
+  latestVersion,
+  packumentSpec,
+  parsed,
+  publishedAt,
+  rewritePackument,
+  versionDoc,
+  type Representation,
+} from './packument.js';
 import { publishRoutes } from './publish.js';
 import { accountRoutes, unsupportedRoutes } from './account.js';
 import { auditRoutes } from './audit.js';
@@ -20,7 +38,11 @@ function tarball(rc: RequestContext, name: string, version: string): Promise<Rep
       // With a cool-down the full packument is read anyway (it alone has `time`); otherwise the smaller one.
       const { v, p } = await versionDoc(rc, name, version, coolDown(rc) > 0 ? 'full' : 'corgi');
       if (!v.dist?.tarball) throw errors.upstream(`the upstream packument of ${name}@${version} names no tarball`);
-      return { url: v.dist.tarball, digest: distDigest(v), publishedAt: coolDown(rc) > 0 ? publishedAt(p, version) : undefined };
+      return {
+        url: v.dist.tarball,
+        digest: distDigest(v),
+        publishedAt: coolDown(rc) > 0 ? publishedAt(p, version) : undefined,
+      };
     },
   });
 }
@@ -46,7 +68,11 @@ function wantsPackument(headers: RequestContext['headers']): Representation | nu
 
 /** Whether a request of `/<package>` asks for the packument (or the write view of it), not the latest tarball. */
 export function asksForPackument(headers: RequestContext['headers'], query: URLSearchParams): boolean {
-  return query.get('write') === 'true' || WRITE_COMMANDS.has(headers['npm-command'] ?? '') || wantsPackument(headers) !== null;
+  return (
+    query.get('write') === 'true' ||
+    WRITE_COMMANDS.has(headers['npm-command'] ?? '') ||
+    wantsPackument(headers) !== null
+  );
 }
 
 /** The upstream's packument as before publishing existed: memoised per document, unlisted versions left out. */
@@ -54,9 +80,15 @@ async function upstreamPackument(rc: RequestContext, name: string, repr: Represe
   const doc = await rc.metadata(packumentSpec(rc, name, repr));
   let hidden = await hiddenVersions(rc, name);
   // A kept packument (the upstream removed the package) offers only the versions hub holds.
-  if (doc.kept) hidden = new Set([...hidden, ...Object.keys(parsed(doc).versions ?? {}).filter((v) => !doc.kept!.heldVersions.has(v))]);
+  if (doc.kept)
+    hidden = new Set([
+      ...hidden,
+      ...Object.keys(parsed(doc).versions ?? {}).filter((v) => !doc.kept!.heldVersions.has(v)),
+    ]);
   const tag = `served:${rc.baseUrl}:${[...hidden].sort().join(',')}`;
-  const body = doc.derive(tag, () => Buffer.from(JSON.stringify(rewritePackument(parsed(doc), name, rc.baseUrl, hidden))));
+  const body = doc.derive(tag, () =>
+    Buffer.from(JSON.stringify(rewritePackument(parsed(doc), name, rc.baseUrl, hidden))),
+  );
   // The same URL also answers the latest tarball (packageRoute): the representation depends on Accept.
   const headers: Record<string, string> = { 'cache-control': 'no-cache', vary: VARY };
   if (doc.stale) headers['x-hub-stale'] = '1';
@@ -66,12 +98,17 @@ async function upstreamPackument(rc: RequestContext, name: string, repr: Represe
 async function packument(rc: RequestContext, name: string, repr: Representation, writeView = false): Promise<Reply> {
   const state = await localState(rc, name);
   if (!state) {
-    if (writeView && rc.registry.mode !== 'proxy') throw errors.notFound(`${name} has no version published to registry ${rc.registry.name}`);
+    if (writeView && rc.registry.mode !== 'proxy')
+      throw errors.notFound(`${name} has no version published to registry ${rc.registry.name}`);
     return upstreamPackument(rc, name, repr);
   }
   const { p, stale } = await builtPackument(rc, name, repr, state, writeView);
   const body = Buffer.from(JSON.stringify(p));
-  const headers: Record<string, string> = { 'cache-control': 'no-cache', vary: VARY, etag: `"${createHash('sha256').update(body).digest('hex')}"` };
+  const headers: Record<string, string> = {
+    'cache-control': 'no-cache',
+    vary: VARY,
+    etag: `"${createHash('sha256').update(body).digest('hex')}"`,
+  };
   if (stale) headers['x-hub-stale'] = '1';
   return reply.bytes(body, repr === 'corgi' ? CORGI : 'application/json', headers);
 }
@@ -91,7 +128,8 @@ const packageRoute: KindRoute = {
     // npm's writes read the packument first (deprecate and unpublish with `?write=true` and Accept */*): they get
     // what was published here, so a publish to a hybrid registry never asks the upstream about the name.
     const writeView = rc.query.get('write') === 'true' || WRITE_COMMANDS.has(rc.headers['npm-command'] ?? '');
-    const repr = rc.query.get('write') === 'true' ? 'full' : (wantsPackument(rc.headers) ?? (writeView ? 'full' : null));
+    const repr =
+      rc.query.get('write') === 'true' ? 'full' : (wantsPackument(rc.headers) ?? (writeView ? 'full' : null));
     if (repr) return packument(rc, name, repr, writeView);
     const state = await localState(rc, name);
     const latest = state
@@ -133,4 +171,13 @@ const registryTarballRoute: KindRoute = {
 };
 
 // The `-/…` routes first: a package route would refuse `-` as a name.
-export const routes: readonly KindRoute[] = [...accountRoutes, ...auditRoutes, ...searchRoutes, ...unsupportedRoutes, ...publishRoutes, packageRoute, versionTarballRoute, registryTarballRoute];
+export const routes: readonly KindRoute[] = [
+  ...accountRoutes,
+  ...auditRoutes,
+  ...searchRoutes,
+  ...unsupportedRoutes,
+  ...publishRoutes,
+  packageRoute,
+  versionTarballRoute,
+  registryTarballRoute,
+];

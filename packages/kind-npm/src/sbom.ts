@@ -18,7 +18,8 @@ export const sbom: SbomExtractor = {
     for (const [field, scope] of SCOPES) {
       const deps = manifest[field];
       if (deps && typeof deps === 'object')
-        for (const [name, range] of Object.entries(deps as Record<string, unknown>)) if (typeof range === 'string') out.push({ name, range, scope });
+        for (const [name, range] of Object.entries(deps as Record<string, unknown>))
+          if (typeof range === 'string') out.push({ name, range, scope });
     }
     return out;
   },

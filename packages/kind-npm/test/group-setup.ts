@@ -8,7 +8,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import type { Test } from 'tap';
-import { makeTar, npmFixtureHandler, startFixtureUpstream, startTestHub, TEMPLATE_TOKEN, type FixtureUpstream, type TestHub, type TestHubOptions } from '@hub/testkit';
+import {
+  makeTar,
+  npmFixtureHandler,
+  startFixtureUpstream,
+  startTestHub,
+  TEMPLATE_TOKEN,
+  type FixtureUpstream,
+  type TestHub,
+  type TestHubOptions,
+} from '@hub/testkit';
 import publishing from '@hub/publishing';
 import npm from '../src/index.js';
 import { FIXTURES } from './setup.js';
@@ -28,14 +37,31 @@ export interface GroupSetup extends TestHub {
 export function fixtureFolder(dir: string, packages: Record<string, Record<string, Record<string, string>>>): string {
   fs.mkdirSync(dir, { recursive: true });
   for (const [name, versions] of Object.entries(packages)) {
-    const doc = { name, 'dist-tags': { latest: Object.keys(versions).at(-1)! }, versions: {} as Record<string, unknown>, time: { created: '2024-01-01T00:00:00.000Z', modified: '2024-03-01T00:00:00.000Z' } as Record<string, string> };
+    const doc = {
+      name,
+      'dist-tags': { latest: Object.keys(versions).at(-1)! },
+      versions: {} as Record<string, unknown>,
+      time: { created: '2024-01-01T00:00:00.000Z', modified: '2024-03-01T00:00:00.000Z' } as Record<string, string>,
+    };
     for (const [version, dependencies] of Object.entries(versions)) {
       const manifest = { name, version, main: 'index.js', dependencies };
-      const tgz = zlib.gzipSync(makeTar({ 'package/package.json': JSON.stringify(manifest), 'package/index.js': `module.exports = ${JSON.stringify(`${name}@${version}`)};\n` }));
+      const tgz = zlib.gzipSync(
+        makeTar({
+          'package/package.json': JSON.stringify(manifest),
+          'package/index.js': `module.exports = ${JSON.stringify(`${name}@${version}`)};\n`,
+        }),
+      );
       const file = `${name.split('/').at(-1)}-${version}.tgz`;
       fs.mkdirSync(path.join(dir, ...name.split('/'), '-'), { recursive: true });
       fs.writeFileSync(path.join(dir, ...name.split('/'), '-', file), tgz);
-      doc.versions[version] = { ...manifest, dist: { tarball: `${TEMPLATE_TOKEN}/${name}/-/${file}`, integrity: `sha512-${crypto.createHash('sha512').update(tgz).digest('base64')}`, shasum: crypto.createHash('sha1').update(tgz).digest('hex') } };
+      doc.versions[version] = {
+        ...manifest,
+        dist: {
+          tarball: `${TEMPLATE_TOKEN}/${name}/-/${file}`,
+          integrity: `sha512-${crypto.createHash('sha512').update(tgz).digest('base64')}`,
+          shasum: crypto.createHash('sha1').update(tgz).digest('hex'),
+        },
+      };
       doc.time[version] = '2024-02-01T00:00:00.000Z';
     }
     fs.writeFileSync(path.join(dir, `${name.replace('/', '%2f')}.json.tmpl`), JSON.stringify(doc));
@@ -47,12 +73,17 @@ export function fixtureFolder(dir: string, packages: Record<string, Record<strin
 export async function groupSetup(
   t: Test,
   group: Record<string, unknown> = {},
-  o: Pick<TestHubOptions, 'mysqlUrl' | 'config' | 'logger'> & { members?: Record<string, Record<string, unknown>> } = {},
+  o: Pick<TestHubOptions, 'mysqlUrl' | 'config' | 'logger'> & {
+    members?: Record<string, Record<string, unknown>>;
+  } = {},
 ): Promise<GroupSetup> {
   const dir = t.testdir();
   const pub = await startFixtureUpstream({ handler: npmFixtureHandler(FIXTURES) });
   t.teardown(() => pub.close());
-  const vendorRoot = fixtureFolder(path.join(dir, 'vendor'), { vendorlib: { '2.0.0': {} }, hubdemo: { '1.2.0': { vendorlib: '^2.0.0' } } });
+  const vendorRoot = fixtureFolder(path.join(dir, 'vendor'), {
+    vendorlib: { '2.0.0': {} },
+    hubdemo: { '1.2.0': { vendorlib: '^2.0.0' } },
+  });
   const vendor = await startFixtureUpstream({ handler: npmFixtureHandler(vendorRoot) });
   t.teardown(() => vendor.close());
   const hub = await startTestHub({
@@ -85,4 +116,5 @@ export async function groupSetup(
 }
 
 /** Requests the upstream received that name `name` (its packument or a tarball). */
-export const asked = (up: FixtureUpstream, name: string) => up.count((r) => decodeURIComponent(r.url.replace(/%2f/gi, '/')).startsWith(`/${name}`));
+export const asked = (up: FixtureUpstream, name: string) =>
+  up.count((r) => decodeURIComponent(r.url.replace(/%2f/gi, '/')).startsWith(`/${name}`));

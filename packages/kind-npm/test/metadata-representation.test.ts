@@ -9,7 +9,12 @@ function packument(upstream: string, count: number): string {
   const versions: Record<string, unknown> = {};
   for (let i = 0; i < count; i++) {
     const v = `1.0.${i}`;
-    versions[v] = { name: 'demo', version: v, description: `version ${v} of the demo package, long enough to compress`, dist: { tarball: `${upstream}/demo/-/demo-${v}.tgz`, shasum: 'a'.repeat(40) } };
+    versions[v] = {
+      name: 'demo',
+      version: v,
+      description: `version ${v} of the demo package, long enough to compress`,
+      dist: { tarball: `${upstream}/demo/-/demo-${v}.tgz`, shasum: 'a'.repeat(40) },
+    };
   }
   return JSON.stringify({ name: 'demo', 'dist-tags': { latest: `1.0.${count - 1}` }, versions });
 }
@@ -36,7 +41,8 @@ async function setup(t: Test, o: { registry?: Record<string, unknown>; cache?: R
     config: { auth: { anonymous: ['source:read'] }, ...(o.cache ? { cache: o.cache } : {}) },
   });
   t.teardown(() => hub.close());
-  const get = (headers: Record<string, string> = {}) => rawRequest(`${hub.url}/proxy/npm/demo`, { headers: { accept: 'application/json', ...headers } });
+  const get = (headers: Record<string, string> = {}) =>
+    rawRequest(`${hub.url}/proxy/npm/demo`, { headers: { accept: 'application/json', ...headers } });
   return { hub, upstream, state, get };
 }
 
@@ -71,36 +77,53 @@ t.test('a packument hit is negotiated by Accept-Encoding: gzip and brotli decode
       t.equal(r.headers.get('content-encoding'), coding, `${ae}: ${coding ?? 'identity'} (${round})`);
       t.equal(Number(r.headers.get('content-length')), r.body.length, `${ae}: its Content-Length`);
       t.ok(decode(r.body).equals(identity.body), `${ae}: decodes to the identity bytes (${round})`);
-      if (coding) t.ok(r.body.length < identity.body.length / 3, `${ae}: compressed (${r.body.length} of ${identity.body.length} bytes)`);
+      if (coding)
+        t.ok(
+          r.body.length < identity.body.length / 3,
+          `${ae}: compressed (${r.body.length} of ${identity.body.length} bytes)`,
+        );
       etags.add(r.headers.get('etag')!);
     }
   }
   t.equal(etags.size, 3, 'one ETag per coding');
-  const head = await rawRequest(`${s.hub.url}/proxy/npm/demo`, { method: 'HEAD', headers: { accept: 'application/json', 'accept-encoding': 'gzip' } });
+  const head = await rawRequest(`${s.hub.url}/proxy/npm/demo`, {
+    method: 'HEAD',
+    headers: { accept: 'application/json', 'accept-encoding': 'gzip' },
+  });
   t.equal(head.headers.get('content-encoding'), 'gzip', 'HEAD names the coding too');
   t.equal(head.body.length, 0);
   t.equal(s.state.requests, 1, 'one upstream request for all of it');
 });
 
-t.test('If-None-Match: 304 for the representation in any coding, weak or listed or *, and never past a block', async (t) => {
-  const s = await setup(t);
-  const first = await s.get({ 'accept-encoding': 'gzip' });
-  const etag = first.headers.get('etag')!;
-  const identityTag = (await s.get()).headers.get('etag')!;
-  for (const inm of [etag, `W/${etag}`, `"nope", ${etag}`, identityTag, '*']) {
-    const r = await s.get({ 'accept-encoding': 'gzip', 'if-none-match': inm });
-    t.equal(r.status, 304, `If-None-Match: ${inm}`);
-    t.equal(r.body.length, 0, 'no body');
-    t.equal(r.headers.get('etag'), etag, 'the ETag of the coding asked for');
-    t.match(r.headers.get('vary'), /Accept-Encoding/);
-  }
-  for (const inm of ['"nope"', `"${identityTag.slice(1, -1)}x"`, identityTag.slice(1, -1)]) t.equal((await s.get({ 'if-none-match': inm })).status, 200, `If-None-Match: ${inm} is another representation`);
+t.test(
+  'If-None-Match: 304 for the representation in any coding, weak or listed or *, and never past a block',
+  async (t) => {
+    const s = await setup(t);
+    const first = await s.get({ 'accept-encoding': 'gzip' });
+    const etag = first.headers.get('etag')!;
+    const identityTag = (await s.get()).headers.get('etag')!;
+    for (const inm of [etag, `W/${etag}`, `"nope", ${etag}`, identityTag, '*']) {
+      const r = await s.get({ 'accept-encoding': 'gzip', 'if-none-match': inm });
+      t.equal(r.status, 304, `If-None-Match: ${inm}`);
+      t.equal(r.body.length, 0, 'no body');
+      t.equal(r.headers.get('etag'), etag, 'the ETag of the coding asked for');
+      t.match(r.headers.get('vary'), /Accept-Encoding/);
+    }
+    for (const inm of ['"nope"', `"${identityTag.slice(1, -1)}x"`, identityTag.slice(1, -1)])
+      t.equal((await s.get({ 'if-none-match': inm })).status, 200, `If-None-Match: ${inm} is another representation`);
 
-  await s.hub.hub.services.blocks.add({ registry: 'npm', package_name: 'demo', version: null, reason: 'malware', by: 'admin' });
-  const blocked = await s.get({ 'if-none-match': etag });
-  t.equal(blocked.status, 403, 'a block refuses the packument, whatever the client holds');
-  t.equal(blocked.json().error.code, 'package_blocked');
-});
+    await s.hub.hub.services.blocks.add({
+      registry: 'npm',
+      package_name: 'demo',
+      version: null,
+      reason: 'malware',
+      by: 'admin',
+    });
+    const blocked = await s.get({ 'if-none-match': etag });
+    t.equal(blocked.status, 403, 'a block refuses the packument, whatever the client holds');
+    t.equal(blocked.json().error.code, 'package_blocked');
+  },
+);
 
 t.test('the ETag changes with the document and with what hub filters out of it, at once', async (t) => {
   const s = await setup(t, { registry: { metadata_ttl_secs: 0 } });
@@ -119,7 +142,10 @@ t.test('the ETag changes with the document and with what hub filters out of it, 
   const unlisted = await s.get({ 'accept-encoding': 'gzip', 'if-none-match': e2 });
   t.equal(unlisted.status, 200, 'unlisting a version: not 304 for the copy that lists it');
   t.not(unlisted.headers.get('etag'), e2);
-  t.notOk(versionsOf(gunzipSync(unlisted.body)).includes('1.0.50'), 'the unlisted version is gone from the compressed form at once');
+  t.notOk(
+    versionsOf(gunzipSync(unlisted.body)).includes('1.0.50'),
+    'the unlisted version is gone from the compressed form at once',
+  );
   t.notOk(versionsOf((await s.get()).body).includes('1.0.50'), 'and from the identity form');
 });
 

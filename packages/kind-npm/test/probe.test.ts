@@ -21,14 +21,26 @@ t.test('the probe reads at most MAX_PACKUMENT_BYTES of a packument: a larger one
     },
   });
   t.teardown(() => upstream.close());
-  const hub = await startTestHub({ dir: t.testdir(), plugins: [npm], registries: [{ name: 'npm', type: 'npm', upstream: upstream.url }] });
+  const hub = await startTestHub({
+    dir: t.testdir(),
+    plugins: [npm],
+    registries: [{ name: 'npm', type: 'npm', upstream: upstream.url }],
+  });
   t.teardown(() => hub.close());
   const reg = hub.hub.registries.get('npm')!;
   const pc = { registry: reg.info as never, upstream: reg.upstream, log: hub.hub.log };
 
   const small = await npm.probe!(pc, 'small', ['1.0.0', '2.0.0']);
-  t.same(small.map((r) => r.answer), ['present', 'absent'], 'a packument within the cap is read');
+  t.same(
+    small.map((r) => r.answer),
+    ['present', 'absent'],
+    'a packument within the cap is read',
+  );
   const huge = await npm.probe!(pc, 'huge', ['1.0.0', '2.0.0']);
-  t.same(huge.map((r) => r.answer), ['inconclusive', 'inconclusive'], 'past the cap: inconclusive, never absent');
+  t.same(
+    huge.map((r) => r.answer),
+    ['inconclusive', 'inconclusive'],
+    'past the cap: inconclusive, never absent',
+  );
   t.match(huge[0]?.detail, /size limit/);
 });

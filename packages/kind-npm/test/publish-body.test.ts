@@ -29,7 +29,14 @@ t.test('reads what JSON.parse reads, at every chunk size', async (t) => {
     _id: '@acme/x',
     name: '@acme/x',
     'dist-tags': { latest: '1.0.0' },
-    versions: { '1.0.0': { name: '@acme/x', version: '1.0.0', readme: 'é ü \u2603 "quoted" \\ back\nslash \ud83d\ude00', n: [1, -2.5e3, 0, true, false, null, [], {}, [[]]] } },
+    versions: {
+      '1.0.0': {
+        name: '@acme/x',
+        version: '1.0.0',
+        readme: 'é ü \u2603 "quoted" \\ back\nslash \ud83d\ude00',
+        n: [1, -2.5e3, 0, true, false, null, [], {}, [[]]],
+      },
+    },
     access: null,
     empty: '',
   };
@@ -43,7 +50,11 @@ t.test('reads what JSON.parse reads, at every chunk size', async (t) => {
     t.equal(body.attachments.size, 0);
   }
   t.same((await readPublishBody(chunks(text, 5), opts(dir))).doc, JSON.parse(text), 'indented JSON');
-  t.same((await readPublishBody(chunks(' [1, "a", {"b": []}] \n', 1), opts(dir))).doc, [1, 'a', { b: [] }], 'any JSON value');
+  t.same(
+    (await readPublishBody(chunks(' [1, "a", {"b": []}] \n', 1), opts(dir))).doc,
+    [1, 'a', { b: [] }],
+    'any JSON value',
+  );
 });
 
 t.test('the attachment is decoded to a file while hashed, across chunk boundaries and \\/ escapes', async (t) => {
@@ -64,7 +75,15 @@ t.test('the attachment is decoded to a file while hashed, across chunk boundarie
         t.equal(att!.sha512, crypto.createHash('sha512').update(bytes).digest('hex'));
         t.equal(att!.sha1, crypto.createHash('sha1').update(bytes).digest('hex'));
       }
-      t.same(body.doc, { name: 'x', _attachments: { 'x-1.0.0.tgz': { content_type: 'application/octet-stream', data: '', length: n } }, after: 1 }, 'the document keeps everything but the data');
+      t.same(
+        body.doc,
+        {
+          name: 'x',
+          _attachments: { 'x-1.0.0.tgz': { content_type: 'application/octet-stream', data: '', length: n } },
+          after: 1,
+        },
+        'the document keeps everything but the data',
+      );
       await body.cleanup();
       if (att) t.notOk(fs.existsSync(att.file), 'cleanup removes the file');
     }
@@ -84,7 +103,12 @@ t.test('refusals: 400 for broken JSON or base64, 413 past the document cap; noth
     ['padding in the middle', withData(`AAA=${data}`), 400, /after its = padding/],
     ['three = of padding', withData('AA==='), 400, /more than two/],
     ['an escape other than \\/', withData(`AA\\nA`), 400, /plain base64/],
-    ['two attachments', '{"_attachments":{"a.tgz":{"data":"AAAA"},"b.tgz":{"data":"AAAA"}}}', 400, /exactly one tarball/],
+    [
+      'two attachments',
+      '{"_attachments":{"a.tgz":{"data":"AAAA"},"b.tgz":{"data":"AAAA"}}}',
+      400,
+      /exactly one tarball/,
+    ],
     ['not JSON', '<html>', 400, /not JSON/],
     ['a missing colon', '{"a" 1}', 400, /not JSON/],
     ['a trailing comma', '{"a":1,}', 400, /not JSON/],
@@ -100,7 +124,10 @@ t.test('refusals: 400 for broken JSON or base64, 413 past the document cap; noth
     t.match(r?.message, message, `${what}: ${r?.message}`);
   }
   t.same(fs.readdirSync(dir), [], 'no temp file survives a refusal');
-  const big = await readPublishBody(chunks(withData(crypto.randomBytes(3 * 1024 * 1024).toString('base64')), 65536), opts(dir));
+  const big = await readPublishBody(
+    chunks(withData(crypto.randomBytes(3 * 1024 * 1024).toString('base64')), 65536),
+    opts(dir),
+  );
   t.equal(big.attachments.get('a.tgz')?.size, 3 * 1024 * 1024, 'the data does not count toward the document cap');
   await big.cleanup();
 });

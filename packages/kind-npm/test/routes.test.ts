@@ -36,7 +36,9 @@ t.test('packuments for the npm client: chosen by Accept, cached per representati
   t.equal(doc.versions['1.0.0'].dist.tarball, `${s.base}/hubdemo/-/hubdemo-1.0.0.tgz`);
   t.ok(doc.versions['1.0.0'].dist.integrity.startsWith('sha512-'), 'integrity left alone');
 
-  const corgi = await get(`${s.base}/hubdemo`, { accept: 'application/vnd.npm.install-v1+json; q=1.0, application/json; q=0.8, */*' });
+  const corgi = await get(`${s.base}/hubdemo`, {
+    accept: 'application/vnd.npm.install-v1+json; q=1.0, application/json; q=0.8, */*',
+  });
   t.match(corgi.headers.get('content-type'), /vnd\.npm\.install-v1\+json/);
   t.notOk(corgi.json().versions['1.0.0'].description, 'the abbreviated document');
 
@@ -46,21 +48,41 @@ t.test('packuments for the npm client: chosen by Accept, cached per representati
   t.equal(tgz.status, 200, 'the rewritten URL serves the tarball');
 
   await get(`${s.base}/hubdemo`, { accept: 'application/json' });
-  t.equal(s.upstream.count((r) => r.url === '/hubdemo' && r.headers.accept === 'application/json'), 1, 'the full packument was fetched once');
+  t.equal(
+    s.upstream.count((r) => r.url === '/hubdemo' && r.headers.accept === 'application/json'),
+    1,
+    'the full packument was fetched once',
+  );
 });
 
-t.test('a tarball after the full packument: one metadata request, the cached full document answers the tarball', async (t) => {
-  const s = await setup(t, { config: { auth: { anonymous: ['source:read'] } } });
-  const doc = (await get(`${s.base}/hubdemo`, { accept: 'application/json' })).json();
-  const tgz = await get(doc.versions['1.0.0'].dist.tarball);
-  t.equal(tgz.status, 200);
-  t.same(tgz.body, (await get(`${s.upstream.url}/hubdemo/-/hubdemo-1.0.0.tgz`)).body, 'the right bytes');
-  t.equal(s.upstream.count((r) => r.url === '/hubdemo'), 1, 'the packument was asked once, in its full form only');
-  // Without a full packument in memory, the tarball reads the abbreviated one (the smaller document).
-  const scoped = await get(`${s.base}/@hubtest%2fscoped/1.0.0/tarball`);
-  t.equal(scoped.status, 200);
-  t.equal(s.upstream.count((r) => r.url.startsWith('/@hubtest') && !r.url.includes('/-/') && r.headers.accept?.includes('vnd.npm.install-v1') === true), 1, 'the abbreviated packument');
-});
+t.test(
+  'a tarball after the full packument: one metadata request, the cached full document answers the tarball',
+  async (t) => {
+    const s = await setup(t, { config: { auth: { anonymous: ['source:read'] } } });
+    const doc = (await get(`${s.base}/hubdemo`, { accept: 'application/json' })).json();
+    const tgz = await get(doc.versions['1.0.0'].dist.tarball);
+    t.equal(tgz.status, 200);
+    t.same(tgz.body, (await get(`${s.upstream.url}/hubdemo/-/hubdemo-1.0.0.tgz`)).body, 'the right bytes');
+    t.equal(
+      s.upstream.count((r) => r.url === '/hubdemo'),
+      1,
+      'the packument was asked once, in its full form only',
+    );
+    // Without a full packument in memory, the tarball reads the abbreviated one (the smaller document).
+    const scoped = await get(`${s.base}/@hubtest%2fscoped/1.0.0/tarball`);
+    t.equal(scoped.status, 200);
+    t.equal(
+      s.upstream.count(
+        (r) =>
+          r.url.startsWith('/@hubtest') &&
+          !r.url.includes('/-/') &&
+          r.headers.accept?.includes('vnd.npm.install-v1') === true,
+      ),
+      1,
+      'the abbreviated packument',
+    );
+  },
+);
 
 t.test('unknown registry, wrong routes, bad names and hostile paths', async (t) => {
   const s = await setup(t, { config: { auth: { anonymous: ['source:read'] } } });
@@ -83,7 +105,11 @@ t.test('unknown registry, wrong routes, bad names and hostile paths', async (t) 
     t.ok(res.json().error.request_id, 'carries the request id');
     t.notMatch(res.body.toString(), /at .*\.js:\d+/, 'no stack trace');
   }
-  t.equal(s.upstream.count((r) => r.url.includes('etc') || r.url.includes('passwd')), 0, 'nothing hostile reached the upstream');
+  t.equal(
+    s.upstream.count((r) => r.url.includes('etc') || r.url.includes('passwd')),
+    0,
+    'nothing hostile reached the upstream',
+  );
 });
 
 t.test('HEAD of an uncached tarball asks the upstream with HEAD: nothing is downloaded or cached', async (t) => {
@@ -92,12 +118,28 @@ t.test('HEAD of an uncached tarball asks the upstream with HEAD: nothing is down
   const head = await rawRequest(`${s.base}${path}`, { method: 'HEAD' });
   t.equal(head.status, 200);
   t.equal(head.body.length, 0);
-  t.equal(head.headers.get('content-length'), String((await get(`${s.upstream.url}${path}`)).body.length), 'the upstream length');
-  t.equal(s.upstream.count((r) => r.method === 'GET' && r.url === path), 1, 'only the direct GET above fetched the tarball');
-  t.equal(s.upstream.count((r) => r.method === 'HEAD' && r.url === path), 1, 'hub sent a HEAD');
+  t.equal(
+    head.headers.get('content-length'),
+    String((await get(`${s.upstream.url}${path}`)).body.length),
+    'the upstream length',
+  );
+  t.equal(
+    s.upstream.count((r) => r.method === 'GET' && r.url === path),
+    1,
+    'only the direct GET above fetched the tarball',
+  );
+  t.equal(
+    s.upstream.count((r) => r.method === 'HEAD' && r.url === path),
+    1,
+    'hub sent a HEAD',
+  );
   await s.hub.artifacts.idle();
   t.equal((await s.hub.db('artifacts').count({ n: '*' }).first())!.n, 0, 'nothing cached');
-  t.equal((await rawRequest(`${s.base}/hubdemo/-/hubdemo-9.9.9.tgz`, { method: 'HEAD' })).status, 404, 'an unknown version is 404');
+  t.equal(
+    (await rawRequest(`${s.base}/hubdemo/-/hubdemo-9.9.9.tgz`, { method: 'HEAD' })).status,
+    404,
+    'an unknown version is 404',
+  );
   const got = await get(`${s.base}${path}`);
   t.equal(got.status, 200, 'GET afterwards fetches and serves it');
   t.equal(got.headers.get('content-length'), head.headers.get('content-length'));

@@ -1,6 +1,14 @@
 import { fileURLToPath } from 'node:url';
 import type { Test } from 'tap';
-import { npmFixtureHandler, rawRequest, startFixtureUpstream, startTestHub, type FixtureUpstream, type TestHub, type TestHubOptions } from '@hub/testkit';
+import {
+  npmFixtureHandler,
+  rawRequest,
+  startFixtureUpstream,
+  startTestHub,
+  type FixtureUpstream,
+  type TestHub,
+  type TestHubOptions,
+} from '@hub/testkit';
 import npm from '../src/index.js';
 
 /** The fixture registry: hubdep 1.0.0, hubdemo 1.0.0 and 1.1.0 (depends on hubdep), @hubtest/scoped 1.0.0. */
@@ -13,7 +21,10 @@ export interface NpmSetup extends TestHub {
 }
 
 /** A fixture npm upstream and a hub with one npm registry named `npm` in front of it. */
-export async function setup(t: Test, opts: Partial<Pick<TestHubOptions, 'config' | 'mysqlUrl'>> & { registry?: Record<string, unknown> } = {}): Promise<NpmSetup> {
+export async function setup(
+  t: Test,
+  opts: Partial<Pick<TestHubOptions, 'config' | 'mysqlUrl'>> & { registry?: Record<string, unknown> } = {},
+): Promise<NpmSetup> {
   const upstream = await startFixtureUpstream({ handler: npmFixtureHandler(FIXTURES) });
   t.teardown(() => upstream.close());
   const hub = await startTestHub({

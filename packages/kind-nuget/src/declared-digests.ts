@@ -15,7 +15,13 @@ async function json(pc: ProbeContext, url: string): Promise<unknown> {
 }
 
 /** `packageHash` of the version's registration catalog entry, else of the catalog leaf it names (as the gallery serves it). */
-async function declared(pc: ProbeContext, up: UpstreamIndex, id: string, version: string, docs: Map<string, Promise<unknown>>): Promise<DeclaredDigest | null> {
+async function declared(
+  pc: ProbeContext,
+  up: UpstreamIndex,
+  id: string,
+  version: string,
+  docs: Map<string, Promise<unknown>>,
+): Promise<DeclaredDigest | null> {
   const load = (rest: string) => {
     let doc = docs.get(rest);
     if (!doc) docs.set(rest, (doc = json(pc, `${up.registration}${id}/${rest}`)));

@@ -19,7 +19,12 @@ import { compareVersions, normalizeVersion } from './names.js';
 const NO_CACHE = { 'cache-control': 'no-cache' };
 
 /** The members' bodies parsed as JSON objects that `shape` accepts; the others are logged and left out. */
-function documents(rc: RequestContext, parts: readonly GroupPart[], what: string, shape: (d: JsonObject) => boolean): Array<{ member: string; doc: JsonObject }> {
+function documents(
+  rc: RequestContext,
+  parts: readonly GroupPart[],
+  what: string,
+  shape: (d: JsonObject) => boolean,
+): Array<{ member: string; doc: JsonObject }> {
   const out: Array<{ member: string; doc: JsonObject }> = [];
   for (const p of parts) {
     let doc: unknown;
@@ -52,7 +57,8 @@ export function mergeFlatVersions(rc: RequestContext, parts: readonly GroupPart[
 }
 
 /** The version of a registration leaf (its catalog entry's), normalized. */
-const leafVersion = (leaf: JsonObject): string | null => (isObject(leaf.catalogEntry) ? versionKey(leaf.catalogEntry.version) : null);
+const leafVersion = (leaf: JsonObject): string | null =>
+  isObject(leaf.catalogEntry) ? versionKey(leaf.catalogEntry.version) : null;
 
 /** Leaves of several members' pages, first member wins, in NuGet's order. */
 function mergeLeaves(lists: readonly JsonObject[][]): JsonObject[] {
@@ -68,20 +74,39 @@ function mergeLeaves(lists: readonly JsonObject[][]): JsonObject[] {
 function inlinePage(id: string, leaves: JsonObject[], parent: string): JsonObject {
   const lower = leafVersion(leaves[0]!)!;
   const upper = leafVersion(leaves.at(-1)!)!;
-  return { '@id': `${parent}#page/${lower}/${upper}`, '@type': 'catalog:CatalogPage', count: leaves.length, lower, upper, parent, items: leaves };
+  return {
+    '@id': `${parent}#page/${lower}/${upper}`,
+    '@type': 'catalog:CatalogPage',
+    count: leaves.length,
+    lower,
+    upper,
+    parent,
+    items: leaves,
+  };
 }
 
-export function mergeRegistration(rc: RequestContext, parts: readonly GroupPart[], id: string, rest: string): JsonObject {
+export function mergeRegistration(
+  rc: RequestContext,
+  parts: readonly GroupPart[],
+  id: string,
+  rest: string,
+): JsonObject {
   const isIndex = rest === 'index.json';
   const isPage = rest.startsWith('page/');
-  const docs = documents(rc, parts, 'registration document', (d) => (isIndex || isPage ? Array.isArray(d.items) : true));
+  const docs = documents(rc, parts, 'registration document', (d) =>
+    isIndex || isPage ? Array.isArray(d.items) : true,
+  );
   // A leaf describes one version: the first member's.
   if (!isIndex && !isPage) return docs[0]!.doc;
   if (isPage) {
     const leaves = mergeLeaves(docs.map((d) => items(d.doc)));
     const first = docs[0]!.doc;
     if (leaves.length === 0) return first;
-    return { ...first, ...inlinePage(id, leaves, str(first.parent) ?? `${rc.baseUrl}/nuget/v3/registration/${id}/index.json`), '@id': first['@id'] };
+    return {
+      ...first,
+      ...inlinePage(id, leaves, str(first.parent) ?? `${rc.baseUrl}/nuget/v3/registration/${id}/index.json`),
+      '@id': first['@id'],
+    };
   }
   const indexUrl = `${rc.baseUrl}/nuget/v3/registration/${id}/index.json`;
   const inlined: JsonObject[][] = [];
@@ -93,7 +118,12 @@ export function mergeRegistration(rc: RequestContext, parts: readonly GroupPart[
     }
   const leaves = mergeLeaves(inlined);
   const pages = [...(leaves.length ? [inlinePage(id, leaves, indexUrl)] : []), ...paged];
-  return { '@id': indexUrl, '@type': ['catalog:CatalogRoot', 'PackageRegistration', 'catalog:Permalink'], count: pages.length, items: pages };
+  return {
+    '@id': indexUrl,
+    '@type': ['catalog:CatalogRoot', 'PackageRegistration', 'catalog:Permalink'],
+    count: pages.length,
+    items: pages,
+  };
 }
 
 export function mergeSearch(rc: RequestContext, parts: readonly GroupPart[]): JsonObject {
@@ -103,7 +133,8 @@ export function mergeSearch(rc: RequestContext, parts: readonly GroupPart[]): Js
   let total = 0;
   let duplicates = 0;
   for (const { doc } of docs) {
-    if (typeof doc.totalHits === 'number' && Number.isSafeInteger(doc.totalHits) && doc.totalHits > 0) total += doc.totalHits;
+    if (typeof doc.totalHits === 'number' && Number.isSafeInteger(doc.totalHits) && doc.totalHits > 0)
+      total += doc.totalHits;
     for (const hit of doc.data as unknown[]) {
       const id = isObject(hit) ? str(hit.id)?.toLowerCase() : undefined;
       if (!id) continue;
@@ -117,6 +148,8 @@ export function mergeSearch(rc: RequestContext, parts: readonly GroupPart[]): Js
   return { ...docs[0]!.doc, totalHits: Math.max(data.length, total - duplicates), data };
 }
 
-export const mergeFlatIndex: GroupMerge = (rc, parts) => reply.json({ versions: mergeFlatVersions(rc, parts) }, 200, NO_CACHE);
-export const mergeRegistrationRoute: GroupMerge = (rc, parts, match) => reply.json(mergeRegistration(rc, parts, match.coordinate!.name, match.params!.rest!), 200, NO_CACHE);
+export const mergeFlatIndex: GroupMerge = (rc, parts) =>
+  reply.json({ versions: mergeFlatVersions(rc, parts) }, 200, NO_CACHE);
+export const mergeRegistrationRoute: GroupMerge = (rc, parts, match) =>
+  reply.json(mergeRegistration(rc, parts, match.coordinate!.name, match.params!.rest!), 200, NO_CACHE);
 export const mergeSearchRoute: GroupMerge = (rc, parts) => reply.json(mergeSearch(rc, parts), 200, NO_CACHE);

@@ -12,7 +12,8 @@ import { nupkgKey } from './publish.js';
 import { HUB_PATHS } from './service-index.js';
 
 /** Versions of `id` published here; none in a proxy registry. */
-export const localVersions = async (rc: RequestContext, id: string): Promise<LocalVersion[]> => (rc.registry.mode === 'proxy' ? [] : rc.local.versions(id));
+export const localVersions = async (rc: RequestContext, id: string): Promise<LocalVersion[]> =>
+  rc.registry.mode === 'proxy' ? [] : rc.local.versions(id);
 
 /** May the upstream be asked about `id`? Never in a local registry, nor in a hybrid one for an id published here (local_only). */
 export const upstreamMayServe = async (rc: RequestContext, id: string): Promise<boolean> =>
@@ -32,7 +33,12 @@ function dependencyGroups(deps: readonly NuspecDependency[], regBase: string): J
   return [...groups].map(([tfm, ds]) => ({
     '@type': 'PackageDependencyGroup',
     ...(tfm ? { targetFramework: tfm } : {}),
-    dependencies: ds.map((d) => ({ '@type': 'PackageDependency', id: d.id, range: d.range ?? '', registration: `${regBase}${d.id.toLowerCase()}/index.json` })),
+    dependencies: ds.map((d) => ({
+      '@type': 'PackageDependency',
+      id: d.id,
+      range: d.range ?? '',
+      registration: `${regBase}${d.id.toLowerCase()}/index.json`,
+    })),
   }));
 }
 
@@ -40,7 +46,13 @@ function dependencyGroups(deps: readonly NuspecDependency[], regBase: string): J
  * A registration document (`index.json` or a leaf `<version>.json`) generated from the versions published here;
  * 404 for anything else (the one page is inlined).
  */
-export function localRegistration(rc: RequestContext, id: string, rest: string, versions: readonly LocalVersion[], hidden: ReadonlySet<string>): JsonObject {
+export function localRegistration(
+  rc: RequestContext,
+  id: string,
+  rest: string,
+  versions: readonly LocalVersion[],
+  hidden: ReadonlySet<string>,
+): JsonObject {
   const regBase = `${rc.baseUrl}/${HUB_PATHS.registration}`;
   const indexUrl = `${regBase}${id}/index.json`;
   const sorted = [...versions].sort((a, b) => compareVersions(a.version, b.version));
@@ -75,8 +87,21 @@ export function localRegistration(rc: RequestContext, id: string, rest: string, 
         registration: indexUrl,
       };
     });
-    const page = { '@id': `${indexUrl}#page/${lower}/${upper}`, '@type': 'catalog:CatalogPage', count: items.length, lower, upper, parent: indexUrl, items };
-    return { '@id': indexUrl, '@type': ['catalog:CatalogRoot', 'PackageRegistration', 'catalog:Permalink'], count: 1, items: [page] };
+    const page = {
+      '@id': `${indexUrl}#page/${lower}/${upper}`,
+      '@type': 'catalog:CatalogPage',
+      count: items.length,
+      lower,
+      upper,
+      parent: indexUrl,
+      items,
+    };
+    return {
+      '@id': indexUrl,
+      '@type': ['catalog:CatalogRoot', 'PackageRegistration', 'catalog:Permalink'],
+      count: 1,
+      items: [page],
+    };
   }
   const leaf = /^(.+)\.json$/.exec(rest) && sorted.find((v) => `${v.version}.json` === rest);
   if (!leaf) throw errors.notFound(`${rest.slice(0, 100)} is not a registration document of ${id}`);

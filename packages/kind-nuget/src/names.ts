@@ -17,7 +17,8 @@ export function checkedId(s: string): string {
   return s.toLowerCase();
 }
 
-const VERSION = /^(\d{1,9})(?:\.(\d{1,9}))?(?:\.(\d{1,9}))?(?:\.(\d{1,9}))?(?:-([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$/;
+const VERSION =
+  /^(\d{1,9})(?:\.(\d{1,9}))?(?:\.(\d{1,9}))?(?:\.(\d{1,9}))?(?:-([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$/;
 const MAX_VERSION_LENGTH = 128;
 
 interface Parsed {
@@ -29,7 +30,10 @@ function parse(v: string): Parsed | null {
   if (v.length > MAX_VERSION_LENGTH) return null;
   const m = VERSION.exec(v);
   if (!m) return null;
-  return { nums: [Number(m[1]), Number(m[2] ?? 0), Number(m[3] ?? 0), Number(m[4] ?? 0)], pre: m[5] ? m[5].toLowerCase().split('.') : [] };
+  return {
+    nums: [Number(m[1]), Number(m[2] ?? 0), Number(m[3] ?? 0), Number(m[4] ?? 0)],
+    pre: m[5] ? m[5].toLowerCase().split('.') : [],
+  };
 }
 
 /**

@@ -14,7 +14,8 @@ export interface NuspecDependency {
 
 export const MAX_DEPENDENCIES = 10_000;
 
-const nuspecError = (code: 'ARCHIVE_CORRUPT' | 'ARCHIVE_LIMIT', message: string) => Object.assign(new Error(message), { code });
+const nuspecError = (code: 'ARCHIVE_CORRUPT' | 'ARCHIVE_LIMIT', message: string) =>
+  Object.assign(new Error(message), { code });
 
 /** The text of a .nuspec: UTF-8 (BOM or not) or UTF-16 with a BOM. */
 export function nuspecText(data: Buffer): string {
@@ -35,13 +36,22 @@ export function nuspecDependencies(xml: string): NuspecDependency[] {
       open(qname, attributes, _at, selfClosing) {
         const name = localName(qname);
         const path = stack.join('/');
-        if (name === 'group' && path === 'package/metadata/dependencies') group = attribute(attributes, 'targetFramework');
-        if (name === 'dependency' && (path === 'package/metadata/dependencies' || path === 'package/metadata/dependencies/group')) {
+        if (name === 'group' && path === 'package/metadata/dependencies')
+          group = attribute(attributes, 'targetFramework');
+        if (
+          name === 'dependency' &&
+          (path === 'package/metadata/dependencies' || path === 'package/metadata/dependencies/group')
+        ) {
           const id = attribute(attributes, 'id');
           const version = attribute(attributes, 'version');
           if (id) {
-            if (out.length >= MAX_DEPENDENCIES) throw nuspecError('ARCHIVE_LIMIT', `the .nuspec names more than ${MAX_DEPENDENCIES} dependencies`);
-            out.push({ id, ...(version ? { range: version } : {}), ...(path.endsWith('group') && group ? { targetFramework: group } : {}) });
+            if (out.length >= MAX_DEPENDENCIES)
+              throw nuspecError('ARCHIVE_LIMIT', `the .nuspec names more than ${MAX_DEPENDENCIES} dependencies`);
+            out.push({
+              id,
+              ...(version ? { range: version } : {}),
+              ...(path.endsWith('group') && group ? { targetFramework: group } : {}),
+            });
           }
         }
         if (!selfClosing) stack.push(name);

@@ -1,4 +1,13 @@
-import { probeAnswer, probeFetch, probeListing, type NameProbe, type ProbeContext, type ProbeLadder, type ProbeResult, type UpstreamClient } from '@hub/contract';
+import {
+  probeAnswer,
+  probeFetch,
+  probeListing,
+  type NameProbe,
+  type ProbeContext,
+  type ProbeLadder,
+  type ProbeResult,
+  type UpstreamClient,
+} from '@hub/contract';
 import { parseJson, type JsonObject } from './json.js';
 import { isPackageId, normalizeVersion } from './names.js';
 import { flatVersions } from './routes.js';
@@ -11,7 +20,8 @@ const MAX_LISTING_BYTES = 16 * 1024 * 1024;
 const INDEX_MEMO_MS = 10 * 60 * 1000;
 const indexMemo = new WeakMap<UpstreamClient, { until: number; index: Promise<UpstreamIndex> }>();
 
-const get = (pc: ProbeContext, url: string, method: 'GET' | 'HEAD' = 'GET') => probeFetch(pc.upstream, url, { method, maxBytes: MAX_LISTING_BYTES });
+const get = (pc: ProbeContext, url: string, method: 'GET' | 'HEAD' = 'GET') =>
+  probeFetch(pc.upstream, url, { method, maxBytes: MAX_LISTING_BYTES });
 
 /** The upstream's service index, asked once per registry per sweep (it throws when it cannot be read). */
 export function serviceIndex(pc: ProbeContext): Promise<UpstreamIndex> {
@@ -34,7 +44,8 @@ export function serviceIndex(pc: ProbeContext): Promise<UpstreamIndex> {
  */
 export const probe: ProbeLadder = async (pc, name, versions) => {
   const id = name.toLowerCase();
-  const all = (answer: ProbeResult['answer'], detail: string): ProbeResult[] => versions.map((version) => ({ version, answer, rung: 'listing', detail }));
+  const all = (answer: ProbeResult['answer'], detail: string): ProbeResult[] =>
+    versions.map((version) => ({ version, answer, rung: 'listing', detail }));
   if (!isPackageId(id)) return all('inconclusive', 'not a NuGet package id');
   let up: UpstreamIndex;
   try {
@@ -45,21 +56,39 @@ export const probe: ProbeLadder = async (pc, name, versions) => {
   const canonical = (v: string) => normalizeVersion(v) ?? v.toLowerCase();
   const listing = await get(pc, `${up.flat}${id}/index.json`);
   const listed = listing.status === 200 ? flatVersions(listing.body) : null;
-  if (probeAnswer(listing.status) === 'absent') return all('absent', `the flat container answered ${listing.status} for ${id}`);
+  if (probeAnswer(listing.status) === 'absent')
+    return all('absent', `the flat container answered ${listing.status} for ${id}`);
   if (listed) {
     const have = new Set(listed.map(canonical));
-    return versions.map((version) => ({ version, answer: have.has(canonical(version)) ? 'present' : 'absent', rung: 'listing' }));
+    return versions.map((version) => ({
+      version,
+      answer: have.has(canonical(version)) ? 'present' : 'absent',
+      rung: 'listing',
+    }));
   }
-  const why = listing.status === 200 ? 'the listing is not a version list' : `the listing answered ${listing.status || listing.error}`;
+  const why =
+    listing.status === 200
+      ? 'the listing is not a version list'
+      : `the listing answered ${listing.status || listing.error}`;
   const out: ProbeResult[] = [];
   for (const [i, version] of versions.entries()) {
     const v = canonical(version);
     if (i >= MAX_VERSION_PROBES) {
-      out.push({ version, answer: 'inconclusive', rung: 'version', detail: `${why}; not probed (over ${MAX_VERSION_PROBES} versions)` });
+      out.push({
+        version,
+        answer: 'inconclusive',
+        rung: 'version',
+        detail: `${why}; not probed (over ${MAX_VERSION_PROBES} versions)`,
+      });
       continue;
     }
     const head = await get(pc, `${up.flat}${id}/${v}/${id}.${v}.nupkg`, 'HEAD');
-    out.push({ version, answer: probeAnswer(head.status), rung: 'version', detail: `${why}; HEAD .nupkg answered ${head.status || head.error}` });
+    out.push({
+      version,
+      answer: probeAnswer(head.status),
+      rung: 'version',
+      detail: `${why}; HEAD .nupkg answered ${head.status || head.error}`,
+    });
   }
   return out;
 };

@@ -4,7 +4,21 @@
  * `api/v2/package/<id>/<version>`, which unlists (as the gallery does) or deletes, by the registry's `delete_mode`.
  */
 import fs from 'node:fs';
-import { errors, findInZip, HubError, isArchiveError, isHubError, localName, readForm, readXml, XmlError, type FormFile, type KindRoute, type Reply, type RequestContext } from '@hub/contract';
+import {
+  errors,
+  findInZip,
+  HubError,
+  isArchiveError,
+  isHubError,
+  localName,
+  readForm,
+  readXml,
+  XmlError,
+  type FormFile,
+  type KindRoute,
+  type Reply,
+  type RequestContext,
+} from '@hub/contract';
 import { checkedId, checkedVersion, isPackageId, normalizeVersion } from './names.js';
 import { nuspecDependencies, nuspecText, type NuspecDependency } from './nuspec.js';
 import { MAX_NUSPEC_BYTES } from './sbom.js';
@@ -75,11 +89,15 @@ export function readManifest(xml: string): Manifest {
 /** The root `.nuspec` of a .nupkg and its file name; 400 when the package is not a zip or has none. */
 async function nuspecOf(nupkg: FormFile): Promise<{ name: string; text: string }> {
   try {
-    const found = await findInZip(fs.createReadStream(nupkg.path), (n) => !n.includes('/') && n.toLowerCase().endsWith('.nuspec'), {
-      maxBytes: nupkg.size,
-      maxEntries: MAX_ZIP_ENTRIES,
-      maxEntryBytes: MAX_NUSPEC_BYTES,
-    });
+    const found = await findInZip(
+      fs.createReadStream(nupkg.path),
+      (n) => !n.includes('/') && n.toLowerCase().endsWith('.nuspec'),
+      {
+        maxBytes: nupkg.size,
+        maxEntries: MAX_ZIP_ENTRIES,
+        maxEntryBytes: MAX_NUSPEC_BYTES,
+      },
+    );
     if (!found) throw errors.badRequest('the .nupkg has no .nuspec at its root');
     return { name: found.name, text: nuspecText(found.data) };
   } catch (e) {
@@ -104,7 +122,8 @@ export const pushRoute: KindRoute = {
     });
     try {
       const nupkg = form.files[0];
-      if (!nupkg) throw errors.badRequest('the multipart body has no file part (dotnet nuget push sends the .nupkg as one)');
+      if (!nupkg)
+        throw errors.badRequest('the multipart body has no file part (dotnet nuget push sends the .nupkg as one)');
       return await push(rc, nupkg);
     } finally {
       await form.cleanup();
@@ -115,11 +134,16 @@ export const pushRoute: KindRoute = {
 async function push(rc: RequestContext, nupkg: FormFile): Promise<Reply> {
   const nuspec = await nuspecOf(nupkg);
   const manifest = readManifest(nuspec.text);
-  if (!isPackageId(manifest.id)) throw errors.badRequest(`the .nuspec's id "${manifest.id.slice(0, 100)}" is not a valid NuGet package id`);
+  if (!isPackageId(manifest.id))
+    throw errors.badRequest(`the .nuspec's id "${manifest.id.slice(0, 100)}" is not a valid NuGet package id`);
   const version = normalizeVersion(manifest.version);
-  if (!version) throw errors.badRequest(`the .nuspec's version "${manifest.version.slice(0, 100)}" is not a valid NuGet version`);
+  if (!version)
+    throw errors.badRequest(`the .nuspec's version "${manifest.version.slice(0, 100)}" is not a valid NuGet version`);
   const id = manifest.id.toLowerCase();
-  if (nuspec.name.toLowerCase() !== `${id}.nuspec`) throw errors.badRequest(`the package's manifest is ${nuspec.name}, but its id is ${manifest.id}: it must be ${manifest.id}.nuspec`);
+  if (nuspec.name.toLowerCase() !== `${id}.nuspec`)
+    throw errors.badRequest(
+      `the package's manifest is ${nuspec.name}, but its id is ${manifest.id}: it must be ${manifest.id}.nuspec`,
+    );
   let dependencies: NuspecDependency[];
   try {
     dependencies = nuspecDependencies(nuspec.text);
@@ -128,7 +152,8 @@ async function push(rc: RequestContext, nupkg: FormFile): Promise<Reply> {
   }
   const coordinate = { name: id, version };
   const recorded = await rc.local.versions(id);
-  if (recorded.some((v) => v.version === version)) throw errors.conflict(`${manifest.id} ${version} is already published; a version is pushed once`);
+  if (recorded.some((v) => v.version === version))
+    throw errors.conflict(`${manifest.id} ${version} is already published; a version is pushed once`);
   const meta: PublishedMeta = {
     id: manifest.id,
     version: manifest.version,
@@ -139,7 +164,14 @@ async function push(rc: RequestContext, nupkg: FormFile): Promise<Reply> {
     packageHash: Buffer.from(nupkg.digests.sha512!, 'hex').toString('base64'),
     size: nupkg.size,
   };
-  await rc.local.putFile({ key: nupkgKey(id, version), coordinate, contentType: 'application/octet-stream', format: 'zip', body: fs.createReadStream(nupkg.path), addsVersion: { meta } });
+  await rc.local.putFile({
+    key: nupkgKey(id, version),
+    coordinate,
+    contentType: 'application/octet-stream',
+    format: 'zip',
+    body: fs.createReadStream(nupkg.path),
+    addsVersion: { meta },
+  });
   rc.recordAction('publish', coordinate);
   return { status: 201, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: '' };
 }
@@ -149,7 +181,8 @@ const versionPath = (s: readonly string[]) => {
   return { coordinate: { name: checkedId(s[3]!), version: checkedVersion(s[4]!) } };
 };
 
-const notPublished = (id: string, version: string) => new HubError('not_found', `${id} ${version} is not published here`);
+const notPublished = (id: string, version: string) =>
+  new HubError('not_found', `${id} ${version} is not published here`);
 
 /**
  * DELETE api/v2/package/<id>/<version>: `dotnet nuget delete`. `delete_mode = "unlist"` (the default, as the

@@ -7,7 +7,9 @@ import type { UpstreamIndex } from './service-index.js';
 const CATALOG_TTL_SECS = 30 * 24 * 3600;
 
 const checkRegistration = jsonCheck((d) =>
-  Array.isArray(d.items) || 'catalogEntry' in d || 'packageContent' in d ? null : 'not a registration index, page or leaf',
+  Array.isArray(d.items) || 'catalogEntry' in d || 'packageContent' in d
+    ? null
+    : 'not a registration index, page or leaf',
 );
 
 /**
@@ -21,13 +23,20 @@ export function registrationDoc(rc: RequestContext, up: UpstreamIndex, id: strin
 /** Kept (the last good copy served) when the upstream removes the package. */
 export function registrationSpec(up: UpstreamIndex, id: string, rest: string): MetadataSpec {
   if (!up.registration) throw errors.notFound('the upstream service index names no registration resource');
-  return { key: `registration:${id}/${rest}`, url: `${up.registration}${id}/${rest}`, check: checkRegistration, packageName: id };
+  return {
+    key: `registration:${id}/${rest}`,
+    url: `${up.registration}${id}/${rest}`,
+    check: checkRegistration,
+    packageName: id,
+  };
 }
 
 /** The versions (normalized) an index or page names in its inlined leaves; external pages are not read. */
 export const registrationVersions = (body: Buffer): string[] => {
   if (checkRegistration(body)) throw new Error('not a registration document');
-  return leaves(parseJson(body)).flatMap((l) => (isObject(l.catalogEntry) ? [normalizeVersion(str(l.catalogEntry.version) ?? '')] : [])).filter((v): v is string => !!v);
+  return leaves(parseJson(body))
+    .flatMap((l) => (isObject(l.catalogEntry) ? [normalizeVersion(str(l.catalogEntry.version) ?? '')] : []))
+    .filter((v): v is string => !!v);
 };
 
 /** From a kept document (the upstream removed the package), the versions (normalized) hub does not hold: left out. */
@@ -83,7 +92,12 @@ export function catalogLeafUrl(up: UpstreamIndex, url: unknown): string | undefi
 async function catalogHash(rc: RequestContext, up: UpstreamIndex, url: unknown): Promise<Digest | undefined> {
   const s = catalogLeafUrl(up, url);
   if (!s) return undefined;
-  const doc = await rc.metadata({ key: `catalog:${s.slice(up.catalog!.length)}`, url: s, ttlSecs: CATALOG_TTL_SECS, check: jsonCheck(() => null) });
+  const doc = await rc.metadata({
+    key: `catalog:${s.slice(up.catalog!.length)}`,
+    url: s,
+    ttlSecs: CATALOG_TTL_SECS,
+    check: jsonCheck(() => null),
+  });
   return hashOf(doc.derive('parsed', parseJson) as JsonObject);
 }
 
@@ -94,7 +108,12 @@ export type RegistrationLoader = (rest: string) => Promise<unknown>;
  * The registration catalog entry of `version`: pages that are not inlined are loaded only when the version
  * is in their range. Undefined when the registration does not list it.
  */
-export async function catalogEntry(load: RegistrationLoader, up: UpstreamIndex, id: string, version: string): Promise<JsonObject | undefined> {
+export async function catalogEntry(
+  load: RegistrationLoader,
+  up: UpstreamIndex,
+  id: string,
+  version: string,
+): Promise<JsonObject | undefined> {
   for (const page of items(await load('index.json'))) {
     let found: JsonObject[];
     if (Array.isArray(page.items)) found = items(page);
@@ -118,9 +137,19 @@ export async function catalogEntry(load: RegistrationLoader, up: UpstreamIndex, 
  * The upstream's digest of a .nupkg: `packageHash` of its registration catalog entry, or else of the
  * catalog leaf that entry names. Undefined when the upstream publishes none.
  */
-export async function packageDigest(rc: RequestContext, up: UpstreamIndex, id: string, version: string): Promise<Digest | undefined> {
+export async function packageDigest(
+  rc: RequestContext,
+  up: UpstreamIndex,
+  id: string,
+  version: string,
+): Promise<Digest | undefined> {
   if (!up.registration) return undefined;
-  const entry = await catalogEntry(async (rest) => (await registrationDoc(rc, up, id, rest)).derive('parsed', parseJson), up, id, version);
+  const entry = await catalogEntry(
+    async (rest) => (await registrationDoc(rc, up, id, rest)).derive('parsed', parseJson),
+    up,
+    id,
+    version,
+  );
   return entry && (hashOf(entry) ?? (await catalogHash(rc, up, entry['@id'])));
 }
 
@@ -148,7 +177,11 @@ async function catalogEntries(rc: RequestContext, up: UpstreamIndex, id: string)
  * When the upstream's registration says each version was published (`published`), by normalized version.
  * The gallery writes 1900-01-01 for an unlisted version: that is no time, so such a version maps to null.
  */
-export async function publishTimes(rc: RequestContext, up: UpstreamIndex, id: string): Promise<Map<string, Date | null>> {
+export async function publishTimes(
+  rc: RequestContext,
+  up: UpstreamIndex,
+  id: string,
+): Promise<Map<string, Date | null>> {
   const out = new Map<string, Date | null>();
   for (const entry of await catalogEntries(rc, up, id)) {
     const version = normalizeVersion(str(entry.version) ?? '');
@@ -163,7 +196,12 @@ export async function publishTimes(rc: RequestContext, up: UpstreamIndex, id: st
  * Of `versions` (normalized), those the cool-down keeps out: published less than `minAgeSecs` ago, or
  * with no publish time (they cannot be proven old enough).
  */
-export function tooNew(times: ReadonlyMap<string, Date | null>, versions: Iterable<string>, minAgeSecs: number, now = Date.now()): Set<string> {
+export function tooNew(
+  times: ReadonlyMap<string, Date | null>,
+  versions: Iterable<string>,
+  minAgeSecs: number,
+  now = Date.now(),
+): Set<string> {
   const out = new Set<string>();
   for (const v of versions) {
     const at = times.get(v);
@@ -175,7 +213,8 @@ export function tooNew(times: ReadonlyMap<string, Date | null>, versions: Iterab
 /** Removes the leaves of `dropped` versions from every inlined page of a registration index or page (the cool-down). */
 export function dropVersions(doc: unknown, dropped: ReadonlySet<string>): void {
   if (!dropped.size || !isObject(doc)) return;
-  const keep = (leaf: JsonObject) => !(isObject(leaf.catalogEntry) && dropped.has(normalizeVersion(str(leaf.catalogEntry.version) ?? '') ?? ''));
+  const keep = (leaf: JsonObject) =>
+    !(isObject(leaf.catalogEntry) && dropped.has(normalizeVersion(str(leaf.catalogEntry.version) ?? '') ?? ''));
   const prune = (page: JsonObject) => {
     if (!Array.isArray(page.items)) return;
     const kept = items(page).filter(keep);

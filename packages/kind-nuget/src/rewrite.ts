@@ -40,8 +40,12 @@ export function urlMapper(up: UpstreamIndex, baseUrl: string, contextId?: string
       const hash = href.indexOf('#');
       const path = hash === -1 ? href : href.slice(0, hash);
       const file = path.slice(path.lastIndexOf('/') + 1).toLowerCase();
-      const version = file.startsWith(`${contextId}.`) && file.endsWith('.json') ? normalizeVersion(file.slice(contextId.length + 1, -5)) : null;
-      if (version) return `${hub(HUB_PATHS.registration)}${contextId}/${version}.json${hash === -1 ? '' : href.slice(hash)}`;
+      const version =
+        file.startsWith(`${contextId}.`) && file.endsWith('.json')
+          ? normalizeVersion(file.slice(contextId.length + 1, -5))
+          : null;
+      if (version)
+        return `${hub(HUB_PATHS.registration)}${contextId}/${version}.json${hash === -1 ? '' : href.slice(hash)}`;
     }
     return DROP;
   };

@@ -1,7 +1,25 @@
-import { errors, looksLikeHtml, reply, type KindRoute, type MetadataSpec, type Reply, type RequestContext, type RouteMatch } from '@hub/contract';
+import {
+  errors,
+  looksLikeHtml,
+  reply,
+  type KindRoute,
+  type MetadataSpec,
+  type Reply,
+  type RequestContext,
+  type RouteMatch,
+} from '@hub/contract';
 import { isObject, jsonCheck, parseJson, str, type JsonObject } from './json.js';
 import { checkedId, checkedVersion, normalizeVersion } from './names.js';
-import { dropVersions, markUnlisted, notHeld, packageDigest, publishTimes, registrationDoc, registrationVersions, tooNew } from './registration.js';
+import {
+  dropVersions,
+  markUnlisted,
+  notHeld,
+  packageDigest,
+  publishTimes,
+  registrationDoc,
+  registrationVersions,
+  tooNew,
+} from './registration.js';
 import { rewriteUrls, urlMapper } from './rewrite.js';
 import { search } from './search.js';
 import { hubServiceIndex, upstreamIndex, type UpstreamIndex } from './service-index.js';
@@ -32,18 +50,26 @@ const serviceIndexRoute: KindRoute = {
   id: 'service-index',
   permission: null,
   match: (s) => (s.length === 3 && s[0] === 'nuget' && s[1] === 'v3' && s[2] === 'index.json' ? {} : null),
-  handle: async (rc) => reply.json(hubServiceIndex(rc.baseUrl, rc.registry.mode !== 'proxy'), 200, { 'cache-control': 'no-cache' }),
+  handle: async (rc) =>
+    reply.json(hubServiceIndex(rc.baseUrl, rc.registry.mode !== 'proxy'), 200, { 'cache-control': 'no-cache' }),
 };
 
 const checkVersions = jsonCheck((d) => (Array.isArray(d.versions) ? null : 'no versions array'));
 
 /** The upstream's flat container index of `id`; kept (the last good copy served) when the upstream removes the package. */
-export const flatSpec = (up: UpstreamIndex, id: string): MetadataSpec => ({ key: `flat:${id}`, url: `${up.flat}${id}/index.json`, check: checkVersions, packageName: id });
+export const flatSpec = (up: UpstreamIndex, id: string): MetadataSpec => ({
+  key: `flat:${id}`,
+  url: `${up.flat}${id}/index.json`,
+  check: checkVersions,
+  packageName: id,
+});
 
 /** The version list of a flat container index document (lower-cased), or null when it is not one. */
 export const flatVersions = (body: Buffer): string[] | null => {
   if (checkVersions(body)) return null;
-  return ((parseJson(body) as JsonObject).versions as unknown[]).map((v) => str(v)?.toLowerCase()).filter((v): v is string => !!v);
+  return ((parseJson(body) as JsonObject).versions as unknown[])
+    .map((v) => str(v)?.toLowerCase())
+    .filter((v): v is string => !!v);
 };
 
 /**
@@ -77,7 +103,11 @@ const flatIndexRoute: KindRoute = {
       }
     } else if (local.length === 0) throw errors.notFound(`${id} is not published in registry ${rc.registry.name}`);
     const hidden = await rc.hiddenVersions(id);
-    const young = await coolingDown(rc, id, upstream.map((v) => normalizeVersion(v) ?? v));
+    const young = await coolingDown(
+      rc,
+      id,
+      upstream.map((v) => normalizeVersion(v) ?? v),
+    );
     const merged = new Map<string, string>();
     for (const v of upstream) if (!young.has(normalizeVersion(v) ?? v)) merged.set(normalizeVersion(v) ?? v, v);
     for (const v of local) merged.set(v, v);
@@ -118,7 +148,10 @@ function nupkg(rc: RequestContext, id: string, version: string): Promise<Reply> 
 }
 
 const notHtml = (head: Buffer): string | null => {
-  const text = head.toString('utf8').replace(/^\uFEFF/, '').trimStart();
+  const text = head
+    .toString('utf8')
+    .replace(/^\uFEFF/, '')
+    .trimStart();
   if (!text.startsWith('<')) return 'not XML';
   return looksLikeHtml(head) ? 'an HTML page, not a .nuspec' : null;
 };
@@ -132,18 +165,25 @@ async function nuspec(rc: RequestContext, id: string, version: string): Promise<
     coordinate: { name: id, version },
     contentType: 'application/xml',
     checkHead: notHtml,
-    source: async () => ({ url: `${(await upstreamIndex(rc)).flat}${file}`, publishedAt: await coolDownTime(rc, id, version) }),
+    source: async () => ({
+      url: `${(await upstreamIndex(rc)).flat}${file}`,
+      publishedAt: await coolDownTime(rc, id, version),
+    }),
   });
 }
 
 /** The embedded icon the gallery serves from its flat container; not cached (it is not a package). */
 async function icon(rc: RequestContext, id: string, version: string): Promise<Reply> {
-  const res = await rc.upstream.request(`${(await upstreamIndex(rc)).flat}${id}/${version}/icon`, { maxBytes: MAX_ICON_BYTES });
+  const res = await rc.upstream.request(`${(await upstreamIndex(rc)).flat}${id}/${version}/icon`, {
+    maxBytes: MAX_ICON_BYTES,
+  });
   const type = res.headers['content-type'] ?? '';
   if (res.status !== 200 || !/^image\//i.test(type)) {
     res.body.destroy();
     if (res.status === 404 || res.status === 410) throw errors.notFound(`${id} ${version} has no icon upstream`);
-    throw errors.upstream(res.status === 200 ? 'upstream icon is not an image' : `upstream answered ${res.status} for the icon`);
+    throw errors.upstream(
+      res.status === 200 ? 'upstream icon is not an image' : `upstream answered ${res.status} for the icon`,
+    );
   }
   const headers: Record<string, string> = { 'content-type': type };
   if (res.headers['content-length']) headers['content-length'] = res.headers['content-length'];
@@ -168,7 +208,11 @@ const flatFileRoute: KindRoute = {
   handle(rc, m) {
     const { name, version } = m.coordinate!;
     const kind = m.params!.kind;
-    return kind === 'nupkg' ? nupkg(rc, name, version!) : kind === 'nuspec' ? nuspec(rc, name, version!) : icon(rc, name, version!);
+    return kind === 'nupkg'
+      ? nupkg(rc, name, version!)
+      : kind === 'nuspec'
+        ? nuspec(rc, name, version!)
+        : icon(rc, name, version!);
   },
 };
 
@@ -187,8 +231,12 @@ const registrationRoute: KindRoute = {
     if (!r || r.length < 2) return null;
     const id = checkedId(r[0]!);
     const rest = r.slice(1);
-    if (rest.length > 3 || !rest.every((p) => SAFE_SEGMENT.test(p))) throw errors.badRequest('not a registration document path');
-    const leaf = rest.length === 1 && rest[0] !== 'index.json' && rest[0]!.endsWith('.json') ? normalizeVersion(rest[0]!.slice(0, -5)) : null;
+    if (rest.length > 3 || !rest.every((p) => SAFE_SEGMENT.test(p)))
+      throw errors.badRequest('not a registration document path');
+    const leaf =
+      rest.length === 1 && rest[0] !== 'index.json' && rest[0]!.endsWith('.json')
+        ? normalizeVersion(rest[0]!.slice(0, -5))
+        : null;
     return { coordinate: leaf ? { name: id, version: leaf } : { name: id }, params: { rest: rest.join('/') } };
   },
   async handle(rc, m) {
@@ -225,4 +273,13 @@ const searchRoute: KindRoute = {
   handle: (rc) => search(rc),
 };
 
-export const routes: readonly KindRoute[] = [pushRoute, deleteRoute, relistRoute, serviceIndexRoute, flatIndexRoute, flatFileRoute, registrationRoute, searchRoute];
+export const routes: readonly KindRoute[] = [
+  pushRoute,
+  deleteRoute,
+  relistRoute,
+  serviceIndexRoute,
+  flatIndexRoute,
+  flatFileRoute,
+  registrationRoute,
+  searchRoute,
+];

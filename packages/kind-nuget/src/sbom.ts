@@ -12,7 +12,10 @@ export const MAX_NUSPEC_BYTES = 1024 * 1024;
 export const sbom: SbomExtractor = {
   appliesTo: (key) => key.endsWith('.nupkg'),
   async extract(body, limits) {
-    const found = await findInZip(body, (n) => !n.includes('/') && n.toLowerCase().endsWith('.nuspec'), { ...limits, maxEntryBytes: MAX_NUSPEC_BYTES });
+    const found = await findInZip(body, (n) => !n.includes('/') && n.toLowerCase().endsWith('.nuspec'), {
+      ...limits,
+      maxEntryBytes: MAX_NUSPEC_BYTES,
+    });
     if (!found) return [];
     const seen = new Set<string>();
     const out: SbomDependency[] = [];

@@ -14,7 +14,8 @@ function upstreamQuery(rc: RequestContext): URLSearchParams {
   for (const k of PARAMS) {
     const v = rc.query.get(k);
     if (v === null) continue;
-    if ((k === 'skip' || k === 'take') && !/^\d{1,6}$/.test(v)) throw errors.badRequest(`${k} must be a non-negative integer`);
+    if ((k === 'skip' || k === 'take') && !/^\d{1,6}$/.test(v))
+      throw errors.badRequest(`${k} must be a non-negative integer`);
     if (v.length > 1000) throw errors.badRequest(`${k} is too long`);
     qs.set(k, v);
   }
@@ -35,14 +36,17 @@ async function dropHidden(rc: RequestContext, doc: JsonObject): Promise<void> {
     if (hidden.size && Array.isArray(item.versions)) {
       item.versions = item.versions.filter((v) => !(isObject(v) && isHidden(v.version)));
       if (isHidden(item.version)) {
-        const left = (item.versions as unknown[]).map((v) => (isObject(v) ? str(v.version) : undefined)).filter((v): v is string => !!v);
+        const left = (item.versions as unknown[])
+          .map((v) => (isObject(v) ? str(v.version) : undefined))
+          .filter((v): v is string => !!v);
         if (!left.length) continue;
         item.version = left.sort(compareVersions).at(-1);
       }
     } else if (isHidden(item.version)) continue;
     kept.push(item);
   }
-  if (typeof doc.totalHits === 'number') doc.totalHits = Math.max(0, doc.totalHits - ((doc.data as unknown[]).length - kept.length));
+  if (typeof doc.totalHits === 'number')
+    doc.totalHits = Math.max(0, doc.totalHits - ((doc.data as unknown[]).length - kept.length));
   doc.data = kept;
 }
 
@@ -52,7 +56,10 @@ export async function search(rc: RequestContext): Promise<Reply> {
   const target = up.search[0];
   if (!target) throw errors.notFound('the upstream service index names no search resource');
   const qs = upstreamQuery(rc).toString();
-  const res = await rc.upstream.request(qs ? `${target}${target.includes('?') ? '&' : '?'}${qs}` : target, { maxBytes: MAX_SEARCH_BYTES, headers: { accept: 'application/json' } });
+  const res = await rc.upstream.request(qs ? `${target}${target.includes('?') ? '&' : '?'}${qs}` : target, {
+    maxBytes: MAX_SEARCH_BYTES,
+    headers: { accept: 'application/json' },
+  });
   if (res.status !== 200) {
     res.body.destroy();
     throw errors.upstream(`upstream search answered ${res.status}`, { status: res.status });

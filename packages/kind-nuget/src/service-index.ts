@@ -11,8 +11,19 @@ export const HUB_PATHS = {
 } as const;
 
 /** Every type string clients look for; all versions of a resource point at the same hub route. */
-const REGISTRATION_TYPES = ['RegistrationsBaseUrl', 'RegistrationsBaseUrl/3.0.0-beta', 'RegistrationsBaseUrl/3.0.0-rc', 'RegistrationsBaseUrl/3.4.0', 'RegistrationsBaseUrl/3.6.0'];
-const SEARCH_TYPES = ['SearchQueryService', 'SearchQueryService/3.0.0-beta', 'SearchQueryService/3.0.0-rc', 'SearchQueryService/3.5.0'];
+const REGISTRATION_TYPES = [
+  'RegistrationsBaseUrl',
+  'RegistrationsBaseUrl/3.0.0-beta',
+  'RegistrationsBaseUrl/3.0.0-rc',
+  'RegistrationsBaseUrl/3.4.0',
+  'RegistrationsBaseUrl/3.6.0',
+];
+const SEARCH_TYPES = [
+  'SearchQueryService',
+  'SearchQueryService/3.0.0-beta',
+  'SearchQueryService/3.0.0-rc',
+  'SearchQueryService/3.5.0',
+];
 
 /**
  * The service index hub generates: no upstream request. PackagePublish (push and delete) is named
@@ -23,10 +34,24 @@ export function hubServiceIndex(baseUrl: string, publish = false): JsonObject {
   return {
     version: '3.0.0',
     resources: [
-      { '@id': at(HUB_PATHS.flat), '@type': 'PackageBaseAddress/3.0.0', comment: 'Flat container: version lists, .nupkg and .nuspec files' },
-      ...REGISTRATION_TYPES.map((t) => ({ '@id': at(HUB_PATHS.registration), '@type': t, comment: 'Package metadata (registration index, pages and leaves)' })),
-      ...SEARCH_TYPES.map((t) => ({ '@id': at(HUB_PATHS.query), '@type': t, comment: 'Search, passed to the upstream with every URL rewritten' })),
-      ...(publish ? [{ '@id': at(HUB_PATHS.publish), '@type': 'PackagePublish/2.0.0', comment: 'dotnet nuget push and delete' }] : []),
+      {
+        '@id': at(HUB_PATHS.flat),
+        '@type': 'PackageBaseAddress/3.0.0',
+        comment: 'Flat container: version lists, .nupkg and .nuspec files',
+      },
+      ...REGISTRATION_TYPES.map((t) => ({
+        '@id': at(HUB_PATHS.registration),
+        '@type': t,
+        comment: 'Package metadata (registration index, pages and leaves)',
+      })),
+      ...SEARCH_TYPES.map((t) => ({
+        '@id': at(HUB_PATHS.query),
+        '@type': t,
+        comment: 'Search, passed to the upstream with every URL rewritten',
+      })),
+      ...(publish
+        ? [{ '@id': at(HUB_PATHS.publish), '@type': 'PackagePublish/2.0.0', comment: 'dotnet nuget push and delete' }]
+        : []),
     ],
   };
 }
@@ -49,7 +74,14 @@ export interface UpstreamIndex {
 }
 
 /** Preferred first: 3.6.0 is the hive that includes SemVer 2.0.0 packages. */
-const REGISTRATION_PREFERENCE = ['RegistrationsBaseUrl/3.6.0', 'RegistrationsBaseUrl/Versioned', 'RegistrationsBaseUrl/3.4.0', 'RegistrationsBaseUrl/3.0.0-rc', 'RegistrationsBaseUrl/3.0.0-beta', 'RegistrationsBaseUrl'];
+const REGISTRATION_PREFERENCE = [
+  'RegistrationsBaseUrl/3.6.0',
+  'RegistrationsBaseUrl/Versioned',
+  'RegistrationsBaseUrl/3.4.0',
+  'RegistrationsBaseUrl/3.0.0-rc',
+  'RegistrationsBaseUrl/3.0.0-beta',
+  'RegistrationsBaseUrl',
+];
 
 function httpUrl(v: unknown): URL | null {
   const s = str(v);
@@ -76,8 +108,14 @@ export function parseUpstreamIndex(doc: JsonObject, indexUrl: string): UpstreamI
   const flat = first('PackageBaseAddress/3.0.0');
   if (!flat) throw errors.upstream('the upstream service index names no PackageBaseAddress/3.0.0');
   const regType = REGISTRATION_PREFERENCE.find((t) => byType.has(t));
-  const registrations = [...new Set([...byType].filter(([t]) => t.startsWith('RegistrationsBaseUrl')).flatMap(([, us]) => us.map(dir)))];
-  const search = [...new Set([...byType].filter(([t]) => t.startsWith('SearchQueryService')).flatMap(([, us]) => us.map((u) => u.href)))];
+  const registrations = [
+    ...new Set([...byType].filter(([t]) => t.startsWith('RegistrationsBaseUrl')).flatMap(([, us]) => us.map(dir))),
+  ];
+  const search = [
+    ...new Set(
+      [...byType].filter(([t]) => t.startsWith('SearchQueryService')).flatMap(([, us]) => us.map((u) => u.href)),
+    ),
+  ];
   const catalogIndex = first('Catalog/3.0.0');
   const catalog = catalogIndex ? new URL('./', catalogIndex).href : undefined;
   const all = [indexUrl, flat.href, ...registrations, ...search, ...(catalog ? [catalog] : [])];

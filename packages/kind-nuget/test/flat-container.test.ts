@@ -52,10 +52,22 @@ t.test('ids are case-insensitive: odd-case paths share one cache entry', async (
     bodies.push(res.body);
   }
   for (const b of bodies) t.same(b, bodies[0]);
-  t.equal(s.upstream.count((r) => r.url.endsWith('.nupkg')), 1, 'one upstream fetch for every spelling');
-  t.equal(s.upstream.requests.find((r) => r.url.endsWith('.nupkg'))?.url, '/v3-flatcontainer/hubdemo/1.0.0/hubdemo.1.0.0.nupkg', 'the upstream is asked in lower case');
+  t.equal(
+    s.upstream.count((r) => r.url.endsWith('.nupkg')),
+    1,
+    'one upstream fetch for every spelling',
+  );
+  t.equal(
+    s.upstream.requests.find((r) => r.url.endsWith('.nupkg'))?.url,
+    '/v3-flatcontainer/hubdemo/1.0.0/hubdemo.1.0.0.nupkg',
+    'the upstream is asked in lower case',
+  );
   const rows = await s.hub.db('artifacts').select('package_name', 'version', 'cache_key');
-  t.same(rows, [{ package_name: 'hubdemo', version: '1.0.0', cache_key: 'hubdemo/1.0.0/hubdemo.1.0.0.nupkg' }], 'canonical coordinate and key');
+  t.same(
+    rows,
+    [{ package_name: 'hubdemo', version: '1.0.0', cache_key: 'hubdemo/1.0.0/hubdemo.1.0.0.nupkg' }],
+    'canonical coordinate and key',
+  );
 
   t.same((await get(`${s.flat}/HubDemo/index.json`)).json(), { versions: ['1.0.0', '1.1.0'] });
   t.equal((await get(`${s.flat}/HubDemo/1.1.0/HubDemo.nuspec`)).status, 200);
@@ -63,7 +75,12 @@ t.test('ids are case-insensitive: odd-case paths share one cache entry', async (
 
 t.test('absent packages and versions give 404', async (t) => {
   const s = await setup(t, { config: OPEN });
-  for (const url of [`${s.flat}/nosuchpackage/index.json`, `${s.flat}/nosuchpackage/1.0.0/nosuchpackage.1.0.0.nupkg`, `${s.flat}/hubdemo/9.9.9/hubdemo.9.9.9.nupkg`, `${s.flat}/hubdemo/9.9.9/hubdemo.nuspec`]) {
+  for (const url of [
+    `${s.flat}/nosuchpackage/index.json`,
+    `${s.flat}/nosuchpackage/1.0.0/nosuchpackage.1.0.0.nupkg`,
+    `${s.flat}/hubdemo/9.9.9/hubdemo.9.9.9.nupkg`,
+    `${s.flat}/hubdemo/9.9.9/hubdemo.nuspec`,
+  ]) {
     const res = await get(url);
     t.equal(res.status, 404, url);
     t.equal(res.json().error.code, 'not_found');

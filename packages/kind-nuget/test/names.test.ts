@@ -10,14 +10,17 @@ t.test('coordinates: lower-cased ids, normalized versions, round trips', async (
   t.same(c.parse('HubDemo'), { name: 'hubdemo' });
   t.same(c.parse('HubDemo@1.0'), { name: 'hubdemo', version: '1.0.0' });
   t.same(c.parse('HubDemo@2.0.0-Beta.1+build.5'), { name: 'hubdemo', version: '2.0.0-beta.1' });
-  for (const bad of ['', 'a/b', '../x', 'x@', 'x@not.a.version', '@1.0.0', 'a b', `${'a'.repeat(101)}`]) t.equal(c.parse(bad), null, JSON.stringify(bad));
-  for (const text of ['hubdemo', 'hubdemo@1.0.0', 'my.pkg-x_y@1.2.3.4-rc.1']) t.equal(c.format(c.parse(text)!), text, `round trip ${text}`);
+  for (const bad of ['', 'a/b', '../x', 'x@', 'x@not.a.version', '@1.0.0', 'a b', `${'a'.repeat(101)}`])
+    t.equal(c.parse(bad), null, JSON.stringify(bad));
+  for (const text of ['hubdemo', 'hubdemo@1.0.0', 'my.pkg-x_y@1.2.3.4-rc.1'])
+    t.equal(c.format(c.parse(text)!), text, `round trip ${text}`);
   t.equal(c.normalizeName!('Newtonsoft.JSON'), 'newtonsoft.json');
 });
 
 t.test('ids and versions', async (t) => {
   for (const ok of ['A', 'a.b', 'a-b', 'a_b', 'A.B-C_D.1', 'x'.repeat(100)]) t.ok(isPackageId(ok), ok);
-  for (const bad of ['', '.a', 'a.', 'a..b', '-a', 'a/b', 'a\\b', 'a%2fb', 'ä', 'x'.repeat(101), 'a\0']) t.notOk(isPackageId(bad), JSON.stringify(bad));
+  for (const bad of ['', '.a', 'a.', 'a..b', '-a', 'a/b', 'a\\b', 'a%2fb', 'ä', 'x'.repeat(101), 'a\0'])
+    t.notOk(isPackageId(bad), JSON.stringify(bad));
   const cases: Array<[string, string | null]> = [
     ['1.0.0', '1.0.0'],
     ['1.0', '1.0.0'],
@@ -35,8 +38,26 @@ t.test('ids and versions', async (t) => {
     ['9999999999.0.0', null],
   ];
   for (const [v, want] of cases) t.equal(normalizeVersion(v), want, v);
-  const sorted = ['1.0.0', '1.0.0-alpha', '1.0.0-alpha.10', '1.0.0-alpha.2', '1.0.0-Beta', '0.9.9', '1.0.0.1', '1.0.1-rc'].sort(compareVersions);
-  t.same(sorted, ['0.9.9', '1.0.0-alpha', '1.0.0-alpha.2', '1.0.0-alpha.10', '1.0.0-Beta', '1.0.0', '1.0.0.1', '1.0.1-rc']);
+  const sorted = [
+    '1.0.0',
+    '1.0.0-alpha',
+    '1.0.0-alpha.10',
+    '1.0.0-alpha.2',
+    '1.0.0-Beta',
+    '0.9.9',
+    '1.0.0.1',
+    '1.0.1-rc',
+  ].sort(compareVersions);
+  t.same(sorted, [
+    '0.9.9',
+    '1.0.0-alpha',
+    '1.0.0-alpha.2',
+    '1.0.0-alpha.10',
+    '1.0.0-Beta',
+    '1.0.0',
+    '1.0.0.1',
+    '1.0.1-rc',
+  ]);
 });
 
 t.test('URL mapping: every upstream resource maps to hub; other upstream URLs are dropped', async (t) => {
@@ -66,7 +87,10 @@ t.test('URL mapping: every upstream resource maps to hub; other upstream URLs ar
     [`${U}/flat/hubdemo/1.0.0/hubdemo.1.0.0.nupkg`, `${H}/nuget/v3/flatcontainer/hubdemo/1.0.0/hubdemo.1.0.0.nupkg`],
     ['https://search.example.invalid/query?q=x', `${H}/nuget/v3/query?q=x`],
     [`${U}/v3/index.json`, `${H}/nuget/v3/index.json`],
-    [`${U}/catalog0/data/2024/hubdemo.1.0.0-beta.json#dependencygroup/net6.0`, `${H}/nuget/v3/registration/hubdemo/1.0.0-beta.json#dependencygroup/net6.0`],
+    [
+      `${U}/catalog0/data/2024/hubdemo.1.0.0-beta.json#dependencygroup/net6.0`,
+      `${H}/nuget/v3/registration/hubdemo/1.0.0-beta.json#dependencygroup/net6.0`,
+    ],
     [`${U}/catalog0/data/2024/other.1.0.0.json`, DROP],
     [`${U}/catalog0/index.json`, DROP],
     [`${U}/packages/hubdemo`, DROP],
@@ -76,6 +100,13 @@ t.test('URL mapping: every upstream resource maps to hub; other upstream URLs ar
     ['', ''],
   ];
   for (const [from, to] of cases) t.equal(map(from), to, from);
-  t.same(rewriteUrls({ a: [`${U}/x`, 'keep', 1, null], b: `${U}/y`, c: { d: `${U}/flat/` } }, map), { a: ['keep', 1, null], c: { d: `${H}/nuget/v3/flatcontainer/` } });
-  t.throws(() => parseUpstreamIndex({ resources: [] }, `${U}/v3/index.json`), { code: 'upstream_error' }, 'no PackageBaseAddress');
+  t.same(rewriteUrls({ a: [`${U}/x`, 'keep', 1, null], b: `${U}/y`, c: { d: `${U}/flat/` } }, map), {
+    a: ['keep', 1, null],
+    c: { d: `${H}/nuget/v3/flatcontainer/` },
+  });
+  t.throws(
+    () => parseUpstreamIndex({ resources: [] }, `${U}/v3/index.json`),
+    { code: 'upstream_error' },
+    'no PackageBaseAddress',
+  );
 });

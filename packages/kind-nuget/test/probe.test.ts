@@ -18,8 +18,16 @@ t.test('listing rung: the flat container version list decides; one request', asy
     ['9.9.9', 'absent', 'listing'],
   ]);
   t.equal(s.upstream.count('/v3-flatcontainer/hubdemo/index.json'), 1);
-  t.equal(s.upstream.count((r) => r.method === 'HEAD'), 0, 'no per-version probe');
-  t.same(answers(await probe(s, 'HubDemo', ['1.0.0.0'])), [['1.0.0.0', 'present', 'listing']], 'id case and version spelling do not matter');
+  t.equal(
+    s.upstream.count((r) => r.method === 'HEAD'),
+    0,
+    'no per-version probe',
+  );
+  t.same(
+    answers(await probe(s, 'HubDemo', ['1.0.0.0'])),
+    [['1.0.0.0', 'present', 'listing']],
+    'id case and version spelling do not matter',
+  );
   t.equal(s.upstream.count('/v3/index.json'), 1, 'the service index is asked once per sweep, not per package');
 });
 
@@ -47,7 +55,11 @@ t.test('listing failing (5xx or not a listing): HEAD each .nupkg', async (t) => 
 
   s.upstream.clearFaults();
   s.upstream.fault('/v3-flatcontainer/hubdep/index.json', { type: 'html200' });
-  t.same(answers(await probe(s, 'hubdep', ['1.0.0'])), [['1.0.0', 'present', 'version']], 'an HTML page is not a listing');
+  t.same(
+    answers(await probe(s, 'hubdep', ['1.0.0'])),
+    [['1.0.0', 'present', 'version']],
+    'an HTML page is not a listing',
+  );
 });
 
 t.test('5xx on every rung: inconclusive, never absent', async (t) => {
@@ -70,8 +82,14 @@ t.test('at most 25 versions are probed one by one', async (t) => {
   s.upstream.fault('/v3-flatcontainer/hubdemo/index.json', { type: 'status', status: 502 });
   const versions = Array.from({ length: 30 }, (_, i) => `1.0.${i}`);
   const r = await probe(s, 'hubdemo', versions);
-  t.equal(s.upstream.count((x) => x.method === 'HEAD'), 25);
-  t.same(r.slice(25).map((x) => x.answer), ['inconclusive', 'inconclusive', 'inconclusive', 'inconclusive', 'inconclusive']);
+  t.equal(
+    s.upstream.count((x) => x.method === 'HEAD'),
+    25,
+  );
+  t.same(
+    r.slice(25).map((x) => x.answer),
+    ['inconclusive', 'inconclusive', 'inconclusive', 'inconclusive', 'inconclusive'],
+  );
   t.equal(r.length, 30, 'an answer for every version');
 });
 
@@ -81,10 +99,21 @@ t.test('the upstream unreachable or its service index failing: inconclusive', as
   t.same(answers(await probe(s, 'hubdemo', ['1.0.0'])), [['1.0.0', 'inconclusive', 'listing']]);
   t.equal(s.upstream.count('/v3-flatcontainer/'), 0);
   s.upstream.clearFaults();
-  t.same(answers(await probe(s, 'hubdemo', ['1.0.0'])), [['1.0.0', 'present', 'listing']], 'a failed service index is not remembered');
+  t.same(
+    answers(await probe(s, 'hubdemo', ['1.0.0'])),
+    [['1.0.0', 'present', 'listing']],
+    'a failed service index is not remembered',
+  );
 
   const down = await setup(t);
   down.upstream.down();
-  t.same((await probe(down, 'hubdemo', ['1.0.0'])).map((x) => x.answer), ['inconclusive']);
-  t.same((await probe(down, '../etc', ['1.0.0'])).map((x) => x.answer), ['inconclusive'], 'not an id');
+  t.same(
+    (await probe(down, 'hubdemo', ['1.0.0'])).map((x) => x.answer),
+    ['inconclusive'],
+  );
+  t.same(
+    (await probe(down, '../etc', ['1.0.0'])).map((x) => x.answer),
+    ['inconclusive'],
+    'not an id',
+  );
 });

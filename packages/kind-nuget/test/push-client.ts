@@ -41,10 +41,16 @@ export function nupkg(p: Pkg): Buffer {
  * .NET's MultipartFormDataContent with one StreamContent part ("package", "package.nupkg"), the boundary a
  * quoted GUID, the API key in X-NuGet-ApiKey.
  */
-export function pushRequest(url: string, pkg: Buffer, headers: Record<string, string>): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+export function pushRequest(
+  url: string,
+  pkg: Buffer,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
   const boundary = crypto.randomUUID();
   const body = Buffer.concat([
-    Buffer.from(`--${boundary}\r\nContent-Type: application/octet-stream\r\nContent-Disposition: form-data; name=package; filename=package.nupkg; filename*=utf-8''package.nupkg\r\n\r\n`),
+    Buffer.from(
+      `--${boundary}\r\nContent-Type: application/octet-stream\r\nContent-Disposition: form-data; name=package; filename=package.nupkg; filename*=utf-8''package.nupkg\r\n\r\n`,
+    ),
     pkg,
     Buffer.from(`\r\n--${boundary}--\r\n`),
   ]);
@@ -65,7 +71,9 @@ export function pushRequest(url: string, pkg: Buffer, headers: Record<string, st
     req.on('response', (res) => {
       const parts: Buffer[] = [];
       res.on('data', (c: Buffer) => parts.push(c));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(parts).toString() }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(parts).toString() }),
+      );
     });
     // Sent in pieces, as the client streams the file.
     for (let i = 0; i < body.length; i += 1000) req.write(body.subarray(i, i + 1000));
@@ -75,7 +83,9 @@ export function pushRequest(url: string, pkg: Buffer, headers: Record<string, st
 
 /** The service index's PackagePublish/2.0.0 URL, as the client finds it. */
 export async function publishUrl(s: NugetSetup): Promise<string | undefined> {
-  const index = (await rawRequest(`${s.base}/nuget/v3/index.json`)).json() as { resources: { '@id': string; '@type': string }[] };
+  const index = (await rawRequest(`${s.base}/nuget/v3/index.json`)).json() as {
+    resources: { '@id': string; '@type': string }[];
+  };
   return index.resources.find((r) => r['@type'] === 'PackagePublish/2.0.0')?.['@id'];
 }
 
@@ -92,9 +102,14 @@ export async function dotnetPush(s: NugetSetup, token: string, pkg: Buffer) {
 }
 
 export const del = (s: NugetSetup, id: string, version: string, token: string, method = 'DELETE') =>
-  rawRequest(`${s.base}/api/v2/package/${id}/${version}`, { method, headers: { ...basic('ci', token), 'x-nuget-apikey': 'key' } });
+  rawRequest(`${s.base}/api/v2/package/${id}/${version}`, {
+    method,
+    headers: { ...basic('ci', token), 'x-nuget-apikey': 'key' },
+  });
 
 export async function tokens(s: NugetSetup) {
-  return { publisher: await s.token('ci', { roles: ['publisher'] }), reader: await s.token('dev', { roles: ['reader'] }) };
+  return {
+    publisher: await s.token('ci', { roles: ['publisher'] }),
+    reader: await s.token('dev', { roles: ['reader'] }),
+  };
 }
-

@@ -29,7 +29,11 @@ t.test('registration index (inlined page, gzipped upstream): every URL rewritten
   t.equal(entry.dependencyGroups[0]['@id'], `${s.reg}/hubdemo/1.1.0.json#dependencygroup/net6.0`);
   t.equal(entry.dependencyGroups[0].dependencies[0].registration, `${s.reg}/hubdep/index.json`);
   t.notOk('licenseUrl' in entry, 'a gallery page on the upstream origin cannot be served by hub: dropped');
-  t.equal(page.items[0].catalogEntry.licenseUrl, 'https://licenses.example.invalid/MIT', 'URLs elsewhere are left alone');
+  t.equal(
+    page.items[0].catalogEntry.licenseUrl,
+    'https://licenses.example.invalid/MIT',
+    'URLs elsewhere are left alone',
+  );
   t.equal(entry.listed, true);
   t.ok(entry.packageHash, 'content other than URLs is kept');
   t.equal(s.upstream.count('/v3/registration-gz-semver2/hubdemo/index.json'), 1, 'read from the SemVer 2.0 hive');
@@ -54,7 +58,12 @@ t.test('registration with a page that is not inlined, and leaves', async (t) => 
 t.test('every hub URL in the served documents answers', async (t) => {
   const s = await setup(t, { config: OPEN });
   const seen = new Set<string>();
-  const queue = [`${s.base}/nuget/v3/index.json`, `${s.reg}/hubdemo/index.json`, `${s.reg}/hubdep/index.json`, `${s.base}/nuget/v3/query?q=hub`];
+  const queue = [
+    `${s.base}/nuget/v3/index.json`,
+    `${s.reg}/hubdemo/index.json`,
+    `${s.reg}/hubdep/index.json`,
+    `${s.base}/nuget/v3/query?q=hub`,
+  ];
   while (queue.length) {
     const url = queue.shift()!;
     const bare = url.split('#')[0]!;
@@ -63,7 +72,8 @@ t.test('every hub URL in the served documents answers', async (t) => {
     const res = await get(bare);
     t.equal(res.status, 200, bare.slice(s.base.length));
     t.notOk(res.body.includes(s.upstream.url), 'no upstream URL');
-    if (/json/.test(res.headers.get('content-type') ?? '')) for (const u of urlsIn(res.json())) if (u.startsWith(s.base) && !u.endsWith('/')) queue.push(u); // bases (`@base`, resource roots) are not documents
+    if (/json/.test(res.headers.get('content-type') ?? ''))
+      for (const u of urlsIn(res.json())) if (u.startsWith(s.base) && !u.endsWith('/')) queue.push(u); // bases (`@base`, resource roots) are not documents
   }
   t.ok(seen.size >= 12, `crawled ${seen.size} hub URLs`);
 });
@@ -101,7 +111,9 @@ t.test('unlisted versions: listed false in registration, gone from search', asyn
 t.test('search: query parameters passed on, URLs rewritten, upstream failures are 502', async (t) => {
   const s = await setup(t);
   const token = await s.token('ide');
-  const res = await get(`${s.base}/nuget/v3/query?q=HubDep&skip=0&take=5&prerelease=true&semVerLevel=2.0.0&evil=1`, { authorization: `Bearer ${token}` });
+  const res = await get(`${s.base}/nuget/v3/query?q=HubDep&skip=0&take=5&prerelease=true&semVerLevel=2.0.0&evil=1`, {
+    authorization: `Bearer ${token}`,
+  });
   t.equal(res.status, 200);
   const found = res.json();
   t.equal(found.totalHits, 1);
@@ -110,7 +122,11 @@ t.test('search: query parameters passed on, URLs rewritten, upstream failures ar
   t.equal(found.data[0].versions[0]['@id'], `${s.reg}/hubdep/1.0.0.json`);
   t.equal(found['@context']['@base'], `${s.reg}/`);
   const asked = s.upstream.requests.find((r) => r.url.startsWith('/query'))!;
-  t.same(Object.fromEntries(new URL(asked.url, 'http://x').searchParams), { q: 'HubDep', skip: '0', take: '5', prerelease: 'true', semVerLevel: '2.0.0' }, 'only the known parameters');
+  t.same(
+    Object.fromEntries(new URL(asked.url, 'http://x').searchParams),
+    { q: 'HubDep', skip: '0', take: '5', prerelease: 'true', semVerLevel: '2.0.0' },
+    'only the known parameters',
+  );
 
   t.equal((await get(`${s.base}/nuget/v3/query?q=x`)).status, 401, 'search needs source:read');
   t.equal((await get(`${s.base}/nuget/v3/query?take=lots`, { authorization: `Bearer ${token}` })).status, 400);
@@ -120,5 +136,9 @@ t.test('search: query parameters passed on, URLs rewritten, upstream failures ar
   t.equal(failed.json().error.code, 'upstream_error');
   s.upstream.clearFaults();
   s.upstream.fault('/query', { type: 'html200' });
-  t.equal((await get(`${s.base}/nuget/v3/query?q=hub`, { authorization: `Bearer ${token}` })).status, 502, 'an HTML page is not a search answer');
+  t.equal(
+    (await get(`${s.base}/nuget/v3/query?q=hub`, { authorization: `Bearer ${token}` })).status,
+    502,
+    'an HTML page is not a search answer',
+  );
 });

@@ -21,7 +21,12 @@ interface Replay {
 
 /** A client with NuGet's headers that answers a Basic challenge once per request, as NuGet does. */
 function client(t: Test, s: NugetSetup, credentials?: { user: string; password: string }): Replay {
-  const headers = { 'user-agent': 'NuGet .NET Core MSBuild Task/6.8.0 (replay)', 'x-nuget-session-id': 'replay-1', 'x-nuget-client-version': '6.8.0', 'accept-language': 'en-US' };
+  const headers = {
+    'user-agent': 'NuGet .NET Core MSBuild Task/6.8.0 (replay)',
+    'x-nuget-session-id': 'replay-1',
+    'x-nuget-client-version': '6.8.0',
+    'accept-language': 'en-US',
+  };
   const r: Replay = {
     requests: 0,
     challenges: 0,
@@ -29,12 +34,17 @@ function client(t: Test, s: NugetSetup, credentials?: { user: string; password: 
       r.requests++;
       let res = await get(url, headers);
       if (res.status === 401 && credentials) {
-        t.match(res.headers.get('www-authenticate'), /\bBasic realm="hub"/, `401 challenges for Basic: ${url.slice(s.base.length)}`);
+        t.match(
+          res.headers.get('www-authenticate'),
+          /\bBasic realm="hub"/,
+          `401 challenges for Basic: ${url.slice(s.base.length)}`,
+        );
         r.challenges++;
         r.requests++;
         res = await get(url, { ...headers, ...basic(credentials.user, credentials.password) });
       }
-      if (/json/.test(res.headers.get('content-type') ?? '')) t.notOk(res.body.includes(s.upstream.url), `no upstream URL in ${url.slice(s.base.length)}`);
+      if (/json/.test(res.headers.get('content-type') ?? ''))
+        t.notOk(res.body.includes(s.upstream.url), `no upstream URL in ${url.slice(s.base.length)}`);
       return res;
     },
   };
@@ -63,10 +73,18 @@ async function restore(t: Test, s: NugetSetup, c: Replay) {
     const nupkg = await c.get(`${flat}${lower}/${version}/${lower}.${version}.nupkg`);
     t.equal(nupkg.status, 200, `${id} ${version} .nupkg`);
     t.ok(isZip(nupkg.body));
-    t.same(nupkg.body, fs.readFileSync(path.join(FIXTURES, 'v3-flatcontainer', lower, version, `${lower}.${version}.nupkg`)), 'the package, byte for byte');
+    t.same(
+      nupkg.body,
+      fs.readFileSync(path.join(FIXTURES, 'v3-flatcontainer', lower, version, `${lower}.${version}.nupkg`)),
+      'the package, byte for byte',
+    );
     installed[lower] = version;
-    const nuspec = await findInZip(Readable.from([nupkg.body]), (n) => n.endsWith('.nuspec') && !n.includes('/'), { maxBytes: 1 << 20, maxEntries: 100 });
-    for (const m of nuspec!.data.toString('utf8').matchAll(/<dependency id="([^"]+)" version="([^"]+)"/g)) if (!queued.has(m[1]!.toLowerCase())) {
+    const nuspec = await findInZip(Readable.from([nupkg.body]), (n) => n.endsWith('.nuspec') && !n.includes('/'), {
+      maxBytes: 1 << 20,
+      maxEntries: 100,
+    });
+    for (const m of nuspec!.data.toString('utf8').matchAll(/<dependency id="([^"]+)" version="([^"]+)"/g))
+      if (!queued.has(m[1]!.toLowerCase())) {
         queued.add(m[1]!.toLowerCase());
         want.push([m[1]!, m[2]!]);
       }
@@ -81,18 +99,28 @@ t.test('dotnet restore, replayed: service index, flat container, .nupkg; Basic a
   t.same(await restore(t, s, c), { hubdemo: '1.1.0', hubdep: '1.0.0' }, 'the package and its dependency');
   t.equal(c.challenges, 4, 'one 401 for each version list and .nupkg; none for the service index');
   t.equal(c.requests, 9, '5 documents and packages, 4 of them retried with credentials');
-  t.equal(s.upstream.count((r) => Boolean(r.headers.authorization)), 0, 'client credentials never reach the upstream');
+  t.equal(
+    s.upstream.count((r) => Boolean(r.headers.authorization)),
+    0,
+    'client credentials never reach the upstream',
+  );
 
   const again = client(t, s, { user: 'ci', password: token });
   await restore(t, s, again);
-  t.equal(s.upstream.count((r) => r.url.endsWith('.nupkg')), 2, 'a second restore is served from the cache');
+  t.equal(
+    s.upstream.count((r) => r.url.endsWith('.nupkg')),
+    2,
+    'a second restore is served from the cache',
+  );
 });
 
 t.test('dotnet add package / the IDE, replayed: registration, then packageContent', async (t) => {
   const s = await setup(t);
   const c = client(t, s, { user: 'dev', password: await s.token('dev') });
   const index = (await c.get(`${s.base}/nuget/v3/index.json`)).json();
-  const found = (await c.get(`${resource(index, 'SearchQueryService/3.5.0')}?q=hubdemo&take=20&prerelease=false&semVerLevel=2.0.0`)).json();
+  const found = (
+    await c.get(`${resource(index, 'SearchQueryService/3.5.0')}?q=hubdemo&take=20&prerelease=false&semVerLevel=2.0.0`)
+  ).json();
   t.equal(found.data[0].id, 'HubDemo', 'search finds it');
   const reg = resource(index, 'RegistrationsBaseUrl/3.6.0');
   t.equal(found.data[0].registration, `${reg}hubdemo/index.json`, 'search points at hub registration');

@@ -9,24 +9,47 @@ import { MAX_DEPENDENCIES, nuspecDependencies, nuspecText } from '../src/nuspec.
 import { FIXTURES } from './setup.js';
 
 const LIMITS = { maxBytes: 64 * 1024 * 1024, maxEntries: 10_000 };
-const nupkg = (id: string, v: string) => fs.createReadStream(path.join(FIXTURES, 'v3-flatcontainer', id, v, `${id}.${v}.nupkg`));
-const spec = (deps: string) => `<?xml version="1.0"?><package xmlns="http://schemas.microsoft.com/packaging/2013/05/nuspec.xsd"><metadata><id>X</id><version>1.0.0</version>${deps}</metadata></package>`;
+const nupkg = (id: string, v: string) =>
+  fs.createReadStream(path.join(FIXTURES, 'v3-flatcontainer', id, v, `${id}.${v}.nupkg`));
+const spec = (deps: string) =>
+  `<?xml version="1.0"?><package xmlns="http://schemas.microsoft.com/packaging/2013/05/nuspec.xsd"><metadata><id>X</id><version>1.0.0</version>${deps}</metadata></package>`;
 
 t.test('SBOM from real .nupkg files: the .nuspec inside, groups merged, canonical names', async (t) => {
   const sbom = nuget.sbom!;
   t.ok(sbom.appliesTo('hubdemo/1.1.0/hubdemo.1.1.0.nupkg'));
   t.notOk(sbom.appliesTo('hubdemo/1.1.0/hubdemo.nuspec'), 'the .nuspec file itself would count twice');
-  t.same(await sbom.extract(nupkg('hubdemo', '1.1.0'), LIMITS), [{ name: 'hubdep', range: '[1.0.0, 2.0.0)', scope: 'runtime' }], 'the same range in net6.0 and .NETStandard2.0 is one dependency');
-  t.same(await sbom.extract(nupkg('hubdemo', '1.0.0'), LIMITS), [{ name: 'hubdep', range: '1.0.0', scope: 'runtime' }], 'the flat (pre-group) form');
+  t.same(
+    await sbom.extract(nupkg('hubdemo', '1.1.0'), LIMITS),
+    [{ name: 'hubdep', range: '[1.0.0, 2.0.0)', scope: 'runtime' }],
+    'the same range in net6.0 and .NETStandard2.0 is one dependency',
+  );
+  t.same(
+    await sbom.extract(nupkg('hubdemo', '1.0.0'), LIMITS),
+    [{ name: 'hubdep', range: '1.0.0', scope: 'runtime' }],
+    'the flat (pre-group) form',
+  );
   t.same(await sbom.extract(nupkg('hubdep', '1.0.0'), LIMITS), [], 'an empty group');
-  await t.rejects(sbom.extract(nupkg('hubdemo', '1.1.0'), { maxBytes: 100, maxEntries: 10 }), { code: 'ARCHIVE_LIMIT' }, 'archive caps apply');
+  await t.rejects(
+    sbom.extract(nupkg('hubdemo', '1.1.0'), { maxBytes: 100, maxEntries: 10 }),
+    { code: 'ARCHIVE_LIMIT' },
+    'archive caps apply',
+  );
 });
 
-t.test('a .nupkg whose local headers show another .nuspec: the SBOM reads the one the central directory names, as NuGet does', async (t) => {
-  const real = fs.readFileSync(path.join(FIXTURES, 'v3-flatcontainer', 'hubdemo', '1.1.0', 'hubdemo.1.1.0.nupkg'));
-  const crafted = withLocalDecoy(real, 'hubdemo.nuspec', spec('<dependencies><dependency id="Decoy" version="6.6.6"/></dependencies>'));
-  t.same(await nuget.sbom!.extract(Readable.from([crafted]), LIMITS), [{ name: 'hubdep', range: '[1.0.0, 2.0.0)', scope: 'runtime' }]);
-});
+t.test(
+  'a .nupkg whose local headers show another .nuspec: the SBOM reads the one the central directory names, as NuGet does',
+  async (t) => {
+    const real = fs.readFileSync(path.join(FIXTURES, 'v3-flatcontainer', 'hubdemo', '1.1.0', 'hubdemo.1.1.0.nupkg'));
+    const crafted = withLocalDecoy(
+      real,
+      'hubdemo.nuspec',
+      spec('<dependencies><dependency id="Decoy" version="6.6.6"/></dependencies>'),
+    );
+    t.same(await nuget.sbom!.extract(Readable.from([crafted]), LIMITS), [
+      { name: 'hubdep', range: '[1.0.0, 2.0.0)', scope: 'runtime' },
+    ]);
+  },
+);
 
 t.test('nuspec dependencies: groups by target framework, flat form, ids and ranges', async (t) => {
   t.same(
@@ -42,9 +65,13 @@ t.test('nuspec dependencies: groups by target framework, flat form, ids and rang
       { id: 'C', range: '3.0.0' },
     ],
   );
-  t.same(nuspecDependencies(spec(`<dependencies><dependency id='Single.Quoted' version='1.0.0'/></dependencies>`)), [{ id: 'Single.Quoted', range: '1.0.0' }]);
+  t.same(nuspecDependencies(spec(`<dependencies><dependency id='Single.Quoted' version='1.0.0'/></dependencies>`)), [
+    { id: 'Single.Quoted', range: '1.0.0' },
+  ]);
   t.same(
-    nuspecDependencies(`<n:package xmlns:n="urn:x"><n:metadata><n:dependencies><n:dependency id="Prefixed" version="1"/></n:dependencies></n:metadata></n:package>`),
+    nuspecDependencies(
+      `<n:package xmlns:n="urn:x"><n:metadata><n:dependencies><n:dependency id="Prefixed" version="1"/></n:dependencies></n:metadata></n:package>`,
+    ),
     [{ id: 'Prefixed', range: '1' }],
     'namespace prefixes',
   );
@@ -57,8 +84,16 @@ t.test('nuspec: only metadata/dependencies counts; comments, CDATA and other ele
     <dependencies><dependency id="Real" version="1.0.0" note="a &gt; b &amp; c &#x41;"/></dependencies>
     <references><dependency id="NotADependency" version="1"/></references>`);
   t.same(nuspecDependencies(xml), [{ id: 'Real', range: '1.0.0' }]);
-  t.same(nuspecDependencies(spec(`<dependencies><dependency id="A&amp;B" version="&#49;.0"/></dependencies>`)), [{ id: 'A&B', range: '1.0' }], 'predefined entities and character references decode');
-  t.same(nuspecDependencies(spec(`<dependencies><dependency version="1.0" id="Gt" x="a>b"/></dependencies>`)), [{ id: 'Gt', range: '1.0' }], 'a > inside a quoted attribute');
+  t.same(
+    nuspecDependencies(spec(`<dependencies><dependency id="A&amp;B" version="&#49;.0"/></dependencies>`)),
+    [{ id: 'A&B', range: '1.0' }],
+    'predefined entities and character references decode',
+  );
+  t.same(
+    nuspecDependencies(spec(`<dependencies><dependency version="1.0" id="Gt" x="a>b"/></dependencies>`)),
+    [{ id: 'Gt', range: '1.0' }],
+    'a > inside a quoted attribute',
+  );
 });
 
 t.test('nuspec: no DTD, so no entity expansion; hostile input is refused or bounded', async (t) => {
@@ -66,17 +101,37 @@ t.test('nuspec: no DTD, so no entity expansion; hostile input is refused or boun
   t.throws(() => nuspecDependencies(laughs), { code: 'ARCHIVE_CORRUPT' }, 'a DOCTYPE is refused');
   const xxe = `<?xml version="1.0"?><!DOCTYPE p [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>${spec('<dependencies><dependency id="&xxe;"/></dependencies>')}`;
   t.throws(() => nuspecDependencies(xxe), { code: 'ARCHIVE_CORRUPT' });
-  t.throws(() => nuspecDependencies(`<?xml version="1.0"?><!DOCTYPE package SYSTEM "http://127.0.0.1:9/x.dtd">${spec('')}`), { code: 'ARCHIVE_CORRUPT', message: /DOCTYPE/ }, 'an external DTD is refused, never fetched');
-  t.same(nuspecDependencies(spec('<dependencies><dependency id="&undeclared;" version="1"/></dependencies>')), [{ id: '&undeclared;', range: '1' }], 'an undeclared entity stays text');
-  t.throws(() => nuspecDependencies('<package><metadata><dependencies><dependency id="x'), { code: 'ARCHIVE_CORRUPT' }, 'an unterminated tag');
+  t.throws(
+    () => nuspecDependencies(`<?xml version="1.0"?><!DOCTYPE package SYSTEM "http://127.0.0.1:9/x.dtd">${spec('')}`),
+    { code: 'ARCHIVE_CORRUPT', message: /DOCTYPE/ },
+    'an external DTD is refused, never fetched',
+  );
+  t.same(
+    nuspecDependencies(spec('<dependencies><dependency id="&undeclared;" version="1"/></dependencies>')),
+    [{ id: '&undeclared;', range: '1' }],
+    'an undeclared entity stays text',
+  );
+  t.throws(
+    () => nuspecDependencies('<package><metadata><dependencies><dependency id="x'),
+    { code: 'ARCHIVE_CORRUPT' },
+    'an unterminated tag',
+  );
   t.throws(() => nuspecDependencies('<package><!-- never closed'), { code: 'ARCHIVE_CORRUPT' });
   const many = spec(`<dependencies>${'<dependency id="A" version="1"/>'.repeat(MAX_DEPENDENCIES + 1)}</dependencies>`);
   t.throws(() => nuspecDependencies(many), { code: 'ARCHIVE_LIMIT' }, `at most ${MAX_DEPENDENCIES} dependencies`);
-  t.ok(isArchiveError(Object.assign(new Error('x'), { name: 'ArchiveError', code: 'ARCHIVE_LIMIT' })), 'the codes are the runtime archive codes');
+  t.ok(
+    isArchiveError(Object.assign(new Error('x'), { name: 'ArchiveError', code: 'ARCHIVE_LIMIT' })),
+    'the codes are the runtime archive codes',
+  );
 });
 
 t.test('nuspec text: UTF-8 with or without a BOM, UTF-16 with one', async (t) => {
   const xml = spec('<dependencies><dependency id="Ü.Unicode" version="1"/></dependencies>');
-  for (const buf of [Buffer.from(xml), Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(xml)]), Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(xml, 'utf16le')]), Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(xml, 'utf16le').swap16()])])
+  for (const buf of [
+    Buffer.from(xml),
+    Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(xml)]),
+    Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(xml, 'utf16le')]),
+    Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(xml, 'utf16le').swap16()]),
+  ])
     t.same(nuspecDependencies(nuspecText(buf)), [{ id: 'Ü.Unicode', range: '1' }]);
 });

@@ -1,6 +1,15 @@
 import { fileURLToPath } from 'node:url';
 import type { Test } from 'tap';
-import { chainHandlers, rawRequest, startFixtureUpstream, startTestHub, type FixtureHandler, type FixtureUpstream, type TestHub, type TestHubOptions } from '@hub/testkit';
+import {
+  chainHandlers,
+  rawRequest,
+  startFixtureUpstream,
+  startTestHub,
+  type FixtureHandler,
+  type FixtureUpstream,
+  type TestHub,
+  type TestHubOptions,
+} from '@hub/testkit';
 import type { AnyPlugin } from '@hub/runtime';
 import nuget from '../src/index.js';
 import { nugetFixtureHandler } from './nuget-fixture.js';
@@ -39,7 +48,10 @@ export async function setup(t: Test, opts: SetupOptions = {}): Promise<NugetSetu
   const hub = await startTestHub({
     dir: t.testdir(),
     plugins: [nuget, publishing, ...(opts.plugins ?? [])],
-    registries: [{ name: 'nuget', type: 'nuget', mode: 'proxy', upstream: `${upstream.url}/v3/index.json`, ...opts.registry }, ...(opts.registries ?? [])],
+    registries: [
+      { name: 'nuget', type: 'nuget', mode: 'proxy', upstream: `${upstream.url}/v3/index.json`, ...opts.registry },
+      ...(opts.registries ?? []),
+    ],
     config: opts.config,
   });
   t.teardown(() => hub.close());
@@ -50,7 +62,9 @@ export async function setup(t: Test, opts: SetupOptions = {}): Promise<NugetSetu
 /** GET with the path sent exactly as written (hostile-path tests need that). */
 export const get = (url: string, headers: Record<string, string> = {}) => rawRequest(url, { headers });
 
-export const basic = (user: string, token: string) => ({ authorization: `Basic ${Buffer.from(`${user}:${token}`).toString('base64')}` });
+export const basic = (user: string, token: string) => ({
+  authorization: `Basic ${Buffer.from(`${user}:${token}`).toString('base64')}`,
+});
 
 /** Every string in a JSON value that looks like an absolute URL. */
 export function urlsIn(v: unknown, out: string[] = []): string[] {

@@ -10,7 +10,12 @@ import { FIXTURES, get, isZip, OPEN, setup, type NugetSetup } from './setup.js';
  */
 function refused(t: Test, res: RawResponse | Error) {
   // The cut is a reset (ECONNRESET: "aborted" or "socket hang up"), never a refused connection.
-  if (res instanceof Error) return t.equal((res as NodeJS.ErrnoException).code, 'ECONNRESET', `the connection was cut before the last byte (${res.message})`);
+  if (res instanceof Error)
+    return t.equal(
+      (res as NodeJS.ErrnoException).code,
+      'ECONNRESET',
+      `the connection was cut before the last byte (${res.message})`,
+    );
   t.equal(res.status, 502, 'refused with 502');
   t.equal(res.json().error.code, 'upstream_error');
 }
@@ -54,7 +59,9 @@ t.test('the upstream service index failing with nothing cached gives 502; nothin
 // The .nupkg and the listings are kindConformance's; the .nuspec has its own check.
 t.test('a 200 HTML error page for a .nuspec is never cached', async (t) => {
   const s = await setup(t, { config: OPEN });
-  for (const [p, url] of [['/v3-flatcontainer/hubdemo/1.0.0/hubdemo.nuspec', `${s.flat}/hubdemo/1.0.0/hubdemo.nuspec`]] as const) {
+  for (const [p, url] of [
+    ['/v3-flatcontainer/hubdemo/1.0.0/hubdemo.nuspec', `${s.flat}/hubdemo/1.0.0/hubdemo.nuspec`],
+  ] as const) {
     s.upstream.fault(p, { type: 'html200' }, 1);
     const res = await get(url);
     t.equal(res.status, 502, `${url}: refused`);
@@ -70,7 +77,10 @@ t.test('a 200 HTML error page for a .nuspec is never cached', async (t) => {
 
 t.test('hash mismatch against the registration packageHash: 502, nothing cached', async (t) => {
   const on = { value: true };
-  const s = await setup(t, { config: OPEN, handler: swap('/v3-flatcontainer/hubdemo/1.0.0/hubdemo.1.0.0.nupkg', 'hubdemo/1.1.0/hubdemo.1.1.0.nupkg', on) });
+  const s = await setup(t, {
+    config: OPEN,
+    handler: swap('/v3-flatcontainer/hubdemo/1.0.0/hubdemo.1.0.0.nupkg', 'hubdemo/1.1.0/hubdemo.1.1.0.nupkg', on),
+  });
   const url = `${s.flat}/hubdemo/1.0.0/hubdemo.1.0.0.nupkg`;
   refused(t, await get(url).catch((e: Error) => e));
   await s.hub.artifacts.idle();
@@ -84,13 +94,20 @@ t.test('hash mismatch against the registration packageHash: 502, nothing cached'
 
 t.test('hash mismatch against the catalog leaf (page not inlined): 502, nothing cached', async (t) => {
   const on = { value: true };
-  const s = await setup(t, { config: OPEN, handler: swap('/v3-flatcontainer/hubdep/1.0.0/hubdep.1.0.0.nupkg', 'hubdemo/1.0.0/hubdemo.1.0.0.nupkg', on) });
+  const s = await setup(t, {
+    config: OPEN,
+    handler: swap('/v3-flatcontainer/hubdep/1.0.0/hubdep.1.0.0.nupkg', 'hubdemo/1.0.0/hubdemo.1.0.0.nupkg', on),
+  });
   const url = `${s.flat}/hubdep/1.0.0/hubdep.1.0.0.nupkg`;
   refused(t, await get(url).catch((e: Error) => e));
   await s.hub.artifacts.idle();
   t.equal(await cached(s), 0, 'nothing cached');
   t.equal(s.upstream.count('/v3/registration-gz-semver2/hubdep/page/1.0.0/1.0.0.json'), 1, 'the page was fetched');
-  t.equal(s.upstream.count('/v3/catalog0/data/2024.01.01.00.00.00/hubdep.1.0.0.json'), 1, 'the catalog leaf was fetched');
+  t.equal(
+    s.upstream.count('/v3/catalog0/data/2024.01.01.00.00.00/hubdep.1.0.0.json'),
+    1,
+    'the catalog leaf was fetched',
+  );
   on.value = false;
   t.equal((await get(url)).status, 200);
 });
@@ -113,8 +130,20 @@ t.test('without a registration the .nupkg is still served, checked as a zip', as
 
 t.test('blocked packages and versions: 403 package_blocked, no upstream request', async (t) => {
   const s = await setup(t, { config: OPEN });
-  await s.hub.services.blocks.add({ registry: 'nuget', package_name: 'hubdemo', version: null, reason: 'malware', by: 'admin' });
-  await s.hub.services.blocks.add({ registry: 'nuget', package_name: 'hubdep', version: '1.0.0', reason: null, by: 'system:upstream-audit' });
+  await s.hub.services.blocks.add({
+    registry: 'nuget',
+    package_name: 'hubdemo',
+    version: null,
+    reason: 'malware',
+    by: 'admin',
+  });
+  await s.hub.services.blocks.add({
+    registry: 'nuget',
+    package_name: 'hubdep',
+    version: '1.0.0',
+    reason: null,
+    by: 'system:upstream-audit',
+  });
   for (const url of [
     `${s.flat}/hubdemo/index.json`,
     `${s.flat}/HubDemo/1.0.0/HubDemo.1.0.0.nupkg`,
@@ -128,7 +157,11 @@ t.test('blocked packages and versions: 403 package_blocked, no upstream request'
     t.equal(res.status, 403, url);
     t.equal(res.json().error.code, 'package_blocked');
   }
-  t.match((await get(`${s.flat}/hubdemo/index.json`)).json().error.message, /admin: malware/, 'names who blocked it and why');
+  t.match(
+    (await get(`${s.flat}/hubdemo/index.json`)).json().error.message,
+    /admin: malware/,
+    'names who blocked it and why',
+  );
   t.equal(s.upstream.count(), 0, 'no upstream request');
   t.equal((await get(`${s.flat}/hubdep/index.json`)).status, 200, 'a version block leaves the listing alone');
 });

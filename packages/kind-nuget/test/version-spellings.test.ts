@@ -19,9 +19,30 @@ t.test('the codec offers the normalized version as the canonical spelling', asyn
 
 t.test('a block stored as 1.0 refuses 1.0.0 and 1.0.0.0; an unlisting stored as 1.1.0.0 unlists 1.1.0', async (t) => {
   const s = await setup(t, { config: OPEN });
-  await s.hub.services.blocks.add({ registry: 'nuget', package_name: 'hubdep', version: '1.0', reason: 'bad', by: 'admin' });
-  t.equal(await s.hub.services.blocks.add({ registry: 'nuget', package_name: 'hubdep', version: '1.0.0.0', reason: null, by: 'admin' }), 'exists', '1.0.0.0 is the block on 1.0');
-  for (const url of [`${s.flat}/hubdep/1.0.0/hubdep.1.0.0.nupkg`, `${s.flat}/HubDep/1.0.0.0/HubDep.1.0.0.0.nupkg`, `${s.flat}/hubdep/1.0/hubdep.nuspec`, `${s.reg}/hubdep/1.0.0.json`]) {
+  await s.hub.services.blocks.add({
+    registry: 'nuget',
+    package_name: 'hubdep',
+    version: '1.0',
+    reason: 'bad',
+    by: 'admin',
+  });
+  t.equal(
+    await s.hub.services.blocks.add({
+      registry: 'nuget',
+      package_name: 'hubdep',
+      version: '1.0.0.0',
+      reason: null,
+      by: 'admin',
+    }),
+    'exists',
+    '1.0.0.0 is the block on 1.0',
+  );
+  for (const url of [
+    `${s.flat}/hubdep/1.0.0/hubdep.1.0.0.nupkg`,
+    `${s.flat}/HubDep/1.0.0.0/HubDep.1.0.0.0.nupkg`,
+    `${s.flat}/hubdep/1.0/hubdep.nuspec`,
+    `${s.reg}/hubdep/1.0.0.json`,
+  ]) {
     const res = await get(url);
     t.equal(res.status, 403, url);
     t.match(res.json().error.message, /hubdep 1\.0 is blocked by admin: bad/);
@@ -31,7 +52,10 @@ t.test('a block stored as 1.0 refuses 1.0.0 and 1.0.0.0; an unlisting stored as 
   await s.hub.services.unlisting.add({ registry: 'nuget', package_name: 'hubdemo', version: '1.1.0.0' }, 'admin');
   const index = (await get(`${s.reg}/hubdemo/index.json`)).json();
   t.same(
-    index.items[0].items.map((l: { catalogEntry: { version: string; listed: boolean } }) => [l.catalogEntry.version, l.catalogEntry.listed]),
+    index.items[0].items.map((l: { catalogEntry: { version: string; listed: boolean } }) => [
+      l.catalogEntry.version,
+      l.catalogEntry.listed,
+    ]),
     [
       ['1.0.0', true],
       ['1.1.0', false],
@@ -45,7 +69,13 @@ t.test('a version pushed as 1.0 and unpublished as 1.0.0.0 cannot be pushed agai
   t.equal((await dotnetPush(s, publisher, nupkg({ id: 'Acme.Tools', version: '1.0' }))).status, 201);
   // NuGet's DELETE unlists (the version stays pushed); an operator's unpublish deletes, here in another spelling.
   t.equal((await del(s, 'Acme.Tools', '1.0.0.0', publisher)).status, 204, 'unlisted in another spelling');
-  const local = s.hub.services.local.forRegistry('nuget', { maxPublishBytes: 1 << 20, quotaBytes: 0 }, 'admin', nuget.coordinate.normalizeName, nuget.coordinate.canonicalVersion);
+  const local = s.hub.services.local.forRegistry(
+    'nuget',
+    { maxPublishBytes: 1 << 20, quotaBytes: 0 },
+    'admin',
+    nuget.coordinate.normalizeName,
+    nuget.coordinate.canonicalVersion,
+  );
   t.ok(await local.deleteVersion('Acme.Tools', '1.0.0.0'), 'unpublished as 1.0.0.0');
   for (const v of ['1.0', '1.0.0', '1.0.0.0']) {
     const again = await dotnetPush(s, publisher, nupkg({ id: 'Acme.Tools', version: v }));

@@ -12,9 +12,11 @@ function locations(toml: string): string[] {
       continue;
     }
     const loc = /^location\s*=\s*["']([^"']+)["']$/.exec(line);
-    if (loc && (table === 'registry.mirror' || table === 'registry')) found.push({ rank: table === 'registry.mirror' ? 0 : 1, host: loc[1]! });
+    if (loc && (table === 'registry.mirror' || table === 'registry'))
+      found.push({ rank: table === 'registry.mirror' ? 0 : 1, host: loc[1]! });
     const search = /^unqualified-search-registries\s*=\s*\[(.*)\]$/.exec(line);
-    if (search && table === '') for (const m of search[1]!.matchAll(/["']([^"']+)["']/g)) found.push({ rank: 2, host: m[1]! });
+    if (search && table === '')
+      for (const m of search[1]!.matchAll(/["']([^"']+)["']/g)) found.push({ rank: 2, host: m[1]! });
   }
   return found.sort((a, b) => a.rank - b.rank).map((f) => f.host);
 }
@@ -26,12 +28,17 @@ function locations(toml: string): string[] {
 export const detectUpstream: DetectUpstream = async (ctx) => {
   const candidates: [string, () => Promise<string | null>][] = [
     ['~/.config/containers/registries.conf', () => ctx.readHomeFile('.config', 'containers', 'registries.conf')],
-    ['/etc/containers/registries.conf', async () => (ctx.readSystemFile ? ctx.readSystemFile('/etc/containers/registries.conf') : null)],
+    [
+      '/etc/containers/registries.conf',
+      async () => (ctx.readSystemFile ? ctx.readSystemFile('/etc/containers/registries.conf') : null),
+    ],
   ];
   for (const [source, read] of candidates) {
     const text = await read();
     if (!text) continue;
-    const host = locations(text).map((l) => l.split('/')[0]!).find((h) => /^[A-Za-z0-9.-]+(:\d+)?$/.test(h));
+    const host = locations(text)
+      .map((l) => l.split('/')[0]!)
+      .find((h) => /^[A-Za-z0-9.-]+(:\d+)?$/.test(h));
     if (host) return { upstream: `https://${host}`, source };
   }
   return null;

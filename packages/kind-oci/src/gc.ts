@@ -23,16 +23,32 @@ export const garbage: GarbageCollector<OciConfig> = {
         continue;
       }
       const referenced = new Set<string>();
-      for (const v of await local.versions(name)) for (const d of (v.meta as ManifestMeta | null)?.blobs ?? []) referenced.add(d);
+      for (const v of await local.versions(name))
+        for (const d of (v.meta as ManifestMeta | null)?.blobs ?? []) referenced.add(d);
       for (const f of await local.files.list(name)) {
         if (!f.key.startsWith(BLOB_PREFIX)) continue;
         const digest = f.key.slice(f.key.lastIndexOf('@') + 1);
         if (referenced.has(digest) || now - f.storedAt.getTime() < graceMs) continue;
-        const item: GarbageItem = { key: f.key, name, sha256: f.sha256, size: f.size, storedAt: f.storedAt.toISOString() };
+        const item: GarbageItem = {
+          key: f.key,
+          name,
+          sha256: f.sha256,
+          size: f.size,
+          storedAt: f.storedAt.toISOString(),
+        };
         if (dryRun || (await local.files.remove(f.key))) report.removed.push(item);
       }
     }
-    if (report.removed.length) log.info({ registry: registry.name, dry_run: dryRun, removed: report.removed.length, bytes: report.removed.reduce((n, i) => n + i.size, 0) }, 'oci garbage collection');
+    if (report.removed.length)
+      log.info(
+        {
+          registry: registry.name,
+          dry_run: dryRun,
+          removed: report.removed.length,
+          bytes: report.removed.reduce((n, i) => n + i.size, 0),
+        },
+        'oci garbage collection',
+      );
     return report;
   },
 };

@@ -54,5 +54,9 @@ export const mergeTags: GroupMerge = async (rc, parts, match, ask) => {
   const repo = match.coordinate!.name;
   const paged = rc.query.has('n') || rc.query.has('last');
   const whole = paged && ask ? await ask([...repo.split('/'), 'tags', 'list'], new URLSearchParams()) : parts;
-  return reply.json({ name: repo, tags: page(mergeTagLists(rc, whole.length ? whole : parts), rc.query) }, 200, HEADERS);
+  return reply.json(
+    { name: repo, tags: page(mergeTagLists(rc, whole.length ? whole : parts), rc.query) },
+    200,
+    HEADERS,
+  );
 };

@@ -27,7 +27,11 @@ export interface ManifestJson {
   mediaType?: unknown;
   config?: { mediaType?: unknown; digest?: unknown; size?: unknown };
   layers?: { mediaType?: unknown; digest?: unknown; size?: unknown }[];
-  manifests?: { mediaType?: unknown; digest?: unknown; platform?: { os?: unknown; architecture?: unknown; variant?: unknown } }[];
+  manifests?: {
+    mediaType?: unknown;
+    digest?: unknown;
+    platform?: { os?: unknown; architecture?: unknown; variant?: unknown };
+  }[];
   subject?: unknown;
 }
 
@@ -60,8 +64,10 @@ export function mediaTypeOf(m: ManifestJson, contentType: string | undefined): s
 export function linksOf(m: ManifestJson): VersionLink[] {
   const out: VersionLink[] = [];
   const digest = (d: unknown): d is string => typeof d === 'string' && isDigest(d);
-  if (Array.isArray(m.manifests)) for (const e of m.manifests) if (digest(e?.digest)) out.push({ version: e.digest, relation: 'names' });
+  if (Array.isArray(m.manifests))
+    for (const e of m.manifests) if (digest(e?.digest)) out.push({ version: e.digest, relation: 'names' });
   if (digest(m.config?.digest)) out.push({ version: m.config.digest, relation: 'part' });
-  if (Array.isArray(m.layers)) for (const l of m.layers) if (digest(l?.digest)) out.push({ version: l.digest, relation: 'part' });
+  if (Array.isArray(m.layers))
+    for (const l of m.layers) if (digest(l?.digest)) out.push({ version: l.digest, relation: 'part' });
   return out;
 }

@@ -14,22 +14,41 @@ export const MAX_VERSION_PROBES = 25;
  */
 export const probe: ProbeLadder<OciConfig> = async (pc, name, versions) => {
   const up = pc.registry.upstream;
-  if (!isRepository(name) || !up) return versions.map((version) => ({ version, answer: 'inconclusive', rung: 'version', detail: 'not a repository name' }));
+  if (!isRepository(name) || !up)
+    return versions.map((version) => ({
+      version,
+      answer: 'inconclusive',
+      rung: 'version',
+      detail: 'not a repository name',
+    }));
   const auth = await upstreamAuthHeaders({ registry: pc.registry, upstream: pc.upstream }, name).catch(() => ({}));
   const out: ProbeResult[] = [];
   for (const [i, version] of versions.entries()) {
     if (i >= MAX_VERSION_PROBES || !(isDigest(version) || isTag(version))) {
-      out.push({ version, answer: 'inconclusive', rung: 'version', detail: i >= MAX_VERSION_PROBES ? `not probed: ${MAX_VERSION_PROBES} per sweep` : 'neither a tag nor a digest' });
+      out.push({
+        version,
+        answer: 'inconclusive',
+        rung: 'version',
+        detail: i >= MAX_VERSION_PROBES ? `not probed: ${MAX_VERSION_PROBES} per sweep` : 'neither a tag nor a digest',
+      });
       continue;
     }
-    const manifest = await probeFetch(pc.upstream, `${up}/v2/${name}/manifests/${version}`, { method: 'HEAD', headers: { accept: MANIFEST_TYPES.join(', '), ...auth } });
+    const manifest = await probeFetch(pc.upstream, `${up}/v2/${name}/manifests/${version}`, {
+      method: 'HEAD',
+      headers: { accept: MANIFEST_TYPES.join(', '), ...auth },
+    });
     const answer = probeAnswer(manifest.status);
     if (answer !== 'absent' || !isDigest(version)) {
       out.push({ version, answer, rung: 'version', detail: `HEAD manifest answered ${manifest.status || 'nothing'}` });
       continue;
     }
     const blob = await probeFetch(pc.upstream, `${up}/v2/${name}/blobs/${version}`, { method: 'HEAD', headers: auth });
-    out.push({ version, answer: probeAnswer(blob.status), rung: 'version', detail: `HEAD manifest answered 404, HEAD blob ${blob.status || 'nothing'}` });
+    out.push({
+      version,
+      answer: probeAnswer(blob.status),
+      rung: 'version',
+      detail: `HEAD manifest answered 404, HEAD blob ${blob.status || 'nothing'}`,
+    });
   }
   return out;
 };

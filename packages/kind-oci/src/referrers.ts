@@ -19,11 +19,25 @@ async function referrersOf(rc: Rc, repo: string, digest: string) {
     const meta = v.meta as ManifestMeta | null;
     if (!meta || meta.subject !== digest || hidden.has(v.version)) continue;
     if (artifactType !== null && meta.artifactType !== artifactType) continue;
-    out.push({ mediaType: meta.mediaType, digest: v.version, size: meta.size, ...(meta.artifactType ? { artifactType: meta.artifactType } : {}), ...(meta.annotations && Object.keys(meta.annotations).length ? { annotations: meta.annotations } : {}) });
+    out.push({
+      mediaType: meta.mediaType,
+      digest: v.version,
+      size: meta.size,
+      ...(meta.artifactType ? { artifactType: meta.artifactType } : {}),
+      ...(meta.annotations && Object.keys(meta.annotations).length ? { annotations: meta.annotations } : {}),
+    });
   }
-  const headers: Record<string, string> = { ...API_VERSION_HEADER, 'content-type': OCI_INDEX, 'cache-control': 'no-cache' };
+  const headers: Record<string, string> = {
+    ...API_VERSION_HEADER,
+    'content-type': OCI_INDEX,
+    'cache-control': 'no-cache',
+  };
   if (artifactType !== null) headers['oci-filters-applied'] = 'artifactType';
-  return { status: 200, headers, body: Buffer.from(JSON.stringify({ schemaVersion: 2, mediaType: OCI_INDEX, manifests: out })) };
+  return {
+    status: 200,
+    headers,
+    body: Buffer.from(JSON.stringify({ schemaVersion: 2, mediaType: OCI_INDEX, manifests: out })),
+  };
 }
 
 export const referrers: KindRoute<OciConfig> = {
@@ -37,7 +51,11 @@ export const referrers: KindRoute<OciConfig> = {
   async handle(rc, m) {
     const repo = m.coordinate!.name;
     // A proxied repository's referrers are the upstream's business: an empty index says none are known here.
-    if (!(await servedHere(rc, repo))) return reply.json({ schemaVersion: 2, mediaType: OCI_INDEX, manifests: [] }, 200, { ...API_VERSION_HEADER, 'content-type': OCI_INDEX });
+    if (!(await servedHere(rc, repo)))
+      return reply.json({ schemaVersion: 2, mediaType: OCI_INDEX, manifests: [] }, 200, {
+        ...API_VERSION_HEADER,
+        'content-type': OCI_INDEX,
+      });
     return referrersOf(rc, repo, m.params!.digest!);
   },
 };

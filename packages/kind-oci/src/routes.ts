@@ -1,8 +1,27 @@
 import { createHash } from 'node:crypto';
 import { pipeline, Readable, Transform } from 'node:stream';
-import { errors, isHubError, reply, type KindRoute, type MetadataDoc, type MetadataSpec, type Reply, type RequestContext, type RouteMatch, type VersionLink } from '@hub/contract';
+import {
+  errors,
+  isHubError,
+  reply,
+  type KindRoute,
+  type MetadataDoc,
+  type MetadataSpec,
+  type Reply,
+  type RequestContext,
+  type RouteMatch,
+  type VersionLink,
+} from '@hub/contract';
 import type { OciConfig } from './config.js';
-import { acceptedTypes, linksOf, MANIFEST_TYPES, MAX_MANIFEST_BYTES, mediaTypeOf, OCI_MANIFEST, parseManifest } from './media-types.js';
+import {
+  acceptedTypes,
+  linksOf,
+  MANIFEST_TYPES,
+  MAX_MANIFEST_BYTES,
+  mediaTypeOf,
+  OCI_MANIFEST,
+  parseManifest,
+} from './media-types.js';
 import { isDigest, isRepository, isTag } from './names.js';
 import { forgetUpstreamAuth, upstreamAuthHeaders } from './upstream-auth.js';
 import { servedHere } from './hosted.js';
@@ -32,7 +51,11 @@ const checkManifest = (body: Buffer): string | null => {
 };
 
 /** A document fetched with the upstream's auth; after a 401 the auth is learnt again and the fetch tried once more. */
-async function withUpstreamAuth<T>(rc: Rc, repo: string, fetch: (auth: Record<string, string>) => Promise<T>): Promise<T> {
+async function withUpstreamAuth<T>(
+  rc: Rc,
+  repo: string,
+  fetch: (auth: Record<string, string>) => Promise<T>,
+): Promise<T> {
   const ac = { registry: rc.registry, upstream: rc.upstream };
   try {
     return await fetch(await upstreamAuthHeaders(ac, repo));
@@ -46,7 +69,9 @@ async function withUpstreamAuth<T>(rc: Rc, repo: string, fetch: (auth: Record<st
 /** Records links for blocks (decision 0045); a failure to record never fails the pull. */
 async function link(rc: Rc, repo: string, from: string, to: readonly VersionLink[]): Promise<void> {
   if (to.length === 0) return;
-  await rc.linkVersions(repo, from, to).catch((e: Error) => rc.log.warn({ repo, from, err: e.message }, 'could not record what a manifest leads to'));
+  await rc
+    .linkVersions(repo, from, to)
+    .catch((e: Error) => rc.log.warn({ repo, from, err: e.message }, 'could not record what a manifest leads to'));
 }
 
 /**
@@ -70,7 +95,10 @@ function linkedWhileServed(rc: Rc, repo: string, digest: string, r: Reply): Repl
     },
     flush(cb) {
       if (seen > MAX_MANIFEST_BYTES) return cb();
-      linkBody(Buffer.concat(chunks)).then(() => cb(), () => cb());
+      linkBody(Buffer.concat(chunks)).then(
+        () => cb(),
+        () => cb(),
+      );
     },
   });
   // A failing upstream body fails the tee too, so the client's connection is cut, never ended cleanly.
@@ -82,7 +110,14 @@ function linkedWhileServed(rc: Rc, repo: string, digest: string, r: Reply): Repl
  * A manifest by digest: immutable, so an artifact (cached once, verified against its sha256 while it streams,
  * coalesced, audited), served with the media type the upstream gave it. `linked`: its links are recorded already.
  */
-async function manifestByDigest(rc: Rc, repo: string, digest: string, contentType = OCI_MANIFEST, accept = acceptedTypes(rc.headers.accept), linked = false): Promise<Reply> {
+async function manifestByDigest(
+  rc: Rc,
+  repo: string,
+  digest: string,
+  contentType = OCI_MANIFEST,
+  accept = acceptedTypes(rc.headers.accept),
+  linked = false,
+): Promise<Reply> {
   const r = await rc.artifact({
     key: `manifests/${repo}@${digest}`,
     coordinate: { name: repo, version: digest },
@@ -92,7 +127,10 @@ async function manifestByDigest(rc: Rc, repo: string, digest: string, contentTyp
     source: async () => ({
       url: `${rc.registry.upstream}/v2/${repo}/manifests/${digest}`,
       digest: { algorithm: 'sha256', hex: digest.slice('sha256:'.length) },
-      headers: { accept: accept.join(', '), ...(await upstreamAuthHeaders({ registry: rc.registry, upstream: rc.upstream }, repo)) },
+      headers: {
+        accept: accept.join(', '),
+        ...(await upstreamAuthHeaders({ registry: rc.registry, upstream: rc.upstream }, repo)),
+      },
     }),
   });
   const served = !linked && rc.method === 'GET' && r.status === 200 ? await linkedWhileServed(rc, repo, digest, r) : r;
@@ -119,7 +157,8 @@ async function manifestByTag(rc: Rc, repo: string, tag: string): Promise<Reply> 
   );
   const digest = doc.derive('digest', sha256);
   // A kept tag (the upstream removed the repository) is served only when hub holds the manifest it names.
-  if (doc.kept && !doc.kept.heldVersions.has(digest)) throw errors.notFound(`${repo}:${tag} is gone upstream and hub does not hold its manifest`);
+  if (doc.kept && !doc.kept.heldVersions.has(digest))
+    throw errors.notFound(`${repo}:${tag} is gone upstream and hub does not hold its manifest`);
   const m = doc.derive('manifest', parseManifest);
   // Blocks follow the tag to its manifest (whichever tag names it), and the manifest to what it holds.
   await link(rc, repo, tag, [{ version: digest, relation: 'names' }]);
@@ -148,7 +187,10 @@ const manifests: KindRoute<OciConfig> = {
     return { coordinate: { name: p.repo, version: p.ref } };
   },
   async handle(rc, m) {
-    if (m.params?.unknown !== undefined) throw errors.notFound(`"${m.params.unknown.slice(0, 100)}" is neither a tag nor a sha256 digest, so it names no manifest`);
+    if (m.params?.unknown !== undefined)
+      throw errors.notFound(
+        `"${m.params.unknown.slice(0, 100)}" is neither a tag nor a sha256 digest, so it names no manifest`,
+      );
     const { name, version } = m.coordinate!;
     if (isDigest(version!)) return manifestByDigest(rc, name, version!);
     if (!(await servedHere(rc, name))) return manifestByTag(rc, name, version!);
@@ -235,9 +277,21 @@ const tagList: KindRoute<OciConfig> = {
     if (last) tags = tags.slice(tags.indexOf(last) + 1);
     const n = Number(rc.query.get('n') ?? NaN);
     if (Number.isInteger(n) && n >= 0) tags = tags.slice(0, n);
-    return reply.json({ name: repo, tags }, 200, { ...API_VERSION_HEADER, 'cache-control': 'no-cache', ...(doc.stale ? { 'x-hub-stale': '1' } : {}) });
+    return reply.json({ name: repo, tags }, 200, {
+      ...API_VERSION_HEADER,
+      'cache-control': 'no-cache',
+      ...(doc.stale ? { 'x-hub-stale': '1' } : {}),
+    });
   },
 };
 
 /** Pulls first; the push half (decision 0054) answers the writes the pull routes' paths do not take. */
-export const routes: readonly KindRoute<OciConfig>[] = [base, manifests, blobs, tagList, referrers, blobUploads, manifestWrites];
+export const routes: readonly KindRoute<OciConfig>[] = [
+  base,
+  manifests,
+  blobs,
+  tagList,
+  referrers,
+  blobUploads,
+  manifestWrites,
+];

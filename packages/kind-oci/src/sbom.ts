@@ -17,7 +17,12 @@ export const sbom: SbomExtractor = {
     };
     for (const c of m.manifests ?? []) {
       const p = c.platform;
-      add(c.digest, p ? [p.os, p.architecture, p.variant].filter((x) => typeof x === 'string').join('/') : String(c.mediaType ?? 'manifest'));
+      add(
+        c.digest,
+        p
+          ? [p.os, p.architecture, p.variant].filter((x) => typeof x === 'string').join('/')
+          : String(c.mediaType ?? 'manifest'),
+      );
     }
     if (m.config) add(m.config.digest, String(m.config.mediaType ?? 'config'));
     for (const l of m.layers ?? []) add(l.digest, String(l.mediaType ?? 'layer'));

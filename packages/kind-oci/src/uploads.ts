@@ -5,7 +5,15 @@
  * database and the shared blob store (`rc.local.uploads`), so any replica takes any request of an upload; the
  * blob is verified against its digest while it streams into the store, and is served only once complete.
  */
-import { errors, isHubError, type KindRoute, type Reply, type RequestContext, type RouteMatch, type UploadState } from '@hub/contract';
+import {
+  errors,
+  isHubError,
+  type KindRoute,
+  type Reply,
+  type RequestContext,
+  type RouteMatch,
+  type UploadState,
+} from '@hub/contract';
 import type { OciConfig } from './config.js';
 import { API_VERSION_HEADER, blobKey, claimRepository, repoPath, splitTail } from './hosted.js';
 import { isDigest, isRepository } from './names.js';
@@ -21,19 +29,39 @@ const rangeOf = (size: number) => `0-${Math.max(0, size - 1)}`;
 function uploadReply(rc: Rc, repo: string, s: UploadState, status: number): Reply {
   return {
     status,
-    headers: { ...API_VERSION_HEADER, location: `${repoPath(rc, repo)}/blobs/uploads/${s.id}`, range: rangeOf(s.size), 'docker-upload-uuid': s.id, 'content-length': '0' },
+    headers: {
+      ...API_VERSION_HEADER,
+      location: `${repoPath(rc, repo)}/blobs/uploads/${s.id}`,
+      range: rangeOf(s.size),
+      'docker-upload-uuid': s.id,
+      'content-length': '0',
+    },
     // An empty body, not null: koa would make a null body's answer a 204.
     body: Buffer.alloc(0),
   };
 }
 
 function blobCreated(rc: Rc, repo: string, digest: string): Reply {
-  return { status: 201, headers: { ...API_VERSION_HEADER, location: `${repoPath(rc, repo)}/blobs/${digest}`, 'docker-content-digest': digest, 'content-length': '0' }, body: Buffer.alloc(0) };
+  return {
+    status: 201,
+    headers: {
+      ...API_VERSION_HEADER,
+      location: `${repoPath(rc, repo)}/blobs/${digest}`,
+      'docker-content-digest': digest,
+      'content-length': '0',
+    },
+    body: Buffer.alloc(0),
+  };
 }
 
 function digestParam(rc: Rc): string {
   const d = rc.query.get('digest');
-  if (!d || !isDigest(d)) throw ociError('bad_request', 'DIGEST_INVALID', `"digest" must be a sha256 digest (sha256:<64 hex>), got ${JSON.stringify((d ?? '').slice(0, 100))}`);
+  if (!d || !isDigest(d))
+    throw ociError(
+      'bad_request',
+      'DIGEST_INVALID',
+      `"digest" must be a sha256 digest (sha256:<64 hex>), got ${JSON.stringify((d ?? '').slice(0, 100))}`,
+    );
   return d;
 }
 
@@ -52,7 +80,13 @@ function partStart(rc: Rc): number | undefined {
   const header = rc.headers['content-range'];
   if (header === undefined) return undefined;
   const m = /^(?:bytes[ =])?(\d{1,15})-(\d{1,15})(?:\/(?:\d+|\*))?$/.exec(header.trim());
-  if (!m || Number(m[2]) < Number(m[1])) throw ociError('bad_request', 'BLOB_UPLOAD_INVALID', `Content-Range must be <start>-<end>, got ${JSON.stringify(header.slice(0, 100))}`, 416);
+  if (!m || Number(m[2]) < Number(m[1]))
+    throw ociError(
+      'bad_request',
+      'BLOB_UPLOAD_INVALID',
+      `Content-Range must be <start>-<end>, got ${JSON.stringify(header.slice(0, 100))}`,
+      416,
+    );
   return Number(m[1]);
 }
 
@@ -62,7 +96,13 @@ async function monolithic(rc: Rc, repo: string, digest: string): Promise<Reply> 
     drain(rc);
     return blobCreated(rc, repo, digest);
   }
-  await rc.local.putFile({ key: blobKey(repo, digest), coordinate: { name: repo }, contentType: BLOB_TYPE, body: rc.body(), digests: [{ algorithm: 'sha256', hex: digest.slice(7) }] });
+  await rc.local.putFile({
+    key: blobKey(repo, digest),
+    coordinate: { name: repo },
+    contentType: BLOB_TYPE,
+    body: rc.body(),
+    digests: [{ algorithm: 'sha256', hex: digest.slice(7) }],
+  });
   await claimRepository(rc, repo);
   rc.recordAction('upload', { name: repo, version: digest });
   return blobCreated(rc, repo, digest);
@@ -102,13 +142,22 @@ async function finish(rc: Rc, repo: string, id: string): Promise<Reply> {
   const key = blobKey(repo, digest);
   if (await rc.local.file(key)) {
     // The registry holds these bytes already: the upload ends without storing them twice.
-    if (!(await rc.local.uploads.cancel(id, repo))) throw ociError('not_found', 'BLOB_UPLOAD_UNKNOWN', `no upload ${id} in progress`);
+    if (!(await rc.local.uploads.cancel(id, repo)))
+      throw ociError('not_found', 'BLOB_UPLOAD_UNKNOWN', `no upload ${id} in progress`);
     drain(rc);
     return blobCreated(rc, repo, digest);
   }
-  const hasBody = rc.headers['content-length'] !== '0' && (rc.headers['content-length'] !== undefined || rc.headers['transfer-encoding'] !== undefined);
+  const hasBody =
+    rc.headers['content-length'] !== '0' &&
+    (rc.headers['content-length'] !== undefined || rc.headers['transfer-encoding'] !== undefined);
   try {
-    await rc.local.uploads.finish(id, repo, { key, coordinate: { name: repo }, contentType: BLOB_TYPE, body: hasBody ? rc.body() : undefined, digests: [{ algorithm: 'sha256', hex: digest.slice(7) }] });
+    await rc.local.uploads.finish(id, repo, {
+      key,
+      coordinate: { name: repo },
+      contentType: BLOB_TYPE,
+      body: hasBody ? rc.body() : undefined,
+      digests: [{ algorithm: 'sha256', hex: digest.slice(7) }],
+    });
   } catch (e) {
     // The same blob stored meanwhile by another upload (two layers pushed at once): these bytes are not needed.
     if (!isHubError(e) || e.status !== 409 || (await rc.local.file(key))?.sha256 !== digest.slice(7)) throw e;
@@ -133,10 +182,16 @@ export const blobUploads: KindRoute<OciConfig> = {
     const repo = m.coordinate!.name;
     const id = m.params!.id!;
     if (id === '') {
-      if (rc.method !== 'POST') throw errors.notFound('an upload is started with POST; its URL is the Location of that answer');
+      if (rc.method !== 'POST')
+        throw errors.notFound('an upload is started with POST; its URL is the Location of that answer');
       return start(rc, repo);
     }
-    const unknown = () => ociError('not_found', 'BLOB_UPLOAD_UNKNOWN', `no upload ${id.slice(0, 64)} in progress (finished, cancelled, expired, or not yours)`);
+    const unknown = () =>
+      ociError(
+        'not_found',
+        'BLOB_UPLOAD_UNKNOWN',
+        `no upload ${id.slice(0, 64)} in progress (finished, cancelled, expired, or not yours)`,
+      );
     switch (rc.method) {
       case 'PATCH':
         return uploadReply(rc, repo, await rc.local.uploads.append(id, repo, rc.body(), partStart(rc)), 202);

@@ -20,19 +20,23 @@ const MAX_TOKENS = 10_000;
 const schemes = new Map<string, Scheme>();
 const tokens = new Map<string, { token: string; expiresAt: number }>();
 
-const registryKey = (ac: AuthContext) => `${ac.registry.name}\0${ac.registry.upstream}\0${ac.registry.config.username ?? ''}`;
+const registryKey = (ac: AuthContext) =>
+  `${ac.registry.name}\0${ac.registry.upstream}\0${ac.registry.config.username ?? ''}`;
 
 /** Parses `Bearer realm="...",service="...",scope="..."` (or `Basic realm=...`) into its scheme and parameters. */
 export function parseChallenge(header: string): { scheme: string; params: Record<string, string> } | null {
   const m = /^\s*([A-Za-z]+)\s*(.*)$/s.exec(header);
   if (!m) return null;
   const params: Record<string, string> = {};
-  for (const p of m[2]!.matchAll(/([A-Za-z_]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^,\s]*))/g)) params[p[1]!.toLowerCase()] = (p[2] ?? p[3] ?? '').replace(/\\(.)/g, '$1');
+  for (const p of m[2]!.matchAll(/([A-Za-z_]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^,\s]*))/g))
+    params[p[1]!.toLowerCase()] = (p[2] ?? p[3] ?? '').replace(/\\(.)/g, '$1');
   return { scheme: m[1]!.toLowerCase(), params };
 }
 
 function basic(cfg: OciConfig): string | undefined {
-  return cfg.username !== undefined && cfg.password !== undefined ? `Basic ${Buffer.from(`${cfg.username}:${cfg.password}`).toString('base64')}` : undefined;
+  return cfg.username !== undefined && cfg.password !== undefined
+    ? `Basic ${Buffer.from(`${cfg.username}:${cfg.password}`).toString('base64')}`
+    : undefined;
 }
 
 /** The scheme from a 401's challenge; null when it names none hub can answer. */
@@ -65,7 +69,8 @@ async function learnScheme(ac: AuthContext): Promise<Scheme | null> {
   } catch {
     return null;
   }
-  const scheme = status === 401 ? schemeOf(challenge, ac.registry.upstream!) : status === 200 ? ({ type: 'none' } as const) : null;
+  const scheme =
+    status === 401 ? schemeOf(challenge, ac.registry.upstream!) : status === 200 ? ({ type: 'none' } as const) : null;
   if (scheme) schemes.set(key, scheme);
   return scheme;
 }
@@ -79,7 +84,11 @@ export function mayCarryCredentials(realm: URL, upstream: string): boolean {
 }
 
 /** A token for `scope` from the realm (the address policy applies to it like to any upstream URL); cached until it expires. */
-async function token(ac: AuthContext, scheme: Extract<Scheme, { type: 'bearer' }>, scope: string): Promise<string | null> {
+async function token(
+  ac: AuthContext,
+  scheme: Extract<Scheme, { type: 'bearer' }>,
+  scope: string,
+): Promise<string | null> {
   const key = `${registryKey(ac)}\0${scope}`;
   const cached = tokens.get(key);
   if (cached && cached.expiresAt > Date.now()) return cached.token;
@@ -100,7 +109,12 @@ async function token(ac: AuthContext, scheme: Extract<Scheme, { type: 'bearer' }
   } catch {
     return null;
   }
-  const value = typeof answer.token === 'string' ? answer.token : typeof answer.access_token === 'string' ? answer.access_token : null;
+  const value =
+    typeof answer.token === 'string'
+      ? answer.token
+      : typeof answer.access_token === 'string'
+        ? answer.access_token
+        : null;
   if (!value || !/^[\x21-\x7e]+$/.test(value)) return null;
   const secs = typeof answer.expires_in === 'number' && answer.expires_in > 0 ? answer.expires_in : DEFAULT_TOKEN_SECS;
   if (tokens.size >= MAX_TOKENS) tokens.delete(tokens.keys().next().value!);

@@ -15,7 +15,23 @@ import { call, hostedHub, type Answer, type Hosted } from './hosted-setup.js';
 const OCI_MANIFEST = 'application/vnd.oci.image.manifest.v1+json';
 const OCI_INDEX = 'application/vnd.oci.image.index.v1+json';
 const EMPTY_JSON = 'application/vnd.oci.empty.v1+json';
-const ERROR_CODES = ['BLOB_UNKNOWN', 'BLOB_UPLOAD_INVALID', 'BLOB_UPLOAD_UNKNOWN', 'DIGEST_INVALID', 'MANIFEST_BLOB_UNKNOWN', 'MANIFEST_INVALID', 'MANIFEST_UNKNOWN', 'MANIFEST_UNVERIFIED', 'NAME_INVALID', 'NAME_UNKNOWN', 'SIZE_INVALID', 'TAG_INVALID', 'UNAUTHORIZED', 'DENIED', 'UNSUPPORTED'];
+const ERROR_CODES = [
+  'BLOB_UNKNOWN',
+  'BLOB_UPLOAD_INVALID',
+  'BLOB_UPLOAD_UNKNOWN',
+  'DIGEST_INVALID',
+  'MANIFEST_BLOB_UNKNOWN',
+  'MANIFEST_INVALID',
+  'MANIFEST_UNKNOWN',
+  'MANIFEST_UNVERIFIED',
+  'NAME_INVALID',
+  'NAME_UNKNOWN',
+  'SIZE_INVALID',
+  'TAG_INVALID',
+  'UNAUTHORIZED',
+  'DENIED',
+  'UNSUPPORTED',
+];
 const TAG = 'tagtest0';
 const ANNOTATION = 'org.opencontainers.conformance.test';
 
@@ -27,11 +43,27 @@ const desc = (mediaType: string, b: Buffer) => ({ mediaType, size: b.length, dig
 /** The data: configs[i] and manifests[i] per workflow (i = 0..4), one layer shared by them all. */
 function testData() {
   const layer = gzipSync(makeTar([['conformance.txt', Buffer.from('hub\n')]]));
-  const configs = Array.from({ length: 5 }, () => json({ author: randomBytes(8).toString('hex'), architecture: 'amd64', os: 'linux', rootfs: { type: 'layers', diff_ids: [] } }));
-  const manifests = configs.map((c) =>
-    json({ schemaVersion: 2, mediaType: OCI_MANIFEST, config: { ...desc('application/vnd.oci.image.config.v1+json', c), data: c.toString('base64') }, layers: [desc('application/vnd.oci.image.layer.v1.tar+gzip', layer)] }),
+  const configs = Array.from({ length: 5 }, () =>
+    json({
+      author: randomBytes(8).toString('hex'),
+      architecture: 'amd64',
+      os: 'linux',
+      rootfs: { type: 'layers', diff_ids: [] },
+    }),
   );
-  const emptyLayerManifest = json({ schemaVersion: 2, config: desc('application/vnd.oci.image.config.v1+json', configs[1]!), layers: [] });
+  const manifests = configs.map((c) =>
+    json({
+      schemaVersion: 2,
+      mediaType: OCI_MANIFEST,
+      config: { ...desc('application/vnd.oci.image.config.v1+json', c), data: c.toString('base64') },
+      layers: [desc('application/vnd.oci.image.layer.v1.tar+gzip', layer)],
+    }),
+  );
+  const emptyLayerManifest = json({
+    schemaVersion: 2,
+    config: desc('application/vnd.oci.image.config.v1+json', configs[1]!),
+    layers: [],
+  });
   const blobA = randomBytes(42);
   const blobB = randomBytes(42);
   const emptyJson = Buffer.from('{}');
@@ -41,66 +73,175 @@ function testData() {
   const typeB = 'application/vnd.example.conformance.b';
   const subject = (m: Buffer) => desc(OCI_MANIFEST, m);
   const refs = {
-    aConfig: json({ schemaVersion: 2, mediaType: OCI_MANIFEST, config: desc(typeA, refBlobA), subject: subject(manifests[4]!), layers: [desc(EMPTY_JSON, emptyJson)], annotations: { [ANNOTATION]: 'test config a' } }),
-    bConfig: json({ schemaVersion: 2, mediaType: OCI_MANIFEST, config: desc(typeB, refBlobB), subject: subject(manifests[4]!), layers: [desc(EMPTY_JSON, emptyJson)], annotations: { [ANNOTATION]: 'test config b' } }),
-    aLayer: json({ schemaVersion: 2, mediaType: OCI_MANIFEST, artifactType: typeA, config: desc(EMPTY_JSON, emptyJson), subject: subject(manifests[4]!), layers: [desc(typeA, refBlobA)], annotations: { [ANNOTATION]: 'test layer a' } }),
-    bLayer: json({ schemaVersion: 2, mediaType: OCI_MANIFEST, artifactType: typeB, config: desc(EMPTY_JSON, emptyJson), subject: subject(manifests[4]!), layers: [desc(typeB, refBlobB)], annotations: { [ANNOTATION]: 'test layer b' } }),
+    aConfig: json({
+      schemaVersion: 2,
+      mediaType: OCI_MANIFEST,
+      config: desc(typeA, refBlobA),
+      subject: subject(manifests[4]!),
+      layers: [desc(EMPTY_JSON, emptyJson)],
+      annotations: { [ANNOTATION]: 'test config a' },
+    }),
+    bConfig: json({
+      schemaVersion: 2,
+      mediaType: OCI_MANIFEST,
+      config: desc(typeB, refBlobB),
+      subject: subject(manifests[4]!),
+      layers: [desc(EMPTY_JSON, emptyJson)],
+      annotations: { [ANNOTATION]: 'test config b' },
+    }),
+    aLayer: json({
+      schemaVersion: 2,
+      mediaType: OCI_MANIFEST,
+      artifactType: typeA,
+      config: desc(EMPTY_JSON, emptyJson),
+      subject: subject(manifests[4]!),
+      layers: [desc(typeA, refBlobA)],
+      annotations: { [ANNOTATION]: 'test layer a' },
+    }),
+    bLayer: json({
+      schemaVersion: 2,
+      mediaType: OCI_MANIFEST,
+      artifactType: typeB,
+      config: desc(EMPTY_JSON, emptyJson),
+      subject: subject(manifests[4]!),
+      layers: [desc(typeB, refBlobB)],
+      annotations: { [ANNOTATION]: 'test layer b' },
+    }),
     // Like bLayer, about a subject never pushed.
-    cLayer: json({ schemaVersion: 2, mediaType: OCI_MANIFEST, artifactType: typeB, config: desc(EMPTY_JSON, emptyJson), subject: subject(manifests[3]!), layers: [desc(typeB, refBlobB)] }),
+    cLayer: json({
+      schemaVersion: 2,
+      mediaType: OCI_MANIFEST,
+      artifactType: typeB,
+      config: desc(EMPTY_JSON, emptyJson),
+      subject: subject(manifests[3]!),
+      layers: [desc(typeB, refBlobB)],
+    }),
   };
-  const refsIndex = json({ schemaVersion: 2, mediaType: OCI_INDEX, artifactType: 'application/vnd.example.conformance.index', manifests: [desc(OCI_MANIFEST, refs.aConfig), desc(OCI_MANIFEST, refs.aLayer)], subject: subject(manifests[4]!), annotations: { [ANNOTATION]: 'test index' } });
+  const refsIndex = json({
+    schemaVersion: 2,
+    mediaType: OCI_INDEX,
+    artifactType: 'application/vnd.example.conformance.index',
+    manifests: [desc(OCI_MANIFEST, refs.aConfig), desc(OCI_MANIFEST, refs.aLayer)],
+    subject: subject(manifests[4]!),
+    annotations: { [ANNOTATION]: 'test index' },
+  });
   const chunk1 = blobB.subarray(0, 22);
   const chunk2 = blobB.subarray(22);
-  return { layer, configs, manifests, emptyLayerManifest, blobA, blobB, chunk1, chunk2, emptyJson, refBlobA, refBlobB, typeA, refs, refsIndex, dummyDigest: digestOf(Buffer.from('hello world')) };
+  return {
+    layer,
+    configs,
+    manifests,
+    emptyLayerManifest,
+    blobA,
+    blobB,
+    chunk1,
+    chunk2,
+    emptyJson,
+    refBlobA,
+    refBlobB,
+    typeA,
+    refs,
+    refsIndex,
+    dummyDigest: digestOf(Buffer.from('hello world')),
+  };
 }
 
-const ok2xx = (t: Test, r: Answer, what = '') => t.ok(r.status >= 200 && r.status < 300, `${what} ${r.status} is 2xx${r.status >= 300 ? `: ${r.body.toString().slice(0, 300)}` : ''}`);
-const oneOf = (t: Test, r: Answer, allowed: number[]) => t.ok(allowed.includes(r.status) || (allowed.includes(200) && r.status >= 200 && r.status < 300), `${r.status} is one of ${allowed.join(', ')}`);
+const ok2xx = (t: Test, r: Answer, what = '') =>
+  t.ok(
+    r.status >= 200 && r.status < 300,
+    `${what} ${r.status} is 2xx${r.status >= 300 ? `: ${r.body.toString().slice(0, 300)}` : ''}`,
+  );
+const oneOf = (t: Test, r: Answer, allowed: number[]) =>
+  t.ok(
+    allowed.includes(r.status) || (allowed.includes(200) && r.status >= 200 && r.status < 300),
+    `${r.status} is one of ${allowed.join(', ')}`,
+  );
 const tagsOf = (r: Answer): string[] => (r.json() as { tags: string[] }).tags;
 
-for (const db of ['sqlite', 'mysql'] as const) t.test(`OCI distribution-spec conformance (v1.1.1 scenarios, ${db})`, { skip: db === 'mysql' && !TEST_MYSQL_URL ? 'HUB_TEST_MYSQL_URL is not set' : false }, async (t) => {
-  const hub = await hostedHub(t, { mysql: db === 'mysql' });
-  const d = testData();
-  const name = 'conformance/repo';
-  const crossmount = `conformance-${randomBytes(6).toString('hex')}`;
-  const req = (method: string, path: string, body?: Buffer, headers: Record<string, string> = {}, repo = name) => call(hub, method, path.startsWith('/v2/box/') ? path : `/v2/box/${repo}${path}`, hub.publisher, body, headers);
-  const pushBlobViaSession = async (b: Buffer) => {
-    const s = await req('POST', '/blobs/uploads/');
-    return req('PUT', `${s.headers.get('location')}?digest=${digestOf(b)}`, b, { 'content-type': 'application/octet-stream' });
-  };
-  const putManifest = (ref: string, body: Buffer, type = OCI_MANIFEST) => req('PUT', `/manifests/${ref}`, body, { 'content-type': type });
-  const deleteAllowed = [200, 202, 404, 405];
-  await pull(t, hub, d, req, pushBlobViaSession, putManifest, deleteAllowed);
-  await push(t, d, req, putManifest, crossmount, deleteAllowed);
-  await discovery(t, d, req, pushBlobViaSession, putManifest, deleteAllowed);
-  await management(t, d, req, pushBlobViaSession, putManifest);
-});
+for (const db of ['sqlite', 'mysql'] as const)
+  t.test(
+    `OCI distribution-spec conformance (v1.1.1 scenarios, ${db})`,
+    { skip: db === 'mysql' && !TEST_MYSQL_URL ? 'HUB_TEST_MYSQL_URL is not set' : false },
+    async (t) => {
+      const hub = await hostedHub(t, { mysql: db === 'mysql' });
+      const d = testData();
+      const name = 'conformance/repo';
+      const crossmount = `conformance-${randomBytes(6).toString('hex')}`;
+      const req = (method: string, path: string, body?: Buffer, headers: Record<string, string> = {}, repo = name) =>
+        call(hub, method, path.startsWith('/v2/box/') ? path : `/v2/box/${repo}${path}`, hub.publisher, body, headers);
+      const pushBlobViaSession = async (b: Buffer) => {
+        const s = await req('POST', '/blobs/uploads/');
+        return req('PUT', `${s.headers.get('location')}?digest=${digestOf(b)}`, b, {
+          'content-type': 'application/octet-stream',
+        });
+      };
+      const putManifest = (ref: string, body: Buffer, type = OCI_MANIFEST) =>
+        req('PUT', `/manifests/${ref}`, body, { 'content-type': type });
+      const deleteAllowed = [200, 202, 404, 405];
+      await pull(t, hub, d, req, pushBlobViaSession, putManifest, deleteAllowed);
+      await push(t, d, req, putManifest, crossmount, deleteAllowed);
+      await discovery(t, d, req, pushBlobViaSession, putManifest, deleteAllowed);
+      await management(t, d, req, pushBlobViaSession, putManifest);
+    },
+  );
 
-type Req = (method: string, path: string, body?: Buffer, headers?: Record<string, string>, repo?: string) => Promise<Answer>;
+type Req = (
+  method: string,
+  path: string,
+  body?: Buffer,
+  headers?: Record<string, string>,
+  repo?: string,
+) => Promise<Answer>;
 type Data = ReturnType<typeof testData>;
 
-async function pull(t: Test, _hub: Hosted, d: Data, req: Req, pushBlob: (b: Buffer) => Promise<Answer>, putManifest: (ref: string, b: Buffer, type?: string) => Promise<Answer>, deleteAllowed: number[]) {
+async function pull(
+  t: Test,
+  _hub: Hosted,
+  d: Data,
+  req: Req,
+  pushBlob: (b: Buffer) => Promise<Answer>,
+  putManifest: (ref: string, b: Buffer, type?: string) => Promise<Answer>,
+  deleteAllowed: number[],
+) {
   await t.test('Pull', async (t) => {
     await t.test('Setup', async (t) => {
       await t.test('Populate registry with test blob', async (t) => void ok2xx(t, await pushBlob(d.configs[0]!)));
       await t.test('Populate registry with test blob', async (t) => void ok2xx(t, await pushBlob(d.configs[1]!)));
       await t.test('Populate registry with test layer', async (t) => void ok2xx(t, await pushBlob(d.layer)));
-      await t.test('Populate registry with test manifest', async (t) => void ok2xx(t, await putManifest(TAG, d.manifests[0]!)));
-      await t.test('Populate registry with test manifest', async (t) => void ok2xx(t, await putManifest(digestOf(d.manifests[1]!), d.manifests[1]!)));
+      await t.test(
+        'Populate registry with test manifest',
+        async (t) => void ok2xx(t, await putManifest(TAG, d.manifests[0]!)),
+      );
+      await t.test(
+        'Populate registry with test manifest',
+        async (t) => void ok2xx(t, await putManifest(digestOf(d.manifests[1]!), d.manifests[1]!)),
+      );
     });
     await t.test('Pull blobs', async (t) => {
-      await t.test('HEAD request to nonexistent blob should result in 404 response', async (t) => void t.equal((await req('HEAD', `/blobs/${d.dummyDigest}`)).status, 404));
+      await t.test(
+        'HEAD request to nonexistent blob should result in 404 response',
+        async (t) => void t.equal((await req('HEAD', `/blobs/${d.dummyDigest}`)).status, 404),
+      );
       await t.test('HEAD request to existing blob should yield 200', async (t) => {
         const r = await req('HEAD', `/blobs/${digestOf(d.configs[0]!)}`);
         t.equal(r.status, 200);
         t.equal(r.headers.get('docker-content-digest'), digestOf(d.configs[0]!));
       });
-      await t.test('GET nonexistent blob should result in 404 response', async (t) => void t.equal((await req('GET', `/blobs/${d.dummyDigest}`)).status, 404));
-      await t.test('GET request to existing blob URL should yield 200', async (t) => void t.equal((await req('GET', `/blobs/${digestOf(d.configs[0]!)}`)).status, 200));
+      await t.test(
+        'GET nonexistent blob should result in 404 response',
+        async (t) => void t.equal((await req('GET', `/blobs/${d.dummyDigest}`)).status, 404),
+      );
+      await t.test(
+        'GET request to existing blob URL should yield 200',
+        async (t) => void t.equal((await req('GET', `/blobs/${digestOf(d.configs[0]!)}`)).status, 200),
+      );
     });
     await t.test('Pull manifests', async (t) => {
       const accept = { accept: OCI_MANIFEST };
-      await t.test('HEAD request to nonexistent manifest should return 404', async (t) => void t.equal((await req('HEAD', '/manifests/.INVALID_MANIFEST_NAME')).status, 404));
+      await t.test(
+        'HEAD request to nonexistent manifest should return 404',
+        async (t) => void t.equal((await req('HEAD', '/manifests/.INVALID_MANIFEST_NAME')).status, 404),
+      );
       for (const i of [0, 1]) {
         await t.test(`HEAD request to manifest[${i}] path (digest) should yield 200 response`, async (t) => {
           const r = await req('HEAD', `/manifests/${digestOf(d.manifests[i]!)}`, undefined, accept);
@@ -113,9 +254,20 @@ async function pull(t: Test, _hub: Hosted, d: Data, req: Req, pushBlob: (b: Buff
         t.equal(r.status, 200);
         t.equal(r.headers.get('docker-content-digest'), digestOf(d.manifests[0]!));
       });
-      await t.test('GET nonexistent manifest should return 404', async (t) => void t.equal((await req('GET', '/manifests/.INVALID_MANIFEST_NAME')).status, 404));
-      for (const i of [0, 1]) await t.test(`GET request to manifest[${i}] path (digest) should yield 200 response`, async (t) => void t.equal((await req('GET', `/manifests/${digestOf(d.manifests[i]!)}`, undefined, accept)).status, 200));
-      await t.test('GET request to manifest path (tag) should yield 200 response', async (t) => void t.equal((await req('GET', `/manifests/${TAG}`, undefined, accept)).status, 200));
+      await t.test(
+        'GET nonexistent manifest should return 404',
+        async (t) => void t.equal((await req('GET', '/manifests/.INVALID_MANIFEST_NAME')).status, 404),
+      );
+      for (const i of [0, 1])
+        await t.test(
+          `GET request to manifest[${i}] path (digest) should yield 200 response`,
+          async (t) =>
+            void t.equal((await req('GET', `/manifests/${digestOf(d.manifests[i]!)}`, undefined, accept)).status, 200),
+        );
+      await t.test(
+        'GET request to manifest path (tag) should yield 200 response',
+        async (t) => void t.equal((await req('GET', `/manifests/${TAG}`, undefined, accept)).status, 200),
+      );
     });
     await t.test('Error codes', async (t) => {
       await t.test('400 response body should contain OCI-conforming JSON message', async (t) => {
@@ -125,14 +277,32 @@ async function pull(t: Test, _hub: Hosted, d: Data, req: Req, pushBlob: (b: Buff
       });
     });
     await t.test('Teardown', async (t) => {
-      for (const i of [0, 1]) await t.test(`Delete manifest[${i}] created in setup`, async (t) => void oneOf(t, await req('DELETE', `/manifests/${digestOf(d.manifests[i]!)}`), [200, 202, 405]));
-      for (const i of [0, 1]) await t.test(`Delete config[${i}] blob created in setup`, async (t) => void oneOf(t, await req('DELETE', `/blobs/${digestOf(d.configs[i]!)}`), deleteAllowed));
-      await t.test('Delete layer blob created in setup', async (t) => void oneOf(t, await req('DELETE', `/blobs/${digestOf(d.layer)}`), deleteAllowed));
+      for (const i of [0, 1])
+        await t.test(
+          `Delete manifest[${i}] created in setup`,
+          async (t) => void oneOf(t, await req('DELETE', `/manifests/${digestOf(d.manifests[i]!)}`), [200, 202, 405]),
+        );
+      for (const i of [0, 1])
+        await t.test(
+          `Delete config[${i}] blob created in setup`,
+          async (t) => void oneOf(t, await req('DELETE', `/blobs/${digestOf(d.configs[i]!)}`), deleteAllowed),
+        );
+      await t.test(
+        'Delete layer blob created in setup',
+        async (t) => void oneOf(t, await req('DELETE', `/blobs/${digestOf(d.layer)}`), deleteAllowed),
+      );
     });
   });
 }
 
-async function push(t: Test, d: Data, req: Req, putManifest: (ref: string, b: Buffer, type?: string) => Promise<Answer>, crossmount: string, deleteAllowed: number[]) {
+async function push(
+  t: Test,
+  d: Data,
+  req: Req,
+  putManifest: (ref: string, b: Buffer, type?: string) => Promise<Answer>,
+  crossmount: string,
+  deleteAllowed: number[],
+) {
   await t.test('Push', async (t) => {
     let last: Answer | undefined;
     let prev: Answer | undefined;
@@ -144,39 +314,63 @@ async function push(t: Test, d: Data, req: Req, putManifest: (ref: string, b: Bu
         t.equal(last.status, 202);
       });
       await t.test('PUT request to session URL with digest should yield 201 response', async (t) => {
-        const r = await req('PUT', `${last!.headers.get('location')}?digest=${digestOf(d.blobA)}`, undefined, { 'content-type': 'application/octet-stream', 'content-length': '0' });
+        const r = await req('PUT', `${last!.headers.get('location')}?digest=${digestOf(d.blobA)}`, undefined, {
+          'content-type': 'application/octet-stream',
+          'content-length': '0',
+        });
         t.equal(r.status, 201);
         t.ok(r.headers.get('location'));
       });
     });
     await t.test('Blob Upload Monolithic', async (t) => {
-      await t.test('GET nonexistent blob should result in 404 response', async (t) => void t.equal((await req('GET', `/blobs/${d.dummyDigest}`)).status, 404));
+      await t.test(
+        'GET nonexistent blob should result in 404 response',
+        async (t) => void t.equal((await req('GET', `/blobs/${d.dummyDigest}`)).status, 404),
+      );
       await t.test('POST request with digest and blob should yield a 201 or 202', async (t) => {
-        last = await req('POST', `/blobs/uploads/?digest=${digestOf(d.configs[1]!)}`, d.configs[1]!, { 'content-type': 'application/octet-stream' });
+        last = await req('POST', `/blobs/uploads/?digest=${digestOf(d.configs[1]!)}`, d.configs[1]!, {
+          'content-type': 'application/octet-stream',
+        });
         t.ok(last.headers.get('location'));
         oneOf(t, last, [201, 202]);
       });
-      await t.test('GET request to blob URL from prior request should yield 200 or 404 based on response code', async (t) => {
-        const r = await req('GET', `/blobs/${digestOf(d.configs[1]!)}`);
-        t.equal(r.status, last!.status === 202 ? 404 : 200);
-      });
+      await t.test(
+        'GET request to blob URL from prior request should yield 200 or 404 based on response code',
+        async (t) => {
+          const r = await req('GET', `/blobs/${digestOf(d.configs[1]!)}`);
+          t.equal(r.status, last!.status === 202 ? 404 : 200);
+        },
+      );
       await t.test('POST request should yield a session ID', async (t) => {
         last = await req('POST', '/blobs/uploads/');
         t.equal(last.status, 202);
       });
       await t.test('PUT upload of a blob should yield a 201 Response', async (t) => {
-        const r = await req('PUT', `${last!.headers.get('location')}?digest=${digestOf(d.configs[1]!)}`, d.configs[1]!, { 'content-type': 'application/octet-stream' });
+        const r = await req(
+          'PUT',
+          `${last!.headers.get('location')}?digest=${digestOf(d.configs[1]!)}`,
+          d.configs[1]!,
+          { 'content-type': 'application/octet-stream' },
+        );
         t.ok(r.headers.get('location'));
         t.equal(r.status, 201);
       });
-      await t.test('GET request to existing blob should yield 200 response', async (t) => void t.equal((await req('GET', `/blobs/${digestOf(d.configs[1]!)}`)).status, 200));
+      await t.test(
+        'GET request to existing blob should yield 200 response',
+        async (t) => void t.equal((await req('GET', `/blobs/${digestOf(d.configs[1]!)}`)).status, 200),
+      );
       await t.test('PUT upload of a layer blob should yield a 201 Response', async (t) => {
         const s = await req('POST', '/blobs/uploads/');
-        const r = await req('PUT', `${s.headers.get('location')}?digest=${digestOf(d.layer)}`, d.layer, { 'content-type': 'application/octet-stream' });
+        const r = await req('PUT', `${s.headers.get('location')}?digest=${digestOf(d.layer)}`, d.layer, {
+          'content-type': 'application/octet-stream',
+        });
         t.ok(r.headers.get('location'));
         t.equal(r.status, 201);
       });
-      await t.test('GET request to existing layer should yield 200 response', async (t) => void t.equal((await req('GET', `/blobs/${digestOf(d.layer)}`)).status, 200));
+      await t.test(
+        'GET request to existing layer should yield 200 response',
+        async (t) => void t.equal((await req('GET', `/blobs/${digestOf(d.layer)}`)).status, 200),
+      );
     });
     await t.test('Blob Upload Chunked', async (t) => {
       const range1 = `0-${d.chunk1.length - 1}`;
@@ -184,17 +378,35 @@ async function push(t: Test, d: Data, req: Req, putManifest: (ref: string, b: Bu
       await t.test('Out-of-order blob upload should return 416', async (t) => {
         const s = await req('POST', '/blobs/uploads/', undefined, { 'content-length': '0' });
         t.ok(s.headers.get('location'));
-        const r = await req('PATCH', s.headers.get('location')!, d.chunk2, { 'content-type': 'application/octet-stream', 'content-range': range2 });
+        const r = await req('PATCH', s.headers.get('location')!, d.chunk2, {
+          'content-type': 'application/octet-stream',
+          'content-range': range2,
+        });
         t.equal(r.status, 416);
       });
       await t.test('PATCH request with first chunk should return 202', async (t) => {
         prev = await req('POST', '/blobs/uploads/', undefined, { 'content-length': '0' });
         t.ok(prev.headers.get('location'));
-        last = await req('PATCH', prev.headers.get('location')!, d.chunk1, { 'content-type': 'application/octet-stream', 'content-range': range1 });
+        last = await req('PATCH', prev.headers.get('location')!, d.chunk1, {
+          'content-type': 'application/octet-stream',
+          'content-range': range1,
+        });
         t.equal(last.status, 202);
         t.equal(last.headers.get('range'), range1);
       });
-      await t.test('Retry previous blob chunk should return 416', async (t) => void t.equal((await req('PATCH', prev!.headers.get('location')!, d.chunk1, { 'content-type': 'application/octet-stream', 'content-range': range1 })).status, 416));
+      await t.test(
+        'Retry previous blob chunk should return 416',
+        async (t) =>
+          void t.equal(
+            (
+              await req('PATCH', prev!.headers.get('location')!, d.chunk1, {
+                'content-type': 'application/octet-stream',
+                'content-range': range1,
+              })
+            ).status,
+            416,
+          ),
+      );
       await t.test('Get on stale blob upload should return 204 with a range and location', async (t) => {
         last = await req('GET', prev!.headers.get('location')!);
         t.equal(last.status, 204);
@@ -202,12 +414,18 @@ async function push(t: Test, d: Data, req: Req, putManifest: (ref: string, b: Bu
         t.equal(last.headers.get('range'), range1);
       });
       await t.test('PATCH request with second chunk should return 202', async (t) => {
-        last = await req('PATCH', last!.headers.get('location')!, d.chunk2, { 'content-type': 'application/octet-stream', 'content-range': range2 });
+        last = await req('PATCH', last!.headers.get('location')!, d.chunk2, {
+          'content-type': 'application/octet-stream',
+          'content-range': range2,
+        });
         t.equal(last.status, 202);
         t.ok(last.headers.get('location'));
       });
       await t.test('PUT request with digest should return 201', async (t) => {
-        const r = await req('PUT', `${last!.headers.get('location')}?digest=${digestOf(d.blobB)}`, undefined, { 'content-type': 'application/octet-stream', 'content-length': '0' });
+        const r = await req('PUT', `${last!.headers.get('location')}?digest=${digestOf(d.blobB)}`, undefined, {
+          'content-type': 'application/octet-stream',
+          'content-length': '0',
+        });
         t.equal(r.status, 201);
         t.ok(r.headers.get('location'));
       });
@@ -219,7 +437,13 @@ async function push(t: Test, d: Data, req: Req, putManifest: (ref: string, b: Bu
         t.ok(r.headers.get('location'));
       });
       await t.test("POST request to mount another repository's blob should return 201 or 202", async (t) => {
-        last = await req('POST', `/blobs/uploads/?mount=${digestOf(d.blobA)}&from=conformance/repo`, undefined, {}, crossmount);
+        last = await req(
+          'POST',
+          `/blobs/uploads/?mount=${digestOf(d.blobA)}&from=conformance/repo`,
+          undefined,
+          {},
+          crossmount,
+        );
         oneOf(t, last, [201, 202]);
       });
       await t.test('GET request to test digest within cross-mount namespace should return 200', async (t) => {
@@ -228,10 +452,20 @@ async function push(t: Test, d: Data, req: Req, putManifest: (ref: string, b: Bu
         t.equal((await req('GET', last!.headers.get('location')!)).status, 200);
       });
       // "Cross-mounting of nonexistent blob should yield session id" runs only after a 202 above; hub answered 201.
-      await t.test('Cross-mounting without from, and automatic content discovery disabled should return a 202', async (t) => void t.equal((await req('POST', `/blobs/uploads/?mount=${digestOf(d.blobA)}`, undefined, {}, crossmount)).status, 202));
+      await t.test(
+        'Cross-mounting without from, and automatic content discovery disabled should return a 202',
+        async (t) =>
+          void t.equal(
+            (await req('POST', `/blobs/uploads/?mount=${digestOf(d.blobA)}`, undefined, {}, crossmount)).status,
+            202,
+          ),
+      );
     });
     await t.test('Manifest Upload', async (t) => {
-      await t.test('GET nonexistent manifest should return 404', async (t) => void t.equal((await req('GET', '/manifests/.INVALID_MANIFEST_NAME')).status, 404));
+      await t.test(
+        'GET nonexistent manifest should return 404',
+        async (t) => void t.equal((await req('GET', '/manifests/.INVALID_MANIFEST_NAME')).status, 404),
+      );
       await t.test('PUT should accept a manifest upload', async (t) => {
         for (let i = 0; i < 4; i++) {
           const r = await putManifest(`test${i}`, d.manifests[1]!);
@@ -244,20 +478,40 @@ async function push(t: Test, d: Data, req: Req, putManifest: (ref: string, b: Bu
         t.equal(r.status, 201, r.body.toString());
         t.ok(r.headers.get('location'));
       });
-      await t.test('GET request to manifest URL (digest) should yield 200 response', async (t) => void t.equal((await req('GET', `/manifests/${digestOf(d.manifests[1]!)}`, undefined, { accept: OCI_MANIFEST })).status, 200));
+      await t.test(
+        'GET request to manifest URL (digest) should yield 200 response',
+        async (t) =>
+          void t.equal(
+            (await req('GET', `/manifests/${digestOf(d.manifests[1]!)}`, undefined, { accept: OCI_MANIFEST })).status,
+            200,
+          ),
+      );
     });
     await t.test('Teardown', async (t) => {
       await t.test('Delete manifest created in tests', async (t) => {
         oneOf(t, await req('DELETE', `/manifests/${digestOf(d.manifests[1]!)}`), [200, 202, 405]);
         oneOf(t, await req('DELETE', `/manifests/${digestOf(d.emptyLayerManifest)}`), [200, 202, 405]);
       });
-      await t.test('Delete config blob created in tests', async (t) => void oneOf(t, await req('DELETE', `/blobs/${digestOf(d.configs[1]!)}`), deleteAllowed));
-      await t.test('Delete layer blob created in setup', async (t) => void oneOf(t, await req('DELETE', `/blobs/${digestOf(d.layer)}`), deleteAllowed));
+      await t.test(
+        'Delete config blob created in tests',
+        async (t) => void oneOf(t, await req('DELETE', `/blobs/${digestOf(d.configs[1]!)}`), deleteAllowed),
+      );
+      await t.test(
+        'Delete layer blob created in setup',
+        async (t) => void oneOf(t, await req('DELETE', `/blobs/${digestOf(d.layer)}`), deleteAllowed),
+      );
     });
   });
 }
 
-async function discovery(t: Test, d: Data, req: Req, pushBlob: (b: Buffer) => Promise<Answer>, putManifest: (ref: string, b: Buffer, type?: string) => Promise<Answer>, deleteAllowed: number[]) {
+async function discovery(
+  t: Test,
+  d: Data,
+  req: Req,
+  pushBlob: (b: Buffer) => Promise<Answer>,
+  putManifest: (ref: string, b: Buffer, type?: string) => Promise<Answer>,
+  deleteAllowed: number[],
+) {
   await t.test('Content Discovery', async (t) => {
     let numTags = 4;
     const m4 = digestOf(d.manifests[4]!);
@@ -319,8 +573,14 @@ async function discovery(t: Test, d: Data, req: Req, pushBlob: (b: Buffer) => Pr
       });
     });
     await t.test('Test content discovery endpoints (listing references)', async (t) => {
-      const annotationOf = (m: Buffer) => (JSON.parse(m.toString()) as { annotations?: Record<string, string> }).annotations?.[ANNOTATION];
-      const expected = new Map([d.refs.aConfig, d.refs.aLayer, d.refs.bConfig, d.refs.bLayer, d.refsIndex].map((m) => [digestOf(m), annotationOf(m)]));
+      const annotationOf = (m: Buffer) =>
+        (JSON.parse(m.toString()) as { annotations?: Record<string, string> }).annotations?.[ANNOTATION];
+      const expected = new Map(
+        [d.refs.aConfig, d.refs.aLayer, d.refs.bConfig, d.refs.bLayer, d.refsIndex].map((m) => [
+          digestOf(m),
+          annotationOf(m),
+        ]),
+      );
       await t.test('GET request to nonexistent blob should result in empty 200 response', async (t) => {
         const r = await req('GET', `/referrers/${d.dummyDigest}`);
         t.equal(r.status, 200);
@@ -356,25 +616,55 @@ async function discovery(t: Test, d: Data, req: Req, pushBlob: (b: Buffer) => Pr
     });
     await t.test('Teardown', async (t) => {
       await t.test('Delete created manifest & associated tags', async (t) => {
-        for (const m of [d.refsIndex, d.manifests[2]!, d.manifests[4]!, d.refs.aConfig, d.refs.aLayer, d.refs.bConfig, d.refs.bLayer, d.refs.cLayer]) oneOf(t, await req('DELETE', `/manifests/${digestOf(m)}`), deleteAllowed);
+        for (const m of [
+          d.refsIndex,
+          d.manifests[2]!,
+          d.manifests[4]!,
+          d.refs.aConfig,
+          d.refs.aLayer,
+          d.refs.bConfig,
+          d.refs.bLayer,
+          d.refs.cLayer,
+        ])
+          oneOf(t, await req('DELETE', `/manifests/${digestOf(m)}`), deleteAllowed);
       });
-      await t.test('Delete config blob created in tests', async (t) => void oneOf(t, await req('DELETE', `/blobs/${digestOf(d.configs[2]!)}`), deleteAllowed));
-      await t.test('Delete layer blob created in setup', async (t) => void oneOf(t, await req('DELETE', `/blobs/${digestOf(d.layer)}`), deleteAllowed));
+      await t.test(
+        'Delete config blob created in tests',
+        async (t) => void oneOf(t, await req('DELETE', `/blobs/${digestOf(d.configs[2]!)}`), deleteAllowed),
+      );
+      await t.test(
+        'Delete layer blob created in setup',
+        async (t) => void oneOf(t, await req('DELETE', `/blobs/${digestOf(d.layer)}`), deleteAllowed),
+      );
       await t.test('References teardown', async (t) => {
-        for (const m of [d.refsIndex, d.refs.aConfig, d.refs.aLayer, d.manifests[4]!, d.refs.bConfig, d.refs.bLayer]) oneOf(t, await req('DELETE', `/manifests/${digestOf(m)}`), deleteAllowed);
-        for (const b of [d.configs[4]!, d.refBlobA, d.refBlobB, d.emptyJson]) oneOf(t, await req('DELETE', `/blobs/${digestOf(b)}`), deleteAllowed);
+        for (const m of [d.refsIndex, d.refs.aConfig, d.refs.aLayer, d.manifests[4]!, d.refs.bConfig, d.refs.bLayer])
+          oneOf(t, await req('DELETE', `/manifests/${digestOf(m)}`), deleteAllowed);
+        for (const b of [d.configs[4]!, d.refBlobA, d.refBlobB, d.emptyJson])
+          oneOf(t, await req('DELETE', `/blobs/${digestOf(b)}`), deleteAllowed);
       });
     });
   });
 }
 
-async function management(t: Test, d: Data, req: Req, pushBlob: (b: Buffer) => Promise<Answer>, putManifest: (ref: string, b: Buffer, type?: string) => Promise<Answer>) {
+async function management(
+  t: Test,
+  d: Data,
+  req: Req,
+  pushBlob: (b: Buffer) => Promise<Answer>,
+  putManifest: (ref: string, b: Buffer, type?: string) => Promise<Answer>,
+) {
   await t.test('Content Management', async (t) => {
     let numTags = 0;
     await t.test('Setup', async (t) => {
-      await t.test('Populate registry with test config blob', async (t) => void ok2xx(t, await pushBlob(d.configs[3]!)));
+      await t.test(
+        'Populate registry with test config blob',
+        async (t) => void ok2xx(t, await pushBlob(d.configs[3]!)),
+      );
       await t.test('Populate registry with test layer', async (t) => void ok2xx(t, await pushBlob(d.layer)));
-      await t.test('Populate registry with test tag', async (t) => void ok2xx(t, await putManifest(TAG, d.manifests[3]!)));
+      await t.test(
+        'Populate registry with test tag',
+        async (t) => void ok2xx(t, await putManifest(TAG, d.manifests[3]!)),
+      );
       await t.test('Check how many tags there are before anything gets deleted', async (t) => {
         const r = await req('GET', '/tags/list');
         t.equal(r.status, 200);
@@ -382,9 +672,18 @@ async function management(t: Test, d: Data, req: Req, pushBlob: (b: Buffer) => P
       });
     });
     await t.test('Manifest delete', async (t) => {
-      await t.test('DELETE request to manifest tag should return 202, unless tag deletion is disallowed (400/405)', async (t) => void t.equal((await req('DELETE', `/manifests/${TAG}`)).status, 202));
-      await t.test('DELETE request to manifest (digest) should yield 202 response unless already deleted', async (t) => void oneOf(t, await req('DELETE', `/manifests/${digestOf(d.manifests[3]!)}`), [202, 404]));
-      await t.test('GET request to deleted manifest URL should yield 404 response, unless delete is disallowed', async (t) => void t.equal((await req('GET', `/manifests/${digestOf(d.manifests[3]!)}`)).status, 404));
+      await t.test(
+        'DELETE request to manifest tag should return 202, unless tag deletion is disallowed (400/405)',
+        async (t) => void t.equal((await req('DELETE', `/manifests/${TAG}`)).status, 202),
+      );
+      await t.test(
+        'DELETE request to manifest (digest) should yield 202 response unless already deleted',
+        async (t) => void oneOf(t, await req('DELETE', `/manifests/${digestOf(d.manifests[3]!)}`), [202, 404]),
+      );
+      await t.test(
+        'GET request to deleted manifest URL should yield 404 response, unless delete is disallowed',
+        async (t) => void t.equal((await req('GET', `/manifests/${digestOf(d.manifests[3]!)}`)).status, 404),
+      );
       await t.test('GET request to tags list should reflect manifest deletion', async (t) => {
         const r = await req('GET', '/tags/list');
         if (numTags - 1 === 0) t.equal(r.status, 404);

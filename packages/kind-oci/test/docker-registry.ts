@@ -23,7 +23,8 @@ export function missingTools(): string | false {
     execFileSync('skopeo', ['--version'], { stdio: 'ignore' });
     execFileSync('htpasswd', ['-h'], { stdio: 'ignore' });
   } catch (e) {
-    if ((e as { status?: number }).status === undefined) return missingClient('skopeo and htpasswd', 'apt-get install skopeo apache2-utils');
+    if ((e as { status?: number }).status === undefined)
+      return missingClient('skopeo and htpasswd', 'apt-get install skopeo apache2-utils');
   }
   if (!fs.existsSync(REGISTRY_BIN)) return missingClient('docker-registry', 'apt-get install docker-registry');
   return false;
@@ -57,7 +58,9 @@ export async function startDockerRegistry(t: Test): Promise<DockerRegistry> {
     `auth: { htpasswd: { realm: test-registry, path: ${path.join(dir, 'htpasswd')} } }`,
   ].join('\n');
   fs.writeFileSync(path.join(dir, 'config.yml'), `${config}\n`);
-  const child: ChildProcess = spawn(REGISTRY_BIN, ['serve', path.join(dir, 'config.yml')], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child: ChildProcess = spawn(REGISTRY_BIN, ['serve', path.join(dir, 'config.yml')], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr!.on('data', (c: Buffer) => void (stderr = (stderr + c.toString()).slice(-4000)));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -79,15 +82,27 @@ export async function startDockerRegistry(t: Test): Promise<DockerRegistry> {
 }
 
 /** A forwarding proxy in front of the registry that counts the requests it passes: what hub asked upstream. */
-export async function countingProxy(t: Test, target: string): Promise<{ url: string; requests: string[]; close(): Promise<void> }> {
+export async function countingProxy(
+  t: Test,
+  target: string,
+): Promise<{ url: string; requests: string[]; close(): Promise<void> }> {
   const requests: string[] = [];
   const to = new URL(target);
   const server = http.createServer((req, res) => {
     requests.push(`${req.method} ${req.url}`);
-    const up = http.request({ host: to.hostname, port: to.port, method: req.method, path: req.url, headers: { ...req.headers, host: to.host } }, (r) => {
-      res.writeHead(r.statusCode ?? 502, r.headers);
-      r.pipe(res);
-    });
+    const up = http.request(
+      {
+        host: to.hostname,
+        port: to.port,
+        method: req.method,
+        path: req.url,
+        headers: { ...req.headers, host: to.host },
+      },
+      (r) => {
+        res.writeHead(r.statusCode ?? 502, r.headers);
+        r.pipe(res);
+      },
+    );
     up.on('error', () => res.destroy());
     req.pipe(up);
   });
@@ -107,6 +122,17 @@ export function skopeo(t: Test): (args: string[]) => Promise<{ stdout: string; s
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
   fs.writeFileSync(path.join(dir, 'registries.conf'), '');
   fs.writeFileSync(path.join(dir, 'policy.json'), JSON.stringify({ default: [{ type: 'insecureAcceptAnything' }] }));
-  const env = { PATH: process.env.PATH, HOME: dir, CONTAINERS_REGISTRIES_CONF: path.join(dir, 'registries.conf'), REGISTRY_AUTH_FILE: path.join(dir, 'auth.json'), TMPDIR: dir };
-  return (args) => run('skopeo', ['--policy', path.join(dir, 'policy.json'), ...args], { env, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 });
+  const env = {
+    PATH: process.env.PATH,
+    HOME: dir,
+    CONTAINERS_REGISTRIES_CONF: path.join(dir, 'registries.conf'),
+    REGISTRY_AUTH_FILE: path.join(dir, 'auth.json'),
+    TMPDIR: dir,
+  };
+  return (args) =>
+    run('skopeo', ['--policy', path.join(dir, 'policy.json'), ...args], {
+      env,
+      timeout: 120_000,
+      maxBuffer: 16 * 1024 * 1024,
+    });
 }

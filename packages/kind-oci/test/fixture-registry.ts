@@ -21,7 +21,9 @@ function send(req: IncomingMessage, res: ServerResponse, b: Blob, type = b.media
 }
 
 function ociError(res: ServerResponse, status: number, code: string, headers: Record<string, string> = {}) {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify({ errors: [{ code, message: code.toLowerCase() }] }));
+  res
+    .writeHead(status, { 'content-type': 'application/json', ...headers })
+    .end(JSON.stringify({ errors: [{ code, message: code.toLowerCase() }] }));
 }
 
 export function fixtureRegistry(images: Record<string, Record<string, Image>> = {}): FixtureRegistry {
@@ -36,7 +38,9 @@ export function fixtureRegistry(images: Record<string, Record<string, Image>> = 
         const auth = req.headers.authorization ?? '';
         if (!auth.startsWith('Bearer ') || !reg.bearer.valid.has(auth.slice(7))) {
           const scope = m ? `,scope="repository:${m[1]}:pull"` : '';
-          ociError(res, 401, 'UNAUTHORIZED', { 'www-authenticate': `Bearer realm="${reg.bearer.realm}",service="fixture"${scope}` });
+          ociError(res, 401, 'UNAUTHORIZED', {
+            'www-authenticate': `Bearer realm="${reg.bearer.realm}",service="fixture"${scope}`,
+          });
           return true;
         }
       }
@@ -47,21 +51,24 @@ export function fixtureRegistry(images: Record<string, Record<string, Image>> = 
       if (!m) return false;
       const [, repo, what, ref] = m as unknown as [string, string, string, string];
       const tags = repos.get(repo);
-      if (!tags) return ociError(res, 404, 'NAME_UNKNOWN'), true;
+      if (!tags) return (ociError(res, 404, 'NAME_UNKNOWN'), true);
       const all = [...tags.values()];
       if (what === 'tags') {
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ name: repo, tags: [...tags.keys()] }));
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ name: repo, tags: [...tags.keys()] }));
         return true;
       }
       if (what === 'manifests') {
         const byTag = tags.get(ref);
-        const found = byTag?.index ?? all.flatMap((i) => [i.index, ...i.manifests.values()]).find((b) => b.digest === ref);
-        if (!found) return ociError(res, 404, 'MANIFEST_UNKNOWN'), true;
+        const found =
+          byTag?.index ?? all.flatMap((i) => [i.index, ...i.manifests.values()]).find((b) => b.digest === ref);
+        if (!found) return (ociError(res, 404, 'MANIFEST_UNKNOWN'), true);
         send(req, res, found);
         return true;
       }
       const b = all.map((i) => i.blobs.get(ref)).find(Boolean);
-      if (!b) return ociError(res, 404, 'BLOB_UNKNOWN'), true;
+      if (!b) return (ociError(res, 404, 'BLOB_UNKNOWN'), true);
       send(req, res, b, 'application/octet-stream');
       return true;
     },
@@ -70,7 +77,10 @@ export function fixtureRegistry(images: Record<string, Record<string, Image>> = 
 }
 
 /** A token service on its own loopback server: Basic `user:pass` (or anonymous when `user` is unset) buys a token. */
-export async function startTokenService(reg: FixtureRegistry, o: { user?: string; pass?: string; expiresIn?: number; host?: string } = {}): Promise<FixtureUpstream & { issued: string[] }> {
+export async function startTokenService(
+  reg: FixtureRegistry,
+  o: { user?: string; pass?: string; expiresIn?: number; host?: string } = {},
+): Promise<FixtureUpstream & { issued: string[] }> {
   const issued: string[] = [];
   const up = await startFixtureUpstream({
     host: o.host,
@@ -83,7 +93,9 @@ export async function startTokenService(reg: FixtureRegistry, o: { user?: string
       const token = `tok-${issued.length + 1}-${Math.random().toString(36).slice(2)}`;
       issued.push(token);
       reg.bearer!.valid.add(token);
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ token, expires_in: o.expiresIn ?? 300 }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ token, expires_in: o.expiresIn ?? 300 }));
       return true;
     },
   });

@@ -21,7 +21,9 @@ t.test('tags of every member once (sorted when every member sorts), under the re
 
 t.test('n and last page through the merged list, which the merge asks the members for whole', async (t) => {
   const { rc } = mergeContext({ query: 'n=2&last=3.19' });
-  const { ask, asked } = tableAsk({ 'library/alpine/tags/list': [groupPart('internal', internal), groupPart('public', upstream)] });
+  const { ask, asked } = tableAsk({
+    'library/alpine/tags/list': [groupPart('internal', internal), groupPart('public', upstream)],
+  });
   // What the members answered to the paged request: their own pages, which the merge does not trust.
   const pages = [groupPart('internal', list(['3.20', 'latest'])), groupPart('public', list(['3.18', '3.20']))];
   const res = await merge(rc, pages, match, ask);
@@ -33,10 +35,16 @@ t.test('n and last page through the merged list, which the merge asks the member
 
 t.test('a malformed member tag list is left out with a warning; all malformed is a 502', async (t) => {
   const { rc, warnings } = mergeContext();
-  const res = await merge(rc, [groupPart('a', '{"tags": [1]}'), groupPart('b', internal), groupPart('c', '<html>')], match);
+  const res = await merge(
+    rc,
+    [groupPart('a', '{"tags": [1]}'), groupPart('b', internal), groupPart('c', '<html>')],
+    match,
+  );
   t.same(body(res).tags, ['3.19', '3.20', 'latest']);
   t.equal(warnings.length, 2);
-  await t.rejects(async () => merge(rc, [groupPart('a', 'x'), groupPart('b', '{"tags":"x"}')], match), { code: 'upstream_error' });
+  await t.rejects(async () => merge(rc, [groupPart('a', 'x'), groupPart('b', '{"tags":"x"}')], match), {
+    code: 'upstream_error',
+  });
 });
 
 t.test('hostile size: 50000 tags per member', async (t) => {
@@ -44,5 +52,8 @@ t.test('hostile size: 50000 tags per member', async (t) => {
   const many = (from: number) => list(Array.from({ length: 50000 }, (_, i) => `t${String(from + i).padStart(6, '0')}`));
   const { ask } = tableAsk({ 'library/alpine/tags/list': [groupPart('a', many(0)), groupPart('b', many(25000))] });
   t.equal(body(await merge(rc, [], match, ask)).tags.length, 10);
-  t.equal(body(await merge(mergeContext().rc, [groupPart('a', many(0)), groupPart('b', many(25000))], match)).tags.length, 75000);
+  t.equal(
+    body(await merge(mergeContext().rc, [groupPart('a', many(0)), groupPart('b', many(25000))], match)).tags.length,
+    75000,
+  );
 });

@@ -19,14 +19,23 @@ export interface Hosted extends TestHub {
   reader: string;
 }
 
-export async function hostedHub(t: Test, o: { registry?: Record<string, unknown>; mysql?: boolean; config?: Record<string, Record<string, unknown>> } = {}): Promise<Hosted> {
+export async function hostedHub(
+  t: Test,
+  o: { registry?: Record<string, unknown>; mysql?: boolean; config?: Record<string, Record<string, unknown>> } = {},
+): Promise<Hosted> {
   let mysqlUrl: string | undefined;
   if (o.mysql) {
     const db = await createTestDatabase(TEST_MYSQL_URL!);
     t.teardown(() => db.drop());
     mysqlUrl = db.url;
   }
-  const hub = await startTestHub({ dir: t.testdir(), plugins: [oci, publishing, admin], registries: [{ name: 'box', type: 'oci', mode: 'local', ...o.registry }], mysqlUrl, config: o.config });
+  const hub = await startTestHub({
+    dir: t.testdir(),
+    plugins: [oci, publishing, admin],
+    registries: [{ name: 'box', type: 'oci', mode: 'local', ...o.registry }],
+    mysqlUrl,
+    config: o.config,
+  });
   t.teardown(() => hub.close());
   return {
     ...hub,
@@ -37,7 +46,9 @@ export async function hostedHub(t: Test, o: { registry?: Record<string, unknown>
   };
 }
 
-export const auth = (token: string, user = 'x') => ({ authorization: `Basic ${Buffer.from(`${user}:${token}`).toString('base64')}` });
+export const auth = (token: string, user = 'x') => ({
+  authorization: `Basic ${Buffer.from(`${user}:${token}`).toString('base64')}`,
+});
 
 export interface Answer {
   status: number;
@@ -47,23 +58,49 @@ export interface Answer {
 }
 
 /** One request; `path` relative to the hub (`/v2/box/...`) or absolute. */
-export async function call(hub: { url: string }, method: string, path: string, token: string | null, body?: Buffer, headers: Record<string, string> = {}): Promise<Answer> {
-  const res = await fetch(path.startsWith('http') ? path : `${hub.url}${path}`, { method, headers: { ...(token ? auth(token) : {}), ...headers }, body: body ?? undefined, redirect: 'manual' });
+export async function call(
+  hub: { url: string },
+  method: string,
+  path: string,
+  token: string | null,
+  body?: Buffer,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
+  const res = await fetch(path.startsWith('http') ? path : `${hub.url}${path}`, {
+    method,
+    headers: { ...(token ? auth(token) : {}), ...headers },
+    body: body ?? undefined,
+    redirect: 'manual',
+  });
   const b = Buffer.from(await res.arrayBuffer());
   return { status: res.status, headers: res.headers, body: b, json: () => JSON.parse(b.toString('utf8')) };
 }
 
 /** Pushes one blob monolithically (`POST ?digest=`). */
 export async function pushBlob(hub: { url: string }, repo: string, token: string, b: Buffer): Promise<Answer> {
-  return call(hub, 'POST', `/v2/box/${repo}/blobs/uploads/?digest=${digestOf(b)}`, token, b, { 'content-type': 'application/octet-stream' });
+  return call(hub, 'POST', `/v2/box/${repo}/blobs/uploads/?digest=${digestOf(b)}`, token, b, {
+    'content-type': 'application/octet-stream',
+  });
 }
 
-export async function pushManifest(hub: { url: string }, repo: string, ref: string, token: string, m: Blob): Promise<Answer> {
+export async function pushManifest(
+  hub: { url: string },
+  repo: string,
+  ref: string,
+  token: string,
+  m: Blob,
+): Promise<Answer> {
   return call(hub, 'PUT', `/v2/box/${repo}/manifests/${ref}`, token, m.body, { 'content-type': m.mediaType });
 }
 
 /** Every blob and platform manifest of `image`, then its index under `tag`. */
-export async function pushImage(hub: { url: string }, repo: string, tag: string, token: string, image: Image): Promise<void> {
+export async function pushImage(
+  hub: { url: string },
+  repo: string,
+  tag: string,
+  token: string,
+  image: Image,
+): Promise<void> {
   for (const b of image.blobs.values()) {
     const r = await pushBlob(hub, repo, token, b.body);
     if (r.status !== 201) throw new Error(`blob push: ${r.status} ${r.body.toString()}`);

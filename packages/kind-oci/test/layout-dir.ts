@@ -16,5 +16,8 @@ export function tempDir(t: Test, prefix: string): string {
 export function pulled(dir: string, image: Image): { digest: string; complete: boolean } {
   const top = JSON.parse(fs.readFileSync(path.join(dir, 'index.json'), 'utf8')) as { manifests: { digest: string }[] };
   const has = (d: string) => fs.existsSync(path.join(dir, 'blobs', 'sha256', d.slice(7)));
-  return { digest: top.manifests[0]!.digest, complete: [...image.manifests.values(), ...image.blobs.values()].every((b) => has(b.digest)) };
+  return {
+    digest: top.manifests[0]!.digest,
+    complete: [...image.manifests.values(), ...image.blobs.values()].every((b) => has(b.digest)),
+  };
 }

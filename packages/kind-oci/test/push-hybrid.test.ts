@@ -14,7 +14,10 @@ import { call, pushImage } from './hosted-setup.js';
 
 t.test('a hybrid registry serves pushed repositories itself and the rest from its upstream', async (t) => {
   const upstreamImage = buildImage('upstream');
-  const registry = fixtureRegistry({ 'lib/base': { '1.0': upstreamImage }, 'team/app': { '1.0': buildImage('impostor') } });
+  const registry = fixtureRegistry({
+    'lib/base': { '1.0': upstreamImage },
+    'team/app': { '1.0': buildImage('impostor') },
+  });
   const asked: string[] = [];
   const upstream = await startFixtureUpstream({
     handler: (req, res, up) => {
@@ -23,7 +26,11 @@ t.test('a hybrid registry serves pushed repositories itself and the rest from it
     },
   });
   t.teardown(() => upstream.close());
-  const hub = await startTestHub({ dir: t.testdir(), plugins: [oci, publishing, admin], registries: [{ name: 'box', type: 'oci', mode: 'hybrid', upstream: upstream.url }] });
+  const hub = await startTestHub({
+    dir: t.testdir(),
+    plugins: [oci, publishing, admin],
+    registries: [{ name: 'box', type: 'oci', mode: 'hybrid', upstream: upstream.url }],
+  });
   t.teardown(() => hub.close());
   const publisher = await hub.token('pub', { roles: ['publisher'] });
   const reader = await hub.token('dev', { roles: ['reader'] });
@@ -35,20 +42,42 @@ t.test('a hybrid registry serves pushed repositories itself and the rest from it
   t.equal(got.status, 200);
   t.equal(got.headers.get('docker-content-digest'), ours.index.digest);
   t.same((await call(hub, 'GET', '/v2/box/team/ours/tags/list', reader)).json(), { name: 'team/ours', tags: ['1.0'] });
-  t.equal((await call(hub, 'GET', `/v2/box/team/ours/blobs/${upstreamImage.blobs.keys().next().value}`, reader)).status, 404, 'a pushed repository never falls back to the upstream');
+  t.equal(
+    (await call(hub, 'GET', `/v2/box/team/ours/blobs/${upstreamImage.blobs.keys().next().value}`, reader)).status,
+    404,
+    'a pushed repository never falls back to the upstream',
+  );
   t.same(asked, [], 'the upstream was never asked about the pushed repository');
 
   const theirs = await call(hub, 'GET', '/v2/box/lib/base/manifests/1.0', reader);
-  t.equal(theirs.headers.get('docker-content-digest'), upstreamImage.index.digest, 'another repository comes from the upstream');
+  t.equal(
+    theirs.headers.get('docker-content-digest'),
+    upstreamImage.index.digest,
+    'another repository comes from the upstream',
+  );
 
   // The upstream has team/app: a first push there would hide its images from everyone (decision 0043).
   const impostor = await call(hub, 'POST', '/v2/box/team/app/blobs/uploads/', publisher);
   t.equal(impostor.status, 409);
-  t.match(impostor.json().errors[0], { code: 'DENIED', message: /exists in the upstream.*hub packages claim box team\/app/ });
+  t.match(impostor.json().errors[0], {
+    code: 'DENIED',
+    message: /exists in the upstream.*hub packages claim box team\/app/,
+  });
 
-  const sbom = await call(hub, 'GET', `/api/v1/admin/sbom/box/${encodeURIComponent('team/ours')}/${ours.manifests.get('linux/amd64')!.digest}?format=cyclonedx`, hub.adminToken, undefined, { authorization: `Bearer ${hub.adminToken}` });
+  const sbom = await call(
+    hub,
+    'GET',
+    `/api/v1/admin/sbom/box/${encodeURIComponent('team/ours')}/${ours.manifests.get('linux/amd64')!.digest}?format=cyclonedx`,
+    hub.adminToken,
+    undefined,
+    { authorization: `Bearer ${hub.adminToken}` },
+  );
   t.equal(sbom.status, 200, sbom.body.toString().slice(0, 300));
-  const amd64 = JSON.parse(ours.manifests.get('linux/amd64')!.body.toString()) as { config: { digest: string }; layers: { digest: string }[] };
+  const amd64 = JSON.parse(ours.manifests.get('linux/amd64')!.body.toString()) as {
+    config: { digest: string };
+    layers: { digest: string }[];
+  };
   const text = sbom.body.toString();
-  for (const d of [amd64.config.digest, amd64.layers[0]!.digest]) t.match(text, d.slice(7), `the SBOM names ${d.slice(0, 15)}`);
+  for (const d of [amd64.config.digest, amd64.layers[0]!.digest])
+    t.match(text, d.slice(7), `the SBOM names ${d.slice(0, 15)}`);
 });

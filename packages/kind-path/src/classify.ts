@@ -58,7 +58,9 @@ export function headProblem(table: PathKindTable, path: string, head: Buffer): s
   if (shape.magic) {
     const { bytes, what } = shape.magic;
     if (head.length < bytes.length || !head.subarray(0, bytes.length).equals(bytes)) {
-      return looksLikeHtml(head) ? `looks like an HTML page, not ${what}` : `does not start with the ${what} magic bytes`;
+      return looksLikeHtml(head)
+        ? `looks like an HTML page, not ${what}`
+        : `does not start with the ${what} magic bytes`;
     }
     return null;
   }

@@ -27,7 +27,8 @@ function segmentProblem(s: string): string | undefined {
  * The one canonical spelling of a file path, used for the upstream URL, the cache key, blocks, flags and
  * audit rows (decision 0017): each segment decoded, in Unicode NFC, then encoded by `encodeSegment`.
  */
-const canonicalSegments = (decoded: readonly string[]): string => decoded.map((s) => encodeSegment(s.normalize('NFC'))).join('/');
+const canonicalSegments = (decoded: readonly string[]): string =>
+  decoded.map((s) => encodeSegment(s.normalize('NFC'))).join('/');
 
 /**
  * The upstream path (no leading slash) for the decoded segments the runtime handed over, or a 4xx.
@@ -36,13 +37,15 @@ const canonicalSegments = (decoded: readonly string[]): string => decoded.map((s
  * upstream segment.
  */
 export function pathFromSegments(segments: readonly string[]): string {
-  if (segments.length === 0 || segments[segments.length - 1] === '') throw errors.notFound('a path-addressed registry serves files, not directories');
+  if (segments.length === 0 || segments[segments.length - 1] === '')
+    throw errors.notFound('a path-addressed registry serves files, not directories');
   for (const s of segments) {
     const problem = segmentProblem(s);
     if (problem) throw errors.badRequest(problem);
   }
   const path = canonicalSegments(segments);
-  if (Buffer.byteLength(path) > MAX_PATH_BYTES) throw new HubError('uri_too_long', `the file path is longer than ${MAX_PATH_BYTES} bytes`);
+  if (Buffer.byteLength(path) > MAX_PATH_BYTES)
+    throw new HubError('uri_too_long', `the file path is longer than ${MAX_PATH_BYTES} bytes`);
   return path;
 }
 
@@ -77,8 +80,18 @@ export function canonicalFilePath(text: string): string | null {
 
 /** Is `path` a safe canonical file path (as stored in blocks and audit rows)? */
 export function isFilePath(path: string): boolean {
-  if (path.length === 0 || Buffer.byteLength(path) > MAX_PATH_BYTES || path.startsWith('/') || path.endsWith('/')) return false;
-  return path.split('/').every((s) => s !== '' && s !== '.' && s !== '..' && !/[\u0000-\u001f\u007f\\]/u.test(s) && !/%(?![0-9A-Fa-f]{2})|%(2f|5c|00|2e)/iu.test(s));
+  if (path.length === 0 || Buffer.byteLength(path) > MAX_PATH_BYTES || path.startsWith('/') || path.endsWith('/'))
+    return false;
+  return path
+    .split('/')
+    .every(
+      (s) =>
+        s !== '' &&
+        s !== '.' &&
+        s !== '..' &&
+        !/[\u0000-\u001f\u007f\\]/u.test(s) &&
+        !/%(?![0-9A-Fa-f]{2})|%(2f|5c|00|2e)/iu.test(s),
+    );
 }
 
 /**
@@ -89,6 +102,7 @@ export function upstreamUrl(upstream: string | undefined, path: string): string 
   if (!upstream) throw errors.notFound('this registry has no upstream');
   const base = new URL(`${upstream}/`);
   const url = new URL(path, base);
-  if (url.origin !== base.origin || !url.pathname.startsWith(base.pathname)) throw errors.badRequest('the path leaves the upstream base path');
+  if (url.origin !== base.origin || !url.pathname.startsWith(base.pathname))
+    throw errors.badRequest('the path leaves the upstream base path');
   return url.href;
 }

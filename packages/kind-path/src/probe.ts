@@ -21,7 +21,12 @@ export function probeFor(table: PathKindTable): ProbeLadder<PathConfig> {
         continue;
       }
       const res = await probeFetch(pc.upstream, upstreamUrl(pc.registry.upstream, version), { method: 'HEAD' });
-      out.push({ version, answer: probeAnswer(res.status), rung: 'file', detail: res.error ?? `HEAD answered ${res.status}` });
+      out.push({
+        version,
+        answer: probeAnswer(res.status),
+        rung: 'file',
+        detail: res.error ?? `HEAD answered ${res.status}`,
+      });
     }
     return out;
   };

@@ -1,4 +1,12 @@
-import { type Digest, errors, looksLikeHtml, reply, type KindRoute, type Reply, type RequestContext } from '@hub/contract';
+import {
+  type Digest,
+  errors,
+  looksLikeHtml,
+  reply,
+  type KindRoute,
+  type Reply,
+  type RequestContext,
+} from '@hub/contract';
 import { headProblem, isIndexPath, shapeOf, type PathKindTable } from './classify.js';
 import { indexPatterns, type PathConfig } from './config.js';
 import { foldedPath, pathFromSegments, REPO, upstreamUrl } from './paths.js';
@@ -46,7 +54,9 @@ export function fileRoute(table: PathKindTable): KindRoute<PathConfig> {
       // `a/b.exe.` is `a/b.exe` to a Windows server: blocks and flags on the folded path refuse it too.
       const folded = foldedPath(path);
       if (folded !== path) await rc.authorize({ name: REPO, version: folded });
-      return isIndexPath(table, path, indexPatterns(rc.registry.config)) ? indexFile(table, rc, path) : packageFile(table, rc, path);
+      return isIndexPath(table, path, indexPatterns(rc.registry.config))
+        ? indexFile(table, rc, path)
+        : packageFile(table, rc, path);
     },
   };
 }
@@ -62,7 +72,8 @@ function claimedDigests(rc: RequestContext): Digest[] {
   for (const [header, algorithm, length] of CLAIMED_DIGESTS) {
     const value = rc.headers[header];
     if (value === undefined) continue;
-    if (!new RegExp(`^[0-9a-fA-F]{${length}}$`).test(value)) throw errors.badRequest(`${header} must be ${length} hex digits`);
+    if (!new RegExp(`^[0-9a-fA-F]{${length}}$`).test(value))
+      throw errors.badRequest(`${header} must be ${length} hex digits`);
     out.push({ algorithm, hex: value });
   }
   return out;
@@ -81,7 +92,15 @@ export const publishRoute: KindRoute<PathConfig> = {
     const path = m.params!.path!;
     const coordinate = { name: REPO, version: path };
     const shape = shapeOf(path);
-    const stored = await rc.local.putFile({ key: path, coordinate, contentType: shape.contentType, format: shape.format, body: rc.body(), digests: claimedDigests(rc), addsVersion: {} });
+    const stored = await rc.local.putFile({
+      key: path,
+      coordinate,
+      contentType: shape.contentType,
+      format: shape.format,
+      body: rc.body(),
+      digests: claimedDigests(rc),
+      addsVersion: {},
+    });
     rc.recordAction('publish', coordinate);
     return reply.json({ path, size: stored.size, sha256: stored.sha256 }, 201);
   },

@@ -50,11 +50,22 @@ function deflatedZip(files: Record<string, Buffer>): Buffer {
 }
 
 t.test('a gzip bomb and a zip bomb are refused with a 400 naming the inflation limit', async (t) => {
-  const hub = await startTestHub({ dir: t.testdir(), plugins: [generic, publishing], registries: [{ name: 'files', type: 'generic', mode: 'local' }] });
+  const hub = await startTestHub({
+    dir: t.testdir(),
+    plugins: [generic, publishing],
+    registries: [{ name: 'files', type: 'generic', mode: 'local' }],
+  });
   t.teardown(() => hub.close());
   const publisher = await hub.token('ci', { roles: ['publisher'] });
   const put = (path: string, body: Buffer) =>
-    fetch(`${hub.url}/proxy/files/${path}`, { method: 'PUT', body, headers: { authorization: `Bearer ${publisher}` } }).then(async (r) => ({ status: r.status, json: (await r.json()) as { error?: { code: string; message: string } } }));
+    fetch(`${hub.url}/proxy/files/${path}`, {
+      method: 'PUT',
+      body,
+      headers: { authorization: `Bearer ${publisher}` },
+    }).then(async (r) => ({
+      status: r.status,
+      json: (await r.json()) as { error?: { code: string; message: string } },
+    }));
 
   // 1 GiB of zeros gzips to about 1 MiB: a ratio near 1000.
   const zeros = Buffer.alloc(64 * 1024 * 1024);
@@ -65,16 +76,30 @@ t.test('a gzip bomb and a zip bomb are refused with a 400 naming the inflation l
   const gz = await put('bombs/b-1.0.tar.gz', gzBomb);
   t.equal(gz.status, 400, 'the gzip bomb is refused');
   t.equal(gz.json.error?.code, 'bad_request');
-  t.match(gz.json.error?.message, /inflates more than 200 times its compressed size \(the archive check's inflation ratio limit\)/, String(gz.json.error?.message));
+  t.match(
+    gz.json.error?.message,
+    /inflates more than 200 times its compressed size \(the archive check's inflation ratio limit\)/,
+    String(gz.json.error?.message),
+  );
   t.comment(`refused after ${Date.now() - started} ms`);
 
-  const zipBomb = deflatedZip(Object.fromEntries(Array.from({ length: 3 }, (_, i) => [`z${i}.bin`, Buffer.alloc(48 * 1024 * 1024)])));
+  const zipBomb = deflatedZip(
+    Object.fromEntries(Array.from({ length: 3 }, (_, i) => [`z${i}.bin`, Buffer.alloc(48 * 1024 * 1024)])),
+  );
   t.ok(zipBomb.length < 1024 * 1024, `the zip bomb is ${zipBomb.length} bytes for 144 MiB inflated`);
   const zip = await put('bombs/b-1.0.zip', zipBomb);
   t.equal(zip.status, 400, 'the zip bomb is refused');
-  t.match(zip.json.error?.message, /zip inflates more than 200 times its compressed size/, String(zip.json.error?.message));
+  t.match(
+    zip.json.error?.message,
+    /zip inflates more than 200 times its compressed size/,
+    String(zip.json.error?.message),
+  );
 
   t.same(await hub.hub.db('artifacts').select('cache_key'), [], 'nothing stored');
   const fine = zlib.gzipSync(Buffer.from('a small honest file\n'.repeat(1000)));
-  t.equal((await put('ok/o-1.0.tar.gz', fine)).status, 201, 'a small, very compressible file is under the floor and taken');
+  t.equal(
+    (await put('ok/o-1.0.tar.gz', fine)).status,
+    201,
+    'a small, very compressible file is under the floor and taken',
+  );
 });

@@ -30,14 +30,22 @@ t.test('index files are revalidated after the TTL with a conditional request', a
   const b = await get(`${s.base}/${PKGS}`);
   t.same(b.body, fixture(PKGS));
   t.equal(s.upstream.count(`/${PKGS}`), 2, 'asked upstream again');
-  t.equal(s.upstream.count((r) => r.url === `/${PKGS}` && typeof r.headers['if-none-match'] === 'string'), 1, 'the second time conditionally');
+  t.equal(
+    s.upstream.count((r) => r.url === `/${PKGS}` && typeof r.headers['if-none-match'] === 'string'),
+    1,
+    'the second time conditionally',
+  );
   const notModified = await get(`${s.base}/${PKGS}`, { 'if-none-match': a.headers.get('etag')! });
   t.equal(notModified.status, 304, 'a client revalidating gets 304');
 
   const rel = await get(`${s.base}/dists/stable/Release`);
   t.equal(rel.status, 200);
   t.match(rel.body.toString(), /Codename: stable/);
-  t.equal((await get(`${s.base}/dists/stable/InRelease`)).status, 404, 'a missing InRelease stays 404 (apt falls back to Release)');
+  t.equal(
+    (await get(`${s.base}/dists/stable/InRelease`)).status,
+    404,
+    'a missing InRelease stays 404 (apt falls back to Release)',
+  );
 });
 
 t.test('index files within the TTL are served from the cache', async (t) => {
@@ -108,7 +116,11 @@ t.test('probe: HEAD per held file; index-like files are not audited', async (t) 
     answers.map((a) => a.answer),
     ['present', 'absent', 'not_audited', 'not_audited'],
   );
-  t.equal(s.upstream.count((r) => r.method === 'HEAD'), 2, 'index files are not asked about');
+  t.equal(
+    s.upstream.count((r) => r.method === 'HEAD'),
+    2,
+    'index files are not asked about',
+  );
   s.upstream.fault('/pool/', { type: 'status', status: 503 });
   t.equal((await probeOf(s, [DEB]))[0]?.answer, 'inconclusive', 'a 5xx is never absent');
   s.upstream.down();
@@ -152,5 +164,9 @@ t.test('an upstream with a base path: it is kept; names with + and ~ pass throug
   t.equal((await get(`${s.base}/pool/main/h/hubdemo/hubdemo_1.0+b1~x_all.deb`)).status, 404);
   t.equal(up.count('/debrepo/pool/main/h/hubdemo/hubdemo_1.0+b1~x_all.deb'), 1, 'sent unescaped');
   t.equal((await get(`${s.base}/..%2fdebrepo2/x.deb`)).status, 400, 'no way out of the base path');
-  t.equal(s.upstream.count() + up.count((r) => !r.url.startsWith('/debrepo/')), 0, 'nothing outside the base path was asked');
+  t.equal(
+    s.upstream.count() + up.count((r) => !r.url.startsWith('/debrepo/')),
+    0,
+    'nothing outside the base path was asked',
+  );
 });

@@ -1,7 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Test } from 'tap';
-import { rawRequest, startFixtureUpstream, startTestHub, type FixtureUpstream, type TestHub, type TestHubOptions } from '@hub/testkit';
+import {
+  rawRequest,
+  startFixtureUpstream,
+  startTestHub,
+  type FixtureUpstream,
+  type TestHub,
+  type TestHubOptions,
+} from '@hub/testkit';
 import type { RegistryKind } from '@hub/runtime';
 import deb from '../src/kinds/deb.js';
 
@@ -19,7 +26,11 @@ export interface PathSetup extends TestHub {
 /** A fixture upstream serving `root` and a hub with one registry `name` of `kind` in front of it. */
 export async function setup(
   t: Test,
-  opts: Partial<Pick<TestHubOptions, 'config'>> & { kind?: RegistryKind<never>; root?: string; registry?: Record<string, unknown> } = {},
+  opts: Partial<Pick<TestHubOptions, 'config'>> & {
+    kind?: RegistryKind<never>;
+    root?: string;
+    registry?: Record<string, unknown>;
+  } = {},
 ): Promise<PathSetup> {
   const kind = (opts.kind ?? deb) as RegistryKind;
   const upstream = await startFixtureUpstream({ root: opts.root ?? DEBREPO });

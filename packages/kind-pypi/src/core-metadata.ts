@@ -32,11 +32,18 @@ export function parseRequirement(value: string): SbomDependency | null {
   if (!m) return null;
   const rest = m[3]!.trim();
   const semi = rest.indexOf(';');
-  const spec = (semi === -1 ? rest : rest.slice(0, semi)).trim().replace(/^\((.*)\)$/, '$1').trim();
+  const spec = (semi === -1 ? rest : rest.slice(0, semi))
+    .trim()
+    .replace(/^\((.*)\)$/, '$1')
+    .trim();
   const marker = semi === -1 ? '' : rest.slice(semi + 1).trim();
   // A dependency only for an extra is optional; the rest are what pip installs.
   const optional = /\bextra\s*==/.test(marker);
-  return { name: normalizeName(m[1]!), range: [spec || '*', marker ? `; ${marker}` : ''].join(''), scope: optional ? 'optional' : 'runtime' };
+  return {
+    name: normalizeName(m[1]!),
+    range: [spec || '*', marker ? `; ${marker}` : ''].join(''),
+    scope: optional ? 'optional' : 'runtime',
+  };
 }
 
 export function requiresDist(text: string): SbomDependency[] {

@@ -13,9 +13,13 @@ export const detectUpstream: DetectUpstream = async ({ run, readHomeFile }) => {
     const out = await run(cmd, [...args]);
     if (out === null) continue;
     const found = fromConfigList(out);
-    if (found) return { upstream: found.url, source: found.env ? 'PIP_INDEX_URL (pip config list)' : 'pip config list' };
+    if (found)
+      return { upstream: found.url, source: found.env ? 'PIP_INDEX_URL (pip config list)' : 'pip config list' };
   }
-  for (const file of [['.config', 'pip', 'pip.conf'], ['.pip', 'pip.conf']]) {
+  for (const file of [
+    ['.config', 'pip', 'pip.conf'],
+    ['.pip', 'pip.conf'],
+  ]) {
     const text = await readHomeFile(...file);
     const url = text === null ? null : indexUrlOfIni(text);
     if (url) return { upstream: url, source: `~/${file.join('/')}` };

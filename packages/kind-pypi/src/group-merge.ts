@@ -22,7 +22,8 @@ export function mergeFiles(rc: RequestContext, project: string, parts: readonly 
       continue;
     }
     valid++;
-    for (const f of parsePage(project, p.body, type, `${rc.baseUrl}/simple/${encodeURIComponent(project)}/`).files) if (!byName.has(f.filename)) byName.set(f.filename, f);
+    for (const f of parsePage(project, p.body, type, `${rc.baseUrl}/simple/${encodeURIComponent(project)}/`).files)
+      if (!byName.has(f.filename)) byName.set(f.filename, f);
   }
   return valid ? [...byName.values()] : null;
 }

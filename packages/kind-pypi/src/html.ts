@@ -31,7 +31,10 @@ export function readAnchors(html: string): Anchor[] {
   const open: Array<{ attrs: Map<string, string>; text: string } | null> = [];
   const parser = new Parser({
     onopentag(name, attribs) {
-      if (name === 'a') open.push(out.length + open.length < MAX_ANCHORS ? { attrs: new Map(Object.entries(attribs)), text: '' } : null);
+      if (name === 'a')
+        open.push(
+          out.length + open.length < MAX_ANCHORS ? { attrs: new Map(Object.entries(attribs)), text: '' } : null,
+        );
     },
     ontext(text) {
       const top = open.at(-1);
@@ -52,7 +55,8 @@ export function repositoryVersion(html: string): string | null {
   let found: string | null = null;
   const parser = new Parser({
     onopentag(name, attribs) {
-      if (found === null && name === 'meta' && attribs.name === 'pypi:repository-version') found = attribs.content ?? null;
+      if (found === null && name === 'meta' && attribs.name === 'pypi:repository-version')
+        found = attribs.content ?? null;
     },
   });
   // The meta sits in the head: only the start of the page is read.

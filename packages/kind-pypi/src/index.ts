@@ -23,7 +23,14 @@ export default defineKind({
   description: 'Python packages: the simple repository API (PEP 503 HTML, PEP 691 JSON) for pip',
   // Versions given to the admin API are stored in PEP 440's normal form, and compared by their canonical one.
   coordinate: {
-    ...nameAtVersion({ split: 'first', isName: isProjectName, isVersion, normalizeName, normalizeVersion: (v) => normalVersion(v) ?? v, canonicalVersion }),
+    ...nameAtVersion({
+      split: 'first',
+      isName: isProjectName,
+      isVersion,
+      normalizeName,
+      normalizeVersion: (v) => normalVersion(v) ?? v,
+      canonicalVersion,
+    }),
     compareVersions,
     isPrerelease,
   },

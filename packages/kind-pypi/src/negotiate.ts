@@ -11,7 +11,11 @@ import { HTML_V1_TYPE, JSON_TYPE } from './project-page.js';
 
 export type Form = 'json' | 'html-v1' | 'html';
 
-export const CONTENT_TYPE: Record<Form, string> = { json: JSON_TYPE, 'html-v1': HTML_V1_TYPE, html: 'text/html; charset=utf-8' };
+export const CONTENT_TYPE: Record<Form, string> = {
+  json: JSON_TYPE,
+  'html-v1': HTML_V1_TYPE,
+  html: 'text/html; charset=utf-8',
+};
 
 const FORM_OF = new Map<string, Form>([
   [JSON_TYPE, 'json'],

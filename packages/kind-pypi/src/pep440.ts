@@ -30,7 +30,16 @@ const PEP440 = new RegExp(
 /** Longer text is not read as a version (a file name caps it well below this anyway). */
 const MAX_CHARS = 256;
 
-const PRE_LABEL: Record<string, string> = { alpha: 'a', a: 'a', beta: 'b', b: 'b', c: 'rc', pre: 'rc', preview: 'rc', rc: 'rc' };
+const PRE_LABEL: Record<string, string> = {
+  alpha: 'a',
+  a: 'a',
+  beta: 'b',
+  b: 'b',
+  c: 'rc',
+  pre: 'rc',
+  preview: 'rc',
+  rc: 'rc',
+};
 
 /** A run of digits as a number's text, leading zeros dropped (`007` → `7`), exact at any length. */
 const num = (digits: string | undefined): string => (digits ?? '0').replace(/^0+(?=\d)/, '');
@@ -52,7 +61,12 @@ function parts(version: string): Parts | null {
   if (g.post) suffix += `.post${num(g.post_n1 ?? g.post_n2)}`;
   if (g.dev) suffix += `.dev${num(g.dev_n)}`;
   // Local segments: lower-case, separators become dots, numeric segments lose leading zeros.
-  if (g.local) suffix += `+${g.local.toLowerCase().split(/[-_.]/).map((s) => (/^\d+$/.test(s) ? num(s) : s)).join('.')}`;
+  if (g.local)
+    suffix += `+${g.local
+      .toLowerCase()
+      .split(/[-_.]/)
+      .map((s) => (/^\d+$/.test(s) ? num(s) : s))
+      .join('.')}`;
   return { epoch: num(g.epoch), release: g.release!.split('.').map(num), suffix };
 }
 
@@ -104,7 +118,8 @@ function orderOf(version: string): Order | null {
 }
 
 /** Two digit strings without leading zeros, by value. */
-const cmpNum = (a: string, b: string): number => (a.length !== b.length ? a.length - b.length : a < b ? -1 : a > b ? 1 : 0);
+const cmpNum = (a: string, b: string): number =>
+  a.length !== b.length ? a.length - b.length : a < b ? -1 : a > b ? 1 : 0;
 
 function cmpRelease(a: readonly string[], b: readonly string[]): number {
   for (let i = 0; i < Math.max(a.length, b.length); i++) {

@@ -11,7 +11,8 @@ const MAX_PAGE_BYTES = 64 * 1024 * 1024;
  */
 export const probe: ProbeLadder = async (pc, name, versions) => {
   const up = pc.registry.upstream;
-  const inconclusive = (detail: string) => versions.map((version) => ({ version, answer: 'inconclusive' as const, rung: 'listing', detail }));
+  const inconclusive = (detail: string) =>
+    versions.map((version) => ({ version, answer: 'inconclusive' as const, rung: 'listing', detail }));
   if (!up || !isProjectName(name)) return inconclusive('not a project name');
   const project = normalizeName(name);
   const url = `${up}/${encodeURIComponent(project)}/`;
@@ -19,14 +20,28 @@ export const probe: ProbeLadder = async (pc, name, versions) => {
   if (r.status !== 200) {
     const answer = probeAnswer(r.status);
     const detail = `project page answered ${r.status || r.error || 'nothing'}`;
-    return versions.map((version) => ({ version, answer: answer === 'present' ? 'inconclusive' : answer, rung: 'listing', detail }));
+    return versions.map((version) => ({
+      version,
+      answer: answer === 'present' ? 'inconclusive' : answer,
+      rung: 'listing',
+      detail,
+    }));
   }
   const bad = checkPage(project, r.body, r.contentType);
   if (bad) return inconclusive(`project page unreadable: ${bad}`);
   const listed = new Set(parsePage(project, r.body, r.contentType, url).files.map((f) => f.version.toLowerCase()));
-  return versions.map((version) => ({ version, answer: listed.has(version.toLowerCase()) ? 'present' : 'absent', rung: 'listing', detail: 'project page' }));
+  return versions.map((version) => ({
+    version,
+    answer: listed.has(version.toLowerCase()) ? 'present' : 'absent',
+    rung: 'listing',
+    detail: 'project page',
+  }));
 };
 
 /** Whether the upstream has the project: its project page answers (decision 0043). */
 export const nameProbe: NameProbe = async (pc, name) =>
-  pc.registry.upstream && isProjectName(name) ? probeListing(pc.upstream, `${pc.registry.upstream}/${encodeURIComponent(normalizeName(name))}/`, { accept: UPSTREAM_ACCEPT }) : 'inconclusive';
+  pc.registry.upstream && isProjectName(name)
+    ? probeListing(pc.upstream, `${pc.registry.upstream}/${encodeURIComponent(normalizeName(name))}/`, {
+        accept: UPSTREAM_ACCEPT,
+      })
+    : 'inconclusive';

@@ -107,9 +107,12 @@ function jsonFiles(project: string, doc: Record<string, unknown>, pageUrl: strin
       ...(dist.format ? { format: dist.format } : {}),
       url: where.url,
       hashes,
-      ...(typeof r['requires-python'] === 'string' && r['requires-python'] ? { requiresPython: cleanText(r['requires-python'], 200)! } : {}),
+      ...(typeof r['requires-python'] === 'string' && r['requires-python']
+        ? { requiresPython: cleanText(r['requires-python'], 200)! }
+        : {}),
       yanked,
-      metadata: meta === true ? { hashes: {} } : meta && typeof meta === 'object' ? { hashes: cleanHashes(meta) } : null,
+      metadata:
+        meta === true ? { hashes: {} } : meta && typeof meta === 'object' ? { hashes: cleanHashes(meta) } : null,
       ...(uploadTimeOf(r['upload-time']) ? { uploadTime: uploadTimeOf(r['upload-time'])! } : {}),
       ...(Number.isSafeInteger(r.size) && (r.size as number) >= 0 ? { size: r.size as number } : {}),
     });
@@ -147,7 +150,9 @@ const isJson = (contentType: string | undefined) => /json/i.test(contentType ?? 
 function parseJson(body: Buffer): Record<string, unknown> | null {
   try {
     const doc = JSON.parse(body.toString('utf8')) as unknown;
-    return doc && typeof doc === 'object' && Array.isArray((doc as Record<string, unknown>).files) ? (doc as Record<string, unknown>) : null;
+    return doc && typeof doc === 'object' && Array.isArray((doc as Record<string, unknown>).files)
+      ? (doc as Record<string, unknown>)
+      : null;
   } catch {
     return null;
   }
@@ -156,20 +161,29 @@ function parseJson(body: Buffer): Record<string, unknown> | null {
 /** Why `body` is not a project page of `project` (an error page served with 200, say), or null. */
 export function checkPage(project: string, body: Buffer, contentType: string | undefined): string | null {
   if (isJson(contentType)) return parseJson(body) ? null : 'not a PEP 691 project page (no "files" list)';
-  if (!looksLikeHtml(body) && !/<a[\s>]/i.test(body.toString('utf8', 0, 4096))) return 'neither a PEP 691 JSON nor a PEP 503 HTML page';
+  if (!looksLikeHtml(body) && !/<a[\s>]/i.test(body.toString('utf8', 0, 4096)))
+    return 'neither a PEP 691 JSON nor a PEP 503 HTML page';
   const html = body.toString('utf8');
   if (repositoryVersion(html) !== null) return null;
-  return readAnchors(html).some((a) => parseDistFile(project, a.text)) ? null : 'an HTML page without a repository version or any file of the project';
+  return readAnchors(html).some((a) => parseDistFile(project, a.text))
+    ? null
+    : 'an HTML page without a repository version or any file of the project';
 }
 
 /** The page as a model; `pageUrl` resolves relative file URLs. Call only on a page `checkPage` passed. */
-export function parsePage(project: string, body: Buffer, contentType: string | undefined, pageUrl: string): ProjectPage {
+export function parsePage(
+  project: string,
+  body: Buffer,
+  contentType: string | undefined,
+  pageUrl: string,
+): ProjectPage {
   if (isJson(contentType)) return { files: jsonFiles(project, parseJson(body) ?? { files: [] }, pageUrl) };
   return { files: htmlFiles(project, body.toString('utf8'), pageUrl) };
 }
 
 /** The digest hub verifies a file against: sha256 where the upstream gives it, else sha512, else sha1. */
 export function digestOf(hashes: Hashes): { algorithm: 'sha256' | 'sha512' | 'sha1'; hex: string } | undefined {
-  for (const algorithm of ['sha256', 'sha512', 'sha1'] as const) if (hashes[algorithm]) return { algorithm, hex: hashes[algorithm] };
+  for (const algorithm of ['sha256', 'sha512', 'sha1'] as const)
+    if (hashes[algorithm]) return { algorithm, hex: hashes[algorithm] };
   return undefined;
 }

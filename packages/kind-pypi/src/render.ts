@@ -42,7 +42,8 @@ function htmlPage(project: string, files: readonly ProjectFile[], href: HrefOf):
 function jsonPage(project: string, files: readonly ProjectFile[], href: HrefOf): string {
   // One entry per version, in the spelling of its first file (`1.0` and `1.0.0` are one version).
   const versions = new Map<string, string>();
-  for (const f of files) if (!versions.has(canonicalVersion(f.version))) versions.set(canonicalVersion(f.version), f.version);
+  for (const f of files)
+    if (!versions.has(canonicalVersion(f.version))) versions.set(canonicalVersion(f.version), f.version);
   // 1.1 (PEP 700) makes `size` mandatory: claimed only when every file has one (an HTML upstream gives none).
   return JSON.stringify({
     meta: { 'api-version': files.every((f) => f.size !== undefined) ? '1.1' : '1.0' },
@@ -67,7 +68,13 @@ function jsonPage(project: string, files: readonly ProjectFile[], href: HrefOf):
  * `hrefOf` (a group's merged page, decision 0053): each file keeps the URL its member's page gave it (a hub URL
  * the member rendered with the group's base URL). Default: hub's URL of the file below `baseUrl`.
  */
-export function renderPage(form: Form, project: string, files: readonly ProjectFile[], baseUrl: string, hrefOf?: HrefOf): Buffer {
+export function renderPage(
+  form: Form,
+  project: string,
+  files: readonly ProjectFile[],
+  baseUrl: string,
+  hrefOf?: HrefOf,
+): Buffer {
   const href = hrefOf ?? ((f: ProjectFile) => fileHref(baseUrl, project, f.filename));
   return Buffer.from(form === 'json' ? jsonPage(project, files, href) : htmlPage(project, files, href), 'utf8');
 }

@@ -1,5 +1,16 @@
 import crypto from 'node:crypto';
-import { errors, isHubError, looksLikeHtml, reply, type KindRoute, type MetadataDoc, type MetadataSpec, type Reply, type RequestContext, type RouteMatch } from '@hub/contract';
+import {
+  errors,
+  isHubError,
+  looksLikeHtml,
+  reply,
+  type KindRoute,
+  type MetadataDoc,
+  type MetadataSpec,
+  type Reply,
+  type RequestContext,
+  type RouteMatch,
+} from '@hub/contract';
 import { CONTENT_TYPE, negotiate } from './negotiate.js';
 import { isProjectName, normalizeName, parseDistFile } from './names.js';
 import { canonicalVersion } from './pep440.js';
@@ -19,16 +30,23 @@ export const pageSpec = (rc: Pick<RequestContext, 'registry'>, project: string):
   packageName: project,
 });
 
-async function upstreamFiles(rc: RequestContext, project: string): Promise<{ files: readonly ProjectFile[]; doc: MetadataDoc }> {
+async function upstreamFiles(
+  rc: RequestContext,
+  project: string,
+): Promise<{ files: readonly ProjectFile[]; doc: MetadataDoc }> {
   // Local registries are not supported yet (no publishing): there is no upstream to read.
-  if (!rc.registry.upstream) throw errors.notFound(`registry ${rc.registry.name} has no upstream, and publishing to pypi registries is not supported`);
+  if (!rc.registry.upstream)
+    throw errors.notFound(
+      `registry ${rc.registry.name} has no upstream, and publishing to pypi registries is not supported`,
+    );
   const spec = pageSpec(rc, project);
   const doc = await rc.metadata(spec);
   return { files: doc.derive('page', (b) => parsePage(project, b, doc.contentType, spec.url)).files, doc };
 }
 
 /** `hidden` holds canonical spellings (the runtime's unlisting compares versions by them). */
-const isHidden = (hidden: ReadonlySet<string>, version: string) => hidden.size > 0 && hidden.has(canonicalVersion(version));
+const isHidden = (hidden: ReadonlySet<string>, version: string) =>
+  hidden.size > 0 && hidden.has(canonicalVersion(version));
 
 /**
  * A version a block refuses stays on the page, yanked with the block's message (PEP 592): a range passes
@@ -56,16 +74,32 @@ async function upstreamMayList(rc: RequestContext, project: string): Promise<boo
  * Files a client is offered: unlisted versions left out, (with a cool-down) files not shown to be old enough, and
  * from a kept page (the upstream removed the project) only the versions hub holds.
  */
-function offered(rc: RequestContext, doc: MetadataDoc, files: readonly ProjectFile[], hidden: ReadonlySet<string>, now: number): ProjectFile[] {
+function offered(
+  rc: RequestContext,
+  doc: MetadataDoc,
+  files: readonly ProjectFile[],
+  hidden: ReadonlySet<string>,
+  now: number,
+): ProjectFile[] {
   const age = coolDown(rc) * 1000;
   const held = doc.kept && new Set([...doc.kept.heldVersions].map(canonicalVersion));
-  return files.filter((f) => !isHidden(hidden, f.version) && (!held || held.has(canonicalVersion(f.version))) && (age <= 0 || (f.uploadTime !== undefined && now - f.uploadTime.getTime() >= age)));
+  return files.filter(
+    (f) =>
+      !isHidden(hidden, f.version) &&
+      (!held || held.has(canonicalVersion(f.version))) &&
+      (age <= 0 || (f.uploadTime !== undefined && now - f.uploadTime.getTime() >= age)),
+  );
 }
 
 /** A redirect with a short body (a null body would be answered as 204). */
 function canonicalPage(rc: RequestContext, project: string): Reply {
   const location = `${rc.baseUrl}/simple/${encodeURIComponent(project)}/`;
-  return reply.bytes(`moved to ${location}\n`, 'text/plain; charset=utf-8', { location, 'cache-control': 'max-age=3600' }, 301);
+  return reply.bytes(
+    `moved to ${location}\n`,
+    'text/plain; charset=utf-8',
+    { location, 'cache-control': 'max-age=3600' },
+    301,
+  );
 }
 
 /** `simple/<project>/`: the project page in the form the client negotiated (PEP 503 HTML or PEP 691 JSON). */
@@ -89,7 +123,11 @@ const projectPage: KindRoute = {
       } catch (e) {
         // Hybrid: the versions published here are served when the upstream has no such project, or fails.
         if (local.length === 0) throw e;
-        if (!(isHubError(e) && e.code === 'not_found')) rc.log.warn({ err: { message: (e as Error).message }, project }, 'upstream page unavailable; serving the published files only');
+        if (!(isHubError(e) && e.code === 'not_found'))
+          rc.log.warn(
+            { err: { message: (e as Error).message }, project },
+            'upstream page unavailable; serving the published files only',
+          );
       }
     }
     if (!up && local.length === 0) throw errors.notFound(`${project} is not published to registry ${rc.registry.name}`);
@@ -98,14 +136,22 @@ const projectPage: KindRoute = {
     const form = negotiate(rc.headers.accept);
     const render = () => {
       // Files published here are hub's own: the cool-down is for what upstreams publish.
-      const files = [...(up ? offered(rc, up.doc, up.files, hidden, Date.now()) : []), ...local.filter((f) => !isHidden(hidden, f.version))];
+      const files = [
+        ...(up ? offered(rc, up.doc, up.files, hidden, Date.now()) : []),
+        ...local.filter((f) => !isHidden(hidden, f.version)),
+      ];
       const body = renderPage(form, project, markBlocked(files, blocked), rc.baseUrl);
       return { body, etag: `"${crypto.createHash('sha256').update(body).digest('hex').slice(0, 40)}"` };
     };
     // Memoised for these upstream bytes, this form, base URL, unlisted set and blocks; a cool-down depends on the clock.
     const memo = up && local.length === 0 && coolDown(rc) === 0 && !up.doc.kept;
-    const blocks = [...blocked].map(([v, why]) => `${v}=${why}`).sort().join('\n');
-    const page = memo ? up!.doc.derive(`served:${form}:${rc.baseUrl}:${[...hidden].sort().join(',')}:${blocks}`, render) : render();
+    const blocks = [...blocked]
+      .map(([v, why]) => `${v}=${why}`)
+      .sort()
+      .join('\n');
+    const page = memo
+      ? up!.doc.derive(`served:${form}:${rc.baseUrl}:${[...hidden].sort().join(',')}:${blocks}`, render)
+      : render();
     return reply.bytes(page.body, CONTENT_TYPE[form], {
       vary: 'Accept',
       etag: page.etag,
@@ -127,10 +173,14 @@ function fileMatch(s: readonly string[]): RouteMatch | null {
   const filename = metadata ? file.slice(0, -'.metadata'.length) : file;
   const dist = parseDistFile(project, filename);
   if (!dist) return null;
-  return { coordinate: { name: project, version: dist.version }, params: { filename, metadata: metadata ? '1' : '', format: dist.format ?? '' } };
+  return {
+    coordinate: { name: project, version: dist.version },
+    params: { filename, metadata: metadata ? '1' : '', format: dist.format ?? '' },
+  };
 }
 
-const notMetadata = (head: Buffer): string | null => (looksLikeHtml(head) ? 'looks like an HTML page, not core metadata' : null);
+const notMetadata = (head: Buffer): string | null =>
+  looksLikeHtml(head) ? 'looks like an HTML page, not core metadata' : null;
 
 /** `files/<project>/<file>` (and `<file>.metadata`, PEP 658): immutable, verified against the upstream's hash. */
 const fileRoute: KindRoute = {
@@ -138,7 +188,11 @@ const fileRoute: KindRoute = {
   match: fileMatch,
   handle(rc, m) {
     const { name: project, version } = m.coordinate as { name: string; version: string };
-    const { filename, metadata, format } = m.params as { filename: string; metadata: string; format: '' | 'zip' | 'gzip' };
+    const { filename, metadata, format } = m.params as {
+      filename: string;
+      metadata: string;
+      format: '' | 'zip' | 'gzip';
+    };
     return rc.artifact({
       key: `files/${project}/${filename}${metadata ? '.metadata' : ''}`,
       coordinate: { name: project, version },
@@ -146,7 +200,8 @@ const fileRoute: KindRoute = {
       ...(metadata ? { checkHead: notMetadata } : format ? { format } : {}),
       async source() {
         // Not held: a file published here would have been served from the store, so only the upstream is left.
-        if (!(await upstreamMayList(rc, project))) throw errors.notFound(`${filename} is not published to registry ${rc.registry.name}`);
+        if (!(await upstreamMayList(rc, project)))
+          throw errors.notFound(`${filename} is not published to registry ${rc.registry.name}`);
         const { files } = await upstreamFiles(rc, project);
         const f = files.find((x) => x.filename === filename);
         if (!f) throw errors.notFound(`${filename} is not a file of ${project} on the upstream`);

@@ -17,7 +17,8 @@ const withoutLocal = (v: string) => v.split('+')[0]!;
 /** `==1.4.*`: the release starts with 1.4 (zero-padded), any pre, post or dev. */
 function prefixMatch(prefix: string): Match | string {
   const normal = normalVersion(prefix);
-  if (normal === null || !/^(\d+!)?\d+(\.\d+)*$/.test(normal)) return `"${prefix}.*" is not a release prefix such as 1.4.*`;
+  if (normal === null || !/^(\d+!)?\d+(\.\d+)*$/.test(normal))
+    return `"${prefix}.*" is not a release prefix such as 1.4.*`;
   const [epoch, release] = normal.includes('!') ? [normal.split('!')[0]!, normal.split('!')[1]!] : ['0', normal];
   const want = release.split('.');
   return (v) => {
@@ -54,13 +55,19 @@ function clause(text: string): Match | string {
     const p = prefixMatch(release.slice(0, -1).join('.')) as Match;
     return (v) => cmp(v) >= 0 && p(v);
   }
-  const test: Record<string, (c: number) => boolean> = { '<': (c) => c < 0, '<=': (c) => c <= 0, '>': (c) => c > 0, '>=': (c) => c >= 0 };
+  const test: Record<string, (c: number) => boolean> = {
+    '<': (c) => c < 0,
+    '<=': (c) => c <= 0,
+    '>': (c) => c > 0,
+    '>=': (c) => c >= 0,
+  };
   return (v) => test[op]!(cmp(v));
 }
 
 export function pypiVersionRange(text: string): ParsedVersionRange {
   const s = text.trim();
-  if (s.length === 0 || s.length > MAX_VERSION_RANGE_CHARS) return { ok: false, reason: `must be 1 to ${MAX_VERSION_RANGE_CHARS} characters` };
+  if (s.length === 0 || s.length > MAX_VERSION_RANGE_CHARS)
+    return { ok: false, reason: `must be 1 to ${MAX_VERSION_RANGE_CHARS} characters` };
   const matches: Match[] = [];
   for (const part of s.split(',')) {
     const c = clause(part.trim());

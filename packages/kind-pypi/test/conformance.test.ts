@@ -13,7 +13,11 @@ t.test('the pypi kind passes kindConformance', (t) =>
     kind: pypi,
     upstream: { handler: simpleIndex(() => DISTS) },
     upstreamPath: '/simple',
-    coordinates: [{ name: 'hub-demo' }, { name: 'hub-demo', version: '1.0.0' }, { name: 'zope-interface', version: '5.4.0.post1' }],
+    coordinates: [
+      { name: 'hub-demo' },
+      { name: 'hub-demo', version: '1.0.0' },
+      { name: 'zope-interface', version: '5.4.0.post1' },
+    ],
     pkg: { name: 'hub-demo', versions: ['1.0.0', '1.1.0'] },
     versionSpellings: [
       ['1.0.0', '1.0', 'v1.0.0.0', '1'],
@@ -25,9 +29,16 @@ t.test('the pypi kind passes kindConformance', (t) =>
         {
           path: 'simple/hub-demo/',
           headers: { accept: 'application/vnd.pypi.simple.v1+json' },
-          lists: (body, v) => (JSON.parse(body.toString('utf8')) as { files: Array<{ filename: string }> }).files.some((f) => f.filename === fileOf(v)),
+          lists: (body, v) =>
+            (JSON.parse(body.toString('utf8')) as { files: Array<{ filename: string }> }).files.some(
+              (f) => f.filename === fileOf(v),
+            ),
         },
-        { path: 'simple/hub-demo/', headers: { accept: 'text/html' }, lists: (body, v) => body.toString('utf8').includes(`>${fileOf(v)}</a>`) },
+        {
+          path: 'simple/hub-demo/',
+          headers: { accept: 'text/html' },
+          lists: (body, v) => body.toString('utf8').includes(`>${fileOf(v)}</a>`),
+        },
       ],
       unknown: 'simple/hub-demo/extra',
     },

@@ -32,11 +32,16 @@ function file(version: string, extra: Partial<ProjectFile> = {}): ProjectFile {
 
 const internal = [file('1.0.0'), file('1.1.0', { requiresPython: '>=3.9' })];
 // The public member has 1.1.0 too (another build: another hash), a yanked 0.9.0 and a newer 2.0.0.
-const publicFiles = [file('0.9.0', { yanked: 'broken' }), file('1.1.0', { hashes: { sha256: 'f'.repeat(64) } }), file('2.0.0')];
+const publicFiles = [
+  file('0.9.0', { yanked: 'broken' }),
+  file('1.1.0', { hashes: { sha256: 'f'.repeat(64) } }),
+  file('2.0.0'),
+];
 
 const member = (name: string, files: ProjectFile[], form: 'json' | 'html') =>
   groupPart(name, renderPage(form, 'hub-demo', files, BASE), { headers: { 'content-type': CONTENT_TYPE[form] } });
-const filesOf = (r: Reply) => parsePage('hub-demo', r.body as Buffer, r.headers['content-type'], `${BASE}/simple/hub-demo/`).files;
+const filesOf = (r: Reply) =>
+  parsePage('hub-demo', r.body as Buffer, r.headers['content-type'], `${BASE}/simple/hub-demo/`).files;
 
 for (const form of ['json', 'html'] as const)
   t.test(`the ${form} page: files by name, first member wins, marks kept, URLs at the group`, async (t) => {
@@ -45,14 +50,24 @@ for (const form of ['json', 'html'] as const)
     const res = await merge(rc, [member('internal', internal, form), member('public', publicFiles, form)], match);
     t.equal(res.headers['content-type'], CONTENT_TYPE[form]);
     const files = filesOf(res);
-    t.same(files.map((f) => f.version), ['1.0.0', '1.1.0', '0.9.0', '2.0.0']);
+    t.same(
+      files.map((f) => f.version),
+      ['1.0.0', '1.1.0', '0.9.0', '2.0.0'],
+    );
     const f11 = files.find((f) => f.version === '1.1.0')!;
     t.same(f11.hashes, internal[1]!.hashes, "1.1.0 is the first member's file, with its hash");
     t.equal(f11.requiresPython, '>=3.9');
     t.equal(files.find((f) => f.version === '0.9.0')!.yanked, 'broken');
-    t.ok(files.every((f) => f.url.startsWith(`${BASE}/files/hub-demo/`)), 'every file URL points at the group');
-    t.ok(files.every((f) => f.metadata?.hashes.sha256), 'PEP 658 metadata hashes kept');
-    if (form === 'json') t.same(JSON.parse((res.body as Buffer).toString()).versions, ['1.0.0', '1.1.0', '0.9.0', '2.0.0']);
+    t.ok(
+      files.every((f) => f.url.startsWith(`${BASE}/files/hub-demo/`)),
+      'every file URL points at the group',
+    );
+    t.ok(
+      files.every((f) => f.metadata?.hashes.sha256),
+      'PEP 658 metadata hashes kept',
+    );
+    if (form === 'json')
+      t.same(JSON.parse((res.body as Buffer).toString()).versions, ['1.0.0', '1.1.0', '0.9.0', '2.0.0']);
   });
 
 t.test('members that answered in different forms merge; the client gets the form it asked for', async (t) => {
@@ -65,7 +80,16 @@ t.test('members that answered in different forms merge; the client gets the form
 t.test("each file keeps the URL its member's page gave it", async (t) => {
   const { rc } = mergeContext({ baseUrl: BASE, headers: { accept: 'application/vnd.pypi.simple.v1+json' } });
   const other = 'http://hub.test/proxy/elsewhere';
-  const res = await merge(rc, [groupPart('a', renderPage('json', 'hub-demo', internal, other), { headers: { 'content-type': CONTENT_TYPE.json } }), member('b', publicFiles, 'json')], match);
+  const res = await merge(
+    rc,
+    [
+      groupPart('a', renderPage('json', 'hub-demo', internal, other), {
+        headers: { 'content-type': CONTENT_TYPE.json },
+      }),
+      member('b', publicFiles, 'json'),
+    ],
+    match,
+  );
   const urls = filesOf(res).map((f) => f.url.slice(0, f.url.indexOf('/files/')));
   t.same(urls, [other, other, BASE, BASE]);
 });
@@ -81,7 +105,12 @@ t.test('a malformed member page is left out with a warning; all malformed is a 5
 
 t.test('hostile size: two members with 5000 files each merge in linear time', async (t) => {
   const { rc } = mergeContext({ baseUrl: BASE, headers: { accept: 'application/vnd.pypi.simple.v1+json' } });
-  const many = (from: number) => Array.from({ length: 5000 }, (_, i) => ({ ...internal[0]!, filename: `hub_demo-1.${from + i}-py3-none-any.whl`, version: `1.${from + i}` }));
+  const many = (from: number) =>
+    Array.from({ length: 5000 }, (_, i) => ({
+      ...internal[0]!,
+      filename: `hub_demo-1.${from + i}-py3-none-any.whl`,
+      version: `1.${from + i}`,
+    }));
   const res = await merge(rc, [member('a', many(0), 'json'), member('b', many(2500), 'json')], match);
   t.equal(filesOf(res).length, 7500);
 });

@@ -15,7 +15,8 @@ t.test('PEP 503 normalisation: runs of - _ . fold into one -, lower case', async
 
 t.test('project names follow PEP 508', async (t) => {
   for (const ok of ['a', 'A1', 'foo-bar', 'foo.bar_baz', '3to2']) t.ok(isProjectName(ok), ok);
-  for (const bad of ['', '-a', 'a-', '.', '..', 'a b', 'a/b', 'a%2fb', '<x>', 'x'.repeat(201)]) t.notOk(isProjectName(bad), JSON.stringify(bad));
+  for (const bad of ['', '-a', 'a-', '.', '..', 'a b', 'a/b', 'a%2fb', '<x>', 'x'.repeat(201)])
+    t.notOk(isProjectName(bad), JSON.stringify(bad));
 });
 
 t.test('the codec folds every spelling to the normalised name, so blocks and flags name one project', async (t) => {
@@ -27,13 +28,33 @@ t.test('the codec folds every spelling to the normalised name, so blocks and fla
 });
 
 t.test('distribution file names: which version of which project', async (t) => {
-  t.same(parseDistFile('hub-demo', 'hub_demo-1.0.0-py3-none-any.whl'), { project: 'hub-demo', version: '1.0.0', kind: 'wheel', format: 'zip' });
-  t.same(parseDistFile('hub-demo', 'hub_demo-1.0.0-1-cp311-cp311-manylinux_2_17_x86_64.whl')?.version, '1.0.0', 'wheel with a build tag');
-  t.same(parseDistFile('zope-interface', 'zope.interface-5.4.0.post1.tar.gz'), { project: 'zope-interface', version: '5.4.0.post1', kind: 'sdist', format: 'gzip' });
+  t.same(parseDistFile('hub-demo', 'hub_demo-1.0.0-py3-none-any.whl'), {
+    project: 'hub-demo',
+    version: '1.0.0',
+    kind: 'wheel',
+    format: 'zip',
+  });
+  t.same(
+    parseDistFile('hub-demo', 'hub_demo-1.0.0-1-cp311-cp311-manylinux_2_17_x86_64.whl')?.version,
+    '1.0.0',
+    'wheel with a build tag',
+  );
+  t.same(parseDistFile('zope-interface', 'zope.interface-5.4.0.post1.tar.gz'), {
+    project: 'zope-interface',
+    version: '5.4.0.post1',
+    kind: 'sdist',
+    format: 'gzip',
+  });
   t.equal(parseDistFile('foo-bar', 'foo-bar-2.0.zip')?.version, '2.0', 'an old sdist keeping - in the name');
   t.equal(parseDistFile('foo', 'foo-bar-2.0.zip'), null, 'a file of another project');
   t.equal(parseDistFile('hub-demo', 'other-1.0-py3-none-any.whl'), null);
   t.equal(parseDistFile('hub-demo', 'hub_demo-1.0.exe'), null, 'not a format pip installs');
-  for (const bad of ['hub_demo-1.0/../x.whl', 'hub_demo-1.0"><x.tar.gz', 'hub_demo-1.0 .tar.gz', '.hub_demo-1.0.tar.gz', `hub_demo-${'1'.repeat(300)}.tar.gz`])
+  for (const bad of [
+    'hub_demo-1.0/../x.whl',
+    'hub_demo-1.0"><x.tar.gz',
+    'hub_demo-1.0 .tar.gz',
+    '.hub_demo-1.0.tar.gz',
+    `hub_demo-${'1'.repeat(300)}.tar.gz`,
+  ])
     t.equal(parseDistFile('hub-demo', bad), null, JSON.stringify(bad));
 });

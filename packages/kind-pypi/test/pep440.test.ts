@@ -55,7 +55,20 @@ t.test('versions PEP 440 says are equal share one canonical spelling; different 
     const keys = new Set(group.map(canonicalVersion));
     t.equal(keys.size, 1, `${group.join(', ')} → ${[...keys].join(' | ')}`);
   }
-  const distinct = ['1.0', '1.0.1', '1.0+local', '1.0rc1', '1.0.post1', '1.0.dev0', '1!1.0', '1.0a1', '1.0b1', '10', '0.1', '1.0.0.1'];
+  const distinct = [
+    '1.0',
+    '1.0.1',
+    '1.0+local',
+    '1.0rc1',
+    '1.0.post1',
+    '1.0.dev0',
+    '1!1.0',
+    '1.0a1',
+    '1.0b1',
+    '10',
+    '0.1',
+    '1.0.0.1',
+  ];
   t.equal(new Set(distinct.map(canonicalVersion)).size, distinct.length, distinct.join(', '));
 });
 

@@ -21,18 +21,36 @@ export function pythonMissing(): string | false {
 }
 
 /** Runs a command; resolves with its exit code and output, never rejects on a non-zero exit. */
-export function run(cmd: string, args: string[], env: NodeJS.ProcessEnv, cwd?: string): Promise<{ code: number; stdout: string; stderr: string }> {
+export function run(
+  cmd: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  cwd?: string,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(cmd, args, { env, cwd, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout: String(stdout), stderr: String(stderr) });
+      resolve({
+        code: err ? (typeof err.code === 'number' ? err.code : 1) : 0,
+        stdout: String(stdout),
+        stderr: String(stderr),
+      });
     });
   });
 }
 
 /** pip's environment: nothing from the host's pip configuration, no cache, no prompts. */
 function pipEnv(): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('PIP_') && k !== 'PYTHONPATH'));
-  return { ...env, PIP_NO_CACHE_DIR: '1', PIP_CONFIG_FILE: '/dev/null', PIP_DISABLE_PIP_VERSION_CHECK: '1', PIP_NO_INPUT: '1', PIP_NO_COLOR: '1' };
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !k.startsWith('PIP_') && k !== 'PYTHONPATH'),
+  );
+  return {
+    ...env,
+    PIP_NO_CACHE_DIR: '1',
+    PIP_CONFIG_FILE: '/dev/null',
+    PIP_DISABLE_PIP_VERSION_CHECK: '1',
+    PIP_NO_INPUT: '1',
+    PIP_NO_COLOR: '1',
+  };
 }
 
 /** The distributions build_dists.py wrote, as the fixture index lists them (hub-demo 2.0.0 yanked). */
@@ -67,7 +85,11 @@ export interface PipWorld {
 }
 
 /** A fixture index and files host, a hub in front, and a fresh venv made by `python` (default: python3 on PATH). */
-export async function world(t: Test, python = 'python3', o: { config?: Record<string, Record<string, unknown>>; registry?: Record<string, unknown> } = {}): Promise<PipWorld> {
+export async function world(
+  t: Test,
+  python = 'python3',
+  o: { config?: Record<string, Record<string, unknown>>; registry?: Record<string, unknown> } = {},
+): Promise<PipWorld> {
   // Not t.testdir(): the hub's setup takes that folder (and each call empties it).
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-pypi-pip-'));
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -85,6 +107,13 @@ export async function world(t: Test, python = 'python3', o: { config?: Record<st
   const env = pipEnv();
   const made = await run(python, ['-m', 'venv', venv], env);
   if (made.code !== 0) throw new Error(`${python} -m venv failed: ${made.stderr}`);
-  return { dir, index: u.href, pip: path.join(venv, 'bin', 'pip'), python: path.join(venv, 'bin', 'python'), env, s, built };
+  return {
+    dir,
+    index: u.href,
+    pip: path.join(venv, 'bin', 'pip'),
+    python: path.join(venv, 'bin', 'python'),
+    env,
+    s,
+    built,
+  };
 }
-

@@ -10,7 +10,11 @@ const answers = (r: Awaited<ReturnType<typeof probe>>) => Object.fromEntries(r.m
 
 t.test('the project page decides: present, yanked (still present), absent version, absent project', async (t) => {
   const s = await setup(t);
-  t.same(answers(await probe(s, 'hub-demo', ['1.0.0', '2.0.0', '0.9'])), { '1.0.0': 'present', '2.0.0': 'present', '0.9': 'absent' });
+  t.same(answers(await probe(s, 'hub-demo', ['1.0.0', '2.0.0', '0.9'])), {
+    '1.0.0': 'present',
+    '2.0.0': 'present',
+    '0.9': 'absent',
+  });
   t.same(answers(await probe(s, 'Hub_Demo', ['1.1.0'])), { '1.1.0': 'present' }, 'any spelling of the name');
   t.same(answers(await probe(s, 'no-such-project', ['1.0'])), { '1.0': 'absent' }, '404 for the project');
 });

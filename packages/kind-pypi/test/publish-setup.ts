@@ -27,12 +27,34 @@ export async function start(t: Test, mode: 'local' | 'hybrid'): Promise<Publishe
   const s = await setup(t, { registry: { mode, ...(mode === 'local' ? { upstream: undefined } : {}) } });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-pypi-publish-'));
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
-  return { ...s, dir, publisher: await s.token('ci', { roles: ['publisher'] }), reader: await s.token('dev', { roles: ['reader'] }) };
+  return {
+    ...s,
+    dir,
+    publisher: await s.token('ci', { roles: ['publisher'] }),
+    reader: await s.token('dev', { roles: ['reader'] }),
+  };
 }
 
 /** `curl -F` as twine fills the form (token as the password of `__token__`); resolves with the status code and body. */
-export function upload(s: Published, file: string, fields: Record<string, string>, token = s.publisher): Promise<{ status: number; body: string }> {
-  const args = ['-s', '-o', '-', '-w', '\n%{http_code}', '-u', `__token__:${token}`, '-F', ':action=file_upload', '-F', 'protocol_version=1'];
+export function upload(
+  s: Published,
+  file: string,
+  fields: Record<string, string>,
+  token = s.publisher,
+): Promise<{ status: number; body: string }> {
+  const args = [
+    '-s',
+    '-o',
+    '-',
+    '-w',
+    '\n%{http_code}',
+    '-u',
+    `__token__:${token}`,
+    '-F',
+    ':action=file_upload',
+    '-F',
+    'protocol_version=1',
+  ];
   for (const [k, v] of Object.entries(fields)) args.push('-F', `${k}=${v}`);
   args.push('-F', `content=@${file}`, `${s.base}/legacy/`);
   return new Promise((resolve, reject) =>

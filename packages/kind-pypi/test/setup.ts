@@ -2,7 +2,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Test } from 'tap';
-import { rawRequest, startFixtureUpstream, startTestHub, type FixtureUpstream, type TestHub, type TestHubOptions } from '@hub/testkit';
+import {
+  rawRequest,
+  startFixtureUpstream,
+  startTestHub,
+  type FixtureUpstream,
+  type TestHub,
+  type TestHubOptions,
+} from '@hub/testkit';
 import pypi from '../src/index.js';
 import { simpleIndex, wheel, type FixtureDist, type SimpleIndexOptions } from './simple-fixture.js';
 import publishing from '@hub/publishing';
@@ -26,25 +33,46 @@ export function demoDists(): FixtureDist[] {
     uploadTime: '2020-01-01T00:00:00Z',
     ...extra,
   });
-  return [dep, demo('1.0.0'), demo('1.1.0', { uploadTime: new Date().toISOString() }), demo('2.0.0', { yanked: 'broken "build" <b>' })];
+  return [
+    dep,
+    demo('1.0.0'),
+    demo('1.1.0', { uploadTime: new Date().toISOString() }),
+    demo('2.0.0', { yanked: 'broken "build" <b>' }),
+  ];
 }
 
 /** A fixture index (and, with `filesHost`, a files host of its own) and a hub with one pypi registry `py`. */
 export async function setup(
   t: Test,
-  o: { dists?: () => readonly FixtureDist[]; filesHost?: FixtureUpstream; form?: SimpleIndexOptions['form']; registry?: Record<string, unknown> } & Partial<Pick<TestHubOptions, 'config'>> = {},
+  o: {
+    dists?: () => readonly FixtureDist[];
+    filesHost?: FixtureUpstream;
+    form?: SimpleIndexOptions['form'];
+    registry?: Record<string, unknown>;
+  } & Partial<Pick<TestHubOptions, 'config'>> = {},
 ): Promise<PypiSetup> {
   const demo = demoDists();
   const dists = o.dists ?? (() => demo);
   const files = o.filesHost;
-  const index = await startFixtureUpstream({ handler: simpleIndex(dists, { form: o.form, ...(files ? { filesBase: () => files.url } : {}) }) });
+  const index = await startFixtureUpstream({
+    handler: simpleIndex(dists, { form: o.form, ...(files ? { filesBase: () => files.url } : {}) }),
+  });
   t.teardown(() => index.close());
   // A folder per hub (t.testdir() is one per test, and a test may start several hubs).
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-pypi-'));
   const hub = await startTestHub({
     dir,
     plugins: [pypi, publishing],
-    registries: [{ name: 'py', type: 'pypi', mode: 'proxy', upstream: `${index.url}/simple`, ...(files ? { allowed_origins: [files.url] } : {}), ...o.registry }],
+    registries: [
+      {
+        name: 'py',
+        type: 'pypi',
+        mode: 'proxy',
+        upstream: `${index.url}/simple`,
+        ...(files ? { allowed_origins: [files.url] } : {}),
+        ...o.registry,
+      },
+    ],
     config: o.config,
   });
   t.teardown(async () => {
@@ -55,4 +83,5 @@ export async function setup(
 }
 
 /** GET with the path sent as written and a token. */
-export const get = (url: string, token: string, headers: Record<string, string> = {}) => rawRequest(url, { headers: { authorization: `Bearer ${token}`, ...headers } });
+export const get = (url: string, token: string, headers: Record<string, string> = {}) =>
+  rawRequest(url, { headers: { authorization: `Bearer ${token}`, ...headers } });

@@ -29,16 +29,31 @@ export interface WheelOptions {
 }
 
 /** A pure-Python wheel (METADATA, WHEEL, RECORD with real hashes), as a build backend writes one. */
-export function wheel(name: string, version: string, o: WheelOptions = {}): { filename: string; body: Buffer; metadata: Buffer } {
+export function wheel(
+  name: string,
+  version: string,
+  o: WheelOptions = {},
+): { filename: string; body: Buffer; metadata: Buffer } {
   const dist = name.replace(/[-_.]+/g, '_');
   const info = `${dist}-${version}.dist-info`;
   const metadata = Buffer.from(
-    [`Metadata-Version: 2.1`, `Name: ${name}`, `Version: ${version}`, ...(o.requiresPython ? [`Requires-Python: ${o.requiresPython}`] : []), ...(o.requires ?? []).map((r) => `Requires-Dist: ${r}`), '', `${name} for tests`, ''].join('\n'),
+    [
+      `Metadata-Version: 2.1`,
+      `Name: ${name}`,
+      `Version: ${version}`,
+      ...(o.requiresPython ? [`Requires-Python: ${o.requiresPython}`] : []),
+      ...(o.requires ?? []).map((r) => `Requires-Dist: ${r}`),
+      '',
+      `${name} for tests`,
+      '',
+    ].join('\n'),
   );
   const files: Record<string, Buffer> = {
     [`${dist}/__init__.py`]: Buffer.from(`VERSION = ${JSON.stringify(version)}\n`),
     [`${info}/METADATA`]: metadata,
-    [`${info}/WHEEL`]: Buffer.from('Wheel-Version: 1.0\nGenerator: hub-test\nRoot-Is-Purelib: true\nTag: py3-none-any\n'),
+    [`${info}/WHEEL`]: Buffer.from(
+      'Wheel-Version: 1.0\nGenerator: hub-test\nRoot-Is-Purelib: true\nTag: py3-none-any\n',
+    ),
   };
   const record = Object.entries(files).map(([p, b]) => `${p},sha256=${b64url(b)},${b.length}`);
   files[`${info}/RECORD`] = Buffer.from([...record, `${info}/RECORD,,`, ''].join('\n'));
@@ -54,7 +69,12 @@ export interface SimpleIndexOptions {
   prefix?: string;
 }
 
-function page(project: string, dists: readonly FixtureDist[], json: boolean, filesBase: string | null): { body: string; type: string } {
+function page(
+  project: string,
+  dists: readonly FixtureDist[],
+  json: boolean,
+  filesBase: string | null,
+): { body: string; type: string } {
   const href = (f: FixtureDist) => (filesBase ? `${filesBase}/${f.filename}` : `../../files/${f.filename}`);
   if (json)
     return {
@@ -97,7 +117,9 @@ export function simpleIndex(dists: () => readonly FixtureDist[], o: SimpleIndexO
       const project = p.slice(prefix.length, -1);
       const mine = dists().filter((d) => d.project === project);
       if (mine.length === 0) return false;
-      const json = o.form === 'json' || (o.form !== 'html' && /vnd\.pypi\.simple\.v1\+json/.test(String(req.headers.accept ?? '')));
+      const json =
+        o.form === 'json' ||
+        (o.form !== 'html' && /vnd\.pypi\.simple\.v1\+json/.test(String(req.headers.accept ?? '')));
       const { body, type } = page(project, mine, json, o.filesBase ? o.filesBase() : null);
       sendBody(req, res, 200, { 'content-type': type }, body);
       return true;

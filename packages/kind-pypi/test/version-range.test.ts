@@ -10,8 +10,30 @@ const admits = (range: string, v: string) => {
 };
 
 t.test('PEP 440 order, as its "Summary of permitted suffixes and relative ordering" lists it', async (t) => {
-  const ordered = ['1.0.dev456', '1.0a1', '1.0a2.dev456', '1.0a12.dev456', '1.0a12', '1.0b1.dev456', '1.0b2', '1.0b2.post345.dev456', '1.0b2.post345', '1.0rc1.dev456', '1.0rc1', '1.0', '1.0+abc.5', '1.0+abc.7', '1.0+5', '1.0.post456.dev34', '1.0.post456', '1.0.15', '1.1.dev1', '1!0.1'];
-  for (let i = 1; i < ordered.length; i++) t.ok(compareVersions(ordered[i - 1]!, ordered[i]!) < 0, `${ordered[i - 1]} < ${ordered[i]}`);
+  const ordered = [
+    '1.0.dev456',
+    '1.0a1',
+    '1.0a2.dev456',
+    '1.0a12.dev456',
+    '1.0a12',
+    '1.0b1.dev456',
+    '1.0b2',
+    '1.0b2.post345.dev456',
+    '1.0b2.post345',
+    '1.0rc1.dev456',
+    '1.0rc1',
+    '1.0',
+    '1.0+abc.5',
+    '1.0+abc.7',
+    '1.0+5',
+    '1.0.post456.dev34',
+    '1.0.post456',
+    '1.0.15',
+    '1.1.dev1',
+    '1!0.1',
+  ];
+  for (let i = 1; i < ordered.length; i++)
+    t.ok(compareVersions(ordered[i - 1]!, ordered[i]!) < 0, `${ordered[i - 1]} < ${ordered[i]}`);
   t.equal(compareVersions('1.0', '1.0.0.0'), 0, 'zero padding');
   t.equal(compareVersions('v1.0RC1', '1.0.0rc1'), 0, 'spellings');
 });

@@ -5,7 +5,10 @@ export const clientCheck: ClientCheck = {
   option: 'rubygems-gem',
   form: 'name@version',
   fallback: 'rake@13.2.1',
-  help: ['http: api/v1/gems/<gem>.json has "name" equal to the gem', 'tool: gems/<gem>-<version>.gem is a POSIX tar holding metadata.gz and data.tar.gz'],
+  help: [
+    'http: api/v1/gems/<gem>.json has "name" equal to the gem',
+    'tool: gems/<gem>-<version>.gem is a POSIX tar holding metadata.gz and data.tar.gz',
+  ],
   async run(kit, { name: gem, version }) {
     const { attempt, get, ok200, jsonOf, fail, printable, seg } = kit;
     const http = await attempt(async () => {
@@ -23,7 +26,10 @@ export const clientCheck: ClientCheck = {
         return fail(`GET ${g.what}: 200 but not a POSIX tar: ${(e as Error).message}`);
       }
       const missing = ['metadata.gz', 'data.tar.gz'].filter((n) => !names.includes(n));
-      if (missing.length) fail(`GET ${g.what}: the tar holds no ${missing.join(' or ')} (entries: ${printable(names.join(', ') || 'none')})`);
+      if (missing.length)
+        fail(
+          `GET ${g.what}: the tar holds no ${missing.join(' or ')} (entries: ${printable(names.join(', ') || 'none')})`,
+        );
       return `GET ${g.what}: 200, POSIX tar with metadata.gz and data.tar.gz`;
     });
     return { http, tool };

@@ -23,7 +23,9 @@ export const md5hex = (b: Buffer | string): string => crypto.createHash('md5').u
 function split(text: string): { head: string; lines: string[] } {
   if (text.startsWith('---\n')) return { head: '---\n', lines: text.slice(4).split('\n') };
   const at = text.indexOf('\n---\n');
-  return at === -1 ? { head: '', lines: text.split('\n') } : { head: text.slice(0, at + 5), lines: text.slice(at + 5).split('\n') };
+  return at === -1
+    ? { head: '', lines: text.split('\n') }
+    : { head: text.slice(0, at + 5), lines: text.slice(at + 5).split('\n') };
 }
 
 const firstWord = (line: string): string => line.split(' ', 1)[0]!;
@@ -32,7 +34,8 @@ const firstWord = (line: string): string => line.split(' ', 1)[0]!;
 export function checkCompactIndex(buf: Buffer): string | null {
   const head = buf.subarray(0, 4096).toString('utf8');
   if (/^\s*</.test(head)) return 'looks like HTML, not a compact index document';
-  if (!head.startsWith('---\n') && !head.includes('\n---\n') && head.trimEnd() !== '---') return 'has no --- separator line';
+  if (!head.startsWith('---\n') && !head.includes('\n---\n') && head.trimEnd() !== '---')
+    return 'has no --- separator line';
   return null;
 }
 
@@ -45,9 +48,17 @@ export function parseInfo(buf: Buffer): InfoEntry[] {
     const entry: InfoEntry = { token: line.slice(0, sp), deps: [] };
     for (const d of depPart.split(',')) {
       const colon = d.indexOf(':');
-      if (colon > 0) entry.deps.push({ name: d.slice(0, colon), requirements: d.slice(colon + 1).split('&').join(', ') });
+      if (colon > 0)
+        entry.deps.push({
+          name: d.slice(0, colon),
+          requirements: d
+            .slice(colon + 1)
+            .split('&')
+            .join(', '),
+        });
     }
-    for (const m of metaPart.split(',')) if (m.startsWith('checksum:') && /^[0-9a-f]{64}$/i.test(m.slice(9))) entry.sha256 = m.slice(9).toLowerCase();
+    for (const m of metaPart.split(','))
+      if (m.startsWith('checksum:') && /^[0-9a-f]{64}$/i.test(m.slice(9))) entry.sha256 = m.slice(9).toLowerCase();
     out.push(entry);
   }
   return out;
@@ -82,7 +93,11 @@ export function versionsNames(buf: Buffer): string[] {
  * (bundler then never asks for its info); otherwise its last remaining line carries the md5 of the
  * `/info/<gem>` hub serves (`served.get(name)`), which bundler compares with its copy.
  */
-export function filterVersions(buf: Buffer, hidden: ReadonlyMap<string, ReadonlySet<string>>, served: ReadonlyMap<string, string>): Buffer {
+export function filterVersions(
+  buf: Buffer,
+  hidden: ReadonlyMap<string, ReadonlySet<string>>,
+  served: ReadonlyMap<string, string>,
+): Buffer {
   if (hidden.size === 0) return buf;
   const { head, lines } = split(buf.toString('utf8'));
   const parsed = lines.map((line): VersionsLine | string => {
@@ -97,7 +112,9 @@ export function filterVersions(buf: Buffer, hidden: ReadonlyMap<string, Readonly
     if (typeof p === 'string') return;
     const g = gems.get(p.name) ?? { listed: new Set<string>(), lastLine: -1, md5: '' };
     gems.set(p.name, g);
-    for (const t of p.tokens) if (t.startsWith('-')) g.listed.delete(t.slice(1)); else g.listed.add(t);
+    for (const t of p.tokens)
+      if (t.startsWith('-')) g.listed.delete(t.slice(1));
+      else g.listed.add(t);
     if (p.tokens.length > 0) g.lastLine = i;
     g.md5 = p.md5;
   });

@@ -48,7 +48,8 @@ async function publishTimes(rc: RequestContext, name: string): PublishTimes {
   }
 }
 
-const tooNew = (at: Date | null | undefined, secs: number, now: number): boolean => !at || now - at.getTime() < secs * 1000;
+const tooNew = (at: Date | null | undefined, secs: number, now: number): boolean =>
+  !at || now - at.getTime() < secs * 1000;
 
 /**
  * Starts reading the publish times of `name` (null without a cool-down), to run alongside the fetch of its
@@ -66,7 +67,12 @@ export function readPublishTimes(rc: RequestContext, name: string): PublishTimes
  * unknown age. Empty, and nothing read, without a cool-down or without tokens. `started`: the times'
  * read begun by `readPublishTimes`.
  */
-export async function coolingDown(rc: RequestContext, name: string, tokens: Iterable<string>, started?: PublishTimes | null): Promise<Set<string>> {
+export async function coolingDown(
+  rc: RequestContext,
+  name: string,
+  tokens: Iterable<string>,
+  started?: PublishTimes | null,
+): Promise<Set<string>> {
   const secs = coolDown(rc);
   const list = secs > 0 ? [...tokens] : [];
   if (list.length === 0) return new Set();

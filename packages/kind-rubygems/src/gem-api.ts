@@ -25,14 +25,18 @@ export function checkGemDoc(body: Buffer): string | null {
 /** The version token the document describes, or null. */
 export const tokenOf = (doc: GemDoc): string | null => {
   if (typeof doc.version !== 'string') return null;
-  return typeof doc.platform === 'string' && doc.platform !== 'ruby' && doc.platform !== '' ? `${doc.version}-${doc.platform}` : doc.version;
+  return typeof doc.platform === 'string' && doc.platform !== 'ruby' && doc.platform !== ''
+    ? `${doc.version}-${doc.platform}`
+    : doc.version;
 };
 
 /** Every string that is an upstream URL now names the same path under hub. */
 function rewriteUrls(v: unknown, upstream: string, baseUrl: string): unknown {
-  if (typeof v === 'string') return v === upstream || v.startsWith(`${upstream}/`) ? baseUrl + v.slice(upstream.length) : v;
+  if (typeof v === 'string')
+    return v === upstream || v.startsWith(`${upstream}/`) ? baseUrl + v.slice(upstream.length) : v;
   if (Array.isArray(v)) return v.map((x) => rewriteUrls(x, upstream, baseUrl));
-  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, rewriteUrls(x, upstream, baseUrl)]));
+  if (v && typeof v === 'object')
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, rewriteUrls(x, upstream, baseUrl)]));
   return v;
 }
 
@@ -42,7 +46,10 @@ export function latestListed(listing: Listing, hidden: ReadonlySet<string>): Inf
   const releases = listed.filter((e) => !isPrerelease(baseVersion(e.token)));
   const pool = releases.length ? releases : listed;
   const rank = (e: InfoEntry) => (platformOf(e.token) === null ? 1 : 0);
-  return pool.sort((a, b) => compareGemVersions(baseVersion(a.token), baseVersion(b.token)) || rank(a) - rank(b)).at(-1) ?? null;
+  return (
+    pool.sort((a, b) => compareGemVersions(baseVersion(a.token), baseVersion(b.token)) || rank(a) - rank(b)).at(-1) ??
+    null
+  );
 }
 
 /**
@@ -62,7 +69,10 @@ export async function serveGemDoc(
     out.version = baseVersion(token);
     out.platform = platformOf(token) ?? 'ruby';
     out.sha = latest.sha256 ?? null;
-    out.dependencies = { development: [], runtime: latest.deps.map((d) => ({ name: d.name, requirements: d.requirements })) };
+    out.dependencies = {
+      development: [],
+      runtime: latest.deps.map((d) => ({ name: d.name, requirements: d.requirements })),
+    };
     delete out.version_created_at;
     delete out.version_downloads;
     delete out.spec_sha;

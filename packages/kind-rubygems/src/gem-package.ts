@@ -61,7 +61,14 @@ function requirement(v: unknown, what: string): Requirement {
   const out: Requirement = reqs.map((pair) => {
     const [op, ver] = list(pair);
     const version = versionText(ver);
-    if (typeof op !== 'string' || !OPS.has(op) || version === undefined || version.length > 64 || !REQ_VERSION.test(version)) throw bad(`${what} has a malformed requirement`);
+    if (
+      typeof op !== 'string' ||
+      !OPS.has(op) ||
+      version === undefined ||
+      version.length > 64 ||
+      !REQ_VERSION.test(version)
+    )
+      throw bad(`${what} has a malformed requirement`);
     return [op, version];
   });
   return out.length ? out : [['>=', '0']];
@@ -72,7 +79,11 @@ function dependencies(spec: Node): GemDependency[] {
   if (deps.length > MAX_DEPENDENCIES) throw bad(`more than ${MAX_DEPENDENCIES} dependencies`);
   return deps.map((d) => {
     if (!isNode(d) || typeof d.name !== 'string' || !isGemName(d.name)) throw bad('a dependency has a malformed name');
-    return { name: d.name, requirement: requirement(d.requirement ?? d.version_requirements, `dependency ${d.name}`), type: d.type === ':development' ? 'development' : 'runtime' };
+    return {
+      name: d.name,
+      requirement: requirement(d.requirement ?? d.version_requirements, `dependency ${d.name}`),
+      type: d.type === ':development' ? 'development' : 'runtime',
+    };
   });
 }
 
@@ -106,11 +117,16 @@ export async function readGem(gem: Buffer): Promise<GemMeta> {
   const name = spec.name;
   const version = versionText(spec.version);
   const platform = typeof spec.platform === 'string' && spec.platform !== '' ? spec.platform : 'ruby';
-  if (typeof name !== 'string' || !isGemName(name)) throw errors.badRequest(`"${String(name).slice(0, 100)}" is not a valid gem name`);
-  if (version === undefined || version.length > 64 || !VERSION.test(version)) throw errors.badRequest(`"${String(version).slice(0, 100)}" is not a valid gem version`);
-  if (platform !== 'ruby' && !isVersionToken(`${version}-${platform}`)) throw errors.badRequest(`"${platform.slice(0, 100)}" is not a valid gem platform`);
+  if (typeof name !== 'string' || !isGemName(name))
+    throw errors.badRequest(`"${String(name).slice(0, 100)}" is not a valid gem name`);
+  if (version === undefined || version.length > 64 || !VERSION.test(version))
+    throw errors.badRequest(`"${String(version).slice(0, 100)}" is not a valid gem version`);
+  if (platform !== 'ruby' && !isVersionToken(`${version}-${platform}`))
+    throw errors.badRequest(`"${platform.slice(0, 100)}" is not a valid gem platform`);
   const date = /^\d{4}-\d{2}-\d{2}/.exec(str(spec.date))?.[0] ?? new Date().toISOString().slice(0, 10);
-  const metadata = isNode(spec.metadata) ? Object.fromEntries(Object.entries(spec.metadata).filter((e): e is [string, string] => typeof e[1] === 'string')) : {};
+  const metadata = isNode(spec.metadata)
+    ? Object.fromEntries(Object.entries(spec.metadata).filter((e): e is [string, string] => typeof e[1] === 'string'))
+    : {};
   return {
     name,
     version,
@@ -141,20 +157,25 @@ function verifyChecksums(gz: Buffer, entries: Record<string, Buffer>): void {
     doc = undefined;
   }
   if (!doc) throw bad('checksums.yaml.gz cannot be read');
-  for (const [algo, hash] of [['SHA256', 'sha256'], ['SHA512', 'sha512']] as const) {
+  for (const [algo, hash] of [
+    ['SHA256', 'sha256'],
+    ['SHA512', 'sha512'],
+  ] as const) {
     const sums = doc[algo];
     if (!isNode(sums)) continue;
     for (const [file, bytes] of Object.entries(entries)) {
       const claimed = sums[file];
       if (typeof claimed !== 'string') continue;
       const actual = crypto.createHash(hash).update(bytes).digest('hex');
-      if (claimed.toLowerCase() !== actual) throw bad(`checksums.yaml.gz says ${file} has ${algo} ${claimed.slice(0, 128)}, but its bytes have ${actual}`);
+      if (claimed.toLowerCase() !== actual)
+        throw bad(`checksums.yaml.gz says ${file} has ${algo} ${claimed.slice(0, 128)}, but its bytes have ${actual}`);
     }
   }
 }
 
 /** The version token: `1.0.0`, or `1.0.0-x86_64-linux` for a platform gem. */
-export const tokenOf = (m: Pick<GemMeta, 'version' | 'platform'>): string => (m.platform === 'ruby' ? m.version : `${m.version}-${m.platform}`);
+export const tokenOf = (m: Pick<GemMeta, 'version' | 'platform'>): string =>
+  m.platform === 'ruby' ? m.version : `${m.version}-${m.platform}`;
 
 /** `>= 1.0&< 2`, as the compact index writes a requirement. */
 export const requirementText = (r: Requirement, sep = '&'): string => r.map(([op, v]) => `${op} ${v}`).join(sep);

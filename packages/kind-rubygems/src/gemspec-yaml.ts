@@ -15,7 +15,8 @@ export type Node = Record<string, unknown>;
 export const isNode = (v: unknown): v is Node => typeof v === 'object' && v !== null && !Array.isArray(v);
 export const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 /** A Gem::Version is a map with `version`; older layouts wrote the bare string. */
-export const versionText = (v: unknown): string | undefined => (typeof v === 'string' ? v : isNode(v) && typeof v.version === 'string' ? v.version : undefined);
+export const versionText = (v: unknown): string | undefined =>
+  typeof v === 'string' ? v : isNode(v) && typeof v.version === 'string' ? v.version : undefined;
 
 export function readSpec(text: string): Node | undefined {
   try {
@@ -42,7 +43,11 @@ export function parseGemspecDependencies(text: string): SbomDependency[] {
       const v = versionText(version);
       return typeof op === 'string' && v !== undefined ? [`${op} ${v}`] : [];
     });
-    out.push({ name: dep.name, range: ranges.join(', ') || '>= 0', scope: dep.type === ':development' ? 'dev' : 'runtime' });
+    out.push({
+      name: dep.name,
+      range: ranges.join(', ') || '>= 0',
+      scope: dep.type === ':development' ? 'dev' : 'runtime',
+    });
   }
   return out;
 }

@@ -36,7 +36,13 @@ interface Doc {
 function splitDoc(text: string): { head: string; lines: string[] } {
   const at = text.startsWith('---\n') ? 0 : text.indexOf('\n---\n') + 1;
   if (at === 0 && !text.startsWith('---\n')) return { head: '---\n', lines: text.split('\n').filter(Boolean) };
-  return { head: text.slice(0, at + 4), lines: text.slice(at + 4).split('\n').filter(Boolean) };
+  return {
+    head: text.slice(0, at + 4),
+    lines: text
+      .slice(at + 4)
+      .split('\n')
+      .filter(Boolean),
+  };
 }
 
 function documents(rc: RequestContext, parts: readonly GroupPart[], what: string): Doc[] {
@@ -82,24 +88,40 @@ function listedTokens(lines: readonly string[]): Map<string, { tokens: Set<strin
     if (!name || list === undefined || md5 === undefined) continue;
     const g = gems.get(name) ?? { tokens: new Set<string>(), md5 };
     gems.set(name, g);
-    for (const t of list.split(',')) if (t.startsWith('-')) g.tokens.delete(t.slice(1)); else if (t) g.tokens.add(t);
+    for (const t of list.split(','))
+      if (t.startsWith('-')) g.tokens.delete(t.slice(1));
+      else if (t) g.tokens.add(t);
     g.md5 = md5;
   }
   return gems;
 }
 
 /** `/versions`; `ask` reads the merged `/info` of gems several members add tokens to. */
-export async function mergeVersionsBodies(rc: RequestContext, parts: readonly GroupPart[], ask?: GroupAsk): Promise<Buffer> {
+export async function mergeVersionsBodies(
+  rc: RequestContext,
+  parts: readonly GroupPart[],
+  ask?: GroupAsk,
+): Promise<Buffer> {
   const docs = documents(rc, parts, '/versions document');
   const perMember = docs.map((d) => listedTokens(d.lines));
   const gems = new Map<string, Gem>();
-  for (const listed of perMember) for (const [name, g] of listed) (gems.get(name) ?? gems.set(name, { members: [] }).get(name)!).members.push(g);
+  for (const listed of perMember)
+    for (const [name, g] of listed) (gems.get(name) ?? gems.set(name, { members: [] }).get(name)!).members.push(g);
   // Gems whose merged /info differs from the first member's: another member lists a token the first does not.
-  const changed = [...gems].filter(([, g]) => g.members.length > 1 && g.members.slice(1).some((m) => [...m.tokens].some((t) => !g.members[0]!.tokens.has(t)))).map(([n]) => n);
+  const changed = [...gems]
+    .filter(
+      ([, g]) =>
+        g.members.length > 1 && g.members.slice(1).some((m) => [...m.tokens].some((t) => !g.members[0]!.tokens.has(t))),
+    )
+    .map(([n]) => n);
   const md5s = new Map<string, string>();
   if (ask) {
     const asked = changed.slice(0, MAX_INFO_ASKS);
-    if (changed.length > asked.length) rc.log.warn({ gems: changed.length }, `group merge: more than ${MAX_INFO_ASKS} gems with merged /info files; the rest carry the first member's MD5`);
+    if (changed.length > asked.length)
+      rc.log.warn(
+        { gems: changed.length },
+        `group merge: more than ${MAX_INFO_ASKS} gems with merged /info files; the rest carry the first member's MD5`,
+      );
     for (let i = 0; i < asked.length; i += ASKS_AT_ONCE)
       await Promise.all(
         asked.slice(i, i + ASKS_AT_ONCE).map(async (name) => {
@@ -133,7 +155,13 @@ export function mergeNamesBodies(rc: RequestContext, parts: readonly GroupPart[]
   const docs = documents(rc, parts, '/names document');
   const names = new Set<string>();
   for (const d of docs) for (const l of d.lines) names.add(l.trim());
-  return Buffer.from(docs[0]!.head + [...names].sort().map((n) => `${n}\n`).join(''));
+  return Buffer.from(
+    docs[0]!.head +
+      [...names]
+        .sort()
+        .map((n) => `${n}\n`)
+        .join(''),
+  );
 }
 
 /** A specs file merged; the first member's as it is when one cannot be decoded here (too large). */
@@ -145,7 +173,10 @@ export function mergeSpecsBodies(rc: RequestContext, parts: readonly GroupPart[]
       if (!items) return parts[0]!.body;
       decoded.push(items);
     } catch (e) {
-      rc.log.warn({ member: p.member, why: (e as Error).message }, `group merge: a member sent a malformed ${file}; left out`);
+      rc.log.warn(
+        { member: p.member, why: (e as Error).message },
+        `group merge: a member sent a malformed ${file}; left out`,
+      );
     }
   }
   if (decoded.length === 0) throw errors.upstream(`no member of the group sent a valid ${file}`);
@@ -174,5 +205,9 @@ export const groupMerges: Record<string, GroupMerge> = {
   info: (rc, parts) => indexReply(rc, mergeInfoBodies(rc, parts), ranged),
   versions: async (rc, parts, _m, ask) => indexReply(rc, await mergeVersionsBodies(rc, parts, ask), ranged),
   names: (rc, parts) => indexReply(rc, mergeNamesBodies(rc, parts), ranged),
-  specs: (rc, parts, m) => indexReply(rc, mergeSpecsBodies(rc, parts, m.params!.file!), { stale: false, contentType: 'application/octet-stream' }),
+  specs: (rc, parts, m) =>
+    indexReply(rc, mergeSpecsBodies(rc, parts, m.params!.file!), {
+      stale: false,
+      contentType: 'application/octet-stream',
+    }),
 };

@@ -13,7 +13,11 @@ import { md5hex } from './compact-index.js';
 
 export const TEXT = 'text/plain; charset=utf-8';
 
-export function indexReply(rc: RequestContext, body: Buffer, opts: { stale: boolean; contentType?: string; ranges?: boolean }): Reply {
+export function indexReply(
+  rc: RequestContext,
+  body: Buffer,
+  opts: { stale: boolean; contentType?: string; ranges?: boolean },
+): Reply {
   const etag = `"${md5hex(body)}"`;
   const headers: Record<string, string> = {
     etag,
@@ -27,5 +31,10 @@ export function indexReply(rc: RequestContext, body: Buffer, opts: { stale: bool
   // An unsatisfiable range gets the whole document too: bundler does not take a 416.
   const range = requestedRange(rc.headers, body.length, { etag });
   if (range === null || range === 'unsatisfiable') return reply.bytes(body, type, headers);
-  return reply.bytes(body.subarray(range.start, range.end + 1), type, { ...headers, ...partialHeaders(range, body.length) }, 206);
+  return reply.bytes(
+    body.subarray(range.start, range.end + 1),
+    type,
+    { ...headers, ...partialHeaders(range, body.length) },
+    206,
+  );
 }

@@ -40,7 +40,9 @@ export interface ApiVersion {
 /** The version token of a versions API entry (`1.0.0`, or `1.0.0-x86_64-linux` off the ruby platform); null without a number. */
 export const apiToken = (v: ApiVersion): string | null => {
   if (typeof v?.number !== 'string') return null;
-  return typeof v.platform === 'string' && v.platform !== 'ruby' && v.platform !== '' ? `${v.number}-${v.platform}` : v.number;
+  return typeof v.platform === 'string' && v.platform !== 'ruby' && v.platform !== ''
+    ? `${v.number}-${v.platform}`
+    : v.number;
 };
 
 /** The versions API's array as listing entries; null when it is not that array. */
@@ -55,7 +57,13 @@ export function parseVersionsApi(buf: Buffer): InfoEntry[] | null {
   return (doc as ApiVersion[]).flatMap((v) => {
     const token = apiToken(v);
     if (token === null) return [];
-    return [{ token, deps: [], ...(typeof v.sha === 'string' && /^[0-9a-f]{64}$/i.test(v.sha) ? { sha256: v.sha.toLowerCase() } : {}) }];
+    return [
+      {
+        token,
+        deps: [],
+        ...(typeof v.sha === 'string' && /^[0-9a-f]{64}$/i.test(v.sha) ? { sha256: v.sha.toLowerCase() } : {}),
+      },
+    ];
   });
 }
 

@@ -53,6 +53,8 @@ export function infoLine(m: GemMeta): string {
 export const entryOf = (m: GemMeta): ListingEntry => ({
   token: tokenOf(m),
   sha256: m.sha256,
-  deps: m.dependencies.filter((d) => d.type === 'runtime').map((d) => ({ name: d.name, requirements: requirementText(d.requirement, ', ') })),
+  deps: m.dependencies
+    .filter((d) => d.type === 'runtime')
+    .map((d) => ({ name: d.name, requirements: requirementText(d.requirement, ', ') })),
   local: m,
 });

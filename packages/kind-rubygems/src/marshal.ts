@@ -121,7 +121,16 @@ export function decode(buf: Buffer): MValue {
           return symbol();
         }
         const v = value(depth + 1);
-        if (v === null || typeof v !== 'object' || v instanceof MSym || !('t' in v) || v.t === 'object' || v.t === 'struct' || v.t === 'float' || v.t === 'bignum')
+        if (
+          v === null ||
+          typeof v !== 'object' ||
+          v instanceof MSym ||
+          !('t' in v) ||
+          v.t === 'object' ||
+          v.t === 'struct' ||
+          v.t === 'float' ||
+          v.t === 'bignum'
+        )
           return fail('has instance variables on a value that cannot carry them');
         (v as WithIvars).ivars = ivars(depth);
         return v;

@@ -1,4 +1,11 @@
-import { probeAnswer, probeFetch, probeListing, type NameProbe, type ProbeLadder, type ProbeResult } from '@hub/contract';
+import {
+  probeAnswer,
+  probeFetch,
+  probeListing,
+  type NameProbe,
+  type ProbeLadder,
+  type ProbeResult,
+} from '@hub/contract';
 import { checkCompactIndex, parseInfo, type InfoEntry } from './compact-index.js';
 import { parseVersionsApi } from './listing.js';
 import { fileName, isGemName } from './names.js';
@@ -15,14 +22,20 @@ const MAX_LISTING_BYTES = 32 * 1024 * 1024;
  */
 export const probe: ProbeLadder = async (pc, name, versions) => {
   const up = pc.registry.upstream;
-  if (!isGemName(name) || !up) return versions.map((version) => ({ version, answer: 'inconclusive', rung: 'listing', detail: 'not a gem name' }));
+  if (!isGemName(name) || !up)
+    return versions.map((version) => ({ version, answer: 'inconclusive', rung: 'listing', detail: 'not a gem name' }));
   const fetchDoc = async (url: string): Promise<Buffer | null> => {
     const r = await probeFetch(pc.upstream, url, { maxBytes: MAX_LISTING_BYTES });
     return r.status === 200 ? r.body : null;
   };
   const decide = (entries: InfoEntry[], detail: string): ProbeResult[] => {
     const listed = new Set(entries.map((e) => e.token));
-    return versions.map((version) => ({ version, answer: listed.has(version) ? 'present' : 'absent', rung: 'listing', detail }));
+    return versions.map((version) => ({
+      version,
+      answer: listed.has(version) ? 'present' : 'absent',
+      rung: 'listing',
+      detail,
+    }));
   };
 
   const info = await fetchDoc(`${up}/info/${name}`);
@@ -34,12 +47,22 @@ export const probe: ProbeLadder = async (pc, name, versions) => {
   const out: ProbeResult[] = [];
   for (const [i, version] of versions.entries()) {
     if (i >= MAX_VERSION_PROBES) {
-      out.push({ version, answer: 'inconclusive', rung: 'version', detail: `not probed: ${MAX_VERSION_PROBES} per sweep` });
+      out.push({
+        version,
+        answer: 'inconclusive',
+        rung: 'version',
+        detail: `not probed: ${MAX_VERSION_PROBES} per sweep`,
+      });
       continue;
     }
     // A transport failure or timeout is status 0: inconclusive.
     const { status } = await probeFetch(pc.upstream, `${up}/gems/${fileName(name, version)}.gem`, { method: 'HEAD' });
-    out.push({ version, answer: probeAnswer(status), rung: 'version', detail: `HEAD .gem answered ${status || 'nothing'}` });
+    out.push({
+      version,
+      answer: probeAnswer(status),
+      rung: 'version',
+      detail: `HEAD .gem answered ${status || 'nothing'}`,
+    });
   }
   return out;
 };

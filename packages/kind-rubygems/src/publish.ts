@@ -53,7 +53,9 @@ export const yank: KindRoute = {
   permission: 'source:write',
   match: (s) => (s.length === 4 && s[0] === 'api' && s[1] === 'v1' && s[2] === 'gems' && s[3] === 'yank' ? {} : null),
   async handle(rc) {
-    const body = await readCapped(rc.body(), MAX_FORM_BYTES, () => errors.badRequest(`a yank form may be at most ${MAX_FORM_BYTES} bytes`));
+    const body = await readCapped(rc.body(), MAX_FORM_BYTES, () =>
+      errors.badRequest(`a yank form may be at most ${MAX_FORM_BYTES} bytes`),
+    );
     const form = new URLSearchParams(body.toString('utf8'));
     const field = (k: string) => form.get(k) ?? rc.query.get(k) ?? '';
     const name = field('gem_name');
@@ -61,7 +63,8 @@ export const yank: KindRoute = {
     const platform = field('platform');
     if (!isGemName(name)) throw errors.badRequest(`"${name.slice(0, 100)}" is not a valid gem name`);
     const token = platform && platform !== 'ruby' ? `${version}-${platform}` : version;
-    if (!isVersionToken(token)) throw errors.badRequest(`"${token.slice(0, 100)}" is not a valid gem version (and platform)`);
+    if (!isVersionToken(token))
+      throw errors.badRequest(`"${token.slice(0, 100)}" is not a valid gem version (and platform)`);
     await rc.authorize({ name, version: token });
     if (!(await rc.local.deleteVersion(name, token))) throw errors.notFound(`${name} ${token} is not published here`);
     rc.recordAction('yank', { name, version: token });

@@ -16,7 +16,11 @@ const E = sym('E');
 const str = (s: string): MValue => ({ t: 'string', bytes: Buffer.from(s, 'utf8'), ivars: [[E, true]] });
 const arr = (items: MValue[]): MValue => ({ t: 'array', items });
 const version = (v: string): MValue => ({ t: 'userMarshal', cls: sym('Gem::Version'), data: arr([str(v)]) });
-const requirement = (r: Requirement): MValue => ({ t: 'userMarshal', cls: sym('Gem::Requirement'), data: arr([arr(r.map(([op, v]) => arr([str(op), version(v)])))]) });
+const requirement = (r: Requirement): MValue => ({
+  t: 'userMarshal',
+  cls: sym('Gem::Requirement'),
+  data: arr([arr(r.map(([op, v]) => arr([str(op), version(v)])))]),
+});
 
 const dependency = (d: GemDependency): MValue => ({
   t: 'object',
@@ -43,11 +47,26 @@ export function parsePlatform(text: string): [string | null, string, string | nu
   let os = arch[0];
   if (os === undefined) [cpu, os] = [null, first];
   const rules: [RegExp, string | ((m: RegExpExecArray) => string)][] = [
-    [/aix(\d+)?/, 'aix'], [/cygwin/, 'cygwin'], [/darwin(\d+)?/, 'darwin'], [/^macruby$/, 'macruby'], [/freebsd(\d+)?/, 'freebsd'],
-    [/hpux(\d+)?/, 'hpux'], [/^java$|^jruby$/, 'java'], [/^java([\d.]*)/, 'java'], [/^dalvik(\d+)?$/, 'dalvik'], [/^dotnet$/, 'dotnet'],
-    [/^dotnet([\d.]*)/, 'dotnet'], [/linux-?((?!gnu)\w+)?/, 'linux'], [/mingw32/, 'mingw32'], [/mingw-?(\w+)?/, 'mingw'],
-    [/(mswin\d+)(_(\d+))?/, (m) => m[1]!], [/netbsdelf/, 'netbsdelf'], [/openbsd(\d+\.\d+)?/, 'openbsd'], [/bitrig(\d+\.\d+)?/, 'bitrig'],
-    [/solaris(\d+\.\d+)?/, 'solaris'], [/^(\w+_platform)(\d+)?/, (m) => m[1]!],
+    [/aix(\d+)?/, 'aix'],
+    [/cygwin/, 'cygwin'],
+    [/darwin(\d+)?/, 'darwin'],
+    [/^macruby$/, 'macruby'],
+    [/freebsd(\d+)?/, 'freebsd'],
+    [/hpux(\d+)?/, 'hpux'],
+    [/^java$|^jruby$/, 'java'],
+    [/^java([\d.]*)/, 'java'],
+    [/^dalvik(\d+)?$/, 'dalvik'],
+    [/^dotnet$/, 'dotnet'],
+    [/^dotnet([\d.]*)/, 'dotnet'],
+    [/linux-?((?!gnu)\w+)?/, 'linux'],
+    [/mingw32/, 'mingw32'],
+    [/mingw-?(\w+)?/, 'mingw'],
+    [/(mswin\d+)(_(\d+))?/, (m) => m[1]!],
+    [/netbsdelf/, 'netbsdelf'],
+    [/openbsd(\d+\.\d+)?/, 'openbsd'],
+    [/bitrig(\d+\.\d+)?/, 'bitrig'],
+    [/solaris(\d+\.\d+)?/, 'solaris'],
+    [/^(\w+_platform)(\d+)?/, (m) => m[1]!],
   ];
   for (const [re, name] of rules) {
     const m = re.exec(os);
@@ -68,7 +87,15 @@ function platform(text: string): MValue {
   const [cpu, os, version] = parsePlatform(text);
   if ([cpu, os, version].filter((x) => x !== null).join('-') !== text) return str(text);
   const opt = (v: string | null) => (v === null ? null : str(v));
-  return { t: 'object', cls: sym('Gem::Platform'), ivars: [[sym('@cpu'), opt(cpu)], [sym('@os'), str(os)], [sym('@version'), opt(version)]] };
+  return {
+    t: 'object',
+    cls: sym('Gem::Platform'),
+    ivars: [
+      [sym('@cpu'), opt(cpu)],
+      [sym('@os'), str(os)],
+      [sym('@version'), opt(version)],
+    ],
+  };
 }
 
 /** The Marshal bytes of the Gem::Specification (before deflating). */

@@ -41,7 +41,10 @@ export async function resolveFile(rc: RequestContext, base: string): Promise<Res
   );
   const listed = looked.filter((l) => l.entry);
   if (listed.length === 1) return listed[0]!;
-  if (listed.length > 1) throw errors.conflict(`the upstream lists ${base} as ${listed.map((l) => `${l.name} ${l.token}`).join(' and as ')}`);
+  if (listed.length > 1)
+    throw errors.conflict(
+      `the upstream lists ${base} as ${listed.map((l) => `${l.name} ${l.token}`).join(' and as ')}`,
+    );
   const failed = looked.find((l) => 'error' in l);
   const failure = failed && 'error' in failed ? failed.error : undefined;
   if (candidates.length === 1) {

@@ -1,5 +1,24 @@
-import { errors, isHubError, reply, type KindRoute, type MetadataDoc, type MetadataSpec, type Reply, type RequestContext, type RouteMatch } from '@hub/contract';
-import { appendVersions, checkCompactIndex, filterInfo, filterVersions, md5hex, mergeInfo, parseInfo, versionsNames } from './compact-index.js';
+import {
+  errors,
+  isHubError,
+  reply,
+  type KindRoute,
+  type MetadataDoc,
+  type MetadataSpec,
+  type Reply,
+  type RequestContext,
+  type RouteMatch,
+} from '@hub/contract';
+import {
+  appendVersions,
+  checkCompactIndex,
+  filterInfo,
+  filterVersions,
+  md5hex,
+  mergeInfo,
+  parseInfo,
+  versionsNames,
+} from './compact-index.js';
 import { coolDown, coolDownTime, coolingDown, readPublishTimes, type PublishTimes } from './cool-down.js';
 import { checkGemDoc, latestListed, serveGemDoc, tokenOf as docToken, type GemDoc } from './gem-api.js';
 import { requirementText, tokenOf, type GemMeta } from './gem-package.js';
@@ -10,7 +29,15 @@ import { fileName, isGemName, isHidden, splits } from './names.js';
 import { push, yank } from './publish.js';
 import { quickSpec } from './quick-spec.js';
 import { resolveFile } from './resolve.js';
-import { decodeSpecs, entryOfItem, filterSpecs, localSpecsItems, mergeSpecs, specsNames, type SpecsFile } from './specs.js';
+import {
+  decodeSpecs,
+  entryOfItem,
+  filterSpecs,
+  localSpecsItems,
+  mergeSpecs,
+  specsNames,
+  type SpecsFile,
+} from './specs.js';
 import { hiddenAmong, signature } from './unlisted.js';
 
 const isNotFound = (e: unknown) => isHubError(e) && e.code === 'not_found';
@@ -19,7 +46,8 @@ const SPECS_FILES = new Set(['specs.4.8.gz', 'latest_specs.4.8.gz', 'prerelease_
 
 /** A gzip head; or a zlib head (`78 xx`, header checksum), which is what a `.rz` file is. */
 const checkGzip = (b: Buffer) => (b[0] === 0x1f && b[1] === 0x8b ? null : 'not gzip data');
-const checkZlib = (b: Buffer) => (b.length >= 2 && (b[0]! & 0x0f) === 8 && (b[0]! * 256 + b[1]!) % 31 === 0 ? null : 'not zlib (.rz) data');
+const checkZlib = (b: Buffer) =>
+  b.length >= 2 && (b[0]! & 0x0f) === 8 && (b[0]! * 256 + b[1]!) % 31 === 0 ? null : 'not zlib (.rz) data';
 
 function checkedName(name: string): string {
   if (!isGemName(name)) throw errors.badRequest(`"${name.slice(0, 100)}" is not a valid gem name`);
@@ -41,7 +69,8 @@ async function gemFile(rc: RequestContext, base: string, what: 'gem' | 'gemspec'
   const file = fileName(r.name, r.token);
   const gem = what === 'gem';
   // Published here: the .gem is the stored file (served first); the gemspec is generated from the database.
-  if (!gem && r.entry?.local) return reply.bytes(quickSpec(r.entry.local), 'application/octet-stream', { 'cache-control': 'no-cache' });
+  if (!gem && r.entry?.local)
+    return reply.bytes(quickSpec(r.entry.local), 'application/octet-stream', { 'cache-control': 'no-cache' });
   const sha = gem ? r.entry?.sha256 : undefined;
   return rc.artifact({
     key: gem ? `gems/${r.name}/${file}.gem` : `quick/${r.name}/${file}.gemspec.rz`,
@@ -54,7 +83,11 @@ async function gemFile(rc: RequestContext, base: string, what: 'gem' | 'gemspec'
       const path = gem ? `gems/${file}.gem` : `quick/Marshal.4.8/${file}.gemspec.rz`;
       // A version published here is this registry's own: no cool-down.
       const publishedAt = r.entry?.local ? undefined : await coolDownTime(rc, r.name, r.token);
-      return { url: `${rc.registry.upstream}/${path}`, ...(sha ? { digest: { algorithm: 'sha256' as const, hex: sha } } : {}), publishedAt };
+      return {
+        url: `${rc.registry.upstream}/${path}`,
+        ...(sha ? { digest: { algorithm: 'sha256' as const, hex: sha } } : {}),
+        publishedAt,
+      };
     },
   });
 }
@@ -78,9 +111,22 @@ async function servedInfo(rc: RequestContext, name: string): Promise<{ body: Buf
     if (doc?.kept) {
       // A kept listing (the upstream removed the gem) offers only the versions hub holds, served from the
       // cache whatever their age: nothing for the cool-down to leave out.
-      for (const e of doc.derive('info', parseInfo)) if (!doc.kept.heldVersions.has(e.token)) hidden = new Set([...hidden, e.token]);
-    } else if (doc) hidden = await withCoolingDown(rc, name, hidden, doc.derive('info', parseInfo).map((e) => e.token), local, times);
-    if (doc && local.length === 0) return { body: doc.derive(`served:${[...hidden].sort().join(',')}`, (b) => filterInfo(b, hidden)), stale: doc.stale };
+      for (const e of doc.derive('info', parseInfo))
+        if (!doc.kept.heldVersions.has(e.token)) hidden = new Set([...hidden, e.token]);
+    } else if (doc)
+      hidden = await withCoolingDown(
+        rc,
+        name,
+        hidden,
+        doc.derive('info', parseInfo).map((e) => e.token),
+        local,
+        times,
+      );
+    if (doc && local.length === 0)
+      return {
+        body: doc.derive(`served:${[...hidden].sort().join(',')}`, (b) => filterInfo(b, hidden)),
+        stale: doc.stale,
+      };
   }
   if (!doc && local.length === 0) throw errors.notFound(`no version of ${name} is published here`);
   return { body: filterInfo(mergeInfo(doc?.body ?? null, local.map(infoLine)), hidden), stale: doc?.stale ?? false };
@@ -100,7 +146,12 @@ async function withCoolingDown(
   times?: PublishTimes | null,
 ): Promise<ReadonlySet<string>> {
   const own = new Set(local.map(tokenOf));
-  const young = await coolingDown(rc, name, tokens.filter((t) => !own.has(t) && !isHidden(hidden, t)), times);
+  const young = await coolingDown(
+    rc,
+    name,
+    tokens.filter((t) => !own.has(t) && !isHidden(hidden, t)),
+    times,
+  );
   return young.size ? new Set([...hidden, ...young]) : hidden;
 }
 
@@ -122,7 +173,11 @@ async function localVersionsLines(rc: RequestContext): Promise<{ drop: Set<strin
   return { drop, lines };
 }
 
-const indexSpec = (rc: RequestContext, path: string): MetadataSpec => ({ key: path, url: `${rc.registry.upstream}/${path}`, check: checkCompactIndex });
+const indexSpec = (rc: RequestContext, path: string): MetadataSpec => ({
+  key: path,
+  url: `${rc.registry.upstream}/${path}`,
+  check: checkCompactIndex,
+});
 
 /** `/versions` as hub serves it: the upstream's (none in a local registry), then the gems published here. */
 async function servedVersions(rc: RequestContext): Promise<{ body: Buffer; stale: boolean }> {
@@ -137,7 +192,10 @@ async function servedVersions(rc: RequestContext): Promise<{ body: Buffer; stale
  * The upstream's `/versions` plus a line for each gem hub keeps after the upstream removed it: bundler asks
  * for `/info/<gem>` only of gems `/versions` lists, so without the line a locked gem hub holds is "not found".
  */
-async function keptAppended(rc: RequestContext, up: { body: Buffer; stale: boolean }): Promise<{ body: Buffer; stale: boolean }> {
+async function keptAppended(
+  rc: RequestContext,
+  up: { body: Buffer; stale: boolean },
+): Promise<{ body: Buffer; stale: boolean }> {
   const kept = await rc.keptPackages();
   if (kept.length === 0) return up;
   const listed = new Set(versionsNames(up.body));
@@ -156,7 +214,10 @@ async function upstreamVersions(rc: RequestContext): Promise<{ body: Buffer; sta
   const doc = await rc.metadata(indexSpec(rc, 'versions'));
   const hidden = await hiddenAmong(rc, doc.derive('gem-names', versionsNames));
   // Said once per upstream document (derive memoises by its bytes), not on every request.
-  if (!hidden) doc.derive('warned', () => rc.log.warn({ registry: rc.registry.name }, 'too many gems to apply unlisting to /versions'));
+  if (!hidden)
+    doc.derive('warned', () =>
+      rc.log.warn({ registry: rc.registry.name }, 'too many gems to apply unlisting to /versions'),
+    );
   if (!hidden?.size) return { body: doc.body, stale: doc.stale };
   const md5s = new Map<string, string>();
   for (const name of hidden.keys()) {
@@ -191,7 +252,10 @@ const names: KindRoute = {
     const doc = rc.registry.mode === 'local' ? null : await rc.metadata(indexSpec(rc, 'names'));
     const local = rc.registry.mode === 'proxy' ? [] : await localNames(rc);
     if (doc && local.length === 0) return indexReply(rc, doc.body, { stale: doc.stale, ranges: true });
-    return indexReply(rc, appendVersions(doc?.body ?? null, new Set(local), local), { stale: doc?.stale ?? false, ranges: true });
+    return indexReply(rc, appendVersions(doc?.body ?? null, new Set(local), local), {
+      stale: doc?.stale ?? false,
+      ranges: true,
+    });
   },
 };
 
@@ -211,7 +275,11 @@ const specs: KindRoute = {
     const file = m.params!.file!;
     if (rc.registry.mode !== 'proxy') {
       const local = await localSpecs(rc, file as SpecsFile);
-      if (rc.registry.mode === 'local' || local.names.length > 0) return indexReply(rc, await mergedSpecs(rc, file, local), { stale: false, contentType: 'application/octet-stream' });
+      if (rc.registry.mode === 'local' || local.names.length > 0)
+        return indexReply(rc, await mergedSpecs(rc, file, local), {
+          stale: false,
+          contentType: 'application/octet-stream',
+        });
     }
     const doc = await rc.metadata({ key: file, url: `${rc.registry.upstream}/${file}`, check: checkGzip });
     let items;
@@ -220,9 +288,20 @@ const specs: KindRoute = {
     } catch (e) {
       throw errors.upstream(`the upstream's ${file} cannot be read: ${(e as Error).message}`);
     }
-    const hidden = items && (await hiddenAmong(rc, doc.derive('gem-names', () => specsNames(items))));
-    if (!hidden) doc.derive('warned', () => rc.log.warn({ registry: rc.registry.name, file }, 'too many gems to apply unlisting to the specs index'));
-    const body = items && hidden?.size ? doc.derive(`served:${signature(hidden)}`, (b) => filterSpecs(b, items, hidden)) : doc.body;
+    const hidden =
+      items &&
+      (await hiddenAmong(
+        rc,
+        doc.derive('gem-names', () => specsNames(items)),
+      ));
+    if (!hidden)
+      doc.derive('warned', () =>
+        rc.log.warn({ registry: rc.registry.name, file }, 'too many gems to apply unlisting to the specs index'),
+      );
+    const body =
+      items && hidden?.size
+        ? doc.derive(`served:${signature(hidden)}`, (b) => filterSpecs(b, items, hidden))
+        : doc.body;
     return indexReply(rc, body, { stale: doc.stale, contentType: 'application/octet-stream' });
   },
 };
@@ -236,12 +315,17 @@ const gems: KindRoute = {
 const gemspec: KindRoute = {
   id: 'gemspec',
   match: (s) =>
-    s.length === 3 && s[0] === 'quick' && s[1] === 'Marshal.4.8' && s[2]!.endsWith('.gemspec.rz') ? fileMatch(s[2]!, '.gemspec.rz') : null,
+    s.length === 3 && s[0] === 'quick' && s[1] === 'Marshal.4.8' && s[2]!.endsWith('.gemspec.rz')
+      ? fileMatch(s[2]!, '.gemspec.rz')
+      : null,
   handle: (rc, m) => gemFile(rc, m.params!.base!, 'gemspec'),
 };
 
 /** The specs entries of the gems published here, unlisted versions left out; and the names owned here. */
-async function localSpecs(rc: RequestContext, file: SpecsFile): Promise<{ names: string[]; drop: Set<string>; items: ReturnType<typeof localSpecsItems> }> {
+async function localSpecs(
+  rc: RequestContext,
+  file: SpecsFile,
+): Promise<{ names: string[]; drop: Set<string>; items: ReturnType<typeof localSpecsItems> }> {
   const names = await localNames(rc);
   const drop = new Set<string>();
   const gems: GemMeta[] = [];
@@ -254,7 +338,11 @@ async function localSpecs(rc: RequestContext, file: SpecsFile): Promise<{ names:
 }
 
 /** A hybrid (or local) specs document: the upstream's entries, unlisted and owned names left out, then the local ones. */
-async function mergedSpecs(rc: RequestContext, file: string, local: Awaited<ReturnType<typeof localSpecs>>): Promise<Buffer> {
+async function mergedSpecs(
+  rc: RequestContext,
+  file: string,
+  local: Awaited<ReturnType<typeof localSpecs>>,
+): Promise<Buffer> {
   if (rc.registry.mode === 'local') return mergeSpecs(null, local.drop, local.items);
   const doc = await rc.metadata({ key: file, url: `${rc.registry.upstream}/${file}`, check: checkGzip });
   let items;
@@ -265,7 +353,11 @@ async function mergedSpecs(rc: RequestContext, file: string, local: Awaited<Retu
   }
   // Too large to decode: the upstream's document as it is (bundler and gem's compact-index mode never read it).
   if (!items) return doc.body;
-  const hidden = (await hiddenAmong(rc, doc.derive('gem-names', () => specsNames(items)))) ?? new Map<string, ReadonlySet<string>>();
+  const hidden =
+    (await hiddenAmong(
+      rc,
+      doc.derive('gem-names', () => specsNames(items)),
+    )) ?? new Map<string, ReadonlySet<string>>();
   const kept = items.filter((i) => {
     const e = entryOfItem(i);
     return !e || !isHidden(hidden.get(e.name) ?? new Set(), e.token);
@@ -275,7 +367,10 @@ async function mergedSpecs(rc: RequestContext, file: string, local: Awaited<Retu
 
 /** `/api/v1/gems/<gem>.json` for a gem published here: its highest listed version, from the database. */
 function localGemDoc(rc: RequestContext, m: GemMeta): GemDoc {
-  const deps = (type: 'runtime' | 'development') => m.dependencies.filter((d) => d.type === type).map((d) => ({ name: d.name, requirements: requirementText(d.requirement, ', ') }));
+  const deps = (type: 'runtime' | 'development') =>
+    m.dependencies
+      .filter((d) => d.type === type)
+      .map((d) => ({ name: d.name, requirements: requirementText(d.requirement, ', ') }));
   return {
     name: m.name,
     downloads: 0,
@@ -296,28 +391,49 @@ function localGemDoc(rc: RequestContext, m: GemMeta): GemDoc {
 /** packages/kind-rubygems/README.md: `/api/v1/gems/<gem>.json`. */
 const gemApi: KindRoute = {
   id: 'gem-api',
-  match: (s) => (s.length === 4 && s[0] === 'api' && s[1] === 'v1' && s[2] === 'gems' && s[3]!.endsWith('.json') ? { coordinate: { name: checkedName(s[3]!.slice(0, -5)) } } : null),
+  match: (s) =>
+    s.length === 4 && s[0] === 'api' && s[1] === 'v1' && s[2] === 'gems' && s[3]!.endsWith('.json')
+      ? { coordinate: { name: checkedName(s[3]!.slice(0, -5)) } }
+      : null,
   async handle(rc, m) {
     const name = m.coordinate!.name;
     if (!(await upstreamMayList(rc, name))) {
       const hidden = await rc.hiddenVersions(name);
-      const latest = latestListed(new Map((await localGems(rc, name)).map((g) => [tokenOf(g), entryOf(g)])), hidden) as ReturnType<typeof entryOf> | null;
+      const latest = latestListed(
+        new Map((await localGems(rc, name)).map((g) => [tokenOf(g), entryOf(g)])),
+        hidden,
+      ) as ReturnType<typeof entryOf> | null;
       if (!latest?.local) throw errors.notFound(`${name} has no listed version published here`);
       return reply.json(localGemDoc(rc, latest.local), 200, { 'cache-control': 'no-cache' });
     }
-    const doc = await rc.metadata({ key: `gem-api:${name}`, url: `${rc.registry.upstream}/api/v1/gems/${name}.json`, check: checkGemDoc, packageName: name });
+    const doc = await rc.metadata({
+      key: `gem-api:${name}`,
+      url: `${rc.registry.upstream}/api/v1/gems/${name}.json`,
+      check: checkGemDoc,
+      packageName: name,
+    });
     const parsed = doc.derive('parsed', (b) => JSON.parse(b.toString('utf8')) as GemDoc);
     let hidden = await rc.hiddenVersions(name);
     if (coolDown(rc) > 0) {
       // The described version and every upstream one the fallback could pick.
       const listed = [...(await listing(rc, name)).values()];
-      const upstream = [...new Set([docToken(parsed) ?? '', ...listed.filter((e) => !e.local).map((e) => e.token)])].filter(Boolean);
-      hidden = await withCoolingDown(rc, name, hidden, upstream, listed.flatMap((e) => (e.local ? [e.local] : [])));
+      const upstream = [
+        ...new Set([docToken(parsed) ?? '', ...listed.filter((e) => !e.local).map((e) => e.token)]),
+      ].filter(Boolean);
+      hidden = await withCoolingDown(
+        rc,
+        name,
+        hidden,
+        upstream,
+        listed.flatMap((e) => (e.local ? [e.local] : [])),
+      );
     }
-    const served = await serveGemDoc(
-      parsed,
-      { upstream: rc.registry.upstream!, baseUrl: rc.baseUrl, hidden, listing: () => listing(rc, name) },
-    );
+    const served = await serveGemDoc(parsed, {
+      upstream: rc.registry.upstream!,
+      baseUrl: rc.baseUrl,
+      hidden,
+      listing: () => listing(rc, name),
+    });
     if (!served) throw errors.notFound(`${name} has no listed version`);
     return reply.json(served, 200, { 'cache-control': 'no-cache', ...(doc.stale ? { 'x-hub-stale': '1' } : {}) });
   },

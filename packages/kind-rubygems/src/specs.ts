@@ -22,7 +22,8 @@ export interface Entry {
   token: string;
 }
 
-const text = (v: MValue): string | null => (v && typeof v === 'object' && !(v instanceof MSym) && v.t === 'string' ? v.bytes.toString('utf8') : null);
+const text = (v: MValue): string | null =>
+  v && typeof v === 'object' && !(v instanceof MSym) && v.t === 'string' ? v.bytes.toString('utf8') : null;
 
 /** `[name, version, platform]` as a gem name and version token; null for any other shape. */
 export function entryOfItem(v: MValue): Entry | null {
@@ -30,7 +31,15 @@ export function entryOfItem(v: MValue): Entry | null {
   const [n, ver, plat] = v.items;
   const name = text(n!);
   const version =
-    ver && typeof ver === 'object' && !(ver instanceof MSym) && ver.t === 'userMarshal' && ver.cls.name === 'Gem::Version' && ver.data && typeof ver.data === 'object' && !(ver.data instanceof MSym) && ver.data.t === 'array'
+    ver &&
+    typeof ver === 'object' &&
+    !(ver instanceof MSym) &&
+    ver.t === 'userMarshal' &&
+    ver.cls.name === 'Gem::Version' &&
+    ver.data &&
+    typeof ver.data === 'object' &&
+    !(ver.data instanceof MSym) &&
+    ver.data.t === 'array'
       ? text(ver.data.items[0] ?? null)
       : null;
   const platform = text(plat!) ?? 'ruby';
@@ -47,7 +56,8 @@ export function decodeSpecs(gz: Buffer): MValue[] | null {
     if (n > MAX_SPECS_ENTRIES) return null;
   }
   const root = decode(raw);
-  if (!root || typeof root !== 'object' || root instanceof MSym || root.t !== 'array') throw new Error('the specs index is not a Marshal array');
+  if (!root || typeof root !== 'object' || root instanceof MSym || root.t !== 'array')
+    throw new Error('the specs index is not a Marshal array');
   return root.items;
 }
 
@@ -70,7 +80,11 @@ export type SpecsFile = 'specs.4.8.gz' | 'latest_specs.4.8.gz' | 'prerelease_spe
 const rstr = (s: string): MValue => ({ t: 'string', bytes: Buffer.from(s, 'utf8') });
 const specsItem = (m: Pick<GemMeta, 'name' | 'version' | 'platform'>): MValue => ({
   t: 'array',
-  items: [rstr(m.name), { t: 'userMarshal', cls: new MSym(Buffer.from('Gem::Version')), data: { t: 'array', items: [rstr(m.version)] } }, rstr(m.platform)],
+  items: [
+    rstr(m.name),
+    { t: 'userMarshal', cls: new MSym(Buffer.from('Gem::Version')), data: { t: 'array', items: [rstr(m.version)] } },
+    rstr(m.platform),
+  ],
 });
 
 /** The entries of `file` for gems published here: releases, the latest release per name and platform, or prereleases. */

@@ -12,7 +12,10 @@ export const MAX_NAMES = 2000;
 const PARALLEL = 16;
 
 /** The names among `names` that have unlisted versions, with those versions; null when too many names. */
-export async function hiddenAmong(rc: RequestContext, names: readonly string[]): Promise<Map<string, ReadonlySet<string>> | null> {
+export async function hiddenAmong(
+  rc: RequestContext,
+  names: readonly string[],
+): Promise<Map<string, ReadonlySet<string>> | null> {
   if (names.length > MAX_NAMES) return null;
   const out = new Map<string, ReadonlySet<string>>();
   for (let i = 0; i < names.length; i += PARALLEL) {
@@ -25,4 +28,7 @@ export async function hiddenAmong(rc: RequestContext, names: readonly string[]):
 
 /** A stable text for a set of unlisted versions, to key memoised derived documents. */
 export const signature = (hidden: ReadonlyMap<string, ReadonlySet<string>>): string =>
-  [...hidden].map(([n, s]) => `${n}:${[...s].sort().join(',')}`).sort().join(';');
+  [...hidden]
+    .map(([n, s]) => `${n}:${[...s].sort().join(',')}`)
+    .sort()
+    .join(';');

@@ -30,12 +30,24 @@ export function gemVersionRange(text: string): ParsedVersionRange {
     const r = m[2]!;
     const c = (v: string) => compareGemVersions(v, r);
     switch (op) {
-      case '=': tests.push((v) => c(v) === 0); break;
-      case '!=': tests.push((v) => c(v) !== 0); break;
-      case '>': tests.push((v) => c(v) > 0); break;
-      case '<': tests.push((v) => c(v) < 0); break;
-      case '>=': tests.push((v) => c(v) >= 0); break;
-      case '<=': tests.push((v) => c(v) <= 0); break;
+      case '=':
+        tests.push((v) => c(v) === 0);
+        break;
+      case '!=':
+        tests.push((v) => c(v) !== 0);
+        break;
+      case '>':
+        tests.push((v) => c(v) > 0);
+        break;
+      case '<':
+        tests.push((v) => c(v) < 0);
+        break;
+      case '>=':
+        tests.push((v) => c(v) >= 0);
+        break;
+      case '<=':
+        tests.push((v) => c(v) <= 0);
+        break;
       case '~>': {
         const upper = bump(r);
         tests.push((v) => c(v) >= 0 && compareGemVersions(v, upper) < 0);

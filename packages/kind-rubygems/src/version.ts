@@ -1,5 +1,6 @@
 /** Gem::Version ordering: numeric segments compare as numbers, letters start a prerelease (lower). */
-const segments = (v: string): Array<number | string> => (v.match(/[0-9]+|[a-z]+/gi) ?? []).map((s) => (/^[0-9]/.test(s) ? Number(s) : s));
+const segments = (v: string): Array<number | string> =>
+  (v.match(/[0-9]+|[a-z]+/gi) ?? []).map((s) => (/^[0-9]/.test(s) ? Number(s) : s));
 
 export function compareGemVersions(a: string, b: string): number {
   const x = segments(a);

@@ -17,10 +17,22 @@ const versions = Buffer.from(
 
 t.test('parseInfo: tokens, sha256 and runtime dependencies', async (t) => {
   t.same(parseInfo(fixture('upstream/info/hubdemo')), [
-    { token: '1.0.0', deps: [{ name: 'hubdep', requirements: '~> 1.0' }], sha256: 'a137576a12082f2ca7600a8b788b4437497d703bd9d055901f2e5463e26af30d' },
-    { token: '1.1.0', deps: [{ name: 'hubdep', requirements: '>= 1.0, < 2' }], sha256: '226a9b29c57a9a95fdbc62cedefead75879b71d48641b9f4f271e8097e7971f5' },
+    {
+      token: '1.0.0',
+      deps: [{ name: 'hubdep', requirements: '~> 1.0' }],
+      sha256: 'a137576a12082f2ca7600a8b788b4437497d703bd9d055901f2e5463e26af30d',
+    },
+    {
+      token: '1.1.0',
+      deps: [{ name: 'hubdep', requirements: '>= 1.0, < 2' }],
+      sha256: '226a9b29c57a9a95fdbc62cedefead75879b71d48641b9f4f271e8097e7971f5',
+    },
   ]);
-  t.same(parseInfo(Buffer.from('---\n1.0 |checksum:nothex,ruby:>= 2\n\ngarbage\n')), [{ token: '1.0', deps: [] }], 'a malformed checksum is no checksum');
+  t.same(
+    parseInfo(Buffer.from('---\n1.0 |checksum:nothex,ruby:>= 2\n\ngarbage\n')),
+    [{ token: '1.0', deps: [] }],
+    'a malformed checksum is no checksum',
+  );
 });
 
 t.test('checkCompactIndex refuses HTML and documents without a --- line', async (t) => {
@@ -46,13 +58,29 @@ t.test('filterVersions: appended lines, yank markers, the md5 on the last line',
   const out = filterVersions(versions, new Map([['a', new Set(['1.2.0'])]]), new Map([['a', 'NEWMD5']])).toString();
   t.equal(
     out,
-    ['created_at: 2024-01-01T00:00:00Z', '---', 'a 1.0.0,1.1.0 aaaa1', 'b 2.0.0 bbbb1', 'c 1.0,1.0-java cccc1', 'a -1.1.0 NEWMD5', ''].join('\n'),
+    [
+      'created_at: 2024-01-01T00:00:00Z',
+      '---',
+      'a 1.0.0,1.1.0 aaaa1',
+      'b 2.0.0 bbbb1',
+      'c 1.0,1.0-java cccc1',
+      'a -1.1.0 NEWMD5',
+      '',
+    ].join('\n'),
     'the emptied line goes; the last line of a carries the new md5',
   );
   const noMd5 = filterVersions(versions, new Map([['a', new Set(['1.1.0'])]]), new Map()).toString();
-  t.match(noMd5, /^a 1\.2\.0 aaaa3$/m, 'without the served md5, the upstream latest md5 moves to the last remaining line');
+  t.match(
+    noMd5,
+    /^a 1\.2\.0 aaaa3$/m,
+    'without the served md5, the upstream latest md5 moves to the last remaining line',
+  );
   t.notMatch(noMd5, /1\.1\.0/);
   const gone = filterVersions(versions, new Map([['a', new Set(['1.0.0', '1.2.0'])]]), new Map()).toString();
   t.notMatch(gone, /^a /m, 'every listed version of a unlisted: a is gone (1.1.0 was yanked)');
-  t.match(filterVersions(versions, new Map([['c', new Set(['1.0'])]]), new Map()).toString(), /^b 2\.0\.0 bbbb1\n(?!c )/m, 'c 1.0 covers 1.0-java: c is gone');
+  t.match(
+    filterVersions(versions, new Map([['c', new Set(['1.0'])]]), new Map()).toString(),
+    /^b 2\.0\.0 bbbb1\n(?!c )/m,
+    'c 1.0 covers 1.0-java: c is gone',
+  );
 });

@@ -24,14 +24,21 @@ t.test('the rubygems kind passes kindConformance', (t) =>
   kindConformance(t, {
     kind: rubygems,
     upstream: { root: `${FIXTURES}upstream` },
-    coordinates: [{ name: 'hubdemo' }, { name: 'hubdemo', version: '1.1.0' }, { name: 'hubmac', version: '1.0-x86_64-darwin-19' }],
+    coordinates: [
+      { name: 'hubdemo' },
+      { name: 'hubdemo', version: '1.1.0' },
+      { name: 'hubmac', version: '1.0-x86_64-darwin-19' },
+    ],
     pkg: { name: 'hubdemo', versions: ['1.0.0', '1.1.0'] },
     paths: {
       download: (v) => `gems/hubdemo-${v}.gem`,
       listings: [
         { path: 'info/hubdemo', lists: (body, v) => entries(body).some((l) => l.startsWith(`${v} `)) },
         { path: 'versions', lists: versionsFileOffers },
-        { path: 'api/v1/gems/hubdemo.json', lists: (body, v) => (JSON.parse(body.toString('utf8')) as { version: string }).version === v },
+        {
+          path: 'api/v1/gems/hubdemo.json',
+          lists: (body, v) => (JSON.parse(body.toString('utf8')) as { version: string }).version === v,
+        },
       ],
       unknown: 'api/v2/rubygems/hubdemo.json',
     },

@@ -7,8 +7,17 @@ t.test('a cached gem corrupted on disk (one flipped byte) is detected and fetche
   const s = await setup(t, { config: ANON });
   t.equal((await get(`${s.base}/gems/hubdemo-1.0.0.gem`)).status, 200);
   await s.hub.artifacts.idle();
-  const row = (await s.hub.db('artifacts').where({ registry: 'gems' }).first()) as { blob_sha256: string; cache_key: string };
-  const file = path.join(s.hub.config.storage.path, 'sha256', row.blob_sha256.slice(0, 2), row.blob_sha256.slice(2, 4), row.blob_sha256);
+  const row = (await s.hub.db('artifacts').where({ registry: 'gems' }).first()) as {
+    blob_sha256: string;
+    cache_key: string;
+  };
+  const file = path.join(
+    s.hub.config.storage.path,
+    'sha256',
+    row.blob_sha256.slice(0, 2),
+    row.blob_sha256.slice(2, 4),
+    row.blob_sha256,
+  );
   const bytes = fs.readFileSync(file);
   bytes[600] = bytes[600]! ^ 0xff;
   fs.writeFileSync(file, bytes);

@@ -27,14 +27,25 @@ t.test('upstream 5xx with nothing cached: 502, and nothing is cached', async (t)
 
 t.test('upstream down: cached gems and documents are still served', async (t) => {
   const s = await setup(t, { config: ANON, registry: { metadata_ttl_secs: 0 } });
-  for (const p of [GEM, '/quick/Marshal.4.8/hubdemo-1.0.0.gemspec.rz', '/info/hubdemo', '/versions', '/api/v1/gems/hubdemo.json', '/specs.4.8.gz'])
+  for (const p of [
+    GEM,
+    '/quick/Marshal.4.8/hubdemo-1.0.0.gemspec.rz',
+    '/info/hubdemo',
+    '/versions',
+    '/api/v1/gems/hubdemo.json',
+    '/specs.4.8.gz',
+  ])
     t.equal((await get(`${s.base}${p}`)).status, 200, `${p} fetched`);
   await s.hub.artifacts.idle();
   s.upstream.down();
   const gem = await get(`${s.base}${GEM}`);
   t.equal(gem.status, 200, 'the gem from the cache');
   t.same(gem.body, fixture(`upstream${GEM}`));
-  t.equal((await get(`${s.base}/quick/Marshal.4.8/hubdemo-1.0.0.gemspec.rz`)).status, 200, 'the gemspec from the cache');
+  t.equal(
+    (await get(`${s.base}/quick/Marshal.4.8/hubdemo-1.0.0.gemspec.rz`)).status,
+    200,
+    'the gemspec from the cache',
+  );
   const info = await get(`${s.base}/info/hubdemo`);
   t.equal(info.status, 200, 'info: the last good copy');
   t.equal(info.headers.get('x-hub-stale'), '1', 'marked stale');
@@ -45,7 +56,15 @@ t.test('upstream down: cached gems and documents are still served', async (t) =>
 
 t.test('a 200 HTML page is refused and not cached', async (t) => {
   const s = await setup(t, { config: ANON });
-  for (const p of [GEM, '/quick/Marshal.4.8/hubdemo-1.0.0.gemspec.rz', '/info/hubdep', '/versions', '/names', '/api/v1/gems/hubdemo.json', '/specs.4.8.gz']) {
+  for (const p of [
+    GEM,
+    '/quick/Marshal.4.8/hubdemo-1.0.0.gemspec.rz',
+    '/info/hubdep',
+    '/versions',
+    '/names',
+    '/api/v1/gems/hubdemo.json',
+    '/specs.4.8.gz',
+  ]) {
     s.upstream.fault(p, { type: 'html200' }, 1);
     const res = await get(`${s.base}${p}`);
     t.equal(res.status, 502, `${p}: 502`);
@@ -53,7 +72,16 @@ t.test('a 200 HTML page is refused and not cached', async (t) => {
   }
   await s.hub.artifacts.idle();
   t.equal((await s.hub.db('artifacts').count({ n: '*' }))[0]!.n, 0, 'no artifact row');
-  t.equal((await s.hub.db('metadata').where('cache_key', 'in', ['versions', 'names', 'specs.4.8.gz', 'info:hubdep']).count({ n: '*' }))[0]!.n, 0, 'no document stored');
+  t.equal(
+    (
+      await s.hub
+        .db('metadata')
+        .where('cache_key', 'in', ['versions', 'names', 'specs.4.8.gz', 'info:hubdep'])
+        .count({ n: '*' })
+    )[0]!.n,
+    0,
+    'no document stored',
+  );
   const gem = await get(`${s.base}${GEM}`);
   t.equal(gem.status, 200, 'the real gem afterwards');
   t.same(gem.body, fixture(`upstream${GEM}`));
@@ -71,7 +99,10 @@ t.test('a gem whose sha256 is not the one the compact index publishes: 502, not 
     },
   });
   const res = await get(`${s.base}${GEM}`).catch(() => null);
-  t.ok(res === null || res.status === 502 || !res.body.equals(fixture('upstream/gems/hubdep-1.0.0.gem')), 'never a clean 200 of the wrong bytes');
+  t.ok(
+    res === null || res.status === 502 || !res.body.equals(fixture('upstream/gems/hubdep-1.0.0.gem')),
+    'never a clean 200 of the wrong bytes',
+  );
   await s.hub.artifacts.idle();
   t.equal((await s.hub.db('artifacts').count({ n: '*' }))[0]!.n, 0, 'no artifact row');
   swap = false;
@@ -87,7 +118,10 @@ for (const type of ['wrong-bytes', 'reset-mid-body'] as const) {
     const s = await setup(t, { config: ANON });
     s.upstream.fault(GEM, { type }, 1);
     const res = await get(`${s.base}${GEM}`).catch(() => null);
-    t.ok(res === null || res.status !== 200 || res.body.equals(fixture(`upstream${GEM}`)), 'never a clean 200 of wrong bytes');
+    t.ok(
+      res === null || res.status !== 200 || res.body.equals(fixture(`upstream${GEM}`)),
+      'never a clean 200 of wrong bytes',
+    );
     await s.hub.artifacts.idle();
     t.equal((await s.hub.db('artifacts').count({ n: '*' }))[0]!.n, 0, 'no artifact row');
     t.equal((await get(`${s.base}${GEM}`)).status, 200, 'the next request fetches it whole');

@@ -81,10 +81,17 @@ export function makeGem(o: GemOpts): Buffer {
 }
 
 /** `gem build` of a tiny gem in `dir`; returns the .gem's path. */
-export function gemBuild(dir: string, env: NodeJS.ProcessEnv, o: { name: string; version: string; deps?: [string, string][]; marker?: string; localPlatform?: boolean }): string {
+export function gemBuild(
+  dir: string,
+  env: NodeJS.ProcessEnv,
+  o: { name: string; version: string; deps?: [string, string][]; marker?: string; localPlatform?: boolean },
+): string {
   const src = path.join(dir, `src-${o.name}-${o.version}`);
   fs.mkdirSync(path.join(src, 'lib'), { recursive: true });
-  fs.writeFileSync(path.join(src, 'lib', `${o.name}.rb`), `module Hubpub; MARKER = ${q(o.marker ?? `${o.name} ${o.version}`)}; end\n`);
+  fs.writeFileSync(
+    path.join(src, 'lib', `${o.name}.rb`),
+    `module Hubpub; MARKER = ${q(o.marker ?? `${o.name} ${o.version}`)}; end\n`,
+  );
   const deps = (o.deps ?? []).map(([n, r]) => `  s.add_runtime_dependency ${q(n)}, ${q(r)}\n`).join('');
   fs.writeFileSync(
     path.join(src, 'x.gemspec'),

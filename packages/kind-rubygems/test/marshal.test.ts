@@ -8,8 +8,17 @@ import { fixture } from './setup.js';
 const listed = (gz: Buffer) => specsEntries(decodeSpecs(gz)!).map((e) => `${e.name} ${e.token}`);
 
 t.test("decodes the specs indexes Ruby's Marshal wrote (symbol and object links included)", async (t) => {
-  t.same(listed(fixture('upstream/specs.4.8.gz')), ['hubdemo 1.0.0', 'hubdemo 1.1.0', 'hubdep 1.0.0', 'hubmac 1.0-x86_64-darwin-19']);
-  t.same(listed(fixture('upstream/latest_specs.4.8.gz')), ['hubdemo 1.1.0', 'hubdep 1.0.0', 'hubmac 1.0-x86_64-darwin-19']);
+  t.same(listed(fixture('upstream/specs.4.8.gz')), [
+    'hubdemo 1.0.0',
+    'hubdemo 1.1.0',
+    'hubdep 1.0.0',
+    'hubmac 1.0-x86_64-darwin-19',
+  ]);
+  t.same(listed(fixture('upstream/latest_specs.4.8.gz')), [
+    'hubdemo 1.1.0',
+    'hubdep 1.0.0',
+    'hubmac 1.0-x86_64-darwin-19',
+  ]);
   t.same(listed(fixture('upstream/prerelease_specs.4.8.gz')), []);
   const raw = zlib.gunzipSync(fixture('upstream/specs.4.8.gz'));
   t.ok(raw.includes(Buffer.from([0x40])), 'the fixture does use object links (@)');
@@ -21,18 +30,37 @@ t.test('filtering drops exactly the unlisted entries', async (t) => {
   const gz = fixture('upstream/specs.4.8.gz');
   const items = decodeSpecs(gz)!;
   t.equal(filterSpecs(gz, items, new Map()), gz, 'nothing unlisted: the same bytes');
-  t.equal(filterSpecs(gz, items, new Map([['hubdemo', new Set(['7.0.0'])]])), gz, 'unlisted versions that are not there: the same bytes');
-  const out = filterSpecs(gz, items, new Map([['hubdemo', new Set(['1.0.0'])], ['hubmac', new Set(['1.0'])]]));
+  t.equal(
+    filterSpecs(gz, items, new Map([['hubdemo', new Set(['7.0.0'])]])),
+    gz,
+    'unlisted versions that are not there: the same bytes',
+  );
+  const out = filterSpecs(
+    gz,
+    items,
+    new Map([
+      ['hubdemo', new Set(['1.0.0'])],
+      ['hubmac', new Set(['1.0'])],
+    ]),
+  );
   t.same(listed(out), ['hubdemo 1.1.0', 'hubdep 1.0.0']);
 });
 
 t.test('Ruby reads what hub writes', { skip: hasRuby() }, async (t) => {
   const gz = fixture('upstream/specs.4.8.gz');
   const out = filterSpecs(gz, decodeSpecs(gz)!, new Map([['hubdemo', new Set(['1.0.0'])]]));
-  const script = 'require "rubygems"; require "zlib"; Marshal.load(Zlib.gunzip(STDIN.read)).each { |n, v, p| puts [n, v.class, v, p].join(" ") }';
+  const script =
+    'require "rubygems"; require "zlib"; Marshal.load(Zlib.gunzip(STDIN.read)).each { |n, v, p| puts [n, v.class, v, p].join(" ") }';
   const ruby = execFileSync('ruby', ['-e', script], { input: out }).toString();
-  t.equal(ruby, 'hubdemo Gem::Version 1.1.0 ruby\nhubdep Gem::Version 1.0.0 ruby\nhubmac Gem::Version 1.0 x86_64-darwin-19\n');
-  const all = execFileSync('ruby', ['-e', 'require "zlib"; v = Marshal.load(Zlib.gunzip(STDIN.read)); print Marshal.dump(v)'], { input: zlib.gzipSync(encode({ t: 'array', items: longs.map((n) => n) })) });
+  t.equal(
+    ruby,
+    'hubdemo Gem::Version 1.1.0 ruby\nhubdep Gem::Version 1.0.0 ruby\nhubmac Gem::Version 1.0 x86_64-darwin-19\n',
+  );
+  const all = execFileSync(
+    'ruby',
+    ['-e', 'require "zlib"; v = Marshal.load(Zlib.gunzip(STDIN.read)); print Marshal.dump(v)'],
+    { input: zlib.gzipSync(encode({ t: 'array', items: longs.map((n) => n) })) },
+  );
   t.same(decode(all), { t: 'array', items: longs }, 'integers round-trip through Ruby');
 });
 
@@ -41,7 +69,15 @@ const longs = [0, 1, -1, 122, 123, 255, 256, -123, -124, -256, -257, 65535, 6553
 t.test('integers of every width round-trip', async (t) => {
   t.same(decode(encode({ t: 'array', items: longs })), { t: 'array', items: longs });
   const sym = new MSym(Buffer.from('E'));
-  const v: MValue = { t: 'array', items: [sym, sym, { t: 'string', bytes: Buffer.from('x'), ivars: [[sym, true]] }, { t: 'hash', pairs: [[1, null]], def: false }] };
+  const v: MValue = {
+    t: 'array',
+    items: [
+      sym,
+      sym,
+      { t: 'string', bytes: Buffer.from('x'), ivars: [[sym, true]] },
+      { t: 'hash', pairs: [[1, null]], def: false },
+    ],
+  };
   t.same(decode(encode(v)), v, 'symbols, ivars, hashes with a default');
 });
 

@@ -40,41 +40,57 @@ t.test('Range on /versions, /info and /names: 206 with Content-Range from the se
     const same = await get(`${s.base}${p}`, { range: `bytes=${full.length - 1}-`, 'if-none-match': `"${md5(full)}"` });
     t.equal(same.status, 304, `${p}: If-None-Match with the md5 of the client's copy: 304`);
     t.equal(same.body.length, 0);
-    t.equal((await get(`${s.base}${p}`, { 'if-none-match': `"nope", W/"${md5(full)}"` })).status, 304, 'weak tags compare too');
+    t.equal(
+      (await get(`${s.base}${p}`, { 'if-none-match': `"nope", W/"${md5(full)}"` })).status,
+      304,
+      'weak tags compare too',
+    );
     t.equal((await get(`${s.base}${p}`, { 'if-none-match': '*' })).status, 304, 'and *');
   }
 });
 
-t.test("bundler's append protocol, in JS: the tail after the upstream grew, then a check against the ETag", async (t) => {
-  let later = false;
-  const s = await setup(t, {
-    config: ANON,
-    registry: { metadata_ttl_secs: 0 },
-    handler: async (req, res, up) => {
-      if (!later || !['/versions', '/info/hubdemo'].includes(req.url ?? '')) return false;
-      await sendFile(req, res, up, path.join(FIXTURES, 'later', req.url!));
-      return true;
-    },
-  });
-  for (const p of ['/versions', '/info/hubdemo']) {
-    later = false;
-    const local = (await get(`${s.base}${p}`)).body;
-    const unchanged = await get(`${s.base}${p}`, { range: `bytes=${local.length - 1}-`, 'if-none-match': `"${md5(local)}"` });
-    t.equal(unchanged.status, 304, `${p}: nothing new`);
-    later = true;
-    const res = await get(`${s.base}${p}`, { range: `bytes=${local.length - 1}-`, 'if-none-match': `"${md5(local)}"` });
-    t.equal(res.status, 206, `${p}: the tail`);
-    const appended = Buffer.concat([local, res.body.subarray(1)]);
-    t.same(appended, fixture(`later${p}`), 'the copy now equals the upstream document');
-    t.equal(res.headers.get('etag'), `"${md5(appended)}"`, "and the ETag is the md5 bundler computes over its copy");
-  }
-});
+t.test(
+  "bundler's append protocol, in JS: the tail after the upstream grew, then a check against the ETag",
+  async (t) => {
+    let later = false;
+    const s = await setup(t, {
+      config: ANON,
+      registry: { metadata_ttl_secs: 0 },
+      handler: async (req, res, up) => {
+        if (!later || !['/versions', '/info/hubdemo'].includes(req.url ?? '')) return false;
+        await sendFile(req, res, up, path.join(FIXTURES, 'later', req.url!));
+        return true;
+      },
+    });
+    for (const p of ['/versions', '/info/hubdemo']) {
+      later = false;
+      const local = (await get(`${s.base}${p}`)).body;
+      const unchanged = await get(`${s.base}${p}`, {
+        range: `bytes=${local.length - 1}-`,
+        'if-none-match': `"${md5(local)}"`,
+      });
+      t.equal(unchanged.status, 304, `${p}: nothing new`);
+      later = true;
+      const res = await get(`${s.base}${p}`, {
+        range: `bytes=${local.length - 1}-`,
+        'if-none-match': `"${md5(local)}"`,
+      });
+      t.equal(res.status, 206, `${p}: the tail`);
+      const appended = Buffer.concat([local, res.body.subarray(1)]);
+      t.same(appended, fixture(`later${p}`), 'the copy now equals the upstream document');
+      t.equal(res.headers.get('etag'), `"${md5(appended)}"`, 'and the ETag is the md5 bundler computes over its copy');
+    }
+  },
+);
 
 t.test('after an unlisting shrank /versions, the range is past its end: the whole document with 200', async (t) => {
   const s = await setup(t, { config: ANON });
   const local = (await get(`${s.base}/versions`)).body;
   await s.unlist('hubdemo', '1.0.0');
-  const res = await get(`${s.base}/versions`, { range: `bytes=${local.length - 1}-`, 'if-none-match': `"${md5(local)}"` });
+  const res = await get(`${s.base}/versions`, {
+    range: `bytes=${local.length - 1}-`,
+    'if-none-match': `"${md5(local)}"`,
+  });
   t.equal(res.status, 200, 'not 416, which bundler would not take');
   t.ok(res.body.length < local.length);
   t.equal(res.headers.get('etag'), `"${md5(res.body)}"`, 'bundler replaces its copy and the check passes');

@@ -7,40 +7,50 @@ import { ANON, fixture, get, setup, tarNames } from './setup.js';
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
-t.test('packages/kind-rubygems/README.md/4.3: /api/v1/gems/<gem>.json answers JSON whose name is the gem, URLs on hub', async (t) => {
-  const s = await setup(t, { config: ANON });
-  const res = await get(`${s.base}/api/v1/gems/hubdemo.json`);
-  t.equal(res.status, 200);
-  t.match(res.headers.get('content-type'), /application\/json/);
-  const doc = res.json();
-  t.equal(doc.name, 'hubdemo', 'name equals the gem');
-  t.equal(doc.version, '1.1.0');
-  t.equal(doc.gem_uri, `${s.base}/gems/hubdemo-1.1.0.gem`, 'gem_uri points at hub');
-  t.equal(doc.project_uri, `${s.base}/gems/hubdemo`, 'project_uri rewritten');
-  t.equal(doc.documentation_uri, `${s.base}/docs/hubdemo`, 'any other upstream URL rewritten');
-  t.equal(doc.homepage_uri, 'https://example.com/hubdemo', 'URLs elsewhere are left alone');
-  t.notMatch(res.body.toString(), s.upstream.url, 'no upstream URL left');
-  t.same(doc.dependencies.runtime, [{ name: 'hubdep', requirements: '>= 1.0, < 2' }]);
+t.test(
+  'packages/kind-rubygems/README.md/4.3: /api/v1/gems/<gem>.json answers JSON whose name is the gem, URLs on hub',
+  async (t) => {
+    const s = await setup(t, { config: ANON });
+    const res = await get(`${s.base}/api/v1/gems/hubdemo.json`);
+    t.equal(res.status, 200);
+    t.match(res.headers.get('content-type'), /application\/json/);
+    const doc = res.json();
+    t.equal(doc.name, 'hubdemo', 'name equals the gem');
+    t.equal(doc.version, '1.1.0');
+    t.equal(doc.gem_uri, `${s.base}/gems/hubdemo-1.1.0.gem`, 'gem_uri points at hub');
+    t.equal(doc.project_uri, `${s.base}/gems/hubdemo`, 'project_uri rewritten');
+    t.equal(doc.documentation_uri, `${s.base}/docs/hubdemo`, 'any other upstream URL rewritten');
+    t.equal(doc.homepage_uri, 'https://example.com/hubdemo', 'URLs elsewhere are left alone');
+    t.notMatch(res.body.toString(), s.upstream.url, 'no upstream URL left');
+    t.same(doc.dependencies.runtime, [{ name: 'hubdep', requirements: '>= 1.0, < 2' }]);
 
-  const gem = await get(doc.gem_uri);
-  t.equal(gem.status, 200, 'the rewritten gem_uri serves the gem');
-  t.equal(sha256(gem.body), doc.sha);
-});
+    const gem = await get(doc.gem_uri);
+    t.equal(gem.status, 200, 'the rewritten gem_uri serves the gem');
+    t.equal(sha256(gem.body), doc.sha);
+  },
+);
 
-t.test('packages/kind-rubygems/README.md/4.3: /gems/<gem>-<version>.gem is a POSIX tar with metadata.gz and data.tar.gz', async (t) => {
-  const s = await setup(t, { config: ANON });
-  const res = await get(`${s.base}/gems/hubdemo-1.0.0.gem`);
-  t.equal(res.status, 200);
-  t.equal(res.body.toString('latin1', 257, 262), 'ustar', 'POSIX tar magic');
-  t.same(tarNames(res.body).sort(), ['checksums.yaml.gz', 'data.tar.gz', 'metadata.gz']);
-  t.same(res.body, fixture('upstream/gems/hubdemo-1.0.0.gem'), 'byte for byte');
-  await s.hub.artifacts.idle();
-  const again = await get(`${s.base}/gems/hubdemo-1.0.0.gem`);
-  t.equal(again.headers.get('x-hub-cache'), 'hit');
-  t.equal(s.upstream.count('/gems/'), 1, 'fetched from the upstream once');
-  const row = await s.hub.db('artifacts').where({ registry: 'gems' }).first();
-  t.match(row, { package_name: 'hubdemo', version: '1.0.0', cache_key: 'gems/hubdemo/hubdemo-1.0.0.gem' }, 'recorded under the resolved coordinate');
-});
+t.test(
+  'packages/kind-rubygems/README.md/4.3: /gems/<gem>-<version>.gem is a POSIX tar with metadata.gz and data.tar.gz',
+  async (t) => {
+    const s = await setup(t, { config: ANON });
+    const res = await get(`${s.base}/gems/hubdemo-1.0.0.gem`);
+    t.equal(res.status, 200);
+    t.equal(res.body.toString('latin1', 257, 262), 'ustar', 'POSIX tar magic');
+    t.same(tarNames(res.body).sort(), ['checksums.yaml.gz', 'data.tar.gz', 'metadata.gz']);
+    t.same(res.body, fixture('upstream/gems/hubdemo-1.0.0.gem'), 'byte for byte');
+    await s.hub.artifacts.idle();
+    const again = await get(`${s.base}/gems/hubdemo-1.0.0.gem`);
+    t.equal(again.headers.get('x-hub-cache'), 'hit');
+    t.equal(s.upstream.count('/gems/'), 1, 'fetched from the upstream once');
+    const row = await s.hub.db('artifacts').where({ registry: 'gems' }).first();
+    t.match(
+      row,
+      { package_name: 'hubdemo', version: '1.0.0', cache_key: 'gems/hubdemo/hubdemo-1.0.0.gem' },
+      'recorded under the resolved coordinate',
+    );
+  },
+);
 
 t.test('the routes gem and bundler use', async (t) => {
   const s = await setup(t, { config: ANON });
@@ -53,7 +63,11 @@ t.test('the routes gem and bundler use', async (t) => {
   const versions = await get(`${s.base}/versions`);
   t.equal(versions.status, 200);
   t.same(versions.body, fixture('upstream/versions'), 'versions unchanged when nothing is unlisted');
-  t.equal(versions.headers.get('etag'), `"${createHash('md5').update(versions.body).digest('hex')}"`, 'ETag: the md5 bundler checks');
+  t.equal(
+    versions.headers.get('etag'),
+    `"${createHash('md5').update(versions.body).digest('hex')}"`,
+    'ETag: the md5 bundler checks',
+  );
   t.match(versions.headers.get('content-type'), /^text\/plain/);
 
   const info = await get(`${s.base}/info/hubdemo`);
@@ -75,7 +89,11 @@ t.test('the routes gem and bundler use', async (t) => {
   await s.hub.artifacts.idle();
   const row = (await s.hub.db('artifacts').where({ package_name: 'hubmac' }).first())!;
   t.equal(row.version, '1.0-x86_64-darwin-19', 'its version carries the platform, as the compact index lists it');
-  t.equal(s.upstream.count((r) => Boolean(r.headers.authorization)), 0, 'no client credentials reach the upstream');
+  t.equal(
+    s.upstream.count((r) => Boolean(r.headers.authorization)),
+    0,
+    'no client credentials reach the upstream',
+  );
 });
 
 t.test('the root probe needs no token; the index files do', async (t) => {

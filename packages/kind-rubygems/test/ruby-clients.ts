@@ -51,7 +51,10 @@ export function sandbox(t: Test): { dir: string; env: NodeJS.ProcessEnv } {
 export async function hubRequests(s: GemsSetup): Promise<Record<string, number>> {
   const text = await (await fetch(`${s.url}/metrics`)).text();
   const out: Record<string, number> = {};
-  for (const m of text.matchAll(/^hub_http_request_duration_seconds_count\{registry="gems",route="([^"]*)",status="(\d+)"\} (\d+)/gm)) out[`${m[1]} ${m[2]}`] = Number(m[3]);
+  for (const m of text.matchAll(
+    /^hub_http_request_duration_seconds_count\{registry="gems",route="([^"]*)",status="(\d+)"\} (\d+)/gm,
+  ))
+    out[`${m[1]} ${m[2]}`] = Number(m[3]);
   return out;
 }
 export const total = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);

@@ -9,7 +9,11 @@ import { fixture } from './setup.js';
 const sbom = rubygems.sbom!;
 const LIMITS = { maxBytes: 8 * 1024 * 1024, maxEntries: 100 };
 const extract = (b: Buffer, limits = LIMITS) => sbom.extract(Readable.from([b]), limits);
-const failure = (p: Promise<unknown>) => p.then(() => null, (e: unknown) => e);
+const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => null,
+    (e: unknown) => e,
+  );
 
 /** A minimal ustar archive. */
 function tar(entries: Array<[string, Buffer]>): Buffer {
@@ -38,7 +42,9 @@ t.test('dependencies from the gemspec in metadata.gz of the real gems', async (t
     { name: 'hubdep', range: '~> 1.0', scope: 'runtime' },
     { name: 'rake', range: '>= 12', scope: 'dev' },
   ]);
-  t.same(await extract(fixture('upstream/gems/hubdemo-1.1.0.gem')), [{ name: 'hubdep', range: '>= 1.0, < 2', scope: 'runtime' }]);
+  t.same(await extract(fixture('upstream/gems/hubdemo-1.1.0.gem')), [
+    { name: 'hubdep', range: '>= 1.0, < 2', scope: 'runtime' },
+  ]);
   t.same(await extract(fixture('upstream/gems/hubdep-1.0.0.gem')), []);
   t.ok(sbom.appliesTo('gems/hubdemo/hubdemo-1.0.0.gem'));
   t.notOk(sbom.appliesTo('quick/hubdemo/hubdemo-1.0.0.gemspec.rz'));
@@ -88,12 +94,21 @@ email: x@example.com
   ]);
   t.same(parseGemspecDependencies('--- !ruby/object:Gem::Specification\nname: x\ndependencies: []\n'), []);
   t.same(parseGemspecDependencies('not yaml at all \u0000\u0001'), []);
-  t.same(parseGemspecDependencies('dependencies:\n- !ruby/object:Gem::Dependency\n  type: :runtime\n'), [], 'a dependency without a name is skipped');
+  t.same(
+    parseGemspecDependencies('dependencies:\n- !ruby/object:Gem::Dependency\n  type: :runtime\n'),
+    [],
+    'a dependency without a name is skipped',
+  );
 });
 
 t.test('the YAML reader refuses alias expansion (billion laughs) and stops at MAX_DEPENDENCIES', async (t) => {
   const laughs = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]'];
-  for (let i = 1; i < 9; i++) laughs.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(9).fill(`*${String.fromCharCode(96 + i)}`).join(',')}]`);
+  for (let i = 1; i < 9; i++)
+    laughs.push(
+      `${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(9)
+        .fill(`*${String.fromCharCode(96 + i)}`)
+        .join(',')}]`,
+    );
   const bomb = `${laughs.join('\n')}\ndependencies:\n- name: x\n  requirement: { requirements: [[">=", *i]] }\n`;
   const started = Date.now();
   t.same(parseGemspecDependencies(bomb), [], 'nothing read from an expanding document');
@@ -108,10 +123,19 @@ t.test('caps: entries, inflated size; a gem without metadata has no dependencies
   t.same(await extract(tar([['metadata.gz', meta]])), [{ name: 'a', range: '>= 0', scope: 'runtime' }]);
   t.same(await extract(tar([['data.tar.gz', zlib.gzipSync(Buffer.from('x'))]])), []);
 
-  const many = tar([...Array.from({ length: 20 }, (_, i) => [`f${i}`, Buffer.from('x')] as [string, Buffer]), ['metadata.gz', meta]]);
-  t.ok(isArchiveError(await failure(extract(many, { maxBytes: LIMITS.maxBytes, maxEntries: 5 })), 'ARCHIVE_LIMIT'), 'too many entries');
+  const many = tar([
+    ...Array.from({ length: 20 }, (_, i) => [`f${i}`, Buffer.from('x')] as [string, Buffer]),
+    ['metadata.gz', meta],
+  ]);
+  t.ok(
+    isArchiveError(await failure(extract(many, { maxBytes: LIMITS.maxBytes, maxEntries: 5 })), 'ARCHIVE_LIMIT'),
+    'too many entries',
+  );
 
   const bomb = tar([['metadata.gz', zlib.gzipSync(Buffer.alloc(4 * 1024 * 1024, 0x20))]]);
-  t.ok(isArchiveError(await failure(extract(bomb, { maxBytes: 1024 * 1024, maxEntries: 10 })), 'ARCHIVE_LIMIT'), 'metadata.gz inflating past the cap');
+  t.ok(
+    isArchiveError(await failure(extract(bomb, { maxBytes: 1024 * 1024, maxEntries: 10 })), 'ARCHIVE_LIMIT'),
+    'metadata.gz inflating past the cap',
+  );
   await t.rejects(extract(Buffer.from('<html>not a gem</html>'.padEnd(1024))), 'not a tar');
 });

@@ -1,7 +1,15 @@
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Test } from 'tap';
-import { rawRequest, startFixtureUpstream, startTestHub, type FixtureHandler, type FixtureUpstream, type TestHub, type TestHubOptions } from '@hub/testkit';
+import {
+  rawRequest,
+  startFixtureUpstream,
+  startTestHub,
+  type FixtureHandler,
+  type FixtureUpstream,
+  type TestHub,
+  type TestHubOptions,
+} from '@hub/testkit';
 import rubygems from '../src/index.js';
 import publishing from '@hub/publishing';
 
@@ -27,7 +35,11 @@ export interface GemsSetup extends TestHub {
 /** The fixture gem server and a hub with one rubygems registry named `gems` in front of it. */
 export async function setup(
   t: Test,
-  opts: Partial<Pick<TestHubOptions, 'config'>> & { registry?: Record<string, unknown>; handler?: FixtureHandler; plugins?: TestHubOptions['plugins'] } = {},
+  opts: Partial<Pick<TestHubOptions, 'config'>> & {
+    registry?: Record<string, unknown>;
+    handler?: FixtureHandler;
+    plugins?: TestHubOptions['plugins'];
+  } = {},
 ): Promise<GemsSetup> {
   const upstream = await startFixtureUpstream({ root: `${FIXTURES}upstream`, handler: opts.handler });
   t.teardown(() => upstream.close());
@@ -47,7 +59,13 @@ export async function setup(
     upstream,
     base: `${hub.url}/proxy/gems`,
     async block(name, version) {
-      await hub.hub.services.blocks.add({ registry: 'gems', package_name: name, version: version ?? null, reason: 'test', by: 'admin' });
+      await hub.hub.services.blocks.add({
+        registry: 'gems',
+        package_name: name,
+        version: version ?? null,
+        reason: 'test',
+        by: 'admin',
+      });
     },
     async unlist(name, version) {
       await hub.hub.services.unlisting.add({ registry: 'gems', package_name: name, version }, 'admin');
@@ -56,12 +74,13 @@ export async function setup(
 }
 
 /** GET (or another method) with the path sent exactly as written. */
-export const get = (url: string, headers: Record<string, string> = {}, method = 'GET') => rawRequest(url, { headers, method });
+export const get = (url: string, headers: Record<string, string> = {}, method = 'GET') =>
+  rawRequest(url, { headers, method });
 
 /** The entry names of a (plain) tar archive. */
 export function tarNames(tar: Buffer): string[] {
   const names: string[] = [];
-  for (let off = 0; off + 512 <= tar.length; ) {
+  for (let off = 0; off + 512 <= tar.length;) {
     const h = tar.subarray(off, off + 512);
     if (h.every((b) => b === 0)) break;
     names.push(h.toString('utf8', 0, 100).replace(/\0.*$/s, ''));

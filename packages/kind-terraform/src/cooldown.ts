@@ -18,30 +18,44 @@ const timeOf = (v: unknown): Date | null => {
 };
 
 /** When `v` was published, from its `/versions` entry or its provider version document; null when neither says. */
-async function publishTime(rc: Rc, p: Provider, v: string, entry: VersionsDoc['versions'][number] | undefined): Promise<Date | null> {
+async function publishTime(
+  rc: Rc,
+  p: Provider,
+  v: string,
+  entry: VersionsDoc['versions'][number] | undefined,
+): Promise<Date | null> {
   const inline = timeOf(entry?.published_at);
   if (inline) return inline;
   const doc = await rc
     .metadata({
-    key: `version:${p.ns}/${p.type}/${v}`,
-    url: `${upstreamBase(rc)}/${providerPath(p)}/${encodeURIComponent(v)}`,
-    headers: { accept: 'application/json' },
-    check: (b) => (/^\s*\{/.test(b.subarray(0, 64).toString('latin1')) ? null : 'not a JSON object'),
-    ttlSecs: VERSION_DOC_TTL_SECS,
+      key: `version:${p.ns}/${p.type}/${v}`,
+      url: `${upstreamBase(rc)}/${providerPath(p)}/${encodeURIComponent(v)}`,
+      headers: { accept: 'application/json' },
+      check: (b) => (/^\s*\{/.test(b.subarray(0, 64).toString('latin1')) ? null : 'not a JSON object'),
+      ttlSecs: VERSION_DOC_TTL_SECS,
     })
     .catch((e: unknown) => {
       // An upstream without the registry API's version documents: no time.
       if (isHubError(e) && e.code === 'not_found') return null;
       throw e;
     });
-  return doc?.derive('published_at', (b) => timeOf((JSON.parse(b.toString('utf8')) as { published_at?: unknown }).published_at)) ?? null;
+  return (
+    doc?.derive('published_at', (b) =>
+      timeOf((JSON.parse(b.toString('utf8')) as { published_at?: unknown }).published_at),
+    ) ?? null
+  );
 }
 
 /** A version is old enough only when a publish time shows it; one without a time (or whose document fails) is not. */
 const oldEnough = (at: Date | null, secs: number): boolean => at !== null && Date.now() - at.getTime() >= secs * 1000;
 
 /** The versions of a listing the cool-down keeps out (none without one); at most 8 version documents asked at a time. */
-export async function tooNew(rc: Rc, p: Provider, doc: VersionsDoc, skip: ReadonlySet<string> = new Set()): Promise<Set<string>> {
+export async function tooNew(
+  rc: Rc,
+  p: Provider,
+  doc: VersionsDoc,
+  skip: ReadonlySet<string> = new Set(),
+): Promise<Set<string>> {
   const out = new Set<string>();
   const secs = coolDown(rc);
   if (secs === 0) return out;

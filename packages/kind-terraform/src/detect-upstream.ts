@@ -10,5 +10,7 @@ export const detectUpstream: DetectUpstream = async ({ readHomeFile }) => {
   if (text === null) return null;
   const withoutComments = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*(#|\/\/).*$/gm, '');
   const services = /"providers\.v1"\s*=\s*"([^"]+)"/.exec(withoutComments)?.[1];
-  return services === undefined ? null : { upstream: services.replace(/\/v1\/providers\/?$/, ''), source: '~/.terraformrc' };
+  return services === undefined
+    ? null
+    : { upstream: services.replace(/\/v1\/providers\/?$/, ''), source: '~/.terraformrc' };
 };

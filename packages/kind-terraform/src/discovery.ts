@@ -18,9 +18,12 @@ export const discovery = definePlugin({
     const tf = registries.filter((r) => r.type === 'terraform');
     const marked = tf.filter((r) => r.extra.service_discovery === true);
     if (marked.length > 1)
-      throw new ConfigError(`registries: service_discovery = true is set on ${marked.map((r) => `"${r.name}"`).join(' and ')}; one host can name only one terraform registry`, {
-        key: 'service_discovery',
-      });
+      throw new ConfigError(
+        `registries: service_discovery = true is set on ${marked.map((r) => `"${r.name}"`).join(' and ')}; one host can name only one terraform registry`,
+        {
+          key: 'service_discovery',
+        },
+      );
     const chosen = marked[0] ?? tf[0];
     if (!chosen) return;
     const path = `/proxy/${encodeURIComponent(chosen.name)}/v1/providers/`;

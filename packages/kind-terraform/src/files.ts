@@ -16,7 +16,8 @@ const sumsHead = (head: Buffer): string | null =>
 
 /** A detached OpenPGP signature: a binary packet (high bit set) or ASCII armor. */
 const signatureHead = (head: Buffer): string | null =>
-  head.length > 0 && ((head[0]! & 0x80) !== 0 || head.subarray(0, 29).toString('latin1') === '-----BEGIN PGP SIGNATURE-----')
+  head.length > 0 &&
+  ((head[0]! & 0x80) !== 0 || head.subarray(0, 29).toString('latin1') === '-----BEGIN PGP SIGNATURE-----')
     ? null
     : 'is not an OpenPGP signature';
 
@@ -29,7 +30,10 @@ function sumsSpec(rc: Rc, p: Provider, v: string, pl: Platform) {
     checkHead: sumsHead,
     async source() {
       const d = await downloadDoc(rc, p, v, pl);
-      return { url: resolveUpstreamUrl(d.parsed.shasums_url, d.url, 'shasums_url'), publishedAt: await coolDownTime(rc, p, v) };
+      return {
+        url: resolveUpstreamUrl(d.parsed.shasums_url, d.url, 'shasums_url'),
+        publishedAt: await coolDownTime(rc, p, v),
+      };
     },
   };
 }
@@ -42,7 +46,10 @@ function signatureSpec(rc: Rc, p: Provider, v: string, pl: Platform) {
     checkHead: signatureHead,
     async source() {
       const d = await downloadDoc(rc, p, v, pl);
-      return { url: resolveUpstreamUrl(d.parsed.shasums_signature_url, d.url, 'shasums_signature_url'), publishedAt: await coolDownTime(rc, p, v) };
+      return {
+        url: resolveUpstreamUrl(d.parsed.shasums_signature_url, d.url, 'shasums_signature_url'),
+        publishedAt: await coolDownTime(rc, p, v),
+      };
     },
   };
 }
@@ -86,9 +93,14 @@ function archiveSpec(rc: Rc, p: Provider, v: string, pl: Platform) {
       const publishedAt = await coolDownTime(rc, p, v);
       const d = await downloadDoc(rc, p, v, pl);
       const hex = (await shasums(rc, p, v, pl)).get(d.parsed.filename);
-      if (!hex) throw errors.upstream(`the upstream SHA256SUMS of ${coordinateName(p)} ${v} does not list ${d.parsed.filename}`);
+      if (!hex)
+        throw errors.upstream(
+          `the upstream SHA256SUMS of ${coordinateName(p)} ${v} does not list ${d.parsed.filename}`,
+        );
       if (typeof d.parsed.shasum === 'string' && d.parsed.shasum.toLowerCase() !== hex)
-        throw errors.upstream(`the upstream download document and SHA256SUMS of ${coordinateName(p)} ${v} disagree on ${d.parsed.filename}`);
+        throw errors.upstream(
+          `the upstream download document and SHA256SUMS of ${coordinateName(p)} ${v} disagree on ${d.parsed.filename}`,
+        );
       // fromKey: bytes that do not match drop the cached SHA256SUMS too, so a corrected upstream heals itself.
       return {
         url: resolveUpstreamUrl(d.parsed.download_url, d.url, 'download_url'),

@@ -37,7 +37,9 @@ export default defineKind<TerraformConfig>({
     versions(body) {
       const bad = checkVersions(body);
       if (bad) throw new Error(bad);
-      return (JSON.parse(body.toString('utf8')) as { versions: Array<{ version: string }> }).versions.map((e) => e.version);
+      return (JSON.parse(body.toString('utf8')) as { versions: Array<{ version: string }> }).versions.map(
+        (e) => e.version,
+      );
     },
   },
 });

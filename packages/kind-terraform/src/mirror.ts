@@ -1,6 +1,14 @@
 import { errors, reply, type Reply } from '@hub/contract';
 import { coordinateName, type Platform, type Provider } from './names.js';
-import { downloadDoc, notHeld, filePaths, parsedVersions, upstreamBase, versionsDoc, type Rc } from './registry-docs.js';
+import {
+  downloadDoc,
+  notHeld,
+  filePaths,
+  parsedVersions,
+  upstreamBase,
+  versionsDoc,
+  type Rc,
+} from './registry-docs.js';
 import { shasums } from './files.js';
 import { tooNew } from './cooldown.js';
 
@@ -13,11 +21,14 @@ import { tooNew } from './cooldown.js';
 /** The provider source hostnames this registry mirrors: `mirror_hostnames`, else the upstream's host. */
 export function mirrorsHost(rc: Rc, hostname: string): boolean {
   const configured = rc.registry.config.mirror_hostnames;
-  const hosts = configured?.length ? configured.map((h) => h.toLowerCase()) : [new URL(upstreamBase(rc)).host.toLowerCase()];
+  const hosts = configured?.length
+    ? configured.map((h) => h.toLowerCase())
+    : [new URL(upstreamBase(rc)).host.toLowerCase()];
   return hosts.includes(hostname);
 }
 
-const json = (value: unknown, stale: boolean): Reply => reply.json(value, 200, { 'cache-control': 'no-cache', ...(stale ? { 'x-hub-stale': '1' } : {}) });
+const json = (value: unknown, stale: boolean): Reply =>
+  reply.json(value, 200, { 'cache-control': 'no-cache', ...(stale ? { 'x-hub-stale': '1' } : {}) });
 
 export async function mirrorIndex(rc: Rc, p: Provider): Promise<Reply> {
   const doc = await versionsDoc(rc, p);
@@ -36,7 +47,11 @@ async function hashes(rc: Rc, p: Provider, v: string, platforms: Platform[]): Pr
   for (const pl of platforms) {
     let hex = sums.get(`terraform-provider-${p.type}_${v}_${pl.os}_${pl.arch}.zip`);
     // Without a hash terraform trusts hub for that platform; hub still checks the zip against SHA256SUMS.
-    if (!hex) hex = await downloadDoc(rc, p, v, pl).then((d) => sums.get(d.parsed.filename), () => undefined);
+    if (!hex)
+      hex = await downloadDoc(rc, p, v, pl).then(
+        (d) => sums.get(d.parsed.filename),
+        () => undefined,
+      );
     if (hex) out.set(`${pl.os}_${pl.arch}`, hex);
   }
   return out;
@@ -49,7 +64,11 @@ export async function mirrorVersion(rc: Rc, p: Provider, v: string): Promise<Rep
   const entry = parsedVersions(doc).versions.find((e) => e.version === v);
   if (!entry) throw errors.notFound(`${coordinateName(p)} ${v} is not in the upstream`);
   const platforms = (entry.platforms ?? []).filter(
-    (pl): pl is Platform => typeof pl?.os === 'string' && typeof pl.arch === 'string' && /^[a-z0-9]{1,32}$/.test(pl.os) && /^[a-z0-9]{1,32}$/.test(pl.arch),
+    (pl): pl is Platform =>
+      typeof pl?.os === 'string' &&
+      typeof pl.arch === 'string' &&
+      /^[a-z0-9]{1,32}$/.test(pl.os) &&
+      /^[a-z0-9]{1,32}$/.test(pl.arch),
   );
   const sums = await hashes(rc, p, v, platforms);
   const archives: Record<string, { url: string; hashes?: string[] }> = {};

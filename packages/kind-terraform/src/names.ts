@@ -61,8 +61,14 @@ export function splitName(name: string): Provider | null {
 }
 
 /** The text form used by the admin API, CLI and flags: `<namespace>/<type>[@<version>]`. */
-export const codec = nameAtVersion({ split: 'last', isName: (name) => splitName(name) !== null, isVersion, normalizeName: (name) => name.toLowerCase() });
+export const codec = nameAtVersion({
+  split: 'last',
+  isName: (name) => splitName(name) !== null,
+  isVersion,
+  normalizeName: (name) => name.toLowerCase(),
+});
 
 /** The provider API path below the registry base (and below hub's `/proxy/<name>/`). */
 export const providerPath = (p: Provider): string => `v1/providers/${p.ns}/${p.type}`;
-export const downloadPath = (p: Provider, v: string, pl: Platform): string => `${providerPath(p)}/${v}/download/${pl.os}/${pl.arch}`;
+export const downloadPath = (p: Provider, v: string, pl: Platform): string =>
+  `${providerPath(p)}/${v}/download/${pl.os}/${pl.arch}`;

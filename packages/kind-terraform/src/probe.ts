@@ -16,16 +16,33 @@ const MAX_LISTING_BYTES = 8 * 1024 * 1024;
 export const probe: ProbeLadder<TerraformConfig> = async (pc, name, versions) => {
   const p = splitName(name);
   const base = pc.registry.upstream;
-  if (!p || !base) return versions.map((version) => ({ version, answer: 'inconclusive', rung: 'listing', detail: p ? 'no upstream' : 'not a provider name' }));
+  if (!p || !base)
+    return versions.map((version) => ({
+      version,
+      answer: 'inconclusive',
+      rung: 'listing',
+      detail: p ? 'no upstream' : 'not a provider name',
+    }));
 
-  const ask = (url: string, maxBytes: number) => probeFetch(pc.upstream, url, { headers: { accept: 'application/json' }, maxBytes });
+  const ask = (url: string, maxBytes: number) =>
+    probeFetch(pc.upstream, url, { headers: { accept: 'application/json' }, maxBytes });
 
   const listing = await ask(`${base}/${providerPath(p)}/versions`, MAX_LISTING_BYTES);
   const listingAnswer = probeAnswer(listing.status);
-  if (listingAnswer === 'absent') return versions.map((version) => ({ version, answer: 'absent', rung: 'listing', detail: `versions answered ${listing.status}` }));
+  if (listingAnswer === 'absent')
+    return versions.map((version) => ({
+      version,
+      answer: 'absent',
+      rung: 'listing',
+      detail: `versions answered ${listing.status}`,
+    }));
   const listed =
     listingAnswer === 'present' && checkVersions(listing.body) === null
-      ? new Set((JSON.parse(listing.body.toString('utf8')) as { versions: Array<{ version: string }> }).versions.map((e) => e.version))
+      ? new Set(
+          (JSON.parse(listing.body.toString('utf8')) as { versions: Array<{ version: string }> }).versions.map(
+            (e) => e.version,
+          ),
+        )
       : null;
 
   const pl = parsePlatformKey(pc.registry.config.probe_platform ?? 'linux_amd64') ?? { os: 'linux', arch: 'amd64' };
@@ -41,7 +58,12 @@ export const probe: ProbeLadder<TerraformConfig> = async (pc, name, versions) =>
       continue;
     }
     if (asked >= MAX_VERSION_PROBES) {
-      out.push({ version, answer: 'inconclusive', rung: 'version', detail: `more than ${MAX_VERSION_PROBES} versions to probe one by one` });
+      out.push({
+        version,
+        answer: 'inconclusive',
+        rung: 'version',
+        detail: `more than ${MAX_VERSION_PROBES} versions to probe one by one`,
+      });
       continue;
     }
     asked++;

@@ -22,7 +22,10 @@ export interface DownloadDoc {
 
 /** The upstream registry base; a local-mode terraform registry has nothing to serve. */
 export function upstreamBase(rc: Pick<Rc, 'registry'>): string {
-  if (!rc.registry.upstream) throw errors.notFound(`registry ${rc.registry.name} has no upstream (local terraform registries cannot be published to)`);
+  if (!rc.registry.upstream)
+    throw errors.notFound(
+      `registry ${rc.registry.name} has no upstream (local terraform registries cannot be published to)`,
+    );
   return rc.registry.upstream;
 }
 
@@ -40,7 +43,9 @@ export function checkVersions(body: Buffer): string | null {
   const v = object(body);
   if (typeof v === 'string') return v;
   if (!Array.isArray(v.versions)) return 'no versions array';
-  return v.versions.every((e) => e && typeof e === 'object' && typeof (e as { version?: unknown }).version === 'string') ? null : 'a versions entry has no version';
+  return v.versions.every((e) => e && typeof e === 'object' && typeof (e as { version?: unknown }).version === 'string')
+    ? null
+    : 'a versions entry has no version';
 }
 
 export function checkDownload(body: Buffer): string | null {
@@ -61,7 +66,12 @@ export const versionsSpec = (rc: Pick<Rc, 'registry'>, p: Provider): MetadataSpe
 });
 
 /** From a kept versions document (the upstream removed the provider), the versions hub does not hold: left out. */
-export const notHeld = (doc: MetadataDoc): string[] => (doc.kept ? parsedVersions(doc).versions.map((e) => e.version).filter((v) => !doc.kept!.heldVersions.has(v)) : []);
+export const notHeld = (doc: MetadataDoc): string[] =>
+  doc.kept
+    ? parsedVersions(doc)
+        .versions.map((e) => e.version)
+        .filter((v) => !doc.kept!.heldVersions.has(v))
+    : [];
 
 /** Kept too: a held version's download document is what terraform reads before the files hub holds. */
 export const downloadSpec = (rc: Rc, p: Provider, v: string, pl: Platform): MetadataSpec => ({
@@ -72,15 +82,22 @@ export const downloadSpec = (rc: Rc, p: Provider, v: string, pl: Platform): Meta
   packageName: coordinateName(p),
 });
 
-export const parsedVersions = (doc: MetadataDoc): VersionsDoc => doc.derive('parsed', (b) => JSON.parse(b.toString('utf8')) as VersionsDoc);
-export const parsedDownload = (doc: MetadataDoc): DownloadDoc => doc.derive('parsed', (b) => JSON.parse(b.toString('utf8')) as DownloadDoc);
+export const parsedVersions = (doc: MetadataDoc): VersionsDoc =>
+  doc.derive('parsed', (b) => JSON.parse(b.toString('utf8')) as VersionsDoc);
+export const parsedDownload = (doc: MetadataDoc): DownloadDoc =>
+  doc.derive('parsed', (b) => JSON.parse(b.toString('utf8')) as DownloadDoc);
 
 export async function versionsDoc(rc: Rc, p: Provider): Promise<MetadataDoc> {
   return rc.metadata(versionsSpec(rc, p));
 }
 
 /** The download document and the URL it came from (its URLs may be relative to that). */
-export async function downloadDoc(rc: Rc, p: Provider, v: string, pl: Platform): Promise<{ doc: MetadataDoc; parsed: DownloadDoc; url: string }> {
+export async function downloadDoc(
+  rc: Rc,
+  p: Provider,
+  v: string,
+  pl: Platform,
+): Promise<{ doc: MetadataDoc; parsed: DownloadDoc; url: string }> {
   const spec = downloadSpec(rc, p, v, pl);
   const doc = await rc.metadata(spec);
   return { doc, parsed: parsedDownload(doc), url: spec.url };
@@ -94,7 +111,8 @@ export function resolveUpstreamUrl(value: string, docUrl: string, what: string):
   } catch {
     throw errors.upstream(`the upstream download document has an invalid ${what}`);
   }
-  if (u.protocol !== 'https:' && u.protocol !== 'http:') throw errors.upstream(`the upstream ${what} is not an http(s) URL`);
+  if (u.protocol !== 'https:' && u.protocol !== 'http:')
+    throw errors.upstream(`the upstream ${what} is not an http(s) URL`);
   return u.href;
 }
 

@@ -2,13 +2,35 @@ import { errors, reply, type KindRoute, type Reply, type RouteMatch } from '@hub
 import type { TerraformConfig } from './config.js';
 import { serveFile, type ProviderFile } from './files.js';
 import { mirrorsHost, mirrorIndex, mirrorVersion } from './mirror.js';
-import { coordinateName, isHostname, isVersion, platform, provider, splitName, version, type Platform, type Provider } from './names.js';
+import {
+  coordinateName,
+  isHostname,
+  isVersion,
+  platform,
+  provider,
+  splitName,
+  version,
+  type Platform,
+  type Provider,
+} from './names.js';
 import { tooNew } from './cooldown.js';
-import { downloadDoc, notHeld, parsedVersions, rewriteDownload, rewriteVersions, versionsDoc, type Rc } from './registry-docs.js';
+import {
+  downloadDoc,
+  notHeld,
+  parsedVersions,
+  rewriteDownload,
+  rewriteVersions,
+  versionsDoc,
+  type Rc,
+} from './registry-docs.js';
 
 type Route = KindRoute<TerraformConfig>;
 
-const FILES: Record<string, ProviderFile> = { 'archive.zip': 'archive', SHA256SUMS: 'shasums', 'SHA256SUMS.sig': 'signature' };
+const FILES: Record<string, ProviderFile> = {
+  'archive.zip': 'archive',
+  SHA256SUMS: 'shasums',
+  'SHA256SUMS.sig': 'signature',
+};
 
 const isApi = (s: readonly string[]) => s[0] === 'v1' && s[1] === 'providers';
 
@@ -22,12 +44,18 @@ function versioned(p: Provider, v: string, pl: Platform, extra: Record<string, s
   return { coordinate: { name: coordinateName(p), version: v }, params: { os: pl.os, arch: pl.arch, ...extra } };
 }
 
-const noCache = (stale: boolean): Record<string, string> => ({ 'cache-control': 'no-cache', ...(stale ? { 'x-hub-stale': '1' } : {}) });
+const noCache = (stale: boolean): Record<string, string> => ({
+  'cache-control': 'no-cache',
+  ...(stale ? { 'x-hub-stale': '1' } : {}),
+});
 
 /** GET /v1/providers/<ns>/<type>/versions (packages/kind-terraform/README.md): the upstream listing minus unlisted versions and (cool-down) too-new ones. */
 const versionsRoute: Route = {
   id: 'versions',
-  match: (s) => (isApi(s) && s.length === 5 && s[4] === 'versions' ? { coordinate: { name: coordinateName(provider(s[2]!, s[3]!)) } } : null),
+  match: (s) =>
+    isApi(s) && s.length === 5 && s[4] === 'versions'
+      ? { coordinate: { name: coordinateName(provider(s[2]!, s[3]!)) } }
+      : null,
   async handle(rc, m) {
     const p = splitName(m.coordinate!.name)!;
     const doc = await versionsDoc(rc, p);
@@ -44,7 +72,10 @@ const versionsRoute: Route = {
  */
 const downloadRoute: Route = {
   id: 'download',
-  match: (s) => (isApi(s) && s.length === 8 && s[5] === 'download' ? versioned(provider(s[2]!, s[3]!), version(s[4]!), platform(s[6]!, s[7]!)) : null),
+  match: (s) =>
+    isApi(s) && s.length === 8 && s[5] === 'download'
+      ? versioned(provider(s[2]!, s[3]!), version(s[4]!), platform(s[6]!, s[7]!))
+      : null,
   async handle(rc: Rc, m) {
     const { p, v, pl } = fromMatch(m);
     const d = await downloadDoc(rc, p, v, pl);
@@ -76,7 +107,8 @@ const mirrorRoute: Route = {
   match(s) {
     if (s[0] !== 'mirror' || s.length !== 5) return null;
     const host = s[1]!.toLowerCase();
-    if (!isHostname(host)) throw errors.badRequest(`${JSON.stringify(s[1]!.slice(0, 100))} is not a valid provider hostname`);
+    if (!isHostname(host))
+      throw errors.badRequest(`${JSON.stringify(s[1]!.slice(0, 100))} is not a valid provider hostname`);
     const p = provider(s[2]!, s[3]!);
     const file = s[4]!;
     if (file === 'index.json') return { coordinate: { name: coordinateName(p) }, params: { host } };
@@ -84,7 +116,8 @@ const mirrorRoute: Route = {
     return isVersion(v) ? { coordinate: { name: coordinateName(p), version: v }, params: { host } } : null;
   },
   async handle(rc, m) {
-    if (!mirrorsHost(rc, m.params!.host!)) throw errors.notFound(`registry ${rc.registry.name} does not mirror providers of ${m.params!.host!}`);
+    if (!mirrorsHost(rc, m.params!.host!))
+      throw errors.notFound(`registry ${rc.registry.name} does not mirror providers of ${m.params!.host!}`);
     const p = splitName(m.coordinate!.name)!;
     return m.coordinate!.version ? mirrorVersion(rc, p, m.coordinate!.version) : mirrorIndex(rc, p);
   },

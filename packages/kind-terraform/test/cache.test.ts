@@ -32,7 +32,11 @@ t.test('cached documents and files are served while the upstream is down', async
   t.equal((await get(`${s.base}/v1/providers/hubns/hubdemo/versions`, s.auth)).status, 200);
   for (const k of ['download_url', 'shasums_url', 'shasums_signature_url']) t.equal((await get(doc[k])).status, 200, k);
   await s.hub.artifacts.idle();
-  t.same(await artifactKeys(s), ['hubns/hubdemo/1.2.3/SHA256SUMS', 'hubns/hubdemo/1.2.3/SHA256SUMS.sig', 'hubns/hubdemo/1.2.3/linux_amd64.zip']);
+  t.same(await artifactKeys(s), [
+    'hubns/hubdemo/1.2.3/SHA256SUMS',
+    'hubns/hubdemo/1.2.3/SHA256SUMS.sig',
+    'hubns/hubdemo/1.2.3/linux_amd64.zip',
+  ]);
 
   s.upstream.down();
   const listing = await get(`${s.base}/v1/providers/hubns/hubdemo/versions`, s.auth);
@@ -54,8 +58,16 @@ t.test('a 200 HTML page is never cached, for any file a download document names'
   const s = await setup(t);
   const doc = (await get(`${s.base}/${DL}`, s.auth)).json();
   for (const [k, path, key] of [
-    ['shasums_url', '/files/hubdemo/1.2.3/terraform-provider-hubdemo_1.2.3_SHA256SUMS', 'hubns/hubdemo/1.2.3/SHA256SUMS'],
-    ['shasums_signature_url', '/files/hubdemo/1.2.3/terraform-provider-hubdemo_1.2.3_SHA256SUMS.sig', 'hubns/hubdemo/1.2.3/SHA256SUMS.sig'],
+    [
+      'shasums_url',
+      '/files/hubdemo/1.2.3/terraform-provider-hubdemo_1.2.3_SHA256SUMS',
+      'hubns/hubdemo/1.2.3/SHA256SUMS',
+    ],
+    [
+      'shasums_signature_url',
+      '/files/hubdemo/1.2.3/terraform-provider-hubdemo_1.2.3_SHA256SUMS.sig',
+      'hubns/hubdemo/1.2.3/SHA256SUMS.sig',
+    ],
     ['download_url', ZIP, 'hubns/hubdemo/1.2.3/linux_amd64.zip'],
   ] as const) {
     s.upstream.fault(new RegExp(`^${path.replace(/\./g, '\\.')}$`), { type: 'html200' }, 1);
@@ -74,7 +86,11 @@ t.test('a 200 HTML page is never cached, for any file a download document names'
 t.test('a zip whose bytes do not match its SHA256SUMS line is a 502 and is not cached', async (t) => {
   const s = await setup(t);
   const doc = (await get(`${s.base}/v1/providers/hubns/badsum/1.0.0/download/linux/amd64`, s.auth)).json();
-  t.equal(doc.shasum, fixtureFile('files/badsum/1.0.0/terraform-provider-badsum_1.0.0_SHA256SUMS').toString().slice(0, 64), 'the document as the upstream sent it');
+  t.equal(
+    doc.shasum,
+    fixtureFile('files/badsum/1.0.0/terraform-provider-badsum_1.0.0_SHA256SUMS').toString().slice(0, 64),
+    'the document as the upstream sent it',
+  );
   // The fixture zip is under 512 bytes, so the whole body is checked before any byte is answered.
   for (let i = 1; i <= 2; i++) {
     const res = await get(doc.download_url);
@@ -82,10 +98,17 @@ t.test('a zip whose bytes do not match its SHA256SUMS line is a 502 and is not c
     t.equal(res.json().error.code, 'upstream_error');
     await s.hub.artifacts.idle();
   }
-  t.equal(s.upstream.count('/files/badsum/1.0.0/terraform-provider-badsum_1.0.0_linux_amd64.zip'), 2, 'fetched again: nothing was cached');
+  t.equal(
+    s.upstream.count('/files/badsum/1.0.0/terraform-provider-badsum_1.0.0_linux_amd64.zip'),
+    2,
+    'fetched again: nothing was cached',
+  );
   t.notOk((await artifactKeys(s)).includes('hubns/badsum/1.0.0/linux_amd64.zip'), 'no row for the zip');
   const m = await s.hub.metrics.fetchFailures.get();
-  t.ok(m.values.some((v) => v.labels.reason === 'digest' && v.value >= 2), 'counted as digest failures');
+  t.ok(
+    m.values.some((v) => v.labels.reason === 'digest' && v.value >= 2),
+    'counted as digest failures',
+  );
 });
 
 t.test('a zip its SHA256SUMS does not list is refused before it is fetched', async (t) => {
@@ -120,7 +143,13 @@ t.test('blocked packages and versions: 403 package_blocked on every route, no up
   const s = await setup(t);
   const signed = (await get(`${s.base}/${DL}`, s.auth)).json();
   const mirrorVer = `${s.base}/mirror/registry.hub.test/hubns/hubdemo/1.2.3.json`;
-  await s.hub.services.blocks.add({ registry: 'tf', package_name: 'hubns/hubdemo', version: '1.2.3', reason: 'test', by: 'admin' });
+  await s.hub.services.blocks.add({
+    registry: 'tf',
+    package_name: 'hubns/hubdemo',
+    version: '1.2.3',
+    reason: 'test',
+    by: 'admin',
+  });
   const before = s.upstream.count();
   for (const [url, headers] of [
     [`${s.base}/${DL}`, s.auth],
@@ -135,9 +164,19 @@ t.test('blocked packages and versions: 403 package_blocked on every route, no up
     t.match(res.json().error.message, /blocked by admin/);
   }
   t.equal(s.upstream.count(), before, 'no upstream request');
-  t.equal((await get(`${s.base}/v1/providers/hubns/hubdemo/1.3.0/download/linux/amd64`, s.auth)).status, 200, 'other versions still served');
+  t.equal(
+    (await get(`${s.base}/v1/providers/hubns/hubdemo/1.3.0/download/linux/amd64`, s.auth)).status,
+    200,
+    'other versions still served',
+  );
 
-  await s.hub.services.blocks.add({ registry: 'tf', package_name: 'hubns/badsum', version: null, reason: null, by: 'admin' });
+  await s.hub.services.blocks.add({
+    registry: 'tf',
+    package_name: 'hubns/badsum',
+    version: null,
+    reason: null,
+    by: 'admin',
+  });
   for (const p of ['v1/providers/hubns/badsum/versions', 'mirror/registry.hub.test/hubns/badsum/index.json']) {
     const res = await get(`${s.base}/${p}`, s.auth);
     t.equal(res.status, 403, `whole package: ${p}`);

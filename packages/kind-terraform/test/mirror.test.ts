@@ -12,8 +12,16 @@ t.test('network mirror index.json lists the versions, needs a token, drops unlis
 
   await s.hub.services.unlisting.add({ registry: 'tf', package_name: 'hubns/hubdemo', version: '1.3.0' }, 'admin');
   t.same((await get(url, s.auth)).json(), { versions: { '1.2.3': {} } }, '1.3.0 dropped');
-  t.equal((await get(`${s.base}/mirror/${MIRROR_HOST}/hubns/hubdemo/1.3.0.json`, s.auth)).status, 200, 'but its archives stay installable');
-  t.equal(s.upstream.count('/v1/providers/hubns/hubdemo/versions'), 1, 'the same cached listing as the registry protocol');
+  t.equal(
+    (await get(`${s.base}/mirror/${MIRROR_HOST}/hubns/hubdemo/1.3.0.json`, s.auth)).status,
+    200,
+    'but its archives stay installable',
+  );
+  t.equal(
+    s.upstream.count('/v1/providers/hubns/hubdemo/versions'),
+    1,
+    'the same cached listing as the registry protocol',
+  );
 });
 
 t.test('network mirror <version>.json: every platform, signed hub URLs, zh: hashes from SHA256SUMS', async (t) => {
@@ -26,25 +34,44 @@ t.test('network mirror <version>.json: every platform, signed hub URLs, zh: hash
     const a = archives[`linux_${arch}`]!;
     t.same(a.hashes, [`zh:${sha256(zipOf('1.2.3', arch))}`], `${arch}: the zip's sha256`);
     const u = new URL(a.url);
-    t.equal(`${u.origin}${u.pathname}`, `${s.base}/v1/providers/hubns/hubdemo/1.2.3/download/linux/${arch}/archive.zip`);
+    t.equal(
+      `${u.origin}${u.pathname}`,
+      `${s.base}/v1/providers/hubns/hubdemo/1.2.3/download/linux/${arch}/archive.zip`,
+    );
     const zip = await get(a.url);
     t.equal(zip.status, 200, `${arch}: downloadable without a token`);
     t.same(zip.body, zipOf('1.2.3', arch));
   }
-  t.equal(s.upstream.count((r) => r.url.includes('SHA256SUMS')), 1, 'one SHA256SUMS fetch served both hashes and both digests');
+  t.equal(
+    s.upstream.count((r) => r.url.includes('SHA256SUMS')),
+    1,
+    'one SHA256SUMS fetch served both hashes and both digests',
+  );
 
   // The registry protocol reaches the same cached zip.
   await s.hub.artifacts.idle();
   const doc = (await get(`${s.base}/v1/providers/hubns/hubdemo/1.2.3/download/linux/amd64`, s.auth)).json();
   const again = await get(doc.download_url);
   t.equal(again.headers.get('x-hub-cache'), 'hit');
-  t.equal(s.upstream.count('/files/hubdemo/1.2.3/terraform-provider-hubdemo_1.2.3_linux_amd64.zip'), 1, 'fetched from the upstream once');
+  t.equal(
+    s.upstream.count('/files/hubdemo/1.2.3/terraform-provider-hubdemo_1.2.3_linux_amd64.zip'),
+    1,
+    'fetched from the upstream once',
+  );
 });
 
 t.test('network mirror: a version the listing lacks is 404; hostnames it does not mirror are 404', async (t) => {
   const s = await setup(t);
-  t.equal((await get(`${s.base}/mirror/${MIRROR_HOST}/hubns/hubdemo/1.1.0.json`, s.auth)).status, 404, 'not in the upstream listing');
-  t.equal((await get(`${s.base}/mirror/${MIRROR_HOST}/hubns/nosuch/index.json`, s.auth)).status, 404, 'no such provider');
+  t.equal(
+    (await get(`${s.base}/mirror/${MIRROR_HOST}/hubns/hubdemo/1.1.0.json`, s.auth)).status,
+    404,
+    'not in the upstream listing',
+  );
+  t.equal(
+    (await get(`${s.base}/mirror/${MIRROR_HOST}/hubns/nosuch/index.json`, s.auth)).status,
+    404,
+    'no such provider',
+  );
   const before = s.upstream.count();
   for (const host of ['other.hub.test', `${MIRROR_HOST}:8443`, new URL(s.upstream.url).host]) {
     const res = await get(`${s.base}/mirror/${host}/hubns/hubdemo/index.json`, s.auth);
@@ -52,7 +79,11 @@ t.test('network mirror: a version the listing lacks is 404; hostnames it does no
     t.match(res.json().error.message, /does not mirror providers of/);
   }
   t.equal(s.upstream.count(), before, 'a provider of another origin is never fetched from this upstream');
-  t.equal((await get(`${s.base}/mirror/Registry.HUB.test/hubns/hubdemo/index.json`, s.auth)).status, 200, 'hostnames compare case-insensitively');
+  t.equal(
+    (await get(`${s.base}/mirror/Registry.HUB.test/hubns/hubdemo/index.json`, s.auth)).status,
+    200,
+    'hostnames compare case-insensitively',
+  );
 });
 
 t.test('network mirror without mirror_hostnames answers for the upstream host', async (t) => {

@@ -23,10 +23,17 @@ t.test('listing first; a version it lacks is asked for at its download endpoint'
     '9.9.9': 'absent/version',
   });
   t.equal(s.upstream.count('/v1/providers/hubns/hubdemo/versions'), 1);
-  t.same(s.upstream.requests.filter(isDownload).map((x) => x.url).sort(), [
-    '/v1/providers/hubns/hubdemo/1.1.0/download/linux/amd64',
-    '/v1/providers/hubns/hubdemo/9.9.9/download/linux/amd64',
-  ], 'only the unlisted versions, at the default probe platform');
+  t.same(
+    s.upstream.requests
+      .filter(isDownload)
+      .map((x) => x.url)
+      .sort(),
+    [
+      '/v1/providers/hubns/hubdemo/1.1.0/download/linux/amd64',
+      '/v1/providers/hubns/hubdemo/9.9.9/download/linux/amd64',
+    ],
+    'only the unlisted versions, at the default probe platform',
+  );
 });
 
 t.test('a provider whose listing is 404 is absent', async (t) => {
@@ -36,33 +43,55 @@ t.test('a provider whose listing is 404 is absent', async (t) => {
   t.equal(s.upstream.count(isDownload), 0);
 });
 
-t.test('an unusable listing (5xx, HTML 200) falls back to per-version probes; 5xx and timeouts stay inconclusive', async (t) => {
-  const s = await setup(t);
-  s.upstream.fault('/v1/providers/hubns/hubdemo/versions', { type: 'status', status: 503 });
-  t.same(answers(await probe(s, 'hubns/hubdemo', ['1.2.3', '9.9.9'])), { '1.2.3': 'present/version', '9.9.9': 'absent/version' }, 'listing 503');
+t.test(
+  'an unusable listing (5xx, HTML 200) falls back to per-version probes; 5xx and timeouts stay inconclusive',
+  async (t) => {
+    const s = await setup(t);
+    s.upstream.fault('/v1/providers/hubns/hubdemo/versions', { type: 'status', status: 503 });
+    t.same(
+      answers(await probe(s, 'hubns/hubdemo', ['1.2.3', '9.9.9'])),
+      { '1.2.3': 'present/version', '9.9.9': 'absent/version' },
+      'listing 503',
+    );
 
-  s.upstream.clearFaults();
-  s.upstream.fault('/v1/providers/hubns/hubdemo/versions', { type: 'html200' });
-  t.same(answers(await probe(s, 'hubns/hubdemo', ['1.2.3'])), { '1.2.3': 'present/version' }, 'listing is an HTML page');
+    s.upstream.clearFaults();
+    s.upstream.fault('/v1/providers/hubns/hubdemo/versions', { type: 'html200' });
+    t.same(
+      answers(await probe(s, 'hubns/hubdemo', ['1.2.3'])),
+      { '1.2.3': 'present/version' },
+      'listing is an HTML page',
+    );
 
-  s.upstream.clearFaults();
-  s.upstream.fault('/v1/', { type: 'status', status: 502 });
-  t.same(answers(await probe(s, 'hubns/hubdemo', ['1.2.3', '9.9.9'])), { '1.2.3': 'inconclusive/version', '9.9.9': 'inconclusive/version' }, 'everything 5xx');
+    s.upstream.clearFaults();
+    s.upstream.fault('/v1/', { type: 'status', status: 502 });
+    t.same(
+      answers(await probe(s, 'hubns/hubdemo', ['1.2.3', '9.9.9'])),
+      { '1.2.3': 'inconclusive/version', '9.9.9': 'inconclusive/version' },
+      'everything 5xx',
+    );
 
-  s.upstream.clearFaults();
-  s.upstream.fault('/v1/providers/hubns/hubdemo/versions', { type: 'status', status: 500 });
-  s.upstream.fault('/v1/providers/hubns/hubdemo/1.2.3/', { type: 'html200' });
-  t.same(answers(await probe(s, 'hubns/hubdemo', ['1.2.3'])), { '1.2.3': 'inconclusive/version' }, 'an HTML 200 download document is not presence');
+    s.upstream.clearFaults();
+    s.upstream.fault('/v1/providers/hubns/hubdemo/versions', { type: 'status', status: 500 });
+    s.upstream.fault('/v1/providers/hubns/hubdemo/1.2.3/', { type: 'html200' });
+    t.same(
+      answers(await probe(s, 'hubns/hubdemo', ['1.2.3'])),
+      { '1.2.3': 'inconclusive/version' },
+      'an HTML 200 download document is not presence',
+    );
 
-  s.upstream.clearFaults();
-  s.upstream.fault('/v1/providers/hubns/hubdemo/versions', { type: 'status', status: 429 });
-  s.upstream.fault('/v1/providers/hubns/hubdemo/9.9.9/', { type: 'status', status: 429 });
-  t.same(answers(await probe(s, 'hubns/hubdemo', ['9.9.9'])), { '9.9.9': 'inconclusive/version' }, 'rate limited');
+    s.upstream.clearFaults();
+    s.upstream.fault('/v1/providers/hubns/hubdemo/versions', { type: 'status', status: 429 });
+    s.upstream.fault('/v1/providers/hubns/hubdemo/9.9.9/', { type: 'status', status: 429 });
+    t.same(answers(await probe(s, 'hubns/hubdemo', ['9.9.9'])), { '9.9.9': 'inconclusive/version' }, 'rate limited');
 
-  s.upstream.down();
-  const down = await probe(s, 'hubns/hubdemo', ['1.2.3', '9.9.9']);
-  t.ok(down.every((x) => x.answer === 'inconclusive'), 'upstream unreachable: inconclusive, never absent');
-});
+    s.upstream.down();
+    const down = await probe(s, 'hubns/hubdemo', ['1.2.3', '9.9.9']);
+    t.ok(
+      down.every((x) => x.answer === 'inconclusive'),
+      'upstream unreachable: inconclusive, never absent',
+    );
+  },
+);
 
 t.test('at most 25 versions are probed one by one', async (t) => {
   const s = await setup(t);
@@ -76,8 +105,15 @@ t.test('at most 25 versions are probed one by one', async (t) => {
 
 t.test('probe_platform picks the platform of the per-version probe', async (t) => {
   const s = await setup(t, { registry: { probe_platform: 'linux_arm64' } });
-  t.same(answers(await probe(s, 'hubns/hubdemo', ['1.1.0'])), { '1.1.0': 'absent/version' }, '1.1.0 has no linux_arm64 build');
-  t.same(s.upstream.requests.filter(isDownload).map((x) => x.url), ['/v1/providers/hubns/hubdemo/1.1.0/download/linux/arm64']);
+  t.same(
+    answers(await probe(s, 'hubns/hubdemo', ['1.1.0'])),
+    { '1.1.0': 'absent/version' },
+    '1.1.0 has no linux_arm64 build',
+  );
+  t.same(
+    s.upstream.requests.filter(isDownload).map((x) => x.url),
+    ['/v1/providers/hubns/hubdemo/1.1.0/download/linux/arm64'],
+  );
 });
 
 t.test('names and versions that are not terraform ones are inconclusive, with no request', async (t) => {

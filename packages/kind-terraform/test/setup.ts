@@ -4,7 +4,16 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Test } from 'tap';
 import { defineKind } from '@hub/runtime';
-import { makeTestCert, rawRequest, startFixtureUpstream, startTestHub, type FixtureHandler, type FixtureUpstream, type TestCert, type TestHub } from '@hub/testkit';
+import {
+  makeTestCert,
+  rawRequest,
+  startFixtureUpstream,
+  startTestHub,
+  type FixtureHandler,
+  type FixtureUpstream,
+  type TestCert,
+  type TestHub,
+} from '@hub/testkit';
 import terraform, { discovery } from '../src/index.js';
 
 /**
@@ -17,12 +26,20 @@ export const MIRROR_HOST = 'registry.hub.test';
 
 export const fixtureFile = (rel: string): Buffer => fs.readFileSync(path.join(FIXTURES, rel));
 export const sha256 = (b: Buffer): string => crypto.createHash('sha256').update(b).digest('hex');
-export const zipOf = (v: string, arch = 'amd64', type = 'hubdemo') => fixtureFile(`files/${type}/${v}/terraform-provider-${type}_${v}_linux_${arch}.zip`);
+export const zipOf = (v: string, arch = 'amd64', type = 'hubdemo') =>
+  fixtureFile(`files/${type}/${v}/terraform-provider-${type}_${v}_linux_${arch}.zip`);
 export const fixtureJson = (rel: string, upstreamUrl: string): Record<string, unknown> =>
   JSON.parse(fixtureFile(rel).toString('utf8').split('{{UPSTREAM}}').join(upstreamUrl)) as Record<string, unknown>;
 
 /** A kind with no routes, to show that terraform paths on a registry of another type are 404. */
-const otherKind = defineKind({ id: 'other', contract: 1, addressing: 'package', description: 'nothing', coordinate: { parse: (t) => ({ name: t }), format: (c) => c.name }, routes: [] });
+const otherKind = defineKind({
+  id: 'other',
+  contract: 1,
+  addressing: 'package',
+  description: 'nothing',
+  coordinate: { parse: (t) => ({ name: t }), format: (c) => c.name },
+  routes: [],
+});
 
 export interface TfSetup extends TestHub {
   upstream: FixtureUpstream;
@@ -53,7 +70,14 @@ export async function setup(t: Test, o: SetupOptions = {}): Promise<TfSetup> {
     dir: path.join(dir, 'hub'),
     plugins: [terraform, discovery, otherKind],
     registries: [
-      { name: 'tf', type: 'terraform', mode: 'proxy', upstream: upstream.url, mirror_hostnames: [MIRROR_HOST], ...o.registry },
+      {
+        name: 'tf',
+        type: 'terraform',
+        mode: 'proxy',
+        upstream: upstream.url,
+        mirror_hostnames: [MIRROR_HOST],
+        ...o.registry,
+      },
       { name: 'other', type: 'other', mode: 'proxy', upstream: upstream.url },
     ],
     config: { ...o.config, server },

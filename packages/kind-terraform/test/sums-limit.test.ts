@@ -13,5 +13,9 @@ t.test('a SHA256SUMS past 256 KiB is not read on: 502, and the zip is never fetc
   const res = await get(doc.download_url);
   t.equal(res.status, 502);
   t.match(res.json().error.message, /SHA256SUMS exceeds 262144 bytes/);
-  t.equal(s.upstream.count('/files/hubdemo/1.2.3/terraform-provider-hubdemo_1.2.3_linux_amd64.zip'), 0, 'the zip was never fetched');
+  t.equal(
+    s.upstream.count('/files/hubdemo/1.2.3/terraform-provider-hubdemo_1.2.3_linux_amd64.zip'),
+    0,
+    'the zip was never fetched',
+  );
 });

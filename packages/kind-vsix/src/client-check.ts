@@ -9,7 +9,10 @@ export function vsixClientCheck(kind: 'openvsx' | 'vscode-marketplace'): ClientC
     option: `${kind}-extension`,
     form: 'publisher.extension@version',
     fallback: FALLBACK,
-    help: ['http: <publisher>.<extension>/<version>/vsix answers anything but 5xx', 'tool: the same is a ZIP (skipped on 404)'],
+    help: [
+      'http: <publisher>.<extension>/<version>/vsix answers anything but 5xx',
+      'tool: the same is a ZIP (skipped on 404)',
+    ],
     parse(v) {
       const m = EXTENSION.exec(v);
       if (!m) return `an extension and version such as ${FALLBACK}`;

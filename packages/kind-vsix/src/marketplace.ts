@@ -5,7 +5,8 @@ import { parseId, type ExtensionId } from './names.js';
 export const vspackagePath = (id: ExtensionId, version: string): string =>
   `_apis/public/gallery/publishers/${encodeURIComponent(id.publisher)}/vsextensions/${encodeURIComponent(id.extension)}/${encodeURIComponent(version)}/vspackage`;
 
-export const marketplaceVsixUrl = (rc: RequestContext, id: ExtensionId, version: string): string => `${rc.registry.upstream}/${vspackagePath(id, version)}`;
+export const marketplaceVsixUrl = (rc: RequestContext, id: ExtensionId, version: string): string =>
+  `${rc.registry.upstream}/${vspackagePath(id, version)}`;
 
 /**
  * The gallery's listing is a POST (`extensionquery`), which the runtime's upstream client cannot send
@@ -20,9 +21,16 @@ export const probe: ProbeLadder = async (pc, name, versions) => {
       continue;
     }
     try {
-      const res = await pc.upstream.request(`${pc.registry.upstream}/${vspackagePath(id, version)}`, { method: 'HEAD' });
+      const res = await pc.upstream.request(`${pc.registry.upstream}/${vspackagePath(id, version)}`, {
+        method: 'HEAD',
+      });
       res.body.destroy();
-      out.push({ version, answer: probeAnswer(res.status), rung: 'version', detail: `vspackage answered ${res.status}` });
+      out.push({
+        version,
+        answer: probeAnswer(res.status),
+        rung: 'version',
+        detail: `vspackage answered ${res.status}`,
+      });
     } catch (e) {
       out.push({ version, answer: 'inconclusive' as const, rung: 'version', detail: (e as Error).message });
     }

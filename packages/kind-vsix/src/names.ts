@@ -43,4 +43,9 @@ export function checkedVersion(text: string): string {
 export const vsixKey = (id: ExtensionId, version: string): string => `${id.name}/${version}/${id.name}-${version}.vsix`;
 
 /** The coordinate codec both kinds share: `publisher.extension[@version]`. */
-export const coordinate = nameAtVersion({ split: 'first', isName: (name) => parseId(name) !== null, isVersion, normalizeName: (name) => name.toLowerCase() });
+export const coordinate = nameAtVersion({
+  split: 'first',
+  isName: (name) => parseId(name) !== null,
+  isVersion,
+  normalizeName: (name) => name.toLowerCase(),
+});

@@ -1,4 +1,12 @@
-import { errors, reply, type KindRoute, type MetadataDoc, type MetadataSpec, type RouteMatch, type RequestContext } from '@hub/contract';
+import {
+  errors,
+  reply,
+  type KindRoute,
+  type MetadataDoc,
+  type MetadataSpec,
+  type RouteMatch,
+  type RequestContext,
+} from '@hub/contract';
 import { checkedId, checkedVersion, type ExtensionId } from './names.js';
 import type { VsixUrl } from './vsix-route.js';
 import { vsix } from './vsix-route.js';
@@ -23,12 +31,18 @@ export const apiPath = (id: ExtensionId, rest: string[] = []): string =>
 
 export function apiSpec(rc: RequestContext, id: ExtensionId, rest: string[] = []): MetadataSpec {
   const path = apiPath(id, rest);
-  return { key: path, url: `${rc.registry.upstream}/${path}`, check: checkJson, headers: { accept: 'application/json' } };
+  return {
+    key: path,
+    url: `${rc.registry.upstream}/${path}`,
+    check: checkJson,
+    headers: { accept: 'application/json' },
+  };
 }
 
 /** Deletes every string that still points at the upstream: no client is ever sent there. */
 function scrub(v: unknown, upstream: string): unknown {
-  if (Array.isArray(v)) return v.filter((x) => !(typeof x === 'string' && x.startsWith(upstream))).map((x) => scrub(x, upstream));
+  if (Array.isArray(v))
+    return v.filter((x) => !(typeof x === 'string' && x.startsWith(upstream))).map((x) => scrub(x, upstream));
   if (v && typeof v === 'object') {
     const o = v as Json;
     for (const k of Object.keys(o)) {
@@ -48,7 +62,8 @@ export function rewriteExtension(doc: Json, rc: RequestContext, id: ExtensionId,
   const upstream = rc.registry.upstream ?? '';
   const version = typeof doc.version === 'string' ? doc.version : undefined;
   const files = doc.files && typeof doc.files === 'object' ? (doc.files as Json) : undefined;
-  if (files) doc.files = version ? { download: `${rc.baseUrl}/${apiPath(id, [version, 'file', fileName(id, version)])}` } : {};
+  if (files)
+    doc.files = version ? { download: `${rc.baseUrl}/${apiPath(id, [version, 'file', fileName(id, version)])}` } : {};
   if (doc.allVersions && typeof doc.allVersions === 'object') {
     const all: Json = {};
     for (const v of Object.keys(doc.allVersions as Json)) {
@@ -82,7 +97,12 @@ async function serve(rc: RequestContext, id: ExtensionId, rest: string[], rewrit
   const doc = await rc.metadata(apiSpec(rc, id, rest));
   const hidden = await rc.hiddenVersions(id.name);
   const tag = `served:${rc.baseUrl}:${[...hidden].sort().join(',')}`;
-  return send(doc, doc.derive(tag, (b) => Buffer.from(JSON.stringify(rewrite(JSON.parse(b.toString('utf8')) as Json, rc, id, hidden)))));
+  return send(
+    doc,
+    doc.derive(tag, (b) =>
+      Buffer.from(JSON.stringify(rewrite(JSON.parse(b.toString('utf8')) as Json, rc, id, hidden))),
+    ),
+  );
 }
 
 /** The extension's top document and its newest listed version (the top one unless it is unlisted). */
@@ -90,13 +110,17 @@ async function newestListed(rc: RequestContext, id: ExtensionId) {
   const top = JSON.parse((await rc.metadata(apiSpec(rc, id))).body.toString('utf8')) as Json;
   const hidden = await rc.hiddenVersions(id.name);
   const all = top.allVersions && typeof top.allVersions === 'object' ? Object.keys(top.allVersions as Json) : [];
-  const version = typeof top.version === 'string' && !hidden.has(top.version) ? top.version : all.find((v) => !ALIASES.has(v) && !hidden.has(v));
+  const version =
+    typeof top.version === 'string' && !hidden.has(top.version)
+      ? top.version
+      : all.find((v) => !ALIASES.has(v) && !hidden.has(v));
   if (!version) throw errors.notFound(`${id.name} has no listed version`);
   return { top, all, hidden, version };
 }
 
 /** What `latest` means for a download. */
-export const newestListedVersion = async (rc: RequestContext, id: ExtensionId): Promise<string> => (await newestListed(rc, id)).version;
+export const newestListedVersion = async (rc: RequestContext, id: ExtensionId): Promise<string> =>
+  (await newestListed(rc, id)).version;
 
 /**
  * `/api/<ns>/<ext>` describes the newest version, which `ovsx get` downloads. When that version is
@@ -145,11 +169,13 @@ export const fileRoute: KindRoute = {
     if (s[0] !== 'api' || s.length !== 6 || s[4] !== 'file') return null;
     const id = checkedId(`${s[1]!}.${s[2]!}`);
     const version = checkedVersion(s[3]!);
-    if (s[5]!.toLowerCase() !== fileName(id, version).toLowerCase()) throw errors.notFound(`"${s[5]!.slice(0, 100)}" is not the VSIX of ${id.name} ${version}`);
+    if (s[5]!.toLowerCase() !== fileName(id, version).toLowerCase())
+      throw errors.notFound(`"${s[5]!.slice(0, 100)}" is not the VSIX of ${id.name} ${version}`);
     return { coordinate: { name: id.name, version } };
   },
   handle: (rc, m) => vsix(rc, checkedId(m.coordinate!.name), m.coordinate!.version!, upstreamVsix),
 };
 
 /** `<upstream>/api/<ns>/<ext>/<version>/file/<ns>.<ext>-<version>.vsix` (packages/kind-vsix/README.md). */
-export const upstreamVsix: VsixUrl = (rc, id, version) => `${rc.registry.upstream}/${apiPath(id, [version, 'file', fileName(id, version)])}`;
+export const upstreamVsix: VsixUrl = (rc, id, version) =>
+  `${rc.registry.upstream}/${apiPath(id, [version, 'file', fileName(id, version)])}`;

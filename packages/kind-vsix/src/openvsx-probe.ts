@@ -1,11 +1,21 @@
-import { probeAnswer, probeFetch, type ProbeAnswer, type ProbeContext, type ProbeLadder, type ProbeResult } from '@hub/contract';
+import {
+  probeAnswer,
+  probeFetch,
+  type ProbeAnswer,
+  type ProbeContext,
+  type ProbeLadder,
+  type ProbeResult,
+} from '@hub/contract';
 import { apiPath } from './openvsx-api.js';
 import { parseId, type ExtensionId } from './names.js';
 
 const MAX_DOC = 8 * 1024 * 1024;
 
 /** Never throws: a failure is status 0 with its `error`. */
-async function getJson(pc: ProbeContext, url: string): Promise<{ status: number; doc?: Record<string, unknown>; error?: string }> {
+async function getJson(
+  pc: ProbeContext,
+  url: string,
+): Promise<{ status: number; doc?: Record<string, unknown>; error?: string }> {
   const res = await probeFetch(pc.upstream, url, { headers: { accept: 'application/json' }, maxBytes: MAX_DOC });
   if (res.status !== 200) return { status: res.status, error: res.error };
   try {
@@ -28,10 +38,22 @@ async function perVersion(pc: ProbeContext, id: ExtensionId, version: string): P
  */
 export const probe: ProbeLadder = async (pc, name, versions) => {
   const id = parseId(name);
-  if (!id) return versions.map((version) => ({ version, answer: 'inconclusive', rung: 'listing', detail: 'not an extension id' }));
+  if (!id)
+    return versions.map((version) => ({
+      version,
+      answer: 'inconclusive',
+      rung: 'listing',
+      detail: 'not an extension id',
+    }));
   let listing: Record<string, unknown> | undefined;
   const r = await getJson(pc, `${pc.registry.upstream}/${apiPath(id)}`);
-  if (r.status === 404 || r.status === 410) return versions.map((version) => ({ version, answer: 'absent', rung: 'listing', detail: `listing answered ${r.status}` }));
+  if (r.status === 404 || r.status === 410)
+    return versions.map((version) => ({
+      version,
+      answer: 'absent',
+      rung: 'listing',
+      detail: `listing answered ${r.status}`,
+    }));
   const all = r.doc?.allVersions;
   if (all && typeof all === 'object') listing = all as Record<string, unknown>;
   const out: ProbeResult[] = [];

@@ -13,9 +13,11 @@ export const sbom: SbomExtractor = {
     const out: SbomDependency[] = [];
     const deps = manifest.dependencies;
     if (deps && typeof deps === 'object' && !Array.isArray(deps))
-      for (const [name, range] of Object.entries(deps as Record<string, unknown>)) if (typeof range === 'string') out.push({ name, range, scope: 'runtime' });
+      for (const [name, range] of Object.entries(deps as Record<string, unknown>))
+        if (typeof range === 'string') out.push({ name, range, scope: 'runtime' });
     const ext = manifest.extensionDependencies;
-    if (Array.isArray(ext)) for (const name of ext) if (typeof name === 'string') out.push({ name, range: '*', scope: 'runtime' });
+    if (Array.isArray(ext))
+      for (const name of ext) if (typeof name === 'string') out.push({ name, range: '*', scope: 'runtime' });
     return out;
   },
 };

@@ -38,7 +38,8 @@ export function vsixRoute(url: VsixUrl, latest?: LatestVersion): KindRoute {
     async handle(rc, m) {
       const id = checkedId(m.coordinate!.name);
       if (!m.params?.latest) return vsix(rc, id, m.coordinate!.version!, url);
-      if (!latest) throw errors.badRequest(`name a version: this registry cannot tell which version of ${id.name} "latest" is`);
+      if (!latest)
+        throw errors.badRequest(`name a version: this registry cannot tell which version of ${id.name} "latest" is`);
       return vsix(rc, id, checkedVersion(await latest(rc, id)), url);
     },
   };

@@ -12,18 +12,31 @@ const twoVersions: FixtureHandler = (req, res, up) => {
   const send = (type: string, body: Buffer | string) => (sendBody(req, res, 200, { 'content-type': type }, body), true);
   if (p === '/api/hubpub/hubext/versions') {
     const base = `${up.url}/api/hubpub/hubext`;
-    return send('application/json', JSON.stringify({ offset: 0, totalSize: 2, versions: { '1.0.0': `${base}/1.0.0`, '0.9.0': `${base}/0.9.0` } }));
+    return send(
+      'application/json',
+      JSON.stringify({ offset: 0, totalSize: 2, versions: { '1.0.0': `${base}/1.0.0`, '0.9.0': `${base}/0.9.0` } }),
+    );
   }
   const doc = /^\/api\/hubpub\/hubext(?:\/(latest|[0-9.]+))?$/.exec(p);
-  if (doc) return send('application/json', JSON.stringify(extensionDoc(up.url, !doc[1] || doc[1] === 'latest' ? '1.0.0' : doc[1])));
-  const file = /^\/api\/hubpub\/hubext\/([0-9.]+)\/file\/hubpub\.hubext-\1\.vsix$/.exec(p) ?? /^\/_apis\/public\/gallery\/publishers\/hubpub\/vsextensions\/hubext\/([0-9.]+)\/vspackage$/.exec(p);
+  if (doc)
+    return send(
+      'application/json',
+      JSON.stringify(extensionDoc(up.url, !doc[1] || doc[1] === 'latest' ? '1.0.0' : doc[1])),
+    );
+  const file =
+    /^\/api\/hubpub\/hubext\/([0-9.]+)\/file\/hubpub\.hubext-\1\.vsix$/.exec(p) ??
+    /^\/_apis\/public\/gallery\/publishers\/hubpub\/vsextensions\/hubext\/([0-9.]+)\/vspackage$/.exec(p);
   if (file && (VERSIONS as readonly string[]).includes(file[1]!)) return send('application/octet-stream', VSIX);
   return false;
 };
 
 const common = {
   upstream: { handler: twoVersions },
-  coordinates: [{ name: 'hubpub.hubext' }, { name: 'hubpub.hubext', version: '1.0.0' }, { name: 'hubpub.hubext', version: '2.0.0-next.1' }],
+  coordinates: [
+    { name: 'hubpub.hubext' },
+    { name: 'hubpub.hubext', version: '1.0.0' },
+    { name: 'hubpub.hubext', version: '2.0.0-next.1' },
+  ],
   pkg: { name: 'hubpub.hubext', versions: VERSIONS },
 } satisfies Partial<KindConformanceSpec>;
 
@@ -34,7 +47,10 @@ t.test('the openvsx kind passes kindConformance', (t) =>
     paths: {
       download: (v) => `hubpub.hubext/${v}/vsix`,
       listings: [
-        { path: 'api/hubpub/hubext/versions', lists: (body, v) => v in (json(body).versions as Record<string, unknown>) },
+        {
+          path: 'api/hubpub/hubext/versions',
+          lists: (body, v) => v in (json(body).versions as Record<string, unknown>),
+        },
         { path: 'api/hubpub/hubext', lists: (body, v) => v in (json(body).allVersions as Record<string, unknown>) },
       ],
       unknown: 'api/hubpub/hubext/1.0.0/reviews/all',
@@ -47,6 +63,9 @@ t.test('the vscode-marketplace kind passes kindConformance', (t) =>
     ...common,
     kind: vscode_marketplace,
     paths: { download: (v) => `hubpub.hubext/${v}/vsix`, listings: [], unknown: 'api/hubpub/hubext' },
-    skip: { unlisted: 'hub serves no marketplace listing: the gallery lists versions only through a POST extensionquery, which hub does not proxy' },
+    skip: {
+      unlisted:
+        'hub serves no marketplace listing: the gallery lists versions only through a POST extensionquery, which hub does not proxy',
+    },
   }),
 );

@@ -7,7 +7,10 @@ import { VSIX, get, setup } from './setup.js';
 const OVSX_FILE = '/api/hubpub/hubext/1.0.0/file/hubpub.hubext-1.0.0.vsix';
 const VSPACKAGE = '/_apis/public/gallery/publishers/hubpub/vsextensions/hubext/1.0.0/vspackage';
 
-for (const [reg, upstreamPath] of [['ovsx', OVSX_FILE], ['vsm', VSPACKAGE]] as const) {
+for (const [reg, upstreamPath] of [
+  ['ovsx', OVSX_FILE],
+  ['vsm', VSPACKAGE],
+] as const) {
   t.test(`${reg}: the VSIX is served, then cached with no upstream request`, async (t) => {
     const s = await setup(t);
     const base = `${s.url}/proxy/${reg}`;
@@ -43,7 +46,13 @@ for (const [reg, upstreamPath] of [['ovsx', OVSX_FILE], ['vsm', VSPACKAGE]] as c
   t.test(`${reg}: blocks answer 403 whatever the case of the id`, async (t) => {
     const s = await setup(t);
     const base = `${s.url}/proxy/${reg}`;
-    await s.hub.services.blocks.add({ registry: reg, package_name: 'hubpub.hubext', version: '1.0.0', reason: 'CVE-test', by: 'admin' });
+    await s.hub.services.blocks.add({
+      registry: reg,
+      package_name: 'hubpub.hubext',
+      version: '1.0.0',
+      reason: 'CVE-test',
+      by: 'admin',
+    });
     for (const id of ['HUBPUB.hubext', 'HubPub.HubExt']) {
       const res = await get(`${base}/${id}/1.0.0/vsix`);
       t.equal(res.status, 403, id);
@@ -70,7 +79,8 @@ for (const [reg, upstreamPath] of [['ovsx', OVSX_FILE], ['vsm', VSPACKAGE]] as c
       t.equal(res.status, 400, p);
       t.equal(res.json().error.code, 'bad_request', `${p} code`);
     }
-    for (const p of ['/%2e%2e/1.0.0/vsix', '/hubpub.hubext/%00/vsix', '/hubpub.hubext/a%5cb/vsix']) t.equal((await get(`${base}${p}`)).status, 400, p);
+    for (const p of ['/%2e%2e/1.0.0/vsix', '/hubpub.hubext/%00/vsix', '/hubpub.hubext/a%5cb/vsix'])
+      t.equal((await get(`${base}${p}`)).status, 400, p);
     t.equal(s.upstream.count(), 0, 'nothing reached the upstream');
   });
 }
@@ -102,7 +112,11 @@ t.test('openvsx API: download URLs rewritten to hub, no upstream URL left, unlis
   const doc = res.json();
   t.equal(doc.files.download, `${s.ovsx}/api/hubpub/hubext/1.0.0/file/hubpub.hubext-1.0.0.vsix`);
   t.same(Object.keys(doc.files), ['download'], 'other file links (upstream) are removed');
-  t.same(doc.allVersions, { latest: `${s.ovsx}/api/hubpub/hubext/latest`, '1.0.0': `${s.ovsx}/api/hubpub/hubext/1.0.0`, '0.9.0': `${s.ovsx}/api/hubpub/hubext/0.9.0` });
+  t.same(doc.allVersions, {
+    latest: `${s.ovsx}/api/hubpub/hubext/latest`,
+    '1.0.0': `${s.ovsx}/api/hubpub/hubext/1.0.0`,
+    '0.9.0': `${s.ovsx}/api/hubpub/hubext/0.9.0`,
+  });
   t.notOk('namespaceUrl' in doc || 'reviewsUrl' in doc);
 
   const v = await get(`${s.ovsx}/api/hubpub/hubext/0.9.0`);
@@ -113,16 +127,27 @@ t.test('openvsx API: download URLs rewritten to hub, no upstream URL left, unlis
   t.equal(dl.status, 200);
   t.ok(dl.body.equals(VSIX));
   await s.hub.artifacts.idle();
-  t.ok((await get(`${s.ovsx}/hubpub.hubext/1.0.0/vsix`)).body.equals(VSIX), 'the plain download route serves the same cached file');
+  t.ok(
+    (await get(`${s.ovsx}/hubpub.hubext/1.0.0/vsix`)).body.equals(VSIX),
+    'the plain download route serves the same cached file',
+  );
   t.equal(s.upstream.count(OVSX_FILE), 1, 'one upstream download for both routes');
-  t.equal((await get(`${s.ovsx}/api/hubpub/hubext/1.0.0/file/other.vsix`)).status, 404, 'only the VSIX file name is served');
+  t.equal(
+    (await get(`${s.ovsx}/api/hubpub/hubext/1.0.0/file/other.vsix`)).status,
+    404,
+    'only the VSIX file name is served',
+  );
 
   await s.hub.services.unlisting.add({ registry: 'ovsx', package_name: 'hubpub.hubext', version: '0.9.0' }, 'admin');
   const after = (await get(`${s.ovsx}/api/hubpub/hubext`)).json();
   t.same(Object.keys(after.allVersions).sort(), ['1.0.0', 'latest'], 'the unlisted version left the listing');
   const versions = await get(`${s.ovsx}/api/hubpub/hubext/versions`);
   t.equal(versions.status, 200);
-  t.same(versions.json(), { offset: 0, totalSize: 2, versions: { '1.0.0': `${s.ovsx}/api/hubpub/hubext/1.0.0` } }, 'the versions listing: rewritten, unlisted dropped');
+  t.same(
+    versions.json(),
+    { offset: 0, totalSize: 2, versions: { '1.0.0': `${s.ovsx}/api/hubpub/hubext/1.0.0` } },
+    'the versions listing: rewritten, unlisted dropped',
+  );
 
   // The newest version unlisted: /api/<ns>/<ext> describes the newest listed one instead.
   await s.hub.services.unlisting.remove({ registry: 'ovsx', package_name: 'hubpub.hubext', version: '0.9.0' });
@@ -132,7 +157,11 @@ t.test('openvsx API: download URLs rewritten to hub, no upstream URL left, unlis
   t.equal(top.files.download, `${s.ovsx}/api/hubpub/hubext/0.9.0/file/hubpub.hubext-0.9.0.vsix`);
   t.same(Object.keys(top.allVersions), ['0.9.0'], 'the unlisted version and the alias naming it are gone');
   t.notOk(JSON.stringify(top).includes(s.upstream.url), 'no upstream URL');
-  t.equal((await get(`${s.ovsx}/api/hubpub/hubext/latest`)).json().version, '0.9.0', 'latest is the newest listed version too');
+  t.equal(
+    (await get(`${s.ovsx}/api/hubpub/hubext/latest`)).json().version,
+    '0.9.0',
+    'latest is the newest listed version too',
+  );
 
   t.equal((await get(`${s.ovsx}/api/hubpub/nosuch`)).status, 404);
   t.equal((await get(`${s.ovsx}/api/hubpub/hubext/7.7.7`)).status, 404);
@@ -147,7 +176,14 @@ t.test('probe ladders', async (t) => {
   };
   const o = pcOf('ovsx');
   const answers = await openvsx.probe!(o, 'hubpub.hubext', ['1.0.0', '0.9.0', '0.1.0']);
-  t.same(answers.map((a) => [a.version, a.answer, a.rung]), [['1.0.0', 'present', 'listing'], ['0.9.0', 'present', 'listing'], ['0.1.0', 'absent', 'version']]);
+  t.same(
+    answers.map((a) => [a.version, a.answer, a.rung]),
+    [
+      ['1.0.0', 'present', 'listing'],
+      ['0.9.0', 'present', 'listing'],
+      ['0.1.0', 'absent', 'version'],
+    ],
+  );
   t.equal((await openvsx.probe!(o, 'hubpub.nosuch', ['1.0.0']))[0]?.answer, 'absent');
   s.upstream.fault('/api/hubpub/hubext', { type: 'status', status: 503 });
   t.equal((await openvsx.probe!(o, 'hubpub.hubext', ['0.1.0']))[0]?.answer, 'inconclusive', 'a 5xx is never absent');
@@ -155,10 +191,23 @@ t.test('probe ladders', async (t) => {
 
   const m = pcOf('vsm');
   const mk = await vscode_marketplace.probe!(m, 'hubpub.hubext', ['1.0.0', '2.0.0']);
-  t.same(mk.map((a) => [a.version, a.answer]), [['1.0.0', 'present'], ['2.0.0', 'absent']]);
-  t.ok(s.upstream.requests.every((r) => r.method === 'HEAD' || r.url.startsWith('/api/')), 'the marketplace probe only sends HEAD');
+  t.same(
+    mk.map((a) => [a.version, a.answer]),
+    [
+      ['1.0.0', 'present'],
+      ['2.0.0', 'absent'],
+    ],
+  );
+  t.ok(
+    s.upstream.requests.every((r) => r.method === 'HEAD' || r.url.startsWith('/api/')),
+    'the marketplace probe only sends HEAD',
+  );
   s.upstream.fault('/_apis/', { type: 'status', status: 429 });
-  t.equal((await vscode_marketplace.probe!(m, 'hubpub.hubext', ['1.0.0']))[0]?.answer, 'inconclusive', 'rate limited is inconclusive');
+  t.equal(
+    (await vscode_marketplace.probe!(m, 'hubpub.hubext', ['1.0.0']))[0]?.answer,
+    'inconclusive',
+    'rate limited is inconclusive',
+  );
 });
 
 t.test('SBOM: dependencies and extensionDependencies of extension/package.json', async (t) => {
@@ -172,13 +221,20 @@ t.test('SBOM: dependencies and extensionDependencies of extension/package.json',
   t.same(await vscode_marketplace.sbom!.extract(Readable.from([VSIX]), { maxBytes: 1 << 20, maxEntries: 100 }), deps);
 });
 
-t.test('a VSIX whose local headers show another extension/package.json: the SBOM reads the one the central directory names, as VS Code does', async (t) => {
-  const crafted = withLocalDecoy(VSIX, 'extension/package.json', JSON.stringify({ name: 'decoy', dependencies: { decoy: '6.6.6' } }));
-  t.same(await openvsx.sbom!.extract(Readable.from([crafted]), { maxBytes: 1 << 20, maxEntries: 100 }), [
-    { name: 'left-pad', range: '^1.3.0', scope: 'runtime' },
-    { name: 'hubpub.hubdep', range: '*', scope: 'runtime' },
-  ]);
-});
+t.test(
+  'a VSIX whose local headers show another extension/package.json: the SBOM reads the one the central directory names, as VS Code does',
+  async (t) => {
+    const crafted = withLocalDecoy(
+      VSIX,
+      'extension/package.json',
+      JSON.stringify({ name: 'decoy', dependencies: { decoy: '6.6.6' } }),
+    );
+    t.same(await openvsx.sbom!.extract(Readable.from([crafted]), { maxBytes: 1 << 20, maxEntries: 100 }), [
+      { name: 'left-pad', range: '^1.3.0', scope: 'runtime' },
+      { name: 'hubpub.hubdep', range: '*', scope: 'runtime' },
+    ]);
+  },
+);
 
 t.test('coordinates: publisher.extension[@version], lower-cased', async (t) => {
   const c = openvsx.coordinate;
@@ -189,21 +245,37 @@ t.test('coordinates: publisher.extension[@version], lower-cased', async (t) => {
   t.equal(c.format({ name: 'hubpub.hubext', version: '1.0.0' }), 'hubpub.hubext@1.0.0');
 });
 
-t.test('ovsx: "latest" is resolved to a version first: its block applies and the cache holds that version', async (t) => {
-  const s = await setup(t);
-  const base = `${s.url}/proxy/ovsx`;
-  const latest = await get(`${base}/hubpub.hubext/latest/vsix`);
-  t.equal(latest.status, 200);
-  t.ok(latest.body.equals(VSIX));
-  await s.hub.artifacts.idle();
-  t.equal((await get(`${base}/hubpub.hubext/1.0.0/vsix`)).headers.get('x-hub-cache'), 'hit', 'cached as 1.0.0, not as "latest"');
-  t.same((await s.hub.db('artifacts').select('version')).map((r) => r.version), ['1.0.0']);
+t.test(
+  'ovsx: "latest" is resolved to a version first: its block applies and the cache holds that version',
+  async (t) => {
+    const s = await setup(t);
+    const base = `${s.url}/proxy/ovsx`;
+    const latest = await get(`${base}/hubpub.hubext/latest/vsix`);
+    t.equal(latest.status, 200);
+    t.ok(latest.body.equals(VSIX));
+    await s.hub.artifacts.idle();
+    t.equal(
+      (await get(`${base}/hubpub.hubext/1.0.0/vsix`)).headers.get('x-hub-cache'),
+      'hit',
+      'cached as 1.0.0, not as "latest"',
+    );
+    t.same(
+      (await s.hub.db('artifacts').select('version')).map((r) => r.version),
+      ['1.0.0'],
+    );
 
-  await s.hub.services.blocks.add({ registry: 'ovsx', package_name: 'hubpub.hubext', version: '1.0.0', reason: 'CVE-test', by: 'admin' });
-  const blocked = await get(`${base}/hubpub.hubext/latest/vsix`);
-  t.equal(blocked.status, 403, 'a block on the version latest names holds for "latest"');
-  t.equal(blocked.json().error.code, 'package_blocked');
-});
+    await s.hub.services.blocks.add({
+      registry: 'ovsx',
+      package_name: 'hubpub.hubext',
+      version: '1.0.0',
+      reason: 'CVE-test',
+      by: 'admin',
+    });
+    const blocked = await get(`${base}/hubpub.hubext/latest/vsix`);
+    t.equal(blocked.status, 403, 'a block on the version latest names holds for "latest"');
+    t.equal(blocked.json().error.code, 'package_blocked');
+  },
+);
 
 t.test('vsm: "latest" cannot be resolved without the gallery query, so it is refused rather than cached', async (t) => {
   const s = await setup(t);

@@ -2,11 +2,23 @@ import fs from 'node:fs';
 import zlib from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import type { Test } from 'tap';
-import { pathOf, rawRequest, sendJson, sendText, startFixtureUpstream, startTestHub, type FixtureHandler, type FixtureUpstream, type TestHub } from '@hub/testkit';
+import {
+  pathOf,
+  rawRequest,
+  sendJson,
+  sendText,
+  startFixtureUpstream,
+  startTestHub,
+  type FixtureHandler,
+  type FixtureUpstream,
+  type TestHub,
+} from '@hub/testkit';
 import { openvsx, vscode_marketplace } from '../src/index.js';
 
 /** A real (hand-made) VSIX: [Content_Types].xml, extension.vsixmanifest, extension/package.json. */
-export const VSIX = fs.readFileSync(fileURLToPath(new URL('../../test/fixtures/hubpub.hubext-1.0.0.vsix', import.meta.url)));
+export const VSIX = fs.readFileSync(
+  fileURLToPath(new URL('../../test/fixtures/hubpub.hubext-1.0.0.vsix', import.meta.url)),
+);
 
 /** The openvsx extension document as the upstream serves it (upstream URLs everywhere). */
 export function extensionDoc(up: string, version: string): Record<string, unknown> {
@@ -41,7 +53,11 @@ const handler: FixtureHandler = (req, res, up) => {
   let m = /^\/api\/hubpub\/hubext(?:\/([^/]+))?$/.exec(p);
   if (m && m[1] === 'versions') {
     const base = `${up.url}/api/hubpub/hubext`;
-    sendJson(req, res, 200, { offset: 0, totalSize: 2, versions: { '1.0.0': `${base}/1.0.0`, '0.9.0': `${base}/0.9.0` } });
+    sendJson(req, res, 200, {
+      offset: 0,
+      totalSize: 2,
+      versions: { '1.0.0': `${base}/1.0.0`, '0.9.0': `${base}/0.9.0` },
+    });
     return true;
   }
   if (m) {
@@ -65,7 +81,11 @@ const handler: FixtureHandler = (req, res, up) => {
     else if (m[1] === 'notzip') sendText(req, res, 200, 'this is not a zip file at all');
     else {
       const body = m[1] === 'gzext' ? zlib.gzipSync(VSIX) : VSIX;
-      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': body.length, ...(m[1] === 'gzext' ? { 'content-encoding': 'gzip' } : {}) });
+      res.writeHead(200, {
+        'content-type': 'application/octet-stream',
+        'content-length': body.length,
+        ...(m[1] === 'gzext' ? { 'content-encoding': 'gzip' } : {}),
+      });
       res.end(req.method === 'HEAD' ? undefined : body);
     }
     return true;

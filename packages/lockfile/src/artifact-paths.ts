@@ -21,7 +21,9 @@ export function artifactPaths(e: LockEntry, canonicalName: string): string[] {
     case 'cargo':
       return [`api/v1/crates/${enc(e.name)}/${enc(e.version)}/download`];
     case 'go':
-      return e.files?.includes('go.mod') ? [`${goEscape(e.name)}/@v/${enc(goEscape(e.version))}.mod`] : [`${goEscape(e.name)}/@v/${enc(goEscape(e.version))}.zip`];
+      return e.files?.includes('go.mod')
+        ? [`${goEscape(e.name)}/@v/${enc(goEscape(e.version))}.mod`]
+        : [`${goEscape(e.name)}/@v/${enc(goEscape(e.version))}.zip`];
     case 'rubygems':
       return [`gems/${enc(e.name)}-${enc(e.version)}.gem`];
     case 'nuget': {

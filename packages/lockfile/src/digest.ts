@@ -30,10 +30,12 @@ export function prefixedHex(s: unknown): LockDigest | null {
   return m ? checked(m[1] as DigestAlgorithm, m[2]!) : null;
 }
 
-export const plainHex = (algorithm: DigestAlgorithm, s: unknown): LockDigest | null => (typeof s === 'string' ? checked(algorithm, s) : null);
+export const plainHex = (algorithm: DigestAlgorithm, s: unknown): LockDigest | null =>
+  typeof s === 'string' ? checked(algorithm, s) : null;
 
 /** NuGet's contentHash: base64 of the .nupkg's sha512. */
-export const base64Digest = (algorithm: DigestAlgorithm, s: unknown): LockDigest | null => (typeof s === 'string' ? fromBase64(algorithm, s) : null);
+export const base64Digest = (algorithm: DigestAlgorithm, s: unknown): LockDigest | null =>
+  typeof s === 'string' ? fromBase64(algorithm, s) : null;
 
 /** go.sum's `h1:<base64 sha256>`. */
 export function goH1(s: string): LockDigest {

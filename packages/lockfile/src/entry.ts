@@ -46,15 +46,26 @@ export class EntryList {
   constructor(private readonly limits: ParseLimits) {}
 
   add(e: LockEntry): void {
-    if (!e.name || !e.version || e.name.length > MAX_FIELD || e.version.length > MAX_FIELD || CONTROL.test(e.name) || CONTROL.test(e.version))
-      throw new LockfileError(`an entry's name or version is empty, longer than ${MAX_FIELD} characters or holds control characters (${JSON.stringify(e.name.slice(0, 64))})`);
+    if (
+      !e.name ||
+      !e.version ||
+      e.name.length > MAX_FIELD ||
+      e.version.length > MAX_FIELD ||
+      CONTROL.test(e.name) ||
+      CONTROL.test(e.version)
+    )
+      throw new LockfileError(
+        `an entry's name or version is empty, longer than ${MAX_FIELD} characters or holds control characters (${JSON.stringify(e.name.slice(0, 64))})`,
+      );
     const key = `${e.name}\u0000${e.version}`;
     const had = this.seen.get(key);
     if (had) {
-      for (const d of e.digests) if (!had.digests.some((x) => x.algorithm === d.algorithm && x.hex === d.hex)) had.digests.push(d);
+      for (const d of e.digests)
+        if (!had.digests.some((x) => x.algorithm === d.algorithm && x.hex === d.hex)) had.digests.push(d);
       return;
     }
-    if (this.seen.size >= this.limits.maxEntries) throw new LockfileError(`the lockfile holds more than ${this.limits.maxEntries} entries (the limit)`);
+    if (this.seen.size >= this.limits.maxEntries)
+      throw new LockfileError(`the lockfile holds more than ${this.limits.maxEntries} entries (the limit)`);
     this.seen.set(key, e);
   }
 
@@ -65,7 +76,8 @@ export class EntryList {
 
 /** Text of at most maxBytes, as UTF-8 without replacement characters (a lockfile in another encoding is refused). */
 export function checkedText(text: string, limits: ParseLimits): string {
-  if (Buffer.byteLength(text, 'utf8') > limits.maxBytes) throw new LockfileError(`the lockfile is larger than ${limits.maxBytes} bytes (the limit)`);
+  if (Buffer.byteLength(text, 'utf8') > limits.maxBytes)
+    throw new LockfileError(`the lockfile is larger than ${limits.maxBytes} bytes (the limit)`);
   if (text.includes('\uFFFD')) throw new LockfileError('the lockfile is not valid UTF-8');
   if (text.includes('\u0000')) throw new LockfileError('the lockfile holds NUL bytes: it is not a text lockfile');
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;

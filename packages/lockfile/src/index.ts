@@ -13,9 +13,21 @@ export { STATUSES, type Status, type EntryAnswer } from './answer.js';
  */
 export default definePlugin({
   id: 'lockfile',
-  deps: [...ADMIN_KIT_DEPS, 'artifacts', 'blobs', 'config', 'log', 'packageFacts', 'pluginConfig', 'refusals', 'served', 'services'],
+  deps: [
+    ...ADMIN_KIT_DEPS,
+    'artifacts',
+    'blobs',
+    'config',
+    'log',
+    'packageFacts',
+    'pluginConfig',
+    'refusals',
+    'served',
+    'services',
+  ],
   contract: 1,
-  description: 'Lockfile checks and warming: per entry held, fetchable, blocked, flagged, cool-down, unlisted, unknown upstream or integrity mismatch',
+  description:
+    'Lockfile checks and warming: per entry held, fetchable, blocked, flagged, cool-down, unlisted, unknown upstream or integrity mismatch',
   config: lockfileSection,
   setup(ctx) {
     mountAdminRoutes(ctx, lockfileRoutes(ctx.pluginConfig));

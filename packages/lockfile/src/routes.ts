@@ -15,16 +15,52 @@ export const holdReason = (label: string): string => `lockfile:${label}`;
 const CheckBody = Type.Object(
   {
     lockfile: Type.String({ description: 'The lockfile text (UTF-8).' }),
-    format: Type.Optional(Type.Unsafe<Format>(Type.String({ enum: [...FORMAT_NAMES], description: 'The format; absent: told by `file_name`, else by the content.' }))),
-    file_name: Type.Optional(Type.String({ maxLength: 1024, description: 'The lockfile\'s file name (`Cargo.lock`, `frontend/yarn.lock`), to tell its format.' })),
-    registry: Type.Optional(Type.String({ maxLength: 64, description: "The registry that serves the lockfile's ecosystem; absent: the only registry of that type." })),
-    mark_required: Type.Optional(Type.String({ pattern: LABEL_PATTERN, description: 'Record held and fetchable entries as required under this label (`retention_holds` reason `lockfile:<label>`), so cleanup never removes them. Needs system:write too.' })),
-    warm: Type.Optional(Type.Boolean({ description: "Fetch the fetchable entries through the hub's own registry routes, with the caller's credentials, then answer." })),
+    format: Type.Optional(
+      Type.Unsafe<Format>(
+        Type.String({
+          enum: [...FORMAT_NAMES],
+          description: 'The format; absent: told by `file_name`, else by the content.',
+        }),
+      ),
+    ),
+    file_name: Type.Optional(
+      Type.String({
+        maxLength: 1024,
+        description: "The lockfile's file name (`Cargo.lock`, `frontend/yarn.lock`), to tell its format.",
+      }),
+    ),
+    registry: Type.Optional(
+      Type.String({
+        maxLength: 64,
+        description: "The registry that serves the lockfile's ecosystem; absent: the only registry of that type.",
+      }),
+    ),
+    mark_required: Type.Optional(
+      Type.String({
+        pattern: LABEL_PATTERN,
+        description:
+          'Record held and fetchable entries as required under this label (`retention_holds` reason `lockfile:<label>`), so cleanup never removes them. Needs system:write too.',
+      }),
+    ),
+    warm: Type.Optional(
+      Type.Boolean({
+        description:
+          "Fetch the fetchable entries through the hub's own registry routes, with the caller's credentials, then answer.",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
 
-const WarmSummary = Type.Object({ entries: Type.Integer(), fetched: Type.Integer(), already_held: Type.Integer(), refused: Type.Integer(), failed: Type.Integer(), bytes: Type.Integer(), seconds: Type.Number() });
+const WarmSummary = Type.Object({
+  entries: Type.Integer(),
+  fetched: Type.Integer(),
+  already_held: Type.Integer(),
+  refused: Type.Integer(),
+  failed: Type.Integer(),
+  bytes: Type.Integer(),
+  seconds: Type.Number(),
+});
 
 const CheckAnswer = Type.Object({
   format: Type.String(),
@@ -37,7 +73,10 @@ const CheckAnswer = Type.Object({
   warm: Type.Optional(WarmSummary),
 });
 
-const ReleaseBody = Type.Object({ label: Type.String({ pattern: LABEL_PATTERN, description: 'The label a check marked versions required under.' }) }, { additionalProperties: false });
+const ReleaseBody = Type.Object(
+  { label: Type.String({ pattern: LABEL_PATTERN, description: 'The label a check marked versions required under.' }) },
+  { additionalProperties: false },
+);
 
 export interface LockfileLimits {
   max_bytes: number;
@@ -49,11 +88,13 @@ export interface LockfileLimits {
 function pickRegistry(call: AdminCall, ecosystem: Ecosystem, named: string | undefined): string | null {
   if (named !== undefined) {
     const ref = call.registry(named);
-    if (ref.kind.id !== ecosystem) throw errors.badRequest(`registry "${named}" is of type ${ref.kind.id}; this lockfile is ${ecosystem}`);
+    if (ref.kind.id !== ecosystem)
+      throw errors.badRequest(`registry "${named}" is of type ${ref.kind.id}; this lockfile is ${ecosystem}`);
     return ref.name;
   }
   const of = call.hub.registries.filter((r) => r.type === ecosystem).map((r) => r.name);
-  if (of.length > 1) throw errors.badRequest(`several registries serve ${ecosystem} (${of.join(', ')}): name one with "registry"`);
+  if (of.length > 1)
+    throw errors.badRequest(`several registries serve ${ecosystem} (${of.join(', ')}): name one with "registry"`);
   if (of.length === 0) return null;
   return call.registry(of[0]!).name;
 }
@@ -65,14 +106,19 @@ export function lockfileRoutes(limits: LockfileLimits): AdminRoute[] {
       path: '/api/v1/admin/lockfile/check',
       permission: 'system:read',
       action: 'lockfile_check',
-      summary: 'Check a lockfile: per entry held, fetchable, blocked, flagged, cool-down, unlisted, unknown upstream or integrity mismatch; optionally mark required or warm',
+      summary:
+        'Check a lockfile: per entry held, fetchable, blocked, flagged, cool-down, unlisted, unknown upstream or integrity mismatch; optionally mark required or warm',
       body: CheckBody,
       response: CheckAnswer,
       async handle(call) {
         const { body, hub, ctx, audit } = call;
         let parsed;
         try {
-          parsed = parseLockfile(body.lockfile, { format: body.format as Format | undefined, fileName: body.file_name, limits: { maxBytes: limits.max_bytes, maxEntries: limits.max_entries } });
+          parsed = parseLockfile(body.lockfile, {
+            format: body.format as Format | undefined,
+            fileName: body.file_name,
+            limits: { maxBytes: limits.max_bytes, maxEntries: limits.max_entries },
+          });
         } catch (e) {
           if (e instanceof LockfileError) throw errors.badRequest(e.message);
           throw e;
@@ -82,7 +128,8 @@ export function lockfileRoutes(limits: LockfileLimits): AdminRoute[] {
         if (body.mark_required !== undefined) {
           const decide = await hub.access.snapshot();
           const d = decide({ subject: call.subject, permission: 'system:write', registry: registry ?? undefined });
-          if (d.decision !== 'allow') throw errors.forbidden(`mark_required records holds: you lack system:write (${d.reason})`);
+          if (d.decision !== 'allow')
+            throw errors.forbidden(`mark_required records holds: you lack system:write (${d.reason})`);
         }
         let entries = await checkEntries(hub, registry, parsed.entries, limits.concurrency);
         let warm;
@@ -102,8 +149,19 @@ export function lockfileRoutes(limits: LockfileLimits): AdminRoute[] {
               marked++;
             }
         }
-        const counts = Object.fromEntries(STATUSES.map((s) => [s, entries.filter((e) => e.status === s).length]).filter(([, n]) => n));
-        ctx.body = { format: parsed.format, ecosystem: parsed.ecosystem, registry, installable: entries.every((e) => e.installable), counts, entries, ...(marked === undefined ? {} : { marked }), ...(warm ? { warm } : {}) };
+        const counts = Object.fromEntries(
+          STATUSES.map((s) => [s, entries.filter((e) => e.status === s).length]).filter(([, n]) => n),
+        );
+        ctx.body = {
+          format: parsed.format,
+          ecosystem: parsed.ecosystem,
+          registry,
+          installable: entries.every((e) => e.installable),
+          counts,
+          entries,
+          ...(marked === undefined ? {} : { marked }),
+          ...(warm ? { warm } : {}),
+        };
       },
     }),
     adminRoute({
@@ -121,5 +179,3 @@ export function lockfileRoutes(limits: LockfileLimits): AdminRoute[] {
     }),
   ];
 }
-
-

@@ -18,11 +18,19 @@ export function selfGet(ctx: Koa.Context): HubGet {
   const host = socket.localAddress ?? '127.0.0.1';
   const port = socket.localPort;
   const credentials: Record<string, string> = {};
-  for (const h of ['authorization', 'cookie']) if (typeof ctx.get(h) === 'string' && ctx.get(h)) credentials[h] = ctx.get(h);
+  for (const h of ['authorization', 'cookie'])
+    if (typeof ctx.get(h) === 'string' && ctx.get(h)) credentials[h] = ctx.get(h);
   return (path, accept) =>
     new Promise((resolve, reject) => {
       const req = (tls ? https : http).request(
-        { host: host.replace(/^::ffff:/, ''), port, path, method: 'GET', headers: { ...credentials, ...(accept ? { accept } : {}), 'user-agent': 'hub-warm' }, rejectUnauthorized: false },
+        {
+          host: host.replace(/^::ffff:/, ''),
+          port,
+          path,
+          method: 'GET',
+          headers: { ...credentials, ...(accept ? { accept } : {}), 'user-agent': 'hub-warm' },
+          rejectUnauthorized: false,
+        },
         (res) => {
           resolve({
             status: res.statusCode ?? 0,

@@ -6,7 +6,10 @@
  */
 
 /** One GET of a path on the hub (starting with `/`); the body is drained by the caller. */
-export type HubGet = (path: string, accept?: string) => Promise<{ status: number; body: AsyncIterable<Uint8Array>; json(): Promise<unknown> }>;
+export type HubGet = (
+  path: string,
+  accept?: string,
+) => Promise<{ status: number; body: AsyncIterable<Uint8Array>; json(): Promise<unknown> }>;
 
 export interface WarmEntry {
   ecosystem: string;
@@ -49,13 +52,18 @@ async function pypiPaths(get: HubGet, e: WarmEntry): Promise<string[]> {
     throw new Error(`the project page answered HTTP ${res.status}`);
   }
   const doc = (await res.json()) as { files?: Array<{ url?: unknown; hashes?: { sha256?: unknown } }> };
-  return (doc.files ?? []).flatMap((f) => (typeof f.url === 'string' && typeof f.hashes?.sha256 === 'string' && sha256.has(f.hashes.sha256) ? [new URL(f.url, 'http://hub.invalid/').pathname] : []));
+  return (doc.files ?? []).flatMap((f) =>
+    typeof f.url === 'string' && typeof f.hashes?.sha256 === 'string' && sha256.has(f.hashes.sha256)
+      ? [new URL(f.url, 'http://hub.invalid/').pathname]
+      : [],
+  );
 }
 
 async function fetchOne(get: HubGet, e: WarmEntry): Promise<WarmResult> {
   let paths = e.paths.map((p) => `/proxy/${encodeURIComponent(e.registry!)}/${p}`);
   if (paths.length === 0 && e.ecosystem === 'pypi') paths = await pypiPaths(get, e);
-  if (paths.length === 0) return { entry: e, outcome: 'refused', bytes: 0, detail: 'hub found no file of this version to fetch' };
+  if (paths.length === 0)
+    return { entry: e, outcome: 'refused', bytes: 0, detail: 'hub found no file of this version to fetch' };
   let bytes = 0;
   for (const p of paths) {
     const res = await get(p);
@@ -76,14 +84,19 @@ async function fetchOne(get: HubGet, e: WarmEntry): Promise<WarmResult> {
 }
 
 /** Fetches each `fetchable` entry, at most `concurrency` at a time; `onResult` sees each result as it comes (progress). */
-export async function warmEntries(entries: readonly WarmEntry[], get: HubGet, o: { concurrency: number; onResult?: (r: WarmResult, done: number) => void }): Promise<{ results: WarmResult[]; summary: WarmSummary }> {
+export async function warmEntries(
+  entries: readonly WarmEntry[],
+  get: HubGet,
+  o: { concurrency: number; onResult?: (r: WarmResult, done: number) => void },
+): Promise<{ results: WarmResult[]; summary: WarmSummary }> {
   const started = Date.now();
   const results: WarmResult[] = new Array(entries.length);
   let next = 0;
   let done = 0;
   const one = async (e: WarmEntry): Promise<WarmResult> => {
     if (e.status === 'held') return { entry: e, outcome: 'already_held', bytes: 0 };
-    if (e.status !== 'fetchable') return { entry: e, outcome: 'refused', bytes: 0, detail: `${e.status}${e.reason ? `: ${e.reason}` : ''}` };
+    if (e.status !== 'fetchable')
+      return { entry: e, outcome: 'refused', bytes: 0, detail: `${e.status}${e.reason ? `: ${e.reason}` : ''}` };
     try {
       return await fetchOne(get, e);
     } catch (err) {

@@ -46,16 +46,26 @@ export function createChecker(d: CheckerDeps) {
     let attested;
     try {
       const metadata = d.metadata && ((spec: MetadataSpec) => d.metadata!(registry, spec));
-      attested = await reg.kind.provenance!({ registry: reg.info, upstream: reg.upstream, log: d.log, ...(metadata ? { metadata } : {}) }, name, version);
+      attested = await reg.kind.provenance!(
+        { registry: reg.info, upstream: reg.upstream, log: d.log, ...(metadata ? { metadata } : {}) },
+        name,
+        version,
+      );
     } catch (e) {
       d.metrics.checked(registry, 'error');
       throw e;
     }
     const outcome = verifyAttestations(d.trust, attested);
-    const previous = outcome.status === 'verified' && outcome.sourceRepository ? await d.results.previousSource(registry, name, version, outcome.sourceRepository) : null;
+    const previous =
+      outcome.status === 'verified' && outcome.sourceRepository
+        ? await d.results.previousSource(registry, name, version, outcome.sourceRepository)
+        : null;
     const fact = await d.results.put(registry, name, version, outcome, previous !== null);
     d.metrics.checked(registry, outcome.status);
-    d.log.info({ registry, package: name, version, provenance: fact.status, source: fact.sourceRepository, reason: fact.reason }, 'provenance checked');
+    d.log.info(
+      { registry, package: name, version, provenance: fact.status, source: fact.sourceRepository, reason: fact.reason },
+      'provenance checked',
+    );
     if (previous && outcome.status === 'verified') {
       await d.events
         .emit('provenance_changed', {
@@ -66,7 +76,9 @@ export function createChecker(d: CheckerDeps) {
           previous_version: previous.version,
           previous_source_repository: withoutScheme(previous.source),
         })
-        .catch((e: Error) => d.log.warn({ registry, package: name, version, err: e.message }, 'provenance_changed event not recorded'));
+        .catch((e: Error) =>
+          d.log.warn({ registry, package: name, version, err: e.message }, 'provenance_changed event not recorded'),
+        );
     }
     return fact;
   }
@@ -86,7 +98,12 @@ export function createChecker(d: CheckerDeps) {
       const job = queue.shift()!;
       running++;
       check(job.registry, job.name, job.version)
-        .catch((e: Error) => d.log.warn({ registry: job.registry, package: job.name, version: job.version, err: e.message }, 'provenance not checked'))
+        .catch((e: Error) =>
+          d.log.warn(
+            { registry: job.registry, package: job.name, version: job.version, err: e.message },
+            'provenance not checked',
+          ),
+        )
         .finally(() => {
           running--;
           pump();

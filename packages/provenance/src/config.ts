@@ -1,12 +1,27 @@
 import Type, { type Static } from 'typebox';
 import type { ConfigSection } from '@hub/runtime';
 
-const pattern = (what: string, example: string) => Type.String({ minLength: 1, maxLength: 512, examples: [example], description: `${what}, \`*\` matching any characters, \`?\` one.` });
+const pattern = (what: string, example: string) =>
+  Type.String({
+    minLength: 1,
+    maxLength: 512,
+    examples: [example],
+    description: `${what}, \`*\` matching any characters, \`?\` one.`,
+  });
 
 export const ProvenanceRuleSchema = Type.Object(
   {
-    registry: Type.String({ minLength: 1, maxLength: 64, examples: ['npm'], description: 'The registry this rule applies to (a name, `*` matching any characters).' }),
-    packages: Type.Array(pattern('A package name', '@acme/*'), { default: ['*'], maxItems: 256, description: 'The packages it applies to.' }),
+    registry: Type.String({
+      minLength: 1,
+      maxLength: 64,
+      examples: ['npm'],
+      description: 'The registry this rule applies to (a name, `*` matching any characters).',
+    }),
+    packages: Type.Array(pattern('A package name', '@acme/*'), {
+      default: ['*'],
+      maxItems: 256,
+      description: 'The packages it applies to.',
+    }),
     require: Type.Boolean({
       default: true,
       description:
@@ -24,7 +39,11 @@ export const ProvenanceRuleSchema = Type.Object(
 
 export const ProvenanceSchema = Type.Object(
   {
-    enabled: Type.Boolean({ default: true, description: 'Check the provenance of each version hub fetches from an upstream whose kind attests provenance (npm), after its first fetch.' }),
+    enabled: Type.Boolean({
+      default: true,
+      description:
+        'Check the provenance of each version hub fetches from an upstream whose kind attests provenance (npm), after its first fetch.',
+    }),
     trust_root: Type.Optional(
       Type.String({
         minLength: 1,
@@ -33,9 +52,17 @@ export const ProvenanceSchema = Type.Object(
           "A Sigstore `trusted_root.json` (Fulcio CAs, Rekor keys, CT logs) replacing the one shipped with @hub/provenance. Read once at start; hub never fetches a trust root. A path relative to hub's working directory.",
       }),
     ),
-    rules: Type.Array(ProvenanceRuleSchema, { default: [], maxItems: 256, description: 'Policies, as `[[provenance.rules]]` tables; every rule matching a version applies.' }),
+    rules: Type.Array(ProvenanceRuleSchema, {
+      default: [],
+      maxItems: 256,
+      description: 'Policies, as `[[provenance.rules]]` tables; every rule matching a version applies.',
+    }),
   },
-  { additionalProperties: false, default: {}, description: 'Provenance of package versions (@hub/provenance, decision 0062).' },
+  {
+    additionalProperties: false,
+    default: {},
+    description: 'Provenance of package versions (@hub/provenance, decision 0062).',
+  },
 );
 
 export type ProvenanceConfig = Static<typeof ProvenanceSchema>;
@@ -47,7 +74,9 @@ export const provenanceSection: ConfigSection<typeof ProvenanceSchema> = {
   check(value, config) {
     const names = new Set(config.registries.map((r) => r.name));
     return value.rules.flatMap((r, i) =>
-      !r.registry.includes('*') && !names.has(r.registry) ? [{ key: ['rules', i, 'registry'], message: `no registry named ${JSON.stringify(r.registry)}` }] : [],
+      !r.registry.includes('*') && !names.has(r.registry)
+        ? [{ key: ['rules', i, 'registry'], message: `no registry named ${JSON.stringify(r.registry)}` }]
+        : [],
     );
   },
 };

@@ -21,7 +21,8 @@ export default definePlugin({
   id: 'provenance',
   deps: ['db', 'events', 'fetched', 'log', 'metadata', 'metrics', 'packageFacts', 'pluginConfig', 'refusals', 'served'],
   contract: 1,
-  description: 'Sigstore provenance of package versions, verified against a pinned trust root, stored, shown and required by policy',
+  description:
+    'Sigstore provenance of package versions, verified against a pinned trust root, stored, shown and required by policy',
   migrations: provenanceMigrations,
   config: provenanceSection,
   setup(ctx) {
@@ -29,7 +30,15 @@ export default definePlugin({
     const trust = cfg.trust_root ? loadTrustRoot(cfg.trust_root) : loadTrustRoot();
     const results = createResults(ctx.db);
     const metrics = createProvenanceMetrics(ctx.metrics);
-    const checker = createChecker({ served: ctx.served, metadata: ctx.metadata, trust, results, events: ctx.events, log: ctx.log, metrics });
+    const checker = createChecker({
+      served: ctx.served,
+      metadata: ctx.metadata,
+      trust,
+      results,
+      events: ctx.events,
+      log: ctx.log,
+      metrics,
+    });
     if (cfg.enabled)
       ctx.fetched.push((a) => {
         if (a.version !== null) checker.enqueue(a.registry, a.packageName, a.version);

@@ -10,8 +10,18 @@ export type CheckOutcome = 'verified' | 'failed' | 'absent' | 'error';
  */
 export function createProvenanceMetrics(hub: HubMetrics) {
   const registers = [hub.registry];
-  const checks = new Counter({ name: 'hub_provenance_checks_total', help: 'Versions whose provenance was checked, by registry and result (verified, failed, absent, error)', labelNames: ['registry', 'result'] as const, registers });
-  const denials = new Counter({ name: 'hub_provenance_denials_total', help: 'Requests refused by a [[provenance.rules]] entry, by registry', labelNames: ['registry'] as const, registers });
+  const checks = new Counter({
+    name: 'hub_provenance_checks_total',
+    help: 'Versions whose provenance was checked, by registry and result (verified, failed, absent, error)',
+    labelNames: ['registry', 'result'] as const,
+    registers,
+  });
+  const denials = new Counter({
+    name: 'hub_provenance_denials_total',
+    help: 'Requests refused by a [[provenance.rules]] entry, by registry',
+    labelNames: ['registry'] as const,
+    registers,
+  });
   return {
     checked: (registry: string, result: CheckOutcome) => checks.inc({ registry, result }),
     denied: (registry: string) => denials.inc({ registry }),

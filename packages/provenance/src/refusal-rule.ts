@@ -15,7 +15,11 @@ interface CompiledRule {
  * source than `source` allows) is refused, 403 `package_blocked` "provenance required: <why>". The first
  * request for a version waits for its check; the stored result answers every later one from memory.
  */
-export function provenanceRule(rules: readonly ProvenanceRule[], checker: Checker, denied: (registry: string) => void = () => {}): RefusalRule {
+export function provenanceRule(
+  rules: readonly ProvenanceRule[],
+  checker: Checker,
+  denied: (registry: string) => void = () => {},
+): RefusalRule {
   const compiled: CompiledRule[] = rules
     .filter((r) => r.require)
     .map((r) => ({
@@ -32,7 +36,10 @@ export function provenanceRule(rules: readonly ProvenanceRule[], checker: Checke
       denied(registry);
       return `${c.name} ${c.version} is refused: provenance required: ${why}`;
     };
-    if (!checker.attests(registry)) return refuse(`registry ${registry} has no upstream that attests provenance (its kind has no provenance hook, or it has no upstream)`);
+    if (!checker.attests(registry))
+      return refuse(
+        `registry ${registry} has no upstream that attests provenance (its kind has no provenance hook, or it has no upstream)`,
+      );
     let fact;
     try {
       fact = await checker.check(registry, c.name, c.version);

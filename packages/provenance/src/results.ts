@@ -31,7 +31,19 @@ export const toFact = (r: ResultRow): ProvenanceFact => ({
   sourceChanged: Boolean(r.source_changed),
 });
 
-const COLUMNS = ['registry', 'package_name', 'version', 'status', 'source_repository', 'workflow', 'ref', 'builder', 'reason', 'source_changed', 'checked_at'] as const;
+const COLUMNS = [
+  'registry',
+  'package_name',
+  'version',
+  'status',
+  'source_repository',
+  'workflow',
+  'ref',
+  'builder',
+  'reason',
+  'source_changed',
+  'checked_at',
+] as const;
 
 /**
  * Stored results per (registry, package, version), remembered in a bounded memo: a result never changes once
@@ -45,14 +57,20 @@ export function createResults(db: Knex) {
       const key = keyOf(registry, name, version);
       const hit = memo.get(key);
       if (hit) return hit;
-      const row = (await db('provenance_results').where({ registry, package_name: name, version }).first(COLUMNS)) as ResultRow | undefined;
+      const row = (await db('provenance_results').where({ registry, package_name: name, version }).first(COLUMNS)) as
+        ResultRow | undefined;
       if (!row) return undefined;
       const fact = toFact(row);
       memo.set(key, fact);
       return fact;
     },
     /** The source repository the latest earlier verified version named, when another one. */
-    async previousSource(registry: string, name: string, version: string, source: string): Promise<{ version: string; source: string } | null> {
+    async previousSource(
+      registry: string,
+      name: string,
+      version: string,
+      source: string,
+    ): Promise<{ version: string; source: string } | null> {
       const row = (await db('provenance_results')
         .where({ registry, package_name: name, status: 'verified' })
         .whereNot({ version })
@@ -63,7 +81,13 @@ export function createResults(db: Knex) {
       return row && row.source_repository !== source ? { version: row.version, source: row.source_repository } : null;
     },
     /** Writes a result once; a replica that wrote it first wins, and its row is what is answered. */
-    async put(registry: string, name: string, version: string, o: Outcome, sourceChanged: boolean): Promise<ProvenanceFact> {
+    async put(
+      registry: string,
+      name: string,
+      version: string,
+      o: Outcome,
+      sourceChanged: boolean,
+    ): Promise<ProvenanceFact> {
       const row: ResultRow = {
         registry,
         package_name: name,
@@ -84,7 +108,9 @@ export function createResults(db: Knex) {
     },
     /** Every stored result of a package, by version (the package page, the SBOM). */
     async ofPackage(registry: string, name: string): Promise<Map<string, ProvenanceFact>> {
-      const rows = (await db('provenance_results').where({ registry, package_name: name }).select(COLUMNS)) as ResultRow[];
+      const rows = (await db('provenance_results')
+        .where({ registry, package_name: name })
+        .select(COLUMNS)) as ResultRow[];
       return new Map(rows.map((r) => [r.version, toFact(r)]));
     },
   };

@@ -32,6 +32,8 @@ export function loadTrustRoot(file: string | URL = DEFAULT_TRUST_ROOT): PinnedTr
   }
   const root = TrustedRoot.fromJSON(json);
   if (root.certificateAuthorities.length === 0 || root.tlogs.length === 0)
-    throw new Error(`[provenance] trust_root ${origin}: a trust root needs at least one certificate authority and one transparency log`);
+    throw new Error(
+      `[provenance] trust_root ${origin}: a trust root needs at least one certificate authority and one transparency log`,
+    );
   return { material: toTrustMaterial(root), ctlogs: root.ctlogs.length, origin };
 }

@@ -16,21 +16,30 @@ export type Outcome = ({ status: 'verified' } & BuildIdentity) | { status: 'fail
 const short = (s: string) => s.replace(/[^\x20-\x7e]/g, '?').slice(0, MAX_REASON);
 
 /** The in-toto statement's subjects must name the artifact's digest (the tarball's sha512 for npm). */
-function checkSubject(bundle: Bundle & { content: { $case: 'dsseEnvelope' } }, predicateType: string, digest: VersionAttestations['subjectDigest']): string | null {
+function checkSubject(
+  bundle: Bundle & { content: { $case: 'dsseEnvelope' } },
+  predicateType: string,
+  digest: VersionAttestations['subjectDigest'],
+): string | null {
   const env = bundle.content.dsseEnvelope;
-  if (env.payloadType !== IN_TOTO_PAYLOAD) return `the envelope's payload is ${short(env.payloadType)}, not an in-toto statement`;
+  if (env.payloadType !== IN_TOTO_PAYLOAD)
+    return `the envelope's payload is ${short(env.payloadType)}, not an in-toto statement`;
   let st: { _type?: unknown; predicateType?: unknown; subject?: unknown };
   try {
     st = JSON.parse(env.payload.toString('utf8')) as typeof st;
   } catch {
     return 'the in-toto statement is not JSON';
   }
-  if (typeof st._type !== 'string' || !IN_TOTO_STATEMENT.test(st._type)) return 'the payload is not an in-toto statement';
-  if (st.predicateType !== predicateType) return `the statement's predicate type is not the ${short(predicateType)} the upstream listed`;
+  if (typeof st._type !== 'string' || !IN_TOTO_STATEMENT.test(st._type))
+    return 'the payload is not an in-toto statement';
+  if (st.predicateType !== predicateType)
+    return `the statement's predicate type is not the ${short(predicateType)} the upstream listed`;
   const subjects = Array.isArray(st.subject) ? st.subject.slice(0, MAX_SUBJECTS) : [];
   const covers = subjects.some((s) => {
     const d = (s as { digest?: Record<string, unknown> } | null)?.digest;
-    return !!d && typeof d[digest.algorithm] === 'string' && (d[digest.algorithm] as string).toLowerCase() === digest.hex;
+    return (
+      !!d && typeof d[digest.algorithm] === 'string' && (d[digest.algorithm] as string).toLowerCase() === digest.hex
+    );
   });
   return covers ? null : `no subject of the statement has the artifact's ${digest.algorithm} digest`;
 }
@@ -58,20 +67,31 @@ export function verifyAttestations(trust: PinnedTrust, a: VersionAttestations | 
     } catch (e) {
       return { status: 'failed', reason: short(`${which}not a Sigstore bundle: ${(e as Error).message}`) };
     }
-    if (!isBundleWithDsseEnvelope(bundle)) return { status: 'failed', reason: `${which}the bundle holds no DSSE envelope` };
+    if (!isBundleWithDsseEnvelope(bundle))
+      return { status: 'failed', reason: `${which}the bundle holds no DSSE envelope` };
     const material = bundle.verificationMaterial.content;
-    const cert = material.$case === 'certificate' ? material.certificate : material.$case === 'x509CertificateChain' ? material.x509CertificateChain.certificates[0] : undefined;
-    if (!cert) return { status: 'failed', reason: `${which}the bundle is signed by a key, not a certificate naming the build` };
+    const cert =
+      material.$case === 'certificate'
+        ? material.certificate
+        : material.$case === 'x509CertificateChain'
+          ? material.x509CertificateChain.certificates[0]
+          : undefined;
+    if (!cert)
+      return { status: 'failed', reason: `${which}the bundle is signed by a key, not a certificate naming the build` };
     try {
       verifier.verify(toSignedEntity(bundle));
     } catch (e) {
       const cause = (e as { cause?: Error }).cause;
-      return { status: 'failed', reason: short(`${which}${(e as Error).message}${cause ? ` (${cause.message})` : ''}`) };
+      return {
+        status: 'failed',
+        reason: short(`${which}${(e as Error).message}${cause ? ` (${cause.message})` : ''}`),
+      };
     }
     const subject = checkSubject(bundle, p.predicateType, a.subjectDigest);
     if (subject) return { status: 'failed', reason: `${which}${subject}` };
     const id = buildIdentity(cert.rawBytes);
-    if (identity && identity.sourceRepository !== id.sourceRepository) return { status: 'failed', reason: 'the provenance bundles name different source repositories' };
+    if (identity && identity.sourceRepository !== id.sourceRepository)
+      return { status: 'failed', reason: 'the provenance bundles name different source repositories' };
     identity ??= id;
   }
   return { status: 'verified', ...identity! };

@@ -5,7 +5,15 @@ import { gzipSync } from 'node:zlib';
 import type { Test } from 'tap';
 import admin from '@hub/admin';
 import npm from '@hub/kind-npm';
-import { makeTar, npmFixtureHandler, startFixtureUpstream, startTestHub, type FixtureUpstream, type StoreDatabase, type TestHub } from '@hub/testkit';
+import {
+  makeTar,
+  npmFixtureHandler,
+  startFixtureUpstream,
+  startTestHub,
+  type FixtureUpstream,
+  type StoreDatabase,
+  type TestHub,
+} from '@hub/testkit';
 import provenance from '../src/index.js';
 import { makeTestSigstore, type SignerIdentity, type TestSigstore, type Variant } from './sigstore-fixture.js';
 
@@ -25,7 +33,12 @@ export interface FixtureVersion {
  * `dist.integrity`, `dist.attestations` for attested versions, and their attestations documents signed by a
  * test Sigstore; and a hub (npm, admin, provenance) in front of it, trusting that Sigstore's root.
  */
-export async function provenanceHub(t: Test, versions: readonly FixtureVersion[], config: Record<string, unknown> = {}, db?: StoreDatabase): Promise<{ hub: TestHub; upstream: FixtureUpstream; sig: TestSigstore }> {
+export async function provenanceHub(
+  t: Test,
+  versions: readonly FixtureVersion[],
+  config: Record<string, unknown> = {},
+  db?: StoreDatabase,
+): Promise<{ hub: TestHub; upstream: FixtureUpstream; sig: TestSigstore }> {
   const root = t.testdir();
   const sig = makeTestSigstore(path.join(root, 'sigstore'));
   const files = path.join(root, 'upstream');
@@ -35,20 +48,45 @@ export async function provenanceHub(t: Test, versions: readonly FixtureVersion[]
   const time: Record<string, string> = { created: '2020-01-01T00:00:00.000Z', modified: '2020-01-01T00:00:00.000Z' };
   for (const v of versions) {
     const manifest = { name: 'widget', version: v.version, description: 'a widget' };
-    const tgz = gzipSync(makeTar({ 'package/package.json': JSON.stringify(manifest), 'package/index.js': `module.exports = ${JSON.stringify(v.version)};\n` }, { mtime: 0 }));
+    const tgz = gzipSync(
+      makeTar(
+        {
+          'package/package.json': JSON.stringify(manifest),
+          'package/index.js': `module.exports = ${JSON.stringify(v.version)};\n`,
+        },
+        { mtime: 0 },
+      ),
+    );
     writeFileSync(path.join(files, 'widget', '-', `widget-${v.version}.tgz`), tgz);
     const sha512 = crypto.createHash('sha512').update(tgz);
-    const dist: Record<string, unknown> = { tarball: `{{UPSTREAM}}/widget/-/widget-${v.version}.tgz`, integrity: `sha512-${sha512.copy().digest('base64')}`, shasum: crypto.createHash('sha1').update(tgz).digest('hex') };
+    const dist: Record<string, unknown> = {
+      tarball: `{{UPSTREAM}}/widget/-/widget-${v.version}.tgz`,
+      integrity: `sha512-${sha512.copy().digest('base64')}`,
+      shasum: crypto.createHash('sha1').update(tgz).digest('hex'),
+    };
     if (v.identity) {
-      dist.attestations = { url: v.attestationsUrl ?? `{{UPSTREAM}}/-/npm/v1/attestations/widget@${v.version}`, provenance: { predicateType: 'https://slsa.dev/provenance/v1' } };
-      const a = sig.attestation(sha512.digest('hex'), { identity: v.identity, subjectName: `pkg:npm/widget@${v.version}`, variant: v.variant });
-      writeFileSync(path.join(files, '-', 'npm', 'v1', 'attestations', `widget@${v.version}.json`), v.document ?? JSON.stringify({ attestations: [a] }));
+      dist.attestations = {
+        url: v.attestationsUrl ?? `{{UPSTREAM}}/-/npm/v1/attestations/widget@${v.version}`,
+        provenance: { predicateType: 'https://slsa.dev/provenance/v1' },
+      };
+      const a = sig.attestation(sha512.digest('hex'), {
+        identity: v.identity,
+        subjectName: `pkg:npm/widget@${v.version}`,
+        variant: v.variant,
+      });
+      writeFileSync(
+        path.join(files, '-', 'npm', 'v1', 'attestations', `widget@${v.version}.json`),
+        v.document ?? JSON.stringify({ attestations: [a] }),
+      );
     }
     docs[v.version] = { ...manifest, dist };
     time[v.version] = '2020-01-01T00:00:00.000Z';
   }
   const latest = versions.at(-1)!.version;
-  writeFileSync(path.join(files, 'widget.json.tmpl'), JSON.stringify({ name: 'widget', 'dist-tags': { latest }, versions: docs, time }));
+  writeFileSync(
+    path.join(files, 'widget.json.tmpl'),
+    JSON.stringify({ name: 'widget', 'dist-tags': { latest }, versions: docs, time }),
+  );
   const upstream = await startFixtureUpstream({ handler: npmFixtureHandler(files) });
   t.teardown(() => upstream.close());
   const hub = await startTestHub({
@@ -64,7 +102,9 @@ export async function provenanceHub(t: Test, versions: readonly FixtureVersion[]
 
 /** The admin API's package page of `widget`, versions by version. */
 export async function packagePage(hub: TestHub): Promise<Map<string, Record<string, unknown>>> {
-  const res = await fetch(`${hub.url}/api/v1/admin/packages/npm/widget?prereleases=show`, { headers: { authorization: `Bearer ${hub.adminToken}` } });
+  const res = await fetch(`${hub.url}/api/v1/admin/packages/npm/widget?prereleases=show`, {
+    headers: { authorization: `Bearer ${hub.adminToken}` },
+  });
   const body = (await res.json()) as { versions: Array<Record<string, unknown>> };
   return new Map(body.versions.map((v) => [v.version as string, v]));
 }

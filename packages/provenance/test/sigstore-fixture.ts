@@ -26,7 +26,10 @@ export interface TestSigstore {
   trustRootPath: string;
   trustRoot: unknown;
   /** A provenance attestation (predicateType + bundle) for an artifact of this sha512 (hex). */
-  attestation(sha512hex: string, o: { identity: SignerIdentity; subjectName?: string; variant?: Variant }): { predicateType: string; bundle: unknown };
+  attestation(
+    sha512hex: string,
+    o: { identity: SignerIdentity; subjectName?: string; variant?: Variant },
+  ): { predicateType: string; bundle: unknown };
 }
 
 /** valid; the payload changed after signing; the certificate expired before the log took the entry; no log entry; a signing certificate from another CA. */
@@ -38,7 +41,8 @@ const sha256 = (...parts: Array<Buffer | string>) => {
   for (const p of parts) h.update(p);
   return h.digest();
 };
-const openssl = (args: string[], cwd: string) => execFileSync('openssl', args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+const openssl = (args: string[], cwd: string) =>
+  execFileSync('openssl', args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
 const derOf = (pem: string) => Buffer.from(pem.replace(/-----[^-]+-----/g, '').replace(/\s+/g, ''), 'base64');
 
 function makeCa(dir: string, name: string): { certPath: string; keyPath: string; der: Buffer } {
@@ -46,7 +50,23 @@ function makeCa(dir: string, name: string): { certPath: string; keyPath: string;
   const certPath = path.join(dir, `${name}.pem`);
   openssl(['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', keyPath], dir);
   openssl(
-    ['req', '-x509', '-new', '-key', keyPath, '-out', certPath, '-days', '3650', '-subj', `/O=hub test/CN=${name}`, '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign'],
+    [
+      'req',
+      '-x509',
+      '-new',
+      '-key',
+      keyPath,
+      '-out',
+      certPath,
+      '-days',
+      '3650',
+      '-subj',
+      `/O=hub test/CN=${name}`,
+      '-addext',
+      'basicConstraints=critical,CA:TRUE',
+      '-addext',
+      'keyUsage=critical,keyCertSign,cRLSign',
+    ],
     dir,
   );
   return { certPath, keyPath, der: derOf(readFileSync(certPath, 'utf8')) };
@@ -55,7 +75,11 @@ function makeCa(dir: string, name: string): { certPath: string; keyPath: string;
 let serial = 1000;
 
 /** A signing certificate as Fulcio issues one for a CI workflow: valid one day from now, code signing, the build's identity in extensions. */
-function issueLeaf(dir: string, ca: { certPath: string; keyPath: string }, id: SignerIdentity): { der: Buffer; key: crypto.KeyObject } {
+function issueLeaf(
+  dir: string,
+  ca: { certPath: string; keyPath: string },
+  id: SignerIdentity,
+): { der: Buffer; key: crypto.KeyObject } {
   const n = serial++;
   const keyPath = path.join(dir, `leaf-${n}.key`);
   const csrPath = path.join(dir, `leaf-${n}.csr`);
@@ -79,11 +103,32 @@ function issueLeaf(dir: string, ca: { certPath: string; keyPath: string }, id: S
   );
   openssl(['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', keyPath], dir);
   openssl(['req', '-new', '-key', keyPath, '-out', csrPath, '-subj', '/O=hub test'], dir);
-  openssl(['x509', '-req', '-in', csrPath, '-CA', ca.certPath, '-CAkey', ca.keyPath, '-set_serial', String(n), '-days', '1', '-extfile', extPath, '-out', certPath], dir);
+  openssl(
+    [
+      'x509',
+      '-req',
+      '-in',
+      csrPath,
+      '-CA',
+      ca.certPath,
+      '-CAkey',
+      ca.keyPath,
+      '-set_serial',
+      String(n),
+      '-days',
+      '1',
+      '-extfile',
+      extPath,
+      '-out',
+      certPath,
+    ],
+    dir,
+  );
   return { der: derOf(readFileSync(certPath, 'utf8')), key: crypto.createPrivateKey(readFileSync(keyPath)) };
 }
 
-const pae = (type: string, payload: Buffer) => Buffer.concat([Buffer.from(`DSSEv1 ${Buffer.byteLength(type)} ${type} ${payload.length} `), payload]);
+const pae = (type: string, payload: Buffer) =>
+  Buffer.concat([Buffer.from(`DSSEv1 ${Buffer.byteLength(type)} ${type} ${payload.length} `), payload]);
 
 export function makeTestSigstore(dir: string): TestSigstore {
   mkdirSync(dir, { recursive: true });
@@ -95,8 +140,22 @@ export function makeTestSigstore(dir: string): TestSigstore {
   const since = { start: '2000-01-01T00:00:00Z' };
   const trustRoot = {
     mediaType: 'application/vnd.dev.sigstore.trustedroot+json;version=0.1',
-    tlogs: [{ baseUrl: LOG_URL, hashAlgorithm: 'SHA2_256', publicKey: { rawBytes: b64(logSpki), keyDetails: 'PKIX_ECDSA_P256_SHA_256', validFor: since }, logId: { keyId: b64(logId) } }],
-    certificateAuthorities: [{ subject: { organization: 'hub test', commonName: 'fulcio-test' }, uri: 'https://fulcio.test.invalid', certChain: { certificates: [{ rawBytes: b64(ca.der) }] }, validFor: since }],
+    tlogs: [
+      {
+        baseUrl: LOG_URL,
+        hashAlgorithm: 'SHA2_256',
+        publicKey: { rawBytes: b64(logSpki), keyDetails: 'PKIX_ECDSA_P256_SHA_256', validFor: since },
+        logId: { keyId: b64(logId) },
+      },
+    ],
+    certificateAuthorities: [
+      {
+        subject: { organization: 'hub test', commonName: 'fulcio-test' },
+        uri: 'https://fulcio.test.invalid',
+        certChain: { certificates: [{ rawBytes: b64(ca.der) }] },
+        validFor: since,
+      },
+    ],
     ctlogs: [],
     timestampAuthorities: [],
   };
@@ -114,7 +173,13 @@ export function makeTestSigstore(dir: string): TestSigstore {
         _type: 'https://in-toto.io/Statement/v1',
         subject: [{ name: o.subjectName ?? 'pkg:npm/artifact', digest: { sha512: sha512hex } }],
         predicateType: SLSA_V1,
-        predicate: { buildDefinition: { buildType: 'https://ci.example/build/v1', externalParameters: { workflow: { repository: o.identity.sourceRepository } } }, runDetails: { builder: { id: 'https://ci.example/runner' } } },
+        predicate: {
+          buildDefinition: {
+            buildType: 'https://ci.example/build/v1',
+            externalParameters: { workflow: { repository: o.identity.sourceRepository } },
+          },
+          runDetails: { builder: { id: 'https://ci.example/runner' } },
+        },
       };
       const payloadType = 'application/vnd.in-toto+json';
       const payload = Buffer.from(JSON.stringify(statement));
@@ -126,7 +191,10 @@ export function makeTestSigstore(dir: string): TestSigstore {
         spec: {
           content: {
             envelope: { payloadType, signatures: [{ sig: b64(b64(sig)), publicKey: b64(certPem) }] },
-            hash: { algorithm: 'sha256', value: sha256(JSON.stringify({ payloadType, payload: b64(payload) })).toString('hex') },
+            hash: {
+              algorithm: 'sha256',
+              value: sha256(JSON.stringify({ payloadType, payload: b64(payload) })).toString('hex'),
+            },
             payloadHash: { algorithm: 'sha256', value: sha256(payload).toString('hex') },
           },
         },
@@ -135,7 +203,12 @@ export function makeTestSigstore(dir: string): TestSigstore {
       const index = logIndex++;
       // Inside the certificate's day, or (expired) two days past it.
       const integratedTime = Math.floor(Date.now() / 1000) + (variant === 'expired' ? 2 * 86400 : 0);
-      const setPayload = JSON.stringify({ body: b64(canonicalized), integratedTime, logID: logId.toString('hex'), logIndex: index });
+      const setPayload = JSON.stringify({
+        body: b64(canonicalized),
+        integratedTime,
+        logID: logId.toString('hex'),
+        logIndex: index,
+      });
       const set = crypto.sign('sha256', Buffer.from(setPayload), log.privateKey);
       // A log of one entry: the root is the leaf's hash (RFC 6962), in a checkpoint the log key signs.
       const root = sha256(Buffer.from([0]), canonicalized);
@@ -147,13 +220,28 @@ export function makeTestSigstore(dir: string): TestSigstore {
         kindVersion: { kind: 'intoto', version: '0.0.2' },
         integratedTime: String(integratedTime),
         inclusionPromise: { signedEntryTimestamp: b64(set) },
-        inclusionProof: { logIndex: '0', rootHash: b64(root), treeSize: '1', hashes: [], checkpoint: { envelope: `${note}\n\u2014 ${LOG_NAME} ${b64(noteSig)}\n` } },
+        inclusionProof: {
+          logIndex: '0',
+          rootHash: b64(root),
+          treeSize: '1',
+          hashes: [],
+          checkpoint: { envelope: `${note}\n\u2014 ${LOG_NAME} ${b64(noteSig)}\n` },
+        },
         canonicalizedBody: b64(canonicalized),
       };
-      const sent = variant === 'tampered' ? Buffer.from(JSON.stringify({ ...statement, subject: [{ name: 'pkg:npm/other', digest: { sha512: sha512hex } }] })) : payload;
+      const sent =
+        variant === 'tampered'
+          ? Buffer.from(
+              JSON.stringify({ ...statement, subject: [{ name: 'pkg:npm/other', digest: { sha512: sha512hex } }] }),
+            )
+          : payload;
       const bundle = {
         mediaType: 'application/vnd.dev.sigstore.bundle.v0.3+json',
-        verificationMaterial: { certificate: { rawBytes: b64(leaf.der) }, tlogEntries: variant === 'no-tlog' ? [] : [entry], timestampVerificationData: { rfc3161Timestamps: [] } },
+        verificationMaterial: {
+          certificate: { rawBytes: b64(leaf.der) },
+          tlogEntries: variant === 'no-tlog' ? [] : [entry],
+          timestampVerificationData: { rfc3161Timestamps: [] },
+        },
         dsseEnvelope: { payload: b64(sent), payloadType, signatures: [{ sig: b64(sig), keyid: '' }] },
       };
       return { predicateType: SLSA_V1, bundle };

@@ -25,7 +25,13 @@ export function createFiles(o: FilesOptions): LocalFiles {
   return {
     async list(name) {
       const rows = await files.list(registry, name);
-      return rows.map((r) => ({ key: r.cache_key, version: r.version, sha256: r.blob_sha256, size: r.size, storedAt: new Date(r.fetched_at) }));
+      return rows.map((r) => ({
+        key: r.cache_key,
+        version: r.version,
+        sha256: r.blob_sha256,
+        size: r.size,
+        storedAt: new Date(r.fetched_at),
+      }));
     },
 
     async link(key, coordinate, contentType, fromKey) {
@@ -39,7 +45,15 @@ export function createFiles(o: FilesOptions): LocalFiles {
       await o.reserve(from.size);
       try {
         await db.transaction(async (trx) => {
-          const file = { registry, cache_key: key, package_name: coordinate.name, version: coordinate.version ?? null, blob_sha256: from.blob_sha256, size: from.size, content_type: contentType };
+          const file = {
+            registry,
+            cache_key: key,
+            package_name: coordinate.name,
+            version: coordinate.version ?? null,
+            blob_sha256: from.blob_sha256,
+            size: from.size,
+            content_type: contentType,
+          };
           await files.insert(trx, file, Date.now());
         });
       } catch (e) {

@@ -14,7 +14,14 @@ export default definePlugin({
   id: 'publishing',
   deps: [],
   contract: 1,
-  description: 'Publishing to local and hybrid registries: the store of published files, versions, tombstones and quotas',
-  migrations: { '001_local_packages': localPackages, '002_local_claims': localClaims, '003_local_deploys': localDeploys, '004_local_uploads': localUploads, '005_local_tags': localTags },
+  description:
+    'Publishing to local and hybrid registries: the store of published files, versions, tombstones and quotas',
+  migrations: {
+    '001_local_packages': localPackages,
+    '002_local_claims': localClaims,
+    '003_local_deploys': localDeploys,
+    '004_local_uploads': localUploads,
+    '005_local_tags': localTags,
+  },
   localStore: { create: (ctx) => createLocalStore(ctx) },
 });

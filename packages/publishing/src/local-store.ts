@@ -10,7 +10,23 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Knex } from 'knex';
-import { ARCHIVE_CHECK_LIMITS, errors, HubError, structuralVerifier, type BlobStore, type Coordinate, type LocalClaim, type LocalFile, type LocalLimits, type LocalPackage, type LocalRegistry, type LocalStore, type LocalVersion, type PublishedFiles, type StoredFile } from '@hub/runtime';
+import {
+  ARCHIVE_CHECK_LIMITS,
+  errors,
+  HubError,
+  structuralVerifier,
+  type BlobStore,
+  type Coordinate,
+  type LocalClaim,
+  type LocalFile,
+  type LocalLimits,
+  type LocalPackage,
+  type LocalRegistry,
+  type LocalStore,
+  type LocalVersion,
+  type PublishedFiles,
+  type StoredFile,
+} from '@hub/runtime';
 import { createFiles } from './files.js';
 import type { LocalVersionRecord } from './tables.js';
 import { createTags } from './tags.js';
@@ -26,7 +42,8 @@ export interface LocalStoreOptions {
 }
 
 const conflict = (message: string) => new HubError('conflict', message);
-const tooLarge = (max: number) => new HubError('payload_too_large', `a published file may be at most ${max} bytes ([[registries]] max_publish_bytes)`);
+const tooLarge = (max: number) =>
+  new HubError('payload_too_large', `a published file may be at most ${max} bytes ([[registries]] max_publish_bytes)`);
 const isUniqueViolation = (e: unknown) => /unique|duplicate/i.test((e as Error).message ?? '');
 const parseJson = (text: string | null): unknown => (text === null ? null : JSON.parse(text));
 const nameHash = (name: string): string => crypto.createHash('sha256').update(name).digest('hex');
@@ -34,7 +51,11 @@ const nameHash = (name: string): string => crypto.createHash('sha256').update(na
 /** Spools a body to a temp file, hashing as it goes and refusing it past `max` bytes. */
 async function spool(body: Readable | Buffer, tmpDir: string, max: number): Promise<StoredFile & { tmpPath: string }> {
   const tmpPath = path.join(tmpDir, `${crypto.randomUUID()}.publish`);
-  const hashes = { sha256: crypto.createHash('sha256'), sha512: crypto.createHash('sha512'), sha1: crypto.createHash('sha1') };
+  const hashes = {
+    sha256: crypto.createHash('sha256'),
+    sha512: crypto.createHash('sha512'),
+    sha1: crypto.createHash('sha1'),
+  };
   let size = 0;
   try {
     await pipeline(
@@ -52,7 +73,13 @@ async function spool(body: Readable | Buffer, tmpDir: string, max: number): Prom
     await fsp.rm(tmpPath, { force: true });
     throw e;
   }
-  return { tmpPath, size, sha256: hashes.sha256.digest('hex'), sha512: hashes.sha512.digest('hex'), sha1: hashes.sha1.digest('hex') };
+  return {
+    tmpPath,
+    size,
+    sha256: hashes.sha256.digest('hex'),
+    sha512: hashes.sha512.digest('hex'),
+    sha1: hashes.sha1.digest('hex'),
+  };
 }
 
 export function createLocalStore(o: LocalStoreOptions): LocalStore {
@@ -64,11 +91,18 @@ export function createLocalStore(o: LocalStoreOptions): LocalStore {
     const q = db('registry_usage').where({ registry });
     if (quota > 0) q.andWhere(db.raw('bytes + ? <= ?', [bytes, quota]));
     const taken = await q.increment('bytes', bytes);
-    if (taken !== 1) throw new HubError('insufficient_storage', `registry ${registry} is over its quota of ${quota} bytes ([[registries]] quota_bytes)`);
+    if (taken !== 1)
+      throw new HubError(
+        'insufficient_storage',
+        `registry ${registry} is over its quota of ${quota} bytes ([[registries]] quota_bytes)`,
+      );
   }
-  const release = (registry: string, bytes: number) => db('registry_usage').where({ registry }).decrement('bytes', bytes);
+  const release = (registry: string, bytes: number) =>
+    db('registry_usage').where({ registry }).decrement('bytes', bytes);
   /** Whether a blob is still named: by a file or cached document, or by a part of an upload in flight. */
-  const blobHeld = async (sha256: string) => (await files.blobInUse(sha256)) || (await db('local_upload_parts').where({ blob_sha256: sha256 }).first('upload_id')) !== undefined;
+  const blobHeld = async (sha256: string) =>
+    (await files.blobInUse(sha256)) ||
+    (await db('local_upload_parts').where({ blob_sha256: sha256 }).first('upload_id')) !== undefined;
 
   const byName = (registry: string, name: string) => ({ registry, name_sha256: nameHash(name) });
 
@@ -77,8 +111,19 @@ export function createLocalStore(o: LocalStoreOptions): LocalStore {
    * How `version` is spelt in `table`'s rows of a name, in any spelling `canon` takes for the same version
    * (PEP 440's `1.0` is `1.0.0`, decision 0039); undefined when none is there.
    */
-  async function spelling(table: 'local_versions' | 'local_tombstones', registry: string, name: string, version: string, canon: (v: string) => string): Promise<string | undefined> {
-    if ((await db(table).where({ ...byName(registry, name), version }).first('id')) !== undefined) return version;
+  async function spelling(
+    table: 'local_versions' | 'local_tombstones',
+    registry: string,
+    name: string,
+    version: string,
+    canon: (v: string) => string,
+  ): Promise<string | undefined> {
+    if (
+      (await db(table)
+        .where({ ...byName(registry, name), version })
+        .first('id')) !== undefined
+    )
+      return version;
     const want = canon(version);
     if (want === version && canon === verbatim) return undefined;
     const rows: Array<{ version: string }> = await db(table).where(byName(registry, name)).select('version');
@@ -86,11 +131,25 @@ export function createLocalStore(o: LocalStoreOptions): LocalStore {
   }
 
   function toVersion(r: LocalVersionRecord): LocalVersion {
-    return { name: r.name, version: r.version, publishedAt: new Date(Number(r.published_at)), publisher: r.publisher, yanked: Boolean(r.yanked), deprecated: r.deprecated, meta: parseJson(r.meta) };
+    return {
+      name: r.name,
+      version: r.version,
+      publishedAt: new Date(Number(r.published_at)),
+      publisher: r.publisher,
+      yanked: Boolean(r.yanked),
+      deprecated: r.deprecated,
+      meta: parseJson(r.meta),
+    };
   }
 
   /** `rc.local` for one registry and one request's user. */
-  function forRegistry(registry: string, limits: LocalLimits, user: string | null, normalizeName: (n: string) => string = (n) => n, canon: (v: string) => string = verbatim): LocalRegistry {
+  function forRegistry(
+    registry: string,
+    limits: LocalLimits,
+    user: string | null,
+    normalizeName: (n: string) => string = (n) => n,
+    canon: (v: string) => string = verbatim,
+  ): LocalRegistry {
     const canonical = (c: Coordinate): Coordinate => ({ ...c, name: normalizeName(c.name) });
 
     const recorded = (name: string, version: string) => spelling('local_versions', registry, name, version, canon);
@@ -103,18 +162,33 @@ export function createLocalStore(o: LocalStoreOptions): LocalStore {
     /** 409 when the version, in any spelling, was deleted: its number is never published again. */
     async function refuseTombstoned(name: string, version: string): Promise<void> {
       const was = await spelling('local_tombstones', registry, name, version, canon);
-      if (was !== undefined) throw conflict(`${name} ${version} was deleted${was === version ? '' : ` (as ${was})`}; its version number cannot be published again`);
+      if (was !== undefined)
+        throw conflict(
+          `${name} ${version} was deleted${was === version ? '' : ` (as ${was})`}; its version number cannot be published again`,
+        );
     }
 
     /** The version row and (once) its package's row; 409 when the version exists. */
     async function insertVersion(trx: Knex, name: string, version: string, meta: unknown, now: number): Promise<void> {
       try {
-        await trx('local_versions').insert({ ...byName(registry, name), name, version, published_at: now, publisher: user, yanked: false, deprecated: null, meta: meta === undefined ? null : JSON.stringify(meta) });
+        await trx('local_versions').insert({
+          ...byName(registry, name),
+          name,
+          version,
+          published_at: now,
+          publisher: user,
+          yanked: false,
+          deprecated: null,
+          meta: meta === undefined ? null : JSON.stringify(meta),
+        });
       } catch (e) {
         if (isUniqueViolation(e)) throw conflict(`${name} ${version} is already published`);
         throw e;
       }
-      await trx('local_packages').insert({ ...byName(registry, name), name, local_only: true, meta: null, created_at: now }).onConflict(['registry', 'name_sha256']).ignore();
+      await trx('local_packages')
+        .insert({ ...byName(registry, name), name, local_only: true, meta: null, created_at: now })
+        .onConflict(['registry', 'name_sha256'])
+        .ignore();
     }
     /**
      * A version deployed file by file belongs to the publisher of its first file until it is recorded, or until
@@ -125,7 +199,10 @@ export function createLocalStore(o: LocalStoreOptions): LocalStore {
       const now = Date.now();
       const expiry = (limits.deployExpirySecs ?? 3600) * 1000;
       const key = { ...byName(registry, name), version };
-      await db('local_deploys').insert({ ...key, publisher: who, touched_at: now }).onConflict(['registry', 'name_sha256', 'version']).ignore();
+      await db('local_deploys')
+        .insert({ ...key, publisher: who, touched_at: now })
+        .onConflict(['registry', 'name_sha256', 'version'])
+        .ignore();
       // Ours, or expired (then taken over): one conditional update, so two publishers cannot both win.
       const taken = await db('local_deploys')
         .where(key)
@@ -134,7 +211,10 @@ export function createLocalStore(o: LocalStoreOptions): LocalStore {
       if (taken === 1) return;
       const row = await db('local_deploys').where(key).first('publisher', 'touched_at');
       const until = new Date(Number(row?.touched_at ?? now) + expiry).toISOString();
-      throw new HubError('forbidden', `${name} ${version} is being deployed by another publisher; it is theirs until it is complete or until ${until} passes without a file from them ([[registries]] deploy_expiry_secs)`);
+      throw new HubError(
+        'forbidden',
+        `${name} ${version} is being deployed by another publisher; it is theirs until it is complete or until ${until} passes without a file from them ([[registries]] deploy_expiry_secs)`,
+      );
     }
 
     const local: LocalRegistry = {
@@ -152,7 +232,10 @@ export function createLocalStore(o: LocalStoreOptions): LocalStore {
         const spooled = await spool(f.body, o.blobs.tmpDir, limits.maxPublishBytes);
         if (resend) {
           await fsp.rm(spooled.tmpPath, { force: true });
-          if (spooled.sha256 !== resend.blob_sha256) throw conflict(`${f.key} is already stored with other bytes; a stored file is never replaced (decision 0044)`);
+          if (spooled.sha256 !== resend.blob_sha256)
+            throw conflict(
+              `${f.key} is already stored with other bytes; a stored file is never replaced (decision 0044)`,
+            );
           const { tmpPath: _, ...same } = spooled;
           return same;
         }
@@ -160,7 +243,10 @@ export function createLocalStore(o: LocalStoreOptions): LocalStore {
         let promoted = false;
         try {
           for (const d of f.digests ?? []) {
-            if (spooled[d.algorithm] !== d.hex.toLowerCase()) throw errors.badRequest(`the ${d.algorithm} the client sent (${d.hex}) does not match the bytes received (${spooled[d.algorithm]})`);
+            if (spooled[d.algorithm] !== d.hex.toLowerCase())
+              throw errors.badRequest(
+                `the ${d.algorithm} the client sent (${d.hex}) does not match the bytes received (${spooled[d.algorithm]})`,
+              );
           }
           if (f.format) {
             // An upload's archive check has the bomb limits (decision 0044).
@@ -175,8 +261,17 @@ export function createLocalStore(o: LocalStoreOptions): LocalStore {
           promoted = true;
           const now = Date.now();
           await db.transaction(async (trx) => {
-            if (f.addsVersion && c.version !== undefined) await insertVersion(trx, c.name, c.version, f.addsVersion.meta, now);
-            const file = { registry, cache_key: f.key, package_name: c.name, version: c.version ?? null, blob_sha256: spooled.sha256, size: spooled.size, content_type: f.contentType };
+            if (f.addsVersion && c.version !== undefined)
+              await insertVersion(trx, c.name, c.version, f.addsVersion.meta, now);
+            const file = {
+              registry,
+              cache_key: f.key,
+              package_name: c.name,
+              version: c.version ?? null,
+              blob_sha256: spooled.sha256,
+              size: spooled.size,
+              content_type: f.contentType,
+            };
             if (!(await files.insert(trx, file, now))) throw conflict(`${f.key} is being published by another request`);
           });
         } catch (e) {
@@ -204,16 +299,22 @@ export function createLocalStore(o: LocalStoreOptions): LocalStore {
         await db.transaction(async (trx) => {
           await insertVersion(trx, name, version, meta, Date.now());
           // Complete: the version is no longer anyone's deploy.
-          await trx('local_deploys').where({ ...byName(registry, name), version }).delete();
+          await trx('local_deploys')
+            .where({ ...byName(registry, name), version })
+            .delete();
         });
       },
 
       async names() {
-        return (await db('local_packages').where({ registry }).orderBy('name').limit(10_000).select('name')).map((r) => r.name);
+        return (await db('local_packages').where({ registry }).orderBy('name').limit(10_000).select('name')).map(
+          (r) => r.name,
+        );
       },
 
       async versions(rawName) {
-        const rows = await db('local_versions').where(byName(registry, normalizeName(rawName))).orderBy('id');
+        const rows = await db('local_versions')
+          .where(byName(registry, normalizeName(rawName)))
+          .orderBy('id');
         return rows.map(toVersion);
       },
 
@@ -223,22 +324,38 @@ export function createLocalStore(o: LocalStoreOptions): LocalStore {
         if (change.yanked !== undefined) patch.yanked = change.yanked;
         if (change.deprecated !== undefined) patch.deprecated = change.deprecated;
         if (change.meta !== undefined) patch.meta = JSON.stringify(change.meta);
-        if (Object.keys(patch).length === 0) return (await db('local_versions').where({ ...byName(registry, normalizeName(rawName)), version }).first('id')) !== undefined;
-        return (await db('local_versions').where({ ...byName(registry, normalizeName(rawName)), version }).update(patch)) > 0;
+        if (Object.keys(patch).length === 0)
+          return (
+            (await db('local_versions')
+              .where({ ...byName(registry, normalizeName(rawName)), version })
+              .first('id')) !== undefined
+          );
+        return (
+          (await db('local_versions')
+            .where({ ...byName(registry, normalizeName(rawName)), version })
+            .update(patch)) > 0
+        );
       },
 
       async deleteVersion(rawName, asked, opts) {
         const name = normalizeName(rawName);
         const version = (await recorded(name, asked)) ?? asked;
         const removed = await db.transaction(async (trx) => {
-          const n = await trx('local_versions').where({ ...byName(registry, name), version }).delete();
+          const n = await trx('local_versions')
+            .where({ ...byName(registry, name), version })
+            .delete();
           // A version never completed (files of a deploy, no POM yet) goes too, with its files: stored files
           // never change (decision 0044), so deleting is how a wrong one leaves.
           const gone = await files.removeVersion(trx, registry, name, version);
           if (n === 0 && gone.length === 0) return null;
           if (opts?.tombstone !== false)
-            await trx('local_tombstones').insert({ ...byName(registry, name), name, version, deleted_at: Date.now(), deleted_by: user }).onConflict(['registry', 'name_sha256', 'version']).ignore();
-          await trx('local_deploys').where({ ...byName(registry, name), version }).delete();
+            await trx('local_tombstones')
+              .insert({ ...byName(registry, name), name, version, deleted_at: Date.now(), deleted_by: user })
+              .onConflict(['registry', 'name_sha256', 'version'])
+              .ignore();
+          await trx('local_deploys')
+            .where({ ...byName(registry, name), version })
+            .delete();
           return gone;
         });
         if (!removed) return false;
@@ -250,28 +367,51 @@ export function createLocalStore(o: LocalStoreOptions): LocalStore {
       },
 
       async tombstones(rawName) {
-        return (await db('local_tombstones').where(byName(registry, normalizeName(rawName))).orderBy('id').select('version')).map((r) => r.version);
+        return (
+          await db('local_tombstones')
+            .where(byName(registry, normalizeName(rawName)))
+            .orderBy('id')
+            .select('version')
+        ).map((r) => r.version);
       },
 
       async packageMeta(rawName) {
-        const row = await db('local_packages').where(byName(registry, normalizeName(rawName))).first('meta');
+        const row = await db('local_packages')
+          .where(byName(registry, normalizeName(rawName)))
+          .first('meta');
         return row ? parseJson(row.meta) : null;
       },
 
       async setPackageMeta(rawName, meta) {
         const name = normalizeName(rawName);
-        await db('local_packages').insert({ ...byName(registry, name), name, local_only: true, meta: null, created_at: Date.now() }).onConflict(['registry', 'name_sha256']).ignore();
-        await db('local_packages').where(byName(registry, name)).update({ meta: JSON.stringify(meta) });
+        await db('local_packages')
+          .insert({ ...byName(registry, name), name, local_only: true, meta: null, created_at: Date.now() })
+          .onConflict(['registry', 'name_sha256'])
+          .ignore();
+        await db('local_packages')
+          .where(byName(registry, name))
+          .update({ meta: JSON.stringify(meta) });
       },
 
       async ownsName(rawName) {
-        const row = await db('local_packages').where(byName(registry, normalizeName(rawName))).first('local_only');
+        const row = await db('local_packages')
+          .where(byName(registry, normalizeName(rawName)))
+          .first('local_only');
         return row !== undefined && Boolean(row.local_only);
       },
 
       uploads: undefined as unknown as LocalRegistry['uploads'],
       tags: createTags(db, registry, user, nameHash),
-      files: createFiles({ db, blobs: o.blobs, files, registry, reserve: (bytes) => reserve(registry, bytes, limits.quotaBytes), release: (bytes) => release(registry, bytes), forgetArtifact: o.forgetArtifact, blobHeld }),
+      files: createFiles({
+        db,
+        blobs: o.blobs,
+        files,
+        registry,
+        reserve: (bytes) => reserve(registry, bytes, limits.quotaBytes),
+        release: (bytes) => release(registry, bytes),
+        forgetArtifact: o.forgetArtifact,
+        blobHeld,
+      }),
     };
     local.uploads = createUploads({
       db,
@@ -294,20 +434,33 @@ export function createLocalStore(o: LocalStoreOptions): LocalStore {
       const q = db('local_packages').orderBy('registry').orderBy('name').limit(10_000);
       if (registry !== undefined) q.where({ registry });
       const rows = await q.select('registry', 'name', 'local_only', 'created_at');
-      return rows.map((r) => ({ registry: r.registry, name: r.name, local_only: Boolean(r.local_only), created_at: Number(r.created_at) }));
+      return rows.map((r) => ({
+        registry: r.registry,
+        name: r.name,
+        local_only: Boolean(r.local_only),
+        created_at: Number(r.created_at),
+      }));
     },
     async setLocalOnly(registry: string, name: string, localOnly: boolean): Promise<boolean> {
       return (await db('local_packages').where(byName(registry, name)).update({ local_only: localOnly })) > 0;
     },
     async known(registry: string, name: string): Promise<boolean> {
-      const [published, claimed] = await Promise.all([db('local_packages').where(byName(registry, name)).first('id'), db('local_claims').where(byName(registry, name)).first('id')]);
+      const [published, claimed] = await Promise.all([
+        db('local_packages').where(byName(registry, name)).first('id'),
+        db('local_claims').where(byName(registry, name)).first('id'),
+      ]);
       return published !== undefined || claimed !== undefined;
     },
     async claims(registry?: string): Promise<LocalClaim[]> {
       const q = db('local_claims').orderBy('registry').orderBy('name').limit(10_000);
       if (registry !== undefined) q.where({ registry });
       const rows = await q.select('registry', 'name', 'claimed_by', 'claimed_at');
-      return rows.map((r) => ({ registry: r.registry, name: r.name, claimed_by: r.claimed_by, claimed_at: Number(r.claimed_at) }));
+      return rows.map((r) => ({
+        registry: r.registry,
+        name: r.name,
+        claimed_by: r.claimed_by,
+        claimed_at: Number(r.claimed_at),
+      }));
     },
     async claim(registry: string, name: string, by: string): Promise<LocalClaim | 'exists'> {
       const row = { registry, name, claimed_by: by, claimed_at: Date.now() };

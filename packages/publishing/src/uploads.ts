@@ -11,7 +11,16 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Knex } from 'knex';
-import { HubError, type BlobStore, type FinishedUpload, type LocalFile, type LocalUploads, type PublishedFiles, type StoredFile, type UploadState } from '@hub/runtime';
+import {
+  HubError,
+  type BlobStore,
+  type FinishedUpload,
+  type LocalFile,
+  type LocalUploads,
+  type PublishedFiles,
+  type StoredFile,
+  type UploadState,
+} from '@hub/runtime';
 import type { LocalUploadRecord } from './tables.js';
 
 export interface UploadsOptions {
@@ -28,8 +37,18 @@ export interface UploadsOptions {
   putFile(f: LocalFile): Promise<StoredFile>;
 }
 
-const toState = (r: LocalUploadRecord): UploadState => ({ id: r.id, name: r.name, owner: r.owner, size: Number(r.size), startedAt: new Date(Number(r.started_at)), touchedAt: new Date(Number(r.touched_at)) });
-const unknownUpload = (id: string) => new HubError('not_found', `no upload ${id.slice(0, 64)} in progress (finished, cancelled, expired, or not yours)`, { detail: { kindCode: 'BLOB_UPLOAD_UNKNOWN' } });
+const toState = (r: LocalUploadRecord): UploadState => ({
+  id: r.id,
+  name: r.name,
+  owner: r.owner,
+  size: Number(r.size),
+  startedAt: new Date(Number(r.started_at)),
+  touchedAt: new Date(Number(r.touched_at)),
+});
+const unknownUpload = (id: string) =>
+  new HubError('not_found', `no upload ${id.slice(0, 64)} in progress (finished, cancelled, expired, or not yours)`, {
+    detail: { kindCode: 'BLOB_UPLOAD_UNKNOWN' },
+  });
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 export function createUploads(o: UploadsOptions): LocalUploads {
@@ -66,14 +85,23 @@ export function createUploads(o: UploadsOptions): LocalUploads {
     const parts = await db('local_upload_parts').where({ upload_id: id }).orderBy('offset').select('blob_sha256');
     for (const p of parts) {
       const body = await blobs.get(p.blob_sha256);
-      if (!body) throw new HubError('conflict', `a part of upload ${id} is missing from the blob store; start the upload again`, { detail: { kindCode: 'BLOB_UPLOAD_INVALID' } });
+      if (!body)
+        throw new HubError(
+          'conflict',
+          `a part of upload ${id} is missing from the blob store; start the upload again`,
+          { detail: { kindCode: 'BLOB_UPLOAD_INVALID' } },
+        );
       for await (const chunk of body) yield chunk as Buffer;
     }
     if (tail) for await (const chunk of tail) yield chunk as Buffer;
   }
 
   const expire = async (maxIdleMs = o.expiryMs) => {
-    const rows = await db('local_uploads').where({ registry }).andWhere('touched_at', '<', Date.now() - maxIdleMs).limit(1000).select('id');
+    const rows = await db('local_uploads')
+      .where({ registry })
+      .andWhere('touched_at', '<', Date.now() - maxIdleMs)
+      .limit(1000)
+      .select('id');
     await removeSessions(rows.map((r) => r.id));
     return rows.length;
   };
@@ -83,7 +111,16 @@ export function createUploads(o: UploadsOptions): LocalUploads {
       // Abandoned uploads of the registry go as new ones come (and with garbage collection).
       await expire(o.expiryMs);
       const now = Date.now();
-      const row: LocalUploadRecord = { id: crypto.randomUUID(), registry, name_sha256: o.nameHash(name), name, owner: o.user, size: 0, started_at: now, touched_at: now };
+      const row: LocalUploadRecord = {
+        id: crypto.randomUUID(),
+        registry,
+        name_sha256: o.nameHash(name),
+        name,
+        owner: o.user,
+        size: 0,
+        started_at: now,
+        touched_at: now,
+      };
       await db('local_uploads').insert(row);
       return toState(row);
     },
@@ -102,7 +139,15 @@ export function createUploads(o: UploadsOptions): LocalUploads {
       const size = Number(row.size);
       if (at !== undefined && at !== size) {
         body.resume();
-        throw new HubError('bad_request', `this part starts at byte ${at}, but the upload holds ${size} bytes: send the part starting at ${size}`, { status: 416, headers: { Range: `0-${Math.max(0, size - 1)}` }, detail: { kindCode: 'BLOB_UPLOAD_INVALID' } });
+        throw new HubError(
+          'bad_request',
+          `this part starts at byte ${at}, but the upload holds ${size} bytes: send the part starting at ${size}`,
+          {
+            status: 416,
+            headers: { Range: `0-${Math.max(0, size - 1)}` },
+            detail: { kindCode: 'BLOB_UPLOAD_INVALID' },
+          },
+        );
       }
       const max = o.maxPublishBytes - size;
       const tmpPath = path.join(blobs.tmpDir, `${crypto.randomUUID()}.upload`);
@@ -113,7 +158,12 @@ export function createUploads(o: UploadsOptions): LocalUploads {
           body,
           async function* (source: AsyncIterable<Buffer>) {
             for await (const chunk of source) {
-              if ((n += chunk.length) > max) throw new HubError('payload_too_large', `an upload may be at most ${o.maxPublishBytes} bytes ([[registries]] max_publish_bytes)`, { detail: { kindCode: 'SIZE_INVALID' } });
+              if ((n += chunk.length) > max)
+                throw new HubError(
+                  'payload_too_large',
+                  `an upload may be at most ${o.maxPublishBytes} bytes ([[registries]] max_publish_bytes)`,
+                  { detail: { kindCode: 'SIZE_INVALID' } },
+                );
               hash.update(chunk);
               yield chunk;
             }
@@ -122,7 +172,11 @@ export function createUploads(o: UploadsOptions): LocalUploads {
         );
         if (o.quotaBytes > 0) {
           const used = await db('registry_usage').where({ registry }).first('bytes');
-          if (Number(used?.bytes ?? 0) + size + n > o.quotaBytes) throw new HubError('insufficient_storage', `registry ${registry} is over its quota of ${o.quotaBytes} bytes ([[registries]] quota_bytes)`);
+          if (Number(used?.bytes ?? 0) + size + n > o.quotaBytes)
+            throw new HubError(
+              'insufficient_storage',
+              `registry ${registry} is over its quota of ${o.quotaBytes} bytes ([[registries]] quota_bytes)`,
+            );
         }
       } catch (e) {
         await fsp.rm(tmpPath, { force: true });
@@ -138,14 +192,20 @@ export function createUploads(o: UploadsOptions): LocalUploads {
       const now = Date.now();
       // The part row and the new size together, only if no other part landed meanwhile.
       const landed = await db.transaction(async (trx) => {
-        const moved = await trx('local_uploads').where({ id, size }).update({ size: size + n, touched_at: now });
+        const moved = await trx('local_uploads')
+          .where({ id, size })
+          .update({ size: size + n, touched_at: now });
         if (moved !== 1) return false;
         await trx('local_upload_parts').insert({ upload_id: id, offset: size, blob_sha256: sha, size: n });
         return true;
       });
       if (!landed) {
         await dropBlob(sha);
-        throw new HubError('bad_request', `another part of upload ${id} landed first; ask the upload's state and resume from its end`, { status: 416, detail: { kindCode: 'BLOB_UPLOAD_INVALID' } });
+        throw new HubError(
+          'bad_request',
+          `another part of upload ${id} landed first; ask the upload's state and resume from its end`,
+          { status: 416, detail: { kindCode: 'BLOB_UPLOAD_INVALID' } },
+        );
       }
       return toState({ ...row, size: size + n, touched_at: now });
     },
@@ -156,7 +216,13 @@ export function createUploads(o: UploadsOptions): LocalUploads {
         f.body?.resume();
         throw unknownUpload(id);
       }
-      const stored = await o.putFile({ key: f.key, coordinate: f.coordinate, contentType: f.contentType, body: Readable.from(whole(id, f.body)), digests: f.digests });
+      const stored = await o.putFile({
+        key: f.key,
+        coordinate: f.coordinate,
+        contentType: f.contentType,
+        body: Readable.from(whole(id, f.body)),
+        digests: f.digests,
+      });
       await removeSessions([id]);
       return { sha256: stored.sha256, size: stored.size };
     },
@@ -169,7 +235,10 @@ export function createUploads(o: UploadsOptions): LocalUploads {
     },
 
     async inFlight() {
-      const rows = await db('local_uploads').where({ registry }).andWhere('touched_at', '>=', Date.now() - o.expiryMs).limit(10_000);
+      const rows = await db('local_uploads')
+        .where({ registry })
+        .andWhere('touched_at', '>=', Date.now() - o.expiryMs)
+        .limit(10_000);
       return rows.map(toState);
     },
 

@@ -4,9 +4,17 @@ import { secretPair, type ConfigSection } from '@hub/runtime';
 export const RedisSchema = Type.Object(
   {
     ...secretPair('url', 'Redis URL, `redis://[user:password@]host:port[/db]` (or `rediss://` for TLS)'),
-    key_prefix: Type.String({ default: 'hub:', maxLength: 64, description: 'Prefix of every key hub writes, so several hubs (or other programs) can share one Redis.' }),
+    key_prefix: Type.String({
+      default: 'hub:',
+      maxLength: 64,
+      description: 'Prefix of every key hub writes, so several hubs (or other programs) can share one Redis.',
+    }),
   },
-  { additionalProperties: false, default: {}, description: 'A Redis server replicas share (for `[limits] rate_store = "redis"`; @hub/rate-limit-redis).' },
+  {
+    additionalProperties: false,
+    default: {},
+    description: 'A Redis server replicas share (for `[limits] rate_store = "redis"`; @hub/rate-limit-redis).',
+  },
 );
 
 export type RedisConfig = Static<typeof RedisSchema>;
@@ -16,7 +24,12 @@ export const redisSection: ConfigSection<typeof RedisSchema> = {
   section: 'redis',
   schema: RedisSchema,
   check(redis, config) {
-    if (redis.url !== undefined) return /^rediss?:\/\/\S+$/.test(redis.url) ? [] : [{ key: ['url'], message: 'must be a redis:// or rediss:// URL' }];
-    return config.limits.rate_store === 'redis' ? [{ key: ['url'], message: '[limits] rate_store = "redis" needs it (or url_env)' }] : [];
+    if (redis.url !== undefined)
+      return /^rediss?:\/\/\S+$/.test(redis.url)
+        ? []
+        : [{ key: ['url'], message: 'must be a redis:// or rediss:// URL' }];
+    return config.limits.rate_store === 'redis'
+      ? [{ key: ['url'], message: '[limits] rate_store = "redis" needs it (or url_env)' }]
+      : [];
   },
 };

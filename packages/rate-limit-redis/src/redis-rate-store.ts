@@ -102,7 +102,10 @@ export function createRedisRateStore(o: RedisRateStoreOptions): RateLimitStore {
     o.onError?.();
     if (Date.now() - lastWarning > 10_000) {
       lastWarning = Date.now();
-      o.log.warn({ err: (e as Error).message, policy: o.onFailure }, `rate limiter: Redis failed; requests are ${o.onFailure === 'open' ? 'let through' : 'refused'} until it answers`);
+      o.log.warn(
+        { err: (e as Error).message, policy: o.onFailure },
+        `rate limiter: Redis failed; requests are ${o.onFailure === 'open' ? 'let through' : 'refused'} until it answers`,
+      );
     }
   }
 
@@ -111,7 +114,9 @@ export function createRedisRateStore(o: RedisRateStoreOptions): RateLimitStore {
     async take(key) {
       try {
         const [allowed, wait] = await run(key, 1);
-        return allowed === 1 ? { allowed: true, retryAfterSecs: 0 } : { allowed: false, retryAfterSecs: retryAfterSecs(wait) };
+        return allowed === 1
+          ? { allowed: true, retryAfterSecs: 0 }
+          : { allowed: false, retryAfterSecs: retryAfterSecs(wait) };
       } catch (e) {
         failed(e);
         return o.onFailure === 'open' ? { allowed: true, retryAfterSecs: 0 } : { allowed: false, retryAfterSecs: 1 };
@@ -132,5 +137,14 @@ export function redisRateStores(ctx: ProviderContext): (limits: TokenBucket, nam
   const url = redis.url!;
   const client = createRedisClient(url);
   const onFailure = ctx.config.limits.rate_store_failure;
-  return (limits, name) => createRedisRateStore({ url, client, keyPrefix: `${redis.key_prefix}${name}:`, limits, onFailure, log: ctx.log, onError: ctx.onError });
+  return (limits, name) =>
+    createRedisRateStore({
+      url,
+      client,
+      keyPrefix: `${redis.key_prefix}${name}:`,
+      limits,
+      onFailure,
+      log: ctx.log,
+      onError: ctx.onError,
+    });
 }

@@ -17,27 +17,46 @@ t.test('Redis store: fails open or closed, as configured, when Redis is unreacha
   const port = (probe.address() as net.AddressInfo).port;
   await new Promise<void>((r) => probe.close(() => r()));
   let errors = 0;
-  const open = createRedisRateStore({ url: `redis://127.0.0.1:${port}`, limits: { ratePerSec: 1, burst: 1 }, onFailure: 'open', log, onError: () => errors++ });
-  const closed = createRedisRateStore({ url: `redis://127.0.0.1:${port}`, limits: { ratePerSec: 1, burst: 1 }, onFailure: 'closed', log });
+  const open = createRedisRateStore({
+    url: `redis://127.0.0.1:${port}`,
+    limits: { ratePerSec: 1, burst: 1 },
+    onFailure: 'open',
+    log,
+    onError: () => errors++,
+  });
+  const closed = createRedisRateStore({
+    url: `redis://127.0.0.1:${port}`,
+    limits: { ratePerSec: 1, burst: 1 },
+    onFailure: 'closed',
+    log,
+  });
   t.teardown(() => Promise.all([open.close(), closed.close()]));
   t.same(await open.take('1.2.3.4'), { allowed: true, retryAfterSecs: 0 }, 'fail-open lets the request through');
   t.same(await closed.take('1.2.3.4'), { allowed: false, retryAfterSecs: 1 }, 'fail-closed refuses it');
   t.ok(errors >= 1, 'the failure is counted');
 });
 
-t.test('Redis store: a Redis that accepts but never answers fails within a second, not per request forever', async (t) => {
-  const silent = net.createServer((socket) => socket.on('data', () => {}));
-  await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
-  t.teardown(() => new Promise<void>((r) => silent.close(() => r())));
-  const port = (silent.address() as net.AddressInfo).port;
-  const store = createRedisRateStore({ url: `redis://127.0.0.1:${port}`, limits: { ratePerSec: 1, burst: 1 }, onFailure: 'closed', log });
-  t.teardown(() => store.close());
-  for (let i = 0; i < 2; i++) {
-    const started = Date.now();
-    t.same(await store.take('1.2.3.4'), { allowed: false, retryAfterSecs: 1 }, 'refused by the fail-closed policy');
-    t.ok(Date.now() - started < 2_000, `answered in ${Date.now() - started} ms`);
-  }
-});
+t.test(
+  'Redis store: a Redis that accepts but never answers fails within a second, not per request forever',
+  async (t) => {
+    const silent = net.createServer((socket) => socket.on('data', () => {}));
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    t.teardown(() => new Promise<void>((r) => silent.close(() => r())));
+    const port = (silent.address() as net.AddressInfo).port;
+    const store = createRedisRateStore({
+      url: `redis://127.0.0.1:${port}`,
+      limits: { ratePerSec: 1, burst: 1 },
+      onFailure: 'closed',
+      log,
+    });
+    t.teardown(() => store.close());
+    for (let i = 0; i < 2; i++) {
+      const started = Date.now();
+      t.same(await store.take('1.2.3.4'), { allowed: false, retryAfterSecs: 1 }, 'refused by the fail-closed policy');
+      t.ok(Date.now() - started < 2_000, `answered in ${Date.now() - started} ms`);
+    }
+  },
+);
 
 if (!REDIS_URL) {
   t.comment('Redis tier skipped: HUB_TEST_REDIS_URL is not set');
@@ -67,7 +86,14 @@ if (!REDIS_URL) {
       client.disconnect();
       admin.disconnect();
     });
-    const store = createRedisRateStore({ url: REDIS_URL, keyPrefix, limits: { ratePerSec: 1, burst: 100 }, onFailure: 'closed', log, client });
+    const store = createRedisRateStore({
+      url: REDIS_URL,
+      keyPrefix,
+      limits: { ratePerSec: 1, burst: 100 },
+      onFailure: 'closed',
+      log,
+      client,
+    });
     t.ok((await store.take('k')).allowed);
     const id = await client.client('ID');
     await admin.connect();
@@ -93,7 +119,11 @@ if (!REDIS_URL) {
       redis: { url: REDIS_URL, key_prefix: `hub-test:${crypto.randomBytes(6).toString('hex')}:` },
       auth: { anonymous: ['source:read'] },
     };
-    const shared = { registries: [{ name: 'files', type: 'files', upstream: upstream.url }], plugins: [filesKind, rateLimitRedis], config };
+    const shared = {
+      registries: [{ name: 'files', type: 'files', upstream: upstream.url }],
+      plugins: [filesKind, rateLimitRedis],
+      config,
+    };
     const a = await startTestHub({ ...shared, dir: path.join(top, 'a') });
     t.teardown(() => a.close());
     const b = await startTestHub({ ...shared, dir: path.join(top, 'b') });

@@ -123,18 +123,28 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
   if (config.server.log_level) log.level = config.server.log_level;
   const metrics = createMetrics();
   const { rateStoreFor, clustering, keeper, blobs, fileLock, db } = await openStorage(config, others, log, metrics);
-  const opened = await openAccess({ config, db, log, metrics, envAdminToken, print: o.print ?? ((l) => process.stderr.write(`${l}\n`)) }, rateStoreFor);
+  const opened = await openAccess(
+    { config, db, log, metrics, envAdminToken, print: o.print ?? ((l) => process.stderr.write(`${l}\n`)) },
+    rateStoreFor,
+  );
   const { auth, access, audit, auditExport, rates, challenges } = opened;
 
   if (config.cache.max_bytes === 0)
-    log.warn('[cache] max_bytes is not set: cached artifacts are never removed for space, and the blob store grows with every new version fetched');
+    log.warn(
+      '[cache] max_bytes is not set: cached artifacts are never removed for space, and the blob store grows with every new version fetched',
+    );
   // Mirror breakers are reported from the registries in force (mirror-status.ts), so binding leaves the gauge alone.
   const bindMetrics: HubMetrics = { ...metrics, mirrorStateFrom: () => {} };
-  const bind = (c: HubConfig, regs: HubConfig['registries']) => bindRegistries({ ...c, registries: regs }, kinds, bindMetrics, log, env).registries;
+  const bind = (c: HubConfig, regs: HubConfig['registries']) =>
+    bindRegistries({ ...c, registries: regs }, kinds, bindMetrics, log, env).registries;
   // The configuration and registries in force, swapped whole by a hot reload (config/live-config.ts).
   const live = createLiveConfig(config, bind(config, config.registries));
   const registries = live.registries;
-  const mirrorHealth = reportMirrors(metrics, registries, (name) => live.current.config.registries.find((r) => r.name === name)?.fallthrough_on_404 ?? false);
+  const mirrorHealth = reportMirrors(
+    metrics,
+    registries,
+    (name) => live.current.config.registries.find((r) => r.name === name)?.fallthrough_on_404 ?? false,
+  );
   // Host values that may appear in URLs hub writes when no public_url is set; listen() adds its own names.
   const servedHosts = new Set(config.server.allowed_hosts.map((h) => h.toLowerCase()));
 
@@ -145,15 +155,40 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
   let draining = false;
   let closing: Promise<void> | undefined;
   const events = createEventBus({ db, log });
-  const { app, router, refusals, waivers, advisories, clientRules } = mountApp({ config, db, log, metrics, events, live, access: opened, caches, servedHosts, draining: () => draining });
+  const { app, router, refusals, waivers, advisories, clientRules } = mountApp({
+    config,
+    db,
+    log,
+    metrics,
+    events,
+    live,
+    access: opened,
+    caches,
+    servedHosts,
+    draining: () => draining,
+  });
 
   cluster?.mountPeerRoute(router, artifacts.peerServe);
 
   const rulesOf = new Map(config.registries.map((r) => [r.name, r.cleanup]));
-  const cleanup = createCleanup({ db, artifacts, audit, log, metrics, events, holds: services.holds, local: services.local, registries, rulesOf: (r) => rulesOf.get(r) ?? [] });
+  const cleanup = createCleanup({
+    db,
+    artifacts,
+    audit,
+    log,
+    metrics,
+    events,
+    holds: services.holds,
+    local: services.local,
+    registries,
+    rulesOf: (r) => rulesOf.get(r) ?? [],
+  });
   const health = createHealthBoard();
   const adminRoutes = createAdminRouteCatalog();
-  const { configReload, reloader } = reloadForwarder({ closing: () => closing !== undefined, replicaId: () => cluster?.replicaId ?? 'local' });
+  const { configReload, reloader } = reloadForwarder({
+    closing: () => closing !== undefined,
+    replicaId: () => cluster?.replicaId ?? 'local',
+  });
   const instances: Array<{ plugin: HubPlugin; instance: PluginInstance }> = [];
   /** What start-up opened past the listener and the cache, released in order once plugins have stopped. */
   const release = async () => {
@@ -201,7 +236,10 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
       services,
       clientRules,
       signIns: [] as SignInMethod[],
-      artifacts: { purge: async (registry, packageName, version) => (await artifacts.purge(registry, packageName, version)).length, idle: () => artifacts.idle() },
+      artifacts: {
+        purge: async (registry, packageName, version) => (await artifacts.purge(registry, packageName, version)).length,
+        idle: () => artifacts.idle(),
+      },
       fetched,
       cleanup,
       jsonBody: jsonBody(config.limits.max_json_body_bytes),
@@ -209,7 +247,21 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     },
   });
 
-  reloader.current = createReloader({ live, reread, others, instances, bind, kinds, access: opened, artifacts, events, metrics, log, startLevel, cluster });
+  reloader.current = createReloader({
+    live,
+    reread,
+    others,
+    instances,
+    bind,
+    kinds,
+    access: opened,
+    artifacts,
+    events,
+    metrics,
+    log,
+    startLevel,
+    cluster,
+  });
   cluster?.mountPeerReload?.(router, (r) => configReload.local(r));
 
   const touchTimer = setInterval(() => void artifacts.flushTouches(), 30_000);
@@ -244,7 +296,10 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     configReload,
     callback,
     adminRoutes,
-    mountedRoutes: () => router.stack.flatMap((l) => l.methods.filter((m) => m !== 'HEAD').map((method) => ({ method, path: String(l.path) }))),
+    mountedRoutes: () =>
+      router.stack.flatMap((l) =>
+        l.methods.filter((m) => m !== 'HEAD').map((method) => ({ method, path: String(l.path) })),
+      ),
     async listen(at = config.server.listen) {
       const url = await listener.listen(at);
       await cluster?.advertise(url);

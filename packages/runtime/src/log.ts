@@ -1,7 +1,19 @@
 import pino, { type Logger } from 'pino';
 
 /** Redacts credentials wherever they might appear in a log object; proxy URLs may carry some too (decision 0047). */
-const REDACT = ['req.headers.authorization', 'headers.authorization', '*.upstream_auth', '*.secret', '*.token', 'upstream_auth', 'password', 'upstream_proxy', '*.upstream_proxy', 'registries[*].proxy', '*.registries[*].proxy'];
+const REDACT = [
+  'req.headers.authorization',
+  'headers.authorization',
+  '*.upstream_auth',
+  '*.secret',
+  '*.token',
+  'upstream_auth',
+  'password',
+  'upstream_proxy',
+  '*.upstream_proxy',
+  'registries[*].proxy',
+  '*.registries[*].proxy',
+];
 
 /**
  * Log lines (one request line per request) are written in batches, not one write(2) each (decision 0075): at
@@ -17,7 +29,10 @@ export function logDestination(dest: number | string = 1): pino.DestinationStrea
 }
 
 export function createLogger(opts: { level?: string; destination?: pino.DestinationStream } = {}): Logger {
-  return pino({ level: opts.level ?? process.env.HUB_LOG_LEVEL ?? 'info', redact: REDACT, base: undefined }, opts.destination ?? logDestination());
+  return pino(
+    { level: opts.level ?? process.env.HUB_LOG_LEVEL ?? 'info', redact: REDACT, base: undefined },
+    opts.destination ?? logDestination(),
+  );
 }
 
 /** Writes the lines a logger still holds (a batching destination's); at once for any other. */

@@ -45,7 +45,9 @@ t.test('hub.close() writes every batched request line and audit row', async (t) 
 
   const db = createDb({ client: 'sqlite', filename: path.join(top, 'hub', 'hub.db') });
   t.teardown(() => db.destroy());
-  const rows = (await db('access_events').whereIn('request_id', ids).select('request_id', 'action', 'status')) as Array<{ request_id: string; action: string; status: number }>;
+  const rows = (await db('access_events')
+    .whereIn('request_id', ids)
+    .select('request_id', 'action', 'status')) as Array<{ request_id: string; action: string; status: number }>;
   t.equal(rows.length, ids.length, 'one audit row per request, none lost at close');
   t.ok(
     rows.every((r) => r.action === 'download' && r.status === 200),

@@ -65,7 +65,15 @@ for (const tier of tiers) {
     await migrate(db, [{ id: 'runtime', migrations: runtimeMigrations }]);
     const queries: string[] = [];
     db.on('query', (q: { sql: string }) => queries.push(q.sql));
-    const audit = createAuditLog({ db, log: silent, metrics: createMetrics(), enabled: true, flushIntervalMs: 60_000, batchRows: 100_000, checkpointEveryRows: 1_000_000 });
+    const audit = createAuditLog({
+      db,
+      log: silent,
+      metrics: createMetrics(),
+      enabled: true,
+      flushIntervalMs: 60_000,
+      batchRows: 100_000,
+      checkpointEveryRows: 1_000_000,
+    });
     for (let i = 0; i < 1000; i++) audit.record(event(i));
     t.same(queries, [], 'record() sends nothing to the database');
     await audit.flush();
@@ -73,10 +81,17 @@ for (const tier of tiers) {
     queries.length = 0;
     for (let i = 1000; i < 2000; i++) audit.record(event(i));
     await audit.flush();
-    t.notOk(queries.some((q) => /^select/i.test(q)), 'the tail is remembered: no read before later batches');
+    t.notOk(
+      queries.some((q) => /^select/i.test(q)),
+      'the tail is remembered: no read before later batches',
+    );
     await audit.close();
     const r = await verifyChain(db, 'local');
-    t.match(r, { ok: true, rows: 2000, first_seq: 1, last_seq: 2000, checkpoints: 1 }, 'close() wrote a checkpoint of the tail');
+    t.match(
+      r,
+      { ok: true, rows: 2000, first_seq: 1, last_seq: 2000, checkpoints: 1 },
+      'close() wrote a checkpoint of the tail',
+    );
   });
 
   t.test(`${tier.name}: a clipped surrogate pair is stored as it was hashed`, async (t) => {
@@ -98,7 +113,16 @@ if (TEST_MYSQL_URL)
     const [a, b] = [open(), open()];
     t.teardown(() => Promise.all([a.destroy(), b.destroy()]));
     await migrate(a, [{ id: 'runtime', migrations: runtimeMigrations }]);
-    const logs = [a, b].map((db) => createAuditLog({ db, log: silent, metrics: createMetrics(), enabled: true, flushIntervalMs: 60_000, batchRows: 100_000 }));
+    const logs = [a, b].map((db) =>
+      createAuditLog({
+        db,
+        log: silent,
+        metrics: createMetrics(),
+        enabled: true,
+        flushIntervalMs: 60_000,
+        batchRows: 100_000,
+      }),
+    );
     for (let round = 0; round < 10; round++) {
       logs.forEach((l, w) => {
         for (let i = 0; i < 20; i++) l.record(event(round * 100 + w * 50 + i, { user_id: `writer-${w}` }));

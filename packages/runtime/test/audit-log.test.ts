@@ -37,7 +37,14 @@ const event = (i: number, over: Partial<AccessEvent> = {}): AccessEvent => ({
 
 t.test('events are buffered, written in batches, and all written by close()', async (t) => {
   const db = await database(t);
-  const audit = createAuditLog({ db, log: createLogger({ level: 'silent' }), metrics: createMetrics(), enabled: true, flushIntervalMs: 60_000, batchRows: 100_000 });
+  const audit = createAuditLog({
+    db,
+    log: createLogger({ level: 'silent' }),
+    metrics: createMetrics(),
+    enabled: true,
+    flushIntervalMs: 60_000,
+    batchRows: 100_000,
+  });
   for (let i = 0; i < 1234; i++) audit.record(event(i));
   t.equal(Number((await db('access_events').count({ n: '*' }))[0]!.n), 0, 'nothing written on the hot path');
   await audit.close();
@@ -45,10 +52,40 @@ t.test('events are buffered, written in batches, and all written by close()', as
   t.equal(rows.length, 1234, 'a clean close loses nothing');
   t.equal(rows[1233]!.version, '1.0.1233', 'in order');
   // SQLite writes most rows 50 to a statement and the rest one by one: every column lands in its place either way.
-  const cols = ['at', 'user_id', 'token_id', 'ip_address', 'action', 'outcome', 'registry', 'package', 'version', 'status', 'code', 'request_id', 'detail'] as const;
-  const stored = await db('access_events').orderBy('id').select(...cols);
-  t.same(stored.map((r) => r.request_id), Array.from({ length: 1234 }, (_, i) => `r${i}`), 'every row, in order');
-  for (const i of [0, 49, 50, 1199, 1200, 1233]) t.same(Object.fromEntries(cols.map((c) => [c, stored[i]![c] === null ? null : c === 'at' || c === 'status' ? Number(stored[i]![c]) : stored[i]![c]])), Object.fromEntries(cols.map((c) => [c, event(i)[c]])), `row ${i} as recorded`);
+  const cols = [
+    'at',
+    'user_id',
+    'token_id',
+    'ip_address',
+    'action',
+    'outcome',
+    'registry',
+    'package',
+    'version',
+    'status',
+    'code',
+    'request_id',
+    'detail',
+  ] as const;
+  const stored = await db('access_events')
+    .orderBy('id')
+    .select(...cols);
+  t.same(
+    stored.map((r) => r.request_id),
+    Array.from({ length: 1234 }, (_, i) => `r${i}`),
+    'every row, in order',
+  );
+  for (const i of [0, 49, 50, 1199, 1200, 1233])
+    t.same(
+      Object.fromEntries(
+        cols.map((c) => [
+          c,
+          stored[i]![c] === null ? null : c === 'at' || c === 'status' ? Number(stored[i]![c]) : stored[i]![c],
+        ]),
+      ),
+      Object.fromEntries(cols.map((c) => [c, event(i)[c]])),
+      `row ${i} as recorded`,
+    );
   audit.record(event(9999));
   await audit.flush();
   t.equal(Number((await db('access_events').count({ n: '*' }))[0]!.n), 1234, 'nothing is taken after close');
@@ -56,7 +93,14 @@ t.test('events are buffered, written in batches, and all written by close()', as
 
 t.test('a full batch is written without waiting for the timer', async (t) => {
   const db = await database(t);
-  const audit = createAuditLog({ db, log: createLogger({ level: 'silent' }), metrics: createMetrics(), enabled: true, flushIntervalMs: 60_000, batchRows: 10 });
+  const audit = createAuditLog({
+    db,
+    log: createLogger({ level: 'silent' }),
+    metrics: createMetrics(),
+    enabled: true,
+    flushIntervalMs: 60_000,
+    batchRows: 10,
+  });
   t.teardown(() => audit.close());
   for (let i = 0; i < 10; i++) audit.record(event(i));
   await audit.flush();
@@ -65,7 +109,13 @@ t.test('a full batch is written without waiting for the timer', async (t) => {
 
 t.test('a failed write keeps the events for the next flush; overlong values are cut to the columns', async (t) => {
   const db = await database(t);
-  const audit = createAuditLog({ db, log: createLogger({ level: 'silent' }), metrics: createMetrics(), enabled: true, flushIntervalMs: 60_000 });
+  const audit = createAuditLog({
+    db,
+    log: createLogger({ level: 'silent' }),
+    metrics: createMetrics(),
+    enabled: true,
+    flushIntervalMs: 60_000,
+  });
   await db.schema.renameTable('access_events', 'access_events_away');
   audit.record(event(1, { package: 'x'.repeat(5000), detail: 'd'.repeat(10_000) }));
   await audit.flush();
@@ -79,7 +129,12 @@ t.test('a failed write keeps the events for the next flush; overlong values are 
 
 t.test('a disabled audit log records nothing', async (t) => {
   const db = await database(t);
-  const audit = createAuditLog({ db, log: createLogger({ level: 'silent' }), metrics: createMetrics(), enabled: false });
+  const audit = createAuditLog({
+    db,
+    log: createLogger({ level: 'silent' }),
+    metrics: createMetrics(),
+    enabled: false,
+  });
   audit.record(event(1));
   await audit.close();
   t.equal(Number((await db('access_events').count({ n: '*' }))[0]!.n), 0);

@@ -58,9 +58,18 @@ t.test('50 concurrent misses make exactly one upstream request and 50 identical 
   s.upstream.fault('/pkg/1.0.0/big.bin', { type: 'slow', bytesPerTick: 128 * 1024, tickMs: 20 });
   const results = await Promise.all(Array.from({ length: 50 }, () => get(`${s.base}/pkg/1.0.0/big.bin`)));
   t.equal(s.upstream.count('/pkg/1.0.0/big.bin'), 1, 'one upstream request');
-  t.ok(results.every((r) => r.status === 200), 'all 200');
-  t.ok(results.every((r) => r.body.equals(s.big)), 'all 50 bodies equal the upstream bytes');
-  t.ok(results.some((r) => r.headers.get('x-hub-cache') === 'coalesced'), 'waiters joined the one fetch');
+  t.ok(
+    results.every((r) => r.status === 200),
+    'all 200',
+  );
+  t.ok(
+    results.every((r) => r.body.equals(s.big)),
+    'all 50 bodies equal the upstream bytes',
+  );
+  t.ok(
+    results.some((r) => r.headers.get('x-hub-cache') === 'coalesced'),
+    'waiters joined the one fetch',
+  );
   await s.hub.hub.artifacts.idle();
   const again = await get(`${s.base}/pkg/1.0.0/big.bin`);
   t.equal(again.headers.get('x-hub-cache'), 'hit');
@@ -84,20 +93,23 @@ t.test('upstream down with nothing cached is a 502 upstream_error', async (t) =>
   t.equal(JSON.parse(res.body.toString()).error.code, 'upstream_error');
 });
 
-t.test('upstream closes mid-body: the client sees an aborted body, nothing is cached, the next request refetches', async (t) => {
-  const s = await setup(t);
-  s.upstream.fault('/pkg/1.0.0/big.bin', { type: 'reset-mid-body' }, 1);
-  await t.rejects(get(`${s.base}/pkg/1.0.0/big.bin`), 'the body is not a clean 200');
-  await s.hub.hub.artifacts.idle();
-  t.same(blobFiles(s.blobDir), [], 'no blob');
-  t.same(await s.hub.hub.db('artifacts').select('cache_key'), [], 'no row');
-  const ok = await get(`${s.base}/pkg/1.0.0/big.bin`);
-  t.equal(ok.status, 200);
-  t.ok(ok.body.equals(s.big));
-  t.equal(s.upstream.count('/pkg/1.0.0/big.bin'), 2, 'fetched again');
-  await s.hub.hub.artifacts.idle();
-  t.equal(fs.readdirSync(path.join(s.blobDir, 'tmp')).length, 0, 'no spool file left');
-});
+t.test(
+  'upstream closes mid-body: the client sees an aborted body, nothing is cached, the next request refetches',
+  async (t) => {
+    const s = await setup(t);
+    s.upstream.fault('/pkg/1.0.0/big.bin', { type: 'reset-mid-body' }, 1);
+    await t.rejects(get(`${s.base}/pkg/1.0.0/big.bin`), 'the body is not a clean 200');
+    await s.hub.hub.artifacts.idle();
+    t.same(blobFiles(s.blobDir), [], 'no blob');
+    t.same(await s.hub.hub.db('artifacts').select('cache_key'), [], 'no row');
+    const ok = await get(`${s.base}/pkg/1.0.0/big.bin`);
+    t.equal(ok.status, 200);
+    t.ok(ok.body.equals(s.big));
+    t.equal(s.upstream.count('/pkg/1.0.0/big.bin'), 2, 'fetched again');
+    await s.hub.hub.artifacts.idle();
+    t.equal(fs.readdirSync(path.join(s.blobDir, 'tmp')).length, 0, 'no spool file left');
+  },
+);
 
 t.test('a digest mismatch is a 502 and nothing is cached', async (t) => {
   const s = await setup(t);
@@ -182,37 +194,48 @@ t.test('a corrupt blob streamed from disk never ends cleanly, and is fetched aga
   t.ok(again.body.equals(s.big), 'the right bytes, from the upstream');
   t.equal(s.upstream.count('/pkg/1.0.0/big.bin'), 2, 'refetched once');
   await s.hub.hub.artifacts.idle();
-  t.same(blobFiles(s.blobDir).map((f) => f.name === f.sha), [true], 'the store holds one good blob');
+  t.same(
+    blobFiles(s.blobDir).map((f) => f.name === f.sha),
+    [true],
+    'the store holds one good blob',
+  );
 });
 
-t.test('a blob verified once and then corrupted in place, same size and its mtime put back, is still caught', async (t) => {
-  const s = await setup(t, { cache: { memory_bytes: 0 } });
-  await get(`${s.base}/pkg/1.0.0/big.bin`);
-  await s.hub.hub.artifacts.idle();
-  // Files changed within the last two seconds are never remembered as verified (decision 0030): let it settle.
-  await new Promise((r) => setTimeout(r, 2100));
-  const first = await get(`${s.base}/pkg/1.0.0/big.bin`);
-  t.ok(first.body.equals(s.big), 'read from disk and hashed whole');
-  t.ok((await get(`${s.base}/pkg/1.0.0/big.bin`)).body.equals(s.big), 'read again: remembered as verified');
-  const [file] = blobFiles(s.blobDir);
-  const p = path.join(s.blobDir, 'sha256', file!.name.slice(0, 2), file!.name.slice(2, 4), file!.name);
-  const before = fs.statSync(p, { bigint: true });
-  // touch -r copies timestamps to the nanosecond (a JavaScript number cannot hold them).
-  const ref = `${p}.times`;
-  execFileSync('touch', ['-r', p, ref]);
-  const fd = fs.openSync(p, 'r+');
-  fs.writeSync(fd, Buffer.from([s.big[1000]! ^ 0xff]), 0, 1, 1000);
-  fs.closeSync(fd);
-  execFileSync('touch', ['-r', ref, p]);
-  fs.rmSync(ref);
-  const after = fs.statSync(p, { bigint: true });
-  t.same([after.size, after.mtimeNs, after.ino], [before.size, before.mtimeNs, before.ino], 'same file, same size, same mtime');
-  await t.rejects(get(`${s.base}/pkg/1.0.0/big.bin`), 'the corrupt copy is cut before its last byte');
-  const again = await get(`${s.base}/pkg/1.0.0/big.bin`);
-  t.ok(again.body.equals(s.big), 'fetched again from the upstream');
-  t.equal(s.upstream.count('/pkg/1.0.0/big.bin'), 2, 'refetched once');
-  await s.hub.hub.artifacts.idle();
-});
+t.test(
+  'a blob verified once and then corrupted in place, same size and its mtime put back, is still caught',
+  async (t) => {
+    const s = await setup(t, { cache: { memory_bytes: 0 } });
+    await get(`${s.base}/pkg/1.0.0/big.bin`);
+    await s.hub.hub.artifacts.idle();
+    // Files changed within the last two seconds are never remembered as verified (decision 0030): let it settle.
+    await new Promise((r) => setTimeout(r, 2100));
+    const first = await get(`${s.base}/pkg/1.0.0/big.bin`);
+    t.ok(first.body.equals(s.big), 'read from disk and hashed whole');
+    t.ok((await get(`${s.base}/pkg/1.0.0/big.bin`)).body.equals(s.big), 'read again: remembered as verified');
+    const [file] = blobFiles(s.blobDir);
+    const p = path.join(s.blobDir, 'sha256', file!.name.slice(0, 2), file!.name.slice(2, 4), file!.name);
+    const before = fs.statSync(p, { bigint: true });
+    // touch -r copies timestamps to the nanosecond (a JavaScript number cannot hold them).
+    const ref = `${p}.times`;
+    execFileSync('touch', ['-r', p, ref]);
+    const fd = fs.openSync(p, 'r+');
+    fs.writeSync(fd, Buffer.from([s.big[1000]! ^ 0xff]), 0, 1, 1000);
+    fs.closeSync(fd);
+    execFileSync('touch', ['-r', ref, p]);
+    fs.rmSync(ref);
+    const after = fs.statSync(p, { bigint: true });
+    t.same(
+      [after.size, after.mtimeNs, after.ino],
+      [before.size, before.mtimeNs, before.ino],
+      'same file, same size, same mtime',
+    );
+    await t.rejects(get(`${s.base}/pkg/1.0.0/big.bin`), 'the corrupt copy is cut before its last byte');
+    const again = await get(`${s.base}/pkg/1.0.0/big.bin`);
+    t.ok(again.body.equals(s.big), 'fetched again from the upstream');
+    t.equal(s.upstream.count('/pkg/1.0.0/big.bin'), 2, 'refetched once');
+    await s.hub.hub.artifacts.idle();
+  },
+);
 
 t.test('a corrupt small blob is caught before it is served and refetched for the same request', async (t) => {
   const s = await setup(t, { cache: { memory_max_object_bytes: 2 * 1024 * 1024 } });
@@ -236,7 +259,10 @@ t.test('purge removes a package version from the cache; the next request fetches
   await get(`${s.base}/pkg/2.0.0/small.bin`);
   await s.hub.hub.artifacts.idle();
   const removed = await s.hub.hub.artifacts.purge('files', 'pkg', '1.0.0');
-  t.same(removed.map((r) => r.cache_key), ['pkg/1.0.0/big.bin']);
+  t.same(
+    removed.map((r) => r.cache_key),
+    ['pkg/1.0.0/big.bin'],
+  );
   t.same(blobFiles(s.blobDir).length, 1, 'its blob is gone, the other stays');
   t.equal((await get(`${s.base}/pkg/2.0.0/small.bin`)).headers.get('x-hub-cache'), 'hit');
   const again = await get(`${s.base}/pkg/1.0.0/big.bin`);

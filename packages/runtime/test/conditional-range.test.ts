@@ -19,10 +19,21 @@ const doc: KindRoute = {
   match: (s) => (s.length === 1 && s[0] === 'doc' ? {} : null),
   handle: async (rc) => {
     const stream = Readable.from([DOC]).once('close', () => streamsDestroyed++);
-    return { status: 200, headers: { 'content-type': 'text/plain', etag: DOC_ETAG, 'last-modified': DOC_DATE }, body: rc.query.get('stream') ? stream : DOC };
+    return {
+      status: 200,
+      headers: { 'content-type': 'text/plain', etag: DOC_ETAG, 'last-modified': DOC_DATE },
+      body: rc.query.get('stream') ? stream : DOC,
+    };
   },
 };
-const docKind = defineKind({ id: 'docs', contract: 1, addressing: 'package', description: 'test kind', coordinate: { parse: (x) => ({ name: x }), format: (c) => c.name }, routes: [doc] });
+const docKind = defineKind({
+  id: 'docs',
+  contract: 1,
+  addressing: 'package',
+  description: 'test kind',
+  coordinate: { parse: (x) => ({ name: x }), format: (c) => c.name },
+  routes: [doc],
+});
 
 async function setup(t: Test) {
   const top = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-range-test-'));
@@ -63,7 +74,8 @@ async function cachedHit(url: string) {
 }
 
 t.test('requestedRange: one range clipped, past the end unsatisfiable, anything else the whole', async (t) => {
-  const r = (range: string | undefined, size = 100, more: Record<string, string> = {}) => requestedRange({ range, ...more }, size, { etag: '"e"', lastModified: DOC_DATE });
+  const r = (range: string | undefined, size = 100, more: Record<string, string> = {}) =>
+    requestedRange({ range, ...more }, size, { etag: '"e"', lastModified: DOC_DATE });
   t.same(r('bytes=10-'), { start: 10, end: 99 });
   t.same(r('bytes=10-19'), { start: 10, end: 19 });
   t.same(r('bytes=90-200'), { start: 90, end: 99 }, 'an end past the size is clipped');
@@ -73,17 +85,35 @@ t.test('requestedRange: one range clipped, past the end unsatisfiable, anything 
   for (const h of ['bytes=100-', 'bytes=-0', 'bytes=1000-2000']) t.equal(r(h), 'unsatisfiable', h);
   t.equal(r('bytes=0-', 0), 'unsatisfiable', 'an empty representation has no range');
   t.equal(r('bytes=-5', 0), 'unsatisfiable');
-  for (const h of [undefined, '', 'bytes=5-4', 'bytes=0-1,5-6', 'items=0-5', 'bytes=-', 'bytes=x-', 'bytes=1-x', 'bytes=0-1, 3-'])
+  for (const h of [
+    undefined,
+    '',
+    'bytes=5-4',
+    'bytes=0-1,5-6',
+    'items=0-5',
+    'bytes=-',
+    'bytes=x-',
+    'bytes=1-x',
+    'bytes=0-1, 3-',
+  ])
     t.equal(r(h), null, `${String(h)}: the whole`);
   t.same(r('bytes=1-2', 100, { 'if-range': '"e"' }), { start: 1, end: 2 }, 'If-Range with the ETag');
   t.same(r('bytes=1-2', 100, { 'if-range': DOC_DATE }), { start: 1, end: 2 }, 'If-Range with the date');
-  for (const ifRange of ['"other"', 'W/"e"', 'Mon, 01 Jan 2024 00:00:00 GMT']) t.equal(r('bytes=1-2', 100, { 'if-range': ifRange }), null, `If-Range ${ifRange}: the whole`);
-  t.equal(requestedRange({ range: 'bytes=1-2', 'if-range': 'W/"e"' }, 100, { etag: 'W/"e"' }), null, 'a weak ETag never satisfies If-Range');
+  for (const ifRange of ['"other"', 'W/"e"', 'Mon, 01 Jan 2024 00:00:00 GMT'])
+    t.equal(r('bytes=1-2', 100, { 'if-range': ifRange }), null, `If-Range ${ifRange}: the whole`);
+  t.equal(
+    requestedRange({ range: 'bytes=1-2', 'if-range': 'W/"e"' }, 100, { etag: 'W/"e"' }),
+    null,
+    'a weak ETag never satisfies If-Range',
+  );
 });
 
 t.test('Range on a cached blob: 206 from disk and from memory, 416 past the end, the whole otherwise', async (t) => {
   const s = await setup(t);
-  for (const [file, bytes] of [['big.bin', s.big], ['small.bin', s.small]] as const) {
+  for (const [file, bytes] of [
+    ['big.bin', s.big],
+    ['small.bin', s.small],
+  ] as const) {
     const url = `${s.files}/pkg/1.0.0/${file}`;
     const miss = await get(url, { range: 'bytes=0-9' });
     t.equal(miss.status, 200, `${file}: a miss streams the whole as it arrives`);
@@ -127,32 +157,47 @@ t.test('Range on a cached blob: 206 from disk and from memory, 416 past the end,
   t.equal(s.upstream.count('/pkg/1.0.0/big.bin'), 1, 'ranges are served from the cache, not asked upstream');
 });
 
-t.test('conditional GET for every kind reply: If-None-Match and If-Modified-Since get 304 (Koa ctx.fresh)', async (t) => {
-  const s = await setup(t);
-  const url = `${s.docs}/doc`;
-  t.same((await get(url)).body, DOC);
-  for (const inm of [DOC_ETAG, `W/${DOC_ETAG}`, `"x", ${DOC_ETAG}`, '*']) {
-    const res = await get(url, { 'if-none-match': inm });
-    t.equal(res.status, 304, `If-None-Match ${inm}: 304`);
-    t.equal(res.body.length, 0);
-    t.equal(res.headers.get('etag'), DOC_ETAG, 'with the validators');
-  }
-  t.equal((await get(url, { 'if-none-match': '"other"' })).status, 200, 'another ETag gets the document');
-  t.equal((await get(url, { 'if-modified-since': DOC_DATE })).status, 304, 'If-Modified-Since at Last-Modified: 304');
-  t.equal((await get(url, { 'if-modified-since': new Date('2024-01-01T00:00:00Z').toUTCString() })).status, 200, 'an older copy gets the document');
-  t.equal((await get(url, { 'if-none-match': DOC_ETAG, 'cache-control': 'no-cache' })).status, 200, 'a reload (no-cache) gets the document');
-  t.equal((await get(url, { 'if-none-match': DOC_ETAG }, 'HEAD')).status, 304, 'HEAD too');
+t.test(
+  'conditional GET for every kind reply: If-None-Match and If-Modified-Since get 304 (Koa ctx.fresh)',
+  async (t) => {
+    const s = await setup(t);
+    const url = `${s.docs}/doc`;
+    t.same((await get(url)).body, DOC);
+    for (const inm of [DOC_ETAG, `W/${DOC_ETAG}`, `"x", ${DOC_ETAG}`, '*']) {
+      const res = await get(url, { 'if-none-match': inm });
+      t.equal(res.status, 304, `If-None-Match ${inm}: 304`);
+      t.equal(res.body.length, 0);
+      t.equal(res.headers.get('etag'), DOC_ETAG, 'with the validators');
+    }
+    t.equal((await get(url, { 'if-none-match': '"other"' })).status, 200, 'another ETag gets the document');
+    t.equal((await get(url, { 'if-modified-since': DOC_DATE })).status, 304, 'If-Modified-Since at Last-Modified: 304');
+    t.equal(
+      (await get(url, { 'if-modified-since': new Date('2024-01-01T00:00:00Z').toUTCString() })).status,
+      200,
+      'an older copy gets the document',
+    );
+    t.equal(
+      (await get(url, { 'if-none-match': DOC_ETAG, 'cache-control': 'no-cache' })).status,
+      200,
+      'a reload (no-cache) gets the document',
+    );
+    t.equal((await get(url, { 'if-none-match': DOC_ETAG }, 'HEAD')).status, 304, 'HEAD too');
 
-  const before = streamsDestroyed;
-  const streamed = await get(`${url}?stream=1`, { 'if-none-match': DOC_ETAG });
-  t.equal(streamed.status, 304, 'a streamed reply too');
-  await new Promise((r) => setTimeout(r, 50));
-  t.equal(streamsDestroyed, before + 1, 'and its stream is closed, not leaked');
+    const before = streamsDestroyed;
+    const streamed = await get(`${url}?stream=1`, { 'if-none-match': DOC_ETAG });
+    t.equal(streamed.status, 304, 'a streamed reply too');
+    await new Promise((r) => setTimeout(r, 50));
+    t.equal(streamsDestroyed, before + 1, 'and its stream is closed, not leaked');
 
-  const file = `${s.files}/pkg/1.0.0/small.bin`;
-  const etag = (await cachedHit(file)).headers.get('etag')!;
-  t.equal(etag, `"${sha(s.small)}"`);
-  const again = await get(file, { 'if-none-match': etag });
-  t.equal(again.status, 304, 'a cached artifact the client holds: 304');
-  t.equal((await get(file, { 'if-none-match': etag, range: 'bytes=0-1' })).status, 304, 'If-None-Match is decided before Range');
-});
+    const file = `${s.files}/pkg/1.0.0/small.bin`;
+    const etag = (await cachedHit(file)).headers.get('etag')!;
+    t.equal(etag, `"${sha(s.small)}"`);
+    const again = await get(file, { 'if-none-match': etag });
+    t.equal(again.status, 304, 'a cached artifact the client holds: 304');
+    t.equal(
+      (await get(file, { 'if-none-match': etag, range: 'bytes=0-1' })).status,
+      304,
+      'If-None-Match is decided before Range',
+    );
+  },
+);

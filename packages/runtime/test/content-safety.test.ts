@@ -23,7 +23,8 @@ t.test('active by type or by name; inert files keep no disposition', async (t) =
     ['/proxy/f/x.mjs', 'text/plain'],
     ['/proxy/m/maven2/a/b/1/maven-metadata.xml', 'text/plain'],
   ];
-  for (const [path, type] of active) t.match(dispositionFor(path, type, undefined), /^attachment; filename="/, `${path} ${type}`);
+  for (const [path, type] of active)
+    t.match(dispositionFor(path, type, undefined), /^attachment; filename="/, `${path} ${type}`);
   const inert: Array<[string, string]> = [
     ['/proxy/npm/left-pad', 'application/json'],
     ['/proxy/npm/left-pad/-/left-pad-1.0.0.tgz', 'application/octet-stream'],
@@ -43,7 +44,11 @@ t.test("a kind's inline is kept for its own pages; anything else it says is repl
 
 t.test('file names are safe inside a quoted string and never empty', async (t) => {
   t.equal(safeFileName('/proxy/f/docs/evil.html'), 'evil.html');
-  t.equal(safeFileName('/proxy/f/a%22%0d%0aSet-Cookie:x.html'), 'a___Set-Cookie_x.html', 'quotes and CR LF cannot end the header');
+  t.equal(
+    safeFileName('/proxy/f/a%22%0d%0aSet-Cookie:x.html'),
+    'a___Set-Cookie_x.html',
+    'quotes and CR LF cannot end the header',
+  );
   t.equal(safeFileName('/proxy/f/caf%C3%A9.svg'), 'caf_.svg', 'ASCII only');
   t.equal(safeFileName('/proxy/f/bad%zz.html'), 'bad_zz.html', 'a bad escape is taken as text');
   t.equal(safeFileName('/proxy/py/simple/demo/'), 'download');

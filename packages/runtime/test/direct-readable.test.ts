@@ -27,7 +27,10 @@ async function fileServer(t: { teardown(fn: () => unknown): void }) {
   app.use(async (ctx) => {
     responses.push(ctx.res);
     const range = ctx.get('x-range').split('-').map(Number);
-    const body = new FileReadStream(await fsp.open(file, 'r'), range.length === 2 ? { start: range[0]!, end: range[1]! } : undefined);
+    const body = new FileReadStream(
+      await fsp.open(file, 'r'),
+      range.length === 2 ? { start: range[0]!, end: range[1]! } : undefined,
+    );
     streams.push(body);
     ctx.set('content-length', String(range.length === 2 ? range[1]! - range[0]! + 1 : SIZE));
     ctx.type = 'application/octet-stream';
@@ -46,12 +49,14 @@ async function fileServer(t: { teardown(fn: () => unknown): void }) {
 
 function get(port: number, headers: Record<string, string> = {}): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    http.get({ host: '127.0.0.1', port, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve(Buffer.concat(chunks)));
-      res.on('error', reject);
-    }).on('error', reject);
+    http
+      .get({ host: '127.0.0.1', port, headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve(Buffer.concat(chunks)));
+        res.on('error', reject);
+      })
+      .on('error', reject);
   });
 }
 
@@ -60,8 +65,16 @@ t.test('a file piped to a response arrives whole, and a range exactly, through r
   t.equal(sha(await get(port)), sha(bytes), 'the whole file');
   const before = sendBuffers().allocated;
   for (let i = 0; i < 3; i++) t.equal(sha(await get(port)), sha(bytes));
-  t.equal(sendBuffers().allocated, before, 'later responses allocate no send buffer: the first one returned its buffers');
-  t.same(await get(port, { 'x-range': '1000-300000' }), bytes.subarray(1000, 300001), 'a range, across a buffer boundary');
+  t.equal(
+    sendBuffers().allocated,
+    before,
+    'later responses allocate no send buffer: the first one returned its buffers',
+  );
+  t.same(
+    await get(port, { 'x-range': '1000-300000' }),
+    bytes.subarray(1000, 300001),
+    'a range, across a buffer boundary',
+  );
 });
 
 t.test('a client that reads slowly holds at most two send buffers, and gets every byte', async (t) => {
@@ -74,7 +87,10 @@ t.test('a client that reads slowly holds at most two send buffers, and gets ever
   // Nothing is read until the socket is full and the response holds bytes it cannot hand over: its pump waits.
   while (!responses[0]?.socket?.writableNeedDrain) await new Promise((r) => setTimeout(r, 10));
   const grown = sendBuffers().allocated - spareBefore.allocated;
-  t.ok(grown <= 2, `a stalled response allocated ${grown} send buffers (at most two, beyond the ${spareBefore.spare} spare)`);
+  t.ok(
+    grown <= 2,
+    `a stalled response allocated ${grown} send buffers (at most two, beyond the ${spareBefore.spare} spare)`,
+  );
   const chunks: Buffer[] = [];
   sock.on('data', (c: Buffer) => chunks.push(c));
   sock.resume();

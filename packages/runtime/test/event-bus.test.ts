@@ -29,10 +29,18 @@ for (const store of tiers) {
       if (fail) throw new Error('the outbox refused');
     });
     const kept = await bus.emit('package_published', { registry: 'npm', package: 'a' });
-    t.same((await db('event_copies').select()).map((r) => Number(r.event_id)), [kept.id], "the hook's row, with the event's id");
+    t.same(
+      (await db('event_copies').select()).map((r) => Number(r.event_id)),
+      [kept.id],
+      "the hook's row, with the event's id",
+    );
     fail = true;
     await t.rejects(bus.emit('package_published', { registry: 'npm', package: 'b' }), /the outbox refused/);
-    t.same((await bus.list({ limit: 10 })).map((e) => e.data.package), ['a'], 'the event whose hook failed is not stored');
+    t.same(
+      (await bus.list({ limit: 10 })).map((e) => e.data.package),
+      ['a'],
+      'the event whose hook failed is not stored',
+    );
     t.equal((await db('event_copies').count({ n: '*' }).first())?.n, 1, "nor is the hook's own row");
     t.same(seen, [kept.id], 'listeners hear only of stored events');
     unhook();

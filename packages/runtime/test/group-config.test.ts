@@ -34,27 +34,88 @@ function issues(text: string): Array<{ key?: string; message: string }> {
 
 t.test('a valid group loads with its members, patterns and member rules', async (t) => {
   const c = loadConfig({
-    text: members + toml('[[registries]]', 'name = "npm"', 'type = "npm"', 'mode = "group"', 'members = ["npm-internal", "npm-public"]', 'allow_upstream_names = ["@acme/public-*"]', '[[registries.member_rules]]', 'member = "npm-public"', 'exclude = ["@acme/*"]'),
+    text:
+      members +
+      toml(
+        '[[registries]]',
+        'name = "npm"',
+        'type = "npm"',
+        'mode = "group"',
+        'members = ["npm-internal", "npm-public"]',
+        'allow_upstream_names = ["@acme/public-*"]',
+        '[[registries.member_rules]]',
+        'member = "npm-public"',
+        'exclude = ["@acme/*"]',
+      ),
   });
-  t.match(c.registries[3], { name: 'npm', mode: 'group', members: ['npm-internal', 'npm-public'], allow_upstream_names: ['@acme/public-*'], member_rules: [{ member: 'npm-public', exclude: ['@acme/*'] }] });
+  t.match(c.registries[3], {
+    name: 'npm',
+    mode: 'group',
+    members: ['npm-internal', 'npm-public'],
+    allow_upstream_names: ['@acme/public-*'],
+    member_rules: [{ member: 'npm-public', exclude: ['@acme/*'] }],
+  });
 });
 
 t.test('config errors name the key', async (t) => {
-  const group = (...lines: string[]) => issues(members + toml('[[registries]]', 'name = "npm"', 'type = "npm"', 'mode = "group"', ...lines));
+  const group = (...lines: string[]) =>
+    issues(members + toml('[[registries]]', 'name = "npm"', 'type = "npm"', 'mode = "group"', ...lines));
   t.match(group(), [{ key: 'registries[3].members', message: /missing required key: mode "group" needs members/ }]);
-  t.match(group('members = ["npm-internal"]'), [{ key: 'registries[3].members', message: /2 to 16 members \(got 1\)/ }]);
-  t.match(group('members = ["npm-internal", "npm-gone"]'), [{ key: 'registries[3].members[1]', message: /no registry named "npm-gone"/ }]);
-  t.match(group('members = ["npm-internal", "npm-internal"]'), [{ key: 'registries[3].members[1]', message: /names "npm-internal" twice/ }]);
-  t.match(group('members = ["npm-internal", "maven"]'), [{ key: 'registries[3].members[1]', message: /"maven" is of type "maven", the group of type "npm"/ }]);
-  t.match(group('members = ["npm-internal", "npm"]'), [{ key: 'registries[3].members[1]', message: /cannot be its own member/ }]);
-  t.match(group('members = ["npm-internal", "npm-public"]', 'upstream = "http://127.0.0.1:9"', 'max_publish_bytes = 10'), [
-    { key: 'registries[3].upstream', message: /not used by a group registry: set it on its members/ },
-    { key: 'registries[3].max_publish_bytes', message: /not used by a group registry/ },
+  t.match(group('members = ["npm-internal"]'), [
+    { key: 'registries[3].members', message: /2 to 16 members \(got 1\)/ },
   ]);
-  t.match(group('members = ["npm-internal", "npm-public"]', '[[registries.member_rules]]', 'member = "maven"', 'include = ["x"]'), [{ key: 'registries[3].member_rules[0].member', message: /"maven" is not one of this group's members/ }]);
-  const nested = issues(members + toml('[[registries]]', 'name = "g1"', 'type = "npm"', 'mode = "group"', 'members = ["npm-internal", "npm-public"]', '[[registries]]', 'name = "g2"', 'type = "npm"', 'mode = "group"', 'members = ["npm-internal", "g1"]'));
-  t.match(nested, [{ key: 'registries[4].members[1]', message: /"g1" is a group: a group's members are proxy, hybrid or local registries/ }]);
-  t.match(issues(members.replace('mode = "local"', 'mode = "local"\nmembers = ["npm-public"]')), [{ key: 'registries[0].members', message: 'only used with mode = "group"' }]);
+  t.match(group('members = ["npm-internal", "npm-gone"]'), [
+    { key: 'registries[3].members[1]', message: /no registry named "npm-gone"/ },
+  ]);
+  t.match(group('members = ["npm-internal", "npm-internal"]'), [
+    { key: 'registries[3].members[1]', message: /names "npm-internal" twice/ },
+  ]);
+  t.match(group('members = ["npm-internal", "maven"]'), [
+    { key: 'registries[3].members[1]', message: /"maven" is of type "maven", the group of type "npm"/ },
+  ]);
+  t.match(group('members = ["npm-internal", "npm"]'), [
+    { key: 'registries[3].members[1]', message: /cannot be its own member/ },
+  ]);
+  t.match(
+    group('members = ["npm-internal", "npm-public"]', 'upstream = "http://127.0.0.1:9"', 'max_publish_bytes = 10'),
+    [
+      { key: 'registries[3].upstream', message: /not used by a group registry: set it on its members/ },
+      { key: 'registries[3].max_publish_bytes', message: /not used by a group registry/ },
+    ],
+  );
+  t.match(
+    group(
+      'members = ["npm-internal", "npm-public"]',
+      '[[registries.member_rules]]',
+      'member = "maven"',
+      'include = ["x"]',
+    ),
+    [{ key: 'registries[3].member_rules[0].member', message: /"maven" is not one of this group's members/ }],
+  );
+  const nested = issues(
+    members +
+      toml(
+        '[[registries]]',
+        'name = "g1"',
+        'type = "npm"',
+        'mode = "group"',
+        'members = ["npm-internal", "npm-public"]',
+        '[[registries]]',
+        'name = "g2"',
+        'type = "npm"',
+        'mode = "group"',
+        'members = ["npm-internal", "g1"]',
+      ),
+  );
+  t.match(nested, [
+    {
+      key: 'registries[4].members[1]',
+      message: /"g1" is a group: a group's members are proxy, hybrid or local registries/,
+    },
+  ]);
+  t.match(issues(members.replace('mode = "local"', 'mode = "local"\nmembers = ["npm-public"]')), [
+    { key: 'registries[0].members', message: 'only used with mode = "group"' },
+  ]);
 });
 
 t.test('a group of a kind without a listing merge is refused at start, naming the kind', async (t) => {
@@ -79,10 +140,19 @@ t.test('a group of a kind without a listing merge is refused at start, naming th
     'mode = "group"',
     'members = ["a", "b"]',
   );
-  const err = await createHub({ plugins: [filesKind], configText: text, env: { HUB_ADMIN_TOKEN: 'hub_group_test_0123456789abcdef0123' }, logger: createLogger({ level: 'silent' }), print: () => {} }).then(
+  const err = await createHub({
+    plugins: [filesKind],
+    configText: text,
+    env: { HUB_ADMIN_TOKEN: 'hub_group_test_0123456789abcdef0123' },
+    logger: createLogger({ level: 'silent' }),
+    print: () => {},
+  }).then(
     (hub) => hub.close().then(() => null),
     (e: unknown) => e,
   );
   t.type(err, StartupError);
-  t.match(err, { code: 'unsupported', message: 'registry "x": kind "files" cannot be a group: it has no listing merge (GroupSupport)' });
+  t.match(err, {
+    code: 'unsupported',
+    message: 'registry "x": kind "files" cannot be a group: it has no listing merge (GroupSupport)',
+  });
 });

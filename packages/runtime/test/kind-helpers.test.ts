@@ -12,7 +12,8 @@ t.test('nameAtVersion: splits at the first or last @, checks and normalizes both
   t.equal(last.parse('pkg@'), null, 'an empty version is malformed');
   t.equal(last.parse('Pkg@1'), null, 'the name is checked');
   t.equal(last.normalizeName, undefined, 'no normalizeName unless given');
-  for (const c of [{ name: '@scope/pkg', version: '1.0.0' }, { name: 'pkg' }]) t.same(last.parse(last.format(c)), c, `${last.format(c)} round-trips`);
+  for (const c of [{ name: '@scope/pkg', version: '1.0.0' }, { name: 'pkg' }])
+    t.same(last.parse(last.format(c)), c, `${last.format(c)} round-trips`);
 
   const first = nameAtVersion({
     split: 'first',
@@ -21,7 +22,11 @@ t.test('nameAtVersion: splits at the first or last @, checks and normalizes both
     normalizeName: (n) => n.toLowerCase(),
     normalizeVersion: (v) => (v === 'bad' ? null : v.toLowerCase()),
   });
-  t.same(first.parse('Octo/Tool@Pkg@V1.0'), { name: 'octo/tool', version: 'pkg@v1.0' }, 'the first @ separates; both normalized');
+  t.same(
+    first.parse('Octo/Tool@Pkg@V1.0'),
+    { name: 'octo/tool', version: 'pkg@v1.0' },
+    'the first @ separates; both normalized',
+  );
   t.same(first.parse('Octo/Tool'), { name: 'octo/tool' });
   t.equal(first.parse('octo/tool@a/b'), null, 'isVersion refuses');
   t.equal(first.parse('octo/tool@bad'), null, 'normalizeVersion refuses');
@@ -30,21 +35,47 @@ t.test('nameAtVersion: splits at the first or last @, checks and normalizes both
 });
 
 t.test('looksLikeHtml: doctype or html tag after a BOM and white space, within the first 512 bytes', async (t) => {
-  for (const page of ['<!DOCTYPE html><p>', '<html>', '\ufeff <HTML lang="en">', "\r\n\t<!doctype  HTML>", '<html\n>', ' '.repeat(400) + '<html>'])
+  for (const page of [
+    '<!DOCTYPE html><p>',
+    '<html>',
+    '\ufeff <HTML lang="en">',
+    '\r\n\t<!doctype  HTML>',
+    '<html\n>',
+    ' '.repeat(400) + '<html>',
+  ])
     t.ok(looksLikeHtml(Buffer.from(page)), JSON.stringify(page.slice(0, 30)));
-  for (const other of ['', '<?xml version="1.0"?><html/>', '{"html": 1}', '<!doctype xml>', '<htm', '<htmlx>', 'PK\x03\x04<html>', ' '.repeat(600) + '<html>'])
+  for (const other of [
+    '',
+    '<?xml version="1.0"?><html/>',
+    '{"html": 1}',
+    '<!doctype xml>',
+    '<htm',
+    '<htmlx>',
+    'PK\x03\x04<html>',
+    ' '.repeat(600) + '<html>',
+  ])
     t.notOk(looksLikeHtml(Buffer.from(other)), JSON.stringify(other.slice(0, 30)));
   t.ok(looksLikeHtml(Buffer.from('xx<html>').subarray(2)), 'a subarray is read from its own start');
 });
 
-t.test('readCapped: the whole stream up to the cap; past it the stream is destroyed and the error thrown', async (t) => {
-  t.same(await readCapped(Readable.from([Buffer.from('ab'), Buffer.from('cd')]), 4), Buffer.from('abcd'), 'exactly the cap');
-  const over = Readable.from([Buffer.from('ab'), Buffer.from('cde'), Buffer.from('never read')]);
-  const e = await readCapped(over, 4).catch((x: unknown) => x);
-  t.ok(isHubError(e) && e.code === 'upstream_error', 'a 502 by default');
-  t.ok(over.destroyed, 'the stream is destroyed');
-  await t.rejects(readCapped(Readable.from([Buffer.alloc(10)]), 4, () => new Error('too big for the SBOM')), { message: 'too big for the SBOM' });
-});
+t.test(
+  'readCapped: the whole stream up to the cap; past it the stream is destroyed and the error thrown',
+  async (t) => {
+    t.same(
+      await readCapped(Readable.from([Buffer.from('ab'), Buffer.from('cd')]), 4),
+      Buffer.from('abcd'),
+      'exactly the cap',
+    );
+    const over = Readable.from([Buffer.from('ab'), Buffer.from('cde'), Buffer.from('never read')]);
+    const e = await readCapped(over, 4).catch((x: unknown) => x);
+    t.ok(isHubError(e) && e.code === 'upstream_error', 'a 502 by default');
+    t.ok(over.destroyed, 'the stream is destroyed');
+    await t.rejects(
+      readCapped(Readable.from([Buffer.alloc(10)]), 4, () => new Error('too big for the SBOM')),
+      { message: 'too big for the SBOM' },
+    );
+  },
+);
 
 t.test('probeFetch: a capped body for 2xx, never throws, failures are status 0 (inconclusive)', async (t) => {
   const up = await startFixtureUpstream({
@@ -70,7 +101,11 @@ t.test('probeFetch: a capped body for 2xx, never throws, failures are status 0 (
   const head = await probeFetch(client, `${up.url}/ok`, { maxBytes: 5, method: 'HEAD' });
   t.same([head.status, head.body.length], [200, 0], 'HEAD reads no body');
   const gone = await probeFetch(client, `${up.url}/gone`, { maxBytes: 5 });
-  t.same([gone.status, gone.body.length, probeAnswer(gone.status)], [404, 0, 'absent'], 'a 404 body is not read, whatever its size');
+  t.same(
+    [gone.status, gone.body.length, probeAnswer(gone.status)],
+    [404, 0, 'absent'],
+    'a 404 body is not read, whatever its size',
+  );
   t.equal(probeAnswer((await probeFetch(client, `${up.url}/down`, { maxBytes: 5 })).status), 'inconclusive');
   for (const p of ['/big', '/chunked-big']) {
     const big = await probeFetch(client, `${up.url}${p}`, { maxBytes: 1024 });

@@ -5,9 +5,16 @@ import { createHub, definePlugin, StartupError, type Hub } from '../src/index.js
 import { createLogger } from '../src/internal.js';
 import { PLUGIN_SERVICES } from '../src/contract/plugin-services.js';
 
-const storeConfig = (dir: string) => `[database]\nclient = "sqlite"\nfilename = "${path.join(dir, 'hub.db')}"\n[storage]\nkind = "fs"\npath = "${path.join(dir, 'blobs')}"\n`;
+const storeConfig = (dir: string) =>
+  `[database]\nclient = "sqlite"\nfilename = "${path.join(dir, 'hub.db')}"\n[storage]\nkind = "fs"\npath = "${path.join(dir, 'blobs')}"\n`;
 const start = (dir: string, plugins: Parameters<typeof createHub>[0]['plugins']) =>
-  createHub({ plugins, configText: storeConfig(dir), env: { HUB_ADMIN_TOKEN: 'hub_plugin_deps_test_0123456789abcdef' }, logger: createLogger({ level: 'silent' }), print: () => {} });
+  createHub({
+    plugins,
+    configText: storeConfig(dir),
+    env: { HUB_ADMIN_TOKEN: 'hub_plugin_deps_test_0123456789abcdef' },
+    logger: createLogger({ level: 'silent' }),
+    print: () => {},
+  });
 
 t.test('setup gets the declared services, working, and no others', async (t) => {
   const seen: { keys?: string[]; services?: unknown; has?: boolean; listenAt?: string } = {};
@@ -20,8 +27,14 @@ t.test('setup gets the declared services, working, and no others', async (t) => 
       seen.keys = Object.keys(ctx).sort();
       seen.has = 'services' in ctx;
       seen.listenAt = ctx.config.server.listen;
-      // @ts-expect-error services is not in deps: using it does not compile
-      seen.services = (() => { try { return ctx.services; } catch (e) { return e; } })();
+      seen.services = (() => {
+        try {
+          // @ts-expect-error services is not in deps: using it does not compile
+          return ctx.services;
+        } catch (e) {
+          return e;
+        }
+      })();
       const { n } = (await ctx.db.raw('select 41 + 1 as n'))[0] as { n: number };
       ctx.log.info('narrow plugin set up');
       ctx.router.get('/narrow', (k) => {
@@ -35,7 +48,10 @@ t.test('setup gets the declared services, working, and no others', async (t) => 
   t.equal(seen.has, false, 'an undeclared service is not in the context');
   t.equal(seen.listenAt, hub.config.server.listen, 'config reads the configuration in force');
   t.type(seen.services, Error);
-  t.match((seen.services as Error).message, /plugin "narrow" uses the service "services", which its deps do not declare; add "services" to its deps/);
+  t.match(
+    (seen.services as Error).message,
+    /plugin "narrow" uses the service "services", which its deps do not declare; add "services" to its deps/,
+  );
   const url = await hub.listen('127.0.0.1:0');
   const res = await fetch(`${url}/narrow`);
   t.equal(res.status, 200);
@@ -57,7 +73,10 @@ t.test('a setup reading an undeclared service stops the start, naming the plugin
     (e: unknown) => e,
   );
   t.type(err, StartupError);
-  t.match(err, { code: 'plugin_load', message: /plugin "reachy" failed to start: plugin "reachy" uses the service "db", which its deps do not declare/ });
+  t.match(err, {
+    code: 'plugin_load',
+    message: /plugin "reachy" failed to start: plugin "reachy" uses the service "db", which its deps do not declare/,
+  });
 });
 
 t.test('a dep that is not a service is refused at start-up, naming the plugin, before anything opens', async (t) => {
@@ -69,7 +88,10 @@ t.test('a dep that is not a service is refused at start-up, naming the plugin, b
     (e: unknown) => e,
   );
   t.type(err, StartupError);
-  t.match(err, { code: 'plugin_contract', message: /^plugin "typo" declares the dep "database", which is not a service \(services: config, pluginConfig, db,/ });
+  t.match(err, {
+    code: 'plugin_contract',
+    message: /^plugin "typo" declares the dep "database", which is not a service \(services: config, pluginConfig, db,/,
+  });
   const { existsSync } = await import('node:fs');
   t.notOk(existsSync(path.join(dir, 'hub.db')), 'no database was opened');
 });

@@ -37,14 +37,39 @@ t.test('memory store: Retry-After grows with the wait at slow rates', async (t) 
 t.test('rate_store = "redis" without the plugin that provides it: refused at start, naming the key', async (t) => {
   const dir = t.testdir({});
   const configText = `[database]\nclient = "sqlite"\nfilename = "${path.join(dir, 'hub.db')}"\n[storage]\nkind = "fs"\npath = "${path.join(dir, 'blobs')}"\n[limits]\nrate_store = "redis"\n`;
-  const start = createHub({ plugins: [], configText, env: { HUB_ADMIN_TOKEN: 'hub_rate_store_test_0123456789abcdef' }, logger: createLogger({ level: 'silent' }), print: () => {} });
-  await t.rejects(start, { name: 'StartupError', code: 'unsupported', message: /^limits\.rate_store: no loaded rate store "redis" \(loaded: memory\)/ });
+  const start = createHub({
+    plugins: [],
+    configText,
+    env: { HUB_ADMIN_TOKEN: 'hub_rate_store_test_0123456789abcdef' },
+    logger: createLogger({ level: 'silent' }),
+    print: () => {},
+  });
+  await t.rejects(start, {
+    name: 'StartupError',
+    code: 'unsupported',
+    message: /^limits\.rate_store: no loaded rate store "redis" \(loaded: memory\)/,
+  });
 });
 
 t.test('two rate stores of one kind: refused at start', async (t) => {
   const dir = t.testdir({});
-  const memoryAgain = definePlugin({ id: 'memory-again', contract: 1, description: 'test', rateStore: { kind: 'memory', create: async () => (bucket) => createMemoryRateStore(bucket) } });
+  const memoryAgain = definePlugin({
+    id: 'memory-again',
+    contract: 1,
+    description: 'test',
+    rateStore: { kind: 'memory', create: async () => (bucket) => createMemoryRateStore(bucket) },
+  });
   const configText = `[database]\nclient = "sqlite"\nfilename = "${path.join(dir, 'hub.db')}"\n[storage]\nkind = "fs"\npath = "${path.join(dir, 'blobs')}"\n`;
-  const start = createHub({ plugins: [memoryAgain], configText, env: { HUB_ADMIN_TOKEN: 'hub_rate_store_test_0123456789abcdef' }, logger: createLogger({ level: 'silent' }), print: () => {} });
-  await t.rejects(start, { name: 'StartupError', code: 'plugin_duplicate', message: /plugin "memory-again" provides the rate store "memory"/ });
+  const start = createHub({
+    plugins: [memoryAgain],
+    configText,
+    env: { HUB_ADMIN_TOKEN: 'hub_rate_store_test_0123456789abcdef' },
+    logger: createLogger({ level: 'silent' }),
+    print: () => {},
+  });
+  await t.rejects(start, {
+    name: 'StartupError',
+    code: 'plugin_duplicate',
+    message: /plugin "memory-again" provides the rate store "memory"/,
+  });
 });

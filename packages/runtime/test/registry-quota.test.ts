@@ -11,13 +11,29 @@ t.test('a registry passing its max_bytes starts one reclaim; one stuck above it 
   await migrate(db, [{ id: 'runtime', migrations: runtimeMigrations }]);
   let n = 0;
   const store = async (registry: string, size: number): Promise<ArtifactRow> => {
-    const row: ArtifactRow = { registry, cache_key: `k${++n}`, package_name: 'p', version: String(n), blob_sha256: 'a'.repeat(64), size, content_type: 'application/octet-stream', upstream_url: null, origin: 'upstream', fetched_at: 0 };
+    const row: ArtifactRow = {
+      registry,
+      cache_key: `k${++n}`,
+      package_name: 'p',
+      version: String(n),
+      blob_sha256: 'a'.repeat(64),
+      size,
+      content_type: 'application/octet-stream',
+      upstream_url: null,
+      origin: 'upstream',
+      fetched_at: 0,
+    };
     await db('artifacts').insert({ ...row, key_sha256: String(n).padStart(64, '0'), last_access_at: 0, pinned: false });
     return row;
   };
   const reclaims: string[] = [];
   // A reclaim that can remove nothing (say every file is pinned): the registry stays over its limit.
-  const watch = watchRegistryQuotas({ db, log: createLogger({ level: 'silent' }), limits: new Map([['small', 1000]]), reclaim: async (r) => void reclaims.push(r) });
+  const watch = watchRegistryQuotas({
+    db,
+    log: createLogger({ level: 'silent' }),
+    limits: new Map([['small', 1000]]),
+    reclaim: async (r) => void reclaims.push(r),
+  });
   const fetched = async (registry: string, size: number) => {
     watch.stored(await store(registry, size));
     await watch.idle();

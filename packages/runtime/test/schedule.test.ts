@@ -31,7 +31,10 @@ t.test('a scheduled job runs once per interval across replicas sharing a databas
   );
   // A lower bound with room for a loaded machine: about 5 intervals are needed, 100 are allowed.
   const giveUp = new AbortController();
-  const inTime = await Promise.race([enough.then(() => true), sleep(100 * INTERVAL_MS, false, { signal: giveUp.signal }).catch(() => false)]);
+  const inTime = await Promise.race([
+    enough.then(() => true),
+    sleep(100 * INTERVAL_MS, false, { signal: giveUp.signal }).catch(() => false),
+  ]);
   giveUp.abort();
   await Promise.all(replicas.map((r) => r.stop()));
   const stopped = Date.now();
@@ -57,7 +60,8 @@ t.test('the replica running a job dies mid-run: another runs the next one within
   const runs: Array<{ replica: string; at: number }> = [];
   let survivorRan!: () => void;
   const survivorRun = new Promise<void>((resolve) => (survivorRan = resolve));
-  const replica = (name: string, run: () => Promise<unknown>) => startSchedule({ db, log, name: 'takeover', intervalMs: INTERVAL_MS, firstRunAfterMs: 0, tickMs: 10, run });
+  const replica = (name: string, run: () => Promise<unknown>) =>
+    startSchedule({ db, log, name: 'takeover', intervalMs: INTERVAL_MS, firstRunAfterMs: 0, tickMs: 10, run });
   // The first replica to win hangs in its job for ever, as a replica killed mid-run never finishes.
   let first: string | undefined;
   const hang = (name: string) => async () => {
@@ -71,7 +75,10 @@ t.test('the replica running a job dies mid-run: another runs the next one within
   const a = replica('a', hang('a'));
   const b = replica('b', hang('b'));
   const giveUp = new AbortController();
-  const inTime = await Promise.race([survivorRun.then(() => true), sleep(100 * INTERVAL_MS, false, { signal: giveUp.signal }).catch(() => false)]);
+  const inTime = await Promise.race([
+    survivorRun.then(() => true),
+    sleep(100 * INTERVAL_MS, false, { signal: giveUp.signal }).catch(() => false),
+  ]);
   giveUp.abort();
   // stop() clears each replica's timer; the dead replica's hung run is never awaited.
   void a.stop();
@@ -79,5 +86,8 @@ t.test('the replica running a job dies mid-run: another runs the next one within
   t.ok(inTime, `the survivor runs the job (runs: ${runs.map((r) => r.replica).join(',')})`);
   const [dead, next] = runs;
   t.not(next?.replica, dead?.replica, 'the next run is on the other replica');
-  t.ok(next && dead && next.at - dead.at >= INTERVAL_MS - 5, `not before the interval has passed (${next && dead ? next.at - dead.at : '?'} ms)`);
+  t.ok(
+    next && dead && next.at - dead.at >= INTERVAL_MS - 5,
+    `not before the interval has passed (${next && dead ? next.at - dead.at : '?'} ms)`,
+  );
 });

@@ -15,7 +15,11 @@ async function services(t: Test, database: Parameters<typeof createDb>[0]) {
   t.teardown(() => db.destroy());
   await migrate(db, [{ id: 'runtime', migrations: runtimeMigrations }]);
   let authDrops = 0;
-  return { db, s: createHubServices(db, { refresh: async () => void authDrops++ }, { flush: async () => {} }), authDrops: () => authDrops };
+  return {
+    db,
+    s: createHubServices(db, { refresh: async () => void authDrops++ }, { flush: async () => {} }),
+    authDrops: () => authDrops,
+  };
 }
 
 for (const store of tiers) {
@@ -24,13 +28,43 @@ for (const store of tiers) {
     t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
     const { s } = await services(t, await store.database(t, dir));
     const blocks = s.blocks;
-    t.equal(await blocks.find('npm', { name: 'left-pad', version: '1.0.0' }), null, 'nothing blocked (and now remembered)');
-    const added = await blocks.add({ registry: 'npm', package_name: 'left-pad', version: '1.0.0', reason: 'r', by: 'sec' });
+    t.equal(
+      await blocks.find('npm', { name: 'left-pad', version: '1.0.0' }),
+      null,
+      'nothing blocked (and now remembered)',
+    );
+    const added = await blocks.add({
+      registry: 'npm',
+      package_name: 'left-pad',
+      version: '1.0.0',
+      reason: 'r',
+      by: 'sec',
+    });
     t.match(added, { id: Number, version: '1.0.0', blocked_by: 'sec' });
-    t.match(await blocks.find('npm', { name: 'left-pad', version: '1.0.0' }), { blocked_by: 'sec' }, 'the memo is current without an invalidate()');
-    t.equal(await blocks.add({ registry: 'npm', package_name: 'left-pad', version: '1.0.0', reason: null, by: 'other' }), 'exists');
-    t.same(await blocks.addVersions({ registry: 'npm', package_name: 'left-pad', versions: ['1.0.0', '1.1.0'], reason: 'gone', by: 'audit' }), ['1.1.0'], 'only versions no block covers');
-    t.same(await blocks.lift({ registry: 'npm', package_name: 'left-pad', by: 'audit' }), { lifted: ['1.1.0'], othersStay: true });
+    t.match(
+      await blocks.find('npm', { name: 'left-pad', version: '1.0.0' }),
+      { blocked_by: 'sec' },
+      'the memo is current without an invalidate()',
+    );
+    t.equal(
+      await blocks.add({ registry: 'npm', package_name: 'left-pad', version: '1.0.0', reason: null, by: 'other' }),
+      'exists',
+    );
+    t.same(
+      await blocks.addVersions({
+        registry: 'npm',
+        package_name: 'left-pad',
+        versions: ['1.0.0', '1.1.0'],
+        reason: 'gone',
+        by: 'audit',
+      }),
+      ['1.1.0'],
+      'only versions no block covers',
+    );
+    t.same(await blocks.lift({ registry: 'npm', package_name: 'left-pad', by: 'audit' }), {
+      lifted: ['1.1.0'],
+      othersStay: true,
+    });
     t.equal(await blocks.find('npm', { name: 'left-pad', version: '1.1.0' }), null);
     t.equal((await blocks.list({ blocked_by: 'sec' })).length, 1);
     t.match(await blocks.remove((added as { id: number }).id), { version: '1.0.0' });

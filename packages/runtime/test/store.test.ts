@@ -2,7 +2,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import t, { type Test } from 'tap';
-import { filesKind, hubOnDatabase, startFixtureUpstream, startTestHub, type StoreDatabase, storeTiers } from '@hub/testkit';
+import {
+  filesKind,
+  hubOnDatabase,
+  startFixtureUpstream,
+  startTestHub,
+  type StoreDatabase,
+  storeTiers,
+} from '@hub/testkit';
 import { createDb, migrate, runtimeMigrations } from '../src/internal.js';
 import { artifactRows } from '../src/storage/artifact-rows.js';
 import { createBlocks } from '../src/services/blocks.js';
@@ -24,7 +31,24 @@ for (const store of tiers) {
     const db = createDb(await store.database(t, tempDir(t)));
     t.teardown(() => db.destroy());
     const owners = [{ id: 'runtime', migrations: runtimeMigrations }];
-    t.same(await migrate(db, owners), ['runtime/001_core', 'runtime/002_settings', 'runtime/003_access', 'runtime/004_events', 'runtime/005_metadata_blob_index', 'runtime/006_replicas', 'runtime/007_fetch_leases', 'runtime/008_local_packages', 'runtime/009_console_sessions', 'runtime/010_kept_listings', 'runtime/011_access_by_package', 'runtime/012_version_links', 'runtime/013_retention_holds', 'runtime/014_access_via_group', 'runtime/019_audit_chain', 'runtime/020_audit_checkpoints']);
+    t.same(await migrate(db, owners), [
+      'runtime/001_core',
+      'runtime/002_settings',
+      'runtime/003_access',
+      'runtime/004_events',
+      'runtime/005_metadata_blob_index',
+      'runtime/006_replicas',
+      'runtime/007_fetch_leases',
+      'runtime/008_local_packages',
+      'runtime/009_console_sessions',
+      'runtime/010_kept_listings',
+      'runtime/011_access_by_package',
+      'runtime/012_version_links',
+      'runtime/013_retention_holds',
+      'runtime/014_access_via_group',
+      'runtime/019_audit_chain',
+      'runtime/020_audit_checkpoints',
+    ]);
     t.same(await migrate(db, owners), [], 'a second run has nothing to do');
   });
 
@@ -79,33 +103,40 @@ for (const store of tiers) {
     t.notOk(sb.verify('/proxy/tf/y.zip', q), 'bound to its path');
   });
 
-  t.test(`${store.name}: a hub caches through the store, and a second hub on the same store serves the hit`, async (t) => {
-    const top = t.testdir({ up: { pkg: { '1.0.0': { 'a.bin': 'hello from upstream' } } } });
-    const upstream = await startFixtureUpstream({ root: path.join(top, 'up') });
-    t.teardown(() => upstream.close());
-    const database = await store.database(t, tempDir(t));
-    const shared = { registries: [{ name: 'files', type: 'files', upstream: upstream.url }], plugins: [filesKind], config: { auth: { anonymous: ['source:read'] } } };
-    const withDatabase = (db: StoreDatabase) => {
-      const on = hubOnDatabase(db);
-      return { ...on, config: { ...shared.config, ...on.config } };
-    };
-    const dirA = path.join(top, 'a');
-    const hubA = await startTestHub({ ...shared, dir: dirA, ...withDatabase(database) });
-    t.teardown(() => hubA.close());
-    const first = await fetch(`${hubA.url}/proxy/files/pkg/1.0.0/a.bin`);
-    t.equal(await first.text(), 'hello from upstream');
-    await hubA.hub.artifacts.idle();
-    // Replica B shares the database and the blob directory (the multi-replica layout).
-    const hubB = await startTestHub({
-      ...shared,
-      dir: path.join(top, 'b'),
-      ...withDatabase(database),
-      storagePath: path.join(dirA, 'blobs'),
-    });
-    t.teardown(() => hubB.close());
-    const second = await fetch(`${hubB.url}/proxy/files/pkg/1.0.0/a.bin`);
-    t.equal(second.headers.get('x-hub-cache'), 'hit');
-    t.equal(await second.text(), 'hello from upstream');
-    t.equal(upstream.count('/pkg/1.0.0/a.bin'), 1, 'one upstream fetch for both replicas');
-  });
+  t.test(
+    `${store.name}: a hub caches through the store, and a second hub on the same store serves the hit`,
+    async (t) => {
+      const top = t.testdir({ up: { pkg: { '1.0.0': { 'a.bin': 'hello from upstream' } } } });
+      const upstream = await startFixtureUpstream({ root: path.join(top, 'up') });
+      t.teardown(() => upstream.close());
+      const database = await store.database(t, tempDir(t));
+      const shared = {
+        registries: [{ name: 'files', type: 'files', upstream: upstream.url }],
+        plugins: [filesKind],
+        config: { auth: { anonymous: ['source:read'] } },
+      };
+      const withDatabase = (db: StoreDatabase) => {
+        const on = hubOnDatabase(db);
+        return { ...on, config: { ...shared.config, ...on.config } };
+      };
+      const dirA = path.join(top, 'a');
+      const hubA = await startTestHub({ ...shared, dir: dirA, ...withDatabase(database) });
+      t.teardown(() => hubA.close());
+      const first = await fetch(`${hubA.url}/proxy/files/pkg/1.0.0/a.bin`);
+      t.equal(await first.text(), 'hello from upstream');
+      await hubA.hub.artifacts.idle();
+      // Replica B shares the database and the blob directory (the multi-replica layout).
+      const hubB = await startTestHub({
+        ...shared,
+        dir: path.join(top, 'b'),
+        ...withDatabase(database),
+        storagePath: path.join(dirA, 'blobs'),
+      });
+      t.teardown(() => hubB.close());
+      const second = await fetch(`${hubB.url}/proxy/files/pkg/1.0.0/a.bin`);
+      t.equal(second.headers.get('x-hub-cache'), 'hit');
+      t.equal(await second.text(), 'hello from upstream');
+      t.equal(upstream.count('/pkg/1.0.0/a.bin'), 1, 'one upstream fetch for both replicas');
+    },
+  );
 }

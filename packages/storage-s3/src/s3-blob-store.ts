@@ -3,7 +3,14 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  PutObjectCommand,
+  S3Client,
+  S3ServiceException,
+} from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import type { Logger } from 'pino';
 import { HubError, isSha256, type BlobStore, type StorageConfig } from '@hub/runtime';
@@ -13,7 +20,9 @@ const PART_BYTES = 8 * 1024 * 1024;
 const PARTS_IN_FLIGHT = 4;
 
 /** A missing object: GetObject says NoSuchKey, HeadObject (no body) only 404. */
-const isMissing = (e: unknown): boolean => e instanceof S3ServiceException && (e.name === 'NoSuchKey' || e.name === 'NotFound' || e.$metadata.httpStatusCode === 404);
+const isMissing = (e: unknown): boolean =>
+  e instanceof S3ServiceException &&
+  (e.name === 'NoSuchKey' || e.name === 'NotFound' || e.$metadata.httpStatusCode === 404);
 
 /**
  * What a request gets when the bucket cannot answer (the endpoint refuses or drops connections, times out, or
@@ -23,7 +32,10 @@ const isMissing = (e: unknown): boolean => e instanceof S3ServiceException && (e
 function unavailable(e: unknown): unknown {
   const status = e instanceof S3ServiceException ? e.$metadata.httpStatusCode : undefined;
   if (status !== undefined && status < 500) return e;
-  return new HubError('service_unavailable', 'blob storage is unavailable; try again shortly', { cause: e, detail: { dependency: 's3', cause: (e as Error)?.message } });
+  return new HubError('service_unavailable', 'blob storage is unavailable; try again shortly', {
+    cause: e,
+    detail: { dependency: 's3', cause: (e as Error)?.message },
+  });
 }
 
 /** Blobs at `<prefix>sha256/ab/cd/<hex>` in the bucket; downloads spool under `<storage.path>/tmp` first. */
@@ -34,7 +46,11 @@ export function createS3BlobStore(storage: StorageConfig, log: Logger): BlobStor
   const tmpDir = path.join(storage.path, 'tmp');
   fs.mkdirSync(tmpDir, { recursive: true });
   const client = new S3Client({
-    ...(storage.endpoint !== undefined ? { endpoint: storage.endpoint, region: storage.region ?? 'us-east-1' } : storage.region !== undefined ? { region: storage.region } : {}),
+    ...(storage.endpoint !== undefined
+      ? { endpoint: storage.endpoint, region: storage.region ?? 'us-east-1' }
+      : storage.region !== undefined
+        ? { region: storage.region }
+        : {}),
     forcePathStyle: storage.force_path_style,
     // Unset keys: the SDK's default chain (environment, profile, instance or task role).
     ...(storage.access_key_id !== undefined && storage.secret_access_key !== undefined
@@ -55,7 +71,13 @@ export function createS3BlobStore(storage: StorageConfig, log: Logger): BlobStor
 
   async function getObject(sha256: string, range?: { start: number; end: number }): Promise<Readable | null> {
     try {
-      const res = await client.send(new GetObjectCommand({ Bucket: bucket, Key: keyOf(sha256), ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}) }));
+      const res = await client.send(
+        new GetObjectCommand({
+          Bucket: bucket,
+          Key: keyOf(sha256),
+          ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}),
+        }),
+      );
       if (!(res.Body instanceof Readable)) throw new Error('S3 answered without a body stream');
       return res.Body;
     } catch (e) {
@@ -72,7 +94,13 @@ export function createS3BlobStore(storage: StorageConfig, log: Logger): BlobStor
         // Multipart above one part, retried per part by the SDK; the row is written only after done() resolves.
         await new Upload({
           client,
-          params: { Bucket: bucket, Key: keyOf(sha256), Body: fs.createReadStream(tmpPath), ContentLength: size, ContentType: 'application/octet-stream' },
+          params: {
+            Bucket: bucket,
+            Key: keyOf(sha256),
+            Body: fs.createReadStream(tmpPath),
+            ContentLength: size,
+            ContentType: 'application/octet-stream',
+          },
           partSize: PART_BYTES,
           queueSize: PARTS_IN_FLIGHT,
         }).done();
@@ -101,7 +129,15 @@ export function createS3BlobStore(storage: StorageConfig, log: Logger): BlobStor
     async putBuffer(data) {
       const sha256 = crypto.createHash('sha256').update(data).digest('hex');
       if ((await store.size(sha256)) !== data.length)
-        await client.send(new PutObjectCommand({ Bucket: bucket, Key: keyOf(sha256), Body: data, ContentLength: data.length, ContentType: 'application/octet-stream' }));
+        await client.send(
+          new PutObjectCommand({
+            Bucket: bucket,
+            Key: keyOf(sha256),
+            Body: data,
+            ContentLength: data.length,
+            ContentType: 'application/octet-stream',
+          }),
+        );
       return { sha256, size: data.length };
     },
     async delete(sha256) {

@@ -35,7 +35,10 @@ t.test('purge and retention delete the object from the bucket (#12)', async (t) 
   await hub.hub.artifacts.idle();
 
   const reclaimed = await fetchVersion('1.1.0');
-  const row = await hub.hub.db('artifacts').where({ registry: 'npm', version: '1.1.0' }).first('cache_key', 'blob_sha256');
+  const row = await hub.hub
+    .db('artifacts')
+    .where({ registry: 'npm', version: '1.1.0' })
+    .first('cache_key', 'blob_sha256');
   // What retention calls for each row it removes (idle for longer than max_idle, or least recently used).
   if (!row) throw new Error('no row for 1.1.0');
   t.ok(await hub.hub.artifacts.reclaim('npm', row, Date.now() + 60_000));

@@ -2,7 +2,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import npm from '@hub/kind-npm';
-import { hubOnDatabase, npmFixtureHandler, rawRequest, startFixtureUpstream, startTestHub, storeTiers } from '@hub/testkit';
+import {
+  hubOnDatabase,
+  npmFixtureHandler,
+  rawRequest,
+  startFixtureUpstream,
+  startTestHub,
+  storeTiers,
+} from '@hub/testkit';
 import storageS3 from '../src/index.js';
 import { startS3, s3Storage } from './s3-server.js';
 import { blobKey, NPM_FIXTURES, sha256, spoolFiles } from './setup.js';
@@ -26,7 +33,11 @@ for (const store of tiers) {
         plugins: [npm, storageS3],
         registries: [{ name: 'npm', type: 'npm', mode: 'proxy', upstream: upstream.url }],
         ...where,
-        config: { ...where.config, auth: { anonymous: ['source:read'] }, storage: s3Storage(s3, path.join(top, name, 'spool'), 'hub/') },
+        config: {
+          ...where.config,
+          auth: { anonymous: ['source:read'] },
+          storage: s3Storage(s3, path.join(top, name, 'spool'), 'hub/'),
+        },
       });
       t.teardown(() => hub.close());
       return hub;
@@ -38,14 +49,20 @@ for (const store of tiers) {
     t.equal(first.headers.get('x-hub-cache'), 'miss');
     await a.hub.artifacts.idle();
     const sha = sha256(first.body);
-    t.ok((await s3.keys()).includes(blobKey(sha, 'hub/')), 'the tarball is in the bucket under its content address and the prefix');
+    t.ok(
+      (await s3.keys()).includes(blobKey(sha, 'hub/')),
+      'the tarball is in the bucket under its content address and the prefix',
+    );
     t.same(spoolFiles(path.join(top, 'a', 'spool')), [], 'the spool is emptied once the upload is done');
     t.notOk(fs.existsSync(path.join(top, 'a', 'spool', 'sha256')), 'no blob is kept on the local disk');
 
     // Metadata documents live in the bucket too.
-    const meta = (await a.hub.db('metadata').where({ registry: 'npm' }).select('blob_sha256')) as Array<{ blob_sha256: string }>;
+    const meta = (await a.hub.db('metadata').where({ registry: 'npm' }).select('blob_sha256')) as Array<{
+      blob_sha256: string;
+    }>;
     t.ok(meta.length > 0, 'the packument was stored');
-    for (const m of meta) t.ok((await s3.keys()).includes(blobKey(m.blob_sha256, 'hub/')), 'the packument is in the bucket');
+    for (const m of meta)
+      t.ok((await s3.keys()).includes(blobKey(m.blob_sha256, 'hub/')), 'the packument is in the bucket');
 
     const b = await start('b');
     const fetched = upstream.count('/hubdemo/-/');

@@ -27,9 +27,20 @@ export interface TestS3 {
  */
 export async function startS3(t: Test, directory: string): Promise<TestS3> {
   fs.mkdirSync(directory, { recursive: true });
-  const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory, configureBuckets: [{ name: BUCKET }] });
+  const server = new S3rver({
+    port: 0,
+    address: '127.0.0.1',
+    silent: true,
+    directory,
+    configureBuckets: [{ name: BUCKET }],
+  });
   const { port } = await server.run();
-  const direct = new S3Client({ endpoint: `http://127.0.0.1:${port}`, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+  const direct = new S3Client({
+    endpoint: `http://127.0.0.1:${port}`,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+  });
 
   let isDown = false;
   let budget = Infinity;

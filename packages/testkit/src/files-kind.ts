@@ -7,17 +7,23 @@ import { defineKind, errors, reply, type KindRoute, type RegistryKind } from '@h
  */
 const file: KindRoute = {
   id: 'file',
-  match: (s) => (s.length === 3 && s[0] !== 'meta' ? { coordinate: { name: s[0]!, version: s[1]! }, params: { file: s[2]! } } : null),
+  match: (s) =>
+    s.length === 3 && s[0] !== 'meta' ? { coordinate: { name: s[0]!, version: s[1]! }, params: { file: s[2]! } } : null,
   handle: (rc, m) =>
     rc.artifact({
       key: `${m.coordinate!.name}/${m.coordinate!.version}/${m.params!.file}`,
       coordinate: m.coordinate!,
       contentType: 'application/octet-stream',
       format: m.params!.file!.endsWith('.zip') ? 'zip' : undefined,
-      checkHead: m.params!.file!.endsWith('.gz') ? (h) => (h[0] === 0x1f && h[1] === 0x8b ? null : 'not gzip') : undefined,
+      checkHead: m.params!.file!.endsWith('.gz')
+        ? (h) => (h[0] === 0x1f && h[1] === 0x8b ? null : 'not gzip')
+        : undefined,
       source: async () => {
         const digest = rc.query.get('sha256');
-        return { url: `${rc.registry.upstream}/${m.coordinate!.name}/${m.coordinate!.version}/${m.params!.file}`, digest: digest ? { algorithm: 'sha256', hex: digest } : undefined };
+        return {
+          url: `${rc.registry.upstream}/${m.coordinate!.name}/${m.coordinate!.version}/${m.params!.file}`,
+          digest: digest ? { algorithm: 'sha256', hex: digest } : undefined,
+        };
       },
     }),
 };

@@ -234,11 +234,18 @@ export async function sendFile(
 ): Promise<void> {
   const [raw, stat] = await Promise.all([fsp.readFile(file), fsp.stat(file)]);
   const body = fillTemplate(raw, up.url);
-  sendBody(req, res, 200, { 'Content-Type': contentTypeFor(file), ...extraHeaders }, body, { lastModified: stat.mtime });
+  sendBody(req, res, 200, { 'Content-Type': contentTypeFor(file), ...extraHeaders }, body, {
+    lastModified: stat.mtime,
+  });
 }
 
 /** Serve GET/HEAD requests from files below root; false when there is no such file. */
-export async function serveStatic(root: string, req: IncomingMessage, res: ServerResponse, up: FixtureUpstream): Promise<boolean> {
+export async function serveStatic(
+  root: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+  up: FixtureUpstream,
+): Promise<boolean> {
   if (req.method !== 'GET' && req.method !== 'HEAD') return false;
   const hit = await resolveUnderRoot(root, pathOf(req.url));
   if (!hit) return false;
@@ -256,7 +263,13 @@ export function chainHandlers(...handlers: FixtureHandler[]): FixtureHandler {
   };
 }
 
-const BODY_FAULTS = new Set<Fault['type']>(['reset-mid-body', 'close-mid-body-no-length', 'hang-body', 'slow', 'wrong-bytes']);
+const BODY_FAULTS = new Set<Fault['type']>([
+  'reset-mid-body',
+  'close-mid-body-no-length',
+  'hang-body',
+  'slow',
+  'wrong-bytes',
+]);
 
 interface FaultEntry {
   match: string | RegExp;
@@ -442,7 +455,8 @@ export async function startFixtureUpstream(opts: FixtureUpstreamOptions = {}): P
     }
     switch (fault.type) {
       case 'status': {
-        const body = fault.body ?? JSON.stringify({ error: http.STATUS_CODES[fault.status] ?? `status ${fault.status}` });
+        const body =
+          fault.body ?? JSON.stringify({ error: http.STATUS_CODES[fault.status] ?? `status ${fault.status}` });
         let type = 'text/plain; charset=utf-8';
         try {
           JSON.parse(body);
@@ -480,7 +494,14 @@ export async function startFixtureUpstream(opts: FixtureUpstreamOptions = {}): P
   };
 
   const server: Server = opts.tls
-    ? https.createServer({ cert: opts.tls.cert, key: opts.tls.key, ...(opts.tls.clientCa ? { requestCert: true, rejectUnauthorized: true, ca: opts.tls.clientCa } : {}) }, onRequest)
+    ? https.createServer(
+        {
+          cert: opts.tls.cert,
+          key: opts.tls.key,
+          ...(opts.tls.clientCa ? { requestCert: true, rejectUnauthorized: true, ca: opts.tls.clientCa } : {}),
+        },
+        onRequest,
+      )
     : http.createServer(onRequest);
   server.on('connection', (socket: Socket) => {
     if (isDown) {

@@ -53,21 +53,36 @@ export async function startForwardProxy(o: ForwardProxyOptions = {}): Promise<Fo
     const headers = { ...req.headers };
     delete headers['proxy-authorization'];
     delete headers['proxy-connection'];
-    const up = http.request({ host: resolveHost(url.hostname), port: url.port || 80, path: url.pathname + url.search, method: req.method, headers, setHost: false }, (ur) => {
-      res.writeHead(ur.statusCode ?? 502, ur.headers);
-      ur.pipe(res);
-    });
+    const up = http.request(
+      {
+        host: resolveHost(url.hostname),
+        port: url.port || 80,
+        path: url.pathname + url.search,
+        method: req.method,
+        headers,
+        setHost: false,
+      },
+      (ur) => {
+        res.writeHead(ur.statusCode ?? 502, ur.headers);
+        ur.pipe(res);
+      },
+    );
     up.on('error', () => (res.headersSent ? res.destroy() : res.writeHead(502).end('proxy: upstream unreachable')));
     req.pipe(up);
   };
-  const server: http.Server = o.tls ? https.createServer({ cert: o.tls.cert, key: o.tls.key }, onRequest) : http.createServer(onRequest);
+  const server: http.Server = o.tls
+    ? https.createServer({ cert: o.tls.cert, key: o.tls.key }, onRequest)
+    : http.createServer(onRequest);
   server.on(o.tls ? 'secureConnection' : 'connection', (s: net.Socket) => {
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });
   server.on('connect', (req: http.IncomingMessage, client: net.Socket, head: Buffer) => {
     client.on('error', () => {});
-    if (!authorized(req)) return void client.end('HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="test proxy"\r\nContent-Length: 0\r\n\r\n');
+    if (!authorized(req))
+      return void client.end(
+        'HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="test proxy"\r\nContent-Length: 0\r\n\r\n',
+      );
     const target = req.url ?? '';
     seen.push(target);
     if (o.refuseConnect) return void client.end(`HTTP/1.1 ${o.refuseConnect} Refused\r\nContent-Length: 0\r\n\r\n`);

@@ -64,7 +64,10 @@ export function goFixtureHandler(root: string): FixtureHandler {
     if (m) {
       const list = await resolveUnderRoot(root, `/${m[1]}/@v/list`);
       if (!list) return false;
-      const versions = (await fsp.readFile(list.file, 'utf8')).split('\n').map((s) => s.trim()).filter(Boolean);
+      const versions = (await fsp.readFile(list.file, 'utf8'))
+        .split('\n')
+        .map((s) => s.trim())
+        .filter(Boolean);
       const latest = latestGoVersion(versions);
       if (!latest) return false;
       const info = await resolveUnderRoot(root, `/${m[1]}/@v/${latest}.info`);

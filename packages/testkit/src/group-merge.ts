@@ -33,7 +33,13 @@ export function mergeContext(opts: MergeContextOptions = {}): MergeContext {
     },
   };
   const base: Partial<RequestContext> = {
-    registry: { name: opts.registry?.name ?? 'group', type: opts.registry?.type ?? 'test', mode: 'group', metadataTtlSecs: 60, config: {} },
+    registry: {
+      name: opts.registry?.name ?? 'group',
+      type: opts.registry?.type ?? 'test',
+      mode: 'group',
+      metadataTtlSecs: 60,
+      config: {},
+    },
     baseUrl: opts.baseUrl ?? 'http://hub.test/proxy/group',
     method: 'GET',
     anonymousRead: true,
@@ -52,8 +58,18 @@ export function mergeContext(opts: MergeContextOptions = {}): MergeContext {
 }
 
 /** One member's 200 answer. */
-export function groupPart(member: string, body: Buffer | string, opts: { headers?: Record<string, string>; mode?: Exclude<Mode, 'group'> } = {}): GroupPart {
-  return { member, mode: opts.mode ?? 'proxy', status: 200, headers: opts.headers ?? {}, body: Buffer.isBuffer(body) ? body : Buffer.from(body) };
+export function groupPart(
+  member: string,
+  body: Buffer | string,
+  opts: { headers?: Record<string, string>; mode?: Exclude<Mode, 'group'> } = {},
+): GroupPart {
+  return {
+    member,
+    mode: opts.mode ?? 'proxy',
+    status: 200,
+    headers: opts.headers ?? {},
+    body: Buffer.isBuffer(body) ? body : Buffer.from(body),
+  };
 }
 
 /** A `GroupAsk` answering from a table of `segments.join('/')` (and `?query`) to members' answers; records what was asked. */

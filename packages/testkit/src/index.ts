@@ -20,4 +20,11 @@ export { pluginConfigLoader } from './plugin-config.js';
 export { startForwardProxy, type ForwardProxy, type ForwardProxyOptions } from './forward-proxy.js';
 export { startTinyproxy, tinyproxyPath, type Tinyproxy } from './tinyproxy.js';
 export { mergeContext, groupPart, tableAsk, type MergeContext, type MergeContextOptions } from './group-merge.js';
-export { KEPT_AUDIT_CONFIG, sweepUpstream, disappearedVersions, revalidatePackage, type SweepAnswer, type RevalidateAnswer } from './kept-audit.js';
+export {
+  KEPT_AUDIT_CONFIG,
+  sweepUpstream,
+  disappearedVersions,
+  revalidatePackage,
+  type SweepAnswer,
+  type RevalidateAnswer,
+} from './kept-audit.js';

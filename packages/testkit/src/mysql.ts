@@ -44,7 +44,9 @@ export interface StoreTier {
  * (CI sets it). `skipped` says why a tier is missing, for the test to print.
  */
 export function storeTiers(): { tiers: StoreTier[]; skipped?: string } {
-  const tiers: StoreTier[] = [{ name: 'sqlite', database: async (_t, dir) => ({ client: 'sqlite', filename: `${dir}/hub.db` }) }];
+  const tiers: StoreTier[] = [
+    { name: 'sqlite', database: async (_t, dir) => ({ client: 'sqlite', filename: `${dir}/hub.db` }) },
+  ];
   if (!TEST_MYSQL_URL) return { tiers, skipped: 'MariaDB tier skipped: HUB_TEST_MYSQL_URL is not set' };
   tiers.push({
     name: 'mysql',
@@ -58,5 +60,7 @@ export function storeTiers(): { tiers: StoreTier[]; skipped?: string } {
 }
 
 /** startTestHub options that put a test hub on `db`. */
-export const hubOnDatabase = (db: StoreDatabase): { mysqlUrl?: string; config?: Record<string, Record<string, unknown>> } =>
+export const hubOnDatabase = (
+  db: StoreDatabase,
+): { mysqlUrl?: string; config?: Record<string, Record<string, unknown>> } =>
   db.client === 'mysql' ? { mysqlUrl: db.url } : { config: { database: db } };

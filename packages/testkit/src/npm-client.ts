@@ -64,19 +64,32 @@ export function npmEnv(t: { teardown(fn: () => void): void }, registry: string, 
         return { code: 0, stdout, stderr };
       } catch (e) {
         const err = e as { code?: number; stdout?: string; stderr?: string };
-        return { code: typeof err.code === 'number' ? err.code : 1, stdout: err.stdout ?? '', stderr: err.stderr ?? '' };
+        return {
+          code: typeof err.code === 'number' ? err.code : 1,
+          stdout: err.stdout ?? '',
+          stderr: err.stderr ?? '',
+        };
       }
     },
-    makePackage(manifest, index = `module.exports = ${JSON.stringify(`${String(manifest.name)}@${String(manifest.version)}`)};\n`) {
+    makePackage(
+      manifest,
+      index = `module.exports = ${JSON.stringify(`${String(manifest.name)}@${String(manifest.version)}`)};\n`,
+    ) {
       const pkg = path.join(dir, `pkg-${++n}`);
       fs.mkdirSync(pkg);
-      fs.writeFileSync(path.join(pkg, 'package.json'), JSON.stringify({ main: 'index.js', license: 'MIT', ...manifest }, null, 2));
+      fs.writeFileSync(
+        path.join(pkg, 'package.json'),
+        JSON.stringify({ main: 'index.js', license: 'MIT', ...manifest }, null, 2),
+      );
       fs.writeFileSync(path.join(pkg, 'index.js'), index);
       return pkg;
     },
     installed(name) {
       try {
-        return JSON.parse(fs.readFileSync(path.join(app, 'node_modules', name, 'package.json'), 'utf8')) as Record<string, unknown>;
+        return JSON.parse(fs.readFileSync(path.join(app, 'node_modules', name, 'package.json'), 'utf8')) as Record<
+          string,
+          unknown
+        >;
       } catch {
         return null;
       }

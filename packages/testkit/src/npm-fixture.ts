@@ -113,7 +113,11 @@ export function packumentFileCandidates(root: string, name: string): string[] {
   return [path.join(root, `${base}.json.tmpl`), path.join(root, `${base}.json`)];
 }
 
-async function readPackument(root: string, name: string, upstreamUrl: string): Promise<{ body: Buffer; mtime: Date } | null> {
+async function readPackument(
+  root: string,
+  name: string,
+  upstreamUrl: string,
+): Promise<{ body: Buffer; mtime: Date } | null> {
   for (const file of packumentFileCandidates(root, name)) {
     try {
       const [raw, stat] = await Promise.all([fsp.readFile(file), fsp.stat(file)]);
@@ -179,16 +183,27 @@ export function npmFixtureHandler(root: string): FixtureHandler {
         sendJson(req, res, 404, { error: `version not found: ${wanted}` });
         return true;
       }
-      sendBody(req, res, 200, { 'Content-Type': 'application/json' }, JSON.stringify(manifest), { lastModified: found.mtime });
+      sendBody(req, res, 200, { 'Content-Type': 'application/json' }, JSON.stringify(manifest), {
+        lastModified: found.mtime,
+      });
       return true;
     }
 
     if (wantsAbbreviated(req)) {
-      sendBody(req, res, 200, { 'Content-Type': NPM_ABBREVIATED_TYPE, Vary: 'Accept' }, JSON.stringify(abbreviatePackument(doc)), {
+      sendBody(
+        req,
+        res,
+        200,
+        { 'Content-Type': NPM_ABBREVIATED_TYPE, Vary: 'Accept' },
+        JSON.stringify(abbreviatePackument(doc)),
+        {
+          lastModified: found.mtime,
+        },
+      );
+    } else {
+      sendBody(req, res, 200, { 'Content-Type': 'application/json', Vary: 'Accept' }, found.body, {
         lastModified: found.mtime,
       });
-    } else {
-      sendBody(req, res, 200, { 'Content-Type': 'application/json', Vary: 'Accept' }, found.body, { lastModified: found.mtime });
     }
     return true;
   };

@@ -13,24 +13,38 @@ export interface RawResponse {
  * An HTTP request whose path goes on the wire exactly as written. fetch() normalises URLs
  * (`%2e%2e` becomes `..` and is resolved away), which hides exactly the hostile paths tests need.
  */
-export function rawRequest(url: string, opts: { method?: string; headers?: Record<string, string>; ca?: string | Buffer } = {}): Promise<RawResponse> {
+export function rawRequest(
+  url: string,
+  opts: { method?: string; headers?: Record<string, string>; ca?: string | Buffer } = {},
+): Promise<RawResponse> {
   const m = /^(https?):\/\/([^/]+)(\/.*)?$/.exec(url);
   if (!m) throw new Error(`not an http(s) URL: ${url}`);
   const [, scheme, authority, path = '/'] = m;
-  const [host, port] = authority!.startsWith('[') ? [authority!.slice(1, authority!.indexOf(']')), authority!.split(']:')[1]] : authority!.split(':');
+  const [host, port] = authority!.startsWith('[')
+    ? [authority!.slice(1, authority!.indexOf(']')), authority!.split(']:')[1]]
+    : authority!.split(':');
   const lib = scheme === 'https' ? https : http;
   return new Promise((resolve, reject) => {
-    const req = lib.request({ host, port, path, method: opts.method ?? 'GET', headers: opts.headers, ca: opts.ca, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('error', reject);
-      res.on('end', () => {
-        const headers = new Headers();
-        for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
-        const body = Buffer.concat(chunks);
-        resolve({ status: res.statusCode ?? 0, headers, body, json: () => JSON.parse(body.toString('utf8')) as ReturnType<RawResponse['json']> });
-      });
-    });
+    const req = lib.request(
+      { host, port, path, method: opts.method ?? 'GET', headers: opts.headers, ca: opts.ca, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('error', reject);
+        res.on('end', () => {
+          const headers = new Headers();
+          for (const [k, v] of Object.entries(res.headers))
+            if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
+          const body = Buffer.concat(chunks);
+          resolve({
+            status: res.statusCode ?? 0,
+            headers,
+            body,
+            json: () => JSON.parse(body.toString('utf8')) as ReturnType<RawResponse['json']>,
+          });
+        });
+      },
+    );
     req.on('error', reject);
     req.end();
   });

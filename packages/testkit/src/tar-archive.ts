@@ -3,7 +3,10 @@
  * layer (gzip it for the compressed forms). Names are taken as given (at most 100 bytes), so a test can build
  * a bad one too. `mtime` (unix seconds) defaults to 2024-01-01, so the bytes, and their digests, are stable.
  */
-export function makeTar(files: Record<string, string | Buffer> | ReadonlyArray<readonly [string, string | Buffer]>, o: { mtime?: number } = {}): Buffer {
+export function makeTar(
+  files: Record<string, string | Buffer> | ReadonlyArray<readonly [string, string | Buffer]>,
+  o: { mtime?: number } = {},
+): Buffer {
   const blocks: Buffer[] = [];
   const mtime = o.mtime ?? 1704067200;
   for (const [name, content] of Array.isArray(files) ? files : Object.entries(files)) {

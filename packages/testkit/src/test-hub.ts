@@ -36,10 +36,18 @@ export async function startTestHub(o: TestHubOptions): Promise<TestHub> {
   const adminToken = `hub_test_${crypto.randomBytes(12).toString('hex')}`;
   const tables: Record<string, unknown> = {
     server: { listen: '127.0.0.1:0', ...o.config?.server },
-    database: o.mysqlUrl ? { client: 'mysql', url: o.mysqlUrl } : { client: 'sqlite', filename: path.join(o.dir, 'hub.db') },
+    database: o.mysqlUrl
+      ? { client: 'mysql', url: o.mysqlUrl }
+      : { client: 'sqlite', filename: path.join(o.dir, 'hub.db') },
     storage: { kind: 'fs', path: o.storagePath ?? path.join(o.dir, 'blobs') },
     // Every test client comes from 127.0.0.1: the per-IP rate and challenge limits stay out of the way unless a test sets them.
-    limits: { rate_per_ip: 1_000_000, burst_per_ip: 1_000_000, challenges_per_ip: 1_000_000, challenge_burst_per_ip: 1_000_000, ...o.config?.limits },
+    limits: {
+      rate_per_ip: 1_000_000,
+      burst_per_ip: 1_000_000,
+      challenges_per_ip: 1_000_000,
+      challenge_burst_per_ip: 1_000_000,
+      ...o.config?.limits,
+    },
     ...Object.fromEntries(Object.entries(o.config ?? {}).filter(([k]) => k !== 'server' && k !== 'limits')),
     registries: o.registries,
   };

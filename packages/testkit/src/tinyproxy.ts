@@ -33,7 +33,10 @@ async function freePort(): Promise<number> {
 }
 
 /** Starts tinyproxy in the foreground with a config in `dir`; `auth` turns on its BasicAuth. */
-export async function startTinyproxy(dir: string, o: { auth?: { user: string; password: string } } = {}): Promise<Tinyproxy | undefined> {
+export async function startTinyproxy(
+  dir: string,
+  o: { auth?: { user: string; password: string } } = {},
+): Promise<Tinyproxy | undefined> {
   const bin = tinyproxyPath();
   if (!bin) return undefined;
   const port = await freePort();

@@ -62,7 +62,23 @@ export function makeTestCa(dir: string, commonName = 'hub test CA'): TestCa {
   const keyPath = path.join(dir, 'ca.key');
   const run = (args: string[]): void => void execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-  run(['req', '-x509', ...ec, '-keyout', keyPath, '-out', certPath, '-days', '2', '-subj', `/CN=${commonName}`, '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign']);
+  run([
+    'req',
+    '-x509',
+    ...ec,
+    '-keyout',
+    keyPath,
+    '-out',
+    certPath,
+    '-days',
+    '2',
+    '-subj',
+    `/CN=${commonName}`,
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
+  ]);
   return {
     cert: readFileSync(certPath, 'utf8'),
     certPath,
@@ -72,10 +88,34 @@ export function makeTestCa(dir: string, commonName = 'hub test CA'): TestCa {
       const csr = path.join(dir, `${file}.csr`);
       const ext = path.join(dir, `${file}.ext`);
       const alt = names.map((n) => (/^[\d.]+$|:/.test(n) ? `IP:${n}` : `DNS:${n}`)).join(',');
-      writeFileSync(ext, `${alt ? `subjectAltName=${alt}\n` : ''}extendedKeyUsage=${use === 'server' ? 'serverAuth' : 'clientAuth'}\nbasicConstraints=CA:FALSE\n`);
+      writeFileSync(
+        ext,
+        `${alt ? `subjectAltName=${alt}\n` : ''}extendedKeyUsage=${use === 'server' ? 'serverAuth' : 'clientAuth'}\nbasicConstraints=CA:FALSE\n`,
+      );
       run(['req', ...ec, '-keyout', leafKey, '-out', csr, '-subj', `/CN=${names[0] ?? file}`]);
-      run(['x509', '-req', '-in', csr, '-CA', certPath, '-CAkey', keyPath, '-CAcreateserial', '-out', leafCert, '-days', '2', '-extfile', ext]);
-      return { cert: readFileSync(leafCert, 'utf8'), key: readFileSync(leafKey, 'utf8'), certPath: leafCert, keyPath: leafKey };
+      run([
+        'x509',
+        '-req',
+        '-in',
+        csr,
+        '-CA',
+        certPath,
+        '-CAkey',
+        keyPath,
+        '-CAcreateserial',
+        '-out',
+        leafCert,
+        '-days',
+        '2',
+        '-extfile',
+        ext,
+      ]);
+      return {
+        cert: readFileSync(leafCert, 'utf8'),
+        key: readFileSync(leafKey, 'utf8'),
+        certPath: leafCert,
+        keyPath: leafKey,
+      };
     },
   };
 }

@@ -54,7 +54,15 @@ function request(
       if (done) return;
       done = true;
       clearTimeout(timer);
-      resolve({ status, headers, body: Buffer.concat(chunks), error, complete, ms: Date.now() - start, chunks: chunks.length });
+      resolve({
+        status,
+        headers,
+        body: Buffer.concat(chunks),
+        error,
+        complete,
+        ms: Date.now() - start,
+        chunks: chunks.length,
+      });
     };
     const u = new URL(url);
     const mod = u.protocol === 'https:' ? https : http;
@@ -132,7 +140,6 @@ function staticRoot(t: Teardown): string {
   return root;
 }
 
-
 // --- static serving ----------------------------------------------------------
 
 t.test('static files: content, types, ETag/Last-Modified, 304, HEAD, 404', async (t) => {
@@ -155,7 +162,9 @@ t.test('static files: content, types, ETag/Last-Modified, 304, HEAD, 404', async
   t.equal(weak.status, 304);
   const other = await request(`${up.url}/files/blob.bin`, { headers: { 'If-None-Match': '"nope"' } });
   t.equal(other.status, 200);
-  const ims = await request(`${up.url}/files/blob.bin`, { headers: { 'If-Modified-Since': r.headers['last-modified']! } });
+  const ims = await request(`${up.url}/files/blob.bin`, {
+    headers: { 'If-Modified-Since': r.headers['last-modified']! },
+  });
   t.equal(ims.status, 304);
 
   const head = await request(`${up.url}/files/blob.bin`, { method: 'HEAD' });
@@ -192,7 +201,15 @@ t.test('static serving is path-traversal safe', async (t) => {
   symlinkSync(path.join(base, 'secret.txt'), path.join(root, 'link.txt'));
   const up = await started(t, { root });
   t.equal((await rawRequest(up, '/ok.txt')).body, 'ok');
-  for (const p of ['/../secret.txt', '/%2e%2e/secret.txt', '/..%2fsecret.txt', '/%2e%2e%2fsecret.txt', '/link.txt', '/ok.txt%00', '/%zz']) {
+  for (const p of [
+    '/../secret.txt',
+    '/%2e%2e/secret.txt',
+    '/..%2fsecret.txt',
+    '/%2e%2e%2fsecret.txt',
+    '/link.txt',
+    '/ok.txt%00',
+    '/%zz',
+  ]) {
     const r = await rawRequest(up, p);
     t.equal(r.status, 404, p);
     t.not(r.body, 'secret', p);
@@ -225,7 +242,10 @@ t.test('request log and count()', async (t) => {
   t.equal(up.count(), 3);
   t.equal(up.count('/files/'), 2);
   t.equal(up.count(/\.bin/), 1);
-  t.equal(up.count((r) => r.method === 'GET'), 2);
+  t.equal(
+    up.count((r) => r.method === 'GET'),
+    2,
+  );
 });
 
 // --- custom handler ----------------------------------------------------------
@@ -266,7 +286,12 @@ t.test('fault: status (default JSON body, custom body and headers)', async (t) =
   t.same(JSON.parse(a.body.toString()), { error: 'Internal Server Error' });
 
   up.clearFaults();
-  up.fault('/files/', { type: 'status', status: 403, body: '{"message":"forbidden"}', headers: { 'X-RateLimit-Remaining': '0' } });
+  up.fault('/files/', {
+    type: 'status',
+    status: 403,
+    body: '{"message":"forbidden"}',
+    headers: { 'X-RateLimit-Remaining': '0' },
+  });
   const b = await request(`${up.url}/files/blob.bin`);
   t.equal(b.status, 403);
   t.same(JSON.parse(b.body.toString()), { message: 'forbidden' });
@@ -542,7 +567,11 @@ t.test('npm handler: scoped paths, tarballs, version manifests, 404s', async (t)
     for (const [v, m] of Object.entries(doc.versions) as [string, { dist: { tarball: string; integrity: string } }][]) {
       const r = await request(m.dist.tarball);
       t.equal(r.status, 200, `${name}@${v}`);
-      t.equal('sha512-' + createHash('sha512').update(r.body).digest('base64'), m.dist.integrity, `${name}@${v} integrity`);
+      t.equal(
+        'sha512-' + createHash('sha512').update(r.body).digest('base64'),
+        m.dist.integrity,
+        `${name}@${v} integrity`,
+      );
     }
   }
   const head = await request(`${up.url}/hubdep/-/hubdep-1.0.0.tgz`, { method: 'HEAD' });
@@ -601,7 +630,12 @@ t.test('go handler: @latest, static protocol files, 404', async (t) => {
   t.same(zip.body.subarray(0, 4), Buffer.from([0x50, 0x4b, 0x03, 0x04]));
   t.ok(zip.body.includes(Buffer.from('example.com/Hub/demo@v1.0.0/go.mod')), 'entries carry module@version/');
 
-  for (const p of [`/example.com/@v/v1.0.0.info`, `/example.com/hub/demo/@latest`, `/${mod}/@v/v9.9.9.zip`, '/nope/@latest']) {
+  for (const p of [
+    `/example.com/@v/v1.0.0.info`,
+    `/example.com/hub/demo/@latest`,
+    `/${mod}/@v/v9.9.9.zip`,
+    '/nope/@latest',
+  ]) {
     const r = await request(`${up.url}${p}`);
     t.equal(r.status, 404, p);
     t.equal(r.body.toString(), 'not found', p);

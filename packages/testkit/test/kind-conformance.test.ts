@@ -11,7 +11,10 @@ const listing: KindRoute = {
   id: 'versions',
   match: (s) => (s.length === 2 && s[1] === 'versions.json' ? { coordinate: { name: s[0]! } } : null),
   async handle(rc, m) {
-    const doc = await rc.metadata({ key: `versions:${m.coordinate!.name}`, url: `${rc.registry.upstream}/${m.coordinate!.name}/versions.json` });
+    const doc = await rc.metadata({
+      key: `versions:${m.coordinate!.name}`,
+      url: `${rc.registry.upstream}/${m.coordinate!.name}/versions.json`,
+    });
     return reply.bytes(doc.body, 'application/json');
   },
 };
@@ -42,11 +45,15 @@ const careless = defineKind({
     canonicalVersion: (v) => `${v}.0`,
   },
   routes: [listing, file],
-  probe: async (_pc, _name, versions) => versions.map((version) => ({ version, answer: 'absent' as const, rung: 'listing' })),
+  probe: async (_pc, _name, versions) =>
+    versions.map((version) => ({ version, answer: 'absent' as const, rung: 'listing' })),
 });
 
 /** A ConformanceTest that records failed assertions instead of failing this file, with real test folders. */
-function recorder(dir: string, prefix = ''): { t: ConformanceTest; failures: string[]; skips: string[]; close(): Promise<void> } {
+function recorder(
+  dir: string,
+  prefix = '',
+): { t: ConformanceTest; failures: string[]; skips: string[]; close(): Promise<void> } {
   const failures: string[] = [];
   const skips: string[] = [];
   const teardowns: Array<() => unknown> = [];
@@ -84,7 +91,13 @@ function recorder(dir: string, prefix = ''): { t: ConformanceTest; failures: str
 
 t.test('kindConformance names what a careless kind gets wrong', async (t) => {
   const root = t.testdir({
-    up: { tool: { 'versions.json': JSON.stringify({ versions: ['1.0.0', '1.1.0'] }), '1.0.0': { 'tool.txt': 'one' }, '1.1.0': { 'tool.txt': 'two' } } },
+    up: {
+      tool: {
+        'versions.json': JSON.stringify({ versions: ['1.0.0', '1.1.0'] }),
+        '1.0.0': { 'tool.txt': 'one' },
+        '1.1.0': { 'tool.txt': 'two' },
+      },
+    },
     runs: {},
   });
   const spec: KindConformanceSpec = {
@@ -95,7 +108,12 @@ t.test('kindConformance names what a careless kind gets wrong', async (t) => {
     versionSpellings: [['1.0', '1.0.0']],
     paths: {
       download: (v) => `tool/${v}/tool.txt`,
-      listings: [{ path: 'tool/versions.json', lists: (body, v) => (JSON.parse(body.toString('utf8')) as { versions: string[] }).versions.includes(v) }],
+      listings: [
+        {
+          path: 'tool/versions.json',
+          lists: (body, v) => (JSON.parse(body.toString('utf8')) as { versions: string[] }).versions.includes(v),
+        },
+      ],
       unknown: 'tool',
     },
     skip: { head: 'not under test here' },
@@ -111,18 +129,34 @@ t.test('kindConformance names what a careless kind gets wrong', async (t) => {
     ],
     'a skipped check is reported with its reason (the group check, for a kind without the hook)',
   );
-  const failed = (check: string, message: RegExp) => t.ok(r.failures.some((f) => f.startsWith(check) && message.test(f)), `${check}: ${message}`);
+  const failed = (check: string, message: RegExp) =>
+    t.ok(
+      r.failures.some((f) => f.startsWith(check) && message.test(f)),
+      `${check}: ${message}`,
+    );
   failed('coordinates round-trip', /formats as "Tool", which parses as \{"name":"tool"\}/);
-  failed('canonicalVersion is total and idempotent', /canonicalVersion\("1\.0\.0"\) is "1\.0\.0\.0", and of that "1\.0\.0\.0\.0", expected the same/);
-  failed('canonicalVersion is total and idempotent', /the spellings 1\.0, 1\.0\.0 gave 1\.0\.0 \| 1\.0\.0\.0, expected one canonical spelling/);
-  failed('canonicalVersion is total and idempotent', /block on the canonical spelling 1\.0\.0\.0, download of 1\.0\.0: answered 200 one, expected 403/);
+  failed(
+    'canonicalVersion is total and idempotent',
+    /canonicalVersion\("1\.0\.0"\) is "1\.0\.0\.0", and of that "1\.0\.0\.0\.0", expected the same/,
+  );
+  failed(
+    'canonicalVersion is total and idempotent',
+    /the spellings 1\.0, 1\.0\.0 gave 1\.0\.0 \| 1\.0\.0\.0, expected one canonical spelling/,
+  );
+  failed(
+    'canonicalVersion is total and idempotent',
+    /block on the canonical spelling 1\.0\.0\.0, download of 1\.0\.0: answered 200 one, expected 403/,
+  );
   failed('a blocked version', /answered 200 one, expected 403/);
   failed('a blocked version', /upstream was asked 1 time\(s\), expected 0/);
   failed('an unlisted version', /listing tool\/versions\.json still offers 1\.1\.0, expected it gone/);
   failed('an HTML page answered with 200', /answered 200 <html>/);
   failed('a probe while the upstream answers 503', /answered absent \(rung listing\), expected inconclusive/);
   failed('a version flagged hard_block', /answered 200 one, expected 403/);
-  t.notOk(r.failures.some((f) => f.startsWith('an unknown path')), 'the unknown path is a 404 all the same');
+  t.notOk(
+    r.failures.some((f) => f.startsWith('an unknown path')),
+    'the unknown path is a 404 all the same',
+  );
 });
 
 t.test('a spec with no listing must say why unlisting is skipped', async (t) => {
@@ -133,5 +167,8 @@ t.test('a spec with no listing must say why unlisting is skipped', async (t) => 
     pkg: { name: 'tool', versions: ['1.0.0', '1.1.0'] },
     paths: { download: (v) => `tool/${v}/tool.txt`, listings: [], unknown: 'x' },
   };
-  await t.rejects(kindConformance(recorder(t.testdir()).t, spec), /names no listing; give paths\.listings or skip\.unlisted/);
+  await t.rejects(
+    kindConformance(recorder(t.testdir()).t, spec),
+    /names no listing; give paths\.listings or skip\.unlisted/,
+  );
 });

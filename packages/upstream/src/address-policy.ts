@@ -30,6 +30,8 @@ export const DEFAULT_FORBIDDEN_CIDRS: readonly string[] = [
  * forbidden, and so is an IPv6 address that reaches a forbidden IPv4 one through 6to4 or NAT64's
  * well-known prefix (`2002:7f00:1::`, `64:ff9b::127.0.0.1`), whatever IPv6 ranges the list holds.
  */
-export function forbiddenAddressMatcher(cidrs: readonly string[] = DEFAULT_FORBIDDEN_CIDRS): (address: string) => boolean {
+export function forbiddenAddressMatcher(
+  cidrs: readonly string[] = DEFAULT_FORBIDDEN_CIDRS,
+): (address: string) => boolean {
   return createAddressMatcher(cidrs, { embeddedIpv4: true });
 }

@@ -3,7 +3,14 @@ import type { LookupFunction } from 'node:net';
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
-import { errors, type HubError, isHubError, type UpstreamClient, type UpstreamRequestOptions, type UpstreamResponse } from '@hub/contract';
+import {
+  errors,
+  type HubError,
+  isHubError,
+  type UpstreamClient,
+  type UpstreamRequestOptions,
+  type UpstreamResponse,
+} from '@hub/contract';
 import { parseIp } from './ip-ranges.js';
 import { DEFAULT_FORBIDDEN_CIDRS, forbiddenAddressMatcher } from './address-policy.js';
 import { createNetworkDispatcher, type NetworkDispatcher } from './network.js';
@@ -58,7 +65,12 @@ export interface UpstreamClientOptions {
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 /** Failures before any response byte that a fresh connection may fix (incl. a stale keep-alive socket). */
 const RETRYABLE_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'EAI_AGAIN', 'UND_ERR_SOCKET']);
-const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+const TIMEOUT_CODES = new Set([
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'ETIMEDOUT',
+]);
 /** Headers that belong to one origin and are dropped, for good, once a redirect leaves it. */
 const ORIGIN_BOUND_HEADERS = ['authorization', 'proxy-authorization', 'cookie', 'host'];
 const REDIRECT_DRAIN_LIMIT = 64 * 1024;
@@ -125,18 +137,32 @@ function toHubError(e: unknown, ctx: Ctx, phase: 'request' | 'body'): HubError {
   if (isHubError(e)) return e;
   const code = errorCode(e);
   // checkedLookup's refusal, as undici hands it back (itself, or as the cause of a connect error).
-  const policy = [e, (e as { cause?: unknown } | null)?.cause].find((x) => errorCode(x) === 'EHUBFORBIDDEN') as { address?: unknown } | undefined;
+  const policy = [e, (e as { cause?: unknown } | null)?.cause].find((x) => errorCode(x) === 'EHUBFORBIDDEN') as
+    { address?: unknown } | undefined;
   if (policy) return refused(ctx.url, String(policy.address));
-  const detail = { url: redactUrl(ctx.url), reason: code ?? (e instanceof Error ? e.name : 'unknown'), ...(ctx.proxy ? { proxy: redactUrl(ctx.proxy) } : {}) };
+  const detail = {
+    url: redactUrl(ctx.url),
+    reason: code ?? (e instanceof Error ? e.name : 'unknown'),
+    ...(ctx.proxy ? { proxy: redactUrl(ctx.proxy) } : {}),
+  };
   // Only before the answer: a body cut later is the upstream's, whatever the path.
-  const network = phase === 'request' ? describeNetworkError(e, { proxied: ctx.proxy !== undefined, https: ctx.url.protocol === 'https:', clientCert: ctx.clientCert }) : undefined;
+  const network =
+    phase === 'request'
+      ? describeNetworkError(e, {
+          proxied: ctx.proxy !== undefined,
+          https: ctx.url.protocol === 'https:',
+          clientCert: ctx.clientCert,
+        })
+      : undefined;
   if (network !== undefined && !ctx.deadline.expired()) return errors.upstream(network, detail);
   if (ctx.deadline.expired()) return errors.upstreamTimeout('upstream did not answer within the deadline', detail);
   if (code === 'UND_ERR_CONNECT_TIMEOUT') return errors.upstreamTimeout('upstream connection timed out', detail);
-  if (code === 'UND_ERR_HEADERS_TIMEOUT') return errors.upstreamTimeout('upstream did not send response headers in time', detail);
+  if (code === 'UND_ERR_HEADERS_TIMEOUT')
+    return errors.upstreamTimeout('upstream did not send response headers in time', detail);
   if (code === 'UND_ERR_BODY_TIMEOUT') return errors.upstreamTimeout('upstream stalled while sending the body', detail);
   if (code !== undefined && TIMEOUT_CODES.has(code)) return errors.upstreamTimeout('upstream timed out', detail);
-  if (code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH') return errors.upstream('upstream body did not match its Content-Length', detail);
+  if (code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH')
+    return errors.upstream('upstream body did not match its Content-Length', detail);
   if (phase === 'body') return errors.upstream('upstream connection failed while sending the body', detail);
   return errors.upstream('upstream request failed', detail);
 }
@@ -218,18 +244,29 @@ function guardBody(src: Readable, g: BodyGuard): Readable {
   src.pause(); // wait for the consumer's first read
   src.on('data', (chunk: Buffer) => {
     bytes += chunk.length;
-    if (bytes > g.maxBytes) return fail(errors.upstream('upstream body exceeded the size limit', { url: redactUrl(g.ctx.url), maxBytes: g.maxBytes }));
+    if (bytes > g.maxBytes)
+      return fail(
+        errors.upstream('upstream body exceeded the size limit', { url: redactUrl(g.ctx.url), maxBytes: g.maxBytes }),
+      );
     if (!out.push(chunk)) src.pause();
   });
   src.on('end', () => {
     if (g.expected !== undefined && bytes !== g.expected) {
-      return fail(errors.upstream('upstream body was truncated', { url: redactUrl(g.ctx.url), expected: g.expected, received: bytes }));
+      return fail(
+        errors.upstream('upstream body was truncated', {
+          url: redactUrl(g.ctx.url),
+          expected: g.expected,
+          received: bytes,
+        }),
+      );
     }
     ended = true;
     out.push(null);
   });
   src.on('error', fail);
-  g.ctx.deadline.onBodyExpiry(() => fail(errors.upstreamTimeout('upstream did not finish the body within the deadline', { url: redactUrl(g.ctx.url) })));
+  g.ctx.deadline.onBodyExpiry(() =>
+    fail(errors.upstreamTimeout('upstream did not finish the body within the deadline', { url: redactUrl(g.ctx.url) })),
+  );
   return out;
 }
 
@@ -265,7 +302,12 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
 
   function report(ctx: Ctx, status: number, bytes?: number): void {
     try {
-      opts.onRequest?.({ url: redactUrl(ctx.url), status, durationMs: performance.now() - ctx.started, ...(bytes === undefined ? {} : { bytes }) });
+      opts.onRequest?.({
+        url: redactUrl(ctx.url),
+        status,
+        durationMs: performance.now() - ctx.started,
+        ...(bytes === undefined ? {} : { bytes }),
+      });
     } catch {
       // a metrics bug must not fail a download
     }
@@ -286,7 +328,14 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
     ctx.proxy = agent.proxyFor(ctx.url);
     for (let attempt = 0; ; attempt++) {
       try {
-        return await agent.request({ origin: ctx.url.origin, path: ctx.url.pathname + ctx.url.search, method, headers, signal, body: ctx.body });
+        return await agent.request({
+          origin: ctx.url.origin,
+          path: ctx.url.pathname + ctx.url.search,
+          method,
+          headers,
+          signal,
+          body: ctx.body,
+        });
       } catch (e) {
         const code = errorCode(e);
         if (attempt >= retries || signal.aborted || code === undefined || !RETRYABLE_CODES.has(code)) throw e;
@@ -309,7 +358,9 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
         // Behind a proxy hub still checks where a URL leads before handing it on; a host only the proxy can
         // resolve is refused unless the operator trusts its origin (decision 0047).
         const proxied = proxyFor(opts.proxy ?? {}, target) !== undefined;
-        const message = proxied ? 'upstream host does not resolve here, and hub checks every address before sending a request through the proxy (list its origin in allowed_origins to trust it)' : 'upstream host does not resolve';
+        const message = proxied
+          ? 'upstream host does not resolve here, and hub checks every address before sending a request through the proxy (list its origin in allowed_origins to trust it)'
+          : 'upstream host does not resolve';
         throw errors.upstream(message, { url: redactUrl(target), reason: errorCode(e) });
       }
     }
@@ -323,7 +374,11 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
    * added to any hop on the configured origin. Each hop's address is checked here and again by the
    * connection's own lookup (checkedLookup), which is the address undici connects to.
    */
-  async function follow(ctx: Ctx, method: Method, callerHeaders: Record<string, string>): Promise<Dispatcher.ResponseData> {
+  async function follow(
+    ctx: Ctx,
+    method: Method,
+    callerHeaders: Record<string, string>,
+  ): Promise<Dispatcher.ResponseData> {
     const carried = { ...callerHeaders };
     for (let hop = 0; ; hop++) {
       const res = await send(ctx, method, headersFor(ctx.url, carried));
@@ -332,9 +387,11 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
       // A POST is sent again only where the status says the method and body stay (307, 308); 301-303 are its answer.
       if (method === 'POST' && res.statusCode !== 307 && res.statusCode !== 308) return res;
       res.body.dump({ limit: REDIRECT_DRAIN_LIMIT }).catch(noop);
-      if (hop >= maxRedirects) throw errors.upstream('upstream redirected too many times', { url: redactUrl(ctx.url), maxRedirects });
+      if (hop >= maxRedirects)
+        throw errors.upstream('upstream redirected too many times', { url: redactUrl(ctx.url), maxRedirects });
       const next = parseHttpUrl(location, ctx.url);
-      if (!next) throw errors.upstream('upstream redirected to an invalid or non-HTTP location', { url: redactUrl(ctx.url) });
+      if (!next)
+        throw errors.upstream('upstream redirected to an invalid or non-HTTP location', { url: redactUrl(ctx.url) });
       await assertAllowedTarget(ctx, next);
       if (next.origin !== ctx.url.origin) for (const h of ORIGIN_BOUND_HEADERS) delete carried[h];
       ctx.url = next;
@@ -354,7 +411,11 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
     const expected = parseLength(headers['content-length']);
     if (expected !== undefined && expected > maxBytes) {
       discard(res.body);
-      throw errors.upstream('upstream response is larger than the size limit', { url: redactUrl(ctx.url), contentLength: expected, maxBytes });
+      throw errors.upstream('upstream response is larger than the size limit', {
+        url: redactUrl(ctx.url),
+        contentLength: expected,
+        maxBytes,
+      });
     }
     if (ctx.deadline.expired()) {
       discard(res.body);
@@ -371,7 +432,13 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
     const method = ro.method ?? 'GET';
     const start = parseHttpUrl(url);
     if (!start) throw errors.upstream('invalid upstream URL', { url: redactUrl(url) });
-    const ctx: Ctx = { url: start, clientCert: opts.tls?.cert !== undefined, deadline: startDeadline(ro.deadlineMs ?? defaultDeadlineMs), started: performance.now(), body: method === 'POST' ? ro.body : undefined };
+    const ctx: Ctx = {
+      url: start,
+      clientCert: opts.tls?.cert !== undefined,
+      deadline: startDeadline(ro.deadlineMs ?? defaultDeadlineMs),
+      started: performance.now(),
+      body: method === 'POST' ? ro.body : undefined,
+    };
     try {
       // URLs often come from upstream documents (a tarball, a download_url): the first hop is checked like a redirect.
       await assertAllowedTarget(ctx, start);
@@ -400,24 +467,39 @@ async function defaultResolve(hostname: string): Promise<string[]> {
 
 /** The client sees only that the policy refused the URL; which address it resolved to goes to the log. */
 function refused(target: URL, address: string): HubError {
-  return errors.upstream('upstream URL refused by the address policy', { url: redactUrl(target), address, reason: 'forbidden_network' });
+  return errors.upstream('upstream URL refused by the address policy', {
+    url: redactUrl(target),
+    address,
+    reason: 'forbidden_network',
+  });
 }
 
 /**
  * A `lookup` for net/tls.connect: resolves through `resolve`, refuses the connection when a checked host has
  * any address in a forbidden network, and hands the socket exactly the addresses it checked.
  */
-function checkedLookup(resolve: (hostname: string) => Promise<string[]>, mustCheck: (hostname: string) => boolean, isForbidden: (address: string) => boolean): LookupFunction {
+function checkedLookup(
+  resolve: (hostname: string) => Promise<string[]>,
+  mustCheck: (hostname: string) => boolean,
+  isForbidden: (address: string) => boolean,
+): LookupFunction {
   return (hostname, options, callback) => {
     resolve(hostname).then(
       (addresses) => {
         const bad = mustCheck(hostname) ? addresses.find(isForbidden) : undefined;
         if (bad !== undefined) {
-          const e = Object.assign(new Error('address refused by the address policy'), { code: 'EHUBFORBIDDEN', address: bad });
+          const e = Object.assign(new Error('address refused by the address policy'), {
+            code: 'EHUBFORBIDDEN',
+            address: bad,
+          });
           return callback(e, '', 4);
         }
-        const wanted = options.family === 4 || options.family === 6 ? addresses.filter((a) => (a.includes(':') ? 6 : 4) === options.family) : addresses;
-        if (wanted.length === 0) return callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), '', 4);
+        const wanted =
+          options.family === 4 || options.family === 6
+            ? addresses.filter((a) => (a.includes(':') ? 6 : 4) === options.family)
+            : addresses;
+        if (wanted.length === 0)
+          return callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), '', 4);
         const entries = wanted.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
         if (options.all) (callback as unknown as (e: null, a: typeof entries) => void)(null, entries);
         else callback(null, entries[0]!.address, entries[0]!.family);

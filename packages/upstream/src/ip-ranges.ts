@@ -84,7 +84,10 @@ export function embeddedIpv4(ip: Ip): ipaddr.IPv4 | undefined {
  * that reaches an IPv4 one (embeddedIpv4()) is also inside when that IPv4 address is: right for lists that
  * refuse (forbidden networks), never for lists that trust (trusted proxies).
  */
-export function createAddressMatcher(cidrs: readonly string[], o: { embeddedIpv4?: boolean } = {}): (address: string) => boolean {
+export function createAddressMatcher(
+  cidrs: readonly string[],
+  o: { embeddedIpv4?: boolean } = {},
+): (address: string) => boolean {
   const ranges = cidrs.map(parseCidr);
   const inside = (ip: Ip) => ranges.some((r) => rangeContains(r, ip));
   return (address) => {

@@ -6,7 +6,13 @@
  * check) counts against its mirror, and a caller that noticed before passing a byte on asks the next mirror.
  */
 import type { Logger } from 'pino';
-import { errors, isHubError, type UpstreamClient, type UpstreamRequestOptions, type UpstreamResponse } from '@hub/contract';
+import {
+  errors,
+  isHubError,
+  type UpstreamClient,
+  type UpstreamRequestOptions,
+  type UpstreamResponse,
+} from '@hub/contract';
 import { redactUrl } from './client.js';
 
 export type BreakerState = 'closed' | 'half-open' | 'open';
@@ -167,7 +173,11 @@ export function createMirroredClient(o: MirroredClientOptions): MirroredClient {
   const breakers = o.mirrors.map(
     (_, i) =>
       new Breaker(o.breaker, now, (state, why) => {
-        if (state === 'open') o.log?.warn({ registry: o.registry, mirror: names[i], err: why }, 'upstream mirror breaker opened: skipped while another mirror is usable');
+        if (state === 'open')
+          o.log?.warn(
+            { registry: o.registry, mirror: names[i], err: why },
+            'upstream mirror breaker opened: skipped while another mirror is usable',
+          );
         else o.log?.info({ registry: o.registry, mirror: names[i] }, 'upstream mirror breaker closed');
       }),
   );
@@ -213,7 +223,13 @@ export function createMirroredClient(o: MirroredClientOptions): MirroredClient {
    * Asks the mirrors not in `tried`, in order, skipping open breakers; with `force`, when every breaker is
    * open the first untried mirror is asked anyway. Returns the first usable answer, or the last failure.
    */
-  async function run(rest: string, ro: UpstreamRequestOptions, tried: Set<number>, from: number | null, force: boolean): Promise<UpstreamResponse> {
+  async function run(
+    rest: string,
+    ro: UpstreamRequestOptions,
+    tried: Set<number>,
+    from: number | null,
+    force: boolean,
+  ): Promise<UpstreamResponse> {
     const method = ro.method ?? 'GET';
     let last: { res: UpstreamResponse } | { err: unknown } | null = null;
     let prev = from;
@@ -263,14 +279,24 @@ export function createMirroredClient(o: MirroredClientOptions): MirroredClient {
     return end.res;
   }
 
-  function decorate(res: UpstreamResponse, out: Outcome, rest: string, ro: UpstreamRequestOptions, tried: Set<number>, i: number): UpstreamResponse {
+  function decorate(
+    res: UpstreamResponse,
+    out: Outcome,
+    rest: string,
+    ro: UpstreamRequestOptions,
+    tried: Set<number>,
+    i: number,
+  ): UpstreamResponse {
     const decorated: UpstreamResponse = { ...res, reportBad: (reason) => out.failure(reason) };
     const untried = o.mirrors.some((_, j) => !tried.has(j));
     if (untried && o.mirrors.length > 1) {
       decorated.tryNextMirror = async (reason) => {
         out.failure(reason);
         discard(res);
-        o.log?.warn({ registry: o.registry, mirror: names[i], err: reason }, 'upstream mirror answered unusably; asking the next mirror');
+        o.log?.warn(
+          { registry: o.registry, mirror: names[i], err: reason },
+          'upstream mirror answered unusably; asking the next mirror',
+        );
         return run(rest, ro, tried, i, true);
       };
     }

@@ -30,7 +30,10 @@ function chain(e: unknown): unknown[] {
 }
 
 /** A message for a TLS or proxy failure, or undefined when `e` is neither (the caller's generic mapping applies). */
-export function describeNetworkError(e: unknown, hop: { proxied: boolean; https: boolean; clientCert: boolean }): string | undefined {
+export function describeNetworkError(
+  e: unknown,
+  hop: { proxied: boolean; https: boolean; clientCert: boolean },
+): string | undefined {
   const { proxied } = hop;
   for (const x of chain(e)) {
     const code = codeOf(x);
@@ -39,7 +42,12 @@ export function describeNetworkError(e: unknown, hop: { proxied: boolean; https:
       return `upstream TLS certificate is not trusted (${code}): if your network re-signs TLS or the upstream uses a private CA, add that CA with ca_file ([server] or the registry)`;
     }
     if (code !== undefined && INVALID.has(code)) return `upstream TLS certificate is not valid for this host (${code})`;
-    if (code !== undefined && /^ERR_SSL_.*ALERT_(CERTIFICATE_REQUIRED|BAD_CERTIFICATE|UNKNOWN_CA|CERTIFICATE_UNKNOWN|HANDSHAKE_FAILURE|ACCESS_DENIED)$/.test(code)) {
+    if (
+      code !== undefined &&
+      /^ERR_SSL_.*ALERT_(CERTIFICATE_REQUIRED|BAD_CERTIFICATE|UNKNOWN_CA|CERTIFICATE_UNKNOWN|HANDSHAKE_FAILURE|ACCESS_DENIED)$/.test(
+        code,
+      )
+    ) {
       return `upstream refused the TLS handshake (${code.replace(/^ERR_SSL_(TLSV13_|SSLV3_|TLSV1_)?ALERT_/, '').toLowerCase()}): it may require a client certificate (client_cert and client_key)`;
     }
     // Under TLS 1.3 a server that wants a client certificate checks it after the handshake and just closes the
@@ -48,9 +56,11 @@ export function describeNetworkError(e: unknown, hop: { proxied: boolean; https:
       return 'upstream closed the TLS connection before answering: if it requires a client certificate, set client_cert and client_key';
     }
     if (!proxied) continue;
-    if (message === 'Proxy Authentication Required (407)') return 'upstream proxy refused hub\'s credentials (407): check the user and password of upstream_proxy or the registry\'s proxy';
+    if (message === 'Proxy Authentication Required (407)')
+      return "upstream proxy refused hub's credentials (407): check the user and password of upstream_proxy or the registry's proxy";
     const status = /^Proxy response \((\d{3})\) !== 200/.exec(message);
-    if (status) return `upstream proxy answered ${status[1]} to CONNECT (the proxy refused or could not reach the upstream)`;
+    if (status)
+      return `upstream proxy answered ${status[1]} to CONNECT (the proxy refused or could not reach the upstream)`;
     if (code !== undefined && UNREACHABLE.has(code)) return `upstream proxy is unreachable (${code})`;
   }
   return undefined;

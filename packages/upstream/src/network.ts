@@ -36,7 +36,10 @@ export async function createNetworkDispatcher(o: NetworkOptions = {}): Promise<N
   const timeouts = { headersTimeout: o.headersTimeoutMs ?? 10_000, bodyTimeout: o.bodyTimeoutMs ?? 30_000 };
   const targetTls = tlsConnectOptions(o.tls);
   const proxyTls = tlsConnectOptions(o.tls, { clientCert: false });
-  const direct = new Agent({ ...timeouts, connect: { timeout, ...targetTls, ...(o.lookup ? { lookup: o.lookup } : {}) } });
+  const direct = new Agent({
+    ...timeouts,
+    connect: { timeout, ...targetTls, ...(o.lookup ? { lookup: o.lookup } : {}) },
+  });
   const proxies = new Map<string, Dispatcher>();
   const settings = o.proxy ?? {};
 

@@ -21,7 +21,8 @@ const DEFAULT_PORTS: Record<string, number> = { 'http:': 80, 'https:': 443 };
  * only HTTP_PROXY set goes through it too (as undici and most tools do). Empty values count as unset.
  */
 export function proxySettingsFromEnv(env: NodeJS.ProcessEnv): ProxySettings {
-  const pick = (name: string): string | undefined => (env[name.toLowerCase()] || env[name.toUpperCase()] || undefined)?.trim() || undefined;
+  const pick = (name: string): string | undefined =>
+    (env[name.toLowerCase()] || env[name.toUpperCase()] || undefined)?.trim() || undefined;
   const httpProxy = pick('http_proxy');
   const httpsProxy = pick('https_proxy') ?? httpProxy;
   const noProxy = splitNoProxy(pick('no_proxy') ?? '');
@@ -41,7 +42,10 @@ export function proxyFor(settings: ProxySettings, target: URL): string | undefin
 }
 
 function bypassesProxy(entries: readonly string[], target: URL): boolean {
-  const host = target.hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase().replace(/\.$/, '');
+  const host = target.hostname
+    .replace(/^\[(.*)\]$/, '$1')
+    .toLowerCase()
+    .replace(/\.$/, '');
   const port = Number(target.port) || DEFAULT_PORTS[target.protocol] || 0;
   return entries.some((raw) => matches(raw.trim().toLowerCase(), host, port));
 }
@@ -56,7 +60,10 @@ function matches(entry: string, host: string, port: number): boolean {
     if (Number(withPort[2]) !== port) return false;
     name = withPort[1]!;
   }
-  name = name.replace(/^\[(.*)\]$/, '$1').replace(/^\*?\./, '').replace(/\.$/, '');
+  name = name
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/^\*?\./, '')
+    .replace(/\.$/, '');
   return name !== '' && (host === name || host.endsWith(`.${name}`));
 }
 

@@ -53,9 +53,13 @@ export function splitPem(text: string): string[] {
  * The tls.connect options for an upstream: nothing when Node's own store will do, else one secure context (the
  * defaults plus the extra CAs, the client certificate) built once, not parsed again for every connection.
  */
-export function tlsConnectOptions(t: UpstreamTls | undefined, o: { clientCert?: boolean } = {}): { secureContext?: tls.SecureContext } {
+export function tlsConnectOptions(
+  t: UpstreamTls | undefined,
+  o: { clientCert?: boolean } = {},
+): { secureContext?: tls.SecureContext } {
   const ca = caOption(t?.ca);
-  const client = o.clientCert !== false && t?.cert !== undefined && t.key !== undefined ? { cert: t.cert, key: t.key } : undefined;
+  const client =
+    o.clientCert !== false && t?.cert !== undefined && t.key !== undefined ? { cert: t.cert, key: t.key } : undefined;
   if (!ca && !client) return {};
   return { secureContext: tls.createSecureContext({ ...(ca ? { ca } : {}), ...client }) };
 }

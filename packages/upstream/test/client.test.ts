@@ -120,7 +120,11 @@ t.test('a caller-supplied Authorization is not forwarded across origins either; 
 });
 
 type Refusal = { code: string; status: number; message: string; detail: Record<string, unknown> };
-const refusal = (p: Promise<unknown>): Promise<Refusal | undefined> => p.then(() => undefined, (e: unknown) => e as Refusal);
+const refusal = (p: Promise<unknown>): Promise<Refusal | undefined> =>
+  p.then(
+    () => undefined,
+    (e: unknown) => e as Refusal,
+  );
 
 t.test('a redirect into a forbidden network is refused before connecting', async (tt) => {
   const target = await serve(tt, (_req, res) => res.end('secret'), '127.0.0.2');
@@ -158,38 +162,60 @@ t.test('a redirect into a forbidden network is refused before connecting', async
   tt.equal(target.requests.length, 0);
 });
 
-t.test('the first hop is checked too: URLs named by an upstream document cannot reach internal networks', async (tt) => {
-  const internal = await serve(tt, (_req, res) => res.end('internal'));
-  const upstream = await serve(tt, (_req, res) => res.end('ok'));
-  const c = client(tt, { origin: upstream.url, forbiddenNetworks: DEFAULT_FORBIDDEN_CIDRS });
-  for (const url of [`${internal.url}/x`, `http://[::ffff:127.0.0.1]:${internal.port}/x`, `http://0.0.0.0:${internal.port}/x`, `http://localhost:${internal.port}/x`, 'http://169.254.169.254/latest/meta-data/', 'http://[fd00:ec2::254]/', 'http://10.1.2.3/']) {
-    tt.match(await refusal(c.request(url)), { code: 'upstream_error', status: 502, message: /address policy/ }, url);
-  }
-  tt.equal(internal.requests.length, 0, 'nothing reached the internal server');
-  const own = await c.request(`${upstream.url}/doc`);
-  tt.equal((await readAll(own.body)).toString(), 'ok', 'the configured origin itself is fine');
+t.test(
+  'the first hop is checked too: URLs named by an upstream document cannot reach internal networks',
+  async (tt) => {
+    const internal = await serve(tt, (_req, res) => res.end('internal'));
+    const upstream = await serve(tt, (_req, res) => res.end('ok'));
+    const c = client(tt, { origin: upstream.url, forbiddenNetworks: DEFAULT_FORBIDDEN_CIDRS });
+    for (const url of [
+      `${internal.url}/x`,
+      `http://[::ffff:127.0.0.1]:${internal.port}/x`,
+      `http://0.0.0.0:${internal.port}/x`,
+      `http://localhost:${internal.port}/x`,
+      'http://169.254.169.254/latest/meta-data/',
+      'http://[fd00:ec2::254]/',
+      'http://10.1.2.3/',
+    ]) {
+      tt.match(await refusal(c.request(url)), { code: 'upstream_error', status: 502, message: /address policy/ }, url);
+    }
+    tt.equal(internal.requests.length, 0, 'nothing reached the internal server');
+    const own = await c.request(`${upstream.url}/doc`);
+    tt.equal((await readAll(own.body)).toString(), 'ok', 'the configured origin itself is fine');
 
-  const allowed = client(tt, { origin: upstream.url, forbiddenNetworks: DEFAULT_FORBIDDEN_CIDRS, trustedOrigins: [internal.url] });
-  const res = await allowed.request(`${internal.url}/x`);
-  tt.equal((await readAll(res.body)).toString(), 'internal', 'an origin the operator allowed is fetched');
-  tt.match(await refusal(allowed.request(`http://localhost:${internal.port}/x`)), { message: /address policy/ }, 'that origin exactly, not other spellings of its host');
-});
+    const allowed = client(tt, {
+      origin: upstream.url,
+      forbiddenNetworks: DEFAULT_FORBIDDEN_CIDRS,
+      trustedOrigins: [internal.url],
+    });
+    const res = await allowed.request(`${internal.url}/x`);
+    tt.equal((await readAll(res.body)).toString(), 'internal', 'an origin the operator allowed is fetched');
+    tt.match(
+      await refusal(allowed.request(`http://localhost:${internal.port}/x`)),
+      { message: /address policy/ },
+      'that origin exactly, not other spellings of its host',
+    );
+  },
+);
 
-t.test('DNS rebinding: the connection uses the answer it checked, so a name that turns internal is refused', async (tt) => {
-  const internal = await serve(tt, (_req, res) => res.end('internal'));
-  const upstream = await serve(tt, (_req, res) => res.end('ok'));
-  // First answer public (a documentation address, never connected to), every later one loopback.
-  let asked = 0;
-  const resolve = async (host: string): Promise<string[]> => {
-    if (host !== 'rebind.test') throw Object.assign(new Error('unknown'), { code: 'ENOTFOUND' });
-    return asked++ === 0 ? ['203.0.113.7'] : ['127.0.0.1'];
-  };
-  const c = client(tt, { origin: upstream.url, forbiddenNetworks: DEFAULT_FORBIDDEN_CIDRS, resolve });
-  const err = await refusal(c.request(`http://rebind.test:${internal.port}/secret`));
-  tt.match(err, { code: 'upstream_error', status: 502, message: /address policy/ });
-  tt.ok(asked >= 2, 'the name was resolved again to connect');
-  tt.equal(internal.requests.length, 0, 'the rebound address was never connected to');
-});
+t.test(
+  'DNS rebinding: the connection uses the answer it checked, so a name that turns internal is refused',
+  async (tt) => {
+    const internal = await serve(tt, (_req, res) => res.end('internal'));
+    const upstream = await serve(tt, (_req, res) => res.end('ok'));
+    // First answer public (a documentation address, never connected to), every later one loopback.
+    let asked = 0;
+    const resolve = async (host: string): Promise<string[]> => {
+      if (host !== 'rebind.test') throw Object.assign(new Error('unknown'), { code: 'ENOTFOUND' });
+      return asked++ === 0 ? ['203.0.113.7'] : ['127.0.0.1'];
+    };
+    const c = client(tt, { origin: upstream.url, forbiddenNetworks: DEFAULT_FORBIDDEN_CIDRS, resolve });
+    const err = await refusal(c.request(`http://rebind.test:${internal.port}/secret`));
+    tt.match(err, { code: 'upstream_error', status: 502, message: /address policy/ });
+    tt.ok(asked >= 2, 'the name was resolved again to connect');
+    tt.equal(internal.requests.length, 0, 'the rebound address was never connected to');
+  },
+);
 
 t.test('address policy: CIDR matching, IPv6 and IPv4-mapped addresses', async (tt) => {
   const forbidden = forbiddenAddressMatcher(DEFAULT_FORBIDDEN_CIDRS);
@@ -204,10 +230,40 @@ t.test('address policy: CIDR matching, IPv6 and IPv4-mapped addresses', async (t
   tt.ok(forbidden('fd00:ec2::254'));
   tt.ok(forbidden('fd00:ec2::253'), 'all of fc00::/7 (unique local)');
   tt.ok(forbidden('100.100.100.200'));
-  for (const a of ['127.0.0.1', '127.255.0.9', '0.0.0.0', '10.0.0.1', '172.16.0.1', '172.31.255.255', '192.168.1.1', '100.64.0.1', '100.127.255.255', '::1', '::', '::7f00:1', '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:10.0.0.1', 'fc00::1', 'fdff::1', '64:ff9b::a00:1', '224.0.0.1', '255.255.255.255']) {
+  for (const a of [
+    '127.0.0.1',
+    '127.255.0.9',
+    '0.0.0.0',
+    '10.0.0.1',
+    '172.16.0.1',
+    '172.31.255.255',
+    '192.168.1.1',
+    '100.64.0.1',
+    '100.127.255.255',
+    '::1',
+    '::',
+    '::7f00:1',
+    '::ffff:127.0.0.1',
+    '::ffff:7f00:1',
+    '::ffff:10.0.0.1',
+    'fc00::1',
+    'fdff::1',
+    '64:ff9b::a00:1',
+    '224.0.0.1',
+    '255.255.255.255',
+  ]) {
     tt.ok(forbidden(a), `${a} is forbidden`);
   }
-  for (const a of ['8.8.4.4', '172.32.0.1', '100.128.0.1', '11.0.0.1', '2001:db8::1', '2606:4700::1', '::ffff:8.8.4.4', 'fec0::1']) {
+  for (const a of [
+    '8.8.4.4',
+    '172.32.0.1',
+    '100.128.0.1',
+    '11.0.0.1',
+    '2001:db8::1',
+    '2606:4700::1',
+    '::ffff:8.8.4.4',
+    'fec0::1',
+  ]) {
     tt.notOk(forbidden(a), `${a} is public`);
   }
   tt.ok(forbidden('not-an-ip'), 'non-literals fail closed');
@@ -320,7 +376,10 @@ t.test('maxBytes: streamed past the limit errors; a Content-Length above it fail
 });
 
 /** A TCP server whose behaviour per connection is chosen by the connection's number (1-based). */
-async function serveConnections(tt: Test, onConnection: (sock: net.Socket, n: number) => void): Promise<{ url: string; count: () => number }> {
+async function serveConnections(
+  tt: Test,
+  onConnection: (sock: net.Socket, n: number) => void,
+): Promise<{ url: string; count: () => number }> {
   let n = 0;
   const sockets = new Set<net.Socket>();
   const server = net.createServer((sock) => {
@@ -348,7 +407,10 @@ t.test('retries a connection dropped before any response byte', async (tt) => {
 
 t.test('no retry when retries is 0, or for a status', async (tt) => {
   const s = await serveConnections(tt, (sock) => sock.destroy());
-  await tt.rejects(client(tt, { origin: s.url, retries: 0 }).request(`${s.url}/`), { code: 'upstream_error', status: 502 });
+  await tt.rejects(client(tt, { origin: s.url, retries: 0 }).request(`${s.url}/`), {
+    code: 'upstream_error',
+    status: 502,
+  });
   tt.equal(s.count(), 1);
   await tt.rejects(client(tt, { origin: s.url, retries: 2 }).request(`${s.url}/`), { code: 'upstream_error' });
   tt.equal(s.count(), 4, 'one try and two retries');
@@ -381,7 +443,9 @@ t.test('Content-Encoding gzip comes back as the raw compressed bytes', async (tt
     res.writeHead(200, { 'content-encoding': 'gzip', 'content-length': String(packed.length) });
     res.end(packed);
   });
-  const res = await client(tt, { origin: s.url }).request(`${s.url}/pkg.tgz`, { headers: { 'Accept-Encoding': 'gzip' } });
+  const res = await client(tt, { origin: s.url }).request(`${s.url}/pkg.tgz`, {
+    headers: { 'Accept-Encoding': 'gzip' },
+  });
   tt.equal(res.headers['content-encoding'], 'gzip');
   tt.same(await readAll(res.body), packed);
   tt.equal(s.requests[0]!.headers['accept-encoding'], 'gzip', 'a caller Accept-Encoding wins');
@@ -419,10 +483,18 @@ t.test('204, 304 and a 3xx without Location come back as they are; a throwing on
     else res.writeHead(302);
     res.end();
   });
-  const c = client(tt, { origin: s.url, maxBytes: 10, onRequest: () => {
-    throw new Error('metrics bug');
-  } });
-  for (const [path, status] of [['/204', 204], ['/304', 304], ['/302', 302]] as const) {
+  const c = client(tt, {
+    origin: s.url,
+    maxBytes: 10,
+    onRequest: () => {
+      throw new Error('metrics bug');
+    },
+  });
+  for (const [path, status] of [
+    ['/204', 204],
+    ['/304', 304],
+    ['/302', 302],
+  ] as const) {
     const res = await c.request(`${s.url}${path}`);
     tt.equal(res.status, status, path);
     tt.equal((await readAll(res.body)).length, 0, path);
@@ -451,7 +523,11 @@ t.test('a POST sends its body (npm audit queries), and sends it again after a 30
     });
   });
   const c = client(tt, { origin: up.url });
-  const res = await c.request(`${up.url}/moved`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: Buffer.from('{"hubdep":["1.0.0"]}') });
+  const res = await c.request(`${up.url}/moved`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: Buffer.from('{"hubdep":["1.0.0"]}'),
+  });
   tt.equal(res.status, 200);
   tt.equal((await readAll(res.body)).toString(), '{}');
   tt.same(seen, [

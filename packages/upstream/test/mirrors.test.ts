@@ -55,7 +55,16 @@ function mirrored(tt: Test, bases: string[], o: Partial<MirroredClientOptions> =
   const clock = { now: 1_000_000 };
   const client = createMirroredClient({
     registry: 'r',
-    mirrors: bases.map((base) => ({ base, client: createUpstreamClient({ origin: base, userAgent: 'hub/test', forbiddenNetworks: [], headersTimeoutMs: 300, trustedOrigins: bases }) })),
+    mirrors: bases.map((base) => ({
+      base,
+      client: createUpstreamClient({
+        origin: base,
+        userAgent: 'hub/test',
+        forbiddenNetworks: [],
+        headersTimeoutMs: 300,
+        trustedOrigins: bases,
+      }),
+    })),
     breaker: { failures: 3, openMs: 30_000 },
     onFailover: (from, to) => failovers.push([from, to]),
     now: () => clock.now,
@@ -137,51 +146,70 @@ t.test('a 404 is the answer unless fallthrough_on_404', async (tt) => {
   gone.body.destroy();
 });
 
-t.test('mirror bases with paths: a URL under any base is asked of the first mirror first; others go to their origin unchanged', async (tt) => {
-  const [m1, m2] = await mirrors(tt, 2, ['one', 'two']);
-  const b1 = `${m1!.url}/one`;
-  const b2 = `${m2!.url}/two`;
-  const h = mirrored(tt, [b1, b2]);
-  const res = await h.client.request(`${b2}/pkg/a.txt`);
-  tt.equal(await text(res), 'file a from mirror 0', "a URL named by the second mirror's documents is asked of the first");
-  tt.equal(m2!.count(), 0);
-  m1!.fault('/one/pkg/a.txt', { type: 'status', status: 500 });
-  tt.equal(await text(await h.client.request(`${b1}/pkg/a.txt?x=1`)), 'file a from mirror 1', 'the rest (query included) moves with it');
-  tt.equal(m2!.count('/two/pkg/a.txt?x=1'), 1);
-  const outside = await h.client.request(`${m2!.url}/pkg/a.txt`);
-  tt.equal(outside.status, 404, 'outside every base: asked as is');
-  outside.body.destroy();
-  tt.equal(m2!.count('/pkg/a.txt'), 1, 'of the client of its own origin');
-  tt.equal(m1!.count('/pkg/a.txt'), 0);
-  tt.equal(h.client.status()[0]!.consecutive_failures, 1, 'outside every base: no breaker is touched');
-});
+t.test(
+  'mirror bases with paths: a URL under any base is asked of the first mirror first; others go to their origin unchanged',
+  async (tt) => {
+    const [m1, m2] = await mirrors(tt, 2, ['one', 'two']);
+    const b1 = `${m1!.url}/one`;
+    const b2 = `${m2!.url}/two`;
+    const h = mirrored(tt, [b1, b2]);
+    const res = await h.client.request(`${b2}/pkg/a.txt`);
+    tt.equal(
+      await text(res),
+      'file a from mirror 0',
+      "a URL named by the second mirror's documents is asked of the first",
+    );
+    tt.equal(m2!.count(), 0);
+    m1!.fault('/one/pkg/a.txt', { type: 'status', status: 500 });
+    tt.equal(
+      await text(await h.client.request(`${b1}/pkg/a.txt?x=1`)),
+      'file a from mirror 1',
+      'the rest (query included) moves with it',
+    );
+    tt.equal(m2!.count('/two/pkg/a.txt?x=1'), 1);
+    const outside = await h.client.request(`${m2!.url}/pkg/a.txt`);
+    tt.equal(outside.status, 404, 'outside every base: asked as is');
+    outside.body.destroy();
+    tt.equal(m2!.count('/pkg/a.txt'), 1, 'of the client of its own origin');
+    tt.equal(m1!.count('/pkg/a.txt'), 0);
+    tt.equal(h.client.status()[0]!.consecutive_failures, 1, 'outside every base: no breaker is touched');
+  },
+);
 
-t.test('breaker: opens after N failures, the mirror is no longer asked, half-opens after its interval and closes on success', async (tt) => {
-  const [m1, m2] = await mirrors(tt);
-  m1!.fault('/pkg/', { type: 'status', status: 503 });
-  const h = mirrored(tt, [m1!.url, m2!.url], { breaker: { failures: 3, openMs: 30_000 } });
-  for (let i = 0; i < 3; i++) tt.equal(await text(await h.client.request(`${m1!.url}/pkg/a.txt`)), 'file a from mirror 1');
-  tt.equal(m1!.count('/pkg/'), 3);
-  tt.same(stateOf(h), ['open', 'closed']);
-  for (let i = 0; i < 5; i++) await text(await h.client.request(`${m1!.url}/pkg/a.txt`));
-  tt.equal(m1!.count('/pkg/'), 3, 'an open mirror is not asked');
-  tt.equal(m2!.count('/pkg/'), 8);
+t.test(
+  'breaker: opens after N failures, the mirror is no longer asked, half-opens after its interval and closes on success',
+  async (tt) => {
+    const [m1, m2] = await mirrors(tt);
+    m1!.fault('/pkg/', { type: 'status', status: 503 });
+    const h = mirrored(tt, [m1!.url, m2!.url], { breaker: { failures: 3, openMs: 30_000 } });
+    for (let i = 0; i < 3; i++)
+      tt.equal(await text(await h.client.request(`${m1!.url}/pkg/a.txt`)), 'file a from mirror 1');
+    tt.equal(m1!.count('/pkg/'), 3);
+    tt.same(stateOf(h), ['open', 'closed']);
+    for (let i = 0; i < 5; i++) await text(await h.client.request(`${m1!.url}/pkg/a.txt`));
+    tt.equal(m1!.count('/pkg/'), 3, 'an open mirror is not asked');
+    tt.equal(m2!.count('/pkg/'), 8);
 
-  h.clock.now += 30_000;
-  tt.same(stateOf(h), ['half-open', 'closed'], 'after the interval, the next request probes');
-  await text(await h.client.request(`${m1!.url}/pkg/a.txt`));
-  tt.equal(m1!.count('/pkg/'), 4, 'one probe');
-  tt.same(stateOf(h), ['open', 'closed'], 'a failed probe opens it again at once');
-  await text(await h.client.request(`${m1!.url}/pkg/a.txt`));
-  tt.equal(m1!.count('/pkg/'), 4);
+    h.clock.now += 30_000;
+    tt.same(stateOf(h), ['half-open', 'closed'], 'after the interval, the next request probes');
+    await text(await h.client.request(`${m1!.url}/pkg/a.txt`));
+    tt.equal(m1!.count('/pkg/'), 4, 'one probe');
+    tt.same(stateOf(h), ['open', 'closed'], 'a failed probe opens it again at once');
+    await text(await h.client.request(`${m1!.url}/pkg/a.txt`));
+    tt.equal(m1!.count('/pkg/'), 4);
 
-  h.clock.now += 30_000;
-  m1!.clearFaults();
-  tt.equal(await text(await h.client.request(`${m1!.url}/pkg/a.txt`)), 'file a from mirror 0', 'the probe succeeds');
-  tt.same(stateOf(h), ['closed', 'closed']);
-  tt.equal(h.client.status()[0]!.consecutive_failures, 0);
-  tt.equal(await text(await h.client.request(`${m1!.url}/pkg/a.txt`)), 'file a from mirror 0', 'and the first mirror serves again');
-});
+    h.clock.now += 30_000;
+    m1!.clearFaults();
+    tt.equal(await text(await h.client.request(`${m1!.url}/pkg/a.txt`)), 'file a from mirror 0', 'the probe succeeds');
+    tt.same(stateOf(h), ['closed', 'closed']);
+    tt.equal(h.client.status()[0]!.consecutive_failures, 0);
+    tt.equal(
+      await text(await h.client.request(`${m1!.url}/pkg/a.txt`)),
+      'file a from mirror 0',
+      'and the first mirror serves again',
+    );
+  },
+);
 
 t.test('every breaker open: the first mirror is asked anyway, not a failure without asking', async (tt) => {
   const [m1, m2] = await mirrors(tt);
@@ -200,33 +228,40 @@ t.test('every breaker open: the first mirror is asked anyway, not a failure with
   tt.same(stateOf(h), ['closed', 'open'], 'its success closes it');
 });
 
-t.test('a body that fails counts against its mirror; reportBad takes a success back; tryNextMirror asks the next one', async (tt) => {
-  const [m1, m2] = await mirrors(tt);
-  const h = mirrored(tt, [m1!.url, m2!.url]);
-  m1!.fault('/pkg/big.bin', { type: 'reset-mid-body' }, 1);
-  const cut = await h.client.request(`${m1!.url}/pkg/big.bin`);
-  tt.equal(cut.status, 200, 'the headers were fine');
-  await tt.rejects(readCapped(cut.body, 1 << 20), 'the body fails');
-  tt.equal(h.client.status()[0]!.consecutive_failures, 1, 'and that is a failure of the first mirror');
+t.test(
+  'a body that fails counts against its mirror; reportBad takes a success back; tryNextMirror asks the next one',
+  async (tt) => {
+    const [m1, m2] = await mirrors(tt);
+    const h = mirrored(tt, [m1!.url, m2!.url]);
+    m1!.fault('/pkg/big.bin', { type: 'reset-mid-body' }, 1);
+    const cut = await h.client.request(`${m1!.url}/pkg/big.bin`);
+    tt.equal(cut.status, 200, 'the headers were fine');
+    await tt.rejects(readCapped(cut.body, 1 << 20), 'the body fails');
+    tt.equal(h.client.status()[0]!.consecutive_failures, 1, 'and that is a failure of the first mirror');
 
-  const good = await h.client.request(`${m1!.url}/pkg/big.bin`);
-  tt.ok((await readCapped(good.body, 1 << 20)).equals(BIG));
-  tt.equal(h.client.status()[0]!.consecutive_failures, 0, 'a complete body is a success');
-  good.reportBad!('sha256 mismatch');
-  tt.equal(h.client.status()[0]!.consecutive_failures, 2, 'reported bad later: the success is taken back and counted as a failure');
-  tt.equal(h.client.status()[0]!.last_error, 'sha256 mismatch');
-  good.reportBad!('again');
-  tt.equal(h.client.status()[0]!.consecutive_failures, 2, 'one answer counts once');
+    const good = await h.client.request(`${m1!.url}/pkg/big.bin`);
+    tt.ok((await readCapped(good.body, 1 << 20)).equals(BIG));
+    tt.equal(h.client.status()[0]!.consecutive_failures, 0, 'a complete body is a success');
+    good.reportBad!('sha256 mismatch');
+    tt.equal(
+      h.client.status()[0]!.consecutive_failures,
+      2,
+      'reported bad later: the success is taken back and counted as a failure',
+    );
+    tt.equal(h.client.status()[0]!.last_error, 'sha256 mismatch');
+    good.reportBad!('again');
+    tt.equal(h.client.status()[0]!.consecutive_failures, 2, 'one answer counts once');
 
-  const first = await h.client.request(`${m1!.url}/pkg/a.txt`);
-  tt.type(first.tryNextMirror, 'function', 'a mirror is left to try');
-  const next = await first.tryNextMirror!('an HTML page');
-  tt.equal(await text(next), 'file a from mirror 1');
-  tt.equal(next.tryNextMirror, undefined, 'none left after the last');
-  tt.equal(h.client.status()[0]!.consecutive_failures, 3);
-  tt.same(stateOf(h), ['open', 'closed'], 'bad answers open the breaker like transport failures');
-  tt.same(h.failovers, [[m1!.url, m2!.url]]);
-});
+    const first = await h.client.request(`${m1!.url}/pkg/a.txt`);
+    tt.type(first.tryNextMirror, 'function', 'a mirror is left to try');
+    const next = await first.tryNextMirror!('an HTML page');
+    tt.equal(await text(next), 'file a from mirror 1');
+    tt.equal(next.tryNextMirror, undefined, 'none left after the last');
+    tt.equal(h.client.status()[0]!.consecutive_failures, 3);
+    tt.same(stateOf(h), ['open', 'closed'], 'bad answers open the breaker like transport failures');
+    tt.same(h.failovers, [[m1!.url, m2!.url]]);
+  },
+);
 
 t.test('a single upstream: no failover, answers pass through, the breaker is only reported', async (tt) => {
   const [m1] = await mirrors(tt, 1);
@@ -237,7 +272,11 @@ t.test('a single upstream: no failover, answers pass through, the breaker is onl
   tt.equal(res.tryNextMirror, undefined);
   res.body.destroy();
   tt.same(stateOf(h), ['open']);
-  tt.equal(await text(await h.client.request(`${m1!.url}/pkg/a.txt`)), 'file a from mirror 0', 'an open breaker on the only mirror still lets requests through');
+  tt.equal(
+    await text(await h.client.request(`${m1!.url}/pkg/a.txt`)),
+    'file a from mirror 0',
+    'an open breaker on the only mirror still lets requests through',
+  );
   tt.same(stateOf(h), ['closed']);
   tt.equal(h.client.status()[0]!.base, m1!.url);
 });

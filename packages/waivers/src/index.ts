@@ -5,7 +5,14 @@ import { waiverMigrations } from './migrations.js';
 import { waiverRoutes } from './routes.js';
 import { createWaiverStore } from './waiver-store.js';
 
-export { createWaiverStore, covers, waiverState, type WaiverRow, type WaiverStore, type WaiverState } from './waiver-store.js';
+export {
+  createWaiverStore,
+  covers,
+  waiverState,
+  type WaiverRow,
+  type WaiverStore,
+  type WaiverState,
+} from './waiver-store.js';
 export { WaiversSchema, type WaiversConfig } from './config.js';
 
 /**
@@ -17,7 +24,8 @@ export default definePlugin({
   id: 'waivers',
   deps: [...ADMIN_KIT_DEPS, 'db', 'pluginConfig', 'services', 'waivers'],
   contract: 1,
-  description: 'Time-boxed waivers: one block or flag lifted for one package and one registry, user or token, approved by a second person',
+  description:
+    'Time-boxed waivers: one block or flag lifted for one package and one registry, user or token, approved by a second person',
   migrations: waiverMigrations,
   config: waiversSection,
   setup(ctx) {

@@ -1,5 +1,13 @@
 import { errors } from '@hub/runtime';
-import { adminRoute, iso, parseTime, queryParameters, queryValue, type AdminCall, type AdminRoute } from '@hub/admin-kit';
+import {
+  adminRoute,
+  iso,
+  parseTime,
+  queryParameters,
+  queryValue,
+  type AdminCall,
+  type AdminRoute,
+} from '@hub/admin-kit';
 import { WaiverAnswer, WaiverBody, WaiverList } from './schemas.js';
 import { waiverState, type WaiverRow, type WaiverStore } from './waiver-store.js';
 
@@ -25,7 +33,12 @@ export const waiverJson = (w: WaiverRow, now = Date.now()) => ({
 
 /** The audit row of each step names the waiver, what it lifts and for whom. */
 const describe = (call: Pick<AdminCall, 'audit'>, w: WaiverRow, step: string) =>
-  Object.assign(call.audit, { registry: w.registry, package: w.package_name, version: w.version ?? undefined, detail: `waiver ${w.id} ${step}: ${w.target} for ${w.scope_type}${w.scope_id ? ` ${w.scope_id}` : ''}` });
+  Object.assign(call.audit, {
+    registry: w.registry,
+    package: w.package_name,
+    version: w.version ?? undefined,
+    detail: `waiver ${w.id} ${step}: ${w.target} for ${w.scope_type}${w.scope_id ? ` ${w.scope_id}` : ''}`,
+  });
 
 /** The waiver of `:id`, 404 when there is none; 403 unless the caller may act on its registry and package. */
 async function waiverOf(call: AdminCall, store: WaiverStore): Promise<WaiverRow> {
@@ -41,15 +54,24 @@ async function checkTarget(call: AdminCall, body: { target: string; registry: st
   if (body.target.startsWith('block:')) {
     const block = await call.hub.services.blocks.get(Number(body.target.slice('block:'.length)));
     if (!block) throw errors.notFound(`no block with id ${body.target.slice('block:'.length)}`);
-    if (block.registry !== body.registry || block.package_name !== name) throw errors.badRequest(`${body.target} blocks ${block.package_name} in ${block.registry}, not ${name} in ${body.registry}`);
+    if (block.registry !== body.registry || block.package_name !== name)
+      throw errors.badRequest(
+        `${body.target} blocks ${block.package_name} in ${block.registry}, not ${name} in ${body.registry}`,
+      );
     return;
   }
   const [, source, ...rest] = body.target.split(':');
   const externalId = rest.join(':');
   if (!(await call.hub.db.schema.hasTable('flags'))) throw errors.badRequest('flag waivers need the flags plugin');
-  const flag = (await call.hub.db('flags').where({ source, external_id: externalId }).first('registry', 'package_name')) as { registry: string; package_name: string } | undefined;
+  const flag = (await call.hub
+    .db('flags')
+    .where({ source, external_id: externalId })
+    .first('registry', 'package_name')) as { registry: string; package_name: string } | undefined;
   if (!flag) throw errors.notFound(`no flag ${externalId} from flag source ${source}`);
-  if (flag.registry !== body.registry || flag.package_name !== name) throw errors.badRequest(`${body.target} flags ${flag.package_name} in ${flag.registry}, not ${name} in ${body.registry}`);
+  if (flag.registry !== body.registry || flag.package_name !== name)
+    throw errors.badRequest(
+      `${body.target} flags ${flag.package_name} in ${flag.registry}, not ${name} in ${body.registry}`,
+    );
 }
 
 /**
@@ -69,8 +91,10 @@ export function waiverRoutes(store: WaiverStore, maxDays: number): AdminRoute[] 
         const w = await waiverOf(call, store);
         describe(call, w, verb);
         // Server-side four-eyes rule: another user, not another token of the same user.
-        if (call.subject.user_id === w.requested_by || call.actor === w.requested_by) throw errors.forbidden(`waiver ${w.id} was requested by ${w.requested_by}: another person must ${verb} it`);
-        if (waiverState(w, Date.now()) !== 'pending') throw errors.conflict(`waiver ${w.id} is ${waiverState(w, Date.now())}, not pending`);
+        if (call.subject.user_id === w.requested_by || call.actor === w.requested_by)
+          throw errors.forbidden(`waiver ${w.id} was requested by ${w.requested_by}: another person must ${verb} it`);
+        if (waiverState(w, Date.now()) !== 'pending')
+          throw errors.conflict(`waiver ${w.id} is ${waiverState(w, Date.now())}, not pending`);
         const moved = await store.decide(w.id, to, call.actor, call.subject.token_id);
         if (!moved) throw errors.conflict(`waiver ${w.id} is no longer pending`);
         call.ctx.body = waiverJson(moved);
@@ -82,13 +106,25 @@ export function waiverRoutes(store: WaiverStore, maxDays: number): AdminRoute[] 
       path: '/api/v1/admin/waivers',
       permission: 'system:read',
       action: 'waiver_list',
-      query: queryParameters({ target: 'what the waiver lifts (block:<id> or flag:<source>:<external_id>)', registry: 'a registry name', package_name: 'a canonical package name' }),
+      query: queryParameters({
+        target: 'what the waiver lifts (block:<id> or flag:<source>:<external_id>)',
+        registry: 'a registry name',
+        package_name: 'a canonical package name',
+      }),
       summary: 'List waivers, newest first, with their state (pending, active, expired, rejected, revoked)',
       response: WaiverList,
       async handle({ ctx, may }) {
-        const rows = await store.list({ target: queryValue(ctx, 'target'), registry: queryValue(ctx, 'registry'), package_name: queryValue(ctx, 'package_name') });
+        const rows = await store.list({
+          target: queryValue(ctx, 'target'),
+          registry: queryValue(ctx, 'registry'),
+          package_name: queryValue(ctx, 'package_name'),
+        });
         const now = Date.now();
-        ctx.body = { waivers: rows.filter((w) => may({ registry: w.registry, package: w.package_name })).map((w) => waiverJson(w, now)) };
+        ctx.body = {
+          waivers: rows
+            .filter((w) => may({ registry: w.registry, package: w.package_name }))
+            .map((w) => waiverJson(w, now)),
+        };
       },
     }),
     adminRoute({
@@ -96,7 +132,8 @@ export function waiverRoutes(store: WaiverStore, maxDays: number): AdminRoute[] 
       path: '/api/v1/admin/waivers',
       permission: 'system:write',
       action: 'waiver_request',
-      summary: 'Request a waiver: one block or flag lifted for one package (or version) and one registry, user or token, until expires_at',
+      summary:
+        'Request a waiver: one block or flag lifted for one package (or version) and one registry, user or token, until expires_at',
       response: WaiverAnswer,
       status: 201,
       body: WaiverBody,
@@ -104,14 +141,22 @@ export function waiverRoutes(store: WaiverStore, maxDays: number): AdminRoute[] 
         const { ctx, body, audit, actor, subject } = call;
         const reg = call.registry(body.registry);
         const c = call.coordinate(reg, body.package_name, body.version);
-        Object.assign(audit, { registry: reg.name, package: c.name, version: c.version, detail: `waiver request: ${body.target}` });
+        Object.assign(audit, {
+          registry: reg.name,
+          package: c.name,
+          version: c.version,
+          detail: `waiver request: ${body.target}`,
+        });
         const expiresAt = parseTime('expires_at', body.expires_at);
         const now = Date.now();
         if (expiresAt <= now) throw errors.badRequest('expires_at must lie in the future');
-        if (expiresAt - now > maxDays * DAY_MS) throw errors.badRequest(`expires_at may lie at most ${maxDays} days ahead ([waivers] max_days)`);
+        if (expiresAt - now > maxDays * DAY_MS)
+          throw errors.badRequest(`expires_at may lie at most ${maxDays} days ahead ([waivers] max_days)`);
         const scopeId = body.scope.type === 'registry' ? null : body.scope.id;
-        if (body.scope.type !== 'registry' && scopeId === undefined) throw errors.badRequest(`a ${body.scope.type} scope names its id`);
-        if (body.scope.type === 'registry' && body.scope.id !== undefined) throw errors.badRequest('a registry scope names no id: the waiver applies to the registry named');
+        if (body.scope.type !== 'registry' && scopeId === undefined)
+          throw errors.badRequest(`a ${body.scope.type} scope names its id`);
+        if (body.scope.type === 'registry' && body.scope.id !== undefined)
+          throw errors.badRequest('a registry scope names no id: the waiver applies to the registry named');
         await checkTarget(call, body, c.name);
         const w = await store.request({
           target: body.target,
@@ -144,7 +189,8 @@ export function waiverRoutes(store: WaiverStore, maxDays: number): AdminRoute[] 
         const w = await waiverOf(call, store);
         describe(call, w, 'revoked');
         const state = waiverState(w, Date.now());
-        if (state !== 'pending' && state !== 'active') throw errors.conflict(`waiver ${w.id} is ${state}: nothing to revoke`);
+        if (state !== 'pending' && state !== 'active')
+          throw errors.conflict(`waiver ${w.id} is ${state}: nothing to revoke`);
         const moved = await store.revoke(w.id, call.actor);
         if (!moved) throw errors.conflict(`waiver ${w.id} was decided meanwhile`);
         call.ctx.body = waiverJson(moved);

@@ -15,7 +15,9 @@ export const WaiverTarget = Type.String({
 
 export const WaiverScope = Type.Object(
   {
-    type: Type.Union([Type.Literal('registry'), Type.Literal('user'), Type.Literal('token')], { description: 'Who gets through: every request to the registry, one user, or one token.' }),
+    type: Type.Union([Type.Literal('registry'), Type.Literal('user'), Type.Literal('token')], {
+      description: 'Who gets through: every request to the registry, one user, or one token.',
+    }),
     id: Type.Optional(text(255)),
   },
   { ...strict, description: 'A `user` or `token` scope names its id; a `registry` scope names none.' },
@@ -29,7 +31,11 @@ export const WaiverBody = Type.Object(
     version: Type.Optional(text(1024)),
     scope: WaiverScope,
     reason: text(2000),
-    expires_at: Type.String({ minLength: 1, maxLength: 64, description: 'When the waiver ends by itself (RFC 3339); at most `[waivers] max_days` ahead.' }),
+    expires_at: Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description: 'When the waiver ends by itself (RFC 3339); at most `[waivers] max_days` ahead.',
+    }),
   },
   strict,
 );

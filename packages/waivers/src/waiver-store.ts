@@ -64,7 +64,12 @@ export function createWaiverStore(db: Knex, now: () => number = Date.now) {
   const memo = createPolicyMemo<WaiverRow[]>({ now });
   const key = (registry: string, name: string) => `${registry}\0${name}`;
   const loadActive = async (registry: string, name: string) =>
-    (await db('waivers').where({ registry, package_name: name, state: 'active' }).where('expires_at', '>', now()).select()).map(toRow);
+    (
+      await db('waivers')
+        .where({ registry, package_name: name, state: 'active' })
+        .where('expires_at', '>', now())
+        .select()
+    ).map(toRow);
 
   async function get(id: number): Promise<WaiverRow | null> {
     const row = (await db('waivers').where({ id }).first()) as Record<string, unknown> | undefined;
@@ -72,7 +77,11 @@ export function createWaiverStore(db: Knex, now: () => number = Date.now) {
   }
 
   /** Moves one waiver from `from` to its next state; null when it is not in `from` (any more). */
-  async function move(id: number, from: readonly WaiverRow['state'][], change: Partial<WaiverRow>): Promise<WaiverRow | null> {
+  async function move(
+    id: number,
+    from: readonly WaiverRow['state'][],
+    change: Partial<WaiverRow>,
+  ): Promise<WaiverRow | null> {
     const n = await db('waivers').where({ id }).whereIn('state', from).update(change);
     const row = await get(id);
     if (row) memo.clear();
@@ -86,7 +95,9 @@ export function createWaiverStore(db: Knex, now: () => number = Date.now) {
     if (rows === undefined) {
       try {
         // Wrapped so the memo never answers from an outage's last read: a waiver needs the database now.
-        rows = await memo.get(k, () => loadActive(registry, c.name).catch(() => Promise.reject(new Error('waivers unreadable'))));
+        rows = await memo.get(k, () =>
+          loadActive(registry, c.name).catch(() => Promise.reject(new Error('waivers unreadable'))),
+        );
       } catch {
         // No database, no waiver: the refusal stands (a hard block held in memory stays hard).
         return null;
@@ -104,7 +115,12 @@ export function createWaiverStore(db: Knex, now: () => number = Date.now) {
       for (const [k, v] of Object.entries(f)) if (v !== undefined) q.where(k, v);
       return (await q.select()).map(toRow);
     },
-    async request(w: Omit<WaiverRow, 'id' | 'state' | 'decided_by' | 'decided_token' | 'revoked_by' | 'created_at' | 'decided_at' | 'revoked_at'>): Promise<WaiverRow> {
+    async request(
+      w: Omit<
+        WaiverRow,
+        'id' | 'state' | 'decided_by' | 'decided_token' | 'revoked_by' | 'created_at' | 'decided_at' | 'revoked_at'
+      >,
+    ): Promise<WaiverRow> {
       // SQLite and MySQL both answer a plain insert with [the new id].
       const [id] = await db('waivers').insert({ ...w, state: 'pending', created_at: now() });
       return (await get(Number(id)))!;
@@ -113,9 +129,11 @@ export function createWaiverStore(db: Knex, now: () => number = Date.now) {
     decide: (id: number, to: 'active' | 'rejected', by: string, token: string | null) =>
       move(id, ['pending'], { state: to, decided_by: by, decided_token: token, decided_at: now() }),
     /** pending or active -> revoked. */
-    revoke: (id: number, by: string) => move(id, ['pending', 'active'], { state: 'revoked', revoked_by: by, revoked_at: now() }),
+    revoke: (id: number, by: string) =>
+      move(id, ['pending', 'active'], { state: 'revoked', revoked_by: by, revoked_at: now() }),
     /** Whether an active waiver lifts `target` for this request. */
-    lifts: async (target: string, registry: string, c: Coordinate, who: Who): Promise<boolean> => (await waiverFor(target, registry, c, who)) !== null,
+    lifts: async (target: string, registry: string, c: Coordinate, who: Who): Promise<boolean> =>
+      (await waiverFor(target, registry, c, who)) !== null,
     waiverFor,
   };
 }

@@ -3,7 +3,14 @@ import type { Test } from 'tap';
 import admin from '@hub/admin';
 import flags from '@hub/flags';
 import npm from '@hub/kind-npm';
-import { npmFixtureHandler, signFlagRequest, startFixtureUpstream, startTestHub, type StoreDatabase, type TestHub } from '@hub/testkit';
+import {
+  npmFixtureHandler,
+  signFlagRequest,
+  startFixtureUpstream,
+  startTestHub,
+  type StoreDatabase,
+  type TestHub,
+} from '@hub/testkit';
 import waivers from '../src/index.js';
 
 const NPM_FIXTURES = fileURLToPath(new URL('../../../kind-npm/test/fixtures/upstream/', import.meta.url));
@@ -33,7 +40,10 @@ export async function waiverHub(t: Test, db: StoreDatabase, config: Record<strin
   const api = async (token: string, method: string, path: string, body?: unknown) => {
     const res = await fetch(`${hub.url}${path}`, {
       method,
-      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();
@@ -42,7 +52,14 @@ export async function waiverHub(t: Test, db: StoreDatabase, config: Record<strin
   const path = `/api/v1/flags/${SOURCE.name}`;
   const push = (items: unknown[]) => {
     const body = JSON.stringify({ flags: items });
-    return fetch(`${hub.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...signFlagRequest({ secret: SOURCE.secret, method: 'POST', path, body }) }, body });
+    return fetch(`${hub.url}${path}`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        ...signFlagRequest({ secret: SOURCE.secret, method: 'POST', path, body }),
+      },
+      body,
+    });
   };
   return { hub, registry: `${hub.url}/proxy/npm/`, api, push };
 }

@@ -36,7 +36,8 @@ const DEAD_KEPT_MS = 30 * 86_400_000;
 const PRUNE_EVERY_MS = 3_600_000;
 
 /** The delay after `attempts` failed attempts: first, 2×first, 4×first, ... capped at an hour. */
-export const retryDelay = (firstMs: number, attempts: number): number => Math.min(firstMs * 2 ** Math.max(0, attempts - 1), MAX_RETRY_DELAY_MS);
+export const retryDelay = (firstMs: number, attempts: number): number =>
+  Math.min(firstMs * 2 ** Math.max(0, attempts - 1), MAX_RETRY_DELAY_MS);
 
 /**
  * Delivers the outbox: any replica claims due rows of the webhooks it is configured with, POSTs each, and
@@ -57,12 +58,22 @@ export function createWebhookDelivery(o: WebhookDeliveryOptions): WebhookDeliver
   let prunedAt = 0;
 
   async function attempt(hook: WebhookConfig, row: OutboxRow): Promise<string | null> {
-    const headers: Record<string, string> = { 'content-type': 'application/json', 'x-hub-event': row.event_type, 'x-hub-delivery': String(row.event_id) };
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      'x-hub-event': row.event_type,
+      'x-hub-delivery': String(row.event_id),
+    };
     if (hook.secret) headers['x-hub-signature-256'] = signBody(hook.secret, row.body);
     try {
       // undici is loaded by the first delivery: a hub without webhooks never needs it.
       const { request } = await import('undici');
-      const res = await request(hook.url, { method: 'POST', headers, body: row.body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+      const res = await request(hook.url, {
+        method: 'POST',
+        headers,
+        body: row.body,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      });
       await res.body.dump();
       return res.statusCode < 300 ? null : `answered ${res.statusCode}`;
     } catch (e) {
@@ -77,13 +88,18 @@ export function createWebhookDelivery(o: WebhookDeliveryOptions): WebhookDeliver
     const where = { event: row.event_type, event_id: row.event_id, webhook: hook.url, attempts: row.attempts + 1 };
     if (failure === null) {
       o.metrics.webhookDeliveries.inc({ outcome: 'delivered' });
-      if (!(await outbox.delivered(row, now))) o.log.warn(where, 'webhook delivered after its claim ran out: another replica may deliver it again');
+      if (!(await outbox.delivered(row, now)))
+        o.log.warn(where, 'webhook delivered after its claim ran out: another replica may deliver it again');
       return;
     }
     const dead = row.attempts + 1 >= o.maxAttempts;
     o.metrics.webhookDeliveries.inc({ outcome: dead ? 'failed' : 'retried' });
     await outbox.failed(row, now, failure, dead ? null : now + retryDelay(o.firstRetryMs, row.attempts + 1));
-    if (dead) o.log.warn({ ...where, failure }, 'webhook delivery failed; dead-lettered (GET /api/v1/admin/webhooks/deliveries?state=dead)');
+    if (dead)
+      o.log.warn(
+        { ...where, failure },
+        'webhook delivery failed; dead-lettered (GET /api/v1/admin/webhooks/deliveries?state=dead)',
+      );
   }
 
   async function pass(): Promise<void> {

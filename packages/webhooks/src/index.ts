@@ -28,7 +28,11 @@ export default definePlugin({
     if (cfg.webhooks.length === 0) return;
     // Any name is delivered (a third-party plugin may emit its own); one hub's plugins never emit is most likely a typo.
     for (const w of cfg.webhooks)
-      for (const type of w.events.filter((e) => !(e in HUB_EVENT_TYPES))) ctx.log.warn({ webhook: w.url, event: type }, `no hub plugin emits "${type}": this webhook gets it only if a third-party plugin does`);
+      for (const type of w.events.filter((e) => !(e in HUB_EVENT_TYPES)))
+        ctx.log.warn(
+          { webhook: w.url, event: type },
+          `no hub plugin emits "${type}": this webhook gets it only if a third-party plugin does`,
+        );
     const delivery = createWebhookDelivery({
       db: ctx.db,
       log: ctx.log,

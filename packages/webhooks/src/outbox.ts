@@ -34,7 +34,16 @@ const TABLE = 'webhook_outbox';
 /** Numbers come back as strings from MySQL's BIGINT: one shape for both databases. */
 function rowOf(r: Record<string, unknown>): OutboxRow {
   const n = (k: string) => (r[k] === null || r[k] === undefined ? null : Number(r[k]));
-  return { ...(r as unknown as OutboxRow), id: n('id')!, event_id: n('event_id')!, attempts: n('attempts')!, next_attempt_at: n('next_attempt_at')!, claimed_until: n('claimed_until')!, created_at: n('created_at')!, finished_at: n('finished_at') };
+  return {
+    ...(r as unknown as OutboxRow),
+    id: n('id')!,
+    event_id: n('event_id')!,
+    attempts: n('attempts')!,
+    next_attempt_at: n('next_attempt_at')!,
+    claimed_until: n('claimed_until')!,
+    created_at: n('created_at')!,
+    finished_at: n('finished_at'),
+  };
 }
 
 export function createOutbox(db: Knex) {
@@ -44,7 +53,20 @@ export function createOutbox(db: Knex) {
       if (urls.length === 0) return;
       const body = JSON.stringify(event);
       const now = Date.now();
-      await trx(TABLE).insert(urls.map((url) => ({ event_id: event.id, event_type: event.type, hook_key: hookKey(url), hook_url: url, body, state: 'pending', attempts: 0, next_attempt_at: now, claimed_until: 0, created_at: now })));
+      await trx(TABLE).insert(
+        urls.map((url) => ({
+          event_id: event.id,
+          event_type: event.type,
+          hook_key: hookKey(url),
+          hook_url: url,
+          body,
+          state: 'pending',
+          attempts: 0,
+          next_attempt_at: now,
+          claimed_until: 0,
+          created_at: now,
+        })),
+      );
     },
 
     /**
@@ -54,7 +76,14 @@ export function createOutbox(db: Knex) {
      */
     async claim(keys: readonly string[], now: number, leaseMs: number, limit: number): Promise<OutboxRow[]> {
       if (keys.length === 0) return [];
-      const due = (await db(TABLE).where({ state: 'pending' }).where('next_attempt_at', '<=', now).where('claimed_until', '<', now).whereIn('hook_key', keys).orderBy('id').limit(limit).select('id')) as Array<{ id: number }>;
+      const due = (await db(TABLE)
+        .where({ state: 'pending' })
+        .where('next_attempt_at', '<=', now)
+        .where('claimed_until', '<', now)
+        .whereIn('hook_key', keys)
+        .orderBy('id')
+        .limit(limit)
+        .select('id')) as Array<{ id: number }>;
       if (due.length === 0) return [];
       const claim = randomBytes(16).toString('hex');
       await db(TABLE)
@@ -65,12 +94,23 @@ export function createOutbox(db: Knex) {
         .where({ state: 'pending' })
         .where('claimed_until', '<', now)
         .update({ claimed_until: now + leaseMs, claim });
-      return ((await db(TABLE).where({ claim, state: 'pending' }).orderBy('id').select()) as Array<Record<string, unknown>>).map(rowOf);
+      return (
+        (await db(TABLE).where({ claim, state: 'pending' }).orderBy('id').select()) as Array<Record<string, unknown>>
+      ).map(rowOf);
     },
 
     /** Finishes a claimed row; false when the claim was lost (its lease ran out and another replica took it). */
     async delivered(row: OutboxRow, now: number): Promise<boolean> {
-      const n = await db(TABLE).where({ id: row.id, claim: row.claim }).update({ state: 'delivered', attempts: row.attempts + 1, finished_at: now, claimed_until: 0, claim: null, last_error: null });
+      const n = await db(TABLE)
+        .where({ id: row.id, claim: row.claim })
+        .update({
+          state: 'delivered',
+          attempts: row.attempts + 1,
+          finished_at: now,
+          claimed_until: 0,
+          claim: null,
+          last_error: null,
+        });
       return n === 1;
     },
 
@@ -79,7 +119,15 @@ export function createOutbox(db: Knex) {
       const done = retryAt === null;
       const n = await db(TABLE)
         .where({ id: row.id, claim: row.claim })
-        .update({ state: done ? 'dead' : 'pending', attempts: row.attempts + 1, next_attempt_at: retryAt ?? row.next_attempt_at, finished_at: done ? now : null, claimed_until: 0, claim: null, last_error: error.slice(0, 1024) });
+        .update({
+          state: done ? 'dead' : 'pending',
+          attempts: row.attempts + 1,
+          next_attempt_at: retryAt ?? row.next_attempt_at,
+          finished_at: done ? now : null,
+          claimed_until: 0,
+          claim: null,
+          last_error: error.slice(0, 1024),
+        });
       return n === 1;
     },
 
@@ -87,16 +135,24 @@ export function createOutbox(db: Knex) {
     async nextDue(keys: readonly string[], now: number): Promise<number | null> {
       if (keys.length === 0) return null;
       const pending = () => db(TABLE).where({ state: 'pending' }).whereIn('hook_key', keys);
-      const free = (await pending().where('claimed_until', '<', now).min({ at: 'next_attempt_at' }).first()) as { at: number | string | null } | undefined;
-      const leased = (await pending().where('claimed_until', '>=', now).min({ at: 'claimed_until' }).first()) as { at: number | string | null } | undefined;
+      const free = (await pending().where('claimed_until', '<', now).min({ at: 'next_attempt_at' }).first()) as
+        { at: number | string | null } | undefined;
+      const leased = (await pending().where('claimed_until', '>=', now).min({ at: 'claimed_until' }).first()) as
+        { at: number | string | null } | undefined;
       const times = [free?.at, leased?.at].filter((t) => t != null).map(Number);
       return times.length ? Math.min(...times) : null;
     },
 
     /** Deletes finished rows older than these ages: the outbox is a queue, not an archive (events stay in `events`). */
     async prune(now: number, deliveredAgeMs: number, deadAgeMs: number): Promise<void> {
-      await db(TABLE).where({ state: 'delivered' }).where('finished_at', '<', now - deliveredAgeMs).delete();
-      await db(TABLE).where({ state: 'dead' }).where('finished_at', '<', now - deadAgeMs).delete();
+      await db(TABLE)
+        .where({ state: 'delivered' })
+        .where('finished_at', '<', now - deliveredAgeMs)
+        .delete();
+      await db(TABLE)
+        .where({ state: 'dead' })
+        .where('finished_at', '<', now - deadAgeMs)
+        .delete();
     },
 
     /** Rows newest first, paged by id (`before`: the last id of the previous page). */

@@ -13,10 +13,16 @@ export const DeliveryPage = Type.Object(
       Type.Object(
         {
           id: Type.Integer({ minimum: 1 }),
-          event_id: Type.Integer({ minimum: 1, description: 'The event (GET /api/v1/admin/events), and the X-Hub-Delivery header.' }),
+          event_id: Type.Integer({
+            minimum: 1,
+            description: 'The event (GET /api/v1/admin/events), and the X-Hub-Delivery header.',
+          }),
           event_type: Type.String(),
           webhook: Type.String({ description: "The webhook's URL, without its query string or credentials." }),
-          state: Type.Enum([...OUTBOX_STATES], { description: 'pending: not delivered yet (due at next_attempt_at); delivered: the receiver answered 2xx; dead: every attempt failed.' }),
+          state: Type.Enum([...OUTBOX_STATES], {
+            description:
+              'pending: not delivered yet (due at next_attempt_at); delivered: the receiver answered 2xx; dead: every attempt failed.',
+          }),
           attempts: Type.Integer({ minimum: 0 }),
           next_attempt_at: nullable(time),
           last_error: nullable(Type.String({ description: 'Why the last attempt failed.' })),
@@ -27,7 +33,9 @@ export const DeliveryPage = Type.Object(
       ),
       { description: 'Newest first.' },
     ),
-    next_cursor: Type.Union([Type.String({ pattern: '^[1-9][0-9]*$' }), Type.Null()], { description: 'Pass as `cursor` for the next (older) page; null on the last page.' }),
+    next_cursor: Type.Union([Type.String({ pattern: '^[1-9][0-9]*$' }), Type.Null()], {
+      description: 'Pass as `cursor` for the next (older) page; null on the last page.',
+    }),
   },
   strict,
 );
@@ -63,16 +71,29 @@ export const deliveryRoutes = (outbox: Outbox): AdminRoute[] => [
     action: 'webhook_delivery_list',
     summary: 'List webhook deliveries (pending, delivered, dead-lettered), newest first (paged by cursor)',
     response: DeliveryPage,
-    query: queryParameters({ state: 'pending, delivered or dead', cursor: 'next_cursor of the previous page', limit: '1 to 1000 (default 100)' }),
+    query: queryParameters({
+      state: 'pending, delivered or dead',
+      cursor: 'next_cursor of the previous page',
+      limit: '1 to 1000 (default 100)',
+    }),
     async handle({ ctx }) {
       const state = queryValue(ctx, 'state');
       const cursor = queryValue(ctx, 'cursor');
       const limit = queryInt(ctx, 'limit', 100, 1000);
-      if (state !== undefined && !(OUTBOX_STATES as readonly string[]).includes(state)) throw errors.badRequest(`state must be one of ${OUTBOX_STATES.join(', ')}`);
-      if (cursor !== undefined && !/^[1-9]\d{0,15}$/.test(cursor)) throw errors.badRequest('cursor must be the next_cursor of an earlier page');
-      const rows = await outbox.list({ state: state as OutboxState | undefined, before: cursor === undefined ? undefined : Number(cursor), limit: limit + 1 });
+      if (state !== undefined && !(OUTBOX_STATES as readonly string[]).includes(state))
+        throw errors.badRequest(`state must be one of ${OUTBOX_STATES.join(', ')}`);
+      if (cursor !== undefined && !/^[1-9]\d{0,15}$/.test(cursor))
+        throw errors.badRequest('cursor must be the next_cursor of an earlier page');
+      const rows = await outbox.list({
+        state: state as OutboxState | undefined,
+        before: cursor === undefined ? undefined : Number(cursor),
+        limit: limit + 1,
+      });
       const page = rows.slice(0, limit);
-      ctx.body = { deliveries: page.map(deliveryJson), next_cursor: rows.length > limit ? String(page[page.length - 1]!.id) : null };
+      ctx.body = {
+        deliveries: page.map(deliveryJson),
+        next_cursor: rows.length > limit ? String(page[page.length - 1]!.id) : null,
+      };
     },
   }),
 ];

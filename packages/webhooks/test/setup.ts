@@ -6,7 +6,13 @@ import type { Test } from 'tap';
 import admin from '@hub/admin';
 import audit from '@hub/audit';
 import npm from '@hub/kind-npm';
-import { npmFixtureHandler, startFixtureUpstream, startTestHub, type FixtureUpstream, type TestHub } from '@hub/testkit';
+import {
+  npmFixtureHandler,
+  startFixtureUpstream,
+  startTestHub,
+  type FixtureUpstream,
+  type TestHub,
+} from '@hub/testkit';
 import webhooks from '../src/index.js';
 
 /** kind-npm's fixture registry: hubdep 1.0.0, hubdemo 1.0.0 and 1.1.0, @hubtest/scoped 1.0.0. */
@@ -21,7 +27,10 @@ export interface WebhookSetup extends TestHub {
   unpublish(name: string, version: string): void;
 }
 
-export async function setup(t: Test, opts: { config?: Record<string, Record<string, unknown>> } = {}): Promise<WebhookSetup> {
+export async function setup(
+  t: Test,
+  opts: { config?: Record<string, Record<string, unknown>> } = {},
+): Promise<WebhookSetup> {
   const root = mkdtempSync(join(tmpdir(), 'hub-webhooks-'));
   t.teardown(() => rmSync(root, { recursive: true, force: true }));
   cpSync(NPM_FIXTURES, root, { recursive: true });
@@ -31,7 +40,11 @@ export async function setup(t: Test, opts: { config?: Record<string, Record<stri
     dir: t.testdir(),
     plugins: [npm, admin, audit, webhooks],
     registries: [{ name: 'npm', type: 'npm', mode: 'proxy', upstream: upstream.url }],
-    config: { auth: { anonymous: ['source:read'] }, ...opts.config, upstream_audit: { confirm_after: 2, confirm_min_age_secs: 0, outage_ratio: 0.5, min_probed: 2 } },
+    config: {
+      auth: { anonymous: ['source:read'] },
+      ...opts.config,
+      upstream_audit: { confirm_after: 2, confirm_min_age_secs: 0, outage_ratio: 0.5, min_probed: 2 },
+    },
   });
   t.teardown(() => hub.close());
   const packumentFile = (name: string) => join(root, `${name.replace('/', '%2f')}.json.tmpl`);
@@ -41,7 +54,10 @@ export async function setup(t: Test, opts: { config?: Record<string, Record<stri
     async api(method, path, body) {
       const res = await fetch(`${hub.url}${path}`, {
         method,
-        headers: { authorization: `Bearer ${hub.adminToken}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+        headers: {
+          authorization: `Bearer ${hub.adminToken}`,
+          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        },
         body: body !== undefined ? JSON.stringify(body) : undefined,
       });
       const text = await res.text();
@@ -57,7 +73,12 @@ export async function setup(t: Test, opts: { config?: Record<string, Record<stri
 
 /** Holds every fixture version: 4 versions of 3 packages. */
 export async function holdAll(s: WebhookSetup): Promise<void> {
-  for (const [n, v] of [['hubdep', '1.0.0'], ['hubdemo', '1.0.0'], ['hubdemo', '1.1.0'], ['@hubtest/scoped', '1.0.0']] as const) {
+  for (const [n, v] of [
+    ['hubdep', '1.0.0'],
+    ['hubdemo', '1.0.0'],
+    ['hubdemo', '1.1.0'],
+    ['@hubtest/scoped', '1.0.0'],
+  ] as const) {
     const res = await fetch(`${s.url}/proxy/npm/${n}/${v}/tarball`);
     await res.arrayBuffer();
     if (res.status !== 200) throw new Error(`fetching ${n}@${v} through hub answered ${res.status}`);

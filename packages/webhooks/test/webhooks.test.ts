@@ -57,17 +57,32 @@ t.test('subscribed events are delivered, signed like flag requests; others are n
   t.equal(hook.got.length, 1, 'one delivery: upstream_unreachable is not subscribed here');
   const [d] = hook.got;
   const event = JSON.parse(d!.body);
-  t.match(event, { type: 'package_disappeared_upstream', registry: 'npm', data: { package_name: 'hubdep', version: '1.0.0', misses: 2, policy: 'audit' } });
+  t.match(event, {
+    type: 'package_disappeared_upstream',
+    registry: 'npm',
+    data: { package_name: 'hubdep', version: '1.0.0', misses: 2, policy: 'audit' },
+  });
   t.equal(d!.headers['x-hub-event'], 'package_disappeared_upstream');
   t.equal(d!.headers['x-hub-delivery'], String(event.id));
-  t.equal(d!.headers['x-hub-signature-256'], `sha256=${createHmac('sha256', 'hook-secret').update(d!.body).digest('hex')}`, 'HMAC-SHA256 of the exact body');
-  t.same(all.got.map((g) => JSON.parse(g.body).type), ['package_disappeared_upstream', 'upstream_unreachable']);
+  t.equal(
+    d!.headers['x-hub-signature-256'],
+    `sha256=${createHmac('sha256', 'hook-secret').update(d!.body).digest('hex')}`,
+    'HMAC-SHA256 of the exact body',
+  );
+  t.same(
+    all.got.map((g) => JSON.parse(g.body).type),
+    ['package_disappeared_upstream', 'upstream_unreachable'],
+  );
   t.notOk(all.got[0]!.headers['x-hub-signature-256'], 'no secret, no signature');
 });
 
 t.test('a failed delivery is retried', async (t) => {
   const hook = await receiver(t, 1);
-  const s = await setup(t, { config: { notifications: { webhooks: [{ url: hook.url, events: ['upstream_unreachable'] }], first_retry_secs: 0.05 } } });
+  const s = await setup(t, {
+    config: {
+      notifications: { webhooks: [{ url: hook.url, events: ['upstream_unreachable'] }], first_retry_secs: 0.05 },
+    },
+  });
   await holdAll(s);
   s.upstream.down();
   await s.api('POST', '/api/v1/admin/upstream/sweep', {});

@@ -41,7 +41,12 @@ export async function freePort(): Promise<number> {
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Polls `check` every `everyMs` until it returns a truthy value; throws `what` after `ms`. */
-export async function waitFor<T>(what: string, check: () => Promise<T | undefined | null | false>, ms = 20_000, everyMs = 50): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  check: () => Promise<T | undefined | null | false>,
+  ms = 20_000,
+  everyMs = 50,
+): Promise<T> {
   const until = Date.now() + ms;
   let last: unknown;
   for (;;) {
@@ -51,7 +56,8 @@ export async function waitFor<T>(what: string, check: () => Promise<T | undefine
     } catch (e) {
       last = e;
     }
-    if (Date.now() > until) throw new Error(`${what}: not within ${ms} ms${last ? ` (${(last as Error).message})` : ''}`);
+    if (Date.now() > until)
+      throw new Error(`${what}: not within ${ms} ms${last ? ` (${(last as Error).message})` : ''}`);
     await sleep(everyMs);
   }
 }
@@ -68,7 +74,13 @@ export function accepts(port: number): Promise<boolean> {
 /** Every process this file started and has not seen exit, killed if the test process leaves without teardown. */
 const live = new Set<ChildProcess>();
 process.once('exit', () => {
-  for (const c of live) if (c.pid) try { process.kill(c.pid, 'SIGKILL'); } catch { /* gone */ }
+  for (const c of live)
+    if (c.pid)
+      try {
+        process.kill(c.pid, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
 });
 
 /** A child process whose output goes to a log file (kept after a kill -9, for the report on failure). */
@@ -121,7 +133,13 @@ export interface Service {
 }
 
 /** `stopSignal`: SIGKILL (a crash) by default; nginx gets SIGTERM, since its workers outlive a killed master. */
-function service(port: number, launch: () => Proc, ready: () => Promise<boolean>, what: string, stopSignal: NodeJS.Signals = 'SIGKILL'): Service {
+function service(
+  port: number,
+  launch: () => Proc,
+  ready: () => Promise<boolean>,
+  what: string,
+  stopSignal: NodeJS.Signals = 'SIGKILL',
+): Service {
   let current: Proc | undefined;
   return {
     port,
@@ -130,10 +148,15 @@ function service(port: number, launch: () => Proc, ready: () => Promise<boolean>
       if (current) throw new Error(`${what} is already running`);
       const p = launch();
       current = p;
-      await waitFor(`${what} starts on port ${port}`, async () => {
-        if (p.child.exitCode !== null || p.child.signalCode !== null) throw new Error(`${what} exited: ${p.log().slice(-2000)}`);
-        return ready();
-      }, 30_000);
+      await waitFor(
+        `${what} starts on port ${port}`,
+        async () => {
+          if (p.child.exitCode !== null || p.child.signalCode !== null)
+            throw new Error(`${what} exited: ${p.log().slice(-2000)}`);
+          return ready();
+        },
+        30_000,
+      );
     },
     async stop() {
       const p = current;
@@ -147,10 +170,20 @@ function service(port: number, launch: () => Proc, ready: () => Promise<boolean>
 export async function startMariadb(dir: string): Promise<Service & { url(database: string): string }> {
   const data = path.join(dir, 'data');
   fs.mkdirSync(dir, { recursive: true });
-  const install = spawnSync(TOOLS.installDb, ['--no-defaults', `--datadir=${data}`, '--auth-root-authentication-method=normal', '--skip-test-db', ...(isRoot ? ['--user=root'] : [])], {
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
+  const install = spawnSync(
+    TOOLS.installDb,
+    [
+      '--no-defaults',
+      `--datadir=${data}`,
+      '--auth-root-authentication-method=normal',
+      '--skip-test-db',
+      ...(isRoot ? ['--user=root'] : []),
+    ],
+    {
+      encoding: 'utf8',
+      timeout: 60_000,
+    },
+  );
   if (install.status !== 0) throw new Error(`mariadb-install-db failed: ${install.stderr || install.stdout}`);
   const port = await freePort();
   const args = [
@@ -166,7 +199,12 @@ export async function startMariadb(dir: string): Promise<Service & { url(databas
     '--max-connections=200',
     ...(isRoot ? ['--user=root'] : []),
   ];
-  const svc = service(port, () => startProc(TOOLS.mariadbd, args, path.join(dir, 'mariadbd.log')), () => accepts(port), 'mariadbd');
+  const svc = service(
+    port,
+    () => startProc(TOOLS.mariadbd, args, path.join(dir, 'mariadbd.log')),
+    () => accepts(port),
+    'mariadbd',
+  );
   await svc.start();
   return { ...svc, url: (database) => `mysql://root@127.0.0.1:${port}/${database}` };
 }
@@ -176,7 +214,12 @@ export async function startRedis(dir: string): Promise<Service> {
   fs.mkdirSync(dir, { recursive: true });
   const port = await freePort();
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir];
-  const svc = service(port, () => startProc(TOOLS.redis, args, path.join(dir, 'redis.log')), () => accepts(port), 'redis-server');
+  const svc = service(
+    port,
+    () => startProc(TOOLS.redis, args, path.join(dir, 'redis.log')),
+    () => accepts(port),
+    'redis-server',
+  );
   await svc.start();
   return svc;
 }
@@ -189,7 +232,12 @@ export async function startS3(dir: string): Promise<Service & { endpoint: string
   fs.mkdirSync(dir, { recursive: true });
   const port = await freePort();
   const objects = path.join(dir, 'objects');
-  const svc = service(port, () => startProc(process.execPath, [S3_MAIN, objects, String(port), S3_BUCKET], path.join(dir, 's3rver.log')), () => accepts(port), 's3rver');
+  const svc = service(
+    port,
+    () => startProc(process.execPath, [S3_MAIN, objects, String(port), S3_BUCKET], path.join(dir, 's3rver.log')),
+    () => accepts(port),
+    's3rver',
+  );
   await svc.start();
   return { ...svc, endpoint: `http://127.0.0.1:${port}`, objectsDir: path.join(objects, S3_BUCKET) };
 }
@@ -201,7 +249,13 @@ export async function startNginx(dir: string, backends: number[]): Promise<Servi
   const conf = path.join(dir, 'nginx.conf');
   fs.writeFileSync(conf, nginxConf(dir, port, backends));
   const args = ['-p', dir, '-c', conf, '-g', `daemon off; pid ${path.join(dir, 'nginx.pid')};`];
-  const svc = service(port, () => startProc(TOOLS.nginx, args, path.join(dir, 'nginx.out')), () => accepts(port), 'nginx', 'SIGTERM');
+  const svc = service(
+    port,
+    () => startProc(TOOLS.nginx, args, path.join(dir, 'nginx.out')),
+    () => accepts(port),
+    'nginx',
+    'SIGTERM',
+  );
   await svc.start();
   return { ...svc, url: `http://127.0.0.1:${port}` };
 }

@@ -66,7 +66,11 @@ export interface LoadOptions {
 const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
 
 /** One GET, the body read and hashed; never throws. */
-export function get(url: string, headers: Record<string, string> = {}, onHeaders?: (res: http.IncomingMessage) => void): Promise<Attempt & { body?: Buffer }> {
+export function get(
+  url: string,
+  headers: Record<string, string> = {},
+  onHeaders?: (res: http.IncomingMessage) => void,
+): Promise<Attempt & { body?: Buffer }> {
   const started = Date.now();
   return new Promise((resolve) => {
     let done = false;
@@ -87,12 +91,30 @@ export function get(url: string, headers: Record<string, string> = {}, onHeaders
         hash.update(c);
         if (bytes <= 1024 * 1024) chunks.push(c);
       });
-      res.on('aborted', () => finish({ status: res.statusCode ?? null, error: 'body cut short', bytes, replica, cache }));
-      res.on('error', (e) => finish({ status: res.statusCode ?? null, error: `body: ${e.message}`, bytes, replica, cache }));
+      res.on('aborted', () =>
+        finish({ status: res.statusCode ?? null, error: 'body cut short', bytes, replica, cache }),
+      );
+      res.on('error', (e) =>
+        finish({ status: res.statusCode ?? null, error: `body: ${e.message}`, bytes, replica, cache }),
+      );
       res.on('end', () => {
         const cl = res.headers['content-length'];
-        if (!res.complete || (cl !== undefined && Number(cl) !== bytes)) return finish({ status: res.statusCode ?? null, error: `body cut short at ${bytes} bytes`, bytes, replica, cache });
-        finish({ status: res.statusCode ?? null, bytes, sha256: hash.digest('hex'), replica, cache, body: bytes <= 1024 * 1024 ? Buffer.concat(chunks) : undefined });
+        if (!res.complete || (cl !== undefined && Number(cl) !== bytes))
+          return finish({
+            status: res.statusCode ?? null,
+            error: `body cut short at ${bytes} bytes`,
+            bytes,
+            replica,
+            cache,
+          });
+        finish({
+          status: res.statusCode ?? null,
+          bytes,
+          sha256: hash.digest('hex'),
+          replica,
+          cache,
+          body: bytes <= 1024 * 1024 ? Buffer.concat(chunks) : undefined,
+        });
       });
     });
     req.on('timeout', () => req.destroy(new Error('timeout')));
@@ -101,7 +123,10 @@ export function get(url: string, headers: Record<string, string> = {}, onHeaders
 }
 
 const retryable = (a: Attempt) => a.error !== undefined || (a.status !== null && a.status >= 500);
-const matches = (job: Job, a: Attempt) => a.error === undefined && a.status === job.expect.status && (job.expect.status !== 200 || a.sha256 === job.expect.sha256);
+const matches = (job: Job, a: Attempt) =>
+  a.error === undefined &&
+  a.status === job.expect.status &&
+  (job.expect.status !== 200 || a.sha256 === job.expect.sha256);
 
 /** Runs every job (until the deadline), at most `concurrency` at once. */
 export async function runLoad(o: LoadOptions): Promise<{ report: LoadReport; results: JobResult[] }> {
@@ -113,7 +138,11 @@ export async function runLoad(o: LoadOptions): Promise<{ report: LoadReport; res
       const job = o.jobs[next++]!;
       const attempts: Attempt[] = [];
       for (let i = 0; i <= o.retries && Date.now() < deadline; i++) {
-        const a = await get(`${o.base}${job.path}`, job.token ? { authorization: `Bearer ${job.token}` } : {}, o.onHeaders && ((res) => o.onHeaders!(job, res)));
+        const a = await get(
+          `${o.base}${job.path}`,
+          job.token ? { authorization: `Bearer ${job.token}` } : {},
+          o.onHeaders && ((res) => o.onHeaders!(job, res)),
+        );
         delete (a as { body?: Buffer }).body;
         attempts.push(a);
         if (!retryable(a)) break;
@@ -133,25 +162,44 @@ export function summarize(results: JobResult[]): LoadReport {
     jobs: results.length,
     attempt_errors: all.filter(({ job, a }) => !matches(job, a)).length,
     client_errors: results.filter((r) => !r.ok).length,
-    bytes_verified: all.filter(({ job, a }) => job.expect.status === 200 && matches(job, a)).reduce((n, { a }) => n + a.bytes, 0),
-    corrupt: all.filter(({ job, a }) => job.expect.status === 200 && a.status === 200 && a.error === undefined && a.sha256 !== job.expect.sha256).length,
+    bytes_verified: all
+      .filter(({ job, a }) => job.expect.status === 200 && matches(job, a))
+      .reduce((n, { a }) => n + a.bytes, 0),
+    corrupt: all.filter(
+      ({ job, a }) =>
+        job.expect.status === 200 && a.status === 200 && a.error === undefined && a.sha256 !== job.expect.sha256,
+    ).length,
     refusals_broken: all.filter(({ job, a }) => job.expect.status !== 200 && a.status !== job.expect.status).length,
   };
 }
 
 /** Adds up several runs' reports. */
 export function addReports(...reports: LoadReport[]): LoadReport {
-  const out: LoadReport = { requests: 0, jobs: 0, attempt_errors: 0, client_errors: 0, bytes_verified: 0, corrupt: 0, refusals_broken: 0 };
+  const out: LoadReport = {
+    requests: 0,
+    jobs: 0,
+    attempt_errors: 0,
+    client_errors: 0,
+    bytes_verified: 0,
+    corrupt: 0,
+    refusals_broken: 0,
+  };
   for (const r of reports) for (const k of Object.keys(out) as Array<keyof LoadReport>) out[k] += r[k];
   return out;
 }
 
 /** A JSON request (admin API); never throws on HTTP errors. */
-export async function jsonRequest(url: string, init: { method?: string; token?: string; body?: unknown; timeoutMs?: number } = {}) {
+export async function jsonRequest(
+  url: string,
+  init: { method?: string; token?: string; body?: unknown; timeoutMs?: number } = {},
+) {
   const started = Date.now();
   const res = await fetch(url, {
     method: init.method ?? 'GET',
-    headers: { ...(init.token ? { authorization: `Bearer ${init.token}` } : {}), ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      ...(init.token ? { authorization: `Bearer ${init.token}` } : {}),
+      ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
     body: init.body !== undefined ? JSON.stringify(init.body) : undefined,
     signal: AbortSignal.timeout(init.timeoutMs ?? 30_000),
   });

@@ -31,7 +31,13 @@ export interface Shared {
 
 /** The secrets each replica gets from its environment (the `_env` keys of its hub.toml). */
 export function replicaEnv(s: Shared): Record<string, string> {
-  return { HUB_DATABASE_URL: s.databaseUrl, HUB_REDIS_URL: s.redisUrl, HUB_S3_ACCESS_KEY_ID: 'S3RVER', HUB_S3_SECRET_ACCESS_KEY: 'S3RVER', HUB_ADMIN_TOKEN: ADMIN_TOKEN };
+  return {
+    HUB_DATABASE_URL: s.databaseUrl,
+    HUB_REDIS_URL: s.redisUrl,
+    HUB_S3_ACCESS_KEY_ID: 'S3RVER',
+    HUB_S3_SECRET_ACCESS_KEY: 'S3RVER',
+    HUB_ADMIN_TOKEN: ADMIN_TOKEN,
+  };
 }
 
 /**
@@ -127,12 +133,23 @@ export async function createReplica(dir: string, name: string, shared: Shared): 
     spool,
     proc: () => current,
     async start() {
-      const p = startProc(process.execPath, [BIN, 'serve', '--config', config], logFile, { PATH: process.env.PATH, HOME: home, HUB_LOG_LEVEL: 'warn', ...replicaEnv(shared) });
+      const p = startProc(process.execPath, [BIN, 'serve', '--config', config], logFile, {
+        PATH: process.env.PATH,
+        HOME: home,
+        HUB_LOG_LEVEL: 'warn',
+        ...replicaEnv(shared),
+      });
       current = p;
-      await waitFor(`replica ${name} is ready`, async () => {
-        if (p.child.exitCode !== null || p.child.signalCode !== null) throw new Error(`replica ${name} exited: ${p.log().slice(-3000)}`);
-        return (await fetch(`${url}/readyz`).catch(() => undefined))?.status === 200;
-      }, 60_000, 100);
+      await waitFor(
+        `replica ${name} is ready`,
+        async () => {
+          if (p.child.exitCode !== null || p.child.signalCode !== null)
+            throw new Error(`replica ${name} exited: ${p.log().slice(-3000)}`);
+          return (await fetch(`${url}/readyz`).catch(() => undefined))?.status === 200;
+        },
+        60_000,
+        100,
+      );
     },
     async kill() {
       const p = current;

@@ -10,6 +10,12 @@ if (!directory || !port || !bucket) {
   process.stderr.write('usage: s3-main.js <directory> <port> <bucket>\n');
   process.exit(2);
 }
-const server = new S3rver({ port: Number(port), address: '127.0.0.1', silent: true, directory, configureBuckets: [{ name: bucket }] });
+const server = new S3rver({
+  port: Number(port),
+  address: '127.0.0.1',
+  silent: true,
+  directory,
+  configureBuckets: [{ name: bucket }],
+});
 await server.run();
 process.stdout.write(`s3rver listening on 127.0.0.1:${port}\n`);

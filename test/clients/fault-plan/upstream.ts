@@ -14,7 +14,8 @@ const CHUNK_EVERY_MS = 25;
 
 /** Pseudo-random bytes from the file's name (AES-CTR over zeros): the same name always has the same bytes. */
 export function content(name: string): Buffer {
-  const size = name === BIG ? BIG_BYTES : SMALL_BYTES + (crypto.createHash('sha256').update(name).digest().readUInt16BE(0) % 4096);
+  const size =
+    name === BIG ? BIG_BYTES : SMALL_BYTES + (crypto.createHash('sha256').update(name).digest().readUInt16BE(0) % 4096);
   const key = crypto.createHash('sha256').update(`fault-plan:${name}`).digest().subarray(0, 16);
   const cipher = crypto.createCipheriv('aes-128-ctr', key, Buffer.alloc(16));
   return Buffer.concat([cipher.update(Buffer.alloc(size)), cipher.final()]);

@@ -28,15 +28,41 @@ export const accessCheckRoutes: AdminRoute[] = [
         const token = await hub.services.tokens.find(body.token_id);
         const owner = token && (await hub.services.users.find(token.user_id));
         if (!token || !owner) throw errors.notFound(`no token "${body.token_id}"`);
-        if (body.user_id !== undefined && body.user_id !== token.user_id) throw errors.badRequest(`token ${body.token_id} belongs to another user than ${body.user_id}`);
-        subject = { user_id: token.user_id, token_id: body.token_id, roles: body.roles ?? owner.roles, token_permissions: token.permissions ?? undefined };
-        if (token.revoked_at !== null) refusal = { decision: 'deny', rule: 'token_revoked', reason: `token ${body.token_id} was revoked (401 unauthenticated)` };
-        else if (token.expires_at !== null && token.expires_at <= now) refusal = { decision: 'deny', rule: 'token_expired', reason: `token ${body.token_id} has expired (401 unauthenticated)` };
-        else if (owner.blocked) refusal = { decision: 'deny', rule: 'user_blocked', reason: `user ${token.user_id} is blocked (403 user_blocked)` };
+        if (body.user_id !== undefined && body.user_id !== token.user_id)
+          throw errors.badRequest(`token ${body.token_id} belongs to another user than ${body.user_id}`);
+        subject = {
+          user_id: token.user_id,
+          token_id: body.token_id,
+          roles: body.roles ?? owner.roles,
+          token_permissions: token.permissions ?? undefined,
+        };
+        if (token.revoked_at !== null)
+          refusal = {
+            decision: 'deny',
+            rule: 'token_revoked',
+            reason: `token ${body.token_id} was revoked (401 unauthenticated)`,
+          };
+        else if (token.expires_at !== null && token.expires_at <= now)
+          refusal = {
+            decision: 'deny',
+            rule: 'token_expired',
+            reason: `token ${body.token_id} has expired (401 unauthenticated)`,
+          };
+        else if (owner.blocked)
+          refusal = {
+            decision: 'deny',
+            rule: 'user_blocked',
+            reason: `user ${token.user_id} is blocked (403 user_blocked)`,
+          };
       } else if (body.user_id !== undefined) {
         const user = await findUser(hub, body.user_id);
         subject = { user_id: body.user_id, token_id: null, roles: body.roles ?? user.roles };
-        if (user.blocked) refusal = { decision: 'deny', rule: 'user_blocked', reason: `user ${body.user_id} is blocked (403 user_blocked)` };
+        if (user.blocked)
+          refusal = {
+            decision: 'deny',
+            rule: 'user_blocked',
+            reason: `user ${body.user_id} is blocked (403 user_blocked)`,
+          };
       } else if (body.roles !== undefined) {
         subject = { user_id: null, token_id: null, roles: body.roles };
       }
@@ -46,8 +72,18 @@ export const accessCheckRoutes: AdminRoute[] = [
         const kind = hub.registries.find((r) => r.name === body.registry) ? registry(body.registry).kind : undefined;
         pkg = kind?.coordinate.normalizeName?.(pkg) ?? pkg;
       }
-      const decision = refusal ?? (await hub.access.decide({ subject, permission: body.permission, registry: body.registry, package: pkg }));
-      ctx.body = { ...decision, subject: { user_id: subject.user_id, token_id: subject.token_id, roles: subject.roles, token_permissions: subject.token_permissions ?? null } };
+      const decision =
+        refusal ??
+        (await hub.access.decide({ subject, permission: body.permission, registry: body.registry, package: pkg }));
+      ctx.body = {
+        ...decision,
+        subject: {
+          user_id: subject.user_id,
+          token_id: subject.token_id,
+          roles: subject.roles,
+          token_permissions: subject.token_permissions ?? null,
+        },
+      };
     },
   }),
 ];

@@ -22,7 +22,11 @@ export const blockRoutes: AdminRoute[] = [
     path: '/api/v1/admin/blocks',
     permission: 'system:read',
     action: 'block_list',
-    query: queryParameters({ blocked_by: 'who blocked (a user id, or system:upstream-audit)', registry: 'a registry name', package_name: 'a canonical package name' }),
+    query: queryParameters({
+      blocked_by: 'who blocked (a user id, or system:upstream-audit)',
+      registry: 'a registry name',
+      package_name: 'a canonical package name',
+    }),
     summary: 'List blocks (filters: blocked_by, registry, package_name)',
     response: BlockList,
     async handle({ ctx, hub }) {
@@ -31,7 +35,9 @@ export const blockRoutes: AdminRoute[] = [
         const v = ctx.query[key];
         if (typeof v === 'string' && v !== '') filter[key] = v;
       }
-      const paths = new Set(hub.registries.filter((r) => hub.kinds.get(r.type)?.addressing === 'path').map((r) => r.name));
+      const paths = new Set(
+        hub.registries.filter((r) => hub.kinds.get(r.type)?.addressing === 'path').map((r) => r.name),
+      );
       ctx.body = { blocks: (await hub.services.blocks.list(filter)).map((r) => blockJson(r, paths.has(r.registry))) };
     },
   }),
@@ -48,8 +54,15 @@ export const blockRoutes: AdminRoute[] = [
       const reg = registry(body.registry);
       const c = coordinate(reg, body.package_name, body.version, body.path);
       Object.assign(audit, { registry: reg.name, package: c.name, version: c.version, detail: body.reason });
-      const block = await hub.services.blocks.add({ registry: reg.name, package_name: c.name, version: c.version ?? null, reason: body.reason ?? null, by: actor });
-      if (block === 'exists') throw errors.conflict(`${reg.kind.coordinate.format(c)} is already blocked in ${reg.name}`);
+      const block = await hub.services.blocks.add({
+        registry: reg.name,
+        package_name: c.name,
+        version: c.version ?? null,
+        reason: body.reason ?? null,
+        by: actor,
+      });
+      if (block === 'exists')
+        throw errors.conflict(`${reg.kind.coordinate.format(c)} is already blocked in ${reg.name}`);
       ctx.status = 201;
       ctx.body = blockJson(block, reg.kind.addressing === 'path');
     },
@@ -65,7 +78,12 @@ export const blockRoutes: AdminRoute[] = [
       const id = /^[1-9]\d{0,15}$/.test(params.id!) ? Number(params.id) : NaN;
       const row = Number.isSafeInteger(id) ? await hub.services.blocks.get(id) : null;
       if (!row) throw errors.notFound(`no block ${String(params.id).slice(0, 32)}`);
-      Object.assign(audit, { registry: row.registry, package: row.package_name, version: row.version ?? undefined, detail: `block ${id} by ${row.blocked_by}` });
+      Object.assign(audit, {
+        registry: row.registry,
+        package: row.package_name,
+        version: row.version ?? undefined,
+        detail: `block ${id} by ${row.blocked_by}`,
+      });
       authorize({ registry: row.registry, package: row.package_name });
       await hub.services.blocks.remove(id);
       const reg = hub.registries.find((r) => r.name === row.registry);

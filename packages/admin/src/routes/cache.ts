@@ -25,13 +25,26 @@ async function revalidate({ ctx, hub, body, registry, coordinate, audit }: Admin
   const c = coordinate(reg, body.package, body.version);
   Object.assign(audit, { registry: reg.name, package: c.name, version: c.version });
   const r = await hub.listings.revalidate(reg.name, c.name, c.version);
-  const list = (vs: string[]) => (vs.length ? vs.slice(0, 20).join(' ') + (vs.length > 20 ? ` (+${vs.length - 20})` : '') : 'none');
-  audit.detail = `added ${list(r.added)}; gone ${list(r.gone)}; ${r.documents.map((d) => `${d.key} ${d.outcome}`).join(', ')}`.slice(0, 1000);
+  const list = (vs: string[]) =>
+    vs.length ? vs.slice(0, 20).join(' ') + (vs.length > 20 ? ` (+${vs.length - 20})` : '') : 'none';
+  audit.detail =
+    `added ${list(r.added)}; gone ${list(r.gone)}; ${r.documents.map((d) => `${d.key} ${d.outcome}`).join(', ')}`.slice(
+      0,
+      1000,
+    );
   ctx.body = r;
 }
 
 export const cacheRoutes: AdminRoute[] = [
-  adminRoute({ method: 'DELETE', path: '/api/v1/admin/cache/:registry/:package', permission: 'system:write', action: 'delete', summary: 'Remove every cached file of a package', response: PurgeAnswer, handle: purge }),
+  adminRoute({
+    method: 'DELETE',
+    path: '/api/v1/admin/cache/:registry/:package',
+    permission: 'system:write',
+    action: 'delete',
+    summary: 'Remove every cached file of a package',
+    response: PurgeAnswer,
+    handle: purge,
+  }),
   adminRoute({
     method: 'POST',
     path: '/api/v1/admin/cache/revalidate',
@@ -42,5 +55,13 @@ export const cacheRoutes: AdminRoute[] = [
     response: RevalidateAnswer,
     handle: revalidate,
   }),
-  adminRoute({ method: 'DELETE', path: '/api/v1/admin/cache/:registry/:package/:version', permission: 'system:write', action: 'delete', summary: 'Remove the cached files of one version', response: PurgeAnswer, handle: purge }),
+  adminRoute({
+    method: 'DELETE',
+    path: '/api/v1/admin/cache/:registry/:package/:version',
+    permission: 'system:write',
+    action: 'delete',
+    summary: 'Remove the cached files of one version',
+    response: PurgeAnswer,
+    handle: purge,
+  }),
 ];

@@ -7,12 +7,20 @@ import { ClaimAnswer, ClaimList } from '../answer-schemas.js';
 function hybrid(call: AdminCall, name: string) {
   const reg = call.registry(name);
   const mode = call.hub.served.get(reg.name)!.info.mode;
-  if (mode !== 'hybrid') throw errors.badRequest(`registry ${reg.name} is a ${mode} registry: names are claimed in hybrid registries, where a first publish of a name the upstream has needs a claim`);
+  if (mode !== 'hybrid')
+    throw errors.badRequest(
+      `registry ${reg.name} is a ${mode} registry: names are claimed in hybrid registries, where a first publish of a name the upstream has needs a claim`,
+    );
   call.audit.registry = reg.name;
   return reg;
 }
 
-const claimJson = (c: LocalClaim) => ({ registry: c.registry, package: c.name, claimed_by: c.claimed_by, claimed_at: iso(c.claimed_at) });
+const claimJson = (c: LocalClaim) => ({
+  registry: c.registry,
+  package: c.name,
+  claimed_by: c.claimed_by,
+  claimed_at: iso(c.claimed_at),
+});
 
 /**
  * Claims (issue 26, decision 0043): names an administrator lets a hybrid registry publish although its upstream
@@ -29,7 +37,9 @@ export const claimRoutes: AdminRoute[] = [
     async handle(call) {
       const reg = hybrid(call, call.params.registry!);
       const rows = await call.hub.services.local.claims(reg.name);
-      call.ctx.body = { claims: rows.filter((r) => call.may({ registry: r.registry, package: r.name })).map(claimJson) };
+      call.ctx.body = {
+        claims: rows.filter((r) => call.may({ registry: r.registry, package: r.name })).map(claimJson),
+      };
     },
   }),
   adminRoute({
@@ -63,7 +73,8 @@ export const claimRoutes: AdminRoute[] = [
       const c = call.coordinate(reg, call.params.package!, undefined);
       call.audit.package = c.name;
       const claim = (await call.hub.services.local.claims(reg.name)).find((r) => r.name === c.name);
-      if (!claim || !(await call.hub.services.local.unclaim(reg.name, c.name))) throw errors.notFound(`${c.name} is not claimed for ${reg.name}`);
+      if (!claim || !(await call.hub.services.local.unclaim(reg.name, c.name)))
+        throw errors.notFound(`${c.name} is not claimed for ${reg.name}`);
       call.ctx.body = claimJson(claim);
     },
   }),

@@ -20,7 +20,10 @@ export const cleanupRoutes: AdminRoute[] = [
     action: 'cleanup_preview',
     summary: 'What a cleanup run would remove now, with the rule that selected each version',
     response: CleanupAnswer,
-    query: queryParameters({ registry: 'one registry (default: every registry with cleanup rules)', limit: `versions listed at most (default 1000, at most ${MAX_ITEMS}); the totals count all` }),
+    query: queryParameters({
+      registry: 'one registry (default: every registry with cleanup rules)',
+      limit: `versions listed at most (default 1000, at most ${MAX_ITEMS}); the totals count all`,
+    }),
     async handle(call) {
       const registry = scope(call, queryValue(call.ctx, 'registry'));
       const report = await call.hub.cleanup.preview({ registry, limit: queryInt(call.ctx, 'limit', 1000, MAX_ITEMS) });

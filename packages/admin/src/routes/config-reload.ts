@@ -18,8 +18,12 @@ export const configReloadRoutes: AdminRoute[] = [
     response: ConfigReloadAnswer,
     async handle({ ctx, hub, actor, audit }) {
       const local = queryValue(ctx, 'local');
-      if (local !== undefined && local !== 'true' && local !== 'false') throw errors.badRequest('local must be true or false');
-      ctx.body = local === 'true' ? { replicas: [await hub.configReload.local({ by: actor, audit })] } : await hub.configReload.everywhere({ by: actor, audit });
+      if (local !== undefined && local !== 'true' && local !== 'false')
+        throw errors.badRequest('local must be true or false');
+      ctx.body =
+        local === 'true'
+          ? { replicas: [await hub.configReload.local({ by: actor, audit })] }
+          : await hub.configReload.everywhere({ by: actor, audit });
     },
   }),
 ];

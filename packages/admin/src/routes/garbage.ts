@@ -13,7 +13,8 @@ export const garbageRoutes: AdminRoute[] = [
     path: '/api/v1/admin/registries/:registry/gc',
     permission: 'system:write',
     action: 'garbage_collect',
-    summary: 'Remove published files no document of the registry refers to (OCI blobs no manifest names), or list them (dry_run)',
+    summary:
+      'Remove published files no document of the registry refers to (OCI blobs no manifest names), or list them (dry_run)',
     response: GarbageAnswer,
     body: GarbageBody,
     async handle(call) {
@@ -22,12 +23,22 @@ export const garbageRoutes: AdminRoute[] = [
       if (!served) throw errors.notFound(`no registry named "${reg.name}"`);
       const dryRun = call.body.dry_run === true;
       Object.assign(call.audit, { registry: reg.name });
-      const report = await collectGarbage(served, call.hub.services.local, { dryRun, actor: call.actor, log: call.hub.log });
+      const report = await collectGarbage(served, call.hub.services.local, {
+        dryRun,
+        actor: call.actor,
+        log: call.hub.log,
+      });
       call.audit.detail = `${dryRun ? 'would remove' : 'removed'} ${report.removed.length} file(s), ${report.removed.reduce((n, i) => n + i.size, 0)} bytes`;
       call.ctx.body = {
         registry: reg.name,
         dry_run: dryRun,
-        removed: report.removed.map((i) => ({ key: i.key, package_name: i.name, sha256: i.sha256, size: i.size, stored_at: i.storedAt })),
+        removed: report.removed.map((i) => ({
+          key: i.key,
+          package_name: i.name,
+          sha256: i.sha256,
+          size: i.size,
+          stored_at: i.storedAt,
+        })),
         skipped: report.skipped,
       };
     },

@@ -36,11 +36,25 @@ export const healthRoutes: AdminRoute[] = [
         database,
         storage: hub.config.storage.kind,
         // Cache size against [cache] max_bytes (0: no limit), for the console's health card.
-        cache: { held_bytes: [...cached.values()].reduce((n, c) => n + c.bytes, 0), max_bytes: hub.config.cache.max_bytes },
+        cache: {
+          held_bytes: [...cached.values()].reduce((n, c) => n + c.bytes, 0),
+          max_bytes: hub.config.cache.max_bytes,
+        },
         registries: hub.registries.map((r) => {
-          const entry: Record<string, unknown> = { name: r.name, type: r.type, mode: r.mode, upstream: r.upstream ?? null, cached: cached.get(r.name) ?? { artifacts: 0, bytes: 0 } };
+          const entry: Record<string, unknown> = {
+            name: r.name,
+            type: r.type,
+            mode: r.mode,
+            upstream: r.upstream ?? null,
+            cached: cached.get(r.name) ?? { artifacts: 0, bytes: 0 },
+          };
           for (const [section, s] of sections) if (s.registries?.[r.name]) entry[section] = s.registries[r.name];
-          if (r.mode === 'group') entry.members = (r.members ?? []).map((m) => ({ name: m, mode: hub.registries.find((x) => x.name === m)?.mode ?? 'proxy', state: memberState(sections.get('upstream_mirrors')?.registries?.[m]) }));
+          if (r.mode === 'group')
+            entry.members = (r.members ?? []).map((m) => ({
+              name: m,
+              mode: hub.registries.find((x) => x.name === m)?.mode ?? 'proxy',
+              state: memberState(sections.get('upstream_mirrors')?.registries?.[m]),
+            }));
           return entry;
         }),
       };

@@ -44,18 +44,34 @@ export const packageRoutes: AdminRoute[] = [
     response: PackageList,
     async handle(call) {
       const query = present<Static<typeof PackageListQuery>>(call.ctx.query);
-      const perPage = bounded('per_page', query.per_page, call.hub.config.limits.packages_per_page, MAX_PACKAGES_PER_PAGE);
+      const perPage = bounded(
+        'per_page',
+        query.per_page,
+        call.hub.config.limits.packages_per_page,
+        MAX_PACKAGES_PER_PAGE,
+      );
       // Registry-scoped policies narrow the search before paging; a package-scoped deny hides its row after.
-      const registries = query.registry !== undefined ? [call.registry(query.registry).name] : call.hub.registries.map((r) => r.name).filter((name) => call.may({ registry: name }));
+      const registries =
+        query.registry !== undefined
+          ? [call.registry(query.registry).name]
+          : call.hub.registries.map((r) => r.name).filter((name) => call.may({ registry: name }));
       if (query.registry !== undefined) call.audit.registry = registries[0];
-      const { total, page, items } = await call.hub.services.catalog.list({ registries, q: query.q, page: Number(query.page ?? 1), perPage });
+      const { total, page, items } = await call.hub.services.catalog.list({
+        registries,
+        q: query.q,
+        page: Number(query.page ?? 1),
+        perPage,
+      });
       const visible = items.filter((i) => call.may({ registry: i.registry, package: i.name }));
       const byRegistry = new Map<string, string[]>();
       for (const i of visible) byRegistry.set(i.registry, [...(byRegistry.get(i.registry) ?? []), i.name]);
       const facts = new Map<string, { upstream: string | undefined; flagged: number; blocked: number }>();
       const audited = call.hub.packageFacts.knowsUpstreamState();
       for (const [registry, names] of byRegistry) {
-        const [summary, blocks] = await Promise.all([call.hub.packageFacts.summarize(registry, names), call.hub.services.catalog.blockedCounts(registry, names)]);
+        const [summary, blocks] = await Promise.all([
+          call.hub.packageFacts.summarize(registry, names),
+          call.hub.services.catalog.blockedCounts(registry, names),
+        ]);
         for (const name of names) {
           const s = summary.get(name);
           const b = blocks.get(name);
@@ -105,16 +121,32 @@ export const packageRoutes: AdminRoute[] = [
       const { name } = call.coordinate(reg, call.params.package!, undefined);
       Object.assign(call.audit, { registry: reg.name, package: name });
       const catalog = call.hub.services.catalog;
-      const [known, blocks, sheet] = await Promise.all([catalog.versions(reg.name, name), call.hub.services.blocks.list({ registry: reg.name, package_name: name }), call.hub.packageFacts.detail(reg.name, name)]);
+      const [known, blocks, sheet] = await Promise.all([
+        catalog.versions(reg.name, name),
+        call.hub.services.blocks.list({ registry: reg.name, package_name: name }),
+        call.hub.packageFacts.detail(reg.name, name),
+      ]);
       const versions = new Map(known.map((v) => [v.version, v]));
-      for (const v of sheet.versions.keys()) if (!versions.has(v)) versions.set(v, { version: v, held: false, bytes: 0, sha256: null, unlisted: false, pulls: 0, last_pull_at: null });
-      if (versions.size === 0 && blocks.length === 0 && !sheet.everyVersion?.flags?.length) throw errors.notFound(`hub knows no package ${name} in registry ${reg.name}`);
+      for (const v of sheet.versions.keys())
+        if (!versions.has(v))
+          versions.set(v, {
+            version: v,
+            held: false,
+            bytes: 0,
+            sha256: null,
+            unlisted: false,
+            pulls: 0,
+            last_pull_at: null,
+          });
+      if (versions.size === 0 && blocks.length === 0 && !sheet.everyVersion?.flags?.length)
+        throw errors.notFound(`hub knows no package ${name} in registry ${reg.name}`);
 
       const codec = reg.kind.coordinate;
       const compare = codec.compareVersions ?? genericVersionOrder;
       const isPrerelease = codec.isPrerelease ?? isGenericPrerelease;
       // A block in another spelling of the version (decision 0039) is this version's.
-      const same = (a: string, b: string) => a === b || (codec.canonicalVersion !== undefined && codec.canonicalVersion(a) === codec.canonicalVersion(b));
+      const same = (a: string, b: string) =>
+        a === b || (codec.canonicalVersion !== undefined && codec.canonicalVersion(a) === codec.canonicalVersion(b));
       const whole = blocks.find((b) => b.version === null);
       const rows: PackageVersionAnswer[] = [...versions.values()]
         .sort((a, b) => compare(b.version, a.version))

@@ -4,9 +4,19 @@ import { assertMayGrant, policyGrant } from '../grants.js';
 import { PolicyBody } from '../schemas.js';
 import { ApiPolicyAnswer, PolicyList } from '../answer-schemas.js';
 
-const policyJson = (r: PolicyRow) => ({ rule: apiPolicyId(r), source: 'api', id: r.id, ...(r.name ? { name: r.name } : {}), effect: r.effect, ...r.rule, created_by: r.created_by, created_at: iso(r.created_at) });
+const policyJson = (r: PolicyRow) => ({
+  rule: apiPolicyId(r),
+  source: 'api',
+  id: r.id,
+  ...(r.name ? { name: r.name } : {}),
+  effect: r.effect,
+  ...r.rule,
+  created_by: r.created_by,
+  created_at: iso(r.created_at),
+});
 
-const notFound = (id: string) => errors.notFound(`no API policy ${id.slice(0, 32)} (config policies change in hub.toml)`);
+const notFound = (id: string) =>
+  errors.notFound(`no API policy ${id.slice(0, 32)} (config policies change in hub.toml)`);
 
 const RULE_KEYS = ['permissions', 'users', 'roles', 'tokens', 'registries', 'packages'] as const;
 
@@ -23,7 +33,11 @@ export const policyRoutes: AdminRoute[] = [
     summary: 'List policies: [[auth.policies]] from the config, then those made through the API',
     response: PolicyList,
     async handle({ ctx, hub }) {
-      const fromConfig = (hub.config.auth.policies ?? []).map((p, i) => ({ rule: configPolicyId(p, i), source: 'config', ...p }));
+      const fromConfig = (hub.config.auth.policies ?? []).map((p, i) => ({
+        rule: configPolicyId(p, i),
+        source: 'config',
+        ...p,
+      }));
       const fromApi = (await hub.access.policies.list()).map(policyJson);
       ctx.body = { policies: [...fromConfig, ...fromApi] };
     },
@@ -61,7 +75,8 @@ export const policyRoutes: AdminRoute[] = [
       if (!found) throw notFound(params.id!);
       audit.detail = apiPolicyId(found);
       // Removing a deny hands back what it withheld: the same rule as minting a token (decision 0037).
-      if (found.effect === 'deny') await assertMayGrant(hub, subject, policyGrant(found.rule), `removing ${apiPolicyId(found)}`);
+      if (found.effect === 'deny')
+        await assertMayGrant(hub, subject, policyGrant(found.rule), `removing ${apiPolicyId(found)}`);
       const r = await hub.access.policies.remove(id);
       if (!r) throw notFound(params.id!);
       ctx.body = policyJson(r);

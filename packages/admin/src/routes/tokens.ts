@@ -21,7 +21,12 @@ export const tokenRoutes: AdminRoute[] = [
       const user = await findUser(hub, body.user_id);
       // What the new token could do, as decide() would see it: the user's roles and the policies naming
       // the user or its roles, in every registry and package scope, narrowed by the token.
-      const holder: Subject = { user_id: body.user_id, token_id: null, roles: user.roles, token_permissions: body.permissions };
+      const holder: Subject = {
+        user_id: body.user_id,
+        token_id: null,
+        roles: user.roles,
+        token_permissions: body.permissions,
+      };
       await assertMayGrant(hub, subject, await subjectGrant(hub, holder), `a token for ${body.user_id}`);
       const { token, row } = await hub.services.tokens.issue({
         user_id: body.user_id,

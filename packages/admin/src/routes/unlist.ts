@@ -26,7 +26,8 @@ export const unlistRoutes: AdminRoute[] = [
     async handle(call) {
       const key = target(call);
       const row = await call.hub.services.unlisting.add(key, call.actor);
-      if (row === 'exists') throw errors.conflict(`${key.package_name} ${key.version} is already unlisted in ${key.registry}`);
+      if (row === 'exists')
+        throw errors.conflict(`${key.package_name} ${key.version} is already unlisted in ${key.registry}`);
       call.ctx.status = 201;
       call.ctx.body = unlistedJson(row);
     },

@@ -17,7 +17,13 @@ export async function findUser(hub: Pick<PluginContext, 'services'>, id: string)
 }
 
 /** A token as a user's page lists it. */
-const ownTokenJson = (t: Token) => ({ id: t.id, permissions: t.permissions, expires_at: iso(t.expires_at), revoked_at: iso(t.revoked_at), created_at: iso(t.created_at) });
+const ownTokenJson = (t: Token) => ({
+  id: t.id,
+  permissions: t.permissions,
+  expires_at: iso(t.expires_at),
+  revoked_at: iso(t.revoked_at),
+  created_at: iso(t.created_at),
+});
 export const tokenJson = (t: Token) => ({ ...ownTokenJson(t), user_id: t.user_id });
 
 function setBlocked(blocked: boolean): AdminRoute {
@@ -31,7 +37,10 @@ function setBlocked(blocked: boolean): AdminRoute {
     async handle({ ctx, hub, params, audit }) {
       audit.detail = `user ${params.id}`;
       await findUser(hub, params.id!);
-      if (blocked && params.id === BOOTSTRAP_ADMIN) throw errors.badRequest('the bootstrap admin cannot be blocked; rotate HUB_ADMIN_TOKEN (or admin_token_sha256) instead');
+      if (blocked && params.id === BOOTSTRAP_ADMIN)
+        throw errors.badRequest(
+          'the bootstrap admin cannot be blocked; rotate HUB_ADMIN_TOKEN (or admin_token_sha256) instead',
+        );
       // This replica stops honouring the user's tokens now; the others within AUTH_MEMO_MS.
       const user = await hub.services.users.setBlocked(params.id!, blocked);
       if (!user) throw errors.notFound(`no user "${params.id!.slice(0, 128)}"`);
@@ -54,7 +63,12 @@ export const userRoutes: AdminRoute[] = [
       const roles = body.roles ?? ['reader'];
       audit.detail = `user ${body.id} roles ${roles.join(',')}`;
       // The user's roles and any allow policy naming the user or those roles, in every scope.
-      await assertMayGrant(hub, subject, await subjectGrant(hub, { user_id: body.id, token_id: null, roles }), `a user with roles ${roles.join(', ')}`);
+      await assertMayGrant(
+        hub,
+        subject,
+        await subjectGrant(hub, { user_id: body.id, token_id: null, roles }),
+        `a user with roles ${roles.join(', ')}`,
+      );
       const user = await hub.services.users.create({ id: body.id, roles });
       if (user === 'exists') throw errors.conflict(`user "${body.id}" already exists`);
       ctx.status = 201;

@@ -6,7 +6,13 @@ import type { InventoryEntry } from './inventory.js';
 
 type Json = Record<string, unknown>;
 
-const SCOPE = { runtime: 'required', build: 'required', peer: 'optional', optional: 'optional', dev: 'excluded' } as const;
+const SCOPE = {
+  runtime: 'required',
+  build: 'required',
+  peer: 'optional',
+  optional: 'optional',
+  dev: 'excluded',
+} as const;
 
 const envelope = (component: Json | undefined, components: Json[], dependencies: Json[]): Json => ({
   bomFormat: 'CycloneDX',
@@ -52,8 +58,18 @@ export function cycloneDx(s: SbomSubject): Json {
     version: s.version,
     purl: ref,
     hashes: sha256(main.sha256),
-    properties: [{ name: 'hub:registry', value: s.registry }, ...s.files.map((f) => ({ name: 'hub:held_file', value: `${f.key} sha256:${f.sha256}` })), ...provenanceProperties(s)],
-    ...(s.provenance?.sourceRepository ? { externalReferences: [{ type: 'vcs', url: s.provenance.sourceRepository, comment: 'from the verified provenance' }] } : {}),
+    properties: [
+      { name: 'hub:registry', value: s.registry },
+      ...s.files.map((f) => ({ name: 'hub:held_file', value: `${f.key} sha256:${f.sha256}` })),
+      ...provenanceProperties(s),
+    ],
+    ...(s.provenance?.sourceRepository
+      ? {
+          externalReferences: [
+            { type: 'vcs', url: s.provenance.sourceRepository, comment: 'from the verified provenance' },
+          ],
+        }
+      : {}),
   };
   const seen = new Set<string>();
   const components: Json[] = [];
@@ -88,7 +104,10 @@ export function cycloneDxInventory(entries: readonly InventoryEntry[]): Json {
     properties: [
       { name: 'hub:registry', value: e.registry },
       ...e.files.map((f) => ({ name: 'hub:held_file', value: `${f.key} sha256:${f.sha256}` })),
-      ...e.pulled_by.map((p) => ({ name: 'hub:pulled_by', value: `${p.user_id ?? 'anonymous'} downloads=${p.downloads} last=${p.last}` })),
+      ...e.pulled_by.map((p) => ({
+        name: 'hub:pulled_by',
+        value: `${p.user_id ?? 'anonymous'} downloads=${p.downloads} last=${p.last}`,
+      })),
     ],
   }));
   return envelope(undefined, components, []);

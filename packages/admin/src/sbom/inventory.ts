@@ -25,11 +25,29 @@ export async function inventory(hub: PluginContext, registries: readonly string[
       if (a.version === null || a.version === undefined) continue;
       const k = `${a.package_name}\0${a.version}`;
       let e = byVersion.get(k);
-      if (!e) byVersion.set(k, (e = { registry, name: a.package_name, version: String(a.version), purl: purl(type, a.package_name, String(a.version)), files: [], pulled_by: [] }));
+      if (!e)
+        byVersion.set(
+          k,
+          (e = {
+            registry,
+            name: a.package_name,
+            version: String(a.version),
+            purl: purl(type, a.package_name, String(a.version)),
+            files: [],
+            pulled_by: [],
+          }),
+        );
       e.files.push({ key: a.cache_key, sha256: a.blob_sha256 });
     }
-    for (const p of await hub.services.accessLog.pullers(registry)) byVersion.get(`${p.package}\0${p.version}`)?.pulled_by.push({ user_id: p.user_id, downloads: p.downloads, last: iso(p.last) });
-    out.push(...[...byVersion.values()].sort((a, b) => (a.name === b.name ? a.version.localeCompare(b.version) : a.name < b.name ? -1 : 1)));
+    for (const p of await hub.services.accessLog.pullers(registry))
+      byVersion
+        .get(`${p.package}\0${p.version}`)
+        ?.pulled_by.push({ user_id: p.user_id, downloads: p.downloads, last: iso(p.last) });
+    out.push(
+      ...[...byVersion.values()].sort((a, b) =>
+        a.name === b.name ? a.version.localeCompare(b.version) : a.name < b.name ? -1 : 1,
+      ),
+    );
   }
   return out;
 }

@@ -2,12 +2,23 @@
  * Package URLs (purl spec) for the kinds hub serves. The purl type follows the ecosystem, not hub's kind id
  * (go is `golang`, rubygems is `gem`); kinds without a purl type of their own are `generic`.
  */
-const PURL_TYPE: Readonly<Record<string, string>> = { npm: 'npm', cargo: 'cargo', go: 'golang', maven: 'maven', nuget: 'nuget', rubygems: 'gem', terraform: 'terraform', vsix: 'vscode-extension', openvsx: 'vscode-extension' };
+const PURL_TYPE: Readonly<Record<string, string>> = {
+  npm: 'npm',
+  cargo: 'cargo',
+  go: 'golang',
+  maven: 'maven',
+  nuget: 'nuget',
+  rubygems: 'gem',
+  terraform: 'terraform',
+  vsix: 'vscode-extension',
+  openvsx: 'vscode-extension',
+};
 
 export const purlType = (kind: string): string => PURL_TYPE[kind] ?? 'generic';
 
 /** purl percent-encoding: everything but unreserved characters (so `@` in a scope is %40, `+` in a version %2B). */
-const enc = (s: string): string => encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+const enc = (s: string): string =>
+  encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 
 /** The purl of a package (a version, or none for a dependency known only by its range). */
 export function purl(kind: string, name: string, version?: string): string {

@@ -14,7 +14,9 @@ const spdxId = (tag: string, i: number) => `SPDXRef-${tag}-${i}`;
 
 const NOASSERTION = 'NOASSERTION';
 
-const purlRef = (locator: string) => [{ referenceCategory: 'PACKAGE-MANAGER', referenceType: 'purl', referenceLocator: locator }];
+const purlRef = (locator: string) => [
+  { referenceCategory: 'PACKAGE-MANAGER', referenceType: 'purl', referenceLocator: locator },
+];
 
 const doc = (name: string, namespace: string | null, packages: Json[], relationships: Json[]): Json => ({
   spdxVersion: 'SPDX-2.3',
@@ -28,7 +30,13 @@ const doc = (name: string, namespace: string | null, packages: Json[], relations
 });
 
 /** The relationship a dependency of each scope has with the package that declares it (SPDX 2.3 section 11). */
-const RELATION = { runtime: 'DEPENDS_ON', peer: 'DEPENDS_ON', optional: 'OPTIONAL_DEPENDENCY_OF', dev: 'DEV_DEPENDENCY_OF', build: 'BUILD_DEPENDENCY_OF' } as const;
+const RELATION = {
+  runtime: 'DEPENDS_ON',
+  peer: 'DEPENDS_ON',
+  optional: 'OPTIONAL_DEPENDENCY_OF',
+  dev: 'DEV_DEPENDENCY_OF',
+  build: 'BUILD_DEPENDENCY_OF',
+} as const;
 
 /** What hub found of the version's provenance, appended to the package comment (decision 0062). */
 function provenanceNote(s: SbomSubject): string {
@@ -58,14 +66,30 @@ export function spdx(s: SbomSubject, namespace: string | null): Json {
     comment: `held by hub in registry ${s.registry}: ${s.files.map((f) => `${f.key} sha256:${f.sha256}`).join(', ')}${provenanceNote(s)}`,
   };
   const packages: Json[] = [root];
-  const relationships: Json[] = [{ spdxElementId: 'SPDXRef-DOCUMENT', relationshipType: 'DESCRIBES', relatedSpdxElement: 'SPDXRef-Package' }];
+  const relationships: Json[] = [
+    { spdxElementId: 'SPDXRef-DOCUMENT', relationshipType: 'DESCRIBES', relatedSpdxElement: 'SPDXRef-Package' },
+  ];
   s.dependencies.forEach((d, i) => {
     const id = spdxId('Dependency', i + 1);
-    packages.push({ SPDXID: id, name: d.name, downloadLocation: NOASSERTION, filesAnalyzed: false, externalRefs: purlRef(purl(s.kind, d.name)), comment: `declared range ${d.range} (${d.scope})` });
+    packages.push({
+      SPDXID: id,
+      name: d.name,
+      downloadLocation: NOASSERTION,
+      filesAnalyzed: false,
+      externalRefs: purlRef(purl(s.kind, d.name)),
+      comment: `declared range ${d.range} (${d.scope})`,
+    });
     const rel = RELATION[d.scope];
-    relationships.push(rel === 'DEPENDS_ON' ? { spdxElementId: 'SPDXRef-Package', relationshipType: rel, relatedSpdxElement: id } : { spdxElementId: id, relationshipType: rel, relatedSpdxElement: 'SPDXRef-Package' });
+    relationships.push(
+      rel === 'DEPENDS_ON'
+        ? { spdxElementId: 'SPDXRef-Package', relationshipType: rel, relatedSpdxElement: id }
+        : { spdxElementId: id, relationshipType: rel, relatedSpdxElement: 'SPDXRef-Package' },
+    );
   });
-  return { ...doc(`${s.registry}/${s.name}@${s.version}`, namespace, packages, relationships), documentDescribes: ['SPDXRef-Package'] };
+  return {
+    ...doc(`${s.registry}/${s.name}@${s.version}`, namespace, packages, relationships),
+    documentDescribes: ['SPDXRef-Package'],
+  };
 }
 
 /** SPDX 2.3 JSON of what hub holds: one package per held version; who pulled it in its comment. */
@@ -80,6 +104,10 @@ export function spdxInventory(entries: readonly InventoryEntry[], name: string, 
     externalRefs: purlRef(e.purl),
     comment: `registry ${e.registry}; pulled by ${e.pulled_by.length ? e.pulled_by.map((p) => `${p.user_id ?? 'anonymous'} (${p.downloads})`).join(', ') : 'nobody recorded'}`,
   }));
-  const relationships = packages.map((p) => ({ spdxElementId: 'SPDXRef-DOCUMENT', relationshipType: 'DESCRIBES', relatedSpdxElement: p.SPDXID }));
+  const relationships = packages.map((p) => ({
+    spdxElementId: 'SPDXRef-DOCUMENT',
+    relationshipType: 'DESCRIBES',
+    relatedSpdxElement: p.SPDXID,
+  }));
   return doc(name, namespace, packages, relationships);
 }

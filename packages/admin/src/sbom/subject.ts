@@ -1,4 +1,11 @@
-import { errors, type HeldArtifact, type PluginContext, type ProvenanceFact, type RegistryKind, type SbomDependency } from '@hub/runtime';
+import {
+  errors,
+  type HeldArtifact,
+  type PluginContext,
+  type ProvenanceFact,
+  type RegistryKind,
+  type SbomDependency,
+} from '@hub/runtime';
 
 /** What one SBOM describes: a held version, the files hub holds of it (with the sha256 hub verified), its declared dependencies. */
 export interface SbomSubject {
@@ -17,9 +24,16 @@ export interface SbomSubject {
 const MAX_ENTRIES = 10_000;
 
 /** A held version as an SBOM subject: 404 when hub holds no file of it. */
-export async function loadSubject(hub: PluginContext, registry: string, kind: RegistryKind, name: string, version: string): Promise<SbomSubject> {
+export async function loadSubject(
+  hub: PluginContext,
+  registry: string,
+  kind: RegistryKind,
+  name: string,
+  version: string,
+): Promise<SbomSubject> {
   const held: HeldArtifact[] = await hub.services.held.list(registry, { packageName: name, version });
-  if (held.length === 0) throw errors.notFound(`hub holds no file of ${kind.coordinate.format({ name, version })} in registry ${registry}`);
+  if (held.length === 0)
+    throw errors.notFound(`hub holds no file of ${kind.coordinate.format({ name, version })} in registry ${registry}`);
   const files = held.map((a) => ({ key: a.cache_key, sha256: a.blob_sha256 }));
   const manifest = kind.sbom ? held.find((a) => kind.sbom!.appliesTo(a.cache_key)) : undefined;
   let dependencies: SbomDependency[] = [];
@@ -27,13 +41,27 @@ export async function loadSubject(hub: PluginContext, registry: string, kind: Re
     const body = await hub.blobs.get(manifest.blob_sha256);
     if (body) {
       try {
-        dependencies = await kind.sbom.extract(body, { maxBytes: hub.config.limits.max_artifact_bytes, maxEntries: MAX_ENTRIES });
+        dependencies = await kind.sbom.extract(body, {
+          maxBytes: hub.config.limits.max_artifact_bytes,
+          maxEntries: MAX_ENTRIES,
+        });
       } catch (e) {
         body.destroy();
-        throw errors.upstream(`the dependencies of ${kind.coordinate.format({ name, version })} could not be read from the held file: ${(e as Error).message}`);
+        throw errors.upstream(
+          `the dependencies of ${kind.coordinate.format({ name, version })} could not be read from the held file: ${(e as Error).message}`,
+        );
       }
     }
   }
   const provenance = (await hub.packageFacts.detail(registry, name)).versions.get(version)?.provenance ?? null;
-  return { registry, kind: kind.id, name, version, files, manifestFile: manifest ? { key: manifest.cache_key, sha256: manifest.blob_sha256 } : null, dependencies, provenance };
+  return {
+    registry,
+    kind: kind.id,
+    name,
+    version,
+    files,
+    manifestFile: manifest ? { key: manifest.cache_key, sha256: manifest.blob_sha256 } : null,
+    dependencies,
+    provenance,
+  };
 }

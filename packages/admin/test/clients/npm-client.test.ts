@@ -90,15 +90,35 @@ t.test('a revoked token and a blocked user are refused; a new token and unblocki
 
   const rows = await auditRows(s);
   const revoked = rows.find((r) => r.code === 'unauthenticated' && r.token_id === first.id);
-  t.match(revoked, { user_id: 'ci', outcome: 'denied', status: 401, registry: 'npm', action: 'metadata', ip_address: '127.0.0.1' }, 'the revoked token is named in the audit log');
+  t.match(
+    revoked,
+    { user_id: 'ci', outcome: 'denied', status: 401, registry: 'npm', action: 'metadata', ip_address: '127.0.0.1' },
+    'the revoked token is named in the audit log',
+  );
   t.match(
     rows.find((r) => r.code === 'user_blocked'),
     { user_id: 'ci', token_id: second.id, outcome: 'denied', status: 403, registry: 'npm', ip_address: '127.0.0.1' },
     'so is the blocked user',
   );
-  t.match(rows.find((r) => r.action === 'token_revoke'), { user_id: 'admin', outcome: 'allowed', status: 200, ip_address: ADMIN_IP, detail: `token ${first.id} of user ci` });
-  t.match(rows.find((r) => r.action === 'user_block'), { user_id: 'admin', outcome: 'allowed', detail: 'user ci' });
-  t.ok(rows.some((r) => r.action === 'download' && r.outcome === 'allowed' && r.package === 'hubdemo' && r.version === '1.1.0' && r.user_id === 'ci'), 'downloads are recorded');
+  t.match(
+    rows.find((r) => r.action === 'token_revoke'),
+    { user_id: 'admin', outcome: 'allowed', status: 200, ip_address: ADMIN_IP, detail: `token ${first.id} of user ci` },
+  );
+  t.match(
+    rows.find((r) => r.action === 'user_block'),
+    { user_id: 'admin', outcome: 'allowed', detail: 'user ci' },
+  );
+  t.ok(
+    rows.some(
+      (r) =>
+        r.action === 'download' &&
+        r.outcome === 'allowed' &&
+        r.package === 'hubdemo' &&
+        r.version === '1.1.0' &&
+        r.user_id === 'ci',
+    ),
+    'downloads are recorded',
+  );
 });
 
 t.test('a blocked IP is refused on every route but /healthz; unblocking restores access', async (t) => {
@@ -108,9 +128,23 @@ t.test('a blocked IP is refused on every route but /healthz; unblocking restores
   await adminCall(s, 'POST', '/api/v1/admin/ip-blocks', { ip: '127.0.0.1', reason: 'test' });
   t.match(await p.install('hubdemo@1.1.0'), /E403|403/, 'npm reports 403');
   t.same(await refusal(s, '/proxy/npm/hubdemo', token), { status: 403, code: 'ip_blocked' });
-  t.same(await refusal(s, '/api/v1/admin/blocks', s.adminToken), { status: 403, code: 'ip_blocked' }, 'the admin API too');
+  t.same(
+    await refusal(s, '/api/v1/admin/blocks', s.adminToken),
+    { status: 403, code: 'ip_blocked' },
+    'the admin API too',
+  );
   t.equal((await request(`${s.url}/healthz`, 'GET')).status, 200, '/healthz still answers');
-  t.equal((await s.api('GET', '/proxy/npm/hubdemo', { token, localAddress: ADMIN_IP, headers: { accept: 'application/json' } })).status, 200, 'another address is unaffected');
+  t.equal(
+    (
+      await s.api('GET', '/proxy/npm/hubdemo', {
+        token,
+        localAddress: ADMIN_IP,
+        headers: { accept: 'application/json' },
+      })
+    ).status,
+    200,
+    'another address is unaffected',
+  );
   await adminCall(s, 'DELETE', `/api/v1/admin/ip-blocks/${encodeURIComponent('127.0.0.1')}`);
   t.equal(await p.install('hubdemo@1.1.0'), '', 'unblocking restores access');
   const denied = (await auditRows(s)).filter((r) => r.code === 'ip_blocked');
@@ -122,7 +156,11 @@ t.test('a blocked package and a blocked version are refused; unblocking restores
   const s = await setup(t);
   const token = await s.token('ci', { roles: ['reader'] });
   const p = project(t, s, token);
-  const whole = await adminCall(s, 'POST', '/api/v1/admin/blocks', { registry: 'npm', package_name: 'hubdemo', reason: 'compromised' });
+  const whole = await adminCall(s, 'POST', '/api/v1/admin/blocks', {
+    registry: 'npm',
+    package_name: 'hubdemo',
+    reason: 'compromised',
+  });
   t.equal(whole.blocked_by, 'admin', 'blocked_by is the administrator');
   t.match(await p.install('hubdemo'), /E403|403/, 'the package is refused');
   const r = await request(`${s.base}/hubdemo`, 'GET', { token, headers: { accept: 'application/json' } });
@@ -131,7 +169,11 @@ t.test('a blocked package and a blocked version are refused; unblocking restores
   await adminCall(s, 'DELETE', `/api/v1/admin/blocks/${whole.id}`);
   t.equal(await p.install('hubdemo'), '', 'unblocked');
 
-  const one = await adminCall(s, 'POST', '/api/v1/admin/blocks', { registry: 'npm', package_name: 'hubdemo', version: '1.1.0' });
+  const one = await adminCall(s, 'POST', '/api/v1/admin/blocks', {
+    registry: 'npm',
+    package_name: 'hubdemo',
+    version: '1.1.0',
+  });
   p.reset();
   t.match(await p.install('hubdemo@1.1.0'), /E403|403/, 'the blocked version is refused');
   t.same(await refusal(s, '/proxy/npm/hubdemo/1.1.0/tarball', token), { status: 403, code: 'package_blocked' });
@@ -143,8 +185,14 @@ t.test('a blocked package and a blocked version are refused; unblocking restores
   t.equal(await p.install('hubdemo@1.1.0'), '', 'unblocked version installs');
 
   const rows = (await auditRows(s)).filter((x) => x.code === 'package_blocked');
-  t.ok(rows.some((x) => x.package === 'hubdemo' && x.version === null), 'the package refusal is recorded');
-  t.ok(rows.some((x) => x.package === 'hubdemo' && x.version === '1.1.0' && x.action === 'download'), 'the version refusal is recorded as a download');
+  t.ok(
+    rows.some((x) => x.package === 'hubdemo' && x.version === null),
+    'the package refusal is recorded',
+  );
+  t.ok(
+    rows.some((x) => x.package === 'hubdemo' && x.version === '1.1.0' && x.action === 'download'),
+    'the version refusal is recorded as a download',
+  );
   t.ok(rows.every((x) => x.user_id === 'ci' && x.outcome === 'denied' && x.status === 403));
 });
 
@@ -169,12 +217,20 @@ t.test('an unlisted version is missing from the packument but installs when pinn
   fs.rmSync(path.join(locked.app, 'node_modules'), { recursive: true, force: true });
   t.equal(await locked.npm('ci').then(() => ''), '', 'npm ci from the lockfile');
   t.equal(locked.installed('hubdemo'), '1.1.0', 'the pinned, unlisted version installs');
-  t.equal((await request(`${s.base}/hubdemo/1.1.0/tarball`, 'GET', { token })).status, 200, 'and the exact-version route serves it');
+  t.equal(
+    (await request(`${s.base}/hubdemo/1.1.0/tarball`, 'GET', { token })).status,
+    200,
+    'and the exact-version route serves it',
+  );
 
   await adminCall(s, 'DELETE', '/api/v1/admin/unlist', { registry: 'npm', package_name: 'hubdemo', version: '1.1.0' });
   const back = (await request(`${s.base}/hubdemo`, 'GET', { token, headers: { accept: 'application/json' } })).json;
   t.ok('1.1.0' in back.versions, 'relisted');
-  t.ok((await auditRows(s)).some((r) => r.action === 'unlist' && r.package === 'hubdemo' && r.version === '1.1.0' && r.user_id === 'admin'));
+  t.ok(
+    (await auditRows(s)).some(
+      (r) => r.action === 'unlist' && r.package === 'hubdemo' && r.version === '1.1.0' && r.user_id === 'admin',
+    ),
+  );
 });
 
 t.test('too many requests from one IP get 429 rate_limited with Retry-After', async (t) => {
@@ -187,7 +243,17 @@ t.test('too many requests from one IP get 429 rate_limited with Retry-After', as
   t.equal(r.status, 429);
   t.equal(r.json.error.code, 'rate_limited');
   t.ok(Number(r.headers['retry-after']) >= 1, `Retry-After: ${r.headers['retry-after']}`);
-  t.equal((await s.api('GET', '/proxy/npm/hubdemo', { token, localAddress: ADMIN_IP, headers: { accept: 'application/json' } })).status, 200, 'another IP has its own budget');
+  t.equal(
+    (
+      await s.api('GET', '/proxy/npm/hubdemo', {
+        token,
+        localAddress: ADMIN_IP,
+        headers: { accept: 'application/json' },
+      })
+    ).status,
+    200,
+    'another IP has its own budget',
+  );
   const limited = (await auditRows(s)).filter((x) => x.code === 'rate_limited');
   t.ok(limited.length >= 1, 'recorded');
   t.match(limited[0], { ip_address: '127.0.0.1', outcome: 'denied', status: 429, registry: 'npm' });

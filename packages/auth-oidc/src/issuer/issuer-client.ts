@@ -15,7 +15,11 @@ export interface IssuerClient {
   /** GET a JSON document; refuses a URL outside the trusted origins. */
   getJson(url: string): Promise<unknown>;
   /** POST a form (the token and device endpoints); resolves with the status and the JSON body. */
-  postForm(url: string, form: Record<string, string>, headers?: Record<string, string>): Promise<{ status: number; body: unknown }>;
+  postForm(
+    url: string,
+    form: Record<string, string>,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; body: unknown }>;
   close(): Promise<void>;
 }
 
@@ -41,7 +45,9 @@ export function createIssuerClient(o: IssuerClientOptions): IssuerClient {
   });
   const checkOrigin = (url: string): void => {
     if (!URL.canParse(url) || !origins.has(new URL(url).origin))
-      throw errors.upstream('the identity provider named a URL outside its own origin', { url: URL.canParse(url) ? new URL(url).origin : '<invalid>' });
+      throw errors.upstream('the identity provider named a URL outside its own origin', {
+        url: URL.canParse(url) ? new URL(url).origin : '<invalid>',
+      });
   };
   const parse = (bytes: Buffer, url: string): unknown => {
     try {
@@ -66,7 +72,12 @@ export function createIssuerClient(o: IssuerClientOptions): IssuerClient {
       const { request } = await import('undici');
       const res = await request(url, {
         method: 'POST',
-        headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', 'user-agent': `hub/${VERSION}` },
+        headers: {
+          ...headers,
+          'content-type': 'application/x-www-form-urlencoded',
+          accept: 'application/json',
+          'user-agent': `hub/${VERSION}`,
+        },
         body: new URLSearchParams(form).toString(),
         headersTimeout: DEADLINE_MS,
         bodyTimeout: DEADLINE_MS,

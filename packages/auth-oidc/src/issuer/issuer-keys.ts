@@ -23,12 +23,23 @@ const isUrlText = (v: unknown): v is string => typeof v === 'string' && URL.canP
 export async function discover(client: IssuerClient, issuer: string): Promise<ProviderMetadata> {
   const url = `${issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`;
   const doc = (await client.getJson(url)) as Record<string, unknown> | null;
-  if (!doc || typeof doc !== 'object' || doc.issuer !== issuer || !isUrlText(doc.jwks_uri)) throw new Error(`the discovery document at ${url} does not name this issuer and a jwks_uri`);
+  if (!doc || typeof doc !== 'object' || doc.issuer !== issuer || !isUrlText(doc.jwks_uri))
+    throw new Error(`the discovery document at ${url} does not name this issuer and a jwks_uri`);
   const out: ProviderMetadata = { issuer, jwks_uri: doc.jwks_uri };
-  for (const key of ['authorization_endpoint', 'token_endpoint', 'device_authorization_endpoint', 'end_session_endpoint'] as const) if (isUrlText(doc[key])) out[key] = doc[key];
+  for (const key of [
+    'authorization_endpoint',
+    'token_endpoint',
+    'device_authorization_endpoint',
+    'end_session_endpoint',
+  ] as const)
+    if (isUrlText(doc[key])) out[key] = doc[key];
   // The issuer is trusted; what its document names is not: every endpoint stays on the issuer's own origin.
   const origin = new URL(issuer).origin;
-  for (const [key, url] of Object.entries(out)) if (key !== 'issuer' && new URL(url as string).origin !== origin) throw new Error(`the discovery document at ${url} names ${key} on another origin (${new URL(url as string).origin})`);
+  for (const [key, url] of Object.entries(out))
+    if (key !== 'issuer' && new URL(url as string).origin !== origin)
+      throw new Error(
+        `the discovery document at ${url} names ${key} on another origin (${new URL(url as string).origin})`,
+      );
   return out;
 }
 
@@ -67,7 +78,8 @@ export function createIssuerKeys(o: { client: IssuerClient; jwksUrl: () => Promi
       try {
         return await set!.lookup(header, token);
       } catch (e) {
-        if ((e as { code?: string }).code !== 'ERR_JWKS_NO_MATCHING_KEY' || Date.now() - lastRead < REFRESH_COOLDOWN_MS) throw e;
+        if ((e as { code?: string }).code !== 'ERR_JWKS_NO_MATCHING_KEY' || Date.now() - lastRead < REFRESH_COOLDOWN_MS)
+          throw e;
         await read();
         return set!.lookup(header, token);
       }

@@ -15,7 +15,11 @@ export class TokenRefused extends Error {}
  * Verifies a JWT's signature against the issuer's keys (RS256/ES256 only), its `iss` and `aud`, and its times:
  * `exp` and `iat` required, `nbf` honoured, `iat` not in the future, each within CLOCK_SKEW_SECS.
  */
-export async function verifyJwt(token: string, keys: IssuerKeys, expect: { issuer: string; audience: string }): Promise<JWTPayload> {
+export async function verifyJwt(
+  token: string,
+  keys: IssuerKeys,
+  expect: { issuer: string; audience: string },
+): Promise<JWTPayload> {
   if (token.length > MAX_JWT_LENGTH) throw new TokenRefused('the token is too long');
   try {
     const { payload } = await jwtVerify(token, keys.getKey, {
@@ -25,13 +29,18 @@ export async function verifyJwt(token: string, keys: IssuerKeys, expect: { issue
       clockTolerance: CLOCK_SKEW_SECS,
       requiredClaims: ['exp', 'iat'],
     });
-    if (payload.iat! > Date.now() / 1000 + CLOCK_SKEW_SECS) throw new TokenRefused('the token was issued in the future (iat)');
+    if (payload.iat! > Date.now() / 1000 + CLOCK_SKEW_SECS)
+      throw new TokenRefused('the token was issued in the future (iat)');
     return payload;
   } catch (e) {
     if (e instanceof TokenRefused) throw e;
     const code = (e as { code?: string }).code;
     // jose's codes name the failed check (ERR_JWT_EXPIRED, ERR_JWS_SIGNATURE_VERIFICATION_FAILED, ...); a key-set read failure is no refusal.
-    if (typeof code === 'string' && (code.startsWith('ERR_JW') || code === 'ERR_JOSE_ALG_NOT_ALLOWED' || code === 'ERR_JOSE_NOT_SUPPORTED')) throw new TokenRefused(`${code}: ${(e as Error).message}`);
+    if (
+      typeof code === 'string' &&
+      (code.startsWith('ERR_JW') || code === 'ERR_JOSE_ALG_NOT_ALLOWED' || code === 'ERR_JOSE_NOT_SUPPORTED')
+    )
+      throw new TokenRefused(`${code}: ${(e as Error).message}`);
     throw e;
   }
 }

@@ -22,7 +22,13 @@ export function createPendingLogins(db: Knex) {
       const p = { state: random(), browser: random(), nonce: random(), code_verifier: random() };
       const now = Date.now();
       await db('oidc_logins').where('expires_at', '<=', now).delete();
-      await db('oidc_logins').insert({ state_sha256: sha256(p.state), browser_sha256: sha256(p.browser), nonce: p.nonce, code_verifier: p.code_verifier, expires_at: now + LOGIN_TTL_MS });
+      await db('oidc_logins').insert({
+        state_sha256: sha256(p.state),
+        browser_sha256: sha256(p.browser),
+        nonce: p.nonce,
+        code_verifier: p.code_verifier,
+        expires_at: now + LOGIN_TTL_MS,
+      });
       return p;
     },
     /** The login a callback's `state` names, if it is live and belongs to this browser; it is gone afterwards either way. */
@@ -34,7 +40,11 @@ export function createPendingLogins(db: Knex) {
       // Deleted by exactly one caller: two callbacks racing with one state get one login between them.
       const deleted = await db('oidc_logins').where({ state_sha256: key }).delete();
       if (deleted === 0 || Number(row.expires_at) <= Date.now()) return 'unknown';
-      if (browser === undefined || !crypto.timingSafeEqual(Buffer.from(sha256(browser)), Buffer.from(String(row.browser_sha256)))) return 'other_browser';
+      if (
+        browser === undefined ||
+        !crypto.timingSafeEqual(Buffer.from(sha256(browser)), Buffer.from(String(row.browser_sha256)))
+      )
+        return 'other_browser';
       return { nonce: row.nonce, code_verifier: row.code_verifier };
     },
   };

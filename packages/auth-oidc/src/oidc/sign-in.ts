@@ -32,7 +32,10 @@ export interface OidcSignInDeps {
 
 /** The audit row of the callback request: who, and what happened (a refusal's reason, a role change). */
 function audit(ctx: Koa.Context, fields: { user_id?: string; token_id?: string; detail: string }): void {
-  Object.assign((ctx.state.audit ??= { action: 'console_sign_in' }) as object, { ...fields, detail: `oidc: ${fields.detail}` });
+  Object.assign((ctx.state.audit ??= { action: 'console_sign_in' }) as object, {
+    ...fields,
+    detail: `oidc: ${fields.detail}`,
+  });
 }
 
 /**
@@ -45,7 +48,8 @@ export function oidcSignIn(d: OidcSignInDeps): SignInMethod {
   async function endpoints() {
     try {
       const m = await d.metadata();
-      if (!m.authorization_endpoint || !m.token_endpoint) throw new Error('the provider names no authorization or token endpoint');
+      if (!m.authorization_endpoint || !m.token_endpoint)
+        throw new Error('the provider names no authorization or token endpoint');
       return { ...m, authorization_endpoint: m.authorization_endpoint, token_endpoint: m.token_endpoint };
     } catch (e) {
       d.log.warn({ err: (e as Error).message }, 'single sign-on: the provider could not be read');
@@ -55,7 +59,13 @@ export function oidcSignIn(d: OidcSignInDeps): SignInMethod {
 
   /** The ID token from the token endpoint, for this code and verifier. */
   async function redeem(tokenEndpoint: string, code: string, verifier: string, callbackUrl: string): Promise<string> {
-    const form: Record<string, string> = { grant_type: 'authorization_code', code, redirect_uri: redirectUri(callbackUrl), code_verifier: verifier, client_id: d.config.client_id };
+    const form: Record<string, string> = {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: redirectUri(callbackUrl),
+      code_verifier: verifier,
+      client_id: d.config.client_id,
+    };
     let answer;
     try {
       answer = await d.client.postForm(tokenEndpoint, form, clientAuth(d.config));
@@ -66,7 +76,9 @@ export function oidcSignIn(d: OidcSignInDeps): SignInMethod {
     const idToken = (answer.body as { id_token?: unknown } | null)?.id_token;
     if (answer.status !== 200 || typeof idToken !== 'string') {
       const error = (answer.body as { error?: unknown } | null)?.error;
-      throw new HubError('unauthenticated', 'the identity provider did not accept the sign-in; start again', { detail: { reason: `token endpoint ${answer.status} ${typeof error === 'string' ? error : ''}` } });
+      throw new HubError('unauthenticated', 'the identity provider did not accept the sign-in; start again', {
+        detail: { reason: `token endpoint ${answer.status} ${typeof error === 'string' ? error : ''}` },
+      });
     }
     return idToken;
   }
@@ -77,7 +89,14 @@ export function oidcSignIn(d: OidcSignInDeps): SignInMethod {
     async start(ctx, callbackUrl) {
       const m = await endpoints();
       const p = await d.logins.begin();
-      ctx.cookies.set(BROWSER_COOKIE, p.browser, { httpOnly: true, sameSite: 'lax', path: COOKIE_PATH, secure: ctx.secure, maxAge: LOGIN_TTL_MS, overwrite: true });
+      ctx.cookies.set(BROWSER_COOKIE, p.browser, {
+        httpOnly: true,
+        sameSite: 'lax',
+        path: COOKIE_PATH,
+        secure: ctx.secure,
+        maxAge: LOGIN_TTL_MS,
+        overwrite: true,
+      });
       const url = new URL(m.authorization_endpoint);
       url.search = new URLSearchParams({
         response_type: 'code',
@@ -98,7 +117,14 @@ export function oidcSignIn(d: OidcSignInDeps): SignInMethod {
       const one = (v: unknown) => (typeof v === 'string' ? v : undefined);
       const state = one(q.state) ?? '';
       const browser = ctx.cookies.get(BROWSER_COOKIE) || undefined;
-      ctx.cookies.set(BROWSER_COOKIE, '', { httpOnly: true, sameSite: 'lax', path: COOKIE_PATH, secure: ctx.secure, expires: new Date(0), overwrite: true });
+      ctx.cookies.set(BROWSER_COOKIE, '', {
+        httpOnly: true,
+        sameSite: 'lax',
+        path: COOKIE_PATH,
+        secure: ctx.secure,
+        expires: new Date(0),
+        overwrite: true,
+      });
       const login = await d.logins.take(state, browser);
       if (login === 'unknown') {
         audit(ctx, { detail: 'unknown, used or expired state' });
@@ -124,12 +150,14 @@ export function oidcSignIn(d: OidcSignInDeps): SignInMethod {
       try {
         claims = await verifyJwt(idToken, d.keys, { issuer: d.config.issuer, audience: d.config.client_id });
         if (claims.nonce !== login.nonce) throw new TokenRefused('the nonce does not match');
-        if (claims.azp !== undefined && claims.azp !== d.config.client_id) throw new TokenRefused('azp is another client');
-        if (typeof claims.sub !== 'string' || claims.sub.length === 0 || claims.sub.length > MAX_SUB) throw new TokenRefused('sub is missing or too long');
+        if (claims.azp !== undefined && claims.azp !== d.config.client_id)
+          throw new TokenRefused('azp is another client');
+        if (typeof claims.sub !== 'string' || claims.sub.length === 0 || claims.sub.length > MAX_SUB)
+          throw new TokenRefused('sub is missing or too long');
       } catch (e) {
         if (!(e instanceof TokenRefused)) throw e;
         audit(ctx, { detail: `ID token refused: ${e.message}` });
-        throw refused('the identity provider\'s answer could not be verified; start again');
+        throw refused("the identity provider's answer could not be verified; start again");
       }
       return admitPerson(d, claims as JWTPayload & { sub: string }, (a) => audit(ctx, a));
     },
@@ -137,7 +165,11 @@ export function oidcSignIn(d: OidcSignInDeps): SignInMethod {
 }
 
 /** Creates the user, or sets the roles the provider says now; `from` is the previous roles when they changed. */
-async function applyRoles(users: HubServices['users'], id: string, roles: string[]): Promise<{ from?: string[]; blocked: boolean }> {
+async function applyRoles(
+  users: HubServices['users'],
+  id: string,
+  roles: string[],
+): Promise<{ from?: string[]; blocked: boolean }> {
   const created = await users.create({ id, roles }).catch(() => 'exists' as const);
   if (created !== 'exists') return { blocked: false };
   const user = await users.find(id);
@@ -161,10 +193,19 @@ export async function admitPerson(
 ): Promise<{ token: string; user_id: string; expires_at: number }> {
   const user_id = `oidc:${claims.sub}`;
   const email = typeof claims.email === 'string' ? claims.email : null;
-  const name = typeof claims.name === 'string' ? claims.name : typeof claims.preferred_username === 'string' ? claims.preferred_username : null;
+  const name =
+    typeof claims.name === 'string'
+      ? claims.name
+      : typeof claims.preferred_username === 'string'
+        ? claims.preferred_username
+        : null;
   if (d.config.allowed_email_domains) {
     const domain = email?.slice(email.lastIndexOf('@') + 1).toLowerCase();
-    if (!email || claims.email_verified === false || !d.config.allowed_email_domains.some((a) => a.toLowerCase() === domain)) {
+    if (
+      !email ||
+      claims.email_verified === false ||
+      !d.config.allowed_email_domains.some((a) => a.toLowerCase() === domain)
+    ) {
       audit({ user_id, detail: `email ${email ?? '(none)'} is not in allowed_email_domains` });
       throw errors.forbidden('your email address is not in a domain allowed to sign in to this hub');
     }
@@ -172,7 +213,9 @@ export async function admitPerson(
   const roles = mappedRoles(claims[d.config.roles_claim], d.config.role_map);
   if (roles.length === 0) {
     audit({ user_id, detail: `no ${d.config.roles_claim} value maps to a hub role` });
-    throw errors.forbidden(`you are signed in at the identity provider, but none of your ${d.config.roles_claim} gives a role on this hub; ask an administrator for access`);
+    throw errors.forbidden(
+      `you are signed in at the identity provider, but none of your ${d.config.roles_claim} gives a role on this hub; ask an administrator for access`,
+    );
   }
   const change = await applyRoles(d.services.users, user_id, roles);
   if (change.blocked) {
@@ -182,7 +225,11 @@ export async function admitPerson(
   const first = await d.profiles.record({ user_id, issuer: d.config.issuer, sub: claims.sub, name, email });
   const expiresAt = Date.now() + d.config.max_session_secs * 1000;
   const { token, row } = await d.services.tokens.issue({ user_id, expires_at: expiresAt });
-  const what = first ? `first sign-in, roles ${roles.join(', ')}` : change.from ? `roles changed from ${change.from.join(', ') || '(none)'} to ${roles.join(', ')}` : `roles ${roles.join(', ')}`;
+  const what = first
+    ? `first sign-in, roles ${roles.join(', ')}`
+    : change.from
+      ? `roles changed from ${change.from.join(', ') || '(none)'} to ${roles.join(', ')}`
+      : `roles ${roles.join(', ')}`;
   audit({ user_id, token_id: row.id, detail: what });
   return { token, user_id, expires_at: expiresAt };
 }

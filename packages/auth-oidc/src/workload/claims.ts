@@ -12,7 +12,10 @@ function claimText(v: unknown): string | undefined {
  * The first configured claim the token fails, or null when all match: each claim must be present and equal one
  * of its patterns (exact, or a glob where `*` matches any run of characters). For the audit row, never the caller.
  */
-export function claimMismatch(payload: JWTPayload, wanted: Readonly<Record<string, string | readonly string[]>>): string | null {
+export function claimMismatch(
+  payload: JWTPayload,
+  wanted: Readonly<Record<string, string | readonly string[]>>,
+): string | null {
   for (const [name, patterns] of Object.entries(wanted)) {
     const value = claimText(payload[name]);
     if (value === undefined) return `claim ${name} is missing`;

@@ -38,7 +38,13 @@ const refused = () => errors.unauthenticated('the identity token was not accepte
  * whose audience and claims all match wins; the token is used once (replay refused until it expires); the hub
  * token belongs to `workload:<name>` and expires after the entry's `token_ttl_secs`.
  */
-export function createExchanger(o: { workloads: readonly WorkloadConfig[]; keysFor: (w: WorkloadConfig) => IssuerKeys; replay: ReplayGuard; services: HubServices; log: Logger }): Exchanger {
+export function createExchanger(o: {
+  workloads: readonly WorkloadConfig[];
+  keysFor: (w: WorkloadConfig) => IssuerKeys;
+  replay: ReplayGuard;
+  services: HubServices;
+  log: Logger;
+}): Exchanger {
   return {
     async exchange(jwt, audit) {
       let iss: unknown;
@@ -70,7 +76,12 @@ export function createExchanger(o: { workloads: readonly WorkloadConfig[]; keysF
           continue;
         }
         const user_id = workloadUser(w);
-        const first = await o.replay.firstUse({ issuer: w.issuer, jti: typeof payload.jti === 'string' ? payload.jti : undefined, token: jwt, until: (payload.exp! + CLOCK_SKEW_SECS) * 1000 });
+        const first = await o.replay.firstUse({
+          issuer: w.issuer,
+          jti: typeof payload.jti === 'string' ? payload.jti : undefined,
+          token: jwt,
+          until: (payload.exp! + CLOCK_SKEW_SECS) * 1000,
+        });
         if (!first) {
           audit({ user_id, detail: `${w.name}: the token was used before (replay)` });
           throw refused();
@@ -83,9 +94,21 @@ export function createExchanger(o: { workloads: readonly WorkloadConfig[]; keysF
         }
         const grants = workloadGrants(w);
         const expiresAt = Date.now() + w.token_ttl_secs * 1000;
-        const { token, row } = await o.services.tokens.issue({ user_id, expires_at: expiresAt, ...(grants.tokenPermissions ? { permissions: grants.tokenPermissions } : {}) });
+        const { token, row } = await o.services.tokens.issue({
+          user_id,
+          expires_at: expiresAt,
+          ...(grants.tokenPermissions ? { permissions: grants.tokenPermissions } : {}),
+        });
         audit({ user_id, token_id: row.id, detail: `${w.name}: sub ${String(payload.sub ?? '-')}` });
-        return { id: row.id, token, user_id, workload: w.name, roles: [...w.roles], registries: w.registries ? [...w.registries] : null, expires_at: new Date(expiresAt).toISOString() };
+        return {
+          id: row.id,
+          token,
+          user_id,
+          workload: w.name,
+          roles: [...w.roles],
+          registries: w.registries ? [...w.registries] : null,
+          expires_at: new Date(expiresAt).toISOString(),
+        };
       }
       audit({ detail: reasons.join('; ').slice(0, 2000) });
       throw refused();
@@ -95,6 +118,6 @@ export function createExchanger(o: { workloads: readonly WorkloadConfig[]; keysF
 
 /** The provider's keys could not be read: a 502 for the caller (nothing about the token), the cause in the log. */
 function isProviderFailure(e: unknown, log: Logger): HubError {
-  log.warn({ err: (e as Error).message }, 'workload exchange: the issuer\'s keys are unavailable');
-  return errors.upstream('the identity provider\'s keys could not be read; try again later');
+  log.warn({ err: (e as Error).message }, "workload exchange: the issuer's keys are unavailable");
+  return errors.upstream("the identity provider's keys could not be read; try again later");
 }

@@ -16,7 +16,8 @@ export const EXCHANGE_PATH = '/api/v1/auth/exchange';
 function presentedToken(body: unknown, authorization: string): string {
   if (body !== undefined) {
     const token = (body as { token?: unknown } | null)?.token;
-    if (typeof token !== 'string' || token.length === 0 || Object.keys(body as object).length !== 1) throw errors.badRequest('the body must be {"token": "<the CI job\'s identity token>"}');
+    if (typeof token !== 'string' || token.length === 0 || Object.keys(body as object).length !== 1)
+      throw errors.badRequest('the body must be {"token": "<the CI job\'s identity token>"}');
     return token;
   }
   const m = /^Bearer\s+(\S+)$/i.exec(authorization.trim());
@@ -33,7 +34,8 @@ export default definePlugin({
   id: 'auth-workload',
   deps: ['access', 'config', 'db', 'jsonBody', 'log', 'pluginConfig', 'router', 'services'],
   contract: 1,
-  description: 'Workload identity for CI: a job\'s identity token (JWT) exchanged for a short-lived hub token at POST /api/v1/auth/exchange',
+  description:
+    "Workload identity for CI: a job's identity token (JWT) exchanged for a short-lived hub token at POST /api/v1/auth/exchange",
   config: workloadSection,
   migrations: workloadMigrations,
   async setup(ctx) {
@@ -46,7 +48,11 @@ export default definePlugin({
       const id = `${w.issuer}\n${w.jwks_url ?? ''}`;
       let k = keys.get(id);
       if (!k) {
-        const client = createIssuerClient({ issuer: w.issuer, alsoTrusted: w.jwks_url ? [w.jwks_url] : [], forbiddenNetworks: ctx.config.server.forbidden_networks });
+        const client = createIssuerClient({
+          issuer: w.issuer,
+          alsoTrusted: w.jwks_url ? [w.jwks_url] : [],
+          forbiddenNetworks: ctx.config.server.forbidden_networks,
+        });
         clients.push(client);
         const jwksUrl = w.jwks_url ? async () => w.jwks_url! : async () => (await discover(client, w.issuer)).jwks_uri;
         k = createIssuerKeys({ client, jwksUrl, log: ctx.log });
@@ -58,7 +64,13 @@ export default definePlugin({
       const { policy } = workloadGrants(w);
       if (policy) ctx.access.policies.addConfigured([policy]);
     }
-    const exchanger = createExchanger({ workloads, keysFor, replay: createReplayGuard(ctx.db), services: ctx.services, log: ctx.log });
+    const exchanger = createExchanger({
+      workloads,
+      keysFor,
+      replay: createReplayGuard(ctx.db),
+      services: ctx.services,
+      log: ctx.log,
+    });
     ctx.router.post(EXCHANGE_PATH, ctx.jsonBody, async (k) => {
       const audit: Record<string, unknown> = { action: 'workload_exchange' };
       k.state.audit = audit;

@@ -15,12 +15,22 @@ function rolePermissions(roles: readonly string[]): Permission[] | undefined {
  * roles. With one, it holds no role and a configured allow policy grants the roles' permissions only in the
  * scoped registries (decide() has no "everywhere but", so a scope is a grant, not a deny).
  */
-export function workloadGrants(w: WorkloadConfig): { roles: string[]; policy?: Policy; tokenPermissions?: Permission[] } {
+export function workloadGrants(w: WorkloadConfig): {
+  roles: string[];
+  policy?: Policy;
+  tokenPermissions?: Permission[];
+} {
   const permissions = rolePermissions(w.roles);
   if (w.registries === undefined) return { roles: [...w.roles], tokenPermissions: permissions };
   return {
     roles: [],
-    policy: { id: `auth.workload:${w.name}`, effect: 'allow', permissions: permissions!, users: [workloadUser(w)], registries: [...w.registries] },
+    policy: {
+      id: `auth.workload:${w.name}`,
+      effect: 'allow',
+      permissions: permissions!,
+      users: [workloadUser(w)],
+      registries: [...w.registries],
+    },
     tokenPermissions: permissions,
   };
 }

@@ -125,4 +125,3 @@ ${connectionHelp('system:read')}`,
     return saveExport(io, api, '/api/v1/admin/audit-log/export', query, output, json);
   },
 });
-

@@ -32,22 +32,31 @@ ${connectionHelp('system:read')}`,
   options: { chain: { type: 'string' } },
   async run({ io, values, json, api, command }) {
     const chain = str(values, 'chain', command);
-    if (chain !== undefined && !CHAIN.test(chain)) throw new UsageError(`--chain: "${chain}" is not a chain name`, command);
+    if (chain !== undefined && !CHAIN.test(chain))
+      throw new UsageError(`--chain: "${chain}" is not a chain name`, command);
     const v = await api.call<AuditVerification>('GET', '/api/v1/admin/audit-log/verify', { query: { chain } });
     if (json) printJson(io, v);
     else {
       if (v.chains.length === 0) io.out('no chained audit rows yet\n');
       for (const c of v.chains) {
         const span = c.first_seq === null ? 'no rows' : `seq ${c.first_seq}..${c.last_seq}`;
-        const sigs = v.key_id === null ? 'signatures not checked: no checkpoint_key_file' : `${c.signed_checkpoints} signature(s) verified with key "${cell(v.key_id)}"`;
-        io.out(`chain ${cell(c.chain)}: ${c.ok ? 'OK' : 'BROKEN'}, ${c.rows} row(s) (${span}), ${c.checkpoints} checkpoint(s), ${sigs}\n`);
+        const sigs =
+          v.key_id === null
+            ? 'signatures not checked: no checkpoint_key_file'
+            : `${c.signed_checkpoints} signature(s) verified with key "${cell(v.key_id)}"`;
+        io.out(
+          `chain ${cell(c.chain)}: ${c.ok ? 'OK' : 'BROKEN'}, ${c.rows} row(s) (${span}), ${c.checkpoints} checkpoint(s), ${sigs}\n`,
+        );
         for (const p of c.problems) {
           io.out(`  ${p.kind}: ${cell(p.message)}\n`);
-          if (p.expected !== null || p.found !== null) io.out(`    expected ${cell(p.expected)}\n    found    ${cell(p.found)}\n`);
+          if (p.expected !== null || p.found !== null)
+            io.out(`    expected ${cell(p.expected)}\n    found    ${cell(p.found)}\n`);
         }
-        if (c.problems_total > c.problems.length) io.out(`  ... and ${c.problems_total - c.problems.length} more problem(s)\n`);
+        if (c.problems_total > c.problems.length)
+          io.out(`  ... and ${c.problems_total - c.problems.length} more problem(s)\n`);
       }
-      if (v.unchained_rows) io.out(`${v.unchained_rows} row(s) written before the chain existed are not covered by it\n`);
+      if (v.unchained_rows)
+        io.out(`${v.unchained_rows} row(s) written before the chain existed are not covered by it\n`);
       if (!v.ok) io.err('the audit log does not verify\n');
     }
     return v.ok ? 0 : 1;

@@ -27,7 +27,12 @@ function target(values: Values, positionals: string[], command: string): Target 
   exclusive(values, ['version', 'path'], command);
   const version = str(values, 'version', command);
   const path = str(values, 'path', command);
-  return { registry, package_name: name, ...(version !== undefined && { version }), ...(path !== undefined && { path: path.replace(/^\/+/, '') }) };
+  return {
+    registry,
+    package_name: name,
+    ...(version !== undefined && { version }),
+    ...(path !== undefined && { path: path.replace(/^\/+/, '') }),
+  };
 }
 
 const describe = (b: Row | Target) => coordinate(b.registry, b.package_name, b.version, b.path);
@@ -63,7 +68,10 @@ ${connectionHelp('system:write')}`,
     const reason = str(values, 'reason', command);
     const body = { ...target(values, positionals, command), ...(reason !== undefined && { reason }) };
     const answer = await api.call<Row>('POST', '/api/v1/admin/blocks', { body });
-    const facts = [answer.id !== undefined ? `block ${String(answer.id)}` : '', answer.blocked_by ? `by ${String(answer.blocked_by)}` : ''].filter(Boolean);
+    const facts = [
+      answer.id !== undefined ? `block ${String(answer.id)}` : '',
+      answer.blocked_by ? `by ${String(answer.blocked_by)}` : '',
+    ].filter(Boolean);
     if (json) printJson(io, answer);
     else io.out(`blocked ${describe({ ...body, ...answer })}${facts.length ? ` (${facts.join(', ')})` : ''}\n`);
     return 0;
@@ -96,8 +104,10 @@ ${connectionHelp('system:write')}`,
   positionals: { min: 0, max: 1 },
   async run({ io, values, positionals, json, api, command }) {
     const byCoordinate = ['registry', 'package', 'version', 'path'].some((k) => values[k] !== undefined);
-    if (positionals.length && byCoordinate) throw new UsageError('give either a block id or --registry/--package, not both', command);
-    if (!positionals.length && !byCoordinate) throw new UsageError('give a block id, or --registry and --package', command);
+    if (positionals.length && byCoordinate)
+      throw new UsageError('give either a block id or --registry/--package, not both', command);
+    if (!positionals.length && !byCoordinate)
+      throw new UsageError('give a block id, or --registry and --package', command);
     let id = positionals[0];
     let what = id !== undefined ? `block ${id}` : '';
     if (id === undefined) {
@@ -105,11 +115,13 @@ ${connectionHelp('system:write')}`,
       // The hub stores canonical names (nuget and cargo fold case): an exact match first, else the
       // only one that differs in case alone.
       const want = t.version ?? t.path ?? null;
-      const rows = rowsOf(await api.call('GET', '/api/v1/admin/blocks', { query: { registry: t.registry } }), 'blocks').filter(
-        (r) => r.registry === t.registry && ((r.version ?? r.path ?? null) as string | null) === want,
-      );
+      const rows = rowsOf(
+        await api.call('GET', '/api/v1/admin/blocks', { query: { registry: t.registry } }),
+        'blocks',
+      ).filter((r) => r.registry === t.registry && ((r.version ?? r.path ?? null) as string | null) === want);
       const folded = rows.filter((r) => String(r.package_name).toLowerCase() === t.package_name.toLowerCase());
-      const found = rows.find((r) => r.package_name === t.package_name) ?? (folded.length === 1 ? folded[0] : undefined);
+      const found =
+        rows.find((r) => r.package_name === t.package_name) ?? (folded.length === 1 ? folded[0] : undefined);
       if (!found) throw new RequestError(`no block on ${describe(t)}; see hub blocks list --registry ${t.registry}`);
       id = String(found.id);
       what = `${describe(found)} (block ${id})`;
@@ -139,7 +151,10 @@ Example:
 
 ${connectionHelp('system:read')}`,
   options: { registry: { type: 'string' }, 'blocked-by': { type: 'string' } },
-  query: ({ values, command }) => ({ registry: str(values, 'registry', command), blocked_by: str(values, 'blocked-by', command) }),
+  query: ({ values, command }) => ({
+    registry: str(values, 'registry', command),
+    blocked_by: str(values, 'blocked-by', command),
+  }),
   rows: 'blocks',
   columns: [
     { header: 'ID', keys: ['id'] },

@@ -30,7 +30,10 @@ ${connectionHelp('system:write')}`,
     const registry = optionOrPositional(values, 'registry', positionals[0], command, { required: true })!;
     const name = optionOrPositional(values, 'package', positionals[1], command, { required: true })!;
     const version = optionOrPositional(values, 'version', positionals[2], command, { required: false });
-    const answer = await api.call<Row>('DELETE', `/api/v1/admin/cache/${seg(registry)}/${seg(name)}${version !== undefined ? `/${seg(version)}` : ''}`);
+    const answer = await api.call<Row>(
+      'DELETE',
+      `/api/v1/admin/cache/${seg(registry)}/${seg(name)}${version !== undefined ? `/${seg(version)}` : ''}`,
+    );
     if (json) printJson(io, answer);
     else {
       const counts = Object.entries(answer)
@@ -100,12 +103,19 @@ ${connectionHelp('system:write')}`,
       return 0;
     }
     const list = (vs: string[]) => (vs.length ? vs.map(printable).join(' ') : 'none');
-    io.out(`revalidated ${coordinate(registry, split.name)} at ${printable(r.fetched_at)}: ${r.before.length} version(s) before, ${r.after.length} now\n`);
+    io.out(
+      `revalidated ${coordinate(registry, split.name)} at ${printable(r.fetched_at)}: ${r.before.length} version(s) before, ${r.after.length} now\n`,
+    );
     io.out(`  added: ${list(r.added)}\n  gone:  ${list(r.gone)}\n`);
     if (version !== undefined) io.out(`  ${printable(version)}: ${r.listed ? 'listed' : 'not listed'} upstream\n`);
-    for (const d of r.documents) io.out(`  ${printable(d.key)}: ${d.outcome}${d.detail ? ` (${printable(d.detail)})` : ''}\n`);
-    const audit = r.effects.audit as { swept?: boolean; missing?: string[]; disappeared?: string[]; cleared?: string[] } | undefined;
-    if (audit?.swept) io.out(`  upstream audit: missing ${list(audit.missing ?? [])}; disappeared ${list(audit.disappeared ?? [])}; answers again ${list(audit.cleared ?? [])}\n`);
+    for (const d of r.documents)
+      io.out(`  ${printable(d.key)}: ${d.outcome}${d.detail ? ` (${printable(d.detail)})` : ''}\n`);
+    const audit = r.effects.audit as
+      { swept?: boolean; missing?: string[]; disappeared?: string[]; cleared?: string[] } | undefined;
+    if (audit?.swept)
+      io.out(
+        `  upstream audit: missing ${list(audit.missing ?? [])}; disappeared ${list(audit.disappeared ?? [])}; answers again ${list(audit.cleared ?? [])}\n`,
+      );
     return 0;
   },
 });

@@ -55,8 +55,19 @@ function perKindHelp(kinds: readonly CheckableKind[]): string {
 }
 
 function help(kinds: readonly CheckableKind[]): string {
-  const usage = wrap(['Usage: hub check [--url URL] [--token T]', ...kinds.map((k) => `[--${k.id} NAME]`), '[--<kind>-<coordinate> C]', '[--config FILE]'], 95, 17);
-  const coordinates = kinds.map((k) => `  --${k.id} NAME, --${k.check.option} ${k.check.form}\n${' '.repeat(21)}default ${k.check.fallback}`).join('\n');
+  const usage = wrap(
+    [
+      'Usage: hub check [--url URL] [--token T]',
+      ...kinds.map((k) => `[--${k.id} NAME]`),
+      '[--<kind>-<coordinate> C]',
+      '[--config FILE]',
+    ],
+    95,
+    17,
+  );
+  const coordinates = kinds
+    .map((k) => `  --${k.id} NAME, --${k.check.option} ${k.check.form}\n${' '.repeat(21)}default ${k.check.fallback}`)
+    .join('\n');
   return `${usage}
 
 Checks that clients can use the hub (see packages/cli/README.md): for each registry given, an HTTP check and a tool
@@ -79,17 +90,26 @@ Examples:
   hub check --npm npm --maven maven --nuget nuget
   hub check --url http://127.0.0.1:8080 --go go --go-module rsc.io/quote@v1.5.2 --json
 
-${connectionHelp('source:read', 'Exit status: 0 every check passed or was skipped; 1 any check failed (an unreachable hub fails\nevery check); 2 bad usage (no registry given, a malformed coordinate).', {
+${connectionHelp(
+  'source:read',
+  'Exit status: 0 every check passed or was skipped; 1 any check failed (an unreachable hub fails\nevery check); 2 bad usage (no registry given, a malformed coordinate).',
+  {
     url: CHECK_URL,
     json: 'print {checks: [{registry, kind, check, result, detail}], passed, failed,\n                     skipped} instead of lines',
-  })}`;
+  },
+)}`;
 }
 
 /** `hub check` over these kinds. */
 export function checkCommand(kinds: readonly CheckableKind[]): Command {
   const options: OptionSpec = {
     config: { type: 'string', short: 'c' },
-    ...Object.fromEntries(kinds.flatMap((k) => [[k.id, { type: 'string' }], [k.check.option, { type: 'string' }]])),
+    ...Object.fromEntries(
+      kinds.flatMap((k) => [
+        [k.id, { type: 'string' }],
+        [k.check.option, { type: 'string' }],
+      ]),
+    ),
   };
   return adminCommand({
     name: 'check',
@@ -103,19 +123,28 @@ export function checkCommand(kinds: readonly CheckableKind[]): Command {
         .map((k) => {
           const name = str(values, k.id, command);
           const given = str(values, k.check.option, command);
-          if (given !== undefined && name === undefined) throw new UsageError(`--${k.check.option} needs --${k.id} NAME`, command);
+          if (given !== undefined && name === undefined)
+            throw new UsageError(`--${k.check.option} needs --${k.id} NAME`, command);
           const coordinate = k.parse(given ?? k.check.fallback);
-          if (typeof coordinate === 'string') throw new UsageError(`--${k.check.option} must be ${coordinate}, not "${given}"`, command);
+          if (typeof coordinate === 'string')
+            throw new UsageError(`--${k.check.option} must be ${coordinate}, not "${given}"`, command);
           return { k, name, coordinate };
         })
         .filter((p) => p.name !== undefined);
-      if (!plan.length) throw new UsageError(`name at least one registry to check: ${kinds.map((k) => `--${k.id} NAME`).join(', ')}`, command);
+      if (!plan.length)
+        throw new UsageError(
+          `name at least one registry to check: ${kinds.map((k) => `--${k.id} NAME`).join(', ')}`,
+          command,
+        );
 
       const { checkKit } = await import('../check-kit.js');
       const checks: CheckRow[] = [];
       for (const { k, name, coordinate } of plan) {
         const { http, tool } = await k.check.run(checkKit(api, name!, io.env), coordinate);
-        for (const [which, o] of [['http', http], ['tool', tool]] as const) {
+        for (const [which, o] of [
+          ['http', http],
+          ['tool', tool],
+        ] as const) {
           const row: CheckRow = { registry: name!, kind: k.id, check: which, result: o.result, detail: o.detail };
           checks.push(row);
           if (!json) io.out(`${o.result.toUpperCase()} ${printable(name!)} ${which}: ${printable(o.detail)}\n`);

@@ -36,9 +36,14 @@ ${connectionHelp('system:write')}`,
   async run({ io, values, positionals, json, api, command }) {
     const registry = optionOrPositional(values, 'registry', positionals[0], command, { required: true })!;
     const pkg = optionOrPositional(values, 'package', positionals[1], command, { required: true })!;
-    const answer = await api.call('POST', `/api/v1/admin/registries/${seg(registry)}/claims`, { body: { package: pkg } });
+    const answer = await api.call('POST', `/api/v1/admin/registries/${seg(registry)}/claims`, {
+      body: { package: pkg },
+    });
     if (json) printJson(io, answer);
-    else io.out(`claimed ${coordinate(registry, pkg)}: it may be published there though the upstream has it, and then hides the upstream's versions\n`);
+    else
+      io.out(
+        `claimed ${coordinate(registry, pkg)}: it may be published there though the upstream has it, and then hides the upstream's versions\n`,
+      );
     return 0;
   },
 });
@@ -93,7 +98,8 @@ Example:
 ${connectionHelp('system:read')}`,
   options: { registry: { type: 'string' } },
   positionals: { min: 0, max: 1 },
-  path: ({ values, positionals, command }) => `/api/v1/admin/registries/${seg(optionOrPositional(values, 'registry', positionals[0], command, { required: true })!)}/claims`,
+  path: ({ values, positionals, command }) =>
+    `/api/v1/admin/registries/${seg(optionOrPositional(values, 'registry', positionals[0], command, { required: true })!)}/claims`,
   rows: 'claims',
   columns: [
     { header: 'REGISTRY', keys: ['registry'] },

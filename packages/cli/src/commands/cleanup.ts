@@ -51,7 +51,9 @@ ${connectionHelp('system:write (system:read with --dry-run)', 'Exit status: 0 wh
         items,
       );
     const more = answer.truncated === true ? ` (${items.length} listed)` : '';
-    io.out(`${dryRun ? 'would remove' : 'removed'} ${String(answer.versions)} version(s), ${String(answer.bytes)} bytes${more}\n`);
+    io.out(
+      `${dryRun ? 'would remove' : 'removed'} ${String(answer.versions)} version(s), ${String(answer.bytes)} bytes${more}\n`,
+    );
     return 0;
   },
 });

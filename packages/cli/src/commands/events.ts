@@ -45,7 +45,8 @@ ${connectionHelp('system:read')}`,
   options: { type: { type: 'string' }, registry: { type: 'string' } },
   query({ values, command }) {
     const type = str(values, 'type', command);
-    if (type !== undefined && !TYPE.test(type)) throw new UsageError(`--type must be an event name like package_disappeared_upstream, not "${type}"`, command);
+    if (type !== undefined && !TYPE.test(type))
+      throw new UsageError(`--type must be an event name like package_disappeared_upstream, not "${type}"`, command);
     return { type, registry: str(values, 'registry', command) };
   },
   rows: 'events',

@@ -63,7 +63,8 @@ ${connectionHelp('system:read')}`,
     { header: 'LIFTED', keys: ['lifted_at'] },
     { header: 'SUMMARY', keys: ['summary'] },
   ],
-  empty: ({ values }) => (values['include-dead'] === true ? 'no flags' : 'no active flags (add --include-dead for lifted ones)'),
+  empty: ({ values }) =>
+    values['include-dead'] === true ? 'no flags' : 'no active flags (add --include-dead for lifted ones)',
 });
 
 const feedsCmd = listCommand({
@@ -137,14 +138,20 @@ function coverageLines(coverage: unknown): string[] {
   const registries = rowsOf(coverage, 'registries');
   const withSbom = registries.filter((r) => r.sbom === true).map((r) => printable(String(r.name)));
   const count = coverage.registries_with_sbom ?? withSbom.length;
-  const lines = [`coverage: ${cell(count)} of ${registries.length} registries have an SBOM extractor${withSbom.length ? ` (${withSbom.join(', ')})` : ''}`];
+  const lines = [
+    `coverage: ${cell(count)} of ${registries.length} registries have an SBOM extractor${withSbom.length ? ` (${withSbom.join(', ')})` : ''}`,
+  ];
   if (coverage.analysis) lines.push(`dependency analysis: ${cell(coverage.analysis)}`);
   const analysed = registries.filter((r) => r.analysed_at);
   if (analysed.length)
-    lines.push(`analysed: ${analysed.map((r) => `${cell(r.name)} at ${cell(r.analysed_at)}${r.artifacts_analysed !== undefined ? ` (${cell(r.artifacts_analysed)} artifacts)` : ''}`).join('; ')}`);
+    lines.push(
+      `analysed: ${analysed.map((r) => `${cell(r.name)} at ${cell(r.analysed_at)}${r.artifacts_analysed !== undefined ? ` (${cell(r.artifacts_analysed)} artifacts)` : ''}`).join('; ')}`,
+    );
   const sources = rowsOf(coverage, 'sources');
   const said = sources.map((s) =>
-    s.pushed ? `${cell(s.name)} pushed ${cell(s.flags)} flag${Number(s.flags) === 1 ? '' : 's'} (last ${cell(s.last_push_at)})` : `${cell(s.name)} never pushed`,
+    s.pushed
+      ? `${cell(s.name)} pushed ${cell(s.flags)} flag${Number(s.flags) === 1 ? '' : 's'} (last ${cell(s.last_push_at)})`
+      : `${cell(s.name)} never pushed`,
   );
   lines.push(`flag sources: ${said.length ? said.join('; ') : 'none configured'}`);
   return lines;
@@ -153,9 +160,11 @@ function coverageLines(coverage: unknown): string[] {
 /** The report's filters as query parameters; the export takes the same. */
 function exposureQuery(values: Values, command: string): Query {
   const minEffect = str(values, 'min-effect', command);
-  if (minEffect !== undefined && !(EFFECTS as readonly string[]).includes(minEffect)) throw new UsageError(`--min-effect must be one of ${EFFECTS.join(', ')}, not "${minEffect}"`, command);
+  if (minEffect !== undefined && !(EFFECTS as readonly string[]).includes(minEffect))
+    throw new UsageError(`--min-effect must be one of ${EFFECTS.join(', ')}, not "${minEffect}"`, command);
   const when = str(values, 'when', command);
-  if (when !== undefined && !(WHEN as readonly string[]).includes(when)) throw new UsageError(`--when must be before-flag, after-flag or any, not "${when}"`, command);
+  if (when !== undefined && !(WHEN as readonly string[]).includes(when))
+    throw new UsageError(`--when must be before-flag, after-flag or any, not "${when}"`, command);
   return {
     source: str(values, 'source', command),
     min_effect: minEffect,
@@ -227,11 +236,24 @@ ${connectionHelp('system:read')}`,
     if (output !== undefined && format === undefined) throw new UsageError('--output needs --csv or --jsonl', command);
     if (format === undefined) return undefined;
     checkOutput(output ?? '-', command);
-    return saveExport(io, api, '/api/v1/admin/exposure/export', { format, ...query }, output ?? '-', json, format === 'csv' ? 'CSV' : 'JSON lines');
+    return saveExport(
+      io,
+      api,
+      '/api/v1/admin/exposure/export',
+      { format, ...query },
+      output ?? '-',
+      json,
+      format === 'csv' ? 'CSV' : 'JSON lines',
+    );
   },
   query: ({ values, command }) => exposureQuery(values, command),
   rows: 'rows',
-  row: (r) => ({ ...r, coordinate: coordinate(r.registry, r.package_name, r.version), fetched: coordinate(r.registry, r.fetched_package, r.fetched_version), flag: `${cell(r.source)}/${cell(r.external_id)}` }),
+  row: (r) => ({
+    ...r,
+    coordinate: coordinate(r.registry, r.package_name, r.version),
+    fetched: coordinate(r.registry, r.fetched_package, r.fetched_version),
+    flag: `${cell(r.source)}/${cell(r.external_id)}`,
+  }),
   // Servers with dependency analysis say whether a row is a direct download or a dependent, and via what.
   columns: (rows) => {
     const dependents = rows.some((r) => r.exposure !== undefined);
@@ -281,18 +303,25 @@ ${connectionHelp('system:write')}`,
   options: { registry: { type: 'string' } },
   async run({ io, values, json, api, command }) {
     const registry = str(values, 'registry', command);
-    const answer = await api.call<Row>('POST', '/api/v1/admin/exposure/analyse', { body: registry !== undefined ? { registry } : {} });
+    const answer = await api.call<Row>('POST', '/api/v1/admin/exposure/analyse', {
+      body: registry !== undefined ? { registry } : {},
+    });
     if (json) printJson(io, answer);
     else {
       const analyses = rowsOf(answer, 'analyses');
       if (!analyses.length) io.err('no registry has an SBOM extractor\n');
-      for (const a of analyses) io.out(`${printable(String(a.registry))}: ${cell(a.artifacts)} artifacts analysed (${cell(a.analysed)} read now, ${cell(a.failed)} unreadable)\n`);
+      for (const a of analyses)
+        io.out(
+          `${printable(String(a.registry))}: ${cell(a.artifacts)} artifacts analysed (${cell(a.analysed)} read now, ${cell(a.failed)} unreadable)\n`,
+        );
     }
     return 0;
   },
 });
 
 /** `hub exposure` is the report; `hub exposure analyse` runs dependency analysis. */
-export const exposure: Command = withRoutes('exposure', ['GET /api/v1/admin/exposure', 'GET /api/v1/admin/exposure/export', 'POST /api/v1/admin/exposure/analyse'], (argv, io) =>
-  argv[0] === 'analyse' ? exposureAnalyse(argv.slice(1), io) : exposureReport(argv, io),
+export const exposure: Command = withRoutes(
+  'exposure',
+  ['GET /api/v1/admin/exposure', 'GET /api/v1/admin/exposure/export', 'POST /api/v1/admin/exposure/analyse'],
+  (argv, io) => (argv[0] === 'analyse' ? exposureAnalyse(argv.slice(1), io) : exposureReport(argv, io)),
 );

@@ -20,7 +20,12 @@ function bytes(n: unknown): string {
 function every(secs: unknown): string {
   const s = Number(secs);
   if (!Number.isSafeInteger(s) || s <= 0) return cell(secs);
-  for (const [unit, n] of [['d', 86_400], ['h', 3600], ['m', 60]] as const) if (s % n === 0) return `${s / n}${unit}`;
+  for (const [unit, n] of [
+    ['d', 86_400],
+    ['h', 3600],
+    ['m', 60],
+  ] as const)
+    if (s % n === 0) return `${s / n}${unit}`;
   return `${s}s`;
 }
 
@@ -43,8 +48,11 @@ Examples:
   hub health
   hub health --json | jq '.registries[] | select(.audit.disappeared > 0) | .name'
 
-${connectionHelp('system:read', `Exit status: 0 the hub reports status ok; 1 any other status (e.g. its database is unreachable),
-or the request was refused, failed or the hub is unreachable; 2 bad usage.`)}`,
+${connectionHelp(
+  'system:read',
+  `Exit status: 0 the hub reports status ok; 1 any other status (e.g. its database is unreachable),
+or the request was refused, failed or the hub is unreachable; 2 bad usage.`,
+)}`,
   async run({ io, json, api }) {
     const answer = await api.call<Row>('GET', '/api/v1/admin/health');
     const ok = answer.status === 'ok';
@@ -52,7 +60,9 @@ or the request was refused, failed or the hub is unreachable; 2 bad usage.`)}`,
     io.out(`hub ${cell(answer.version)}: status ${cell(answer.status)}, database ${cell(answer.database)}\n`);
     const summary = answer.audit;
     if (isRow(summary))
-      io.out(`upstream audit: policy ${cell(summary.policy)}, ${summary.scheduled ? `sweeps every ${every(summary.interval_secs)}` : 'no scheduled sweeps (run hub upstream sweep)'}\n`);
+      io.out(
+        `upstream audit: policy ${cell(summary.policy)}, ${summary.scheduled ? `sweeps every ${every(summary.interval_secs)}` : 'no scheduled sweeps (run hub upstream sweep)'}\n`,
+      );
     const registries = rowsOf(answer, 'registries');
     if (!registries.length) return (io.err('no registries\n'), ok ? 0 : 1);
     const audited = registries.some((r) => isRow(r.audit));
@@ -83,7 +93,9 @@ or the request was refused, failed or the hub is unreachable; 2 bad usage.`)}`,
           name: r.name,
           type: r.type,
           // A group lists its members and each one's state (decision 0051).
-          mode: Array.isArray(r.members) ? `group: ${r.members.map((m) => (isRow(m) ? `${cell(m.name)} (${cell(m.state)})` : '')).join(', ')}` : r.mode,
+          mode: Array.isArray(r.members)
+            ? `group: ${r.members.map((m) => (isRow(m) ? `${cell(m.name)} (${cell(m.state)})` : '')).join(', ')}`
+            : r.mode,
           artifacts: cached.artifacts,
           bytes: cached.bytes === undefined ? undefined : bytes(cached.bytes),
           ...(a && {

@@ -32,7 +32,9 @@ ${connectionHelp('system:write')}`,
   async run({ io, values, positionals, json, api, command }) {
     const ip = ipOrCidr(positionals[0]!, command);
     const reason = str(values, 'reason', command);
-    const answer = await api.call<Row>('POST', '/api/v1/admin/ip-blocks', { body: { ip, ...(reason !== undefined && { reason }) } });
+    const answer = await api.call<Row>('POST', '/api/v1/admin/ip-blocks', {
+      body: { ip, ...(reason !== undefined && { reason }) },
+    });
     if (json) printJson(io, answer);
     else io.out(`blocked ${cell(answer.ip ?? ip)}\n`);
     return 0;

@@ -37,12 +37,25 @@ function readLockfile(file: string, command: string): string {
   return fs.readFileSync(file, 'utf8');
 }
 
-async function checkFile(api: AdminClient, file: string, values: Values, command: string, extra: Record<string, unknown> = {}): Promise<CheckAnswer> {
-  const body = { lockfile: readLockfile(file, command), file_name: path.basename(file), registry: str(values, 'registry', command), format: str(values, 'format', command), ...extra };
+async function checkFile(
+  api: AdminClient,
+  file: string,
+  values: Values,
+  command: string,
+  extra: Record<string, unknown> = {},
+): Promise<CheckAnswer> {
+  const body = {
+    lockfile: readLockfile(file, command),
+    file_name: path.basename(file),
+    registry: str(values, 'registry', command),
+    format: str(values, 'format', command),
+    ...extra,
+  };
   return api.call<CheckAnswer>('POST', '/api/v1/admin/lockfile/check', { body });
 }
 
-const detail = (e: CheckAnswer['entries'][number]): string => [e.effect && `effect ${e.effect}`, e.until && `until ${e.until}`, e.reason].filter(Boolean).join('; ');
+const detail = (e: CheckAnswer['entries'][number]): string =>
+  [e.effect && `effect ${e.effect}`, e.until && `until ${e.until}`, e.reason].filter(Boolean).join('; ');
 
 const checkHelp = `Usage: hub lockfile check FILE... [--registry R] [--format F] [--mark-required LABEL]
 
@@ -86,11 +99,18 @@ const check = adminCommand({
   async run({ io, values, positionals, json, api, command }) {
     const label = str(values, 'mark-required', command);
     const answers: Array<CheckAnswer & { file: string }> = [];
-    for (const file of positionals) answers.push({ file, ...(await checkFile(api, file, values, command, label ? { mark_required: label } : {})) });
+    for (const file of positionals)
+      answers.push({ file, ...(await checkFile(api, file, values, command, label ? { mark_required: label } : {})) });
     const ok = answers.every((a) => a.installable);
     if (json) return (printJson(io, answers.length === 1 ? answers[0] : answers), ok ? 0 : 1);
     for (const a of answers) {
-      io.out(`${a.file}: ${a.format}, registry ${a.registry ?? '(none)'}, ${a.entries.length} entries: ${Object.entries(a.counts).map(([s, n]) => `${n} ${s}`).join(', ') || 'none'}${a.marked !== undefined ? `; ${a.marked} marked required` : ''}\n`);
+      io.out(
+        `${a.file}: ${a.format}, registry ${a.registry ?? '(none)'}, ${a.entries.length} entries: ${
+          Object.entries(a.counts)
+            .map(([s, n]) => `${n} ${s}`)
+            .join(', ') || 'none'
+        }${a.marked !== undefined ? `; ${a.marked} marked required` : ''}\n`,
+      );
       const rows = a.entries.filter((e) => e.status !== 'held') as unknown as Row[];
       if (rows.length)
         table(
@@ -122,9 +142,13 @@ Needs permission system:write.
 ${connectionHelp('system:write')}`,
   positionals: { min: 1, max: 1 },
   async run({ io, positionals, json, api }) {
-    const answer = await api.call<{ released: number }>('POST', '/api/v1/admin/lockfile/release', { body: { label: positionals[0] } });
+    const answer = await api.call<{ released: number }>('POST', '/api/v1/admin/lockfile/release', {
+      body: { label: positionals[0] },
+    });
     if (json) return (printJson(io, answer), 0);
-    io.out(`released ${answer.released} required version${answer.released === 1 ? '' : 's'} of label ${positionals[0]}\n`);
+    io.out(
+      `released ${answer.released} required version${answer.released === 1 ? '' : 's'} of label ${positionals[0]}\n`,
+    );
     return 0;
   },
 });
@@ -141,8 +165,18 @@ Whether a lockfile's packages can be installed through hub (@hub/lockfile); hub 
 /** GETs on the hub with the caller's token (no timeout on the body: an artifact may be large). */
 function hubGet(api: AdminClient): HubGet {
   return async (p, accept) => {
-    const res = await fetch(`${api.url}${p}`, { headers: { 'user-agent': 'hub-warm', ...(api.token ? { authorization: `Bearer ${api.token}` } : {}), ...(accept ? { accept } : {}) } });
-    return { status: res.status, body: res.body ? Readable.fromWeb(res.body as never) : Readable.from([]), json: () => res.json() };
+    const res = await fetch(`${api.url}${p}`, {
+      headers: {
+        'user-agent': 'hub-warm',
+        ...(api.token ? { authorization: `Bearer ${api.token}` } : {}),
+        ...(accept ? { accept } : {}),
+      },
+    });
+    return {
+      status: res.status,
+      body: res.body ? Readable.fromWeb(res.body as never) : Readable.from([]),
+      json: () => res.json(),
+    };
   };
 }
 
@@ -153,9 +187,16 @@ function progress(io: Io, total: number): (r: WarmResult, done: number) => void 
     if (tty) {
       const width = 30;
       const filled = Math.round((done / total) * width);
-      io.err(`\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} ${r.entry.name}@${r.entry.version}`.slice(0, 120).padEnd(120));
+      io.err(
+        `\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} ${r.entry.name}@${r.entry.version}`
+          .slice(0, 120)
+          .padEnd(120),
+      );
       if (done === total) io.err('\n');
-    } else io.err(`warm ${done}/${total} ${r.outcome} ${r.entry.name} ${r.entry.version}${r.detail ? ` (${r.detail})` : ''}\n`);
+    } else
+      io.err(
+        `warm ${done}/${total} ${r.outcome} ${r.entry.name} ${r.entry.version}${r.detail ? ` (${r.detail})` : ''}\n`,
+      );
   };
 }
 
@@ -184,14 +225,35 @@ ${connectionHelp('system:read', 'Exit status: 0 every entry is held now; 1 some 
   async run({ io, values, positionals, json, api, command }) {
     const c = str(values, 'concurrency', command);
     const concurrency = c === undefined ? 8 : Number(c);
-    if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) throw new UsageError('--concurrency must be an integer from 1 to 64', command);
+    if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64)
+      throw new UsageError('--concurrency must be an integer from 1 to 64', command);
     const entries: WarmEntry[] = [];
     for (const file of positionals) entries.push(...(await checkFile(api, file, values, command)).entries);
-    const { results, summary } = await warmEntries(entries, hubGet(api), { concurrency, onResult: json ? undefined : progress(io, entries.length) });
+    const { results, summary } = await warmEntries(entries, hubGet(api), {
+      concurrency,
+      onResult: json ? undefined : progress(io, entries.length),
+    });
     const ok = summary.refused === 0 && summary.failed === 0;
-    if (json) return (printJson(io, { summary, results: results.map((r) => ({ name: r.entry.name, version: r.entry.version, registry: r.entry.registry, outcome: r.outcome, bytes: r.bytes, detail: r.detail })) }), ok ? 0 : 1);
-    for (const r of results.filter((x) => x.outcome === 'refused' || x.outcome === 'failed')) io.out(`${r.outcome}: ${r.entry.name} ${r.entry.version}${r.detail ? `: ${r.detail}` : ''}\n`);
-    io.out(`${summary.entries} entries: ${summary.fetched} fetched, ${summary.already_held} already held, ${summary.refused} refused, ${summary.failed} failed; ${summary.bytes} bytes in ${summary.seconds}s\n`);
+    if (json)
+      return (
+        printJson(io, {
+          summary,
+          results: results.map((r) => ({
+            name: r.entry.name,
+            version: r.entry.version,
+            registry: r.entry.registry,
+            outcome: r.outcome,
+            bytes: r.bytes,
+            detail: r.detail,
+          })),
+        }),
+        ok ? 0 : 1
+      );
+    for (const r of results.filter((x) => x.outcome === 'refused' || x.outcome === 'failed'))
+      io.out(`${r.outcome}: ${r.entry.name} ${r.entry.version}${r.detail ? `: ${r.detail}` : ''}\n`);
+    io.out(
+      `${summary.entries} entries: ${summary.fetched} fetched, ${summary.already_held} already held, ${summary.refused} refused, ${summary.failed} failed; ${summary.bytes} bytes in ${summary.seconds}s\n`,
+    );
     return ok ? 0 : 1;
   },
 });

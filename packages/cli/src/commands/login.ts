@@ -34,18 +34,32 @@ Exit status: 0 signed in; 1 refused, expired or the hub unreachable; 2 bad usage
   async run({ io, api, json }) {
     const start = await api.call<DeviceStart>('POST', '/api/v1/auth/device');
     const where = start.verification_uri_complete ?? start.verification_uri;
-    io.err(`Open ${printable(where)}\nand enter the code ${printable(start.user_code)} if asked. Waiting for you to sign in...\n`);
+    io.err(
+      `Open ${printable(where)}\nand enter the code ${printable(start.user_code)} if asked. Waiting for you to sign in...\n`,
+    );
     const deadline = Date.now() + start.expires_in * 1000;
     let interval = Math.max(1, start.interval);
     while (Date.now() < deadline) {
       await sleep(interval * 1000);
       // 202 {status: "pending"} until the person finishes; 201 with the hub token; a refusal throws.
-      const answer = await api.call<{ status?: string; token?: string; user_id?: string; expires_at?: string }>('POST', '/api/v1/auth/device/token', { body: { device_code: start.device_code } });
+      const answer = await api.call<{ status?: string; token?: string; user_id?: string; expires_at?: string }>(
+        'POST',
+        '/api/v1/auth/device/token',
+        { body: { device_code: start.device_code } },
+      );
       if (answer.status === 'slow_down') interval += 5;
       if (!answer.token) continue;
-      const file = storeToken(io.env, api.url, { token: answer.token, user_id: answer.user_id ?? '', expires_at: answer.expires_at ?? '' });
-      if (json) io.out(`${JSON.stringify({ user_id: answer.user_id, expires_at: answer.expires_at, stored_in: file })}\n`);
-      else io.out(`Signed in to ${api.url} as ${printable(answer.user_id ?? '')} until ${printable(answer.expires_at ?? '')}; the token is in ${file}\n`);
+      const file = storeToken(io.env, api.url, {
+        token: answer.token,
+        user_id: answer.user_id ?? '',
+        expires_at: answer.expires_at ?? '',
+      });
+      if (json)
+        io.out(`${JSON.stringify({ user_id: answer.user_id, expires_at: answer.expires_at, stored_in: file })}\n`);
+      else
+        io.out(
+          `Signed in to ${api.url} as ${printable(answer.user_id ?? '')} until ${printable(answer.expires_at ?? '')}; the token is in ${file}\n`,
+        );
       return 0;
     }
     throw new RequestError('the sign-in code expired before the sign-in finished; run hub login again');

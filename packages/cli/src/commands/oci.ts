@@ -30,12 +30,26 @@ ${connectionHelp('system:write')}`,
   async run({ io, values, positionals, json, api, command }) {
     const registry = optionOrPositional(values, 'registry', positionals[0], command, { required: true })!;
     const dryRun = values['dry-run'] === true;
-    const answer = (await api.call('POST', `/api/v1/admin/registries/${seg(registry)}/gc`, { body: { dry_run: dryRun } })) as { removed: { size: number }[]; skipped: string[] };
+    const answer = (await api.call('POST', `/api/v1/admin/registries/${seg(registry)}/gc`, {
+      body: { dry_run: dryRun },
+    })) as { removed: { size: number }[]; skipped: string[] };
     if (json) return (printJson(io, answer), 0);
     const rows = rowsOf(answer, 'removed');
-    if (rows.length) table(io, [{ header: 'PACKAGE', keys: ['package_name'] }, { header: 'SIZE', keys: ['size'] }, { header: 'STORED', keys: ['stored_at'] }, { header: 'KEY', keys: ['key'] }], rows);
+    if (rows.length)
+      table(
+        io,
+        [
+          { header: 'PACKAGE', keys: ['package_name'] },
+          { header: 'SIZE', keys: ['size'] },
+          { header: 'STORED', keys: ['stored_at'] },
+          { header: 'KEY', keys: ['key'] },
+        ],
+        rows,
+      );
     const bytes = answer.removed.reduce((n, r) => n + r.size, 0);
-    io.out(`${dryRun ? 'would remove' : 'removed'} ${rows.length} blob(s), ${bytes} bytes${answer.skipped.length ? `; passed over (uploads in flight): ${answer.skipped.join(', ')}` : ''}\n`);
+    io.out(
+      `${dryRun ? 'would remove' : 'removed'} ${rows.length} blob(s), ${bytes} bytes${answer.skipped.length ? `; passed over (uploads in flight): ${answer.skipped.join(', ')}` : ''}\n`,
+    );
     return 0;
   },
 });

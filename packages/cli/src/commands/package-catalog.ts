@@ -68,7 +68,14 @@ Example:
   hub packages show npm @scope/name --prereleases
 
 ${connectionHelp('system:read')}`,
-  options: { registry: { type: 'string' }, package: { type: 'string' }, query: { type: 'string' }, prereleases: { type: 'boolean' }, page: { type: 'string' }, 'per-page': { type: 'string' } },
+  options: {
+    registry: { type: 'string' },
+    package: { type: 'string' },
+    query: { type: 'string' },
+    prereleases: { type: 'boolean' },
+    page: { type: 'string' },
+    'per-page': { type: 'string' },
+  },
   positionals: { min: 0, max: 2 },
   async run({ io, values, positionals, json, api, command }) {
     const registry = optionOrPositional(values, 'registry', positionals[0], command, { required: true })!;
@@ -79,9 +86,13 @@ ${connectionHelp('system:read')}`,
       page: positiveInt(str(values, 'page', command), 'page', command)?.toString(),
       per_page: positiveInt(str(values, 'per-page', command), 'per-page', command)?.toString(),
     };
-    const answer = await api.call<PackageDetailAnswer>('GET', `/api/v1/admin/packages/${seg(registry)}/${seg(pkg)}`, { query });
+    const answer = await api.call<PackageDetailAnswer>('GET', `/api/v1/admin/packages/${seg(registry)}/${seg(pkg)}`, {
+      query,
+    });
     if (json) return (printJson(io, answer), 0);
-    io.out(`${answer.registry} ${answer.name}: upstream ${answer.upstream_state ?? 'not audited'}; ${answer.matched} of ${answer.total} version(s) shown${answer.prereleases_hidden ? `, ${answer.prereleases_hidden} pre-release(s) hidden` : ''}\n`);
+    io.out(
+      `${answer.registry} ${answer.name}: upstream ${answer.upstream_state ?? 'not audited'}; ${answer.matched} of ${answer.total} version(s) shown${answer.prereleases_hidden ? `, ${answer.prereleases_hidden} pre-release(s) hidden` : ''}\n`,
+    );
     if (answer.versions.length)
       table(
         io,

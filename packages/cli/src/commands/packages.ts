@@ -51,7 +51,10 @@ Example:
 ${connectionHelp('system:write')}`;
   return adminCommand({
     name: `packages ${op}`,
-    routes: [op === 'unlist' ? 'POST /api/v1/admin/unlist' : 'DELETE /api/v1/admin/unlist', ...(op === 'unlist' ? ['DELETE /api/v1/admin/unlist'] : [])],
+    routes: [
+      op === 'unlist' ? 'POST /api/v1/admin/unlist' : 'DELETE /api/v1/admin/unlist',
+      ...(op === 'unlist' ? ['DELETE /api/v1/admin/unlist'] : []),
+    ],
     help,
     options: op === 'unlist' ? { ...OPTIONS, relist: { type: 'boolean' } } : OPTIONS,
     positionals: { min: 0, max: 3 },
@@ -64,7 +67,8 @@ ${connectionHelp('system:write')}`;
       const relist = op === 'relist' || values.relist === true;
       const answer = await api.call(relist ? 'DELETE' : 'POST', '/api/v1/admin/unlist', { body });
       if (json) printJson(io, answer);
-      else io.out(`${relist ? 'relisted' : 'unlisted'} ${coordinate(body.registry, body.package_name, body.version)}\n`);
+      else
+        io.out(`${relist ? 'relisted' : 'unlisted'} ${coordinate(body.registry, body.package_name, body.version)}\n`);
       return 0;
     },
   });
@@ -88,7 +92,10 @@ Example:
 
 ${connectionHelp('system:read')}`,
   options: { registry: { type: 'string' }, package: { type: 'string' } },
-  query: ({ values, command }) => ({ registry: str(values, 'registry', command), package_name: str(values, 'package', command) }),
+  query: ({ values, command }) => ({
+    registry: str(values, 'registry', command),
+    package_name: str(values, 'package', command),
+  }),
   rows: 'unlisted',
   columns: [
     { header: 'REGISTRY', keys: ['registry'] },
@@ -125,13 +132,17 @@ ${connectionHelp('system:read')}`,
   async run({ io, values, positionals, json, api, command }) {
     const registry = optionOrPositional(values, 'registry', positionals[0], command, { required: true })!;
     const pkg = optionOrPositional(values, 'package', positionals[1], command, { required: true })!;
-    const answer = (await api.call('GET', '/api/v1/admin/local-packages/status', { query: { registry, package: pkg } })) as {
+    const answer = (await api.call('GET', '/api/v1/admin/local-packages/status', {
+      query: { registry, package: pkg },
+    })) as {
       local_only: boolean;
       versions: Array<Record<string, unknown>>;
       tombstones: string[];
     };
     if (json) return (printJson(io, answer), 0);
-    io.out(`${coordinate(registry, pkg)}: ${answer.versions.length} version(s) published; ${answer.local_only ? 'local only: the upstream is never asked about this name' : 'the upstream may also serve this name'}\n`);
+    io.out(
+      `${coordinate(registry, pkg)}: ${answer.versions.length} version(s) published; ${answer.local_only ? 'local only: the upstream is never asked about this name' : 'the upstream may also serve this name'}\n`,
+    );
     if (answer.versions.length)
       table(
         io,
@@ -207,7 +218,10 @@ ${connectionHelp('system:write')}`,
     };
     const answer = await api.call('DELETE', '/api/v1/admin/local-packages/versions', { body });
     if (json) printJson(io, answer);
-    else io.out(`unpublished ${coordinate(body.registry, body.package_name, body.version)}; its version number stays taken\n`);
+    else
+      io.out(
+        `unpublished ${coordinate(body.registry, body.package_name, body.version)}; its version number stays taken\n`,
+      );
     return 0;
   },
 });
@@ -243,7 +257,10 @@ ${connectionHelp('system:write')}`,
     };
     const answer = await api.call('POST', '/api/v1/admin/local-packages/local-only', { body });
     if (json) printJson(io, answer);
-    else io.out(`${coordinate(body.registry, body.package_name)}: ${body.local_only ? 'local only: the upstream is never asked about this name' : 'the upstream may serve this name again'}\n`);
+    else
+      io.out(
+        `${coordinate(body.registry, body.package_name)}: ${body.local_only ? 'local only: the upstream is never asked about this name' : 'the upstream may serve this name again'}\n`,
+      );
     return 0;
   },
 });
@@ -270,5 +287,18 @@ Sub-commands:
   claims <registry>                                list the claimed names (system:read)
 
 Run 'hub packages <sub-command> --help' for its options.`,
-  { list: packagesList, show: packagesShow, unlist: listingCommand('unlist'), relist: listingCommand('relist'), unlisted, published, 'publish-status': publishStatus, unpublish, 'local-only': localOnly, claim, unclaim, claims },
+  {
+    list: packagesList,
+    show: packagesShow,
+    unlist: listingCommand('unlist'),
+    relist: listingCommand('relist'),
+    unlisted,
+    published,
+    'publish-status': publishStatus,
+    unpublish,
+    'local-only': localOnly,
+    claim,
+    unclaim,
+    claims,
+  },
 );

@@ -69,8 +69,11 @@ ${connectionHelp('system:write')}`,
   },
   async run({ io, values, json, api, command }) {
     const effect = required(values, 'effect', command);
-    if (effect !== 'allow' && effect !== 'deny') throw new UsageError(`--effect must be allow or deny, not "${effect}"`, command);
-    const permissions = list(required(values, 'permissions', command), 'permissions', command)!.map((p) => permission(p, 'permissions', command));
+    if (effect !== 'allow' && effect !== 'deny')
+      throw new UsageError(`--effect must be allow or deny, not "${effect}"`, command);
+    const permissions = list(required(values, 'permissions', command), 'permissions', command)!.map((p) =>
+      permission(p, 'permissions', command),
+    );
     const name = str(values, 'name', command);
     const body: Record<string, unknown> = { effect, permissions, ...(name !== undefined && { name }) };
     for (const k of SCOPES) {

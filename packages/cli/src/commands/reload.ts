@@ -34,11 +34,16 @@ Examples:
   hub reload
   hub reload --json | jq '.replicas[] | select(.result != "applied")'
 
-${connectionHelp('system:write', `Exit status: 0 every replica applied it; 1 a replica refused it or was unreachable, the request was
-refused or failed, or the hub is unreachable; 2 bad usage.`)}`,
+${connectionHelp(
+  'system:write',
+  `Exit status: 0 every replica applied it; 1 a replica refused it or was unreachable, the request was
+refused or failed, or the hub is unreachable; 2 bad usage.`,
+)}`,
   options: { local: { type: 'boolean' } },
   async run({ io, values, json, api }) {
-    const answer = await api.call<{ replicas: ReplicaReload[] }>('POST', '/api/v1/admin/config/reload', { query: values.local ? { local: 'true' } : {} });
+    const answer = await api.call<{ replicas: ReplicaReload[] }>('POST', '/api/v1/admin/config/reload', {
+      query: values.local ? { local: 'true' } : {},
+    });
     if (json) printJson(io, answer);
     else
       for (const r of answer.replicas) {

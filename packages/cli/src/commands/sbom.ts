@@ -34,7 +34,13 @@ Examples:
   hub sbom --registry npm --package @babel/core --version 7.24.0 --format spdx --output core.spdx.json
   hub sbom npm lodash 4.17.21
   hub sbom --registry crates --format cyclonedx --output crates.cdx.json`,
-  options: { registry: { type: 'string' }, package: { type: 'string' }, version: { type: 'string' }, format: { type: 'string' }, output: { type: 'string', short: 'o' } },
+  options: {
+    registry: { type: 'string' },
+    package: { type: 'string' },
+    version: { type: 'string' },
+    format: { type: 'string' },
+    output: { type: 'string', short: 'o' },
+  },
   routes: ['GET /api/v1/admin/sbom/:registry/:package/:version', 'GET /api/v1/admin/sbom'],
   positionals: { min: 0, max: 3 },
   async run({ io, values, positionals, json, api, command }) {
@@ -43,12 +49,24 @@ Examples:
     const version = optionOrPositional(values, 'version', positionals[2], command, { required: false });
     const format = str(values, 'format', command);
     const output = str(values, 'output', command) ?? '-';
-    if ((name === undefined) !== (version === undefined)) throw new UsageError('--package and --version go together (or neither, for the inventory)', command);
+    if ((name === undefined) !== (version === undefined))
+      throw new UsageError('--package and --version go together (or neither, for the inventory)', command);
     if (name !== undefined && registry === undefined) throw new UsageError('--package needs --registry', command);
-    if (format !== undefined && !(FORMATS as readonly string[]).includes(format)) throw new UsageError(`--format must be one of ${FORMATS.join(', ')}`, command);
-    if (format === 'json' && name !== undefined) throw new UsageError('the SBOM of a version is cyclonedx or spdx', command);
+    if (format !== undefined && !(FORMATS as readonly string[]).includes(format))
+      throw new UsageError(`--format must be one of ${FORMATS.join(', ')}`, command);
+    if (format === 'json' && name !== undefined)
+      throw new UsageError('the SBOM of a version is cyclonedx or spdx', command);
     checkOutput(output, command);
-    if (name !== undefined) return saveExport(io, api, `/api/v1/admin/sbom/${seg(registry!)}/${seg(name)}/${seg(version!)}`, { format }, output, json, 'JSON');
+    if (name !== undefined)
+      return saveExport(
+        io,
+        api,
+        `/api/v1/admin/sbom/${seg(registry!)}/${seg(name)}/${seg(version!)}`,
+        { format },
+        output,
+        json,
+        'JSON',
+      );
     return saveExport(io, api, '/api/v1/admin/sbom', { registry, format }, output, json, 'JSON');
   },
 });

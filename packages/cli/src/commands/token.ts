@@ -28,15 +28,27 @@ ${connectionHelp('system:write')}`,
   options: { user: { type: 'string' }, permissions: { type: 'string' }, 'expires-in': { type: 'string' } },
   async run({ io, values, json, api, command }) {
     const user = required(values, 'user', command);
-    const permissions = list(str(values, 'permissions', command), 'permissions', command)?.map((p) => permission(p, 'permissions', command));
+    const permissions = list(str(values, 'permissions', command), 'permissions', command)?.map((p) =>
+      permission(p, 'permissions', command),
+    );
     const expires = duration(str(values, 'expires-in', command), 'expires-in', command);
-    const answer = await api.call<{ id?: string; token?: string; expires_at?: string | null }>('POST', '/api/v1/admin/tokens', {
-      body: { user_id: user, ...(permissions && { permissions }), ...(expires !== undefined && { expires_in_secs: expires }) },
-    });
+    const answer = await api.call<{ id?: string; token?: string; expires_at?: string | null }>(
+      'POST',
+      '/api/v1/admin/tokens',
+      {
+        body: {
+          user_id: user,
+          ...(permissions && { permissions }),
+          ...(expires !== undefined && { expires_in_secs: expires }),
+        },
+      },
+    );
     if (json) printJson(io, answer);
     else {
       io.out(`${answer.token ?? ''}\n`);
-      io.err(`created token ${answer.id ?? '?'} for user ${user}${answer.expires_at ? `, expiring ${answer.expires_at}` : ''}; it is shown only this once\n`);
+      io.err(
+        `created token ${answer.id ?? '?'} for user ${user}${answer.expires_at ? `, expiring ${answer.expires_at}` : ''}; it is shown only this once\n`,
+      );
     }
     return 0;
   },

@@ -14,7 +14,12 @@ const STATES = ['missing', 'disappeared'] as const;
 /** The columns of an audit row; `withName` adds registry and package (the list shows several packages). */
 function rowColumns(withName: boolean): Column[] {
   return [
-    ...(withName ? [{ header: 'REGISTRY', keys: ['registry'] }, { header: 'PACKAGE', keys: ['package_name'] }] : []),
+    ...(withName
+      ? [
+          { header: 'REGISTRY', keys: ['registry'] },
+          { header: 'PACKAGE', keys: ['package_name'] },
+        ]
+      : []),
     { header: 'VERSION', keys: ['version'] },
     { header: 'STATE', keys: ['state'] },
     { header: 'MISSES', keys: ['misses'] },
@@ -42,7 +47,8 @@ function sweepLine(s: Row): string {
   const name = printable(String(s.registry));
   if (s.outcome === 'skipped') return `${name}: skipped (${cell(s.reason ?? 'no reason given')})`;
   const counts = `${cell(s.probed)} probed, ${cell(s.conclusive)} answered, ${cell(s.missing)} missing, ${cell(s.disappeared)} disappeared, ${cell(s.reappeared)} reappeared`;
-  if (s.outcome === 'void') return `${name}: void, ${counts}: nothing recorded (the upstream looks unreachable, or too much of it is missing at once)`;
+  if (s.outcome === 'void')
+    return `${name}: void, ${counts}: nothing recorded (the upstream looks unreachable, or too much of it is missing at once)`;
   return `${name}: ${cell(s.outcome)}, ${counts}`;
 }
 
@@ -76,7 +82,9 @@ ${connectionHelp('system:write', 'Exit status: 0 every registry swept or skipped
   options: { registry: { type: 'string' } },
   async run({ io, values, json, api, command }) {
     const registry = str(values, 'registry', command);
-    const answer = await api.call<Row>('POST', '/api/v1/admin/upstream/sweep', { body: registry !== undefined ? { registry } : {} });
+    const answer = await api.call<Row>('POST', '/api/v1/admin/upstream/sweep', {
+      body: registry !== undefined ? { registry } : {},
+    });
     const sweeps = rowsOf(answer, 'sweeps');
     if (json) printJson(io, answer);
     else if (!sweeps.length) io.err('no registries to sweep\n');
@@ -120,14 +128,25 @@ ${connectionHelp('system:write', "Exit status: 0 done; 1 refused by the server (
     const registry = answer.registry ?? body.registry;
     const name = answer.package_name ?? body.package_name;
     const probes = rowsOf(answer, 'probes');
-    if (!probes.length) io.err(`nothing to probe: the hub holds no version of ${coordinate(registry, name)} and has no audit row for it\n`);
+    if (!probes.length)
+      io.err(
+        `nothing to probe: the hub holds no version of ${coordinate(registry, name)} and has no audit row for it\n`,
+      );
     for (const p of probes) {
       const how = [p.rung ? `rung ${cell(p.rung)}` : '', p.detail ? cell(p.detail) : ''].filter(Boolean).join(': ');
       io.out(`${coordinate(registry, name, p.version)}: ${cell(p.answer)}${how ? ` (${how})` : ''}\n`);
     }
     const cleared = Array.isArray(answer.cleared) ? (answer.cleared as unknown[]) : [];
-    if (probes.length) io.out(cleared.length ? `cleared ${cleared.map((v) => coordinate(registry, name, v)).join(', ')}\n` : 'nothing cleared\n');
-    for (const r of rowsOf(answer, 'rows')) io.out(`still ${cell(r.state)}: ${coordinate(registry, name, r.version)} (${plural(r.misses, 'miss', 'misses')})\n`);
+    if (probes.length)
+      io.out(
+        cleared.length
+          ? `cleared ${cleared.map((v) => coordinate(registry, name, v)).join(', ')}\n`
+          : 'nothing cleared\n',
+      );
+    for (const r of rowsOf(answer, 'rows'))
+      io.out(
+        `still ${cell(r.state)}: ${coordinate(registry, name, r.version)} (${plural(r.misses, 'miss', 'misses')})\n`,
+      );
     return 0;
   },
 });
@@ -159,7 +178,8 @@ ${connectionHelp('system:read')}`,
   options: { registry: { type: 'string' }, state: { type: 'string' } },
   query({ values, command }) {
     const state = str(values, 'state', command);
-    if (state !== undefined && !(STATES as readonly string[]).includes(state)) throw new UsageError(`--state must be missing or disappeared, not "${state}"`, command);
+    if (state !== undefined && !(STATES as readonly string[]).includes(state))
+      throw new UsageError(`--state must be missing or disappeared, not "${state}"`, command);
     return { registry: str(values, 'registry', command), state };
   },
   rows: 'rows',
@@ -194,12 +214,17 @@ ${connectionHelp('system:read')}`,
   positionals: { min: 0, max: 2 },
   async run({ io, values, positionals, json, api, command }) {
     const p = packageOf(values, positionals, command);
-    const answer = await api.call<Row>('GET', `/api/v1/admin/upstream/status/${seg(p.registry)}/${seg(p.package_name)}`);
+    const answer = await api.call<Row>(
+      'GET',
+      `/api/v1/admin/upstream/status/${seg(p.registry)}/${seg(p.package_name)}`,
+    );
     if (json) return (printJson(io, answer), 0);
     const held = Array.isArray(answer.held_versions) ? (answer.held_versions as unknown[]) : [];
     const last = answer.last_sweep as Row | null | undefined;
     io.out(`package:        ${coordinate(answer.registry ?? p.registry, answer.package_name ?? p.package_name)}\n`);
-    io.out(`policy:         ${cell(answer.policy)}${answer.overridden ? ` (overrides the hub's ${cell(answer.audit_policy)})` : ''}\n`);
+    io.out(
+      `policy:         ${cell(answer.policy)}${answer.overridden ? ` (overrides the hub's ${cell(answer.audit_policy)})` : ''}\n`,
+    );
     io.out(`audited:        ${answer.audited ? 'yes' : `no${answer.reason ? `: ${cell(answer.reason)}` : ''}`}\n`);
     io.out(`held versions:  ${held.length ? held.map(cell).join(', ') : 'none'}\n`);
     io.out(`last sweep:     ${last ? `${cell(last.at)} (${cell(last.outcome)})` : 'never'}\n`);

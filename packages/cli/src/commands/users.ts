@@ -9,9 +9,15 @@ import { UsageError } from '../usage.js';
 
 /** "alice: roles reader,publisher; blocked" */
 function describe(user: Row, fallbackId: string): string {
-  const roles = Array.isArray(user.roles) ? (user.roles as unknown[]).join(',') : typeof user.roles === 'string' ? user.roles : undefined;
+  const roles = Array.isArray(user.roles)
+    ? (user.roles as unknown[]).join(',')
+    : typeof user.roles === 'string'
+      ? user.roles
+      : undefined;
   const blocked = user.blocked === undefined ? '' : user.blocked ? '; blocked' : '; active';
-  return printable(`${String(user.id ?? fallbackId)}${roles !== undefined ? `: roles ${roles || '(none)'}` : ''}${blocked}`);
+  return printable(
+    `${String(user.id ?? fallbackId)}${roles !== undefined ? `: roles ${roles || '(none)'}` : ''}${blocked}`,
+  );
 }
 
 function userId(positional: string, command: string): string {
@@ -144,7 +150,7 @@ ${connectionHelp('system:read')}`,
           { header: 'REVOKED', keys: ['revoked_at'] },
           { header: 'CREATED', keys: ['created_at'] },
         ],
-        tokens.map((t) => ({ ...t, permissions: t.permissions ?? '(the user\'s)' })),
+        tokens.map((t) => ({ ...t, permissions: t.permissions ?? "(the user's)" })),
       );
     return 0;
   },

@@ -25,7 +25,8 @@ function scopeOf(text: string, command: string): { type: string; id?: string } {
   return { type: m[1]!, id: m[2]! };
 }
 
-const line = (w: Row) => `waiver ${cell(w.id)} ${cell(w.state)}: ${cell(w.target)} on ${cell(w.registry)}/${cell(w.package_name)}${w.version ? `@${cell(w.version)}` : ''} until ${cell(w.expires_at)}\n`;
+const line = (w: Row) =>
+  `waiver ${cell(w.id)} ${cell(w.state)}: ${cell(w.target)} on ${cell(w.registry)}/${cell(w.package_name)}${w.version ? `@${cell(w.version)}` : ''} until ${cell(w.expires_at)}\n`;
 
 const request = adminCommand({
   name: 'waivers request',
@@ -56,7 +57,14 @@ Example:
     --reason "hotfix build" --expires 2d
 
 ${connectionHelp('system:write')}`,
-  options: { registry: { type: 'string' }, package: { type: 'string' }, version: { type: 'string' }, for: { type: 'string' }, reason: { type: 'string' }, expires: { type: 'string' } },
+  options: {
+    registry: { type: 'string' },
+    package: { type: 'string' },
+    version: { type: 'string' },
+    for: { type: 'string' },
+    reason: { type: 'string' },
+    expires: { type: 'string' },
+  },
   positionals: { min: 1, max: 1 },
   async run({ io, values, positionals, json, api, command }) {
     const version = str(values, 'version', command);
@@ -94,7 +102,10 @@ ${connectionHelp('system:write')}`,
     async run({ io, positionals, json, api, command }) {
       const id = positionals[0]!;
       if (!/^[0-9]{1,15}$/.test(id)) throw new UsageError(`"${id.slice(0, 20)}" is not a waiver id`, command);
-      const answer = await api.call<Row>(verb === 'revoke' ? 'DELETE' : 'POST', `/api/v1/admin/waivers/${id}${verb === 'revoke' ? '' : `/${verb}`}`);
+      const answer = await api.call<Row>(
+        verb === 'revoke' ? 'DELETE' : 'POST',
+        `/api/v1/admin/waivers/${id}${verb === 'revoke' ? '' : `/${verb}`}`,
+      );
       if (json) printJson(io, answer);
       else io.out(line(answer));
       return 0;
@@ -115,9 +126,16 @@ Example:
 
 ${connectionHelp('system:read')}`,
   options: { target: { type: 'string' }, registry: { type: 'string' }, package: { type: 'string' } },
-  query: ({ values, command }) => ({ target: str(values, 'target', command), registry: str(values, 'registry', command), package_name: str(values, 'package', command) }),
+  query: ({ values, command }) => ({
+    target: str(values, 'target', command),
+    registry: str(values, 'registry', command),
+    package_name: str(values, 'package', command),
+  }),
   rows: 'waivers',
-  row: (w) => ({ ...w, for: `${cell((w.scope as Row).type)}${(w.scope as Row).id ? `:${cell((w.scope as Row).id)}` : ''}` }),
+  row: (w) => ({
+    ...w,
+    for: `${cell((w.scope as Row).type)}${(w.scope as Row).id ? `:${cell((w.scope as Row).id)}` : ''}`,
+  }),
   columns: [
     { header: 'ID', keys: ['id'] },
     { header: 'STATE', keys: ['state'] },
@@ -151,7 +169,10 @@ Sub-commands:
 Run 'hub waivers <sub-command> --help' for its options.`,
   {
     request,
-    approve: step('approve', 'Approves a pending waiver: it takes effect on every replica within a second. Nobody approves\ntheir own request, whatever token they use.'),
+    approve: step(
+      'approve',
+      'Approves a pending waiver: it takes effect on every replica within a second. Nobody approves\ntheir own request, whatever token they use.',
+    ),
     reject: step('reject', 'Rejects a pending waiver. Nobody rejects their own request: revoke it instead.'),
     revoke: step('revoke', 'Ends a pending or active waiver now: the block or flag refuses again.'),
     list: listCmd,

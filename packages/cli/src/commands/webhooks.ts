@@ -31,7 +31,8 @@ ${connectionHelp('system:read')}`,
   options: { state: { type: 'string' } },
   query({ values, command }) {
     const state = str(values, 'state', command);
-    if (state !== undefined && !STATES.includes(state)) throw new UsageError(`--state must be one of ${STATES.join(', ')}, not "${state}"`, command);
+    if (state !== undefined && !STATES.includes(state))
+      throw new UsageError(`--state must be one of ${STATES.join(', ')}, not "${state}"`, command);
     return { state };
   },
   rows: 'deliveries',

@@ -23,7 +23,13 @@ const row = (page: Page, text: string | RegExp) => page.getByRole('row').filter(
 t.test('the console, clicked through as a person would', { skip: noBrowser }, async (t) => {
   const s = await setup(t);
   const alice = await s.token('alice', { roles: ['reader'] });
-  for (const [n, v] of [['hubdep', '1.0.0'], ['hubdemo', '1.0.0'], ['hubdemo', '1.1.0'], ['@hubtest/scoped', '1.0.0']] as const) t.equal(await s.fetchTarball(n, v), 200, `hub holds ${n}@${v}`);
+  for (const [n, v] of [
+    ['hubdep', '1.0.0'],
+    ['hubdemo', '1.0.0'],
+    ['hubdemo', '1.1.0'],
+    ['@hubtest/scoped', '1.0.0'],
+  ] as const)
+    t.equal(await s.fetchTarball(n, v), 200, `hub holds ${n}@${v}`);
   await s.hub.artifacts.idle(); // the last row is written just after its body was sent
   // One missing row for the Upstream table: the upstream stops listing @hubtest/scoped 1.0.0, and a sweep sees it.
   s.unpublish('@hubtest/scoped', '1.0.0');
@@ -58,13 +64,27 @@ t.test('the console, clicked through as a person would', { skip: noBrowser }, as
     const npmRow = page.locator('tr[data-registry="npm"]');
     await npmRow.waitFor();
     t.equal(await npmRow.locator('[data-count="missing"]').textContent(), String(api.registries[0].audit.missing));
-    t.equal(await npmRow.locator('[data-count="disappeared"]').textContent(), String(api.registries[0].audit.disappeared));
-    t.equal(await npmRow.locator('[data-count="content-changed"]').textContent(), String(api.registries[0].audit.content_changed));
+    t.equal(
+      await npmRow.locator('[data-count="disappeared"]').textContent(),
+      String(api.registries[0].audit.disappeared),
+    );
+    t.equal(
+      await npmRow.locator('[data-count="content-changed"]').textContent(),
+      String(api.registries[0].audit.content_changed),
+    );
     t.equal(api.registries[0].audit.missing, 1, 'the swept row');
     t.match(await npmRow.textContent(), `${api.registries[0].cached.artifacts} files`);
     t.match(await npmRow.textContent(), /reachable/, 'the upstream state');
-    t.match(await page.locator('[data-count="held-bytes"]').textContent(), /no max_bytes limit/, 'cache size against max_bytes');
-    t.match(await page.locator('[data-count="hard-blocks"]').textContent(), `${api.flags.hard_blocks_held.flags} flags`, 'the hard blocks held in memory');
+    t.match(
+      await page.locator('[data-count="held-bytes"]').textContent(),
+      /no max_bytes limit/,
+      'cache size against max_bytes',
+    );
+    t.match(
+      await page.locator('[data-count="hard-blocks"]').textContent(),
+      `${api.flags.hard_blocks_held.flags} flags`,
+      'the hard blocks held in memory',
+    );
     await checkPage(t, page, 'health');
 
     // By keyboard alone: the skip link first, then the navigation, Enter follows a link.
@@ -82,49 +102,73 @@ t.test('the console, clicked through as a person would', { skip: noBrowser }, as
     t.match(page.url(), /\/console\/upstream$/, 'Enter on a navigation link opens the page');
   });
 
-  await t.test('block a version from its package page: npm install fails with the reason; unblock: it works', async (t) => {
-    await page.goto(`${s.url}/console/packages?registry=npm`);
-    // The upstream audit's state is a badge only when it is news (missing, disappeared), never for "ok".
-    await row(page, '@hubtest/scoped').locator('.badge', { hasText: 'missing' }).waitFor();
-    t.equal(await row(page, 'hubdemo').locator('.badge').count(), 0, 'a package the audit found upstream has no badge');
-    await page.getByRole('link', { name: 'hubdemo', exact: true }).click();
-    await page.getByRole('heading', { name: /hubdemo/ }).waitFor();
-    await page.getByRole('button', { name: 'Block 1.0.0', exact: true }).click();
-    const dialog = page.getByRole('alertdialog');
-    t.match(await dialog.textContent(), /hidden from listings.*refused with 403/s, 'the confirmation names both effects');
-    await dialog.getByLabel('Reason').fill('pulled by the console test');
-    await dialog.getByRole('button', { name: 'Block' }).click();
-    await row(page, '1.0.0').getByText('blocked by admin').waitFor();
-    await checkPage(t, page, 'package');
+  await t.test(
+    'block a version from its package page: npm install fails with the reason; unblock: it works',
+    async (t) => {
+      await page.goto(`${s.url}/console/packages?registry=npm`);
+      // The upstream audit's state is a badge only when it is news (missing, disappeared), never for "ok".
+      await row(page, '@hubtest/scoped').locator('.badge', { hasText: 'missing' }).waitFor();
+      t.equal(
+        await row(page, 'hubdemo').locator('.badge').count(),
+        0,
+        'a package the audit found upstream has no badge',
+      );
+      await page.getByRole('link', { name: 'hubdemo', exact: true }).click();
+      await page.getByRole('heading', { name: /hubdemo/ }).waitFor();
+      await page.getByRole('button', { name: 'Block 1.0.0', exact: true }).click();
+      const dialog = page.getByRole('alertdialog');
+      t.match(
+        await dialog.textContent(),
+        /hidden from listings.*refused with 403/s,
+        'the confirmation names both effects',
+      );
+      await dialog.getByLabel('Reason').fill('pulled by the console test');
+      await dialog.getByRole('button', { name: 'Block' }).click();
+      await row(page, '1.0.0').getByText('blocked by admin').waitFor();
+      await checkPage(t, page, 'package');
 
-    const npm = npmProject(t, `${s.url}/proxy/npm/`, alice);
-    const failed = await npm.install('hubdemo@1.0.0');
-    t.ok(failed, 'npm install of the blocked version fails');
-    t.match(failed ?? '', /403/, 'with a 403');
-    t.match(failed ?? '', /pulled by the console test/, 'and the reason typed in the console');
+      const npm = npmProject(t, `${s.url}/proxy/npm/`, alice);
+      const failed = await npm.install('hubdemo@1.0.0');
+      t.ok(failed, 'npm install of the blocked version fails');
+      t.match(failed ?? '', /403/, 'with a 403');
+      t.match(failed ?? '', /pulled by the console test/, 'and the reason typed in the console');
 
-    await page.getByRole('button', { name: 'Unblock 1.0.0', exact: true }).click();
-    await page.getByRole('status').filter({ hasText: 'Unblocked 1.0.0.' }).waitFor();
-    t.equal(await row(page, '1.0.0').getByText('blocked by').count(), 0, 'the badge is gone');
-    t.equal(await npm.install('hubdemo@1.0.0'), null, 'npm install works again');
-    t.equal(npm.installed('hubdemo'), '1.0.0');
+      await page.getByRole('button', { name: 'Unblock 1.0.0', exact: true }).click();
+      await page.getByRole('status').filter({ hasText: 'Unblocked 1.0.0.' }).waitFor();
+      t.equal(await row(page, '1.0.0').getByText('blocked by').count(), 0, 'the badge is gone');
+      t.equal(await npm.install('hubdemo@1.0.0'), null, 'npm install works again');
+      t.equal(npm.installed('hubdemo'), '1.0.0');
 
-    const listed = async () => Object.keys(((await (await fetch(`${s.url}/proxy/npm/hubdemo`, { headers: { authorization: `Bearer ${alice}`, accept: 'application/json' } })).json()) as any).versions);
-    await page.getByRole('button', { name: 'Unlist 1.1.0', exact: true }).click();
-    await row(page, '1.1.0').getByText('unlisted').waitFor();
-    t.same(await listed(), ['1.0.0'], 'unlisted: gone from the packument');
-    await page.getByRole('button', { name: 'Relist 1.1.0', exact: true }).click();
-    await page.getByRole('button', { name: 'Unlist 1.1.0', exact: true }).waitFor();
-    t.same((await listed()).sort(), ['1.0.0', '1.1.0'], 'relisted');
-    await page.getByRole('button', { name: 'Purge 1.1.0', exact: true }).click();
-    await page.getByRole('alertdialog').getByRole('button', { name: 'Purge' }).click();
-    await page.getByRole('status').filter({ hasText: 'Purged 1.1.0.' }).waitFor();
-    // The version stays on the page (it was pulled), no longer held.
-    await row(page, '1.1.0').getByText('held', { exact: true }).waitFor({ state: 'detached' });
-    t.equal(await row(page, '1.1.0').getByText('held', { exact: true }).count(), 0, 'purged: hub no longer holds it');
-    t.equal(await row(page, '1.0.0').getByText('held', { exact: true }).count(), 1, 'the other version is still held');
-    t.equal(await s.fetchTarball('hubdemo', '1.1.0'), 200, 'and fetches it again on the next download');
-  });
+      const listed = async () =>
+        Object.keys(
+          (
+            (await (
+              await fetch(`${s.url}/proxy/npm/hubdemo`, {
+                headers: { authorization: `Bearer ${alice}`, accept: 'application/json' },
+              })
+            ).json()) as any
+          ).versions,
+        );
+      await page.getByRole('button', { name: 'Unlist 1.1.0', exact: true }).click();
+      await row(page, '1.1.0').getByText('unlisted').waitFor();
+      t.same(await listed(), ['1.0.0'], 'unlisted: gone from the packument');
+      await page.getByRole('button', { name: 'Relist 1.1.0', exact: true }).click();
+      await page.getByRole('button', { name: 'Unlist 1.1.0', exact: true }).waitFor();
+      t.same((await listed()).sort(), ['1.0.0', '1.1.0'], 'relisted');
+      await page.getByRole('button', { name: 'Purge 1.1.0', exact: true }).click();
+      await page.getByRole('alertdialog').getByRole('button', { name: 'Purge' }).click();
+      await page.getByRole('status').filter({ hasText: 'Purged 1.1.0.' }).waitFor();
+      // The version stays on the page (it was pulled), no longer held.
+      await row(page, '1.1.0').getByText('held', { exact: true }).waitFor({ state: 'detached' });
+      t.equal(await row(page, '1.1.0').getByText('held', { exact: true }).count(), 0, 'purged: hub no longer holds it');
+      t.equal(
+        await row(page, '1.0.0').getByText('held', { exact: true }).count(),
+        1,
+        'the other version is still held',
+      );
+      t.equal(await s.fetchTarball('hubdemo', '1.1.0'), 200, 'and fetches it again on the next download');
+    },
+  );
 
   await t.test('Recheck clears a missing row inline', async (t) => {
     s.republish('@hubtest/scoped');
@@ -183,7 +227,10 @@ t.test('the console, clicked through as a person would', { skip: noBrowser }, as
     await page.getByRole('button', { name: 'I have stored it' }).click();
     t.equal(await page.locator('[data-secret]').count(), 0, 'and is not shown again');
     await page.getByRole('button', { name: /^Revoke token / }).click();
-    await page.getByText(/revoked/).first().waitFor();
+    await page
+      .getByText(/revoked/)
+      .first()
+      .waitFor();
     // The authenticator remembers a lookup for a second on other replicas; this replica dropped it at once.
     t.equal(await use(), 401, 'a revoked token is refused');
 
@@ -194,68 +241,141 @@ t.test('the console, clicked through as a person would', { skip: noBrowser }, as
     t.match(await page.locator('.answer').textContent(), /deny/, 'the access-check form answers');
   });
 
-  await t.test('Incident: a flag to its exposure rows, the CSV, the audit log; a <script> summary stays text', async (t) => {
-    const npm = npmProject(t, `${s.url}/proxy/npm/`, alice);
-    t.equal(await npm.install('hubdemo@1.1.0'), null, 'alice installs hubdemo, and with it hubdep');
-    await s.hub.audit.flush();
-    await new Promise((r) => setTimeout(r, 5)); // the flag is raised after the pull, not in the same millisecond
-    t.equal(await s.pushFlags([{ external_id: 'MAL-7', registry: 'npm', package_name: 'hubdep', version: '1.0.0', kind: 'malware', effect: 'warn', summary: XSS }]), 200);
+  await t.test(
+    'Incident: a flag to its exposure rows, the CSV, the audit log; a <script> summary stays text',
+    async (t) => {
+      const npm = npmProject(t, `${s.url}/proxy/npm/`, alice);
+      t.equal(await npm.install('hubdemo@1.1.0'), null, 'alice installs hubdemo, and with it hubdep');
+      await s.hub.audit.flush();
+      await new Promise((r) => setTimeout(r, 5)); // the flag is raised after the pull, not in the same millisecond
+      t.equal(
+        await s.pushFlags([
+          {
+            external_id: 'MAL-7',
+            registry: 'npm',
+            package_name: 'hubdep',
+            version: '1.0.0',
+            kind: 'malware',
+            effect: 'warn',
+            summary: XSS,
+          },
+        ]),
+        200,
+      );
 
-    await page.goto(`${s.url}/console/incident`);
-    const link = page.getByRole('link', { name: 'osv/MAL-7' });
-    await link.waitFor();
-    t.equal(await row(page, 'osv/MAL-7').locator('.summary-text').textContent(), XSS, 'the summary is shown as the text it is');
-    t.equal(await page.evaluate(() => (window as any).__pwned), undefined, 'and never runs');
-    t.equal(await page.locator('main script, main img').count(), 0, 'no element was made from it');
-    await link.click();
-    await page.getByRole('note', { name: 'Coverage' }).waitFor();
-    const exposure = page.locator('tr.exposure-row').filter({ hasText: 'alice' });
-    await exposure.waitFor();
-    t.match(await exposure.textContent(), /alice.*1\.0\.0.*direct/s, 'alice fetched the flagged version');
-    // A waiver of the flag for alice, asked by the admin and approved by an operator: listed with state and expiry.
-    const expires = new Date(Date.now() + 86_400_000).toISOString();
-    const asked = await s.api('POST', '/api/v1/admin/waivers', { target: 'flag:osv:MAL-7', registry: 'npm', package_name: 'hubdep', scope: { type: 'user', id: 'alice' }, reason: 'rebuild of 4.2', expires_at: expires });
-    t.equal(asked.status, 201);
-    t.equal((await s.api('POST', `/api/v1/admin/waivers/${asked.json.id}/approve`, undefined, await s.token('olga', { roles: ['operator'] }))).status, 200);
-    await page.reload();
-    const waiver = page.getByRole('region', { name: 'Waivers of osv/MAL-7' }).locator('tr.waiver-row');
-    await waiver.waitFor();
-    t.match(await waiver.textContent(), /user alice.*all.*active.*admin.*olga.*rebuild of 4\.2/s, 'the incident view lists the waiver, its state and who decided');
-    t.match(await exposure.textContent(), new RegExp(`waiver ${asked.json.id} \\(user alice, until ${expires.replace(/[.]/g, '\\.')}\\)`), 'the exposure row says alice is waived');
-    await checkPage(t, page, 'incident');
-    await page.getByRole('button', { name: 'Block every version of hubdep' }).click();
-    t.match(await page.getByRole('alertdialog').textContent(), /Every version of hubdep in npm is hidden from listings and every download is refused with 403/);
-    await page.getByRole('button', { name: 'Block the whole name' }).click();
-    await page.getByRole('status').filter({ hasText: 'Blocked every version of hubdep.' }).waitFor();
-    const whole = (await s.api('GET', '/api/v1/admin/blocks?package_name=hubdep')).json.blocks;
-    t.match(whole, [{ package_name: 'hubdep', version: null, reason: 'osv/MAL-7', blocked_by: 'admin' }], 'one whole-name block, naming the flag');
-    t.equal(await s.fetchTarball('hubdep', '1.0.0', alice), 403, 'and it holds');
-    t.equal((await s.api('DELETE', `/api/v1/admin/blocks/${whole[0].id}`)).status, 200);
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download CSV' }).click()]);
-    const csv = fs.readFileSync((await download.path())!, 'utf8');
-    t.match(csv.split('\n')[0], /^consumer,user_id/, 'the CSV header');
-    t.match(csv, /alice/, 'and the row');
-    await page.getByRole('link', { name: 'Audit log of this package' }).click();
-    await page.getByRole('heading', { name: 'Audit log' }).waitFor();
-    await row(page, /download/).first().waitFor();
-    t.ok(await row(page, /hubdep 1\.0\.0/).count(), 'the audit log filtered to the package shows the pull');
-    await checkPage(t, page, 'audit-log');
-    await page.goBack();
-    await page.getByLabel('Include lifted and expired flags').check();
-    await page.waitForURL(/include_dead=true/);
-    await link.waitFor();
-  });
+      await page.goto(`${s.url}/console/incident`);
+      const link = page.getByRole('link', { name: 'osv/MAL-7' });
+      await link.waitFor();
+      t.equal(
+        await row(page, 'osv/MAL-7').locator('.summary-text').textContent(),
+        XSS,
+        'the summary is shown as the text it is',
+      );
+      t.equal(await page.evaluate(() => (window as any).__pwned), undefined, 'and never runs');
+      t.equal(await page.locator('main script, main img').count(), 0, 'no element was made from it');
+      await link.click();
+      await page.getByRole('note', { name: 'Coverage' }).waitFor();
+      const exposure = page.locator('tr.exposure-row').filter({ hasText: 'alice' });
+      await exposure.waitFor();
+      t.match(await exposure.textContent(), /alice.*1\.0\.0.*direct/s, 'alice fetched the flagged version');
+      // A waiver of the flag for alice, asked by the admin and approved by an operator: listed with state and expiry.
+      const expires = new Date(Date.now() + 86_400_000).toISOString();
+      const asked = await s.api('POST', '/api/v1/admin/waivers', {
+        target: 'flag:osv:MAL-7',
+        registry: 'npm',
+        package_name: 'hubdep',
+        scope: { type: 'user', id: 'alice' },
+        reason: 'rebuild of 4.2',
+        expires_at: expires,
+      });
+      t.equal(asked.status, 201);
+      t.equal(
+        (
+          await s.api(
+            'POST',
+            `/api/v1/admin/waivers/${asked.json.id}/approve`,
+            undefined,
+            await s.token('olga', { roles: ['operator'] }),
+          )
+        ).status,
+        200,
+      );
+      await page.reload();
+      const waiver = page.getByRole('region', { name: 'Waivers of osv/MAL-7' }).locator('tr.waiver-row');
+      await waiver.waitFor();
+      t.match(
+        await waiver.textContent(),
+        /user alice.*all.*active.*admin.*olga.*rebuild of 4\.2/s,
+        'the incident view lists the waiver, its state and who decided',
+      );
+      t.match(
+        await exposure.textContent(),
+        new RegExp(`waiver ${asked.json.id} \\(user alice, until ${expires.replace(/[.]/g, '\\.')}\\)`),
+        'the exposure row says alice is waived',
+      );
+      await checkPage(t, page, 'incident');
+      await page.getByRole('button', { name: 'Block every version of hubdep' }).click();
+      t.match(
+        await page.getByRole('alertdialog').textContent(),
+        /Every version of hubdep in npm is hidden from listings and every download is refused with 403/,
+      );
+      await page.getByRole('button', { name: 'Block the whole name' }).click();
+      await page.getByRole('status').filter({ hasText: 'Blocked every version of hubdep.' }).waitFor();
+      const whole = (await s.api('GET', '/api/v1/admin/blocks?package_name=hubdep')).json.blocks;
+      t.match(
+        whole,
+        [{ package_name: 'hubdep', version: null, reason: 'osv/MAL-7', blocked_by: 'admin' }],
+        'one whole-name block, naming the flag',
+      );
+      t.equal(await s.fetchTarball('hubdep', '1.0.0', alice), 403, 'and it holds');
+      t.equal((await s.api('DELETE', `/api/v1/admin/blocks/${whole[0].id}`)).status, 200);
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        page.getByRole('link', { name: 'Download CSV' }).click(),
+      ]);
+      const csv = fs.readFileSync((await download.path())!, 'utf8');
+      t.match(csv.split('\n')[0], /^consumer,user_id/, 'the CSV header');
+      t.match(csv, /alice/, 'and the row');
+      await page.getByRole('link', { name: 'Audit log of this package' }).click();
+      await page.getByRole('heading', { name: 'Audit log' }).waitFor();
+      await row(page, /download/)
+        .first()
+        .waitFor();
+      t.ok(await row(page, /hubdep 1\.0\.0/).count(), 'the audit log filtered to the package shows the pull');
+      await checkPage(t, page, 'audit-log');
+      await page.goBack();
+      await page.getByLabel('Include lifted and expired flags').check();
+      await page.waitForURL(/include_dead=true/);
+      await link.waitFor();
+    },
+  );
 
   await t.test('Blocks: the audit filter, and bulk unblock states the count', async (t) => {
-    for (const v of ['1.0.0', '1.1.0']) t.equal((await s.api('POST', '/api/v1/admin/blocks', { registry: 'npm', package_name: 'hubdemo', version: v, reason: 'bulk' })).status, 201);
+    for (const v of ['1.0.0', '1.1.0'])
+      t.equal(
+        (
+          await s.api('POST', '/api/v1/admin/blocks', {
+            registry: 'npm',
+            package_name: 'hubdemo',
+            version: v,
+            reason: 'bulk',
+          })
+        ).status,
+        201,
+      );
     await page.goto(`${s.url}/console/blocks`);
     await page.getByRole('button', { name: 'Upstream audit only' }).click();
     await page.waitForURL(/blocked_by=system%3Aupstream-audit/);
     await page.getByText('No blocks.').waitFor();
     await page.goto(`${s.url}/console/blocks`);
-    for (const v of ['1.0.0', '1.1.0']) await page.getByRole('checkbox', { name: `Select block of hubdemo ${v}` }).check();
+    for (const v of ['1.0.0', '1.1.0'])
+      await page.getByRole('checkbox', { name: `Select block of hubdemo ${v}` }).check();
     await page.getByRole('button', { name: 'Unblock 2 selected' }).click();
-    t.match(await page.getByRole('alertdialog').textContent(), /Unblock 2 blocks\?/, 'the confirmation states the count');
+    t.match(
+      await page.getByRole('alertdialog').textContent(),
+      /Unblock 2 blocks\?/,
+      'the confirmation states the count',
+    );
     await checkPage(t, page, 'blocks');
     await page.getByRole('button', { name: 'Unblock 2', exact: true }).click();
     await page.getByText('Unblocked 2.').waitFor();

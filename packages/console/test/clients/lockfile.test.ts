@@ -14,7 +14,10 @@ const LOCK = JSON.stringify({
     '': { name: 'app' },
     'node_modules/hubdemo': { version: '1.1.0', resolved: 'https://upstream.example/hubdemo/-/hubdemo-1.1.0.tgz' },
     'node_modules/hubdep': { version: '1.0.0', resolved: 'https://upstream.example/hubdep/-/hubdep-1.0.0.tgz' },
-    'node_modules/@hubtest/scoped': { version: '1.0.0', resolved: 'https://upstream.example/@hubtest/scoped/-/scoped-1.0.0.tgz' },
+    'node_modules/@hubtest/scoped': {
+      version: '1.0.0',
+      resolved: 'https://upstream.example/@hubtest/scoped/-/scoped-1.0.0.tgz',
+    },
     'node_modules/hub-no-such-package': { version: '1.0.0', resolved: 'https://upstream.example/x.tgz' },
   },
 });
@@ -25,7 +28,13 @@ t.test('lockfile check page: drop, paste, a table of statuses', { skip: noBrowse
   const s = await setup(t);
   t.equal(await s.fetchTarball('hubdep', '1.0.0'), 200);
   await s.hub.artifacts.idle();
-  await s.hub.services.blocks.add({ registry: 'npm', package_name: '@hubtest/scoped', version: '1.0.0', reason: 'under review', by: 'admin' });
+  await s.hub.services.blocks.add({
+    registry: 'npm',
+    package_name: '@hubtest/scoped',
+    version: '1.0.0',
+    reason: 'under review',
+    by: 'admin',
+  });
 
   const browser = await launch(t);
   const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
@@ -44,11 +53,17 @@ t.test('lockfile check page: drop, paste, a table of statuses', { skip: noBrowse
     return dt;
   }, LOCK);
   await page.dispatchEvent('form[aria-label="Check a lockfile"]', 'drop', { dataTransfer: transfer });
-  t.equal(await page.getByLabel('File name (tells the format)').inputValue(), 'package-lock.json', 'the dropped file named the format');
+  t.equal(
+    await page.getByLabel('File name (tells the format)').inputValue(),
+    'package-lock.json',
+    'the dropped file named the format',
+  );
   await page.getByRole('button', { name: 'Check', exact: true }).click();
   await page.locator('tr[data-entry="hubdep"]').waitFor();
-  const api = (await s.api('POST', '/api/v1/admin/lockfile/check', { lockfile: LOCK, file_name: 'package-lock.json' })).json;
-  for (const e of api.entries as Array<{ name: string; status: string }>) t.equal(await statusOf(page, e.name), e.status, `${e.name}: the page shows the API's status`);
+  const api = (await s.api('POST', '/api/v1/admin/lockfile/check', { lockfile: LOCK, file_name: 'package-lock.json' }))
+    .json;
+  for (const e of api.entries as Array<{ name: string; status: string }>)
+    t.equal(await statusOf(page, e.name), e.status, `${e.name}: the page shows the API's status`);
   t.equal(await statusOf(page, 'hubdep'), 'held');
   t.equal(await statusOf(page, 'hubdemo'), 'fetchable');
   t.equal(await statusOf(page, '@hubtest/scoped'), 'blocked');

@@ -12,7 +12,9 @@ type DocPath<P extends string> = P extends `${infer Head}:${infer Name}/${infer 
   : P extends `${infer Head}:${infer Name}`
     ? `${Head}{${Name}}`
     : P;
-type Operation<A extends ConsoleActionName> = paths[DocPath<Action<A>['path']> & keyof paths][Lowercase<Action<A>['method']>];
+type Operation<A extends ConsoleActionName> = paths[DocPath<Action<A>['path']> & keyof paths][Lowercase<
+  Action<A>['method']
+>];
 type Json<R> = R extends { content: { 'application/json': infer J } } ? J : never;
 type Success<R> = R extends { 200: infer S } ? S : R extends { 201: infer S } ? S : never;
 

@@ -48,7 +48,12 @@ async function send<T>(method: string, url: string, body?: unknown): Promise<T> 
   const headers: Record<string, string> = { accept: 'application/json' };
   if (method !== 'GET') headers['x-hub-csrf'] = csrf;
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(url, { method, headers, credentials: 'same-origin', body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(url, {
+    method,
+    headers,
+    credentials: 'same-origin',
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   if (res.status === 204) return undefined as T;
   const data = (await res.json().catch(() => null)) as { error?: { code: string; message: string } } | null;
   if (!res.ok) {
@@ -78,6 +83,7 @@ export interface SignInMethod {
 export const session = {
   current: () => send<Session>('GET', '/console/session'),
   methods: () => send<{ methods: SignInMethod[] }>('GET', '/console/sign-in'),
-  signIn: (token: string, user?: string) => send<Session>('POST', '/console/session', user ? { token, user } : { token }),
+  signIn: (token: string, user?: string) =>
+    send<Session>('POST', '/console/session', user ? { token, user } : { token }),
   signOut: () => send<void>('DELETE', '/console/session'),
 };

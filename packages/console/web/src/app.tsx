@@ -46,7 +46,12 @@ export function App() {
   useEffect(() => {
     document.title = `${title} · hub console`;
   }, [title]);
-  if (me === undefined) return <main id="main"><p>Loading…</p></main>;
+  if (me === undefined)
+    return (
+      <main id="main">
+        <p>Loading…</p>
+      </main>
+    );
   if (me === null)
     return (
       <SignIn
@@ -98,7 +103,9 @@ export function App() {
         {page === '' && <HealthPage />}
         {page === 'upstream' && <UpstreamPage me={me} q={loc.query} />}
         {page === 'blocks' && <BlocksPage me={me} q={loc.query} />}
-        {page === 'packages' && rest.length === 2 && <PackagePage me={me} registry={rest[0]!} name={rest[1]!} q={loc.query} />}
+        {page === 'packages' && rest.length === 2 && (
+          <PackagePage me={me} registry={rest[0]!} name={rest[1]!} q={loc.query} />
+        )}
         {page === 'packages' && rest.length !== 2 && <PackagesPage q={loc.query} />}
         {page === 'incident' && <IncidentPage me={me} q={loc.query} />}
         {page === 'audit-log' && <AuditLogPage q={loc.query} />}

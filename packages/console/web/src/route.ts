@@ -11,7 +11,10 @@ export interface Location {
 
 function current(): Location {
   const rest = location.pathname.startsWith(BASE) ? location.pathname.slice(BASE.length) : '';
-  return { segments: rest.split('/').filter(Boolean).map(decodeURIComponent), query: new URLSearchParams(location.search) };
+  return {
+    segments: rest.split('/').filter(Boolean).map(decodeURIComponent),
+    query: new URLSearchParams(location.search),
+  };
 }
 
 const listeners = new Set<() => void>();

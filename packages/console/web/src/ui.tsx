@@ -7,7 +7,10 @@ import { href, navigate, setQuery } from './route.ts';
  * Loads data for a key; reload() after an action, which settles once the page shows the new data (so an
  * action's result is announced with the state it describes). Errors become text, never HTML.
  */
-export function useData<T>(load: () => Promise<T>, key: string): { data: T | null; error: string | null; reload: () => Promise<void> } {
+export function useData<T>(
+  load: () => Promise<T>,
+  key: string,
+): { data: T | null; error: string | null; reload: () => Promise<void> } {
   const [data, setData] = useState<T | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [tick, setTick] = useState(0);
@@ -24,22 +27,30 @@ export function useData<T>(load: () => Promise<T>, key: string): { data: T | nul
       if (!live) return;
       for (const resolve of waiting.current.splice(0)) resolve();
     };
-    latestLoadRef.current().then(
-      (d) => live && setData(d),
-      (e: unknown) => live && setError(errorText(e)),
-    ).finally(settle);
+    latestLoadRef
+      .current()
+      .then(
+        (d) => live && setData(d),
+        (e: unknown) => live && setError(errorText(e)),
+      )
+      .finally(settle);
     return () => {
       live = false;
     };
   }, [key, tick]);
-  const reload = useCallback(() => new Promise<void>((resolve) => {
-    waiting.current.push(resolve);
-    setTick((n) => n + 1);
-  }), []);
+  const reload = useCallback(
+    () =>
+      new Promise<void>((resolve) => {
+        waiting.current.push(resolve);
+        setTick((n) => n + 1);
+      }),
+    [],
+  );
   return { data, error, reload };
 }
 
-export const errorText = (e: unknown) => (e instanceof ApiError ? `${e.message} (${e.code})` : e instanceof Error ? e.message : String(e));
+export const errorText = (e: unknown) =>
+  e instanceof ApiError ? `${e.message} (${e.code})` : e instanceof Error ? e.message : String(e);
 
 /** A console link: an ordinary <a> (open in a new tab works), routed in place on a plain click. */
 export function Link(p: { to: string; children: ComponentChildren; class?: string; current?: boolean }) {
@@ -60,20 +71,38 @@ export function Link(p: { to: string; children: ComponentChildren; class?: strin
 }
 
 export function Alert(p: { error?: string | null; ok?: string | null }) {
-  if (p.error) return <p class="alert error" role="alert">{p.error}</p>;
-  if (p.ok) return <p class="alert ok" role="status">{p.ok}</p>;
+  if (p.error)
+    return (
+      <p class="alert error" role="alert">
+        {p.error}
+      </p>
+    );
+  if (p.ok)
+    return (
+      <p class="alert ok" role="status">
+        {p.ok}
+      </p>
+    );
   return null;
 }
 
 export function Badge(p: { kind: string; children: ComponentChildren; title?: string }) {
-  return <span class={`badge badge-${p.kind}`} title={p.title}>{p.children}</span>;
+  return (
+    <span class={`badge badge-${p.kind}`} title={p.title}>
+      {p.children}
+    </span>
+  );
 }
 
 export function Pager(p: { page: number; total: number; perPage: number; label: string }) {
   const last = Math.max(1, Math.ceil(p.total / p.perPage));
   return (
     <nav class="pager" aria-label={`${p.label} pages`}>
-      <button type="button" disabled={p.page <= 1} onClick={() => setQuery({ page: p.page - 1 === 1 ? undefined : p.page - 1 })}>
+      <button
+        type="button"
+        disabled={p.page <= 1}
+        onClick={() => setQuery({ page: p.page - 1 === 1 ? undefined : p.page - 1 })}
+      >
         Previous
       </button>
       <span>
@@ -87,7 +116,14 @@ export function Pager(p: { page: number; total: number; perPage: number; label: 
 }
 
 /** A confirmation that states what will happen; the action runs only on its button. */
-export function Confirm(p: { title: string; children: ComponentChildren; confirm: string; onConfirm: () => void; onCancel: () => void; danger?: boolean }) {
+export function Confirm(p: {
+  title: string;
+  children: ComponentChildren;
+  confirm: string;
+  onConfirm: () => void;
+  onCancel: () => void;
+  danger?: boolean;
+}) {
   return (
     <div class="confirm" role="alertdialog" aria-modal="false" aria-labelledby="confirm-title">
       <h3 id="confirm-title">{p.title}</h3>
@@ -104,6 +140,14 @@ export function Confirm(p: { title: string; children: ComponentChildren; confirm
   );
 }
 
-export const bytes = (n: number) => (n < 1024 ? `${n} B` : n < 1024 ** 2 ? `${(n / 1024).toFixed(1)} KiB` : n < 1024 ** 3 ? `${(n / 1024 ** 2).toFixed(1)} MiB` : `${(n / 1024 ** 3).toFixed(2)} GiB`);
-export const when = (iso: string | null | undefined) => (iso ? iso.replace('T', ' ').replace(/\.\d+Z$|Z$/, ' UTC') : '—');
+export const bytes = (n: number) =>
+  n < 1024
+    ? `${n} B`
+    : n < 1024 ** 2
+      ? `${(n / 1024).toFixed(1)} KiB`
+      : n < 1024 ** 3
+        ? `${(n / 1024 ** 2).toFixed(1)} MiB`
+        : `${(n / 1024 ** 3).toFixed(2)} GiB`;
+export const when = (iso: string | null | undefined) =>
+  iso ? iso.replace('T', ' ').replace(/\.\d+Z$|Z$/, ' UTC') : '—';
 export { href };

@@ -18,7 +18,12 @@ const ARTICLE: Record<Format, string> = { gzip: 'a gzip archive', zip: 'a zip ar
 /** What a text-ish head looks like (an error page or API answer served in place of the artifact), or null. */
 function textKind(head: Buffer): string | null {
   if (looksLikeHtml(head)) return 'an HTML page';
-  const start = head.toString('latin1', 0, 64).replace(/^\u00ef\u00bb\u00bf/, '').trimStart().slice(0, 16).toLowerCase();
+  const start = head
+    .toString('latin1', 0, 64)
+    .replace(/^\u00ef\u00bb\u00bf/, '')
+    .trimStart()
+    .slice(0, 16)
+    .toLowerCase();
   if (start.startsWith('<?xml')) return 'an XML document';
   if (start.startsWith('{')) return 'a JSON document';
   return null;
@@ -41,10 +46,20 @@ export function headLooksLike(format: Format, head: Buffer): string | null {
   switch (format) {
     case 'gzip':
       if (head.length >= 3 && head[0] === 0x1f && head[1] === 0x8b && head[2] === 0x08) return null;
-      return bad(head.length < 3 ? 'too short to be a gzip archive' : 'does not start with the gzip magic bytes 1f 8b 08');
+      return bad(
+        head.length < 3 ? 'too short to be a gzip archive' : 'does not start with the gzip magic bytes 1f 8b 08',
+      );
     case 'zip':
-      if (head.length >= 4 && head[0] === 0x50 && head[1] === 0x4b && ((head[2] === 3 && head[3] === 4) || (head[2] === 5 && head[3] === 6))) return null;
-      return bad(head.length < 4 ? 'too short to be a zip archive' : 'does not start with a zip local file header (PK 03 04)');
+      if (
+        head.length >= 4 &&
+        head[0] === 0x50 &&
+        head[1] === 0x4b &&
+        ((head[2] === 3 && head[3] === 4) || (head[2] === 5 && head[3] === 6))
+      )
+        return null;
+      return bad(
+        head.length < 4 ? 'too short to be a zip archive' : 'does not start with a zip local file header (PK 03 04)',
+      );
     case 'tar':
       if (head.length >= 512 && (head.toString('latin1', 257, 262) === 'ustar' || tarChecksumOk(head))) return null;
       return bad(head.length < 512 ? 'too short to be a tar archive' : 'does not start with a valid tar header');
@@ -75,7 +90,6 @@ export interface VerifierOptions {
   bomb?: BombLimits;
 }
 
-
 function gzipReason(e: Error): string {
   if (/unexpected end of file/i.test(e.message)) return 'gzip stream is truncated';
   if (/incorrect data check/i.test(e.message)) return 'gzip member fails its CRC-32 check';
@@ -96,11 +110,17 @@ export function structuralVerifier(format: Format, opts: VerifierOptions = {}): 
   // gzip: Node's gunzip handles concatenated members and checks each one's CRC-32 and ISIZE trailer as the bytes go by.
   const gz = format === 'gzip' ? zlib.createGunzip() : undefined;
   gz?.on('data', (b: Buffer) => {
-    if ((inflated += b.length) > maxInflated) return gz.destroy(limitError(`gzip stream inflates past ${maxInflated} bytes`));
+    if ((inflated += b.length) > maxInflated)
+      return gz.destroy(limitError(`gzip stream inflates past ${maxInflated} bytes`));
     const why = bomb && inflationProblem('gzip stream', compressed, inflated, started, bomb);
     if (why) gz.destroy(limitError(why));
   });
-  const gzipResult = gz && finished(gz).then(() => null, (e: Error) => (isArchiveError(e) ? e.message : gzipReason(e)));
+  const gzipResult =
+    gz &&
+    finished(gz).then(
+      () => null,
+      (e: Error) => (isArchiveError(e) ? e.message : gzipReason(e)),
+    );
   return {
     update(chunk) {
       if (result || chunk.length === 0) return;

@@ -26,21 +26,33 @@ export class ArchiveError extends Error {
 }
 
 export const isArchiveError = (e: unknown, code?: ArchiveErrorCode): e is ArchiveError =>
-  e instanceof Error && e.name === 'ArchiveError' && typeof (e as ArchiveError).code === 'string' && (code === undefined || (e as ArchiveError).code === code);
+  e instanceof Error &&
+  e.name === 'ArchiveError' &&
+  typeof (e as ArchiveError).code === 'string' &&
+  (code === undefined || (e as ArchiveError).code === code);
 
 export const limitError = (message: string): ArchiveError => new ArchiveError('ARCHIVE_LIMIT', message);
-export const corruptError = (message: string, cause?: unknown): ArchiveError => new ArchiveError('ARCHIVE_CORRUPT', message, { cause });
-export const unsupportedError = (message: string, cause?: unknown): ArchiveError => new ArchiveError('ARCHIVE_UNSUPPORTED', message, { cause });
+export const corruptError = (message: string, cause?: unknown): ArchiveError =>
+  new ArchiveError('ARCHIVE_CORRUPT', message, { cause });
+export const unsupportedError = (message: string, cause?: unknown): ArchiveError =>
+  new ArchiveError('ARCHIVE_UNSUPPORTED', message, { cause });
 
 /** zlib's errors (code Z_DATA_ERROR, Z_BUF_ERROR...) as ARCHIVE_CORRUPT; anything else unchanged. */
 export function zlibError(e: unknown, what: string): unknown {
   const code = (e as { code?: unknown } | null)?.code;
-  return !isArchiveError(e) && typeof code === 'string' && code.startsWith('Z_') ? corruptError(`${what}: ${(e as Error).message}`, e) : e;
+  return !isArchiveError(e) && typeof code === 'string' && code.startsWith('Z_')
+    ? corruptError(`${what}: ${(e as Error).message}`, e)
+    : e;
 }
 
 export function normalizeLimits(limits: ArchiveLimits): Required<ArchiveLimits> {
-  const out = { maxBytes: limits.maxBytes, maxEntries: limits.maxEntries, maxEntryBytes: limits.maxEntryBytes ?? 8 * 1024 * 1024 };
-  for (const [key, v] of Object.entries(out)) if (typeof v !== 'number' || !(v >= 0)) throw new TypeError(`archive limits: ${key} must be a non-negative number`);
+  const out = {
+    maxBytes: limits.maxBytes,
+    maxEntries: limits.maxEntries,
+    maxEntryBytes: limits.maxEntryBytes ?? 8 * 1024 * 1024,
+  };
+  for (const [key, v] of Object.entries(out))
+    if (typeof v !== 'number' || !(v >= 0)) throw new TypeError(`archive limits: ${key} must be a non-negative number`);
   return out;
 }
 
@@ -56,12 +68,16 @@ export async function* capBytes(source: AsyncIterable<Buffer>, maxBytes: number,
 
 /** gunzip a whole (small) buffer; more than maxBytes of output → ARCHIVE_LIMIT, bad data → ARCHIVE_CORRUPT. */
 export function gunzipCapped(data: Buffer, maxBytes: number): Buffer {
-  if (typeof maxBytes !== 'number' || Number.isNaN(maxBytes) || maxBytes < 0) throw new TypeError('gunzipCapped: maxBytes must be a non-negative number');
+  if (typeof maxBytes !== 'number' || Number.isNaN(maxBytes) || maxBytes < 0)
+    throw new TypeError('gunzipCapped: maxBytes must be a non-negative number');
   let out: Buffer;
   try {
-    out = zlib.gunzipSync(data, { maxOutputLength: Math.max(1, Math.min(Math.floor(maxBytes), bufferConstants.MAX_LENGTH)) });
+    out = zlib.gunzipSync(data, {
+      maxOutputLength: Math.max(1, Math.min(Math.floor(maxBytes), bufferConstants.MAX_LENGTH)),
+    });
   } catch (e) {
-    if ((e as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE') throw limitError(`gzip data inflates past ${maxBytes} bytes`);
+    if ((e as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE')
+      throw limitError(`gzip data inflates past ${maxBytes} bytes`);
     throw zlibError(e, 'gzip data is corrupt');
   }
   if (out.length > maxBytes) throw limitError(`gzip data inflates past ${maxBytes} bytes`);
@@ -76,11 +92,23 @@ export interface BombLimits {
 }
 
 /** The defaults of the bomb limits (VerifierOptions): what a published or cached archive may cost to check (decision 0044). */
-export const ARCHIVE_CHECK_LIMITS = { maxInflationRatio: 200, ratioFloorBytes: 64 * 1024 * 1024, maxMillis: 60_000 } as const;
+export const ARCHIVE_CHECK_LIMITS = {
+  maxInflationRatio: 200,
+  ratioFloorBytes: 64 * 1024 * 1024,
+  maxMillis: 60_000,
+} as const;
 
 /** A bomb check for inflating `compressed` bytes into `inflated`: a reason once past the ratio or the time, else null. */
-export function inflationProblem(what: string, compressed: number, inflated: number, started: number, o: BombLimits): string | null {
-  if (inflated > o.ratioFloorBytes && inflated > compressed * o.maxInflationRatio) return `${what} inflates more than ${o.maxInflationRatio} times its compressed size (the archive check's inflation ratio limit)`;
-  if (Date.now() - started > o.maxMillis) return `${what} takes more than ${o.maxMillis / 1000} s to check (the archive check's time limit per file)`;
+export function inflationProblem(
+  what: string,
+  compressed: number,
+  inflated: number,
+  started: number,
+  o: BombLimits,
+): string | null {
+  if (inflated > o.ratioFloorBytes && inflated > compressed * o.maxInflationRatio)
+    return `${what} inflates more than ${o.maxInflationRatio} times its compressed size (the archive check's inflation ratio limit)`;
+  if (Date.now() - started > o.maxMillis)
+    return `${what} takes more than ${o.maxMillis / 1000} s to check (the archive check's time limit per file)`;
   return null;
 }

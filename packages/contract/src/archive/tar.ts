@@ -7,7 +7,16 @@ import fs from 'node:fs';
 import { Readable, pipeline } from 'node:stream';
 import zlib from 'node:zlib';
 import tar from 'tar-stream';
-import { capBytes, corruptError, isArchiveError, limitError, normalizeLimits, unsupportedError, zlibError, type ArchiveLimits } from './limits.js';
+import {
+  capBytes,
+  corruptError,
+  isArchiveError,
+  limitError,
+  normalizeLimits,
+  unsupportedError,
+  zlibError,
+  type ArchiveLimits,
+} from './limits.js';
 
 /** One entry: its header, its body stream, and `offset`, where its header starts. */
 type TarEntry = tar.Extract extends AsyncIterable<infer E> ? E : never;
@@ -19,8 +28,10 @@ export const MAX_NAME_BYTES = 64 * 1024;
 function tarError(e: unknown): unknown {
   if (!(e instanceof Error) || isArchiveError(e)) return e;
   const m = e.message;
-  if (m.startsWith('Invalid tar header. ')) return corruptError('tar header has a bad checksum (not a tar archive?)', e);
-  if (m === 'Invalid tar header: unknown format.') return unsupportedError('tar header is not a POSIX (ustar) or GNU header', e);
+  if (m.startsWith('Invalid tar header. '))
+    return corruptError('tar header has a bad checksum (not a tar archive?)', e);
+  if (m === 'Invalid tar header: unknown format.')
+    return unsupportedError('tar header is not a POSIX (ustar) or GNU header', e);
   if (m === 'Unexpected end of data') return corruptError('tar is truncated', e);
   if (m === 'Invalid header') return corruptError('tar header has an invalid size', e);
   if (m === 'Header exceeds max size') return limitError('tar metadata header is larger than 4 MiB');
@@ -31,7 +42,7 @@ function tarError(e: unknown): unknown {
 async function* tarBytes(source: AsyncIterable<Buffer>, maxBytes: number): AsyncGenerator<Buffer> {
   const it = capBytes(source, maxBytes, 'archive')[Symbol.asyncIterator]();
   const head: Buffer[] = [];
-  for (let n = 0; n < 2; ) {
+  for (let n = 0; n < 2;) {
     const r = await it.next();
     if (r.done) break;
     head.push(r.value);
@@ -57,10 +68,17 @@ const quoted = (name: string): string => JSON.stringify(name.slice(0, 200));
  * with, or undefined to read on (a body it did not read is skipped). `posixOnly` refuses headers
  * without the ustar/GNU magic (pre-POSIX tars) as ARCHIVE_UNSUPPORTED.
  */
-async function walkTar<T>(source: Readable, limits: ArchiveLimits, visit: (entry: TarEntry) => T | undefined | Promise<T | undefined>, posixOnly = false): Promise<T | undefined> {
+async function walkTar<T>(
+  source: Readable,
+  limits: ArchiveLimits,
+  visit: (entry: TarEntry) => T | undefined | Promise<T | undefined>,
+  posixOnly = false,
+): Promise<T | undefined> {
   const lim = normalizeLimits(limits);
   // tar-stream reads allowUnknownFormat (pre-POSIX headers); its type declarations leave the option out
-  const options: Parameters<typeof tar.extract>[0] & { allowUnknownFormat: boolean } = { allowUnknownFormat: !posixOnly };
+  const options: Parameters<typeof tar.extract>[0] & { allowUnknownFormat: boolean } = {
+    allowUnknownFormat: !posixOnly,
+  };
   const extract = tar.extract(options);
   const input = Readable.from(tarBytes(source, lim.maxBytes), { objectMode: false });
   input.on('error', (e) => extract.destroy(e));
@@ -70,8 +88,10 @@ async function walkTar<T>(source: Readable, limits: ArchiveLimits, visit: (entry
     for await (const entry of extract) {
       const h = entry.header;
       if (++entries > lim.maxEntries) throw limitError(`tar has more than ${lim.maxEntries} entries`);
-      if (Buffer.byteLength(h.name) > MAX_NAME_BYTES) throw limitError(`tar entry name is longer than ${MAX_NAME_BYTES} bytes`);
-      if (hasBody(h) && h.size > lim.maxBytes) throw limitError(`tar entry ${quoted(h.name)} is ${h.size} bytes (cap ${lim.maxBytes})`);
+      if (Buffer.byteLength(h.name) > MAX_NAME_BYTES)
+        throw limitError(`tar entry name is longer than ${MAX_NAME_BYTES} bytes`);
+      if (hasBody(h) && h.size > lim.maxBytes)
+        throw limitError(`tar entry ${quoted(h.name)} is ${h.size} bytes (cap ${lim.maxBytes})`);
       const found = await visit(entry);
       if (found !== undefined) return found;
       entry.resume();
@@ -87,7 +107,11 @@ async function walkTar<T>(source: Readable, limits: ArchiveLimits, visit: (entry
 }
 
 /** The first regular file whose name (pax path, else GNU long name, else ustar prefix/name) matches `want`, or null. */
-export async function findInTar(source: Readable, want: (name: string) => boolean, limits: ArchiveLimits): Promise<{ name: string; data: Buffer } | null> {
+export async function findInTar(
+  source: Readable,
+  want: (name: string) => boolean,
+  limits: ArchiveLimits,
+): Promise<{ name: string; data: Buffer } | null> {
   const { maxEntryBytes } = normalizeLimits(limits);
   const found = await walkTar(source, limits, async (entry) => {
     const { name, type, size } = entry.header;
@@ -101,7 +125,11 @@ export async function findInTar(source: Readable, want: (name: string) => boolea
 }
 
 /** The names of every entry, in order (the CLI's check of a served .gem). */
-export async function tarEntryNames(source: Readable, limits: ArchiveLimits, opts: { posixOnly?: boolean } = {}): Promise<string[]> {
+export async function tarEntryNames(
+  source: Readable,
+  limits: ArchiveLimits,
+  opts: { posixOnly?: boolean } = {},
+): Promise<string[]> {
   const names: string[] = [];
   await walkTar(source, limits, (entry) => void names.push(entry.header.name), opts.posixOnly);
   return names;
@@ -113,10 +141,14 @@ export async function tarProblem(file: string): Promise<string | null> {
   if (size % 512 !== 0) return `tar length ${size} is not a multiple of 512`;
   let end = 0; // where the last entry's data (padded to a block) ends
   try {
-    await walkTar(fs.createReadStream(file, { highWaterMark: 256 * 1024 }), { maxBytes: Infinity, maxEntries: Infinity }, (entry) => {
-      end = entry.offset + 512 + (hasBody(entry.header) ? Math.ceil(entry.header.size / 512) * 512 : 0);
-      return undefined;
-    });
+    await walkTar(
+      fs.createReadStream(file, { highWaterMark: 256 * 1024 }),
+      { maxBytes: Infinity, maxEntries: Infinity },
+      (entry) => {
+        end = entry.offset + 512 + (hasBody(entry.header) ? Math.ceil(entry.header.size / 512) * 512 : 0);
+        return undefined;
+      },
+    );
   } catch (e) {
     if (!isArchiveError(e)) throw e;
     return e.message === 'tar is truncated' ? 'tar is truncated inside an entry' : e.message;

@@ -11,14 +11,31 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
 import yauzl from 'yauzl';
-import { ARCHIVE_CHECK_LIMITS, capBytes, corruptError, inflationProblem, isArchiveError, limitError, normalizeLimits, unsupportedError, type ArchiveLimits, type BombLimits } from './limits.js';
+import {
+  ARCHIVE_CHECK_LIMITS,
+  capBytes,
+  corruptError,
+  inflationProblem,
+  isArchiveError,
+  limitError,
+  normalizeLimits,
+  unsupportedError,
+  type ArchiveLimits,
+  type BombLimits,
+} from './limits.js';
 
 /** yauzl's errors (a missing or inconsistent central directory, a bad local header) as ARCHIVE_CORRUPT. */
-const zipError = (e: unknown): unknown => (isArchiveError(e) || !(e instanceof Error) ? e : corruptError(`zip is unreadable: ${e.message}`, e));
+const zipError = (e: unknown): unknown =>
+  isArchiveError(e) || !(e instanceof Error) ? e : corruptError(`zip is unreadable: ${e.message}`, e);
 
 async function openZip(file: string, maxEntries: number): Promise<yauzl.ZipFile> {
   // Names are decoded below without yauzl's path checks: unsafe names are the client's business, not a reason to refuse the archive.
-  const zip = await yauzl.openPromise(file, { lazyEntries: true, decodeStrings: false, validateEntrySizes: true, autoClose: false });
+  const zip = await yauzl.openPromise(file, {
+    lazyEntries: true,
+    decodeStrings: false,
+    validateEntrySizes: true,
+    autoClose: false,
+  });
   if (zip.entryCount > maxEntries) {
     zip.close();
     throw limitError(`zip has more than ${maxEntries} entries`);
@@ -26,12 +43,19 @@ async function openZip(file: string, maxEntries: number): Promise<yauzl.ZipFile>
   return zip;
 }
 
-const entryName = (e: yauzl.Entry): string => yauzl.getFileNameLowLevel(e.generalPurposeBitFlag, e.fileNameRaw, e.extraFields, false);
+const entryName = (e: yauzl.Entry): string =>
+  yauzl.getFileNameLowLevel(e.generalPurposeBitFlag, e.fileNameRaw, e.extraFields, false);
 
 /** Streams an entry's inflated bytes to `onData`; fails unless they match its size (yauzl) and CRC-32. */
-async function readEntry(zip: yauzl.ZipFile, entry: yauzl.Entry, label: string, onData?: (b: Buffer) => void): Promise<void> {
+async function readEntry(
+  zip: yauzl.ZipFile,
+  entry: yauzl.Entry,
+  label: string,
+  onData?: (b: Buffer) => void,
+): Promise<void> {
   if (entry.isEncrypted()) throw unsupportedError(`${label} is encrypted`);
-  if (entry.compressionMethod !== 0 && entry.compressionMethod !== 8) throw unsupportedError(`${label} uses compression method ${entry.compressionMethod}`);
+  if (entry.compressionMethod !== 0 && entry.compressionMethod !== 8)
+    throw unsupportedError(`${label} uses compression method ${entry.compressionMethod}`);
   let crc = 0;
   try {
     for await (const read of await zip.openReadStreamPromise(entry)) {
@@ -47,7 +71,11 @@ async function readEntry(zip: yauzl.ZipFile, entry: yauzl.Entry, label: string, 
 }
 
 /** Visits every entry the central directory lists, in order, until `visit` returns a result. */
-async function walkZip<T>(file: string, maxEntries: number, visit: (entry: yauzl.Entry, name: string, zip: yauzl.ZipFile) => Promise<T | undefined>): Promise<T | undefined> {
+async function walkZip<T>(
+  file: string,
+  maxEntries: number,
+  visit: (entry: yauzl.Entry, name: string, zip: yauzl.ZipFile) => Promise<T | undefined>,
+): Promise<T | undefined> {
   let zip: yauzl.ZipFile | undefined;
   try {
     zip = await openZip(file, maxEntries);
@@ -67,7 +95,11 @@ async function walkZip<T>(file: string, maxEntries: number, visit: (entry: yauzl
  * The first file entry whose name matches `want`, or null. Directory entries are never offered. The
  * stream is spooled to a temp file first (at most maxBytes), since the central directory is at the end.
  */
-export async function findInZip(source: Readable, want: (name: string) => boolean, limits: ArchiveLimits): Promise<{ name: string; data: Buffer } | null> {
+export async function findInZip(
+  source: Readable,
+  want: (name: string) => boolean,
+  limits: ArchiveLimits,
+): Promise<{ name: string; data: Buffer } | null> {
   const lim = normalizeLimits(limits);
   const file = path.join(os.tmpdir(), `hub-zip-${crypto.randomUUID()}`);
   try {
@@ -75,7 +107,8 @@ export async function findInZip(source: Readable, want: (name: string) => boolea
     const found = await walkZip(file, lim.maxEntries, async (entry, name, zip) => {
       if (name.endsWith('/') || !want(name)) return undefined;
       const label = `zip entry ${JSON.stringify(name.slice(0, 200))}`;
-      if (entry.uncompressedSize > lim.maxEntryBytes) throw limitError(`${label} is ${entry.uncompressedSize} bytes (cap ${lim.maxEntryBytes})`);
+      if (entry.uncompressedSize > lim.maxEntryBytes)
+        throw limitError(`${label} is ${entry.uncompressedSize} bytes (cap ${lim.maxEntryBytes})`);
       const parts: Buffer[] = [];
       await readEntry(zip, entry, label, (b) => parts.push(b));
       return { name, data: Buffer.concat(parts) };
@@ -91,7 +124,10 @@ export async function findInZip(source: Readable, want: (name: string) => boolea
  * The sha256 of every entry the central directory lists (directories too, as empty), in archive order:
  * what go's `h1` module hash is made of. Spooled like findInZip; each entry is capped at maxEntryBytes.
  */
-export async function zipEntryDigests(source: Readable, limits: ArchiveLimits): Promise<Array<{ name: string; sha256: string }>> {
+export async function zipEntryDigests(
+  source: Readable,
+  limits: ArchiveLimits,
+): Promise<Array<{ name: string; sha256: string }>> {
   const lim = normalizeLimits(limits);
   const file = path.join(os.tmpdir(), `hub-zip-${crypto.randomUUID()}`);
   try {
@@ -99,7 +135,8 @@ export async function zipEntryDigests(source: Readable, limits: ArchiveLimits): 
     const out: Array<{ name: string; sha256: string }> = [];
     await walkZip(file, lim.maxEntries, async (entry, name, zip) => {
       const label = `zip entry ${JSON.stringify(name.slice(0, 200))}`;
-      if (entry.uncompressedSize > lim.maxEntryBytes) throw limitError(`${label} is ${entry.uncompressedSize} bytes (cap ${lim.maxEntryBytes})`);
+      if (entry.uncompressedSize > lim.maxEntryBytes)
+        throw limitError(`${label} is ${entry.uncompressedSize} bytes (cap ${lim.maxEntryBytes})`);
       const hash = crypto.createHash('sha256');
       await readEntry(zip, entry, label, (b) => hash.update(b));
       out.push({ name, sha256: hash.digest('hex') });
@@ -150,7 +187,12 @@ export async function zipProblem(file: string, maxInflatedBytes: number, bomb?: 
  * maxEntryBytes) and checked against its CRC-32; more than maxEntries entries, or inflating past the bomb
  * limits, is ARCHIVE_LIMIT. For small-entry archives read in full (an OSV export's JSON files).
  */
-export async function forEachZipEntry(file: string, limits: ArchiveLimits, visit: (name: string, data: Buffer) => Promise<void> | void, bomb: BombLimits = ARCHIVE_CHECK_LIMITS): Promise<void> {
+export async function forEachZipEntry(
+  file: string,
+  limits: ArchiveLimits,
+  visit: (name: string, data: Buffer) => Promise<void> | void,
+  bomb: BombLimits = ARCHIVE_CHECK_LIMITS,
+): Promise<void> {
   const lim = normalizeLimits(limits);
   const compressed = (await fs.promises.stat(file)).size;
   const started = Date.now();
@@ -158,7 +200,8 @@ export async function forEachZipEntry(file: string, limits: ArchiveLimits, visit
   await walkZip(file, lim.maxEntries, async (entry, name, zip) => {
     if (name.endsWith('/')) return undefined;
     const label = `zip entry ${JSON.stringify(name.slice(0, 200))}`;
-    if (entry.uncompressedSize > lim.maxEntryBytes) throw limitError(`${label} is ${entry.uncompressedSize} bytes (cap ${lim.maxEntryBytes})`);
+    if (entry.uncompressedSize > lim.maxEntryBytes)
+      throw limitError(`${label} is ${entry.uncompressedSize} bytes (cap ${lim.maxEntryBytes})`);
     const parts: Buffer[] = [];
     await readEntry(zip, entry, label, (b) => {
       read += b.length;

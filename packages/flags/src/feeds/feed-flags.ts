@@ -11,14 +11,32 @@ import { SEVERITIES } from '../routes/push.js';
 
 /** A flag as a feed wants it stored (the flags table's columns a push sets, plus the advisory's aliases). */
 export type FeedFlag = Required<
-  Pick<FlagRow, 'external_id' | 'registry' | 'package_name' | 'version' | 'version_range' | 'kind' | 'effect' | 'summary' | 'severity' | 'reference_url' | 'fixed_version' | 'aliases'>
+  Pick<
+    FlagRow,
+    | 'external_id'
+    | 'registry'
+    | 'package_name'
+    | 'version'
+    | 'version_range'
+    | 'kind'
+    | 'effect'
+    | 'summary'
+    | 'severity'
+    | 'reference_url'
+    | 'fixed_version'
+    | 'aliases'
+  >
 >;
 
 /** Flags one record may raise; a record naming more is cut here and the cut counted. */
 export const MAX_FLAGS_PER_RECORD = 1000;
 
 /** The registries an OSV ecosystem maps to: `ecosystems` keys are OSV names (`Debian:12` also tries `Debian`); values name registries or types. */
-export function ecosystemTargets(feed: AdvisoryFeedConfig, registries: ReadonlyArray<{ name: string; type: string; mode?: string }>, ref: (name: string) => RegistryRef) {
+export function ecosystemTargets(
+  feed: AdvisoryFeedConfig,
+  registries: ReadonlyArray<{ name: string; type: string; mode?: string }>,
+  ref: (name: string) => RegistryRef,
+) {
   const memo = new Map<string, RegistryRef[]>();
   return (ecosystem: string): RegistryRef[] => {
     const hit = memo.get(ecosystem);
@@ -28,7 +46,8 @@ export function ecosystemTargets(feed: AdvisoryFeedConfig, registries: ReadonlyA
     for (const t of targets) {
       const byName = registries.find((r) => r.name === t);
       // A type names its proxy, local and hybrid registries; a group serves its members' flags already.
-      for (const r of byName ? [byName] : registries.filter((x) => x.type === t && x.mode !== 'group')) names.add(r.name);
+      for (const r of byName ? [byName] : registries.filter((x) => x.type === t && x.mode !== 'group'))
+        names.add(r.name);
     }
     const out = [...names].map(ref);
     memo.set(ecosystem, out);
@@ -40,7 +59,9 @@ export function ecosystemTargets(feed: AdvisoryFeedConfig, registries: ReadonlyA
 function externalId(id: string, registry: string, name: string, n: number): string {
   const suffix = n === 0 ? '' : `#${n + 1}`;
   const plain = `${id}:${registry}:${name}`;
-  return plain.length + suffix.length <= 255 ? plain + suffix : `${id}:${createHash('sha256').update(plain).digest('hex').slice(0, 32)}${suffix}`;
+  return plain.length + suffix.length <= 255
+    ? plain + suffix
+    : `${id}:${createHash('sha256').update(plain).digest('hex').slice(0, 32)}${suffix}`;
 }
 
 export interface RecordContext {
@@ -55,7 +76,12 @@ export interface RecordContext {
 export function flagsOfRecord(r: OsvRecord, o: RecordContext): FeedFlag[] {
   if (r.withdrawn !== undefined) return [];
   const severity = osvSeverity(r);
-  if (o.feed.min_severity && severity && SEVERITIES.indexOf(severity as never) < SEVERITIES.indexOf(o.feed.min_severity)) return [];
+  if (
+    o.feed.min_severity &&
+    severity &&
+    SEVERITIES.indexOf(severity as never) < SEVERITIES.indexOf(o.feed.min_severity)
+  )
+    return [];
   const base = {
     kind: r.id.startsWith('MAL-') ? 'malware' : 'vulnerability',
     effect: o.feed.effect,
@@ -66,12 +92,26 @@ export function flagsOfRecord(r: OsvRecord, o: RecordContext): FeedFlag[] {
   };
   const out: FeedFlag[] = [];
   const counts = new Map<string, number>();
-  const add = (reg: RegistryRef, name: string, version: string | null, versionRange: string | null, fixed: string | null) => {
+  const add = (
+    reg: RegistryRef,
+    name: string,
+    version: string | null,
+    versionRange: string | null,
+    fixed: string | null,
+  ) => {
     if (out.length >= MAX_FLAGS_PER_RECORD) return o.skipped(`${r.id}: more than ${MAX_FLAGS_PER_RECORD} flags`);
     const key = `${reg.name}\0${name}`;
     const n = counts.get(key) ?? 0;
     counts.set(key, n + 1);
-    out.push({ ...base, external_id: externalId(r.id, reg.name, name, n), registry: reg.name, package_name: name, version, version_range: versionRange, fixed_version: fixed });
+    out.push({
+      ...base,
+      external_id: externalId(r.id, reg.name, name, n),
+      registry: reg.name,
+      package_name: name,
+      version,
+      version_range: versionRange,
+      fixed_version: fixed,
+    });
   };
   for (const a of r.affected ?? []) {
     if (!a.package) continue;

@@ -38,10 +38,23 @@ export type FeedRead = { notModified: true } | { notModified: false; records: nu
  * (effect, ecosystems, registries): kept as the `fingerprint`, so a changed config reads the feed again even
  * where the feed itself would answer 304.
  */
-export async function readFeed(feed: AdvisoryFeedConfig, setup: string, prior: Validators, visit: (record: unknown) => void, dispatcher: () => Promise<FeedNetwork>): Promise<FeedRead> {
+export async function readFeed(
+  feed: AdvisoryFeedConfig,
+  setup: string,
+  prior: Validators,
+  visit: (record: unknown) => void,
+  dispatcher: () => Promise<FeedNetwork>,
+): Promise<FeedRead> {
   if (feed.directory !== undefined) return readDirectory(feed, feed.directory, setup, prior, visit);
   const same = prior.fingerprint === setup;
-  return readUrl(feed, feed.url!, same ? prior : { etag: null, last_modified: null, fingerprint: null }, visit, await dispatcher(), setup);
+  return readUrl(
+    feed,
+    feed.url!,
+    same ? prior : { etag: null, last_modified: null, fingerprint: null },
+    visit,
+    await dispatcher(),
+    setup,
+  );
 }
 
 function parse(data: Buffer | string, where: string): unknown {
@@ -58,16 +71,24 @@ async function get(network: FeedNetwork, url: string, headers: Record<string, st
   for (let hop = 0; ; hop++) {
     let res: Awaited<ReturnType<FeedNetwork['request']>>;
     try {
-      res = await network.request({ origin: at.origin, path: `${at.pathname}${at.search}`, method: 'GET', headers: { ...headers, host: at.host }, signal });
+      res = await network.request({
+        origin: at.origin,
+        path: `${at.pathname}${at.search}`,
+        method: 'GET',
+        headers: { ...headers, host: at.host },
+        signal,
+      });
     } catch (e) {
       const err = e as NodeJS.ErrnoException & { cause?: { code?: string } };
       throw new FeedError(`fetching the feed failed: ${err.code ?? err.cause?.code ?? err.message}`);
     }
     const location = res.headers.location;
-    if (res.statusCode < 300 || res.statusCode > 399 || res.statusCode === 304 || typeof location !== 'string') return res;
+    if (res.statusCode < 300 || res.statusCode > 399 || res.statusCode === 304 || typeof location !== 'string')
+      return res;
     res.body.resume();
     const next = URL.canParse(location, at.href) ? new URL(location, at) : null;
-    if (!next || (next.protocol !== 'http:' && next.protocol !== 'https:')) throw new FeedError('the feed redirected to something that is not an http(s) URL');
+    if (!next || (next.protocol !== 'http:' && next.protocol !== 'https:'))
+      throw new FeedError('the feed redirected to something that is not an http(s) URL');
     if (hop >= MAX_REDIRECTS) throw new FeedError(`the feed redirected more than ${MAX_REDIRECTS} times`);
     at = next;
   }
@@ -75,7 +96,14 @@ async function get(network: FeedNetwork, url: string, headers: Record<string, st
 
 const header = (v: string | string[] | undefined): string | null => (Array.isArray(v) ? (v[0] ?? null) : (v ?? null));
 
-async function readUrl(feed: AdvisoryFeedConfig, url: string, prior: Validators, visit: (record: unknown) => void, network: FeedNetwork, setup: string): Promise<FeedRead> {
+async function readUrl(
+  feed: AdvisoryFeedConfig,
+  url: string,
+  prior: Validators,
+  visit: (record: unknown) => void,
+  network: FeedNetwork,
+  setup: string,
+): Promise<FeedRead> {
   const headers: Record<string, string> = { accept: 'application/json, application/zip;q=0.9' };
   if (prior.etag) headers['if-none-match'] = prior.etag;
   if (prior.last_modified) headers['if-modified-since'] = prior.last_modified;
@@ -95,7 +123,11 @@ async function readUrl(feed: AdvisoryFeedConfig, url: string, prior: Validators,
     res.body.on('error', () => undefined).destroy();
     throw new FeedError(`the feed is ${declared} bytes, over max_bytes (${feed.max_bytes})`);
   }
-  const validators = { etag: header(res.headers.etag), last_modified: header(res.headers['last-modified']), fingerprint: setup };
+  const validators = {
+    etag: header(res.headers.etag),
+    last_modified: header(res.headers['last-modified']),
+    fingerprint: setup,
+  };
   const file = path.join(os.tmpdir(), `hub-feed-${randomUUID()}`);
   try {
     await spool(res.body, file, feed.max_bytes, signal);
@@ -139,26 +171,41 @@ async function readFile(feed: AdvisoryFeedConfig, file: string, visit: (record: 
   if (head[0] === 0x50 && head[1] === 0x4b) {
     let records = 0;
     try {
-      await forEachZipEntry(file, { maxBytes: feed.max_bytes, maxEntries: feed.max_records, maxEntryBytes: feed.max_record_bytes }, (name, data) => {
-        if (!name.toLowerCase().endsWith('.json')) return;
-        records++;
-        visit(parse(data, `zip entry ${JSON.stringify(name.slice(0, 200))}`));
-      });
+      await forEachZipEntry(
+        file,
+        { maxBytes: feed.max_bytes, maxEntries: feed.max_records, maxEntryBytes: feed.max_record_bytes },
+        (name, data) => {
+          if (!name.toLowerCase().endsWith('.json')) return;
+          records++;
+          visit(parse(data, `zip entry ${JSON.stringify(name.slice(0, 200))}`));
+        },
+      );
     } catch (e) {
       if (isArchiveError(e)) throw new FeedError(`the feed's zip: ${e.message}`);
       throw e;
     }
     return records;
   }
-  if (size > MAX_JSON_FEED_BYTES) throw new FeedError(`a JSON feed is parsed whole, so at most ${MAX_JSON_FEED_BYTES} bytes (this one is ${size}); serve a zip of OSV files instead`);
+  if (size > MAX_JSON_FEED_BYTES)
+    throw new FeedError(
+      `a JSON feed is parsed whole, so at most ${MAX_JSON_FEED_BYTES} bytes (this one is ${size}); serve a zip of OSV files instead`,
+    );
   const doc = parse(await fs.promises.readFile(file), 'the feed');
-  if (!Array.isArray(doc)) throw new FeedError('the feed is neither a JSON array of OSV records nor a zip of OSV JSON files');
-  if (doc.length > feed.max_records) throw new FeedError(`the feed has ${doc.length} records, over max_records (${feed.max_records})`);
+  if (!Array.isArray(doc))
+    throw new FeedError('the feed is neither a JSON array of OSV records nor a zip of OSV JSON files');
+  if (doc.length > feed.max_records)
+    throw new FeedError(`the feed has ${doc.length} records, over max_records (${feed.max_records})`);
   for (const r of doc) visit(r);
   return doc.length;
 }
 
-async function readDirectory(feed: AdvisoryFeedConfig, dir: string, setup: string, prior: Validators, visit: (record: unknown) => void): Promise<FeedRead> {
+async function readDirectory(
+  feed: AdvisoryFeedConfig,
+  dir: string,
+  setup: string,
+  prior: Validators,
+  visit: (record: unknown) => void,
+): Promise<FeedRead> {
   const files: Array<{ rel: string; size: number; mtime: number }> = [];
   let bytes = 0;
   async function walk(rel: string, depth: number): Promise<void> {
@@ -166,7 +213,9 @@ async function readDirectory(feed: AdvisoryFeedConfig, dir: string, setup: strin
     try {
       entries = await fs.promises.readdir(path.join(dir, rel), { withFileTypes: true });
     } catch (e) {
-      throw new FeedError(`reading ${JSON.stringify(path.join(dir, rel))} failed: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      throw new FeedError(
+        `reading ${JSON.stringify(path.join(dir, rel))} failed: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      );
     }
     for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
       const child = path.join(rel, e.name);
@@ -174,11 +223,15 @@ async function readDirectory(feed: AdvisoryFeedConfig, dir: string, setup: strin
       if (e.isDirectory() && depth < MAX_DEPTH) await walk(child, depth + 1);
       else if (e.isFile() && e.name.toLowerCase().endsWith('.json')) {
         const st = await fs.promises.stat(path.join(dir, child));
-        if (st.size > feed.max_record_bytes) throw new FeedError(`${JSON.stringify(child)} is ${st.size} bytes, over max_record_bytes (${feed.max_record_bytes})`);
+        if (st.size > feed.max_record_bytes)
+          throw new FeedError(
+            `${JSON.stringify(child)} is ${st.size} bytes, over max_record_bytes (${feed.max_record_bytes})`,
+          );
         bytes += st.size;
         if (bytes > feed.max_bytes) throw new FeedError(`the folder's OSV files pass max_bytes (${feed.max_bytes})`);
         files.push({ rel: child, size: st.size, mtime: st.mtimeMs });
-        if (files.length > feed.max_records) throw new FeedError(`the folder has more than max_records (${feed.max_records}) OSV files`);
+        if (files.length > feed.max_records)
+          throw new FeedError(`the folder has more than max_records (${feed.max_records}) OSV files`);
       }
     }
   }

@@ -46,7 +46,12 @@ export function createFeedRunner({ hub, feeds, ranges, fitsHeld, changed }: Feed
   const db = hub.db;
   const owner = randomUUID();
   const ref = registryResolver(hub);
-  const pulls = new Counter({ name: 'hub_advisory_feed_pulls_total', help: 'Advisory feed pulls, by feed and outcome (updated, not_modified, failed)', labelNames: ['feed', 'outcome'] as const, registers: [hub.metrics.registry] });
+  const pulls = new Counter({
+    name: 'hub_advisory_feed_pulls_total',
+    help: 'Advisory feed pulls, by feed and outcome (updated, not_modified, failed)',
+    labelNames: ['feed', 'outcome'] as const,
+    registers: [hub.metrics.registry],
+  });
   const byName = new Map(feeds.map((f) => [f.name, f]));
   /** One pull per feed at a time on this replica. */
   const running = new Map<string, Promise<{ outcome: PullOutcome; problem?: string }>>();
@@ -66,7 +71,8 @@ export function createFeedRunner({ hub, feeds, ranges, fitsHeld, changed }: Feed
       .update({ lease_until: now + feed.timeout_secs * 1000 + 60_000, lease_owner: owner });
     return won === 1;
   }
-  const release = (name: string) => db('advisory_feeds').where({ name, lease_owner: owner }).update({ lease_until: null, lease_owner: null });
+  const release = (name: string) =>
+    db('advisory_feeds').where({ name, lease_owner: owner }).update({ lease_until: null, lease_owner: null });
 
   async function pullOnce(feed: AdvisoryFeedConfig): Promise<{ outcome: PullOutcome; problem?: string }> {
     if (!(await acquire(feed))) return { outcome: 'busy' };
@@ -76,21 +82,38 @@ export function createFeedRunner({ hub, feeds, ranges, fitsHeld, changed }: Feed
       const wanted = new Map<string, FeedFlag>();
       const keep = new Set<string>();
       let skipped = 0;
-      const ctx = { feed, targets: ecosystemTargets(feed, hub.registries, ref), ranges, skipped: (why: string) => (skipped++ < 20 && log.warn({ why }, 'advisory feed: part of a record skipped'), undefined) };
-      const read = await readFeed(feed, setupOf(feed), before, (value) => {
-        const r = readOsvRecord(value);
-        if (!r.ok) {
-          // An unreadable record keeps its last good flags (when it names its id), so a feed's glitch lifts nothing.
-          if (r.id) keep.add(r.id);
-          ctx.skipped(`${r.id ?? 'a record'}: ${r.reason}`);
-          return;
-        }
-        for (const f of flagsOfRecord(r.record, ctx)) wanted.set(f.external_id, f);
-        if (wanted.size > feed.max_flags) throw new FeedError(`the feed raises more than max_flags (${feed.max_flags}) flags`);
-      }, network);
+      const ctx = {
+        feed,
+        targets: ecosystemTargets(feed, hub.registries, ref),
+        ranges,
+        skipped: (why: string) => (
+          skipped++ < 20 && log.warn({ why }, 'advisory feed: part of a record skipped'),
+          undefined
+        ),
+      };
+      const read = await readFeed(
+        feed,
+        setupOf(feed),
+        before,
+        (value) => {
+          const r = readOsvRecord(value);
+          if (!r.ok) {
+            // An unreadable record keeps its last good flags (when it names its id), so a feed's glitch lifts nothing.
+            if (r.id) keep.add(r.id);
+            ctx.skipped(`${r.id ?? 'a record'}: ${r.reason}`);
+            return;
+          }
+          for (const f of flagsOfRecord(r.record, ctx)) wanted.set(f.external_id, f);
+          if (wanted.size > feed.max_flags)
+            throw new FeedError(`the feed raises more than max_flags (${feed.max_flags}) flags`);
+        },
+        network,
+      );
       const now = Date.now();
       if (read.notModified) {
-        await db('advisory_feeds').where({ name: feed.name }).update({ last_pull_at: now, last_success_at: now, healthy: true, problem: null, failures: 0 });
+        await db('advisory_feeds')
+          .where({ name: feed.name })
+          .update({ last_pull_at: now, last_success_at: now, healthy: true, problem: null, failures: 0 });
         pulls.inc({ feed: feed.name, outcome: 'not_modified' });
         await recovered(feed, before);
         return { outcome: 'not_modified' };
@@ -99,7 +122,17 @@ export function createFeedRunner({ hub, feeds, ranges, fitsHeld, changed }: Feed
       const moved = sync.raised + sync.updated + sync.lifted > 0;
       await db('advisory_feeds')
         .where({ name: feed.name })
-        .update({ ...read.validators, last_pull_at: now, last_success_at: now, ...(moved ? { last_change_at: now } : {}), healthy: true, problem: null, failures: 0, records: read.records, skipped });
+        .update({
+          ...read.validators,
+          last_pull_at: now,
+          last_success_at: now,
+          ...(moved ? { last_change_at: now } : {}),
+          healthy: true,
+          problem: null,
+          failures: 0,
+          records: read.records,
+          skipped,
+        });
       if (moved) await changed();
       pulls.inc({ feed: feed.name, outcome: 'updated' });
       log.info({ records: read.records, skipped, ...sync }, 'advisory feed pulled');
@@ -111,10 +144,22 @@ export function createFeedRunner({ hub, feeds, ranges, fitsHeld, changed }: Feed
       pulls.inc({ feed: feed.name, outcome: 'failed' });
       await db('advisory_feeds')
         .where({ name: feed.name })
-        .update({ last_pull_at: Date.now(), healthy: false, problem: problem.slice(0, 2000), failures: before.failures + 1 })
+        .update({
+          last_pull_at: Date.now(),
+          healthy: false,
+          problem: problem.slice(0, 2000),
+          failures: before.failures + 1,
+        })
         .catch(() => undefined);
       // Alert once per outage, not at every pull of it.
-      if (before.failures === 0) await hub.events.emit('advisory_feed_failed', { feed: feed.name, problem: problem.slice(0, 500), last_success_at: iso(before.last_success_at) }).catch(() => undefined);
+      if (before.failures === 0)
+        await hub.events
+          .emit('advisory_feed_failed', {
+            feed: feed.name,
+            problem: problem.slice(0, 500),
+            last_success_at: iso(before.last_success_at),
+          })
+          .catch(() => undefined);
       return { outcome: 'failed', problem };
     } finally {
       await release(feed.name).catch(() => undefined);
@@ -122,13 +167,25 @@ export function createFeedRunner({ hub, feeds, ranges, fitsHeld, changed }: Feed
   }
 
   async function recovered(feed: AdvisoryFeedConfig, before: FeedRow) {
-    if (before.failures > 0) await hub.events.emit('advisory_feed_recovered', { feed: feed.name, failures: before.failures }).catch(() => undefined);
+    if (before.failures > 0)
+      await hub.events
+        .emit('advisory_feed_recovered', { feed: feed.name, failures: before.failures })
+        .catch(() => undefined);
   }
 
   /** What besides the feed decides its flags: a change re-reads the feed instead of trusting a 304. */
   const setupOf = (feed: AdvisoryFeedConfig) =>
     createHash('sha256')
-      .update(JSON.stringify([feed.url ?? null, feed.directory ?? null, feed.effect, feed.min_severity ?? null, feed.ecosystems, hub.registries.map((r) => [r.name, r.type, r.mode])]))
+      .update(
+        JSON.stringify([
+          feed.url ?? null,
+          feed.directory ?? null,
+          feed.effect,
+          feed.min_severity ?? null,
+          feed.ecosystems,
+          hub.registries.map((r) => [r.name, r.type, r.mode]),
+        ]),
+      )
       .digest('hex');
 
   /** Pulls one feed now (or joins the pull under way on this replica). */
@@ -161,9 +218,23 @@ export function createFeedRunner({ hub, feeds, ranges, fitsHeld, changed }: Feed
     async states() {
       const rows = new Map(((await db('advisory_feeds').select()) as FeedRow[]).map((r) => [r.name, r]));
       const counts = new Map(
-        ((await db('flags').where('source', 'like', 'feed:%').andWhere({ state: 'active' }).select('source').count({ n: '*' }).groupBy('source')) as Array<{ source: string; n: number | string }>).map((r) => [r.source, Number(r.n)]),
+        (
+          (await db('flags')
+            .where('source', 'like', 'feed:%')
+            .andWhere({ state: 'active' })
+            .select('source')
+            .count({ n: '*' })
+            .groupBy('source')) as Array<{ source: string; n: number | string }>
+        ).map((r) => [r.source, Number(r.n)]),
       );
-      const next = new Map(((await db('settings').where('name', 'like', 'advisory_feed.%').select('name', 'value')) as Array<{ name: string; value: string }>).map((r) => [r.name, r.value]));
+      const next = new Map(
+        (
+          (await db('settings').where('name', 'like', 'advisory_feed.%').select('name', 'value')) as Array<{
+            name: string;
+            value: string;
+          }>
+        ).map((r) => [r.name, r.value]),
+      );
       return feeds.map((f) => {
         const r = rows.get(f.name);
         return {

@@ -27,7 +27,11 @@ export function osvIntervals(a: OsvAffected): Interval[] {
         if (open !== undefined) out.push({ introduced: open, fixed: null, lastAffected: null });
         open = e.introduced === '0' ? null : e.introduced;
       } else if (open !== undefined && (e.fixed !== undefined || e.last_affected !== undefined)) {
-        out.push({ introduced: open, fixed: e.fixed ?? null, lastAffected: e.fixed === undefined ? (e.last_affected ?? null) : null });
+        out.push({
+          introduced: open,
+          fixed: e.fixed ?? null,
+          lastAffected: e.fixed === undefined ? (e.last_affected ?? null) : null,
+        });
         open = undefined;
       }
     }
@@ -75,7 +79,8 @@ export function rangesFor(kindId: string, intervals: readonly Interval[]): strin
   if (!intervals.length) return [];
   if (intervals.some(everything)) return ['*'];
   // A joined range longer than a flag's version_range column is split into one flag per interval.
-  const joined = (each: string[], sep: string) => (each.join(sep).length <= MAX_VERSION_RANGE_CHARS ? [each.join(sep)] : each);
+  const joined = (each: string[], sep: string) =>
+    each.join(sep).length <= MAX_VERSION_RANGE_CHARS ? [each.join(sep)] : each;
   if (kindId === 'maven') return joined(intervals.map(interval), ',');
   if (kindId === 'nuget') return intervals.map(interval);
   const c = SEMVERISH[kindId];

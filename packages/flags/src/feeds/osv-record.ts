@@ -29,7 +29,9 @@ export const OsvRecordSchema = Type.Object({
   aliases: Type.Optional(Type.Array(str(128), { maxItems: 100 })),
   summary: Type.Optional(Type.String({ maxLength: 100_000 })),
   details: Type.Optional(Type.String()),
-  references: Type.Optional(Type.Array(Type.Object({ url: Type.Optional(Type.String({ maxLength: 4096 })) }), { maxItems: 1000 })),
+  references: Type.Optional(
+    Type.Array(Type.Object({ url: Type.Optional(Type.String({ maxLength: 4096 })) }), { maxItems: 1000 }),
+  ),
   affected: Type.Optional(Type.Array(Affected, { maxItems: 10_000 })),
   database_specific: Type.Optional(Type.Object({ severity: Type.Optional(Type.String({ maxLength: 32 })) })),
 });
@@ -41,18 +43,29 @@ export type OsvEvent = Static<typeof Event>;
 const check = Compile(OsvRecordSchema);
 
 /** The record, or why it is not one; `id` is the record's id whenever it has a usable one (its flags are then kept). */
-export function readOsvRecord(value: unknown): { ok: true; record: OsvRecord } | { ok: false; id?: string; reason: string } {
+export function readOsvRecord(
+  value: unknown,
+): { ok: true; record: OsvRecord } | { ok: false; id?: string; reason: string } {
   if (check.Check(value)) return { ok: true, record: value };
   const id = (value as { id?: unknown } | null)?.id;
   const first = [...check.Errors(value)][0];
   const reason = first ? `${first.instancePath || 'record'}: ${first.message}` : 'not an OSV record';
-  return typeof id === 'string' && /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(id) ? { ok: false, id, reason } : { ok: false, reason };
+  return typeof id === 'string' && /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(id)
+    ? { ok: false, id, reason }
+    : { ok: false, reason };
 }
 
-const SEVERITY: Readonly<Record<string, string>> = { LOW: 'low', MODERATE: 'moderate', MEDIUM: 'moderate', HIGH: 'high', CRITICAL: 'critical' };
+const SEVERITY: Readonly<Record<string, string>> = {
+  LOW: 'low',
+  MODERATE: 'moderate',
+  MEDIUM: 'moderate',
+  HIGH: 'high',
+  CRITICAL: 'critical',
+};
 
 /** The record's severity in hub's words (GHSA records' `database_specific.severity`), or null when it gives none hub knows. */
-export const osvSeverity = (r: OsvRecord): string | null => SEVERITY[(r.database_specific?.severity ?? '').toUpperCase()] ?? null;
+export const osvSeverity = (r: OsvRecord): string | null =>
+  SEVERITY[(r.database_specific?.severity ?? '').toUpperCase()] ?? null;
 
 /** The first http(s) reference, for the flag's reference_url. */
 export function osvReference(r: OsvRecord): string | null {

@@ -2,10 +2,26 @@ import type Koa from 'koa';
 import { Type } from 'typebox';
 import { AnalyseAnswer, ExposureAnswer, FlagList } from '../schemas.js';
 import { errors, type PluginContext } from '@hub/runtime';
-import { adminRoute, csvRecord, parseTime, queryInt, queryValue, sendCsv, type AdminRoute, queryParameters } from '@hub/admin-kit';
+import {
+  adminRoute,
+  csvRecord,
+  parseTime,
+  queryInt,
+  queryValue,
+  sendCsv,
+  type AdminRoute,
+  queryParameters,
+} from '@hub/admin-kit';
 import { analyseRegistry } from '../analysis.js';
 import { EFFECTS } from '../effects.js';
-import { EXPOSURE_COLUMNS, EXPOSURE_DEPTH_DEFAULT, EXPOSURE_DEPTH_MAX, exposureStream, type ExposureFilter, type ExposureInputs } from '../exposure.js';
+import {
+  EXPOSURE_COLUMNS,
+  EXPOSURE_DEPTH_DEFAULT,
+  EXPOSURE_DEPTH_MAX,
+  exposureStream,
+  type ExposureFilter,
+  type ExposureInputs,
+} from '../exposure.js';
 import { exposureCoverage } from '../exposure-coverage.js';
 import { sendJsonLines, sendStreamedJson } from './streamed-json.js';
 import { flagJson, flagState, type FlagRow } from '../flag-json.js';
@@ -17,7 +33,8 @@ const WHEN = new Set(['before-flag', 'after-flag', 'any']);
 function exposureFilter(ctx: Koa.Context): ExposureFilter {
   const f: ExposureFilter = {};
   const minEffect = queryValue(ctx, 'min_effect');
-  if (minEffect !== undefined && !(EFFECTS as readonly string[]).includes(minEffect)) throw errors.badRequest(`min_effect must be one of ${EFFECTS.join(', ')}`);
+  if (minEffect !== undefined && !(EFFECTS as readonly string[]).includes(minEffect))
+    throw errors.badRequest(`min_effect must be one of ${EFFECTS.join(', ')}`);
   const when = queryValue(ctx, 'when');
   if (when !== undefined && !WHEN.has(when)) throw errors.badRequest('when must be before-flag, after-flag or any');
   const from = queryValue(ctx, 'from');
@@ -43,9 +60,17 @@ const EXPOSURE_QUERY = {
   depth: `dependency links followed from the flagged version: 1 to ${EXPOSURE_DEPTH_MAX}, default ${EXPOSURE_DEPTH_DEFAULT}`,
 };
 
-const inputsOf = (hub: PluginContext, ranges: VersionMatchers): ExposureInputs => ({ db: hub.db, log: hub.services.accessLog, held: hub.services.held, ranges });
+const inputsOf = (hub: PluginContext, ranges: VersionMatchers): ExposureInputs => ({
+  db: hub.db,
+  log: hub.services.accessLog,
+  held: hub.services.held,
+  ranges,
+});
 
-const AnalyseBody = Type.Object({ registry: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) }, { additionalProperties: false });
+const AnalyseBody = Type.Object(
+  { registry: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) },
+  { additionalProperties: false },
+);
 
 export const flagAdminRoutes = (sourceNames: readonly string[], ranges: VersionMatchers): AdminRoute[] => [
   adminRoute({
@@ -58,7 +83,10 @@ export const flagAdminRoutes = (sourceNames: readonly string[], ranges: VersionM
     body: AnalyseBody,
     async handle({ ctx, hub, body, registry, may }) {
       // Without a registry named: every registry the caller may act on (a registry-scoped deny leaves it out).
-      const names = body.registry !== undefined ? [registry(body.registry).name] : hub.registries.map((r) => r.name).filter((name) => may({ registry: name }));
+      const names =
+        body.registry !== undefined
+          ? [registry(body.registry).name]
+          : hub.registries.map((r) => r.name).filter((name) => may({ registry: name }));
       const analyses = [];
       for (const name of names) {
         const a = await analyseRegistry(hub, name, hub.log);
@@ -73,11 +101,16 @@ export const flagAdminRoutes = (sourceNames: readonly string[], ranges: VersionM
     permission: 'system:read',
     action: 'flag_list',
     summary: 'List flags (active; include_dead=true adds lifted and expired ones)',
-    query: queryParameters({ include_dead: 'true: lifted and expired flags too', source: 'a flag source', registry: 'a registry name' }),
+    query: queryParameters({
+      include_dead: 'true: lifted and expired flags too',
+      source: 'a flag source',
+      registry: 'a registry name',
+    }),
     response: FlagList,
     async handle({ ctx, hub }) {
       const dead = queryValue(ctx, 'include_dead');
-      if (dead !== undefined && dead !== 'true' && dead !== 'false') throw errors.badRequest('include_dead must be true or false');
+      if (dead !== undefined && dead !== 'true' && dead !== 'false')
+        throw errors.badRequest('include_dead must be true or false');
       const q = hub.db('flags').orderBy('id');
       if (dead !== 'true') q.where({ state: 'active' });
       for (const key of ['source', 'registry'] as const) {
@@ -101,8 +134,14 @@ export const flagAdminRoutes = (sourceNames: readonly string[], ranges: VersionM
       const filter = exposureFilter(ctx);
       // Streamed as one JSON document of the same shape as before: rows as they are made, then the coverage.
       const truncated: string[] = [];
-      const rows = exposureStream(inputsOf(hub, ranges), filter, (flag) => truncated.push(`${flag.source}/${flag.external_id}`));
-      const coverage = async () => ({ ...(await exposureCoverage(hub, sourceNames, filter.from)), depth: filter.depth!, walk_truncated: truncated });
+      const rows = exposureStream(inputsOf(hub, ranges), filter, (flag) =>
+        truncated.push(`${flag.source}/${flag.external_id}`),
+      );
+      const coverage = async () => ({
+        ...(await exposureCoverage(hub, sourceNames, filter.from)),
+        depth: filter.depth!,
+        walk_truncated: truncated,
+      });
       await sendStreamedJson(ctx, 'rows', rows, 'coverage', coverage);
     },
   }),
@@ -111,7 +150,10 @@ export const flagAdminRoutes = (sourceNames: readonly string[], ranges: VersionM
     path: '/api/v1/admin/exposure/export',
     permission: 'system:read',
     action: 'exposure_export',
-    query: queryParameters({ format: 'csv (the default), or jsonl: one JSON row a line, with its chain', ...EXPOSURE_QUERY }),
+    query: queryParameters({
+      format: 'csv (the default), or jsonl: one JSON row a line, with its chain',
+      ...EXPOSURE_QUERY,
+    }),
     produces: 'text/csv',
     async handle({ ctx, hub }) {
       const format = queryValue(ctx, 'format') ?? 'csv';

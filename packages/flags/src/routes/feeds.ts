@@ -23,7 +23,10 @@ const FeedState = Type.Object(
     next_pull_at: time,
     etag: Type.Union([Type.String(), Type.Null()]),
     records: Type.Integer({ minimum: 0, description: 'OSV records the last good pull read.' }),
-    skipped: Type.Integer({ minimum: 0, description: 'Records (or parts) the last good pull could not turn into flags.' }),
+    skipped: Type.Integer({
+      minimum: 0,
+      description: 'Records (or parts) the last good pull could not turn into flags.',
+    }),
     failures: Type.Integer({ minimum: 0, description: 'Failed pulls since the last good one.' }),
     flags: Type.Integer({ minimum: 0, description: 'Active flags this feed raised.' }),
   },
@@ -59,9 +62,14 @@ export const feedAdminRoutes = (runner: FeedRunner): AdminRoute[] => [
       const name = String(params.name);
       if (!runner.has(name)) throw errors.notFound(`no advisory feed named "${name.slice(0, 64)}"`);
       const r = await runner.pull(name);
-      if (r.outcome === 'busy') throw errors.conflict(`advisory feed ${name} is being pulled by another replica; try again when it is done`);
+      if (r.outcome === 'busy')
+        throw errors.conflict(`advisory feed ${name} is being pulled by another replica; try again when it is done`);
       audit.detail = `${name}: ${r.outcome}${r.problem ? `: ${r.problem}` : ''}`.slice(0, 1000);
-      ctx.body = { outcome: r.outcome, ...(r.problem ? { problem: r.problem } : {}), feed: (await runner.states()).find((f) => f.name === name)! };
+      ctx.body = {
+        outcome: r.outcome,
+        ...(r.problem ? { problem: r.problem } : {}),
+        feed: (await runner.states()).find((f) => f.name === name)!,
+      };
     },
   }),
 ];

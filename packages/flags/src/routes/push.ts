@@ -1,6 +1,15 @@
 import type Koa from 'koa';
 import { Type, type Static } from 'typebox';
-import { HubError, MAX_VERSION_RANGE_CHARS, errors, globMatches, parseJson, readJsonBytes, type AuditContext, type PluginContext } from '@hub/runtime';
+import {
+  HubError,
+  MAX_VERSION_RANGE_CHARS,
+  errors,
+  globMatches,
+  parseJson,
+  readJsonBytes,
+  type AuditContext,
+  type PluginContext,
+} from '@hub/runtime';
 import { bodyValidator, canonicalCoordinate, type RegistryRef } from '@hub/admin-kit';
 import { EFFECTS, effectRank, type Effect } from '../effects.js';
 import type { FlagMetrics } from '../metrics.js';
@@ -40,7 +49,9 @@ const validateEnvelope = bodyValidator(Envelope);
 function badReferenceUrl(u: string): string | null {
   try {
     const url = new URL(u);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? null : 'reference_url: must be an http:// or https:// URL';
+    return url.protocol === 'http:' || url.protocol === 'https:'
+      ? null
+      : 'reference_url: must be an http:// or https:// URL';
   } catch {
     return 'reference_url: must be an http:// or https:// URL';
   }
@@ -54,7 +65,8 @@ function rfc3339(s: string): number | null {
 }
 
 /** One answer for a wrong signature and an unknown source, so sources cannot be enumerated. */
-const invalidSignature = () => new HubError('invalid_signature', 'the request is not signed by a configured flag source (X-Hub-Signature-256)');
+const invalidSignature = () =>
+  new HubError('invalid_signature', 'the request is not signed by a configured flag source (X-Hub-Signature-256)');
 
 /** Refused requests from one address write one audit row a minute, with no user: anyone can send them. */
 export const REFUSED_AUDIT_WINDOW_MS = 60_000;
@@ -67,7 +79,8 @@ const UNPROVEN = { key: 'flag_unsigned', windowMs: REFUSED_AUDIT_WINDOW_MS };
 
 /** The refusal; the source the URL claims goes into the row's detail only. */
 function refused(ctx: Koa.Context, source: string): HubError {
-  (ctx.state.audit as AuditContext).detail = `not signed by the source the URL names ("${source.replace(/[^A-Za-z0-9._-]/g, '?').slice(0, 64)}")`;
+  (ctx.state.audit as AuditContext).detail =
+    `not signed by the source the URL names ("${source.replace(/[^A-Za-z0-9._-]/g, '?').slice(0, 64)}")`;
   return invalidSignature();
 }
 
@@ -96,7 +109,22 @@ export interface PushDeps {
   fitsHeld(bytes: number): boolean;
 }
 
-type Stored = { source: string; external_id: string; registry: string; package_name: string; version: string | null; version_range: string | null; kind: string; effect: string; summary: string | null; severity: string | null; reference_url: string | null; fixed_version: string | null; expires_at: number | null; requested_effect: string | null };
+type Stored = {
+  source: string;
+  external_id: string;
+  registry: string;
+  package_name: string;
+  version: string | null;
+  version_range: string | null;
+  kind: string;
+  effect: string;
+  summary: string | null;
+  severity: string | null;
+  reference_url: string | null;
+  fixed_version: string | null;
+  expires_at: number | null;
+  requested_effect: string | null;
+};
 
 /**
  * POST `/api/v1/flags/<source>` raises flags (an existing `external_id` is updated, a tombstone raised
@@ -112,9 +140,17 @@ export function mountFlagPush({ hub, sources, registry, metrics, ranges, changed
    * delivery was not seen before (on any replica: the table's key decides). Every failure is the same
    * 401; the log line says which check failed.
    */
-  async function authenticate(ctx: Koa.Context, source: string, specPayload: Buffer | string): Promise<{ signedAt: number; secret: 'current' | 'previous' }> {
+  async function authenticate(
+    ctx: Koa.Context,
+    source: string,
+    specPayload: Buffer | string,
+  ): Promise<{ signedAt: number; secret: 'current' | 'previous' }> {
     const s = sources.get(source);
-    const headers = { timestamp: ctx.get('x-hub-timestamp') || undefined, delivery: ctx.get('x-hub-delivery') || undefined, signature: ctx.get('x-hub-signature-256') || undefined };
+    const headers = {
+      timestamp: ctx.get('x-hub-timestamp') || undefined,
+      delivery: ctx.get('x-hub-delivery') || undefined,
+      signature: ctx.get('x-hub-signature-256') || undefined,
+    };
     let checked: SignedRequest = { ok: false, why: 'unknown source' };
     let which: 'current' | 'previous' = 'current';
     for (const [i, secret] of (s ? [s.secret, ...s.previousSecrets] : []).entries()) {
@@ -132,13 +168,23 @@ export function mountFlagPush({ hub, sources, registry, metrics, ranges, changed
       const now = Date.now();
       if (now - prunedAt > 60_000) {
         prunedAt = now;
-        await hub.db('flag_deliveries').where('seen_at', '<', now - 2 * SIGNED_TIME_WINDOW_SECS * 1000).delete();
+        await hub
+          .db('flag_deliveries')
+          .where('seen_at', '<', now - 2 * SIGNED_TIME_WINDOW_SECS * 1000)
+          .delete();
       }
-      const fresh = await hub.db('flag_deliveries')
+      const fresh = await hub
+        .db('flag_deliveries')
         .insert({ source, delivery: checked.delivery, seen_at: now })
-        .then(() => true, (e: unknown) => (isDuplicateKey(e) ? false : Promise.reject(e)));
+        .then(
+          () => true,
+          (e: unknown) => (isDuplicateKey(e) ? false : Promise.reject(e)),
+        );
       if (!fresh) {
-        ctx.state.log?.warn({ source, delivery: checked.delivery }, 'flag request refused: delivery already seen (a replay)');
+        ctx.state.log?.warn(
+          { source, delivery: checked.delivery },
+          'flag request refused: delivery already seen (a replay)',
+        );
         metrics.push(source, 'bad_signature');
         throw refused(ctx, source);
       }
@@ -160,10 +206,18 @@ export function mountFlagPush({ hub, sources, registry, metrics, ranges, changed
     const table = 'flag_push_counts';
     if (now - countsPrunedAt > 60_000) {
       countsPrunedAt = now;
-      await hub.db(table).where('minute', '<', minute - 1).delete();
+      await hub
+        .db(table)
+        .where('minute', '<', minute - 1)
+        .delete();
     }
-    await hub.db(table).insert({ source, minute, flags: n }).onConflict(['source', 'minute']).merge({ flags: hub.db.raw('??.?? + ?', [table, 'flags', n]) });
-    const row = (await hub.db(table).where({ source, minute }).first('flags')) as { flags: number | string } | undefined;
+    await hub
+      .db(table)
+      .insert({ source, minute, flags: n })
+      .onConflict(['source', 'minute'])
+      .merge({ flags: hub.db.raw('??.?? + ?', [table, 'flags', n]) });
+    const row = (await hub.db(table).where({ source, minute }).first('flags')) as
+      { flags: number | string } | undefined;
     if (Number(row?.flags ?? 0) <= limit) return 0;
     await hub.db(table).where({ source, minute }).decrement('flags', n);
     return Math.max(1, Math.ceil(((minute + 1) * 60_000 - now) / 1000));
@@ -171,8 +225,24 @@ export function mountFlagPush({ hub, sources, registry, metrics, ranges, changed
 
   // Described in the OpenAPI document beside the admin routes; signed by the source, not a token (machine-only).
   hub.adminRoutes.add([
-    { method: 'POST', path: '/api/v1/flags/:source', permission: null, summary: 'A flag source raises flags (signed; machine-only)', body: Type.Object({ flags: Type.Array(FlagItem, { minItems: 1, maxItems: MAX_BATCH }) }, { additionalProperties: false }), response: PushAnswer },
-    { method: 'DELETE', path: '/api/v1/flags/:source/:external_id', permission: null, summary: 'A flag source lifts a flag (signed; machine-only)', response: LiftAnswer },
+    {
+      method: 'POST',
+      path: '/api/v1/flags/:source',
+      permission: null,
+      summary: 'A flag source raises flags (signed; machine-only)',
+      body: Type.Object(
+        { flags: Type.Array(FlagItem, { minItems: 1, maxItems: MAX_BATCH }) },
+        { additionalProperties: false },
+      ),
+      response: PushAnswer,
+    },
+    {
+      method: 'DELETE',
+      path: '/api/v1/flags/:source/:external_id',
+      permission: null,
+      summary: 'A flag source lifts a flag (signed; machine-only)',
+      response: LiftAnswer,
+    },
   ]);
 
   hub.router.post('/api/v1/flags/:source', async (ctx: Koa.Context) => {
@@ -187,7 +257,10 @@ export function mountFlagPush({ hub, sources, registry, metrics, ranges, changed
     // More than MAX_BATCH is 413 whole, before the items are read: the request is too large, not wrong, and a
     // source splitting batches on 413 (as for a body over max_json_body_bytes) needs no per-item answer.
     const count = (parsed as { flags?: unknown } | null)?.flags;
-    if (Array.isArray(count) && count.length > MAX_BATCH) throw errors.payloadTooLarge(`at most ${MAX_BATCH} flags a request (this one has ${count.length}); nothing was stored`);
+    if (Array.isArray(count) && count.length > MAX_BATCH)
+      throw errors.payloadTooLarge(
+        `at most ${MAX_BATCH} flags a request (this one has ${count.length}); nothing was stored`,
+      );
     const body = validateEnvelope(parsed);
     const retryAfter = await overRate(source, body.flags.length, src.maxFlagsPerMinute);
     if (retryAfter > 0) {
@@ -206,7 +279,11 @@ export function mountFlagPush({ hub, sources, registry, metrics, ranges, changed
       if (typeof id === 'string') {
         const first = firstIndex.get(id);
         // Two decisions about one flag in one batch: the first is taken, the second answered as an error.
-        if (first !== undefined) return errs.push({ index, reason: `external_id: "${id.slice(0, 255)}" is already flags[${first}] in this batch` });
+        if (first !== undefined)
+          return errs.push({
+            index,
+            reason: `external_id: "${id.slice(0, 255)}" is already flags[${first}] in this batch`,
+          });
         firstIndex.set(id, index);
       }
       try {
@@ -214,7 +291,10 @@ export function mountFlagPush({ hub, sources, registry, metrics, ranges, changed
         // A hard block that cannot be held in memory is not stored: a stored one refuses while the database is down.
         if (row.effect === 'hard_block') {
           const bytes = heldBytesOf(row);
-          if (!fitsHeld(heldBytes + bytes)) throw errors.badRequest(`not stored: the hard_block flags held in memory would pass [limits] flag_hard_block_bytes; raise it`);
+          if (!fitsHeld(heldBytes + bytes))
+            throw errors.badRequest(
+              `not stored: the hard_block flags held in memory would pass [limits] flag_hard_block_bytes; raise it`,
+            );
           heldBytes += bytes;
         }
         rows.push({ index, row });
@@ -235,7 +315,14 @@ export function mountFlagPush({ hub, sources, registry, metrics, ranges, changed
         }
         // Re-sending an active flag keeps when it was raised: exposure counts fetches before that time.
         const raisedAt = old && old.state === 'active' ? Number(old.raised_at) : now;
-        const row = { ...r, state: 'active', raised_at: raisedAt, updated_at: now, lifted_at: null, raise_signed_at: auth.signedAt };
+        const row = {
+          ...r,
+          state: 'active',
+          raised_at: raisedAt,
+          updated_at: now,
+          lifted_at: null,
+          raise_signed_at: auth.signedAt,
+        };
         if (old) await trx('flags').where({ id: old.id }).update(row);
         else await trx('flags').insert(row);
         out.push((await trx('flags').where({ source, external_id: r.external_id }).first()) as FlagRow);
@@ -249,15 +336,32 @@ export function mountFlagPush({ hub, sources, registry, metrics, ranges, changed
     metrics.push(source, 'capped', capped);
     metrics.push(source, 'rejected', errs.length);
     errs.sort((a, b) => a.index - b.index);
-    audit.detail = `secret: ${auth.secret}; raised ${saved.length}${errs.length ? `, rejected ${errs.length}` : ''}${capped ? `, capped ${capped}` : ''}: ${saved.map((f) => f.external_id).join(', ')}`.slice(0, 1000);
-    if (saved.length === 1) Object.assign(audit, { registry: saved[0]!.registry, package: saved[0]!.package_name, version: saved[0]!.version ?? undefined });
+    audit.detail =
+      `secret: ${auth.secret}; raised ${saved.length}${errs.length ? `, rejected ${errs.length}` : ''}${capped ? `, capped ${capped}` : ''}: ${saved.map((f) => f.external_id).join(', ')}`.slice(
+        0,
+        1000,
+      );
+    if (saved.length === 1)
+      Object.assign(audit, {
+        registry: saved[0]!.registry,
+        package: saved[0]!.package_name,
+        version: saved[0]!.version ?? undefined,
+      });
     ctx.type = 'application/json';
-    ctx.body = { accepted: saved.length, rejected: errs.length, effect_capped: capped, errors: errs, flags: saved.map(flagJson), ...(skipped.length ? { skipped } : {}) };
+    ctx.body = {
+      accepted: saved.length,
+      rejected: errs.length,
+      effect_capped: capped,
+      errors: errs,
+      flags: saved.map(flagJson),
+      ...(skipped.length ? { skipped } : {}),
+    };
   });
 
   /** One item's schema, its reason without the envelope's wording. */
   function validateItemAt(item: unknown): Static<typeof FlagItem> {
-    if (item === null || typeof item !== 'object' || Array.isArray(item)) throw errors.badRequest('a flag must be a JSON object');
+    if (item === null || typeof item !== 'object' || Array.isArray(item))
+      throw errors.badRequest('a flag must be a JSON object');
     try {
       return validateItem(item);
     } catch (e) {
@@ -268,27 +372,40 @@ export function mountFlagPush({ hub, sources, registry, metrics, ranges, changed
 
   /** Everything about one flag but its schema: version, registry and scope, name, URL, expiry, effect ceiling. */
   function checkItem(f: Static<typeof FlagItem>, source: string, src: FlagSource): Stored {
-    if ((f.version === undefined) === (f.version_range === undefined)) throw errors.badRequest('give version or version_range, not both or neither');
+    if ((f.version === undefined) === (f.version_range === undefined))
+      throw errors.badRequest('give version or version_range, not both or neither');
     let reg: RegistryRef;
     try {
       reg = registry(f.registry);
     } catch {
       throw errors.badRequest(`registry: no registry named "${f.registry.slice(0, 64)}"`);
     }
-    if (!src.registries.some((g) => globMatches(g, reg.name))) throw errors.badRequest(`registry: flag source ${source} may not flag registry ${reg.name} (its registries: ${src.registries.join(', ')})`);
+    if (!src.registries.some((g) => globMatches(g, reg.name)))
+      throw errors.badRequest(
+        `registry: flag source ${source} may not flag registry ${reg.name} (its registries: ${src.registries.join(', ')})`,
+      );
     const c = canonicalCoordinate(reg, f.package_name, f.version, undefined);
     // Parsed here with the kind's own syntax, so an unparseable range is this item's error and never stored.
     const versionRange = f.version_range?.trim();
     if (versionRange !== undefined) {
       const m = ranges.compile(reg.name, versionRange);
-      if (typeof m === 'string') throw errors.badRequest(`version_range: "${versionRange.slice(0, 64)}"${versionRange.length > 64 ? '...' : ''} is not a ${reg.kind.id} version range: ${m}`.slice(0, 400));
+      if (typeof m === 'string')
+        throw errors.badRequest(
+          `version_range: "${versionRange.slice(0, 64)}"${versionRange.length > 64 ? '...' : ''} is not a ${reg.kind.id} version range: ${m}`.slice(
+            0,
+            400,
+          ),
+        );
     }
     const urlProblem = f.reference_url === undefined ? null : badReferenceUrl(f.reference_url);
     if (urlProblem) throw errors.badRequest(urlProblem);
     let expiresAt: number | null = null;
     if (f.expires_at !== undefined) {
       expiresAt = rfc3339(f.expires_at);
-      if (expiresAt === null) throw errors.badRequest(`expires_at: "${f.expires_at.slice(0, 64)}" is not an RFC 3339 time (e.g. 2026-01-31T12:00:00Z)`);
+      if (expiresAt === null)
+        throw errors.badRequest(
+          `expires_at: "${f.expires_at.slice(0, 64)}" is not an RFC 3339 time (e.g. 2026-01-31T12:00:00Z)`,
+        );
     }
     const cappedEffect = effectRank(f.effect) > effectRank(src.maxEffect) ? src.maxEffect : f.effect;
     return {
@@ -318,11 +435,21 @@ export function mountFlagPush({ hub, sources, registry, metrics, ranges, changed
     const externalId = String(ctx.params.external_id);
     const old = (await hub.db('flags').where({ source, external_id: externalId }).first()) as FlagRow | undefined;
     if (!old) throw errors.notFound(`flag source ${source} has no flag ${externalId.slice(0, 255)}`);
-    Object.assign(audit, { registry: old.registry, package: old.package_name, version: old.version ?? undefined, detail: `secret: ${secret}; lifted ${externalId.slice(0, 255)}` });
-    if (old.raise_signed_at != null && Number(old.raise_signed_at) > signedAt) throw errors.conflict(`flag ${externalId.slice(0, 255)} was raised by a request signed after this lift; it stays active`);
+    Object.assign(audit, {
+      registry: old.registry,
+      package: old.package_name,
+      version: old.version ?? undefined,
+      detail: `secret: ${secret}; lifted ${externalId.slice(0, 255)}`,
+    });
+    if (old.raise_signed_at != null && Number(old.raise_signed_at) > signedAt)
+      throw errors.conflict(
+        `flag ${externalId.slice(0, 255)} was raised by a request signed after this lift; it stays active`,
+      );
     if (old.state === 'active')
       await hub.db.transaction(async (trx) => {
-        await trx('flags').where({ id: old.id }).update({ state: 'tombstone', lifted_at: Date.now(), updated_at: Date.now(), lift_signed_at: signedAt });
+        await trx('flags')
+          .where({ id: old.id })
+          .update({ state: 'tombstone', lifted_at: Date.now(), updated_at: Date.now(), lift_signed_at: signedAt });
         await bumpFlagChanges(trx);
       });
     await changed();

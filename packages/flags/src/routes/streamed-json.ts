@@ -10,7 +10,13 @@ const ROWS_PER_CHUNK = 64;
  * A failure later cuts the connection, and the client is left with JSON that does not parse, never a
  * document that looks whole.
  */
-export async function sendStreamedJson(ctx: Koa.Context, key: string, rows: AsyncGenerator<unknown>, tailKey: string, tail: () => Promise<unknown>): Promise<void> {
+export async function sendStreamedJson(
+  ctx: Koa.Context,
+  key: string,
+  rows: AsyncGenerator<unknown>,
+  tailKey: string,
+  tail: () => Promise<unknown>,
+): Promise<void> {
   const first = await rows.next();
   async function* chunks() {
     yield `{${JSON.stringify(key)}:[`;

@@ -60,12 +60,20 @@ function project(t: Test, hubUrl: string, token: string, wiring: Wiring) {
     ].join('\n'),
   );
   const dep = wiring === 'source-replacement' ? '"1.1"' : '{ version = "1.1", registry = "hub" }';
-  fs.writeFileSync(path.join(dir, 'app', 'Cargo.toml'), `[package]\nname = "app"\nversion = "0.1.0"\nedition = "2021"\n\n[dependencies]\nform_urlencoded = ${dep}\n`);
+  fs.writeFileSync(
+    path.join(dir, 'app', 'Cargo.toml'),
+    `[package]\nname = "app"\nversion = "0.1.0"\nedition = "2021"\n\n[dependencies]\nform_urlencoded = ${dep}\n`,
+  );
   fs.writeFileSync(
     path.join(dir, 'app', 'src', 'main.rs'),
     'fn main() {\n    let q: String = form_urlencoded::Serializer::new(String::new()).append_pair("crate", "hub & cargo").finish();\n    println!("{q}");\n}\n',
   );
-  const env = cargoEnv({ home: path.join(dir, 'home'), cargoHome: path.join(dir, 'cargo-home'), token, targetDir: path.join(dir, 'target') });
+  const env = cargoEnv({
+    home: path.join(dir, 'home'),
+    cargoHome: path.join(dir, 'cargo-home'),
+    token,
+    targetDir: path.join(dir, 'target'),
+  });
   const cmd = (...args: string[]) => run(cargo!, args, { cwd: path.join(dir, 'app'), env, timeout: 300_000 });
   return { dir, cmd, lockfile: path.join(dir, 'app', 'Cargo.lock') };
 }
@@ -76,42 +84,62 @@ const failure = (p: Promise<unknown>) =>
     (e: { stderr?: string }) => e.stderr ?? String(e),
   );
 
-const summary = (log: Logged[]) => log.map((r) => `${r.method} ${r.url} ${r.status}${r.auth ? ' (token)' : ''}`).join('\n');
+const summary = (log: Logged[]) =>
+  log.map((r) => `${r.method} ${r.url} ${r.status}${r.auth ? ' (token)' : ''}`).join('\n');
 
 for (const wiring of ['source-replacement', 'named-registry'] as const) {
-  t.test(`real cargo (${wiring}): cargo run resolves form_urlencoded and its dependency through hub`, { skip: noCargo }, async (t) => {
-    const front = await loggingFront(t);
-    const s = await front.setup();
-    const token = await s.token('ci', { roles: ['reader'] });
-    const p = project(t, front.url, token, wiring);
+  t.test(
+    `real cargo (${wiring}): cargo run resolves form_urlencoded and its dependency through hub`,
+    { skip: noCargo },
+    async (t) => {
+      const front = await loggingFront(t);
+      const s = await front.setup();
+      const token = await s.token('ci', { roles: ['reader'] });
+      const p = project(t, front.url, token, wiring);
 
-    const { stdout } = await p.cmd('run', '--quiet');
-    t.equal(stdout.trim(), 'crate=hub+%26+cargo', 'the program built from the crates hub served runs');
-    t.comment(`${wiring}: ${front.log.length} requests through hub\n${summary(front.log)}`);
+      const { stdout } = await p.cmd('run', '--quiet');
+      t.equal(stdout.trim(), 'crate=hub+%26+cargo', 'the program built from the crates hub served runs');
+      t.comment(`${wiring}: ${front.log.length} requests through hub\n${summary(front.log)}`);
 
-    const lock = fs.readFileSync(p.lockfile, 'utf8');
-    t.match(lock, /name = "form_urlencoded"\nversion = "1\.1\.0"/);
-    t.match(lock, /name = "percent-encoding"\nversion = "2\.2\.0"/, 'the transitive dependency');
+      const lock = fs.readFileSync(p.lockfile, 'utf8');
+      t.match(lock, /name = "form_urlencoded"\nversion = "1\.1\.0"/);
+      t.match(lock, /name = "percent-encoding"\nversion = "2\.2\.0"/, 'the transitive dependency');
 
-    const config = front.log.filter((r) => r.url === '/proxy/crates/registry/config.json');
-    t.ok(config.length >= 1, 'cargo fetched config.json');
-    t.equal(config[0]!.auth, undefined, 'the first config.json request carries no token');
-    t.equal(config[0]!.status, 200, 'and is answered without one');
-    const rest = front.log.filter((r) => r.url !== '/proxy/crates/registry/config.json');
-    t.ok(rest.length > 0);
-    t.ok(rest.every((r) => r.auth === token), 'the raw token (no scheme) on every index and download request');
-    for (const url of ['/proxy/crates/registry/fo/rm/form_urlencoded', '/proxy/crates/registry/pe/rc/percent-encoding', '/proxy/crates/api/v1/crates/form_urlencoded/1.1.0/download', '/proxy/crates/api/v1/crates/percent-encoding/2.2.0/download'])
-      t.ok(front.log.some((r) => r.url === url && r.status === 200), `${url} answered 200`);
-    t.equal(s.upstream.count('/crates/'), 2, 'two .crate files fetched from the upstream, once each');
-    t.equal(s.upstream.count((r) => Boolean(r.headers.authorization)), 0, "cargo's token never reaches the upstream");
+      const config = front.log.filter((r) => r.url === '/proxy/crates/registry/config.json');
+      t.ok(config.length >= 1, 'cargo fetched config.json');
+      t.equal(config[0]!.auth, undefined, 'the first config.json request carries no token');
+      t.equal(config[0]!.status, 200, 'and is answered without one');
+      const rest = front.log.filter((r) => r.url !== '/proxy/crates/registry/config.json');
+      t.ok(rest.length > 0);
+      t.ok(
+        rest.every((r) => r.auth === token),
+        'the raw token (no scheme) on every index and download request',
+      );
+      for (const url of [
+        '/proxy/crates/registry/fo/rm/form_urlencoded',
+        '/proxy/crates/registry/pe/rc/percent-encoding',
+        '/proxy/crates/api/v1/crates/form_urlencoded/1.1.0/download',
+        '/proxy/crates/api/v1/crates/percent-encoding/2.2.0/download',
+      ])
+        t.ok(
+          front.log.some((r) => r.url === url && r.status === 200),
+          `${url} answered 200`,
+        );
+      t.equal(s.upstream.count('/crates/'), 2, 'two .crate files fetched from the upstream, once each');
+      t.equal(
+        s.upstream.count((r) => Boolean(r.headers.authorization)),
+        0,
+        "cargo's token never reaches the upstream",
+      );
 
-    // A second project with its own CARGO_HOME: everything comes from hub's cache.
-    const before = s.upstream.count();
-    const again = project(t, front.url, token, wiring);
-    await again.cmd('fetch');
-    t.equal(s.upstream.count('/crates/'), 2, 'no new upstream download');
-    t.ok(s.upstream.count() - before <= 2, 'at most index revalidations upstream');
-  });
+      // A second project with its own CARGO_HOME: everything comes from hub's cache.
+      const before = s.upstream.count();
+      const again = project(t, front.url, token, wiring);
+      await again.cmd('fetch');
+      t.equal(s.upstream.count('/crates/'), 2, 'no new upstream download');
+      t.ok(s.upstream.count() - before <= 2, 'at most index revalidations upstream');
+    },
+  );
 }
 
 t.test('real cargo: a wrong token is refused', { skip: cargo ? false : missingClient('cargo >= 1.74') }, async (t) => {
@@ -122,29 +150,42 @@ t.test('real cargo: a wrong token is refused', { skip: cargo ? false : missingCl
   t.ok(err, 'cargo fetch fails');
   t.match(err ?? '', /401/, 'cargo reports the 401');
   t.comment(`wrong token: ${front.log.length} requests through hub\n${summary(front.log)}`);
-  t.ok(front.log.some((r) => r.status === 401 && r.auth === 'hub_not_a_real_token'), 'hub refused the token cargo sent');
+  t.ok(
+    front.log.some((r) => r.status === 401 && r.auth === 'hub_not_a_real_token'),
+    'hub refused the token cargo sent',
+  );
   t.equal(s.upstream.count('/crates/'), 0, 'nothing downloaded');
 });
 
-t.test('real cargo: an unlisted version is yanked for new resolutions but a Cargo.lock that pins it still builds', { skip: cargo ? false : missingClient('cargo >= 1.74') }, async (t) => {
-  const front = await loggingFront(t);
-  const s = await front.setup();
-  const token = await s.token('ci', { roles: ['reader'] });
-  const first = project(t, front.url, token, 'source-replacement');
-  await first.cmd('fetch');
-  const lock = fs.readFileSync(first.lockfile, 'utf8');
+t.test(
+  'real cargo: an unlisted version is yanked for new resolutions but a Cargo.lock that pins it still builds',
+  { skip: cargo ? false : missingClient('cargo >= 1.74') },
+  async (t) => {
+    const front = await loggingFront(t);
+    const s = await front.setup();
+    const token = await s.token('ci', { roles: ['reader'] });
+    const first = project(t, front.url, token, 'source-replacement');
+    await first.cmd('fetch');
+    const lock = fs.readFileSync(first.lockfile, 'utf8');
 
-  await s.hub.services.unlisting.add({ registry: 'crates', package_name: 'percent-encoding', version: '2.2.0' }, 'admin');
+    await s.hub.services.unlisting.add(
+      { registry: 'crates', package_name: 'percent-encoding', version: '2.2.0' },
+      'admin',
+    );
 
-  const fresh = project(t, front.url, token, 'source-replacement');
-  const err = await failure(fresh.cmd('generate-lockfile'));
-  t.match(err ?? '', /percent-encoding/, 'no unyanked percent-encoding left to choose');
-  t.comment(err?.split('\n').slice(0, 4).join('\n') ?? '');
+    const fresh = project(t, front.url, token, 'source-replacement');
+    const err = await failure(fresh.cmd('generate-lockfile'));
+    t.match(err ?? '', /percent-encoding/, 'no unyanked percent-encoding left to choose');
+    t.comment(err?.split('\n').slice(0, 4).join('\n') ?? '');
 
-  const pinned = project(t, front.url, token, 'source-replacement');
-  fs.writeFileSync(pinned.lockfile, lock);
-  const downloads = () => front.log.filter((r) => r.url === '/proxy/crates/api/v1/crates/percent-encoding/2.2.0/download' && r.status === 200).length;
-  const before = downloads();
-  await pinned.cmd('fetch', '--locked');
-  t.equal(downloads(), before + 1, 'cargo fetch --locked with the unlisted version pinned downloads it through hub');
-});
+    const pinned = project(t, front.url, token, 'source-replacement');
+    fs.writeFileSync(pinned.lockfile, lock);
+    const downloads = () =>
+      front.log.filter(
+        (r) => r.url === '/proxy/crates/api/v1/crates/percent-encoding/2.2.0/download' && r.status === 200,
+      ).length;
+    const before = downloads();
+    await pinned.cmd('fetch', '--locked');
+    t.equal(downloads(), before + 1, 'cargo fetch --locked with the unlisted version pinned downloads it through hub');
+  },
+);

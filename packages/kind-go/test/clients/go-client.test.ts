@@ -10,7 +10,8 @@ import { goEnvVars, goHome, noGo, run } from '../go-env.js';
 function goEnv(t: Test, goproxy: string, extra: Record<string, string> = {}) {
   const home = goHome(t, 'hub-go-client-');
   const env = goEnvVars(home, goproxy, extra);
-  const download = (...mods: string[]) => run('go', ['mod', 'download', '-json', ...mods], { cwd: home, env, timeout: 120_000 });
+  const download = (...mods: string[]) =>
+    run('go', ['mod', 'download', '-json', ...mods], { cwd: home, env, timeout: 120_000 });
   return { home, env, download };
 }
 
@@ -19,13 +20,26 @@ t.test('go mod download through hub alone (GOPROXY=hub, no direct fallback)', { 
   const s = await setup(t, { config: { auth: { anonymous: ['source:read'] } } });
   const g = goEnv(t, s.base);
   const out = await g.download('example.com/Hub/demo@v1.1.0', 'github.com/pkg/errors@v0.9.1');
-  const results = out.stdout.trim().split(/\n(?=\{)/).map((j) => JSON.parse(j) as { Path: string; Version: string; Zip?: string; Error?: string });
-  t.same(results.map((r) => [r.Path, r.Version, r.Error]), [
-    ['example.com/Hub/demo', 'v1.1.0', undefined],
-    ['github.com/pkg/errors', 'v0.9.1', undefined],
-  ]);
-  t.ok(results.every((r) => r.Zip && fs.existsSync(r.Zip)), 'the zips are in the module cache');
-  t.equal(s.upstream.count((r) => r.url.endsWith('/@v/list')), 0, 'pinned versions never needed a list');
+  const results = out.stdout
+    .trim()
+    .split(/\n(?=\{)/)
+    .map((j) => JSON.parse(j) as { Path: string; Version: string; Zip?: string; Error?: string });
+  t.same(
+    results.map((r) => [r.Path, r.Version, r.Error]),
+    [
+      ['example.com/Hub/demo', 'v1.1.0', undefined],
+      ['github.com/pkg/errors', 'v0.9.1', undefined],
+    ],
+  );
+  t.ok(
+    results.every((r) => r.Zip && fs.existsSync(r.Zip)),
+    'the zips are in the module cache',
+  );
+  t.equal(
+    s.upstream.count((r) => r.url.endsWith('/@v/list')),
+    0,
+    'pinned versions never needed a list',
+  );
   t.ok(s.upstream.count((r) => r.url.endsWith('.zip')) >= 2, 'the zips came from the upstream through hub');
 });
 

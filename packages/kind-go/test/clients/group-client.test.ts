@@ -19,7 +19,10 @@ function moduleFiles(module: string, version: string) {
   return {
     info: Buffer.from(JSON.stringify({ Version: version, Time: '2024-05-01T10:00:00Z' })),
     mod: Buffer.from(`module ${module}\n\ngo 1.19\n`),
-    zip: makeZip({ [`${module}@${version}/go.mod`]: `module ${module}\n\ngo 1.19\n`, [`${module}@${version}/${pkg}.go`]: `package ${pkg}\n\nconst Version = "${version}"\n` }),
+    zip: makeZip({
+      [`${module}@${version}/go.mod`]: `module ${module}\n\ngo 1.19\n`,
+      [`${module}@${version}/${pkg}.go`]: `package ${pkg}\n\nconst Version = "${version}"\n`,
+    }),
   };
 }
 
@@ -37,7 +40,9 @@ async function groupHub(t: Test) {
   const pub = await startFixtureUpstream({ handler: goFixtureHandler(FIXTURES) });
   t.teardown(() => pub.close());
   const dir = t.testdir();
-  const vendor = await startFixtureUpstream({ handler: goFixtureHandler(vendorFolder(path.join(dir, 'vendor'), 'example.com/Hub/demo', 'v1.2.0')) });
+  const vendor = await startFixtureUpstream({
+    handler: goFixtureHandler(vendorFolder(path.join(dir, 'vendor'), 'example.com/Hub/demo', 'v1.2.0')),
+  });
   t.teardown(() => vendor.close());
   const hub = await startTestHub({
     dir: path.join(dir, 'hub'),
@@ -56,31 +61,63 @@ async function groupHub(t: Test) {
   const internal = 'example.com/acme/lib';
   const files = moduleFiles(internal, 'v0.1.0');
   for (const ext of ['info', 'mod', 'zip'] as const) {
-    const res = await fetch(`${hub.url}/proxy/go-internal/${internal}/@v/v0.1.0.${ext}`, { method: 'PUT', body: files[ext], headers: { authorization: `Bearer ${publisher}` } });
+    const res = await fetch(`${hub.url}/proxy/go-internal/${internal}/@v/v0.1.0.${ext}`, {
+      method: 'PUT',
+      body: files[ext],
+      headers: { authorization: `Bearer ${publisher}` },
+    });
     t.equal(res.status, 201, `published ${ext}`);
   }
   return { hub, pub, vendor, internal, base: `${hub.url}/proxy/go` };
 }
 
-t.test('go mod download through a group: a published module, a public one, and the newest version from the second upstream', { skip: noGo }, async (t) => {
-  const s = await groupHub(t);
-  const list = await rawRequest(`${s.base}/example.com/!hub/demo/@v/list`);
-  t.same(list.body.toString().trim().split('\n'), ['v1.0.0', 'v1.1.0', 'v1.2.0'], 'the merged list, in semver order');
+t.test(
+  'go mod download through a group: a published module, a public one, and the newest version from the second upstream',
+  { skip: noGo },
+  async (t) => {
+    const s = await groupHub(t);
+    const list = await rawRequest(`${s.base}/example.com/!hub/demo/@v/list`);
+    t.same(list.body.toString().trim().split('\n'), ['v1.0.0', 'v1.1.0', 'v1.2.0'], 'the merged list, in semver order');
 
-  const home = goHome(t, 'hub-go-group-');
-  const env = goEnvVars(home, s.base);
-  const out = await run('go', ['mod', 'download', '-json', `${s.internal}@v0.1.0`, 'github.com/pkg/errors@v0.9.1', 'example.com/Hub/demo@latest'], { cwd: home, env, timeout: 120_000 });
-  const results = out.stdout.trim().split(/\n(?=\{)/).map((j) => JSON.parse(j) as { Path: string; Version: string; Zip?: string; Error?: string });
-  t.same(
-    results.map((r) => [r.Path, r.Version, r.Error]),
-    [
-      [s.internal, 'v0.1.0', undefined],
-      ['github.com/pkg/errors', 'v0.9.1', undefined],
-      ['example.com/Hub/demo', 'v1.2.0', undefined],
-    ],
-  );
-  t.ok(results.every((r) => r.Zip && fs.existsSync(r.Zip)), 'every zip is in the module cache');
-  t.ok(s.vendor.count((r) => r.url.endsWith('/v1.2.0.zip')) === 1, "v1.2.0's zip came from the second upstream");
-  t.equal(s.pub.count((r) => r.url.includes('/acme/lib/')), 0, 'the published module was never asked of an upstream');
-  t.equal(s.vendor.count((r) => r.url.includes('/acme/lib/')), 0);
-});
+    const home = goHome(t, 'hub-go-group-');
+    const env = goEnvVars(home, s.base);
+    const out = await run(
+      'go',
+      [
+        'mod',
+        'download',
+        '-json',
+        `${s.internal}@v0.1.0`,
+        'github.com/pkg/errors@v0.9.1',
+        'example.com/Hub/demo@latest',
+      ],
+      { cwd: home, env, timeout: 120_000 },
+    );
+    const results = out.stdout
+      .trim()
+      .split(/\n(?=\{)/)
+      .map((j) => JSON.parse(j) as { Path: string; Version: string; Zip?: string; Error?: string });
+    t.same(
+      results.map((r) => [r.Path, r.Version, r.Error]),
+      [
+        [s.internal, 'v0.1.0', undefined],
+        ['github.com/pkg/errors', 'v0.9.1', undefined],
+        ['example.com/Hub/demo', 'v1.2.0', undefined],
+      ],
+    );
+    t.ok(
+      results.every((r) => r.Zip && fs.existsSync(r.Zip)),
+      'every zip is in the module cache',
+    );
+    t.ok(s.vendor.count((r) => r.url.endsWith('/v1.2.0.zip')) === 1, "v1.2.0's zip came from the second upstream");
+    t.equal(
+      s.pub.count((r) => r.url.includes('/acme/lib/')),
+      0,
+      'the published module was never asked of an upstream',
+    );
+    t.equal(
+      s.vendor.count((r) => r.url.includes('/acme/lib/')),
+      0,
+    );
+  },
+);

@@ -69,31 +69,52 @@ const reason = skipReason();
 if (reason) t.comment(`skipping the mvn tests: ${reason}`);
 
 const runs: Array<[string, (token: string) => Auth, boolean]> = [
-  ['(a) <server> username/password: Basic after hub\'s 401 challenge', (token) => ({ kind: 'basic', user: 'builder', token }), true],
+  [
+    "(a) <server> username/password: Basic after hub's 401 challenge",
+    (token) => ({ kind: 'basic', user: 'builder', token }),
+    true,
+  ],
   ['(b) <httpHeaders> Authorization: Bearer, sent up front', (token) => ({ kind: 'header', token }), false],
 ];
 
 for (const [name, auth, challenged] of runs) {
-  t.test(`mvn compile through hub, anonymous reads off: ${name}`, { skip: reason ?? false, timeout: 120_000 }, async (t) => {
-    const s = await setup(t, { root: M2 });
-    const token = await s.token('builder', { roles: ['reader'] });
-    const p = project(t, s.repo, auth(token), { 'pom.xml': POM, 'src/main/java/org/example/hubtest/App.java': APP }, ['compile']);
-    const out = await mvn(t, p);
-    if (!out) return;
-    t.match(out.stdout, /BUILD SUCCESS/);
-    t.ok(fs.existsSync(path.join(p.dir, 'app/target/classes/org/example/hubtest/App.class')), 'App.class was compiled against commons-cli from hub');
-    t.ok(fs.existsSync(p.repo('commons-cli/commons-cli/1.9.0/commons-cli-1.9.0.jar')), 'the dependency came through hub');
-    t.ok(fs.existsSync(p.repo('org/apache/maven/plugins/maven-compiler-plugin/3.13.0')), 'the plugins too');
+  t.test(
+    `mvn compile through hub, anonymous reads off: ${name}`,
+    { skip: reason ?? false, timeout: 120_000 },
+    async (t) => {
+      const s = await setup(t, { root: M2 });
+      const token = await s.token('builder', { roles: ['reader'] });
+      const p = project(t, s.repo, auth(token), { 'pom.xml': POM, 'src/main/java/org/example/hubtest/App.java': APP }, [
+        'compile',
+      ]);
+      const out = await mvn(t, p);
+      if (!out) return;
+      t.match(out.stdout, /BUILD SUCCESS/);
+      t.ok(
+        fs.existsSync(path.join(p.dir, 'app/target/classes/org/example/hubtest/App.class')),
+        'App.class was compiled against commons-cli from hub',
+      );
+      t.ok(
+        fs.existsSync(p.repo('commons-cli/commons-cli/1.9.0/commons-cli-1.9.0.jar')),
+        'the dependency came through hub',
+      );
+      t.ok(fs.existsSync(p.repo('org/apache/maven/plugins/maven-compiler-plugin/3.13.0')), 'the plugins too');
 
-    const byStatus = await hubRequests(s);
-    t.comment(`hub answered ${total(byStatus)} requests: ${JSON.stringify(byStatus)}; the upstream saw ${s.upstream.count()}`);
-    t.ok((byStatus['200'] ?? 0) > 50, 'many artifacts went through hub');
-    if (challenged) t.ok((byStatus['401'] ?? 0) > 0, 'mvn was challenged and then sent Basic');
-    else t.notOk(byStatus['401'], 'no challenge needed: the header went up front');
-    t.notOk(byStatus['500'] ?? byStatus['502'], 'no server errors');
-    t.equal(s.upstream.count((r) => Boolean(r.headers.authorization)), 0, "the client's token never reaches the upstream");
-    const jars = s.upstream.requests.filter((r) => r.url.endsWith('.jar'));
-    t.equal(new Set(jars.map((r) => r.url)).size, jars.length, 'each jar left the upstream once');
-  });
+      const byStatus = await hubRequests(s);
+      t.comment(
+        `hub answered ${total(byStatus)} requests: ${JSON.stringify(byStatus)}; the upstream saw ${s.upstream.count()}`,
+      );
+      t.ok((byStatus['200'] ?? 0) > 50, 'many artifacts went through hub');
+      if (challenged) t.ok((byStatus['401'] ?? 0) > 0, 'mvn was challenged and then sent Basic');
+      else t.notOk(byStatus['401'], 'no challenge needed: the header went up front');
+      t.notOk(byStatus['500'] ?? byStatus['502'], 'no server errors');
+      t.equal(
+        s.upstream.count((r) => Boolean(r.headers.authorization)),
+        0,
+        "the client's token never reaches the upstream",
+      );
+      const jars = s.upstream.requests.filter((r) => r.url.endsWith('.jar'));
+      t.equal(new Set(jars.map((r) => r.url)).size, jars.length, 'each jar left the upstream once');
+    },
+  );
 }
-

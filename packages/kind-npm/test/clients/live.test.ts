@@ -18,25 +18,46 @@ const reachable = await fetch(`${upstream}/is-number`, { signal: AbortSignal.tim
   () => false,
 );
 
-t.test('live: npm install of a real package through hub', { skip: reachable ? false : 'the configured npm registry cannot be reached from here' }, async (t) => {
-  const dir = t.testdir({ app: { 'package.json': '{"name":"app","version":"1.0.0","private":true}' }, cache: {}, hub: {} });
-  const hub = await startTestHub({
-    dir: path.join(dir, 'hub'),
-    plugins: [npm],
-    registries: [{ name: 'npm', type: 'npm', upstream }],
-  });
-  t.teardown(() => hub.close());
-  const token = await hub.token('ci', { roles: ['reader'] });
-  const registry = `${hub.url}/proxy/npm/`;
-  fs.writeFileSync(path.join(dir, 'npmrc'), `registry=${registry}\n${registry.replace(/^https?:/, '')}:_authToken=${token}\n`);
-  await run('npm', ['install', '--no-save', '--no-package-lock', '--no-audit', '--no-fund', 'is-number@7.0.0'], {
-    cwd: path.join(dir, 'app'),
-    env: { PATH: process.env.PATH, HOME: dir, npm_config_userconfig: path.join(dir, 'npmrc'), npm_config_cache: path.join(dir, 'cache') },
-    timeout: 120_000,
-  });
-  const pkg = JSON.parse(fs.readFileSync(path.join(dir, 'app/node_modules/is-number/package.json'), 'utf8')) as { version: string };
-  t.equal(pkg.version, '7.0.0');
-  await hub.hub.artifacts.idle(); // the row is written just after the body was sent
-  const rows = (await hub.hub.db('artifacts').select('package_name', 'version')) as Array<{ package_name: string; version: string }>;
-  t.same(rows, [{ package_name: 'is-number', version: '7.0.0' }], 'the tarball is cached in hub');
-});
+t.test(
+  'live: npm install of a real package through hub',
+  { skip: reachable ? false : 'the configured npm registry cannot be reached from here' },
+  async (t) => {
+    const dir = t.testdir({
+      app: { 'package.json': '{"name":"app","version":"1.0.0","private":true}' },
+      cache: {},
+      hub: {},
+    });
+    const hub = await startTestHub({
+      dir: path.join(dir, 'hub'),
+      plugins: [npm],
+      registries: [{ name: 'npm', type: 'npm', upstream }],
+    });
+    t.teardown(() => hub.close());
+    const token = await hub.token('ci', { roles: ['reader'] });
+    const registry = `${hub.url}/proxy/npm/`;
+    fs.writeFileSync(
+      path.join(dir, 'npmrc'),
+      `registry=${registry}\n${registry.replace(/^https?:/, '')}:_authToken=${token}\n`,
+    );
+    await run('npm', ['install', '--no-save', '--no-package-lock', '--no-audit', '--no-fund', 'is-number@7.0.0'], {
+      cwd: path.join(dir, 'app'),
+      env: {
+        PATH: process.env.PATH,
+        HOME: dir,
+        npm_config_userconfig: path.join(dir, 'npmrc'),
+        npm_config_cache: path.join(dir, 'cache'),
+      },
+      timeout: 120_000,
+    });
+    const pkg = JSON.parse(fs.readFileSync(path.join(dir, 'app/node_modules/is-number/package.json'), 'utf8')) as {
+      version: string;
+    };
+    t.equal(pkg.version, '7.0.0');
+    await hub.hub.artifacts.idle(); // the row is written just after the body was sent
+    const rows = (await hub.hub.db('artifacts').select('package_name', 'version')) as Array<{
+      package_name: string;
+      version: string;
+    }>;
+    t.same(rows, [{ package_name: 'is-number', version: '7.0.0' }], 'the tarball is cached in hub');
+  },
+);

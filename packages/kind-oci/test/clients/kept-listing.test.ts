@@ -27,22 +27,36 @@ t.test('skopeo copies by tag after the upstream deleted the repository', { skip,
       (r) => (JSON.parse(r.stdout) as { Tags: string[] }).Tags.sort(),
       (e: { stderr: string }) => `failed: ${e.stderr}`,
     );
-  t.equal(await copy(':1.0', 'first'), 'ok', 'hub/demo:1.0 copied through hub: hub holds its index, manifests and blobs');
+  t.equal(
+    await copy(':1.0', 'first'),
+    'ok',
+    'hub/demo:1.0 copied through hub: hub holds its index, manifests and blobs',
+  );
   t.same(await tags(), ['1.0', '1.1'], 'the tag list, through hub');
   await s.hub.artifacts.idle();
 
   const fresh = await revalidatePackage(s, 'dock', 'hub/demo');
-  t.match(fresh, { before: ['1.0', '1.1'], after: ['1.0', '1.1'], added: [], gone: [] }, 'revalidation reads the same versions from the listing it refetched');
+  t.match(
+    fresh,
+    { before: ['1.0', '1.1'], after: ['1.0', '1.1'], added: [], gone: [] },
+    'revalidation reads the same versions from the listing it refetched',
+  );
   s.registry.repos.delete('hub/demo');
   t.match(await copy(':1.0', 'before-audit'), /^failed:/, 'without the audit the tag goes with the upstream');
 
   const swept = await sweepUpstream(s, 'dock');
   t.match(swept, { outcome: 'ok', missing: 1 }, 'the sweep finds the held image gone');
-  t.ok((await disappearedVersions(s, 'dock')).includes(`hub/demo@${s.images.v10.index.digest}`), 'the index 1.0 names is confirmed disappeared');
+  t.ok(
+    (await disappearedVersions(s, 'dock')).includes(`hub/demo@${s.images.v10.index.digest}`),
+    'the index 1.0 names is confirmed disappeared',
+  );
   t.equal(await copy(':1.0', 'kept'), 'ok', 'skopeo copies hub/demo:1.0 by tag from the kept tag manifest');
   t.match(await copy(':1.1', 'never-held'), /^failed:/, 'hub/demo:1.1, whose image hub never held, is not served');
   t.same(await tags(), ['1.0', '1.1'], 'the kept tag list is served as last seen (decision 0058)');
   const gone = await revalidatePackage(s, 'dock', 'hub/demo');
   t.match(gone, { after: [], gone: fresh.after }, 'revalidating the deleted package: every version gone');
-  t.ok(gone.documents.every((d) => d.outcome === 'not_found'), 'each listing document answered 404, and its kept copy stays');
+  t.ok(
+    gone.documents.every((d) => d.outcome === 'not_found'),
+    'each listing document answered 404, and its kept copy stays',
+  );
 });

@@ -12,8 +12,12 @@ const ALG = { SHA256: 'sha256', SHA512: 'sha512', SHA1: 'sha1' } as const;
 
 export default definePathKind({
   id: 'deb',
-  description: 'Debian/Ubuntu apt repositories: indexes revalidated by TTL, pool files and by-hash blobs cached immutably',
-  index: [/^dists\/(?!.*\/by-hash\/)/u, /(^|\/)(InRelease|Release|Release\.gpg|Packages(\.[a-z0-9]+)?|Sources(\.[a-z0-9]+)?)$/u],
+  description:
+    'Debian/Ubuntu apt repositories: indexes revalidated by TTL, pool files and by-hash blobs cached immutably',
+  index: [
+    /^dists\/(?!.*\/by-hash\/)/u,
+    /(^|\/)(InRelease|Release|Release\.gpg|Packages(\.[a-z0-9]+)?|Sources(\.[a-z0-9]+)?)$/u,
+  ],
   digestOf(path) {
     const m = BY_HASH.exec(path);
     if (!m) return undefined;

@@ -10,7 +10,8 @@ const HASHED = /(^|\/)repodata\/([0-9a-f]{40}|[0-9a-f]{64}|[0-9a-f]{128})-[^/]+$
 
 export default definePathKind({
   id: 'rpm',
-  description: 'rpm repositories (dnf/yum): repomd.xml revalidated by TTL, hashed repodata and packages cached immutably',
+  description:
+    'rpm repositories (dnf/yum): repomd.xml revalidated by TTL, hashed repodata and packages cached immutably',
   index: [/(^|\/)repodata\/(?![0-9a-f]{40,128}-)[^/]+$/u],
   digestOf(path) {
     const m = HASHED.exec(path);

@@ -27,7 +27,8 @@ t.test('apt-get update and apt-get download through hub, with a token in auth.co
   t.equal((await get(`${s.base}/dists/stable/Release`)).status, 401, 'a token is required, so apt below must send it');
   const dir = mkdtempSync(join(tmpdir(), 'hub-apt-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  for (const d of ['lists/partial', 'cache/archives/partial', 'etc', 'work']) mkdirSync(`${dir}/${d}`, { recursive: true });
+  for (const d of ['lists/partial', 'cache/archives/partial', 'etc', 'work'])
+    mkdirSync(`${dir}/${d}`, { recursive: true });
   writeFileSync(`${dir}/etc/sources.list`, `deb [trusted=yes] ${s.base} stable main\n`);
   // Without the http:// prefix apt ignores credentials for plain http (packages/kind-path/README.md).
   writeFileSync(`${dir}/etc/auth.conf`, `machine ${s.base} login apt password ${token}\n`);
@@ -52,10 +53,20 @@ t.test('apt-get update and apt-get download through hub, with a token in auth.co
   const update = await run('apt-get', [...opts, 'update'], { cwd: `${dir}/work` });
   t.notMatch(update.stdout + update.stderr, /^(E|W):/mu, 'no apt errors or warnings');
   // The fixture Release says Acquire-By-Hash: yes, so apt asks for Packages.gz by its SHA256 (an immutable artifact).
-  t.equal(s.upstream.count('/dists/stable/main/binary-amd64/by-hash/SHA256/'), 1, 'the index came through hub, by hash');
-  t.equal(s.upstream.count((r) => r.url === '/dists/stable/Release'), 1, 'Release came through hub (after InRelease 404)');
+  t.equal(
+    s.upstream.count('/dists/stable/main/binary-amd64/by-hash/SHA256/'),
+    1,
+    'the index came through hub, by hash',
+  );
+  t.equal(
+    s.upstream.count((r) => r.url === '/dists/stable/Release'),
+    1,
+    'Release came through hub (after InRelease 404)',
+  );
   await run('apt-get', [...opts, 'download', 'hubdemo'], { cwd: `${dir}/work` });
   t.same(readFileSync(`${dir}/work/hubdemo_1.0_all.deb`), fixture(DEB), 'apt downloaded the package byte for byte');
-  t.comment(`upstream requests made for apt through hub: ${s.upstream.requests.map((r) => `${r.method} ${r.url}`).join(', ')}`);
+  t.comment(
+    `upstream requests made for apt through hub: ${s.upstream.requests.map((r) => `${r.method} ${r.url}`).join(', ')}`,
+  );
   t.equal(s.upstream.count(`/${DEB}`), 1, 'one upstream fetch of the package');
 });

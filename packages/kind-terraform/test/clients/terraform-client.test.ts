@@ -11,7 +11,10 @@ const run = promisify(execFile);
 
 function terraformVersion(): string | null {
   try {
-    return execFileSync('terraform', ['version', '-json'], { env: { PATH: process.env.PATH, CHECKPOINT_DISABLE: '1' }, encoding: 'utf8' });
+    return execFileSync('terraform', ['version', '-json'], {
+      env: { PATH: process.env.PATH, CHECKPOINT_DISABLE: '1' },
+      encoding: 'utf8',
+    });
   } catch {
     return null;
   }
@@ -32,7 +35,10 @@ function project(t: Test, s: TfSetup, source: string, cliConfig: string) {
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
   fs.mkdirSync(path.join(dir, 'home'));
   fs.mkdirSync(path.join(dir, 'work'));
-  fs.writeFileSync(path.join(dir, 'work', 'main.tf'), `terraform {\n  required_providers {\n    hubdemo = {\n      source  = "${source}"\n      version = "1.2.3"\n    }\n  }\n}\n`);
+  fs.writeFileSync(
+    path.join(dir, 'work', 'main.tf'),
+    `terraform {\n  required_providers {\n    hubdemo = {\n      source  = "${source}"\n      version = "1.2.3"\n    }\n  }\n}\n`,
+  );
   fs.writeFileSync(path.join(dir, 'cli.tfrc'), cliConfig);
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
@@ -42,47 +48,73 @@ function project(t: Test, s: TfSetup, source: string, cliConfig: string) {
     CHECKPOINT_DISABLE: '1',
     TF_IN_AUTOMATION: '1',
   };
-  const init = () => run('terraform', ['init', '-input=false', '-no-color'], { cwd: path.join(dir, 'work'), env, timeout: 120_000 });
+  const init = () =>
+    run('terraform', ['init', '-input=false', '-no-color'], { cwd: path.join(dir, 'work'), env, timeout: 120_000 });
   return { dir, init, work: path.join(dir, 'work') };
 }
 
 const hostOf = (s: TfSetup) => `localhost:${new URL(s.url).port}`;
 
-t.test('terraform init through hub with the provider registry protocol (service discovery, token, signed downloads)', { skip }, async (t) => {
-  const s = await setup(t, { tls: true });
-  const host = hostOf(s);
-  const p = project(t, s, `${host}/hubns/hubdemo`, `credentials "${host}" {\n  token = "${s.reader}"\n}\n`);
-  const out = await p.init();
-  t.match(out.stdout, `Installed ${host}/hubns/hubdemo v1.2.3 (self-signed, key ID`, 'installed, the SHA256SUMS signature checked with the upstream key');
-  const exe = path.join(p.work, '.terraform/providers', host, 'hubns/hubdemo/1.2.3/linux_amd64/terraform-provider-hubdemo_v1.2.3');
-  t.ok(fs.existsSync(exe), 'the provider executable is unpacked');
-  const lock = fs.readFileSync(path.join(p.work, '.terraform.lock.hcl'), 'utf8');
-  t.match(lock, `zh:${sha256(zipOf('1.2.3', 'amd64'))}`, 'lock file: linux_amd64 hash from SHA256SUMS');
-  t.match(lock, `zh:${sha256(zipOf('1.2.3', 'arm64'))}`, 'lock file: linux_arm64 hash from SHA256SUMS');
+t.test(
+  'terraform init through hub with the provider registry protocol (service discovery, token, signed downloads)',
+  { skip },
+  async (t) => {
+    const s = await setup(t, { tls: true });
+    const host = hostOf(s);
+    const p = project(t, s, `${host}/hubns/hubdemo`, `credentials "${host}" {\n  token = "${s.reader}"\n}\n`);
+    const out = await p.init();
+    t.match(
+      out.stdout,
+      `Installed ${host}/hubns/hubdemo v1.2.3 (self-signed, key ID`,
+      'installed, the SHA256SUMS signature checked with the upstream key',
+    );
+    const exe = path.join(
+      p.work,
+      '.terraform/providers',
+      host,
+      'hubns/hubdemo/1.2.3/linux_amd64/terraform-provider-hubdemo_v1.2.3',
+    );
+    t.ok(fs.existsSync(exe), 'the provider executable is unpacked');
+    const lock = fs.readFileSync(path.join(p.work, '.terraform.lock.hcl'), 'utf8');
+    t.match(lock, `zh:${sha256(zipOf('1.2.3', 'amd64'))}`, 'lock file: linux_amd64 hash from SHA256SUMS');
+    t.match(lock, `zh:${sha256(zipOf('1.2.3', 'arm64'))}`, 'lock file: linux_arm64 hash from SHA256SUMS');
 
-  const counts = await hubRequests(s);
-  t.comment(`requests through hub: ${JSON.stringify(counts)}`);
-  t.same(counts, { '- 200': 1, 'versions 200': 1, 'download 200': 1, 'file 200': 4 }, 'discovery, versions, download, then SHA256SUMS, .sig, HEAD and GET of the zip');
-  t.same(
-    s.upstream.requests.map((r) => `${r.method} ${r.url}`),
-    [
-      'GET /v1/providers/hubns/hubdemo/versions',
-      'GET /v1/providers/hubns/hubdemo/1.2.3/download/linux/amd64',
-      'GET /files/hubdemo/1.2.3/terraform-provider-hubdemo_1.2.3_SHA256SUMS',
-      'GET /files/hubdemo/1.2.3/terraform-provider-hubdemo_1.2.3_SHA256SUMS.sig',
-      'HEAD /files/hubdemo/1.2.3/terraform-provider-hubdemo_1.2.3_linux_amd64.zip',
-      'GET /files/hubdemo/1.2.3/terraform-provider-hubdemo_1.2.3_linux_amd64.zip',
-    ],
-    'upstream: each document and file once (terraform\'s HEAD of the uncached zip is a HEAD upstream)',
-  );
-  t.equal(s.upstream.count((r) => Boolean(r.headers.authorization)), 0, 'the token stays at hub');
+    const counts = await hubRequests(s);
+    t.comment(`requests through hub: ${JSON.stringify(counts)}`);
+    t.same(
+      counts,
+      { '- 200': 1, 'versions 200': 1, 'download 200': 1, 'file 200': 4 },
+      'discovery, versions, download, then SHA256SUMS, .sig, HEAD and GET of the zip',
+    );
+    t.same(
+      s.upstream.requests.map((r) => `${r.method} ${r.url}`),
+      [
+        'GET /v1/providers/hubns/hubdemo/versions',
+        'GET /v1/providers/hubns/hubdemo/1.2.3/download/linux/amd64',
+        'GET /files/hubdemo/1.2.3/terraform-provider-hubdemo_1.2.3_SHA256SUMS',
+        'GET /files/hubdemo/1.2.3/terraform-provider-hubdemo_1.2.3_SHA256SUMS.sig',
+        'HEAD /files/hubdemo/1.2.3/terraform-provider-hubdemo_1.2.3_linux_amd64.zip',
+        'GET /files/hubdemo/1.2.3/terraform-provider-hubdemo_1.2.3_linux_amd64.zip',
+      ],
+      "upstream: each document and file once (terraform's HEAD of the uncached zip is a HEAD upstream)",
+    );
+    t.equal(
+      s.upstream.count((r) => Boolean(r.headers.authorization)),
+      0,
+      'the token stays at hub',
+    );
 
-  // A second project while the upstream is down: everything comes from the cache.
-  s.upstream.down();
-  const p2 = project(t, s, `${host}/hubns/hubdemo`, `credentials "${host}" {\n  token = "${s.reader}"\n}\n`);
-  const again = await p2.init();
-  t.match(again.stdout, `Installed ${host}/hubns/hubdemo v1.2.3 (self-signed`, 'installed again with the upstream down');
-});
+    // A second project while the upstream is down: everything comes from the cache.
+    s.upstream.down();
+    const p2 = project(t, s, `${host}/hubns/hubdemo`, `credentials "${host}" {\n  token = "${s.reader}"\n}\n`);
+    const again = await p2.init();
+    t.match(
+      again.stdout,
+      `Installed ${host}/hubns/hubdemo v1.2.3 (self-signed`,
+      'installed again with the upstream down',
+    );
+  },
+);
 
 t.test('terraform init is refused with a bad token', { skip }, async (t) => {
   const s = await setup(t, { tls: true });
@@ -93,7 +125,11 @@ t.test('terraform init is refused with a bad token', { skip }, async (t) => {
     (e: { stderr: string }) => e,
   );
   t.ok(err, 'terraform init fails');
-  t.match((err?.stderr ?? '').replace(/\s+/g, ' '), `host ${host} rejected the given authentication credentials`, 'terraform reports the 401');
+  t.match(
+    (err?.stderr ?? '').replace(/\s+/g, ' '),
+    `host ${host} rejected the given authentication credentials`,
+    'terraform reports the 401',
+  );
   t.equal(s.upstream.count(), 0, 'nothing was fetched upstream');
 });
 
@@ -108,7 +144,16 @@ t.test('terraform init through hub as a provider network mirror', { skip }, asyn
   const out = await p.init();
   // "verified checksum": the archive matched the zh: hash hub announced in 1.2.3.json.
   t.match(out.stdout, `Installed ${MIRROR_HOST}/hubns/hubdemo v1.2.3 (verified checksum)`);
-  t.ok(fs.existsSync(path.join(p.work, '.terraform/providers', MIRROR_HOST, 'hubns/hubdemo/1.2.3/linux_amd64/terraform-provider-hubdemo_v1.2.3')));
+  t.ok(
+    fs.existsSync(
+      path.join(
+        p.work,
+        '.terraform/providers',
+        MIRROR_HOST,
+        'hubns/hubdemo/1.2.3/linux_amd64/terraform-provider-hubdemo_v1.2.3',
+      ),
+    ),
+  );
   const lock = fs.readFileSync(path.join(p.work, '.terraform.lock.hcl'), 'utf8');
   t.match(lock, `provider "${MIRROR_HOST}/hubns/hubdemo"`);
 

@@ -25,10 +25,20 @@ export function parseGemfileLock(text: string, limits: ParseLimits): LockEntry[]
       if (m) specs.push({ name: m[1]!, version: m[2]! });
     } else if (section === 'CHECKSUMS') {
       const m = CHECKSUM.exec(line);
-      if (m?.[3]) sums.set(`${m[1]} ${m[2]}`, m[3].split(',').flatMap((s) => prefixedHex(s) ?? []));
+      if (m?.[3])
+        sums.set(
+          `${m[1]} ${m[2]}`,
+          m[3].split(',').flatMap((s) => prefixedHex(s) ?? []),
+        );
     }
   }
   const out = new EntryList(limits);
-  for (const s of specs) out.add({ ecosystem: 'rubygems', name: s.name, version: s.version, digests: sums.get(`${s.name} ${s.version}`) ?? [] });
+  for (const s of specs)
+    out.add({
+      ecosystem: 'rubygems',
+      name: s.name,
+      version: s.version,
+      digests: sums.get(`${s.name} ${s.version}`) ?? [],
+    });
   return out.entries;
 }

@@ -16,10 +16,17 @@ export function parseGoSum(text: string, limits: ParseLimits): LockEntry[] {
     const parts = line.split(/\s+/);
     if (parts.length !== 3) throw new LockfileError(`go.sum line ${i + 1}: not "<module> <version> h1:<hash>"`);
     const [module, version, hash] = parts as [string, string, string];
-    if (++n > limits.maxEntries * 2) throw new LockfileError(`the lockfile holds more than ${limits.maxEntries} entries (the limit)`);
+    if (++n > limits.maxEntries * 2)
+      throw new LockfileError(`the lockfile holds more than ${limits.maxEntries} entries (the limit)`);
     const mod = version.endsWith('/go.mod');
     const v = mod ? version.slice(0, -'/go.mod'.length) : version;
-    const entry: LockEntry = { ecosystem: 'go', name: module, version: v, digests: [goH1(hash)], ...(mod ? { files: ['go.mod'] } : {}) };
+    const entry: LockEntry = {
+      ecosystem: 'go',
+      name: module,
+      version: v,
+      digests: [goH1(hash)],
+      ...(mod ? { files: ['go.mod'] } : {}),
+    };
     (mod ? mods : zips).set(`${module} ${v}`, entry);
   }
   const out = new EntryList(limits);

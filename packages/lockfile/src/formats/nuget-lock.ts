@@ -5,7 +5,8 @@ import { isRecord, parseJson, str } from './structured.js';
 
 export function parseNugetLock(text: string, limits: ParseLimits): LockEntry[] {
   const doc = parseJson(text);
-  if (!isRecord(doc) || !isRecord(doc.dependencies)) throw new LockfileError('packages.lock.json: no "dependencies" object');
+  if (!isRecord(doc) || !isRecord(doc.dependencies))
+    throw new LockfileError('packages.lock.json: no "dependencies" object');
   const out = new EntryList(limits);
   for (const framework of Object.values(doc.dependencies)) {
     if (!isRecord(framework)) continue;

@@ -7,7 +7,10 @@ export function parsePackageLock(text: string, limits: ParseLimits): LockEntry[]
   const doc = parseJson(text);
   if (!isRecord(doc)) throw new LockfileError('package-lock.json: not a JSON object');
   const v = doc.lockfileVersion;
-  if (v !== 2 && v !== 3) throw new LockfileError(`package-lock.json: lockfileVersion ${JSON.stringify(v)?.slice(0, 20)} is not read (2 and 3 are; npm 7 and later write them)`);
+  if (v !== 2 && v !== 3)
+    throw new LockfileError(
+      `package-lock.json: lockfileVersion ${JSON.stringify(v)?.slice(0, 20)} is not read (2 and 3 are; npm 7 and later write them)`,
+    );
   if (!isRecord(doc.packages)) throw new LockfileError('package-lock.json: no "packages" object');
   const out = new EntryList(limits);
   for (const [path, p] of Object.entries(doc.packages)) {

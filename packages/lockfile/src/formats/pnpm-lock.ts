@@ -15,7 +15,8 @@ function keyParts(key: string): { name: string; version: string } | null {
 
 export function parsePnpmLock(text: string, limits: ParseLimits): LockEntry[] {
   const doc = parseYaml(text);
-  if (!isRecord(doc) || doc.lockfileVersion === undefined) throw new LockfileError('pnpm-lock.yaml: no lockfileVersion');
+  if (!isRecord(doc) || doc.lockfileVersion === undefined)
+    throw new LockfileError('pnpm-lock.yaml: no lockfileVersion');
   const out = new EntryList(limits);
   if (doc.packages === undefined || doc.packages === null) return [];
   if (!isRecord(doc.packages)) throw new LockfileError('pnpm-lock.yaml: "packages" is not a map');
@@ -23,7 +24,8 @@ export function parsePnpmLock(text: string, limits: ParseLimits): LockEntry[] {
     if (!isRecord(p)) continue;
     const resolution = isRecord(p.resolution) ? p.resolution : {};
     // A tarball, directory or git resolution is not a registry's to serve.
-    if (resolution.tarball !== undefined || resolution.directory !== undefined || resolution.repo !== undefined) continue;
+    if (resolution.tarball !== undefined || resolution.directory !== undefined || resolution.repo !== undefined)
+      continue;
     const parts = keyParts(key);
     if (!parts) continue;
     const name = str(p.name) ?? parts.name;

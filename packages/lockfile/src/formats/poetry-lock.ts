@@ -18,7 +18,9 @@ export function parsePoetryLock(text: string, limits: ParseLimits): LockEntry[] 
     const name = str(p.name);
     const version = str(p.version);
     if (!name || !version) throw new LockfileError('poetry.lock: a [[package]] without name or version');
-    const files = (Array.isArray(p.files) ? p.files : Array.isArray(legacy[name]) ? (legacy[name] as unknown[]) : []).filter(isRecord);
+    const files = (
+      Array.isArray(p.files) ? p.files : Array.isArray(legacy[name]) ? (legacy[name] as unknown[]) : []
+    ).filter(isRecord);
     out.add({
       ecosystem: 'pypi',
       name,

@@ -16,7 +16,8 @@ export function parseRequirements(text: string, limits: ParseLimits): LockEntry[
     const cont = /\\\s*$/.test(body);
     const part = body.replace(/\\\s*$/, ' ');
     pending = pending ? { line: pending.line, text: pending.text + part } : { line: i + 1, text: part };
-    if (pending.text.length > 1_048_576) throw new LockfileError(`requirements line ${pending.line}: a continued line longer than 1 MiB`);
+    if (pending.text.length > 1_048_576)
+      throw new LockfileError(`requirements line ${pending.line}: a continued line longer than 1 MiB`);
     if (!cont) {
       logical.push(pending);
       pending = null;

@@ -6,7 +6,8 @@ import { LockfileError } from '../entry.js';
 /** Deeper than any lockfile nests; a deeper document is refused before it is walked. */
 export const MAX_DEPTH = 64;
 
-export const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function depthWithin(v: unknown, limit: number): boolean {
   // Iterative, so a hostile nesting cannot overflow the stack here.

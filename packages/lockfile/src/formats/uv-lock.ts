@@ -20,14 +20,23 @@ export function parseUvLock(text: string, limits: ParseLimits): LockEntry[] {
     const name = str(p.name);
     const version = str(p.version);
     if (!name || !version) throw new LockfileError('uv.lock: a [[package]] without name or version');
-    const files = [...(isRecord(p.sdist) ? [p.sdist] : []), ...(Array.isArray(p.wheels) ? p.wheels.filter(isRecord) : [])];
+    const files = [
+      ...(isRecord(p.sdist) ? [p.sdist] : []),
+      ...(Array.isArray(p.wheels) ? p.wheels.filter(isRecord) : []),
+    ];
     let names: string[];
     try {
       names = files.flatMap((f) => fileName(str(f.url)));
     } catch {
       throw new LockfileError(`uv.lock: a file URL of ${name} ${version} is not percent-encoded correctly`);
     }
-    out.add({ ecosystem: 'pypi', name, version, digests: files.flatMap((f) => prefixedHex(f.hash) ?? []), files: names });
+    out.add({
+      ecosystem: 'pypi',
+      name,
+      version,
+      digests: files.flatMap((f) => prefixedHex(f.hash) ?? []),
+      files: names,
+    });
   }
   return out.entries;
 }

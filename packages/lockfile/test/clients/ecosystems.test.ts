@@ -25,7 +25,8 @@ const CARGO = fixtures('kind-cargo/test/fixtures/upstream/');
 const GO = fixtures('kind-go/test/fixtures/upstream/');
 const GEMS = fixtures('kind-rubygems/test/fixtures/upstream');
 const NUGET = fixtures('kind-nuget/test/fixtures/upstream/');
-const hash = (alg: string, file: string, enc: 'hex' | 'base64' = 'hex') => crypto.createHash(alg).update(fs.readFileSync(file)).digest(enc);
+const hash = (alg: string, file: string, enc: 'hex' | 'base64' = 'hex') =>
+  crypto.createHash(alg).update(fs.readFileSync(file)).digest(enc);
 const run = promisify(execFile);
 const GO_PRESENT = (process.env.PATH ?? '').split(path.delimiter).some((d) => fs.existsSync(path.join(d, 'go')));
 
@@ -41,9 +42,13 @@ interface FixtureDist {
 }
 
 t.test('Cargo.lock, go.sum, Gemfile.lock, requirements.txt, poetry.lock, uv.lock and packages.lock.json', async (t) => {
-  const { simpleIndex } = await testModule<{ simpleIndex(d: () => readonly FixtureDist[]): FixtureHandler }>('kind-pypi/dist/test/simple-fixture.js');
+  const { simpleIndex } = await testModule<{ simpleIndex(d: () => readonly FixtureDist[]): FixtureHandler }>(
+    'kind-pypi/dist/test/simple-fixture.js',
+  );
   const { demoDists } = await testModule<{ demoDists(): FixtureDist[] }>('kind-pypi/dist/test/setup.js');
-  const { nugetFixtureHandler } = await testModule<{ nugetFixtureHandler(root: string): FixtureHandler }>('kind-nuget/dist/test/nuget-fixture.js');
+  const { nugetFixtureHandler } = await testModule<{ nugetFixtureHandler(root: string): FixtureHandler }>(
+    'kind-nuget/dist/test/nuget-fixture.js',
+  );
   const dists = demoDists();
   const ups = {
     cargo: await startFixtureUpstream({ root: CARGO }),
@@ -66,12 +71,14 @@ t.test('Cargo.lock, go.sum, Gemfile.lock, requirements.txt, poetry.lock, uv.lock
 
   const crate = (n: string, v: string) => hash('sha256', path.join(CARGO, `crates/${n}/${n}-${v}.crate`));
   const gem = (f: string) => hash('sha256', path.join(GEMS, 'gems', f));
-  const wheelOf = (project: string, version: string) => dists.find((d) => d.project === project && d.filename.includes(`-${version}-`))!;
+  const wheelOf = (project: string, version: string) =>
+    dists.find((d) => d.project === project && d.filename.includes(`-${version}-`))!;
   const sha = (b: Buffer) => crypto.createHash('sha256').update(b).digest('hex');
   const demo = wheelOf('hub-demo', '1.0.0');
   const demo11 = wheelOf('hub-demo', '1.1.0');
   const dep = wheelOf('hubdep', '1.0.0');
-  const nupkg = (id: string, v: string) => hash('sha512', path.join(NUGET, `v3-flatcontainer/${id}/${v}/${id}.${v}.nupkg`), 'base64');
+  const nupkg = (id: string, v: string) =>
+    hash('sha512', path.join(NUGET, `v3-flatcontainer/${id}/${v}/${id}.${v}.nupkg`), 'base64');
 
   // go's own h1 of the fixture module, from the real go client through a throwaway GOPROXY on the fixture.
   let goSum = `example.com/Hub/demo v1.0.0 h1:${Buffer.alloc(32, 1).toString('base64')}\n`;
@@ -80,7 +87,18 @@ t.test('Cargo.lock, go.sum, Gemfile.lock, requirements.txt, poetry.lock, uv.lock
     const home = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-go-'));
     t.teardown(() => fs.rmSync(home, { recursive: true, force: true }));
     try {
-      const env = { PATH: process.env.PATH, HOME: home, GOPATH: path.join(home, 'gopath'), GOMODCACHE: path.join(home, 'mod'), GOFLAGS: '-modcacherw', GOPROXY: ups.go.url, GONOSUMDB: '*', GONOSUMCHECK: '1', GOSUMDB: 'off', GOTOOLCHAIN: 'local' };
+      const env = {
+        PATH: process.env.PATH,
+        HOME: home,
+        GOPATH: path.join(home, 'gopath'),
+        GOMODCACHE: path.join(home, 'mod'),
+        GOFLAGS: '-modcacherw',
+        GOPROXY: ups.go.url,
+        GONOSUMDB: '*',
+        GONOSUMCHECK: '1',
+        GOSUMDB: 'off',
+        GOTOOLCHAIN: 'local',
+      };
       const r = await run('go', ['mod', 'download', '-json', 'example.com/Hub/demo@v1.0.0'], { env, cwd: home });
       const info = JSON.parse(r.stdout) as { Sum: string; GoModSum: string };
       goSum = `example.com/Hub/demo v1.0.0 ${info.Sum}\nexample.com/Hub/demo v1.0.0/go.mod ${info.GoModSum}\n`;
@@ -91,7 +109,14 @@ t.test('Cargo.lock, go.sum, Gemfile.lock, requirements.txt, poetry.lock, uv.lock
   }
   goSum += `example.com/Hub/demo v9.9.9/go.mod h1:${Buffer.alloc(32, 2).toString('base64')}\n`;
 
-  const lockfiles: Array<{ file: string; registry: string; text: string; present: string; absent: string; rewrite(text: string): string }> = [
+  const lockfiles: Array<{
+    file: string;
+    registry: string;
+    text: string;
+    present: string;
+    absent: string;
+    rewrite(text: string): string;
+  }> = [
     {
       file: 'Cargo.lock',
       registry: 'crates',
@@ -147,8 +172,17 @@ t.test('Cargo.lock, go.sum, Gemfile.lock, requirements.txt, poetry.lock, uv.lock
         version: 1,
         dependencies: {
           'net8.0': {
-            HubDep: { type: 'Direct', requested: '[1.0.0, )', resolved: '1.0.0', contentHash: nupkg('hubdep', '1.0.0') },
-            NoSuchPackage: { type: 'Transitive', resolved: '9.9.9', contentHash: Buffer.alloc(64, 4).toString('base64') },
+            HubDep: {
+              type: 'Direct',
+              requested: '[1.0.0, )',
+              resolved: '1.0.0',
+              contentHash: nupkg('hubdep', '1.0.0'),
+            },
+            NoSuchPackage: {
+              type: 'Transitive',
+              resolved: '9.9.9',
+              contentHash: Buffer.alloc(64, 4).toString('base64'),
+            },
             App: { type: 'Project' },
           },
         },
@@ -175,11 +209,15 @@ t.test('Cargo.lock, go.sum, Gemfile.lock, requirements.txt, poetry.lock, uv.lock
       t.match(warmed.body.warm, { fetched: 1, refused: 1, failed: 0 }, JSON.stringify(warmed.body.warm));
       t.ok(warmed.body.warm.bytes > 0);
       if (l.file === 'go.sum' && !goSumReal) {
-        t.equal(get(warmed.body)[l.present].status, 'integrity_mismatch', 'a made-up h1 differs from the held zip\'s');
+        t.equal(get(warmed.body)[l.present].status, 'integrity_mismatch', "a made-up h1 differs from the held zip's");
         t.comment(`go's own h1 not compared: ${missingClient('go', 'apt-get install golang-go')}`);
         return;
       }
-      t.equal(get(warmed.body)[l.present].status, 'held', `held after warming, the lockfile's digest matching the bytes: ${JSON.stringify(get(warmed.body)[l.present])}`);
+      t.equal(
+        get(warmed.body)[l.present].status,
+        'held',
+        `held after warming, the lockfile's digest matching the bytes: ${JSON.stringify(get(warmed.body)[l.present])}`,
+      );
 
       const rewritten = await hub.check({ lockfile: l.rewrite(l.text), file_name: l.file });
       const e = get(rewritten.body)[l.present];

@@ -23,7 +23,9 @@ const found = (p: () => string): string | null => {
 };
 const YARN1 = found(() => require.resolve('yarn/bin/yarn.js'));
 const YARN4 = found(() => require.resolve('@yarnpkg/cli-dist/bin/yarn.js'));
-const PNPM = found(() => path.join(path.dirname(require.resolve('yarn/package.json')), '..', 'pnpm', 'bin', 'pnpm.cjs'));
+const PNPM = found(() =>
+  path.join(path.dirname(require.resolve('yarn/package.json')), '..', 'pnpm', 'bin', 'pnpm.cjs'),
+);
 const DEPS = { hubdemo: '1.1.0', '@hubtest/scoped': '1.0.0' };
 
 function project(t: Test, script: string, extra: Record<string, unknown> = {}) {
@@ -31,12 +33,28 @@ function project(t: Test, script: string, extra: Record<string, unknown> = {}) {
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
   const app = path.join(dir, 'app');
   fs.mkdirSync(app);
-  fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0', private: true, dependencies: DEPS, ...extra }));
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: dir, XDG_CONFIG_HOME: path.join(dir, '.config'), COREPACK_ENABLE_NETWORK: '0', COREPACK_ENABLE_STRICT: '0' };
+  fs.writeFileSync(
+    path.join(app, 'package.json'),
+    JSON.stringify({ name: 'app', version: '1.0.0', private: true, dependencies: DEPS, ...extra }),
+  );
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: dir,
+    XDG_CONFIG_HOME: path.join(dir, '.config'),
+    COREPACK_ENABLE_NETWORK: '0',
+    COREPACK_ENABLE_STRICT: '0',
+  };
   const run = (args: string[]) =>
     new Promise<{ code: number; out: string }>((resolve) =>
-      execFile(process.execPath, [script, ...args], { cwd: app, env, timeout: 180_000, maxBuffer: 16 << 20 }, (err, stdout, stderr) =>
-        resolve({ code: err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1) : 0, out: `${stdout}${stderr}` }),
+      execFile(
+        process.execPath,
+        [script, ...args],
+        { cwd: app, env, timeout: 180_000, maxBuffer: 16 << 20 },
+        (err, stdout, stderr) =>
+          resolve({
+            code: err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1) : 0,
+            out: `${stdout}${stderr}`,
+          }),
       ),
     );
   return { dir, app, env, run };
@@ -48,27 +66,61 @@ async function hubFor(t: Test): Promise<{ hub: LockfileHub; registry: string; ke
   return { hub, registry, key: registry.replace(/^https?:/, ''), token: await hub.token('dev', { roles: ['reader'] }) };
 }
 
-async function checkThenWarm(t: Test, hub: LockfileHub, text: string, format: string, firstStatus: string, integrity: boolean) {
-  const first = await hub.check({ lockfile: text, file_name: format === 'pnpm' ? 'pnpm-lock.yaml' : 'frontend/yarn.lock' });
+async function checkThenWarm(
+  t: Test,
+  hub: LockfileHub,
+  text: string,
+  format: string,
+  firstStatus: string,
+  integrity: boolean,
+) {
+  const first = await hub.check({
+    lockfile: text,
+    file_name: format === 'pnpm' ? 'pnpm-lock.yaml' : 'frontend/yarn.lock',
+  });
   t.equal(first.status, 200, JSON.stringify(first.body));
   t.equal(first.body.format, format);
   const e = byName(first.body);
   t.same(Object.keys(e).sort(), ['@hubtest/scoped', 'hubdemo', 'hubdep']);
-  t.ok(Object.values(e).every((x: any) => x.status === firstStatus), `all ${firstStatus}: ${JSON.stringify(first.body.counts)}`);
-  t.equal(e.hubdep.digests.length > 0, integrity, integrity ? 'the lockfile records integrity' : 'berry records no digest of the registry tarball');
+  t.ok(
+    Object.values(e).every((x: any) => x.status === firstStatus),
+    `all ${firstStatus}: ${JSON.stringify(first.body.counts)}`,
+  );
+  t.equal(
+    e.hubdep.digests.length > 0,
+    integrity,
+    integrity ? 'the lockfile records integrity' : 'berry records no digest of the registry tarball',
+  );
   const warmed = await hub.check({ lockfile: text, format, warm: true });
-  t.ok(warmed.body.entries.every((x: any) => x.status === 'held'), `held after warming, the integrity matching: ${JSON.stringify(warmed.body.counts)}`);
+  t.ok(
+    warmed.body.entries.every((x: any) => x.status === 'held'),
+    `held after warming, the integrity matching: ${JSON.stringify(warmed.body.counts)}`,
+  );
   t.equal(warmed.body.installable, true);
 }
 
-t.test('pnpm-lock.yaml from pnpm install --lockfile-only', { skip: PNPM ? false : missingClient('pnpm', 'npm ci installs it') }, async (t) => {
-  const { hub, registry, key, token } = await hubFor(t);
-  const p = project(t, PNPM!);
-  fs.writeFileSync(path.join(p.app, '.npmrc'), `registry=${registry}\n${key}:_authToken=${token}\nupdate-notifier=false\n`);
-  const r = await p.run(['install', '--lockfile-only', '--store-dir', path.join(p.dir, 'store'), '--reporter', 'append-only']);
-  t.equal(r.code, 0, r.out);
-  await checkThenWarm(t, hub, fs.readFileSync(path.join(p.app, 'pnpm-lock.yaml'), 'utf8'), 'pnpm', 'fetchable', true);
-});
+t.test(
+  'pnpm-lock.yaml from pnpm install --lockfile-only',
+  { skip: PNPM ? false : missingClient('pnpm', 'npm ci installs it') },
+  async (t) => {
+    const { hub, registry, key, token } = await hubFor(t);
+    const p = project(t, PNPM!);
+    fs.writeFileSync(
+      path.join(p.app, '.npmrc'),
+      `registry=${registry}\n${key}:_authToken=${token}\nupdate-notifier=false\n`,
+    );
+    const r = await p.run([
+      'install',
+      '--lockfile-only',
+      '--store-dir',
+      path.join(p.dir, 'store'),
+      '--reporter',
+      'append-only',
+    ]);
+    t.equal(r.code, 0, r.out);
+    await checkThenWarm(t, hub, fs.readFileSync(path.join(p.app, 'pnpm-lock.yaml'), 'utf8'), 'pnpm', 'fetchable', true);
+  },
+);
 
 t.test('yarn.lock from yarn 1', { skip: YARN1 ? false : missingClient('yarn 1', 'npm ci installs it') }, async (t) => {
   const { hub, registry, key, token } = await hubFor(t);
@@ -82,17 +134,34 @@ t.test('yarn.lock from yarn 1', { skip: YARN1 ? false : missingClient('yarn 1', 
   await checkThenWarm(t, hub, fs.readFileSync(path.join(p.app, 'yarn.lock'), 'utf8'), 'yarn-classic', 'held', true);
 });
 
-t.test('yarn.lock from yarn 4 (berry), --mode update-lockfile', { skip: YARN4 ? false : missingClient('yarn 4', 'npm ci installs @yarnpkg/cli-dist') }, async (t) => {
-  const { hub, registry, key, token } = await hubFor(t);
-  const version = (JSON.parse(fs.readFileSync(path.join(path.dirname(YARN4!), '..', 'package.json'), 'utf8')) as { version: string }).version;
-  const p = project(t, YARN4!, { packageManager: `yarn@${version}` });
-  const rc = [`npmRegistryServer: "${registry}"`, 'npmRegistries:', `  "${key}":`, `    npmAuthToken: "${token}"`, '    npmAlwaysAuth: true', 'unsafeHttpWhitelist: ["127.0.0.1"]', 'enableGlobalCache: false', `cacheFolder: "${path.join(p.dir, 'cache')}"`, 'enableTelemetry: false', ''];
-  fs.writeFileSync(path.join(p.app, '.yarnrc.yml'), rc.join('\n'));
-  fs.writeFileSync(path.join(p.app, 'yarn.lock'), '');
-  const r = await p.run(['install', '--mode=update-lockfile']);
-  t.equal(r.code, 0, r.out);
-  const text = fs.readFileSync(path.join(p.app, 'yarn.lock'), 'utf8');
-  const first = (await hub.check({ lockfile: text, file_name: 'yarn.lock' })).body;
-  t.equal(first.format, 'yarn-berry');
-  await checkThenWarm(t, hub, text, 'yarn-berry', first.entries[0].status, false);
-});
+t.test(
+  'yarn.lock from yarn 4 (berry), --mode update-lockfile',
+  { skip: YARN4 ? false : missingClient('yarn 4', 'npm ci installs @yarnpkg/cli-dist') },
+  async (t) => {
+    const { hub, registry, key, token } = await hubFor(t);
+    const version = (
+      JSON.parse(fs.readFileSync(path.join(path.dirname(YARN4!), '..', 'package.json'), 'utf8')) as { version: string }
+    ).version;
+    const p = project(t, YARN4!, { packageManager: `yarn@${version}` });
+    const rc = [
+      `npmRegistryServer: "${registry}"`,
+      'npmRegistries:',
+      `  "${key}":`,
+      `    npmAuthToken: "${token}"`,
+      '    npmAlwaysAuth: true',
+      'unsafeHttpWhitelist: ["127.0.0.1"]',
+      'enableGlobalCache: false',
+      `cacheFolder: "${path.join(p.dir, 'cache')}"`,
+      'enableTelemetry: false',
+      '',
+    ];
+    fs.writeFileSync(path.join(p.app, '.yarnrc.yml'), rc.join('\n'));
+    fs.writeFileSync(path.join(p.app, 'yarn.lock'), '');
+    const r = await p.run(['install', '--mode=update-lockfile']);
+    t.equal(r.code, 0, r.out);
+    const text = fs.readFileSync(path.join(p.app, 'yarn.lock'), 'utf8');
+    const first = (await hub.check({ lockfile: text, file_name: 'yarn.lock' })).body;
+    t.equal(first.format, 'yarn-berry');
+    await checkThenWarm(t, hub, text, 'yarn-berry', first.entries[0].status, false);
+  },
+);

@@ -53,6 +53,7 @@ export const localPackages: Migration = {
     });
   },
   async down(db: Knex) {
-    for (const table of ['registry_usage', 'local_packages', 'local_tombstones', 'local_versions']) await db.schema.dropTable(table);
+    for (const table of ['registry_usage', 'local_packages', 'local_tombstones', 'local_versions'])
+      await db.schema.dropTable(table);
   },
 };

@@ -50,23 +50,31 @@ export function mountApp(a: AppAssembly) {
     httpsPublicUrl: /^https:/i.test(config.server.public_url ?? ''),
     // Draining (close() called): not ready, so a load balancer stops sending requests here.
     ready: async () => !a.draining() && (await db.raw('select 1'), true),
-    registry: live.track(registryRoutes({
-      registries: live.registries,
-      access,
-      blocks: { find: services.blocks.find, link: services.blocks.link, versionBlocks: services.blocks.versionBlocks, hiddenVersions: services.unlisting.hiddenVersions },
-      artifacts,
-      metadata,
-      publicUrl: config.server.public_url,
-      servesHost: (host) => a.servedHosts.has(host.toLowerCase()),
-      signer,
-      refusals,
-      waivers,
-      advisories,
-      local: services.local,
-      keptPackages: async (registry) => (await kept?.packages(registry)) ?? [],
-      onPackageEvent: (type, e) => void events.emit(type, e).catch((err: Error) => log.warn({ err: err.message }, `${type} event not recorded`)),
-      maxMetadataBytes: config.limits.max_metadata_bytes,
-    })),
+    registry: live.track(
+      registryRoutes({
+        registries: live.registries,
+        access,
+        blocks: {
+          find: services.blocks.find,
+          link: services.blocks.link,
+          versionBlocks: services.blocks.versionBlocks,
+          hiddenVersions: services.unlisting.hiddenVersions,
+        },
+        artifacts,
+        metadata,
+        publicUrl: config.server.public_url,
+        servesHost: (host) => a.servedHosts.has(host.toLowerCase()),
+        signer,
+        refusals,
+        waivers,
+        advisories,
+        local: services.local,
+        keptPackages: async (registry) => (await kept?.packages(registry)) ?? [],
+        onPackageEvent: (type, e) =>
+          void events.emit(type, e).catch((err: Error) => log.warn({ err: err.message }, `${type} event not recorded`)),
+        maxMetadataBytes: config.limits.max_metadata_bytes,
+      }),
+    ),
   });
   return { app, router, refusals, waivers, advisories, clientRules };
 }

@@ -23,16 +23,33 @@ export const bucketsOf = (c: HubConfig) => [
 ];
 
 export async function openAccess(
-  o: { config: HubConfig; db: Knex; log: Logger; metrics: HubMetrics; envAdminToken?: string; print: (line: string) => void },
+  o: {
+    config: HubConfig;
+    db: Knex;
+    log: Logger;
+    metrics: HubMetrics;
+    envAdminToken?: string;
+    print: (line: string) => void;
+  },
   rateStoreFor: OpenedStorage['rateStoreFor'],
 ) {
   const { config, db, log, metrics } = o;
-  const adminHash = await bootstrapAdmin(db, { adminTokenSha256: config.auth.admin_token_sha256, envToken: o.envAdminToken, log, print: o.print });
+  const adminHash = await bootstrapAdmin(db, {
+    adminTokenSha256: config.auth.admin_token_sha256,
+    envToken: o.envAdminToken,
+    log,
+    print: o.print,
+  });
   const auth = createAuthenticator(db, { adminTokenSha256: adminHash });
   const access = createAccessControl(auth, createPolicySource(db, config.auth.policies ?? []), config.auth.anonymous);
   const auditConfig = config.audit_log;
   // Each replica delivers the rows of its own chain to the export sinks (decision 0065).
-  const auditExport = startAuditExport({ db, log, chain: auditConfig.chain ?? 'local', sinks: auditConfig.enabled ? auditConfig.export : [] });
+  const auditExport = startAuditExport({
+    db,
+    log,
+    chain: auditConfig.chain ?? 'local',
+    sinks: auditConfig.enabled ? auditConfig.export : [],
+  });
   const audit = createAuditLog({
     db,
     log,
@@ -41,13 +58,19 @@ export async function openAccess(
     flushIntervalMs: auditConfig.flush_interval_ms,
     batchRows: auditConfig.batch_rows,
     chain: auditConfig.chain ?? 'local',
-    checkpointKey: auditConfig.checkpoint_key_file === undefined ? undefined : loadCheckpointKey(auditConfig.checkpoint_key_file, auditConfig.checkpoint_key_id),
+    checkpointKey:
+      auditConfig.checkpoint_key_file === undefined
+        ? undefined
+        : loadCheckpointKey(auditConfig.checkpoint_key_file, auditConfig.checkpoint_key_id),
     checkpointEveryRows: auditConfig.checkpoint_every_rows,
     checkpointEveryMs: auditConfig.checkpoint_every_secs * 1000,
     onWritten: auditExport.wake,
   });
   // The stores read their bucket on every call: a hot reload assigns new numbers into these objects.
-  const [bucket, challengeBucket] = bucketsOf(config) as [{ ratePerSec: number; burst: number }, { ratePerSec: number; burst: number }];
+  const [bucket, challengeBucket] = bucketsOf(config) as [
+    { ratePerSec: number; burst: number },
+    { ratePerSec: number; burst: number },
+  ];
   const rates = rateStoreFor(bucket, 'rate');
   const challenges = rateStoreFor(challengeBucket, 'challenge');
   const signer = await loadUrlSigner(db);

@@ -51,17 +51,37 @@ export function openCaches(p: CacheParts) {
       for (const listener of fetched) {
         // A listener's failure is its own: the artifact is stored and served whatever it does.
         try {
-          listener({ registry: row.registry, packageName: row.package_name, version: row.version, key: row.cache_key, sha256: row.blob_sha256 });
+          listener({
+            registry: row.registry,
+            packageName: row.package_name,
+            version: row.version,
+            key: row.cache_key,
+            sha256: row.blob_sha256,
+          });
         } catch (e) {
-          log.warn({ registry: row.registry, key: row.cache_key, err: (e as Error).message }, 'fetched-artifact listener failed');
+          log.warn(
+            { registry: row.registry, key: row.cache_key, err: (e as Error).message },
+            'fetched-artifact listener failed',
+          );
         }
       }
     },
   });
   const registryMaxBytes = new Map(config.registries.filter((r) => r.max_bytes > 0).map((r) => [r.name, r.max_bytes]));
-  const quotas = watchRegistryQuotas({ db, log, limits: registryMaxBytes, reclaim: (registry, limit) => reclaimRegistry({ db, artifacts, audit, log, metrics }, registry, limit) });
+  const quotas = watchRegistryQuotas({
+    db,
+    log,
+    limits: registryMaxBytes,
+    reclaim: (registry, limit) => reclaimRegistry({ db, artifacts, audit, log, metrics }, registry, limit),
+  });
   // A published file that is deleted leaves this replica's memos at once (the others' within a second).
-  const services = createHubServices(db, p.auth, audit, p.localStore.create({ db, blobs, files: publishedFiles(db), forgetArtifact: artifacts.forget }), versionKeyOf((r) => registries.get(r)?.kind));
+  const services = createHubServices(
+    db,
+    p.auth,
+    audit,
+    p.localStore.create({ db, blobs, files: publishedFiles(db), forgetArtifact: artifacts.forget }),
+    versionKeyOf((r) => registries.get(r)?.kind),
+  );
   // The upstream audit's (@hub/audit); without it nothing is kept.
   const kept = p.keeper?.create(db);
   const metadata = createMetadataCache({
@@ -78,7 +98,8 @@ export function openCaches(p: CacheParts) {
     maxStaleSecs: config.cache.metadata_max_stale_secs,
     kept: kept && {
       isKept: (registry, name) => kept.isKept(registry, name),
-      heldVersions: async (registry, name) => (await services.held.versions(registry, { packageName: name })).get(name) ?? [],
+      heldVersions: async (registry, name) =>
+        (await services.held.versions(registry, { packageName: name })).get(name) ?? [],
     },
   });
   metrics.metadataMemoryFrom(metadata.memoryBytes);

@@ -22,7 +22,10 @@ export async function openStorage(config: HubConfig, others: readonly HubPlugin[
   const keeper = soleProvider(others, 'keptListings', 'kept listings');
   const blobs = await openBlobStore(config.storage, others, log);
   // A SQLite file serves one hub process; the lock is released by close() or by the process ending.
-  const fileLock = config.database.client === 'sqlite' && config.database.filename !== ':memory:' ? lockSqliteFile(config.database.filename) : undefined;
+  const fileLock =
+    config.database.client === 'sqlite' && config.database.filename !== ':memory:'
+      ? lockSqliteFile(config.database.filename)
+      : undefined;
   const db = createDb(config.database);
   const owners = [{ id: 'runtime', migrations: runtimeMigrations }, ...others];
   await migrate(db, owners);

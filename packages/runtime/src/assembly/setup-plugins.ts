@@ -33,9 +33,14 @@ export async function setupPlugins(o: {
   for (const p of o.others) {
     try {
       // A configuration built in code (the built-in default) has no plugin sections: the schema's defaults apply.
-      const pluginConfig = p.config ? (config.sections[p.config.section] ??= Value.Default(p.config.schema, undefined)) : undefined;
+      const pluginConfig = p.config
+        ? (config.sections[p.config.section] ??= Value.Default(p.config.schema, undefined))
+        : undefined;
       for (const s of p.extraSections ?? []) config.sections[s.section] ??= Value.Default(s.schema, undefined);
-      const ctx: PluginContext = Object.defineProperties({ ...o.shared, config, registries: config.registries, pluginConfig, log: o.log.child({ plugin: p.id }) }, liveProps);
+      const ctx: PluginContext = Object.defineProperties(
+        { ...o.shared, config, registries: config.registries, pluginConfig, log: o.log.child({ plugin: p.id }) },
+        liveProps,
+      );
       const instance = await p.setup?.(contextFor(p, ctx));
       if (instance) o.instances.push({ plugin: p, instance });
     } catch (e) {

@@ -19,7 +19,12 @@ import type { OpenedCaches } from './open-caches.js';
 /** The reload plugins hold: refuses while the hub closes, else forwards to the reloader once it is made. */
 export function reloadForwarder(o: { closing(): boolean; replicaId(): string }) {
   const reloader: { current?: ConfigReload } = {};
-  const shuttingDown = () => ({ id: o.replicaId(), result: 'refused' as const, changed_keys: [], error: 'hub is shutting down' });
+  const shuttingDown = () => ({
+    id: o.replicaId(),
+    result: 'refused' as const,
+    changed_keys: [],
+    error: 'hub is shutting down',
+  });
   const configReload: ConfigReload = {
     local: async (r) => (o.closing() ? shuttingDown() : reloader.current!.local(r)),
     everywhere: async (r) => (o.closing() ? { replicas: [shuttingDown()] } : reloader.current!.everywhere(r)),
@@ -51,7 +56,11 @@ export function createReloader(o: {
     instances: o.instances,
     bind: o.bind,
     regroup: (c, m) => bindGroups(c, o.kinds, m),
-    fillsSettled: () => Promise.race([o.artifacts.idle(), delay(live.current.config.server.shutdown_grace_ms, undefined, { ref: false })]),
+    fillsSettled: () =>
+      Promise.race([
+        o.artifacts.idle(),
+        delay(live.current.config.server.shutdown_grace_ms, undefined, { ref: false }),
+      ]),
     apply(next) {
       a.access.policies.replaceConfigured(next.auth.policies ?? []);
       a.access.setAnonymous(next.auth.anonymous);

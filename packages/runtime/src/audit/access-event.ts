@@ -47,7 +47,15 @@ export interface AuditContext {
 }
 
 /** Refusals of access: the codes that make an event `denied`. */
-export const DENIAL_CODES: ReadonlySet<string> = new Set(['unauthenticated', 'forbidden', 'user_blocked', 'ip_blocked', 'package_blocked', 'rate_limited', 'invalid_signature']);
+export const DENIAL_CODES: ReadonlySet<string> = new Set([
+  'unauthenticated',
+  'forbidden',
+  'user_blocked',
+  'ip_blocked',
+  'package_blocked',
+  'rate_limited',
+  'invalid_signature',
+]);
 
 export function outcomeOf(status: number, code: string | undefined, challenged: boolean): AccessOutcome {
   if (code && DENIAL_CODES.has(code)) return challenged && code === 'unauthenticated' ? 'challenged' : 'denied';
@@ -55,4 +63,16 @@ export function outcomeOf(status: number, code: string | undefined, challenged: 
 }
 
 /** Column widths of access_events; longer values are cut so one odd request never fails a batch. */
-export const EVENT_LIMITS = { user_id: 128, token_id: 32, ip_address: 64, action: 64, registry: 64, via_group: 64, package: 512, version: 1024, code: 64, request_id: 64, detail: 4000 } as const;
+export const EVENT_LIMITS = {
+  user_id: 128,
+  token_id: 32,
+  ip_address: 64,
+  action: 64,
+  registry: 64,
+  via_group: 64,
+  package: 512,
+  version: 1024,
+  code: 64,
+  request_id: 64,
+  detail: 4000,
+} as const;

@@ -119,10 +119,14 @@ export function createAuditLog(o: AuditLogOptions): AuditLog {
       if (buffer.length > 0) {
         const rows = buffer;
         buffer = [];
-        await write(rows).catch(() => o.log.error({ lost: buffer.length }, 'audit log: events could not be written at shutdown'));
+        await write(rows).catch(() =>
+          o.log.error({ lost: buffer.length }, 'audit log: events could not be written at shutdown'),
+        );
       }
       // The tail as this replica leaves it, so rows removed from the end later show as missing.
-      await chain.checkpoint().catch((e: Error) => o.log.warn({ err: e.message }, 'audit log: no checkpoint at shutdown'));
+      await chain
+        .checkpoint()
+        .catch((e: Error) => o.log.warn({ err: e.message }, 'audit log: no checkpoint at shutdown'));
     },
   };
 }

@@ -5,7 +5,22 @@ import type { AccessEvent } from './access-event.js';
 export const GENESIS_HASH = '0'.repeat(64);
 
 /** The row members a hash covers, in order (decision 0065). `id` is not among them: the database assigns it after the hash. */
-export const HASHED_FIELDS = ['at', 'user_id', 'token_id', 'ip_address', 'action', 'outcome', 'registry', 'package', 'version', 'status', 'code', 'request_id', 'detail', 'via_group'] as const satisfies ReadonlyArray<keyof AccessEvent>;
+export const HASHED_FIELDS = [
+  'at',
+  'user_id',
+  'token_id',
+  'ip_address',
+  'action',
+  'outcome',
+  'registry',
+  'package',
+  'version',
+  'status',
+  'code',
+  'request_id',
+  'detail',
+  'via_group',
+] as const satisfies ReadonlyArray<keyof AccessEvent>;
 
 /** A row as the chain sees it: what was written, or what was read back (numbers may come back as strings). */
 export type ChainedFields = { [K in (typeof HASHED_FIELDS)[number]]?: unknown };
@@ -31,10 +46,19 @@ export function canonicalRow(chain: string, seq: number, row: ChainedFields, pre
 
 /** SHA-256 (hex) of the canonical encoding: the row's `hash`. */
 export function rowHash(chain: string, seq: number, row: ChainedFields, prevHash: string): string {
-  return crypto.createHash('sha256').update(canonicalRow(chain, seq, row, prevHash)).digest('hex');
+  return crypto
+    .createHash('sha256')
+    .update(canonicalRow(chain, seq, row, prevHash))
+    .digest('hex');
 }
 
 /** The text a checkpoint's Ed25519 signature covers. */
-export function checkpointText(c: { chain: string; seq: number; hash: string; at: number; key_id: string | null }): string {
+export function checkpointText(c: {
+  chain: string;
+  seq: number;
+  hash: string;
+  at: number;
+  key_id: string | null;
+}): string {
   return JSON.stringify(['hub-audit-checkpoint-v1', c.chain, String(c.seq), c.hash, String(c.at), c.key_id]);
 }

@@ -58,7 +58,15 @@ export interface VerifyOptions {
 }
 
 type RowRecord = ChainedFields & { id: number | string; seq: number | string; prev_hash: string; hash: string };
-type CheckpointRecord = { id: number | string; chain: string; seq: number | string; hash: string; at: number | string; key_id: string | null; signature: string | null };
+type CheckpointRecord = {
+  id: number | string;
+  chain: string;
+  seq: number | string;
+  hash: string;
+  at: number | string;
+  key_id: string | null;
+  signature: string | null;
+};
 
 /** The chains in the log (rows or checkpoints), sorted. */
 export async function chainsOf(db: Knex): Promise<string[]> {
@@ -74,10 +82,21 @@ export async function unchainedRows(db: Knex): Promise<number> {
 }
 
 /** A table's rows of one chain in seq order, a page at a time: memory stays at one page however long the chain. */
-async function* bySeq<T>(db: Knex, table: string, chain: string, columns: readonly string[], page: number): AsyncGenerator<T> {
+async function* bySeq<T>(
+  db: Knex,
+  table: string,
+  chain: string,
+  columns: readonly string[],
+  page: number,
+): AsyncGenerator<T> {
   let after = -1;
   for (;;) {
-    const rows = (await db(table).where({ chain }).where('seq', '>', after).orderBy('seq').limit(page).select(columns)) as Array<T & { seq: number | string }>;
+    const rows = (await db(table)
+      .where({ chain })
+      .where('seq', '>', after)
+      .orderBy('seq')
+      .limit(page)
+      .select(columns)) as Array<T & { seq: number | string }>;
     for (const r of rows) yield r as T;
     if (rows.length < page) return;
     after = Number(rows[rows.length - 1]!.seq);
@@ -96,7 +115,17 @@ const CHECKPOINT_COLUMNS = ['id', 'chain', 'seq', 'hash', 'at', 'key_id', 'signa
 export async function verifyChain(db: Knex, chain: string, o: VerifyOptions = {}): Promise<ChainReport> {
   const page = o.pageRows ?? 1000;
   const maxProblems = o.maxProblems ?? 100;
-  const report: ChainReport = { chain, ok: true, rows: 0, checkpoints: 0, signed_checkpoints: 0, first_seq: null, last_seq: null, problems: [], problems_total: 0 };
+  const report: ChainReport = {
+    chain,
+    ok: true,
+    rows: 0,
+    checkpoints: 0,
+    signed_checkpoints: 0,
+    first_seq: null,
+    last_seq: null,
+    problems: [],
+    problems_total: 0,
+  };
   const problem = (p: Omit<ChainProblem, 'chain'>) => {
     report.ok = false;
     report.problems_total += 1;
@@ -119,10 +148,30 @@ export async function verifyChain(db: Knex, chain: string, o: VerifyOptions = {}
     const id = Number(c.id);
     const seq = Number(c.seq);
     if (c.signature === null || c.key_id !== o.key.keyId)
-      return problem({ kind: 'checkpoint_unknown_key', row_id: null, seq, checkpoint_id: id, expected: o.key.keyId, found: c.key_id, message: c.signature === null ? `checkpoint ${id} (seq ${seq}) is unsigned` : `checkpoint ${id} (seq ${seq}) is signed by key "${c.key_id}", not the configured "${o.key.keyId}"` });
+      return problem({
+        kind: 'checkpoint_unknown_key',
+        row_id: null,
+        seq,
+        checkpoint_id: id,
+        expected: o.key.keyId,
+        found: c.key_id,
+        message:
+          c.signature === null
+            ? `checkpoint ${id} (seq ${seq}) is unsigned`
+            : `checkpoint ${id} (seq ${seq}) is signed by key "${c.key_id}", not the configured "${o.key.keyId}"`,
+      });
     const text = checkpointText({ chain, seq, hash: c.hash, at: Number(c.at), key_id: c.key_id });
     if (o.key.verify(text, c.signature)) report.signed_checkpoints += 1;
-    else problem({ kind: 'checkpoint_signature', row_id: null, seq, checkpoint_id: id, expected: null, found: c.signature, message: `checkpoint ${id} (seq ${seq}): the signature does not verify with key "${o.key.keyId}"` });
+    else
+      problem({
+        kind: 'checkpoint_signature',
+        row_id: null,
+        seq,
+        checkpoint_id: id,
+        expected: null,
+        found: c.signature,
+        message: `checkpoint ${id} (seq ${seq}): the signature does not verify with key "${o.key.keyId}"`,
+      });
   };
 
   let prev: { seq: number; hash: string } | undefined;
@@ -135,26 +184,90 @@ export async function verifyChain(db: Knex, chain: string, o: VerifyOptions = {}
       let anchor: CheckpointRecord | undefined;
       await checkpointsBefore(seq, (c) => void (Number(c.seq) === seq - 1 && (anchor = c)));
       if (seq === 1) {
-        if (r.prev_hash !== GENESIS_HASH) problem({ kind: 'link_broken', row_id: id, seq, expected: GENESIS_HASH, found: r.prev_hash, message: `row ${id} is the chain's first (seq 1) but its prev_hash is not the genesis hash` });
+        if (r.prev_hash !== GENESIS_HASH)
+          problem({
+            kind: 'link_broken',
+            row_id: id,
+            seq,
+            expected: GENESIS_HASH,
+            found: r.prev_hash,
+            message: `row ${id} is the chain's first (seq 1) but its prev_hash is not the genesis hash`,
+          });
       } else if (!anchor && !(cp && Number(cp.seq) === seq)) {
         // Pruning keeps the row its checkpoint names (prune.ts), so a pruned chain starts at a checkpointed row.
-        problem({ kind: 'chain_start', row_id: id, seq, expected: '1', found: String(seq), message: `the chain starts at row ${id} (seq ${seq}) and no checkpoint anchors it: rows 1 to ${seq - 1} were removed without pruning` });
+        problem({
+          kind: 'chain_start',
+          row_id: id,
+          seq,
+          expected: '1',
+          found: String(seq),
+          message: `the chain starts at row ${id} (seq ${seq}) and no checkpoint anchors it: rows 1 to ${seq - 1} were removed without pruning`,
+        });
       } else if (anchor && anchor.hash !== r.prev_hash) {
-        problem({ kind: 'link_broken', row_id: id, seq, expected: anchor.hash, found: r.prev_hash, message: `row ${id} (seq ${seq}) does not follow checkpoint ${Number(anchor.id)} that starts the pruned chain` });
+        problem({
+          kind: 'link_broken',
+          row_id: id,
+          seq,
+          expected: anchor.hash,
+          found: r.prev_hash,
+          message: `row ${id} (seq ${seq}) does not follow checkpoint ${Number(anchor.id)} that starts the pruned chain`,
+        });
       }
     } else {
       await checkpointsBefore(seq, (c) => {
         // A checkpoint between two rows (seq skipped): the gap below reports the missing rows.
-        if (Number(c.seq) > prev!.seq) problem({ kind: 'checkpoint_mismatch', row_id: null, seq: Number(c.seq), checkpoint_id: Number(c.id), expected: c.hash, found: null, message: `checkpoint ${Number(c.id)} names seq ${Number(c.seq)}, which is missing` });
+        if (Number(c.seq) > prev!.seq)
+          problem({
+            kind: 'checkpoint_mismatch',
+            row_id: null,
+            seq: Number(c.seq),
+            checkpoint_id: Number(c.id),
+            expected: c.hash,
+            found: null,
+            message: `checkpoint ${Number(c.id)} names seq ${Number(c.seq)}, which is missing`,
+          });
       });
-      if (seq !== prev.seq + 1) problem({ kind: 'seq_gap', row_id: id, seq, expected: String(prev.seq + 1), found: String(seq), message: `${seq - prev.seq - 1} row(s) missing before row ${id}: seq ${prev.seq + 1} to ${seq - 1}` });
-      else if (r.prev_hash !== prev.hash) problem({ kind: 'link_broken', row_id: id, seq, expected: prev.hash, found: r.prev_hash, message: `row ${id} (seq ${seq}) does not link to the row before it` });
+      if (seq !== prev.seq + 1)
+        problem({
+          kind: 'seq_gap',
+          row_id: id,
+          seq,
+          expected: String(prev.seq + 1),
+          found: String(seq),
+          message: `${seq - prev.seq - 1} row(s) missing before row ${id}: seq ${prev.seq + 1} to ${seq - 1}`,
+        });
+      else if (r.prev_hash !== prev.hash)
+        problem({
+          kind: 'link_broken',
+          row_id: id,
+          seq,
+          expected: prev.hash,
+          found: r.prev_hash,
+          message: `row ${id} (seq ${seq}) does not link to the row before it`,
+        });
     }
     const hash = rowHash(chain, seq, r, r.prev_hash);
-    if (hash !== r.hash) problem({ kind: 'hash_mismatch', row_id: id, seq, expected: hash, found: r.hash, message: `row ${id} (seq ${seq}) was changed: its fields no longer give its hash` });
+    if (hash !== r.hash)
+      problem({
+        kind: 'hash_mismatch',
+        row_id: id,
+        seq,
+        expected: hash,
+        found: r.hash,
+        message: `row ${id} (seq ${seq}) was changed: its fields no longer give its hash`,
+      });
     if (cp && Number(cp.seq) === seq) {
       checkSignature(cp);
-      if (cp.hash !== r.hash) problem({ kind: 'checkpoint_mismatch', row_id: id, seq, checkpoint_id: Number(cp.id), expected: cp.hash, found: r.hash, message: `checkpoint ${Number(cp.id)} recorded another hash for row ${id} (seq ${seq})` });
+      if (cp.hash !== r.hash)
+        problem({
+          kind: 'checkpoint_mismatch',
+          row_id: id,
+          seq,
+          checkpoint_id: Number(cp.id),
+          expected: cp.hash,
+          found: r.hash,
+          message: `checkpoint ${Number(cp.id)} recorded another hash for row ${id} (seq ${seq})`,
+        });
       cp = (await checkpoints.next()).value as CheckpointRecord | undefined;
     }
     prev = { seq, hash: r.hash };
@@ -164,7 +277,15 @@ export async function verifyChain(db: Knex, chain: string, o: VerifyOptions = {}
   while (cp) {
     checkSignature(cp);
     if (Number(cp.seq) > (prev?.seq ?? 0))
-      problem({ kind: 'rows_missing_at_end', row_id: null, seq: Number(cp.seq), checkpoint_id: Number(cp.id), expected: cp.hash, found: null, message: `checkpoint ${Number(cp.id)} names seq ${Number(cp.seq)}, past the chain's last row${prev ? ` (seq ${prev.seq})` : ''}: rows were removed from its end` });
+      problem({
+        kind: 'rows_missing_at_end',
+        row_id: null,
+        seq: Number(cp.seq),
+        checkpoint_id: Number(cp.id),
+        expected: cp.hash,
+        found: null,
+        message: `checkpoint ${Number(cp.id)} names seq ${Number(cp.seq)}, past the chain's last row${prev ? ` (seq ${prev.seq})` : ''}: rows were removed from its end`,
+      });
     cp = (await checkpoints.next()).value as CheckpointRecord | undefined;
   }
   return report;

@@ -47,9 +47,14 @@ export function createChainWriter(o: ChainWriterOptions): ChainWriter {
   let lastCheckpointAt = now();
 
   async function readTail(): Promise<Tail> {
-    const row = (await db('access_events').where({ chain }).whereNotNull('seq').orderBy('seq', 'desc').first('seq', 'hash')) as { seq: number | string; hash: string } | undefined;
+    const row = (await db('access_events')
+      .where({ chain })
+      .whereNotNull('seq')
+      .orderBy('seq', 'desc')
+      .first('seq', 'hash')) as { seq: number | string; hash: string } | undefined;
     // A chain pruned to its checkpoint (or whose last rows were removed) goes on from the checkpoint: verification shows any gap.
-    const cp = (await db('audit_checkpoints').where({ chain }).orderBy('seq', 'desc').first('seq', 'hash')) as { seq: number | string; hash: string } | undefined;
+    const cp = (await db('audit_checkpoints').where({ chain }).orderBy('seq', 'desc').first('seq', 'hash')) as
+      { seq: number | string; hash: string } | undefined;
     const best = [row, cp].filter((r) => r !== undefined).sort((a, b) => Number(b.seq) - Number(a.seq))[0];
     return best ? { seq: Number(best.seq), hash: best.hash } : { seq: 0, hash: GENESIS_HASH };
   }
@@ -91,7 +96,9 @@ export function createChainWriter(o: ChainWriterOptions): ChainWriter {
         break;
       }
       if (sinceCheckpoint >= o.checkpointEveryRows || now() - lastCheckpointAt >= o.checkpointEveryMs)
-        await checkpoint().catch((err: Error) => o.log.warn({ err: err.message, chain }, 'audit log: checkpoint not written; will try again'));
+        await checkpoint().catch((err: Error) =>
+          o.log.warn({ err: err.message, chain }, 'audit log: checkpoint not written; will try again'),
+        );
     },
     checkpoint,
   };

@@ -9,14 +9,34 @@ export interface ChainedEvent extends AccessEvent {
   hash: string;
 }
 
-const COLUMNS = ['at', 'user_id', 'token_id', 'ip_address', 'action', 'outcome', 'registry', 'package', 'version', 'status', 'code', 'request_id', 'detail', 'via_group', 'chain', 'seq', 'prev_hash', 'hash'] as const satisfies ReadonlyArray<keyof ChainedEvent>;
+const COLUMNS = [
+  'at',
+  'user_id',
+  'token_id',
+  'ip_address',
+  'action',
+  'outcome',
+  'registry',
+  'package',
+  'version',
+  'status',
+  'code',
+  'request_id',
+  'detail',
+  'via_group',
+  'chain',
+  'seq',
+  'prev_hash',
+  'hash',
+] as const satisfies ReadonlyArray<keyof ChainedEvent>;
 // Rows per statement on MySQL: 18 columns each stays far below any placeholder limit.
 const ROWS_PER_INSERT = 200;
 // Rows per statement on SQLite (900 parameters; SQLite allows 32,766).
 const SQLITE_ROWS_PER_INSERT = 50;
 /** One event's placeholders; insertSql(n) inserts n events. */
 const ROW = `(${COLUMNS.map(() => '?').join(', ')})`;
-const insertSql = (rows: number): string => `insert into access_events (${COLUMNS.join(', ')}) values ${Array.from({ length: rows }, () => ROW).join(', ')}`;
+const insertSql = (rows: number): string =>
+  `insert into access_events (${COLUMNS.join(', ')}) values ${Array.from({ length: rows }, () => ROW).join(', ')}`;
 
 /** An event's values in COLUMNS order, appended to `into`. */
 function pushValues(into: unknown[], e: ChainedEvent): unknown[] {
@@ -71,7 +91,10 @@ export function createEventWriter(db: Knex): (rows: readonly ChainedEvent[]) => 
     db.transaction(async (trx) => {
       for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
         const chunk = rows.slice(i, i + ROWS_PER_INSERT);
-        await trx.raw(insertSql(chunk.length), chunk.reduce<unknown[]>(pushValues, []) as Knex.ValueDict[keyof Knex.ValueDict][]);
+        await trx.raw(
+          insertSql(chunk.length),
+          chunk.reduce<unknown[]>(pushValues, []) as Knex.ValueDict[keyof Knex.ValueDict][],
+        );
       }
     });
 }

@@ -13,7 +13,11 @@ const BATCH = 5_000;
  */
 export async function pruneAccessEvents(db: Knex, before: number): Promise<number> {
   let removed = await deleteInBatches(db, (q) => q.whereNull('chain').where('at', '<', before));
-  const chains = (await db('audit_checkpoints').where('at', '<', before).groupBy('chain').select('chain').max({ seq: 'seq' })) as Array<{ chain: string; seq: number | string }>;
+  const chains = (await db('audit_checkpoints')
+    .where('at', '<', before)
+    .groupBy('chain')
+    .select('chain')
+    .max({ seq: 'seq' })) as Array<{ chain: string; seq: number | string }>;
   for (const { chain, seq } of chains) {
     removed += await deleteInBatches(db, (q) => q.where({ chain }).where('seq', '<', Number(seq)));
     await db('audit_checkpoints').where({ chain }).where('seq', '<', Number(seq)).delete();
@@ -24,7 +28,9 @@ export async function pruneAccessEvents(db: Knex, before: number): Promise<numbe
 async function deleteInBatches(db: Knex, where: (q: Knex.QueryBuilder) => Knex.QueryBuilder): Promise<number> {
   let removed = 0;
   for (;;) {
-    const ids = ((await where(db('access_events')).orderBy('id').limit(BATCH).select('id')) as Array<{ id: number }>).map((r) => r.id);
+    const ids = (
+      (await where(db('access_events')).orderBy('id').limit(BATCH).select('id')) as Array<{ id: number }>
+    ).map((r) => r.id);
     if (ids.length === 0) return removed;
     removed += await db('access_events').whereIn('id', ids).delete();
     if (ids.length < BATCH) return removed;

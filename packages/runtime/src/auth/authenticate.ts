@@ -19,7 +19,12 @@ export const AUTH_MEMO_MS = POLICY_MEMO_MS;
 export const TOKEN_MEMO_BYTES = 4 * 1024 * 1024;
 
 /** The bootstrap admin's environment or config token: not a database row, and break-glass (see Subject). */
-export const BOOTSTRAP_ADMIN: Subject = { user_id: 'admin', token_id: 'bootstrap', roles: ['admin'], break_glass: true };
+export const BOOTSTRAP_ADMIN: Subject = {
+  user_id: 'admin',
+  token_id: 'bootstrap',
+  roles: ['admin'],
+  break_glass: true,
+};
 
 export interface Authenticator {
   /** The subject of a request: anonymous without credentials; throws for bad, revoked or blocked ones. */
@@ -55,11 +60,14 @@ function withDetail(e: HubError, detail: Record<string, unknown>): HubError {
 
 /** About what a verdict costs in memory: its key, its fields, the roles and permissions it carries. */
 function verdictBytes(v: Verdict): number {
-  const s = isHubError(v.outcome) ? v.outcome.message : JSON.stringify([v.outcome.roles, v.outcome.token_permissions ?? null]);
+  const s = isHubError(v.outcome)
+    ? v.outcome.message
+    : JSON.stringify([v.outcome.roles, v.outcome.token_permissions ?? null]);
   return 320 + 2 * (v.token_id.length + v.user_id.length + s.length);
 }
 
-const expired = (who: { user_id: string; token_id: string }) => withDetail(errors.unauthenticated('the token has expired'), who);
+const expired = (who: { user_id: string; token_id: string }) =>
+  withDetail(errors.unauthenticated('the token has expired'), who);
 
 /**
  * Token lookups go through a policy memo (decision 0037): fresh for AUTH_MEMO_MS, so a revocation on another
@@ -77,7 +85,15 @@ export function createAuthenticator(db: Knex, opts: { adminTokenSha256?: string 
     const row = await db('tokens')
       .join('users', 'users.id', 'tokens.user_id')
       .where('tokens.token_sha256', hash)
-      .first('tokens.id as token_id', 'tokens.user_id', 'tokens.permissions', 'tokens.expires_at', 'tokens.revoked_at', 'users.roles', 'users.blocked');
+      .first(
+        'tokens.id as token_id',
+        'tokens.user_id',
+        'tokens.permissions',
+        'tokens.expires_at',
+        'tokens.revoked_at',
+        'users.roles',
+        'users.blocked',
+      );
     if (!row) throw errors.unauthenticated('unknown token');
     // Who owned a refused token goes on the audit row (HubError.detail never reaches the client).
     const who = { user_id: row.user_id as string, token_id: row.token_id as string };
@@ -141,7 +157,9 @@ export function createAuthenticator(db: Knex, opts: { adminTokenSha256?: string 
       return subjectOfHash(hashToken(token));
     },
     async refresh(which) {
-      const hashes = verdicts.keysWhere((v) => ('token_id' in which ? v.token_id === which.token_id : v.user_id === which.user_id));
+      const hashes = verdicts.keysWhere((v) =>
+        'token_id' in which ? v.token_id === which.token_id : v.user_id === which.user_id,
+      );
       await Promise.all(hashes.map((hash) => verdicts.refresh(hash, () => lookup(hash))));
     },
     invalidate() {

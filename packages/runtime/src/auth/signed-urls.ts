@@ -19,7 +19,8 @@ export interface UrlSigner {
 
 export async function loadUrlSigner(db: Knex): Promise<UrlSigner> {
   const key = Buffer.from(await sharedSecret(db, KEY_SETTING), 'hex');
-  const mac = (path: string, exp: string) => crypto.createHmac('sha256', key).update(`${path}\n${exp}`).digest('base64url');
+  const mac = (path: string, exp: string) =>
+    crypto.createHmac('sha256', key).update(`${path}\n${exp}`).digest('base64url');
   return {
     sign(path, ttlSecs) {
       const exp = String(Math.floor(Date.now() / 1000) + ttlSecs);

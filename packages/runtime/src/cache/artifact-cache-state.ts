@@ -83,4 +83,5 @@ export function track(s: CacheState, p: Promise<unknown>): void {
 }
 
 /** An artifact as a person knows it, for messages: its coordinate, never the cache key. */
-export const described = (spec: ArtifactSpec): string => (spec.coordinate.version === undefined ? spec.coordinate.name : `${spec.coordinate.name} ${spec.coordinate.version}`);
+export const described = (spec: ArtifactSpec): string =>
+  spec.coordinate.version === undefined ? spec.coordinate.name : `${spec.coordinate.name} ${spec.coordinate.version}`;

@@ -1,5 +1,14 @@
 import { type ArtifactSpec, errors, type RegistryInfo, type Reply, type UpstreamClient } from '@hub/contract';
-import { artifactId, type ArtifactCacheOptions, createCacheState, described, type FlightSlot, type InFlight, LOOK_AGAIN, type RequestHeaders } from './artifact-cache-state.js';
+import {
+  artifactId,
+  type ArtifactCacheOptions,
+  createCacheState,
+  described,
+  type FlightSlot,
+  type InFlight,
+  LOOK_AGAIN,
+  type RequestHeaders,
+} from './artifact-cache-state.js';
 import { createHitPath } from './artifact-hit.js';
 import { createMissPath } from './artifact-miss.js';
 import { createPeerPath } from './artifact-peer.js';
@@ -31,18 +40,30 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
   }
 
   /** The fetch for `id`, started when none is under way (registered before any await, so every concurrent miss joins it). */
-  function flightFor(id: string, reg: RegistryInfo, spec: ArtifactSpec, upstream: UpstreamClient): { slot: FlightSlot; coalesced: boolean } {
+  function flightFor(
+    id: string,
+    reg: RegistryInfo,
+    spec: ArtifactSpec,
+    upstream: UpstreamClient,
+  ): { slot: FlightSlot; coalesced: boolean } {
     let slot = flights.get(id);
     // A failed flight may linger for a tick while it cleans up; never join it.
     if (slot?.entry?.flight.state === 'failed') slot = undefined;
     if (slot) return { slot, coalesced: true };
     const { cluster } = o;
-    const started: FlightSlot = { promise: cluster ? startShared(reg, spec, upstream, cluster) : miss.startFlight(reg, spec, upstream) };
+    const started: FlightSlot = {
+      promise: cluster ? startShared(reg, spec, upstream, cluster) : miss.startFlight(reg, spec, upstream),
+    };
     flights.set(id, started);
     const done = () => flights.get(id) === started && flights.delete(id);
     started.promise.then((e) => {
       started.entry = e;
-      e.stored.then((row) => rowMemo.set(id, row), () => {}).finally(done);
+      e.stored
+        .then(
+          (row) => rowMemo.set(id, row),
+          () => {},
+        )
+        .finally(done);
     }, done);
     return { slot: started, coalesced: false };
   }
@@ -79,7 +100,8 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
           rowMemo.delete(id);
           await o.rows.remove(reg.name, spec.key);
         }
-        if (!(await mayFetch())) throw errors.notFound(`${described(spec)} was never published to ${reg.mode} registry ${reg.name}`);
+        if (!(await mayFetch()))
+          throw errors.notFound(`${described(spec)} was never published to ${reg.mode} registry ${reg.name}`);
         if (method === 'HEAD' && !flights.has(id)) return miss.headUncached(reg, spec, upstream);
 
         const { slot, coalesced } = flightFor(id, reg, spec, upstream);
@@ -88,7 +110,8 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
           entry = await slot.promise;
         } catch (e) {
           if (e === LOOK_AGAIN && look < MAX_LOOKS) continue;
-          if (e === LOOK_AGAIN) throw errors.unavailable(`another replica is fetching ${described(spec)} and does not answer; try again`);
+          if (e === LOOK_AGAIN)
+            throw errors.unavailable(`another replica is fetching ${described(spec)} and does not answer; try again`);
           throw e;
         }
         o.metrics.cache.inc({ registry: reg.name, result: entry.fromPeer ? 'peer' : coalesced ? 'coalesced' : 'miss' });
@@ -119,7 +142,9 @@ export function createArtifactCache(o: ArtifactCacheOptions) {
       const now = Date.now();
       for (const [registry, keys] of touched) {
         touched.delete(registry);
-        await o.rows.touch(registry, [...keys], now).catch((e: Error) => o.log.warn({ err: e.message }, 'could not record artifact access times'));
+        await o.rows
+          .touch(registry, [...keys], now)
+          .catch((e: Error) => o.log.warn({ err: e.message }, 'could not record artifact access times'));
       }
     },
   };

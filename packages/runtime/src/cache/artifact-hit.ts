@@ -36,7 +36,8 @@ export function createHitPath(s: CacheState, verify: ReturnType<typeof createRea
     const range = requestedRange(headers, row.size, { etag: `"${row.blob_sha256}"` });
     if (range === null) return undefined;
     const whole = hitReply(row, null);
-    if (range === 'unsatisfiable') return { status: 416, headers: { ...whole.headers, ...unsatisfiableHeaders(row.size) }, body: Buffer.alloc(0) };
+    if (range === 'unsatisfiable')
+      return { status: 416, headers: { ...whole.headers, ...unsatisfiableHeaders(row.size) }, body: Buffer.alloc(0) };
     const mem = s.hot.get(row.blob_sha256);
     const body = mem ? mem.subarray(range.start, range.end + 1) : await o.blobs.get(row.blob_sha256, range);
     if (!body) return null;

@@ -1,5 +1,16 @@
 import { Readable } from 'node:stream';
-import { type ArtifactSource, type ArtifactSpec, errors, headLooksLike, isHubError, type RegistryInfo, type Reply, structuralVerifier, type UpstreamClient, type UpstreamResponse } from '@hub/contract';
+import {
+  type ArtifactSource,
+  type ArtifactSpec,
+  errors,
+  headLooksLike,
+  isHubError,
+  type RegistryInfo,
+  type Reply,
+  structuralVerifier,
+  type UpstreamClient,
+  type UpstreamResponse,
+} from '@hub/contract';
 import type { ArtifactRow } from '../storage/artifact-rows.js';
 import { described, IMMUTABLE, type CacheState, type InFlight, track } from './artifact-cache-state.js';
 import type { Removal } from './artifact-remove.js';
@@ -15,8 +26,12 @@ const mirrorsFault = (e: unknown): boolean => e instanceof FlightError || isHubE
 function refuseUnlessOk(reg: RegistryInfo, spec: ArtifactSpec, res: UpstreamResponse): void {
   if (res.status === 200) return;
   res.body.destroy();
-  if (res.status === 404 || res.status === 410) throw errors.notFound(`${described(spec)} is not in the upstream of registry ${reg.name}`);
-  throw errors.upstream(`upstream answered ${res.status} for ${described(spec)}`, { status: res.status, key: spec.key });
+  if (res.status === 404 || res.status === 410)
+    throw errors.notFound(`${described(spec)} is not in the upstream of registry ${reg.name}`);
+  throw errors.upstream(`upstream answered ${res.status} for ${described(spec)}`, {
+    status: res.status,
+    key: spec.key,
+  });
 }
 
 /** The upstream's media type when the artifact spec keeps it (OCI manifests), else the artifact spec's. */
@@ -28,7 +43,8 @@ function contentTypeOf(spec: ArtifactSpec, res: UpstreamResponse): string {
 /** Why a 200 is not the artifact before any byte is read (an HTML error page), or null. */
 function notTheArtifact(spec: ArtifactSpec, res: UpstreamResponse): string | null {
   const upstreamType = res.headers['content-type'];
-  if (upstreamType && NOT_ARTIFACT_TYPES.test(upstreamType) && !NOT_ARTIFACT_TYPES.test(spec.contentType)) return `upstream sent an HTML page instead of ${described(spec)}`;
+  if (upstreamType && NOT_ARTIFACT_TYPES.test(upstreamType) && !NOT_ARTIFACT_TYPES.test(spec.contentType))
+    return `upstream sent an HTML page instead of ${described(spec)}`;
   return null;
 }
 
@@ -36,7 +52,9 @@ function refuseTooNew(reg: RegistryInfo, spec: ArtifactSpec, source: ArtifactSou
   const coolDown = reg.minReleaseAgeSecs ?? 0;
   if (coolDown > 0 && source.publishedAt && Date.now() - source.publishedAt.getTime() < coolDown * 1000) {
     const servedFrom = new Date(source.publishedAt.getTime() + coolDown * 1000).toISOString();
-    throw errors.packageBlocked(`${spec.coordinate.name} ${spec.coordinate.version ?? ''} was published ${source.publishedAt.toISOString()}, within the registry's min_release_age_secs (${coolDown}); it is served from ${servedFrom}`);
+    throw errors.packageBlocked(
+      `${spec.coordinate.name} ${spec.coordinate.version ?? ''} was published ${source.publishedAt.toISOString()}, within the registry's min_release_age_secs (${coolDown}); it is served from ${servedFrom}`,
+    );
   }
 }
 
@@ -80,7 +98,14 @@ export function createMissPath(s: CacheState, removal: Removal) {
       onFailure: sidecar
         ? async (e) => {
             if (e instanceof FlightError && e.reason === 'digest')
-              await removal.dropSidecar(reg.name, sidecar).catch((err: Error) => o.log.warn({ registry: reg.name, key: sidecar, err: err.message }, 'could not drop the cached checksum'));
+              await removal
+                .dropSidecar(reg.name, sidecar)
+                .catch((err: Error) =>
+                  o.log.warn(
+                    { registry: reg.name, key: sidecar, err: err.message },
+                    'could not drop the cached checksum',
+                  ),
+                );
           }
         : undefined,
     });
@@ -154,7 +179,11 @@ export function createMissPath(s: CacheState, removal: Removal) {
       const res = await upstream.request(source.url, { method: 'HEAD', headers: source.headers });
       refuseUnlessOk(reg, spec, res);
       res.body.destroy();
-      const headers: Record<string, string> = { 'content-type': contentTypeOf(spec, res), 'cache-control': IMMUTABLE, 'x-hub-cache': 'miss' };
+      const headers: Record<string, string> = {
+        'content-type': contentTypeOf(spec, res),
+        'cache-control': IMMUTABLE,
+        'x-hub-cache': 'miss',
+      };
       const length = source.size ?? (source.decode ? undefined : Number(res.headers['content-length']));
       if (length !== undefined && Number.isSafeInteger(length)) headers['content-length'] = String(length);
       // A stream, not null: null would make the answer a 204; the route sends a HEAD's headers and no body.
@@ -168,7 +197,11 @@ export function createMissPath(s: CacheState, removal: Removal) {
         await flight.failureHandled;
         throw isHubError(e) ? e : errors.upstream(e instanceof Error ? e.message : 'upstream failed');
       });
-      const headers: Record<string, string> = { 'content-type': entry.contentType, 'cache-control': IMMUTABLE, 'x-hub-cache': entry.fromPeer ? 'peer' : coalesced ? 'coalesced' : 'miss' };
+      const headers: Record<string, string> = {
+        'content-type': entry.contentType,
+        'cache-control': IMMUTABLE,
+        'x-hub-cache': entry.fromPeer ? 'peer' : coalesced ? 'coalesced' : 'miss',
+      };
       if (entry.size !== undefined) headers['content-length'] = String(entry.size);
       if (flight.state === 'done') {
         // Too late to tail the spool file: it is being (or has been) promoted.

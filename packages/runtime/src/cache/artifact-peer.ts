@@ -11,7 +11,11 @@ export function createPeerPath(s: CacheState, miss: MissPath) {
   const { o } = s;
 
   /** Tails another replica's fetch into a local spool for this replica's waiters; the owner stores it. */
-  function followPeer(reg: RegistryInfo, spec: ArtifactSpec, answer: Extract<SharedMiss, { kind: 'stream' }>): InFlight {
+  function followPeer(
+    reg: RegistryInfo,
+    spec: ArtifactSpec,
+    answer: Extract<SharedMiss, { kind: 'stream' }>,
+  ): InFlight {
     const flight = new Flight({ tmpDir: o.blobs.tmpDir, body: answer.body, expectedSize: answer.size });
     const stored = flight.finished.then(async (f) => {
       await fsp.rm(f.tmpPath, { force: true });
@@ -25,7 +29,9 @@ export function createPeerPath(s: CacheState, miss: MissPath) {
     });
     track(
       s,
-      stored.catch((e: Error) => o.log.warn({ registry: reg.name, key: spec.key, err: e.message }, 'stream from the fetching replica failed')),
+      stored.catch((e: Error) =>
+        o.log.warn({ registry: reg.name, key: spec.key, err: e.message }, 'stream from the fetching replica failed'),
+      ),
     );
     return { flight, stored, contentType: answer.contentType, size: answer.size, fromPeer: true };
   }
@@ -34,7 +40,12 @@ export function createPeerPath(s: CacheState, miss: MissPath) {
    * A miss on a replica that shares its database: the cluster says whether this replica fetches or streams
    * from the one that does. Throws LOOK_AGAIN when the caller should look for the row again.
    */
-  return async function startShared(reg: RegistryInfo, spec: ArtifactSpec, upstream: UpstreamClient, cluster: SharedFetch): Promise<InFlight> {
+  return async function startShared(
+    reg: RegistryInfo,
+    spec: ArtifactSpec,
+    upstream: UpstreamClient,
+    cluster: SharedFetch,
+  ): Promise<InFlight> {
     const answer = await cluster.miss(reg.name, spec.key);
     if (answer.kind === 'stream') return followPeer(reg, spec, answer);
     if (answer.kind === 'error') throw answer.error;

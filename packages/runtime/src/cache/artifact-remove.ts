@@ -27,7 +27,10 @@ export function createRemoval(s: CacheState) {
     /** A blob that no longer matches its name: drop it and every memo of it, so the next request fetches again. */
     async discardCorrupt(registry: string, row: ArtifactRow): Promise<void> {
       o.metrics.fetchFailures.inc({ registry, reason: 'corrupt_blob' });
-      o.log.error({ registry, key: row.cache_key, blob: row.blob_sha256 }, 'cached blob is corrupt; discarded, the next request fetches it again');
+      o.log.error(
+        { registry, key: row.cache_key, blob: row.blob_sha256 },
+        'cached blob is corrupt; discarded, the next request fetches it again',
+      );
       forgetRow(registry, row);
       await o.rows.remove(registry, row.cache_key);
       await o.blobs.delete(row.blob_sha256);
@@ -44,7 +47,10 @@ export function createRemoval(s: CacheState) {
       if (!row) return;
       await o.rows.remove(registry, key);
       await afterRowRemoved(registry, row);
-      o.log.warn({ registry, key }, 'dropped a cached checksum that a download did not match; both are fetched again next time');
+      o.log.warn(
+        { registry, key },
+        'dropped a cached checksum that a download did not match; both are fetched again next time',
+      );
     },
 
     /**

@@ -1,6 +1,12 @@
 import type { Knex } from 'knex';
 import type { CleanupRuleConfig } from '../config/schema.js';
-import { compileRules, selectVersions, type CleanupSelection, type HeldVersion, type VersionOrder } from './cleanup-rules.js';
+import {
+  compileRules,
+  selectVersions,
+  type CleanupSelection,
+  type HeldVersion,
+  type VersionOrder,
+} from './cleanup-rules.js';
 
 /** Packages read per query: a run holds one page of them (and their versions) in memory at a time. */
 const PAGE = 200;
@@ -26,10 +32,17 @@ export async function* planCleanup(o: PlanOptions): AsyncGenerator<CleanupSelect
   if (rules.length === 0) return;
   const canon = o.canonicalVersion ?? ((v: string) => v);
   const heldCanon = new Set([...o.held].map((k) => k.replace(/\0(.*)$/s, (_, v: string) => `\0${canon(v)}`)));
-  const isHeld = (v: HeldVersion) => o.held.has(`${v.package}\0${v.version}`) || heldCanon.has(`${v.package}\0${canon(v.version)}`);
+  const isHeld = (v: HeldVersion) =>
+    o.held.has(`${v.package}\0${v.version}`) || heldCanon.has(`${v.package}\0${canon(v.version)}`);
   let after: string | undefined;
   for (;;) {
-    const q = o.db('artifacts').where({ registry: o.registry }).whereNotNull('version').distinct('package_name').orderBy('package_name').limit(PAGE);
+    const q = o
+      .db('artifacts')
+      .where({ registry: o.registry })
+      .whereNotNull('version')
+      .distinct('package_name')
+      .orderBy('package_name')
+      .limit(PAGE);
     if (after !== undefined) q.andWhere('package_name', '>', after);
     const names = ((await q) as Array<{ package_name: string }>).map((r) => r.package_name);
     if (names.length === 0) return;
@@ -37,7 +50,8 @@ export async function* planCleanup(o: PlanOptions): AsyncGenerator<CleanupSelect
     const covered = names.filter((n) => rules.some((r) => r.matches(n)));
     if (covered.length > 0) {
       const byPackage = new Map<string, HeldVersion[]>();
-      for (const v of await heldVersions(o.db, o.registry, covered)) byPackage.set(v.package, [...(byPackage.get(v.package) ?? []), v]);
+      for (const v of await heldVersions(o.db, o.registry, covered))
+        byPackage.set(v.package, [...(byPackage.get(v.package) ?? []), v]);
       const page: CleanupSelection[] = [];
       for (const versions of byPackage.values()) page.push(...selectVersions(versions, rules, o.order, o.now, isHeld));
       if (page.length > 0) yield page;

@@ -104,7 +104,13 @@ function agesOut(r: CleanupRuleConfig, v: HeldVersion, now: number): boolean {
  * selects it, no covering rule's `keep_newest` keeps it, it is not pinned and `isHeld` says no. The rule
  * named is the first (lowest index) that selected it.
  */
-export function selectVersions(versions: readonly HeldVersion[], rules: readonly CompiledRule[], order: VersionOrder, now: number, isHeld: (v: HeldVersion) => boolean): CleanupSelection[] {
+export function selectVersions(
+  versions: readonly HeldVersion[],
+  rules: readonly CompiledRule[],
+  order: VersionOrder,
+  now: number,
+  isHeld: (v: HeldVersion) => boolean,
+): CleanupSelection[] {
   const kept = new Set<HeldVersion>();
   const coveredBy = rules.map((r) => new Set(versions.filter((v) => covers(r, v, order))));
   rules.forEach((r, i) => {

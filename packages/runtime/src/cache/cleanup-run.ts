@@ -74,10 +74,19 @@ export function createCleanup(d: CleanupDeps): Cleanup {
     if (s.origin === 'local') {
       const served = d.registries.get(registry)!;
       const c = served.kind.coordinate;
-      const deleted = await d.local.forRegistry(registry, served.publishing, SYSTEM, c.normalizeName, c.canonicalVersion).deleteVersion(s.package, s.version);
+      const deleted = await d.local
+        .forRegistry(registry, served.publishing, SYSTEM, c.normalizeName, c.canonicalVersion)
+        .deleteVersion(s.package, s.version);
       return deleted ? s.bytes : 0;
     }
-    const rows = (await d.db('artifacts').where({ registry, package_name: s.package, version: s.version, origin: 'upstream', pinned: false }).select('cache_key', 'blob_sha256', 'size')) as Array<{ cache_key: string; blob_sha256: string; size: number | string }>;
+    const rows = (await d
+      .db('artifacts')
+      .where({ registry, package_name: s.package, version: s.version, origin: 'upstream', pinned: false })
+      .select('cache_key', 'blob_sha256', 'size')) as Array<{
+      cache_key: string;
+      blob_sha256: string;
+      size: number | string;
+    }>;
     let freed = 0;
     // A file downloaded after the plan read its last download time stays (the reclaim's guard), like retention's.
     for (const row of rows) if (await d.artifacts.reclaim(registry, row, s.lastAccessAt)) freed += Number(row.size);
@@ -86,7 +95,14 @@ export function createCleanup(d: CleanupDeps): Cleanup {
 
   async function execute(req: CleanupRequest, dryRun: boolean, actor: string): Promise<CleanupReport> {
     const limit = req.limit ?? 1000;
-    const report: CleanupReport = { dry_run: dryRun, registries: targets(req.registry), versions: 0, bytes: 0, items: [], truncated: false };
+    const report: CleanupReport = {
+      dry_run: dryRun,
+      registries: targets(req.registry),
+      versions: 0,
+      bytes: 0,
+      items: [],
+      truncated: false,
+    };
     await d.artifacts.flushTouches(); // this replica's recent downloads count, in a preview too
     const perRegistry: Array<{ registry: string; versions: number; bytes: number }> = [];
     for (const registry of report.registries) {
@@ -131,7 +147,11 @@ export function createCleanup(d: CleanupDeps): Cleanup {
     });
   }
 
-  async function ran(report: CleanupReport, perRegistry: Array<{ registry: string; versions: number; bytes: number }>, actor: string): Promise<void> {
+  async function ran(
+    report: CleanupReport,
+    perRegistry: Array<{ registry: string; versions: number; bytes: number }>,
+    actor: string,
+  ): Promise<void> {
     const only = report.registries.length === 1 ? report.registries[0]! : null;
     d.audit.record({
       at: Date.now(),
@@ -148,9 +168,16 @@ export function createCleanup(d: CleanupDeps): Cleanup {
       request_id: null,
       detail: `removed ${report.versions} version(s), ${report.bytes} bytes, in ${report.registries.join(', ') || 'no registry'}`,
     });
-    if (report.versions > 0) d.log.info({ versions: report.versions, bytes: report.bytes, by: actor }, 'cleanup removed versions');
+    if (report.versions > 0)
+      d.log.info({ versions: report.versions, bytes: report.bytes, by: actor }, 'cleanup removed versions');
     await d.events
-      .emit('cleanup_ran', { ...(only ? { registry: only } : {}), versions: report.versions, bytes: report.bytes, registries: perRegistry, by: actor })
+      .emit('cleanup_ran', {
+        ...(only ? { registry: only } : {}),
+        versions: report.versions,
+        bytes: report.bytes,
+        registries: perRegistry,
+        by: actor,
+      })
       .catch((e: Error) => d.log.warn({ err: e.message }, 'cleanup_ran event not recorded'));
   }
 

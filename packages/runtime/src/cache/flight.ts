@@ -71,7 +71,8 @@ export class Flight extends EventEmitter {
   private async run(resolveReady: () => void, rejectReady: (e: Error) => void) {
     const { input } = this;
     const sha256 = crypto.createHash('sha256');
-    const extra = input.digest && input.digest.algorithm !== 'sha256' ? crypto.createHash(input.digest.algorithm) : null;
+    const extra =
+      input.digest && input.digest.algorithm !== 'sha256' ? crypto.createHash(input.digest.algorithm) : null;
     const fh = await fsp.open(this.tmpPath, 'wx');
     let head: Buffer[] = [];
     let headLen = 0;
@@ -110,7 +111,10 @@ export class Flight extends EventEmitter {
       if (input.digest) {
         const got = extra ? extra.digest('hex') : hex;
         if (got !== input.digest.hex.toLowerCase())
-          throw new FlightError(`${input.digest.algorithm} mismatch: upstream promised ${input.digest.hex}, bytes hash to ${got}`, 'digest');
+          throw new FlightError(
+            `${input.digest.algorithm} mismatch: upstream promised ${input.digest.hex}, bytes hash to ${got}`,
+            'digest',
+          );
       }
       await fh.sync();
       const why = (await input.verify?.()) ?? null;
@@ -167,7 +171,11 @@ class SpoolTail extends DirectReadable {
       // the full count of bytes as a complete answer before the digest was checked.
       const available = flight.written - this.pos - (flight.state === 'done' ? 0 : 1);
       if (available > 0) {
-        const n = await new Promise<number>((resolve, reject) => fs.read(this.fd, buf, 0, Math.min(available, buf.length), this.pos, (err, n) => (err ? reject(err) : resolve(n))));
+        const n = await new Promise<number>((resolve, reject) =>
+          fs.read(this.fd, buf, 0, Math.min(available, buf.length), this.pos, (err, n) =>
+            err ? reject(err) : resolve(n),
+          ),
+        );
         this.pos += n;
         return n;
       }

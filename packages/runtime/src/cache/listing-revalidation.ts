@@ -53,7 +53,11 @@ interface Served {
 
 const sorted = (s: Iterable<string>): string[] => [...new Set(s)].sort();
 
-export function createListingRevalidation(o: { registries: ReadonlyMap<string, Served>; metadata: MetadataCache; log: Logger }): ListingRevalidation {
+export function createListingRevalidation(o: {
+  registries: ReadonlyMap<string, Served>;
+  metadata: MetadataCache;
+  log: Logger;
+}): ListingRevalidation {
   const listeners = new Map<string, RevalidationListener>();
 
   return {
@@ -65,14 +69,27 @@ export function createListingRevalidation(o: { registries: ReadonlyMap<string, S
       const reg = o.registries.get(registry);
       if (!reg) throw errors.notFound(`no registry named "${registry.slice(0, 64)}"`);
       const { info, kind, upstream } = reg;
-      if (info.mode === 'local') throw errors.badRequest(`registry ${registry} is local: it has no upstream listing to revalidate`);
-      if (info.mode === 'group') throw errors.badRequest(`registry ${registry} is a group: revalidate the package in its member registries`);
+      if (info.mode === 'local')
+        throw errors.badRequest(`registry ${registry} is local: it has no upstream listing to revalidate`);
+      if (info.mode === 'group')
+        throw errors.badRequest(`registry ${registry} is a group: revalidate the package in its member registries`);
       const listings = kind.listings;
-      if (!listings) throw errors.badRequest(`the ${kind.id} kind names no listing documents, so registry ${registry} cannot revalidate a package`);
-      const lc = { registry: info, upstream, log: o.log, metadata: (spec: MetadataSpec) => o.metadata.get(info, spec, upstream) };
+      if (!listings)
+        throw errors.badRequest(
+          `the ${kind.id} kind names no listing documents, so registry ${registry} cannot revalidate a package`,
+        );
+      const lc = {
+        registry: info,
+        upstream,
+        log: o.log,
+        metadata: (spec: MetadataSpec) => o.metadata.get(info, spec, upstream),
+      };
       const specs = await listings.specs(lc, packageName);
       const fetchedAt = new Date();
-      const read = (doc: { body: Buffer; contentType?: string } | null | undefined, spec: MetadataSpec): string[] | null => {
+      const read = (
+        doc: { body: Buffer; contentType?: string } | null | undefined,
+        spec: MetadataSpec,
+      ): string[] | null => {
         if (!doc) return null;
         try {
           return [...listings.versions(doc.body, spec, doc.contentType)];
@@ -87,20 +104,30 @@ export function createListingRevalidation(o: { registries: ReadonlyMap<string, S
         // A document the kind cannot read versions from is no better than an error page: it replaces nothing.
         const checked: MetadataSpec = {
           ...spec,
-          check: (b, ct) => spec.check?.(b, ct) ?? (read({ body: b, contentType: ct }, spec) ? null : 'no version list could be read from it'),
+          check: (b, ct) =>
+            spec.check?.(b, ct) ??
+            (read({ body: b, contentType: ct }, spec) ? null : 'no version list could be read from it'),
         };
         const res = await o.metadata.revalidate(info, checked, upstream);
         before.push(...(read(res.before, spec) ?? []));
-        if (res.error) documents.push({ key: spec.key, outcome: res.error.code === 'not_found' ? 'not_found' : 'failed', detail: res.error.message });
+        if (res.error)
+          documents.push({
+            key: spec.key,
+            outcome: res.error.code === 'not_found' ? 'not_found' : 'failed',
+            detail: res.error.message,
+          });
         else if (res.doc!.kept) documents.push({ key: spec.key, outcome: 'not_found', detail: res.kept ?? undefined });
-        else if (res.kept !== null) documents.push({ key: spec.key, outcome: 'failed', detail: `${res.kept}; the cached copy stays` });
+        else if (res.kept !== null)
+          documents.push({ key: spec.key, outcome: 'failed', detail: `${res.kept}; the cached copy stays` });
         else {
           after.push(...(read(res.doc, spec) ?? []));
           documents.push({ key: spec.key, outcome: res.before?.body.equals(res.doc!.body) ? 'unchanged' : 'replaced' });
         }
       }
       if (documents.every((d) => d.outcome === 'failed'))
-        throw errors.upstream(`no valid listing of ${packageName} from the upstream of registry ${registry}; the cached copy stays: ${documents.map((d) => d.detail).join('; ')}`);
+        throw errors.upstream(
+          `no valid listing of ${packageName} from the upstream of registry ${registry}; the cached copy stays: ${documents.map((d) => d.detail).join('; ')}`,
+        );
       const b = sorted(before);
       const a = sorted(after);
       const result = {
@@ -119,7 +146,10 @@ export function createListingRevalidation(o: { registries: ReadonlyMap<string, S
         try {
           effects[name] = await listener(result);
         } catch (e) {
-          o.log.warn({ registry, package: packageName, listener: name, err: (e as Error).message }, 'a revalidation listener failed');
+          o.log.warn(
+            { registry, package: packageName, listener: name, err: (e as Error).message },
+            'a revalidation listener failed',
+          );
           effects[name] = { error: (e as Error).message };
         }
       }

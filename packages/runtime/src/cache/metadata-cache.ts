@@ -2,7 +2,15 @@ import { LRUCache } from 'lru-cache';
 import pLimit from 'p-limit';
 import { boundedLru } from './bounded-lru.js';
 import type { Logger } from 'pino';
-import { errors, type HubError, isHubError, type MetadataDoc, type MetadataSpec, type RegistryInfo, type UpstreamClient } from '@hub/contract';
+import {
+  errors,
+  type HubError,
+  isHubError,
+  type MetadataDoc,
+  type MetadataSpec,
+  type RegistryInfo,
+  type UpstreamClient,
+} from '@hub/contract';
 import { fetchDocument } from './metadata-fetch.js';
 import { createRepresentations } from './metadata-representation.js';
 import type { HubMetrics } from '../metrics.js';
@@ -31,7 +39,10 @@ export interface MetadataCacheOptions {
    * Whether the upstream audit keeps the package's listing (it says the upstream removed the package),
    * and the versions the hub holds of it: on an upstream 404 the last good copy is served instead.
    */
-  kept?: { isKept(registry: string, packageName: string): Promise<boolean>; heldVersions(registry: string, packageName: string): Promise<readonly string[]> };
+  kept?: {
+    isKept(registry: string, packageName: string): Promise<boolean>;
+    heldVersions(registry: string, packageName: string): Promise<readonly string[]>;
+  };
 }
 
 /** Per-entry bookkeeping (keys, the Memo object, lru-cache's own) on top of the bytes themselves. */
@@ -66,13 +77,22 @@ const KEPT_RECHECK_MS = 60_000;
 export function createMetadataCache(o: MetadataCacheOptions) {
   // Bounded in bytes, not entries: one large monorepo install fetches thousands of multi-megabyte packuments.
   // An entry larger than the whole budget is simply not kept.
-  const memo = new LRUCache<string, Memo>({ maxSize: Math.max(1, o.documentBytes), sizeCalculation: (m) => m.doc.body.length + ENTRY_OVERHEAD });
+  const memo = new LRUCache<string, Memo>({
+    maxSize: Math.max(1, o.documentBytes),
+    sizeCalculation: (m) => m.doc.body.length + ENTRY_OVERHEAD,
+  });
   // LRUCache needs a positive ttl; with negative_ttl_secs = 0 nothing is ever stored in it.
   const negative = boundedLru<string, true>(10_000, { ttl: Math.max(1, o.negativeTtlSecs) * 1000 });
-  const derived = new LRUCache<string, { v: unknown; size: number }>({ maxSize: Math.max(1, o.derivedBytes), sizeCalculation: (e) => e.size });
+  const derived = new LRUCache<string, { v: unknown; size: number }>({
+    maxSize: Math.max(1, o.derivedBytes),
+    sizeCalculation: (e) => e.size,
+  });
   const refreshing = new Map<string, Promise<MetadataDoc>>();
   // Served bodies and their compressed forms (decision 0074), the latter kept in the derived tier's budget.
-  const reps = createRepresentations({ get: (k) => derived.get(k)?.v as Buffer | undefined, set: (k, b) => void derived.set(k, { v: b, size: b.length + ENTRY_OVERHEAD }) });
+  const reps = createRepresentations({
+    get: (k) => derived.get(k)?.v as Buffer | undefined,
+    set: (k, b) => void derived.set(k, { v: b, size: b.length + ENTRY_OVERHEAD }),
+  });
   const maxStaleMs = Math.max(0, o.maxStaleSecs ?? 0) * 1000;
   // At most fetchConcurrency upstream requests at once; the rest wait in order.
   const fetchSlot = pLimit(Math.max(1, o.fetchConcurrency));
@@ -85,10 +105,15 @@ export function createMetadataCache(o: MetadataCacheOptions) {
   /** A derived Buffer (or `{ body }` holding one) may be what a kind serves: a representation (decision 0074). */
   const markServed = (v: unknown, k: string) => {
     if (Buffer.isBuffer(v)) reps.mark(v, k);
-    else if (v && typeof v === 'object' && Buffer.isBuffer((v as { body?: unknown }).body)) reps.mark((v as { body: Buffer }).body, `${k}\0body`);
+    else if (v && typeof v === 'object' && Buffer.isBuffer((v as { body?: unknown }).body))
+      reps.mark((v as { body: Buffer }).body, `${k}\0body`);
   };
 
-  const makeDoc = (body: Buffer, row: Pick<MetadataRow, 'content_type' | 'fetched_at' | 'blob_sha256'>, stale: boolean): MetadataDoc => {
+  const makeDoc = (
+    body: Buffer,
+    row: Pick<MetadataRow, 'content_type' | 'fetched_at' | 'blob_sha256'>,
+    stale: boolean,
+  ): MetadataDoc => {
     reps.mark(body, `${row.blob_sha256}\0`);
     return {
       body,
@@ -109,13 +134,21 @@ export function createMetadataCache(o: MetadataCacheOptions) {
   };
 
   /** The last good copy of a listing the upstream audit keeps (the upstream removed the package), or null. */
-  async function keptCopy(reg: RegistryInfo, spec: MetadataSpec, row: MetadataRow | null, stored: (r: MetadataRow, stale: boolean) => Promise<MetadataDoc | null>): Promise<MetadataDoc | null> {
+  async function keptCopy(
+    reg: RegistryInfo,
+    spec: MetadataSpec,
+    row: MetadataRow | null,
+    stored: (r: MetadataRow, stale: boolean) => Promise<MetadataDoc | null>,
+  ): Promise<MetadataDoc | null> {
     if (!row || spec.packageName === undefined || !o.kept) return null;
     if (!(await o.kept.isKept(reg.name, spec.packageName))) return null;
     const doc = await stored(row, true);
     if (!doc) return null;
     o.metrics.cache.inc({ registry: reg.name, result: 'kept' });
-    o.log.info({ registry: reg.name, key: spec.key, package: spec.packageName }, 'the upstream no longer has this package; serving the last good listing (kept by the upstream audit)');
+    o.log.info(
+      { registry: reg.name, key: spec.key, package: spec.packageName },
+      'the upstream no longer has this package; serving the last good listing (kept by the upstream audit)',
+    );
     return { ...doc, kept: { heldVersions: new Set(await o.kept.heldVersions(reg.name, spec.packageName)) } };
   }
 
@@ -123,7 +156,14 @@ export function createMetadataCache(o: MetadataCacheOptions) {
    * `force` (revalidation): ask the upstream for the whole document even when the stored copy is fresh, and tell
    * `onFallback` why the last good copy was kept instead of a new one.
    */
-  async function refresh(reg: RegistryInfo, spec: MetadataSpec, upstream: UpstreamClient, id: string, conditional = true, force?: { onFallback(why: string): void }): Promise<MetadataDoc> {
+  async function refresh(
+    reg: RegistryInfo,
+    spec: MetadataSpec,
+    upstream: UpstreamClient,
+    id: string,
+    conditional = true,
+    force?: { onFallback(why: string): void },
+  ): Promise<MetadataDoc> {
     const ttlMs = (spec.ttlSecs ?? reg.metadataTtlSecs) * 1000;
     const row = await o.rows.find(reg.name, spec.key);
     const now = Date.now();
@@ -145,7 +185,10 @@ export function createMetadataCache(o: MetadataCacheOptions) {
       const doc = row ? await stored(row, true) : null;
       if (!doc) throw err;
       o.metrics.cache.inc({ registry: reg.name, result: 'stale' });
-      o.log.warn({ registry: reg.name, key: spec.key, err: err.message }, 'upstream failed; serving the last good copy');
+      o.log.warn(
+        { registry: reg.name, key: spec.key, err: err.message },
+        'upstream failed; serving the last good copy',
+      );
       return remember(id, doc, Date.now() + STALE_RETRY_MS);
     };
 
@@ -176,13 +219,20 @@ export function createMetadataCache(o: MetadataCacheOptions) {
     }
     if (res.status !== 200 || !fetched.body) {
       res.body.destroy();
-      return fallback(errors.upstream(`upstream answered ${res.status} for ${described(spec)}`, { status: res.status, key: spec.key }));
+      return fallback(
+        errors.upstream(`upstream answered ${res.status} for ${described(spec)}`, {
+          status: res.status,
+          key: spec.key,
+        }),
+      );
     }
     const body = fetched.body;
     const contentType = res.headers['content-type'];
     if (fetched.why !== undefined) {
       res.reportBad?.(`invalid document: ${fetched.why}`);
-      return fallback(errors.upstream(`upstream sent an invalid document for ${described(spec)}: ${fetched.why}`, { key: spec.key }));
+      return fallback(
+        errors.upstream(`upstream sent an invalid document for ${described(spec)}: ${fetched.why}`, { key: spec.key }),
+      );
     }
     const put = await o.blobs.putBuffer(body);
     const newRow: MetadataRow = {
@@ -196,7 +246,14 @@ export function createMetadataCache(o: MetadataCacheOptions) {
     await o.rows.upsert(reg.name, spec.key, newRow);
     // The superseded version goes unless another row shares its bytes: ten refreshes leave one blob, not ten.
     if (row && row.blob_sha256 !== newRow.blob_sha256 && !(await o.rows.blobInUse(row.blob_sha256))) {
-      await o.blobs.delete(row.blob_sha256).catch((e: unknown) => o.log.warn({ registry: reg.name, key: spec.key, err: (e as Error).message }, 'could not delete a superseded metadata blob'));
+      await o.blobs
+        .delete(row.blob_sha256)
+        .catch((e: unknown) =>
+          o.log.warn(
+            { registry: reg.name, key: spec.key, err: (e as Error).message },
+            'could not delete a superseded metadata blob',
+          ),
+        );
     }
     return remember(id, makeDoc(body, newRow, false), newRow.fetched_at + ttlMs);
   }
@@ -215,7 +272,12 @@ export function createMetadataCache(o: MetadataCacheOptions) {
         if (!refreshing.has(id)) {
           const p = refresh(reg, spec, upstream, id).finally(() => refreshing.delete(id));
           refreshing.set(id, p);
-          p.catch((e: unknown) => o.log.warn({ registry: reg.name, key: spec.key, err: (e as Error).message }, 'background metadata refresh failed'));
+          p.catch((e: unknown) =>
+            o.log.warn(
+              { registry: reg.name, key: spec.key, err: (e as Error).message },
+              'background metadata refresh failed',
+            ),
+          );
         }
         return m.doc;
       }
@@ -223,7 +285,8 @@ export function createMetadataCache(o: MetadataCacheOptions) {
         o.metrics.cache.inc({ registry: reg.name, result: 'negative' });
         throw errors.notFound(`${described(spec)} is not in the upstream of registry ${reg.name}`);
       }
-      if (reg.mode === 'local') throw errors.notFound(`${described(spec)} was never published to local registry ${reg.name}`);
+      if (reg.mode === 'local')
+        throw errors.notFound(`${described(spec)} was never published to local registry ${reg.name}`);
       // Another representation that serves this read, fresh in memory or on its way: no second upstream request.
       for (const alt of spec.alternates ?? []) {
         const altId = `${reg.name}\0${alt}`;
@@ -251,7 +314,16 @@ export function createMetadataCache(o: MetadataCacheOptions) {
      * replaces the stored one only when it passes `spec.check`; otherwise the last good copy stays and
      * `kept` says why. A failure with nothing stored (a 404) is `error`. `before` is the stored copy's bytes.
      */
-    async revalidate(reg: RegistryInfo, spec: MetadataSpec, upstream: UpstreamClient): Promise<{ before: { body: Buffer; contentType?: string } | null; doc?: MetadataDoc; error?: HubError; kept: string | null }> {
+    async revalidate(
+      reg: RegistryInfo,
+      spec: MetadataSpec,
+      upstream: UpstreamClient,
+    ): Promise<{
+      before: { body: Buffer; contentType?: string } | null;
+      doc?: MetadataDoc;
+      error?: HubError;
+      kept: string | null;
+    }> {
       const id = `${reg.name}\0${spec.key}`;
       const row = await o.rows.find(reg.name, spec.key);
       const stored = row && (await o.blobs.readAll(row.blob_sha256));

@@ -1,4 +1,12 @@
-import { errors, type HubError, isHubError, type MetadataSpec, readCapped, type UpstreamClient, type UpstreamResponse } from '@hub/contract';
+import {
+  errors,
+  type HubError,
+  isHubError,
+  type MetadataSpec,
+  readCapped,
+  type UpstreamClient,
+  type UpstreamResponse,
+} from '@hub/contract';
 
 /** An upstream answer to a metadata request: its response (and a 200's body, and why it failed the kind's check), or why it failed. */
 export type Fetched = { res: UpstreamResponse; body?: Buffer; why?: string } | { failed: HubError };
@@ -7,7 +15,12 @@ export type Fetched = { res: UpstreamResponse; body?: Buffer; why?: string } | {
  * Asks the upstream for one document and reads a 200's body within `max` bytes. A document that fails (its body,
  * or the kind's check) is asked of the next upstream mirror when there is one.
  */
-export async function fetchDocument(upstream: UpstreamClient, spec: MetadataSpec, headers: Record<string, string>, max: number): Promise<Fetched> {
+export async function fetchDocument(
+  upstream: UpstreamClient,
+  spec: MetadataSpec,
+  headers: Record<string, string>,
+  max: number,
+): Promise<Fetched> {
   let res: UpstreamResponse;
   try {
     res = await upstream.request(spec.url, { headers, maxBytes: max });

@@ -27,7 +27,13 @@ const brotliAsync = promisify(brotliCompress);
 const compress = (body: Buffer, coding: Coding): Promise<Buffer> =>
   coding === 'gzip'
     ? gzipAsync(body, { level: 6 })
-    : brotliAsync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: body.length, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT } });
+    : brotliAsync(body, {
+        params: {
+          [constants.BROTLI_PARAM_QUALITY]: 5,
+          [constants.BROTLI_PARAM_SIZE_HINT]: body.length,
+          [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+        },
+      });
 
 /**
  * Representations of listings (decision 0074): the exact Buffer a kind serves, memoised by the metadata cache for

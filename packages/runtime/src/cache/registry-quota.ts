@@ -8,7 +8,12 @@ import type { ArtifactRow } from '../storage/artifact-rows.js';
  * the limit. A request never pays for a sum over the registry; reclaim reads the real total and the
  * estimate is reset from it. Files other replicas fetched are seen at the next reset or maintenance run.
  */
-export function watchRegistryQuotas(o: { db: Knex; log: Logger; limits: ReadonlyMap<string, number>; reclaim(registry: string, limit: number): Promise<unknown> }) {
+export function watchRegistryQuotas(o: {
+  db: Knex;
+  log: Logger;
+  limits: ReadonlyMap<string, number>;
+  reclaim(registry: string, limit: number): Promise<unknown>;
+}) {
   const estimate = new Map<string, number | Promise<number>>();
   const running = new Map<string, Promise<void>>();
   // Bytes left after a reclaim that could not get under the limit (pinned or held files): no new reclaim until
@@ -17,7 +22,9 @@ export function watchRegistryQuotas(o: { db: Knex; log: Logger; limits: Readonly
   const pending = new Set<Promise<void>>();
 
   const sum = async (registry: string): Promise<number> => {
-    const rows = (await o.db('artifacts').where({ registry, origin: 'upstream' }).sum({ total: 'size' })) as Array<{ total: number | string | null }>;
+    const rows = (await o.db('artifacts').where({ registry, origin: 'upstream' }).sum({ total: 'size' })) as Array<{
+      total: number | string | null;
+    }>;
     return Number(rows[0]?.total ?? 0);
   };
 
@@ -46,7 +53,9 @@ export function watchRegistryQuotas(o: { db: Knex; log: Logger; limits: Readonly
     stored(row: ArtifactRow): void {
       const limit = o.limits.get(row.registry);
       if (!limit) return;
-      const p = stored(row.registry, limit, row.size).catch((e: Error) => o.log.warn({ registry: row.registry, err: e.message }, 'registry size not read'));
+      const p = stored(row.registry, limit, row.size).catch((e: Error) =>
+        o.log.warn({ registry: row.registry, err: e.message }, 'registry size not read'),
+      );
       pending.add(p);
       void p.finally(() => pending.delete(p));
     },

@@ -33,11 +33,19 @@ const COLUMNS = ['registry', 'cache_key', 'blob_sha256', 'package_name', 'versio
 type Candidate = Pick<ArtifactRecord, (typeof COLUMNS)[number]>;
 
 /** A registry's own `max_bytes` only (after a fetch that passed it): the least recently downloaded of it go. */
-export async function reclaimRegistry(o: Omit<RetentionOptions, 'maxBytes' | 'maxIdleMs' | 'registryMaxBytes'>, registry: string, limit: number): Promise<RetentionResult> {
+export async function reclaimRegistry(
+  o: Omit<RetentionOptions, 'maxBytes' | 'maxIdleMs' | 'registryMaxBytes'>,
+  registry: string,
+  limit: number,
+): Promise<RetentionResult> {
   await o.artifacts.flushTouches();
   const result: RetentionResult = { removed: 0, bytes: 0 };
   await reclaimOver(o, remover(o, result), limit, registry);
-  if (result.removed) o.log.info({ registry, removed: result.removed, bytes: result.bytes }, 'registry over its max_bytes: least recently downloaded artifacts reclaimed');
+  if (result.removed)
+    o.log.info(
+      { registry, removed: result.removed, bytes: result.bytes },
+      'registry over its max_bytes: least recently downloaded artifacts reclaimed',
+    );
   return result;
 }
 
@@ -57,16 +65,20 @@ export async function runRetention(o: RetentionOptions): Promise<RetentionResult
 
   if (o.maxIdleMs > 0) {
     for (;;) {
-      const batch = (await candidates(o.db).where('artifacts.last_access_at', '<', now - o.maxIdleMs).select(COLUMNS.map((c) => `artifacts.${c}`))) as Candidate[];
+      const batch = (await candidates(o.db)
+        .where('artifacts.last_access_at', '<', now - o.maxIdleMs)
+        .select(COLUMNS.map((c) => `artifacts.${c}`))) as Candidate[];
       let progressed = false;
       for (const c of batch) progressed = (await remove(c, 'idle')) || progressed;
       if (batch.length < BATCH || !progressed) break;
     }
   }
 
-  for (const [registry, limit] of o.registryMaxBytes ?? []) if (limit > 0) await reclaimOver(o, remove, limit, registry);
+  for (const [registry, limit] of o.registryMaxBytes ?? [])
+    if (limit > 0) await reclaimOver(o, remove, limit, registry);
   if (o.maxBytes > 0) await reclaimOver(o, remove, o.maxBytes);
-  if (result.removed) o.log.info({ removed: result.removed, bytes: result.bytes }, 'retention reclaimed cached artifacts');
+  if (result.removed)
+    o.log.info({ removed: result.removed, bytes: result.bytes }, 'retention reclaimed cached artifacts');
   return result;
 }
 
@@ -82,7 +94,9 @@ const candidates = (db: Knex, registry?: string) => {
       h
         .select(db.raw('1'))
         .from('retention_holds')
-        .whereRaw('retention_holds.registry = artifacts.registry and retention_holds.package_name = artifacts.package_name and retention_holds.version = artifacts.version')
+        .whereRaw(
+          'retention_holds.registry = artifacts.registry and retention_holds.package_name = artifacts.package_name and retention_holds.version = artifacts.version',
+        )
         .andWhere((e) => e.whereNull('retention_holds.expires_at').orWhere('retention_holds.expires_at', '>', now)),
     );
   if (registry !== undefined) q.andWhere('artifacts.registry', registry);
@@ -115,7 +129,12 @@ function remover(o: Pick<RetentionOptions, 'artifacts' | 'metrics' | 'audit'>, r
 }
 
 /** Removes the least recently downloaded (of one registry, or all) until at most 90% of `limit` is held. */
-async function reclaimOver(o: Pick<RetentionOptions, 'db' | 'log'>, remove: Remove, limit: number, registry?: string): Promise<void> {
+async function reclaimOver(
+  o: Pick<RetentionOptions, 'db' | 'log'>,
+  remove: Remove,
+  limit: number,
+  registry?: string,
+): Promise<void> {
   const total = o.db('artifacts');
   if (registry !== undefined) total.where({ registry, origin: 'upstream' });
   const sums = (await total.sum({ total: 'size' })) as Array<{ total: number | string | null }>;
@@ -125,7 +144,9 @@ async function reclaimOver(o: Pick<RetentionOptions, 'db' | 'log'>, remove: Remo
   const target = Math.floor(limit * LOW_WATER);
   let offset = 0;
   while (held > target) {
-    const batch = (await candidates(o.db, registry).offset(offset).select(COLUMNS.map((c) => `artifacts.${c}`))) as Candidate[];
+    const batch = (await candidates(o.db, registry)
+      .offset(offset)
+      .select(COLUMNS.map((c) => `artifacts.${c}`))) as Candidate[];
     if (batch.length === 0) break; // what is left is pinned or local
     for (const c of batch) {
       if (held <= target) break;
@@ -133,5 +154,9 @@ async function reclaimOver(o: Pick<RetentionOptions, 'db' | 'log'>, remove: Remo
       else offset++; // downloaded meanwhile: it stays, and the next batch starts after it
     }
   }
-  if (held > limit) o.log.warn({ registry, held_bytes: held, max_bytes: limit }, `${registry === undefined ? 'cache' : 'registry'} is over max_bytes with only pinned or local artifacts left`);
+  if (held > limit)
+    o.log.warn(
+      { registry, held_bytes: held, max_bytes: limit },
+      `${registry === undefined ? 'cache' : 'registry'} is over max_bytes with only pinned or local artifacts left`,
+    );
 }

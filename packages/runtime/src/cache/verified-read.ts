@@ -24,7 +24,12 @@ export function verifiedRead(source: Readable, sha256: string, onMismatch: () =>
  */
 export function gatedRead(source: Readable, verdict: Promise<boolean | null>, sha256: string): Readable {
   const passed = verdict.then((v) => {
-    if (v !== true) throw new Error(v === false ? `cached blob ${sha256} does not match its hash` : `cached blob ${sha256} changed while it was read`);
+    if (v !== true)
+      throw new Error(
+        v === false
+          ? `cached blob ${sha256} does not match its hash`
+          : `cached blob ${sha256} changed while it was read`,
+      );
   });
   passed.catch(() => {});
   // A file read holds back its own last byte, and keeps sending through reused buffers (direct-readable.ts).

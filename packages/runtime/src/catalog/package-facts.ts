@@ -99,7 +99,8 @@ export function createPackageFactsBoard(): PackageFactsBoard {
           const prev = out.get(name) ?? {};
           out.set(name, {
             upstreamState: worst(prev.upstreamState, f.upstreamState),
-            flaggedVersions: f.flaggedVersions === undefined ? prev.flaggedVersions : (prev.flaggedVersions ?? 0) + f.flaggedVersions,
+            flaggedVersions:
+              f.flaggedVersions === undefined ? prev.flaggedVersions : (prev.flaggedVersions ?? 0) + f.flaggedVersions,
           });
         }
       }
@@ -111,7 +112,8 @@ export function createPackageFactsBoard(): PackageFactsBoard {
         if (!s.detail) continue;
         const d = await s.detail(registry, name);
         sheet.upstreamState = worst(sheet.upstreamState, d.upstreamState);
-        if (d.everyVersion?.flags) sheet.everyVersion = { flags: [...(sheet.everyVersion?.flags ?? []), ...d.everyVersion.flags] };
+        if (d.everyVersion?.flags)
+          sheet.everyVersion = { flags: [...(sheet.everyVersion?.flags ?? []), ...d.everyVersion.flags] };
         for (const [v, f] of d.versions) {
           const prev = sheet.versions.get(v) ?? {};
           sheet.versions.set(v, {

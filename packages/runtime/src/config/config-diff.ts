@@ -35,7 +35,13 @@ function walk(a: Record<string, unknown>, b: Record<string, unknown>, path: stri
     const y = b[k];
     const p = [...path, k];
     if (isTable(x) && isTable(y)) walk(x, y, p, out);
-    else if (!same(x, y)) out.push({ key: p.join('.'), path: p, ...(x === undefined ? {} : { before: shown(k, x, a) }), ...(y === undefined ? {} : { after: shown(k, y, b) }) });
+    else if (!same(x, y))
+      out.push({
+        key: p.join('.'),
+        path: p,
+        ...(x === undefined ? {} : { before: shown(k, x, a) }),
+        ...(y === undefined ? {} : { after: shown(k, y, b) }),
+      });
   }
 }
 
@@ -46,11 +52,13 @@ function comparable(c: HubConfig): Record<string, unknown> {
   const { registries, sections, ...rest } = c;
   const out: Record<string, unknown> = { ...rest };
   out.registries = Object.fromEntries(registries.map(({ extra, ...base }) => [base.name, { ...base, ...extra }]));
-  for (const [name, value] of Object.entries(sections)) setPath(out, name.split('.'), Array.isArray(value) && value.every(named) ? byName(value) : value);
+  for (const [name, value] of Object.entries(sections))
+    setPath(out, name.split('.'), Array.isArray(value) && value.every(named) ? byName(value) : value);
   return out;
 }
 
-const named = (v: unknown): v is { name: string } => typeof v === 'object' && v !== null && typeof (v as { name?: unknown }).name === 'string';
+const named = (v: unknown): v is { name: string } =>
+  typeof v === 'object' && v !== null && typeof (v as { name?: unknown }).name === 'string';
 const byName = (list: Array<{ name: string }>) => Object.fromEntries(list.map((v) => [v.name, v]));
 
 /** Sets a plugin section (`auth.oidc` inside `[auth]`) on a copy of each table on the way: the config in force is never written. */
@@ -58,7 +66,7 @@ function setPath(into: Record<string, unknown>, path: readonly string[], value: 
   let node = into;
   for (const p of path.slice(0, -1)) {
     const next = node[p];
-    node = (node[p] = isTable(next) ? { ...next } : {});
+    node = node[p] = isTable(next) ? { ...next } : {};
   }
   node[path[path.length - 1]!] = value;
 }

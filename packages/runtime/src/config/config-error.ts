@@ -18,7 +18,10 @@ export class ConfigError extends Error {
   /** Every problem found; `message` lists them one per line. */
   readonly issues: readonly ConfigIssue[];
 
-  constructor(message: string, opts: { key?: string; line?: number; file?: string; issues?: readonly ConfigIssue[]; cause?: unknown } = {}) {
+  constructor(
+    message: string,
+    opts: { key?: string; line?: number; file?: string; issues?: readonly ConfigIssue[]; cause?: unknown } = {},
+  ) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = 'ConfigError';
     this.key = opts.key;

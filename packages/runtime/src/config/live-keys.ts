@@ -33,17 +33,22 @@ const LIVE = [
 ] as const;
 
 /** The server keys that shape upstream clients: a change binds every registry again. */
-export const NETWORK_KEYS: readonly string[] = LIVE.filter((k) => k.startsWith('server.') && !['server.log_level', 'server.drain_secs', 'server.shutdown_grace_ms'].includes(k));
+export const NETWORK_KEYS: readonly string[] = LIVE.filter(
+  (k) => k.startsWith('server.') && !['server.log_level', 'server.drain_secs', 'server.shutdown_grace_ms'].includes(k),
+);
 
 const isLive = (key: string, liveSections: ReadonlySet<string>): boolean =>
-  LIVE.some((l) => (l.endsWith('.') ? key.startsWith(l) : key === l)) || [...liveSections].some((s) => key === s || key.startsWith(`${s}.`));
+  LIVE.some((l) => (l.endsWith('.') ? key.startsWith(l) : key === l)) ||
+  [...liveSections].some((s) => key === s || key.startsWith(`${s}.`));
 
 /**
  * The refusal of each change that needs a restart, in hub.toml's words: `[database] url cannot change while
  * hub runs; restart to apply`. `liveSections`: plugin sections whose plugin applies a reload itself.
  */
 export function restartOnly(changes: readonly KeyChange[], liveSections: ReadonlySet<string>): string[] {
-  return changes.filter((c) => !isLive(c.key, liveSections)).map((c) => `${tomlKey(c.path)} cannot change while hub runs; restart to apply`);
+  return changes
+    .filter((c) => !isLive(c.key, liveSections))
+    .map((c) => `${tomlKey(c.path)} cannot change while hub runs; restart to apply`);
 }
 
 /** `[database] url`, `[server] listen`, `[upstream_audit] interval_secs`. */

@@ -61,7 +61,11 @@ export function configFromObject(doc: Record<string, unknown>, opts: FromObjectO
   reportSchemaErrors(issues, HubConfigSchema, doc, []);
   // Kind keys are checked in the same pass, so one run reports every key problem in the file.
   // A group's own kind keys are refused by checkGroup (its members' keys apply), so the kind's defaults are not applied to it.
-  const kindExtras = extras.map((extra, i) => (registryMode(doc, i) === 'group' ? extra : applyKindSchema(issues, i, registryType(doc, i), extra, opts.kindSchemas)));
+  const kindExtras = extras.map((extra, i) =>
+    registryMode(doc, i) === 'group'
+      ? extra
+      : applyKindSchema(issues, i, registryType(doc, i), extra, opts.kindSchemas),
+  );
   issues.throwIfAny();
 
   const config = doc as unknown as HubConfig;
@@ -77,7 +81,9 @@ export function configFromObject(doc: Record<string, unknown>, opts: FromObjectO
   issues.throwIfAny();
 
   checkCrossField(issues, config, written);
-  for (const s of opts.pluginSections ?? []) for (const e of s.check?.(sections[s.section], config) ?? []) issues.add([...sectionPath(s.section), ...e.key], e.message);
+  for (const s of opts.pluginSections ?? [])
+    for (const e of s.check?.(sections[s.section], config) ?? [])
+      issues.add([...sectionPath(s.section), ...e.key], e.message);
   issues.throwIfAny();
 
   normalise(config, opts.baseDir ?? process.cwd());
@@ -124,13 +130,20 @@ function registryType(doc: Record<string, unknown>, index: number): string | und
 }
 
 /** Validates a registry's kind keys and applies the kind's defaults. An unknown type is the runtime's to report. */
-function applyKindSchema(issues: Issues, index: number, type: string | undefined, extra: Record<string, unknown>, kindSchemas: KindSchemas | undefined): Record<string, unknown> {
+function applyKindSchema(
+  issues: Issues,
+  index: number,
+  type: string | undefined,
+  extra: Record<string, unknown>,
+  kindSchemas: KindSchemas | undefined,
+): Record<string, unknown> {
   const base: KeyPath = ['registries', index];
   // Without a valid type the base schema already has an error to report; say nothing more.
   if (type === undefined) return extra;
   const schema = kindSchemas?.get(type);
   if (schema === undefined) {
-    for (const key of Object.keys(extra)) issues.add([...base, key], unknownKey(key, BASE_REGISTRY_KEYS, ` for type "${type}"`));
+    for (const key of Object.keys(extra))
+      issues.add([...base, key], unknownKey(key, BASE_REGISTRY_KEYS, ` for type "${type}"`));
     return extra;
   }
   const value = Value.Default(schema, extra);
@@ -146,13 +159,26 @@ const sectionPath = (section: string): string[] => section.split('.');
  * A dotted name (`auth.oidc`) is a table inside a runtime section: it is taken out of that section before the
  * runtime's strict schema sees it, and only a key the runtime's schema does not define may be claimed so.
  */
-function applyPluginSections(issues: Issues, doc: Record<string, unknown>, sections: readonly ConfigSection[]): Record<string, unknown> {
+function applyPluginSections(
+  issues: Issues,
+  doc: Record<string, unknown>,
+  sections: readonly ConfigSection[],
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const s of sections) {
     const [top, ...inner] = sectionPath(s.section);
-    const runtimeSection = (HubConfigSchema.properties as Record<string, { properties?: Record<string, unknown> }>)[top!];
-    const claimed = inner.length === 0 ? runtimeSection !== undefined : inner.length > 1 || runtimeSection?.properties === undefined || inner[0]! in runtimeSection.properties;
-    if (claimed || s.section in out) throw new ConfigError(`two owners claim the [${s.section}] section of hub.toml (a plugin's section must be its own)`, { key: s.section });
+    const runtimeSection = (HubConfigSchema.properties as Record<string, { properties?: Record<string, unknown> }>)[
+      top!
+    ];
+    const claimed =
+      inner.length === 0
+        ? runtimeSection !== undefined
+        : inner.length > 1 || runtimeSection?.properties === undefined || inner[0]! in runtimeSection.properties;
+    if (claimed || s.section in out)
+      throw new ConfigError(
+        `two owners claim the [${s.section}] section of hub.toml (a plugin's section must be its own)`,
+        { key: s.section },
+      );
     const parent = inner.length === 0 ? doc : doc[top!];
     const key = inner[0] ?? top!;
     const raw = isTable(parent) ? parent[key] : undefined;
@@ -182,7 +208,12 @@ function resolveEnv(issues: Issues, env: NodeJS.ProcessEnv, node: unknown, path:
     const value = node[key];
     // A registry's `extra` is walked on its own, with key paths as written in the file (no `extra`).
     if (key === 'extra' && path.length === 2 && path[0] === 'registries') continue;
-    const names = typeof value === 'string' ? [value] : Array.isArray(value) && value.every((v) => typeof v === 'string') ? (value) : undefined;
+    const names =
+      typeof value === 'string'
+        ? [value]
+        : Array.isArray(value) && value.every((v) => typeof v === 'string')
+          ? value
+          : undefined;
     if (key.endsWith('_env') && key.length > 4 && names !== undefined) {
       const target = key.slice(0, -4);
       const unset = names.find((v) => env[v] === undefined || env[v] === '');
@@ -210,13 +241,16 @@ function normalise(c: HubConfig, baseDir: string): void {
     }
   }
   if (c.server.ca_file !== undefined) c.server.ca_file = resolvePath(baseDir, c.server.ca_file);
-  for (const r of c.registries) for (const key of TLS_FILE_KEYS) if (r[key] !== undefined) r[key] = resolvePath(baseDir, r[key]);
+  for (const r of c.registries)
+    for (const key of TLS_FILE_KEYS) if (r[key] !== undefined) r[key] = resolvePath(baseDir, r[key]);
   if (c.server.tls_cert !== undefined) c.server.tls_cert = resolvePath(baseDir, c.server.tls_cert);
   if (c.server.tls_key !== undefined) c.server.tls_key = resolvePath(baseDir, c.server.tls_key);
-  if (c.server.internal_ca_file !== undefined) c.server.internal_ca_file = resolvePath(baseDir, c.server.internal_ca_file);
+  if (c.server.internal_ca_file !== undefined)
+    c.server.internal_ca_file = resolvePath(baseDir, c.server.internal_ca_file);
   // A default in the schema would clash with chain_env, which is resolved after defaults.
   c.audit_log.chain ??= 'local';
-  if (c.audit_log.checkpoint_key_file !== undefined) c.audit_log.checkpoint_key_file = resolvePath(baseDir, c.audit_log.checkpoint_key_file);
+  if (c.audit_log.checkpoint_key_file !== undefined)
+    c.audit_log.checkpoint_key_file = resolvePath(baseDir, c.audit_log.checkpoint_key_file);
   for (const x of c.audit_log.export) {
     if (x.tls_ca_file !== undefined) x.tls_ca_file = resolvePath(baseDir, x.tls_ca_file);
     if (x.path !== undefined) x.path = resolvePath(baseDir, x.path);
@@ -232,10 +266,19 @@ function checkAuditFiles(issues: Issues, c: HubConfig): void {
   if (a.checkpoint_key_file !== undefined) {
     try {
       const key = createPrivateKey(readFileSync(a.checkpoint_key_file));
-      if (key.asymmetricKeyType !== 'ed25519') issues.add(['audit_log', 'checkpoint_key_file'], `${a.checkpoint_key_file} holds a ${key.asymmetricKeyType ?? 'non-asymmetric'} key; an Ed25519 key is needed (openssl genpkey -algorithm ed25519)`);
+      if (key.asymmetricKeyType !== 'ed25519')
+        issues.add(
+          ['audit_log', 'checkpoint_key_file'],
+          `${a.checkpoint_key_file} holds a ${key.asymmetricKeyType ?? 'non-asymmetric'} key; an Ed25519 key is needed (openssl genpkey -algorithm ed25519)`,
+        );
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
-      issues.add(['audit_log', 'checkpoint_key_file'], code?.startsWith('ERR_') ? `${a.checkpoint_key_file} holds no unencrypted PEM private key` : `cannot read ${a.checkpoint_key_file} (${code ?? 'error'})`);
+      issues.add(
+        ['audit_log', 'checkpoint_key_file'],
+        code?.startsWith('ERR_')
+          ? `${a.checkpoint_key_file} holds no unencrypted PEM private key`
+          : `cannot read ${a.checkpoint_key_file} (${code ?? 'error'})`,
+      );
     }
   }
   a.export.forEach((x, i) => {
@@ -244,9 +287,13 @@ function checkAuditFiles(issues: Issues, c: HubConfig): void {
     try {
       text = readFileSync(x.tls_ca_file, 'utf8');
     } catch (e) {
-      return issues.add(['audit_log', 'export', i, 'tls_ca_file'], `cannot read ${x.tls_ca_file} (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+      return issues.add(
+        ['audit_log', 'export', i, 'tls_ca_file'],
+        `cannot read ${x.tls_ca_file} (${(e as NodeJS.ErrnoException).code ?? 'error'})`,
+      );
     }
-    if (!/-----BEGIN CERTIFICATE-----/.test(text)) issues.add(['audit_log', 'export', i, 'tls_ca_file'], `${x.tls_ca_file} holds no PEM certificate`);
+    if (!/-----BEGIN CERTIFICATE-----/.test(text))
+      issues.add(['audit_log', 'export', i, 'tls_ca_file'], `${x.tls_ca_file} holds no PEM certificate`);
   });
 }
 
@@ -262,8 +309,13 @@ function checkTlsFiles(issues: Issues, c: HubConfig): void {
       return issues.add(path, `cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
     }
     const pem = want === 'certificate' ? /-----BEGIN CERTIFICATE-----/ : /-----BEGIN (?:[A-Z]+ )?PRIVATE KEY-----/;
-    if (!pem.test(text)) issues.add(path, `${file} holds no PEM ${want} (-----BEGIN ${want === 'certificate' ? 'CERTIFICATE' : 'PRIVATE KEY'}-----)`);
-    else if (want === 'key' && /ENCRYPTED/.test(text)) issues.add(path, `${file} is an encrypted key; hub needs it unencrypted (readable by hub only)`);
+    if (!pem.test(text))
+      issues.add(
+        path,
+        `${file} holds no PEM ${want} (-----BEGIN ${want === 'certificate' ? 'CERTIFICATE' : 'PRIVATE KEY'}-----)`,
+      );
+    else if (want === 'key' && /ENCRYPTED/.test(text))
+      issues.add(path, `${file} is an encrypted key; hub needs it unencrypted (readable by hub only)`);
   };
   if (c.server.ca_file !== undefined) check(['server', 'ca_file'], c.server.ca_file, 'certificate');
   c.registries.forEach((r, i) => {

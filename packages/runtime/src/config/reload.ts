@@ -56,7 +56,10 @@ export function createConfigReloader(d: ReloaderDeps): ConfigReload {
 
   async function attempt(): Promise<{ outcome: ReplicaReload; changes: KeyChange[] }> {
     const id = d.replicaId();
-    const refused = (error: string, changes: KeyChange[] = []) => ({ outcome: { id, result: 'refused' as const, changed_keys: changes.map((c) => c.key), error }, changes });
+    const refused = (error: string, changes: KeyChange[] = []) => ({
+      outcome: { id, result: 'refused' as const, changed_keys: changes.map((c) => c.key), error },
+      changes,
+    });
     if (!d.reread) return refused('this hub was not started from a configuration file, so there is nothing to re-read');
     let next: HubConfig;
     try {
@@ -71,7 +74,10 @@ export function createConfigReloader(d: ReloaderDeps): ConfigReload {
     const problems = restartOnly(changes, new Set(withReload.map((i) => i.plugin.config!.section)));
     for (const r of next.registries) {
       const before = old.registries.find((o) => o.name === r.name);
-      if (before && before.type !== r.type) problems.push(`[[registries]] "${r.name}" type cannot change while hub runs (its cache holds ${before.type} files); restart to apply`);
+      if (before && before.type !== r.type)
+        problems.push(
+          `[[registries]] "${r.name}" type cannot change while hub runs (its cache holds ${before.type} files); restart to apply`,
+        );
     }
     try {
       chooseLocalStore(d.others, next.registries);
@@ -86,9 +92,15 @@ export function createConfigReloader(d: ReloaderDeps): ConfigReload {
     const changedNames = new Set(changes.filter((c) => c.path[0] === 'registries').map((c) => c.path[1]));
     const current = d.live.current.registries;
     // Groups are built again over the members in force, whatever changed: they hold their members' objects.
-    const fresh = d.bind(next, next.registries.filter((r) => r.mode !== 'group' && (networkChanged || changedNames.has(r.name) || !current.has(r.name))));
+    const fresh = d.bind(
+      next,
+      next.registries.filter(
+        (r) => r.mode !== 'group' && (networkChanged || changedNames.has(r.name) || !current.has(r.name)),
+      ),
+    );
     const registries = new Map<string, BoundRegistry>();
-    for (const r of next.registries) if (r.mode !== 'group') registries.set(r.name, fresh.get(r.name) ?? current.get(r.name)!);
+    for (const r of next.registries)
+      if (r.mode !== 'group') registries.set(r.name, fresh.get(r.name) ?? current.get(r.name)!);
     d.regroup(next, registries);
     const retired = [...current].filter(([name, reg]) => registries.get(name) !== reg).map(([, reg]) => reg);
 
@@ -99,9 +111,13 @@ export function createConfigReloader(d: ReloaderDeps): ConfigReload {
         applied.push(i);
       }
     } catch (e) {
-      for (const i of applied) i.instance.reload!({ config: old, pluginConfig: old.sections[i.plugin.config!.section] });
+      for (const i of applied)
+        i.instance.reload!({ config: old, pluginConfig: old.sections[i.plugin.config!.section] });
       await Promise.allSettled([...fresh.values()].map((r) => r.upstream.close()));
-      return refused(`plugin "${withReload[applied.length]!.plugin.id}" could not apply it: ${(e as Error).message}`, changes);
+      return refused(
+        `plugin "${withReload[applied.length]!.plugin.id}" could not apply it: ${(e as Error).message}`,
+        changes,
+      );
     }
     d.apply(next);
     // Requests already running keep the registries they started with; their old clients close when the last one ends.
@@ -120,11 +136,32 @@ export function createConfigReloader(d: ReloaderDeps): ConfigReload {
     d.metrics.configReloads.inc({ result: outcome.result });
     const detail = describe(outcome, changes);
     if (o.audit) Object.assign(o.audit, { detail });
-    else d.audit.record({ at: Date.now(), user_id: o.by, token_id: null, ip_address: null, action: 'config_reload', outcome: 'allowed', registry: null, package: null, version: null, status: 200, code: null, request_id: null, detail });
+    else
+      d.audit.record({
+        at: Date.now(),
+        user_id: o.by,
+        token_id: null,
+        ip_address: null,
+        action: 'config_reload',
+        outcome: 'allowed',
+        registry: null,
+        package: null,
+        version: null,
+        status: 200,
+        code: null,
+        request_id: null,
+        detail,
+      });
     if (outcome.result === 'applied') {
       d.log.info({ replica: outcome.id, changed_keys: outcome.changed_keys }, 'configuration reloaded');
-      void d.events.emit('config_reloaded', { replica: outcome.id, changed_keys: outcome.changed_keys, by: o.by }).catch((e: Error) => d.log.warn({ err: e.message }, 'config_reloaded event not recorded'));
-    } else d.log.error({ replica: outcome.id, error: outcome.error }, 'configuration reload refused; the configuration in force is unchanged');
+      void d.events
+        .emit('config_reloaded', { replica: outcome.id, changed_keys: outcome.changed_keys, by: o.by })
+        .catch((e: Error) => d.log.warn({ err: e.message }, 'config_reloaded event not recorded'));
+    } else
+      d.log.error(
+        { replica: outcome.id, error: outcome.error },
+        'configuration reload refused; the configuration in force is unchanged',
+      );
     return outcome;
   }
 
@@ -133,7 +170,12 @@ export function createConfigReloader(d: ReloaderDeps): ConfigReload {
     async everywhere(o) {
       const own = await local(o);
       const peers = (await d.reloadPeers?.(o.by)) ?? [];
-      if (o.audit && peers.length > 0) o.audit.detail = `${o.audit.detail ?? ''}; other replicas: ${peers.map((p) => `${p.id} ${p.result}`).join(', ')}`.slice(0, DETAIL_CHARS);
+      if (o.audit && peers.length > 0)
+        o.audit.detail =
+          `${o.audit.detail ?? ''}; other replicas: ${peers.map((p) => `${p.id} ${p.result}`).join(', ')}`.slice(
+            0,
+            DETAIL_CHARS,
+          );
       return { replicas: [own, ...peers] };
     },
   };
@@ -142,7 +184,10 @@ export function createConfigReloader(d: ReloaderDeps): ConfigReload {
 /** The audit row's detail: the result and each changed key with its old and new value (secrets masked). */
 function describe(outcome: ReplicaReload, changes: readonly KeyChange[]): string {
   const keys = changes.map((c) => `${c.key}: ${show(c.before)} -> ${show(c.after)}`).join('; ');
-  const text = outcome.result === 'applied' ? `applied${keys ? `: ${keys}` : ': no key changed'}` : `refused: ${outcome.error ?? ''}${keys ? ` (changes: ${keys})` : ''}`;
+  const text =
+    outcome.result === 'applied'
+      ? `applied${keys ? `: ${keys}` : ': no key changed'}`
+      : `refused: ${outcome.error ?? ''}${keys ? ` (changes: ${keys})` : ''}`;
   return text.length > DETAIL_CHARS ? `${text.slice(0, DETAIL_CHARS - 1)}…` : text;
 }
 

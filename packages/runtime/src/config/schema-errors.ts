@@ -15,7 +15,13 @@ type SchemaNode = Record<string, unknown>;
  * Turns TypeBox errors into issues in TOML terms. `rootKeys` adds known keys at the root of `value`
  * for "did you mean" (registry extras sit next to the base registry keys).
  */
-export function reportSchemaErrors(issues: Issues, schema: TSchema, value: unknown, base: KeyPath, rootKeys: readonly string[] = []): void {
+export function reportSchemaErrors(
+  issues: Issues,
+  schema: TSchema,
+  value: unknown,
+  base: KeyPath,
+  rootKeys: readonly string[] = [],
+): void {
   for (const e of Value.Errors(schema, value)) {
     // The "schema is false" twin of an additionalProperties error, and the per-branch errors of an
     // anyOf, say the same thing worse than the error they accompany.
@@ -27,7 +33,10 @@ export function reportSchemaErrors(issues: Issues, schema: TSchema, value: unkno
     if (e.keyword === 'required') {
       for (const key of e.params.requiredProperties) issues.add([...path, key], 'missing required key');
     } else if (e.keyword === 'additionalProperties') {
-      const known = [...(isTable(node?.properties) ? Object.keys(node.properties) : []), ...(e.instancePath === '' ? rootKeys : [])];
+      const known = [
+        ...(isTable(node?.properties) ? Object.keys(node.properties) : []),
+        ...(e.instancePath === '' ? rootKeys : []),
+      ];
       for (const key of e.params.additionalProperties) issues.add([...path, key], unknownKey(key, known));
     } else {
       issues.add(path, describe(e, node, at.value));
@@ -44,7 +53,8 @@ function describe(e: TLocalizedValidationError, node: SchemaNode | undefined, go
       return `must be one of ${e.params.allowedValues.map(String).join(', ')} ${gotText}`;
     case 'anyOf': {
       const consts = Array.isArray(node?.anyOf) ? (node.anyOf as SchemaNode[]).map((b) => b.const) : [];
-      if (consts.length > 0 && consts.every((c) => c !== undefined)) return `must be one of ${consts.map(String).join(', ')} ${gotText}`;
+      if (consts.length > 0 && consts.every((c) => c !== undefined))
+        return `must be one of ${consts.map(String).join(', ')} ${gotText}`;
       return `does not match any allowed form ${gotText}`;
     }
     case 'const':
@@ -55,11 +65,15 @@ function describe(e: TLocalizedValidationError, node: SchemaNode | undefined, go
     case 'exclusiveMaximum':
       return `must be ${String(e.params.comparison)} ${String(e.params.limit)} ${gotText}`;
     case 'minLength':
-      return e.params.limit === 1 ? 'must not be empty' : `must be at least ${String(e.params.limit)} characters ${gotText}`;
+      return e.params.limit === 1
+        ? 'must not be empty'
+        : `must be at least ${String(e.params.limit)} characters ${gotText}`;
     case 'maxLength':
       return `must be at most ${String(e.params.limit)} characters ${gotText}`;
     case 'minItems':
-      return e.params.limit === 1 ? 'must list at least one entry' : `must list at least ${String(e.params.limit)} entries`;
+      return e.params.limit === 1
+        ? 'must list at least one entry'
+        : `must list at least ${String(e.params.limit)} entries`;
     case 'maxItems':
       return `must list at most ${String(e.params.limit)} entries`;
     case 'pattern':
@@ -116,7 +130,12 @@ function closest(key: string, known: readonly string[]): string | undefined {
 }
 
 function pointerSegments(pointer: string): string[] {
-  return pointer === '' ? [] : pointer.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  return pointer === ''
+    ? []
+    : pointer
+        .slice(1)
+        .split('/')
+        .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
 /** A JSON pointer into `root`: the key path it names (array indices as numbers) and the value there. */

@@ -20,8 +20,32 @@ import { RegistrySchema, SecuritySchema, UpstreamAuthSchema } from './sections/r
 import { ServerSchema } from './sections/server.js';
 import { DatabaseSchema, StorageSchema } from './sections/storage.js';
 
-export { PERMISSIONS, MODES, AUDIT_POLICIES, REGISTRY_NAME_PATTERN, NAME_MESSAGE, secretPair, httpUrl } from './schema-helpers.js';
-export { ServerSchema, DatabaseSchema, StorageSchema, PolicySchema, AuthSchema, LimitsSchema, AuditExportSchema, AuditLogSchema, CacheSchema, MetricsSchema, PluginsSchema, UpstreamAuthSchema, SecuritySchema, CleanupRuleSchema, RegistrySchema };
+export {
+  PERMISSIONS,
+  MODES,
+  AUDIT_POLICIES,
+  REGISTRY_NAME_PATTERN,
+  NAME_MESSAGE,
+  secretPair,
+  httpUrl,
+} from './schema-helpers.js';
+export {
+  ServerSchema,
+  DatabaseSchema,
+  StorageSchema,
+  PolicySchema,
+  AuthSchema,
+  LimitsSchema,
+  AuditExportSchema,
+  AuditLogSchema,
+  CacheSchema,
+  MetricsSchema,
+  PluginsSchema,
+  UpstreamAuthSchema,
+  SecuritySchema,
+  CleanupRuleSchema,
+  RegistrySchema,
+};
 export { CLEANUP_PRERELEASES } from './sections/cleanup-rules.js';
 
 export const HubConfigSchema = Type.Object(
@@ -35,7 +59,10 @@ export const HubConfigSchema = Type.Object(
     audit_log: AuditLogSchema,
     metrics: MetricsSchema,
     plugins: PluginsSchema,
-    registries: Type.Array(RegistrySchema, { default: [], description: 'Served registries, as `[[registries]]` tables.' }),
+    registries: Type.Array(RegistrySchema, {
+      default: [],
+      description: 'Served registries, as `[[registries]]` tables.',
+    }),
   },
   { ...strict, description: 'hub.toml' },
 );
@@ -59,7 +86,10 @@ export type CleanupRuleConfig = Static<typeof CleanupRuleSchema>;
 export type RegistryConfig = Static<typeof RegistrySchema> & { extra: Record<string, unknown> };
 
 /** `sections` holds the plugins' own sections by name, validated and defaulted by each plugin's schema. */
-export type HubConfig = Omit<Static<typeof HubConfigSchema>, 'registries'> & { registries: RegistryConfig[]; sections: Record<string, unknown> };
+export type HubConfig = Omit<Static<typeof HubConfigSchema>, 'registries'> & {
+  registries: RegistryConfig[];
+  sections: Record<string, unknown>;
+};
 
 /**
  * A plugin's own top-level hub.toml section: its schema, and checks across its keys (after `*_env`

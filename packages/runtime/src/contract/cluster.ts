@@ -46,7 +46,10 @@ export interface Cluster {
   /** This replica's id among the replicas (its heartbeat row). */
   replicaId?: string;
   /** Mounts the route through which the other replicas ask this one to reload its configuration (a shared database only). */
-  mountPeerReload?(router: Router, reload: (o: { by: string | null; audit?: AuditContext }) => Promise<ReplicaReload>): void;
+  mountPeerReload?(
+    router: Router,
+    reload: (o: { by: string | null; audit?: AuditContext }) => Promise<ReplicaReload>,
+  ): void;
   /** Asks every other live replica to reload its configuration (for `by`): each one's answer, or `unreachable`. */
   reloadPeers?(by: string | null): Promise<ReplicaReload[]>;
   /** The admin health card's `replicas` section. */
@@ -63,5 +66,10 @@ export interface Cluster {
  */
 export interface ClusterProvider {
   /** `sharedSecret(name)`: a random secret every replica reads the same (the runtime's `settings` table). */
-  create(ctx: { db: Knex; config: HubConfig; log: Logger; sharedSecret(name: string): Promise<string> }): Promise<Cluster>;
+  create(ctx: {
+    db: Knex;
+    config: HubConfig;
+    log: Logger;
+    sharedSecret(name: string): Promise<string>;
+  }): Promise<Cluster>;
 }

@@ -11,7 +11,17 @@ import type { BlobStore } from '../storage/blobs/blob-store.js';
 import type { HubMetrics } from '../metrics.js';
 import type { AccessControl } from '../policy/access-control.js';
 import type Koa from 'koa';
-import type { CONTRACT_VERSION, Coordinate, HubAdvisory, HubError, MetadataDoc, MetadataSpec, RegistryInfo, RegistryKind, UpstreamClient } from '@hub/contract';
+import type {
+  CONTRACT_VERSION,
+  Coordinate,
+  HubAdvisory,
+  HubError,
+  MetadataDoc,
+  MetadataSpec,
+  RegistryInfo,
+  RegistryKind,
+  UpstreamClient,
+} from '@hub/contract';
 import type { EventBus } from '../events/event-bus.js';
 import type { HealthBoard } from '../health/health-board.js';
 import type { HubServices } from '../services/hub-services.js';
@@ -25,7 +35,13 @@ import type { ConfigReload } from './config-reload.js';
 import type { ListingRevalidation } from '../cache/listing-revalidation.js';
 
 export type { Migration } from './migration.js';
-export type { BlobStoreProvider, KeptListings, KeptListingsProvider, LocalStoreProvider, RateStoreProvider } from './providers.js';
+export type {
+  BlobStoreProvider,
+  KeptListings,
+  KeptListingsProvider,
+  LocalStoreProvider,
+  RateStoreProvider,
+} from './providers.js';
 
 /** What a plugin's `setup` is handed: the hub's config, database, services and the lists it may add to. */
 export interface PluginContext<Cfg = unknown> {
@@ -115,13 +131,23 @@ export type RefusalWaiver = (target: string, registry: string, c: Coordinate, wh
  * the request sees it (`[server] public_url`, else the request's host), for links a provider makes. Names
  * come from a client's audit request (bounded by its body cap): query them in chunks.
  */
-export type AdvisorySource = (registry: string, names: readonly string[], origin: string) => Promise<readonly HubAdvisory[]>;
+export type AdvisorySource = (
+  registry: string,
+  names: readonly string[],
+  origin: string,
+) => Promise<readonly HubAdvisory[]>;
 
 /**
  * Told of an artifact just fetched from an upstream and stored, after its row is written. It must not throw
  * or block: start any work in the background (the request that fetched it is still being answered).
  */
-export type FetchedArtifactListener = (a: { registry: string; packageName: string; version: string | null; key: string; sha256: string }) => void;
+export type FetchedArtifactListener = (a: {
+  registry: string;
+  packageName: string;
+  version: string | null;
+  key: string;
+  sha256: string;
+}) => void;
 
 /**
  * A rule that can refuse a client address before any route (except /healthz) and before the rate limit:
@@ -241,7 +267,10 @@ export function definePlugin<S extends TSchema = TSchema, D extends PluginServic
 }
 
 /** Every hub.toml section a plugin owns: its `config`, then its `extraSections`. */
-export const pluginSections = (p: Pick<HubPlugin, 'config' | 'extraSections'>): ConfigSection[] => [...(p.config ? [p.config] : []), ...(p.extraSections ?? [])];
+export const pluginSections = (p: Pick<HubPlugin, 'config' | 'extraSections'>): ConfigSection[] => [
+  ...(p.config ? [p.config] : []),
+  ...(p.extraSections ?? []),
+];
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a list of plugins each with its own config type: no single type argument fits them all
 export type AnyPlugin = HubPlugin<any> | RegistryKind<any>;

@@ -29,7 +29,12 @@ export interface BlobStoreProvider {
  */
 export interface LocalStoreProvider {
   /** `files`: the runtime's rows of published files, the one way to write them. */
-  create(ctx: { db: Knex; blobs: BlobStore; files: PublishedFiles; forgetArtifact(registry: string, key: string): void }): LocalStore;
+  create(ctx: {
+    db: Knex;
+    blobs: BlobStore;
+    files: PublishedFiles;
+    forgetArtifact(registry: string, key: string): void;
+  }): LocalStore;
 }
 
 /**

@@ -33,7 +33,8 @@ export interface EventBus {
 }
 
 /** `sha256=<hex>` of HMAC-SHA256 over the exact bytes: how flag sources sign requests and hub signs webhooks. */
-export const signBody = (secret: string, body: Buffer | string): string => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+export const signBody = (secret: string, body: Buffer | string): string =>
+  `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 
 export function createEventBus(o: { db: Knex; log: Logger }): EventBus {
   const listeners = new Set<HubEventListener>();
@@ -43,7 +44,13 @@ export function createEventBus(o: { db: Knex; log: Logger }): EventBus {
       const createdAt = Date.now();
       const registry = typeof data.registry === 'string' ? data.registry : null;
       const row = { type, registry, data: JSON.stringify(data), created_at: createdAt };
-      const made = (id: unknown): HubEvent => ({ id: Number(id), type, registry, created_at: new Date(createdAt).toISOString(), data });
+      const made = (id: unknown): HubEvent => ({
+        id: Number(id),
+        type,
+        registry,
+        created_at: new Date(createdAt).toISOString(),
+        data,
+      });
       let event: HubEvent;
       // Without store hooks (no webhooks), one insert and no transaction.
       if (hooks.size === 0) event = made(((await o.db('events').insert(row)) as number[])[0]);
@@ -68,7 +75,13 @@ export function createEventBus(o: { db: Knex; log: Logger }): EventBus {
       if (f.type) q.where({ type: f.type });
       if (f.registry) q.where({ registry: f.registry });
       if (f.before !== undefined) q.where('id', '<', f.before);
-      return (await q.select()).map((r) => ({ id: Number(r.id), type: r.type, registry: r.registry, created_at: new Date(Number(r.created_at)).toISOString(), data: JSON.parse(r.data) as Record<string, unknown> }));
+      return (await q.select()).map((r) => ({
+        id: Number(r.id),
+        type: r.type,
+        registry: r.registry,
+        created_at: new Date(Number(r.created_at)).toISOString(),
+        data: JSON.parse(r.data) as Record<string, unknown>,
+      }));
     },
     subscribe(listener) {
       listeners.add(listener);

@@ -19,8 +19,17 @@ export async function collectGarbage(
 ): Promise<GarbageReport> {
   const gc = reg.kind.garbage;
   if (!gc) throw errors.badRequest(`${reg.kind.id} registries have no garbage collection`);
-  if (reg.info.mode !== 'local' && reg.info.mode !== 'hybrid') throw errors.badRequest(`registry ${reg.info.name} is a ${reg.info.mode} registry: only local and hybrid registries hold pushed files`);
-  const store = local.forRegistry(reg.info.name, reg.publishing, o.actor, reg.kind.coordinate.normalizeName, reg.kind.coordinate.canonicalVersion);
+  if (reg.info.mode !== 'local' && reg.info.mode !== 'hybrid')
+    throw errors.badRequest(
+      `registry ${reg.info.name} is a ${reg.info.mode} registry: only local and hybrid registries hold pushed files`,
+    );
+  const store = local.forRegistry(
+    reg.info.name,
+    reg.publishing,
+    o.actor,
+    reg.kind.coordinate.normalizeName,
+    reg.kind.coordinate.canonicalVersion,
+  );
   const report = await gc.collect({ registry: reg.info, local: store, log: o.log, dryRun: o.dryRun, now: Date.now() });
   if (!o.dryRun && o.audit) {
     for (const item of report.removed) {
@@ -45,7 +54,13 @@ export async function collectGarbage(
 }
 
 /** The scheduled collections; `stop()` waits for a running one. */
-export function startKindGarbage(o: { db: Knex; log: Logger; served: ReadonlyMap<string, ServedRegistry>; local: LocalStore; audit: Pick<AuditLog, 'record'> }): { stop(): Promise<void> } {
+export function startKindGarbage(o: {
+  db: Knex;
+  log: Logger;
+  served: ReadonlyMap<string, ServedRegistry>;
+  local: LocalStore;
+  audit: Pick<AuditLog, 'record'>;
+}): { stop(): Promise<void> } {
   const jobs: Array<{ stop(): Promise<void> }> = [];
   for (const reg of o.served.values()) {
     const gc = reg.kind.garbage;
@@ -53,7 +68,15 @@ export function startKindGarbage(o: { db: Knex; log: Logger; served: ReadonlyMap
     const secs = gc.intervalSecs(reg.info.config);
     if (secs <= 0) continue;
     const log = o.log.child({ job: 'garbage', registry: reg.info.name });
-    jobs.push(startSchedule({ db: o.db, log, name: `garbage.${reg.info.name}`, intervalMs: secs * 1000, run: () => collectGarbage(reg, o.local, { dryRun: false, actor: 'system:gc', log, audit: o.audit }) }));
+    jobs.push(
+      startSchedule({
+        db: o.db,
+        log,
+        name: `garbage.${reg.info.name}`,
+        intervalMs: secs * 1000,
+        run: () => collectGarbage(reg, o.local, { dryRun: false, actor: 'system:gc', log, audit: o.audit }),
+      }),
+    );
   }
   return { stop: async () => void (await Promise.all(jobs.map((j) => j.stop()))) };
 }

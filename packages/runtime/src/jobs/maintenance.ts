@@ -16,16 +16,39 @@ const DAY_MS = 86_400_000;
  * cache retention (`[cache] max_bytes`, `max_idle_days`, each registry's `max_bytes`), cleanup rules
  * (`[[registries.cleanup]]`, every `[cache] cleanup_interval_secs`) and audit-log pruning (`[audit_log] retention_days`).
  */
-export function startMaintenance(o: { config: HubConfig; db: Knex; artifacts: ArtifactCache; audit: AuditLog; log: Logger; metrics: HubMetrics; cleanup: Cleanup; tickMs?: number }): { stop(): Promise<void> } {
+export function startMaintenance(o: {
+  config: HubConfig;
+  db: Knex;
+  artifacts: ArtifactCache;
+  audit: AuditLog;
+  log: Logger;
+  metrics: HubMetrics;
+  cleanup: Cleanup;
+  tickMs?: number;
+}): { stop(): Promise<void> } {
   const { db, log } = o;
   const { max_bytes: maxBytes, max_idle_days: maxIdleDays, retention_interval_secs: retentionSecs } = o.config.cache;
   const retentionDays = o.config.audit_log.retention_days;
   const jobs: Array<{ stop(): Promise<void> }> = [];
   // Each job's first run is due as soon as a replica starts.
-  const schedule = (name: string, intervalMs: number, run: () => Promise<unknown>) => jobs.push(startSchedule({ db, log, name, intervalMs, firstRunAfterMs: 0, tickMs: o.tickMs, run }));
-  const registryMaxBytes = new Map(o.config.registries.filter((r) => r.max_bytes > 0).map((r) => [r.name, r.max_bytes]));
+  const schedule = (name: string, intervalMs: number, run: () => Promise<unknown>) =>
+    jobs.push(startSchedule({ db, log, name, intervalMs, firstRunAfterMs: 0, tickMs: o.tickMs, run }));
+  const registryMaxBytes = new Map(
+    o.config.registries.filter((r) => r.max_bytes > 0).map((r) => [r.name, r.max_bytes]),
+  );
   if (maxBytes > 0 || maxIdleDays > 0 || registryMaxBytes.size > 0)
-    schedule('retention', retentionSecs * 1000, () => runRetention({ db, artifacts: o.artifacts, audit: o.audit, log, metrics: o.metrics, maxBytes, maxIdleMs: maxIdleDays * DAY_MS, registryMaxBytes }));
+    schedule('retention', retentionSecs * 1000, () =>
+      runRetention({
+        db,
+        artifacts: o.artifacts,
+        audit: o.audit,
+        log,
+        metrics: o.metrics,
+        maxBytes,
+        maxIdleMs: maxIdleDays * DAY_MS,
+        registryMaxBytes,
+      }),
+    );
   if (o.cleanup.configured()) schedule('cleanup', o.config.cache.cleanup_interval_secs * 1000, () => o.cleanup.run());
   if (retentionDays > 0)
     schedule('audit_log_retention', 3_600_000, async () => {

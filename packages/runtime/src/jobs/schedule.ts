@@ -27,22 +27,32 @@ export function startSchedule(o: ScheduleOptions): { stop(): Promise<void> } {
     const at = Date.now();
     const row = (await o.db('settings').where({ name: key }).first('value')) as { value: string } | undefined;
     if (!row) {
-      await o.db('settings').insert({ name: key, value: String(at + (o.firstRunAfterMs ?? o.intervalMs)) }).onConflict('name').ignore();
+      await o
+        .db('settings')
+        .insert({ name: key, value: String(at + (o.firstRunAfterMs ?? o.intervalMs)) })
+        .onConflict('name')
+        .ignore();
       return;
     }
     if (Number(row.value) > at) return;
-    const won = await o.db('settings').where({ name: key, value: row.value }).update({ value: String(at + o.intervalMs) });
+    const won = await o
+      .db('settings')
+      .where({ name: key, value: row.value })
+      .update({ value: String(at + o.intervalMs) });
     if (won !== 1 || stopped) return; // another replica took this one
     o.log.info({ job: o.name, next_run_at: new Date(at + o.intervalMs).toISOString() }, 'scheduled job starting');
     await o.run();
   }
 
-  const timer = setInterval(() => {
-    if (current) return;
-    current = tick()
-      .catch((e: Error) => o.log.error({ job: o.name, err: e.message }, 'scheduled job failed'))
-      .finally(() => (current = undefined));
-  }, o.tickMs ?? Math.min(60_000, o.intervalMs));
+  const timer = setInterval(
+    () => {
+      if (current) return;
+      current = tick()
+        .catch((e: Error) => o.log.error({ job: o.name, err: e.message }, 'scheduled job failed'))
+        .finally(() => (current = undefined));
+    },
+    o.tickMs ?? Math.min(60_000, o.intervalMs),
+  );
   timer.unref();
 
   return {

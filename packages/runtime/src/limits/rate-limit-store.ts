@@ -37,7 +37,10 @@ const ALLOWED: RateDecision = Object.freeze({ allowed: true, retryAfterSecs: 0 }
 export const retryAfterSecs = (waitMs: number): number => Math.max(1, Math.ceil(waitMs / 1000));
 
 /** The default store: one bucket per key in this process, the least recently seen forgotten first. */
-export function createMemoryRateStore(limits: TokenBucket, opts: { maxKeys?: number; now?: () => number } = {}): RateLimitStore {
+export function createMemoryRateStore(
+  limits: TokenBucket,
+  opts: { maxKeys?: number; now?: () => number } = {},
+): RateLimitStore {
   const now = opts.now ?? (() => performance.now());
   // Read per call: a config reload changes the bucket in place.
   const perMs = () => limits.ratePerSec / 1000;

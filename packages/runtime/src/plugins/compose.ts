@@ -54,7 +54,13 @@ async function loadComposition(o: ComposeOptions): Promise<Composition> {
     path === undefined
       ? undefined
       : () => {
-          const next = loadConfig({ path, text: readConfigFile(path), env: o.env, kindSchemas, pluginSections: sections });
+          const next = loadConfig({
+            path,
+            text: readConfigFile(path),
+            env: o.env,
+            kindSchemas,
+            pluginSections: sections,
+          });
           checkRegistryKinds(next, kinds);
           return next;
         };
@@ -65,7 +71,10 @@ async function loadComposition(o: ComposeOptions): Promise<Composition> {
 export function checkRegistryKinds(config: HubConfig, kinds: ReadonlyMap<string, RegistryKind>): void {
   config.registries.forEach((r, i) => {
     if (!kinds.has(r.type))
-      throw new StartupError('unknown_kind', `registries[${i}].type: no loaded kind "${r.type}" (loaded: ${[...kinds.keys()].sort().join(', ') || 'none'})`);
+      throw new StartupError(
+        'unknown_kind',
+        `registries[${i}].type: no loaded kind "${r.type}" (loaded: ${[...kinds.keys()].sort().join(', ') || 'none'})`,
+      );
     if ((r.security?.min_release_age_secs ?? 0) > 0 && !kinds.get(r.type)!.publishTimes)
       throw new StartupError(
         'unsupported',
@@ -73,7 +82,10 @@ export function checkRegistryKinds(config: HubConfig, kinds: ReadonlyMap<string,
       );
     // A group serves merged listings, which only the kind can write (decision 0051).
     if (r.mode === 'group' && !kinds.get(r.type)!.group)
-      throw new StartupError('unsupported', `registry "${r.name}": kind "${r.type}" cannot be a group: it has no listing merge (GroupSupport)`);
+      throw new StartupError(
+        'unsupported',
+        `registry "${r.name}": kind "${r.type}" cannot be a group: it has no listing merge (GroupSupport)`,
+      );
   });
 }
 
@@ -84,9 +96,15 @@ export function checkPlugins(plugins: readonly AnyPlugin[]): { kinds: Map<string
   const ids = new Set<string>();
   for (const p of plugins) {
     if (!p || typeof p !== 'object' || (p.role !== 'kind' && p.role !== 'plugin'))
-      throw new StartupError('plugin_contract', `a plugin value is neither a kind nor a plugin (${JSON.stringify(p)?.slice(0, 80)})`);
+      throw new StartupError(
+        'plugin_contract',
+        `a plugin value is neither a kind nor a plugin (${JSON.stringify(p)?.slice(0, 80)})`,
+      );
     if (p.contract !== CONTRACT_VERSION)
-      throw new StartupError('plugin_contract', `plugin "${p.id}" targets contract ${String(p.contract)}; this runtime speaks contract ${CONTRACT_VERSION}`);
+      throw new StartupError(
+        'plugin_contract',
+        `plugin "${p.id}" targets contract ${String(p.contract)}; this runtime speaks contract ${CONTRACT_VERSION}`,
+      );
     const key = `${p.role}:${p.id}`;
     if (ids.has(key)) throw new StartupError('plugin_duplicate', `two plugins claim the ${p.role} id "${p.id}"`);
     ids.add(key);
@@ -96,7 +114,9 @@ export function checkPlugins(plugins: readonly AnyPlugin[]): { kinds: Map<string
   }
   const known = new Set(others.map((p) => p.id));
   for (const p of others)
-    for (const r of p.requires ?? []) if (!known.has(r) && !kinds.has(r)) throw new StartupError('plugin_requires', `plugin "${p.id}" requires "${r}", which is not loaded`);
+    for (const r of p.requires ?? [])
+      if (!known.has(r) && !kinds.has(r))
+        throw new StartupError('plugin_requires', `plugin "${p.id}" requires "${r}", which is not loaded`);
   return { kinds, others };
 }
 

@@ -10,7 +10,11 @@ type SoleHook = 'localStore' | 'cluster' | 'keptListings';
 /** The one loaded plugin's `hook`, or undefined without one; two plugins providing it is a start-up error. */
 export function soleProvider<H extends SoleHook>(plugins: readonly HubPlugin[], hook: H, what: string): HubPlugin[H] {
   const providers = plugins.filter((p) => p[hook]);
-  if (providers.length > 1) throw new StartupError('plugin_duplicate', `plugins ${providers.map((p) => `"${p.id}"`).join(' and ')} both provide ${what}; load one`);
+  if (providers.length > 1)
+    throw new StartupError(
+      'plugin_duplicate',
+      `plugins ${providers.map((p) => `"${p.id}"`).join(' and ')} both provide ${what}; load one`,
+    );
   return providers[0]?.[hook];
 }
 
@@ -20,17 +24,34 @@ export function soleProvider<H extends SoleHook>(plugins: readonly HubPlugin[], 
  */
 export function providerOfKind<P extends { kind: string }>(
   plugins: readonly HubPlugin[],
-  o: { builtIn: P; provided(p: HubPlugin): P | undefined; what: string; key: string; kind: string; code: 'storage' | 'unsupported' },
+  o: {
+    builtIn: P;
+    provided(p: HubPlugin): P | undefined;
+    what: string;
+    key: string;
+    kind: string;
+    code: 'storage' | 'unsupported';
+  },
 ): P {
   const providers = [o.builtIn];
   for (const p of plugins) {
     const q = o.provided(p);
     if (!q) continue;
-    if (providers.some((x) => x.kind === q.kind)) throw new StartupError('plugin_duplicate', `plugin "${p.id}" provides the ${o.what} "${q.kind}", which is provided already`);
+    if (providers.some((x) => x.kind === q.kind))
+      throw new StartupError(
+        'plugin_duplicate',
+        `plugin "${p.id}" provides the ${o.what} "${q.kind}", which is provided already`,
+      );
     providers.push(q);
   }
   const chosen = providers.find((q) => q.kind === o.kind);
   if (!chosen)
-    throw new StartupError(o.code, `${o.key}: no loaded ${o.what} "${o.kind}" (loaded: ${providers.map((q) => q.kind).sort().join(', ')}); load the plugin that provides it`);
+    throw new StartupError(
+      o.code,
+      `${o.key}: no loaded ${o.what} "${o.kind}" (loaded: ${providers
+        .map((q) => q.kind)
+        .sort()
+        .join(', ')}); load the plugin that provides it`,
+    );
   return chosen;
 }

@@ -45,12 +45,23 @@ export interface AccessControl {
    * require() answered without a promise when the credentials and the policies are fresh in memory (the hot
    * path: a hit's memoised decision, decision 0075): the subject, a thrown refusal, or undefined (await require()).
    */
-  requireNow(ctx: Koa.Context, permission: Permission, target?: AccessTarget, opts?: AuthorizeOptions): Subject | undefined;
+  requireNow(
+    ctx: Koa.Context,
+    permission: Permission,
+    target?: AccessTarget,
+    opts?: AuthorizeOptions,
+  ): Subject | undefined;
   /**
    * decide() for a subject already authenticated, refusing like require(). Used again when a handler
    * resolves a coordinate the route did not name (a gem file name that splits two ways).
    */
-  authorize(ctx: Koa.Context, subject: Subject, permission: Permission, target?: AccessTarget, opts?: AuthorizeOptions): Promise<void>;
+  authorize(
+    ctx: Koa.Context,
+    subject: Subject,
+    permission: Permission,
+    target?: AccessTarget,
+    opts?: AuthorizeOptions,
+  ): Promise<void>;
 }
 
 export interface AccessTarget {
@@ -63,7 +74,14 @@ export interface AuthorizeOptions {
 }
 
 /** The refusal for a denied decision: 401 for anonymous (or the route's challenge), 403 with the reason otherwise. */
-export function refusal(ctx: Koa.Context, subject: Subject, permission: Permission, d: Decision, target: AccessTarget = {}, opts: AuthorizeOptions = {}): HubError {
+export function refusal(
+  ctx: Koa.Context,
+  subject: Subject,
+  permission: Permission,
+  d: Decision,
+  target: AccessTarget = {},
+  opts: AuthorizeOptions = {},
+): HubError {
   if (subject.user_id === null && subject.token_id === null) {
     const message = `a token with ${permission} is needed here`;
     if (opts.challenge) {
@@ -73,7 +91,10 @@ export function refusal(ctx: Koa.Context, subject: Subject, permission: Permissi
     }
     return errors.unauthenticated(message);
   }
-  const where = target.registry === undefined ? '' : ` in ${target.registry}${target.package === undefined ? '' : ` for ${target.package}`}`;
+  const where =
+    target.registry === undefined
+      ? ''
+      : ` in ${target.registry}${target.package === undefined ? '' : ` for ${target.package}`}`;
   return errors.forbidden(`the token lacks ${permission}${where || ' here'} (${d.reason})`);
 }
 
@@ -86,7 +107,9 @@ const DECISIONS_PER_SUBJECT = 1_000;
  * the memo starts over) and the anonymous grants (a reload is a new array too); the authenticator hands out one subject object
  * per token while it remembers the token, so a new lookup is a new key too.
  */
-function memoisedDecide(anonymousNow: () => readonly Permission[]): (r: AccessRequest, policies: readonly Policy[]) => Decision {
+function memoisedDecide(
+  anonymousNow: () => readonly Permission[],
+): (r: AccessRequest, policies: readonly Policy[]) => Decision {
   let snapshot: readonly Policy[] | undefined;
   let grants: readonly Permission[] | undefined;
   let bySubject = new WeakMap<Subject, Map<string, Decision>>();
@@ -108,7 +131,11 @@ function memoisedDecide(anonymousNow: () => readonly Permission[]): (r: AccessRe
 }
 
 /** Authentication plus the one decision function, for every route: registry and admin alike. */
-export function createAccessControl(auth: Authenticator, policies: PolicySource, initialAnonymous: readonly Permission[]): AccessControl {
+export function createAccessControl(
+  auth: Authenticator,
+  policies: PolicySource,
+  initialAnonymous: readonly Permission[],
+): AccessControl {
   let anonymous = initialAnonymous;
   const decideIn = memoisedDecide(() => anonymous);
   const sources: CredentialSource[] = [];

@@ -60,7 +60,10 @@ function applies(p: Policy, r: AccessRequest): boolean {
   const s = r.subject;
   const who = !p.users && !p.roles && !p.tokens;
   const matchesWho =
-    who || (p.users?.includes(s.user_id ?? '') ?? false) || (p.roles?.some((x) => s.roles.includes(x)) ?? false) || (p.tokens?.includes(s.token_id ?? '') ?? false);
+    who ||
+    (p.users?.includes(s.user_id ?? '') ?? false) ||
+    (p.roles?.some((x) => s.roles.includes(x)) ?? false) ||
+    (p.tokens?.includes(s.token_id ?? '') ?? false);
   if (!matchesWho) return false;
   if (p.registries && !(r.registry && p.registries.some((g) => globMatches(g, r.registry!)))) return false;
   if (p.packages && !(r.package && p.packages.some((g) => globMatches(g, r.package!)))) return false;
@@ -78,11 +81,16 @@ export function decide(r: AccessRequest, policies: readonly Policy[], anonymous:
   const deny = policies.find((p) => p.effect === 'deny' && applies(p, r));
   if (deny) return { decision: 'deny', rule: deny.id!, reason: `a deny policy covers ${r.permission}` };
   if (r.subject.token_permissions && !r.subject.token_permissions.includes(r.permission))
-    return { decision: 'deny', rule: 'token_scope', reason: `the token is narrowed to ${r.subject.token_permissions.join(', ') || 'nothing'}` };
+    return {
+      decision: 'deny',
+      rule: 'token_scope',
+      reason: `the token is narrowed to ${r.subject.token_permissions.join(', ') || 'nothing'}`,
+    };
   const role = r.subject.roles.find((x) => ROLE_PERMISSIONS[x]?.includes(r.permission));
   if (role) return { decision: 'allow', rule: `role:${role}`, reason: `role ${role} holds ${r.permission}` };
   const allow = policies.find((p) => p.effect === 'allow' && applies(p, r));
   if (allow) return { decision: 'allow', rule: allow.id!, reason: `an allow policy grants ${r.permission}` };
-  if (anonymous.includes(r.permission)) return { decision: 'allow', rule: 'auth.anonymous', reason: `${r.permission} is granted to every request` };
+  if (anonymous.includes(r.permission))
+    return { decision: 'allow', rule: 'auth.anonymous', reason: `${r.permission} is granted to every request` };
   return { decision: 'deny', rule: 'default', reason: `nothing grants ${r.permission}` };
 }

@@ -44,7 +44,9 @@ interface Entry<T> {
  * everywhere within about a second; during a database outage it answers from the last good read (fail closed
  * for what it refused, and for anything it never saw), asking the database again at most once a second per key.
  */
-export function createPolicyMemo<T>(o: { max?: number; weigh?: (value: T) => number; now?: () => number } = {}): PolicyMemo<T> {
+export function createPolicyMemo<T>(
+  o: { max?: number; weigh?: (value: T) => number; now?: () => number } = {},
+): PolicyMemo<T> {
   const now = o.now ?? Date.now;
   // `max` entries, or with `weigh` a budget in its units (a value's bytes).
   const weigh = o.weigh;

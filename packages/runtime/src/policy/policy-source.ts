@@ -49,7 +49,8 @@ export interface PolicySource {
 /** The rule name the simulator reports: the config `name`, else its position in `[[auth.policies]]`. */
 export const configPolicyId = (p: PolicyConfig, i: number): string => p.name ?? `auth.policies[${i}]`;
 /** An API policy is reported as `policy:<id>` (plus its name when it has one). */
-export const apiPolicyId = (row: Pick<PolicyRow, 'id' | 'name'>): string => (row.name ? `policy:${row.id}:${row.name}` : `policy:${row.id}`);
+export const apiPolicyId = (row: Pick<PolicyRow, 'id' | 'name'>): string =>
+  row.name ? `policy:${row.id}:${row.name}` : `policy:${row.id}`;
 
 function parsePolicyRow(raw: PolicyRecord): PolicyRow {
   return { ...raw, id: Number(raw.id), rule: JSON.parse(raw.rule) as PolicyRule, created_at: Number(raw.created_at) };
@@ -70,7 +71,10 @@ export function createPolicySource(db: Knex, configured: readonly PolicyConfig[]
   const fromPlugins: Policy[] = [];
   // One entry: the whole table. A change invalidating it while a read runs keeps that read's answer out.
   const memo = createPolicyMemo<readonly Policy[]>({ max: 1 });
-  const load = async (): Promise<readonly Policy[]> => [...fromConfig, ...(await list()).map((row): Policy => ({ effect: row.effect, ...row.rule, id: apiPolicyId(row), source: 'api' }))];
+  const load = async (): Promise<readonly Policy[]> => [
+    ...fromConfig,
+    ...(await list()).map((row): Policy => ({ effect: row.effect, ...row.rule, id: apiPolicyId(row), source: 'api' })),
+  ];
 
   const list = async () => (await db('policies').orderBy('id').select()).map(parsePolicyRow);
   async function get(id: number): Promise<PolicyRow | null> {
@@ -83,7 +87,13 @@ export function createPolicySource(db: Knex, configured: readonly PolicyConfig[]
     list,
     get,
     async add(p) {
-      const row = { name: p.name, effect: p.effect, rule: JSON.stringify(p.rule), created_by: p.by, created_at: Date.now() };
+      const row = {
+        name: p.name,
+        effect: p.effect,
+        rule: JSON.stringify(p.rule),
+        created_by: p.by,
+        created_at: Date.now(),
+      };
       const [id] = await db('policies').insert(row);
       invalidate();
       return { ...row, id: Number(id), rule: p.rule };

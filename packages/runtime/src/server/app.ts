@@ -53,11 +53,19 @@ export function createApp(p: AppParts): { app: Koa; router: Router } {
     ctx.body = { status: ok ? 'ready' : 'not_ready' };
   });
   router.get('/metrics', async (ctx) => {
-    if (p.metricsToken && !sameSecret(ctx.get('authorization'), `Bearer ${p.metricsToken}`)) throw errors.unauthenticated('/metrics needs the metrics token');
+    if (p.metricsToken && !sameSecret(ctx.get('authorization'), `Bearer ${p.metricsToken}`))
+      throw errors.unauthenticated('/metrics needs the metrics token');
     ctx.type = p.metrics.registry.contentType;
     ctx.body = await p.metrics.registry.metrics();
   });
-  app.use(requestLog(p.log, p.metrics, p.audit, createClientAddress({ trustProxy: p.trustProxy, trustedProxies: p.trustedProxies })));
+  app.use(
+    requestLog(
+      p.log,
+      p.metrics,
+      p.audit,
+      createClientAddress({ trustProxy: p.trustProxy, trustedProxies: p.trustedProxies }),
+    ),
+  );
   // Before any route or refusal: errors, hits and misses alike carry nosniff and the sandbox policy (decision 0035).
   app.use(safetyHeaders({ httpsPublicUrl: p.httpsPublicUrl === true }));
   app.use(errorMiddleware());

@@ -12,14 +12,28 @@ import { logNetwork, registryNetwork, serverNetwork } from './upstream-network.j
 
 const STATE_VALUE = { closed: 0, 'half-open': 1, open: 2 } as const;
 
-export function bindRegistries(config: HubConfig, kinds: ReadonlyMap<string, RegistryKind>, metrics: HubMetrics, log?: Logger, env: NodeJS.ProcessEnv = process.env) {
+export function bindRegistries(
+  config: HubConfig,
+  kinds: ReadonlyMap<string, RegistryKind>,
+  metrics: HubMetrics,
+  log?: Logger,
+  env: NodeJS.ProcessEnv = process.env,
+) {
   const server = serverNetwork(config, env);
   logNetwork(log, config, server);
   const registries = new Map<string, BoundRegistry>();
   const mirrored = new Map<string, MirroredClient>();
   for (const r of config.registries) {
     if (r.mode === 'group') continue;
-    const info: RegistryInfo = { name: r.name, type: r.type, mode: r.mode, upstream: r.upstream, metadataTtlSecs: r.metadata_ttl_secs, minReleaseAgeSecs: r.security?.min_release_age_secs ?? 0, config: r.extra };
+    const info: RegistryInfo = {
+      name: r.name,
+      type: r.type,
+      mode: r.mode,
+      upstream: r.upstream,
+      metadataTtlSecs: r.metadata_ttl_secs,
+      minReleaseAgeSecs: r.security?.min_release_age_secs ?? 0,
+      config: r.extra,
+    };
     const bases = r.upstreams ?? (r.upstream === undefined ? [] : [r.upstream]);
     // Every mirror is a configured origin: a redirect or a document's URL may lead from one to another.
     const trustedOrigins = [...configuredOrigins(r), ...bases];
@@ -41,9 +55,18 @@ export function bindRegistries(config: HubConfig, kinds: ReadonlyMap<string, Reg
           metrics.upstreamDuration.observe({ registry: r.name }, i.durationMs / 1000);
         },
       });
-    const publishing = { maxPublishBytes: r.max_publish_bytes, quotaBytes: r.quota_bytes, deployExpirySecs: r.deploy_expiry_secs };
+    const publishing = {
+      maxPublishBytes: r.max_publish_bytes,
+      quotaBytes: r.quota_bytes,
+      deployExpirySecs: r.deploy_expiry_secs,
+    };
     if (bases.length === 0) {
-      registries.set(r.name, { info, kind: kinds.get(r.type)!, upstream: clientFor('http://invalid.invalid'), publishing });
+      registries.set(r.name, {
+        info,
+        kind: kinds.get(r.type)!,
+        upstream: clientFor('http://invalid.invalid'),
+        publishing,
+      });
       continue;
     }
     const upstream = createMirroredClient({
@@ -58,16 +81,32 @@ export function bindRegistries(config: HubConfig, kinds: ReadonlyMap<string, Reg
     registries.set(r.name, { info, kind: kinds.get(r.type)!, upstream, publishing });
   }
   bindGroups(config, kinds, registries);
-  metrics.mirrorStateFrom(() => [...mirrored].flatMap(([registry, c]) => c.status().map((s) => ({ registry, mirror: s.mirror, value: STATE_VALUE[s.state] }))));
+  metrics.mirrorStateFrom(() =>
+    [...mirrored].flatMap(([registry, c]) =>
+      c.status().map((s) => ({ registry, mirror: s.mirror, value: STATE_VALUE[s.state] })),
+    ),
+  );
   /** The health card's `upstream_mirrors` entry of each registry with an upstream: every mirror and its breaker. */
   const health = async (): Promise<HealthContribution> => ({
-    registries: Object.fromEntries([...mirrored].map(([name, c]) => [name, { fallthrough_on_404: config.registries.find((r) => r.name === name)?.fallthrough_on_404 ?? false, mirrors: c.status() }])),
+    registries: Object.fromEntries(
+      [...mirrored].map(([name, c]) => [
+        name,
+        {
+          fallthrough_on_404: config.registries.find((r) => r.name === name)?.fallthrough_on_404 ?? false,
+          mirrors: c.status(),
+        },
+      ]),
+    ),
   });
   return { registries, health };
 }
 
 /** Each group over its bound members, and every registry in the file's order (the first of a root mount's kind answers its root). */
-export function bindGroups(config: HubConfig, kinds: ReadonlyMap<string, RegistryKind>, registries: Map<string, BoundRegistry>): void {
+export function bindGroups(
+  config: HubConfig,
+  kinds: ReadonlyMap<string, RegistryKind>,
+  registries: Map<string, BoundRegistry>,
+): void {
   const bound = new Map(registries);
   registries.clear();
   for (const r of config.registries) {
@@ -75,9 +114,20 @@ export function bindGroups(config: HubConfig, kinds: ReadonlyMap<string, Registr
       registries.set(r.name, bound.get(r.name)!);
       continue;
     }
-    const info: RegistryInfo = { name: r.name, type: r.type, mode: 'group', metadataTtlSecs: r.metadata_ttl_secs, minReleaseAgeSecs: 0, config: {} };
+    const info: RegistryInfo = {
+      name: r.name,
+      type: r.type,
+      mode: 'group',
+      metadataTtlSecs: r.metadata_ttl_secs,
+      minReleaseAgeSecs: 0,
+      config: {},
+    };
     const members = (r.members ?? []).map((m) => bound.get(m)!);
-    const publishing = { maxPublishBytes: r.max_publish_bytes, quotaBytes: r.quota_bytes, deployExpirySecs: r.deploy_expiry_secs };
+    const publishing = {
+      maxPublishBytes: r.max_publish_bytes,
+      quotaBytes: r.quota_bytes,
+      deployExpirySecs: r.deploy_expiry_secs,
+    };
     // A group never asks an upstream itself: its members do, each with its own client.
     const upstream = createUpstreamClient({ origin: 'http://invalid.invalid', userAgent: `hub/${VERSION}` });
     registries.set(r.name, { info, kind: kinds.get(r.type)!, upstream, publishing, group: servedGroup(r, members) });
@@ -89,6 +139,8 @@ export function bindGroups(config: HubConfig, kinds: ReadonlyMap<string, Registr
  * kind (go's checksum_db, say). Only these, with the upstream mirrors, may lie in [server] forbidden_networks.
  */
 function configuredOrigins(r: RegistryConfig): string[] {
-  const fromKind = Object.values(r.extra ?? {}).filter((v): v is string => typeof v === 'string' && /^https?:\/\//i.test(v));
+  const fromKind = Object.values(r.extra ?? {}).filter(
+    (v): v is string => typeof v === 'string' && /^https?:\/\//i.test(v),
+  );
   return [...r.allowed_origins, ...fromKind];
 }

@@ -14,7 +14,11 @@ const UNGATED = new Set(['/healthz']);
  * are not charged twice per file; it takes one from the IP's challenge bucket instead, and past that
  * budget the answer is 429, so requests without credentials cannot flood the hub for free.
  */
-export function clientGate(d: { rules: readonly ClientRule[]; rates: RateLimitStore; challenges: RateLimitStore }): Koa.Middleware {
+export function clientGate(d: {
+  rules: readonly ClientRule[];
+  rates: RateLimitStore;
+  challenges: RateLimitStore;
+}): Koa.Middleware {
   return async (ctx, next) => {
     if (UNGATED.has(ctx.path)) return next();
     const ip = ctx.state.clientIp as string;

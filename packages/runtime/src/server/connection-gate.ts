@@ -22,13 +22,18 @@ export interface ConnectionGate {
   wrap(callback: http.RequestListener): http.RequestListener;
 }
 
-export function createConnectionGate(o: { maxConnections: number; perClient: number; trustedProxies: readonly string[] }): ConnectionGate {
+export function createConnectionGate(o: {
+  maxConnections: number;
+  perClient: number;
+  trustedProxies: readonly string[];
+}): ConnectionGate {
   const trusted = createAddressMatcher(o.trustedProxies);
   const byClient = new Map<string, number>();
   // Keyed by the peer's address and port, which a TLS socket shares with the TCP socket under it.
   const healthOnly = new Set<string>();
   let open = 0;
-  const peerKey = (s: { remoteAddress?: string; remotePort?: number }) => `${s.remoteAddress ?? ''}|${s.remotePort ?? ''}`;
+  const peerKey = (s: { remoteAddress?: string; remotePort?: number }) =>
+    `${s.remoteAddress ?? ''}|${s.remotePort ?? ''}`;
 
   return {
     admit(socket) {
@@ -59,8 +64,18 @@ export function createConnectionGate(o: { maxConnections: number; perClient: num
         res.setHeader('Connection', 'close');
         const path = (req.url ?? '').split('?')[0]!;
         if (HEALTH_PATHS.has(path)) return callback(req, res);
-        const body = JSON.stringify({ error: { code: 'service_unavailable', message: 'hub is at its connection limit; try again shortly', request_id: '' } });
-        res.writeHead(503, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), 'Retry-After': '1' });
+        const body = JSON.stringify({
+          error: {
+            code: 'service_unavailable',
+            message: 'hub is at its connection limit; try again shortly',
+            request_id: '',
+          },
+        });
+        res.writeHead(503, {
+          'Content-Type': 'application/json',
+          'Content-Length': Buffer.byteLength(body),
+          'Retry-After': '1',
+        });
         res.end(body);
       };
     },

@@ -24,7 +24,8 @@ export function safetyHeaders(o: { httpsPublicUrl: boolean }): Koa.Middleware {
     const res = ctx.res;
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Content-Security-Policy', SANDBOX_CSP);
-    if (o.httpsPublicUrl || (ctx.state.client as ClientAddress | undefined)?.protocol === 'https') res.setHeader('Strict-Transport-Security', HSTS);
+    if (o.httpsPublicUrl || (ctx.state.client as ClientAddress | undefined)?.protocol === 'https')
+      res.setHeader('Strict-Transport-Security', HSTS);
     return next();
   };
 }
@@ -33,7 +34,8 @@ export function safetyHeaders(o: { httpsPublicUrl: boolean }): Koa.Middleware {
  * Media types a browser renders as a document or runs as script: HTML, XHTML, SVG and any other XML (XSLT can
  * script), PDF (its viewer runs script), JavaScript. Parameters (`; charset=`) do not matter.
  */
-const ACTIVE_TYPE = /^\s*(?:text\/html|application\/xhtml\+xml|image\/svg\+xml|text\/xml|application\/xml|[a-z0-9.+-]+\/[a-z0-9.-]+\+xml|text\/xsl|application\/pdf|(?:text|application)\/(?:x-)?(?:java|ecma)script|text\/jscript)\s*(?:;|$)/i;
+const ACTIVE_TYPE =
+  /^\s*(?:text\/html|application\/xhtml\+xml|image\/svg\+xml|text\/xml|application\/xml|[a-z0-9.+-]+\/[a-z0-9.-]+\+xml|text\/xsl|application\/pdf|(?:text|application)\/(?:x-)?(?:java|ecma)script|text\/jscript)\s*(?:;|$)/i;
 /**
  * File names a browser (or a download opened from disk) treats as one of those, whatever the Content-Type said.
  * Sticky: tried once at the last dot of the path, not at every position of it.
@@ -52,7 +54,11 @@ function activeName(path: string): boolean {
  * is active, else undefined (a kind's explicit `inline`, for a page it generated itself such as PyPI's simple
  * index, is kept: the sandbox policy still applies to it). A reply without a Content-Type counts as active.
  */
-export function dispositionFor(path: string, contentType: string | undefined, kindDisposition: string | undefined): string | undefined {
+export function dispositionFor(
+  path: string,
+  contentType: string | undefined,
+  kindDisposition: string | undefined,
+): string | undefined {
   if (kindDisposition !== undefined && /^\s*inline\b/i.test(kindDisposition)) return undefined;
   if (contentType !== undefined && !ACTIVE_TYPE.test(contentType) && !activeName(path)) return undefined;
   return `attachment; filename="${safeFileName(path)}"`;

@@ -15,7 +15,12 @@ const RETRY_AFTER_SECS = 30;
 type Answer = 'present' | 'absent' | 'inconclusive';
 
 /** Whether the upstream has `name`: the kind's nameProbe, else its ladder for the version (which sees only that version). */
-async function upstreamHas(reg: ServedRegistry, pc: ProbeContext, name: string, version: string | undefined): Promise<Answer> {
+async function upstreamHas(
+  reg: ServedRegistry,
+  pc: ProbeContext,
+  name: string,
+  version: string | undefined,
+): Promise<Answer> {
   const kind = reg.kind;
   if (kind.nameProbe) return kind.nameProbe(pc, name);
   if (!kind.probe || version === undefined) return 'absent';
@@ -28,7 +33,12 @@ async function upstreamHas(reg: ServedRegistry, pc: ProbeContext, name: string, 
  * (A package document alone publishes nothing: cargo keeps one under the folded spelling of a name.) Names
  * already published here, or claimed, are never asked about; a name is asked once per request.
  */
-export function guardFirstPublish(local: LocalRegistry, reg: ServedRegistry, store: LocalStore, pc: () => ProbeContext): LocalRegistry {
+export function guardFirstPublish(
+  local: LocalRegistry,
+  reg: ServedRegistry,
+  store: LocalStore,
+  pc: () => ProbeContext,
+): LocalRegistry {
   if (reg.info.mode !== 'hybrid' || reg.kind.addressing === 'path' || !reg.info.upstream) return local;
   const registry = reg.info.name;
   const cleared = new Set<string>();
@@ -44,9 +54,13 @@ export function guardFirstPublish(local: LocalRegistry, reg: ServedRegistry, sto
         );
       }
       if (answer !== 'absent') {
-        throw new HubError('service_unavailable', `the upstream of hybrid registry ${registry} could not say whether it has ${name}, and a first publish of a name waits until it can; retry later, or an administrator can claim the name (hub packages claim ${registry} ${name})`, {
-          headers: { 'Retry-After': String(RETRY_AFTER_SECS) },
-        });
+        throw new HubError(
+          'service_unavailable',
+          `the upstream of hybrid registry ${registry} could not say whether it has ${name}, and a first publish of a name waits until it can; retry later, or an administrator can claim the name (hub packages claim ${registry} ${name})`,
+          {
+            headers: { 'Retry-After': String(RETRY_AFTER_SECS) },
+          },
+        );
       }
     }
     cleared.add(name);
@@ -78,4 +92,3 @@ export function guardFirstPublish(local: LocalRegistry, reg: ServedRegistry, sto
     },
   };
 }
-

@@ -12,7 +12,16 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type Koa from 'koa';
-import { errors, type GroupAsk, type GroupPart, HubError, isHubError, type KindRoute, type Reply, type RouteMatch } from '@hub/contract';
+import {
+  errors,
+  type GroupAsk,
+  type GroupPart,
+  HubError,
+  isHubError,
+  type KindRoute,
+  type Reply,
+  type RouteMatch,
+} from '@hub/contract';
 import { readCapped } from '@hub/contract';
 import type { AuditContext } from '../audit/access-event.js';
 import type { Subject } from '../policy/decide.js';
@@ -35,16 +44,30 @@ export interface GroupRequest {
 }
 
 /** A member's answer: a reply, a 404/410 (`absent`), or the error it failed with. */
-type Answer = { member: BoundRegistry; audit: AuditContext; reply: Reply } | { member: BoundRegistry; audit: AuditContext; absent: true } | { member: BoundRegistry; audit: AuditContext; error: HubError };
+type Answer =
+  | { member: BoundRegistry; audit: AuditContext; reply: Reply }
+  | { member: BoundRegistry; audit: AuditContext; absent: true }
+  | { member: BoundRegistry; audit: AuditContext; error: HubError };
 
 const isAbsent = (status: number) => status === 404 || status === 410;
 /** Server-side failures: the next member is asked; the first is served only when no member answers. */
 const isFailure = (status: number) => status >= 500;
 
-export async function serveGroup(ctx: Koa.Context, d: RegistryRoutesDeps, group: BoundRegistry, r: GroupRequest): Promise<Reply> {
+export async function serveGroup(
+  ctx: Koa.Context,
+  d: RegistryRoutesDeps,
+  group: BoundRegistry,
+  r: GroupRequest,
+): Promise<Reply> {
   const members = await askable(d, group, r);
   const merge = group.kind.group?.merge[r.route.id];
-  const lists = merge !== undefined && (group.kind.group?.lists?.(r.route.id, { headers: ctx.headers as Record<string, string | undefined>, query: new URLSearchParams(ctx.querystring) }) ?? true);
+  const lists =
+    merge !== undefined &&
+    (group.kind.group?.lists?.(r.route.id, {
+      headers: ctx.headers as Record<string, string | undefined>,
+      query: new URLSearchParams(ctx.querystring),
+    }) ??
+      true);
   if (lists) return mergedListing(ctx, d, group, r, members, merge);
   let failed: Extract<Answer, { error: HubError }> | undefined;
   for (const m of members) {
@@ -66,16 +89,29 @@ export async function serveGroup(ctx: Koa.Context, d: RegistryRoutesDeps, group:
 }
 
 /** Every eligible member's 200 answer, merged by the kind (one is served as it is). */
-async function mergedListing(ctx: Koa.Context, d: RegistryRoutesDeps, group: BoundRegistry, r: GroupRequest, members: readonly BoundRegistry[], merge: NonNullable<BoundRegistry['kind']['group']>['merge'][string]): Promise<Reply> {
+async function mergedListing(
+  ctx: Koa.Context,
+  d: RegistryRoutesDeps,
+  group: BoundRegistry,
+  r: GroupRequest,
+  members: readonly BoundRegistry[],
+  merge: NonNullable<BoundRegistry['kind']['group']>['merge'][string],
+): Promise<Reply> {
   // A byte range or a validator is for the merged document: a member answering 206 or 304 would be left out.
   const answers = await Promise.all(members.map((m) => answer(memberView(ctx), d, group, r, m)));
   // A redirect to the listing's one spelling (pypi's normalised project name): the first member's, when none lists it here.
-  const redirect = answers.find((a): a is Extract<Answer, { reply: Reply }> => 'reply' in a && a.reply.status >= 300 && a.reply.status < 400 && Boolean(a.reply.headers.location));
+  const redirect = answers.find(
+    (a): a is Extract<Answer, { reply: Reply }> =>
+      'reply' in a && a.reply.status >= 300 && a.reply.status < 400 && Boolean(a.reply.headers.location),
+  );
   const parts = await okParts(answers, d);
   if (parts.length === 0 && redirect) {
     servedBy(ctx, r.audit, redirect, group);
     const body = redirect.reply.body;
-    return { ...redirect.reply, body: typeof body === 'string' || Buffer.isBuffer(body) ? body : `moved to ${redirect.reply.headers.location}\n` };
+    return {
+      ...redirect.reply,
+      body: typeof body === 'string' || Buffer.isBuffer(body) ? body : `moved to ${redirect.reply.headers.location}\n`,
+    };
   }
   if (parts.length === 0) {
     // No member lists it: the first refusal or failure says why, else it is not there.
@@ -86,16 +122,34 @@ async function mergedListing(ctx: Koa.Context, d: RegistryRoutesDeps, group: Bou
     }
     throw errors.notFound(notFoundMessage(group, r, members));
   }
-  for (const a of answers) if ('error' in a) ctx.state.log?.warn({ member: a.member.info.name, code: a.error.code, err: a.error.message }, 'group member left out of a merged listing');
+  for (const a of answers)
+    if ('error' in a)
+      ctx.state.log?.warn(
+        { member: a.member.info.name, code: a.error.code, err: a.error.message },
+        'group member left out of a merged listing',
+      );
   if (parts.length === 1) {
     servedBy(ctx, r.audit, parts[0]!.answer, group);
     const only = parts[0]!;
     return { ...(only.answer as Extract<Answer, { reply: Reply }>).reply, body: only.body };
   }
   // Merged: the group served it, from these members.
-  Object.assign(r.audit, { registry: group.info.name, via_group: group.info.name, detail: `merged from ${parts.map((p) => p.member).join(', ')}` });
+  Object.assign(r.audit, {
+    registry: group.info.name,
+    via_group: group.info.name,
+    detail: `merged from ${parts.map((p) => p.member).join(', ')}`,
+  });
   if (where(ctx)) where(ctx)!.member = parts.map((p) => p.member).join(',');
-  const rc = requestContext(ctx, d, group, r.audit, r.anonymousRead, r.match.coordinate, async () => {}, r.subject?.user_id ?? null);
+  const rc = requestContext(
+    ctx,
+    d,
+    group,
+    r.audit,
+    r.anonymousRead,
+    r.match.coordinate,
+    async () => {},
+    r.subject?.user_id ?? null,
+  );
   const merged = await merge(
     rc,
     parts.map(({ answer: _a, ...p }) => p),
@@ -104,7 +158,10 @@ async function mergedListing(ctx: Koa.Context, d: RegistryRoutesDeps, group: Bou
   );
   // The runtime answers If-None-Match from an ETag: a merged document without one gets its bytes' digest.
   if (Buffer.isBuffer(merged.body) && !Object.keys(merged.headers).some((h) => h.toLowerCase() === 'etag'))
-    return { ...merged, headers: { ...merged.headers, etag: `"${createHash('sha256').update(merged.body).digest('hex')}"` } };
+    return {
+      ...merged,
+      headers: { ...merged.headers, etag: `"${createHash('sha256').update(merged.body).digest('hex')}"` },
+    };
   return merged;
 }
 
@@ -125,17 +182,35 @@ async function okParts(answers: Answer[], d: RegistryRoutesDeps): Promise<Array<
     }
     try {
       const body = await readBody(a.reply, cap, a.member.info.name);
-      parts.push({ member: a.member.info.name, mode: a.member.info.mode as GroupPart['mode'], status: 200, headers: a.reply.headers, body, answer: a });
+      parts.push({
+        member: a.member.info.name,
+        mode: a.member.info.mode as GroupPart['mode'],
+        status: 200,
+        headers: a.reply.headers,
+        body,
+        answer: a,
+      });
     } catch (e) {
       dispose(a.reply);
-      answers[i] = { member: a.member, audit: a.audit, error: isHubError(e) ? e : errors.upstream(`registry "${a.member.info.name}"'s listing could not be read`) };
+      answers[i] = {
+        member: a.member,
+        audit: a.audit,
+        error: isHubError(e) ? e : errors.upstream(`registry "${a.member.info.name}"'s listing could not be read`),
+      };
     }
   }
   return parts;
 }
 
 /** Request headers a member asked for a merged listing does not see: they are about the merged document. */
-const FOR_THE_MERGE = new Set(['range', 'if-range', 'if-none-match', 'if-modified-since', 'if-match', 'if-unmodified-since']);
+const FOR_THE_MERGE = new Set([
+  'range',
+  'if-range',
+  'if-none-match',
+  'if-modified-since',
+  'if-match',
+  'if-unmodified-since',
+]);
 
 /** The request as a member of a merged listing sees it: without range and validator headers, with `query` if given. */
 function memberView(ctx: Koa.Context, query?: URLSearchParams): Koa.Context {
@@ -158,7 +233,10 @@ const MAX_ASKS_PER_MERGE = 512;
 function groupAsk(ctx: Koa.Context, d: RegistryRoutesDeps, group: BoundRegistry, r: GroupRequest): GroupAsk {
   let asked = 0;
   return async (segments, query) => {
-    if (++asked > MAX_ASKS_PER_MERGE) throw errors.upstream(`a merged listing of group "${group.info.name}" asked its members more than ${MAX_ASKS_PER_MERGE} times`);
+    if (++asked > MAX_ASKS_PER_MERGE)
+      throw errors.upstream(
+        `a merged listing of group "${group.info.name}" asked its members more than ${MAX_ASKS_PER_MERGE} times`,
+      );
     let found: { route: KindRoute; match: RouteMatch } | undefined;
     for (const route of group.kind.routes) {
       if (!group.kind.group?.merge[route.id]) continue;
@@ -189,24 +267,56 @@ async function askable(d: RegistryRoutesDeps, group: BoundRegistry, r: GroupRequ
   if (!r.subject || !r.permission) return eligible;
   const permission = r.permission;
   const subject = r.subject;
-  const allowed = await Promise.all(eligible.map(async (m) => (await d.access.decide({ subject, permission, registry: m.info.name, package: r.match.coordinate?.name })).decision === 'allow'));
+  const allowed = await Promise.all(
+    eligible.map(
+      async (m) =>
+        (await d.access.decide({ subject, permission, registry: m.info.name, package: r.match.coordinate?.name }))
+          .decision === 'allow',
+    ),
+  );
   const out = eligible.filter((_, i) => allowed[i]);
-  if (out.length === 0 && eligible.length > 0) throw errors.forbidden(`you may not read ${eligible.length === 1 ? `registry "${eligible[0]!.info.name}", the member` : 'any member'} of group "${group.info.name}" that serves this`);
+  if (out.length === 0 && eligible.length > 0)
+    throw errors.forbidden(
+      `you may not read ${eligible.length === 1 ? `registry "${eligible[0]!.info.name}", the member` : 'any member'} of group "${group.info.name}" that serves this`,
+    );
   return out;
 }
 
 /** Runs the route for one member: its own blocks first, then its handler, with the group's base URL. */
-async function answer(ctx: Koa.Context, d: RegistryRoutesDeps, group: BoundRegistry, r: GroupRequest, member: BoundRegistry): Promise<Answer> {
-  const audit: AuditContext = { action: r.audit.action, package: r.audit.package, version: r.audit.version, registry: member.info.name };
+async function answer(
+  ctx: Koa.Context,
+  d: RegistryRoutesDeps,
+  group: BoundRegistry,
+  r: GroupRequest,
+  member: BoundRegistry,
+): Promise<Answer> {
+  const audit: AuditContext = {
+    action: r.audit.action,
+    package: r.audit.package,
+    version: r.audit.version,
+    registry: member.info.name,
+  };
   try {
-    if (r.match.coordinate) noteWaived(audit, await refuseBlocked(d, member.info.name, r.match.coordinate, whoOf(r.subject)));
+    if (r.match.coordinate)
+      noteWaived(audit, await refuseBlocked(d, member.info.name, r.match.coordinate, whoOf(r.subject)));
     // A coordinate the handler resolves (npm `latest`) meets the member's blocks and the group's.
     const checkResolved = async (c: { name: string; version?: string }) => {
-      if (r.subject && r.permission && c.name !== r.match.coordinate?.name) await d.access.authorize(ctx, r.subject, r.permission, { registry: member.info.name, package: c.name });
+      if (r.subject && r.permission && c.name !== r.match.coordinate?.name)
+        await d.access.authorize(ctx, r.subject, r.permission, { registry: member.info.name, package: c.name });
       noteWaived(audit, await refuseBlocked(d, group.info.name, c, whoOf(r.subject)));
       noteWaived(audit, await refuseBlocked(d, member.info.name, c, whoOf(r.subject)));
     };
-    const rc = requestContext(ctx, d, member, audit, r.anonymousRead, undefined, checkResolved, r.subject?.user_id ?? null, group);
+    const rc = requestContext(
+      ctx,
+      d,
+      member,
+      audit,
+      r.anonymousRead,
+      undefined,
+      checkResolved,
+      r.subject?.user_id ?? null,
+      group,
+    );
     const reply = await r.route.handle(rc, r.match);
     if (isAbsent(reply.status)) {
       dispose(reply);
@@ -216,7 +326,15 @@ async function answer(ctx: Koa.Context, d: RegistryRoutesDeps, group: BoundRegis
   } catch (thrown) {
     const e = asDatabaseUnavailable(thrown);
     if (isHubError(e)) return isAbsent(e.status) ? { member, audit, absent: true } : { member, audit, error: e };
-    ctx.state.log?.error({ err: { message: (e as Error)?.message, stack: (e as Error)?.stack }, registry: group.info.name, member: member.info.name, route: r.route.id }, 'kind handler failed');
+    ctx.state.log?.error(
+      {
+        err: { message: (e as Error)?.message, stack: (e as Error)?.stack },
+        registry: group.info.name,
+        member: member.info.name,
+        route: r.route.id,
+      },
+      'kind handler failed',
+    );
     return { member, audit, error: errors.internal() };
   }
 }
@@ -229,7 +347,8 @@ function servedBy(ctx: Koa.Context, audit: AuditContext, a: Answer, group: Bound
 }
 
 async function readBody(reply: Reply, cap: number, member: string): Promise<Buffer> {
-  const tooLarge = () => new HubError('upstream_error', `registry "${member}"'s listing exceeds ${cap} bytes ([limits] max_metadata_bytes)`);
+  const tooLarge = () =>
+    new HubError('upstream_error', `registry "${member}"'s listing exceeds ${cap} bytes ([limits] max_metadata_bytes)`);
   const b = reply.body;
   if (b === null) return Buffer.alloc(0);
   if (typeof b === 'string' || Buffer.isBuffer(b)) {
@@ -245,7 +364,10 @@ function dispose(reply: Reply): void {
 }
 
 function notFoundMessage(group: BoundRegistry, r: GroupRequest, members: readonly BoundRegistry[]): string {
-  const what = r.match.coordinate ? `${r.match.coordinate.name}${r.match.coordinate.version === undefined ? '' : ` ${r.match.coordinate.version}`}` : 'this path';
-  if (members.length === 0) return `${what}: no member of group "${group.info.name}" may serve it (its member_rules admit none)`;
+  const what = r.match.coordinate
+    ? `${r.match.coordinate.name}${r.match.coordinate.version === undefined ? '' : ` ${r.match.coordinate.version}`}`
+    : 'this path';
+  if (members.length === 0)
+    return `${what}: no member of group "${group.info.name}" may serve it (its member_rules admit none)`;
   return `${what} is in no member of group "${group.info.name}" (asked: ${members.map((m) => m.info.name).join(', ')})`;
 }

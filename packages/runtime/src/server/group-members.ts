@@ -33,14 +33,25 @@ const PUBLISHES_MAX = 10_000;
 const memos = new WeakMap<LocalStore, Map<string, { at: number; yes: boolean }>>();
 
 /** Whether a local or hybrid member has published `name` (any version, or a claim on it); asked of the store at most once a second per name. */
-async function publishes(local: LocalStore, member: ServedRegistry, name: string, user: string | null): Promise<boolean> {
+async function publishes(
+  local: LocalStore,
+  member: ServedRegistry,
+  name: string,
+  user: string | null,
+): Promise<boolean> {
   let published = memos.get(local);
   if (!published) memos.set(local, (published = new Map()));
   const key = `${member.info.name}\0${name}`;
   const now = Date.now();
   const known = published.get(key);
   if (known && now - known.at < PUBLISHES_TTL_MS) return known.yes;
-  const store = local.forRegistry(member.info.name, member.publishing, user, member.kind.coordinate.normalizeName, member.kind.coordinate.canonicalVersion);
+  const store = local.forRegistry(
+    member.info.name,
+    member.publishing,
+    user,
+    member.kind.coordinate.normalizeName,
+    member.kind.coordinate.canonicalVersion,
+  );
   const yes = (await store.ownsName(name)) || (await store.versions(name)).length > 0;
   // Bounded: past the cap the memo starts over (a flood of distinct names costs queries, never memory).
   if (published.size >= PUBLISHES_MAX) published.clear();
@@ -54,7 +65,12 @@ async function publishes(local: LocalStore, member: ServedRegistry, name: string
  * published it, only the first such member (no upstream member is asked about a company's own name),
  * unless `allow_upstream_names` matches it.
  */
-export async function eligibleMembers(group: ServedRegistry, local: LocalStore, coordinate: Coordinate | undefined, user: string | null): Promise<ServedRegistry[]> {
+export async function eligibleMembers(
+  group: ServedRegistry,
+  local: LocalStore,
+  coordinate: Coordinate | undefined,
+  user: string | null,
+): Promise<ServedRegistry[]> {
   const g = group.group!;
   if (!coordinate) return [...g.members];
   const name = group.kind.coordinate.normalizeName?.(coordinate.name) ?? coordinate.name;

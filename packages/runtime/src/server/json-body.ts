@@ -23,8 +23,10 @@ export async function readJsonBytes(ctx: Koa.Context, maxBytes: number): Promise
   const length = ctx.get('content-length');
   const hasBody = (length !== '' && length !== '0') || ctx.get('transfer-encoding') !== '';
   if (!hasBody) return undefined;
-  if (!ctx.is('application/json')) throw errors.unsupportedMediaType(`the body must be application/json, not ${ctx.get('content-type') || 'untyped'}`);
-  if (length !== '' && Number(length) > maxBytes) throw errors.payloadTooLarge(`the body is larger than ${maxBytes} bytes`);
+  if (!ctx.is('application/json'))
+    throw errors.unsupportedMediaType(`the body must be application/json, not ${ctx.get('content-type') || 'untyped'}`);
+  if (length !== '' && Number(length) > maxBytes)
+    throw errors.payloadTooLarge(`the body is larger than ${maxBytes} bytes`);
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of ctx.req as AsyncIterable<Buffer>) {

@@ -12,12 +12,21 @@ import type { HubConfig } from '../config/schema.js';
 import { createConnectionGate } from './connection-gate.js';
 
 /** `servedHosts` gets this machine's names for the listener once it listens (URLs hub writes may use them). */
-export function createListener(callback: http.RequestListener, config: HubConfig, log: Logger, servedHosts: Set<string>, registryNames: readonly string[]) {
+export function createListener(
+  callback: http.RequestListener,
+  config: HubConfig,
+  log: Logger,
+  servedHosts: Set<string>,
+  registryNames: readonly string[],
+) {
   let server: http.Server | undefined;
   let closing = false;
   async function listen(listen: string): Promise<string> {
     const { host, port } = parseListen(listen);
-    const tls = config.server.tls_cert && config.server.tls_key ? { cert: fs.readFileSync(config.server.tls_cert), key: fs.readFileSync(config.server.tls_key) } : undefined;
+    const tls =
+      config.server.tls_cert && config.server.tls_key
+        ? { cert: fs.readFileSync(config.server.tls_cert), key: fs.readFileSync(config.server.tls_key) }
+        : undefined;
     const limits: http.ServerOptions = {
       headersTimeout: config.server.client_headers_timeout_ms,
       requestTimeout: Math.max(config.server.client_request_timeout_ms, config.server.client_headers_timeout_ms),
@@ -49,7 +58,9 @@ export function createListener(callback: http.RequestListener, config: HubConfig
             : [400, 'bad_request', 'malformed request'];
       const body = JSON.stringify({ error: { code, message, request_id: '' } });
       if (socket.writable && !(socket as { _httpMessage?: unknown })._httpMessage)
-        socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+        socket.end(
+          `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+        );
       else socket.destroy();
     });
     await new Promise<void>((resolve, reject) => {
@@ -63,8 +74,15 @@ export function createListener(callback: http.RequestListener, config: HubConfig
     const url = `${tls ? 'https' : 'http'}://${shownHost}:${addr.port}`;
     log.info({ url, registries: registryNames }, 'hub listening');
     if (config.auth.anonymous.length > 0 && !/^(127\.|\[?::1\]?$|localhost$)/.test(addr.address))
-      log.warn({ anonymous: config.auth.anonymous, address: addr.address }, 'requests without a token are allowed on a non-loopback address');
-    if (!config.metrics?.token) log.warn({ route: '/metrics' }, '/metrics is served without a token: anyone reaching this listener reads it (set [metrics] token to require one)');
+      log.warn(
+        { anonymous: config.auth.anonymous, address: addr.address },
+        'requests without a token are allowed on a non-loopback address',
+      );
+    if (!config.metrics?.token)
+      log.warn(
+        { route: '/metrics' },
+        '/metrics is served without a token: anyone reaching this listener reads it (set [metrics] token to require one)',
+      );
     return url;
   }
 

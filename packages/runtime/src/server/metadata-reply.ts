@@ -53,7 +53,12 @@ export function matchesAny(ifNoneMatch: string, tag: string): boolean {
   return false;
 }
 
-const withVary = (vary: string | undefined, name: string) => (!vary ? name : vary.split(',').some((v) => v.trim().toLowerCase() === name.toLowerCase() || v.trim() === '*') ? vary : `${vary}, ${name}`);
+const withVary = (vary: string | undefined, name: string) =>
+  !vary
+    ? name
+    : vary.split(',').some((v) => v.trim().toLowerCase() === name.toLowerCase() || v.trim() === '*')
+      ? vary
+      : `${vary}, ${name}`;
 
 /** Headers a 304 repeats from the 200 it stands for (RFC 9110 15.4.5). */
 const KEPT_ON_304 = ['cache-control', 'content-location', 'date', 'etag', 'expires', 'vary', 'x-hub-stale'];
@@ -63,7 +68,11 @@ const KEPT_ON_304 = ['cache-control', 'content-location', 'date', 'etag', 'expir
  * If-None-Match names it, else the coding the client prefers (built once), with a strong ETag per coding and
  * `Vary: Accept-Encoding`. Any other reply is returned as it is.
  */
-export function representationReply(reply: Reply, reqHeaders: Readonly<Record<string, string | string[] | undefined>>, reps: Representations): Reply | Promise<Reply> {
+export function representationReply(
+  reply: Reply,
+  reqHeaders: Readonly<Record<string, string | string[] | undefined>>,
+  reps: Representations,
+): Reply | Promise<Reply> {
   const body = reply.body;
   if (reply.status !== 200 || !Buffer.isBuffer(body) || !reps.has(body)) return reply;
   const h = reply.headers;
@@ -86,5 +95,7 @@ export function representationReply(reply: Reply, reqHeaders: Readonly<Record<st
   if (!coding) return { status: 200, headers, body };
   headers['content-encoding'] = coding;
   const encoded = reps.encoded(body, coding)!;
-  return Buffer.isBuffer(encoded) ? { status: 200, headers, body: encoded } : encoded.then((b) => ({ status: 200, headers, body: b }));
+  return Buffer.isBuffer(encoded)
+    ? { status: 200, headers, body: encoded }
+    : encoded.then((b) => ({ status: 200, headers, body: b }));
 }

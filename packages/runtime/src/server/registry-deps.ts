@@ -29,8 +29,10 @@ export interface RegistryRoutesDeps {
   /** Packages of a registry whose last good listing is kept (the upstream removed them). */
   keptPackages(registry: string): Promise<readonly string[]>;
   /** A version was published (`package_published`) or unpublished (`package_unpublished`): the event. */
-  onPackageEvent(type: 'package_published' | 'package_unpublished', e: { registry: string; package: string; version?: string; user: string | null; detail?: string }): void;
+  onPackageEvent(
+    type: 'package_published' | 'package_unpublished',
+    e: { registry: string; package: string; version?: string; user: string | null; detail?: string },
+  ): void;
   /** [limits] max_metadata_bytes: what a group reads of each member's listing before it merges them. */
   maxMetadataBytes?: number;
 }
-

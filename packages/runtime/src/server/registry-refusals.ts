@@ -6,29 +6,53 @@ import type { BoundRegistry, RegistryRoutesDeps } from './registry-deps.js';
 
 /** A 401 that also challenges for Basic, because maven, NuGet and pacman only send credentials after one. */
 export const challenge = (message: string) =>
-  new HubError('unauthenticated', message, { headers: { 'WWW-Authenticate': 'Basic realm="hub", Bearer realm="hub"' } });
+  new HubError('unauthenticated', message, {
+    headers: { 'WWW-Authenticate': 'Basic realm="hub", Bearer realm="hub"' },
+  });
 
 /** A write to a proxy registry: a route that publishes, or a handler that asks for the local store. */
-export const proxyRefusal = (registry: string) => new HubError('method_not_allowed', `registry "${registry}" is a proxy registry: publish to a local or hybrid registry`);
+export const proxyRefusal = (registry: string) =>
+  new HubError(
+    'method_not_allowed',
+    `registry "${registry}" is a proxy registry: publish to a local or hybrid registry`,
+  );
 
 /** Any write to a group: publishes go to a member. */
 export const groupRefusal = (reg: BoundRegistry) => {
   const publishable = reg.group!.members.filter((m) => m.info.mode !== 'proxy').map((m) => `"${m.info.name}"`);
-  return new HubError('method_not_allowed', `registry "${reg.info.name}" is a group registry: publish to one of its members${publishable.length ? ` (${publishable.join(', ')})` : ''}`);
+  return new HubError(
+    'method_not_allowed',
+    `registry "${reg.info.name}" is a group registry: publish to one of its members${publishable.length ? ` (${publishable.join(', ')})` : ''}`,
+  );
 };
 
 /** What a 403 for a block says, and what a listing that marks the version refused (pypi's yanked) says. */
 /** A block's refusal; a version refused through a link names the blocked one it belongs to (an OCI digest its blocked tag names). */
-export const blockMessage = (c: { name: string; version?: string }, block: Pick<FoundBlock, 'version' | 'blocked_by' | 'reason' | 'linked'>) => {
-  const what = block.version === null ? `package ${c.name}` : block.linked ? `${c.name} ${c.version} belongs to ${c.name} ${block.version}, which` : `${c.name} ${block.version}`;
+export const blockMessage = (
+  c: { name: string; version?: string },
+  block: Pick<FoundBlock, 'version' | 'blocked_by' | 'reason' | 'linked'>,
+) => {
+  const what =
+    block.version === null
+      ? `package ${c.name}`
+      : block.linked
+        ? `${c.name} ${c.version} belongs to ${c.name} ${block.version}, which`
+        : `${c.name} ${block.version}`;
   return `${what} is blocked by ${block.blocked_by}${block.reason ? `: ${block.reason}` : ''}`;
 };
 
 /** The subject of a request as waivers see it (none for a signed URL: it carries no subject). */
-export const whoOf = (s: { user_id: string | null; token_id: string | null } | undefined): Who | undefined => s && { user: s.user_id, tokenId: s.token_id };
+export const whoOf = (s: { user_id: string | null; token_id: string | null } | undefined): Who | undefined =>
+  s && { user: s.user_id, tokenId: s.token_id };
 
 /** The waiver that lifts `target` for `who`, or null; no waivers (or no subject: a signed URL) lift nothing, and no lookup is made. */
-async function waiverFor(d: RegistryRoutesDeps, target: string, registry: string, c: Coordinate, who: Who | undefined): Promise<string | null> {
+async function waiverFor(
+  d: RegistryRoutesDeps,
+  target: string,
+  registry: string,
+  c: Coordinate,
+  who: Who | undefined,
+): Promise<string | null> {
   if (!who || !d.waivers?.length) return null;
   for (const w of d.waivers) {
     const by = await w(target, registry, c, who);
@@ -41,7 +65,12 @@ async function waiverFor(d: RegistryRoutesDeps, target: string, registry: string
  * Refuses (403 `package_blocked`) a coordinate that a block or a refusal rule refuses, unless a waiver lifts that
  * refusal for `who`. Resolves with the waivers that let it through (for the request's audit row), else [].
  */
-export async function refuseBlocked(d: RegistryRoutesDeps, registry: string, c: Coordinate, who?: Who): Promise<string[]> {
+export async function refuseBlocked(
+  d: RegistryRoutesDeps,
+  registry: string,
+  c: Coordinate,
+  who?: Who,
+): Promise<string[]> {
   const lifted: string[] = [];
   const block = await d.blocks.find(registry, c);
   if (block) {
@@ -64,4 +93,3 @@ export async function refuseBlocked(d: RegistryRoutesDeps, registry: string, c: 
 export const noteWaived = (audit: AuditContext, lifted: readonly string[]) => {
   if (lifted.length) audit.detail = [audit.detail, ...lifted].filter(Boolean).join('; ');
 };
-

@@ -53,7 +53,8 @@ export function send(ctx: Koa.Context, reply: Reply) {
   }
   const body = reply.body;
   // ctx.fresh copies the response headers first; without a conditional header it is false anyway.
-  const conditional = ctx.req.headers['if-none-match'] !== undefined || ctx.req.headers['if-modified-since'] !== undefined;
+  const conditional =
+    ctx.req.headers['if-none-match'] !== undefined || ctx.req.headers['if-modified-since'] !== undefined;
   if (conditional && ctx.fresh) {
     if (body instanceof Readable) body.destroy();
     ctx.status = 304;
@@ -72,4 +73,3 @@ export function send(ctx: Koa.Context, reply: Reply) {
   }
   ctx.body = body;
 }
-

@@ -1,5 +1,15 @@
 import type Koa from 'koa';
-import { type Coordinate, errors, type HttpMethod, HubError, isHubError, type KindRoute, type Reply, type RouteMatch, splitSegments } from '@hub/contract';
+import {
+  type Coordinate,
+  errors,
+  type HttpMethod,
+  HubError,
+  isHubError,
+  type KindRoute,
+  type Reply,
+  type RouteMatch,
+  splitSegments,
+} from '@hub/contract';
 import type { AuditContext } from '../audit/access-event.js';
 import { ANONYMOUS, type AccessRequest } from '../policy/decide.js';
 import { asDatabaseUnavailable } from '../storage/db.js';
@@ -21,7 +31,11 @@ const CHALLENGE = Object.freeze({ challenge });
 const anonymousReads = new WeakMap<object, AccessRequest>();
 function anonymousReadOf(reg: BoundRegistry): AccessRequest {
   let r = anonymousReads.get(reg.info);
-  if (!r) anonymousReads.set(reg.info, (r = Object.freeze({ subject: ANONYMOUS, permission: 'source:read', registry: reg.info.name })));
+  if (!r)
+    anonymousReads.set(
+      reg.info,
+      (r = Object.freeze({ subject: ANONYMOUS, permission: 'source:read', registry: reg.info.name })),
+    );
   return r;
 }
 
@@ -46,7 +60,9 @@ export function registryRoutes(d: RegistryRoutesDeps): Koa.Middleware {
   /** The mount's own root (`/v2/`, the version check): the first of its registries the request may read, else the first. */
   async function baseRegistry(ctx: Koa.Context, regs: BoundRegistry[]): Promise<BoundRegistry> {
     const subject = await d.access.subject(ctx).catch(() => ANONYMOUS);
-    for (const reg of regs) if ((await d.access.decide({ subject, permission: 'source:read', registry: reg.info.name })).decision === 'allow') return reg;
+    for (const reg of regs)
+      if ((await d.access.decide({ subject, permission: 'source:read', registry: reg.info.name })).decision === 'allow')
+        return reg;
     return regs[0]!;
   }
 
@@ -63,7 +79,8 @@ export function registryRoutes(d: RegistryRoutesDeps): Koa.Middleware {
     const reg = d.registries.get(name);
     if (!reg) throw errors.notFound(`no registry named "${name}"`);
     // Below a mount, only registries of a kind mounted there.
-    if (!ctx.path.startsWith(PREFIX) && reg.kind.rootMount !== ctx.path.split('/')[1]) throw errors.notFound(`no registry named "${name}" is served at /${ctx.path.split('/')[1]}/`);
+    if (!ctx.path.startsWith(PREFIX) && reg.kind.rootMount !== ctx.path.split('/')[1])
+      throw errors.notFound(`no registry named "${name}" is served at /${ctx.path.split('/')[1]}/`);
     audit.registry = reg.info.name;
     if (reg.group) audit.via_group = reg.info.name;
     let routeId: string | undefined;
@@ -93,7 +110,11 @@ export function registryRoutes(d: RegistryRoutesDeps): Koa.Middleware {
       routeId = found?.route.id;
       if (!found) {
         // One answer for every write a kind does not take, whatever the path (decision 0022).
-        if (methodMismatch || !DEFAULT_METHODS.includes(ctx.method as HttpMethod)) throw new HubError('method_not_allowed', `${ctx.method} is not allowed here: ${reg.kind.id} registries take no such write`);
+        if (methodMismatch || !DEFAULT_METHODS.includes(ctx.method as HttpMethod))
+          throw new HubError(
+            'method_not_allowed',
+            `${ctx.method} is not allowed here: ${reg.kind.id} registries take no such write`,
+          );
         throw errors.notFound(`no ${reg.kind.id} route matches this path in registry "${reg.info.name}"`);
       }
       const { route, match } = found;
@@ -112,13 +133,18 @@ export function registryRoutes(d: RegistryRoutesDeps): Koa.Middleware {
       if (signed) audit.detail = 'signed URL';
       const target = { registry: reg.info.name, package: match.coordinate?.name };
       // From memory when it can be (no promise on a hit's memoised path), else the database is asked.
-      const subject = permission && !signed ? (d.access.requireNow(ctx, permission, target, CHALLENGE) ?? (await d.access.require(ctx, permission, target, CHALLENGE))) : undefined;
+      const subject =
+        permission && !signed
+          ? (d.access.requireNow(ctx, permission, target, CHALLENGE) ??
+            (await d.access.require(ctx, permission, target, CHALLENGE)))
+          : undefined;
       const who = whoOf(subject);
       if (match.coordinate) noteWaived(audit, await refuseBlocked(d, reg.info.name, match.coordinate, who));
       // A coordinate the handler resolved (a gem file name that splits two ways) meets the same checks:
       // the permission for its package (as the access-check simulator decides it), then blocks and refusals.
       const checkResolved = async (c: Coordinate) => {
-        if (subject && permission && c.name !== match.coordinate?.name) await d.access.authorize(ctx, subject, permission, { registry: reg.info.name, package: c.name }, CHALLENGE);
+        if (subject && permission && c.name !== match.coordinate?.name)
+          await d.access.authorize(ctx, subject, permission, { registry: reg.info.name, package: c.name }, CHALLENGE);
         noteWaived(audit, await refuseBlocked(d, reg.info.name, c, who));
       };
 
@@ -129,26 +155,77 @@ export function registryRoutes(d: RegistryRoutesDeps): Koa.Middleware {
       let reply: Reply;
       try {
         reply = reg.group
-          ? await serveGroup(ctx, d, reg, { route, match, permission: signed ? null : permission, subject, anonymousRead, audit })
-          : await route.handle(requestContext(ctx, d, reg, audit, anonymousRead, match.coordinate, checkResolved, subject?.user_id ?? null), match);
+          ? await serveGroup(ctx, d, reg, {
+              route,
+              match,
+              permission: signed ? null : permission,
+              subject,
+              anonymousRead,
+              audit,
+            })
+          : await route.handle(
+              requestContext(
+                ctx,
+                d,
+                reg,
+                audit,
+                anonymousRead,
+                match.coordinate,
+                checkResolved,
+                subject?.user_id ?? null,
+              ),
+              match,
+            );
       } catch (thrown) {
         const e = asDatabaseUnavailable(thrown);
         if (isHubError(e)) throw e;
         // An unexpected error from a kind is logged with where it came from; the client sees a plain 500.
-        ctx.state.log?.error({ err: { message: (e as Error)?.message, stack: (e as Error)?.stack }, ...where }, 'kind handler failed');
+        ctx.state.log?.error(
+          { err: { message: (e as Error)?.message, stack: (e as Error)?.stack }, ...where },
+          'kind handler failed',
+        );
         throw errors.internal();
       }
-      const shared = shareable(reply, () => !signed && (match.coordinate === undefined ? anonymousRead : decision(d.access, { subject: ANONYMOUS, permission: 'source:read', registry: reg.info.name, package: match.coordinate.name }, allowed)));
+      const shared = shareable(
+        reply,
+        () =>
+          !signed &&
+          (match.coordinate === undefined
+            ? anonymousRead
+            : decision(
+                d.access,
+                {
+                  subject: ANONYMOUS,
+                  permission: 'source:read',
+                  registry: reg.info.name,
+                  package: match.coordinate.name,
+                },
+                allowed,
+              )),
+      );
       // A memoised listing goes out as its representation: compressed once, ETag and 304 (decision 0074).
-      const out = representationReply(shared instanceof Promise ? await shared : shared, ctx.req.headers, d.metadata.representations);
+      const out = representationReply(
+        shared instanceof Promise ? await shared : shared,
+        ctx.req.headers,
+        d.metadata.representations,
+      );
       send(ctx, out instanceof Promise ? await out : out);
     } catch (e) {
       // The kind may say the refusal in its client's own words too (npm prints an `npm-notice` header).
-      if (isHubError(e) && reg.kind.errorHeaders) Object.assign(e.headers, reg.kind.errorHeaders({ status: e.status, code: e.code, message: e.message }));
+      if (isHubError(e) && reg.kind.errorHeaders)
+        Object.assign(e.headers, reg.kind.errorHeaders({ status: e.status, code: e.code, message: e.message }));
       // And in its error body's own members (container clients print the OCI `errors` array).
-      if (isHubError(e) && reg.kind.errorBody) ctx.state.errorBody = reg.kind.errorBody({ status: e.status, code: e.code, message: e.message, route: routeId, kindCode: typeof e.detail.kindCode === 'string' ? e.detail.kindCode : undefined });
+      if (isHubError(e) && reg.kind.errorBody)
+        ctx.state.errorBody = reg.kind.errorBody({
+          status: e.status,
+          code: e.code,
+          message: e.message,
+          route: routeId,
+          kindCode: typeof e.detail.kindCode === 'string' ? e.detail.kindCode : undefined,
+        });
       // And with `error` as text, for clients that print nothing else (npm).
-      if (isHubError(e) && reg.kind.textErrors?.(ctx.headers as Record<string, string | undefined>)) ctx.state.textErrors = true;
+      if (isHubError(e) && reg.kind.textErrors?.(ctx.headers as Record<string, string | undefined>))
+        ctx.state.textErrors = true;
       throw e;
     }
   };

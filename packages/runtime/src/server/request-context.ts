@@ -1,6 +1,20 @@
 import { pipeline, Transform, type Readable } from 'node:stream';
 import type Koa from 'koa';
-import { type ArtifactSpec, type Coordinate, errors, type HttpMethod, type HubAdvisory, HubError, type LocalRegistry, type MetadataDoc, type MetadataSpec, type PublishAction, type Reply, type RequestContext, type VersionLink } from '@hub/contract';
+import {
+  type ArtifactSpec,
+  type Coordinate,
+  errors,
+  type HttpMethod,
+  type HubAdvisory,
+  HubError,
+  type LocalRegistry,
+  type MetadataDoc,
+  type MetadataSpec,
+  type PublishAction,
+  type Reply,
+  type RequestContext,
+  type VersionLink,
+} from '@hub/contract';
 import type { AuditContext } from '../audit/access-event.js';
 import type { ClientAddress } from './client-address.js';
 import { guardFirstPublish } from './first-publish.js';
@@ -67,7 +81,10 @@ class RegistryRequestContext implements RequestContext {
     if (d.publicUrl) return d.publicUrl;
     const client = ctx.state.client as ClientAddress | undefined;
     const host = client?.host ?? ctx.host;
-    if (!d.servesHost(host)) throw errors.badRequest(`this hub does not serve the host "${host.slice(0, 100)}": set [server] public_url, or list it in [server] allowed_hosts`);
+    if (!d.servesHost(host))
+      throw errors.badRequest(
+        `this hub does not serve the host "${host.slice(0, 100)}": set [server] public_url, or list it in [server] allowed_hosts`,
+      );
     // One spelling per host: letter-case variants would each key (and rebuild) their own rewritten documents.
     return `${client?.protocol ?? ctx.protocol}://${host.toLowerCase()}`;
   }
@@ -89,7 +106,18 @@ class RegistryRequestContext implements RequestContext {
   get local(): LocalRegistry {
     const { reg, d, ctx } = this;
     if (reg.info.mode === 'proxy') throw proxyRefusal(reg.info.name);
-    this.#local ??= guardFirstPublish(d.local.forRegistry(reg.info.name, reg.publishing, this.user, reg.kind.coordinate.normalizeName, reg.kind.coordinate.canonicalVersion), reg, d.local, () => ({ registry: reg.info, upstream: reg.upstream, log: ctx.state.log }));
+    this.#local ??= guardFirstPublish(
+      d.local.forRegistry(
+        reg.info.name,
+        reg.publishing,
+        this.user,
+        reg.kind.coordinate.normalizeName,
+        reg.kind.coordinate.canonicalVersion,
+      ),
+      reg,
+      d.local,
+      () => ({ registry: reg.info, upstream: reg.upstream, log: ctx.state.log }),
+    );
     return this.#local;
   }
 
@@ -99,7 +127,10 @@ class RegistryRequestContext implements RequestContext {
    */
   async #upstreamMayServe(name: string): Promise<boolean> {
     const { reg } = this;
-    return reg.info.mode === 'proxy' || (reg.info.mode === 'hybrid' && (reg.kind.addressing === 'path' || !(await this.local.ownsName(name))));
+    return (
+      reg.info.mode === 'proxy' ||
+      (reg.info.mode === 'hybrid' && (reg.kind.addressing === 'path' || !(await this.local.ownsName(name))))
+    );
   }
 
   async artifact(spec: ArtifactSpec): Promise<Reply> {
@@ -107,8 +138,16 @@ class RegistryRequestContext implements RequestContext {
     audit.action = 'download';
     audit.package = spec.coordinate.name;
     audit.version = spec.coordinate.version;
-    if (spec.coordinate.name !== checked?.name || spec.coordinate.version !== checked.version) await this.checkResolved(spec.coordinate);
-    return this.d.artifacts.serve(reg.info, spec, reg.upstream, ctx.method === 'HEAD' ? 'HEAD' : 'GET', this.headers, () => this.#upstreamMayServe(spec.coordinate.name));
+    if (spec.coordinate.name !== checked?.name || spec.coordinate.version !== checked.version)
+      await this.checkResolved(spec.coordinate);
+    return this.d.artifacts.serve(
+      reg.info,
+      spec,
+      reg.upstream,
+      ctx.method === 'HEAD' ? 'HEAD' : 'GET',
+      this.headers,
+      () => this.#upstreamMayServe(spec.coordinate.name),
+    );
   }
 
   metadata(spec: MetadataSpec): Promise<MetadataDoc> {
@@ -118,7 +157,8 @@ class RegistryRequestContext implements RequestContext {
   async passthrough(url: string, headers?: Record<string, string>): Promise<Reply> {
     const res = await this.reg.upstream.request(url, { headers });
     const out: Record<string, string> = {};
-    for (const h of ['content-type', 'content-length', 'etag', 'last-modified', 'cache-control']) if (res.headers[h]) out[h] = res.headers[h]!;
+    for (const h of ['content-type', 'content-length', 'etag', 'last-modified', 'cache-control'])
+      if (res.headers[h]) out[h] = res.headers[h]!;
     return { status: res.status, headers: out, body: res.body };
   }
 
@@ -130,7 +170,10 @@ class RegistryRequestContext implements RequestContext {
   async hiddenVersions(name: string): Promise<ReadonlySet<string>> {
     const { d, reg, via } = this;
     if (!via) return d.blocks.hiddenVersions(reg.info.name, name);
-    const [own, group] = await Promise.all([d.blocks.hiddenVersions(reg.info.name, name), d.blocks.hiddenVersions(via.info.name, name)]);
+    const [own, group] = await Promise.all([
+      d.blocks.hiddenVersions(reg.info.name, name),
+      d.blocks.hiddenVersions(via.info.name, name),
+    ]);
     return group.size === 0 ? own : new Set([...own, ...group]);
   }
 
@@ -144,8 +187,11 @@ class RegistryRequestContext implements RequestContext {
   async blockedVersions(name: string): Promise<ReadonlyMap<string, string>> {
     const { d, reg, via } = this;
     const out = new Map<string, string>();
-    for (const [v, block] of await d.blocks.versionBlocks(reg.info.name, name)) out.set(v, blockMessage({ name }, block));
-    if (via) for (const [v, block] of await d.blocks.versionBlocks(via.info.name, name)) if (!out.has(v)) out.set(v, blockMessage({ name }, block));
+    for (const [v, block] of await d.blocks.versionBlocks(reg.info.name, name))
+      out.set(v, blockMessage({ name }, block));
+    if (via)
+      for (const [v, block] of await d.blocks.versionBlocks(via.info.name, name))
+        if (!out.has(v)) out.set(v, blockMessage({ name }, block));
     return out;
   }
 
@@ -178,15 +224,32 @@ class RegistryRequestContext implements RequestContext {
   recordAction(action: PublishAction, coordinate: Coordinate, detail?: string): void {
     const { d, reg, user } = this;
     Object.assign(this.audit, { action, package: coordinate.name, version: coordinate.version, detail });
-    if (action === 'publish') d.onPackageEvent('package_published', { registry: reg.info.name, package: coordinate.name, version: coordinate.version, user });
+    if (action === 'publish')
+      d.onPackageEvent('package_published', {
+        registry: reg.info.name,
+        package: coordinate.name,
+        version: coordinate.version,
+        user,
+      });
     // An unpublish of a whole npm package names no version: its detail lists them.
-    if (action === 'unpublish') d.onPackageEvent('package_unpublished', { registry: reg.info.name, package: coordinate.name, version: coordinate.version, user, ...(detail ? { detail } : {}) });
+    if (action === 'unpublish')
+      d.onPackageEvent('package_unpublished', {
+        registry: reg.info.name,
+        package: coordinate.name,
+        version: coordinate.version,
+        user,
+        ...(detail ? { detail } : {}),
+      });
   }
 }
 
 /** The request body, refused with 413 once it passes `max` bytes (at once when Content-Length says so). */
 function cappedBody(ctx: Koa.Context, max: number): Readable {
-  const tooLarge = () => new HubError('payload_too_large', `the request body may be at most ${max} bytes ([[registries]] max_publish_bytes)`);
+  const tooLarge = () =>
+    new HubError(
+      'payload_too_large',
+      `the request body may be at most ${max} bytes ([[registries]] max_publish_bytes)`,
+    );
   const declared = Number(ctx.get('content-length'));
   if (Number.isFinite(declared) && declared > max) throw tooLarge();
   let seen = 0;
@@ -200,4 +263,3 @@ function cappedBody(ctx: Koa.Context, max: number): Readable {
   pipeline(ctx.req, capped, () => {});
   return capped;
 }
-

@@ -20,7 +20,12 @@ const PROXY_PREFIX = '/proxy/';
  * denial metric, and the audit row (queued, never awaited). Bytes are read from the socket counters,
  * never by wrapping res.write (which would defeat backpressure).
  */
-export function requestLog(log: Logger, metrics: HubMetrics, audit: AuditLog | undefined, clientAddress: (req: IncomingMessage) => ClientAddress): Koa.Middleware {
+export function requestLog(
+  log: Logger,
+  metrics: HubMetrics,
+  audit: AuditLog | undefined,
+  clientAddress: (req: IncomingMessage) => ClientAddress,
+): Koa.Middleware {
   const throttle = createDenialThrottle();
   const routeThrottle = createCountingThrottle();
   // The request line's members are fixed (below) and hold no credential, so it skips redaction: pino runs
@@ -31,7 +36,8 @@ export function requestLog(log: Logger, metrics: HubMetrics, audit: AuditLog | u
   return async (ctx, next) => {
     const start = performance.now();
     const incoming = ctx.req.headers['x-request-id'];
-    const id = typeof incoming === 'string' && SAFE_ID.test(incoming) ? incoming : `${prefix}-${(++counter).toString(36)}`;
+    const id =
+      typeof incoming === 'string' && SAFE_ID.test(incoming) ? incoming : `${prefix}-${(++counter).toString(36)}`;
     // The request's logger is made when something logs (an error, a kind's warning), not on every hit.
     ctx.state = new RequestState(log, id);
     const client = clientAddress(ctx.req);
@@ -92,7 +98,8 @@ export function requestLog(log: Logger, metrics: HubMetrics, audit: AuditLog | u
           metrics.auditSuppressed.inc();
           return;
         }
-        if (left > 0) detail = `${detail ?? ''}${detail ? '; ' : ''}${left} more like it from this address were not recorded`;
+        if (left > 0)
+          detail = `${detail ?? ''}${detail ? '; ' : ''}${left} more like it from this address were not recorded`;
       }
       const registry = a?.registry ?? (ctx.path.startsWith(PROXY_PREFIX) ? registryOf(ctx.path) : undefined);
       audit.record({
@@ -147,7 +154,9 @@ class RequestState {
  * registries, kinds' route ids, status codes): no label object, label validation or observe closure per request
  * (prom-client still hashes the labels inside each observe).
  */
-function durationObserver(metrics: HubMetrics): (registry: string, route: string, status: number, secs: number) => void {
+function durationObserver(
+  metrics: HubMetrics,
+): (registry: string, route: string, status: number, secs: number) => void {
   const children = new Map<string, { observe(v: number): void }>();
   return (registry, route, status, secs) => {
     const key = `${registry}\0${route}\0${status}`;

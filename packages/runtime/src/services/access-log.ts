@@ -45,7 +45,14 @@ export interface DownloadGroup {
 }
 
 // The chain columns stay out of entries: `hub audit verify` and the exports are where they are read.
-const toEntry = ({ chain: _c, seq: _s, prev_hash: _p, hash: _h, ...r }: AccessEventRecord): AccessLogEntry => ({ ...r, via_group: r.via_group ?? null, id: Number(r.id), at: Number(r.at), status: Number(r.status), outcome: r.outcome as AccessOutcome });
+const toEntry = ({ chain: _c, seq: _s, prev_hash: _p, hash: _h, ...r }: AccessEventRecord): AccessLogEntry => ({
+  ...r,
+  via_group: r.via_group ?? null,
+  id: Number(r.id),
+  at: Number(r.at),
+  status: Number(r.status),
+  outcome: r.outcome as AccessOutcome,
+});
 
 /** Reading the audit log (the runtime's AuditLog writes it). */
 export function createAccessLog(db: Knex, audit: Pick<AuditLog, 'flush'> & Partial<Pick<AuditLog, 'checkpointKey'>>) {
@@ -53,9 +60,18 @@ export function createAccessLog(db: Knex, audit: Pick<AuditLog, 'flush'> & Parti
    * Allowed downloads of several packages in one indexed read (migration 011: registry, package, action, outcome, at),
    * each group naming its package: a caller walking many packages batches them instead of a query each.
    */
-  async function downloadsOf(d: { registry: string; packages: readonly string[]; version?: string | null; from?: number; at: number }): Promise<Array<DownloadGroup & { package: string }>> {
+  async function downloadsOf(d: {
+    registry: string;
+    packages: readonly string[];
+    version?: string | null;
+    from?: number;
+    at: number;
+  }): Promise<Array<DownloadGroup & { package: string }>> {
     if (d.packages.length === 0) return [];
-    const q = db('access_events').where({ registry: d.registry }).whereIn('package', [...d.packages]).where({ action: 'download', outcome: 'allowed' });
+    const q = db('access_events')
+      .where({ registry: d.registry })
+      .whereIn('package', [...d.packages])
+      .where({ action: 'download', outcome: 'allowed' });
     if (d.version != null) q.where({ version: d.version });
     if (d.from !== undefined) q.where('at', '>=', d.from);
     const groups = await q
@@ -65,7 +81,17 @@ export function createAccessLog(db: Knex, audit: Pick<AuditLog, 'flush'> & Parti
       .min({ first: 'at' })
       .max({ last: 'at' })
       .groupBy('package', 'user_id', 'token_id', 'ip_address', 'version');
-    return groups.map((g) => ({ package: String(g.package), user_id: g.user_id, token_id: g.token_id ?? null, ip_address: g.ip_address, version: g.version, before: Number(g.before), after: Number(g.after), first: Number(g.first), last: Number(g.last) }));
+    return groups.map((g) => ({
+      package: String(g.package),
+      user_id: g.user_id,
+      token_id: g.token_id ?? null,
+      ip_address: g.ip_address,
+      version: g.version,
+      before: Number(g.before),
+      after: Number(g.after),
+      first: Number(g.first),
+      last: Number(g.last),
+    }));
   }
   return {
     /**
@@ -78,7 +104,12 @@ export function createAccessLog(db: Knex, audit: Pick<AuditLog, 'flush'> & Parti
       const chains = o.chain === undefined ? await chainsOf(db) : [o.chain];
       const reports: ChainReport[] = [];
       for (const chain of chains) reports.push(await verifyChain(db, chain, { key }));
-      return { ok: reports.every((r) => r.ok), key_id: key?.keyId ?? null, chains: reports, unchained_rows: o.chain === undefined ? await unchainedRows(db) : 0 };
+      return {
+        ok: reports.every((r) => r.ok),
+        key_id: key?.keyId ?? null,
+        chains: reports,
+        unchained_rows: o.chain === undefined ? await unchainedRows(db) : 0,
+      };
     },
     /**
      * Entries newest first, paged by id: `before` is the last id of the previous page, so a page stays
@@ -103,17 +134,49 @@ export function createAccessLog(db: Knex, audit: Pick<AuditLog, 'flush'> & Parti
      * Who pulled what: allowed downloads per registry, package, version and user (anonymous is null), with
      * their count and the last one. One registry or all; the SBOM inventory joins it to what is held.
      */
-    async pullers(registry?: string): Promise<Array<{ registry: string; package: string; version: string; user_id: string | null; downloads: number; last: number }>> {
+    async pullers(registry?: string): Promise<
+      Array<{
+        registry: string;
+        package: string;
+        version: string;
+        user_id: string | null;
+        downloads: number;
+        last: number;
+      }>
+    > {
       await audit.flush();
-      const q = db('access_events').where({ action: 'download', outcome: 'allowed' }).whereNotNull('package').whereNotNull('version');
+      const q = db('access_events')
+        .where({ action: 'download', outcome: 'allowed' })
+        .whereNotNull('package')
+        .whereNotNull('version');
       if (registry !== undefined) q.where({ registry });
-      const rows = await q.select('registry', 'package', 'version', 'user_id').count({ downloads: '*' }).max({ last: 'at' }).groupBy('registry', 'package', 'version', 'user_id').orderBy(['registry', 'package', 'version', 'user_id']);
-      return rows.map((r) => ({ registry: String(r.registry), package: String(r.package), version: String(r.version), user_id: (r.user_id) ?? null, downloads: Number(r.downloads), last: Number(r.last) }));
+      const rows = await q
+        .select('registry', 'package', 'version', 'user_id')
+        .count({ downloads: '*' })
+        .max({ last: 'at' })
+        .groupBy('registry', 'package', 'version', 'user_id')
+        .orderBy(['registry', 'package', 'version', 'user_id']);
+      return rows.map((r) => ({
+        registry: String(r.registry),
+        package: String(r.package),
+        version: String(r.version),
+        user_id: r.user_id ?? null,
+        downloads: Number(r.downloads),
+        last: Number(r.last),
+      }));
     },
     downloadsOf,
     /** Allowed downloads of a package (one version, or any; since `from`), per user, token, address and version, split at `at`. */
-    async downloads(d: { registry: string; package: string; version: string | null; from?: number; at: number }): Promise<DownloadGroup[]> {
-      return (await downloadsOf({ registry: d.registry, packages: [d.package], version: d.version, from: d.from, at: d.at })).map(({ package: _, ...g }) => g);
+    async downloads(d: {
+      registry: string;
+      package: string;
+      version: string | null;
+      from?: number;
+      at: number;
+    }): Promise<DownloadGroup[]> {
+      return (
+        await downloadsOf({ registry: d.registry, packages: [d.package], version: d.version, from: d.from, at: d.at })
+      ).map(({ package: _, ...g }) => g);
     },
   };
 }

@@ -29,9 +29,11 @@ const toBlock = (r: BlockRecord): Block => ({ ...r, id: Number(r.id), created_at
 export function createBlocks(db: Knex, versionKey: VersionKey = VERBATIM) {
   const memo = createPolicyMemo<Block[]>();
   const links = createVersionLinks(db);
-  const rowsOf = (registry: string, name: string, q: Knex = db) => q('blocks').where({ registry, package_name: name }).select();
+  const rowsOf = (registry: string, name: string, q: Knex = db) =>
+    q('blocks').where({ registry, package_name: name }).select();
   /** The same version of one registry, in any spelling. */
-  const same = (registry: string, a: string, b: string) => a === b || versionKey(registry, a) === versionKey(registry, b);
+  const same = (registry: string, a: string, b: string) =>
+    a === b || versionKey(registry, a) === versionKey(registry, b);
 
   async function get(id: number): Promise<Block | null> {
     const row = await db('blocks').where({ id }).first();
@@ -48,9 +50,16 @@ export function createBlocks(db: Knex, versionKey: VersionKey = VERBATIM) {
       const key = `${registry}\0${c.name}`;
       const rows = memo.fresh(key) ?? (await memo.get(key, async () => (await rowsOf(registry, c.name)).map(toBlock)));
       const v = c.version;
-      const direct = rows.find((r) => r.version === null) ?? (v !== undefined ? rows.find((r) => r.version !== null && same(registry, r.version, v)) : undefined);
+      const direct =
+        rows.find((r) => r.version === null) ??
+        (v !== undefined ? rows.find((r) => r.version !== null && same(registry, r.version, v)) : undefined);
       if (direct || v === undefined || rows.length === 0) return direct ?? null;
-      const by = await links.refusedBy(registry, c.name, rows.map((r) => r.version!), v);
+      const by = await links.refusedBy(
+        registry,
+        c.name,
+        rows.map((r) => r.version!),
+        v,
+      );
       const block = by === undefined ? undefined : rows.find((r) => r.version === by);
       return block ? { ...block, linked: true } : null;
     },
@@ -63,7 +72,9 @@ export function createBlocks(db: Knex, versionKey: VersionKey = VERBATIM) {
       const rows = memo.fresh(k) ?? (await memo.get(k, async () => (await rowsOf(registry, name)).map(toBlock)));
       const out = new Map<string, Block>();
       if (rows.some((r) => r.version === null)) return out;
-      for (const r of rows) if (r.version !== null && !out.has(versionKey(registry, r.version))) out.set(versionKey(registry, r.version), r);
+      for (const r of rows)
+        if (r.version !== null && !out.has(versionKey(registry, r.version)))
+          out.set(versionKey(registry, r.version), r);
       return out;
     },
     /** What a version leads to (RequestContext.linkVersions): blocks follow it. */
@@ -75,26 +86,66 @@ export function createBlocks(db: Knex, versionKey: VersionKey = VERBATIM) {
       return (await q.select()).map(toBlock);
     },
     /** Blocks a name (version null) or one version; `exists` when that very block is there already. */
-    async add(b: { registry: string; package_name: string; version: string | null; reason: string | null; by: string }): Promise<Block | 'exists'> {
+    async add(b: {
+      registry: string;
+      package_name: string;
+      version: string | null;
+      reason: string | null;
+      by: string;
+    }): Promise<Block | 'exists'> {
       // The same version in another spelling is that very block.
       const v = b.version;
-      if (v !== null && (await rowsOf(b.registry, b.package_name)).some((r) => r.version !== null && same(b.registry, r.version, v))) return 'exists';
-      const row = { registry: b.registry, package_name: b.package_name, version: b.version, reason: b.reason, blocked_by: b.by, created_at: Date.now() };
-      const id = await insertOnce(db, 'blocks', { registry: row.registry, package_name: row.package_name, version: row.version }, row);
+      if (
+        v !== null &&
+        (await rowsOf(b.registry, b.package_name)).some((r) => r.version !== null && same(b.registry, r.version, v))
+      )
+        return 'exists';
+      const row = {
+        registry: b.registry,
+        package_name: b.package_name,
+        version: b.version,
+        reason: b.reason,
+        blocked_by: b.by,
+        created_at: Date.now(),
+      };
+      const id = await insertOnce(
+        db,
+        'blocks',
+        { registry: row.registry, package_name: row.package_name, version: row.version },
+        row,
+      );
       memo.clear();
       links.forget();
       return id === null ? 'exists' : { id, ...row };
     },
     /** Blocks each of `versions` that no block covers yet (none when the whole name is blocked); resolves with those it blocked. */
-    async addVersions(b: { registry: string; package_name: string; versions: readonly string[]; reason: string; by: string }): Promise<string[]> {
+    async addVersions(b: {
+      registry: string;
+      package_name: string;
+      versions: readonly string[];
+      reason: string;
+      by: string;
+    }): Promise<string[]> {
       const added = await db.transaction(async (trx) => {
         const existing = await rowsOf(b.registry, b.package_name, trx);
         if (existing.some((x) => x.version === null)) return [];
         // One new block per version, whatever the spellings given or stored.
         const have = new Set(existing.map((x) => versionKey(b.registry, x.version!)));
-        const add = b.versions.filter((v) => !have.has(versionKey(b.registry, v)) && have.add(versionKey(b.registry, v)));
+        const add = b.versions.filter(
+          (v) => !have.has(versionKey(b.registry, v)) && have.add(versionKey(b.registry, v)),
+        );
         const now = Date.now();
-        if (add.length) await trx('blocks').insert(add.map((version) => ({ registry: b.registry, package_name: b.package_name, version, reason: b.reason, blocked_by: b.by, created_at: now })));
+        if (add.length)
+          await trx('blocks').insert(
+            add.map((version) => ({
+              registry: b.registry,
+              package_name: b.package_name,
+              version,
+              reason: b.reason,
+              blocked_by: b.by,
+              created_at: now,
+            })),
+          );
         return add;
       });
       if (added.length) {
@@ -116,13 +167,28 @@ export function createBlocks(db: Knex, versionKey: VersionKey = VERBATIM) {
      * Lifts the blocks `by` put on a name (all, or those on `versions` and on the whole name). Resolves
      * with what was lifted (`*` for the whole name) and whether someone else's block still applies.
      */
-    async lift(b: { registry: string; package_name: string; by: string; versions?: readonly string[] }): Promise<{ lifted: string[]; othersStay: boolean }> {
+    async lift(b: {
+      registry: string;
+      package_name: string;
+      by: string;
+      versions?: readonly string[];
+    }): Promise<{ lifted: string[]; othersStay: boolean }> {
       const res = await db.transaction(async (trx) => {
         const rows = await rowsOf(b.registry, b.package_name, trx);
-        const concerned = (v: string | null) => b.versions === undefined || v === null || b.versions.some((x) => same(b.registry, x, v));
+        const concerned = (v: string | null) =>
+          b.versions === undefined || v === null || b.versions.some((x) => same(b.registry, x, v));
         const own = rows.filter((r) => r.blocked_by === b.by && concerned(r.version));
-        if (own.length) await trx('blocks').whereIn('id', own.map((r) => r.id)).delete();
-        return { lifted: own.map((r) => r.version ?? '*'), othersStay: rows.some((r) => r.blocked_by !== b.by && concerned(r.version)) };
+        if (own.length)
+          await trx('blocks')
+            .whereIn(
+              'id',
+              own.map((r) => r.id),
+            )
+            .delete();
+        return {
+          lifted: own.map((r) => r.version ?? '*'),
+          othersStay: rows.some((r) => r.blocked_by !== b.by && concerned(r.version)),
+        };
       });
       if (res.lifted.length) {
         memo.clear();

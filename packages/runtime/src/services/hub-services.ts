@@ -34,7 +34,13 @@ export interface HubServices {
 }
 
 /** `versionKey`: how each registry's kind spells a version canonically (blocks and unlisting compare by it). */
-export function createHubServices(db: Knex, auth: Pick<Authenticator, 'refresh'>, audit: Pick<AuditLog, 'flush'>, local: LocalStore = NO_LOCAL_STORE, versionKey: VersionKey = VERBATIM): HubServices {
+export function createHubServices(
+  db: Knex,
+  auth: Pick<Authenticator, 'refresh'>,
+  audit: Pick<AuditLog, 'flush'>,
+  local: LocalStore = NO_LOCAL_STORE,
+  versionKey: VersionKey = VERBATIM,
+): HubServices {
   return {
     blocks: createBlocks(db, versionKey),
     unlisting: createUnlisting(db, versionKey),

@@ -36,7 +36,13 @@ export interface LocalStore {
    * `canonicalVersion` its version spelling: a version published or deleted in one spelling is that version
    * in every other (the publish 409, tombstones).
    */
-  forRegistry(registry: string, limits: LocalLimits, user: string | null, normalizeName?: (n: string) => string, canonicalVersion?: (v: string) => string): LocalRegistry;
+  forRegistry(
+    registry: string,
+    limits: LocalLimits,
+    user: string | null,
+    normalizeName?: (n: string) => string,
+    canonicalVersion?: (v: string) => string,
+  ): LocalRegistry;
   /** Packages published here (in one registry, or all), by name. */
   packages(registry?: string): Promise<LocalPackage[]>;
   /** Whether a hybrid registry may ask its upstream about a name published here; false when there is no such package. */
@@ -54,7 +60,8 @@ export interface LocalStore {
   unclaim(registry: string, name: string): Promise<boolean>;
 }
 
-const notLoaded = () => new HubError('method_not_allowed', 'publishing needs the @hub/publishing plugin, which is not loaded');
+const notLoaded = () =>
+  new HubError('method_not_allowed', 'publishing needs the @hub/publishing plugin, which is not loaded');
 
 /** The store of a hub without a publishing plugin: it has no local or hybrid registry, and every call refuses. */
 export const NO_LOCAL_STORE: LocalStore = {

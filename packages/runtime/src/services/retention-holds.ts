@@ -15,18 +15,38 @@ export interface RetentionHold {
  * The only writer of `retention_holds`.
  */
 export function createRetentionHolds(db: Knex, now: () => number = Date.now) {
-  const live = () => db('retention_holds').where((q) => {
-    // A block body: the builder is thenable, and a callback that returned it would read as a promise left behind.
-    q.whereNull('expires_at').orWhere('expires_at', '>', now());
-  });
+  const live = () =>
+    db('retention_holds').where((q) => {
+      // A block body: the builder is thenable, and a callback that returned it would read as a promise left behind.
+      q.whereNull('expires_at').orWhere('expires_at', '>', now());
+    });
   return {
     /** Holds a version for `reason` (again: renews it). */
-    async hold(registry: string, packageName: string, version: string, reason: string, expiresAt: Date | null = null): Promise<void> {
-      const row = { registry, package_name: packageName, version, reason, created_at: now(), expires_at: expiresAt?.getTime() ?? null };
-      await db('retention_holds').insert(row).onConflict(['registry', 'package_name', 'version', 'reason']).merge(['created_at', 'expires_at']);
+    async hold(
+      registry: string,
+      packageName: string,
+      version: string,
+      reason: string,
+      expiresAt: Date | null = null,
+    ): Promise<void> {
+      const row = {
+        registry,
+        package_name: packageName,
+        version,
+        reason,
+        created_at: now(),
+        expires_at: expiresAt?.getTime() ?? null,
+      };
+      await db('retention_holds')
+        .insert(row)
+        .onConflict(['registry', 'package_name', 'version', 'reason'])
+        .merge(['created_at', 'expires_at']);
     },
     /** Releases one reason's holds (every version when `version` is absent); resolves with how many. */
-    async release(reason: string, where: { registry?: string; package?: string; version?: string } = {}): Promise<number> {
+    async release(
+      reason: string,
+      where: { registry?: string; package?: string; version?: string } = {},
+    ): Promise<number> {
       const q = db('retention_holds').where({ reason });
       if (where.registry !== undefined) q.andWhere({ registry: where.registry });
       if (where.package !== undefined) q.andWhere({ package_name: where.package });
@@ -47,8 +67,22 @@ export function createRetentionHolds(db: Knex, now: () => number = Date.now) {
     async list(registry?: string): Promise<RetentionHold[]> {
       const q = live().orderBy(['registry', 'package_name', 'version']);
       if (registry !== undefined) q.andWhere({ registry });
-      const rows: Array<{ registry: string; package_name: string; version: string; reason: string; created_at: number | string; expires_at: number | string | null }> = await q.select();
-      return rows.map((r) => ({ registry: r.registry, package: r.package_name, version: r.version, reason: r.reason, createdAt: new Date(Number(r.created_at)), expiresAt: r.expires_at === null ? null : new Date(Number(r.expires_at)) }));
+      const rows: Array<{
+        registry: string;
+        package_name: string;
+        version: string;
+        reason: string;
+        created_at: number | string;
+        expires_at: number | string | null;
+      }> = await q.select();
+      return rows.map((r) => ({
+        registry: r.registry,
+        package: r.package_name,
+        version: r.version,
+        reason: r.reason,
+        createdAt: new Date(Number(r.created_at)),
+        expiresAt: r.expires_at === null ? null : new Date(Number(r.expires_at)),
+      }));
     },
   };
 }

@@ -37,7 +37,11 @@ export function createTokens(db: Knex, auth: Pick<Authenticator, 'refresh'>) {
       return (await db('tokens').where({ user_id: userId }).orderBy('created_at').select()).map(toToken);
     },
     /** A new token for an existing user; `token` is the only time its text exists outside the caller. */
-    async issue(t: { user_id: string; permissions?: readonly Permission[]; expires_at?: number }): Promise<{ token: string; row: Token }> {
+    async issue(t: {
+      user_id: string;
+      permissions?: readonly Permission[];
+      expires_at?: number;
+    }): Promise<{ token: string; row: Token }> {
       const { id, token } = newToken();
       const row: TokenRecord = {
         id,

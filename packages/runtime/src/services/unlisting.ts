@@ -15,7 +15,13 @@ export interface UnlistedKey {
 
 const MAX_LISTED = 10_000;
 
-const toUnlisted = ({ registry, package_name, version, unlisted_by, created_at }: UnlistedRecord): Unlisted => ({ registry, package_name, version, unlisted_by, created_at: Number(created_at) });
+const toUnlisted = ({ registry, package_name, version, unlisted_by, created_at }: UnlistedRecord): Unlisted => ({
+  registry,
+  package_name,
+  version,
+  unlisted_by,
+  created_at: Number(created_at),
+});
 
 /**
  * Unlisted versions (downloadable by exact version, left out of every listing): the one writer of the
@@ -26,11 +32,21 @@ export function createUnlisting(db: Knex, key: VersionKey = VERBATIM) {
   const memo = createPolicyMemo<ReadonlySet<string>>();
   /** The rows of `k`'s package that are its version, in any spelling. */
   const rowsFor = async (k: UnlistedKey): Promise<UnlistedRecord[]> =>
-    (await db('unlisted').where({ registry: k.registry, package_name: k.package_name }).select()).filter((r: UnlistedRecord) => key(k.registry, r.version) === key(k.registry, k.version));
+    (await db('unlisted').where({ registry: k.registry, package_name: k.package_name }).select()).filter(
+      (r: UnlistedRecord) => key(k.registry, r.version) === key(k.registry, k.version),
+    );
   return {
     /** The unlisted versions of a package, by canonical spelling (the kind's `canonicalVersion`). */
     async hiddenVersions(registry: string, name: string): Promise<ReadonlySet<string>> {
-      return memo.get(`${registry}\0${name}`, async () => new Set((await db('unlisted').where({ registry, package_name: name }).select('version')).map((r) => key(registry, r.version))));
+      return memo.get(
+        `${registry}\0${name}`,
+        async () =>
+          new Set(
+            (await db('unlisted').where({ registry, package_name: name }).select('version')).map((r) =>
+              key(registry, r.version),
+            ),
+          ),
+      );
     },
     /** Oldest first, at most 10,000. */
     async list(f: { registry?: string; package_name?: string } = {}): Promise<Unlisted[]> {
@@ -49,7 +65,12 @@ export function createUnlisting(db: Knex, key: VersionKey = VERBATIM) {
     async remove(k: UnlistedKey): Promise<Unlisted | null> {
       const rows = await rowsFor(k);
       if (rows.length === 0) return null;
-      await db('unlisted').whereIn('id', rows.map((r) => r.id)).delete();
+      await db('unlisted')
+        .whereIn(
+          'id',
+          rows.map((r) => r.id),
+        )
+        .delete();
       memo.clear();
       return toUnlisted(rows[0]!);
     },

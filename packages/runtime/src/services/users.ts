@@ -10,7 +10,12 @@ export interface User {
   created_at: number;
 }
 
-const toUser = (r: UserRecord): User => ({ id: r.id, roles: JSON.parse(r.roles) as string[], blocked: Boolean(r.blocked), created_at: Number(r.created_at) });
+const toUser = (r: UserRecord): User => ({
+  id: r.id,
+  roles: JSON.parse(r.roles) as string[],
+  blocked: Boolean(r.blocked),
+  created_at: Number(r.created_at),
+});
 
 /** Users: the one writer of the `users` table. A change holds for this replica's remembered token lookups at once. */
 export function createUsers(db: Knex, auth: Pick<Authenticator, 'refresh'>) {

@@ -27,14 +27,24 @@ export function createVersionLinks(db: Knex) {
   async function childrenOf(registry: string, name: string, parents: readonly string[]) {
     const rows: { parent: string; child: string; relation: string }[] = [];
     for (let i = 0; i < parents.length; i += CHUNK)
-      rows.push(...(await db('version_links').where({ registry, package_name: name }).whereIn('parent', parents.slice(i, i + CHUNK)).select('parent', 'child', 'relation')));
+      rows.push(
+        ...(await db('version_links')
+          .where({ registry, package_name: name })
+          .whereIn('parent', parents.slice(i, i + CHUNK))
+          .select('parent', 'child', 'relation')),
+      );
     return rows;
   }
 
   async function partUsers(registry: string, name: string, parts: readonly string[]) {
     const rows: { parent: string; child: string }[] = [];
     for (let i = 0; i < parts.length; i += CHUNK)
-      rows.push(...(await db('version_links').where({ registry, package_name: name, relation: 'part' }).whereIn('child', parts.slice(i, i + CHUNK)).select('parent', 'child')));
+      rows.push(
+        ...(await db('version_links')
+          .where({ registry, package_name: name, relation: 'part' })
+          .whereIn('child', parts.slice(i, i + CHUNK))
+          .select('parent', 'child')),
+      );
     return rows;
   }
 
@@ -68,12 +78,24 @@ export function createVersionLinks(db: Knex) {
     async record(registry: string, name: string, from: string, to: readonly VersionLink[]): Promise<void> {
       const links = to.filter((l) => l.version !== from && l.version.length <= MAX_VERSION_CHARS);
       if (links.length === 0 || from.length > MAX_VERSION_CHARS || name.length > 255) return;
-      const what = crypto.createHash('sha1').update(links.map((l) => `${l.relation} ${l.version}`).join('\n')).digest('hex');
+      const what = crypto
+        .createHash('sha1')
+        .update(links.map((l) => `${l.relation} ${l.version}`).join('\n'))
+        .digest('hex');
       const key = `${registry}\0${name}\0${from}\0${what}`;
       if (recorded.has(key)) return;
       const now = Date.now();
       await db('version_links')
-        .insert(links.map((l) => ({ registry, package_name: name, parent: from, child: l.version, relation: l.relation, seen_at: now })))
+        .insert(
+          links.map((l) => ({
+            registry,
+            package_name: name,
+            parent: from,
+            child: l.version,
+            relation: l.relation,
+            seen_at: now,
+          })),
+        )
         .onConflict(['registry', 'package_name', 'parent', 'child'])
         .ignore();
       recorded.set(key, true);
@@ -84,7 +106,12 @@ export function createVersionLinks(db: Knex) {
      * The blocked version (one of `blocked`) that refuses `version` through links, or undefined. `blocked`: the
      * package's version blocks, the same list for every call within the memo's second.
      */
-    async refusedBy(registry: string, name: string, blocked: readonly string[], version: string): Promise<string | undefined> {
+    async refusedBy(
+      registry: string,
+      name: string,
+      blocked: readonly string[],
+      version: string,
+    ): Promise<string | undefined> {
       const pkg = `${registry}\0${name}`;
       const key = `${pkg}\0${generation.get(pkg) ?? 0}\0${[...blocked].sort().join('\0')}`;
       const map = refusals.fresh(key) ?? (await refusals.get(key, () => follow(registry, name, blocked)));

@@ -3,13 +3,31 @@ import type { Knex } from 'knex';
 import type { ArtifactRecord } from './tables.js';
 
 /** An `artifacts` row as the cache sees it: the record without its bookkeeping columns, integers as numbers. */
-export type ArtifactRow = Omit<ArtifactRecord, 'id' | 'key_sha256' | 'last_access_at' | 'pinned' | 'size' | 'fetched_at'> & { size: number; fetched_at: number };
+export type ArtifactRow = Omit<
+  ArtifactRecord,
+  'id' | 'key_sha256' | 'last_access_at' | 'pinned' | 'size' | 'fetched_at'
+> & { size: number; fetched_at: number };
 
 export const keyHash = (key: string): string => crypto.createHash('sha256').update(key).digest('hex');
 
-const COLUMNS = ['registry', 'cache_key', 'package_name', 'version', 'blob_sha256', 'size', 'content_type', 'upstream_url', 'origin', 'fetched_at'] as const;
+const COLUMNS = [
+  'registry',
+  'cache_key',
+  'package_name',
+  'version',
+  'blob_sha256',
+  'size',
+  'content_type',
+  'upstream_url',
+  'origin',
+  'fetched_at',
+] as const;
 // bigint columns come back as strings from mysql2.
-const fromDb = (row: Pick<ArtifactRecord, (typeof COLUMNS)[number]>): ArtifactRow => ({ ...row, size: Number(row.size), fetched_at: Number(row.fetched_at) });
+const fromDb = (row: Pick<ArtifactRecord, (typeof COLUMNS)[number]>): ArtifactRow => ({
+  ...row,
+  size: Number(row.size),
+  fetched_at: Number(row.fetched_at),
+});
 
 /** The `artifacts` table: which blob answers a registry's cache key. */
 export function artifactRows(db: Knex) {
@@ -29,7 +47,9 @@ export function artifactRows(db: Knex) {
         .merge(['blob_sha256', 'size', 'content_type', 'upstream_url', 'fetched_at']);
     },
     async remove(registry: string, key: string): Promise<void> {
-      await db('artifacts').where({ registry, key_sha256: keyHash(key) }).delete();
+      await db('artifacts')
+        .where({ registry, key_sha256: keyHash(key) })
+        .delete();
     },
     /** Deletes a package's cached rows (one version, or every version) and returns them; published files stay. */
     async removePackage(registry: string, packageName: string, version?: string): Promise<ArtifactRow[]> {
@@ -43,7 +63,10 @@ export function artifactRows(db: Knex) {
     },
     /** Removes one row unless it was downloaded after `notAccessedSince` (a hit racing the reclaim wins). */
     async removeIdle(registry: string, cacheKey: string, notAccessedSince: number): Promise<boolean> {
-      const n = await db('artifacts').where({ registry, key_sha256: keyHash(cacheKey), pinned: false }).andWhere('last_access_at', '<=', notAccessedSince).delete();
+      const n = await db('artifacts')
+        .where({ registry, key_sha256: keyHash(cacheKey), pinned: false })
+        .andWhere('last_access_at', '<=', notAccessedSince)
+        .delete();
       return n > 0;
     },
     blobInUse: (sha256: string) => blobInUse(db, sha256),
@@ -56,7 +79,10 @@ export function artifactRows(db: Knex) {
 }
 
 /** A file published to a local or hybrid registry, as its `artifacts` row records it. */
-export type PublishedFile = Pick<ArtifactRow, 'registry' | 'cache_key' | 'package_name' | 'version' | 'blob_sha256' | 'size' | 'content_type'>;
+export type PublishedFile = Pick<
+  ArtifactRow,
+  'registry' | 'cache_key' | 'package_name' | 'version' | 'blob_sha256' | 'size' | 'content_type'
+>;
 
 /**
  * The `artifacts` rows of published files, for the publishing store: it writes them in its own transactions
@@ -65,30 +91,80 @@ export type PublishedFile = Pick<ArtifactRow, 'registry' | 'cache_key' | 'packag
 export function publishedFiles(db: Knex) {
   return {
     /** The row at a key, published or cached. */
-    async find(registry: string, key: string): Promise<{ id: number; origin: ArtifactRow['origin']; blob_sha256: string; size: number } | null> {
-      const row = await db('artifacts').where({ registry, key_sha256: keyHash(key) }).first('id', 'origin', 'blob_sha256', 'size');
-      return row ? { id: Number(row.id), origin: row.origin, blob_sha256: row.blob_sha256, size: Number(row.size) } : null;
+    async find(
+      registry: string,
+      key: string,
+    ): Promise<{ id: number; origin: ArtifactRow['origin']; blob_sha256: string; size: number } | null> {
+      const row = await db('artifacts')
+        .where({ registry, key_sha256: keyHash(key) })
+        .first('id', 'origin', 'blob_sha256', 'size');
+      return row
+        ? { id: Number(row.id), origin: row.origin, blob_sha256: row.blob_sha256, size: Number(row.size) }
+        : null;
     },
     /** Records a file; a key already taken fails with the database's unique violation. `replaces`: the row it takes the place of (false when that row is gone). */
     async insert(trx: Knex.Transaction, f: PublishedFile, at: number, replaces?: number): Promise<boolean> {
       if (replaces !== undefined && (await trx('artifacts').where({ id: replaces }).delete()) !== 1) return false;
-      await trx('artifacts').insert({ ...f, key_sha256: keyHash(f.cache_key), upstream_url: null, origin: 'local', fetched_at: at, last_access_at: at, pinned: false });
+      await trx('artifacts').insert({
+        ...f,
+        key_sha256: keyHash(f.cache_key),
+        upstream_url: null,
+        origin: 'local',
+        fetched_at: at,
+        last_access_at: at,
+        pinned: false,
+      });
       return true;
     },
     /** Deletes a published version's files and returns them. */
-    async removeVersion(trx: Knex.Transaction, registry: string, packageName: string, version: string): Promise<Array<Pick<ArtifactRow, 'cache_key' | 'blob_sha256' | 'size'>>> {
-      const files = await trx('artifacts').where({ registry, package_name: packageName, version, origin: 'local' }).select('id', 'cache_key', 'blob_sha256', 'size');
-      await trx('artifacts').whereIn('id', files.map((f) => f.id)).delete();
+    async removeVersion(
+      trx: Knex.Transaction,
+      registry: string,
+      packageName: string,
+      version: string,
+    ): Promise<Array<Pick<ArtifactRow, 'cache_key' | 'blob_sha256' | 'size'>>> {
+      const files = await trx('artifacts')
+        .where({ registry, package_name: packageName, version, origin: 'local' })
+        .select('id', 'cache_key', 'blob_sha256', 'size');
+      await trx('artifacts')
+        .whereIn(
+          'id',
+          files.map((f) => f.id),
+        )
+        .delete();
       return files.map((f) => ({ cache_key: f.cache_key, blob_sha256: f.blob_sha256, size: Number(f.size) }));
     },
     /** A package's published files (garbage collection reads them), by key. */
-    async list(registry: string, packageName: string, limit = 100_000): Promise<Array<PublishedFile & { fetched_at: number }>> {
-      const rows = await db('artifacts').where({ registry, package_name: packageName, origin: 'local' }).orderBy('cache_key').limit(limit).select('registry', 'cache_key', 'package_name', 'version', 'blob_sha256', 'size', 'content_type', 'fetched_at');
+    async list(
+      registry: string,
+      packageName: string,
+      limit = 100_000,
+    ): Promise<Array<PublishedFile & { fetched_at: number }>> {
+      const rows = await db('artifacts')
+        .where({ registry, package_name: packageName, origin: 'local' })
+        .orderBy('cache_key')
+        .limit(limit)
+        .select(
+          'registry',
+          'cache_key',
+          'package_name',
+          'version',
+          'blob_sha256',
+          'size',
+          'content_type',
+          'fetched_at',
+        );
       return rows.map((r) => ({ ...r, size: Number(r.size), fetched_at: Number(r.fetched_at) }));
     },
     /** Deletes one published file's row and returns it (null when there was none). */
-    async remove(trx: Knex.Transaction, registry: string, key: string): Promise<Pick<ArtifactRow, 'cache_key' | 'blob_sha256' | 'size'> | null> {
-      const row = await trx('artifacts').where({ registry, key_sha256: keyHash(key), origin: 'local' }).first('id', 'cache_key', 'blob_sha256', 'size');
+    async remove(
+      trx: Knex.Transaction,
+      registry: string,
+      key: string,
+    ): Promise<Pick<ArtifactRow, 'cache_key' | 'blob_sha256' | 'size'> | null> {
+      const row = await trx('artifacts')
+        .where({ registry, key_sha256: keyHash(key), origin: 'local' })
+        .first('id', 'cache_key', 'blob_sha256', 'size');
       if (!row || (await trx('artifacts').where({ id: row.id }).delete()) !== 1) return null;
       return { cache_key: row.cache_key, blob_sha256: row.blob_sha256, size: Number(row.size) };
     },
@@ -129,7 +205,9 @@ export function metadataRows(db: Knex) {
     },
     blobInUse: (sha256: string) => blobInUse(db, sha256),
     async touch(registry: string, key: string, at: number): Promise<void> {
-      await db('metadata').where({ registry, key_sha256: keyHash(key) }).update({ fetched_at: at });
+      await db('metadata')
+        .where({ registry, key_sha256: keyHash(key) })
+        .update({ fetched_at: at });
     },
   };
 }

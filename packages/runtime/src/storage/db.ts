@@ -38,12 +38,21 @@ export function createDb(cfg: Pick<DatabaseConfig, 'client'> & { url?: string; f
 }
 
 /** Merges each owner's migrations into one ordered knex source, names prefixed `<owner>/`. */
-export function migrationSource(owners: ReadonlyArray<{ id: string; migrations?: Readonly<Record<string, Migration>> }>): Knex.MigrationSource<{ name: string; m: Migration }> {
-  const all = owners.flatMap((o) => Object.entries(o.migrations ?? {}).sort(([a], [b]) => a.localeCompare(b)).map(([name, m]) => ({ name: `${o.id}/${name}`, m })));
+export function migrationSource(
+  owners: ReadonlyArray<{ id: string; migrations?: Readonly<Record<string, Migration>> }>,
+): Knex.MigrationSource<{ name: string; m: Migration }> {
+  const all = owners.flatMap((o) =>
+    Object.entries(o.migrations ?? {})
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([name, m]) => ({ name: `${o.id}/${name}`, m })),
+  );
   return {
     getMigrations: async () => all,
     getMigrationName: (x) => x.name,
-    getMigration: async (x) => ({ up: (db: Knex) => x.m.up(db), down: (db: Knex) => (x.m.down ? x.m.down(db) : Promise.resolve()) }),
+    getMigration: async (x) => ({
+      up: (db: Knex) => x.m.up(db),
+      down: (db: Knex) => (x.m.down ? x.m.down(db) : Promise.resolve()),
+    }),
   };
 }
 
@@ -56,12 +65,23 @@ const MIGRATION_WAIT_SECS = 300;
  * The named lock belongs to one connection, so a replica killed mid-migration releases it.
  */
 export async function migrate(db: Knex, owners: Parameters<typeof migrationSource>[0]): Promise<string[]> {
-  const latest = async () => ((await db.migrate.latest({ migrationSource: migrationSource(owners), tableName: 'hub_migrations' })) as [number, string[]])[1];
+  const latest = async () =>
+    (
+      (await db.migrate.latest({ migrationSource: migrationSource(owners), tableName: 'hub_migrations' })) as [
+        number,
+        string[],
+      ]
+    )[1];
   if (db.client.config.client !== 'mysql2') return latest();
   const conn: unknown = await db.client.acquireConnection();
   try {
-    const [[row]] = (await db.raw(`SELECT GET_LOCK(LEFT(CONCAT('hub_migrate:', DATABASE()), 64), ?) AS got`, [MIGRATION_WAIT_SECS]).connection(conn)) as [[{ got: number | null }]];
-    if (row?.got !== 1) throw new Error(`another process has been migrating this database for ${MIGRATION_WAIT_SECS} s (named lock hub_migrate:<database>)`);
+    const [[row]] = (await db
+      .raw(`SELECT GET_LOCK(LEFT(CONCAT('hub_migrate:', DATABASE()), 64), ?) AS got`, [MIGRATION_WAIT_SECS])
+      .connection(conn)) as [[{ got: number | null }]];
+    if (row?.got !== 1)
+      throw new Error(
+        `another process has been migrating this database for ${MIGRATION_WAIT_SECS} s (named lock hub_migrate:<database>)`,
+      );
     try {
       return await latest();
     } finally {
@@ -73,7 +93,13 @@ export async function migrate(db: Knex, owners: Parameters<typeof migrationSourc
 }
 
 /** Server-side refusals that mean "not now" rather than "wrong query". */
-const UNAVAILABLE_CODES = new Set(['ER_SERVER_SHUTDOWN', 'ER_CON_COUNT_ERROR', 'ER_CONNECTION_KILLED', 'ER_SERVER_GONE_ERROR', 'ER_SERVER_LOST']);
+const UNAVAILABLE_CODES = new Set([
+  'ER_SERVER_SHUTDOWN',
+  'ER_CON_COUNT_ERROR',
+  'ER_CONNECTION_KILLED',
+  'ER_SERVER_GONE_ERROR',
+  'ER_SERVER_LOST',
+]);
 
 /**
  * Whether `e` says the database cannot be reached (rather than that a query was wrong): the pool timed out
@@ -84,19 +110,28 @@ const UNAVAILABLE_CODES = new Set(['ER_SERVER_SHUTDOWN', 'ER_CON_COUNT_ERROR', '
 export function isConnectionFailure(e: unknown): boolean {
   if (!e || typeof e !== 'object') return false;
   const err = e as { name?: unknown; fatal?: unknown; code?: unknown };
-  return err.name === 'KnexTimeoutError' || err.fatal === true || (typeof err.code === 'string' && UNAVAILABLE_CODES.has(err.code));
+  return (
+    err.name === 'KnexTimeoutError' ||
+    err.fatal === true ||
+    (typeof err.code === 'string' && UNAVAILABLE_CODES.has(err.code))
+  );
 }
 
 /** The 503 a request gets while the database is unreachable; the cause goes to the log only. */
 export function databaseUnavailable(cause: unknown): HubError {
-  return new HubError('service_unavailable', 'the database is unavailable; try again shortly', { cause, detail: { dependency: 'database', cause: (cause as Error)?.message } });
+  return new HubError('service_unavailable', 'the database is unavailable; try again shortly', {
+    cause,
+    detail: { dependency: 'database', cause: (cause as Error)?.message },
+  });
 }
 
 /** A database outage, raw (from knex/mysql2) or already turned into its 503. */
-export const isDatabaseUnavailable = (e: unknown): boolean => (isHubError(e) ? e.code === 'service_unavailable' && e.detail.dependency === 'database' : isConnectionFailure(e));
+export const isDatabaseUnavailable = (e: unknown): boolean =>
+  isHubError(e) ? e.code === 'service_unavailable' && e.detail.dependency === 'database' : isConnectionFailure(e);
 
 /** `e` as the 503 of a database outage when it is one, else unchanged. */
-export const asDatabaseUnavailable = (e: unknown): unknown => (!isHubError(e) && isConnectionFailure(e) ? databaseUnavailable(e) : e);
+export const asDatabaseUnavailable = (e: unknown): unknown =>
+  !isHubError(e) && isConnectionFailure(e) ? databaseUnavailable(e) : e;
 
 /**
  * Makes every connection failure of this knex instance a 503 `service_unavailable` HubError at its source, so a
@@ -105,7 +140,10 @@ export const asDatabaseUnavailable = (e: unknown): unknown => (!isHubError(e) &&
  * lost inside a transaction surfaces raw and is mapped by the error middleware the same way.
  */
 function answersUnavailable(db: Knex): Knex {
-  const client = db.client as { acquireConnection(): Promise<unknown>; query(connection: unknown, obj: unknown): Promise<unknown> };
+  const client = db.client as {
+    acquireConnection(): Promise<unknown>;
+    query(connection: unknown, obj: unknown): Promise<unknown>;
+  };
   const acquire = client.acquireConnection.bind(client);
   const query = client.query.bind(client);
   const rethrow = (e: unknown): never => {

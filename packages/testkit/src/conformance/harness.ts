@@ -49,14 +49,27 @@ async function conformancePlugins(): Promise<AnyPlugin[]> {
 }
 
 /** Boots a hub on SQLite in a folder of its own, with the kind under test and the admin and flags plugins. */
-export async function startHarness(t: ConformanceTest, spec: KindConformanceSpec, o: HarnessOptions = {}): Promise<Harness> {
+export async function startHarness(
+  t: ConformanceTest,
+  spec: KindConformanceSpec,
+  o: HarnessOptions = {},
+): Promise<Harness> {
   const dir = t.testdir();
   const upstream = await startFixtureUpstream(spec.upstream);
   t.teardown(() => upstream.close());
   const hub = await startTestHub({
     dir: path.join(dir, 'hub'),
     plugins: [spec.kind, ...(await conformancePlugins())],
-    registries: [{ ...spec.registry, ...o.registry, name: REGISTRY, type: spec.kind.id, mode: 'proxy', upstream: `${upstream.url}${spec.upstreamPath ?? ''}` }],
+    registries: [
+      {
+        ...spec.registry,
+        ...o.registry,
+        name: REGISTRY,
+        type: spec.kind.id,
+        mode: 'proxy',
+        upstream: `${upstream.url}${spec.upstreamPath ?? ''}`,
+      },
+    ],
     config: { flag_sources: [FLAG_SOURCE] },
   });
   // An artifact is stored just after its last byte; a check may end before that, and the folder then goes.
@@ -66,9 +79,18 @@ export async function startHarness(t: ConformanceTest, spec: KindConformanceSpec
   });
   const reader = await hub.token('conformance-reader', { roles: ['reader'] });
 
-  const admin = async (method: 'POST', apiPath: string, body: unknown, headers: Record<string, string>): Promise<void> => {
+  const admin = async (
+    method: 'POST',
+    apiPath: string,
+    body: unknown,
+    headers: Record<string, string>,
+  ): Promise<void> => {
     const text = JSON.stringify(body);
-    const res = await fetch(`${hub.url}${apiPath}`, { method, headers: { 'content-type': 'application/json', ...headers }, body: text });
+    const res = await fetch(`${hub.url}${apiPath}`, {
+      method,
+      headers: { 'content-type': 'application/json', ...headers },
+      body: text,
+    });
     const answer = await res.text();
     if (!res.ok) throw new Error(`${method} ${apiPath} ${text} answered ${res.status}: ${answer.slice(0, 500)}`);
   };
@@ -78,18 +100,45 @@ export async function startHarness(t: ConformanceTest, spec: KindConformanceSpec
     hub,
     upstream,
     proxy: (subpath, o = {}) =>
-      rawRequest(`${hub.url}/proxy/${REGISTRY}/${subpath}`, { method: o.method ?? 'GET', headers: { ...spec.headers, ...o.headers, authorization: `Bearer ${reader}` } }),
+      rawRequest(`${hub.url}/proxy/${REGISTRY}/${subpath}`, {
+        method: o.method ?? 'GET',
+        headers: { ...spec.headers, ...o.headers, authorization: `Bearer ${reader}` },
+      }),
     async upstreamRequestsDuring(fn) {
       const before = upstream.requests.length;
       await fn();
       return upstream.requests.length - before;
     },
-    block: (version) => admin('POST', '/api/v1/admin/blocks', { registry: REGISTRY, package_name: name, version, reason: 'conformance' }, asAdmin),
-    unlist: (version) => admin('POST', '/api/v1/admin/unlist', { registry: REGISTRY, package_name: name, version }, asAdmin),
+    block: (version) =>
+      admin(
+        'POST',
+        '/api/v1/admin/blocks',
+        { registry: REGISTRY, package_name: name, version, reason: 'conformance' },
+        asAdmin,
+      ),
+    unlist: (version) =>
+      admin('POST', '/api/v1/admin/unlist', { registry: REGISTRY, package_name: name, version }, asAdmin),
     async flagHardBlock(version) {
       const apiPath = `/api/v1/flags/${FLAG_SOURCE.name}`;
-      const body = { flags: [{ external_id: 'CONFORMANCE-1', registry: REGISTRY, package_name: name, version, kind: 'malware', effect: 'hard_block', summary: 'conformance' }] };
-      await admin('POST', apiPath, body, signFlagRequest({ secret: FLAG_SOURCE.secret, method: 'POST', path: apiPath, body: JSON.stringify(body) }));
+      const body = {
+        flags: [
+          {
+            external_id: 'CONFORMANCE-1',
+            registry: REGISTRY,
+            package_name: name,
+            version,
+            kind: 'malware',
+            effect: 'hard_block',
+            summary: 'conformance',
+          },
+        ],
+      };
+      await admin(
+        'POST',
+        apiPath,
+        body,
+        signFlagRequest({ secret: FLAG_SOURCE.secret, method: 'POST', path: apiPath, body: JSON.stringify(body) }),
+      );
     },
   };
 }
@@ -98,7 +147,9 @@ export async function startHarness(t: ConformanceTest, spec: KindConformanceSpec
 export function describe(res: RawResponse): string {
   const text = res.body.subarray(0, 160).toString('latin1');
   // Binary bodies (the artifacts themselves) would garble test output: say how large they are instead.
-  return /[^\x09\x0a\x0d\x20-\x7e]/.test(text) ? `${res.status} (${res.body.length} bytes)` : `${res.status} ${text.replace(/\s+/g, ' ')}`;
+  return /[^\x09\x0a\x0d\x20-\x7e]/.test(text)
+    ? `${res.status} (${res.body.length} bytes)`
+    : `${res.status} ${text.replace(/\s+/g, ' ')}`;
 }
 
 /** The error code of an docs/errors.md error body, or undefined. */

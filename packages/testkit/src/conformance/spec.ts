@@ -2,7 +2,19 @@ import type { AnyPlugin, Coordinate } from '@hub/runtime';
 import type { FixtureUpstreamOptions } from '../fixture-upstream.js';
 
 /** The checks kindConformance runs; a kind may skip one only by saying why (see `KindConformanceSpec.skip`). */
-export const CONFORMANCE_CHECKS = ['round-trip', 'canonical-version', 'blocked', 'unlisted', 'upstream-500', 'html-200', 'head', 'unknown-path', 'probe-503', 'hard-block-flag', 'group'] as const;
+export const CONFORMANCE_CHECKS = [
+  'round-trip',
+  'canonical-version',
+  'blocked',
+  'unlisted',
+  'upstream-500',
+  'html-200',
+  'head',
+  'unknown-path',
+  'probe-503',
+  'hard-block-flag',
+  'group',
+] as const;
 export type ConformanceCheck = (typeof CONFORMANCE_CHECKS)[number];
 
 /** One document a client lists versions from (a packument, a version list, an index file, ...). */

@@ -6,12 +6,18 @@ import { Alert, Badge, useData, when } from '../ui.tsx';
 const FIELDS = ['action', 'user_id', 'registry', 'package', 'from', 'to'] as const;
 
 export function AuditLogPage(p: { q: URLSearchParams }) {
-  const filters = Object.fromEntries(FIELDS.map((k) => [k, p.q.get(k) ?? ''])) as Record<(typeof FIELDS)[number], string>;
+  const filters = Object.fromEntries(FIELDS.map((k) => [k, p.q.get(k) ?? ''])) as Record<
+    (typeof FIELDS)[number],
+    string
+  >;
   const denied = p.q.get('denied') === 'true';
   const cursor = p.q.get('cursor') ?? '';
   const [draft, setDraft] = useState(filters);
   const query = { ...filters, denied: denied ? 'true' : undefined };
-  const { data, error } = useData(() => call('audit_log_read', { query: { ...query, cursor, limit: 50 } }), p.q.toString());
+  const { data, error } = useData(
+    () => call('audit_log_read', { query: { ...query, cursor, limit: 50 } }),
+    p.q.toString(),
+  );
   return (
     <>
       <h1>Audit log</h1>
@@ -25,12 +31,25 @@ export function AuditLogPage(p: { q: URLSearchParams }) {
       >
         {FIELDS.map((k) => (
           <span key={k} class="field">
-            <label for={`f-${k}`}>{k === 'user_id' ? 'User' : k === 'from' ? 'From (RFC 3339)' : k === 'to' ? 'To (RFC 3339)' : k[0]!.toUpperCase() + k.slice(1)}</label>
+            <label for={`f-${k}`}>
+              {k === 'user_id'
+                ? 'User'
+                : k === 'from'
+                  ? 'From (RFC 3339)'
+                  : k === 'to'
+                    ? 'To (RFC 3339)'
+                    : k[0]!.toUpperCase() + k.slice(1)}
+            </label>
             <input id={`f-${k}`} value={draft[k]} onInput={(e) => setDraft({ ...draft, [k]: e.currentTarget.value })} />
           </span>
         ))}
         <label class="check">
-          <input type="checkbox" checked={denied} onChange={(e) => setQuery({ denied: e.currentTarget.checked ? 'true' : undefined, cursor: undefined })} /> Denied only
+          <input
+            type="checkbox"
+            checked={denied}
+            onChange={(e) => setQuery({ denied: e.currentTarget.checked ? 'true' : undefined, cursor: undefined })}
+          />{' '}
+          Denied only
         </label>
         <button type="submit">Filter</button>
         <a href={actionUrl('audit_log_export', {}, { ...query, format: 'csv' })} download="audit-log.csv">
@@ -82,7 +101,11 @@ export function AuditLogPage(p: { q: URLSearchParams }) {
             <button type="button" disabled={!cursor} onClick={() => setQuery({ cursor: undefined })}>
               Newest
             </button>
-            <button type="button" disabled={!data.next_cursor} onClick={() => setQuery({ cursor: data.next_cursor ?? undefined, page: undefined })}>
+            <button
+              type="button"
+              disabled={!data.next_cursor}
+              onClick={() => setQuery({ cursor: data.next_cursor ?? undefined, page: undefined })}
+            >
               Older
             </button>
           </nav>

@@ -12,7 +12,10 @@ export function BlocksPage(p: { me: Session; q: URLSearchParams }) {
   const by = p.q.get('blocked_by') ?? '';
   const registry = p.q.get('registry') ?? '';
   const page = pageOf(p.q);
-  const { data, error, reload } = useData(() => call('block_list', { query: { blocked_by: by, registry } }), `${by}|${registry}`);
+  const { data, error, reload } = useData(
+    () => call('block_list', { query: { blocked_by: by, registry } }),
+    `${by}|${registry}`,
+  );
   const [chosen, setChosen] = useState<Set<number>>(new Set());
   const [confirming, setConfirming] = useState(false);
   const [result, setResult] = useState<{ ok?: string; error?: string }>({});
@@ -40,7 +43,9 @@ export function BlocksPage(p: { me: Session; q: URLSearchParams }) {
     }
     setChosen(new Set());
     await reload();
-    setResult(failures.length ? { error: `Unblocked ${done}; failed: ${failures.join('; ')}` } : { ok: `Unblocked ${done}.` });
+    setResult(
+      failures.length ? { error: `Unblocked ${done}; failed: ${failures.join('; ')}` } : { ok: `Unblocked ${done}.` },
+    );
   }
   return (
     <>
@@ -55,7 +60,12 @@ export function BlocksPage(p: { me: Session; q: URLSearchParams }) {
       >
         <RegistrySelect value={registry} onChange={(v) => setQuery({ registry: v })} allowAll />
         <label for="blocked-by">Blocked by</label>
-        <input id="blocked-by" value={byText} onInput={(e) => setByText(e.currentTarget.value)} placeholder={AUDIT_ACTOR} />
+        <input
+          id="blocked-by"
+          value={byText}
+          onInput={(e) => setByText(e.currentTarget.value)}
+          placeholder={AUDIT_ACTOR}
+        />
         <button type="submit">Filter</button>
         <button
           type="button"
@@ -75,9 +85,16 @@ export function BlocksPage(p: { me: Session; q: URLSearchParams }) {
         </button>
       )}
       {confirming && (
-        <Confirm title={`Unblock ${chosen.size} ${chosen.size === 1 ? 'block' : 'blocks'}?`} confirm={`Unblock ${chosen.size}`} danger onConfirm={unblockChosen} onCancel={() => setConfirming(false)}>
+        <Confirm
+          title={`Unblock ${chosen.size} ${chosen.size === 1 ? 'block' : 'blocks'}?`}
+          confirm={`Unblock ${chosen.size}`}
+          danger
+          onConfirm={unblockChosen}
+          onCancel={() => setConfirming(false)}
+        >
           <p>
-            {chosen.size} {chosen.size === 1 ? 'block is' : 'blocks are'} removed: those versions are listed and downloadable again, unless another block or a flag still refuses them.
+            {chosen.size} {chosen.size === 1 ? 'block is' : 'blocks are'} removed: those versions are listed and
+            downloadable again, unless another block or a flag still refuses them.
           </p>
         </Confirm>
       )}
@@ -107,7 +124,12 @@ export function BlocksPage(p: { me: Session; q: URLSearchParams }) {
                   <tr key={b.id}>
                     {p.me.can.write && (
                       <td>
-                        <input type="checkbox" aria-label={`Select block of ${b.package_name} ${b.version ?? '(all versions)'}`} checked={chosen.has(b.id)} onChange={() => toggle(b.id)} />
+                        <input
+                          type="checkbox"
+                          aria-label={`Select block of ${b.package_name} ${b.version ?? '(all versions)'}`}
+                          checked={chosen.has(b.id)}
+                          onChange={() => toggle(b.id)}
+                        />
                       </td>
                     )}
                     <td>{b.registry}</td>

@@ -27,7 +27,8 @@ interface RegistrySections {
 /** A generated type without its index signature (the open plugin sections), so that Omit keeps its members. */
 type Known<T> = { [K in keyof T as string extends K ? never : K]: T[K] };
 type Answer = Known<ActionAnswer<'health'>>;
-type Health = Omit<Answer, 'registries'> & PluginSections & { registries: Array<Known<Answer['registries'][number]> & RegistrySections> };
+type Health = Omit<Answer, 'registries'> &
+  PluginSections & { registries: Array<Known<Answer['registries'][number]> & RegistrySections> };
 
 export function HealthPage() {
   const { data, error } = useData(() => call('health') as Promise<Health>, 'health');
@@ -52,7 +53,10 @@ export function HealthPage() {
               <dt>Cache</dt>
               <dd data-count="held-bytes">
                 {bytes(data.cache?.held_bytes ?? held)}
-                {data.cache && (data.cache.max_bytes > 0 ? ` of ${bytes(data.cache.max_bytes)} (max_bytes)` : ' (no max_bytes limit)')}
+                {data.cache &&
+                  (data.cache.max_bytes > 0
+                    ? ` of ${bytes(data.cache.max_bytes)} (max_bytes)`
+                    : ' (no max_bytes limit)')}
               </dd>
               {data.replicas && (
                 <>
@@ -66,15 +70,21 @@ export function HealthPage() {
                 <>
                   <dt>Audit policy</dt>
                   <dd>
-                    {data.audit.policy} {data.audit.scheduled ? `(sweeps every ${Math.round(data.audit.interval_secs / 3600)} h)` : '(scheduled sweeps off)'}
+                    {data.audit.policy}{' '}
+                    {data.audit.scheduled
+                      ? `(sweeps every ${Math.round(data.audit.interval_secs / 3600)} h)`
+                      : '(scheduled sweeps off)'}
                   </dd>
                 </>
               )}
               {data.flags && (
                 <>
-                  <dt title="[limits] flag_hard_block_bytes caps the hard_block flags held in memory">Hard blocks held</dt>
+                  <dt title="[limits] flag_hard_block_bytes caps the hard_block flags held in memory">
+                    Hard blocks held
+                  </dt>
                   <dd data-count="hard-blocks">
-                    {data.flags.hard_blocks_held.flags} flags, {bytes(data.flags.hard_blocks_held.bytes)} of {bytes(data.flags.hard_blocks_held.max_bytes)}{' '}
+                    {data.flags.hard_blocks_held.flags} flags, {bytes(data.flags.hard_blocks_held.bytes)} of{' '}
+                    {bytes(data.flags.hard_blocks_held.max_bytes)}{' '}
                     {data.flags.hard_blocks_held.problem && (
                       <Badge kind="bad" title={data.flags.hard_blocks_held.problem}>
                         incomplete
@@ -116,31 +126,45 @@ export function HealthPage() {
                       <td data-count="disappeared">{r.audit?.disappeared ?? '—'}</td>
                       <td data-count="content-changed">{r.audit?.content_changed ?? '—'}</td>
                       <td>
-                        {r.audit ? r.audit.policy : '—'} {r.audit?.overridden && <Badge kind="warn">differs from hub</Badge>}
-                        {r.audit && !r.audit.audited && <Badge kind="muted" title={r.audit.reason}>not audited</Badge>}
+                        {r.audit ? r.audit.policy : '—'}{' '}
+                        {r.audit?.overridden && <Badge kind="warn">differs from hub</Badge>}
+                        {r.audit && !r.audit.audited && (
+                          <Badge kind="muted" title={r.audit.reason}>
+                            not audited
+                          </Badge>
+                        )}
                       </td>
-                      <td>{r.audit?.last_sweep ? `${r.audit.last_sweep.outcome}, ${when(r.audit.last_sweep.at)}` : 'never'}</td>
+                      <td>
+                        {r.audit?.last_sweep
+                          ? `${r.audit.last_sweep.outcome}, ${when(r.audit.last_sweep.at)}`
+                          : 'never'}
+                      </td>
                       <td>
                         {r.members
                           ? r.members.map((m, i) => (
                               // A group (decision 0051): its members in the order they are asked, each with its state.
                               <div key={m.name} data-member={m.name}>
                                 {i + 1}. {m.name} ({m.mode}){' '}
-                                <Badge kind={m.state === 'ok' ? 'ok' : m.state === 'down' ? 'bad' : 'warn'}>{m.state === 'ok' ? 'reachable' : m.state === 'down' ? 'failing' : 'degraded'}</Badge>
-                              </div>
-                            ))
-                          : r.upstream_mirrors?.mirrors.length
-                          ? r.upstream_mirrors.mirrors.map((m) => (
-                              <div key={m.mirror}>
-                                {m.mirror}{' '}
-                                <Badge kind={m.state === 'closed' ? 'ok' : m.state === 'open' ? 'bad' : 'warn'} title={m.last_error ?? undefined}>
-                                  {m.state === 'closed' ? 'reachable' : m.state === 'open' ? 'failing' : 'probing'}
+                                <Badge kind={m.state === 'ok' ? 'ok' : m.state === 'down' ? 'bad' : 'warn'}>
+                                  {m.state === 'ok' ? 'reachable' : m.state === 'down' ? 'failing' : 'degraded'}
                                 </Badge>
                               </div>
                             ))
-                          : r.mode === 'local'
-                            ? 'local only'
-                            : '—'}
+                          : r.upstream_mirrors?.mirrors.length
+                            ? r.upstream_mirrors.mirrors.map((m) => (
+                                <div key={m.mirror}>
+                                  {m.mirror}{' '}
+                                  <Badge
+                                    kind={m.state === 'closed' ? 'ok' : m.state === 'open' ? 'bad' : 'warn'}
+                                    title={m.last_error ?? undefined}
+                                  >
+                                    {m.state === 'closed' ? 'reachable' : m.state === 'open' ? 'failing' : 'probing'}
+                                  </Badge>
+                                </div>
+                              ))
+                            : r.mode === 'local'
+                              ? 'local only'
+                              : '—'}
                       </td>
                     </tr>
                   ))}

@@ -11,7 +11,10 @@ export function IncidentPage(p: { me: Session; q: URLSearchParams }) {
   const dead = p.q.get('include_dead') === 'true';
   const source = p.q.get('source') ?? '';
   const external = p.q.get('flag') ?? '';
-  const flags = useData(() => call('flag_list', { query: { include_dead: dead ? 'true' : undefined } }), `flags|${dead}`);
+  const flags = useData(
+    () => call('flag_list', { query: { include_dead: dead ? 'true' : undefined } }),
+    `flags|${dead}`,
+  );
   const flag = flags.data?.flags.find((f) => f.source === source && f.external_id === external) ?? null;
   return (
     <>
@@ -19,7 +22,12 @@ export function IncidentPage(p: { me: Session; q: URLSearchParams }) {
       <section aria-labelledby="flags-h">
         <h2 id="flags-h">Flags</h2>
         <label class="check">
-          <input type="checkbox" checked={dead} onChange={(e) => setQuery({ include_dead: e.currentTarget.checked ? 'true' : undefined })} /> Include lifted and expired flags
+          <input
+            type="checkbox"
+            checked={dead}
+            onChange={(e) => setQuery({ include_dead: e.currentTarget.checked ? 'true' : undefined })}
+          />{' '}
+          Include lifted and expired flags
         </label>
         <Alert error={flags.error} />
         {flags.data && (
@@ -45,7 +53,13 @@ export function IncidentPage(p: { me: Session; q: URLSearchParams }) {
                 {flags.data.flags.map((f) => (
                   <tr key={`${f.source}/${f.external_id}`} aria-selected={f === flag}>
                     <th scope="row">
-                      <Link to={href(['incident'], { include_dead: dead ? 'true' : undefined, source: f.source, flag: f.external_id })}>
+                      <Link
+                        to={href(['incident'], {
+                          include_dead: dead ? 'true' : undefined,
+                          source: f.source,
+                          flag: f.external_id,
+                        })}
+                      >
                         {f.source}/{f.external_id}
                       </Link>
                     </th>
@@ -87,8 +101,12 @@ function Exposure(p: { me: Session; flag: Flag }) {
       <Alert error={error ?? result.error} ok={result.ok} />
       {data && (
         <div class="banner" role="note" aria-label="Coverage">
-          <strong>Coverage.</strong> {data.coverage.analysis}. Registries with SBOM analysis: {data.coverage.registries_with_sbom}. Sources:{' '}
-          {data.coverage.sources.map((s) => `${s.name} (${s.pushed ? `${s.flags} flags, last ${when(s.last_push_at)}` : 'never pushed'})`).join('; ') || 'none configured'}.
+          <strong>Coverage.</strong> {data.coverage.analysis}. Registries with SBOM analysis:{' '}
+          {data.coverage.registries_with_sbom}. Sources:{' '}
+          {data.coverage.sources
+            .map((s) => `${s.name} (${s.pushed ? `${s.flags} flags, last ${when(s.last_push_at)}` : 'never pushed'})`)
+            .join('; ') || 'none configured'}
+          .
         </div>
       )}
       {data && (
@@ -133,7 +151,9 @@ function Exposure(p: { me: Session; flag: Flag }) {
         </div>
       )}
       <p class="actions">
-        <Link to={href(['audit-log'], { registry: f.registry, package: f.package_name, action: 'download' })}>Audit log of this package</Link>
+        <Link to={href(['audit-log'], { registry: f.registry, package: f.package_name, action: 'download' })}>
+          Audit log of this package
+        </Link>
         <a href={actionUrl('exposure_export', {}, { ...query, format: 'csv' })} download="exposure.csv">
           Download CSV
         </a>
@@ -150,7 +170,9 @@ function Exposure(p: { me: Session; flag: Flag }) {
           danger
           onConfirm={() => {
             setConfirming(false);
-            call('block_add', { body: { registry: f.registry, package_name: f.package_name, reason: `${f.source}/${f.external_id}` } }).then(
+            call('block_add', {
+              body: { registry: f.registry, package_name: f.package_name, reason: `${f.source}/${f.external_id}` },
+            }).then(
               () => setResult({ ok: `Blocked every version of ${f.package_name}.` }),
               (e) => setResult({ error: errorText(e) }),
             );
@@ -158,7 +180,8 @@ function Exposure(p: { me: Session; flag: Flag }) {
           onCancel={() => setConfirming(false)}
         >
           <p>
-            Every version of {f.package_name} in {f.registry} is hidden from listings and every download is refused with 403.
+            Every version of {f.package_name} in {f.registry} is hidden from listings and every download is refused with
+            403.
           </p>
         </Confirm>
       )}

@@ -11,7 +11,8 @@ type Entry = Answer['entries'][number];
 const MAX_FILE_BYTES = 8 * 1024 * 1024;
 
 const badge = (e: Entry) => (e.status === 'held' || e.status === 'fetchable' ? 'ok' : e.installable ? 'warn' : 'bad');
-const detail = (e: Entry) => [e.effect && `effect ${e.effect}`, e.until && `until ${e.until}`, e.reason].filter(Boolean).join('; ');
+const detail = (e: Entry) =>
+  [e.effect && `effect ${e.effect}`, e.until && `until ${e.until}`, e.reason].filter(Boolean).join('; ');
 
 /** Drop or paste a lockfile and see, per entry, whether an install through hub gets it now (POST /api/v1/admin/lockfile/check). */
 export function LockfilePage() {
@@ -25,17 +26,26 @@ export function LockfilePage() {
   const take = (f: File | undefined) => {
     if (!f) return;
     if (f.size > MAX_FILE_BYTES) return setError(`${f.name} is larger than ${MAX_FILE_BYTES} bytes`);
-    f.text().then((t) => {
-      setText(t);
-      setFileName(f.name);
-      setError(null);
-    }, (e: unknown) => setError(errorText(e)));
+    f.text().then(
+      (t) => {
+        setText(t);
+        setFileName(f.name);
+        setError(null);
+      },
+      (e: unknown) => setError(errorText(e)),
+    );
   };
   const check = (e: Event) => {
     e.preventDefault();
     setBusy(true);
     setError(null);
-    call('lockfile_check', { body: { lockfile: text, ...(fileName.trim() ? { file_name: fileName.trim() } : {}), ...(registry ? { registry } : {}) } })
+    call('lockfile_check', {
+      body: {
+        lockfile: text,
+        ...(fileName.trim() ? { file_name: fileName.trim() } : {}),
+        ...(registry ? { registry } : {}),
+      },
+    })
       .then(setAnswer, (err: unknown) => {
         setAnswer(null);
         setError(errorText(err));
@@ -46,7 +56,8 @@ export function LockfilePage() {
     <>
       <h1>Lockfile check</h1>
       <p>
-        package-lock.json, pnpm-lock.yaml, yarn.lock, Cargo.lock, go.sum, Gemfile.lock, requirements.txt with hashes, poetry.lock, uv.lock or packages.lock.json: whether each entry installs through hub now.
+        package-lock.json, pnpm-lock.yaml, yarn.lock, Cargo.lock, go.sum, Gemfile.lock, requirements.txt with hashes,
+        poetry.lock, uv.lock or packages.lock.json: whether each entry installs through hub now.
       </p>
       <form
         class={`lockfile-drop${over ? ' over' : ''}`}
@@ -68,17 +79,38 @@ export function LockfilePage() {
         <label for="lockfile-text">Or paste it</label>
         <textarea id="lockfile-text" rows={10} required value={text} onInput={(e) => setText(e.currentTarget.value)} />
         <label for="lockfile-name">File name (tells the format)</label>
-        <input id="lockfile-name" value={fileName} placeholder="package-lock.json" onInput={(e) => setFileName(e.currentTarget.value)} />
-        <RegistrySelect id="lockfile-registry" value={registry} onChange={setRegistry} allowAll allLabel="The only one of the lockfile's type" />
+        <input
+          id="lockfile-name"
+          value={fileName}
+          placeholder="package-lock.json"
+          onInput={(e) => setFileName(e.currentTarget.value)}
+        />
+        <RegistrySelect
+          id="lockfile-registry"
+          value={registry}
+          onChange={setRegistry}
+          allowAll
+          allLabel="The only one of the lockfile's type"
+        />
         <button type="submit" disabled={busy || !text}>
           {busy ? 'Checking…' : 'Check'}
         </button>
       </form>
-      <Alert error={error} ok={answer ? `${answer.format}, registry ${answer.registry ?? '(none)'}: ${answer.installable ? 'every entry can be installed' : 'some entries cannot be installed'}.` : null} />
+      <Alert
+        error={error}
+        ok={
+          answer
+            ? `${answer.format}, registry ${answer.registry ?? '(none)'}: ${answer.installable ? 'every entry can be installed' : 'some entries cannot be installed'}.`
+            : null
+        }
+      />
       {answer && (
         <section aria-labelledby="lockfile-result-h">
           <h2 id="lockfile-result-h">
-            {answer.entries.length} entries: {Object.entries(answer.counts).map(([s, n]) => `${n} ${s}`).join(', ')}
+            {answer.entries.length} entries:{' '}
+            {Object.entries(answer.counts)
+              .map(([s, n]) => `${n} ${s}`)
+              .join(', ')}
           </h2>
           <div class="scroll">
             <table>

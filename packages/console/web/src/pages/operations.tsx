@@ -5,15 +5,15 @@ import { Alert, Badge, errorText, useData, when } from '../ui.tsx';
 import type { ActionAnswer, ActionBody } from '../action-types.ts';
 import { BUILT_IN_ROLES, PERMISSIONS, type Permission } from '../../../../contract/src/access.ts';
 
-
 type Result = { ok?: string; error?: string };
-const outcome = (set: (r: Result) => void, ok: string, then?: () => void) => [
-  () => {
-    set({ ok });
-    then?.();
-  },
-  (e: unknown) => set({ error: errorText(e) }),
-] as const;
+const outcome = (set: (r: Result) => void, ok: string, then?: () => void) =>
+  [
+    () => {
+      set({ ok });
+      then?.();
+    },
+    (e: unknown) => set({ error: errorText(e) }),
+  ] as const;
 
 export function OperationsPage(p: { me: Session; q: URLSearchParams }) {
   return (
@@ -43,7 +43,9 @@ function Users(p: { me: Session; selected: string }) {
           aria-label="Create a user"
           onSubmit={(e) => {
             e.preventDefault();
-            call('user_create', { body: { id: id.trim(), roles: [role] } }).then(...outcome(setResult, `Created user ${id.trim()}.`, users.reload));
+            call('user_create', { body: { id: id.trim(), roles: [role] } }).then(
+              ...outcome(setResult, `Created user ${id.trim()}.`, users.reload),
+            );
           }}
         >
           <label for="new-user">New user</label>
@@ -83,7 +85,11 @@ function Users(p: { me: Session; selected: string }) {
                       <button
                         type="button"
                         aria-label={`${u.blocked ? 'Unblock' : 'Block'} user ${u.id}`}
-                        onClick={() => call(u.blocked ? 'user_unblock' : 'user_block', { params: { id: u.id } }).then(...outcome(setResult, `${u.blocked ? 'Unblocked' : 'Blocked'} ${u.id}.`, users.reload))}
+                        onClick={() =>
+                          call(u.blocked ? 'user_unblock' : 'user_block', { params: { id: u.id } }).then(
+                            ...outcome(setResult, `${u.blocked ? 'Unblocked' : 'Blocked'} ${u.id}.`, users.reload),
+                          )
+                        }
                       >
                         {u.blocked ? 'Unblock' : 'Block'}
                       </button>
@@ -142,7 +148,14 @@ function Tokens(p: { me: Session; user: string }) {
             <legend>Narrow to permissions (none: all of the user's)</legend>
             {PERMISSIONS.map((perm) => (
               <label key={perm} class="check">
-                <input type="checkbox" checked={perms.includes(perm)} onChange={(e) => setPerms(e.currentTarget.checked ? [...perms, perm] : perms.filter((x) => x !== perm))} /> {perm}
+                <input
+                  type="checkbox"
+                  checked={perms.includes(perm)}
+                  onChange={(e) =>
+                    setPerms(e.currentTarget.checked ? [...perms, perm] : perms.filter((x) => x !== perm))
+                  }
+                />{' '}
+                {perm}
               </label>
             ))}
           </fieldset>
@@ -168,10 +181,24 @@ function Tokens(p: { me: Session; user: string }) {
                   <th scope="row">{t.id}</th>
                   <td>{t.permissions?.join(', ') ?? "all of the user's"}</td>
                   <td>{when(t.created_at)}</td>
-                  <td>{t.revoked_at ? <Badge kind="muted">revoked {when(t.revoked_at)}</Badge> : <Badge kind="ok">active</Badge>}</td>
+                  <td>
+                    {t.revoked_at ? (
+                      <Badge kind="muted">revoked {when(t.revoked_at)}</Badge>
+                    ) : (
+                      <Badge kind="ok">active</Badge>
+                    )}
+                  </td>
                   <td>
                     {p.me.can.write && !t.revoked_at && (
-                      <button type="button" aria-label={`Revoke token ${t.id}`} onClick={() => call('token_revoke', { params: { id: t.id } }).then(...outcome(setResult, `Revoked ${t.id}.`, detail.reload))}>
+                      <button
+                        type="button"
+                        aria-label={`Revoke token ${t.id}`}
+                        onClick={() =>
+                          call('token_revoke', { params: { id: t.id } }).then(
+                            ...outcome(setResult, `Revoked ${t.id}.`, detail.reload),
+                          )
+                        }
+                      >
                         Revoke
                       </button>
                     )}
@@ -200,7 +227,9 @@ function IpBlocks(p: { me: Session }) {
           aria-label="Block an address"
           onSubmit={(e) => {
             e.preventDefault();
-            call('ip_block_add', { body: { ip: ip.trim() } }).then(...outcome(setResult, `Blocked ${ip.trim()}.`, list.reload));
+            call('ip_block_add', { body: { ip: ip.trim() } }).then(
+              ...outcome(setResult, `Blocked ${ip.trim()}.`, list.reload),
+            );
           }}
         >
           <label for="new-ip">Address or CIDR</label>
@@ -215,7 +244,15 @@ function IpBlocks(p: { me: Session }) {
             <li key={b.ip}>
               <code>{b.ip}</code> {b.reason ?? ''}{' '}
               {p.me.can.write && (
-                <button type="button" aria-label={`Unblock ${b.ip}`} onClick={() => call('ip_block_remove', { params: { ip: b.ip } }).then(...outcome(setResult, `Unblocked ${b.ip}.`, list.reload))}>
+                <button
+                  type="button"
+                  aria-label={`Unblock ${b.ip}`}
+                  onClick={() =>
+                    call('ip_block_remove', { params: { ip: b.ip } }).then(
+                      ...outcome(setResult, `Unblocked ${b.ip}.`, list.reload),
+                    )
+                  }
+                >
                   Remove
                 </button>
               )}
@@ -235,7 +272,11 @@ function Policies(p: { me: Session }) {
   const [registries, setRegistries] = useState('');
   const [packages, setPackages] = useState('');
   const [result, setResult] = useState<Result>({});
-  const split = (s: string) => s.split(',').map((x) => x.trim()).filter(Boolean);
+  const split = (s: string) =>
+    s
+      .split(',')
+      .map((x) => x.trim())
+      .filter(Boolean);
   return (
     <section aria-labelledby="pol-h">
       <h2 id="pol-h">Policies</h2>
@@ -247,7 +288,12 @@ function Policies(p: { me: Session }) {
           onSubmit={(e) => {
             e.preventDefault();
             const body: ActionBody<'policy_create'> = { effect, permissions: [perm] };
-            for (const [k, v] of [['users', users], ['registries', registries], ['packages', packages]] as const) if (split(v).length) body[k] = split(v);
+            for (const [k, v] of [
+              ['users', users],
+              ['registries', registries],
+              ['packages', packages],
+            ] as const)
+              if (split(v).length) body[k] = split(v);
             call('policy_create', { body }).then(...outcome(setResult, 'Policy added.', list.reload));
           }}
         >
@@ -276,9 +322,18 @@ function Policies(p: { me: Session }) {
           {list.data.policies.length === 0 && <li>No policies.</li>}
           {list.data.policies.map((pol) => (
             <li key={pol.rule}>
-              <Badge kind={pol.effect === 'deny' ? 'bad' : 'ok'}>{pol.effect}</Badge> <code>{pol.rule}</code> {pol.permissions.join(', ')} ({pol.source}){' '}
+              <Badge kind={pol.effect === 'deny' ? 'bad' : 'ok'}>{pol.effect}</Badge> <code>{pol.rule}</code>{' '}
+              {pol.permissions.join(', ')} ({pol.source}){' '}
               {p.me.can.write && pol.source !== 'config' && (
-                <button type="button" aria-label={`Remove policy ${pol.rule}`} onClick={() => call('policy_delete', { params: { id: String(pol.id ?? pol.rule) } }).then(...outcome(setResult, 'Policy removed.', list.reload))}>
+                <button
+                  type="button"
+                  aria-label={`Remove policy ${pol.rule}`}
+                  onClick={() =>
+                    call('policy_delete', { params: { id: String(pol.id ?? pol.rule) } }).then(
+                      ...outcome(setResult, 'Policy removed.', list.reload),
+                    )
+                  }
+                >
                   Remove
                 </button>
               )}
@@ -291,7 +346,12 @@ function Policies(p: { me: Session }) {
 }
 
 function AccessCheck() {
-  const [f, setF] = useState<{ user_id: string; permission: Permission; registry: string; package: string }>({ user_id: '', permission: 'source:read', registry: '', package: '' });
+  const [f, setF] = useState<{ user_id: string; permission: Permission; registry: string; package: string }>({
+    user_id: '',
+    permission: 'source:read',
+    registry: '',
+    package: '',
+  });
   const [answer, setAnswer] = useState<ActionAnswer<'access_check'> | null>(null);
   const [error, setError] = useState<string | null>(null);
   return (
@@ -305,13 +365,20 @@ function AccessCheck() {
           setError(null);
           const body: ActionBody<'access_check'> = { permission: f.permission };
           for (const k of ['user_id', 'registry', 'package'] as const) if (f[k].trim()) body[k] = f[k].trim();
-          call('access_check', { body }).then((a) => setAnswer(a), (err) => setError(errorText(err)));
+          call('access_check', { body }).then(
+            (a) => setAnswer(a),
+            (err) => setError(errorText(err)),
+          );
         }}
       >
         <label for="ac-user">User</label>
         <input id="ac-user" value={f.user_id} onInput={(e) => setF({ ...f, user_id: e.currentTarget.value })} />
         <label for="ac-perm">Permission</label>
-        <select id="ac-perm" value={f.permission} onChange={(e) => setF({ ...f, permission: e.currentTarget.value as Permission })}>
+        <select
+          id="ac-perm"
+          value={f.permission}
+          onChange={(e) => setF({ ...f, permission: e.currentTarget.value as Permission })}
+        >
           {PERMISSIONS.map((x) => (
             <option key={x}>{x}</option>
           ))}
@@ -325,7 +392,8 @@ function AccessCheck() {
       <Alert error={error} />
       {answer && (
         <p role="status" class="answer">
-          <Badge kind={answer.decision === 'allow' ? 'ok' : 'bad'}>{answer.decision}</Badge> by <code>{answer.rule}</code>: {answer.reason}
+          <Badge kind={answer.decision === 'allow' ? 'ok' : 'bad'}>{answer.decision}</Badge> by{' '}
+          <code>{answer.rule}</code>: {answer.reason}
         </p>
       )}
     </section>

@@ -13,7 +13,11 @@ export function PackagePage(p: { me: Session; registry: string; name: string; q:
   const page = pageOf(p.q);
   const [draft, setDraft] = useState(text);
   const { data, error, reload } = useData(
-    () => call('package_show', { params: { registry: p.registry, package: p.name }, query: { q: text, prereleases: pre, page } }),
+    () =>
+      call('package_show', {
+        params: { registry: p.registry, package: p.name },
+        query: { q: text, prereleases: pre, page },
+      }),
     `${p.registry}|${p.name}|${text}|${pre}|${page}`,
   );
   const [pending, setPending] = useState<Pending>(null);
@@ -47,21 +51,47 @@ export function PackagePage(p: { me: Session; registry: string; name: string; q:
         <input id="version-q" value={draft} onInput={(e) => setDraft(e.currentTarget.value)} />
         <button type="submit">Filter</button>
         <label class="check">
-          <input type="checkbox" checked={pre === 'show'} onChange={(e) => setQuery({ prereleases: e.currentTarget.checked ? 'show' : undefined })} /> Show pre-releases
+          <input
+            type="checkbox"
+            checked={pre === 'show'}
+            onChange={(e) => setQuery({ prereleases: e.currentTarget.checked ? 'show' : undefined })}
+          />{' '}
+          Show pre-releases
         </label>
       </form>
       <Alert error={error ?? result.error} ok={result.ok} />
       {pending?.kind === 'block' && (
-        <Confirm title={`Block ${p.name}@${pending.v.version}?`} confirm="Block" danger onConfirm={() => run(`Blocked ${pending.v.version}.`, () => call('block_add', { body: { ...coord(pending.v), reason: reason || undefined } }))} onCancel={() => setPending(null)}>
+        <Confirm
+          title={`Block ${p.name}@${pending.v.version}?`}
+          confirm="Block"
+          danger
+          onConfirm={() =>
+            run(`Blocked ${pending.v.version}.`, () =>
+              call('block_add', { body: { ...coord(pending.v), reason: reason || undefined } }),
+            )
+          }
+          onCancel={() => setPending(null)}
+        >
           <p>
-            The version is <strong>hidden from listings</strong> (version lists, latest, packuments) and every <strong>download of it is refused with 403</strong>, naming this reason.
+            The version is <strong>hidden from listings</strong> (version lists, latest, packuments) and every{' '}
+            <strong>download of it is refused with 403</strong>, naming this reason.
           </p>
           <label for="block-reason">Reason</label>
           <input id="block-reason" value={reason} onInput={(e) => setReason(e.currentTarget.value)} />
         </Confirm>
       )}
       {pending?.kind === 'purge' && (
-        <Confirm title={`Purge ${p.name}@${pending.v.version}?`} confirm="Purge" danger onConfirm={() => run(`Purged ${pending.v.version}.`, () => call('purge', { params: { ...coord(pending.v), package: p.name } }))} onCancel={() => setPending(null)}>
+        <Confirm
+          title={`Purge ${p.name}@${pending.v.version}?`}
+          confirm="Purge"
+          danger
+          onConfirm={() =>
+            run(`Purged ${pending.v.version}.`, () =>
+              call('purge', { params: { ...coord(pending.v), package: p.name } }),
+            )
+          }
+          onCancel={() => setPending(null)}
+        >
           <p>hub deletes its cached files of this version; the next download fetches them from the upstream again.</p>
         </Confirm>
       )}
@@ -69,7 +99,9 @@ export function PackagePage(p: { me: Session; registry: string; name: string; q:
         <>
           <p class="summary" role="status">
             {data.matched} of {data.total} shown
-            {data.prereleases_hidden > 0 ? ` (${data.prereleases_hidden} pre-release${data.prereleases_hidden === 1 ? '' : 's'} hidden)` : ''}
+            {data.prereleases_hidden > 0
+              ? ` (${data.prereleases_hidden} pre-release${data.prereleases_hidden === 1 ? '' : 's'} hidden)`
+              : ''}
           </p>
           <div class="scroll">
             <table>
@@ -106,12 +138,18 @@ export function PackagePage(p: { me: Session; registry: string; name: string; q:
                       {v.disappeared && <Badge kind="bad">disappeared upstream</Badge>}
                       {v.cooldown_until && <Badge kind="warn">cool-down until {when(v.cooldown_until)}</Badge>}
                       {v.provenance?.status === 'verified' && (
-                        <Badge kind="ok" title={`${v.provenance.source_repository ?? ''} ${v.provenance.workflow ?? ''}`.trim()}>
+                        <Badge
+                          kind="ok"
+                          title={`${v.provenance.source_repository ?? ''} ${v.provenance.workflow ?? ''}`.trim()}
+                        >
                           provenance: {v.provenance.source_repository ?? 'verified'}
                         </Badge>
                       )}
                       {v.provenance && v.provenance.status !== 'verified' && (
-                        <Badge kind={v.provenance.status === 'failed' ? 'bad' : 'muted'} title={v.provenance.reason ?? undefined}>
+                        <Badge
+                          kind={v.provenance.status === 'failed' ? 'bad' : 'muted'}
+                          title={v.provenance.reason ?? undefined}
+                        >
                           provenance {v.provenance.status}
                         </Badge>
                       )}
@@ -126,7 +164,9 @@ export function PackagePage(p: { me: Session; registry: string; name: string; q:
                     <td>{bytes(v.bytes)}</td>
                     <td>{v.pulls}</td>
                     <td>{when(v.last_pull_at)}</td>
-                    <td>{v.dependencies.length ? v.dependencies.map((d) => `${d.name} ${d.range}`).join(', ') : '—'}</td>
+                    <td>
+                      {v.dependencies.length ? v.dependencies.map((d) => `${d.name} ${d.range}`).join(', ') : '—'}
+                    </td>
                     <td class="row-actions">
                       {w && !v.blocked && (
                         <button
@@ -141,22 +181,42 @@ export function PackagePage(p: { me: Session; registry: string; name: string; q:
                         </button>
                       )}
                       {w && v.blocked && (
-                        <button type="button" aria-label={`Unblock ${v.version}`} onClick={() => run(`Unblocked ${v.version}.`, () => call('block_remove', { params: { id: String(v.blocked!.id) } }))}>
+                        <button
+                          type="button"
+                          aria-label={`Unblock ${v.version}`}
+                          onClick={() =>
+                            run(`Unblocked ${v.version}.`, () =>
+                              call('block_remove', { params: { id: String(v.blocked!.id) } }),
+                            )
+                          }
+                        >
                           Unblock
                         </button>
                       )}
                       {w && !v.unlisted && (
-                        <button type="button" aria-label={`Unlist ${v.version}`} onClick={() => run(`Unlisted ${v.version}.`, () => call('unlist', { body: coord(v) }))}>
+                        <button
+                          type="button"
+                          aria-label={`Unlist ${v.version}`}
+                          onClick={() => run(`Unlisted ${v.version}.`, () => call('unlist', { body: coord(v) }))}
+                        >
                           Unlist
                         </button>
                       )}
                       {w && v.unlisted && (
-                        <button type="button" aria-label={`Relist ${v.version}`} onClick={() => run(`Relisted ${v.version}.`, () => call('relist', { body: coord(v) }))}>
+                        <button
+                          type="button"
+                          aria-label={`Relist ${v.version}`}
+                          onClick={() => run(`Relisted ${v.version}.`, () => call('relist', { body: coord(v) }))}
+                        >
                           Relist
                         </button>
                       )}
                       {w && (
-                        <button type="button" aria-label={`Purge ${v.version}`} onClick={() => setPending({ kind: 'purge', v })}>
+                        <button
+                          type="button"
+                          aria-label={`Purge ${v.version}`}
+                          onClick={() => setPending({ kind: 'purge', v })}
+                        >
                           Purge
                         </button>
                       )}

@@ -4,7 +4,6 @@ import { clampPage, href, pageOf, setQuery } from '../route.ts';
 import { Alert, Badge, bytes, Link, Pager, useData, when } from '../ui.tsx';
 import { RegistrySelect } from './registry-select.tsx';
 
-
 export function PackagesPage(p: { q: URLSearchParams }) {
   const registry = p.q.get('registry') ?? '';
   const text = p.q.get('q') ?? '';
@@ -67,7 +66,9 @@ export function PackagesPage(p: { q: URLSearchParams }) {
                     <td>
                       {it.blocked_versions > 0 && <Badge kind="bad">{it.blocked_versions} blocked</Badge>}
                       {it.flagged_versions > 0 && <Badge kind="warn">{it.flagged_versions} flagged</Badge>}
-                      {it.upstream_state && it.upstream_state !== 'ok' && <Badge kind="warn">{it.upstream_state}</Badge>}
+                      {it.upstream_state && it.upstream_state !== 'ok' && (
+                        <Badge kind="warn">{it.upstream_state}</Badge>
+                      )}
                     </td>
                   </tr>
                 ))}

@@ -2,7 +2,13 @@ import { call } from '../api.ts';
 import { useData } from '../ui.tsx';
 
 /** The configured registries, from the health card (one admin route, already read by the home page). */
-export function RegistrySelect(p: { value: string; onChange: (v: string) => void; allowAll?: boolean; id?: string; allLabel?: string }) {
+export function RegistrySelect(p: {
+  value: string;
+  onChange: (v: string) => void;
+  allowAll?: boolean;
+  id?: string;
+  allLabel?: string;
+}) {
   const { data } = useData(() => call('health'), 'registries');
   const id = p.id ?? 'registry';
   return (

@@ -10,12 +10,17 @@ export function SignIn(p: { onSignedIn: (s: Session) => void; error?: string | n
   const [methods, setMethods] = useState<SignInMethod[]>([]);
   useEffect(() => {
     // Single sign-on, when a plugin offers it: a link (a full navigation to the provider), beside the token form.
-    session.methods().then((r) => setMethods(r.methods), () => setMethods([]));
+    session.methods().then(
+      (r) => setMethods(r.methods),
+      () => setMethods([]),
+    );
   }, []);
   return (
     <main id="main" class="sign-in">
       <h1>Sign in to hub</h1>
-      <p>Use a hub token (the same one the CLI takes). The console keeps the session in a cookie scripts cannot read.</p>
+      <p>
+        Use a hub token (the same one the CLI takes). The console keeps the session in a cookie scripts cannot read.
+      </p>
       <Alert error={error} />
       {methods.length > 0 && (
         <p class="sign-in-methods">
@@ -38,9 +43,23 @@ export function SignIn(p: { onSignedIn: (s: Session) => void; error?: string | n
         }}
       >
         <label for="user">User (optional)</label>
-        <input id="user" name="user" autoComplete="username" value={user} onInput={(e) => setUser(e.currentTarget.value)} />
+        <input
+          id="user"
+          name="user"
+          autoComplete="username"
+          value={user}
+          onInput={(e) => setUser(e.currentTarget.value)}
+        />
         <label for="token">Token</label>
-        <input id="token" name="token" type="password" autoComplete="current-password" required value={token} onInput={(e) => setToken(e.currentTarget.value)} />
+        <input
+          id="token"
+          name="token"
+          type="password"
+          autoComplete="current-password"
+          required
+          value={token}
+          onInput={(e) => setToken(e.currentTarget.value)}
+        />
         <button type="submit" class="primary" disabled={busy}>
           Sign in
         </button>

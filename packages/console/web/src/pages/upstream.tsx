@@ -5,12 +5,14 @@ import { Alert, Badge, errorText, Link, Pager, useData, when } from '../ui.tsx';
 import { RegistrySelect } from './registry-select.tsx';
 import type { ActionAnswer } from '../action-types.ts';
 
-
 export function UpstreamPage(p: { me: Session; q: URLSearchParams }) {
   const registry = p.q.get('registry') ?? '';
   const state = p.q.get('state') ?? '';
   const page = pageOf(p.q);
-  const { data, error, reload } = useData(() => call('upstream_list', { query: { registry, state, page } }), `${registry}|${state}|${page}`);
+  const { data, error, reload } = useData(
+    () => call('upstream_list', { query: { registry, state, page } }),
+    `${registry}|${state}|${page}`,
+  );
   const [results, setResults] = useState<Record<string, string>>({});
   if (data && clampPage(page, data.total, data.per_page)) return null;
   const key = (r: ActionAnswer<'upstream_list'>['rows'][number]) => `${r.registry}\0${r.package_name}\0${r.version}`;
@@ -71,8 +73,16 @@ export function UpstreamPage(p: { me: Session; q: URLSearchParams }) {
                           aria-label={`Recheck ${r.package_name} ${r.version}`}
                           onClick={() => {
                             setResults((m) => ({ ...m, [key(r)]: 'Checking…' }));
-                            call('upstream_recheck', { body: { registry: r.registry, package_name: r.package_name, version: r.version } }).then(
-                              (res: { cleared: string[] }) => setResults((m) => ({ ...m, [key(r)]: res.cleared.includes(r.version) ? 'Cleared: the upstream lists it again' : 'Still missing upstream' })),
+                            call('upstream_recheck', {
+                              body: { registry: r.registry, package_name: r.package_name, version: r.version },
+                            }).then(
+                              (res: { cleared: string[] }) =>
+                                setResults((m) => ({
+                                  ...m,
+                                  [key(r)]: res.cleared.includes(r.version)
+                                    ? 'Cleared: the upstream lists it again'
+                                    : 'Still missing upstream',
+                                })),
                               (e) => setResults((m) => ({ ...m, [key(r)]: errorText(e) })),
                             );
                           }}

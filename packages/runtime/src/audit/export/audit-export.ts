@@ -25,7 +25,12 @@ export interface AuditExport {
  * at the cursor. Delivery is at least once: a crash between a send and its cursor update sends that page again
  * (receivers can tell by chain and seq).
  */
-export function startAuditExport(o: { db: Knex; log: Logger; chain: string; sinks: readonly AuditExportConfig[] }): AuditExport {
+export function startAuditExport(o: {
+  db: Knex;
+  log: Logger;
+  chain: string;
+  sinks: readonly AuditExportConfig[];
+}): AuditExport {
   const workers = o.sinks.map((x) => exporter(o, x));
   return {
     wake: () => workers.forEach((w) => w.wake()),
@@ -46,18 +51,27 @@ function exporter(o: { db: Knex; log: Logger; chain: string }, x: AuditExportCon
   let retry: NodeJS.Timeout | undefined;
 
   async function readCursor(): Promise<number> {
-    const row = (await db('audit_export_cursors').where({ sink: name, chain }).first('last_seq')) as { last_seq: number | string } | undefined;
+    const row = (await db('audit_export_cursors').where({ sink: name, chain }).first('last_seq')) as
+      { last_seq: number | string } | undefined;
     return row ? Number(row.last_seq) : 0;
   }
   async function saveCursor(seq: number): Promise<void> {
-    await db('audit_export_cursors').insert({ sink: name, chain, last_seq: seq, updated_at: Date.now() }).onConflict(['sink', 'chain']).merge(['last_seq', 'updated_at']);
+    await db('audit_export_cursors')
+      .insert({ sink: name, chain, last_seq: seq, updated_at: Date.now() })
+      .onConflict(['sink', 'chain'])
+      .merge(['last_seq', 'updated_at']);
   }
 
   /** Sends pages until none is left; throws when the sink or the database fails. */
   async function drain(deadline = Infinity): Promise<void> {
     cursor ??= await readCursor();
     while (Date.now() < deadline) {
-      const rows = (await db('access_events').where({ chain }).where('seq', '>', cursor).orderBy('seq').limit(PAGE).select()) as ExportedRow[];
+      const rows = (await db('access_events')
+        .where({ chain })
+        .where('seq', '>', cursor)
+        .orderBy('seq')
+        .limit(PAGE)
+        .select()) as ExportedRow[];
       if (rows.length === 0) return;
       await sink.send(rows);
       const last = Number(rows[rows.length - 1]!.seq);
@@ -102,7 +116,10 @@ function exporter(o: { db: Knex; log: Logger; chain: string }, x: AuditExportCon
       stopped = true;
       clearTimeout(retry);
       await running;
-      if (!backoff) await drain(Date.now() + STOP_GRACE_MS).catch((e: Error) => log.warn({ err: e.message }, 'audit export: rows left for the next start'));
+      if (!backoff)
+        await drain(Date.now() + STOP_GRACE_MS).catch((e: Error) =>
+          log.warn({ err: e.message }, 'audit export: rows left for the next start'),
+        );
       await sink.close().catch(() => {});
     },
   };

@@ -1,7 +1,13 @@
 import type { AccessEvent } from '../access-event.js';
 
 /** A chained audit row as read for export. */
-export type ExportedRow = { [K in keyof AccessEvent]: unknown } & { id: unknown; chain: string; seq: unknown; prev_hash: string; hash: string };
+export type ExportedRow = { [K in keyof AccessEvent]: unknown } & {
+  id: unknown;
+  chain: string;
+  seq: unknown;
+  prev_hash: string;
+  hash: string;
+};
 
 /** What a sink receives for one row: the audit-log entry's members (as the admin API names them) and its place in the chain. */
 export function exportedRow(r: ExportedRow) {

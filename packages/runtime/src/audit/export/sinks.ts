@@ -32,8 +32,13 @@ export function syslogSink(x: AuditExportConfig): AuditSink {
 
   const connect = () =>
     new Promise<net.Socket>((resolve, reject) => {
-      const s = ca ? tls.connect({ host, port, ca, servername: net.isIP(host) ? undefined : host }) : net.connect({ host, port });
-      const timer = setTimeout(() => s.destroy(new Error(`syslog receiver ${x.address} did not answer within ${CONNECT_TIMEOUT_MS / 1000} s`)), CONNECT_TIMEOUT_MS);
+      const s = ca
+        ? tls.connect({ host, port, ca, servername: net.isIP(host) ? undefined : host })
+        : net.connect({ host, port });
+      const timer = setTimeout(
+        () => s.destroy(new Error(`syslog receiver ${x.address} did not answer within ${CONNECT_TIMEOUT_MS / 1000} s`)),
+        CONNECT_TIMEOUT_MS,
+      );
       s.once(ca ? 'secureConnect' : 'connect', () => {
         clearTimeout(timer);
         resolve(s);
@@ -57,10 +62,17 @@ export function syslogSink(x: AuditExportConfig): AuditSink {
         socket = s;
       }
       const s = socket;
-      const text = rows.map((r) => octetCounted(syslogMessage(r, { facility: x.facility, appName: x.app_name }))).join('');
+      const text = rows
+        .map((r) => octetCounted(syslogMessage(r, { facility: x.facility, appName: x.app_name })))
+        .join('');
       // A receiver that stops reading fills the socket's buffers: give up on it rather than wait for ever.
-      const stalled = setTimeout(() => s.destroy(new Error(`syslog receiver ${x.address} took no data for ${SEND_TIMEOUT_MS / 1000} s`)), SEND_TIMEOUT_MS);
-      await new Promise<void>((resolve, reject) => s.write(text, (e) => (e ? reject(e) : resolve()))).finally(() => clearTimeout(stalled));
+      const stalled = setTimeout(
+        () => s.destroy(new Error(`syslog receiver ${x.address} took no data for ${SEND_TIMEOUT_MS / 1000} s`)),
+        SEND_TIMEOUT_MS,
+      );
+      await new Promise<void>((resolve, reject) => s.write(text, (e) => (e ? reject(e) : resolve()))).finally(() =>
+        clearTimeout(stalled),
+      );
       if (failure || s.destroyed) throw failure ?? new Error(`syslog receiver ${x.address} closed the connection`);
     },
     async close() {
@@ -78,7 +90,9 @@ export function syslogSink(x: AuditExportConfig): AuditSink {
 export function jsonlSink(x: AuditExportConfig): AuditSink {
   return {
     async send(rows) {
-      await fs.promises.appendFile(x.path!, rows.map((r) => `${JSON.stringify(exportedRow(r))}\n`).join(''), { mode: 0o640 });
+      await fs.promises.appendFile(x.path!, rows.map((r) => `${JSON.stringify(exportedRow(r))}\n`).join(''), {
+        mode: 0o640,
+      });
     },
     async close() {},
   };

@@ -54,7 +54,8 @@ export abstract class DirectReadable extends Readable {
   override pipe<T extends NodeJS.WritableStream>(dest: T, options?: { end?: boolean }): T {
     // Only a fresh stream piped to a response (koa pipes with stream.pipeline, which ends the response itself on
     // 'end'); anything else is an ordinary pipe.
-    if (!(dest instanceof ServerResponse) || this.readableFlowing !== null || this.readableLength > 0 || this.destroyed) return super.pipe(dest, options);
+    if (!(dest instanceof ServerResponse) || this.readableFlowing !== null || this.readableLength > 0 || this.destroyed)
+      return super.pipe(dest, options);
     this.sendTo(dest, options?.end !== false).catch((e: Error) => this.destroy(e));
     return dest;
   }

@@ -80,6 +80,7 @@ export const core: Migration = {
     });
   },
   async down(db: Knex) {
-    for (const table of ['unlisted', 'blocks', 'tokens', 'users', 'metadata', 'artifacts']) await db.schema.dropTableIfExists(table);
+    for (const table of ['unlisted', 'blocks', 'tokens', 'users', 'metadata', 'artifacts'])
+      await db.schema.dropTableIfExists(table);
   },
 };
