@@ -45,7 +45,7 @@ export async function setupPlugins(o: {
       if (instance) o.instances.push({ plugin: p, instance });
     } catch (e) {
       // Nothing is serving yet: release what was opened, so a failed start lets the process exit.
-      await Promise.allSettled(o.instances.map((i) => i.instance.stop()));
+      await Promise.allSettled(o.instances.map(async (i) => i.instance.stop()));
       await o.abandon();
       throw new StartupError('plugin_load', `plugin "${p.id}" failed to start: ${(e as Error).message}`);
     }
