@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import type { RegistryKind } from '@hub/contract';
+import { type RegistryKind } from '@hub/contract';
 import { type Authenticator } from './auth/authenticate.js';
 import { adminTokenFromEnv } from './auth/bootstrap.js';
 import type { ArtifactCache } from './cache/artifact-cache.js';
