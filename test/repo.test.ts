@@ -89,3 +89,19 @@ t.test(
     }
   },
 );
+
+t.test('no file in packages/runtime/src is over 300 lines (small files, one concept each: issue 31)', async (t) => {
+  const MAX_LINES = 300;
+  const src = new URL('packages/runtime/src/', root);
+  const files = fs
+    .readdirSync(src, { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.ts'))
+    .sort();
+  t.ok(files.length > 0, 'the runtime has sources');
+  const lineCount = (text: string) => text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+  const over = files
+    .map((f) => ({ file: `packages/runtime/src/${f}`, lines: lineCount(fs.readFileSync(new URL(f, src), 'utf8')) }))
+    .filter((f) => f.lines > MAX_LINES)
+    .map((f) => `${f.file}: ${f.lines} lines`);
+  t.same(over, [], `split these along what they do (at most ${MAX_LINES} lines each)`);
+});

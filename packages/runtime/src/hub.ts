@@ -1,33 +1,24 @@
 import http from 'node:http';
-import { setTimeout as delay } from 'node:timers/promises';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { errors, type MetadataSpec, type RegistryKind } from '@hub/contract';
+import { type RegistryKind } from '@hub/contract';
 import { type Authenticator } from './auth/authenticate.js';
 import { adminTokenFromEnv } from './auth/bootstrap.js';
 import type { ArtifactCache } from './cache/artifact-cache.js';
-import { createListingRevalidation } from './cache/listing-revalidation.js';
 import { createCleanup, type Cleanup } from './cache/cleanup-run.js';
-import { startMaintenance } from './jobs/maintenance.js';
-import { startKindGarbage } from './jobs/kind-garbage.js';
 import type { HubConfig } from './config/schema.js';
-import type { HubPlugin, PluginInstance, SignInMethod } from './contract/plugin.js';
+import type { HubPlugin, PluginInstance } from './contract/plugin.js';
 import type { ConfigReload } from './contract/config-reload.js';
 import type { AuditLog } from './audit/audit-log.js';
 import { createEventBus, type EventBus } from './events/event-bus.js';
 import { createHealthBoard } from './health/health-board.js';
-import { createPackageFactsBoard } from './catalog/package-facts.js';
 import { createAdminRouteCatalog, type AdminRouteCatalog } from './plugins/admin-route-catalog.js';
 import type { RateLimitStore } from './limits/rate-limit-store.js';
 import type { AccessControl } from './policy/access-control.js';
-import { jsonBody } from './server/json-body.js';
-import { createLogger, flushLog } from './log.js';
+import { createLogger } from './log.js';
 import { createMetrics, type HubMetrics } from './metrics.js';
 import type { HubServices } from './services/hub-services.js';
 import { chooseLocalStore } from './plugins/open-local-store.js';
-import { bindRegistries } from './server/bind-registries.js';
-import { reportMirrors } from './server/mirror-status.js';
-import { createLiveConfig } from './config/live-config.js';
 import { createListener } from './server/listener.js';
 import type { BoundRegistry } from './server/registry-routes.js';
 import type { BlobStore } from './storage/blobs/blob-store.js';
@@ -40,6 +31,10 @@ import { openCaches } from './assembly/open-caches.js';
 import { mountApp } from './assembly/mount-app.js';
 import { setupPlugins } from './assembly/setup-plugins.js';
 import { createReloader, reloadForwarder } from './assembly/wire-reload.js';
+import { startJobs } from './assembly/start-jobs.js';
+import { bindLive } from './assembly/bind-live.js';
+import { pluginShared } from './assembly/plugin-shared.js';
+import { drainDelay, releaseOpened, stopHub } from './assembly/stop-hub.js';
 
 /** What {@link createHub} composes: the plugins, where the config comes from, and where the hub logs. */
 export interface CreateHubOptions extends ComposeOptions {
@@ -127,30 +122,19 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     { config, db, log, metrics, envAdminToken, print: o.print ?? ((l) => process.stderr.write(`${l}\n`)) },
     rateStoreFor,
   );
-  const { auth, access, audit, auditExport, rates, challenges } = opened;
+  const { auth, access, audit, rates } = opened;
 
   if (config.cache.max_bytes === 0)
     log.warn(
       '[cache] max_bytes is not set: cached artifacts are never removed for space, and the blob store grows with every new version fetched',
     );
-  // Mirror breakers are reported from the registries in force (mirror-status.ts), so binding leaves the gauge alone.
-  const bindMetrics: HubMetrics = { ...metrics, mirrorStateFrom: () => {} };
-  const bind = (c: HubConfig, regs: HubConfig['registries']) =>
-    bindRegistries({ ...c, registries: regs }, kinds, bindMetrics, log, env).registries;
-  // The configuration and registries in force, swapped whole by a hot reload (config/live-config.ts).
-  const live = createLiveConfig(config, bind(config, config.registries));
-  const registries = live.registries;
-  const mirrorHealth = reportMirrors(
-    metrics,
-    registries,
-    (name) => live.current.config.registries.find((r) => r.name === name)?.fallthrough_on_404 ?? false,
-  );
+  const { bind, live, registries, mirrorHealth } = bindLive(config, kinds, metrics, log, env);
   // Host values that may appear in URLs hub writes when no public_url is set; listen() adds its own names.
   const servedHosts = new Set(config.server.allowed_hosts.map((h) => h.toLowerCase()));
 
   const cluster = await clustering?.create({ db, config, log, sharedSecret: (name) => sharedSecret(db, name) });
   const caches = openCaches({ config, db, blobs, log, metrics, cluster, localStore, keeper, registries, auth, audit });
-  const { artifacts, quotas, services, metadata, fetched } = caches;
+  const { artifacts, services } = caches;
 
   let draining = false;
   let closing: Promise<void> | undefined;
@@ -190,18 +174,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     replicaId: () => cluster?.replicaId ?? 'local',
   });
   const instances: Array<{ plugin: HubPlugin; instance: PluginInstance }> = [];
-  /** What start-up opened past the listener and the cache, released in order once plugins have stopped. */
-  const release = async () => {
-    // Every request has ended by now, so every audit row is queued: write them all.
-    await audit.close();
-    await auditExport.stop();
-    await Promise.allSettled([rates.close(), challenges.close(), cluster?.stop()]);
-    await db.destroy();
-    await blobs.close?.();
-    fileLock?.release();
-    // The request lines of the last requests, still in the log's batch (decision 0075).
-    await flushLog(log);
-  };
+  const release = releaseOpened({ db, blobs, fileLock }, opened, cluster, log);
   await setupPlugins({
     others,
     config,
@@ -212,39 +185,27 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
       await Promise.allSettled([...registries.values()].map((r) => r.upstream.close()));
       await release();
     },
-    shared: {
-      listings: createListingRevalidation({ registries, metadata, log }),
-      metadata: async (registry: string, spec: MetadataSpec) => {
-        const reg = registries.get(registry);
-        if (!reg) throw errors.notFound(`no registry named "${registry}"`);
-        return metadata.get(reg.info, spec, reg.upstream);
+    shared: pluginShared(
+      {
+        db,
+        blobs,
+        kinds,
+        configReload,
+        events,
+        health,
+        adminRoutes,
+        refusals,
+        waivers,
+        advisories,
+        metrics,
+        access,
+        services,
+        clientRules,
+        cleanup,
+        router,
       },
-      db,
-      blobs,
-      kinds,
-      served: registries,
-      configReload,
-      events,
-      health,
-      packageFacts: createPackageFactsBoard(),
-      adminRoutes,
-      refusals,
-      waivers,
-      advisories,
-      metrics,
-      access,
-      services,
-      clientRules,
-      signIns: [] as SignInMethod[],
-      artifacts: {
-        purge: async (registry, packageName, version) => (await artifacts.purge(registry, packageName, version)).length,
-        idle: () => artifacts.idle(),
-      },
-      fetched,
-      cleanup,
-      jsonBody: jsonBody(config.limits.max_json_body_bytes),
-      router,
-    },
+      { config, log, registries, caches },
+    ),
   });
 
   reloader.current = createReloader({
@@ -264,10 +225,7 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
   });
   cluster?.mountPeerReload?.(router, (r) => configReload.local(r));
 
-  const touchTimer = setInterval(() => void artifacts.flushTouches(), 30_000);
-  touchTimer.unref();
-  const maintenance = startMaintenance({ config, db, artifacts, audit, log, metrics, cleanup });
-  const garbage = startKindGarbage({ db, log, served: registries, local: services.local, audit });
+  const jobs = startJobs({ config, db, artifacts, audit, log, metrics, cleanup, registries, services });
   if (cluster) health.contribute('replicas', cluster.health);
   health.contribute('upstream_mirrors', mirrorHealth);
 
@@ -307,30 +265,12 @@ export async function createHub(o: CreateHubOptions): Promise<Hub> {
     },
     async drain(signal) {
       draining = true;
-      const ms = live.current.config.server.drain_secs * 1000;
-      if (ms > 0 && !signal?.aborted) await delay(ms, undefined, { signal }).catch(() => {});
+      await drainDelay(live, signal);
     },
     close() {
       // Idempotent: a second call (a test's teardown after an explicit close) waits for the first.
       draining = true;
-      closing ??= (async () => {
-        const grace = live.current.config.server.shutdown_grace_ms;
-        const graceEnds = Date.now() + grace;
-        clearInterval(touchTimer);
-        await maintenance.stop();
-        await garbage.stop();
-        await listener.close(grace);
-        // Cache fills whose clients are gone get what is left of the grace; then their upstream requests are cut.
-        await Promise.race([artifacts.idle(), delay(Math.max(0, graceEnds - Date.now()), undefined, { ref: false })]);
-        for (const r of registries.values()) await r.upstream.close();
-        await live.retireAll();
-        await artifacts.idle();
-        await quotas.idle(); // a reclaim the last fetches started
-        await artifacts.flushTouches();
-        // Plugins stop before the database closes (the webhooks plugin waits for its deliveries here).
-        for (const i of instances) await i.instance.stop();
-        await release();
-      })();
+      closing ??= stopHub({ live, jobs, listener, caches, registries, instances, release });
       return closing;
     },
   };

@@ -1,0 +1,48 @@
+/**
+ * createHub's last step before serving: the background work of a running hub (the batched last-access writes,
+ * the maintenance schedule, each local kind's garbage collection), stopped together as the hub closes.
+ */
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { AuditLog } from '../audit/audit-log.js';
+import type { ArtifactCache } from '../cache/artifact-cache.js';
+import type { Cleanup } from '../cache/cleanup-run.js';
+import type { HubConfig } from '../config/schema.js';
+import { startKindGarbage } from '../jobs/kind-garbage.js';
+import { startMaintenance } from '../jobs/maintenance.js';
+import type { HubMetrics } from '../metrics.js';
+import type { BoundRegistry } from '../server/registry-routes.js';
+import type { HubServices } from '../services/hub-services.js';
+
+/** How often the last-access times the cache batches are written. */
+const TOUCH_FLUSH_MS = 30_000;
+
+export interface BackgroundJobs {
+  /** Stops the timer, then the maintenance jobs, then the garbage jobs (each waits for a run under way). */
+  stop(): Promise<void>;
+}
+
+export function startJobs(o: {
+  config: HubConfig;
+  db: Knex;
+  artifacts: ArtifactCache;
+  audit: AuditLog;
+  log: Logger;
+  metrics: HubMetrics;
+  cleanup: Cleanup;
+  registries: ReadonlyMap<string, BoundRegistry>;
+  services: HubServices;
+}): BackgroundJobs {
+  const { config, db, artifacts, audit, log, metrics, cleanup } = o;
+  const touchTimer = setInterval(() => void artifacts.flushTouches(), TOUCH_FLUSH_MS);
+  touchTimer.unref();
+  const maintenance = startMaintenance({ config, db, artifacts, audit, log, metrics, cleanup });
+  const garbage = startKindGarbage({ db, log, served: o.registries, local: o.services.local, audit });
+  return {
+    async stop() {
+      clearInterval(touchTimer);
+      await maintenance.stop();
+      await garbage.stop();
+    },
+  };
+}
