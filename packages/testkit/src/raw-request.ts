@@ -1,10 +1,12 @@
 import http from 'node:http';
 import https from 'node:https';
+import zlib from 'node:zlib';
 
 export interface RawResponse {
   status: number;
   headers: Headers;
   body: Buffer;
+  /** The body as JSON, after undoing its Content-Encoding (as a client does). */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- test code reads JSON answers field by field; a wrong field fails the assertion (decision 0073)
   json(): Record<string, any>;
 }
@@ -40,7 +42,10 @@ export function rawRequest(
             status: res.statusCode ?? 0,
             headers,
             body,
-            json: () => JSON.parse(body.toString('utf8')) as ReturnType<RawResponse['json']>,
+            json: () =>
+              JSON.parse(decoded(body, headers.get('content-encoding')).toString('utf8')) as ReturnType<
+                RawResponse['json']
+              >,
           });
         });
       },
@@ -48,4 +53,12 @@ export function rawRequest(
     req.on('error', reject);
     req.end();
   });
+}
+
+/** The body as a client sees it after undoing `Content-Encoding` (hub compresses listings a client accepts so). */
+function decoded(body: Buffer, encoding: string | null): Buffer {
+  if (encoding === 'gzip') return zlib.gunzipSync(body);
+  if (encoding === 'br') return zlib.brotliDecompressSync(body);
+  if (encoding === 'deflate') return zlib.inflateSync(body);
+  return body;
 }
