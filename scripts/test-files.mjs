@@ -1,5 +1,5 @@
-// What `npm test` and `npm run test:fast` share: which compiled test files there are, running them with tap,
-// and the per-file times printed at the end. The tiers are folders (docs/testing.md): a `test/clients/`
+// What `npm test` and `npm run test:fast` share: which compiled test files there are, tap's build, and the
+// per-file times printed at the end (scripts/run-tests.mjs runs the files). The tiers are folders (docs/testing.md): a `test/clients/`
 // folder holds the tests that drive real clients or programs, left out of the fast loop.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -45,7 +45,9 @@ export const isClientTest = (file) => file.includes('/clients/');
  * rebuilds only after it has chosen the test processes' loaders from the old one (a fresh `npm ci` would run
  * every file of its first run with the TypeScript loader). Build first when the signatures differ.
  */
-async function ensureTapBuilt(tap) {
+export async function ensureTapBuilt() {
+  const tap = path.join(root, 'node_modules', '.bin', 'tap');
+  if (!fs.existsSync(tap)) throw new Error('tap is not installed (npm ci)');
   const [{ signature }, { TapConfig }] = await Promise.all([import('@tapjs/test'), import('@tapjs/config')]);
   const config = await TapConfig.load();
   if (config.pluginSignature === signature) return;
@@ -54,7 +56,7 @@ async function ensureTapBuilt(tap) {
 }
 
 /** The last `# time=` of a file's saved results (tap keeps each file's output in .tap/test-results/). */
-function fileTime(file) {
+export function fileTime(file) {
   try {
     const text = fs.readFileSync(path.join(root, '.tap', 'test-results', `${file}.tap`), 'utf8');
     const times = [...text.matchAll(/^# time=([\d.]+)ms$/gm)];
@@ -72,20 +74,4 @@ export function printSlowest(files, top = 20) {
   const total = timed.reduce((s, x) => s + x.ms, 0);
   const lines = timed.slice(0, top).map((x) => `#   ${(x.ms / 1000).toFixed(1).padStart(7)} s  ${x.f}`);
   console.log(`# slowest test files (of ${timed.length}; ${(total / 1000).toFixed(0)} s in all):\n${lines.join('\n')}`);
-}
-
-/** Runs tap over `files` with the extra tap arguments; exits with tap's status after printing the slowest files. */
-export async function runTap(files, tapArgs, env = process.env) {
-  if (!files.length) {
-    console.error('no compiled test files matched (run `npx tsc -b` first?)');
-    process.exit(1);
-  }
-  const tap = path.join(root, 'node_modules', '.bin', 'tap');
-  await ensureTapBuilt(tap);
-  const started = Date.now();
-  const run = spawnSync(tap, [...tapArgs, ...files], { cwd: root, env, stdio: 'inherit' });
-  if (run.error) throw run.error;
-  printSlowest(files);
-  console.log(`# ${files.length} files in ${((Date.now() - started) / 1000).toFixed(0)} s wall time`);
-  process.exit(run.status ?? 1);
 }
