@@ -105,3 +105,26 @@ t.test('no file in packages/runtime/src is over 300 lines (small files, one conc
     .map((f) => `${f.file}: ${f.lines} lines`);
   t.same(over, [], `split these along what they do (at most ${MAX_LINES} lines each)`);
 });
+
+t.test(
+  'TypeBox loads from its bundle, and the bundle is TypeBox (scripts/bundle-typebox.mjs, decision 0076)',
+  async (t) => {
+    const entries = ['typebox', 'typebox/value', 'typebox/compile'];
+    for (const e of entries)
+      t.match(import.meta.resolve(e), /\/node_modules\/typebox\/bundle\//, `${e} resolves into the bundle`);
+    const [{ Type }, { Value }, { Compile }] = await Promise.all([
+      import('typebox'),
+      import('typebox/value'),
+      import('typebox/compile'),
+    ]);
+    const schema = Type.Object({ name: Type.String({ minLength: 1 }), port: Type.Integer({ default: 4873 }) });
+    t.same(
+      Value.Default(schema, { name: 'x' }),
+      { name: 'x', port: 4873 },
+      'Value.Default from one entry reads a schema built by another',
+    );
+    t.equal(Compile(schema).Check({ name: 'x', port: 1 }), true, 'a compiled check accepts a good value');
+    t.equal(Compile(schema).Check({ name: '', port: 1.5 }), false, 'and refuses a bad one');
+    t.ok([...Value.Errors(schema, { name: '' })].length >= 2, 'Value.Errors names each fault');
+  },
+);
