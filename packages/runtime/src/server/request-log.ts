@@ -8,6 +8,7 @@ import type { AuditLog } from '../audit/audit-log.js';
 import { createCountingThrottle, createDenialThrottle, THROTTLED_CODES } from '../audit/denial-throttle.js';
 import type { HubMetrics } from '../metrics.js';
 import { rateLimitKey, type ClientAddress } from './client-address.js';
+import { requestLineWriter } from './request-line.js';
 
 const SAFE_ID = /^[A-Za-z0-9._-]{1,64}$/;
 const prefix = crypto.randomBytes(4).toString('hex');
@@ -30,7 +31,7 @@ export function requestLog(
   const routeThrottle = createCountingThrottle();
   // The request line's members are fixed (below) and hold no credential, so it skips redaction: pino runs
   // the redactor on every member of every line when a wildcard path (`*.secret`) is configured.
-  const lineLog = log.child({}, { redact: [] });
+  const writeLine = requestLineWriter(log.child({}, { redact: [] }));
   const observe = durationObserver(metrics);
   let warnedUntrusted = false;
   return async (ctx, next) => {
@@ -66,20 +67,21 @@ export function requestLog(
       if (outcome === 'denied') metrics.denials.inc({ code: code! });
       else if (outcome === 'challenged') metrics.challenges.inc();
       const cache = res.getHeader('x-hub-cache');
-      const line = {
-        req_id: id,
-        method: ctx.method,
-        path: ctx.path,
-        status,
-        ms: Math.round(secs * 1e5) / 100,
-        bytes: socket.bytesWritten - bytesBefore,
-        ip,
-        ...where,
-        cache: cache === undefined || cache === '' ? undefined : String(cache),
-        code,
-      };
-      if (status >= 500) lineLog.error(line, 'request');
-      else lineLog.info(line, 'request');
+      writeLine(
+        {
+          req_id: id,
+          method: ctx.method,
+          path: ctx.path,
+          status,
+          ms: Math.round(secs * 1e5) / 100,
+          bytes: socket.bytesWritten - bytesBefore,
+          ip,
+          where: where,
+          cache: cache === undefined || cache === '' ? undefined : String(cache),
+          code,
+        },
+        status >= 500,
+      );
 
       if (!audit?.enabled) return;
       const a = ctx.state.audit as AuditContext | undefined;
