@@ -56,14 +56,14 @@ export function requestLineWriter(log: Logger): (line: RequestLine, error: boole
   const tail = `,${JSON.stringify(l[S.messageKeySym!] ?? 'msg')}:"request"${l[S.endSym!] as string}`;
   /** The line's text; undefined when a `where` member is named like a fixed one (pino keeps its place) or serialized. */
   const text = (line: RequestLine, time: string): string | undefined => {
-    let s = `${(l[S.lsCacheSym!] as Record<number, string>)[INFO]}${time}${l[S.chindingsSym!] as string},"req_id":${JSON.stringify(line.req_id)},"method":${JSON.stringify(line.method)},"path":${JSON.stringify(line.path)},"status":${num(line.status)},"ms":${num(line.ms)},"bytes":${num(line.bytes)},"ip":${JSON.stringify(line.ip)}`;
+    let s = `${(l[S.lsCacheSym!] as Record<number, string>)[INFO]}${time}${l[S.chindingsSym!] as string},"req_id":"${str(line.req_id)}","method":"${str(line.method)}","path":"${str(line.path)}","status":${num(line.status)},"ms":${num(line.ms)},"bytes":${num(line.bytes)},"ip":"${str(line.ip)}"`;
     for (const k in line.where) {
       const v = line.where[k];
       if (FIXED.has(k) || k in serializers || k === errorKey) return undefined;
-      if (v !== undefined) s += `,${JSON.stringify(k)}:${JSON.stringify(v)}`;
+      if (v !== undefined) s += `,"${str(k)}":"${str(v)}"`;
     }
-    if (line.cache !== undefined) s += `,"cache":${JSON.stringify(line.cache)}`;
-    if (line.code !== undefined) s += `,"code":${JSON.stringify(line.code)}`;
+    if (line.cache !== undefined) s += `,"cache":"${str(line.cache)}"`;
+    if (line.code !== undefined) s += `,"code":"${str(line.code)}"`;
     return s + tail;
   };
   // The text must be pino's: a sample line (quotes, a backslash, a control character) is compared once.
@@ -109,6 +109,10 @@ const pinoLine = (line: RequestLine) => ({
   cache: line.cache,
   code: line.code,
 });
+
+const NEEDS_ESCAPE = /["\\\u0000-\u001f]/;
+/** A string's JSON text between its quotes, as pino writes it: most members need no escape and are used as they are. */
+const str = (s: string): string => (NEEDS_ESCAPE.test(s) ? JSON.stringify(s).slice(1, -1) : s);
 
 /** A number as pino writes it: not finite is null. */
 const num = (n: number): string => (Number.isFinite(n) ? String(n) : 'null');
