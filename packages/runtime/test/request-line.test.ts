@@ -68,4 +68,9 @@ t.test('error lines, a quieter level, an odd logger and a clashing member go thr
   requestLineWriter(mixed.log)(line, false);
   t.equal(mixed.calls.info, 1, 'a mixin: pino writes the line');
   t.match(withoutTime(mixed.out[0]!), { extra: 1, req_id: 'abc-1', msg: 'request' });
+
+  const prefixed = captured((d) => createLogger({ level: 'info', destination: d }).child({}, { msgPrefix: '[p] ' }));
+  requestLineWriter(prefixed.log)(line, false);
+  t.equal(prefixed.calls.info, 1, 'a message prefix: pino writes the line');
+  t.match(withoutTime(prefixed.out[0]!), { msg: '[p] request' });
 });
