@@ -159,14 +159,22 @@ class RequestState {
 function durationObserver(
   metrics: HubMetrics,
 ): (registry: string, route: string, status: number, secs: number) => void {
-  const children = new Map<string, { observe(v: number): void }>();
+  // Keyed registry, then route, then status: no key text built per request.
+  const children = new Map<string, Map<string, Map<number, { observe(v: number): void }>>>();
+  let count = 0;
   return (registry, route, status, secs) => {
-    const key = `${registry}\0${route}\0${status}`;
-    let child = children.get(key);
+    let routes = children.get(registry);
+    let statuses = routes?.get(route);
+    let child = statuses?.get(status);
     if (!child) {
       child = metrics.httpDuration.labels({ registry, route, status: String(status) });
       // Past any plausible count of label sets (a bug elsewhere), stop remembering rather than grow.
-      if (children.size < 10_000) children.set(key, child);
+      if (count < 10_000) {
+        count++;
+        if (!routes) children.set(registry, (routes = new Map()));
+        if (!statuses) routes.set(route, (statuses = new Map()));
+        statuses.set(status, child);
+      }
     }
     child.observe(secs);
   };
