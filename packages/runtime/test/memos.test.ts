@@ -4,6 +4,7 @@ import { createAccessControl } from '../src/policy/access-control.js';
 import { ANONYMOUS, type Policy } from '../src/policy/decide.js';
 import type { PolicySource } from '../src/policy/policy-source.js';
 import type { Authenticator } from '../src/auth/authenticate.js';
+import { hashToken, memoisedTokenHash } from '../src/auth/tokens.js';
 
 t.test('a bounded LRU sized on use keeps at most its entries, dropping the least recently used', async (t) => {
   const lru = boundedLru<string, number>(3);
@@ -15,6 +16,16 @@ t.test('a bounded LRU sized on use keeps at most its entries, dropping the least
   t.ok(lru.has('a') && lru.has('c') && lru.has('d'));
   for (let i = 0; i < 100; i++) lru.set(`k${i}`, i);
   t.equal(lru.size, 3, 'still bounded');
+});
+
+t.test('a token hash memo answers what hashToken() does, and stays within its bound', async (t) => {
+  const memo = memoisedTokenHash(2);
+  t.equal(memo('hub_a'), hashToken('hub_a'));
+  t.equal(memo('hub_a'), hashToken('hub_a'), 'remembered, the same hash');
+  t.equal(memo('hub_b'), hashToken('hub_b'));
+  t.equal(memo('hub_c'), hashToken('hub_c'), 'past the bound the oldest is forgotten');
+  t.equal(memo('hub_a'), hashToken('hub_a'), 'a forgotten token is hashed again');
+  t.not(memo('hub_a'), memo('hub_b'));
 });
 
 t.test('remembered access decisions follow the policies in force: a new snapshot is decided afresh', async (t) => {

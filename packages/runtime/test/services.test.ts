@@ -28,11 +28,14 @@ for (const store of tiers) {
     t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
     const { s } = await services(t, await store.database(t, dir));
     const blocks = s.blocks;
+    const pad100 = { name: 'left-pad', version: '1.0.0' };
+    t.equal(blocks.findNow('npm', pad100), undefined, 'nothing in memory yet: findNow cannot tell');
     t.equal(
       await blocks.find('npm', { name: 'left-pad', version: '1.0.0' }),
       null,
       'nothing blocked (and now remembered)',
     );
+    t.equal(blocks.findNow('npm', pad100), null, 'remembered: findNow answers as find did');
     const added = await blocks.add({
       registry: 'npm',
       package_name: 'left-pad',
@@ -46,6 +49,7 @@ for (const store of tiers) {
       { blocked_by: 'sec' },
       'the memo is current without an invalidate()',
     );
+    t.match(blocks.findNow('npm', pad100), { blocked_by: 'sec' }, 'findNow sees the block from memory too');
     t.equal(
       await blocks.add({ registry: 'npm', package_name: 'left-pad', version: '1.0.0', reason: null, by: 'other' }),
       'exists',
@@ -69,6 +73,7 @@ for (const store of tiers) {
     t.equal((await blocks.list({ blocked_by: 'sec' })).length, 1);
     t.match(await blocks.remove((added as { id: number }).id), { version: '1.0.0' });
     t.equal(await blocks.find('npm', { name: 'left-pad', version: '1.0.0' }), null, 'removed, and seen at once');
+    t.equal(blocks.findNow('npm', pad100), null, 'and by findNow');
     t.equal(await blocks.remove(999_999), null);
   });
 

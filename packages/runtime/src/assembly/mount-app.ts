@@ -56,6 +56,7 @@ export function mountApp(a: AppAssembly) {
         access,
         blocks: {
           find: services.blocks.find,
+          findNow: services.blocks.findNow,
           link: services.blocks.link,
           versionBlocks: services.blocks.versionBlocks,
           hiddenVersions: services.unlisting.hiddenVersions,

@@ -46,10 +46,8 @@ export function canonicalRow(chain: string, seq: number, row: ChainedFields, pre
 
 /** SHA-256 (hex) of the canonical encoding: the row's `hash`. */
 export function rowHash(chain: string, seq: number, row: ChainedFields, prevHash: string): string {
-  return crypto
-    .createHash('sha256')
-    .update(canonicalRow(chain, seq, row, prevHash))
-    .digest('hex');
+  // One-shot hashing: no Hash object per row.
+  return crypto.hash('sha256', canonicalRow(chain, seq, row, prevHash), 'hex');
 }
 
 /** The text a checkpoint's Ed25519 signature covers. */

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { AccessEvent } from './access-event.js';
 import { checkpointText, GENESIS_HASH, HASHED_FIELDS, rowHash } from './chain-hash.js';
 import type { CheckpointKey } from './checkpoint-key.js';
-import { createEventWriter, type ChainedEvent } from './event-writer.js';
+import { createEventWriter } from './event-writer.js';
 
 export interface ChainWriterOptions {
   db: Knex;
@@ -76,23 +76,26 @@ export function createChainWriter(o: ChainWriterOptions): ChainWriter {
       // it): the batch is chained again after the tail as it now is, a few times, before the caller keeps it for later.
       for (let attempt = 1; ; attempt++) {
         tail ??= await readTail();
-        let { seq, hash } = tail;
-        const rows: ChainedEvent[] = events.map((e) => {
+        const first = tail;
+        // Each event is written with its seq and hashes beside it (no chained copy of the event per row).
+        const hashes = new Array<string>(events.length);
+        let { seq, hash } = first;
+        for (let i = 0; i < events.length; i++) {
+          const e = events[i]!;
           wellFormed(e);
-          const prev = hash;
           seq += 1;
-          hash = rowHash(chain, seq, e, prev);
-          return { ...e, chain, seq, prev_hash: prev, hash };
-        });
+          hash = rowHash(chain, seq, e, hash);
+          hashes[i] = hash;
+        }
         try {
-          await insert(rows);
+          await insert({ events, chain, firstSeq: first.seq + 1, prevHash: first.hash, hashes });
         } catch (e) {
           tail = undefined;
           if (attempt >= WRITE_ATTEMPTS) throw e;
           continue;
         }
         tail = { seq, hash };
-        sinceCheckpoint += rows.length;
+        sinceCheckpoint += events.length;
         break;
       }
       if (sinceCheckpoint >= o.checkpointEveryRows || now() - lastCheckpointAt >= o.checkpointEveryMs)

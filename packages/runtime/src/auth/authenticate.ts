@@ -4,7 +4,7 @@ import { errors, HubError, isHubError, type Permission } from '@hub/contract';
 import { ANONYMOUS, type Subject } from '../policy/decide.js';
 import { createPolicyMemo, POLICY_MEMO_MS } from '../policy/policy-memo.js';
 import { tokenFromAuthorization } from './credentials.js';
-import { hashToken } from './tokens.js';
+import { memoisedTokenHash } from './tokens.js';
 
 /**
  * How long a token lookup is remembered per process: the policy memo's freshness. A revocation or a user
@@ -80,6 +80,8 @@ export function createAuthenticator(db: Knex, opts: { adminTokenSha256?: string 
   // Made-up tokens are remembered apart, briefly and never through an outage: a flood of them costs one query per
   // AUTH_MEMO_MS each and cannot push the verdicts of real tokens out of memory.
   const unknown = boundedLru<string, HubError>(10_000, { ttl: AUTH_MEMO_MS });
+  // The plain tokens of recent requests stay in this process (as in its sockets' buffers), never written anywhere.
+  const tokenHash = memoisedTokenHash();
 
   async function lookup(hash: string): Promise<Verdict> {
     const row = await db('tokens')
@@ -146,7 +148,7 @@ export function createAuthenticator(db: Knex, opts: { adminTokenSha256?: string 
         if (authorization) throw errors.unauthenticated('the Authorization header is not a token hub understands');
         return ANONYMOUS;
       }
-      return subjectOfHashNow(hashToken(token));
+      return subjectOfHashNow(tokenHash(token));
     },
     async subject(authorization) {
       const token = tokenFromAuthorization(authorization);
@@ -154,7 +156,7 @@ export function createAuthenticator(db: Knex, opts: { adminTokenSha256?: string 
         if (authorization) throw errors.unauthenticated('the Authorization header is not a token hub understands');
         return ANONYMOUS;
       }
-      return subjectOfHash(hashToken(token));
+      return subjectOfHash(tokenHash(token));
     },
     async refresh(which) {
       const hashes = verdicts.keysWhere((v) =>

@@ -14,6 +14,8 @@ export type FoundBlock = Block & { linked?: true };
 export interface BlockList {
   /** The block refusing the coordinate, by name, by version, or through a version that leads to it. */
   find(registry: string, c: Coordinate): Promise<FoundBlock | null>;
+  /** find() answered from memory when it can be (no promise on a hit's path): the block or null; else undefined. */
+  findNow(registry: string, c: Coordinate): FoundBlock | null | undefined;
   /** The versions of a name that blocks refuse, by canonical spelling; empty when the whole name is blocked. */
   versionBlocks(registry: string, name: string): Promise<ReadonlyMap<string, Block>>;
   /** Records what a version leads to: blocks follow it. */

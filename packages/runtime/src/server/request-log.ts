@@ -8,6 +8,7 @@ import type { AuditLog } from '../audit/audit-log.js';
 import { createCountingThrottle, createDenialThrottle, THROTTLED_CODES } from '../audit/denial-throttle.js';
 import type { HubMetrics } from '../metrics.js';
 import { rateLimitKey, type ClientAddress } from './client-address.js';
+import { requestLineWriter } from './request-line.js';
 
 const SAFE_ID = /^[A-Za-z0-9._-]{1,64}$/;
 const prefix = crypto.randomBytes(4).toString('hex');
@@ -30,7 +31,7 @@ export function requestLog(
   const routeThrottle = createCountingThrottle();
   // The request line's members are fixed (below) and hold no credential, so it skips redaction: pino runs
   // the redactor on every member of every line when a wildcard path (`*.secret`) is configured.
-  const lineLog = log.child({}, { redact: [] });
+  const writeLine = requestLineWriter(log.child({}, { redact: [] }));
   const observe = durationObserver(metrics);
   let warnedUntrusted = false;
   return async (ctx, next) => {
@@ -66,20 +67,21 @@ export function requestLog(
       if (outcome === 'denied') metrics.denials.inc({ code: code! });
       else if (outcome === 'challenged') metrics.challenges.inc();
       const cache = res.getHeader('x-hub-cache');
-      const line = {
-        req_id: id,
-        method: ctx.method,
-        path: ctx.path,
-        status,
-        ms: Math.round(secs * 1e5) / 100,
-        bytes: socket.bytesWritten - bytesBefore,
-        ip,
-        ...where,
-        cache: cache === undefined || cache === '' ? undefined : String(cache),
-        code,
-      };
-      if (status >= 500) lineLog.error(line, 'request');
-      else lineLog.info(line, 'request');
+      writeLine(
+        {
+          req_id: id,
+          method: ctx.method,
+          path: ctx.path,
+          status,
+          ms: Math.round(secs * 1e5) / 100,
+          bytes: socket.bytesWritten - bytesBefore,
+          ip,
+          where: where,
+          cache: cache === undefined || cache === '' ? undefined : String(cache),
+          code,
+        },
+        status >= 500,
+      );
 
       if (!audit?.enabled) return;
       const a = ctx.state.audit as AuditContext | undefined;
@@ -157,14 +159,22 @@ class RequestState {
 function durationObserver(
   metrics: HubMetrics,
 ): (registry: string, route: string, status: number, secs: number) => void {
-  const children = new Map<string, { observe(v: number): void }>();
+  // Keyed registry, then route, then status: no key text built per request.
+  const children = new Map<string, Map<string, Map<number, { observe(v: number): void }>>>();
+  let count = 0;
   return (registry, route, status, secs) => {
-    const key = `${registry}\0${route}\0${status}`;
-    let child = children.get(key);
+    let routes = children.get(registry);
+    let statuses = routes?.get(route);
+    let child = statuses?.get(status);
     if (!child) {
       child = metrics.httpDuration.labels({ registry, route, status: String(status) });
       // Past any plausible count of label sets (a bug elsewhere), stop remembering rather than grow.
-      if (children.size < 10_000) children.set(key, child);
+      if (count < 10_000) {
+        count++;
+        if (!routes) children.set(registry, (routes = new Map()));
+        if (!statuses) routes.set(route, (statuses = new Map()));
+        statuses.set(status, child);
+      }
     }
     child.observe(secs);
   };

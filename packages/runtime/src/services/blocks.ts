@@ -35,6 +35,11 @@ export function createBlocks(db: Knex, versionKey: VersionKey = VERBATIM) {
   const same = (registry: string, a: string, b: string) =>
     a === b || versionKey(registry, a) === versionKey(registry, b);
 
+  /** A block on the whole name, else one on this version (in any spelling). */
+  const directBlock = (registry: string, rows: readonly Block[], v: string | undefined) =>
+    rows.find((r) => r.version === null) ??
+    (v !== undefined ? rows.find((r) => r.version !== null && same(registry, r.version, v)) : undefined);
+
   async function get(id: number): Promise<Block | null> {
     const row = await db('blocks').where({ id }).first();
     return row ? toBlock(row) : null;
@@ -50,9 +55,7 @@ export function createBlocks(db: Knex, versionKey: VersionKey = VERBATIM) {
       const key = `${registry}\0${c.name}`;
       const rows = memo.fresh(key) ?? (await memo.get(key, async () => (await rowsOf(registry, c.name)).map(toBlock)));
       const v = c.version;
-      const direct =
-        rows.find((r) => r.version === null) ??
-        (v !== undefined ? rows.find((r) => r.version !== null && same(registry, r.version, v)) : undefined);
+      const direct = directBlock(registry, rows, v);
       if (direct || v === undefined || rows.length === 0) return direct ?? null;
       const by = await links.refusedBy(
         registry,
@@ -62,6 +65,13 @@ export function createBlocks(db: Knex, versionKey: VersionKey = VERBATIM) {
       );
       const block = by === undefined ? undefined : rows.find((r) => r.version === by);
       return block ? { ...block, linked: true } : null;
+    },
+    /** find() from fresh memory when no version link must be followed; else undefined (then await find()). */
+    findNow(registry: string, c: Coordinate): FoundBlock | null | undefined {
+      const rows = memo.fresh(`${registry}\0${c.name}`);
+      if (rows === undefined) return undefined;
+      const direct = directBlock(registry, rows, c.version);
+      return direct || c.version === undefined || rows.length === 0 ? (direct ?? null) : undefined;
     },
     /**
      * The versions of a name that blocks refuse, by canonical spelling, each with its block; empty when the
