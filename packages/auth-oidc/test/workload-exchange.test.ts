@@ -1,90 +1,10 @@
 import crypto from 'node:crypto';
 import t, { type Test } from 'tap';
 import { base64url, generateKeyPair } from 'jose';
-import { npmEnv, startTestHub } from '@hub/testkit';
-import npm from '@hub/kind-npm';
-import publishing from '@hub/publishing';
-import workload from '../src/workload/index.js';
 import { startJwksIssuer } from './jwks-issuer.js';
+import { start } from './workload-hub.js';
 
-/** Issue 27: a CI job's identity token exchanged for a short-lived hub token, then a real `npm publish` with it. */
-
-async function start(t: Test, over: Record<string, unknown> = {}, issuerOpts: { discovery?: boolean } = {}) {
-  const issuer = await startJwksIssuer();
-  t.teardown(() => issuer.close());
-  const entry = {
-    name: 'web',
-    issuer: issuer.url,
-    ...(issuerOpts.discovery === false ? { jwks_url: `${issuer.url}/jwks` } : {}),
-    audience: 'hub',
-    claims: { repository: 'acme/web', ref: ['refs/heads/main', 'refs/tags/v*'] },
-    roles: ['publisher'],
-    registries: ['internal'],
-    ...over,
-  };
-  const hub = await startTestHub({
-    dir: t.testdir(),
-    plugins: [npm, publishing, workload],
-    registries: [
-      { name: 'internal', type: 'npm', mode: 'local' },
-      { name: 'other', type: 'npm', mode: 'local' },
-    ],
-    config: { auth: { workload: [entry] } },
-  });
-  t.teardown(() => hub.close());
-  const exchange = async (body: unknown, headers: Record<string, string> = {}) => {
-    const res = await fetch(`${hub.url}/api/v1/auth/exchange`, {
-      method: 'POST',
-      headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: res.status, json: (await res.json()) as any, headers: res.headers };
-  };
-  const good = (claims: Record<string, unknown> = {}) =>
-    issuer.sign({ repository: 'acme/web', ref: 'refs/heads/main', ...claims });
-  const auditRows = async () =>
-    (await hub.hub.services.accessLog.query({ actions: ['workload_exchange'] }, { limit: 50 })).reverse();
-  return { hub, issuer, exchange, good, auditRows };
-}
-
-t.test('a good exchange answers a hub token, and npm publishes with it to the scoped registry only', async (t) => {
-  const s = await start(t);
-  const res = await s.exchange({ token: await s.good() });
-  t.equal(res.status, 201);
-  t.equal(res.headers.get('cache-control'), 'no-store');
-  t.match(res.json, {
-    token: /^hub_/,
-    user_id: 'workload:web',
-    workload: 'web',
-    roles: ['publisher'],
-    registries: ['internal'],
-  });
-  const ttl = Date.parse(res.json.expires_at) - Date.now();
-  t.ok(ttl > 890_000 && ttl <= 900_000, `expires in ~900 s (${ttl} ms)`);
-
-  const ci = npmEnv(t, `${s.hub.url}/proxy/internal/`, res.json.token);
-  const dir = ci.makePackage({ name: '@acme/web', version: '1.0.0' }, 'module.exports = 1;\n');
-  const published = await ci.npm(['publish'], dir);
-  t.equal(published.code, 0, published.stderr);
-  const installed = await ci.install('@acme/web');
-  t.equal(installed.code, 0, installed.stderr);
-  t.equal(ci.installed('@acme/web')?.version, '1.0.0');
-
-  // The registry scope: the same token may not publish to another registry.
-  const elsewhere = npmEnv(t, `${s.hub.url}/proxy/other/`, res.json.token);
-  const refused = await elsewhere.npm(['publish'], elsewhere.makePackage({ name: '@acme/web', version: '1.0.0' }));
-  t.not(refused.code, 0);
-  t.match(refused.stderr, /403/);
-
-  const rows = await s.auditRows();
-  t.match(rows.at(-1), {
-    outcome: 'allowed',
-    status: 201,
-    user_id: 'workload:web',
-    token_id: res.json.id,
-    detail: /^web: sub repo:acme\/web/,
-  });
-});
+/** Issue 27: a CI job's identity token exchanged for a short-lived hub token (the real `npm publish` with it: clients/workload-npm.test.ts). */
 
 t.test('the token may come as Authorization: Bearer; the keys are read once for many exchanges', async (t) => {
   const s = await start(t, {}, { discovery: false });

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import t, { type Test } from 'tap';
 import { npmEnv, TEST_MYSQL_URL } from '@hub/testkit';
-import { byName, lockfileHub, type LockfileHub } from './hub.js';
+import { byName, lockfileHub, type LockfileHub } from '../hub.js';
 
 /**
  * npm end to end: a package-lock.json written by the real npm through hub, checked (fetchable), warmed with

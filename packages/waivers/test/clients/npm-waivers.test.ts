@@ -5,7 +5,7 @@
  */
 import t from 'tap';
 import { npmEnv, storeTiers } from '@hub/testkit';
-import { waiverHub } from './waiver-hub.js';
+import { waiverHub } from '../waiver-hub.js';
 
 const { tiers, skipped } = storeTiers();
 if (skipped) t.comment(skipped);
