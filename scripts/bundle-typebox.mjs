@@ -17,7 +17,8 @@ const out = path.join(dir, 'bundle');
 if (!fs.existsSync(manifestFile)) process.exit(0);
 const manifest = JSON.parse(fs.readFileSync(fs.existsSync(original) ? original : manifestFile, 'utf8'));
 const stamp = `${manifest.version}`;
-if (fs.existsSync(path.join(out, 'STAMP')) && fs.readFileSync(path.join(out, 'STAMP'), 'utf8') === stamp) process.exit(0);
+if (fs.existsSync(path.join(out, 'STAMP')) && fs.readFileSync(path.join(out, 'STAMP'), 'utf8') === stamp)
+  process.exit(0);
 
 let build;
 try {
