@@ -11,8 +11,11 @@ import t from 'tap';
 const CLI = fileURLToPath(new URL('../src/plugins.js', import.meta.url));
 const RUNTIME = fileURLToPath(new URL('../../../runtime/dist/src/index.js', import.meta.url));
 
-/** Loaded on first use only: XML, zip, tar and multipart readers, the YAML lockfile parser, the JWT library. */
-const ON_FIRST_USE = ['saxes', 'yauzl', 'busboy', 'tar-stream', 'yaml', 'jose'];
+/**
+ * Loaded on first use only: XML, zip, tar and multipart readers, the YAML parser, the JWT library, and the edit
+ * distance behind "did you mean" in config errors.
+ */
+const ON_FIRST_USE = ['saxes', 'yauzl', 'busboy', 'tar-stream', 'yaml', 'jose', 'fastest-levenshtein'];
 
 const HOOKS = `import fs from 'node:fs';
 export async function load(url, context, next) {
