@@ -1,7 +1,8 @@
 /**
  * Issue 32 (idle RSS): a started hub with every default plugin and kind does not load the libraries that only
  * some requests need; they are loaded on first use. A child process records every module the ESM loader
- * loads (a loader hook) and lists the CommonJS ones at the end, then a request makes one of them load.
+ * loads (a loader hook) and lists the CommonJS ones at the end, then a request makes one of them load. It also
+ * counts locale comparisons and date formats, which page in megabytes of ICU data from the node binary.
  */
 import { execFile } from 'node:child_process';
 import path from 'node:path';
@@ -27,6 +28,17 @@ export async function load(url, context, next) {
 const CHILD = `import { register, createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 register(pathToFileURL(process.env.HOOKS));
+// Collation and date formats page in ICU data (MBs of the node binary): counted from here on.
+const icu = [];
+const compare = String.prototype.localeCompare;
+String.prototype.localeCompare = function (...a) { icu.push('localeCompare'); return compare.apply(this, a); };
+for (const name of ['Collator', 'DateTimeFormat']) {
+  const C = Intl[name];
+  Intl[name] = new Proxy(C, {
+    construct: (c, a, n) => (icu.push(name), Reflect.construct(c, a, n)),
+    apply: (c, self, a) => (icu.push(name), Reflect.apply(c, self, a)),
+  });
+}
 const { defaultPlugins } = await import(pathToFileURL(process.env.CLI));
 const { createHub } = await import(pathToFileURL(process.env.RUNTIME));
 const dir = process.env.DIR;
@@ -49,13 +61,14 @@ const url = await hub.listen();
 const ready = (await fetch(url + '/readyz')).status;
 const cjs = () => Object.keys(createRequire(import.meta.url).cache);
 const idle = cjs();
+const icuAtIdle = [...icu];
 // A lockfile upload: the lockfile plugin reads pnpm's YAML with the first one.
 const lock = await fetch(url + '/api/v1/admin/lockfile/check', {
   method: 'POST',
   headers: { authorization: 'Bearer ' + token, 'content-type': 'application/json' },
   body: JSON.stringify({ file_name: 'pnpm-lock.yaml', lockfile: "lockfileVersion: '9.0'\\npackages: {}\\n" }),
 });
-process.stdout.write('RESULT ' + JSON.stringify({ ready, idle, lockStatus: lock.status, afterLockfile: cjs() }) + '\\n');
+process.stdout.write('RESULT ' + JSON.stringify({ ready, idle, icuAtIdle, lockStatus: lock.status, afterLockfile: cjs() }) + '\\n');
 await hub.close();
 `;
 
@@ -88,6 +101,7 @@ t.test('a started hub with every default plugin has not loaded what only some re
   const r = JSON.parse(line?.slice('RESULT '.length) ?? 'null') as {
     ready: number;
     idle: string[];
+    icuAtIdle: string[];
     lockStatus: number;
     afterLockfile: string[];
   };
@@ -97,6 +111,7 @@ t.test('a started hub with every default plugin has not loaded what only some re
   const idlePackages = new Set([...esm, ...r.idle].map(packageOf));
   t.ok(idlePackages.has('koa') && idlePackages.has('typebox'), 'the record sees what the hub loads');
   for (const p of ON_FIRST_USE) t.notOk(idlePackages.has(p), `${p} is not loaded by an idle hub`);
+  t.same(r.icuAtIdle, [], 'starting compared no strings by locale and formatted no dates (no ICU data paged in)');
   t.equal(r.lockStatus, 200, 'a pnpm lockfile is read');
   t.ok(r.afterLockfile.map(packageOf).includes('yaml'), 'and the YAML parser is loaded for it');
 });
