@@ -70,8 +70,8 @@ t.test('hub init writes a hub.toml that loads, and refuses to overwrite without 
 });
 
 /** `hub serve` on a free port in `dir` with `env`; resolves with its base URL and stderr so far, and stops it at teardown. */
-async function serveDefault(t: Test, dir: string, env: NodeJS.ProcessEnv) {
-  const child = spawn(process.execPath, [BIN, 'serve', '--listen', '127.0.0.1:0'], {
+async function serveDefault(t: Test, dir: string, env: NodeJS.ProcessEnv, nodeArgs: string[] = []) {
+  const child = spawn(process.execPath, [...nodeArgs, BIN, 'serve', '--listen', '127.0.0.1:0'], {
     cwd: dir,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -98,6 +98,8 @@ async function serveDefault(t: Test, dir: string, env: NodeJS.ProcessEnv) {
     stderr: () => stderr,
     pid: child.pid!,
     exited: new Promise<void>((resolve) => child.once('exit', () => resolve())),
+    /** Resolves once its stdout and stderr have closed (all it wrote is in stderr()). */
+    closed: new Promise<void>((resolve) => child.once('close', () => resolve())),
   };
 }
 
@@ -189,3 +191,21 @@ t.test(
     t.equal(await restarted.stop(), 0);
   },
 );
+
+// Decision 0032: V8 doubles the young generation while modules load, up to 2 x 16 MiB an idle hub keeps resident.
+// bin.ts holds it before main.js (whose imports reach most of the runtime) loads; the probe reports its size at exit.
+t.test("hub serve keeps V8's young generation at its first size while it loads", async (t) => {
+  const probe = `import v8 from 'node:v8'; process.on('exit', () => process.stderr.write('new space: ' + v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size + '\\n'));`;
+  const dir = t.testdir({});
+  const env = { PATH: process.env.PATH, HOME: dir, npm_config_registry: 'http://127.0.0.1:9/', ...ADMIN };
+  const hub = await serveDefault(t, dir, env, ['--import', `data:text/javascript,${encodeURIComponent(probe)}`]);
+  t.equal((await fetch(`${hub.url}/readyz`)).status, 200, 'started and ready');
+  t.equal(await hub.stop(), 0);
+  await hub.closed;
+  const bytes = Number(/new space: (\d+)/.exec(hub.stderr())?.[1]);
+  t.ok(bytes > 0, `the probe reported the new space (${bytes} bytes)`);
+  t.ok(
+    bytes <= 8 * 1024 * 1024,
+    `the new space stayed small (${(bytes / 2 ** 20).toFixed(1)} MiB; unheld it grows to 32 MiB)`,
+  );
+});

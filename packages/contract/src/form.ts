@@ -11,7 +11,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import busboy from 'busboy';
+import type busboy from 'busboy';
+import { onFirstUse } from './on-first-use.js';
 import { errors } from './errors.js';
 
 export interface FormLimits {
@@ -66,6 +67,8 @@ const DEFAULTS = {
   maxPartHeaders: 20,
 };
 
+const multipart = onFirstUse<typeof busboy>('busboy');
+
 /** The boundary is required and at most 70 characters (RFC 2046); busboy would take a longer one. */
 const BOUNDARY = /^multipart\/form-data\s*;(?:.*;)?\s*boundary=(?:"([^"]{1,70})"|([^\s;"]{1,70}))\s*(?:;|$)/i;
 
@@ -94,7 +97,7 @@ export async function readForm(body: Readable, contentType: string | undefined, 
   };
   let parser: busboy.Busboy;
   try {
-    parser = busboy({
+    parser = multipart()({
       headers: { 'content-type': contentType! },
       preservePath: true,
       defParamCharset: 'utf8',

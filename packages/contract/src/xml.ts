@@ -1,4 +1,7 @@
-import { SaxesParser } from 'saxes';
+import type Saxes from 'saxes';
+import { onFirstUse } from './on-first-use.js';
+
+const saxes = onFirstUse<typeof Saxes>('saxes');
 
 /**
  * XML read by saxes and safe by construction (POMs, maven-metadata.xml, .nuspec files, settings files):
@@ -36,7 +39,7 @@ const DOCTYPE_REFUSED = 'a DOCTYPE or other declaration is not allowed';
  * it would refuse documents Maven and NuGet accept.
  */
 export function readXml(xml: string, on: XmlEvents): void {
-  const parser = new SaxesParser();
+  const parser = new (saxes().SaxesParser)();
   let tagStart = 0;
   parser.on('doctype', () => {
     throw new XmlError(DOCTYPE_REFUSED);

@@ -4,8 +4,13 @@
  * (Psych shares Gem::Version objects through `&1` / `*1`) are capped by `MAX_ALIAS_COUNT`, so a
  * billion-laughs document fails instead of expanding.
  */
+import { createRequire } from 'node:module';
 import type { SbomDependency } from '@hub/contract';
-import { parseDocument } from 'yaml';
+import type Yaml from 'yaml';
+
+// The YAML parser is loaded with the first gemspec read, not when hub starts (issue 32, idle RSS).
+const require = createRequire(import.meta.url);
+let yaml: typeof Yaml | undefined;
 
 export const MAX_DEPENDENCIES = 10_000;
 /** yaml's measure of alias expansion (resolutions x aliases inside the anchor); real gemspecs stay far below. */
@@ -19,10 +24,11 @@ export const versionText = (v: unknown): string | undefined =>
   typeof v === 'string' ? v : isNode(v) && typeof v.version === 'string' ? v.version : undefined;
 
 export function readSpec(text: string): Node | undefined {
+  yaml ??= require('yaml') as typeof Yaml;
   try {
     // failsafe: every scalar is a string, as Psych meant it (`1.10` stays 1.10). The !ruby/object:Gem::…
     // tags are unknown to yaml, so their nodes are read as the plain maps they are (a warning, not shown).
-    const doc = parseDocument(text, { schema: 'failsafe', logLevel: 'silent', uniqueKeys: false });
+    const doc = yaml.parseDocument(text, { schema: 'failsafe', logLevel: 'silent', uniqueKeys: false });
     if (doc.errors.length > 0) return undefined;
     const spec: unknown = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
     return isNode(spec) ? spec : undefined;

@@ -50,7 +50,9 @@ const COLUMNS = [
  * written (a version's bytes never change), so the memo needs no invalidation, and a warm request reads no row.
  */
 export function createResults(db: Knex) {
-  const memo = new LRUCache<string, ProvenanceFact>({ max: 50_000 });
+  // Each entry counts 1 against maxSize: the same 50,000 bound, with slot arrays that grow with use (given `max`,
+  // lru-cache allocates them for all 50,000 at once: 1.1 MB an idle hub held; issue 32).
+  const memo = new LRUCache<string, ProvenanceFact>({ maxSize: 50_000, sizeCalculation: () => 1 });
   const keyOf = (registry: string, name: string, version: string) => JSON.stringify([registry, name, version]);
   return {
     async get(registry: string, name: string, version: string): Promise<ProvenanceFact | undefined> {

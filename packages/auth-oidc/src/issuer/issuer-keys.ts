@@ -1,4 +1,5 @@
-import { createLocalJWKSet, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
+import type { JSONWebKeySet, JWTVerifyGetKey } from 'jose';
+import { jose } from '../jose.js';
 import type { Logger } from 'pino';
 import type { IssuerClient } from './issuer-client.js';
 
@@ -63,7 +64,7 @@ export function createIssuerKeys(o: { client: IssuerClient; jwksUrl: () => Promi
       try {
         const jwks = (await o.client.getJson(await o.jwksUrl())) as JSONWebKeySet;
         if (!jwks || !Array.isArray(jwks.keys)) throw new Error('the key set has no "keys" list');
-        set = { lookup: createLocalJWKSet(jwks), at: Date.now() };
+        set = { lookup: (await jose()).createLocalJWKSet(jwks), at: Date.now() };
       } catch (e) {
         o.log.warn({ err: (e as Error).message }, 'identity provider keys could not be read');
         if (!set) throw e;

@@ -1,4 +1,5 @@
-import { jwtVerify, type JWTPayload } from 'jose';
+import type { JWTPayload } from 'jose';
+import { jose } from '../jose.js';
 import type { IssuerKeys } from './issuer-keys.js';
 
 /** Only asymmetric signatures: never `none`, never HMAC (a public key used as an HMAC secret would verify). */
@@ -21,6 +22,7 @@ export async function verifyJwt(
   expect: { issuer: string; audience: string },
 ): Promise<JWTPayload> {
   if (token.length > MAX_JWT_LENGTH) throw new TokenRefused('the token is too long');
+  const { jwtVerify } = await jose();
   try {
     const { payload } = await jwtVerify(token, keys.getKey, {
       algorithms: [...ALGORITHMS],

@@ -1,7 +1,7 @@
-import { decodeJwt, decodeProtectedHeader } from 'jose';
 import type { Logger } from 'pino';
 import { errors, HubError, type HubServices } from '@hub/runtime';
 import { CLOCK_SKEW_SECS, TokenRefused, verifyJwt } from '../issuer/verify-jwt.js';
+import { jose } from '../jose.js';
 import type { IssuerKeys } from '../issuer/issuer-keys.js';
 import { claimMismatch } from './claims.js';
 import type { WorkloadConfig } from './config.js';
@@ -47,6 +47,7 @@ export function createExchanger(o: {
 }): Exchanger {
   return {
     async exchange(jwt, audit) {
+      const { decodeJwt, decodeProtectedHeader } = await jose();
       let iss: unknown;
       try {
         decodeProtectedHeader(jwt);

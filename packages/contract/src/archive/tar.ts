@@ -6,7 +6,8 @@
 import fs from 'node:fs';
 import { Readable, pipeline } from 'node:stream';
 import zlib from 'node:zlib';
-import tar from 'tar-stream';
+import type tar from 'tar-stream';
+import { onFirstUse } from '../on-first-use.js';
 import {
   capBytes,
   corruptError,
@@ -20,6 +21,7 @@ import {
 
 /** One entry: its header, its body stream, and `offset`, where its header starts. */
 type TarEntry = tar.Extract extends AsyncIterable<infer E> ? E : never;
+const tarStream = onFirstUse<typeof tar>('tar-stream');
 
 /** Longest entry name (GNU long name, pax path) accepted; tar-stream itself caps a metadata header at 4 MiB. */
 export const MAX_NAME_BYTES = 64 * 1024;
@@ -79,7 +81,7 @@ async function walkTar<T>(
   const options: Parameters<typeof tar.extract>[0] & { allowUnknownFormat: boolean } = {
     allowUnknownFormat: !posixOnly,
   };
-  const extract = tar.extract(options);
+  const extract = tarStream().extract(options);
   const input = Readable.from(tarBytes(source, lim.maxBytes), { objectMode: false });
   input.on('error', (e) => extract.destroy(e));
   input.pipe(extract);

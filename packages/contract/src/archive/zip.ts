@@ -10,7 +10,8 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
-import yauzl from 'yauzl';
+import type yauzl from 'yauzl';
+import { onFirstUse } from '../on-first-use.js';
 import {
   ARCHIVE_CHECK_LIMITS,
   capBytes,
@@ -24,13 +25,15 @@ import {
   type BombLimits,
 } from './limits.js';
 
+const zipReader = onFirstUse<typeof yauzl>('yauzl');
+
 /** yauzl's errors (a missing or inconsistent central directory, a bad local header) as ARCHIVE_CORRUPT. */
 const zipError = (e: unknown): unknown =>
   isArchiveError(e) || !(e instanceof Error) ? e : corruptError(`zip is unreadable: ${e.message}`, e);
 
 async function openZip(file: string, maxEntries: number): Promise<yauzl.ZipFile> {
   // Names are decoded below without yauzl's path checks: unsafe names are the client's business, not a reason to refuse the archive.
-  const zip = await yauzl.openPromise(file, {
+  const zip = await zipReader().openPromise(file, {
     lazyEntries: true,
     decodeStrings: false,
     validateEntrySizes: true,
@@ -44,7 +47,7 @@ async function openZip(file: string, maxEntries: number): Promise<yauzl.ZipFile>
 }
 
 const entryName = (e: yauzl.Entry): string =>
-  yauzl.getFileNameLowLevel(e.generalPurposeBitFlag, e.fileNameRaw, e.extraFields, false);
+  zipReader().getFileNameLowLevel(e.generalPurposeBitFlag, e.fileNameRaw, e.extraFields, false);
 
 /** Streams an entry's inflated bytes to `onData`; fails unless they match its size (yauzl) and CRC-32. */
 async function readEntry(

@@ -1,7 +1,12 @@
 /** Parsing the structured formats (JSON, YAML, TOML) with hostile input in mind: every failure is a LockfileError. */
+import { createRequire } from 'node:module';
 import { parse as parseToml } from 'smol-toml';
-import { parseDocument } from 'yaml';
+import type Yaml from 'yaml';
 import { LockfileError } from '../entry.js';
+
+// The YAML parser is loaded with the first YAML lockfile (pnpm, yarn berry), not when hub starts (issue 32, idle RSS).
+const require = createRequire(import.meta.url);
+let yaml: typeof Yaml | undefined;
 
 /** Deeper than any lockfile nests; a deeper document is refused before it is walked. */
 export const MAX_DEPTH = 64;
@@ -41,7 +46,11 @@ export const parseTomlText = (text: string): unknown => guarded('TOML', () => pa
 /** YAML without custom tags, with aliases capped (a "billion laughs" document expands to nothing). */
 export const parseYaml = (text: string): unknown =>
   guarded('YAML', () => {
-    const doc = parseDocument(text, { uniqueKeys: false, schema: 'core', prettyErrors: false });
+    const doc = (yaml ??= require('yaml') as typeof Yaml).parseDocument(text, {
+      uniqueKeys: false,
+      schema: 'core',
+      prettyErrors: false,
+    });
     if (doc.errors.length) throw new Error(doc.errors[0]!.message);
     return doc.toJS({ maxAliasCount: 100 }) as unknown;
   });

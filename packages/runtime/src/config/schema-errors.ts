@@ -1,5 +1,6 @@
 /** TypeBox's validation errors, said in TOML terms: the key path as written, what was expected, and "did you mean". */
-import { distance } from 'fastest-levenshtein';
+import { createRequire } from 'node:module';
+import type Levenshtein from 'fastest-levenshtein';
 import type { TSchema } from 'typebox';
 import type { TLocalizedValidationError } from 'typebox/error';
 import { Value } from 'typebox/value';
@@ -115,8 +116,14 @@ export function unknownKey(key: string, known: readonly string[], suffix = ''): 
   return `unknown key${suffix}${guess === undefined ? '' : ` (did you mean "${guess}"?)`}`;
 }
 
+// The edit distance is loaded with the first unknown key, not when hub starts: its module holds a 256 KiB table
+// (issue 32, idle RSS).
+const require = createRequire(import.meta.url);
+let levenshtein: typeof Levenshtein | undefined;
+
 /** The known key within edit distance 2, nearest first; else one the key is a prefix of (`metadata_ttl`). */
 function closest(key: string, known: readonly string[]): string | undefined {
+  const { distance } = (levenshtein ??= require('fastest-levenshtein') as typeof Levenshtein);
   let best: string | undefined = key.length >= 4 ? known.find((k) => k.startsWith(key)) : undefined;
   let bestDistance = 3;
   for (const k of known) {
