@@ -7,17 +7,21 @@
 // Output: one `ok` / `not ok` line per file as it ends (a failing file's whole TAP after it, a passing file's
 // skipped and todo tests; all of it with --verbose), each file's TAP saved to .tap/test-results/<file>.tap, then the suite's `# { total, pass, fail,
 // skip }` summed over the files' own summaries (the line .ci/run reads), the slowest files and the wall time.
-// Files start slowest first (by their last saved time), so one long file does not finish last alone.
+// Files start slowest first (by their last saved time; on a fresh clone, the clients/ tier first), so one
+// long file does not finish last alone.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ensureTapBuilt, fileTime, printSlowest, root, testRoots } from './test-files.mjs';
+import { ensureTapBuilt, fileTime, isClientTest, printSlowest, root, testRoots } from './test-files.mjs';
 
 /** tap's own per-file timeout (.taprc `timeout`), enforced by the file's root test; the runner kills later. */
 const TIMEOUT_SECS = 480;
 // The file's own root test times out at TIMEOUT_SECS and cleans up; this kill is for a file that hangs past it.
 const KILL_GRACE_MS = 30_000;
 const COUNTS = ['total', 'pass', 'fail', 'skip', 'todo'];
+// A file never run here (a fresh clone) is placed by its tier: real-client files take longest (the image
+// build, the third-party install), so they start first rather than alone at the end.
+const UNKNOWN_CLIENT_MS = 60_000;
 
 /** The root test's `# { total: 3, pass: 2, fail: 1 }` line of a file's TAP, as numbers. */
 function summaryOf(tap) {
@@ -71,7 +75,8 @@ export async function runTests(files, { jobs = 2, verbose = false, env = process
   await ensureTapBuilt();
   const started = Date.now();
   const childEnv = { ...env, TAP_TIMEOUT: String(TIMEOUT_SECS), TAP_SAVE_FIXTURE: '1' };
-  const queue = [...files].sort((a, b) => (fileTime(b) ?? 0) - (fileTime(a) ?? 0));
+  const expected = new Map(files.map((f) => [f, fileTime(f) ?? (isClientTest(f) ? UNKNOWN_CLIENT_MS : 0)]));
+  const queue = [...files].sort((a, b) => expected.get(b) - expected.get(a));
   const totals = Object.fromEntries(COUNTS.map((k) => [k, 0]));
   const failed = [];
   let n = 0;
