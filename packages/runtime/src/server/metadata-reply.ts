@@ -12,7 +12,8 @@ const codingsSeen = new Map<string, Coding | null>();
 
 /**
  * The coding `accept-encoding` prefers among brotli and gzip (RFC 9110 12.5.3: q-values, `*`, q=0 refuses), or null
- * for identity. On equal weights brotli wins (smaller).
+ * for identity. On equal weights gzip wins: brotli saves about a quarter more bytes, but pnpm took 10.4 s instead of
+ * 7.9 s to install the bench project through a warm hub when its packuments came as brotli (bench/README.md).
  */
 export function preferredCoding(header: string | undefined): Coding | null {
   if (!header) return null;
@@ -32,7 +33,7 @@ export function preferredCoding(header: string | undefined): Coding | null {
   const of = (c: string) => q[c] ?? q['*'] ?? 0;
   const br = of('br');
   const gz = Math.max(of('gzip'), q['x-gzip'] ?? 0);
-  const out: Coding | null = br > 0 && br >= gz ? 'br' : gz > 0 ? 'gzip' : null;
+  const out: Coding | null = br > gz ? 'br' : gz > 0 ? 'gzip' : null;
   if (codingsSeen.size < 256) codingsSeen.set(header, out);
   return out;
 }
