@@ -2,15 +2,8 @@
  * createHub's last step before serving: the background work of a running hub (the batched last-access writes,
  * the maintenance schedule, each local kind's garbage collection), stopped together as the hub closes.
  */
-import type { Knex } from 'knex';
-import type { Logger } from 'pino';
-import type { AuditLog } from '../audit/audit-log.js';
-import type { ArtifactCache } from '../cache/artifact-cache.js';
-import type { Cleanup } from '../cache/cleanup-run.js';
-import type { HubConfig } from '../config/schema.js';
 import { startKindGarbage } from '../jobs/kind-garbage.js';
-import { startMaintenance } from '../jobs/maintenance.js';
-import type { HubMetrics } from '../metrics.js';
+import { startMaintenance, type MaintenanceOptions } from '../jobs/maintenance.js';
 import type { BoundRegistry } from '../server/registry-routes.js';
 import type { HubServices } from '../services/hub-services.js';
 
@@ -22,21 +15,13 @@ export interface BackgroundJobs {
   stop(): Promise<void>;
 }
 
-export function startJobs(o: {
-  config: HubConfig;
-  db: Knex;
-  artifacts: ArtifactCache;
-  audit: AuditLog;
-  log: Logger;
-  metrics: HubMetrics;
-  cleanup: Cleanup;
-  registries: ReadonlyMap<string, BoundRegistry>;
-  services: HubServices;
-}): BackgroundJobs {
-  const { config, db, artifacts, audit, log, metrics, cleanup } = o;
+export function startJobs(
+  o: MaintenanceOptions & { registries: ReadonlyMap<string, BoundRegistry>; services: HubServices },
+): BackgroundJobs {
+  const { db, artifacts, audit, log } = o;
   const touchTimer = setInterval(() => void artifacts.flushTouches(), TOUCH_FLUSH_MS);
   touchTimer.unref();
-  const maintenance = startMaintenance({ config, db, artifacts, audit, log, metrics, cleanup });
+  const maintenance = startMaintenance(o);
   const garbage = startKindGarbage({ db, log, served: o.registries, local: o.services.local, audit });
   return {
     async stop() {

@@ -16,7 +16,7 @@ const DAY_MS = 86_400_000;
  * cache retention (`[cache] max_bytes`, `max_idle_days`, each registry's `max_bytes`), cleanup rules
  * (`[[registries.cleanup]]`, every `[cache] cleanup_interval_secs`) and audit-log pruning (`[audit_log] retention_days`).
  */
-export function startMaintenance(o: {
+export interface MaintenanceOptions {
   config: HubConfig;
   db: Knex;
   artifacts: ArtifactCache;
@@ -25,7 +25,9 @@ export function startMaintenance(o: {
   metrics: HubMetrics;
   cleanup: Cleanup;
   tickMs?: number;
-}): { stop(): Promise<void> } {
+}
+
+export function startMaintenance(o: MaintenanceOptions): { stop(): Promise<void> } {
   const { db, log } = o;
   const { max_bytes: maxBytes, max_idle_days: maxIdleDays, retention_interval_secs: retentionSecs } = o.config.cache;
   const retentionDays = o.config.audit_log.retention_days;
