@@ -30,7 +30,7 @@ function summaryOf(tap) {
   return Object.fromEntries([...line.matchAll(/(\w+): (\d+)/g)].map(([, k, v]) => [k, Number(v)]));
 }
 
-function runFile(file, env, verbose) {
+function runFile(file, env) {
   return new Promise((resolve) => {
     const started = performance.now();
     const child = spawn(process.execPath, [file], {
@@ -61,7 +61,7 @@ function runFile(file, env, verbose) {
       const summary = summaryOf(tap);
       const ok = code === 0 && summary !== undefined && !summary.fail;
       const why = timedOut ? ' (killed: timeout)' : signal ? ` (${signal})` : code !== 0 ? ` (exit ${code})` : '';
-      resolve({ file, ms, ok, summary: summary ?? { total: 1, fail: 1 }, tap, why, verbose });
+      resolve({ file, ms, ok, summary: summary ?? { total: 1, fail: 1 }, tap, why });
     });
   });
 }
@@ -85,11 +85,11 @@ export async function runTests(files, { jobs = 2, verbose = false, env = process
     for (const k of COUNTS) totals[k] += r.summary[k] ?? 0;
     console.log(`${r.ok ? 'ok' : 'not ok'} ${n} - ${r.file}${r.why} # time=${r.ms.toFixed(0)}ms`);
     if (!r.ok) failed.push(r.file);
-    if (!r.ok || r.verbose) console.log(r.tap.replace(/^/gm, '    '));
+    if (!r.ok || verbose) console.log(r.tap.replace(/^/gm, '    '));
     else for (const skipped of r.tap.match(/^.*# (SKIP|TODO)\b.*$/gm) ?? []) console.log(`    ${skipped.trim()}`);
   };
   const worker = async () => {
-    for (let file = queue.shift(); file; file = queue.shift()) report(await runFile(file, childEnv, verbose));
+    for (let file = queue.shift(); file; file = queue.shift()) report(await runFile(file, childEnv));
   };
   await Promise.all(Array.from({ length: Math.min(jobs, files.length) }, worker));
   console.log(`\n1..${n}`);

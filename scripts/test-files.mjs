@@ -48,8 +48,11 @@ export const isClientTest = (file) => file.includes('/clients/');
 export async function ensureTapBuilt() {
   const tap = path.join(root, 'node_modules', '.bin', 'tap');
   if (!fs.existsSync(tap)) throw new Error('tap is not installed (npm ci)');
+  // tap's config reads this process's arguments as its own: ours (`--verbose`, roots) are none of its business.
+  const argv = process.argv;
+  process.argv = argv.slice(0, 2);
   const [{ signature }, { TapConfig }] = await Promise.all([import('@tapjs/test'), import('@tapjs/config')]);
-  const config = await TapConfig.load();
+  const config = await TapConfig.load().finally(() => (process.argv = argv));
   if (config.pluginSignature === signature) return;
   const built = spawnSync(tap, ['build'], { cwd: root, stdio: 'inherit' });
   if (built.status !== 0) throw new Error('tap build failed');
