@@ -100,7 +100,8 @@ upstream = "${upstream.url}"
     while (Date.now() - termAt < 3_500 && (after = await status(`${base}/healthz`)) === 200)
       await new Promise((r) => setTimeout(r, 50));
     const closedAt = Date.now() - termAt;
-    t.equal(after, 'ECONNREFUSED', `the listener closed (${closedAt} ms after SIGTERM)`);
+    // A connection the kernel queued just as the listener closed is reset rather than refused: both mean closed.
+    t.match(after, /^ECONN(REFUSED|RESET)$/, `the listener closed (${closedAt} ms after SIGTERM)`);
     t.ok(closedAt >= 1_900, 'not before drain_secs');
 
     const done = await slow;

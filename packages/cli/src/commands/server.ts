@@ -34,8 +34,6 @@ export async function serve(argv: string[], io: Io): Promise<number> {
     ...source,
     configText,
   });
-  const url = await hub.listen(values.listen as string | undefined);
-  io.err(`hub ${VERSION} serving ${[...hub.registries.keys()].map((n) => `${url}/proxy/${n}/`).join(', ')}\n`);
   // SIGTERM drains first (decision 0038): not ready, still serving, for drain_secs. SIGINT, or a second signal, stops now.
   const now = new AbortController();
   let first: ((s: NodeJS.Signals) => void) | undefined;
@@ -51,8 +49,11 @@ export async function serve(argv: string[], io: Io): Promise<number> {
     void hub.configReload
       .local({ by: null })
       .catch((e: Error) => hub.log.error({ err: e.message }, 'configuration reload failed'));
+  // Handlers go in before "serving" is printed: a supervisor that signals on that line must not meet the default action.
   process.on('SIGTERM', onSignal).on('SIGINT', onSignal).on('SIGHUP', onHangup);
   try {
+    const url = await hub.listen(values.listen as string | undefined);
+    io.err(`hub ${VERSION} serving ${[...hub.registries.keys()].map((n) => `${url}/proxy/${n}/`).join(', ')}\n`);
     const got = await signal;
     if (got === 'SIGTERM' && hub.config.server.drain_secs > 0 && !now.signal.aborted) {
       hub.log.info(
