@@ -69,7 +69,8 @@ export function createFlagRule(
     return `${what} is flagged ${f.kind} (${f.effect}) by flag source ${f.source}, ${f.external_id}${f.summary ? `: ${f.summary}` : ''}`;
   };
   return {
-    async rule(registry, c) {
+    // Answers from memory without a promise (hard blocks, registries without a gate); reads the database otherwise.
+    rule(registry, c) {
       const now = Date.now();
       const held = hardBlocks.find(registry, c, now);
       if (held) {
@@ -81,14 +82,15 @@ export function createFlagRule(
       const gate = securityProfiles.has(registry);
       const complete = hardBlocks.complete();
       if (!gate && complete) return null;
-      const flags = await load(registry, c.name, gate ? (complete ? GATE : GATE_AND_HARD_BLOCK) : HARD_BLOCK);
-      // An expired flag acts as lifted.
-      const f = flags.find(
-        (x) => covers(ranges, registry, x, c) && (x.expires_at == null || Number(x.expires_at) > now),
-      );
-      if (!f) return null;
-      denied(registry);
-      return { message: reason(c, f), target: flagTarget(f) };
+      return load(registry, c.name, gate ? (complete ? GATE : GATE_AND_HARD_BLOCK) : HARD_BLOCK).then((flags) => {
+        // An expired flag acts as lifted.
+        const f = flags.find(
+          (x) => covers(ranges, registry, x, c) && (x.expires_at == null || Number(x.expires_at) > now),
+        );
+        if (!f) return null;
+        denied(registry);
+        return { message: reason(c, f), target: flagTarget(f) };
+      });
     },
   };
 }

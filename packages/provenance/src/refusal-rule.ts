@@ -28,13 +28,22 @@ export function provenanceRule(
       source: r.source.length ? patternMatcher(r.source, true) : null,
       sourceText: r.source.join(', '),
     }));
-  return async (registry, c) => {
+  // No promise for a coordinate no rule applies to: most hits.
+  return (registry, c) => {
     if (c.version === undefined || compiled.length === 0) return null;
     const applying = compiled.filter((r) => r.registry(registry) && r.packages(c.name));
-    if (applying.length === 0) return null;
+    return applying.length === 0 ? null : requireProvenance(registry, c.name, c.version, applying);
+  };
+
+  async function requireProvenance(
+    registry: string,
+    name: string,
+    version: string,
+    applying: CompiledRule[],
+  ): Promise<string | null> {
     const refuse = (why: string) => {
       denied(registry);
-      return `${c.name} ${c.version} is refused: provenance required: ${why}`;
+      return `${name} ${version} is refused: provenance required: ${why}`;
     };
     if (!checker.attests(registry))
       return refuse(
@@ -42,7 +51,7 @@ export function provenanceRule(
       );
     let fact;
     try {
-      fact = await checker.check(registry, c.name, c.version);
+      fact = await checker.check(registry, name, version);
     } catch (e) {
       // Not stored: the next request asks again.
       return refuse(`the upstream's attestations could not be read (${(e as Error).message})`);
@@ -55,5 +64,5 @@ export function provenanceRule(
       if (!r.source(source)) return refuse(`built from ${source}, which is not ${r.sourceText}`);
     }
     return null;
-  };
+  }
 }

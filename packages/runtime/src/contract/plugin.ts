@@ -101,11 +101,15 @@ export interface PluginContext<Cfg = unknown> {
 }
 
 /**
- * A rule that can refuse a coordinate on a registry (403 `package_blocked`): resolves with the message
- * naming who or what refuses it, or null. Called on the hot path: keep it memoised. A refusal that a waiver
- * may lift names its `target` (`flag:<source>:<external_id>`); a plain string can be lifted by none.
+ * A rule that can refuse a coordinate on a registry (403 `package_blocked`): answers with the message
+ * naming who or what refuses it, or null. Called on the hot path: keep it memoised, and answer without a
+ * promise when memory knows (a hit then awaits nothing for it). A refusal that a waiver may lift names its
+ * `target` (`flag:<source>:<external_id>`); a plain string can be lifted by none.
  */
-export type RefusalRule = (registry: string, c: Coordinate) => Promise<string | Refusal | null>;
+export type RefusalRule = (registry: string, c: Coordinate) => RefusalAnswer | Promise<RefusalAnswer>;
+
+/** A refusal rule's answer: a refusal no waiver lifts (its message), one a waiver may lift, or null (not refused). */
+export type RefusalAnswer = string | Refusal | null;
 
 /** A refusal a waiver may lift: its message, and what refuses (`block:<id>`, `flag:<source>:<external_id>`). */
 export interface Refusal {

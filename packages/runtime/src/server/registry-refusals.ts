@@ -1,7 +1,7 @@
 import { type Coordinate, errors, HubError } from '@hub/contract';
 import type { AuditContext } from '../audit/access-event.js';
 import type { FoundBlock } from '../services/blocks.js';
-import type { Who } from '../contract/plugin.js';
+import type { RefusalAnswer, Who } from '../contract/plugin.js';
 import type { BoundRegistry, RegistryRoutesDeps } from './registry-deps.js';
 
 /** A 401 that also challenges for Basic, because maven, NuGet and pacman only send credentials after one. */
@@ -61,27 +61,47 @@ async function waiverFor(
   return null;
 }
 
+const NONE: readonly string[] = Object.freeze([]);
+
 /**
  * Refuses (403 `package_blocked`) a coordinate that a block or a refusal rule refuses, unless a waiver lifts that
- * refusal for `who`. Resolves with the waivers that let it through (for the request's audit row), else [].
+ * refusal for `who`. Answers with the waivers that let it through (for the request's audit row), else none:
+ * without a promise when the package's blocks are fresh in memory and every rule answers from memory (most hits).
  */
-export async function refuseBlocked(
+export function refuseBlocked(
   d: RegistryRoutesDeps,
   registry: string,
   c: Coordinate,
   who?: Who,
-): Promise<string[]> {
-  const lifted: string[] = [];
-  // From memory when the package's blocks are fresh (most hits): no promise for the block lookup.
+): readonly string[] | Promise<readonly string[]> {
   const known = d.blocks.findNow(registry, c);
+  if (known !== null) return refuseAsked(d, registry, c, who, known, 0);
+  for (let i = 0; i < d.refusals.length; i++) {
+    const refused = d.refusals[i]!(registry, c);
+    if (refused !== null) return refuseAsked(d, registry, c, who, null, i, refused);
+  }
+  return NONE;
+}
+
+/** refuseBlocked's way with a block to find or weigh, or a rule's answer to wait for (`first`, from rule `from`). */
+async function refuseAsked(
+  d: RegistryRoutesDeps,
+  registry: string,
+  c: Coordinate,
+  who: Who | undefined,
+  known: FoundBlock | null | undefined,
+  from: number,
+  first?: RefusalAnswer | Promise<RefusalAnswer>,
+): Promise<readonly string[]> {
+  const lifted: string[] = [];
   const block = known !== undefined ? known : await d.blocks.find(registry, c);
   if (block) {
     const by = await waiverFor(d, `block:${block.id}`, registry, c, who);
     if (!by) throw errors.packageBlocked(blockMessage(c, block));
     lifted.push(`${by} lifts block ${block.id}`);
   }
-  for (const rule of d.refusals) {
-    const refused = await rule(registry, c);
+  for (let i = from; i < d.refusals.length; i++) {
+    const refused = await (i === from && first !== undefined ? first : d.refusals[i]!(registry, c));
     if (!refused) continue;
     if (typeof refused === 'string') throw errors.packageBlocked(refused);
     const by = await waiverFor(d, refused.target, registry, c, who);

@@ -139,7 +139,10 @@ export function registryRoutes(d: RegistryRoutesDeps): Koa.Middleware {
             (await d.access.require(ctx, permission, target, CHALLENGE)))
           : undefined;
       const who = whoOf(subject);
-      if (match.coordinate) noteWaived(audit, await refuseBlocked(d, reg.info.name, match.coordinate, who));
+      if (match.coordinate) {
+        const lifted = refuseBlocked(d, reg.info.name, match.coordinate, who);
+        noteWaived(audit, lifted instanceof Promise ? await lifted : lifted);
+      }
       // A coordinate the handler resolved (a gem file name that splits two ways) meets the same checks:
       // the permission for its package (as the access-check simulator decides it), then blocks and refusals.
       const checkResolved = async (c: Coordinate) => {
