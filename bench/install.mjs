@@ -163,7 +163,10 @@ export async function benchInstall({ smoke = false, log = console.log } = {}) {
           primed: primed && { seconds: primed.seconds, origin: primed.origin },
         };
         results.push(result);
-        log(`  ${client} via ${p}: ${mid.map((s) => s.toFixed(2)).join(' / ')} s`);
+        const cpus = measured.map((m) => m.serverCpuSecs.toFixed(2)).join(' / ');
+        log(
+          `  ${client} via ${p}: ${mid.map((s) => s.toFixed(2)).join(' / ')} s${p === 'origin' ? '' : ` (server CPU ${cpus} s)`}`,
+        );
       }
     }
   } finally {
