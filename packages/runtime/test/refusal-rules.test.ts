@@ -84,6 +84,13 @@ t.test('sync and promised answers from refusal rules, with a waiver', async (t) 
       asked: [1, 1],
     },
     {
+      // A plain-JS rule that returns nothing.
+      name: 'undefined from memory: no refusal',
+      answers: [() => undefined as unknown as null, () => null],
+      status: 200,
+      asked: [1, 1],
+    },
+    {
       name: 'a refusal no waiver names',
       answers: [() => ({ message: 'not waived', target: 'rule:other' }), () => null],
       status: 403,

@@ -78,7 +78,8 @@ export function refuseBlocked(
   if (known !== null) return refuseAsked(d, registry, c, who, known, 0);
   for (let i = 0; i < d.refusals.length; i++) {
     const refused = d.refusals[i]!(registry, c);
-    if (refused !== null) return refuseAsked(d, registry, c, who, null, i, refused);
+    // undefined (a plain-JS rule that returned nothing) is no refusal, as on the promised way.
+    if (refused !== null && refused !== undefined) return refuseAsked(d, registry, c, who, null, i, refused);
   }
   return NONE;
 }
